@@ -1,0 +1,76 @@
+# judge — build, test, run. `make run` and `make test` do all their own set-up.
+CC ?= gcc
+BUILD := build
+BIN := bin/judge
+PKGS := libpq libmicrohttpd libcjson libseccomp libpcre2-8 yaml-0.1
+
+WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wvla
+HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 $(WARN) $(HARDEN) -MMD -MP -pthread
+LDFLAGS += -pie -Wl,-z,relro,-z,now -pthread
+ifneq ($(SANITIZE),)
+CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+BUILD := build/san
+BIN := bin/judge-san
+endif
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpq -lmicrohttpd -lcjson -lseccomp -lpcre2-8 -lyaml)
+CPPFLAGS += -I/usr/include/postgresql $(PKG_CFLAGS)
+LIBS := $(PKG_LIBS) -lm
+
+SRCS := $(sort $(wildcard judge/*.c runner/*.c))
+OBJS := $(SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS := $(filter-out $(BUILD)/judge/main.o,$(OBJS))
+TEST_SRCS := $(sort $(wildcard tests/test_*.c))
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps test unit-tests run bench bench-runner format format-check clean fuzz
+all: $(BIN)
+
+$(BIN): $(OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS) -lcriterion $(LDFLAGS)
+
+tests-build: $(BIN) $(TEST_BINS)
+
+# Installs missing Debian packages and language runtimes; quick when all is there.
+deps:
+	@bash languages/deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory tests-build
+	@bash tests/run.sh $(BUILD) $(BIN)
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./$(BIN) up --config judge.ini
+
+bench: deps all
+	@bash tests/bench/service.sh $(BIN)
+
+bench-runner: deps all
+	@bash tests/bench/runner.sh $(BIN)
+
+fuzz:
+	@bash tests/fuzz/run.sh
+
+FORMAT_FILES = $(wildcard judge/*.[ch] runner/*.[ch] tests/*.c)
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format ok"
+
+clean:
+	rm -rf build bin
+
+-include $(OBJS:.o=.d)

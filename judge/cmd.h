@@ -1,0 +1,7 @@
+/* cmd: the subcommands of the judge binary; each returns the process exit code
+ * (0 ok, 1 failure, 2 usage error). argv[0] is the subcommand name. */
+#pragma once
+
+struct judge_config;
+
+int cmd_run(int argc, char **argv, struct judge_config *cfg);

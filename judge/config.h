@@ -1,0 +1,74 @@
+/* config: every configuration key, defined once in a table (config.c). */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+enum config_type { CONF_STR, CONF_INT, CONF_BOOL };
+
+struct judge_config {
+	/* [paths] */
+	char *state_dir;
+	char *languages_dir;
+	char *problems_dir;
+	char *runtimes_dir;
+	/* [sandbox] */
+	char *sandbox;
+	char *runsc;
+	char *box_root;
+	long box_uid;
+	long gvisor_pool;
+	char *cgroup_root;
+	/* [limits] */
+	long time_limit_ms;
+	long wall_limit_factor;
+	long memory_limit_mb;
+	long output_limit_kb;
+	long stderr_limit_kb;
+	long processes;
+	long file_size_kb;
+	long open_files;
+	long tmp_size_mb;
+	long compile_time_limit_ms;
+	long compile_memory_limit_mb;
+	long max_time_limit_ms;
+	long max_memory_limit_mb;
+	long max_output_limit_kb;
+	long max_processes;
+	/* [server] */
+	char *listen;
+	char *auth;
+	long max_body_kb;
+	long max_source_kb;
+	long max_stdin_kb;
+	long max_tests;
+	/* [database] */
+	char *database_url;
+	/* [worker] */
+	long worker_slots;
+	char *log_level;
+};
+
+struct config_key {
+	const char *section;
+	const char *name;
+	enum config_type type;
+	size_t offset;
+	long min, max;
+	const char *def;
+	const char *doc;
+};
+
+extern const struct config_key config_keys[];
+extern const size_t config_key_count;
+
+/* Fills cfg with the defaults of the table. Strings are malloc'd. */
+void config_defaults(struct judge_config *cfg);
+/* Loads path over the defaults. A missing file is an error only when
+ * must_exist. Unknown keys, bad values and out-of-range numbers are errors
+ * with "path:line: message" in err. Returns 0 or -1. */
+int config_load(struct judge_config *cfg, const char *path, bool must_exist, char *err,
+		size_t errlen);
+/* Sets one key from "name=value" text (command-line overrides). Returns 0 or -1. */
+int config_set(struct judge_config *cfg, const char *name, const char *value, char *err,
+	       size_t errlen);
+void config_release(struct judge_config *cfg);

@@ -1,0 +1,45 @@
+/* lang: the languages the judge runs, loaded from languages/<name>.ini.
+ *
+ * A language file, e.g. languages/python.ini:
+ *   name = python                 id used by the API and CLI
+ *   display_name = Python 3.12
+ *   source_file = main.py         name the submission gets in the box
+ *   compile = ...                 argv, space-separated; empty = interpreted
+ *   run = /opt/judge/runtimes/python3.12/bin/python3 main.py
+ *   version = ... --version       argv whose first output line is the version
+ *   ro_paths = /opt/judge/runtimes/python3.12   colon-separated host folders
+ *   env = PYTHONDONTWRITEBYTECODE=1 PATH=/usr/bin:/bin   space-separated
+ *   compile_env = ...             env for the compile step (defaults to env)
+ *   time_limit_ms / memory_limit_mb / processes   run defaults (0 = judge.ini's)
+ *   compile_time_limit_ms / compile_memory_limit_mb / compile_processes
+ *   install = languages/install-python.sh   makes the runtime present (make deps)
+ * In compile, run and version, {source} stands for source_file.
+ */
+#pragma once
+#include <stdbool.h>
+
+struct lang {
+	char *name;
+	char *display_name;
+	char *source_file;
+	char **compile_argv; /* NULL when interpreted */
+	char **run_argv;
+	char **version_argv;
+	char **ro_paths;
+	char **env;
+	char **compile_env;
+	long time_limit_ms, memory_limit_mb, processes;
+	long compile_time_limit_ms, compile_memory_limit_mb, compile_processes;
+	char *install;
+};
+
+struct lang_registry {
+	struct lang *langs;
+	int count;
+};
+
+/* Loads every *.ini under dir, sorted by name. Returns 0, or -1 with a message. */
+int lang_load_dir(struct lang_registry *reg, const char *dir, char *err, size_t errlen);
+/* Returns the language called name, or NULL. */
+const struct lang *lang_find(const struct lang_registry *reg, const char *name);
+void lang_registry_release(struct lang_registry *reg);

@@ -1,0 +1,107 @@
+/* sandbox: run one program in an isolated box; two backends (gvisor, native) behind one call.
+ *
+ * A `struct sandbox` is the workspace of one submission: a private, size-capped
+ * folder (the box) that every run of that submission sees at /box, its working
+ * directory. Each sandbox_run() starts a fresh sandbox (new namespaces, or a new
+ * gVisor container) around the shared box, so compile and test runs of one
+ * submission share files and nothing else. Different submissions never share a
+ * box or a sandbox.
+ *
+ * Inside a run: / is read-only (the host's /usr, /lib, /lib64, /bin, /sbin and the
+ * spec's ro_paths, bound at the same paths; a minimal /etc and /dev), /box is
+ * the writable box, /tmp a private tmpfs capped by limits.tmp_bytes, /proc is the
+ * run's own. The program runs as an unprivileged uid with no capabilities, no
+ * network, and only the environment the spec gives.
+ */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../judge/strbuf.h"
+
+struct judge_config;
+
+enum sandbox_backend { SANDBOX_GVISOR, SANDBOX_NATIVE };
+
+/* The runner's statuses. `ok` never reaches a user: grading turns it into a verdict. */
+enum run_status {
+	RUN_OK,
+	RUN_RUNTIME_ERROR,
+	RUN_TIMEOUT,
+	RUN_MEMORY_LIMIT,
+	RUN_OUTPUT_LIMIT,
+	RUN_INTERNAL_ERROR,
+};
+
+struct run_limits {
+	long cpu_ms;       /* CPU time of the whole process tree */
+	long wall_ms;      /* real time from start to the end of the last process */
+	long memory_kb;    /* cgroup memory limit of the program, swap off */
+	long processes;    /* processes plus threads */
+	long stdout_bytes; /* capture cap; more output ends the run as output_limit */
+	long stderr_bytes; /* capture cap; more stderr is dropped and flagged truncated */
+	long file_bytes;   /* RLIMIT_FSIZE */
+	long open_files;   /* RLIMIT_NOFILE */
+};
+
+struct run_spec {
+	const char *const *argv;     /* argv[0] is an absolute path as seen inside */
+	const char *const *env;      /* "K=V", NULL-terminated; nothing else is passed */
+	const char *const *ro_paths; /* host folders bound read-only at the same path; may be NULL */
+	const char *stdin_data;      /* fed through a pipe; NULL = empty stdin */
+	size_t stdin_len;
+	const char *stdin_path; /* host file fed instead of stdin_data, when set */
+	struct run_limits limits;
+};
+
+struct run_result {
+	enum run_status status;
+	int exit_code; /* when the program exited (signal == 0) */
+	int signal;    /* signal that ended the program, or 0 */
+	long cpu_ms;
+	long wall_ms;
+	long memory_kb; /* peak of the program (not of gVisor's own processes) */
+	struct strbuf out;
+	struct strbuf err;
+	bool out_truncated;
+	bool err_truncated;
+	char message[256]; /* internal_error: what failed in the sandbox itself */
+};
+
+struct sandbox;
+
+/* Process-wide set-up: detects cgroups, reclaims leftovers of crashed runs
+ * (cgroups, box mounts, runsc state), starts the gVisor pool when enabled.
+ * Returns 0, or -1 with a message in err. Call once before anything below. */
+int sandbox_global_init(const struct judge_config *cfg, char *err, size_t errlen);
+/* Stops pools and removes what the process created. */
+void sandbox_global_shutdown(void);
+
+/* Parses "gvisor" / "native" / "auto" (auto: gvisor where runsc works, else native). */
+int sandbox_backend_parse(const char *s, enum sandbox_backend *out);
+const char *sandbox_backend_name(enum sandbox_backend b);
+/* Returns true when the backend can run here; else false with the reason in why. */
+bool sandbox_backend_works(enum sandbox_backend b, char *why, size_t whylen);
+const char *run_status_name(enum run_status s);
+
+/* Creates a workspace with an empty box of at most box_bytes. slot (0..) tells
+ * concurrent users apart (host uid, cgroup names). Returns 0 or -errno with a
+ * message in err; *out is owned by the caller and freed with sandbox_close(). */
+int sandbox_open(enum sandbox_backend backend, int slot, long box_bytes, struct sandbox **out,
+		 char *err, size_t errlen);
+/* Writes a file into the box (name relative, no "..", no leading '/'). */
+int sandbox_write_file(struct sandbox *sb, const char *name, const void *data, size_t len,
+		       int mode);
+/* Reads a regular file of the box without following links; at most max bytes. */
+int sandbox_read_file(struct sandbox *sb, const char *name, struct strbuf *out, size_t max);
+/* Host path of the box (for binding it elsewhere, never for following links in it). */
+const char *sandbox_box_path(const struct sandbox *sb);
+/* Runs spec in a fresh sandbox around the box. Always fills res (initialise it
+ * with run_result_init); returns 0 when a status was decided (including
+ * internal_error, with res->message set), -1 only on invalid arguments. */
+int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
+/* Kills anything still running, unmounts and removes the box. */
+void sandbox_close(struct sandbox *sb);
+
+void run_result_init(struct run_result *res);
+void run_result_release(struct run_result *res);

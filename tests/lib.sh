@@ -1,0 +1,33 @@
+# tests/lib.sh: helpers for integration scripts (source it). Each script ends with
+# `finish`, which prints "N passed, M failed" and exits non-zero on any failure.
+# JUDGE is the binary under test (tests/run.sh sets it; default bin/judge).
+set -u
+: "${JUDGE:=bin/judge}"
+T_PASS=0
+T_FAIL=0
+T_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
+
+pass() { T_PASS=$((T_PASS + 1)); echo "ok   $T_NAME: $1"; }
+fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL $T_NAME: $1${2:+ -- $2}"; }
+
+# expect_json NAME JSON JQ_FILTER: passes when the jq filter is true on JSON.
+expect_json() {
+	local name=$1 json=$2 filter=$3
+	if printf '%s' "$json" | jq -e "$filter" >/dev/null 2>&1; then
+		pass "$name"
+	else
+		fail "$name" "filter '$filter' false on: $(printf '%s' "$json" | head -c 600)"
+	fi
+}
+
+# check NAME CMD...: passes when CMD exits 0.
+check() {
+	local name=$1
+	shift
+	if "$@" >/dev/null 2>&1; then pass "$name"; else fail "$name" "command failed: $*"; fi
+}
+
+finish() {
+	echo "$T_PASS passed, $T_FAIL failed"
+	[ "$T_FAIL" -eq 0 ]
+}
