@@ -13,10 +13,13 @@
  *   time_limit_ms / memory_limit_mb / processes   run defaults (0 = judge.ini's)
  *   compile_time_limit_ms / compile_memory_limit_mb / compile_processes
  *   install = languages/install-python.sh   makes the runtime present (make deps)
- * In compile, run and version, {source} stands for source_file.
+ * In compile, run and version, {source} stands for source_file, and a word may be
+ * quoted with '...' or "..." to hold blanks (no escapes). Unknown keys, repeated
+ * keys, relative program paths and a name other than the file's are errors.
  */
 #pragma once
 #include <stdbool.h>
+#include <stddef.h>
 
 struct lang {
 	char *name;
@@ -43,3 +46,8 @@ int lang_load_dir(struct lang_registry *reg, const char *dir, char *err, size_t 
 /* Returns the language called name, or NULL. */
 const struct lang *lang_find(const struct lang_registry *reg, const char *name);
 void lang_registry_release(struct lang_registry *reg);
+/* Runs l's version argv on the host with l's env (cwd /tmp, stdin /dev/null) and
+ * writes the first line of its output to out. Returns 0, or -1 with the reason in
+ * out (no probe, cannot run, non-zero exit, timeout after timeout_ms). Safe to
+ * call from a multi-threaded process (posix_spawn). */
+int lang_probe_version(const struct lang *l, char *out, size_t outlen, long timeout_ms);

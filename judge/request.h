@@ -1,0 +1,67 @@
+/* request (req_): turns a client's request body into the normalized request of grade.h.
+ *
+ * Everything a client sends passes through here before it reaches the queue:
+ * the body must be UTF-8 JSON, every field has a type, a range and a cap from
+ * judge.ini, and the output is exactly the normalized request the grader takes
+ * (grade.h), so a worker never sees a field it did not expect. Errors carry the
+ * HTTP status and the API error code the client gets.
+ */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct judge_config;
+struct lang_registry;
+
+/* What the endpoint asks of the body. */
+enum req_kind {
+	REQ_EXECUTE,          /* /v1/execute: expected output optional */
+	REQ_EXECUTE_EXPECTED, /* /v1/execute_with_expected: expected_output or tests needed */
+	REQ_SUBMISSION,       /* /v1/submissions: inline tests, stdin, or a problem */
+};
+
+struct req_error {
+	int http_status;   /* 400, 413, 415, 422 ... */
+	char code[32];     /* invalid_json, invalid_field, missing_field, unknown_language,
+			      unknown_problem, too_large, invalid_encoding, callback_not_allowed */
+	char message[256]; /* lower-case, names the field */
+};
+
+/* A validated request: the normalized JSON for the grader plus what the
+ * service keeps beside it. */
+struct req_parsed {
+	cJSON *request;     /* normalized request (grade.h); owned */
+	char *callback_url; /* validated callback URL, or NULL; owned */
+};
+
+/* Sets err and returns -1 (for one-line error returns). */
+int req_fail(struct req_error *err, int http_status, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Parses body (len bytes, not NUL-terminated) as JSON after checking it is
+ * valid UTF-8, then validates it with req_validate. Returns 0 and fills out
+ * (release with req_parsed_release), or -1 with err filled. */
+int req_parse(const struct judge_config *cfg, const struct lang_registry *langs, enum req_kind kind,
+	      const char *body, size_t len, struct req_parsed *out, struct req_error *err);
+
+/* Validates one request object in. Returns 0 and fills out, or -1 with err. */
+int req_validate(const struct judge_config *cfg, const struct lang_registry *langs,
+		 enum req_kind kind, const cJSON *in, struct req_parsed *out, struct req_error *err);
+
+void req_parsed_release(struct req_parsed *p);
+
+/* True when id is a problem id: [a-z0-9][a-z0-9_-]*, at most 64 characters.
+ * Such an id can never name a path outside problems_dir. */
+bool req_problem_id_valid(const char *id);
+
+/* Checks a callback URL: http:// only (https needs a TLS library this build
+ * does not link), a host listed in allowlist (comma-separated host names or
+ * host:port; empty = callbacks disabled), an optional port and path.
+ * Returns 0, or -1 with err filled. */
+int req_callback_url_check(const char *url, const char *allowlist, struct req_error *err);
+
+/* Splits an http:// URL into host, port and path (path starts with '/').
+ * Returns 0 or -1 when the URL is not of that form. */
+int req_url_split(const char *url, char *host, size_t hostlen, int *port, char *path,
+		  size_t pathlen);

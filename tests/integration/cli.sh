@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# cli.sh: `judge run` usage errors, result JSON shape and verdicts through the CLI.
+cd "$(dirname "$0")/../.." || exit 1
+source tests/lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+printf 'print(input()[::-1])\n' >"$tmp/rev.py"
+printf 'abc\n' >"$tmp/in.txt"
+printf 'cba\n' >"$tmp/good.txt"
+printf 'cbx\n' >"$tmp/bad.txt"
+
+# usage errors: a message on stderr, exit 2, nothing on stdout
+usage_case() {
+	local name=$1
+	shift
+	local out rc
+	out=$("$JUDGE" run "$@" 2>"$tmp/err")
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ -z "$out" ] && [ -s "$tmp/err" ]; then
+		pass "usage: $name"
+	else
+		fail "usage: $name" "rc=$rc stdout='$out' stderr='$(cat "$tmp/err")'"
+	fi
+}
+usage_case "no --lang" "$tmp/rev.py"
+usage_case "no source" --lang python
+usage_case "unknown language" --lang cobol "$tmp/rev.py"
+usage_case "missing source file" --lang python "$tmp/nope.py"
+usage_case "missing stdin file" --lang python --stdin "$tmp/nope" "$tmp/rev.py"
+usage_case "negative time limit" --lang python --time-limit -5 "$tmp/rev.py"
+usage_case "zero memory limit" --lang python --memory-limit 0 "$tmp/rev.py"
+usage_case "huge memory limit" --lang python --memory-limit 99999999 "$tmp/rev.py"
+usage_case "non-numeric limit" --lang python --time-limit 1s "$tmp/rev.py"
+usage_case "unknown option" --lang python --frobnicate "$tmp/rev.py"
+usage_case "unknown sandbox" --lang python --sandbox docker "$tmp/rev.py"
+usage_case "unknown compare mode" --lang python --compare fuzzy "$tmp/rev.py"
+usage_case "tests with stdin" --lang python --tests "$tmp" --stdin "$tmp/in.txt" "$tmp/rev.py"
+
+for sb in native gvisor; do
+	out=$("$JUDGE" run --sandbox $sb --lang python --stdin "$tmp/in.txt" "$tmp/rev.py")
+	expect_json "$sb completed without expected" "$out" \
+		'.status == "completed" and .stdout == "cba\n" and .exit_code == 0 and .signal == null and .compile.status == "ok" and (.time_ms|type) == "number" and (.wall_ms|type) == "number" and .memory_kb > 0 and .stdout_truncated == false'
+	out=$("$JUDGE" run --sandbox $sb --lang python --stdin "$tmp/in.txt" --expected "$tmp/good.txt" "$tmp/rev.py")
+	expect_json "$sb accepted" "$out" '.status == "accepted" and .feedback == null'
+	out=$("$JUDGE" run --sandbox $sb --lang python --stdin "$tmp/in.txt" --expected "$tmp/bad.txt" "$tmp/rev.py")
+	expect_json "$sb wrong_answer with feedback" "$out" \
+		'.status == "wrong_answer" and .feedback.line == 1 and .feedback.column == 3 and (.feedback.message|length) > 0'
+done
+
+# a folder of tests: the first failing test decides, later ones are not run
+mkdir -p "$tmp/t"
+printf 'ab\n' >"$tmp/t/01.in"; printf 'ba\n' >"$tmp/t/01.ans"
+printf 'xy\n' >"$tmp/t/02.in"; printf 'WRONG\n' >"$tmp/t/02.ans"
+printf 'kl\n' >"$tmp/t/03.in"; printf 'lk\n' >"$tmp/t/03.ans"
+out=$("$JUDGE" run --sandbox native --lang python --tests "$tmp/t" "$tmp/rev.py")
+expect_json "tests: first failure decides" "$out" \
+	'.status == "wrong_answer" and (.tests|length) == 2 and .tests[0].status == "accepted" and .tests[1].name == "02" and .tests_total == 3'
+out=$("$JUDGE" run --sandbox native --lang python --all-tests --tests "$tmp/t" "$tmp/rev.py")
+expect_json "tests: --all-tests runs all" "$out" \
+	'.status == "wrong_answer" and (.tests|length) == 3 and .tests[2].status == "accepted"'
+
+# non-UTF-8 output is repaired, not lost
+printf 'import sys\nsys.stdout.buffer.write(b"ok\\xff\\n")\n' >"$tmp/bin.py"
+out=$("$JUDGE" run --sandbox native --lang python "$tmp/bin.py")
+expect_json "invalid UTF-8 output becomes U+FFFD" "$out" '.status == "completed" and .stdout == "ok\ufffd\n"'
+
+finish
