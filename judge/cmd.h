@@ -5,3 +5,9 @@
 struct judge_config;
 
 int cmd_run(int argc, char **argv, struct judge_config *cfg);
+int cmd_languages(int argc, char **argv, struct judge_config *cfg);
+int cmd_selftest(int argc, char **argv, struct judge_config *cfg);
+int cmd_serve(int argc, char **argv, struct judge_config *cfg);
+int cmd_keys(int argc, char **argv, struct judge_config *cfg);
+int cmd_migrate(int argc, char **argv, struct judge_config *cfg);
+int cmd_worker(int argc, char **argv, struct judge_config *cfg);

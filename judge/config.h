@@ -41,10 +41,22 @@ struct judge_config {
 	long max_source_kb;
 	long max_stdin_kb;
 	long max_tests;
+	long max_batch;
+	long max_wait_s;
+	long http_threads;
+	long rate_limit_per_min;
+	long max_in_flight;
+	char *callback_hosts;
+	long callback_attempts;
+	char *serve_user;
 	/* [database] */
 	char *database_url;
 	/* [worker] */
 	long worker_slots;
+	long lease_s;
+	long max_attempts;
+	long reap_interval_s;
+	long drain_s;
 	char *log_level;
 };
 

@@ -106,7 +106,8 @@ void db_pool_free(struct db_pool *pool);
  * the embedded cluster under state_dir/pg (see pgembed.h). With start set and
  * an empty database_url, the embedded cluster is initialised and started when it
  * is not running; *embed (when embed is non-NULL) then receives a handle that
- * pgembed_stop() stops at exit (NULL when this process did not start it).
+ * pgembed_stop() stops at exit (NULL when this process did not start it; with
+ * embed NULL a cluster started here is left running).
  * Appends the string to url. Returns 0 or -1 with a message in err. */
 int db_config_url(const struct judge_config *cfg, bool start, struct strbuf *url,
 		  struct pgembed **embed, char *err, size_t errlen);

@@ -93,21 +93,23 @@ static int split_words(const char *s, const char *source, char ***out, char *err
 		if (!*s)
 			break;
 		strbuf_reset(&w);
-		while (*s && !isspace((unsigned char)*s)) {
-			if (*s == '\'' || *s == '"') {
-				const char *end = strchr(s + 1, *s);
-				if (!end) {
-					snprintf(err, errlen, "unterminated quote in '%s'", s);
-					goto fail;
-				}
-				strbuf_add(&w, s + 1, (size_t)(end - s - 1));
-				s = end + 1;
+		char quote = 0;
+		while (*s && (quote || !isspace((unsigned char)*s))) {
+			if (quote && *s == quote) {
+				quote = 0;
+				s++;
+			} else if (!quote && (*s == '\'' || *s == '"')) {
+				quote = *s++;
 			} else if (source && !strncmp(s, "{source}", 8)) {
 				strbuf_addstr(&w, source);
 				s += 8;
 			} else {
 				strbuf_addch(&w, *s++);
 			}
+		}
+		if (quote) {
+			snprintf(err, errlen, "unterminated quote in '%s'", w.buf);
+			goto fail;
 		}
 		if (list_push(&v, &n, strdup(w.buf)) < 0 || !v[n - 1])
 			goto oom;
@@ -190,22 +192,22 @@ static int set_env(char ***field, const char *key, const char *value, char *err,
 }
 
 static const char *const key_names[] = {
-	[K_NAME] = "name",
-	[K_DISPLAY] = "display_name",
-	[K_SOURCE] = "source_file",
-	[K_COMPILE] = "compile",
-	[K_RUN] = "run",
-	[K_VERSION] = "version",
-	[K_RO] = "ro_paths",
-	[K_ENV] = "env",
-	[K_CENV] = "compile_env",
-	[K_TIME] = "time_limit_ms",
-	[K_MEM] = "memory_limit_mb",
-	[K_PROC] = "processes",
-	[K_CTIME] = "compile_time_limit_ms",
-	[K_CMEM] = "compile_memory_limit_mb",
-	[K_CPROC] = "compile_processes",
-	[K_INSTALL] = "install",
+    [K_NAME] = "name",
+    [K_DISPLAY] = "display_name",
+    [K_SOURCE] = "source_file",
+    [K_COMPILE] = "compile",
+    [K_RUN] = "run",
+    [K_VERSION] = "version",
+    [K_RO] = "ro_paths",
+    [K_ENV] = "env",
+    [K_CENV] = "compile_env",
+    [K_TIME] = "time_limit_ms",
+    [K_MEM] = "memory_limit_mb",
+    [K_PROC] = "processes",
+    [K_CTIME] = "compile_time_limit_ms",
+    [K_CMEM] = "compile_memory_limit_mb",
+    [K_CPROC] = "compile_processes",
+    [K_INSTALL] = "install",
 };
 #define KEY_COUNT (sizeof key_names / sizeof key_names[0])
 
@@ -247,7 +249,8 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 	case K_NAME:
 		for (const char *p = value; *p; p++)
 			if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-') {
-				snprintf(err, errlen, "'name' may hold only letters, digits, - and _");
+				snprintf(err, errlen,
+					 "'name' may hold only letters, digits, - and _");
 				return -1;
 			}
 		return set_str(&l->name, value, err, errlen);
@@ -274,7 +277,8 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 		}
 		for (char **p = v; *p; p++)
 			if (**p != '/') {
-				snprintf(err, errlen, "'ro_paths' needs absolute paths, got '%s'", *p);
+				snprintf(err, errlen, "'ro_paths' needs absolute paths, got '%s'",
+					 *p);
 				free_list(v);
 				return -1;
 			}

@@ -15,6 +15,12 @@ struct command {
 
 static const struct command commands[] = {
 	{"run", cmd_run, "run one program in the sandbox and print the result JSON"},
+	{"languages", cmd_languages, "list languages, versions, and which sandboxes run them"},
+	{"selftest", cmd_selftest, "grade a hello world in every language on every backend"},
+	{"serve", cmd_serve, "serve the HTTP API (needs the database up)"},
+	{"keys", cmd_keys, "create, list and revoke API keys"},
+	{"migrate", cmd_migrate, "apply the pending database migrations"},
+	{"worker", cmd_worker, "claim queued submissions and grade them (until SIGTERM)"},
 };
 
 static void usage(FILE *out)

@@ -35,6 +35,8 @@ int pgembed_start(const char *dir, int port, struct pgembed **out, char *err, si
 /* Stops the cluster if this handle started it (fast shutdown), frees h.
  * NULL is fine. */
 void pgembed_stop(struct pgembed *h);
+/* Frees h without stopping the cluster. NULL is fine. */
+void pgembed_detach(struct pgembed *h);
 /* Restarts the server of h (pg_ctl restart -m fast), for fault tests.
  * Returns 0 or -1 with err. */
 int pgembed_restart(struct pgembed *h, char *err, size_t errlen);

@@ -27,32 +27,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "status.h"
+
 struct db;
 struct db_pool;
 
-/* The states of a submission. The SQL CHECK constraint of submissions.status,
- * this enum and queue_status_name() list the same states in the same order. */
-enum sub_status {
-	SUB_QUEUED,
-	SUB_RUNNING,
-	SUB_ACCEPTED,
-	SUB_WRONG_ANSWER,
-	SUB_TIMEOUT,
-	SUB_MEMORY_LIMIT,
-	SUB_OUTPUT_LIMIT,
-	SUB_RUNTIME_ERROR,
-	SUB_COMPILE_ERROR,
-	SUB_INTERNAL_ERROR,
-	SUB_COMPLETED,
-	SUB_STATUS_COUNT
-};
-
-/* "queued", "running", "accepted", ... (the API strings). */
-const char *queue_status_name(enum sub_status s);
-/* Parses an API string. Returns 0, or -1 when unknown. */
-int queue_status_parse(const char *name, enum sub_status *out);
-/* True for the final states (everything but queued and running). */
-bool queue_status_final(enum sub_status s);
+/* The states of a submission are enum sub_status of status.h (whose list the
+ * SQL CHECK constraint of submissions.status repeats). */
 
 enum { QUEUE_PRIO_INTERACTIVE = 0, QUEUE_PRIO_BULK = 10 };
 
@@ -73,6 +54,7 @@ struct queue_sub {
 	char *worker;          /* who runs/ran it, NULL when never claimed */
 	/* Unix times in milliseconds; 0 = not yet. */
 	int64_t created_ms, started_ms, finished_ms;
+	int callback_attempts; /* callback deliveries tried so far (queue_callback_next counts) */
 };
 
 /* Zeroes s. */

@@ -12,12 +12,12 @@ CREATE TABLE api_keys (
 );
 
 -- The states of a submission: the same list, in the same order, as enum
--- sub_status in judge/queue.h (tests/test_queue.c checks it).
+-- sub_status in judge/status.h (tests/test_queue.c checks it).
 CREATE TABLE submissions (
 	id bigserial PRIMARY KEY,
 	status text NOT NULL DEFAULT 'queued' CONSTRAINT submissions_status_check CHECK (status IN (
-		'queued', 'running', 'accepted', 'wrong_answer', 'timeout', 'memory_limit',
-		'output_limit', 'runtime_error', 'compile_error', 'internal_error', 'completed')),
+		'queued', 'running', 'completed', 'accepted', 'wrong_answer', 'timeout',
+		'memory_limit', 'output_limit', 'runtime_error', 'compile_error', 'internal_error')),
 	-- the normalized grading request (judge/grade.h) and the result JSON
 	request jsonb NOT NULL,
 	result jsonb,

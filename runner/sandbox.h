@@ -42,6 +42,7 @@ struct run_limits {
 	long stderr_bytes; /* capture cap; more stderr is dropped and flagged truncated */
 	long file_bytes;   /* RLIMIT_FSIZE */
 	long open_files;   /* RLIMIT_NOFILE */
+	long tmp_bytes;    /* size of the run's /tmp; 0 = judge.ini tmp_size_mb */
 };
 
 struct run_spec {

@@ -1,0 +1,59 @@
+/* auth: API keys (created, listed, revoked; stored as SHA-256), Bearer checks,
+ * and the per-key admission control of the HTTP API (rate limit, in-flight cap).
+ *
+ * A key is "jk_" followed by 40 hex digits (160 random bits from getrandom).
+ * The database keeps only its hex SHA-256 (api_keys.hash). The server keeps a
+ * copy of the active hashes in memory, refreshed every AUTH_REFRESH_MS and on
+ * a miss (at most once a second), and compares in constant time, so checking
+ * a key costs no database round trip and revoking takes effect within
+ * AUTH_REFRESH_MS.
+ */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct db;
+struct db_pool;
+
+#define AUTH_REFRESH_MS 2000
+#define AUTH_KEY_LEN    43 /* "jk_" + 40 hex */
+
+/* SHA-256 of len bytes at data into out. */
+void auth_sha256(const void *data, size_t len, unsigned char out[32]);
+/* Compares n bytes in time that depends on n only. */
+bool auth_ct_equal(const void *a, const void *b, size_t n);
+
+/* Creates a key called name: writes the key (AUTH_KEY_LEN chars + NUL) to key
+ * and its row id to *id. Returns 0 or -1 with err. */
+int auth_key_create(struct db *db, const char *name, char key[AUTH_KEY_LEN + 1], int64_t *id,
+		    char *err, size_t errlen);
+/* Prints every key (id, name, created, revoked) to out. Returns 0 or -1. */
+int auth_key_list(struct db *db, FILE *out, char *err, size_t errlen);
+/* Revokes key id. Returns 0, 1 when there is no such active key, -1 with err. */
+int auth_key_revoke(struct db *db, int64_t id, char *err, size_t errlen);
+
+struct auth;
+
+/* Creates the server side: key cache over pool, admission limits
+ * (rate_per_min 0 = none; burst is a tenth of it, at least 1; max_in_flight
+ * 0 = none). Returns NULL on out of memory. */
+struct auth *auth_new(struct db_pool *pool, long rate_per_min, long max_in_flight);
+void auth_free(struct auth *a);
+
+enum auth_result { AUTH_OK, AUTH_MISSING, AUTH_INVALID, AUTH_UNAVAILABLE };
+/* Checks an Authorization header value ("Bearer KEY"; may be NULL).
+ * AUTH_OK sets *key_id; AUTH_UNAVAILABLE when the key list could not be read. */
+enum auth_result auth_check(struct auth *a, const char *header, int64_t *key_id);
+
+/* Admits one request of key_id (0 = anonymous, when auth is off). Returns 0,
+ * or -1 when the key is over its rate (*retry_after_s: seconds until a token)
+ * or in-flight cap (*retry_after_s = 1). An admitted request is ended with
+ * auth_done(). */
+int auth_admit(struct auth *a, int64_t key_id, int *retry_after_s);
+void auth_done(struct auth *a, int64_t key_id);
+
+/* True when listen ("host:port") is a loopback address (127.0.0.0/8, ::1,
+ * localhost). */
+bool auth_listen_is_loopback(const char *listen);

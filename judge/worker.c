@@ -1,0 +1,504 @@
+/* worker: claims submissions from the PostgreSQL queue and grades them; `judge worker`.
+ *
+ * Threads: the main thread only waits for signals; N slot threads each own a
+ * connection and run claim -> grade -> finish; one housekeeping thread owns a
+ * connection that LISTENs on judge_new (waking idle slots through a condition
+ * variable), extends the leases of the slots' claims and reaps expired leases.
+ * A slot's current claim (id, attempt) is shared with the housekeeping thread
+ * under w->lock; nothing else is shared.
+ */
+#include "worker.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "db.h"
+#include "grade.h"
+#include "lang.h"
+#include "log.h"
+#include "migrate.h"
+#include "pgembed.h"
+#include "queue.h"
+
+/* Idle slots look at the queue at least this often, even without NOTIFY. */
+#define IDLE_POLL_MS 5000
+
+struct slot {
+	struct worker *w;
+	int index;
+	pthread_t thread;
+	char name[160];
+	/* the current claim, under w->lock; busy == false when idle */
+	bool busy;
+	int64_t id;
+	int attempt;
+	atomic_bool done; /* the thread has returned */
+};
+
+struct worker {
+	const struct judge_config *cfg;
+	const char *url;
+	struct lang_registry langs;
+	enum sandbox_backend backend;
+	long lease_ms;
+	int nslots;
+	struct slot *slots;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	unsigned long wake_gen;
+	atomic_bool stopping; /* no new claims */
+	atomic_bool halt;     /* housekeeping ends */
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void wake_slots(struct worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->wake_gen++;
+	pthread_cond_broadcast(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Sleeps until woken (new work, stop) or ms passed. */
+static void idle_wait(struct worker *w, unsigned long gen, long ms)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&w->lock);
+	while (w->wake_gen == gen && !atomic_load(&w->stopping))
+		if (pthread_cond_timedwait(&w->wake, &w->lock, &until) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void set_claim(struct slot *s, bool busy, int64_t id, int attempt)
+{
+	pthread_mutex_lock(&s->w->lock);
+	s->busy = busy;
+	s->id = id;
+	s->attempt = attempt;
+	pthread_mutex_unlock(&s->w->lock);
+}
+
+/* Stores the result, retrying while the database is unreachable. */
+static void finish_claim(struct slot *s, struct db *db, const struct queue_sub *sub,
+			 const cJSON *result, long ms)
+{
+	char err[512];
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(result, "status");
+	const char *status = cJSON_IsString(st) ? st->valuestring : "?";
+	for (int tries = 0;; tries++) {
+		int rc = queue_finish(db, sub->id, s->name, sub->attempts, result, err, sizeof err);
+		if (rc == 0) {
+			log_info("worker %s: submission %" PRId64 " finished: %s (%ld ms, attempt %d)",
+				 s->name, sub->id, status, ms, sub->attempts);
+			return;
+		}
+		if (rc == 1) {
+			log_warn("worker %s: submission %" PRId64 " was taken from us (lease "
+				 "expired); result dropped, another worker runs it",
+				 s->name, sub->id);
+			return;
+		}
+		if (tries % 10 == 0)
+			log_warn("worker %s: cannot store the result of submission %" PRId64
+				 ": %s; retrying",
+				 s->name, sub->id, err);
+		usleep(500 * 1000);
+	}
+}
+
+static void *slot_main(void *arg)
+{
+	struct slot *s = arg;
+	struct worker *w = s->w;
+	struct db *db = NULL;
+	char err[512];
+	bool down = false;
+	struct queue_sub sub;
+	queue_sub_init(&sub);
+	while (!atomic_load(&w->stopping)) {
+		unsigned long gen;
+		pthread_mutex_lock(&w->lock);
+		gen = w->wake_gen;
+		pthread_mutex_unlock(&w->lock);
+		if (!db) {
+			if (db_open(&db, w->url, 2000, err, sizeof err) < 0) {
+				if (!down)
+					log_warn("worker %s: %s", s->name, err);
+				down = true;
+				idle_wait(w, gen, 1000);
+				continue;
+			}
+			db_set_reconnect_ms(db, 2000);
+		}
+		int rc = queue_claim(db, s->name, w->lease_ms, &sub, err, sizeof err);
+		if (rc < 0) {
+			if (!down)
+				log_warn("worker %s: %s", s->name, err);
+			down = true;
+			idle_wait(w, gen, 1000);
+			continue;
+		}
+		if (down)
+			log_info("worker %s: database reachable again", s->name);
+		down = false;
+		if (rc == 0) {
+			idle_wait(w, gen, IDLE_POLL_MS);
+			continue;
+		}
+		set_claim(s, true, sub.id, sub.attempts);
+		log_info("worker %s: submission %" PRId64 " claimed (attempt %d)", s->name, sub.id,
+			 sub.attempts);
+		int64_t t0 = mono_ms();
+		struct grade_env env = {
+			.cfg = w->cfg, .langs = &w->langs, .backend = w->backend, .slot = s->index};
+		cJSON *result = NULL;
+		if (sub.request) {
+			result = grade_request(&env, sub.request);
+		} else {
+			result = cJSON_CreateObject();
+			cJSON_AddStringToObject(result, "status", "internal_error");
+			cJSON_AddStringToObject(result, "message", "stored request is not JSON");
+		}
+		finish_claim(s, db, &sub, result, (long)(mono_ms() - t0));
+		cJSON_Delete(result);
+		set_claim(s, false, 0, 0);
+	}
+	queue_sub_release(&sub);
+	db_close(db);
+	atomic_store(&s->done, true);
+	return NULL;
+}
+
+/* Extends the leases of every running claim of this process. */
+static void extend_leases(struct worker *w, struct db *db)
+{
+	for (int i = 0; i < w->nslots; i++) {
+		struct slot *s = &w->slots[i];
+		pthread_mutex_lock(&w->lock);
+		bool busy = s->busy;
+		int64_t id = s->id;
+		int attempt = s->attempt;
+		pthread_mutex_unlock(&w->lock);
+		if (!busy)
+			continue;
+		char err[512];
+		int rc = queue_extend(db, id, s->name, attempt, w->lease_ms, err, sizeof err);
+		if (rc == 1)
+			log_warn("worker %s: lost the lease of submission %" PRId64, s->name, id);
+		else if (rc < 0)
+			log_debug("worker %s: cannot extend lease: %s", s->name, err);
+	}
+}
+
+static void *housekeeping_main(void *arg)
+{
+	struct worker *w = arg;
+	struct db *db = NULL;
+	char err[512];
+	long extend_every = w->lease_ms / 3;
+	long reap_every = w->cfg->reap_interval_s * 1000;
+	int64_t next_extend = mono_ms() + extend_every, next_reap = mono_ms();
+	bool down = false;
+	while (!atomic_load(&w->halt)) {
+		if (!db) {
+			if (db_open(&db, w->url, 1000, err, sizeof err) < 0) {
+				if (!down)
+					log_warn("worker housekeeping: %s", err);
+				down = true;
+				db = NULL;
+				continue;
+			}
+			db_set_reconnect_ms(db, 1000);
+			if (db_listen(db, QUEUE_CHANNEL_NEW) < 0) {
+				db_close(db);
+				db = NULL;
+				continue;
+			}
+			wake_slots(w); /* queued while we were away? */
+		}
+		int64_t now = mono_ms();
+		int64_t next = next_extend < next_reap ? next_extend : next_reap;
+		long timeout = next - now;
+		if (timeout > 1000)
+			timeout = 1000; /* check halt */
+		if (timeout < 0)
+			timeout = 0;
+		struct db_notify n;
+		int rc = db_wait_notify(db, (int)timeout, &n);
+		if (rc == 1 || rc == 2) {
+			/* several NOTIFYs at once (a batch) need one wake-up */
+			while (db_wait_notify(db, 0, &n) == 1)
+				;
+			wake_slots(w);
+		}
+		if (rc < 0) {
+			if (!down)
+				log_warn("worker housekeeping: %s", db_error(db));
+			down = true;
+			continue;
+		}
+		if (rc == 2 && down)
+			log_info("worker housekeeping: database reachable again");
+		if (rc >= 0)
+			down = false;
+		now = mono_ms();
+		if (now >= next_extend) {
+			extend_leases(w, db);
+			next_extend = now + extend_every;
+		}
+		if (now >= next_reap && !atomic_load(&w->stopping)) {
+			if (queue_reap(db, (int)w->cfg->max_attempts, NULL, NULL, err, sizeof err) < 0)
+				log_debug("worker housekeeping: %s", err);
+			next_reap = now + reap_every;
+		}
+	}
+	db_close(db);
+	return NULL;
+}
+
+/* Hands back the claims of slots still grading after the drain. */
+static void hand_back(struct worker *w)
+{
+	struct db *db = NULL;
+	char err[512];
+	if (db_open(&db, w->url, 5000, err, sizeof err) < 0) {
+		log_error("worker: cannot hand back running submissions: %s (their leases will "
+			  "expire and the reaper requeues them)",
+			  err);
+		return;
+	}
+	for (int i = 0; i < w->nslots; i++) {
+		struct slot *s = &w->slots[i];
+		pthread_mutex_lock(&w->lock);
+		bool busy = s->busy;
+		int64_t id = s->id;
+		int attempt = s->attempt;
+		s->busy = false; /* stop extending it */
+		pthread_mutex_unlock(&w->lock);
+		if (!busy)
+			continue;
+		int rc = queue_release(db, id, s->name, attempt, err, sizeof err);
+		if (rc == 0)
+			log_info("worker %s: submission %" PRId64 " handed back", s->name, id);
+		else if (rc < 0)
+			log_warn("worker %s: cannot hand back submission %" PRId64 ": %s", s->name,
+				 id, err);
+	}
+	db_close(db);
+}
+
+static bool all_idle(struct worker *w)
+{
+	for (int i = 0; i < w->nslots; i++)
+		if (!atomic_load(&w->slots[i].done))
+			return false;
+	return true;
+}
+
+int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
+{
+	int ret = 1;
+	struct worker w = {.cfg = cfg, .url = opts->url};
+	char err[1024];
+	bool sandbox_up = false, hk_started = false;
+	pthread_t hk;
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w.wake, &ca);
+	pthread_condattr_destroy(&ca);
+	w.lease_ms = cfg->lease_s * 1000;
+
+	/* signals go to sigwait in this thread only: block them before any thread */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	const char *sb = opts->sandbox ? opts->sandbox : cfg->sandbox;
+	if (sandbox_backend_parse(sb, &w.backend) < 0) {
+		log_error("worker: unknown sandbox '%s' (gvisor, native or auto)", sb);
+		goto out;
+	}
+	if (lang_load_dir(&w.langs, cfg->languages_dir, err, sizeof err) < 0) {
+		log_error("worker: %s", err);
+		goto out;
+	}
+	struct db *db;
+	if (db_open(&db, w.url, 30000, err, sizeof err) < 0) {
+		log_error("worker: %s", err);
+		goto out;
+	}
+	int rc = migrate_check(db, err, sizeof err);
+	db_close(db);
+	if (rc < 0) {
+		log_error("worker: %s", err);
+		goto out;
+	}
+	if (sandbox_global_init(cfg, err, sizeof err) < 0) {
+		log_error("worker: sandbox: %s", err);
+		goto out;
+	}
+	sandbox_up = true;
+
+	w.nslots = (int)(opts->slots ? opts->slots : cfg->worker_slots);
+	if (w.nslots <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		w.nslots = n > 0 ? (int)n : 1;
+	}
+	w.slots = calloc((size_t)w.nslots, sizeof *w.slots);
+	if (!w.slots) {
+		log_error("worker: out of memory");
+		goto out;
+	}
+	char host[64] = "localhost";
+	gethostname(host, sizeof host - 1);
+	if (pthread_create(&hk, NULL, housekeeping_main, &w) != 0) {
+		log_error("worker: cannot start a thread");
+		goto out;
+	}
+	hk_started = true;
+	int started = 0;
+	for (int i = 0; i < w.nslots; i++) {
+		struct slot *s = &w.slots[i];
+		s->w = &w;
+		s->index = i;
+		snprintf(s->name, sizeof s->name, "%s:%d/%d", host, (int)getpid(), i);
+		if (pthread_create(&s->thread, NULL, slot_main, s) != 0) {
+			log_error("worker: cannot start slot %d", i);
+			atomic_store(&s->done, true);
+			break;
+		}
+		started++;
+	}
+	log_info("worker %s:%d: %d slot%s, sandbox %s, lease %lds", host, (int)getpid(), started,
+		 started == 1 ? "" : "s", sandbox_backend_name(w.backend), cfg->lease_s);
+
+	int sig = 0;
+	while (sig != SIGTERM && sig != SIGINT)
+		sig = sigwaitinfo(&sigs, NULL);
+	log_info("worker: signal %d: draining (up to %lds)", sig, cfg->drain_s);
+	atomic_store(&w.stopping, true);
+	wake_slots(&w);
+	int64_t deadline = mono_ms() + cfg->drain_s * 1000;
+	struct timespec tick = {0, 100 * 1000000L};
+	while (!all_idle(&w) && mono_ms() < deadline) {
+		if (sigtimedwait(&sigs, NULL, &tick) > 0) {
+			log_info("worker: second signal: handing back at once");
+			break;
+		}
+	}
+	bool clean = all_idle(&w);
+	if (!clean)
+		hand_back(&w);
+	atomic_store(&w.halt, true);
+	pthread_join(hk, NULL);
+	hk_started = false;
+	for (int i = 0; i < started; i++)
+		if (clean)
+			pthread_join(w.slots[i].thread, NULL);
+		else
+			pthread_detach(w.slots[i].thread); /* still grading: exit ends them */
+	log_info("worker: stopped%s", clean ? "" : " (running submissions handed back)");
+	ret = 0;
+	if (!clean) {
+		/* slot threads still use w, the sandbox and the languages: do not free them */
+		sandbox_global_shutdown();
+		return ret;
+	}
+out:
+	if (hk_started) {
+		atomic_store(&w.stopping, true);
+		atomic_store(&w.halt, true);
+		pthread_join(hk, NULL);
+	}
+	if (sandbox_up)
+		sandbox_global_shutdown();
+	lang_registry_release(&w.langs);
+	free(w.slots);
+	pthread_mutex_destroy(&w.lock);
+	pthread_cond_destroy(&w.wake);
+	return ret;
+}
+
+int cmd_worker(int argc, char **argv, struct judge_config *cfg)
+{
+	static const struct option longopts[] = {
+		{"slots", required_argument, NULL, 's'},
+		{"sandbox", required_argument, NULL, 'b'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct worker_opts opts = {0};
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': {
+			char *end;
+			opts.slots = strtol(optarg, &end, 10);
+			if (*end || opts.slots < 1 || opts.slots > 1024) {
+				fprintf(stderr, "judge worker: --slots needs 1..1024\n");
+				return 2;
+			}
+			break;
+		}
+		case 'b':
+			opts.sandbox = optarg;
+			break;
+		case 'h':
+			printf("usage: judge worker [--slots N] [--sandbox gvisor|native|auto]\n"
+			       "claims queued submissions and grades them until SIGTERM\n");
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "judge worker: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	struct strbuf url = STRBUF_INIT;
+	struct pgembed *embed = NULL;
+	char err[1024];
+	/* with the embedded database, a lone worker starts it when nobody did */
+	if (db_config_url(cfg, true, &url, &embed, err, sizeof err) < 0) {
+		fprintf(stderr, "judge worker: %s\n", err);
+		strbuf_release(&url);
+		return 1;
+	}
+	opts.url = url.buf;
+	int rc = worker_run(cfg, &opts);
+	pgembed_stop(embed);
+	strbuf_release(&url);
+	return rc;
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# install-python.sh: places CPython 3.12 under the runtimes folder, relocatable and
+# readable by the sandbox's unprivileged uid (pyenv's copy lives in root's 0700 home
+# and its binaries carry an rpath into it). Idempotent; quick when present.
+set -euo pipefail
+runtimes=${JUDGE_RUNTIMES:-/opt/judge/runtimes}
+dest=$runtimes/python3.12
+
+# works: the installed copy runs as nobody and imports the C extension modules
+works() {
+	[ -x "$dest/bin/python3.12" ] &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups env -i LANG=C.UTF-8 \
+			"$dest/bin/python3.12" -c 'import sys, ssl, ctypes, decimal, json; assert sys.version_info[:2] == (3, 12); assert sys.prefix == sys.argv[1]' "$dest" \
+			>/dev/null 2>&1
+}
+works && exit 0
+
+src=
+for root in ${PYENV_ROOT:+"$PYENV_ROOT"} /root/.pyenv; do
+	for d in "$root"/versions/3.12.*; do
+		[ -x "$d/bin/python3.12" ] && src=$d
+	done
+	[ -n "$src" ] && break
+done
+if [ -z "$src" ]; then
+	echo "install-python.sh: no CPython 3.12 found (looked for \$PYENV_ROOT/versions/3.12.* and /root/.pyenv/versions/3.12.*); install one with 'pyenv install 3.12' and run 'make deps' again" >&2
+	exit 1
+fi
+command -v patchelf >/dev/null || { echo "install-python.sh: patchelf is missing (apt-get install patchelf)" >&2; exit 1; }
+
+echo "install-python.sh: copying $src to $dest"
+mkdir -p "$runtimes"
+tmp=$(mktemp -d "$runtimes/.python3.12.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+lib=lib/python3.12
+# the test suite, IDLE, tkinter, pip and the static library are not needed to run programs
+tar -C "$src" -cf - \
+	--exclude="./$lib/test" --exclude="./$lib/idlelib" --exclude="./$lib/tkinter" \
+	--exclude="./$lib/turtledemo" --exclude="./$lib/ensurepip" \
+	--exclude="./$lib/config-3.12-x86_64-linux-gnu" --exclude="./$lib/site-packages/*" \
+	--exclude="./include" --exclude="./share" --exclude="./lib/pkgconfig" \
+	--exclude="./bin/pip*" --exclude="./bin/idle*" --exclude="./bin/2to3*" \
+	--exclude="./bin/pydoc*" --exclude="./bin/*-config" --exclude="./bin/*.py" . |
+	tar -C "$tmp" -xf -
+
+# rpaths relative to each file, so the tree works wherever it is
+patchelf --set-rpath '$ORIGIN/../lib' "$tmp/bin/python3.12"
+patchelf --set-rpath '$ORIGIN' "$tmp/lib/libpython3.12.so.1.0"
+for so in "$tmp/$lib"/lib-dynload/*.so; do
+	if [ -n "$(patchelf --print-rpath "$so")" ]; then
+		patchelf --set-rpath '$ORIGIN/../..' "$so"
+	fi
+done
+# bytecode for the whole stdlib, so no run has to compile (runs cannot write it)
+"$tmp/bin/python3.12" -m compileall -q -j 2 "$tmp/$lib" >/dev/null 2>&1 || true
+echo "$src" >"$tmp/.judge-source"
+chmod -R u=rwX,go=rX "$tmp"
+rm -rf "$dest"
+mv "$tmp" "$dest"
+trap - EXIT
+if ! works; then
+	echo "install-python.sh: $dest/bin/python3.12 does not run as an unprivileged user" >&2
+	exit 1
+fi
+echo "install-python.sh: $("$dest/bin/python3.12" --version) at $dest"

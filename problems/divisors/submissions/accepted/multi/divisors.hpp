@@ -1,0 +1,4 @@
+#pragma once
+#include <vector>
+
+std::vector<long long> divisors(long long n);

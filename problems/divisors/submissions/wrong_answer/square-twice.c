@@ -1,0 +1,13 @@
+/* prints the square root of a perfect square twice */
+#include <stdio.h>
+
+int main(void)
+{
+	long long n;
+	if (scanf("%lld", &n) != 1)
+		return 1;
+	for (long long i = 1; i * i <= n; i++)
+		if (n % i == 0)
+			printf("%lld %lld\n", i, n / i);
+	return 0;
+}

@@ -1,0 +1,8 @@
+const n = Number(require("fs").readFileSync(0, "utf8").trim());
+const out = [0]; // 0 divides nothing
+for (let i = 1; i * i <= n; i++)
+	if (n % i === 0) {
+		out.push(i);
+		if (i !== n / i) out.push(n / i);
+	}
+console.log(out.join("\n"));

@@ -1,0 +1,9 @@
+using System;
+
+class Hello
+{
+    static void Main()
+    {
+        Console.WriteLine("Hello World!");
+    }
+}

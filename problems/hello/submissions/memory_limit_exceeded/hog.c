@@ -1,0 +1,13 @@
+/* touches memory until the 256 MiB limit ends it */
+#include <stdlib.h>
+#include <string.h>
+
+int main(void)
+{
+	for (;;) {
+		char *p = malloc(16 << 20);
+		if (!p)
+			return 1;
+		memset(p, 1, 16 << 20);
+	}
+}

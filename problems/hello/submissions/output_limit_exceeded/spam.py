@@ -1,0 +1,3 @@
+line = "Hello World! " * 80
+while True:
+    print(line)

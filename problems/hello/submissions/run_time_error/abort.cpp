@@ -1,0 +1,6 @@
+#include <cstdlib>
+
+int main()
+{
+	std::abort();
+}

@@ -1,0 +1,7 @@
+class Crash
+{
+    static void Main()
+    {
+        throw new System.InvalidOperationException("no greeting today");
+    }
+}

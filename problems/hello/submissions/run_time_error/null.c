@@ -1,0 +1,9 @@
+#include <stdio.h>
+
+int main(void)
+{
+	volatile int *p = NULL;
+	*p = 42;
+	puts("Hello World!");
+	return 0;
+}

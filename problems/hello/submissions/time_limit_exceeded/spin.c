@@ -1,0 +1,6 @@
+int main(void)
+{
+	volatile unsigned long x = 0;
+	for (;;)
+		x++;
+}

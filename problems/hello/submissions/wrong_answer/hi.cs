@@ -1,0 +1,7 @@
+class Hi
+{
+    static void Main()
+    {
+        System.Console.WriteLine("Hi World!");
+    }
+}

@@ -1,0 +1,7 @@
+#include <cstdio>
+
+int main()
+{
+	std::puts("Hello World!");
+	std::puts("Hello World!");
+}

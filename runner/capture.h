@@ -1,0 +1,57 @@
+/* capture: the pipe pump shared by both backends — feeds stdin, reads stdout and
+ * stderr with hard caps, and watches a wall deadline and a periodic callback.
+ *
+ * The caller creates three pipes, gives the child its ends, closes them in the
+ * parent, and hands the parent ends here. capture_pump() returns as soon as the
+ * run must end (stdout cap, deadline, callback) or when stdout and stderr are at
+ * EOF and wait_fd (e.g. a pidfd) is readable. It never waits for a flood of
+ * output to finish: stdout beyond its cap stops the pump at once.
+ */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../judge/strbuf.h"
+
+enum capture_end {
+	CAPTURE_DONE,         /* both outputs at EOF and wait_fd readable (or -1) */
+	CAPTURE_OUTPUT_LIMIT, /* stdout went over out_max: kill the run now */
+	CAPTURE_DEADLINE,     /* deadline_us passed */
+	CAPTURE_STOPPED,      /* tick returned non-zero */
+	CAPTURE_FAILED,       /* poll/read failed: errno-like code in capture.error */
+};
+
+struct capture {
+	/* Inputs. Fds are owned by the caller (capture never closes out/err/wait);
+	 * in_fd is closed by capture once stdin is fully written or the reader is gone
+	 * (set to -1 then). Fds are made non-blocking by capture_pump. */
+	int in_fd;          /* write end of the child's stdin pipe, or -1 */
+	const char *in_data;/* stdin bytes to feed (when in_file < 0) */
+	size_t in_len;
+	int in_file;        /* host file to feed instead, or -1 (owned by the caller) */
+	int out_fd, err_fd; /* read ends; -1 when absent */
+	int wait_fd;        /* readable when the run is over (pidfd), or -1 */
+	size_t out_max, err_max;
+	struct strbuf *out, *err;
+	long long deadline_us; /* CLOCK_MONOTONIC, as sandbox_now_us(); 0 = none */
+	int tick_ms;           /* period of tick; 0 = no tick */
+	int (*tick)(void *arg); /* returns non-zero to stop the pump (CAPTURE_STOPPED) */
+	void *tick_arg;
+	/* Outputs. */
+	bool out_truncated, err_truncated;
+	bool waited;    /* wait_fd became readable */
+	int error;      /* CAPTURE_FAILED: the errno */
+	/* Private. */
+	bool out_eof, err_eof;
+	size_t in_off;
+	char in_buf[65536];
+	size_t in_buf_len, in_buf_off;
+};
+
+/* Sets every field to its empty value (fds -1, caps 0). */
+void capture_init(struct capture *c);
+/* Runs the pump (see above). May be called again after CAPTURE_STOPPED etc. to
+ * drain what remains (e.g. after a kill, with a short deadline). */
+enum capture_end capture_pump(struct capture *c);
+/* Closes in_fd if still open. Does not touch the other fds. */
+void capture_release(struct capture *c);

@@ -1,0 +1,518 @@
+/* cg: control groups for runs, v1 and v2 (see cg.h).
+ *
+ * v1 puts each run in three hierarchies (memory, pids, cpuacct); v2 in one.
+ * Files read on the hot path (CPU usage, cgroup.procs) are opened once at
+ * creation. Every function returns -errno and never exits.
+ */
+#define _GNU_SOURCE
+#include "cg.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { C_MEM, C_PIDS, C_CPU, C_N };
+
+/* The parent folder of controller i (v2: the one folder for all). */
+static const char *ctl_dir(const struct cg_root *r, int i)
+{
+	if (r->version == CG_V2)
+		return i == 0 ? r->v2 : "";
+	return i == C_MEM ? r->memory : i == C_PIDS ? r->pids : r->cpuacct;
+}
+
+static int ctl_count(const struct cg_root *r)
+{
+	return r->version == CG_V2 ? 1 : C_N;
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* Writes s to dir/file. Returns 0 or -errno. */
+static int write_at(const char *dir, const char *file, const char *s)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path)
+		return -ENAMETOOLONG;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int ret = 0;
+	size_t len = strlen(s);
+	if (write(fd, s, len) != (ssize_t)len)
+		ret = -errno ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
+/* Reads dir/file (at most len-1 bytes) into buf. Returns 0 or -errno. */
+static int read_at(const char *dir, const char *file, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path)
+		return -ENAMETOOLONG;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, len - 1);
+	int ret = n < 0 ? -errno : 0;
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return ret;
+}
+
+/* Finds "key <number>" in text (start of a line). Returns 0 or -ENOENT. */
+static int find_key(const char *text, const char *key, long long *val)
+{
+	size_t klen = strlen(key);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, key, klen) && p[klen] == ' ') {
+			*val = strtoll(p + klen + 1, NULL, 10);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int mkdir_p1(const char *dir)
+{
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int cg_root_v2(struct cg_root *root, const char *dir, char *err, size_t errlen)
+{
+	memset(root, 0, sizeof(*root));
+	char probe[PATH_MAX];
+	int rc = mkdir_p1(dir);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot create cgroup '%s': %s", dir, strerror(-rc));
+		return -1;
+	}
+	snprintf(probe, sizeof probe, "%s/cgroup.procs", dir);
+	if (!exists(probe)) {
+		snprintf(err, errlen, "'%s' is not a cgroup2 folder", dir);
+		return -1;
+	}
+	root->version = CG_V2;
+	snprintf(root->v2, sizeof root->v2, "%s", dir);
+	return 0;
+}
+
+int cg_root_v1(struct cg_root *root, const char *base, const char *sub, char *err, size_t errlen)
+{
+	memset(root, 0, sizeof(*root));
+	static const char *const ctl[C_N] = {"memory", "pids", "cpuacct"};
+	char *dst[C_N] = {root->memory, root->pids, root->cpuacct};
+	for (int i = 0; i < C_N; i++) {
+		char top[PATH_MAX], probe[PATH_MAX + 32];
+		snprintf(top, sizeof top, "%s/%s", base, ctl[i]);
+		snprintf(probe, sizeof probe, "%s/tasks", top);
+		if (!exists(probe)) {
+			snprintf(err, errlen, "cgroup v1 controller '%s' is not mounted at '%s'",
+				 ctl[i], top);
+			return -1;
+		}
+		if (snprintf(dst[i], 512, "%s/%s", top, sub) >= 512) {
+			snprintf(err, errlen, "cgroup path too long");
+			return -1;
+		}
+		int rc = mkdir_p1(dst[i]);
+		if (rc < 0) {
+			snprintf(err, errlen, "cannot create cgroup '%s': %s", dst[i],
+				 strerror(-rc));
+			return -1;
+		}
+	}
+	char probe[PATH_MAX + 32];
+	snprintf(probe, sizeof probe, "%s/memory.memsw.limit_in_bytes", root->memory);
+	root->memsw = exists(probe);
+	root->version = CG_V1;
+	return 0;
+}
+
+/* v2: a usable root needs memory, pids and cpu for its children. */
+static int v2_enable(const char *top, char *err, size_t errlen)
+{
+	char ctl[512];
+	int rc = read_at(top, "cgroup.controllers", ctl, sizeof ctl);
+	if (rc < 0 || !strstr(ctl, "memory") || !strstr(ctl, "pids") || !strstr(ctl, "cpu")) {
+		snprintf(err, errlen,
+			 "cgroup2 at '%s' lacks the memory, pids or cpu controller (has: %s)", top,
+			 rc < 0 ? strerror(-rc) : ctl);
+		return -1;
+	}
+	rc = write_at(top, "cgroup.subtree_control", "+memory +pids +cpu");
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot enable controllers in '%s/cgroup.subtree_control': %s",
+			 top, strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+int cg_detect(struct cg_root *root, const char *spec, char *err, size_t errlen)
+{
+	const char *base = spec && *spec && strcmp(spec, "auto") ? spec : "/sys/fs/cgroup";
+	char probe[PATH_MAX + 32];
+	snprintf(probe, sizeof probe, "%s/cgroup.controllers", base);
+	if (exists(probe)) {
+		char dir[PATH_MAX + 8];
+		if (v2_enable(base, err, errlen) < 0)
+			return -1;
+		snprintf(dir, sizeof dir, "%s/judge", base);
+		if (cg_root_v2(root, dir, err, errlen) < 0)
+			return -1;
+		return v2_enable(dir, err, errlen);
+	}
+	snprintf(probe, sizeof probe, "%s/memory", base);
+	if (exists(probe))
+		return cg_root_v1(root, base, "judge", err, errlen);
+	snprintf(err, errlen,
+		 "no usable cgroups at '%s': need cgroup2 (cgroup.controllers) or the v1 "
+		 "memory, pids and cpuacct controllers",
+		 base);
+	return -1;
+}
+
+static void cg_close_fds(struct cg *cg)
+{
+	if (cg->cpu_fd >= 0)
+		close(cg->cpu_fd);
+	cg->cpu_fd = -1;
+	for (int i = 0; i < C_N; i++) {
+		if (cg->procs_fd[i] >= 0)
+			close(cg->procs_fd[i]);
+		cg->procs_fd[i] = -1;
+	}
+}
+
+static int cg_path(const struct cg *cg, int i, const char *file, char *buf, size_t len)
+{
+	int n = file ? snprintf(buf, len, "%s/%s/%s", ctl_dir(cg->root, i), cg->name, file)
+		     : snprintf(buf, len, "%s/%s", ctl_dir(cg->root, i), cg->name);
+	return n >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char *err,
+	      size_t errlen)
+{
+	memset(cg, 0, sizeof(*cg));
+	cg->root = root;
+	cg->cpu_fd = -1;
+	for (int i = 0; i < C_N; i++)
+		cg->procs_fd[i] = -1;
+	if (root->version == CG_NONE || strlen(name) >= sizeof cg->name || strchr(name, '/')) {
+		snprintf(err, errlen, "bad cgroup name '%s'", name);
+		return -EINVAL;
+	}
+	strcpy(cg->name, name);
+	char path[PATH_MAX];
+	int rc;
+	for (int i = 0; i < ctl_count(root); i++) {
+		if ((rc = cg_path(cg, i, NULL, path, sizeof path)) < 0)
+			goto fail;
+		if (mkdir(path, 0755) < 0) {
+			rc = -errno;
+			goto fail;
+		}
+		cg->created[i] = true;
+		if ((rc = cg_path(cg, i, "cgroup.procs", path, sizeof path)) < 0)
+			goto fail;
+		cg->procs_fd[i] = open(path, O_RDWR | O_CLOEXEC);
+		if (cg->procs_fd[i] < 0) {
+			rc = -errno;
+			goto fail;
+		}
+	}
+	/* CPU usage may be missing on a bare cgroup2 tree: then cg_cpu_us fails. */
+	if (root->version == CG_V2)
+		cg_path(cg, 0, "cpu.stat", path, sizeof path);
+	else
+		cg_path(cg, C_CPU, "cpuacct.usage", path, sizeof path);
+	cg->cpu_fd = open(path, O_RDONLY | O_CLOEXEC);
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot create cgroup '%s': %s", path, strerror(-rc));
+	cg_remove(cg);
+	return rc;
+}
+
+static int set_one(struct cg *cg, int i, const char *file, long long v, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], val[32];
+	cg_path(cg, i, NULL, dir, sizeof dir);
+	snprintf(val, sizeof val, "%lld", v);
+	int rc = write_at(dir, file, val);
+	if (rc < 0)
+		snprintf(err, errlen, "cannot set '%s/%s' to %s: %s", dir, file, val,
+			 rc == -ENOENT ? "no such file (controller not enabled here)"
+				       : strerror(-rc));
+	return rc;
+}
+
+int cg_set_limits(struct cg *cg, long memory_kb, long pids, char *err, size_t errlen)
+{
+	int rc;
+	long long bytes = (long long)memory_kb * 1024;
+	if (cg->root->version == CG_V2) {
+		if (memory_kb > 0) {
+			if ((rc = set_one(cg, 0, "memory.max", bytes, err, errlen)) < 0)
+				return rc;
+			char probe[PATH_MAX];
+			cg_path(cg, 0, "memory.swap.max", probe, sizeof probe);
+			if (exists(probe) && (rc = set_one(cg, 0, "memory.swap.max", 0, err, errlen)) < 0)
+				return rc;
+		}
+		if (pids > 0 && (rc = set_one(cg, 0, "pids.max", pids, err, errlen)) < 0)
+			return rc;
+		return 0;
+	}
+	if (memory_kb > 0) {
+		if ((rc = set_one(cg, C_MEM, "memory.limit_in_bytes", bytes, err, errlen)) < 0)
+			return rc;
+		if (cg->root->memsw &&
+		    (rc = set_one(cg, C_MEM, "memory.memsw.limit_in_bytes", bytes, err, errlen)) < 0)
+			return rc;
+	}
+	if (pids > 0 && (rc = set_one(cg, C_PIDS, "pids.max", pids, err, errlen)) < 0)
+		return rc;
+	return 0;
+}
+
+int cg_join(struct cg *cg, pid_t pid)
+{
+	char buf[24];
+	int len = snprintf(buf, sizeof buf, "%d", (int)pid);
+	for (int i = 0; i < ctl_count(cg->root); i++) {
+		if (cg->procs_fd[i] < 0)
+			return -EBADF;
+		if (pwrite(cg->procs_fd[i], buf, (size_t)len, 0) != len)
+			return -errno;
+	}
+	return 0;
+}
+
+int cg_cpu_us(struct cg *cg, long long *us)
+{
+	char buf[512];
+	if (cg->cpu_fd < 0)
+		return -ENOENT;
+	ssize_t n = pread(cg->cpu_fd, buf, sizeof buf - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	if (cg->root->version == CG_V2)
+		return find_key(buf, "usage_usec", us);
+	*us = strtoll(buf, NULL, 10) / 1000;
+	return 0;
+}
+
+int cg_memory_peak_kb(struct cg *cg, long *kb)
+{
+	char dir[PATH_MAX], buf[64];
+	bool v2 = cg->root->version == CG_V2;
+	cg_path(cg, v2 ? 0 : C_MEM, NULL, dir, sizeof dir);
+	int rc = read_at(dir, v2 ? "memory.peak" : "memory.max_usage_in_bytes", buf, sizeof buf);
+	if (rc < 0)
+		return rc;
+	*kb = (long)(strtoll(buf, NULL, 10) / 1024);
+	return 0;
+}
+
+int cg_oom_kills(struct cg *cg, long *count)
+{
+	char dir[PATH_MAX], buf[512];
+	long long v;
+	bool v2 = cg->root->version == CG_V2;
+	cg_path(cg, v2 ? 0 : C_MEM, NULL, dir, sizeof dir);
+	int rc = read_at(dir, v2 ? "memory.events" : "memory.oom_control", buf, sizeof buf);
+	if (rc < 0)
+		return rc;
+	if ((rc = find_key(buf, "oom_kill", &v)) < 0)
+		return rc;
+	*count = (long)v;
+	return 0;
+}
+
+int cg_populated(struct cg *cg)
+{
+	char dir[PATH_MAX], buf[4096];
+	int rc;
+	if (cg->root->version == CG_V2) {
+		long long v;
+		cg_path(cg, 0, NULL, dir, sizeof dir);
+		if ((rc = read_at(dir, "cgroup.events", buf, sizeof buf)) < 0)
+			return rc;
+		if ((rc = find_key(buf, "populated", &v)) < 0)
+			return rc;
+		return v != 0;
+	}
+	for (int i = 0; i < C_N; i++) {
+		if (!cg->created[i])
+			continue;
+		cg_path(cg, i, NULL, dir, sizeof dir);
+		if ((rc = read_at(dir, "cgroup.procs", buf, sizeof buf)) < 0)
+			return rc;
+		if (buf[0])
+			return 1;
+	}
+	return 0;
+}
+
+/* Kills every pid listed in dir/cgroup.procs. Returns how many were listed. */
+static int kill_listed(const char *dir)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	int n = 0, pid;
+	while (fscanf(f, "%d", &pid) == 1) {
+		if (pid > 0)
+			kill(pid, SIGKILL);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+	nanosleep(&ts, NULL);
+}
+
+/* Kills the processes of the cgroup folder(s) dirs[] until none is left (a fork
+ * bomb may add some between listing and killing); at most ~2 s. */
+static int kill_dirs(const char *const *dirs, int n, bool v2)
+{
+	if (v2) {
+		/* cgroup.kill (5.14+) kills the whole tree atomically */
+		if (write_at(dirs[0], "cgroup.kill", "1") == 0)
+			return 0;
+	}
+	for (int round = 0; round < 400; round++) {
+		int listed = 0;
+		for (int i = 0; i < n; i++)
+			listed += kill_listed(dirs[i]);
+		if (!listed)
+			return 0;
+		sleep_ms(round < 20 ? 1 : 5);
+	}
+	return -EBUSY;
+}
+
+int cg_kill(struct cg *cg)
+{
+	char dirs[C_N][PATH_MAX];
+	const char *d[C_N];
+	int n = 0;
+	for (int i = 0; i < ctl_count(cg->root); i++) {
+		if (!cg->created[i])
+			continue;
+		cg_path(cg, i, NULL, dirs[n], sizeof dirs[n]);
+		d[n] = dirs[n];
+		n++;
+	}
+	if (!n)
+		return 0;
+	return kill_dirs(d, n, cg->root->version == CG_V2);
+}
+
+/* rmdir that waits a little for dying processes to leave. */
+static int rmdir_wait(const char *dir)
+{
+	for (int round = 0; round < 200; round++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		sleep_ms(round < 20 ? 1 : 10);
+	}
+	return -EBUSY;
+}
+
+int cg_remove(struct cg *cg)
+{
+	int ret = 0;
+	if (!cg->root)
+		return 0;
+	cg_close_fds(cg);
+	int pop = cg_populated(cg);
+	if (pop != 0)
+		cg_kill(cg);
+	for (int i = 0; i < ctl_count(cg->root); i++) {
+		if (!cg->created[i])
+			continue;
+		char dir[PATH_MAX];
+		cg_path(cg, i, NULL, dir, sizeof dir);
+		int rc = rmdir_wait(dir);
+		if (rc < 0 && !ret)
+			ret = rc;
+		cg->created[i] = false;
+	}
+	return ret;
+}
+
+/* Parses "<prefix>-<pid>-..." and returns pid, or 0. */
+static pid_t name_pid(const char *name, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+	if (strncmp(name, prefix, plen) || name[plen] != '-')
+		return 0;
+	char *end;
+	long pid = strtol(name + plen + 1, &end, 10);
+	if (pid <= 0 || *end != '-')
+		return 0;
+	return (pid_t)pid;
+}
+
+static bool pid_stale(pid_t pid)
+{
+	/* our own pid can only be on a cgroup of an earlier process (e.g. a
+	 * container restarted with the same pid): sweeps run before we create any */
+	if (pid == getpid())
+		return true;
+	return kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+int cg_sweep(const struct cg_root *root, const char *prefix)
+{
+	int removed = 0;
+	for (int i = 0; i < ctl_count(root); i++) {
+		const char *parent = ctl_dir(root, i);
+		if (!parent[0])
+			continue;
+		DIR *d = opendir(parent);
+		if (!d)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			pid_t pid = name_pid(e->d_name, prefix);
+			if (!pid || !pid_stale(pid))
+				continue;
+			char dir[PATH_MAX];
+			if (snprintf(dir, sizeof dir, "%s/%s", parent, e->d_name) >= (int)sizeof dir)
+				continue;
+			const char *dd[1] = {dir};
+			kill_dirs(dd, 1, root->version == CG_V2);
+			if (rmdir_wait(dir) == 0)
+				removed++;
+		}
+		closedir(d);
+	}
+	return removed;
+}

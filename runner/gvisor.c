@@ -1,0 +1,1461 @@
+/* gvisor: the gVisor backend — runs each program in a fresh runsc sandbox.
+ *
+ * Theory of operation.
+ *
+ * A cold `runsc run` costs ~200 ms here, so sandboxes are created *and
+ * started* ahead of need, in a pool per runtime signature (the spec's
+ * ro_paths), gvisor_pool of each. A pool entry is an OCI bundle (oci.c) whose
+ * process is box_init (runner/init/box_init.c), started with `runsc run
+ * --detach`; init waits on its stdin, a pipe held by this process. Each entry
+ * serves exactly one run and is destroyed after it; a refill thread starts a
+ * new one in the background. Nothing of a run can reach another: different
+ * runs never share a sandbox (only the box, when they belong to one submission).
+ *
+ * The box arrives after start: every entry binds its own empty host folder
+ * <work>/<id>/b at /.b inside. <work> is a shared mount, so the gofer (in its
+ * own mount namespace, a slave of ours) sees what we mount under it later. When
+ * the job comes we bind the submission's box onto <work>/<id>/b/box, then write
+ * the job (box_proto.h) to init, which binds /.b/box at /box inside (the
+ * gofer opens files lazily by path, so it finds the new mount), hides /.b,
+ * and runs the program with fds 0/1/2 going straight to our pipes.
+ *
+ * The end of a run: init reaps every process of the run, then writes a status
+ * trailer (with the job's secret token) as the last bytes of stdout and exits;
+ * we read stdout and stderr to EOF (capture.c), check and strip the trailer,
+ * then SIGKILL every process of the sandbox's cgroup (sentry, gofer, stubs),
+ * unmount the box and hand the entry to a reaper thread, which runs `runsc
+ * delete --force` and removes the bundle and any cgroup left. Nothing waits on
+ * `runsc wait`, `state` or `delete` in the latency path, and runsc's own exit
+ * code is never read as the program's status.
+ *
+ * Leftovers of a process that died (SIGKILL of the worker): container ids are
+ * "jgv-<pid>-<n>", bundles live in <box_root>/gvisor/<pid>, cgroups in
+ * /sys/fs/cgroup/<controller>/judge-gvisor/<id>; gvisor_sweep() deletes the
+ * containers, mounts, folders and cgroups of every pid that is gone.
+ */
+#define _GNU_SOURCE
+#include "gvisor.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../judge/config.h"
+#include "../judge/log.h"
+#include "backend.h"
+#include "capture.h"
+#include "init/box_proto.h"
+#include "oci.h"
+
+extern char **environ;
+
+#define CG_PARENT   "judge-gvisor"
+#define ID_PREFIX   "jgv-"
+#define INIT_INSIDE "/.judge-init"
+/* The bundle's memory limit covers the sentry and gofer too (~15 MB idle, more
+ * for their page tables and caches while a program runs): the program's own
+ * limit is enforced inside by box_init; the cgroup is the backstop. */
+#define HEADROOM_BYTES (160LL << 20)
+#define MAX_POOLS      16
+/* Every runsc subcommand gets the same global flags (start without --network=none
+ * fails). Mounts other than the root may be cached by the sentry without
+ * revalidation (exclusive): runtimes are read-only, and the box of a run is only
+ * ever seen by that one sandbox, which walks it first after it is mounted. */
+#define GLOBAL_FLAGS "--network=none", "--platform=ptrace", "--file-access-mounts=exclusive"
+#define REAPERS        2
+
+struct gv_pool;
+
+struct gv_entry {
+	struct gv_entry *next;
+	struct gv_pool *pool;
+	char id[64];
+	char dir[PATH_MAX];
+	int in_fd, out_fd, err_fd;
+	pid_t sandbox_pid;
+	bool box_mounted;
+	long long started_us;
+};
+
+struct gv_pool {
+	char *sig;        /* ro_paths and init_args joined: the pool's key */
+	char **ro_paths;  /* NULL-terminated copy */
+	char **init_args; /* the container's process: box_init and its warm-up arguments */
+	struct gv_entry *ready;
+	int nready, starting;
+	long long last_use_us;
+};
+
+static struct {
+	bool inited;
+	const struct judge_config *cfg;
+	char runsc[PATH_MAX];
+	char root[PATH_MAX];   /* runsc --root */
+	char base[PATH_MAX];   /* <box_root>/gvisor */
+	char work[PATH_MAX];   /* <base>/<pid>: a shared bind mount of itself */
+	char rootfs[PATH_MAX]; /* <work>/rootfs */
+	const char *std_binds[8];
+	int pool_size;
+	long long max_memory_bytes;
+
+	pthread_mutex_t lock;
+	pthread_cond_t refill_cond, reap_cond;
+	struct gv_pool pools[MAX_POOLS];
+	int npools;
+	struct gv_entry *dead; /* reaper queue */
+	int reaping;
+	bool stopping;
+	pthread_t refiller, reapers[REAPERS];
+	bool threads;
+	unsigned long serial;
+} gv = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.refill_cond = PTHREAD_COND_INITIALIZER,
+	.reap_cond = PTHREAD_COND_INITIALIZER,
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+/* snprintf for paths and messages; a name too long ends up cut, and then fails
+ * where it is used (no path here comes near PATH_MAX). */
+static void str_fmt(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void str_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, s, strlen(s));
+	int ret = n < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int write_file(const char *path, const void *data, size_t len, int mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return -errno;
+	const char *p = data;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			close(fd);
+			return -e;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fchmod(fd, (mode_t)mode) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return close(fd) < 0 ? -errno : 0;
+}
+
+static int copy_file(const char *from, const char *to, int mode)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = strbuf_read_file(&sb, from, 64 << 20);
+	if (r == 0)
+		r = write_file(to, sb.buf, sb.len, mode);
+	strbuf_release(&sb);
+	return r;
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char tmp[PATH_MAX];
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* Removes a tree we built; FTW_MOUNT keeps it from entering anything mounted in it. */
+static void rm_tree(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+static bool pid_alive(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/* The owner pid of "jgv-<pid>-<n>" names, or -1. */
+static long owner_pid(const char *name)
+{
+	if (strncmp(name, ID_PREFIX, strlen(ID_PREFIX)))
+		return -1;
+	char *end;
+	long pid = strtol(name + strlen(ID_PREFIX), &end, 10);
+	return *end == '-' ? pid : -1;
+}
+
+/* Spawns argv with the given stdio (-1 = /dev/null). posix_spawn is safe in a
+ * threaded process; every fd of ours is O_CLOEXEC, so the child gets only these. */
+static int spawn(const char *const *argv, int in, int out, int err, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, all;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	int fds[3] = {in, out, err};
+	for (int i = 0; i < 3; i++) {
+		if (fds[i] >= 0)
+			posix_spawn_file_actions_adddup2(&fa, fds[i], i);
+		else
+			posix_spawn_file_actions_addopen(&fa, i, "/dev/null", i ? O_WRONLY : O_RDONLY,
+							 0);
+	}
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	int r = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	return -r;
+}
+
+static int wait_exit(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Runs "runsc <global flags> <args...>" with stdio on /dev/null; returns its exit status. */
+static int runsc(const char *a1, const char *a2, const char *a3)
+{
+	char rootopt[PATH_MAX + 8];
+	str_fmt(rootopt, sizeof(rootopt), "--root=%s", gv.root);
+	const char *argv[] = {gv.runsc, rootopt, GLOBAL_FLAGS, a1, a2, a3, NULL};
+	pid_t pid;
+	if (spawn(argv, -1, -1, -1, &pid) < 0)
+		return -1;
+	return wait_exit(pid);
+}
+
+/* ---- cgroups of a container -------------------------------------------- */
+
+/* Calls fn on every v1 controller folder /sys/fs/cgroup/<c>/judge-gvisor (and the
+ * cgroup2 one on pure v2 hosts). */
+static void each_cg_parent(void (*fn)(const char *parent, void *arg), void *arg)
+{
+	DIR *d = opendir("/sys/fs/cgroup");
+	char path[PATH_MAX];
+	if (!d)
+		return;
+	struct dirent *e;
+	bool any = false;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		str_fmt(path, sizeof(path), "/sys/fs/cgroup/%s/" CG_PARENT, e->d_name);
+		if (access(path, F_OK) == 0) {
+			fn(path, arg);
+			any = true;
+		}
+	}
+	closedir(d);
+	if (!any && access("/sys/fs/cgroup/" CG_PARENT, F_OK) == 0)
+		fn("/sys/fs/cgroup/" CG_PARENT, arg);
+}
+
+static int kill_procs(const char *cgdir)
+{
+	char path[PATH_MAX];
+	str_fmt(path, sizeof(path), "%s/cgroup.procs", cgdir);
+	FILE *f = fopen(path, "re");
+	int n = 0;
+	if (!f)
+		return 0;
+	long pid;
+	while (fscanf(f, "%ld", &pid) == 1) {
+		kill((pid_t)pid, SIGKILL);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Kills what is inside and removes the cgroup (children first). */
+static void cg_remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *e;
+		char sub[PATH_MAX];
+		while ((e = readdir(d))) {
+			if (e->d_type != DT_DIR || e->d_name[0] == '.')
+				continue;
+			str_fmt(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+			cg_remove_dir(sub);
+		}
+		closedir(d);
+	}
+	for (int i = 0; i < 100 && rmdir(dir) < 0 && errno == EBUSY; i++) {
+		kill_procs(dir);
+		usleep(10000);
+	}
+}
+
+struct cg_arg {
+	const char *id; /* one container, or NULL: every dead owner's */
+};
+
+static void cg_clean_parent(const char *parent, void *varg)
+{
+	struct cg_arg *a = varg;
+	char dir[PATH_MAX];
+	if (a->id) {
+		str_fmt(dir, sizeof(dir), "%s/%s", parent, a->id);
+		if (access(dir, F_OK) == 0)
+			cg_remove_dir(dir);
+		return;
+	}
+	DIR *d = opendir(parent);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		long pid = owner_pid(e->d_name);
+		if (pid < 0 || pid_alive(pid))
+			continue;
+		str_fmt(dir, sizeof(dir), "%s/%s", parent, e->d_name);
+		cg_remove_dir(dir);
+	}
+	closedir(d);
+}
+
+static void cg_kill_parent(const char *parent, void *varg)
+{
+	char dir[PATH_MAX];
+	str_fmt(dir, sizeof(dir), "%s/%s", parent, (const char *)varg);
+	kill_procs(dir);
+}
+
+static void cg_path(char *buf, size_t len, const char *ctl, const char *id, const char *file)
+{
+	str_fmt(buf, len, "/sys/fs/cgroup/%s/" CG_PARENT "/%s/%s", ctl, id, file);
+}
+
+static long long cg_read_ll(const char *ctl, const char *id, const char *file, const char *key)
+{
+	char path[PATH_MAX], buf[4096];
+	cg_path(path, sizeof(path), ctl, id, file);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (!key)
+		return atoll(buf);
+	char *p = strstr(buf, key);
+	return p ? atoll(p + strlen(key)) : -1;
+}
+
+/* ---- entries ------------------------------------------------------------ */
+
+static void entry_free(struct gv_entry *e)
+{
+	if (e->in_fd >= 0)
+		close(e->in_fd);
+	if (e->out_fd >= 0)
+		close(e->out_fd);
+	if (e->err_fd >= 0)
+		close(e->err_fd);
+	free(e);
+}
+
+/* SIGKILLs every process of the container (sentry, gofer, stubs): immediate, no runsc. */
+static void entry_kill(struct gv_entry *e)
+{
+	each_cg_parent(cg_kill_parent, e->id);
+	if (e->sandbox_pid > 0)
+		kill(e->sandbox_pid, SIGKILL);
+}
+
+static void entry_unmount_box(struct gv_entry *e)
+{
+	if (!e->box_mounted)
+		return;
+	char path[PATH_MAX];
+	str_fmt(path, sizeof(path), "%s/b/box", e->dir);
+	if (umount2(path, MNT_DETACH) < 0)
+		log_warn("gvisor: cannot unmount '%s': %s", path, strerror(errno));
+	e->box_mounted = false;
+}
+
+/* Hands e to the reapers (they delete the container and its files). */
+static void entry_discard(struct gv_entry *e)
+{
+	if (e->in_fd >= 0)
+		close(e->in_fd), e->in_fd = -1;
+	entry_kill(e);
+	entry_unmount_box(e);
+	pthread_mutex_lock(&gv.lock);
+	e->next = gv.dead;
+	gv.dead = e;
+	pthread_cond_signal(&gv.reap_cond);
+	pthread_mutex_unlock(&gv.lock);
+}
+
+/* Deletes the container and everything it left: runs in a reaper thread. */
+static void entry_reap(struct gv_entry *e)
+{
+	long long t0 = sandbox_now_us();
+	int r = runsc("delete", "--force", e->id);
+	struct cg_arg a = {.id = e->id};
+	each_cg_parent(cg_clean_parent, &a);
+	char path[PATH_MAX];
+	str_fmt(path, sizeof(path), "%s/b/box", e->dir);
+	umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW); /* in case: nothing may stay mounted */
+	rm_tree(e->dir);
+	if (r != 0)
+		log_debug("gvisor: runsc delete %s exited %d", e->id, r);
+	log_debug("gvisor: reaped %s in %lld ms", e->id, (sandbox_now_us() - t0) / 1000);
+	entry_free(e);
+}
+
+static void *reaper_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&gv.lock);
+	for (;;) {
+		while (!gv.dead && !gv.stopping)
+			pthread_cond_wait(&gv.reap_cond, &gv.lock);
+		if (!gv.dead && gv.stopping)
+			break;
+		struct gv_entry *e = gv.dead;
+		gv.dead = e->next;
+		gv.reaping++;
+		pthread_mutex_unlock(&gv.lock);
+		entry_reap(e);
+		pthread_mutex_lock(&gv.lock);
+		gv.reaping--;
+		pthread_cond_broadcast(&gv.reap_cond);
+	}
+	pthread_mutex_unlock(&gv.lock);
+	return NULL;
+}
+
+/* Reads what runsc wrote on the container's stderr (its own error message). */
+static void read_runsc_error(int fd, char *buf, size_t len)
+{
+	buf[0] = 0;
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	ssize_t n = read(fd, buf, len - 1);
+	if (n > 0) {
+		buf[n] = 0;
+		buf[strcspn(buf, "\n")] = 0;
+	}
+}
+
+/* Creates and starts one sandbox for pool p: ~170 ms, mostly runsc itself. */
+static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size_t errlen)
+{
+	int ret = -1, in[2] = {-1, -1}, o[2] = {-1, -1}, e2[2] = {-1, -1};
+	struct gv_entry *e = calloc(1, sizeof(*e));
+	long long t0 = sandbox_now_us();
+	if (!e) {
+		str_fmt(err, errlen, "out of memory");
+		return -1;
+	}
+	e->in_fd = e->out_fd = e->err_fd = -1;
+	e->pool = p;
+	pthread_mutex_lock(&gv.lock);
+	unsigned long n = ++gv.serial;
+	pthread_mutex_unlock(&gv.lock);
+	str_fmt(e->id, sizeof(e->id), ID_PREFIX "%ld-%lu", (long)getpid(), n);
+	str_fmt(e->dir, sizeof(e->dir), "%s/%s", gv.work, e->id);
+
+	char path[PATH_MAX], cgpath[128];
+	int r;
+	if (mkdir(e->dir, 0700) < 0) {
+		str_fmt(err, errlen, "cannot create '%s': %s", e->dir, strerror(errno));
+		free(e);
+		return -1;
+	}
+	str_fmt(path, sizeof(path), "%s/b", e->dir);
+	if (mkdir(path, 0700) < 0 || (strcat(path, "/box"), mkdir(path, 0755) < 0)) {
+		str_fmt(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	/* mount points of the runtime's folders in the (shared, read-only) root */
+	for (char **rp = p->ro_paths; rp && *rp; rp++) {
+		struct stat st;
+		str_fmt(path, sizeof(path), "%s%s", gv.rootfs, *rp);
+		if (stat(*rp, &st) < 0) {
+			str_fmt(err, errlen, "read-only path '%s': %s", *rp, strerror(errno));
+			goto fail;
+		}
+		if (lstat(path, &st) == 0)
+			continue;
+		if ((r = mkdir_p(path, 0755)) < 0) {
+			str_fmt(err, errlen, "cannot create '%s': %s", path, strerror(-r));
+			goto fail;
+		}
+	}
+	char bdir[PATH_MAX + 8];
+	str_fmt(bdir, sizeof(bdir), "%s/b", e->dir);
+	str_fmt(cgpath, sizeof(cgpath), "/" CG_PARENT "/%s", e->id);
+	struct oci_params op = {
+		.rootfs = gv.rootfs,
+		.args = (const char *const *)p->init_args,
+		.ro_paths = (const char *const *)p->ro_paths,
+		.std_binds = gv.std_binds,
+		.control_dir = bdir,
+		.cgroups_path = cgpath,
+		.memory_bytes = gv.max_memory_bytes + HEADROOM_BYTES,
+		.pids = 4096,
+		.tmp_bytes = (long long)gv.cfg->tmp_size_mb << 20,
+	};
+	str_fmt(path, sizeof(path), "%s/config.json", e->dir);
+	if (oci_write_config(path, &op, err, errlen) < 0)
+		goto fail;
+
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(o, O_CLOEXEC) < 0 || pipe2(e2, O_CLOEXEC) < 0) {
+		str_fmt(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	char rootopt[PATH_MAX + 8], pidfile[PATH_MAX + 8];
+	str_fmt(rootopt, sizeof(rootopt), "--root=%s", gv.root);
+	str_fmt(pidfile, sizeof(pidfile), "%s/pid", e->dir);
+	const char *argv[] = {gv.runsc, rootopt, GLOBAL_FLAGS, "run", "--detach", "--bundle",
+			      e->dir, "--pid-file", pidfile, e->id, NULL};
+	pid_t pid;
+	if ((r = spawn(argv, in[0], o[1], e2[1], &pid)) < 0) {
+		str_fmt(err, errlen, "cannot run '%s': %s", gv.runsc, strerror(-r));
+		goto fail;
+	}
+	close(in[0]), close(o[1]), close(e2[1]);
+	in[0] = o[1] = e2[1] = -1;
+	e->in_fd = in[1], e->out_fd = o[0], e->err_fd = e2[0];
+	in[1] = o[0] = e2[0] = -1;
+	int st = wait_exit(pid);
+	if (st != 0) {
+		char msg[512];
+		read_runsc_error(e->err_fd, msg, sizeof(msg));
+		str_fmt(err, errlen, "runsc run exited %d: %s", st, msg[0] ? msg : "no message");
+		goto discard;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, pidfile, 64) == 0)
+		e->sandbox_pid = (pid_t)atol(sb.buf);
+	strbuf_release(&sb);
+	e->started_us = sandbox_now_us();
+	log_debug("gvisor: started %s in %lld ms", e->id, (e->started_us - t0) / 1000);
+	*out = e;
+	return 0;
+discard:
+	entry_discard(e);
+	return ret;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (in[i] >= 0)
+			close(in[i]);
+		if (o[i] >= 0)
+			close(o[i]);
+		if (e2[i] >= 0)
+			close(e2[i]);
+	}
+	rm_tree(e->dir);
+	entry_free(e);
+	return ret;
+}
+
+/* ---- pools -------------------------------------------------------------- */
+
+/* Warm-up of a runtime inside a fresh sandbox, before any job: box_init's
+ * arguments (see box_init.c), NUL-separated in out. Only the runtime's own code
+ * runs, as nobody, before the box is even mounted; it leaves the sentry's caches
+ * of read-only runtime files warm and nothing else. */
+static void warm_args(const char *const *argv, struct strbuf *out)
+{
+	const char *a0 = argv ? argv[0] : NULL;
+	const char *base = a0 && strrchr(a0, '/') ? strrchr(a0, '/') + 1 : a0;
+	strbuf_addstr(out, INIT_INSIDE);
+	strbuf_addch(out, 0);
+#define ARG(s) (strbuf_addstr(out, (s)), strbuf_addch(out, 0))
+	if (!a0 || a0[0] != '/' || !strncmp(a0, "/box/", 5)) {
+		/* a compiled program: the loader and the C/C++ libraries */
+		ARG("-x"), ARG("/usr/bin/true"), ARG("--");
+		static const char *const libs[] = {"/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+						   "/usr/lib/x86_64-linux-gnu/libm.so.6",
+						   "/usr/lib/x86_64-linux-gnu/libgcc_s.so.1", NULL};
+		for (const char *const *l = libs; *l; l++)
+			if (access(*l, R_OK) == 0)
+				ARG("-r"), ARG(*l);
+	} else if (!strncmp(base, "python", 6)) {
+		ARG("-x"), ARG(a0), ARG("-c"), ARG("pass"), ARG("--");
+	} else if (!strcmp(base, "node")) {
+		ARG("-x"), ARG(a0), ARG("-e"), ARG("0"), ARG("--");
+	} else {
+		ARG("-r"), ARG(a0);
+	}
+#undef ARG
+}
+
+/* The pool key: ro_paths, then the warm-up arguments. */
+static void sig_of(const char *const *ro_paths, const struct strbuf *warm, struct strbuf *sb)
+{
+	for (const char *const *p = ro_paths; p && *p; p++) {
+		strbuf_addstr(sb, *p);
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_addch(sb, '|');
+	for (size_t i = 0; i < warm->len; i++)
+		strbuf_addch(sb, warm->buf[i] ? warm->buf[i] : ' ');
+}
+
+static char **split_nul(const struct strbuf *sb)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sb->len; i++)
+		n += !sb->buf[i];
+	char **v = calloc(n + 1, sizeof(char *));
+	if (!v)
+		abort();
+	size_t k = 0;
+	for (size_t i = 0; i < sb->len; i += strlen(sb->buf + i) + 1)
+		if (!(v[k++] = strdup(sb->buf + i)))
+			abort();
+	return v;
+}
+
+/* Finds or adds the pool of a signature; gv.lock held. NULL when the table is full. */
+static struct gv_pool *pool_get(const char *sig, const char *const *ro_paths,
+				 const struct strbuf *warm)
+{
+	for (int i = 0; i < gv.npools; i++)
+		if (!strcmp(gv.pools[i].sig, sig))
+			return &gv.pools[i];
+	if (gv.npools == MAX_POOLS)
+		return NULL;
+	struct gv_pool *p = &gv.pools[gv.npools];
+	size_t n = 0;
+	while (ro_paths && ro_paths[n])
+		n++;
+	p->sig = strdup(sig);
+	p->ro_paths = calloc(n + 1, sizeof(char *));
+	if (!p->sig || !p->ro_paths) {
+		free(p->sig);
+		free(p->ro_paths);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!(p->ro_paths[i] = strdup(ro_paths[i])))
+			abort();
+	p->init_args = split_nul(warm);
+	gv.npools++;
+	return p;
+}
+
+/* Picks a pool that lacks a sandbox, most recently used first; gv.lock held. */
+static struct gv_pool *pool_needing(void)
+{
+	struct gv_pool *best = NULL;
+	for (int i = 0; i < gv.npools; i++) {
+		struct gv_pool *p = &gv.pools[i];
+		if (p->nready + p->starting < gv.pool_size &&
+		    (!best || p->last_use_us > best->last_use_us))
+			best = p;
+	}
+	return best;
+}
+
+static void *refill_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&gv.lock);
+	while (!gv.stopping) {
+		struct gv_pool *p = pool_needing();
+		if (!p) {
+			pthread_cond_wait(&gv.refill_cond, &gv.lock);
+			continue;
+		}
+		p->starting++;
+		pthread_mutex_unlock(&gv.lock);
+		struct gv_entry *e = NULL;
+		char err[512];
+		int r = entry_start(p, &e, err, sizeof(err));
+		pthread_mutex_lock(&gv.lock);
+		p->starting--;
+		if (r < 0) {
+			log_error("gvisor: cannot start a pool sandbox: %s", err);
+			/* do not spin on a broken runsc: wait a while */
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 2;
+			pthread_cond_timedwait(&gv.refill_cond, &gv.lock, &ts);
+			continue;
+		}
+		if (gv.stopping) {
+			pthread_mutex_unlock(&gv.lock);
+			entry_discard(e);
+			pthread_mutex_lock(&gv.lock);
+			break;
+		}
+		e->next = p->ready;
+		p->ready = e;
+		p->nready++;
+		pthread_cond_broadcast(&gv.refill_cond);
+	}
+	pthread_mutex_unlock(&gv.lock);
+	return NULL;
+}
+
+/* Takes a started sandbox for ro_paths: from the pool, or cold when none is ready. */
+static int entry_take(const struct run_spec *spec, struct gv_entry **out, bool *cold, char *err,
+		      size_t errlen)
+{
+	const char *const *ro_paths = spec->ro_paths;
+	struct strbuf sig = STRBUF_INIT, warm = STRBUF_INIT;
+	warm_args(spec->argv, &warm);
+	sig_of(ro_paths, &warm, &sig);
+	pthread_mutex_lock(&gv.lock);
+	struct gv_pool *p = pool_get(sig.buf, ro_paths, &warm);
+	struct gv_entry *e = NULL;
+	if (p) {
+		p->last_use_us = sandbox_now_us();
+		/* the oldest ready entry: the others stay warm for the next runs */
+		struct gv_entry **pp = &p->ready;
+		while (*pp && (*pp)->next)
+			pp = &(*pp)->next;
+		if ((e = *pp)) {
+			*pp = NULL;
+			p->nready--;
+		}
+		if (gv.threads)
+			pthread_cond_broadcast(&gv.refill_cond);
+	}
+	pthread_mutex_unlock(&gv.lock);
+	strbuf_release(&sig);
+	*cold = !e;
+	if (e) {
+		*out = e;
+		return 0;
+	}
+	if (!p) {
+		/* more runtime signatures than pools: a private, unpooled one */
+		struct gv_pool tmp;
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.ro_paths = (char **)ro_paths;
+		tmp.init_args = split_nul(&warm);
+		struct gv_entry *ne = NULL;
+		int r = entry_start(&tmp, &ne, err, errlen);
+		if (r == 0)
+			ne->pool = NULL;
+		for (char **a = tmp.init_args; *a; a++)
+			free(*a);
+		free(tmp.init_args);
+		strbuf_release(&warm);
+		*out = ne;
+		return r;
+	}
+	strbuf_release(&warm);
+	return entry_start(p, out, err, errlen);
+}
+
+/* ---- one run ------------------------------------------------------------ */
+
+/* Writes the whole job header (small) before the pump; SIGPIPE is blocked and
+ * consumed as in capture.c, so a dead sandbox gives EPIPE, not a signal. */
+static int send_job(int fd, const void *buf, size_t len, long long deadline_us)
+{
+	sigset_t set, old, pending;
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	sigpending(&pending);
+	bool was = sigismember(&pending, SIGPIPE);
+	int ret = 0;
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			long long left = deadline_us - sandbox_now_us();
+			if (left <= 0) {
+				ret = -ETIMEDOUT;
+				break;
+			}
+			struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+			poll(&pfd, 1, (int)(left / 1000) + 1);
+			continue;
+		}
+		ret = n < 0 ? -errno : -EIO;
+		break;
+	}
+	if (!was) {
+		struct timespec zero = {0, 0};
+		while (sigtimedwait(&set, NULL, &zero) == SIGPIPE)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+static void build_job(const struct sandbox *sb, const struct run_spec *spec, struct strbuf *job,
+		      uint8_t token[BX_TOKEN_LEN])
+{
+	struct bx_job h;
+	memset(&h, 0, sizeof(h));
+	h.magic = BX_JOB_MAGIC;
+	h.cpu_ms = spec->limits.cpu_ms;
+	h.wall_ms = spec->limits.wall_ms;
+	h.memory_kb = spec->limits.memory_kb;
+	h.processes = spec->limits.processes;
+	h.file_bytes = spec->limits.file_bytes;
+	h.open_files = spec->limits.open_files;
+	/* the stack may use all the memory the run has, as in most judges */
+	h.stack_kb = spec->limits.memory_kb;
+	h.uid = sb->host_uid;
+	h.gid = sb->host_gid;
+	for (const char *const *a = spec->argv; *a; a++)
+		h.argc++;
+	for (const char *const *a = spec->env; a && *a; a++)
+		h.envc++;
+	memcpy(h.token, token, BX_TOKEN_LEN);
+	strbuf_add(job, &h, sizeof(h));
+	for (const char *const *a = spec->argv; *a; a++)
+		strbuf_add(job, *a, strlen(*a) + 1);
+	for (const char *const *a = spec->env; a && *a; a++)
+		strbuf_add(job, *a, strlen(*a) + 1);
+	h.len = (uint32_t)job->len;
+	memcpy(job->buf, &h, sizeof(h));
+}
+
+/* Lowers the container's cgroup limits to this run's (the entry was made for any run). */
+static void set_run_limits(struct gv_entry *e, const struct run_spec *spec)
+{
+	char path[PATH_MAX], val[64];
+	if (spec->limits.memory_kb > 0) {
+		long long bytes = spec->limits.memory_kb * 1024LL + HEADROOM_BYTES;
+		str_fmt(val, sizeof(val), "%lld", bytes);
+		cg_path(path, sizeof(path), "memory", e->id, "memory.limit_in_bytes");
+		write_str(path, val);
+		cg_path(path, sizeof(path), "memory", e->id, "memory.memsw.limit_in_bytes");
+		write_str(path, val);
+	}
+	if (spec->limits.processes > 0) {
+		/* gVisor's own threads count too (~50 idle): a coarse backstop only;
+		 * box_init sets RLIMIT_NPROC for the program itself */
+		long long cur = cg_read_ll("pids", e->id, "pids.current", NULL);
+		str_fmt(val, sizeof(val), "%lld",
+			 (cur > 0 ? cur : 64) + 2 * spec->limits.processes + 64);
+		cg_path(path, sizeof(path), "pids", e->id, "pids.max");
+		write_str(path, val);
+	}
+}
+
+static int decide(const struct run_spec *spec, struct run_result *res, const struct bx_status *st,
+		  enum capture_end end, struct gv_entry *e)
+{
+	const struct run_limits *l = &spec->limits;
+	long long ooms = cg_read_ll("memory", e->id, "memory.oom_control", "oom_kill ");
+	long long failcnt = cg_read_ll("memory", e->id, "memory.failcnt", NULL);
+	bool host_oom = ooms > 0 || failcnt > 0;
+
+	if (end == CAPTURE_OUTPUT_LIMIT) {
+		res->status = RUN_OUTPUT_LIMIT;
+		return 0;
+	}
+	if (end == CAPTURE_DEADLINE) {
+		res->status = RUN_TIMEOUT;
+		return 0;
+	}
+	if (!st) {
+		/* the sandbox ended without init's report: the host OOM killer, or a fault */
+		if (host_oom) {
+			res->status = RUN_MEMORY_LIMIT;
+			res->memory_kb = l->memory_kb;
+			return 0;
+		}
+		return sandbox_fail(res, "gvisor sandbox %s ended without a status", e->id);
+	}
+	res->cpu_ms = st->cpu_us / 1000;
+	res->wall_ms = st->wall_us / 1000;
+	res->memory_kb = st->maxrss_kb > st->peak_tree_kb ? st->maxrss_kb : st->peak_tree_kb;
+	if (st->kind == BX_SETUP_FAILED)
+		return sandbox_fail(res, "gvisor init failed at step %u: %s", st->setup_step,
+				    strerror(st->err));
+	if (st->kind == BX_EXEC_FAILED)
+		return sandbox_fail(res, "cannot execute '%s' in the gvisor sandbox: %s",
+				    spec->argv[0], strerror(st->err));
+	if (st->kind == BX_SIGNALED)
+		res->signal = st->code;
+	else
+		res->exit_code = st->code;
+	bool cpu_over = l->cpu_ms > 0 && st->cpu_us > l->cpu_ms * 1000LL;
+	if ((st->flags & BX_MEM_LIMIT) ||
+	    (l->memory_kb > 0 && res->memory_kb > l->memory_kb) ||
+	    (st->kind == BX_SIGNALED && st->code == SIGKILL && host_oom)) {
+		res->status = RUN_MEMORY_LIMIT;
+	} else if ((st->flags & (BX_CPU_LIMIT | BX_WALL_LIMIT)) || cpu_over ||
+		   (st->kind == BX_SIGNALED && st->code == SIGXCPU)) {
+		res->status = RUN_TIMEOUT;
+	} else if (l->stdout_bytes > 0 && res->out.len > (size_t)l->stdout_bytes) {
+		res->status = RUN_OUTPUT_LIMIT;
+	} else if (st->kind == BX_SIGNALED || st->code != 0) {
+		res->status = RUN_RUNTIME_ERROR;
+	} else {
+		res->status = RUN_OK;
+	}
+	return 0;
+}
+
+int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
+{
+	if (!sb || !spec || !res || !spec->argv || !spec->argv[0])
+		return -1;
+	if (!gv.inited)
+		return sandbox_fail(res, "the gvisor backend is not initialised");
+
+	int ret = 0, in_file = -1;
+	struct gv_entry *e = NULL;
+	struct strbuf job = STRBUF_INIT;
+	char err[512], path[PATH_MAX];
+	bool cold;
+	long long t0 = sandbox_now_us();
+
+	if (entry_take(spec, &e, &cold, err, sizeof(err)) < 0) {
+		ret = sandbox_fail(res, "cannot start a gvisor sandbox: %s", err);
+		goto out;
+	}
+	long long t_take = sandbox_now_us();
+	str_fmt(path, sizeof(path), "%s/b/box", e->dir);
+	if (mount(sandbox_box_path(sb), path, NULL, MS_BIND, NULL) < 0) {
+		ret = sandbox_fail(res, "cannot bind the box at '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	e->box_mounted = true;
+	set_run_limits(e, spec);
+	if (spec->stdin_path && (in_file = open(spec->stdin_path, O_RDONLY | O_CLOEXEC)) < 0) {
+		ret = sandbox_fail(res, "cannot open stdin '%s': %s", spec->stdin_path,
+				   strerror(errno));
+		goto out;
+	}
+	uint8_t token[BX_TOKEN_LEN];
+	if (getrandom(token, sizeof(token), 0) != (ssize_t)sizeof(token)) {
+		ret = sandbox_fail(res, "getrandom: %s", strerror(errno));
+		goto out;
+	}
+	build_job(sb, spec, &job, token);
+	long long wall_us = spec->limits.wall_ms > 0 ? spec->limits.wall_ms * 1000LL : 0;
+	/* init kills the run at wall_ms; this is the backstop if the sandbox hangs */
+	long long deadline = wall_us ? sandbox_now_us() + wall_us + 500000 : 0;
+	fcntl(e->in_fd, F_SETFL, O_NONBLOCK);
+	int r = send_job(e->in_fd, job.buf, job.len, deadline ? deadline : LLONG_MAX);
+	if (r < 0) {
+		ret = sandbox_fail(res, "cannot send the job to gvisor sandbox %s: %s", e->id,
+				   strerror(-r));
+		goto out;
+	}
+	long long t_sent = sandbox_now_us();
+
+	struct capture c;
+	capture_init(&c);
+	c.in_fd = e->in_fd;
+	e->in_fd = -1; /* capture closes it at the end of stdin: the program's EOF */
+	c.in_data = spec->stdin_data ? spec->stdin_data : "";
+	c.in_len = spec->stdin_data ? spec->stdin_len : 0;
+	c.in_file = in_file;
+	c.out_fd = e->out_fd;
+	c.err_fd = e->err_fd;
+	c.out_max = (spec->limits.stdout_bytes > 0 ? (size_t)spec->limits.stdout_bytes : SIZE_MAX / 2) +
+		    sizeof(struct bx_status);
+	c.err_max = spec->limits.stderr_bytes > 0 ? (size_t)spec->limits.stderr_bytes : SIZE_MAX / 2;
+	c.out = &res->out;
+	c.err = &res->err;
+	c.deadline_us = deadline;
+	enum capture_end end = capture_pump(&c);
+	capture_release(&c);
+	long long t_done = sandbox_now_us();
+	if (end == CAPTURE_FAILED) {
+		ret = sandbox_fail(res, "reading the output of gvisor sandbox %s: %s", e->id,
+				   strerror(c.error));
+		goto out;
+	}
+	/* the program and init are gone (or must be now): stop the whole sandbox */
+	entry_kill(e);
+
+	struct bx_status st, *stp = NULL;
+	if (end == CAPTURE_DONE && res->out.len >= sizeof(st)) {
+		memcpy(&st, res->out.buf + res->out.len - sizeof(st), sizeof(st));
+		if (st.magic == BX_STATUS_MAGIC && !memcmp(st.token, token, BX_TOKEN_LEN)) {
+			stp = &st;
+			res->out.len -= sizeof(st);
+			res->out.buf[res->out.len] = 0;
+		}
+	}
+	res->err_truncated = c.err_truncated;
+	res->out_truncated = c.out_truncated;
+	ret = decide(spec, res, stp, end, e);
+	if (spec->limits.stdout_bytes > 0 && res->out.len > (size_t)spec->limits.stdout_bytes) {
+		res->out.len = (size_t)spec->limits.stdout_bytes;
+		res->out.buf[res->out.len] = 0;
+		res->out_truncated = true;
+	}
+	if (!stp)
+		res->wall_ms = (t_done - t_sent) / 1000;
+	log_debug("gvisor: run %s%s: take %lld us, send %lld us, run+read %lld us", e->id,
+		  cold ? " (cold)" : "", t_take - t0, t_sent - t_take, t_done - t_sent);
+	if (stp)
+		log_debug("gvisor: inside %s: job read +%lld us, fork +%lld, exec'd +%lld, "
+			  "program gone +%lld, report +%lld, host EOF +%lld",
+			  e->id, stp->t_job - t_sent, stp->t_fork - t_sent, stp->t_exec - t_sent,
+			  stp->t_main - t_sent, stp->t_end - t_sent, t_done - t_sent);
+out:
+	if (in_file >= 0)
+		close(in_file);
+	if (e)
+		entry_discard(e);
+	strbuf_release(&job);
+	return ret;
+}
+
+/* ---- set-up, sweep, shutdown ------------------------------------------- */
+
+/* Host path of box_init: $JUDGE_BOX_INIT, else bin/box_init beside or above the binary. */
+static int find_init(char *out, size_t len)
+{
+	const char *env = getenv("JUDGE_BOX_INIT");
+	if (env && access(env, X_OK) == 0)
+		return str_fmt(out, len, "%s", env), 0;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	static const char *const rel[] = {"box_init", "../bin/box_init", "../../bin/box_init",
+					  "../../../bin/box_init"};
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		str_fmt(out, len, "%s/%s", exe, rel[i]);
+		if (access(out, X_OK) == 0)
+			return 0;
+	}
+	str_fmt(out, len, "bin/box_init");
+	return access(out, X_OK) == 0 ? 0 : -1;
+}
+
+/* Builds the read-only root: mount points, a minimal /etc, the init binary. */
+static int make_rootfs(const char *init, char *err, size_t errlen)
+{
+	char p[PATH_MAX];
+	static const char *const dirs[] = {"", "/etc", "/box", "/tmp", "/proc", "/dev", "/sys",
+					   "/.b", "/usr", "/opt", NULL};
+	for (const char *const *d = dirs; *d; d++) {
+		str_fmt(p, sizeof(p), "%s%s", gv.rootfs, *d);
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			goto fail;
+	}
+	/* /bin, /lib ... : symlinks where the host has merged /usr (fewer mounts, faster
+	 * start), else read-only binds */
+	static const char *const top[] = {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32",
+					  NULL};
+	int nb = 0;
+	gv.std_binds[nb++] = "/usr";
+	for (const char *const *t = top; *t; t++) {
+		char target[PATH_MAX];
+		struct stat st;
+		str_fmt(p, sizeof(p), "%s%s", gv.rootfs, *t);
+		ssize_t n = readlink(*t, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = 0;
+			if (symlink(target, p) < 0 && errno != EEXIST)
+				goto fail;
+		} else if (stat(*t, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (mkdir(p, 0755) < 0 && errno != EEXIST)
+				goto fail;
+			gv.std_binds[nb++] = *t;
+		}
+	}
+	gv.std_binds[nb] = NULL;
+
+	struct strbuf pw = STRBUF_INIT, gr = STRBUF_INIT;
+	strbuf_addstr(&pw, "root:x:0:0:root:/root:/usr/sbin/nologin\n");
+	strbuf_addstr(&gr, "root:x:0:\n");
+	for (long i = 0; i < 64; i++) {
+		long id = gv.cfg->box_uid + i;
+		strbuf_addf(&pw, "box%ld:x:%ld:%ld:box:/box:/usr/sbin/nologin\n", i, id, id);
+		strbuf_addf(&gr, "box%ld:x:%ld:\n", i, id);
+	}
+	strbuf_addstr(&pw, "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
+	strbuf_addstr(&gr, "nogroup:x:65534:\n");
+	int r = 0;
+	str_fmt(p, sizeof(p), "%s/etc/passwd", gv.rootfs);
+	r = r ? r : write_file(p, pw.buf, pw.len, 0644);
+	str_fmt(p, sizeof(p), "%s/etc/group", gv.rootfs);
+	r = r ? r : write_file(p, gr.buf, gr.len, 0644);
+	strbuf_release(&pw);
+	strbuf_release(&gr);
+	static const char hosts[] = "127.0.0.1 localhost\n::1 localhost\n";
+	str_fmt(p, sizeof(p), "%s/etc/hosts", gv.rootfs);
+	r = r ? r : write_file(p, hosts, sizeof(hosts) - 1, 0644);
+	/* the loader finds libraries through the cache instead of probing paths
+	 * one gofer round trip at a time */
+	str_fmt(p, sizeof(p), "%s/etc/ld.so.cache", gv.rootfs);
+	if (!r && access("/etc/ld.so.cache", R_OK) == 0)
+		r = copy_file("/etc/ld.so.cache", p, 0644);
+	str_fmt(p, sizeof(p), "%s" INIT_INSIDE, gv.rootfs);
+	r = r ? r : copy_file(init, p, 0755);
+	if (r < 0) {
+		str_fmt(err, errlen, "cannot write the sandbox root '%s': %s", p, strerror(-r));
+		return -1;
+	}
+	return 0;
+fail:
+	str_fmt(err, errlen, "cannot create '%s': %s", p, strerror(errno));
+	return -1;
+}
+
+static void paths_from_config(const struct judge_config *cfg)
+{
+	const char *box_root = cfg && cfg->box_root ? cfg->box_root : "/run/judge";
+	str_fmt(gv.runsc, sizeof(gv.runsc), "%s", cfg && cfg->runsc ? cfg->runsc : "runsc");
+	str_fmt(gv.root, sizeof(gv.root), "%s/runsc", box_root);
+	str_fmt(gv.base, sizeof(gv.base), "%s/gvisor", box_root);
+}
+
+/* Unmounts every mount at or below dir (deepest first). */
+static void umount_below(const char *dir)
+{
+	for (int round = 0; round < 8; round++) {
+		FILE *f = fopen("/proc/self/mountinfo", "re");
+		if (!f)
+			return;
+		char line[4096], mp[PATH_MAX], best[PATH_MAX] = "";
+		size_t dl = strlen(dir);
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+				continue;
+			if (strncmp(mp, dir, dl) || (mp[dl] && mp[dl] != '/'))
+				continue;
+			if (strlen(mp) > strlen(best))
+				str_fmt(best, sizeof(best), "%s", mp);
+		}
+		fclose(f);
+		if (!best[0])
+			return;
+		if (umount2(best, MNT_DETACH) < 0)
+			return;
+	}
+}
+
+void gvisor_sweep(void)
+{
+	const struct judge_config *cfg = sandbox_config();
+	if (!gv.inited)
+		paths_from_config(cfg);
+	/* containers of dead owners: runsc keeps "<id>_sandbox:<id>.state" in its root */
+	DIR *d = opendir(gv.root);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			long pid = owner_pid(e->d_name);
+			char *dot = strstr(e->d_name, ".state");
+			if (pid < 0 || pid_alive(pid) || !dot)
+				continue;
+			char id[256];
+			str_fmt(id, sizeof(id), "%.*s", (int)strcspn(e->d_name, "_"), e->d_name);
+			log_info("gvisor: deleting container %s left by dead process %ld", id, pid);
+			each_cg_parent(cg_kill_parent, id);
+			runsc("delete", "--force", id);
+		}
+		closedir(d);
+	}
+	/* bundles and box mounts of dead owners */
+	d = opendir(gv.base);
+	if (d) {
+		struct dirent *e;
+		char dir[PATH_MAX];
+		while ((e = readdir(d))) {
+			char *end;
+			long pid = strtol(e->d_name, &end, 10);
+			if (*end || pid <= 0 || pid_alive(pid))
+				continue;
+			str_fmt(dir, sizeof(dir), "%s/%s", gv.base, e->d_name);
+			log_info("gvisor: removing '%s' left by dead process %ld", dir, pid);
+			umount_below(dir);
+			rm_tree(dir);
+		}
+		closedir(d);
+	}
+	struct cg_arg a = {.id = NULL};
+	each_cg_parent(cg_clean_parent, &a);
+}
+
+static bool runsc_found(char *why, size_t whylen)
+{
+	const char *r = gv.runsc[0] ? gv.runsc : "runsc";
+	if (strchr(r, '/')) {
+		if (access(r, X_OK) == 0)
+			return true;
+		str_fmt(why, whylen, "runsc not executable at '%s'", r);
+		return false;
+	}
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		str_fmt(buf, sizeof(buf), "%.*s/%s", (int)n, p, r);
+		if (access(buf, X_OK) == 0)
+			return true;
+		p += n + (p[n] == ':');
+	}
+	str_fmt(why, whylen, "runsc not found in PATH (install the runsc package)");
+	return false;
+}
+
+bool gvisor_works(char *why, size_t whylen)
+{
+	if (!gv.inited)
+		paths_from_config(sandbox_config());
+	if (geteuid() != 0) {
+		str_fmt(why, whylen, "the gvisor backend needs root (runsc with cgroups)");
+		return false;
+	}
+	if (!runsc_found(why, whylen))
+		return false;
+	char init[PATH_MAX];
+	if (!gv.inited && find_init(init, sizeof(init)) < 0) {
+		str_fmt(why, whylen, "bin/box_init not found (run make)");
+		return false;
+	}
+	if (access("/sys/fs/cgroup/memory", F_OK) < 0 &&
+	    access("/sys/fs/cgroup/cgroup.controllers", F_OK) < 0) {
+		str_fmt(why, whylen, "no memory cgroup for runsc");
+		return false;
+	}
+	return true;
+}
+
+int gvisor_global_init(const struct judge_config *cfg, char *err, size_t errlen)
+{
+	char init[PATH_MAX];
+	if (gv.inited)
+		return 0;
+	gv.cfg = cfg;
+	paths_from_config(cfg);
+	if (!gvisor_works(err, errlen))
+		return -1;
+	if (find_init(init, sizeof(init)) < 0) {
+		str_fmt(err, errlen, "bin/box_init not found (run make)");
+		return -1;
+	}
+	gv.pool_size = (int)cfg->gvisor_pool;
+	gv.max_memory_bytes = cfg->max_memory_limit_mb << 20;
+	str_fmt(gv.work, sizeof(gv.work), "%s/%ld", gv.base, (long)getpid());
+	str_fmt(gv.rootfs, sizeof(gv.rootfs), "%s/rootfs", gv.work);
+	int r;
+	if ((r = mkdir_p(gv.root, 0700)) < 0 || (r = mkdir_p(gv.base, 0700)) < 0 ||
+	    (r = mkdir_p(gv.work, 0700)) < 0) {
+		str_fmt(err, errlen, "cannot create '%s': %s", gv.work, strerror(-r));
+		return -1;
+	}
+	/* <work> is a shared mount of itself, so that boxes we bind in it later reach
+	 * the gofers' mount namespaces (slaves of ours) */
+	umount_below(gv.work);
+	if (mount(gv.work, gv.work, NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, gv.work, NULL, MS_SHARED, NULL) < 0) {
+		str_fmt(err, errlen, "cannot make '%s' a shared mount: %s", gv.work,
+			 strerror(errno));
+		umount2(gv.work, MNT_DETACH);
+		return -1;
+	}
+	if (mkdir(gv.rootfs, 0755) < 0 && errno != EEXIST) {
+		str_fmt(err, errlen, "cannot create '%s': %s", gv.rootfs, strerror(errno));
+		goto fail;
+	}
+	if (make_rootfs(init, err, errlen) < 0)
+		goto fail;
+	gv.stopping = false;
+	gv.inited = true;
+	if (gv.pool_size > 0) {
+		if (pthread_create(&gv.refiller, NULL, refill_main, NULL) != 0)
+			goto threads;
+	}
+	for (int i = 0; i < REAPERS; i++)
+		if (pthread_create(&gv.reapers[i], NULL, reaper_main, NULL) != 0)
+			goto threads;
+	gv.threads = true;
+	log_debug("gvisor: ready (root %s, work %s, pool %d)", gv.root, gv.work, gv.pool_size);
+	return 0;
+threads:
+	str_fmt(err, errlen, "cannot start the gvisor threads");
+	gv.inited = false;
+	/* threads already started are joined by a later shutdown; keep it simple: this
+	 * only happens when the process is out of resources */
+fail:
+	umount_below(gv.work);
+	rm_tree(gv.work);
+	return -1;
+}
+
+void gvisor_pool_prepare(const char *const *ro_paths, const char *const *argv)
+{
+	if (!gv.inited || gv.pool_size <= 0)
+		return;
+	struct strbuf sig = STRBUF_INIT, warm = STRBUF_INIT;
+	warm_args(argv, &warm);
+	sig_of(ro_paths, &warm, &sig);
+	pthread_mutex_lock(&gv.lock);
+	struct gv_pool *p = pool_get(sig.buf, ro_paths, &warm);
+	if (p)
+		p->last_use_us = sandbox_now_us();
+	pthread_cond_broadcast(&gv.refill_cond);
+	pthread_mutex_unlock(&gv.lock);
+	strbuf_release(&sig);
+	strbuf_release(&warm);
+}
+
+bool gvisor_pool_wait(const char *const *ro_paths, const char *const *argv, long timeout_ms)
+{
+	if (!gv.inited || gv.pool_size <= 0)
+		return false;
+	struct strbuf sig = STRBUF_INIT, warm = STRBUF_INIT;
+	warm_args(argv, &warm);
+	sig_of(ro_paths, &warm, &sig);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += timeout_ms / 1000;
+	ts.tv_nsec += (timeout_ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+	bool full = false;
+	pthread_mutex_lock(&gv.lock);
+	for (;;) {
+		struct gv_pool *p = pool_get(sig.buf, ro_paths, &warm);
+		if (!p)
+			break;
+		if (p->nready >= gv.pool_size) {
+			full = true;
+			break;
+		}
+		pthread_cond_broadcast(&gv.refill_cond);
+		if (pthread_cond_timedwait(&gv.refill_cond,
+					   &gv.lock, &ts) == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&gv.lock);
+	strbuf_release(&sig);
+	strbuf_release(&warm);
+	return full;
+}
+
+void gvisor_global_shutdown(void)
+{
+	if (!gv.inited)
+		return;
+	pthread_mutex_lock(&gv.lock);
+	gv.stopping = true;
+	pthread_cond_broadcast(&gv.refill_cond);
+	pthread_mutex_unlock(&gv.lock);
+	if (gv.threads && gv.pool_size > 0)
+		pthread_join(gv.refiller, NULL);
+	/* unused pool sandboxes: to the reapers */
+	for (int i = 0; i < gv.npools; i++) {
+		struct gv_pool *p = &gv.pools[i];
+		while (p->ready) {
+			struct gv_entry *e = p->ready;
+			p->ready = e->next;
+			entry_discard(e);
+		}
+		p->nready = 0;
+	}
+	pthread_mutex_lock(&gv.lock);
+	pthread_cond_broadcast(&gv.reap_cond);
+	pthread_mutex_unlock(&gv.lock);
+	if (gv.threads)
+		for (int i = 0; i < REAPERS; i++)
+			pthread_join(gv.reapers[i], NULL);
+	/* the reapers leave the queue empty; anything left was never handed over */
+	while (gv.dead) {
+		struct gv_entry *e = gv.dead;
+		gv.dead = e->next;
+		entry_reap(e);
+	}
+	for (int i = 0; i < gv.npools; i++) {
+		struct gv_pool *p = &gv.pools[i];
+		for (char **rp = p->ro_paths; rp && *rp; rp++)
+			free(*rp);
+		free(p->ro_paths);
+		for (char **a = p->init_args; a && *a; a++)
+			free(*a);
+		free(p->init_args);
+		free(p->sig);
+	}
+	gv.npools = 0;
+	gv.threads = false;
+	umount_below(gv.work);
+	rm_tree(gv.work);
+	gv.inited = false;
+}

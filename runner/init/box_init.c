@@ -1,0 +1,404 @@
+/* box_init: the first process of a gVisor sandbox; runs one program and reports on it.
+ *
+ * How it works. The host starts a sandbox (runsc create + start) ahead of need
+ * with this static binary as its process, running as root *inside* the
+ * sandbox (gVisor's root is an unprivileged guest of the sentry on the host).
+ * It may first read some runtime files (arguments "-r FILE") so that the
+ * sentry's caches are warm, then blocks on stdin for a job (box_proto.h).
+ * When the job arrives the host has already bind-mounted the submission's box
+ * at /.b/box on its side; init binds it at /box inside, hides /.b, forks the
+ * program with rlimits, the box uid and no capabilities, and hands it fds
+ * 0/1/2 as they are (stdin is the rest of the job pipe, stdout and stderr go
+ * straight to the host's pipes: nothing is copied by init). It then reaps
+ * everything, polls the tree's CPU time and memory (and wall time) from
+ * /proc, and when the program is gone kills whatever is left (init is pid 1
+ * of the sandbox, so kill(-1) reaches setsid and double-fork survivors too),
+ * reaps it, and writes a bx_status trailer on stdout carrying the job's
+ * secret token. Usage is measured here, inside: gVisor's own processes never
+ * count. A sandbox serves one job: init exits after it.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box_proto.h"
+
+#define POLL_MS 20
+
+/* Setup steps, reported in bx_status.setup_step. */
+enum { STEP_READ = 1, STEP_PARSE, STEP_MOUNT, STEP_PIPE, STEP_FORK };
+
+static struct bx_status st;
+
+static long long now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+static int read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	while (len > 0) {
+		ssize_t n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n == 0 ? -EPIPE : -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Reads a runtime file once so the sentry caches its dentry and pages. */
+static void warm(const char *path)
+{
+	static char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+}
+
+static void report(void)
+{
+	st.magic = BX_STATUS_MAGIC;
+	write_full(1, &st, sizeof(st));
+	_exit(0);
+}
+
+static void setup_failed(int step, int err)
+{
+	st.kind = BX_SETUP_FAILED;
+	st.setup_step = (uint32_t)step;
+	st.err = err;
+	report();
+}
+
+static void set_limit(int res, int64_t v)
+{
+	struct rlimit rl = {.rlim_cur = (rlim_t)v, .rlim_max = (rlim_t)v};
+	setrlimit(res, &rl);
+}
+
+/* In the child between fork and execve: only system calls, then exec. */
+static void child(const struct bx_job *job, char **argv, char **envp, int errfd)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	setsid();
+	if (job->cpu_ms > 0) {
+		/* backstop of the poll: SIGXCPU one second after the limit, SIGKILL after two */
+		struct rlimit rl = {.rlim_cur = (rlim_t)(job->cpu_ms / 1000 + 1),
+				    .rlim_max = (rlim_t)(job->cpu_ms / 1000 + 2)};
+		setrlimit(RLIMIT_CPU, &rl);
+	}
+	if (job->processes > 0)
+		set_limit(RLIMIT_NPROC, job->processes);
+	if (job->file_bytes > 0)
+		set_limit(RLIMIT_FSIZE, job->file_bytes);
+	if (job->open_files > 0)
+		set_limit(RLIMIT_NOFILE, job->open_files);
+	if (job->stack_kb > 0)
+		set_limit(RLIMIT_STACK, job->stack_kb * 1024);
+	set_limit(RLIMIT_CORE, 0);
+	for (int c = 0; c <= 63; c++)
+		prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
+	int err = 0;
+	if (setgroups(0, NULL) < 0 || setresgid(job->gid, job->gid, job->gid) < 0 ||
+	    setresuid(job->uid, job->uid, job->uid) < 0)
+		err = errno;
+	if (!err) {
+		struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+		struct __user_cap_data_struct d[2];
+		memset(d, 0, sizeof(d));
+		if (syscall(SYS_capset, &h, d) < 0)
+			err = errno;
+	}
+	if (!err && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		err = errno;
+	if (!err && chdir("/box") < 0)
+		err = errno;
+	if (!err) {
+		execve(argv[0], argv, envp);
+		err = errno;
+	}
+	(void)!write(errfd, &err, sizeof(err));
+	_exit(127);
+}
+
+/* CPU (µs) and resident memory (kB) of every live process but init. */
+static void poll_tree(long long *cpu_us, long *rss_kb)
+{
+	static long tick, page_kb;
+	if (!tick) {
+		tick = sysconf(_SC_CLK_TCK);
+		page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	}
+	long long ticks = 0;
+	long anon = 0, shared_max = 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 1)
+			continue;
+		char path[64], buf[1024];
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		char *p = strrchr(buf, ')');
+		unsigned long long ut = 0, stt = 0, cut = 0, cst = 0;
+		/* after ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt
+		 * cmajflt utime stime cutime cstime */
+		if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+				&ut, &stt, &cut, &cst) == 4)
+			ticks += (long long)(ut + stt + cut + cst);
+		snprintf(path, sizeof(path), "/proc/%ld/statm", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		long size, res, shr;
+		if (sscanf(buf, "%ld %ld %ld", &size, &res, &shr) == 3) {
+			anon += res > shr ? res - shr : 0;
+			if (shr > shared_max)
+				shared_max = shr;
+		}
+	}
+	closedir(d);
+	*cpu_us = ticks * 1000000LL / tick;
+	*rss_kb = (anon + shared_max) * page_kb;
+}
+
+/* Runs a runtime once (e.g. python3 -c pass) as nobody, before any job exists, so
+ * that the sentry has its files cached; never reads the job pipe (stdio is /dev/null). */
+static void warm_exec(char **argv)
+{
+	static char *const envp[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8", NULL};
+	sigset_t chld, old;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	pid_t pid = fork();
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		int fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0), dup2(fd, 1), dup2(fd, 2);
+		}
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0 || chdir("/tmp") < 0)
+			_exit(126);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	if (pid > 0) {
+		struct timespec to = {10, 0};
+		long long until = now_us() + 10000000LL;
+		while (waitpid(pid, NULL, WNOHANG) == 0) {
+			long long left = until - now_us();
+			if (left <= 0) {
+				kill(pid, SIGKILL);
+				waitpid(pid, NULL, 0);
+				break;
+			}
+			to.tv_sec = left / 1000000;
+			to.tv_nsec = (left % 1000000) * 1000;
+			sigtimedwait(&chld, NULL, &to);
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGPIPE, SIG_IGN);
+	/* arguments: -r FILE (read it), -x PROGRAM ARGS... -- (run it), in order */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-r") && i + 1 < argc) {
+			warm(argv[++i]);
+		} else if (!strcmp(argv[i], "-x") && i + 1 < argc) {
+			int j = i + 1;
+			while (j < argc && strcmp(argv[j], "--"))
+				j++;
+			char *saved = argv[j];
+			argv[j] = NULL;
+			warm_exec(argv + i + 1);
+			argv[j] = saved;
+			i = j;
+		}
+	}
+
+	struct bx_job job;
+	int r = read_full(0, &job, sizeof(job));
+	if (r == -EPIPE)
+		return 0; /* the host gave up on this sandbox before using it */
+	if (r < 0)
+		setup_failed(STEP_READ, -r);
+	memcpy(st.token, job.token, BX_TOKEN_LEN);
+	st.t_job = now_us();
+	if (job.magic != BX_JOB_MAGIC || job.len < sizeof(job) || job.len > BX_MAX_JOB ||
+	    job.argc < 1 || job.argc > 65536 || job.envc > 65536)
+		setup_failed(STEP_PARSE, EINVAL);
+	size_t rest = job.len - sizeof(job);
+	char *strs = malloc(rest + 1);
+	char **vec = calloc((size_t)job.argc + job.envc + 2, sizeof(char *));
+	if (!strs || !vec)
+		setup_failed(STEP_PARSE, ENOMEM);
+	if ((r = read_full(0, strs, rest)) < 0)
+		setup_failed(STEP_READ, -r);
+	strs[rest] = 0;
+	char *p = strs, *end = strs + rest;
+	for (uint32_t i = 0; i < job.argc + job.envc; i++) {
+		char *z = memchr(p, 0, (size_t)(end - p));
+		if (!z)
+			setup_failed(STEP_PARSE, EINVAL);
+		vec[i < job.argc ? i : i + 1] = p;
+		p = z + 1;
+	}
+	char **cargv = vec, **cenv = vec + job.argc + 1;
+
+	/* The host mounted the box on its side of /.b/box just before sending the job. */
+	if (mount("/.b/box", "/box", NULL, MS_BIND, NULL) < 0)
+		setup_failed(STEP_MOUNT, errno);
+	umount2("/.b", MNT_DETACH);
+
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	int ep[2];
+	if (pipe2(ep, O_CLOEXEC) < 0)
+		setup_failed(STEP_PIPE, errno);
+
+	long long t0 = now_us();
+	st.t_fork = t0;
+	pid_t pid = fork();
+	if (pid < 0)
+		setup_failed(STEP_FORK, errno);
+	if (pid == 0)
+		child(&job, cargv, cenv, ep[1]);
+	close(ep[1]);
+	int exec_err = 0;
+	if (read_full(ep[0], &exec_err, sizeof(exec_err)) < 0)
+		exec_err = 0; /* EOF: execve succeeded */
+	close(ep[0]);
+	st.t_exec = now_us();
+
+	long long cpu_dead = 0, next_poll = t0 + POLL_MS * 1000LL, t_end = 0;
+	long maxrss = 0;
+	int main_status = 0;
+	bool main_done = false, killed = false;
+	for (;;) {
+		struct rusage ru;
+		int ws;
+		pid_t w;
+		while ((w = wait4(-1, &ws, main_done ? 0 : WNOHANG, &ru)) > 0) {
+			cpu_dead += ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec +
+				    ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec;
+			if (ru.ru_maxrss > maxrss)
+				maxrss = ru.ru_maxrss;
+			if (w == pid) {
+				main_status = ws;
+				main_done = true;
+				t_end = now_us();
+				/* the run is over: nothing of it may outlive the program */
+				kill(-1, SIGKILL);
+			}
+		}
+		if (w < 0 && errno == ECHILD)
+			break;
+		if (main_done)
+			continue;
+		long long now = now_us();
+		if (now >= next_poll) {
+			long long cpu = 0;
+			long rss = 0;
+			poll_tree(&cpu, &rss);
+			cpu += cpu_dead;
+			if (rss > st.peak_tree_kb)
+				st.peak_tree_kb = rss;
+			if (!killed && job.cpu_ms > 0 && cpu > job.cpu_ms * 1000)
+				st.flags |= BX_CPU_LIMIT, killed = true;
+			if (!killed && job.memory_kb > 0 && rss > job.memory_kb)
+				st.flags |= BX_MEM_LIMIT, killed = true;
+			if (!killed && job.wall_ms > 0 && now - t0 > job.wall_ms * 1000)
+				st.flags |= BX_WALL_LIMIT, killed = true;
+			if (killed)
+				kill(-1, SIGKILL);
+			next_poll = now_us() + POLL_MS * 1000LL;
+			now = now_us();
+		}
+		struct timespec to = {0, (long)(next_poll > now ? next_poll - now : 0) * 1000};
+		if (to.tv_nsec >= 1000000000L)
+			to.tv_sec = to.tv_nsec / 1000000000L, to.tv_nsec %= 1000000000L;
+		sigtimedwait(&chld, NULL, &to);
+	}
+	st.wall_us = (t_end ? t_end : now_us()) - t0;
+	st.t_main = t_end;
+	st.t_end = now_us();
+	st.cpu_us = cpu_dead;
+	st.maxrss_kb = maxrss;
+	if (exec_err) {
+		st.kind = BX_EXEC_FAILED;
+		st.err = exec_err;
+	} else if (WIFSIGNALED(main_status)) {
+		st.kind = BX_SIGNALED;
+		st.code = WTERMSIG(main_status);
+	} else {
+		st.kind = BX_EXITED;
+		st.code = WEXITSTATUS(main_status);
+	}
+	report();
+}

@@ -1,0 +1,502 @@
+/* sandbox: the backend-independent layer — set-up, sweeps, boxes, dispatch. */
+#define _GNU_SOURCE
+#include "sandbox.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../judge/config.h"
+#include "../judge/log.h"
+#include "backend.h"
+
+static const struct judge_config *config;
+static atomic_ulong serial;
+static bool gvisor_ready;
+static char gvisor_error[512];
+
+const struct judge_config *sandbox_config(void)
+{
+	return config;
+}
+
+long long sandbox_now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int sandbox_fail(struct run_result *res, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(res->message, sizeof res->message, fmt, ap);
+	va_end(ap);
+	res->status = RUN_INTERNAL_ERROR;
+	return 0;
+}
+
+/* Parses "box-<pid>-<n>"; returns pid or 0. */
+static pid_t box_pid(const char *name)
+{
+	if (strncmp(name, "box-", 4))
+		return 0;
+	char *end;
+	long pid = strtol(name + 4, &end, 10);
+	return pid > 0 && *end == '-' ? (pid_t)pid : 0;
+}
+
+/* Unmounts and removes the boxes of dead processes under box_root. A box is only
+ * ever unmounted and rmdir'ed, never walked: links planted in it are not followed. */
+static void sweep_boxes(const char *root)
+{
+	DIR *d = opendir(root);
+	if (!d)
+		return;
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d))) {
+		pid_t pid = box_pid(e->d_name);
+		if (!pid)
+			continue;
+		if (pid != getpid() && !(kill(pid, 0) < 0 && errno == ESRCH))
+			continue;
+		char path[PATH_MAX];
+		if (snprintf(path, sizeof path, "%s/%s", root, e->d_name) >= (int)sizeof path)
+			continue;
+		/* a box can be mounted more than once if a crash hit mid-open */
+		while (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
+			;
+		if (rmdir(path) == 0)
+			n++;
+		else
+			log_warn("sandbox: cannot remove stale box '%s': %s", path, strerror(errno));
+	}
+	closedir(d);
+	if (n)
+		log_info("sandbox: removed %d stale box(es) under %s", n, root);
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+		return -ENAMETOOLONG;
+	for (char *s = strchr(buf + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = 0;
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int sandbox_global_init(const struct judge_config *cfg, char *err, size_t errlen)
+{
+	char nerr[512] = "";
+	config = cfg;
+	if (!cfg->box_root[0] || cfg->box_root[0] != '/') {
+		snprintf(err, errlen, "box_root must be an absolute path, not '%s'", cfg->box_root);
+		return -1;
+	}
+	int rc = mkdir_p(cfg->box_root, 0755);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot create box_root '%s': %s", cfg->box_root,
+			 strerror(-rc));
+		return -1;
+	}
+	/* boxes must stay reachable for the sandbox uids, never writable by them */
+	chmod(cfg->box_root, 0755);
+
+	gvisor_sweep();
+	sweep_boxes(cfg->box_root);
+
+	bool native_ok = native_global_init(cfg, nerr, sizeof nerr) == 0;
+	if (!native_ok)
+		log_warn("sandbox: native backend unavailable: %s", nerr);
+
+	bool want_gvisor = strcmp(cfg->sandbox, "native") != 0;
+	gvisor_ready = false;
+	snprintf(gvisor_error, sizeof gvisor_error, "gvisor backend not started (sandbox = %s)",
+		 cfg->sandbox);
+	if (want_gvisor) {
+		gvisor_ready = gvisor_global_init(cfg, gvisor_error, sizeof gvisor_error) == 0;
+		if (!gvisor_ready)
+			log_warn("sandbox: gvisor backend unavailable: %s", gvisor_error);
+	}
+
+	if (!strcmp(cfg->sandbox, "native") && !native_ok) {
+		snprintf(err, errlen, "native sandbox: %s", nerr);
+		return -1;
+	}
+	if (!strcmp(cfg->sandbox, "gvisor") && !gvisor_ready) {
+		snprintf(err, errlen, "gvisor sandbox: %s", gvisor_error);
+		return -1;
+	}
+	if (!native_ok && !gvisor_ready) {
+		snprintf(err, errlen, "no sandbox works here: native: %s; gvisor: %s", nerr,
+			 gvisor_error);
+		return -1;
+	}
+	return 0;
+}
+
+void sandbox_global_shutdown(void)
+{
+	if (gvisor_ready)
+		gvisor_global_shutdown();
+	gvisor_ready = false;
+	native_global_shutdown();
+}
+
+int sandbox_backend_parse(const char *s, enum sandbox_backend *out)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "native")) {
+		*out = SANDBOX_NATIVE;
+		return 0;
+	}
+	if (!strcmp(s, "gvisor")) {
+		*out = SANDBOX_GVISOR;
+		return 0;
+	}
+	if (!strcmp(s, "auto")) {
+		char why[256];
+		*out = gvisor_works(why, sizeof why) ? SANDBOX_GVISOR : SANDBOX_NATIVE;
+		return 0;
+	}
+	return -1;
+}
+
+const char *sandbox_backend_name(enum sandbox_backend b)
+{
+	return b == SANDBOX_GVISOR ? "gvisor" : "native";
+}
+
+bool sandbox_backend_works(enum sandbox_backend b, char *why, size_t whylen)
+{
+	if (b == SANDBOX_NATIVE)
+		return native_works(why, whylen);
+	return gvisor_works(why, whylen);
+}
+
+const char *run_status_name(enum run_status s)
+{
+	switch (s) {
+	case RUN_OK:
+		return "ok";
+	case RUN_RUNTIME_ERROR:
+		return "runtime_error";
+	case RUN_TIMEOUT:
+		return "timeout";
+	case RUN_MEMORY_LIMIT:
+		return "memory_limit";
+	case RUN_OUTPUT_LIMIT:
+		return "output_limit";
+	case RUN_INTERNAL_ERROR:
+		return "internal_error";
+	}
+	return "internal_error";
+}
+
+int sandbox_open(enum sandbox_backend backend, int slot, long box_bytes, struct sandbox **out,
+		 char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!config) {
+		snprintf(err, errlen, "sandbox_global_init was not called");
+		return -EINVAL;
+	}
+	if (slot < 0 || slot > 65535 || box_bytes <= 0) {
+		snprintf(err, errlen, "bad sandbox slot %d or size %ld", slot, box_bytes);
+		return -EINVAL;
+	}
+	struct sandbox *sb = calloc(1, sizeof *sb);
+	if (!sb) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	sb->backend = backend;
+	sb->slot = slot;
+	sb->serial = atomic_fetch_add(&serial, 1);
+	sb->host_uid = (uid_t)(config->box_uid + slot);
+	sb->host_gid = (gid_t)(config->box_uid + slot);
+	sb->box_bytes = box_bytes;
+	sb->box_fd = -1;
+	int rc;
+	if (snprintf(sb->box_path, sizeof sb->box_path, "%s/box-%d-%lu", config->box_root,
+		     (int)getpid(), sb->serial) >= (int)sizeof sb->box_path) {
+		rc = -ENAMETOOLONG;
+		snprintf(err, errlen, "box path too long");
+		goto fail;
+	}
+	if (mkdir(sb->box_path, 0700) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot create box '%s': %s", sb->box_path, strerror(errno));
+		goto fail;
+	}
+	long inodes = box_bytes / 4096;
+	if (inodes < 1024)
+		inodes = 1024;
+	if (inodes > 65536)
+		inodes = 65536;
+	char opts[160];
+	snprintf(opts, sizeof opts, "size=%ld,nr_inodes=%ld,mode=0755,uid=%u,gid=%u", box_bytes,
+		 inodes, (unsigned)sb->host_uid, (unsigned)sb->host_gid);
+	if (mount("judge-box", sb->box_path, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot mount the box at '%s': %s", sb->box_path,
+			 strerror(errno));
+		rmdir(sb->box_path);
+		goto fail;
+	}
+	sb->box_fd = open(sb->box_path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sb->box_fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot open the box '%s': %s", sb->box_path, strerror(errno));
+		umount2(sb->box_path, MNT_DETACH);
+		rmdir(sb->box_path);
+		goto fail;
+	}
+	*out = sb;
+	return 0;
+fail:
+	free(sb);
+	return rc;
+}
+
+/* Checks a box-relative name: not empty, not absolute, no "." or ".." part,
+ * no empty part. Returns 0 or -EINVAL. */
+static int check_name(const char *name)
+{
+	if (!name || !name[0] || name[0] == '/' || strlen(name) >= PATH_MAX)
+		return -EINVAL;
+	const char *s = name;
+	while (*s) {
+		const char *e = strchrnul(s, '/');
+		size_t n = (size_t)(e - s);
+		if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+			return -EINVAL;
+		s = *e ? e + 1 : e;
+		if (*e && !*s)
+			return -EINVAL; /* trailing '/' */
+	}
+	return 0;
+}
+
+/* Opens the folder holding the last part of name, walking each part with
+ * O_NOFOLLOW (creating folders when create). Returns an fd and sets *last. */
+static int open_parent(struct sandbox *sb, const char *name, bool create, const char **last)
+{
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof buf, "%s", name);
+	int dfd = fcntl(sb->box_fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0)
+		return -errno;
+	char *s = buf;
+	for (char *slash; (slash = strchr(s, '/')); s = slash + 1) {
+		*slash = 0;
+		if (create && mkdirat(dfd, s, 0755) == 0 &&
+		    fchownat(dfd, s, sb->host_uid, sb->host_gid, AT_SYMLINK_NOFOLLOW) < 0) {
+			int e = errno;
+			close(dfd);
+			return -e;
+		}
+		int nfd = openat(dfd, s, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(dfd);
+		if (nfd < 0)
+			return -e;
+		dfd = nfd;
+	}
+	*last = name + (s - buf);
+	return dfd;
+}
+
+int sandbox_write_file(struct sandbox *sb, const char *name, const void *data, size_t len,
+		       int mode)
+{
+	int rc = check_name(name);
+	if (rc < 0 || !sb || sb->box_fd < 0)
+		return -EINVAL;
+	const char *last;
+	int dfd = open_parent(sb, name, true, &last);
+	if (dfd < 0)
+		return dfd;
+	/* O_NOFOLLOW: a link planted by a program is refused (ELOOP); O_NONBLOCK: a
+	 * planted FIFO does not hang us */
+	int fd = openat(dfd, last, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
+			0600);
+	rc = fd < 0 ? -errno : 0;
+	close(dfd);
+	if (rc < 0)
+		return rc;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (ftruncate(fd, 0) < 0 || fchown(fd, sb->host_uid, sb->host_gid) < 0 ||
+	    fchmod(fd, (mode_t)mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	const char *p = data;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			goto out;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+int sandbox_read_file(struct sandbox *sb, const char *name, struct strbuf *out, size_t max)
+{
+	int rc = check_name(name);
+	if (rc < 0 || !sb || sb->box_fd < 0)
+		return -EINVAL;
+	const char *last;
+	int dfd = open_parent(sb, name, false, &last);
+	if (dfd < 0)
+		return dfd;
+	int fd = openat(dfd, last, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	rc = fd < 0 ? -errno : 0;
+	close(dfd);
+	if (rc < 0)
+		return rc;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		goto out;
+	}
+	size_t start = out->len;
+	for (;;) {
+		strbuf_grow(out, 65536);
+		size_t room = max - (out->len - start) + 1;
+		if (room > 65536)
+			room = 65536;
+		ssize_t n = read(fd, out->buf + out->len, room);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		out->len += (size_t)n;
+		if (out->len - start > max) {
+			out->len = start + max;
+			rc = -EFBIG;
+			break;
+		}
+	}
+	out->buf[out->len] = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+const char *sandbox_box_path(const struct sandbox *sb)
+{
+	return sb->box_path;
+}
+
+int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
+{
+	if (!res)
+		return -1;
+	if (!sb || !spec || !spec->argv || !spec->argv[0] || spec->argv[0][0] != '/' ||
+	    !spec->env || sb->box_fd < 0) {
+		sandbox_fail(res, "invalid run specification");
+		return -1;
+	}
+	const struct judge_config *c = config;
+	struct run_spec s = *spec;
+	struct run_limits *l = &s.limits;
+	/* a limit left at 0 takes judge.ini's default */
+	if (l->cpu_ms <= 0)
+		l->cpu_ms = c->time_limit_ms;
+	if (l->wall_ms <= 0)
+		l->wall_ms = l->cpu_ms * c->wall_limit_factor + 1000;
+	if (l->memory_kb <= 0)
+		l->memory_kb = c->memory_limit_mb * 1024;
+	if (l->processes <= 0)
+		l->processes = c->processes;
+	if (l->stdout_bytes <= 0)
+		l->stdout_bytes = c->output_limit_kb * 1024;
+	if (l->stderr_bytes <= 0)
+		l->stderr_bytes = c->stderr_limit_kb * 1024;
+	if (l->file_bytes <= 0)
+		l->file_bytes = c->file_size_kb * 1024;
+	if (l->open_files <= 0)
+		l->open_files = c->open_files;
+	if (l->tmp_bytes <= 0)
+		l->tmp_bytes = c->tmp_size_mb * 1024 * 1024;
+
+	res->status = RUN_INTERNAL_ERROR;
+	res->exit_code = res->signal = 0;
+	res->cpu_ms = res->wall_ms = res->memory_kb = 0;
+	res->out_truncated = res->err_truncated = false;
+	res->message[0] = 0;
+	strbuf_reset(&res->out);
+	strbuf_reset(&res->err);
+	if (sb->backend == SANDBOX_GVISOR) {
+		if (!gvisor_ready)
+			return sandbox_fail(res, "gvisor sandbox unavailable: %s", gvisor_error);
+		return gvisor_run(sb, &s, res);
+	}
+	return native_run(sb, &s, res);
+}
+
+void sandbox_close(struct sandbox *sb)
+{
+	if (!sb)
+		return;
+	if (sb->backend_close)
+		sb->backend_close(sb);
+	if (sb->box_fd >= 0)
+		close(sb->box_fd);
+	/* unmount, never walk: the box may hold links towards host files */
+	if (umount2(sb->box_path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
+		log_warn("sandbox: cannot unmount box '%s': %s", sb->box_path, strerror(errno));
+	if (rmdir(sb->box_path) < 0)
+		log_warn("sandbox: cannot remove box '%s': %s", sb->box_path, strerror(errno));
+	free(sb);
+}
+
+void run_result_init(struct run_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	strbuf_init(&res->out);
+	strbuf_init(&res->err);
+	res->status = RUN_INTERNAL_ERROR;
+}
+
+void run_result_release(struct run_result *res)
+{
+	strbuf_release(&res->out);
+	strbuf_release(&res->err);
+}

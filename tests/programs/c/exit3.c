@@ -1,0 +1,7 @@
+#include <stdio.h>
+
+int main(void)
+{
+	puts("about to exit with 3");
+	return 3;
+}

@@ -1,0 +1,6 @@
+int main(void)
+{
+	volatile unsigned long n = 0;
+	for (;;)
+		n++;
+}

@@ -1,0 +1,11 @@
+// prints 100 MB
+#include <iostream>
+#include <string>
+
+int main()
+{
+	std::ios::sync_with_stdio(false);
+	std::string line(1023, 'x');
+	for (int i = 0; i < 100 * 1024; i++)
+		std::cout << line << '\n';
+}

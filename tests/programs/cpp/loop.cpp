@@ -1,0 +1,6 @@
+int main()
+{
+	volatile unsigned long n = 0;
+	for (;;)
+		n++;
+}

@@ -1,0 +1,7 @@
+class Program
+{
+    static void Main()
+    {
+        System.Console.WriteLine(undeclared_variable);
+    }
+}

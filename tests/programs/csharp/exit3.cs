@@ -1,0 +1,2 @@
+Console.WriteLine("about to exit with 3");
+return 3;

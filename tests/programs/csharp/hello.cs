@@ -1,0 +1,9 @@
+using System;
+
+class Program
+{
+    static void Main()
+    {
+        Console.WriteLine("hello world");
+    }
+}

@@ -1,0 +1,3 @@
+long n = 0;
+while (true)
+    n++;

@@ -1,0 +1,2 @@
+// Environment.FailFast aborts the process: it dies by SIGABRT
+Environment.FailFast("crashing on purpose");

@@ -1,0 +1,2 @@
+console.log("about to exit with 3");
+process.exitCode = 3;

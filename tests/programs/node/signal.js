@@ -1,0 +1,2 @@
+// process.abort() ends the process by SIGABRT
+process.abort();

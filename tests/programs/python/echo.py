@@ -1,0 +1,4 @@
+import sys
+
+for line in sys.stdin:
+    sys.stdout.write(line)

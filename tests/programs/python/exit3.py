@@ -1,0 +1,4 @@
+import sys
+
+print("about to exit with 3")
+sys.exit(3)

@@ -1,0 +1,105 @@
+# tests/svc.sh: start a real service for a test or benchmark (source it after lib.sh):
+# a private PostgreSQL (initdb in a temp dir, random port, unprivileged user),
+# `judge migrate`, `judge serve` and `judge worker` processes on random ports.
+# Everything started is stopped and removed by svc_cleanup (set as the EXIT trap).
+: "${JUDGE:=bin/judge}"
+SVC_TMP=$(mktemp -d /tmp/judge-svc.XXXXXX)
+chmod 755 "$SVC_TMP"
+SVC_PIDS=()
+SVC_PG_BIN=${JUDGE_PG_BINDIR:-/usr/lib/postgresql/15/bin}
+SVC_PG_USER=
+SVC_DB_URL=
+
+svc_cleanup() {
+	local p
+	for p in "${SVC_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for p in "${SVC_PIDS[@]}"; do
+		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$p" 2>/dev/null
+	done
+	if [ -f "$SVC_TMP/pg/data/postmaster.pid" ]; then
+		svc_as_pg "$SVC_PG_BIN/pg_ctl -D '$SVC_TMP/pg/data' -m immediate -w stop" >/dev/null 2>&1
+	fi
+	rm -rf "$SVC_TMP"
+}
+trap svc_cleanup EXIT
+
+# A free TCP port on 127.0.0.1.
+svc_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		ss -ltnH "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
+	done
+}
+
+svc_as_pg() {
+	if [ -n "$SVC_PG_USER" ]; then su -s /bin/sh "$SVC_PG_USER" -c "$1"; else sh -c "$1"; fi
+}
+
+# Starts PostgreSQL; sets SVC_DB_URL. PostgreSQL refuses root: as root the
+# cluster belongs to `judge` (or nobody when there is no such user).
+svc_pg_start() {
+	if [ "$(id -u)" = 0 ]; then
+		SVC_PG_USER=judge
+		id judge >/dev/null 2>&1 || SVC_PG_USER=nobody
+	fi
+	local port
+	port=$(svc_port)
+	mkdir -p "$SVC_TMP/pg"
+	[ -n "$SVC_PG_USER" ] && chown "$SVC_PG_USER" "$SVC_TMP/pg"
+	svc_as_pg "$SVC_PG_BIN/initdb -D '$SVC_TMP/pg/data' -U judge -A trust --no-sync" \
+		>"$SVC_TMP/pg/initdb.log" 2>&1 || { cat "$SVC_TMP/pg/initdb.log"; return 1; }
+	svc_as_pg "$SVC_PG_BIN/pg_ctl -D '$SVC_TMP/pg/data' -l '$SVC_TMP/pg/log' -w -o \
+		\"-p $port -k '$SVC_TMP/pg' -c listen_addresses=127.0.0.1 -c fsync=off \
+		-c max_connections=200\" start" >/dev/null 2>&1 || { cat "$SVC_TMP/pg/log"; return 1; }
+	SVC_DB_URL="host=127.0.0.1 port=$port dbname=postgres user=judge"
+}
+
+# svc_config FILE [EXTRA INI LINES...]: writes a judge.ini for this service.
+# The lines go under [server] unless they open their own section.
+svc_config() {
+	local f=$1
+	shift
+	{
+		echo "[paths]"
+		echo "state_dir = $SVC_TMP/state"
+		echo "[database]"
+		echo "database_url = $SVC_DB_URL"
+		echo "[server]"
+		printf '%s\n' "$@"
+	} >"$f"
+}
+
+# svc_serve INI: starts judge serve, waits until /health answers; sets SVC_SERVE_PID.
+svc_serve() {
+	local ini=$1 listen
+	listen=$(sed -n 's/^listen *= *//p' "$ini" | tail -1)
+	"$JUDGE" --config "$ini" serve >>"$SVC_TMP/serve.log" 2>&1 &
+	SVC_SERVE_PID=$!
+	SVC_PIDS+=("$SVC_SERVE_PID")
+	for _ in $(seq 100); do
+		curl -s -o /dev/null "http://$listen/health" && return 0
+		kill -0 "$SVC_SERVE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "judge serve did not come up:" >&2
+	tail -20 "$SVC_TMP/serve.log" >&2
+	return 1
+}
+
+# svc_worker INI: starts judge worker; sets SVC_WORKER_PID.
+svc_worker() {
+	"$JUDGE" --config "$1" worker >>"$SVC_TMP/worker.log" 2>&1 &
+	SVC_WORKER_PID=$!
+	SVC_PIDS+=("$SVC_WORKER_PID")
+	sleep 0.5
+	kill -0 "$SVC_WORKER_PID" 2>/dev/null || { tail -20 "$SVC_TMP/worker.log" >&2; return 1; }
+}
+
+# svc_stop PID: SIGTERM and wait (drains).
+svc_stop() {
+	kill -TERM "$1" 2>/dev/null
+	for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	kill -KILL "$1" 2>/dev/null
+}

@@ -1,0 +1,219 @@
+/* test_lang: language files — the shipped ones, bad ones, and version probes. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../judge/lang.h"
+
+static char dir[] = "/tmp/test_lang.XXXXXX";
+
+static void make_dir(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void write_lang(const char *name, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s.ini", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static bool has(char **list, const char *s)
+{
+	for (; list && *list; list++)
+		if (!strcmp(*list, s))
+			return true;
+	return false;
+}
+
+static bool has_prefix(char **list, const char *prefix)
+{
+	for (; list && *list; list++)
+		if (!strncmp(*list, prefix, strlen(prefix)))
+			return true;
+	return false;
+}
+
+Test(lang, shipped_files_load)
+{
+	struct lang_registry reg;
+	char err[512] = "";
+	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(reg.count, 5);
+	const char *order[] = {"c", "cpp", "csharp", "node", "python"};
+	for (int i = 0; i < 5; i++) {
+		const struct lang *l = &reg.langs[i];
+		cr_assert_str_eq(l->name, order[i]);
+		cr_assert(l->display_name && *l->display_name);
+		cr_assert(l->run_argv && l->run_argv[0] && l->run_argv[0][0] == '/');
+		cr_assert(l->version_argv && l->version_argv[0], "%s has no version probe",
+			  l->name);
+		cr_assert(has_prefix(l->env, "PATH="), "%s env lacks PATH", l->name);
+		cr_assert(has(l->env, "HOME=/tmp"), "%s env lacks HOME=/tmp", l->name);
+		cr_assert(has(l->env, "LANG=C.UTF-8"));
+		cr_assert_not_null(l->compile_env);
+		cr_assert_not_null(l->ro_paths);
+		cr_assert(l->install && !access(l->install, R_OK), "%s: install script", l->name);
+	}
+	const struct lang *c = lang_find(&reg, "c");
+	cr_assert_not_null(c);
+	cr_assert_str_eq(c->source_file, "main.c");
+	cr_assert(has(c->compile_argv, "main.c"), "{source} was not replaced");
+	cr_assert(has(c->compile_argv, "-std=c17") && has(c->compile_argv, "-O2"));
+	cr_assert(has(c->compile_argv, "-lm"));
+	cr_assert(has(lang_find(&reg, "cpp")->compile_argv, "-std=c++20"));
+	const struct lang *py = lang_find(&reg, "python");
+	cr_assert_null(py->compile_argv, "python is interpreted");
+	cr_assert(has(py->env, "PYTHONDONTWRITEBYTECODE=1"));
+	cr_assert(has(py->run_argv, "main.py"));
+	cr_assert(has(py->ro_paths, "/opt/judge/runtimes/python3.12"));
+	const struct lang *cs = lang_find(&reg, "csharp");
+	cr_assert_not_null(cs->compile_argv);
+	cr_assert(has(cs->env, "DOTNET_CLI_TELEMETRY_OPTOUT=1"));
+	cr_assert(has(cs->env, "DOTNET_EnableDiagnostics=0"));
+	cr_assert_gt(cs->compile_memory_limit_mb, 256);
+	cr_assert(has(lang_find(&reg, "node")->run_argv, "main.js"));
+	cr_assert_null(lang_find(&reg, "cobol"));
+	lang_registry_release(&reg);
+	cr_assert_eq(reg.count, 0);
+}
+
+Test(lang, parses_quotes_defaults_and_limits, .init = make_dir, .fini = remove_dir)
+{
+	write_lang("toy", "# a comment\n"
+			  "source_file = prog.toy\n"
+			  "compile = /usr/bin/toyc -o 'out file' \"{source}\" x{source}y\n"
+			  "run = /box/out\n"
+			  "env = A=1 B='two words' C=\n"
+			  "ro_paths = /opt/a::/opt/b\n"
+			  "time_limit_ms = 1500\n"
+			  "compile_processes = 7\n");
+	struct lang_registry reg;
+	char err[512] = "";
+	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), 0, "%s", err);
+	const struct lang *l = lang_find(&reg, "toy");
+	cr_assert_not_null(l);
+	cr_assert_str_eq(l->display_name, "toy", "display name defaults to the name");
+	const char *want[] = {"/usr/bin/toyc", "-o", "out file", "prog.toy", "xprog.toyy", NULL};
+	for (int i = 0; want[i]; i++)
+		cr_assert_str_eq(l->compile_argv[i], want[i]);
+	cr_assert_null(l->compile_argv[5]);
+	cr_assert_str_eq(l->env[1], "B=two words");
+	cr_assert_str_eq(l->env[2], "C=");
+	cr_assert_null(l->env[3]);
+	cr_assert_str_eq(l->compile_env[1], "B=two words", "compile_env defaults to env");
+	cr_assert_str_eq(l->ro_paths[0], "/opt/a");
+	cr_assert_str_eq(l->ro_paths[1], "/opt/b");
+	cr_assert_null(l->ro_paths[2]);
+	cr_assert_eq(l->time_limit_ms, 1500);
+	cr_assert_eq(l->memory_limit_mb, 0);
+	cr_assert_eq(l->compile_processes, 7);
+	cr_assert_null(l->version_argv[0], "no probe: empty argv");
+	char ver[128];
+	cr_assert_eq(lang_probe_version(l, ver, sizeof ver, 1000), -1);
+	lang_registry_release(&reg);
+}
+
+struct bad_case {
+	const char *text;
+	const char *message;
+};
+
+Test(lang, bad_files_are_clear_errors, .init = make_dir, .fini = remove_dir)
+{
+	const struct bad_case cases[] = {
+	    {"source_file = a\nrun = /x\nbogus = 1\n", "unknown key 'bogus'"},
+	    {"source_file = a\n", "'run' is required"},
+	    {"run = /x\n", "'source_file' is required"},
+	    {"name = other\nsource_file = a\nrun = /x\n", "differs from the file name"},
+	    {"source_file = a\nrun = x\n", "must start with an absolute path"},
+	    {"source_file = a\nrun = /x\ncompile = gcc a\n", "must start with an absolute path"},
+	    {"source_file = ../a\nrun = /x\n", "plain file name"},
+	    {"source_file = a\nrun = /x\ntime_limit_ms = fast\n", "whole number"},
+	    {"source_file = a\nrun = /x\nmemory_limit_mb = -5\n", "whole number"},
+	    {"source_file = a\nrun = /x\nprocesses = 99999999\n", "whole number"},
+	    {"source_file = a\nrun = /x\nrun = /y\n", "given twice"},
+	    {"[lang]\nsource_file = a\nrun = /x\n", "no sections"},
+	    {"source_file = a\nrun = /x\nenv = PATH\n", "not NAME=VALUE"},
+	    {"source_file = a\nrun = /x\nro_paths = opt\n", "absolute paths"},
+	    {"source_file = a\nrun = /x 'open\n", "unterminated quote"},
+	    {"source_file = a\nrun =\n", "'run' is empty"},
+	    {"name = b c\nsource_file = a\nrun = /x\n", "letters, digits"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		write_lang("bad", cases[i].text);
+		struct lang_registry reg;
+		char err[512] = "";
+		cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), -1, "case %zu loaded", i);
+		cr_assert_not_null(strstr(err, cases[i].message), "case %zu: '%s' lacks '%s'", i,
+				   err, cases[i].message);
+		cr_assert_not_null(strstr(err, "bad.ini"), "case %zu: no file name in '%s'", i,
+				   err);
+		cr_assert_eq(reg.count, 0);
+		cr_assert_null(reg.langs);
+	}
+}
+
+Test(lang, empty_or_missing_folder, .init = make_dir, .fini = remove_dir)
+{
+	struct lang_registry reg;
+	char err[512] = "";
+	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), -1);
+	cr_assert_not_null(strstr(err, "no language files"), "%s", err);
+	cr_assert_eq(lang_load_dir(&reg, "/nonexistent/langs", err, sizeof err), -1);
+	cr_assert_not_null(strstr(err, "cannot open"), "%s", err);
+}
+
+Test(lang, version_probe_runs_the_real_compiler)
+{
+	struct lang_registry reg;
+	char err[512] = "", ver[256];
+	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(lang_probe_version(lang_find(&reg, "c"), ver, sizeof ver, 10000), 0, "%s",
+		     ver);
+	cr_assert(!strncmp(ver, "gcc", 3), "got '%s'", ver);
+	cr_assert_null(strchr(ver, '\n'), "only the first line");
+	lang_registry_release(&reg);
+}
+
+Test(lang, version_probe_failures, .init = make_dir, .fini = remove_dir)
+{
+	write_lang("fails",
+		   "source_file = a\nrun = /bin/true\nversion = /bin/sh -c 'echo oops; exit 3'\n");
+	write_lang("hangs", "source_file = a\nrun = /bin/true\nversion = /bin/sleep 30\n");
+	write_lang("missing", "source_file = a\nrun = /bin/true\nversion = /no/such/binary\n");
+	write_lang(
+	    "stderr",
+	    "source_file = a\nrun = /bin/true\nversion = /bin/sh -c 'echo \"  v1.2  \" >&2'\n");
+	struct lang_registry reg;
+	char err[512] = "", ver[256];
+	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(lang_probe_version(lang_find(&reg, "fails"), ver, sizeof ver, 5000), -1);
+	cr_assert_not_null(strstr(ver, "failed"), "%s", ver);
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	cr_assert_eq(lang_probe_version(lang_find(&reg, "hangs"), ver, sizeof ver, 300), -1);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	cr_assert_not_null(strstr(ver, "timed out"), "%s", ver);
+	cr_assert_lt(b.tv_sec - a.tv_sec, 5, "the probe did not stop at its timeout");
+	cr_assert_eq(lang_probe_version(lang_find(&reg, "missing"), ver, sizeof ver, 5000), -1);
+	cr_assert_eq(lang_probe_version(lang_find(&reg, "stderr"), ver, sizeof ver, 5000), 0, "%s",
+		     ver);
+	cr_assert_str_eq(ver, "v1.2");
+	lang_registry_release(&reg);
+}

@@ -1,0 +1,582 @@
+/* test_queue: migrations and the PostgreSQL queue against a real, private PostgreSQL cluster.
+ *
+ * The runner starts one cluster (pgembed) in a temp dir on a random port before
+ * all tests; each test works in its own schema (search_path), so tests running
+ * in parallel do not see each other's rows. The reconnect test restarts a
+ * cluster of its own.
+ */
+#include <criterion/criterion.h>
+#include <criterion/hooks.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../judge/db.h"
+#include "../judge/migrate.h"
+#include "../judge/pgembed.h"
+#include "../judge/queue.h"
+#include "../judge/strbuf.h"
+
+static struct pgembed *cluster;
+static char cluster_dir[256];
+
+static int random_port(void)
+{
+	srand((unsigned)(time(NULL) ^ getpid()));
+	return 20000 + rand() % 20000;
+}
+
+static void make_tmp(char *dir, size_t n)
+{
+	snprintf(dir, n, "/tmp/judge-test-queue.XXXXXX");
+	cr_assert(mkdtemp(dir));
+	/* the cluster runs as the unprivileged user `judge`, who must reach it */
+	chmod(dir, 0755);
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+ReportHook(PRE_ALL)(struct criterion_test_set *set)
+{
+	(void)set;
+	char err[512], pg[300];
+	make_tmp(cluster_dir, sizeof cluster_dir);
+	snprintf(pg, sizeof pg, "%s/pg", cluster_dir);
+	int port = random_port();
+	if (pgembed_start(pg, port, &cluster, err, sizeof err) < 0) {
+		fprintf(stderr, "test_queue: cannot start PostgreSQL: %s\n", err);
+		exit(1);
+	}
+	struct strbuf url = STRBUF_INIT;
+	pgembed_url(pg, port, &url);
+	setenv("JUDGE_TEST_PG_URL", url.buf, 1);
+	setenv("JUDGE_TEST_PG_DIR", cluster_dir, 1);
+	strbuf_release(&url);
+}
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+	(void)stats;
+	pgembed_stop(cluster);
+	rm_rf(cluster_dir);
+}
+
+/* A connection whose search_path is a fresh, migrated schema of its own. */
+static char schema_url[1024];
+
+static struct db *fresh_db(const char *schema)
+{
+	const char *base = getenv("JUDGE_TEST_PG_URL");
+	cr_assert(base, "no test cluster");
+	char err[512];
+	struct db *db;
+	cr_assert_eq(db_open(&db, base, 10000, err, sizeof err), 0, "%s", err);
+	char sql[256];
+	snprintf(sql, sizeof sql, "DROP SCHEMA IF EXISTS %s CASCADE", schema);
+	cr_assert_eq(db_exec(db, sql, 0, NULL), 0, "%s", db_error(db));
+	snprintf(sql, sizeof sql, "CREATE SCHEMA %s", schema);
+	cr_assert_eq(db_exec(db, sql, 0, NULL), 0, "%s", db_error(db));
+	db_close(db);
+	snprintf(schema_url, sizeof schema_url, "%s options='-c search_path=%s'", base, schema);
+	cr_assert_eq(db_open(&db, schema_url, 10000, err, sizeof err), 0, "%s", err);
+	int applied = -1;
+	cr_assert_eq(migrate_run(db, &applied, err, sizeof err), 0, "%s", err);
+	cr_assert_gt(applied, 0);
+	return db;
+}
+
+static cJSON *req(const char *source)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "language", "python");
+	cJSON_AddStringToObject(r, "source", source);
+	return r;
+}
+
+static int64_t enqueue(struct db *db, const char *src, int prio, const char *key, int64_t api_key)
+{
+	char err[512];
+	cJSON *r = req(src);
+	struct queue_new in = {.request = r, .priority = prio, .idempotency_key = key,
+			       .api_key_id = api_key};
+	int64_t id = 0;
+	bool created = false;
+	cr_assert_eq(queue_enqueue(db, &in, &id, &created, err, sizeof err), 0, "%s", err);
+	cJSON_Delete(r);
+	cr_assert_gt(id, 0);
+	return id;
+}
+
+static cJSON *verdict(const char *status)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "status", status);
+	return r;
+}
+
+Test(queue, migrate_twice_and_refuse_newer)
+{
+	struct db *db = fresh_db("t_migrate");
+	char err[512];
+	int applied = -1;
+	cr_assert_eq(migrate_run(db, &applied, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(applied, 0, "second run applies nothing");
+	cr_assert_eq(migrate_check(db, err, sizeof err), 0, "%s", err);
+	PGresult *r = db_query(db, "SELECT max(version) FROM schema_migrations", 0, NULL);
+	cr_assert(r);
+	cr_assert_eq(db_value_ll(r, 0, 0), migrate_latest_version());
+	PQclear(r);
+	cr_assert_eq(db_exec(db, "INSERT INTO schema_migrations (version, name) VALUES (9999, 'x')",
+			     0, NULL),
+		     0);
+	cr_assert_eq(migrate_run(db, NULL, err, sizeof err), -1);
+	cr_assert(strstr(err, "newer"), "%s", err);
+	cr_assert_eq(migrate_check(db, err, sizeof err), -1);
+	db_close(db);
+}
+
+Test(queue, migrate_from_two_processes_at_once)
+{
+	struct db *db = fresh_db("t_migrate2");
+	/* start over on an empty schema, then race two processes on it */
+	cr_assert_eq(db_exec(db, "DROP SCHEMA t_migrate2 CASCADE", 0, NULL), 0);
+	cr_assert_eq(db_exec(db, "CREATE SCHEMA t_migrate2", 0, NULL), 0);
+	db_close(db);
+	pid_t kids[2];
+	for (int i = 0; i < 2; i++) {
+		kids[i] = fork();
+		cr_assert_geq(kids[i], 0);
+		if (kids[i] == 0) {
+			struct db *d;
+			char err[512];
+			if (db_open(&d, schema_url, 10000, err, sizeof err) < 0)
+				_exit(2);
+			int rc = migrate_run(d, NULL, err, sizeof err);
+			if (rc < 0)
+				fprintf(stderr, "child: %s\n", err);
+			db_close(d);
+			_exit(rc < 0 ? 1 : 0);
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		int st;
+		cr_assert_eq(waitpid(kids[i], &st, 0), kids[i]);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "migrate in child %d failed", i);
+	}
+	char err[512];
+	cr_assert_eq(db_open(&db, schema_url, 10000, err, sizeof err), 0);
+	PGresult *r = db_query(db, "SELECT count(*) FROM schema_migrations", 0, NULL);
+	cr_assert(r);
+	cr_assert_eq(db_value_ll(r, 0, 0), migrate_latest_version());
+	PQclear(r);
+	cr_assert_eq(migrate_check(db, err, sizeof err), 0, "%s", err);
+	db_close(db);
+}
+
+Test(queue, status_check_constraint_matches_enum)
+{
+	struct db *db = fresh_db("t_states");
+	PGresult *r = db_query(db,
+			       "SELECT pg_get_constraintdef(oid) FROM pg_constraint "
+			       "WHERE conname = 'submissions_status_check' "
+			       "AND connamespace = 't_states'::regnamespace",
+			       0, NULL);
+	cr_assert(r && PQntuples(r) == 1, "%s", db_error(db));
+	const char *def = PQgetvalue(r, 0, 0);
+	int n = 0;
+	for (const char *p = strchr(def, '\''); p; p = strchr(p, '\'')) {
+		const char *e = strchr(p + 1, '\'');
+		cr_assert(e);
+		cr_assert_lt(n, SUB_STATUS_COUNT, "more states in SQL than in C: %s", def);
+		const char *name = sub_status_name((enum sub_status)n);
+		cr_assert(strlen(name) == (size_t)(e - p - 1) && !strncmp(name, p + 1, e - p - 1),
+			  "state %d: C has %s, SQL has %.*s", n, name, (int)(e - p - 1), p + 1);
+		n++;
+		p = e + 1;
+	}
+	cr_assert_eq(n, SUB_STATUS_COUNT, "SQL lists %d states, C %d", n, SUB_STATUS_COUNT);
+	PQclear(r);
+	db_close(db);
+}
+
+Test(queue, enqueue_claim_finish)
+{
+	struct db *db = fresh_db("t_basic");
+	char err[512];
+	int64_t id = enqueue(db, "print(1)", QUEUE_PRIO_BULK, NULL, 0);
+	struct queue_sub s;
+	queue_sub_init(&s);
+	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1);
+	cr_assert_eq(s.status, SUB_QUEUED);
+	cr_assert_str_eq(cJSON_GetObjectItem(s.request, "source")->valuestring, "print(1)");
+	cr_assert_eq(queue_claim(db, "w1", 30000, &s, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(s.id, id);
+	cr_assert_eq(s.status, SUB_RUNNING);
+	cr_assert_eq(s.attempts, 1);
+	cr_assert_str_eq(s.worker, "w1");
+	cr_assert_gt(s.started_ms, 0);
+	cr_assert_eq(queue_claim(db, "w2", 30000, &s, err, sizeof err), 0, "queue is empty");
+	cr_assert_eq(queue_extend(db, id, "w1", 1, 30000, err, sizeof err), 0);
+	cr_assert_eq(queue_extend(db, id, "w2", 1, 30000, err, sizeof err), 1, "not w2's claim");
+	cJSON *v = verdict("accepted");
+	cr_assert_eq(queue_finish(db, id, "w2", 1, v, err, sizeof err), 1, "not w2's claim");
+	cr_assert_eq(queue_finish(db, id, "w1", 1, v, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(queue_finish(db, id, "w1", 1, v, err, sizeof err), 1, "ends once");
+	cJSON_Delete(v);
+	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1);
+	cr_assert_eq(s.status, SUB_ACCEPTED);
+	cr_assert_str_eq(cJSON_GetObjectItem(s.result, "status")->valuestring, "accepted");
+	cr_assert_gt(s.finished_ms, 0);
+	cr_assert_eq(queue_get(db, id + 1000, 0, &s, err, sizeof err), 0);
+	/* a result without a final status is stored as internal_error */
+	id = enqueue(db, "x", QUEUE_PRIO_BULK, NULL, 0);
+	cr_assert_eq(queue_claim(db, "w1", 30000, &s, err, sizeof err), 1);
+	v = verdict("running");
+	cr_assert_eq(queue_finish(db, id, "w1", 1, v, err, sizeof err), 0, "%s", err);
+	cJSON_Delete(v);
+	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1);
+	cr_assert_eq(s.status, SUB_INTERNAL_ERROR);
+	long counts[SUB_STATUS_COUNT];
+	cr_assert_eq(queue_counts(db, counts, err, sizeof err), 0);
+	cr_assert_eq(counts[SUB_ACCEPTED], 1);
+	cr_assert_eq(counts[SUB_INTERNAL_ERROR], 1);
+	queue_sub_release(&s);
+	db_close(db);
+}
+
+Test(queue, idempotency_key)
+{
+	struct db *db = fresh_db("t_idem");
+	char err[512];
+	cr_assert_eq(db_exec(db, "INSERT INTO api_keys (name, hash) VALUES ('a', 'h1'), ('b', 'h2')",
+			     0, NULL),
+		     0, "%s", db_error(db));
+	int64_t a = enqueue(db, "1", QUEUE_PRIO_BULK, "k1", 1);
+	int64_t b = enqueue(db, "2", QUEUE_PRIO_BULK, "k1", 1);
+	int64_t c = enqueue(db, "3", QUEUE_PRIO_BULK, "k1", 2);
+	int64_t d = enqueue(db, "4", QUEUE_PRIO_BULK, "k2", 1);
+	int64_t e = enqueue(db, "5", QUEUE_PRIO_BULK, NULL, 1);
+	int64_t f = enqueue(db, "6", QUEUE_PRIO_BULK, NULL, 1);
+	cr_assert_eq(a, b, "same key, same submission");
+	cr_assert_neq(a, c, "keys are per API key");
+	cr_assert_neq(a, d);
+	cr_assert_neq(e, f, "no key, no deduplication");
+	struct queue_sub s;
+	queue_sub_init(&s);
+	cr_assert_eq(queue_get(db, a, 0, &s, err, sizeof err), 1);
+	cr_assert_str_eq(cJSON_GetObjectItem(s.request, "source")->valuestring, "1");
+	cr_assert_eq(queue_get(db, a, 2, &s, err, sizeof err), 0, "another key does not see it");
+	cr_assert_eq(queue_get(db, a, 1, &s, err, sizeof err), 1);
+	/* a batch: all or nothing, keys honoured inside it too */
+	cJSON *r1 = req("b1"), *r2 = req("b2");
+	struct queue_new in[3] = {{.request = r1, .priority = QUEUE_PRIO_BULK},
+				  {.request = r2, .priority = QUEUE_PRIO_BULK,
+				   .idempotency_key = "k1", .api_key_id = 1},
+				  {.request = r2, .priority = QUEUE_PRIO_BULK,
+				   .idempotency_key = "bk", .api_key_id = 1}};
+	int64_t ids[3];
+	bool created[3];
+	cr_assert_eq(queue_enqueue_batch(db, in, 3, ids, created, err, sizeof err), 0, "%s", err);
+	cr_assert(created[0] && !created[1] && created[2]);
+	cr_assert_eq(ids[1], a);
+	cJSON_Delete(r1);
+	cJSON_Delete(r2);
+	queue_sub_release(&s);
+	db_close(db);
+}
+
+Test(queue, interactive_before_bulk)
+{
+	struct db *db = fresh_db("t_prio");
+	char err[512];
+	int64_t a = enqueue(db, "a", QUEUE_PRIO_BULK, NULL, 0);
+	int64_t b = enqueue(db, "b", QUEUE_PRIO_BULK, NULL, 0);
+	int64_t c = enqueue(db, "c", QUEUE_PRIO_INTERACTIVE, NULL, 0);
+	int64_t d = enqueue(db, "d", QUEUE_PRIO_INTERACTIVE, NULL, 0);
+	int64_t want[] = {c, d, a, b};
+	struct queue_sub s;
+	queue_sub_init(&s);
+	for (int i = 0; i < 4; i++) {
+		cr_assert_eq(queue_claim(db, "w", 30000, &s, err, sizeof err), 1);
+		cr_assert_eq(s.id, want[i], "claim %d got %" PRId64, i, s.id);
+	}
+	queue_sub_release(&s);
+	db_close(db);
+}
+
+Test(queue, lease_expiry_reap_and_attempt_cap)
+{
+	struct db *db = fresh_db("t_lease");
+	char err[512];
+	int64_t id = enqueue(db, "slow", QUEUE_PRIO_BULK, NULL, 0);
+	struct queue_sub s;
+	queue_sub_init(&s);
+	int requeued = -1, failed = -1;
+	cr_assert_eq(queue_claim(db, "w1", 200, &s, err, sizeof err), 1);
+	cr_assert_eq(queue_reap(db, 2, &requeued, &failed, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(requeued + failed, 0, "lease still valid");
+	usleep(400 * 1000);
+	cr_assert_eq(queue_reap(db, 2, &requeued, &failed, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(requeued, 1);
+	cr_assert_eq(failed, 0);
+	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1);
+	cr_assert_eq(s.status, SUB_QUEUED);
+	cJSON *v = verdict("accepted");
+	cr_assert_eq(queue_finish(db, id, "w1", 1, v, err, sizeof err), 1, "reaped claim is gone");
+	cr_assert_eq(queue_extend(db, id, "w1", 1, 200, err, sizeof err), 1);
+	/* same worker name claims it again: attempt 2 is a different claim */
+	cr_assert_eq(queue_claim(db, "w1", 200, &s, err, sizeof err), 1);
+	cr_assert_eq(s.attempts, 2);
+	cr_assert_eq(queue_finish(db, id, "w1", 1, v, err, sizeof err), 1, "old attempt is stale");
+	usleep(400 * 1000);
+	cr_assert_eq(queue_reap(db, 2, &requeued, &failed, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(failed, 1, "second expiry hits the cap of 2");
+	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1);
+	cr_assert_eq(s.status, SUB_INTERNAL_ERROR);
+	const cJSON *msg = cJSON_GetObjectItem(s.result, "message");
+	cr_assert(cJSON_IsString(msg) && strstr(msg->valuestring, "gave up after 2 attempts"));
+	cr_assert_eq(queue_finish(db, id, "w1", 2, v, err, sizeof err), 1, "already ended");
+	cJSON_Delete(v);
+	/* a drained hand-back does not count as an attempt */
+	id = enqueue(db, "drain", QUEUE_PRIO_BULK, NULL, 0);
+	cr_assert_eq(queue_claim(db, "w3", 30000, &s, err, sizeof err), 1);
+	cr_assert_eq(queue_release(db, id, "w3", 1, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1);
+	cr_assert_eq(s.status, SUB_QUEUED);
+	cr_assert_eq(s.attempts, 0);
+	queue_sub_release(&s);
+	db_close(db);
+}
+
+struct finisher {
+	int64_t id;
+	int delay_ms;
+};
+
+static void *finish_later(void *arg)
+{
+	struct finisher *f = arg;
+	struct db *db;
+	char err[512];
+	usleep((useconds_t)f->delay_ms * 1000);
+	if (db_open(&db, schema_url, 10000, err, sizeof err) < 0)
+		return NULL;
+	struct queue_sub s;
+	queue_sub_init(&s);
+	if (queue_claim(db, "wf", 30000, &s, err, sizeof err) == 1) {
+		cJSON *v = verdict("wrong_answer");
+		queue_finish(db, s.id, "wf", s.attempts, v, err, sizeof err);
+		cJSON_Delete(v);
+	}
+	queue_sub_release(&s);
+	db_close(db);
+	return NULL;
+}
+
+static long elapsed_ms(struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+Test(queue, wait_wakes_on_finish)
+{
+	struct db *db = fresh_db("t_wait");
+	char err[512];
+	int64_t id = enqueue(db, "w", QUEUE_PRIO_BULK, NULL, 0);
+	struct queue_sub s;
+	queue_sub_init(&s);
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_eq(queue_wait(db, id, 200, &s, err, sizeof err), 0, "times out while queued");
+	cr_assert_eq(s.status, SUB_QUEUED);
+	cr_assert_geq(elapsed_ms(&t0), 190);
+	pthread_t th;
+	struct finisher f = {id, 300};
+	pthread_create(&th, NULL, finish_later, &f);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_eq(queue_wait(db, id, 10000, &s, err, sizeof err), 1, "%s", err);
+	long waited = elapsed_ms(&t0);
+	pthread_join(th, NULL);
+	cr_assert_eq(s.status, SUB_WRONG_ANSWER);
+	cr_assert_lt(waited, 1500, "woken by NOTIFY, not by the timeout (%ld ms)", waited);
+	cr_assert_eq(queue_wait(db, id + 999, 100, &s, err, sizeof err), 2, "no such submission");
+
+	/* the shared watch: many waiters, one LISTEN connection */
+	struct queue_watch *w;
+	struct db_pool *pool;
+	cr_assert_eq(queue_watch_start(&w, schema_url, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_pool_new(&pool, schema_url, 4, 5000, err, sizeof err), 0, "%s", err);
+	id = enqueue(db, "w2", QUEUE_PRIO_BULK, NULL, 0);
+	f.id = id;
+	pthread_create(&th, NULL, finish_later, &f);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_eq(queue_watch_wait(w, pool, id, 0, 10000, &s, err, sizeof err), 1, "%s", err);
+	waited = elapsed_ms(&t0);
+	pthread_join(th, NULL);
+	cr_assert_eq(s.status, SUB_WRONG_ANSWER);
+	cr_assert_lt(waited, 1500, "watch woken by NOTIFY (%ld ms)", waited);
+	id = enqueue(db, "w3", QUEUE_PRIO_BULK, NULL, 0);
+	cr_assert_eq(queue_watch_wait(w, pool, id, 0, 200, &s, err, sizeof err), 0);
+	cr_assert_eq(s.status, SUB_QUEUED);
+	cr_assert_eq(queue_watch_wait(w, pool, id + 999, 0, 200, &s, err, sizeof err), 2);
+	queue_watch_stop(w);
+	db_pool_free(pool);
+	queue_sub_release(&s);
+	db_close(db);
+}
+
+#define CLAIMERS 4
+#define JOBS     200
+
+struct claimer {
+	int n;
+	int64_t ids[JOBS];
+};
+
+static void *claim_all(void *arg)
+{
+	struct claimer *c = arg;
+	struct db *db;
+	char err[512], name[32];
+	snprintf(name, sizeof name, "c%p", arg);
+	if (db_open(&db, schema_url, 10000, err, sizeof err) < 0)
+		return NULL;
+	struct queue_sub s;
+	queue_sub_init(&s);
+	while (queue_claim(db, name, 30000, &s, err, sizeof err) == 1) {
+		c->ids[c->n++] = s.id;
+		cJSON *v = verdict("accepted");
+		queue_finish(db, s.id, name, s.attempts, v, err, sizeof err);
+		cJSON_Delete(v);
+	}
+	queue_sub_release(&s);
+	db_close(db);
+	return NULL;
+}
+
+Test(queue, concurrent_claims_take_each_job_once)
+{
+	struct db *db = fresh_db("t_skip");
+	for (int i = 0; i < JOBS; i++)
+		enqueue(db, "j", i % 3 ? QUEUE_PRIO_BULK : QUEUE_PRIO_INTERACTIVE, NULL, 0);
+	static struct claimer c[CLAIMERS];
+	pthread_t th[CLAIMERS];
+	for (int i = 0; i < CLAIMERS; i++)
+		pthread_create(&th[i], NULL, claim_all, &c[i]);
+	for (int i = 0; i < CLAIMERS; i++)
+		pthread_join(th[i], NULL);
+	static char seen[JOBS + 1];
+	int total = 0;
+	for (int i = 0; i < CLAIMERS; i++)
+		for (int j = 0; j < c[i].n; j++) {
+			int64_t id = c[i].ids[j];
+			cr_assert(id >= 1 && id <= JOBS);
+			cr_assert_eq(seen[id], 0, "job %" PRId64 " claimed twice", id);
+			seen[id] = 1;
+			total++;
+		}
+	cr_assert_eq(total, JOBS);
+	PGresult *r = db_query(db, "SELECT count(*) FROM submissions WHERE status = 'accepted' "
+				   "AND attempts = 1",
+			       0, NULL);
+	cr_assert(r);
+	cr_assert_eq(db_value_ll(r, 0, 0), JOBS);
+	PQclear(r);
+	db_close(db);
+}
+
+Test(queue, callbacks_are_scheduled_and_recorded)
+{
+	struct db *db = fresh_db("t_cb");
+	char err[512];
+	cJSON *r = req("cb");
+	struct queue_new in = {.request = r, .priority = QUEUE_PRIO_BULK,
+			       .callback_url = "http://127.0.0.1:9/x"};
+	int64_t id;
+	cr_assert_eq(queue_enqueue(db, &in, &id, NULL, err, sizeof err), 0, "%s", err);
+	cJSON_Delete(r);
+	struct queue_sub s;
+	queue_sub_init(&s);
+	cr_assert_eq(queue_callback_next(db, 5000, &s, err, sizeof err), 0, "not finished yet");
+	cr_assert_eq(queue_claim(db, "w", 30000, &s, err, sizeof err), 1);
+	cJSON *v = verdict("accepted");
+	cr_assert_eq(queue_finish(db, id, "w", 1, v, err, sizeof err), 0);
+	cJSON_Delete(v);
+	cr_assert_eq(queue_callback_next(db, 5000, &s, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(s.id, id);
+	cr_assert_eq(s.callback_attempts, 1);
+	cr_assert_str_eq(s.callback_url, "http://127.0.0.1:9/x");
+	cr_assert_eq(queue_callback_next(db, 5000, &s, err, sizeof err), 0, "leased");
+	cr_assert_eq(queue_callback_done(db, id, false, 0, err, sizeof err), 0);
+	cr_assert_eq(queue_callback_next(db, 5000, &s, err, sizeof err), 1, "retry due now");
+	cr_assert_eq(s.callback_attempts, 2);
+	cr_assert_eq(queue_callback_done(db, id, true, 0, err, sizeof err), 0);
+	cr_assert_eq(queue_callback_done(db, id, true, 0, err, sizeof err), 0);
+	cr_assert_eq(queue_callback_next(db, 0, &s, err, sizeof err), 0, "delivered");
+	queue_sub_release(&s);
+	db_close(db);
+}
+
+static char own_dir[256];
+static struct pgembed *own;
+
+static void own_cluster_fini(void)
+{
+	pgembed_stop(own);
+	own = NULL;
+	if (own_dir[0])
+		rm_rf(own_dir);
+}
+
+Test(queue, reconnect_after_postgres_restart, .timeout = 120, .fini = own_cluster_fini)
+{
+	char pg[300], err[512];
+	make_tmp(own_dir, sizeof own_dir);
+	snprintf(pg, sizeof pg, "%s/pg", own_dir);
+	int port = random_port();
+	cr_assert_eq(pgembed_start(pg, port, &own, err, sizeof err), 0, "%s", err);
+	struct strbuf url = STRBUF_INIT;
+	pgembed_url(pg, port, &url);
+	struct db *db, *listener;
+	cr_assert_eq(db_open(&db, url.buf, 10000, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(migrate_run(db, NULL, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_open(&listener, url.buf, 10000, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_listen(listener, QUEUE_CHANNEL_NEW), 0);
+	int64_t id = enqueue(db, "before", QUEUE_PRIO_BULK, NULL, 0);
+	cr_assert_eq(pgembed_restart(own, err, sizeof err), 0, "%s", err);
+	/* an idle connection notices the restart and reconnects before querying */
+	int64_t id2 = enqueue(db, "after", QUEUE_PRIO_BULK, NULL, 0);
+	cr_assert_gt(id2, id);
+	cr_assert_geq(db_reconnects(db), 1);
+	struct db_notify n;
+	int rc;
+	/* the listener reports the reconnect, then hears new notifications again */
+	do
+		rc = db_wait_notify(listener, 5000, &n);
+	while (rc == 1);
+	cr_assert_eq(rc, 2, "reconnect reported (got %d)", rc);
+	int64_t id3 = enqueue(db, "again", QUEUE_PRIO_BULK, NULL, 0);
+	cr_assert_eq(db_wait_notify(listener, 5000, &n), 1);
+	cr_assert_eq(strtoll(n.payload, NULL, 10), id3);
+	struct queue_sub s;
+	queue_sub_init(&s);
+	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1, "nothing lost");
+	queue_sub_release(&s);
+	db_close(listener);
+	db_close(db);
+	strbuf_release(&url);
+}

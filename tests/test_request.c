@@ -1,0 +1,338 @@
+/* test_request: validation of client request bodies (judge/request.c). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../judge/config.h"
+#include "../judge/lang.h"
+#include "../judge/request.h"
+
+static struct judge_config cfg;
+static struct lang langs_arr[2];
+static struct lang_registry langs = {langs_arr, 2};
+static char probdir[] = "/tmp/test_request.XXXXXX";
+
+static void setup(void)
+{
+	char err[256];
+	config_defaults(&cfg);
+	cr_assert(mkdtemp(probdir));
+	char path[512];
+	snprintf(path, sizeof path, "%s/sum", probdir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/sum/problem.yaml", probdir);
+	FILE *f = fopen(path, "w");
+	fputs("name: Sum\n", f);
+	fclose(f);
+	cr_assert(config_set(&cfg, "problems_dir", probdir, err, sizeof err) == 0);
+	cr_assert(config_set(&cfg, "callback_hosts", "hooks.example, 127.0.0.1:9000", err,
+			     sizeof err) == 0);
+	cr_assert(config_set(&cfg, "max_source_kb", "1", err, sizeof err) == 0);
+	cr_assert(config_set(&cfg, "max_stdin_kb", "1", err, sizeof err) == 0);
+	cr_assert(config_set(&cfg, "max_tests", "3", err, sizeof err) == 0);
+	cr_assert(config_set(&cfg, "max_body_kb", "16", err, sizeof err) == 0);
+	langs_arr[0].name = "c";
+	langs_arr[1].name = "python";
+}
+
+static void teardown(void)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", probdir);
+	(void)!system(cmd);
+	config_release(&cfg);
+}
+
+TestSuite(request, .init = setup, .fini = teardown);
+
+/* Parses body for kind; returns the HTTP status (200 when valid) and keeps the code. */
+static int check(enum req_kind kind, const char *body, char *code, struct req_parsed *keep)
+{
+	struct req_parsed p;
+	struct req_error e = {0};
+	int rc = req_parse(&cfg, &langs, kind, body, strlen(body), &p, &e);
+	if (code)
+		strcpy(code, rc < 0 ? e.code : "ok");
+	if (rc == 0) {
+		if (keep)
+			*keep = p;
+		else
+			req_parsed_release(&p);
+		return 200;
+	}
+	return e.http_status;
+}
+
+#define EXPECT(kind, body, status, code_)                                                          \
+	do {                                                                                       \
+		char c_[64];                                                                       \
+		int s_ = check(kind, body, c_, NULL);                                              \
+		cr_expect_eq(s_, status, "%s: status %d, want %d (%s)", body, s_, status, c_);     \
+		cr_expect_str_eq(c_, code_, "%s: code %s, want %s", body, c_, code_);              \
+	} while (0)
+
+Test(request, valid_minimal_normalizes)
+{
+	struct req_parsed p;
+	cr_assert_eq(check(REQ_EXECUTE, "{\"language\":\"python\",\"source\":\"print(1)\"}", NULL,
+			   &p),
+		     200);
+	cJSON *r = p.request;
+	cr_expect_str_eq(cJSON_GetObjectItem(r, "language")->valuestring, "python");
+	cr_expect_str_eq(cJSON_GetObjectItem(r, "stdin")->valuestring, "");
+	cr_expect_null(cJSON_GetObjectItem(r, "expected_output"));
+	cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(r, "run_all_tests")));
+	cr_expect_null(p.callback_url);
+	req_parsed_release(&p);
+}
+
+Test(request, valid_full)
+{
+	struct req_parsed p;
+	const char *body =
+		"{\"language\":\"c\",\"source\":\"int main(){}\",\"tests\":[{\"name\":\"a\","
+		"\"stdin\":\"1 2\",\"expected_output\":\"3\"},{\"stdin\":\"x\"}],"
+		"\"compare\":{\"mode\":\"tokens\",\"flags\":\"float_tolerance 1e-6 case_sensitive\"},"
+		"\"limits\":{\"time_ms\":1000,\"memory_mb\":64,\"wall_ms\":3000,\"output_kb\":10,"
+		"\"processes\":4},\"run_all_tests\":true,"
+		"\"callback_url\":\"http://hooks.example/done?x=1\"}";
+	cr_assert_eq(check(REQ_EXECUTE_EXPECTED, body, NULL, &p), 200);
+	cJSON *r = p.request;
+	cJSON *tests = cJSON_GetObjectItem(r, "tests");
+	cr_expect_eq(cJSON_GetArraySize(tests), 2);
+	cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(tests, 1), "name")->valuestring,
+			 "2");
+	cJSON *cmp = cJSON_GetObjectItem(r, "compare");
+	cr_expect_str_eq(cJSON_GetObjectItem(cmp, "mode")->valuestring, "tokens");
+	cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(cmp, "case_sensitive")));
+	cr_expect_float_eq(cJSON_GetObjectItem(cmp, "float_absolute_tolerance")->valuedouble,
+			   1e-6, 1e-12);
+	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "limits"), "time_ms")->valueint,
+		     1000);
+	cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(r, "run_all_tests")));
+	cr_expect_str_eq(p.callback_url, "http://hooks.example/done?x=1");
+	req_parsed_release(&p);
+}
+
+Test(request, problem)
+{
+	EXPECT(REQ_SUBMISSION, "{\"language\":\"c\",\"source\":\"x\",\"problem\":\"sum\"}", 200,
+	       "ok");
+	EXPECT(REQ_SUBMISSION, "{\"language\":\"c\",\"source\":\"x\",\"problem\":\"nope\"}", 422,
+	       "unknown_problem");
+	EXPECT(REQ_SUBMISSION, "{\"language\":\"c\",\"source\":\"x\",\"problem\":\"../sum\"}", 422,
+	       "invalid_field");
+	EXPECT(REQ_SUBMISSION, "{\"language\":\"c\",\"source\":\"x\",\"problem\":\"/etc\"}", 422,
+	       "invalid_field");
+	EXPECT(REQ_SUBMISSION, "{\"language\":\"c\",\"source\":\"x\",\"problem\":\"Sum\"}", 422,
+	       "invalid_field");
+	EXPECT(REQ_SUBMISSION, "{\"language\":\"c\",\"source\":\"x\",\"problem\":\"\"}", 422,
+	       "invalid_field");
+	EXPECT(REQ_SUBMISSION, "{\"language\":\"c\",\"source\":\"x\",\"problem\":\"sum\\u002f..\"}",
+	       422, "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"problem\":\"sum\"}", 422,
+	       "invalid_field");
+	EXPECT(REQ_SUBMISSION,
+	       "{\"language\":\"c\",\"source\":\"x\",\"problem\":\"sum\",\"stdin\":\"1\"}", 422,
+	       "invalid_field");
+	EXPECT(REQ_SUBMISSION,
+	       "{\"language\":\"c\",\"source\":\"x\",\"problem\":\"sum\",\"compare\":\"checker\"}",
+	       200, "ok");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"compare\":\"checker\"}", 422,
+	       "invalid_field");
+}
+
+Test(request, bad_json_and_encoding)
+{
+	EXPECT(REQ_EXECUTE, "", 400, "invalid_json");
+	EXPECT(REQ_EXECUTE, "{", 400, "invalid_json");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",}", 400, "invalid_json");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\"} trailing", 400, "invalid_json");
+	EXPECT(REQ_EXECUTE, "[1,2]", 422, "invalid_field");
+	EXPECT(REQ_EXECUTE, "\"string\"", 422, "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"\xff\xfe\"}", 400,
+	       "invalid_encoding");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"\xc0\xaf\"}", 400,
+	       "invalid_encoding"); /* overlong '/' */
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"\xed\xa0\x80\"}", 400,
+	       "invalid_encoding"); /* surrogate */
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"a\\u0000b\"}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"a\\\\u0000b\"}", 200, "ok");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"\\ud800\"}", 400, "invalid_json");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"h\xc3\xa9llo \xf0\x9f\x98\x80\"}",
+	       200, "ok");
+	/* a NUL byte in the raw body */
+	struct req_parsed p;
+	struct req_error e;
+	const char nul[] = "{\"language\":\"c\",\"source\":\"a\0b\"}";
+	cr_expect_eq(req_parse(&cfg, &langs, REQ_EXECUTE, nul, sizeof nul - 1, &p, &e), -1);
+	cr_expect_eq(e.http_status, 400);
+}
+
+Test(request, fields)
+{
+	EXPECT(REQ_EXECUTE, "{\"source\":\"x\"}", 422, "missing_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\"}", 422, "missing_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"\"}", 422, "missing_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"cobol\",\"source\":\"x\"}", 422, "unknown_language");
+	EXPECT(REQ_EXECUTE, "{\"language\":5,\"source\":\"x\"}", 422, "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":[\"x\"]}", 422, "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"stdin\":5}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"bogus\":1}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"run_all_tests\":\"yes\"}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE_EXPECTED, "{\"language\":\"c\",\"source\":\"x\"}", 422,
+	       "missing_field");
+	EXPECT(REQ_EXECUTE_EXPECTED, "{\"language\":\"c\",\"source\":\"x\",\"expected_output\":\"\"}",
+	       200, "ok");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"language\":\"python\"}", 200,
+	       "ok");
+	EXPECT(REQ_EXECUTE, "{\"language\":null,\"source\":\"x\"}", 422, "missing_field");
+}
+
+Test(request, sizes)
+{
+	char body[8192];
+	char big[1100];
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	snprintf(body, sizeof body, "{\"language\":\"c\",\"source\":\"%s\"}", big);
+	EXPECT(REQ_EXECUTE, body, 413, "too_large");
+	snprintf(body, sizeof body, "{\"language\":\"c\",\"source\":\"x\",\"stdin\":\"%s\"}", big);
+	EXPECT(REQ_EXECUTE, body, 413, "too_large");
+	snprintf(body, sizeof body,
+		 "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{\"expected_output\":\"%s\"}]}",
+		 big);
+	EXPECT(REQ_EXECUTE, body, 413, "too_large");
+	EXPECT(REQ_EXECUTE,
+	       "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{},{},{},{}]}", 413, "too_large");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{},{},{}]}", 200, "ok");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"tests\":[]}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"tests\":{}}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"tests\":[5]}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{\"stdin\":1}]}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{\"x\":\"1\"}]}", 422,
+	       "invalid_field");
+	/* the body cap itself */
+	static char huge[20000];
+	memset(huge, ' ', sizeof huge - 1);
+	huge[0] = '{';
+	huge[sizeof huge - 2] = '}';
+	EXPECT(REQ_EXECUTE, huge, 413, "too_large");
+}
+
+Test(request, limits)
+{
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":-1}}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":0}}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":1e300}}",
+	       422, "invalid_field");
+	EXPECT(REQ_EXECUTE,
+	       "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":20001}}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE,
+	       "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":20000}}", 200, "ok");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":1.5}}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":\"5\"}}",
+	       422, "invalid_field");
+	EXPECT(REQ_EXECUTE,
+	       "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"memory_mb\":99999999}}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"memory_mb\":4}}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE,
+	       "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"processes\":100000}}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE,
+	       "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"output_kb\":-5}}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"disk\":5}}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":5}", 422,
+	       "invalid_field");
+}
+
+Test(request, compare)
+{
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"compare\":\"exact\"}", 200, "ok");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"compare\":\"fuzzy\"}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"compare\":5}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE,
+	       "{\"language\":\"c\",\"source\":\"x\",\"compare\":{\"mode\":\"tokens\","
+	       "\"flags\":[\"float_tolerance\",\"1e-6\"]}}",
+	       200, "ok");
+	EXPECT(REQ_EXECUTE,
+	       "{\"language\":\"c\",\"source\":\"x\",\"compare\":{\"mode\":\"tokens\","
+	       "\"flags\":\"no_such_flag\"}}",
+	       422, "invalid_field");
+	EXPECT(REQ_EXECUTE,
+	       "{\"language\":\"c\",\"source\":\"x\",\"compare\":{\"mode\":\"tokens\","
+	       "\"float_tolerance\":-1}}",
+	       422, "invalid_field");
+	EXPECT(REQ_EXECUTE,
+	       "{\"language\":\"c\",\"source\":\"x\",\"compare\":{\"mode\":\"tokens\","
+	       "\"case_sensitive\":true,\"float_absolute_tolerance\":0.5}}",
+	       200, "ok");
+}
+
+Test(request, callback_url)
+{
+	struct req_error e;
+	cr_expect_eq(req_callback_url_check("http://hooks.example/x", cfg.callback_hosts, &e), 0);
+	cr_expect_eq(req_callback_url_check("http://HOOKS.example:80/x", cfg.callback_hosts, &e), 0);
+	cr_expect_eq(req_callback_url_check("http://127.0.0.1:9000/cb", cfg.callback_hosts, &e), 0);
+	cr_expect_eq(req_callback_url_check("http://127.0.0.1:9001/cb", cfg.callback_hosts, &e), -1);
+	cr_expect_str_eq(e.code, "callback_not_allowed");
+	cr_expect_eq(req_callback_url_check("http://evil.example/", cfg.callback_hosts, &e), -1);
+	cr_expect_eq(req_callback_url_check("http://hooks.example.evil.example/", cfg.callback_hosts,
+					    &e),
+		     -1);
+	cr_expect_eq(req_callback_url_check("http://hooks.example@evil.example/", cfg.callback_hosts,
+					    &e),
+		     -1);
+	cr_expect_eq(req_callback_url_check("https://hooks.example/", cfg.callback_hosts, &e), -1);
+	cr_expect_eq(req_callback_url_check("file:///etc/passwd", cfg.callback_hosts, &e), -1);
+	cr_expect_eq(req_callback_url_check("ftp://hooks.example/", cfg.callback_hosts, &e), -1);
+	cr_expect_eq(req_callback_url_check("http://hooks.example:99999/", cfg.callback_hosts, &e),
+		     -1);
+	cr_expect_eq(req_callback_url_check("http://hooks.example/a b", cfg.callback_hosts, &e), -1);
+	cr_expect_eq(req_callback_url_check("http://hooks.example/", "", &e), -1);
+	cr_expect_str_eq(e.code, "callback_not_allowed");
+	EXPECT(REQ_SUBMISSION,
+	       "{\"language\":\"c\",\"source\":\"x\",\"callback_url\":\"http://evil.example/\"}",
+	       422, "callback_not_allowed");
+	char host[64], path[64];
+	int port;
+	cr_assert_eq(req_url_split("http://a.b:81", host, sizeof host, &port, path, sizeof path), 0);
+	cr_expect_str_eq(host, "a.b");
+	cr_expect_eq(port, 81);
+	cr_expect_str_eq(path, "/");
+}
+
+Test(request, problem_ids)
+{
+	cr_expect(req_problem_id_valid("two-sum"));
+	cr_expect(req_problem_id_valid("a_1"));
+	cr_expect(!req_problem_id_valid("-a"));
+	cr_expect(!req_problem_id_valid("a/b"));
+	cr_expect(!req_problem_id_valid(".."));
+	cr_expect(!req_problem_id_valid("a.b"));
+	cr_expect(!req_problem_id_valid("A"));
+	cr_expect(!req_problem_id_valid(
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+}
