@@ -38,13 +38,14 @@ enum route {
 	R_OTHER,
 	R_COUNT
 };
-static const char *const route_names[R_COUNT] = {
-	"execute",   "execute_with_expected", "submissions", "submissions_batch",
-	"submission", "languages",            "problems",    "problem",
-	"health",    "metrics",               "other"};
+static const char *const route_names[R_COUNT] = {"execute",	"execute_with_expected",
+						 "submissions", "submissions_batch",
+						 "submission",	"languages",
+						 "problems",	"problem",
+						 "health",	"metrics",
+						 "other"};
 
-static const double buckets[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
-				 1,     2.5,  5,     10,   30,  60};
+static const double buckets[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 #define NBUCKETS (sizeof buckets / sizeof buckets[0])
 
 struct histogram {
@@ -61,7 +62,8 @@ struct metrics {
 	pthread_mutex_t lock;
 	long requests[R_COUNT][SC_COUNT];
 	struct histogram http[R_COUNT];
-	struct histogram exec_latency[2]; /* enqueue to result of execute* (native/gvisor unknown) */
+	struct histogram
+	    exec_latency[2]; /* enqueue to result of execute* (native/gvisor unknown) */
 	long auth_failures, rate_limited;
 };
 
@@ -318,8 +320,8 @@ static void continue_wait(struct http_request *r, struct req_ctx *c)
 		struct queue_sub s;
 		queue_sub_init(&s);
 		struct db *db = db_pool_get(a->pool, 5000);
-		int rc = db ? queue_get(db, c->id, a->auth_on ? r->key_id : 0, &s, err, sizeof err)
-			    : -1;
+		int rc =
+		    db ? queue_get(db, c->id, a->auth_on ? r->key_id : 0, &s, err, sizeof err) : -1;
 		if (!db)
 			snprintf(err, sizeof err, "no database connection free");
 		if (db)
@@ -420,7 +422,7 @@ static void handle_enqueue(struct http_request *r, struct api *a, enum route rou
 	struct req_parsed p = {0};
 	struct req_error e;
 	char err[256];
-	enum req_kind kind = route == R_EXECUTE	      ? REQ_EXECUTE
+	enum req_kind kind = route == R_EXECUTE		   ? REQ_EXECUTE
 			     : route == R_EXECUTE_EXPECTED ? REQ_EXECUTE_EXPECTED
 							   : REQ_SUBMISSION;
 	if (req_parse(a->cfg, &a->langs, kind, r->body.buf, r->body.len, &p, &e) < 0) {
@@ -432,11 +434,11 @@ static void handle_enqueue(struct http_request *r, struct api *a, enum route rou
 	if (idempotency_key(r, raw, &ikey) < 0)
 		goto out;
 	struct queue_new qn = {
-		.request = p.request,
-		.priority = route == R_SUBMIT ? QUEUE_PRIO_BULK : QUEUE_PRIO_INTERACTIVE,
-		.idempotency_key = ikey,
-		.api_key_id = a->auth_on ? r->key_id : 0,
-		.callback_url = p.callback_url,
+	    .request = p.request,
+	    .priority = route == R_SUBMIT ? QUEUE_PRIO_BULK : QUEUE_PRIO_INTERACTIVE,
+	    .idempotency_key = ikey,
+	    .api_key_id = a->auth_on ? r->key_id : 0,
+	    .callback_url = p.callback_url,
 	};
 	int64_t id = 0;
 	bool created = true;
@@ -497,7 +499,8 @@ static void handle_batch(struct http_request *r, struct api *a)
 	if (cJSON_IsArray(in))
 		subs = in;
 	if (!cJSON_IsArray(subs)) {
-		http_error(r, 422, "missing_field", "submissions (an array of requests) is required");
+		http_error(r, 422, "missing_field",
+			   "submissions (an array of requests) is required");
 		cJSON_Delete(in);
 		return;
 	}
@@ -525,19 +528,20 @@ static void handle_batch(struct http_request *r, struct api *a)
 			goto out;
 		}
 		const cJSON *k = cJSON_GetObjectItemCaseSensitive(it, "idempotency_key");
-		if (k && !cJSON_IsNull(k) && (!cJSON_IsString(k) || !*k->valuestring ||
-					      strlen(k->valuestring) > 200)) {
+		if (k && !cJSON_IsNull(k) &&
+		    (!cJSON_IsString(k) || !*k->valuestring || strlen(k->valuestring) > 200)) {
 			http_error(r, 422, "invalid_field",
 				   "submissions[%d]: idempotency_key must be a string of 1 to 200 "
 				   "bytes",
 				   i);
 			goto out;
 		}
-		qn[i] = (struct queue_new){.request = ps[i].request,
-					   .priority = QUEUE_PRIO_BULK,
-					   .idempotency_key = cJSON_IsString(k) ? k->valuestring : NULL,
-					   .api_key_id = a->auth_on ? r->key_id : 0,
-					   .callback_url = ps[i].callback_url};
+		qn[i] =
+		    (struct queue_new){.request = ps[i].request,
+				       .priority = QUEUE_PRIO_BULK,
+				       .idempotency_key = cJSON_IsString(k) ? k->valuestring : NULL,
+				       .api_key_id = a->auth_on ? r->key_id : 0,
+				       .callback_url = ps[i].callback_url};
 		i++;
 	}
 	struct db *db = db_pool_get(a->pool, 5000);
@@ -580,7 +584,8 @@ static void handle_get_sub(struct http_request *r, struct api *a, const char *id
 		errno = 0;
 		wait = strtol(w, &end, 10);
 		if (errno || end == w || *end || wait < 0) {
-			http_error(r, 400, "invalid_field", "wait must be a whole number of seconds");
+			http_error(r, 400, "invalid_field",
+				   "wait must be a whole number of seconds");
 			return;
 		}
 		if (wait > a->cfg->max_wait_s)
@@ -611,7 +616,8 @@ static void handle_languages(struct http_request *r, struct api *a)
 		const struct lang *l = &a->langs.langs[i];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", l->name);
-		cJSON_AddStringToObject(o, "display_name", l->display_name ? l->display_name : l->name);
+		cJSON_AddStringToObject(o, "display_name",
+					l->display_name ? l->display_name : l->name);
 		const char *v = a->versions && a->versions[i] ? a->versions[i] : "";
 		if (*v)
 			cJSON_AddStringToObject(o, "version", v);
@@ -744,8 +750,9 @@ static void handle_metrics(struct http_request *r, struct api *a)
 	int rc = db ? queue_counts(db, counts, err, sizeof err) : -1;
 	if (db)
 		db_pool_put(a->pool, db);
-	strbuf_addf(&sb, "# HELP judge_up 1 when the database answers\n# TYPE judge_up gauge\n"
-			 "judge_up %d\n",
+	strbuf_addf(&sb,
+		    "# HELP judge_up 1 when the database answers\n# TYPE judge_up gauge\n"
+		    "judge_up %d\n",
 		    rc == 0);
 	if (rc == 0) {
 		strbuf_addstr(&sb, "# HELP judge_submissions Submissions by status.\n"
@@ -768,7 +775,8 @@ static void handle_metrics(struct http_request *r, struct api *a)
 			   "class.\n# TYPE judge_http_requests_total counter\n");
 	for (int i = 0; i < R_COUNT; i++)
 		for (int k = 0; k < SC_COUNT; k++)
-			strbuf_addf(&sb, "judge_http_requests_total{route=\"%s\",code=\"%s\"} %ld\n",
+			strbuf_addf(&sb,
+				    "judge_http_requests_total{route=\"%s\",code=\"%s\"} %ld\n",
 				    route_names[i], sc_names[k], a->m.requests[i][k]);
 	strbuf_addstr(&sb, "# HELP judge_http_request_duration_seconds Time to answer, by "
 			   "route.\n# TYPE judge_http_request_duration_seconds histogram\n");
@@ -788,16 +796,16 @@ static void handle_metrics(struct http_request *r, struct api *a)
 		    "# TYPE judge_rate_limited_total counter\njudge_rate_limited_total %ld\n",
 		    a->m.auth_failures, a->m.rate_limited);
 	pthread_mutex_unlock(&a->m.lock);
-	strbuf_addf(&sb,
-		    "# HELP judge_http_in_flight Requests being served or waiting.\n"
-		    "# TYPE judge_http_in_flight gauge\njudge_http_in_flight %ld\n"
-		    "# HELP judge_callbacks_delivered_total Callbacks answered 2xx.\n"
-		    "# TYPE judge_callbacks_delivered_total counter\n"
-		    "judge_callbacks_delivered_total %ld\n"
-		    "# HELP judge_callbacks_failed_total Callback attempts that failed.\n"
-		    "# TYPE judge_callbacks_failed_total counter\njudge_callbacks_failed_total %ld\n",
-		    http_active(a->http), callback_delivered(a->callbacks),
-		    callback_failed(a->callbacks));
+	strbuf_addf(
+	    &sb,
+	    "# HELP judge_http_in_flight Requests being served or waiting.\n"
+	    "# TYPE judge_http_in_flight gauge\njudge_http_in_flight %ld\n"
+	    "# HELP judge_callbacks_delivered_total Callbacks answered 2xx.\n"
+	    "# TYPE judge_callbacks_delivered_total counter\n"
+	    "judge_callbacks_delivered_total %ld\n"
+	    "# HELP judge_callbacks_failed_total Callback attempts that failed.\n"
+	    "# TYPE judge_callbacks_failed_total counter\njudge_callbacks_failed_total %ld\n",
+	    http_active(a->http), callback_delivered(a->callbacks), callback_failed(a->callbacks));
 	http_respond(r, 200, "text/plain; version=0.0.4", sb.buf, sb.len, NULL);
 	strbuf_release(&sb);
 }
@@ -877,7 +885,8 @@ static void on_request(struct http_request *r, void *arg)
 
 	r->key_id = 0;
 	if (a->auth_on) {
-		enum auth_result ar = auth_check(a->auth, http_header(r, "Authorization"), &r->key_id);
+		enum auth_result ar =
+		    auth_check(a->auth, http_header(r, "Authorization"), &r->key_id);
 		if (ar != AUTH_OK) {
 			pthread_mutex_lock(&a->m.lock);
 			a->m.auth_failures++;
@@ -936,10 +945,10 @@ static void on_done(struct http_request *r, void *arg)
 	if (r->admitted)
 		auth_done(a->auth, r->key_id);
 	int rt = r->route >= 0 && r->route < R_COUNT ? r->route : R_OTHER;
-	int sc = r->status == 429 ? SC_429
+	int sc = r->status == 429		  ? SC_429
 		 : r->status >= 500 || !r->status ? SC_5XX
-		 : r->status >= 400 ? SC_4XX
-				    : SC_2XX;
+		 : r->status >= 400		  ? SC_4XX
+						  : SC_2XX;
 	pthread_mutex_lock(&a->m.lock);
 	a->m.requests[rt][sc]++;
 	hist_add(&a->m.http[rt], http_now() - r->start_s);

@@ -16,16 +16,14 @@
 /* ---- SHA-256 (FIPS 180-4); small enough to keep rather than link a crypto library ---- */
 
 static const uint32_t K256[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-	0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-	0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-	0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-	0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-	0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-	0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-	0xc67178f2};
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
 #define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
@@ -104,7 +102,9 @@ static int unhex(const char *s, unsigned char *out, size_t n)
 		int v = 0;
 		for (int j = 0; j < 2; j++) {
 			char c = s[2 * i + j];
-			int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+			int d = c >= '0' && c <= '9'   ? c - '0'
+				: c >= 'a' && c <= 'f' ? c - 'a' + 10
+						       : -1;
 			if (d < 0)
 				return -1;
 			v = v * 16 + d;
@@ -134,8 +134,8 @@ int auth_key_create(struct db *db, const char *name, char key[AUTH_KEY_LEN + 1],
 	auth_sha256(key, AUTH_KEY_LEN, digest);
 	hex(digest, 32, hash);
 	const char *params[] = {name, hash};
-	PGresult *res = db_query(db, "INSERT INTO api_keys (name, hash) VALUES ($1, $2) RETURNING id",
-				 2, params);
+	PGresult *res = db_query(
+	    db, "INSERT INTO api_keys (name, hash) VALUES ($1, $2) RETURNING id", 2, params);
 	if (!res) {
 		snprintf(err, errlen, "cannot store the key: %s", db_error(db));
 		return -1;
@@ -247,7 +247,8 @@ static int load_keys(struct auth *a)
 	struct db *db = db_pool_get(a->pool, 2000);
 	if (!db)
 		return -1;
-	PGresult *res = db_query(db, "SELECT id, hash FROM api_keys WHERE revoked IS NULL", 0, NULL);
+	PGresult *res =
+	    db_query(db, "SELECT id, hash FROM api_keys WHERE revoked IS NULL", 0, NULL);
 	if (!res) {
 		log_warn("auth: cannot read api keys: %s", db_error(db));
 		db_pool_put(a->pool, db);

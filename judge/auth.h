@@ -18,7 +18,7 @@ struct db;
 struct db_pool;
 
 #define AUTH_REFRESH_MS 2000
-#define AUTH_KEY_LEN    43 /* "jk_" + 40 hex */
+#define AUTH_KEY_LEN	43 /* "jk_" + 40 hex */
 
 /* SHA-256 of len bytes at data into out. */
 void auth_sha256(const void *data, size_t len, unsigned char out[32]);

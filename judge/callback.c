@@ -181,8 +181,8 @@ static int deliver_one(struct callback_sender *s)
 	snprintf(ids, sizeof ids, "%lld", (long long)sub.id);
 	const char *params[] = {ids};
 	long before = 0;
-	PGresult *res = db_query(db, "SELECT callback_attempts FROM submissions WHERE id = $1::bigint",
-				 1, params);
+	PGresult *res = db_query(
+	    db, "SELECT callback_attempts FROM submissions WHERE id = $1::bigint", 1, params);
 	if (res) {
 		before = PQntuples(res) ? (long)db_value_ll(res, 0, 0) : 0;
 		PQclear(res);
@@ -192,8 +192,8 @@ static int deliver_one(struct callback_sender *s)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)sub.id);
 	cJSON_AddStringToObject(o, "status", sub_status_name(sub.status));
-	cJSON_AddItemToObject(o, "result", sub.result ? cJSON_Duplicate(sub.result, 1)
-						      : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "result",
+			      sub.result ? cJSON_Duplicate(sub.result, 1) : cJSON_CreateNull());
 	char *body = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	int status = -1;

@@ -6,7 +6,8 @@
  * output on stdin, and runs
  *     sh -c WRAPPER VALIDATOR /box/testdata.in /box/testdata.ans /box/feedback/ ARGS...
  * where WRAPPER makes /box/feedback empty and execs the validator, so every
- * test starts with an empty feedback folder without an extra sandbox run. Exit 42 accepts, 43 rejects; judgemessage.txt becomes the message.
+ * test starts with an empty feedback folder without an extra sandbox run. Exit 42 accepts, 43
+ * rejects; judgemessage.txt becomes the message.
  */
 #include "checker.h"
 
@@ -28,9 +29,9 @@
 /* Validator source files are small; a bigger one is a broken package. */
 #define SOURCE_MAX ((size_t)16 << 20)
 /* Test data files read into the validator's box. */
-#define DATA_MAX ((size_t)1 << 30)
+#define DATA_MAX	 ((size_t)1 << 30)
 #define MESSAGE_READ_MAX 4096
-#define MAX_ARGS 256
+#define MAX_ARGS	 256
 
 struct checker {
 	struct sandbox *sb;
@@ -94,7 +95,8 @@ static int compile(struct checker *c, const struct prob_program *prog,
 	const char *extra[MAX_ARGS + 1];
 	int n = 0;
 	for (int i = 0; i < prog->nfiles && n < MAX_ARGS; i++)
-		if (strcmp(prog->files[i], prog->main_file) && prob_is_source_for(l, prog->files[i]))
+		if (strcmp(prog->files[i], prog->main_file) &&
+		    prob_is_source_for(l, prog->files[i]))
 			extra[n++] = prog->files[i];
 	extra[n] = NULL;
 	char **argv = prob_compile_argv(l, extra);
@@ -103,23 +105,22 @@ static int compile(struct checker *c, const struct prob_program *prog,
 		return -1;
 	}
 	struct run_spec spec = {
-		.argv = (const char *const *)argv,
-		.env = (const char *const *)(l->compile_env ? l->compile_env : l->env),
-		.ro_paths = (const char *const *)l->ro_paths,
-		.limits =
-			{
-				.cpu_ms = l->compile_time_limit_ms > 0 ? l->compile_time_limit_ms
-								       : cfg->compile_time_limit_ms,
-				.memory_kb = (l->compile_memory_limit_mb > 0
-						      ? l->compile_memory_limit_mb
-						      : cfg->compile_memory_limit_mb) *
-					     1024,
-				.processes = l->compile_processes > 0 ? l->compile_processes : 128,
-				.stdout_bytes = 1 << 20,
-				.stderr_bytes = 1 << 20,
-				.file_bytes = cfg->file_size_kb * 1024,
-				.open_files = cfg->open_files,
-			},
+	    .argv = (const char *const *)argv,
+	    .env = (const char *const *)(l->compile_env ? l->compile_env : l->env),
+	    .ro_paths = (const char *const *)l->ro_paths,
+	    .limits =
+		{
+		    .cpu_ms = l->compile_time_limit_ms > 0 ? l->compile_time_limit_ms
+							   : cfg->compile_time_limit_ms,
+		    .memory_kb = (l->compile_memory_limit_mb > 0 ? l->compile_memory_limit_mb
+								 : cfg->compile_memory_limit_mb) *
+				 1024,
+		    .processes = l->compile_processes > 0 ? l->compile_processes : 128,
+		    .stdout_bytes = 1 << 20,
+		    .stderr_bytes = 1 << 20,
+		    .file_bytes = cfg->file_size_kb * 1024,
+		    .open_files = cfg->open_files,
+		},
 	};
 	spec.limits.wall_ms = spec.limits.cpu_ms * 2 + 2000;
 	struct run_result rr;
@@ -192,7 +193,7 @@ int checker_build(const struct problem *p, const struct lang_registry *langs,
 		int rc = strbuf_read_file(&src, path, SOURCE_MAX);
 		if (rc == 0) {
 			const char *name = strcmp(prog->files[i], prog->main_file) ? prog->files[i]
-										: l->source_file;
+										   : l->source_file;
 			rc = sandbox_write_file(c->sb, name, src.buf, src.len, 0644);
 		}
 		strbuf_release(&src);
@@ -247,6 +248,7 @@ int checker_run(struct checker *c, const char *in_path, const char *ans_path, co
 	argv[n++] = "/bin/sh";
 	argv[n++] = "-c";
 	argv[n++] = wrapper;
+	argv[n++] = "validator"; /* $0 of the wrapper; "$@" is what follows */
 	for (int i = 0; i < nrun; i++)
 		argv[n++] = l->run_argv[i];
 	argv[n++] = "/box/testdata.in";
@@ -263,12 +265,12 @@ int checker_run(struct checker *c, const char *in_path, const char *ans_path, co
 		return 0;
 	}
 	struct run_spec spec = {
-		.argv = argv,
-		.env = (const char *const *)l->env,
-		.ro_paths = (const char *const *)l->ro_paths,
-		.stdin_data = output,
-		.stdin_len = output_len,
-		.limits = c->limits,
+	    .argv = argv,
+	    .env = (const char *const *)l->env,
+	    .ro_paths = (const char *const *)l->ro_paths,
+	    .stdin_data = output,
+	    .stdin_len = output_len,
+	    .limits = c->limits,
 	};
 	struct run_result rr;
 	run_result_init(&rr);
@@ -283,8 +285,8 @@ int checker_run(struct checker *c, const char *in_path, const char *ans_path, co
 	bool exited = rr.status == RUN_OK || (rr.status == RUN_RUNTIME_ERROR && !rr.signal);
 	if (exited && (rr.exit_code == EXIT_ACCEPT || rr.exit_code == EXIT_REJECT)) {
 		v->outcome = rr.exit_code == EXIT_ACCEPT ? CHECKER_ACCEPT : CHECKER_REJECT;
-		int rc = sandbox_read_file(c->sb, "feedback/judgemessage.txt", &msg,
-					   MESSAGE_READ_MAX);
+		int rc =
+		    sandbox_read_file(c->sb, "feedback/judgemessage.txt", &msg, MESSAGE_READ_MAX);
 		if (rc == 0 || rc == -EFBIG) /* a long message is cut, not lost */
 			set_message(v->message, sizeof v->message, msg.buf, msg.len);
 		goto out;

@@ -11,3 +11,5 @@ int cmd_serve(int argc, char **argv, struct judge_config *cfg);
 int cmd_keys(int argc, char **argv, struct judge_config *cfg);
 int cmd_migrate(int argc, char **argv, struct judge_config *cfg);
 int cmd_worker(int argc, char **argv, struct judge_config *cfg);
+int cmd_verify(int argc, char **argv, struct judge_config *cfg);
+int cmd_up(int argc, char **argv, struct judge_config *cfg);

@@ -50,8 +50,9 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 	} else if (!strcmp(verb, "revoke")) {
 		char *end;
 		if (argc != 3 || (revoke_id = strtoll(argv[2], &end, 10)) <= 0 || *end) {
-			fputs("judge keys revoke: needs the numeric id of a key (judge keys list)\n",
-			      stderr);
+			fputs(
+			    "judge keys revoke: needs the numeric id of a key (judge keys list)\n",
+			    stderr);
 			return 2;
 		}
 	} else if (strcmp(verb, "list") || argc != 2) {

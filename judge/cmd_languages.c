@@ -163,14 +163,15 @@ static int survey(const struct judge_config *cfg, const struct lang_registry *re
 	}
 	if (!run_checks)
 		return failures;
-	for (int j = 0; j < BACKEND_COUNT; j++)
-		if (bs[j].wanted)
-			bs[j].works =
-			    sandbox_backend_works(bs[j].backend, bs[j].why, sizeof bs[j].why);
 	if (sandbox_global_init(cfg, err, sizeof err) < 0) {
 		fprintf(stderr, "judge: sandbox: %s\n", err);
 		return -1;
 	}
+	/* after global init: the backends report what it found */
+	for (int j = 0; j < BACKEND_COUNT; j++)
+		if (bs[j].wanted)
+			bs[j].works =
+			    sandbox_backend_works(bs[j].backend, bs[j].why, sizeof bs[j].why);
 	for (int j = 0; j < BACKEND_COUNT; j++) {
 		if (!bs[j].wanted || !bs[j].works)
 			continue;

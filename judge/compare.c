@@ -28,10 +28,12 @@
 /* Significant digits kept when converting a float token: 767 are enough for a
  * correctly rounded double, the rest only needs a sticky digit. */
 #define FLOAT_MAX_DIGITS 780
+/* Below this many items a comparison sort beats two passes over 64 Ki counters. */
+#define RADIX_MIN 50000
 
 static const char *const mode_names[] = {
-	[CMP_EXACT] = "exact",		 [CMP_LINES] = "lines", [CMP_TOKENS] = "tokens",
-	[CMP_UNORDERED] = "unordered", [CMP_REGEX] = "regex", [CMP_CHECKER] = "checker",
+    [CMP_EXACT] = "exact",	   [CMP_LINES] = "lines", [CMP_TOKENS] = "tokens",
+    [CMP_UNORDERED] = "unordered", [CMP_REGEX] = "regex", [CMP_CHECKER] = "checker",
 };
 
 void cmp_opts_init(struct cmp_opts *o, enum cmp_mode mode)
@@ -82,8 +84,7 @@ static inline unsigned char fold(unsigned char c)
  * *pos its length). avail >= n is how many bytes follow s in its buffer, so a
  * UTF-8 sequence that starts inside the window is kept whole. Stops before a
  * piece that does not fit. Returns the number of input bytes consumed. */
-static size_t esc_append(char *dst, size_t cap, size_t *pos, const char *s, size_t n,
-			 size_t avail)
+static size_t esc_append(char *dst, size_t cap, size_t *pos, const char *s, size_t n, size_t avail)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
@@ -162,7 +163,8 @@ static void utf8_trim(char *s)
 	}
 }
 
-static void fb_msg(struct cmp_feedback *fb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fb_msg(struct cmp_feedback *fb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void fb_msg(struct cmp_feedback *fb, const char *fmt, ...)
 {
 	va_list ap;
@@ -240,8 +242,8 @@ static size_t rstrip_line(const char *s, size_t n)
 static long count_lines(const char *s, size_t n)
 {
 	long c = n ? 1 : 0;
-	for (const char *p = s, *end = s + n, *q; p < end && (q = memchr(p, '\n', (size_t)(end - p)));
-	     p = q + 1)
+	for (const char *p = s, *end = s + n, *q;
+	     p < end && (q = memchr(p, '\n', (size_t)(end - p))); p = q + 1)
 		c++;
 	return c;
 }
@@ -293,6 +295,7 @@ static bool parse_float(const char *s, size_t n, double *out)
 	char buf[FLOAT_MAX_DIGITS + 32];
 	size_t m = 0, ndig = 0;
 	bool sticky = false;
+	uint64_t mant = 0;
 	long long e10 = ex - (long long)(fe - fs);
 	buf[m++] = neg ? '-' : '+';
 	for (int part = 0; part < 2; part++) {
@@ -302,6 +305,8 @@ static bool parse_float(const char *s, size_t n, double *out)
 				continue;
 			if (ndig < FLOAT_MAX_DIGITS) {
 				buf[m++] = s[k];
+				if (ndig < 19)
+					mant = mant * 10 + (uint64_t)(s[k] - '0');
 				ndig++;
 			} else {
 				e10++;
@@ -313,6 +318,16 @@ static bool parse_float(const char *s, size_t n, double *out)
 		*out = neg ? -0.0 : 0.0;
 		return true;
 	}
+	/* Clinger's fast path: both factors exact doubles, one rounding */
+	static const double pow10[] = {1e0,  1e1,  1e2,	 1e3,  1e4,  1e5,  1e6,	 1e7,
+				       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+				       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+	if (ndig <= 15 && e10 >= -22 && e10 <= 22) {
+		double v = (double)mant;
+		v = e10 < 0 ? v / pow10[-e10] : v * pow10[e10];
+		*out = neg ? -v : v;
+		return true;
+	}
 	if (sticky) {
 		buf[m++] = '1';
 		e10--;
@@ -321,7 +336,19 @@ static bool parse_float(const char *s, size_t n, double *out)
 		e10 = 100000;
 	if (e10 < -100000)
 		e10 = -100000;
-	snprintf(buf + m, sizeof(buf) - m, "e%lld", e10);
+	buf[m++] = 'e';
+	if (e10 < 0) {
+		buf[m++] = '-';
+		e10 = -e10;
+	}
+	char digits[8];
+	int nd = 0;
+	do
+		digits[nd++] = (char)('0' + e10 % 10);
+	while (e10 /= 10);
+	while (nd)
+		buf[m++] = digits[--nd];
+	buf[m] = 0;
 	double v = strtod(buf, NULL);
 	if (!isfinite(v))
 		return false;
@@ -363,8 +390,7 @@ static bool parse_ulong(const char *s, unsigned long *out)
 	return true;
 }
 
-int cmp_parse_flags(struct cmp_opts *o, int argc, const char *const *argv, char *err,
-		    size_t errlen)
+int cmp_parse_flags(struct cmp_opts *o, int argc, const char *const *argv, char *err, size_t errlen)
 {
 	char q[64];
 	for (int i = 0; i < argc; i++) {
@@ -372,8 +398,8 @@ int cmp_parse_flags(struct cmp_opts *o, int argc, const char *const *argv, char 
 		bool tol_abs = !strcmp(a, "float_absolute_tolerance");
 		bool tol_rel = !strcmp(a, "float_relative_tolerance");
 		bool tol_both = !strcmp(a, "float_tolerance");
-		unsigned long *lim = !strcmp(a, "regex_match_limit")      ? &o->regex_match_limit
-				     : !strcmp(a, "regex_depth_limit")    ? &o->regex_depth_limit
+		unsigned long *lim = !strcmp(a, "regex_match_limit")	  ? &o->regex_match_limit
+				     : !strcmp(a, "regex_depth_limit")	  ? &o->regex_depth_limit
 				     : !strcmp(a, "regex_heap_limit_kib") ? &o->regex_heap_limit_kib
 									  : NULL;
 		if (!strcmp(a, "case_sensitive")) {
@@ -390,7 +416,8 @@ int cmp_parse_flags(struct cmp_opts *o, int argc, const char *const *argv, char 
 			const char *v = argv[++i];
 			double d = 0;
 			unsigned long u = 0;
-			bool ok = lim ? parse_ulong(v, &u) : parse_float(v, strlen(v), &d) && d >= 0;
+			bool ok =
+			    lim ? parse_ulong(v, &u) : parse_float(v, strlen(v), &d) && d >= 0;
 			if (!ok) {
 				piece(q, sizeof(q), v, strlen(v));
 				snprintf(err, errlen, "bad value '%s' for '%s' (%s)", q, a,
@@ -436,7 +463,8 @@ static enum cmp_outcome cmp_exact(const char *e, size_t en, const char *g, size_
 	char es[48], gs[48];
 	if (i == gn) {
 		snippet(es, sizeof(es), e, en, i, i, en, 0);
-		fb_msg(fb, "line %ld, column %ld: output ended early: expected %zu more bytes ('%s')",
+		fb_msg(fb,
+		       "line %ld, column %ld: output ended early: expected %zu more bytes ('%s')",
 		       fb->line, fb->column, en - i, es);
 	} else if (i == en) {
 		snippet(gs, sizeof(gs), g, gn, i, i, gn, 0);
@@ -445,8 +473,8 @@ static enum cmp_outcome cmp_exact(const char *e, size_t en, const char *g, size_
 	} else {
 		snippet(es, sizeof(es), e, en, i, i, window_end(e, en, i), 0);
 		snippet(gs, sizeof(gs), g, gn, i, i, window_end(g, gn, i), 0);
-		fb_msg(fb, "line %ld, column %ld: expected '%s', got '%s'", fb->line, fb->column, es,
-		       gs);
+		fb_msg(fb, "line %ld, column %ld: expected '%s', got '%s'", fb->line, fb->column,
+		       es, gs);
 	}
 	return CMP_DIFFER;
 }
@@ -470,15 +498,19 @@ static enum cmp_outcome cmp_lines(const char *e, size_t en, const char *g, size_
 			snippet(fb->expected, sizeof(fb->expected), e, en, ei, ei,
 				line_window_end(e, en, ei), 0);
 			snippet(es, sizeof(es), e, en, ei, ei, line_window_end(e, en, ei), 0);
-			fb_msg(fb, "output ended early: expected %ld more line%s, from line %ld: '%s'",
+			fb_msg(fb,
+			       "output ended early: expected %ld more line%s, from line %ld: '%s'",
 			       more, more == 1 ? "" : "s", line, es);
 			return CMP_DIFFER;
 		}
 		if (edone) {
 			long more = count_lines(g + gi, gend - gi);
-			snippet(fb->got, sizeof(fb->got), g, gn, gi, gi, line_window_end(g, gn, gi), 0);
+			snippet(fb->got, sizeof(fb->got), g, gn, gi, gi, line_window_end(g, gn, gi),
+				0);
 			snippet(gs, sizeof(gs), g, gn, gi, gi, line_window_end(g, gn, gi), 0);
-			fb_msg(fb, "extra output after the expected end: %ld more line%s, from line %ld: '%s'",
+			fb_msg(fb,
+			       "extra output after the expected end: %ld more line%s, from line "
+			       "%ld: '%s'",
 			       more, more == 1 ? "" : "s", line, gs);
 			return CMP_DIFFER;
 		}
@@ -503,14 +535,14 @@ static enum cmp_outcome cmp_lines(const char *e, size_t en, const char *g, size_
 		snippet(es, sizeof(es), e, en, ei + j, ei + j, ei + el, 0);
 		snippet(gs, sizeof(gs), g, gn, gi + j, gi + j, gi + gl, 0);
 		if (j == gl)
-			fb_msg(fb, "line %ld, column %ld: expected '%s', got the end of the line", line,
-			       fb->column, es);
+			fb_msg(fb, "line %ld, column %ld: expected '%s', got the end of the line",
+			       line, fb->column, es);
 		else if (j == el)
-			fb_msg(fb, "line %ld, column %ld: expected the end of the line, got '%s'", line,
-			       fb->column, gs);
+			fb_msg(fb, "line %ld, column %ld: expected the end of the line, got '%s'",
+			       line, fb->column, gs);
 		else
-			fb_msg(fb, "line %ld, column %ld: expected '%s', got '%s'", line, fb->column,
-			       es, gs);
+			fb_msg(fb, "line %ld, column %ld: expected '%s', got '%s'", line,
+			       fb->column, es, gs);
 		return CMP_DIFFER;
 	}
 }
@@ -549,8 +581,8 @@ static size_t tp_token_end(const struct tokpos *t)
 
 enum tok_result { TOK_OK, TOK_STRING, TOK_NOT_FLOAT, TOK_FAR };
 
-static enum tok_result tok_check(const struct cmp_opts *o, const char *a, size_t an,
-				 const char *b, size_t bn, double *jv, double *tv)
+static enum tok_result tok_check(const struct cmp_opts *o, const char *a, size_t an, const char *b,
+				 size_t bn, double *jv, double *tv)
 {
 	if (an == bn && !memcmp(a, b, an))
 		return TOK_OK;
@@ -587,7 +619,9 @@ static enum cmp_outcome tok_space_differ(const struct tokpos *e, const struct to
 	if (g->i < g->n)
 		snippet(gs, sizeof(gs), g->s, g->n, g->i, g->i, g->i + 1, 0);
 	bool e_ws = e->i < e->n && is_ws((unsigned char)e->s[e->i]);
-	fb_msg(fb, "line %ld, column %ld: whitespace differs (space_change_sensitive): expected %s%s%s, got %s%s%s",
+	fb_msg(fb,
+	       "line %ld, column %ld: whitespace differs (space_change_sensitive): expected "
+	       "%s%s%s, got %s%s%s",
 	       fb->line, fb->column, e_ws ? "'" : "", e_ws ? es : "no whitespace", e_ws ? "'" : "",
 	       g->i < g->n ? "'" : "", g->i < g->n ? gs : "the end of the output",
 	       g->i < g->n ? "'" : "");
@@ -618,30 +652,40 @@ static enum cmp_outcome cmp_tokens(const struct cmp_opts *o, const char *es_, si
 			break;
 		tok++;
 		size_t ee = tp_token_end(&e);
-		piece(fb->expected, sizeof(fb->expected), e.s + e.i, ee - e.i);
 		if (g.i >= g.n) {
 			tok_where(fb, &e, &g, tok);
+			piece(fb->expected, sizeof(fb->expected), e.s + e.i, ee - e.i);
 			piece(es, sizeof(es), e.s + e.i, ee - e.i);
-			fb_msg(fb, "output ended early: expected token %ld '%s' (line %ld of the expected output)%s",
+			fb_msg(fb,
+			       "output ended early: expected token %ld '%s' (line %ld of the "
+			       "expected output)%s",
 			       tok, es, e.line, tok == 1 ? "; the output has no tokens" : "");
 			return CMP_DIFFER;
 		}
 		size_t ge = tp_token_end(&g);
 		double jv = 0, tv = 0;
-		enum tok_result r = tok_check(o, e.s + e.i, ee - e.i, g.s + g.i, ge - g.i, &jv, &tv);
+		enum tok_result r =
+		    tok_check(o, e.s + e.i, ee - e.i, g.s + g.i, ge - g.i, &jv, &tv);
 		if (r != TOK_OK) {
 			tok_where(fb, &e, &g, tok);
+			piece(fb->expected, sizeof(fb->expected), e.s + e.i, ee - e.i);
 			piece(fb->got, sizeof(fb->got), g.s + g.i, ge - g.i);
 			piece(es, sizeof(es), e.s + e.i, ee - e.i);
 			piece(gs, sizeof(gs), g.s + g.i, ge - g.i);
 			if (r == TOK_STRING)
-				fb_msg(fb, "line %ld, column %ld, token %ld: expected '%s', got '%s'",
+				fb_msg(fb,
+				       "line %ld, column %ld, token %ld: expected '%s', got '%s'",
 				       fb->line, fb->column, tok, es, gs);
 			else if (r == TOK_NOT_FLOAT)
-				fb_msg(fb, "line %ld, column %ld, token %ld: expected a number near '%s', got '%s'",
+				fb_msg(fb,
+				       "line %ld, column %ld, token %ld: expected a number near "
+				       "'%s', got '%s'",
 				       fb->line, fb->column, tok, es, gs);
 			else
-				fb_msg(fb, "line %ld, column %ld, token %ld: expected '%s', got '%s': difference %.3g is above the tolerance (absolute %.3g, relative %.3g)",
+				fb_msg(fb,
+				       "line %ld, column %ld, token %ld: expected '%s', got '%s': "
+				       "difference %.3g is above the tolerance (absolute %.3g, "
+				       "relative %.3g)",
 				       fb->line, fb->column, tok, es, gs, fabs(jv - tv),
 				       o->float_abs_tol < 0 ? 0 : o->float_abs_tol,
 				       o->float_rel_tol < 0 ? 0 : o->float_rel_tol);
@@ -658,7 +702,8 @@ static enum cmp_outcome cmp_tokens(const struct cmp_opts *o, const char *es_, si
 		tok_where(fb, &e, &g, tok + 1);
 		piece(fb->got, sizeof(fb->got), g.s + g.i, ge - g.i);
 		piece(gs, sizeof(gs), g.s + g.i, ge - g.i);
-		fb_msg(fb, "line %ld, column %ld: extra output after the expected end: token %ld '%s'",
+		fb_msg(fb,
+		       "line %ld, column %ld: extra output after the expected end: token %ld '%s'",
 		       fb->line, fb->column, tok + 1, gs);
 		return CMP_DIFFER;
 	}
@@ -715,6 +760,59 @@ static int item_cmp_ci(const void *a_, const void *b_)
 	return 0;
 }
 
+/* Stable LSD radix sort of items by hash, two 16-bit passes; tmp holds n items
+ * and count 65537 counters. Linear time, whatever the input. */
+static void radix_items(struct item *items, struct item *tmp, size_t *count, size_t n)
+{
+	for (int sh = 0; sh <= 16; sh += 16) {
+		memset(count, 0, 65537 * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[((items[i].hash >> sh) & 0xffff) + 1]++;
+		for (size_t k = 1; k <= 65536; k++)
+			count[k] += count[k - 1];
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(items[i].hash >> sh) & 0xffff]++] = items[i];
+		memcpy(items, tmp, n * sizeof(*items));
+	}
+}
+
+static int item_sort_cs(const void *a, const void *b);
+static int item_sort_ci(const void *a, const void *b);
+
+/* Sorts items by hash, content, position. After the radix sort by hash (stable,
+ * so positions stay in order) only runs of equal hashes need a comparison
+ * sort, and only when their contents are out of order: rare unless someone
+ * crafts FNV collisions, and then it is qsort's n log n. Returns -1 when out
+ * of memory. */
+static int sort_items(struct item *items, size_t n, bool ci)
+{
+	int (*sortcmp)(const void *, const void *) = ci ? item_sort_ci : item_sort_cs;
+	if (n < RADIX_MIN) {
+		qsort(items, n, sizeof(*items), sortcmp);
+		return 0;
+	}
+	struct item *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	size_t *count = malloc(65537 * sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -1;
+	}
+	radix_items(items, tmp, count, n);
+	free(tmp);
+	free(count);
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		bool sorted = true;
+		for (; j < n && items[j].hash == items[i].hash; j++)
+			sorted &= sortcmp(&items[j - 1], &items[j]) < 0;
+		if (!sorted)
+			qsort(items + i, j - i, sizeof(*items), sortcmp);
+		i = j;
+	}
+	return 0;
+}
+
 /* Sort order: content, then position, so equal items keep file order and the
  * reported missing or extra item is the later occurrence. */
 static int item_sort_cs(const void *a, const void *b)
@@ -734,7 +832,50 @@ static int item_sort_ci(const void *a, const void *b)
 static int double_cmp(const void *a_, const void *b_)
 {
 	double a = *(const double *)a_, b = *(const double *)b_;
-	return a < b ? -1 : a > b;
+	return (a > b) - (a < b);
+}
+
+/* Sorts finite doubles ascending: qsort when few, else an LSD radix sort on
+ * their bits mapped to unsigned order (four 16-bit passes). Returns -1 when
+ * out of memory. */
+
+static int sort_doubles(double *v, size_t n)
+{
+	if (n < RADIX_MIN) {
+		qsort(v, n, sizeof(*v), double_cmp);
+		return 0;
+	}
+	uint64_t *key = malloc((n ? n : 1) * sizeof(*key)),
+		 *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	size_t *count = malloc(65537 * sizeof(*count));
+	int ret = -1;
+	if (!key || !tmp || !count)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b;
+		memcpy(&b, &v[i], sizeof(b));
+		key[i] = b >> 63 ? ~b : b | (1ULL << 63);
+	}
+	for (int sh = 0; sh < 64; sh += 16) {
+		memset(count, 0, 65537 * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[((key[i] >> sh) & 0xffff) + 1]++;
+		for (size_t k = 1; k <= 65536; k++)
+			count[k] += count[k - 1];
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(key[i] >> sh) & 0xffff]++] = key[i];
+		memcpy(key, tmp, n * sizeof(*key));
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b = key[i] >> 63 ? key[i] & ~(1ULL << 63) : ~key[i];
+		memcpy(&v[i], &b, sizeof(b));
+	}
+	ret = 0;
+out:
+	free(key);
+	free(tmp);
+	free(count);
+	return ret;
 }
 
 /* Splits one side into items (lines or tokens), counting first so each array
@@ -762,8 +903,9 @@ static int uside_collect(const struct cmp_opts *o, struct uside *u, bool fill)
 				nf++;
 			} else {
 				if (fill)
-					u->items[ni] = (struct item){u->s + i, (uint32_t)(j - i),
-								     item_hash(u->s + i, j - i, ci)};
+					u->items[ni] =
+					    (struct item){u->s + i, (uint32_t)(j - i),
+							  item_hash(u->s + i, j - i, ci)};
 				ni++;
 			}
 			i = j;
@@ -807,8 +949,10 @@ static enum cmp_outcome cmp_unordered(const struct cmp_opts *o, const char *e, s
 	}
 	bool ci = o->unordered_tokens && !o->case_sensitive;
 	int (*cmp)(const void *, const void *) = ci ? item_cmp_ci : item_cmp_cs;
-	qsort(a.items, a.nitems, sizeof(*a.items), ci ? item_sort_ci : item_sort_cs);
-	qsort(b.items, b.nitems, sizeof(*b.items), ci ? item_sort_ci : item_sort_cs);
+	if (sort_items(a.items, a.nitems, ci) || sort_items(b.items, b.nitems, ci)) {
+		fb_msg(fb, "unordered comparison: out of memory");
+		goto out;
+	}
 	const struct item *miss = NULL, *extra = NULL;
 	size_t nmiss = 0, nextra = 0;
 	for (size_t i = 0, j = 0; i < a.nitems || j < b.nitems;) {
@@ -840,31 +984,41 @@ static enum cmp_outcome cmp_unordered(const struct cmp_opts *o, const char *e, s
 			piece(xs, sizeof(xs), extra->p, extra->len);
 		}
 		if (miss && extra)
-			fb_msg(fb, "%zu expected %s%s missing, %zu unexpected; e.g. '%s' (expected line %ld) is missing, '%s' (line %ld) is unexpected",
-			       nmiss, what, nmiss == 1 ? "" : "s", nextra, ms, fb->expected_line, xs,
-			       fb->line);
+			fb_msg(fb,
+			       "%zu expected %s%s missing, %zu unexpected; e.g. '%s' (expected "
+			       "line %ld) is missing, '%s' (line %ld) is unexpected",
+			       nmiss, what, nmiss == 1 ? "" : "s", nextra, ms, fb->expected_line,
+			       xs, fb->line);
 		else if (miss)
-			fb_msg(fb, "output ended early: %zu expected %s%s missing, e.g. '%s' (expected line %ld)",
+			fb_msg(fb,
+			       "output ended early: %zu expected %s%s missing, e.g. '%s' (expected "
+			       "line %ld)",
 			       nmiss, what, nmiss == 1 ? "" : "s", ms, fb->expected_line);
 		else
-			fb_msg(fb, "extra output: %zu unexpected %s%s, e.g. '%s' (line %ld)", nextra,
-			       what, nextra == 1 ? "" : "s", xs, fb->line);
+			fb_msg(fb, "extra output: %zu unexpected %s%s, e.g. '%s' (line %ld)",
+			       nextra, what, nextra == 1 ? "" : "s", xs, fb->line);
 		goto out;
 	}
 	if (a.nfloats != b.nfloats) {
 		fb_msg(fb, "expected %zu numbers, got %zu", a.nfloats, b.nfloats);
 		goto out;
 	}
-	qsort(a.floats, a.nfloats, sizeof(double), double_cmp);
-	qsort(b.floats, b.nfloats, sizeof(double), double_cmp);
+	if (sort_doubles(a.floats, a.nfloats) || sort_doubles(b.floats, b.nfloats)) {
+		fb_msg(fb, "unordered comparison: out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < a.nfloats; i++) {
 		if (!within_tol(o, a.floats[i], b.floats[i])) {
 			snprintf(fb->expected, sizeof(fb->expected), "%.15g", a.floats[i]);
 			snprintf(fb->got, sizeof(fb->got), "%.15g", b.floats[i]);
-			fb_msg(fb, "number %zu of %zu in sorted order: expected %.10g, got %.10g: difference %.3g is above the tolerance (absolute %.3g, relative %.3g)",
-			       i + 1, a.nfloats, a.floats[i], b.floats[i],
-			       fabs(a.floats[i] - b.floats[i]), o->float_abs_tol < 0 ? 0 : o->float_abs_tol,
-			       o->float_rel_tol < 0 ? 0 : o->float_rel_tol);
+			fb_msg(
+			    fb,
+			    "number %zu of %zu in sorted order: expected %.10g, got %.10g: "
+			    "difference %.3g is above the tolerance (absolute %.3g, relative %.3g)",
+			    i + 1, a.nfloats, a.floats[i], b.floats[i],
+			    fabs(a.floats[i] - b.floats[i]),
+			    o->float_abs_tol < 0 ? 0 : o->float_abs_tol,
+			    o->float_rel_tol < 0 ? 0 : o->float_rel_tol);
 			goto out;
 		}
 	}
@@ -920,7 +1074,11 @@ static int regex_viable(pcre2_code *re, const char *g, size_t k, pcre2_match_dat
 {
 	if (!k)
 		return 1;
-	int rc = pcre2_match(re, (PCRE2_SPTR)g, k, 0, PCRE2_PARTIAL_HARD, md, mctx);
+	/* The verdict's match already checked the whole subject, and prefixes
+	 * end on character boundaries: checking again would make the search
+	 * O(n log n). */
+	int rc =
+	    pcre2_match(re, (PCRE2_SPTR)g, k, 0, PCRE2_PARTIAL_HARD | PCRE2_NO_UTF_CHECK, md, mctx);
 	if (rc >= 0 || rc == PCRE2_ERROR_PARTIAL)
 		return 1;
 	return rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
@@ -1037,7 +1195,8 @@ static enum cmp_outcome cmp_regex(const struct cmp_opts *o, const char *pat, siz
 		if (pcre2_get_error_message(errcode, msg, sizeof(msg)) < 0)
 			snprintf((char *)msg, sizeof(msg), "error %d", errcode);
 		snippet(ps, sizeof(ps), pat, pl, 0, erroff < pl ? erroff : pl, pl, 16);
-		fb_msg(fb, "bad regex: %s at offset %zu: '%s'", (const char *)msg, (size_t)erroff, ps);
+		fb_msg(fb, "bad regex: %s at offset %zu: '%s'", (const char *)msg, (size_t)erroff,
+		       ps);
 		goto out;
 	}
 	mctx = pcre2_match_context_create(NULL);
@@ -1063,7 +1222,9 @@ static enum cmp_outcome cmp_regex(const struct cmp_opts *o, const char *pat, siz
 		if (pcre2_get_error_message(rc, msg, sizeof(msg)) < 0)
 			snprintf((char *)msg, sizeof(msg), "error %d", rc);
 		if (lim)
-			fb_msg(fb, "regex %s exceeded: the pattern backtracks too much for this output (use atomic groups or possessive quantifiers)",
+			fb_msg(fb,
+			       "regex %s exceeded: the pattern backtracks too much for this output "
+			       "(use atomic groups or possessive quantifiers)",
 			       lim);
 		else
 			fb_msg(fb, "regex match failed: %s", (const char *)msg);
@@ -1082,7 +1243,8 @@ static enum cmp_outcome cmp_regex(const struct cmp_opts *o, const char *pat, siz
 	snippet(fb->got, sizeof(fb->got), g, gn, line_start(g, pos), pos, window_end(g, gn, pos),
 		SNIP_BEFORE);
 	if (pos >= sl) {
-		fb_msg(fb, "line %ld, column %ld: output ended before the pattern '%s' was complete",
+		fb_msg(fb,
+		       "line %ld, column %ld: output ended before the pattern '%s' was complete",
 		       fb->line, fb->column, ps);
 	} else {
 		snippet(gs, sizeof(gs), g, gn, pos, pos, line_window_end(g, gn, pos), 0);

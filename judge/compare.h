@@ -47,19 +47,19 @@ enum cmp_mode { CMP_EXACT, CMP_LINES, CMP_TOKENS, CMP_UNORDERED, CMP_REGEX, CMP_
 
 struct cmp_opts {
 	enum cmp_mode mode;
-	bool case_sensitive;         /* tokens: default false, as the ICPC validator */
+	bool case_sensitive;	     /* tokens: default false, as the ICPC validator */
 	bool space_change_sensitive; /* tokens */
-	double float_abs_tol;        /* < 0 when unset */
-	double float_rel_tol;        /* < 0 when unset */
-	bool unordered_tokens;       /* unordered: compare tokens (true) or lines (false) */
+	double float_abs_tol;	     /* < 0 when unset */
+	double float_rel_tol;	     /* < 0 when unset */
+	bool unordered_tokens;	     /* unordered: compare tokens (true) or lines (false) */
 	/* regex limits; 0 means the default (CMP_REGEX_DEFAULT_*) */
-	unsigned long regex_match_limit;     /* pcre2_set_match_limit */
-	unsigned long regex_depth_limit;     /* pcre2_set_depth_limit */
-	unsigned long regex_heap_limit_kib;  /* pcre2_set_heap_limit, KiB */
+	unsigned long regex_match_limit;    /* pcre2_set_match_limit */
+	unsigned long regex_depth_limit;    /* pcre2_set_depth_limit */
+	unsigned long regex_heap_limit_kib; /* pcre2_set_heap_limit, KiB */
 };
 
-#define CMP_REGEX_DEFAULT_MATCH_LIMIT    5000000UL
-#define CMP_REGEX_DEFAULT_DEPTH_LIMIT    100000UL
+#define CMP_REGEX_DEFAULT_MATCH_LIMIT	 5000000UL
+#define CMP_REGEX_DEFAULT_DEPTH_LIMIT	 100000UL
 #define CMP_REGEX_DEFAULT_HEAP_LIMIT_KIB 65536UL
 
 enum cmp_outcome { CMP_MATCH, CMP_DIFFER, CMP_ERROR };
@@ -67,13 +67,13 @@ enum cmp_outcome { CMP_MATCH, CMP_DIFFER, CMP_ERROR };
 /* All strings are NUL-terminated valid UTF-8 (control characters, backslash and
  * invalid bytes escaped as \n, \\, \xNN ...), so they can go into JSON as is. */
 struct cmp_feedback {
-	long line;   /* 1-based line of the first difference in the output, 0 when unknown */
-	long column; /* 1-based column (bytes) */
+	long line;	    /* 1-based line of the first difference in the output, 0 when unknown */
+	long column;	    /* 1-based column (bytes) */
 	char expected[128]; /* short snippet around the difference */
 	char got[128];
-	char message[256]; /* one line; on CMP_ERROR, what is wrong (e.g. bad regex) */
+	char message[256];  /* one line; on CMP_ERROR, what is wrong (e.g. bad regex) */
 	long expected_line; /* 1-based line in the expected output, 0 when unknown */
-	long token;         /* tokens modes: 1-based number of the differing token, else 0 */
+	long token;	    /* tokens modes: 1-based number of the differing token, else 0 */
 };
 
 /* Defaults for mode (tolerances unset, case-insensitive tokens). */

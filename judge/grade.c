@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checker.h"
 #include "compare.h"
 #include "config.h"
 #include "lang.h"
 #include "log.h"
+#include "problem.h"
 #include "status.h"
 #include "strbuf.h"
 #include "utf8.h"
@@ -37,6 +39,8 @@ struct grade_test {
 	bool has_expected;
 	char *expected_path; /* host file read at compare time */
 	bool hide_data;      /* secret test: no expected snippet in feedback */
+	const struct cmp_opts *cmp; /* problem packages: the test group's options, else NULL */
+	const char *const *validator_args; /* custom output validator arguments */
 };
 
 struct grade_plan {
@@ -50,6 +54,11 @@ struct grade_plan {
 	struct grade_test *tests;
 	int ntests;
 	bool explicit_tests; /* report a tests array */
+	const struct problem *problem; /* "problem" requests: env's or owned_problem */
+	struct problem *owned_problem;
+	struct checker *checker; /* custom output validator; owned when own_checker */
+	bool own_checker;
+	char **compile_argv; /* programs of several sources (prob_compile_argv), or NULL */
 };
 
 static cJSON *error_result(const char *lang, enum sub_status st, const char *msg)
@@ -158,13 +167,67 @@ static void add_test(struct grade_plan *p, const char *name, const cJSON *t)
 	g->has_expected = g->expected != NULL;
 }
 
-static int plan_tests(struct grade_plan *p, const cJSON *req, char *err, size_t errlen)
+/* Tests, limits and validator options of a problem package (problem.h): env's
+ * preloaded package (judge verify) or problems_dir/<id>. The request's own
+ * limits win over the package's. */
+static int plan_problem(struct grade_plan *p, const struct grade_env *env, const cJSON *req,
+			const char *id, char *err, size_t errlen)
 {
-	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(req, "tests");
-	if (cJSON_GetObjectItemCaseSensitive(req, "problem")) {
-		snprintf(err, errlen, "problem packages are not wired into the grader yet");
+	const struct problem *pb = env->problem;
+	if (pb && !strcmp(pb->id, id)) {
+		p->checker = env->checker;
+	} else {
+		p->owned_problem = calloc(1, sizeof *p->owned_problem);
+		if (!p->owned_problem ||
+		    prob_open(p->owned_problem, env->cfg->problems_dir, id, err, errlen) < 0) {
+			if (!p->owned_problem)
+				snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		pb = p->owned_problem;
+	}
+	if (pb->unsupported) {
+		snprintf(err, errlen, "problem '%s': %s", id, pb->unsupported);
 		return -1;
 	}
+	p->problem = pb;
+	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(req, "limits");
+	struct run_limits *r = &p->run_limits;
+	if (json_long(lim, "time_ms", 0) <= 0 && pb->limits.time_limit_s > 0) {
+		r->cpu_ms = (long)(pb->limits.time_limit_s * 1000 + 0.5);
+		if (json_long(lim, "wall_ms", 0) <= 0)
+			r->wall_ms = r->cpu_ms * env->cfg->wall_limit_factor + 1000;
+	}
+	if (json_long(lim, "memory_mb", 0) <= 0 && pb->limits.memory_mb > 0)
+		r->memory_kb = pb->limits.memory_mb * 1024;
+	if (json_long(lim, "output_kb", 0) <= 0 && pb->limits.output_mb > 0)
+		r->stdout_bytes = pb->limits.output_mb * 1024 * 1024;
+	p->tests = calloc((size_t)pb->ntests, sizeof *p->tests);
+	if (!p->tests) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	p->explicit_tests = true;
+	for (int i = 0; i < pb->ntests; i++) {
+		const struct prob_test *pt = &pb->tests[i];
+		struct grade_test *g = &p->tests[p->ntests++];
+		g->name = strdup(pt->name);
+		g->stdin_path = strdup(pt->in_path);
+		g->expected_path = pt->ans_path ? strdup(pt->ans_path) : NULL;
+		g->hide_data = !pt->is_sample;
+		g->cmp = &pt->cmp;
+		g->validator_args = (const char *const *)pt->validator_args;
+	}
+	return 0;
+}
+
+static int plan_tests(struct grade_plan *p, const struct grade_env *env, const cJSON *req,
+		      char *err, size_t errlen)
+{
+	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(req, "tests");
+	const char *problem = json_str(req, "problem", NULL);
+	if (problem)
+		return plan_problem(p, env, req, problem, err, errlen);
 	if (cJSON_IsArray(tests) && cJSON_GetArraySize(tests) > 0) {
 		int n = cJSON_GetArraySize(tests);
 		p->tests = calloc((size_t)n, sizeof *p->tests);
@@ -201,6 +264,12 @@ static void plan_release(struct grade_plan *p)
 		free(p->tests[i].expected_path);
 	}
 	free(p->tests);
+	if (p->own_checker)
+		checker_close(p->checker);
+	if (p->owned_problem)
+		prob_release(p->owned_problem);
+	free(p->owned_problem);
+	prob_argv_free(p->compile_argv);
 }
 
 static void add_output(cJSON *obj, const char *key, const struct strbuf *sb)
@@ -217,6 +286,28 @@ static void add_nullable_int(cJSON *obj, const char *key, bool present, long v)
 		cJSON_AddNumberToObject(obj, key, (double)v);
 	else
 		cJSON_AddNullToObject(obj, key);
+}
+
+/* Asks the package's output validator (checker.h). Its failure is the judge's
+ * fault (internal_error), never a verdict against the submission. */
+static enum sub_status judge_checker(const struct grade_plan *p, const struct grade_test *t,
+				     const struct run_result *rr, cJSON **feedback, char *err,
+				     size_t errlen)
+{
+	struct checker_verdict v;
+	checker_run(p->checker, t->stdin_path, t->expected_path, rr->out.buf, rr->out.len,
+		    t->validator_args, &v);
+	if (v.outcome == CHECKER_FAIL) {
+		snprintf(err, errlen, "test '%.100s': %.380s", t->name, v.message);
+		return SUB_INTERNAL_ERROR;
+	}
+	if (v.outcome == CHECKER_ACCEPT)
+		return SUB_ACCEPTED;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "message",
+				v.message[0] ? v.message : "rejected by the output validator");
+	*feedback = f;
+	return SUB_WRONG_ANSWER;
 }
 
 /* Maps a run that did not fail to a verdict, comparing when there is an expected output. */
@@ -240,9 +331,14 @@ static enum sub_status judge_output(const struct grade_plan *p, const struct gra
 		exp = file.buf;
 		exp_len = file.len;
 	}
+	const struct cmp_opts *cmp = t->cmp ? t->cmp : &p->cmp;
+	if (cmp->mode == CMP_CHECKER) {
+		strbuf_release(&file);
+		return judge_checker(p, t, rr, feedback, err, errlen);
+	}
 	struct cmp_feedback fb;
 	memset(&fb, 0, sizeof fb);
-	enum cmp_outcome o = cmp_compare(&p->cmp, exp, exp_len, rr->out.buf, rr->out.len, &fb);
+	enum cmp_outcome o = cmp_compare(cmp, exp, exp_len, rr->out.buf, rr->out.len, &fb);
 	strbuf_release(&file);
 	if (o == CMP_MATCH)
 		return SUB_ACCEPTED;
@@ -311,7 +407,8 @@ static int compile(const struct grade_plan *p, struct sandbox *sb, cJSON *result
 		return 0;
 	}
 	struct run_spec spec = {
-		.argv = (const char *const *)p->lang->compile_argv,
+		.argv = (const char *const *)(p->compile_argv ? p->compile_argv
+							      : p->lang->compile_argv),
 		.env = (const char *const *)(p->lang->compile_env ? p->lang->compile_env
 								  : p->lang->env),
 		.ro_paths = (const char *const *)p->lang->ro_paths,
@@ -453,6 +550,39 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, cJSON *resu
 	return ret;
 }
 
+/* Writes the request's extra "files" beside the source; when some are sources of
+ * the language, they are compiled with it (plan's compile_argv). */
+static int write_files(struct grade_plan *p, struct sandbox *sb, const cJSON *req, char *err,
+		       size_t errlen)
+{
+	const cJSON *files = cJSON_GetObjectItemCaseSensitive(req, "files");
+	const cJSON *f;
+	const char *srcs[257];
+	int n = 0;
+	cJSON_ArrayForEach(f, files)
+	{
+		size_t len;
+		const char *name = json_str(f, "name", NULL);
+		const char *content = json_str(f, "content", &len);
+		if (!name || !content || !strcmp(name, p->lang->source_file)) {
+			snprintf(err, errlen, "bad entry in files: '%s'", name ? name : "(no name)");
+			return -1;
+		}
+		int rc = sandbox_write_file(sb, name, content, len, 0644);
+		if (rc < 0) {
+			snprintf(err, errlen, "cannot write '%s' into the box: %s", name,
+				 strerror(-rc));
+			return -1;
+		}
+		if (n < 256 && prob_is_source_for(p->lang, name))
+			srcs[n++] = name;
+	}
+	srcs[n] = NULL;
+	if (n > 0 && p->lang->compile_argv)
+		p->compile_argv = prob_compile_argv(p->lang, srcs);
+	return 0;
+}
+
 cJSON *grade_request(const struct grade_env *env, const cJSON *request)
 {
 	char err[512] = "";
@@ -470,7 +600,7 @@ cJSON *grade_request(const struct grade_env *env, const cJSON *request)
 	plan.run_all = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "run_all_tests"));
 	plan_limits(&plan, env->cfg, request);
 	if (plan_compare(&plan, request, err, sizeof err) < 0 ||
-	    plan_tests(&plan, request, err, sizeof err) < 0) {
+	    plan_tests(&plan, env, request, err, sizeof err) < 0) {
 		plan_release(&plan);
 		return error_result(lang_name, SUB_INTERNAL_ERROR, err);
 	}
@@ -487,12 +617,20 @@ cJSON *grade_request(const struct grade_env *env, const cJSON *request)
 			 strerror(-rc));
 		goto internal;
 	}
+	if (write_files(&plan, sb, request, err, sizeof err) < 0)
+		goto internal;
 	rc = compile(&plan, sb, result, err, sizeof err);
 	if (rc < 0)
 		goto internal;
 	if (rc > 0) {
 		cJSON_AddStringToObject(result, "status", sub_status_name(SUB_COMPILE_ERROR));
 		goto done;
+	}
+	if (plan.problem && plan.problem->custom_validator && !plan.checker) {
+		if (checker_build(plan.problem, env->langs, env->cfg, env->backend, env->slot,
+				  &plan.checker, err, sizeof err) < 0)
+			goto internal;
+		plan.own_checker = true;
 	}
 	if (run_tests(&plan, sb, result, err, sizeof err) < 0)
 		goto internal;

@@ -5,6 +5,8 @@
  *   {"language": "python", "source": "...",
  *    "tests": [{"name": "1", "stdin": "...", "expected_output": "..."}],  (expected optional)
  *    "problem": "sum",                      instead of tests: a package's tests
+ *    "files": [{"name": "util.h", "content": "..."}],   more files of the program
+ *                                           (sources of its language are compiled too)
  *    "compare": {"mode": "tokens", "case_sensitive": false, "space_change_sensitive": false,
  *                "float_absolute_tolerance": 1e-6, "float_relative_tolerance": 1e-6,
  *                "unordered_tokens": false},
@@ -22,12 +24,19 @@
 
 struct judge_config;
 struct lang_registry;
+struct problem;
+struct checker;
 
 struct grade_env {
 	const struct judge_config *cfg;
 	const struct lang_registry *langs;
 	enum sandbox_backend backend;
 	int slot; /* concurrent sandbox slot of the caller */
+	/* Optional (judge verify): a package loaded by the caller, used when the
+	 * request's "problem" is its id instead of loading problems_dir/<id>, and
+	 * its output validator built once (checker.h) instead of once per request. */
+	const struct problem *problem;
+	struct checker *checker;
 };
 
 /* Grades request. Never returns NULL: a failure of the judge itself becomes an

@@ -97,7 +97,7 @@ int http_respond(struct http_request *r, int status, const char *content_type, c
 	if (r->responded)
 		return -1;
 	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	    MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	if (!resp)
 		return -1;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
@@ -114,9 +114,10 @@ int http_respond_json(struct http_request *r, int status, const cJSON *json)
 {
 	char *text = cJSON_PrintUnformatted(json);
 	if (!text)
-		return http_respond(r, 503, "application/json",
-				    "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\"}}",
-				    69, NULL);
+		return http_respond(
+		    r, 503, "application/json",
+		    "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\"}}", 69,
+		    NULL);
 	size_t n = strlen(text);
 	/* a newline at the end makes curl output readable */
 	char *t2 = realloc(text, n + 2);
@@ -130,8 +131,8 @@ int http_respond_json(struct http_request *r, int status, const cJSON *json)
 	return rc;
 }
 
-static int verror(struct http_request *r, int status, const char *const *headers,
-		  const char *code, const char *fmt, va_list ap)
+static int verror(struct http_request *r, int status, const char *const *headers, const char *code,
+		  const char *fmt, va_list ap)
 {
 	char msg[512];
 	vsnprintf(msg, sizeof msg, fmt, ap);
@@ -151,7 +152,7 @@ static int verror(struct http_request *r, int status, const char *const *headers
 		strbuf_release(&sb);
 	} else {
 		static const char oom[] =
-			"{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\"}}\n";
+		    "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\"}}\n";
 		rc = http_respond(r, 503, "application/json", oom, sizeof oom - 1, NULL);
 	}
 	return rc;
@@ -333,14 +334,14 @@ int http_start(struct http_server **out, const struct http_opts *opts, char *err
 	}
 	s->opts = *opts;
 	pthread_mutex_init(&s->lock, NULL);
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
-			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
+			 MHD_USE_ERROR_LOG;
 	s->daemon = MHD_start_daemon(
-		flags, 0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, opts->listen_fd,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(opts->threads > 0 ? opts->threads : 1),
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT,
-		(unsigned)120, MHD_OPTION_CONNECTION_LIMIT, (unsigned)10000,
-		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
+	    flags, 0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, opts->listen_fd,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(opts->threads > 0 ? opts->threads : 1),
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)120, MHD_OPTION_CONNECTION_LIMIT, (unsigned)10000, MHD_OPTION_EXTERNAL_LOGGER,
+	    mhd_log, NULL, MHD_OPTION_END);
 	if (!s->daemon) {
 		snprintf(err, errlen, "cannot start the HTTP server");
 		pthread_mutex_destroy(&s->lock);

@@ -28,17 +28,17 @@ struct http_request {
 	const char *method;
 	const char *url; /* path, without the query string */
 	struct strbuf body;
-	bool too_large;  /* the body passed max_body; it was not kept */
-	bool responded;  /* a response was queued */
+	bool too_large; /* the body passed max_body; it was not kept */
+	bool responded; /* a response was queued */
 	bool suspended;
-	int status;      /* status of the response, for the done callback */
-	double start_s;  /* monotonic start time */
+	int status;	/* status of the response, for the done callback */
+	double start_s; /* monotonic start time */
 	/* For the handler: kept across suspend/resume, freed by ctx_free at the end. */
 	void *ctx;
 	void (*ctx_free)(void *ctx);
-	int route;       /* handler's label for metrics; -1 = none */
-	int64_t key_id;  /* handler's: the authenticated API key */
-	bool admitted;   /* handler's: counted by admission control */
+	int route;	/* handler's label for metrics; -1 = none */
+	int64_t key_id; /* handler's: the authenticated API key */
+	bool admitted;	/* handler's: counted by admission control */
 };
 
 /* Called when the body is complete, and again after each http_resume().
@@ -48,8 +48,8 @@ typedef void (*http_handler_fn)(struct http_request *r, void *arg);
 typedef void (*http_done_fn)(struct http_request *r, void *arg);
 
 struct http_opts {
-	int listen_fd;   /* a bound, listening socket (http_listen) */
-	int threads;     /* threads of the pool, >= 1 */
+	int listen_fd;	 /* a bound, listening socket (http_listen) */
+	int threads;	 /* threads of the pool, >= 1 */
 	size_t max_body; /* bytes */
 	http_handler_fn handler;
 	http_done_fn done;
@@ -80,7 +80,7 @@ int http_respond(struct http_request *r, int status, const char *content_type, c
 int http_respond_json(struct http_request *r, int status, const cJSON *json);
 /* Responds {"error": {"code": code, "message": ...}}. Returns 0 or -1. */
 int http_error(struct http_request *r, int status, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 /* Like http_error, with extra headers (e.g. Retry-After). */
 int http_error_h(struct http_request *r, int status, const char *const *headers, const char *code,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -16,6 +16,8 @@
  * In compile, run and version, {source} stands for source_file, and a word may be
  * quoted with '...' or "..." to hold blanks (no escapes). Unknown keys, repeated
  * keys, relative program paths and a name other than the file's are errors.
+ * languages/selftest/<name><ext of source_file> prints "hello world": the program
+ * `judge languages` and `judge selftest` grade in each backend.
  */
 #pragma once
 #include <stdbool.h>

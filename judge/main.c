@@ -21,6 +21,8 @@ static const struct command commands[] = {
 	{"keys", cmd_keys, "create, list and revoke API keys"},
 	{"migrate", cmd_migrate, "apply the pending database migrations"},
 	{"worker", cmd_worker, "claim queued submissions and grade them (until SIGTERM)"},
+	{"verify", cmd_verify, "check that a problem package's submissions get their folders' verdicts"},
+	{"up", cmd_up, "run the service here: database, migrations, serve and worker"},
 };
 
 static void usage(FILE *out)

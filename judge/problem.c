@@ -30,11 +30,12 @@
 #define YAML_MAX ((size_t)1 << 20)
 /* data/ nests sample|secret / group / ...; deeper trees are refused (and symlink loops end). */
 #define DATA_MAX_DEPTH 12
-#define ARGS_MAX 256
+#define ARGS_MAX       256
 
 /* ---- small helpers ---- */
 
-static void fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -301,8 +302,8 @@ static int yml_double(yaml_node_t *n, const char *what, const char *file, double
 	char *end = NULL;
 	double v = s ? strtod(s, &end) : NAN;
 	if (!s || end == s || *end || !isfinite(v) || v < lo) {
-		fail(err, errlen, "%s: %s must be a number of at least %g, got '%s'", file, what, lo,
-		     s ? s : "(not a number)");
+		fail(err, errlen, "%s: %s must be a number of at least %g, got '%s'", file, what,
+		     lo, s ? s : "(not a number)");
 		return -1;
 	}
 	*out = v;
@@ -362,35 +363,35 @@ static int yml_args(struct yml *y, yaml_node_t *n, struct strv *out, const char 
 struct lang_def {
 	const char *code;
 	int priority;
-	const char *exts; /* space-separated, with the dot; case matters (.C is C++) */
+	const char *exts;  /* space-separated, with the dot; case matters (.C is C++) */
 	const char *judge; /* judge language name, or NULL */
 };
 
 /* The package format's languages table (file endings and tie-break priorities,
  * as the Kattis problemtools language list gives them). */
 static const struct lang_def lang_defs[] = {
-	{"cpp", 1000, ".cc .C .cpp .cxx .c++", "cpp"},
-	{"c", 950, ".c", "c"},
-	{"python2", 860, ".py .py2", NULL},
-	{"python3", 850, ".py .py3", "python"},
-	{"java", 800, ".java", NULL},
-	{"csharp", 700, ".cs", "csharp"},
-	{"fsharp", 675, ".fs", NULL},
-	{"ruby", 650, ".rb", NULL},
-	{"haskell", 600, ".hs .c", NULL},
-	{"rust", 575, ".rs", NULL},
-	{"scala", 550, ".sc .scala", NULL},
-	{"javascript", 500, ".js .mjs .cjs", "node"},
-	{"php", 450, ".php", NULL},
-	{"go", 400, ".go", NULL},
-	{"ocaml", 375, ".ml", NULL},
-	{"pascal", 350, ".pas", NULL},
-	{"objectivec", 300, ".m .c", NULL},
-	{"kotlin", 250, ".kt", NULL},
-	{"typescript", 225, ".ts", NULL},
-	{"lisp", 200, ".lisp .cl", NULL},
-	{"prolog", 100, ".pl", NULL},
-	{"cobol", 50, ".cob", NULL},
+    {"cpp", 1000, ".cc .C .cpp .cxx .c++", "cpp"},
+    {"c", 950, ".c", "c"},
+    {"python2", 860, ".py .py2", NULL},
+    {"python3", 850, ".py .py3", "python"},
+    {"java", 800, ".java", NULL},
+    {"csharp", 700, ".cs", "csharp"},
+    {"fsharp", 675, ".fs", NULL},
+    {"ruby", 650, ".rb", NULL},
+    {"haskell", 600, ".hs .c", NULL},
+    {"rust", 575, ".rs", NULL},
+    {"scala", 550, ".sc .scala", NULL},
+    {"javascript", 500, ".js .mjs .cjs", "node"},
+    {"php", 450, ".php", NULL},
+    {"go", 400, ".go", NULL},
+    {"ocaml", 375, ".ml", NULL},
+    {"pascal", 350, ".pas", NULL},
+    {"objectivec", 300, ".m .c", NULL},
+    {"kotlin", 250, ".kt", NULL},
+    {"typescript", 225, ".ts", NULL},
+    {"lisp", 200, ".lisp .cl", NULL},
+    {"prolog", 100, ".pl", NULL},
+    {"cobol", 50, ".cob", NULL},
 };
 #define NLANG (sizeof lang_defs / sizeof lang_defs[0])
 
@@ -439,7 +440,8 @@ static bool python2_shebang(const char *path)
 	if (!f)
 		return false;
 	char line[256] = "";
-	bool yes = fgets(line, sizeof line, f) && !strncmp(line, "#!", 2) && strstr(line, "python2");
+	bool yes =
+	    fgets(line, sizeof line, f) && !strncmp(line, "#!", 2) && strstr(line, "python2");
 	fclose(f);
 	return yes;
 }
@@ -465,7 +467,8 @@ static const struct lang_def *detect_lang(const char *dir, char *const *files)
 			}
 			n++;
 		}
-		if (n > best_n || (n == best_n && n > 0 && lang_defs[i].priority > best->priority)) {
+		if (n > best_n ||
+		    (n == best_n && n > 0 && lang_defs[i].priority > best->priority)) {
 			best = &lang_defs[i];
 			best_n = n;
 		}
@@ -502,7 +505,8 @@ static int load_program(struct prob_program *prog, const char *path, char *err, 
 		}
 		free_strv(names);
 	} else if (is_file(path)) {
-		prog->dir = strndup(path, (size_t)(base - path));
+		/* the folder without its trailing '/' */
+		prog->dir = strndup(path, base > path ? (size_t)(base - path - 1) : 0);
 		if (!prog->dir)
 			abort();
 		if (!*prog->dir) {
@@ -529,12 +533,10 @@ static int load_program(struct prob_program *prog, const char *path, char *err, 
 	prog->lang_code = xstrdup(ld->code);
 	prog->lang = ld->judge;
 	const char *main_file = NULL, *single = NULL;
-	int nsrc = 0;
 	for (int i = 0; i < files.n; i++) {
 		const char *f = files.v[i];
 		if (!has_ext(f, ld->exts))
 			continue;
-		nsrc++;
 		if (!single)
 			single = f; /* smallest: files are sorted */
 		if (!main_file && (is_main_name(f) || !strcmp(f, "__main__.py")))
@@ -546,7 +548,6 @@ static int load_program(struct prob_program *prog, const char *path, char *err, 
 		snprintf(msg, sizeof msg, "language %s is not supported by the judge", ld->code);
 		prog->unsupported = xstrdup(msg);
 	}
-	(void)nsrc;
 	return 0;
 }
 
@@ -617,7 +618,7 @@ struct group_cfg {
 
 struct loader {
 	struct problem *p;
-	char **problem_args; /* problem.yaml validator_flags / output_validator_args */
+	char **problem_args;	/* problem.yaml validator_flags / output_validator_args */
 	struct strv test_names; /* to catch a test and a group of one name */
 	int cap;
 	char *err;
@@ -723,7 +724,7 @@ static int add_test(struct loader *L, const char *dir, const char *base, const c
 			}
 			if (!yml_is_null(yml_get(&y, root, "args")) && !p->unsupported)
 				p->unsupported =
-					xstrdup("test cases with command-line args are not supported");
+				    xstrdup("test cases with command-line args are not supported");
 		}
 		yml_release(&y);
 		char *files_dir = malloc(bl + 4);
@@ -731,14 +732,16 @@ static int add_test(struct loader *L, const char *dir, const char *base, const c
 			abort();
 		sprintf(files_dir, "%s.files", file);
 		if (is_dir(files_dir) && !p->unsupported)
-			p->unsupported = xstrdup("test cases with .files folders are not supported");
+			p->unsupported =
+			    xstrdup("test cases with .files folders are not supported");
 		free(files_dir);
 		free(yp);
 		if (rc < 0)
 			goto out;
 	}
 	if (args.n > ARGS_MAX) {
-		fail(L->err, L->errlen, "test '%s': more than %d validator arguments", name, ARGS_MAX);
+		fail(L->err, L->errlen, "test '%s': more than %d validator arguments", name,
+		     ARGS_MAX);
 		goto out;
 	}
 	if (p->ntests == L->cap) {
@@ -885,8 +888,8 @@ static int load_data(struct loader *L)
 			p->nsamples = p->ntests;
 	}
 	if (p->ntests == 0) {
-		fail(L->err, L->errlen, "%s: no test cases (NAME.in) under data/sample or data/secret",
-		     p->dir);
+		fail(L->err, L->errlen,
+		     "%s: no test cases (NAME.in) under data/sample or data/secret", p->dir);
 		goto out;
 	}
 	ret = 0;
@@ -946,10 +949,10 @@ static int parse_limits(struct problem *p, struct yml *y, yaml_node_t *lim, cons
 		       &l->time_multiplier, err, errlen) < 0 ||
 	    yml_double(yml_get(y, lim, "time_safety_margin"), "limits.time_safety_margin", file,
 		       1e-3, &l->time_safety_margin, err, errlen) < 0 ||
-	    yml_long(yml_get(y, lim, "memory"), "limits.memory", file, &l->memory_mb, err,
-		     errlen) < 0 ||
-	    yml_long(yml_get(y, lim, "output"), "limits.output", file, &l->output_mb, err,
-		     errlen) < 0 ||
+	    yml_long(yml_get(y, lim, "memory"), "limits.memory", file, &l->memory_mb, err, errlen) <
+		0 ||
+	    yml_long(yml_get(y, lim, "output"), "limits.output", file, &l->output_mb, err, errlen) <
+		0 ||
 	    yml_long(yml_get(y, lim, "compilation_time"), "limits.compilation_time", file,
 		     &l->compilation_time_s, err, errlen) < 0 ||
 	    yml_long(yml_get(y, lim, "compilation_memory"), "limits.compilation_memory", file,
@@ -970,7 +973,8 @@ static char *name_of(struct yml *y, yaml_node_t *n)
 		return NULL;
 	if (yml_scalar(n))
 		return *yml_scalar(n) ? xstrdup(yml_scalar(n)) : NULL;
-	if (n->type != YAML_MAPPING_NODE || n->data.mapping.pairs.start == n->data.mapping.pairs.top)
+	if (n->type != YAML_MAPPING_NODE ||
+	    n->data.mapping.pairs.start == n->data.mapping.pairs.top)
 		return NULL;
 	const char *en = yml_scalar(yml_get(y, n, "en"));
 	if (en)
@@ -1018,8 +1022,9 @@ static int load_yaml(struct loader *L, bool *custom_asked)
 		struct strv w = {0};
 		strv_split(&w, val);
 		if (w.n == 0 || (strcmp(w.v[0], "default") && strcmp(w.v[0], "custom"))) {
-			fail(L->err, L->errlen, "%s: validation must start with default or custom, got '%s'",
-			     file, val);
+			fail(L->err, L->errlen,
+			     "%s: validation must start with default or custom, got '%s'", file,
+			     val);
 			strv_release(&w);
 			goto out;
 		}
@@ -1034,8 +1039,8 @@ static int load_yaml(struct loader *L, bool *custom_asked)
 	}
 	if (yml_args(&y, yml_get(&y, root, "validator_flags"), &args, "validator_flags", file,
 		     L->err, L->errlen) < 0 ||
-	    yml_args(&y, yml_get(&y, root, "output_validator_args"), &args,
-		     "output_validator_args", file, L->err, L->errlen) < 0)
+	    yml_args(&y, yml_get(&y, root, "output_validator_args"), &args, "output_validator_args",
+		     file, L->err, L->errlen) < 0)
 		goto out;
 	L->problem_args = args.v;
 	args.v = NULL;
@@ -1096,8 +1101,10 @@ static int load_validator(struct loader *L, bool custom_asked)
 			p->unsupported = xstrdup("several output validators are not supported");
 		prog_path = path_join(many, names[0]);
 	} else {
-		fail(L->err, L->errlen, "%s: validation is custom but there is no output_validator/ "
-					"or output_validators/", p->dir);
+		fail(L->err, L->errlen,
+		     "%s: validation is custom but there is no output_validator/ "
+		     "or output_validators/",
+		     p->dir);
 		goto out;
 	}
 	if (load_program(&p->validator, prog_path, L->err, L->errlen) < 0)
@@ -1138,7 +1145,8 @@ static int load_submissions(struct loader *L)
 			char *path = path_join(fdir, names[j]);
 			if (p->nsubs == cap) {
 				cap = cap ? cap * 2 : 16;
-				struct prob_submission *ns = realloc(p->subs, (size_t)cap * sizeof *ns);
+				struct prob_submission *ns =
+				    realloc(p->subs, (size_t)cap * sizeof *ns);
 				if (!ns)
 					abort();
 				p->subs = ns;
@@ -1264,14 +1272,18 @@ int prob_load(struct problem *p, const char *dir, char *err, size_t errlen)
 		goto out;
 	if (l->time_limit_s <= 0)
 		read_timelimit_file(p);
+	char *inc = path_join(p->dir, "include");
+	if (is_dir(inc) && !p->unsupported)
+		p->unsupported = xstrdup("included files (include/) are not supported");
+	free(inc);
 	find_statement(p);
 	if (!p->name)
 		p->name = name_from_statement(p->statement_path);
 	if (!p->name)
 		p->name = xstrdup(p->id);
 	if (!p->unsupported) {
-		const char *why = p->interactive  ? "interactive problems are not supported"
-				  : p->multi_pass ? "multi-pass problems are not supported"
+		const char *why = p->interactive     ? "interactive problems are not supported"
+				  : p->multi_pass    ? "multi-pass problems are not supported"
 				  : p->submit_answer ? "submit-answer problems are not supported"
 						     : NULL;
 		if (why)
@@ -1285,8 +1297,7 @@ out:
 	return ret;
 }
 
-int prob_open(struct problem *p, const char *problems_dir, const char *id, char *err,
-	      size_t errlen)
+int prob_open(struct problem *p, const char *problems_dir, const char *id, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof *p);
 	if (!prob_id_valid(id)) {

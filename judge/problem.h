@@ -18,9 +18,9 @@ struct lang;
 struct lang_registry;
 
 enum prob_format {
-	PROB_LEGACY,     /* no problem_format_version, "legacy" or "legacy-icpc" */
-	PROB_2023_07,    /* "2023-07", "2023-07-draft" */
-	PROB_2025_09,    /* "2025-09", "2025-09-draft", "draft" */
+	PROB_LEGACY,  /* no problem_format_version, "legacy" or "legacy-icpc" */
+	PROB_2023_07, /* "2023-07", "2023-07-draft" */
+	PROB_2025_09, /* "2025-09", "2025-09-draft", "draft" */
 };
 
 /* A program given as one file or a folder of files: an output validator or a
@@ -28,21 +28,21 @@ enum prob_format {
  * (file extensions, most files wins, ties by priority; .py is Python 2 only
  * with a python2 shebang). */
 struct prob_program {
-	char *name;      /* base name of the file or folder */
-	char *dir;       /* host folder that holds the files */
-	char **files;    /* file names relative to dir, sorted; NULL-terminated */
+	char *name;   /* base name of the file or folder */
+	char *dir;    /* host folder that holds the files */
+	char **files; /* file names relative to dir, sorted; NULL-terminated */
 	int nfiles;
-	char *main_file; /* entry point among files (the single file, main.*, __main__.py,
-			    else the smallest source file); NULL when no source */
-	char *lang_code; /* package-format language code ("cpp", "python3", "java"), or NULL */
-	const char *lang; /* judge language name (c, cpp, csharp, node, python) or NULL when
-			     the judge has no such language; static string */
+	char *main_file;   /* entry point among files (the single file, main.*, __main__.py,
+			      else the smallest source file); NULL when no source */
+	char *lang_code;   /* package-format language code ("cpp", "python3", "java"), or NULL */
+	const char *lang;  /* judge language name (c, cpp, csharp, node, python) or NULL when
+			      the judge has no such language; static string */
 	char *unsupported; /* why the judge cannot run it (build/run scripts...), or NULL */
 };
 
 struct prob_test {
-	char *name;     /* path under data/ without .in, e.g. "secret/group1/03-max" */
-	char *in_path;  /* host paths */
+	char *name;	/* path under data/ without .in, e.g. "secret/group1/03-max" */
+	char *in_path;	/* host paths */
 	char *ans_path; /* NULL only in interactive problems */
 	bool is_sample;
 	struct cmp_opts cmp;   /* default validator options (mode CMP_CHECKER with a custom one) */
@@ -51,13 +51,13 @@ struct prob_test {
 };
 
 struct prob_limits {
-	double time_limit_s;       /* 0 when the package gives none: infer it */
-	double ac_to_time_limit;   /* 2025-09 time_multipliers, defaults 2.0 and 1.5 */
+	double time_limit_s;	 /* 0 when the package gives none: infer it */
+	double ac_to_time_limit; /* 2025-09 time_multipliers, defaults 2.0 and 1.5 */
 	double time_limit_to_tle;
-	double time_resolution;    /* default 1.0 s */
-	double time_multiplier;    /* legacy: default 5 */
+	double time_resolution;	   /* default 1.0 s */
+	double time_multiplier;	   /* legacy: default 5 */
 	double time_safety_margin; /* legacy: default 2 */
-	long memory_mb;            /* 0 = the judge's default */
+	long memory_mb;		   /* 0 = the judge's default */
 	long output_mb;
 	long compilation_time_s;
 	long compilation_memory_mb;
@@ -73,9 +73,9 @@ struct prob_submission {
 };
 
 struct problem {
-	char *id;   /* folder name */
-	char *dir;  /* host path of the package */
-	char *name; /* problem name (English, or the first one given) */
+	char *id;	      /* folder name */
+	char *dir;	      /* host path of the package */
+	char *name;	      /* problem name (English, or the first one given) */
 	char *format_version; /* as written in problem.yaml, "legacy" when absent */
 	enum prob_format format;
 	bool scoring;

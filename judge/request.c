@@ -7,17 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "compare.h"
 #include "config.h"
 #include "lang.h"
+#include "problem.h"
 #include "strbuf.h"
 #include "utf8.h"
 
 #define MAX_PROBLEM_ID 64
 #define MAX_TEST_NAME  128
-#define MAX_URL        2048
+#define MAX_URL	       2048
 
 int req_fail(struct req_error *err, int http_status, const char *code, const char *fmt, ...)
 {
@@ -153,8 +153,7 @@ static int get_string(const cJSON *obj, const char *name, const char *where, boo
 	*out = NULL;
 	if (!v || cJSON_IsNull(v)) {
 		if (required)
-			return req_fail(err, 422, "missing_field", "%s%s is required", where,
-					name);
+			return req_fail(err, 422, "missing_field", "%s%s is required", where, name);
 		return 0;
 	}
 	if (!cJSON_IsString(v) || !v->valuestring)
@@ -232,8 +231,8 @@ static int validate_limits(const struct judge_config *cfg, const cJSON *in, cJSO
 		return 0;
 	if (!cJSON_IsObject(l))
 		return req_fail(err, 422, "invalid_field", "limits must be an object");
-	static const char *const keys[] = {"time_ms",    "wall_ms",   "memory_mb",
-					   "output_kb",  "processes", NULL};
+	static const char *const keys[] = {"time_ms",	"wall_ms",   "memory_mb",
+					   "output_kb", "processes", NULL};
 	if (check_known_keys(l, keys, "limits.", err) < 0)
 		return -1;
 	long max_wall = cfg->max_time_limit_ms * cfg->wall_limit_factor + 1000;
@@ -241,11 +240,9 @@ static int validate_limits(const struct judge_config *cfg, const cJSON *in, cJSO
 		const char *name;
 		long lo, hi;
 	} spec[] = {
-		{"time_ms", 1, cfg->max_time_limit_ms},
-		{"wall_ms", 1, max_wall},
-		{"memory_mb", 8, cfg->max_memory_limit_mb},
-		{"output_kb", 1, cfg->max_output_limit_kb},
-		{"processes", 1, cfg->max_processes},
+	    {"time_ms", 1, cfg->max_time_limit_ms},	{"wall_ms", 1, max_wall},
+	    {"memory_mb", 8, cfg->max_memory_limit_mb}, {"output_kb", 1, cfg->max_output_limit_kb},
+	    {"processes", 1, cfg->max_processes},
 	};
 	cJSON *lo = cJSON_AddObjectToObject(out, "limits");
 	if (!lo)
@@ -274,10 +271,15 @@ static int validate_compare(const cJSON *in, bool has_problem, cJSON *out, struc
 	if (cJSON_IsString(c)) {
 		mode_s = c->valuestring;
 	} else if (cJSON_IsObject(c)) {
-		static const char *const keys[] = {
-			"mode", "flags", "case_sensitive", "space_change_sensitive",
-			"float_absolute_tolerance", "float_relative_tolerance", "float_tolerance",
-			"unordered_tokens", NULL};
+		static const char *const keys[] = {"mode",
+						   "flags",
+						   "case_sensitive",
+						   "space_change_sensitive",
+						   "float_absolute_tolerance",
+						   "float_relative_tolerance",
+						   "float_tolerance",
+						   "unordered_tokens",
+						   NULL};
 		if (check_known_keys(c, keys, "compare.", err) < 0)
 			return -1;
 		if (get_string(c, "mode", "compare.", false, 64, &mode_s, err) < 0)
@@ -308,7 +310,8 @@ static int validate_compare(const cJSON *in, bool has_problem, cJSON *out, struc
 		if (cJSON_IsString(flags)) {
 			/* "float_tolerance 1e-6 case_sensitive": split on white space */
 			if (strlen(flags->valuestring) >= sizeof flagbuf)
-				return req_fail(err, 422, "invalid_field", "compare.flags is too long");
+				return req_fail(err, 422, "invalid_field",
+						"compare.flags is too long");
 			strcpy(flagbuf, flags->valuestring);
 			char *save = NULL;
 			for (char *tok = strtok_r(flagbuf, " \t\r\n", &save); tok;
@@ -409,7 +412,8 @@ static int validate_tests(const struct judge_config *cfg, const cJSON *tests, cJ
 			return -1;
 		cJSON *o = cJSON_CreateObject();
 		if (!o || !cJSON_AddItemToArray(arr, o))
-			return cJSON_Delete(o), req_fail(err, 503, "out_of_memory", "out of memory");
+			return cJSON_Delete(o),
+			       req_fail(err, 503, "out_of_memory", "out of memory");
 		char num[16];
 		snprintf(num, sizeof num, "%d", i);
 		add_string(o, "name", name ? name : num, err);
@@ -431,8 +435,8 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	if (!cJSON_IsObject(in))
 		return req_fail(err, 422, "invalid_field", "the request must be a JSON object");
 	static const char *const keys[] = {
-		"language", "source", "stdin", "expected_output", "tests", "problem", "compare",
-		"limits", "run_all_tests", "callback_url", "idempotency_key", NULL};
+	    "language", "source", "stdin",	   "expected_output", "tests",		 "problem",
+	    "compare",	"limits", "run_all_tests", "callback_url",    "idempotency_key", NULL};
 	if (check_known_keys(in, keys, "", err) < 0)
 		return -1;
 	o = cJSON_CreateObject();
@@ -452,8 +456,7 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 		strbuf_release(&names);
 		goto out;
 	}
-	if (get_string(in, "source", "", true, (size_t)cfg->max_source_kb * 1024, &source, err) <
-	    0)
+	if (get_string(in, "source", "", true, (size_t)cfg->max_source_kb * 1024, &source, err) < 0)
 		goto out;
 	if (!*source) {
 		req_fail(err, 422, "missing_field", "source is empty");
@@ -484,17 +487,31 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 			goto out;
 		}
 		if (!req_problem_id_valid(problem)) {
-			req_fail(err, 422, "invalid_field",
-				 "problem id must match [a-z0-9][a-z0-9_-]* (at most 64 characters)");
+			req_fail(
+			    err, 422, "invalid_field",
+			    "problem id must match [a-z0-9][a-z0-9_-]* (at most 64 characters)");
 			goto out;
 		}
-		char path[4096];
-		struct stat st;
-		snprintf(path, sizeof path, "%s/%s", cfg->problems_dir, problem);
-		if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		/* loading reads only problem.yaml and folder listings: cheap */
+		struct problem pb;
+		char perr[256];
+		int prc = prob_open(&pb, cfg->problems_dir, problem, perr, sizeof perr);
+		if (prc == -2) {
 			req_fail(err, 422, "unknown_problem", "unknown problem '%s'", problem);
 			goto out;
 		}
+		if (prc < 0) {
+			req_fail(err, 422, "unsupported_problem", "problem '%s' cannot be loaded: %s",
+				 problem, perr);
+			goto out;
+		}
+		if (pb.unsupported) {
+			req_fail(err, 422, "unsupported_problem", "problem '%s' is not supported: %s",
+				 problem, pb.unsupported);
+			prob_release(&pb);
+			goto out;
+		}
+		prob_release(&pb);
 		add_string(o, "problem", problem, err);
 		any_expected = true;
 	} else if (tests) {
@@ -510,7 +527,8 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 			 "expected_output (or tests with expected_output) is required");
 		goto out;
 	}
-	if (validate_compare(in, problem != NULL, o, err) < 0 || validate_limits(cfg, in, o, err) < 0)
+	if (validate_compare(in, problem != NULL, o, err) < 0 ||
+	    validate_limits(cfg, in, o, err) < 0)
 		goto out;
 	bool all = false;
 	if (get_bool(in, "run_all_tests", "", &all, err) < 0)
@@ -557,8 +575,8 @@ int req_parse(const struct judge_config *cfg, const struct lang_registry *langs,
 			}
 	if (!in) {
 		size_t at = end && end >= body ? (size_t)(end - body) : 0;
-		return req_fail(err, 400, "invalid_json", "the body is not valid JSON (near byte %zu)",
-				at);
+		return req_fail(err, 400, "invalid_json",
+				"the body is not valid JSON (near byte %zu)", at);
 	}
 	/* "\u0000" decodes to a NUL that would silently cut a string short */
 	for (size_t i = 0; i + 5 < len; i++)

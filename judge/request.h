@@ -16,14 +16,14 @@ struct lang_registry;
 
 /* What the endpoint asks of the body. */
 enum req_kind {
-	REQ_EXECUTE,          /* /v1/execute: expected output optional */
+	REQ_EXECUTE,	      /* /v1/execute: expected output optional */
 	REQ_EXECUTE_EXPECTED, /* /v1/execute_with_expected: expected_output or tests needed */
-	REQ_SUBMISSION,       /* /v1/submissions: inline tests, stdin, or a problem */
+	REQ_SUBMISSION,	      /* /v1/submissions: inline tests, stdin, or a problem */
 };
 
 struct req_error {
 	int http_status;   /* 400, 413, 415, 422 ... */
-	char code[32];     /* invalid_json, invalid_field, missing_field, unknown_language,
+	char code[32];	   /* invalid_json, invalid_field, missing_field, unknown_language,
 			      unknown_problem, too_large, invalid_encoding, callback_not_allowed */
 	char message[256]; /* lower-case, names the field */
 };
@@ -31,13 +31,13 @@ struct req_error {
 /* A validated request: the normalized JSON for the grader plus what the
  * service keeps beside it. */
 struct req_parsed {
-	cJSON *request;     /* normalized request (grade.h); owned */
+	cJSON *request;	    /* normalized request (grade.h); owned */
 	char *callback_url; /* validated callback URL, or NULL; owned */
 };
 
 /* Sets err and returns -1 (for one-line error returns). */
 int req_fail(struct req_error *err, int http_status, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /* Parses body (len bytes, not NUL-terminated) as JSON after checking it is
  * valid UTF-8, then validates it with req_validate. Returns 0 and fills out
@@ -47,7 +47,8 @@ int req_parse(const struct judge_config *cfg, const struct lang_registry *langs,
 
 /* Validates one request object in. Returns 0 and fills out, or -1 with err. */
 int req_validate(const struct judge_config *cfg, const struct lang_registry *langs,
-		 enum req_kind kind, const cJSON *in, struct req_parsed *out, struct req_error *err);
+		 enum req_kind kind, const cJSON *in, struct req_parsed *out,
+		 struct req_error *err);
 
 void req_parsed_release(struct req_parsed *p);
 

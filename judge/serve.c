@@ -46,7 +46,8 @@ static int drop_privileges(const char *user, char *err, size_t errlen)
 	}
 	uid_t uid = pw->pw_uid;
 	gid_t gid = pw->pw_gid;
-	if (setgroups(1, &gid) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0) {
+	if (setgroups(1, &gid) < 0 || setresgid(gid, gid, gid) < 0 ||
+	    setresuid(uid, uid, uid) < 0) {
 		snprintf(err, errlen, "cannot drop root for '%s': %s", user, strerror(errno));
 		return -1;
 	}

@@ -10,6 +10,7 @@
 #include "worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -19,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,12 +35,19 @@
 #include "pgembed.h"
 #include "queue.h"
 
+/* Slot numbers pick host uids and cgroup names in the sandbox, so they must be
+ * unique on the machine, also across worker processes: each slot holds an
+ * flock on SLOT_LOCK_DIR/N while the process lives (a killed worker's locks go
+ * with it). The folder sits beside box_root. */
+#define SLOT_LOCKS_MAX 4096
+
 /* Idle slots look at the queue at least this often, even without NOTIFY. */
 #define IDLE_POLL_MS 5000
 
 struct slot {
 	struct worker *w;
-	int index;
+	int index; /* machine-wide slot number (see SLOT_LOCKS_MAX) */
+	int lock_fd;
 	pthread_t thread;
 	char name[160];
 	/* the current claim, under w->lock; busy == false when idle */
@@ -313,6 +323,38 @@ static void hand_back(struct worker *w)
 	db_close(db);
 }
 
+/* Takes the lowest free machine-wide slot number. Returns it, or -1. */
+static int take_slot_number(const struct judge_config *cfg, int *fd_out)
+{
+	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
+	int ret = -1;
+	strbuf_addf(&dir, "%s-slots", cfg->box_root);
+	if (mkdir(dir.buf, 0700) < 0 && errno != EEXIST) {
+		log_error("worker: cannot create '%s': %s", dir.buf, strerror(errno));
+		goto out;
+	}
+	for (int n = 0; n < SLOT_LOCKS_MAX; n++) {
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%d", dir.buf, n);
+		int fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			log_error("worker: cannot open '%s': %s", path.buf, strerror(errno));
+			goto out;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			*fd_out = fd;
+			ret = n;
+			goto out;
+		}
+		close(fd);
+	}
+	log_error("worker: all %d sandbox slot numbers are taken", SLOT_LOCKS_MAX);
+out:
+	strbuf_release(&dir);
+	strbuf_release(&path);
+	return ret;
+}
+
 static bool all_idle(struct worker *w)
 {
 	for (int i = 0; i < w->nslots; i++)
@@ -391,14 +433,27 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 	for (int i = 0; i < w.nslots; i++) {
 		struct slot *s = &w.slots[i];
 		s->w = &w;
-		s->index = i;
-		snprintf(s->name, sizeof s->name, "%s:%d/%d", host, (int)getpid(), i);
+		s->index = take_slot_number(cfg, &s->lock_fd);
+		if (s->index < 0) {
+			atomic_store(&s->done, true);
+			break;
+		}
+		snprintf(s->name, sizeof s->name, "%s:%d/%d", host, (int)getpid(), s->index);
 		if (pthread_create(&s->thread, NULL, slot_main, s) != 0) {
 			log_error("worker: cannot start slot %d", i);
 			atomic_store(&s->done, true);
 			break;
 		}
 		started++;
+	}
+	for (int i = started; i < w.nslots; i++)
+		atomic_store(&w.slots[i].done, true);
+	if (!started) {
+		log_error("worker: no slot could start");
+		atomic_store(&w.halt, true);
+		pthread_join(hk, NULL);
+		hk_started = false;
+		goto out;
 	}
 	log_info("worker %s:%d: %d slot%s, sandbox %s, lease %lds", host, (int)getpid(), started,
 		 started == 1 ? "" : "s", sandbox_backend_name(w.backend), cfg->lease_s);

@@ -91,27 +91,22 @@ static void feed_stdin(struct capture *c)
 	}
 }
 
-/* Reads one chunk of fd into sb, keeping at most max bytes. Returns 1 when the
- * cap was passed (excess dropped), 0 otherwise; sets *eof at end of file. */
+/* Reads what is available on fd into sb, keeping at most max bytes. Returns 1
+ * when bytes beyond the cap arrived (they are dropped), 0 otherwise; sets *eof
+ * at end of file. */
 static int drain(int fd, struct strbuf *sb, size_t max, bool *eof, int *error)
 {
-	char scratch[4096];
+	char scratch[16384];
 	for (int rounds = 0; rounds < 16; rounds++) {
 		ssize_t r;
-		if (sb->len <= max) {
-			/* read one byte past the cap so that "exactly max" is not over */
-			size_t room = max - sb->len + 1;
+		if (sb->len < max) {
+			size_t room = max - sb->len;
 			if (room > READ_CHUNK)
 				room = READ_CHUNK;
 			strbuf_grow(sb, room);
 			r = read(fd, sb->buf + sb->len, room);
 			if (r > 0) {
 				sb->len += (size_t)r;
-				if (sb->len > max) {
-					sb->len = max;
-					sb->buf[max] = 0;
-					return 1;
-				}
 				sb->buf[sb->len] = 0;
 				continue;
 			}

@@ -32,7 +32,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/capability.h>
 #include <poll.h>
 #include <sched.h>
@@ -560,11 +559,14 @@ static __attribute__((noreturn)) void init_main(const struct plan *p)
 	close(SYNC_FD);
 
 	TRY(S_CGROUPNS, unshare(CLONE_NEWCGROUP));
-	TRY(S_SETGROUPS, setgroups(0, NULL));
-	TRY(S_SETGID, setresgid(INSIDE_ID, INSIDE_ID, INSIDE_ID));
+	/* raw system calls: glibc's set*id() broadcast the change to every thread
+	 * it knows of, i.e. the worker's threads, which do not exist here: it would
+	 * wait for them forever */
+	TRY(S_SETGROUPS, syscall(SYS_setgroups, 0, NULL));
+	TRY(S_SETGID, syscall(SYS_setresgid, INSIDE_ID, INSIDE_ID, INSIDE_ID));
 	TRY(S_KEEPCAPS, prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0));
 	/* files we create must belong to a mapped uid: become 1000 now, keep caps */
-	TRY(S_SETUID, setresuid(INSIDE_ID, INSIDE_ID, INSIDE_ID));
+	TRY(S_SETUID, syscall(SYS_setresuid, INSIDE_ID, INSIDE_ID, INSIDE_ID));
 	TRY(S_CAPSET, caps_set(true));
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 

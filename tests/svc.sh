@@ -20,7 +20,7 @@ svc_cleanup() {
 	if [ -f "$SVC_TMP/pg/data/postmaster.pid" ]; then
 		svc_as_pg "$SVC_PG_BIN/pg_ctl -D '$SVC_TMP/pg/data' -m immediate -w stop" >/dev/null 2>&1
 	fi
-	rm -rf "$SVC_TMP"
+	[ -n "${SVC_KEEP:-}" ] || rm -rf "$SVC_TMP"
 }
 trap svc_cleanup EXIT
 
@@ -100,6 +100,6 @@ svc_worker() {
 # svc_stop PID: SIGTERM and wait (drains).
 svc_stop() {
 	kill -TERM "$1" 2>/dev/null
-	for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	for _ in $(seq 300); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
 	kill -KILL "$1" 2>/dev/null
 }

@@ -68,8 +68,8 @@ static bool run_case(const char *dir, const char *name)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	struct strbuf args = STRBUF_INIT, exp = STRBUF_INIT, got = STRBUF_INIT, verdict = STRBUF_INIT,
-		      msg = STRBUF_INIT, pos = STRBUF_INIT;
+	struct strbuf args = STRBUF_INIT, exp = STRBUF_INIT, got = STRBUF_INIT,
+		      verdict = STRBUF_INIT, msg = STRBUF_INIT, pos = STRBUF_INIT;
 	bool ok = false;
 	char err[256];
 	struct cmp_opts o;
@@ -88,8 +88,8 @@ static bool run_case(const char *dir, const char *name)
 	while (verdict.len && strchr(" \n\r\t", verdict.buf[verdict.len - 1]))
 		verdict.buf[--verdict.len] = 0;
 	if (strcmp(outcome_name(r), verdict.buf)) {
-		cr_log_error("%s: got %s, want %s (message: %s)", name, outcome_name(r), verdict.buf,
-			     fb.message);
+		cr_log_error("%s: got %s, want %s (message: %s)", name, outcome_name(r),
+			     verdict.buf, fb.message);
 		goto out;
 	}
 	if (!fb_strings_valid(&fb)) {
@@ -209,9 +209,15 @@ Test(compare, flag_errors)
 	const char *a6[] = {"bad\xff\x01"};
 	cr_assert_eq(cmp_parse_flags(&o, 1, a6, err, sizeof(err)), -1);
 	cr_assert(utf8_valid_text(err, strlen(err)), "%s", err);
-	const char *ok[] = {"case_sensitive", "space_change_sensitive", "float_tolerance", "1e-6",
-			    "float_absolute_tolerance", "0.5", "unordered_tokens",
-			    "regex_match_limit", "1000"};
+	const char *ok[] = {"case_sensitive",
+			    "space_change_sensitive",
+			    "float_tolerance",
+			    "1e-6",
+			    "float_absolute_tolerance",
+			    "0.5",
+			    "unordered_tokens",
+			    "regex_match_limit",
+			    "1000"};
 	cr_assert_eq(cmp_parse_flags(&o, 9, ok, err, sizeof(err)), 0, "%s", err);
 	cr_assert(o.case_sensitive && o.space_change_sensitive && o.unordered_tokens);
 	cr_assert_float_eq(o.float_rel_tol, 1e-6, 1e-12);
@@ -287,8 +293,8 @@ Test(compare, snippets_keep_utf8_whole)
 			struct cmp_feedback fb;
 			cmp_opts_init(&o, modes[m]);
 			/* shift the alignment so every cut position gets tried */
-			enum cmp_outcome r =
-				cmp_compare(&o, e.buf + cut, e.len - cut, g.buf + cut, g.len - cut, &fb);
+			enum cmp_outcome r = cmp_compare(&o, e.buf + cut, e.len - cut, g.buf + cut,
+							 g.len - cut, &fb);
 			cr_assert_eq(r, CMP_DIFFER);
 			cr_assert(fb_strings_valid(&fb), "mode %zu cut %zu", m, cut);
 			if (modes[m] == CMP_EXACT || modes[m] == CMP_LINES) {
@@ -317,7 +323,8 @@ Test(compare, regex_catastrophic_is_bounded, .timeout = 30)
 		enum cmp_outcome r = cmp_str("regex", pats[i], got, &fb);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-		cr_log_info("regex '%s': %s in %.2f s: %s", pats[i], outcome_name(r), s, fb.message);
+		cr_log_info("regex '%s': %s in %.2f s: %s", pats[i], outcome_name(r), s,
+			    fb.message);
 		cr_assert_neq(r, CMP_MATCH);
 		if (r == CMP_ERROR)
 			cr_assert(strstr(fb.message, "limit exceeded"), "%s", fb.message);
@@ -345,16 +352,41 @@ static long max_rss_kib(void)
 	return ru.ru_maxrss;
 }
 
+static char *put_ulong(char *p, unsigned long v)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
 /* Builds "i j.kk" lines, nlines of them (or until size bytes when nlines is 0),
  * then a last line "0" -- or "0.001" when variant is 1; variant 2 ends lines with
- * CRLF. Returns the number of lines. */
+ * CRLF. Formats by hand: printf would take longer than the comparisons.
+ * Returns the number of lines. */
 static unsigned long gen(struct strbuf *sb, size_t size, unsigned long nlines, int variant)
 {
 	strbuf_grow(sb, size + size / 8 + 64);
 	unsigned long i = 0;
-	for (; nlines ? i < nlines : sb->len < size; i++)
-		strbuf_addf(sb, "%lu %lu.%02lu%s", i, i * 7 % 1000, i % 100,
-			    variant == 2 ? "\r\n" : "\n");
+	for (; nlines ? i < nlines : sb->len < size; i++) {
+		strbuf_grow(sb, 64);
+		char *p = sb->buf + sb->len;
+		p = put_ulong(p, i);
+		*p++ = ' ';
+		p = put_ulong(p, i * 7 % 1000);
+		*p++ = '.';
+		*p++ = (char)('0' + i % 100 / 10);
+		*p++ = (char)('0' + i % 10);
+		if (variant == 2)
+			*p++ = '\r';
+		*p++ = '\n';
+		sb->len = (size_t)(p - sb->buf);
+		sb->buf[sb->len] = 0;
+	}
 	strbuf_addstr(sb, variant == 1 ? "0.001\n" : "0\n");
 	return i;
 }

@@ -69,6 +69,10 @@ Test(lang, shipped_files_load)
 		cr_assert_not_null(l->compile_env);
 		cr_assert_not_null(l->ro_paths);
 		cr_assert(l->install && !access(l->install, R_OK), "%s: install script", l->name);
+		char selftest[256];
+		snprintf(selftest, sizeof selftest, "languages/selftest/%s%s", l->name,
+			 strrchr(l->source_file, '.'));
+		cr_assert(!access(selftest, R_OK), "%s is missing", selftest);
 	}
 	const struct lang *c = lang_find(&reg, "c");
 	cr_assert_not_null(c);

@@ -25,8 +25,21 @@ static void setup(void)
 	mkdir(path, 0755);
 	snprintf(path, sizeof path, "%s/sum/problem.yaml", probdir);
 	FILE *f = fopen(path, "w");
-	fputs("name: Sum\n", f);
+	fputs("name: Sum\nlimits:\n  time_limit: 1\n", f);
 	fclose(f);
+	static const char *const files[] = {"data", "data/sample", "data/secret",
+					    "data/sample/1.in", "data/sample/1.ans",
+					    "data/secret/1.in", "data/secret/1.ans"};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(path, sizeof path, "%s/sum/%s", probdir, files[i]);
+		if (strchr(files[i], '.')) {
+			f = fopen(path, "w");
+			fputs("1\n", f);
+			fclose(f);
+		} else {
+			mkdir(path, 0755);
+		}
+	}
 	cr_assert(config_set(&cfg, "problems_dir", probdir, err, sizeof err) == 0);
 	cr_assert(config_set(&cfg, "callback_hosts", "hooks.example, 127.0.0.1:9000", err,
 			     sizeof err) == 0);
@@ -77,9 +90,8 @@ static int check(enum req_kind kind, const char *body, char *code, struct req_pa
 Test(request, valid_minimal_normalizes)
 {
 	struct req_parsed p;
-	cr_assert_eq(check(REQ_EXECUTE, "{\"language\":\"python\",\"source\":\"print(1)\"}", NULL,
-			   &p),
-		     200);
+	cr_assert_eq(
+	    check(REQ_EXECUTE, "{\"language\":\"python\",\"source\":\"print(1)\"}", NULL, &p), 200);
 	cJSON *r = p.request;
 	cr_expect_str_eq(cJSON_GetObjectItem(r, "language")->valuestring, "python");
 	cr_expect_str_eq(cJSON_GetObjectItem(r, "stdin")->valuestring, "");
@@ -93,12 +105,12 @@ Test(request, valid_full)
 {
 	struct req_parsed p;
 	const char *body =
-		"{\"language\":\"c\",\"source\":\"int main(){}\",\"tests\":[{\"name\":\"a\","
-		"\"stdin\":\"1 2\",\"expected_output\":\"3\"},{\"stdin\":\"x\"}],"
-		"\"compare\":{\"mode\":\"tokens\",\"flags\":\"float_tolerance 1e-6 case_sensitive\"},"
-		"\"limits\":{\"time_ms\":1000,\"memory_mb\":64,\"wall_ms\":3000,\"output_kb\":10,"
-		"\"processes\":4},\"run_all_tests\":true,"
-		"\"callback_url\":\"http://hooks.example/done?x=1\"}";
+	    "{\"language\":\"c\",\"source\":\"int main(){}\",\"tests\":[{\"name\":\"a\","
+	    "\"stdin\":\"1 2\",\"expected_output\":\"3\"},{\"stdin\":\"x\"}],"
+	    "\"compare\":{\"mode\":\"tokens\",\"flags\":\"float_tolerance 1e-6 case_sensitive\"},"
+	    "\"limits\":{\"time_ms\":1000,\"memory_mb\":64,\"wall_ms\":3000,\"output_kb\":10,"
+	    "\"processes\":4},\"run_all_tests\":true,"
+	    "\"callback_url\":\"http://hooks.example/done?x=1\"}";
 	cr_assert_eq(check(REQ_EXECUTE_EXPECTED, body, NULL, &p), 200);
 	cJSON *r = p.request;
 	cJSON *tests = cJSON_GetObjectItem(r, "tests");
@@ -108,8 +120,8 @@ Test(request, valid_full)
 	cJSON *cmp = cJSON_GetObjectItem(r, "compare");
 	cr_expect_str_eq(cJSON_GetObjectItem(cmp, "mode")->valuestring, "tokens");
 	cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(cmp, "case_sensitive")));
-	cr_expect_float_eq(cJSON_GetObjectItem(cmp, "float_absolute_tolerance")->valuedouble,
-			   1e-6, 1e-12);
+	cr_expect_float_eq(cJSON_GetObjectItem(cmp, "float_absolute_tolerance")->valuedouble, 1e-6,
+			   1e-12);
 	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "limits"), "time_ms")->valueint,
 		     1000);
 	cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(r, "run_all_tests")));
@@ -159,8 +171,7 @@ Test(request, bad_json_and_encoding)
 	       "invalid_encoding"); /* overlong '/' */
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"\xed\xa0\x80\"}", 400,
 	       "invalid_encoding"); /* surrogate */
-	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"a\\u0000b\"}", 422,
-	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"a\\u0000b\"}", 422, "invalid_field");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"a\\\\u0000b\"}", 200, "ok");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"\\ud800\"}", 400, "invalid_json");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"h\xc3\xa9llo \xf0\x9f\x98\x80\"}",
@@ -187,10 +198,9 @@ Test(request, fields)
 	       "invalid_field");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"run_all_tests\":\"yes\"}", 422,
 	       "invalid_field");
-	EXPECT(REQ_EXECUTE_EXPECTED, "{\"language\":\"c\",\"source\":\"x\"}", 422,
-	       "missing_field");
-	EXPECT(REQ_EXECUTE_EXPECTED, "{\"language\":\"c\",\"source\":\"x\",\"expected_output\":\"\"}",
-	       200, "ok");
+	EXPECT(REQ_EXECUTE_EXPECTED, "{\"language\":\"c\",\"source\":\"x\"}", 422, "missing_field");
+	EXPECT(REQ_EXECUTE_EXPECTED,
+	       "{\"language\":\"c\",\"source\":\"x\",\"expected_output\":\"\"}", 200, "ok");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"language\":\"python\"}", 200,
 	       "ok");
 	EXPECT(REQ_EXECUTE, "{\"language\":null,\"source\":\"x\"}", 422, "missing_field");
@@ -210,9 +220,10 @@ Test(request, sizes)
 		 "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{\"expected_output\":\"%s\"}]}",
 		 big);
 	EXPECT(REQ_EXECUTE, body, 413, "too_large");
-	EXPECT(REQ_EXECUTE,
-	       "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{},{},{},{}]}", 413, "too_large");
-	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{},{},{}]}", 200, "ok");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{},{},{},{}]}", 413,
+	       "too_large");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{},{},{}]}", 200,
+	       "ok");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"tests\":[]}", 422,
 	       "invalid_field");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"tests\":{}}", 422,
@@ -233,32 +244,30 @@ Test(request, sizes)
 
 Test(request, limits)
 {
-	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":-1}}", 422,
-	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":-1}}",
+	       422, "invalid_field");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":0}}", 422,
 	       "invalid_field");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":1e300}}",
 	       422, "invalid_field");
-	EXPECT(REQ_EXECUTE,
-	       "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":20001}}", 422,
-	       "invalid_field");
-	EXPECT(REQ_EXECUTE,
-	       "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":20000}}", 200, "ok");
-	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":1.5}}", 422,
-	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":20001}}",
+	       422, "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":20000}}",
+	       200, "ok");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":1.5}}",
+	       422, "invalid_field");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"time_ms\":\"5\"}}",
 	       422, "invalid_field");
 	EXPECT(REQ_EXECUTE,
 	       "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"memory_mb\":99999999}}", 422,
 	       "invalid_field");
-	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"memory_mb\":4}}", 422,
-	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"memory_mb\":4}}",
+	       422, "invalid_field");
 	EXPECT(REQ_EXECUTE,
 	       "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"processes\":100000}}", 422,
 	       "invalid_field");
-	EXPECT(REQ_EXECUTE,
-	       "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"output_kb\":-5}}", 422,
-	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"output_kb\":-5}}",
+	       422, "invalid_field");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":{\"disk\":5}}", 422,
 	       "invalid_field");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"limits\":5}", 422,
@@ -267,7 +276,8 @@ Test(request, limits)
 
 Test(request, compare)
 {
-	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"compare\":\"exact\"}", 200, "ok");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"compare\":\"exact\"}", 200,
+	       "ok");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"compare\":\"fuzzy\"}", 422,
 	       "invalid_field");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"compare\":5}", 422,
@@ -294,23 +304,26 @@ Test(request, callback_url)
 {
 	struct req_error e;
 	cr_expect_eq(req_callback_url_check("http://hooks.example/x", cfg.callback_hosts, &e), 0);
-	cr_expect_eq(req_callback_url_check("http://HOOKS.example:80/x", cfg.callback_hosts, &e), 0);
+	cr_expect_eq(req_callback_url_check("http://HOOKS.example:80/x", cfg.callback_hosts, &e),
+		     0);
 	cr_expect_eq(req_callback_url_check("http://127.0.0.1:9000/cb", cfg.callback_hosts, &e), 0);
-	cr_expect_eq(req_callback_url_check("http://127.0.0.1:9001/cb", cfg.callback_hosts, &e), -1);
+	cr_expect_eq(req_callback_url_check("http://127.0.0.1:9001/cb", cfg.callback_hosts, &e),
+		     -1);
 	cr_expect_str_eq(e.code, "callback_not_allowed");
 	cr_expect_eq(req_callback_url_check("http://evil.example/", cfg.callback_hosts, &e), -1);
-	cr_expect_eq(req_callback_url_check("http://hooks.example.evil.example/", cfg.callback_hosts,
-					    &e),
-		     -1);
-	cr_expect_eq(req_callback_url_check("http://hooks.example@evil.example/", cfg.callback_hosts,
-					    &e),
-		     -1);
+	cr_expect_eq(
+	    req_callback_url_check("http://hooks.example.evil.example/", cfg.callback_hosts, &e),
+	    -1);
+	cr_expect_eq(
+	    req_callback_url_check("http://hooks.example@evil.example/", cfg.callback_hosts, &e),
+	    -1);
 	cr_expect_eq(req_callback_url_check("https://hooks.example/", cfg.callback_hosts, &e), -1);
 	cr_expect_eq(req_callback_url_check("file:///etc/passwd", cfg.callback_hosts, &e), -1);
 	cr_expect_eq(req_callback_url_check("ftp://hooks.example/", cfg.callback_hosts, &e), -1);
 	cr_expect_eq(req_callback_url_check("http://hooks.example:99999/", cfg.callback_hosts, &e),
 		     -1);
-	cr_expect_eq(req_callback_url_check("http://hooks.example/a b", cfg.callback_hosts, &e), -1);
+	cr_expect_eq(req_callback_url_check("http://hooks.example/a b", cfg.callback_hosts, &e),
+		     -1);
 	cr_expect_eq(req_callback_url_check("http://hooks.example/", "", &e), -1);
 	cr_expect_str_eq(e.code, "callback_not_allowed");
 	EXPECT(REQ_SUBMISSION,
@@ -318,7 +331,8 @@ Test(request, callback_url)
 	       422, "callback_not_allowed");
 	char host[64], path[64];
 	int port;
-	cr_assert_eq(req_url_split("http://a.b:81", host, sizeof host, &port, path, sizeof path), 0);
+	cr_assert_eq(req_url_split("http://a.b:81", host, sizeof host, &port, path, sizeof path),
+		     0);
 	cr_expect_str_eq(host, "a.b");
 	cr_expect_eq(port, 81);
 	cr_expect_str_eq(path, "/");
@@ -334,5 +348,5 @@ Test(request, problem_ids)
 	cr_expect(!req_problem_id_valid("a.b"));
 	cr_expect(!req_problem_id_valid("A"));
 	cr_expect(!req_problem_id_valid(
-		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
 }

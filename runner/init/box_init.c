@@ -4,7 +4,8 @@
  * with this static binary as its process, running as root *inside* the
  * sandbox (gVisor's root is an unprivileged guest of the sentry on the host).
  * It may first read some runtime files (arguments "-r FILE") so that the
- * sentry's caches are warm, then blocks on stdin for a job (box_proto.h).
+ * sentry's caches are warm, or run the runtime once ("-x PROGRAM ARGS --"),
+ * writes one byte 'R' (ready) on stdout, then blocks on stdin for a job (box_proto.h).
  * When the job arrives the host has already bind-mounted the submission's box
  * at /.b/box on its side; init binds it at /box inside, hides /.b, forks the
  * program with rlimits, the box uid and no capabilities, and hands it fds
@@ -279,6 +280,10 @@ int main(int argc, char **argv)
 			i = j;
 		}
 	}
+
+	/* ready: the host hands this sandbox a job only after this byte (it is not
+	 * part of the program's stdout, which starts after it) */
+	write_full(1, "R", 1);
 
 	struct bx_job job;
 	int r = read_full(0, &job, sizeof(job));

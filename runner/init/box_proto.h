@@ -1,5 +1,6 @@
 /* box_proto: the wire format between gvisor.c (host) and box_init (inside the sandbox).
  *
+ * Init -> host, on the container's stdout, once warm: one byte 'R' (ready).
  * Host -> init, on the container's stdin (a pipe): one job, then the program's
  * stdin bytes up to EOF (the program reads them from the same pipe, so they are
  * never copied by init):

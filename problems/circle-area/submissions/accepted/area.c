@@ -3,9 +3,10 @@
 
 int main(void)
 {
+	const double pi = acos(-1.0); /* M_PI is not ISO C */
 	double r;
 	if (scanf("%lf", &r) != 1)
 		return 1;
-	printf("%.7f\n", M_PI * r * r);
+	printf("%.7f\n", pi * r * r);
 	return 0;
 }

@@ -1,4 +1,4 @@
-// n <= 10^12 < 2^53: plain Numbers are exact here
+// n <= 10^10 < 2^53: plain Numbers are exact here
 const n = Number(require("fs").readFileSync(0, "utf8").trim());
 const out = [];
 for (let i = 1; i * i <= n; i++) {

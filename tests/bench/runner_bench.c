@@ -1,0 +1,202 @@
+/* runner_bench: what a sandbox adds to one run, against bare execution of the same program
+ * measured in the same process, interleaved run by run.
+ *
+ * usage: runner_bench BACKEND N C_BINARY PYTHON [cold]
+ *   BACKEND  native | gvisor
+ *   N        runs per program (median of N)
+ *   C_BINARY a program that exits at once (copied into the box as /box/a.out)
+ *   PYTHON   absolute path of python3; its prefix (two levels up) is bound read-only
+ *            unless it lives under /usr
+ *   cold     gvisor only: no pool, every run pays runsc create + start
+ * Prints one line per program: "BACKEND PROGRAM N BARE_MS SANDBOX_MS" (medians).
+ * Bare = fork + execve + read stdout to EOF + wait4; sandbox = sandbox_run() with
+ * the same argv and the same capture of stdout. With a pool (gvisor), the driver waits
+ * until the pool holds a started sandbox before each run, as a worker that is not
+ * saturated would find it: "sandboxes started ahead of need". */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../judge/config.h"
+#include "../../judge/log.h"
+#include "../../runner/gvisor.h"
+#include "../../runner/sandbox.h"
+
+extern char **environ;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* fork + execve + read stdout to EOF + wait4: the bare run. */
+static double bare(const char *const *argv, const char *const *env)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	double t0 = now_ms();
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		execve(argv[0], (char *const *)argv, (char *const *)env);
+		_exit(127);
+	}
+	close(p[1]);
+	char buf[4096];
+	while (read(p[0], buf, sizeof(buf)) > 0)
+		;
+	close(p[0]);
+	int st;
+	struct rusage ru;
+	wait4(pid, &st, 0, &ru);
+	double t = now_ms() - t0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "bare run of %s failed\n", argv[0]);
+		exit(1);
+	}
+	return t;
+}
+
+static double boxed(struct sandbox *sb, const char *const *argv, const char *const *env,
+		    const char *const *ro)
+{
+	struct run_spec spec = {
+		.argv = argv,
+		.env = env,
+		.ro_paths = ro,
+		.limits = {.cpu_ms = 5000,
+			   .wall_ms = 10000,
+			   .memory_kb = 256 * 1024,
+			   .processes = 32,
+			   .stdout_bytes = 1 << 20,
+			   .stderr_bytes = 1 << 16,
+			   .file_bytes = 1 << 20,
+			   .open_files = 64},
+	};
+	struct run_result res;
+	run_result_init(&res);
+	double t0 = now_ms();
+	sandbox_run(sb, &spec, &res);
+	double t = now_ms() - t0;
+	if (res.status != RUN_OK) {
+		fprintf(stderr, "sandboxed run of %s: %s %s %s\n", argv[0], run_status_name(res.status),
+			res.message, res.err.buf);
+		exit(1);
+	}
+	run_result_release(&res);
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 5) {
+		fprintf(stderr, "usage: %s native|gvisor N C_BINARY PYTHON [cold]\n", argv[0]);
+		return 2;
+	}
+	const char *backend = argv[1];
+	int n = atoi(argv[2]);
+	const char *cbin = argv[3], *py = argv[4];
+	bool cold = argc > 5 && !strcmp(argv[5], "cold");
+	if (n < 1 || n > 10000)
+		return 2;
+
+	struct judge_config cfg;
+	char err[512];
+	config_defaults(&cfg);
+	free(cfg.sandbox);
+	cfg.sandbox = strdup(backend);
+	cfg.gvisor_pool = cold ? 0 : 1;
+	log_min_level = LOG_WARN;
+	if (sandbox_global_init(&cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sandbox_global_init: %s\n", err);
+		return 1;
+	}
+	enum sandbox_backend b;
+	if (sandbox_backend_parse(backend, &b) < 0)
+		return 2;
+	struct sandbox *sb;
+	if (sandbox_open(b, 0, 64 << 20, &sb, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sandbox_open: %s\n", err);
+		return 1;
+	}
+	struct strbuf prog = STRBUF_INIT;
+	if (strbuf_read_file(&prog, cbin, 64 << 20) < 0 ||
+	    sandbox_write_file(sb, "a.out", prog.buf, prog.len, 0755) < 0) {
+		fprintf(stderr, "cannot put %s in the box\n", cbin);
+		return 1;
+	}
+	strbuf_release(&prog);
+
+	/* Python's prefix (e.g. /opt/judge/runtimes/python3.12) unless it is under /usr */
+	char prefix[4096];
+	snprintf(prefix, sizeof(prefix), "%s", py);
+	for (int i = 0; i < 2; i++) {
+		char *s = strrchr(prefix, '/');
+		if (s)
+			*s = 0;
+	}
+	const char *py_ro[] = {prefix, NULL};
+	const char *const *pro = strncmp(py, "/usr/", 5) ? py_ro : NULL;
+
+	static const char *const env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", NULL};
+	const char *c_bare[] = {cbin, NULL};
+	const char *c_box[] = {"/box/a.out", NULL};
+	const char *py_argv[] = {py, "-c", "print(1)", NULL};
+	struct {
+		const char *name;
+		const char *const *bare_argv, *const *box_argv, *const *ro;
+	} progs[] = {
+		{"c-exit", c_bare, c_box, NULL},
+		{"python-print", py_argv, py_argv, pro},
+	};
+	double *tb = calloc((size_t)n, sizeof(double)), *ts = calloc((size_t)n, sizeof(double));
+	bool pool = !strcmp(backend, "gvisor") && !cold;
+	for (size_t k = 0; k < sizeof(progs) / sizeof(progs[0]); k++) {
+		if (pool)
+			gvisor_pool_prepare(progs[k].ro, progs[k].box_argv);
+		/* one untimed round of each: page cache, pool creation */
+		bare(progs[k].bare_argv, env);
+		if (pool)
+			gvisor_pool_wait(progs[k].ro, progs[k].box_argv, 60000);
+		boxed(sb, progs[k].box_argv, env, progs[k].ro);
+		for (int i = 0; i < n; i++) {
+			if (pool) {
+				gvisor_pool_wait(progs[k].ro, progs[k].box_argv, 60000);
+				usleep(150000); /* let the reaper of the last run finish */
+			}
+			tb[i] = bare(progs[k].bare_argv, env);
+			ts[i] = boxed(sb, progs[k].box_argv, env, progs[k].ro);
+		}
+		printf("%s%s %s %d %.2f %.2f\n", backend, cold ? "-cold" : "", progs[k].name, n,
+		       median(tb, n), median(ts, n));
+		fflush(stdout);
+	}
+	free(tb);
+	free(ts);
+	sandbox_close(sb);
+	sandbox_global_shutdown();
+	config_release(&cfg);
+	return 0;
+}

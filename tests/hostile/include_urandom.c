@@ -1,0 +1,2 @@
+#include "/dev/urandom"
+int main(void) { return 0; }

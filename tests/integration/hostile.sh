@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# hostile.sh: every program of tests/hostile/ through `judge run` on both backends.
+# Each must end with the right status and must not escape; at the end nothing may
+# be left behind (processes of sandbox uids, cgroups, box mounts of dead runs).
+cd "$(dirname "$0")/../.." || exit 1
+source tests/lib.sh
+tmp=$(mktemp -d)
+listener=
+cleanup() {
+	[ -n "$listener" ] && kill "$listener" 2>/dev/null
+	rm -rf "$tmp" /tmp/judge-hostile-victim /tmp/judge-hostile-victim-dir
+}
+trap cleanup EXIT
+H=tests/hostile
+BACKENDS=${HOSTILE_BACKENDS:-native gvisor}
+# a secret in the judge's own environment: no program may see it
+export JUDGE_HOSTILE_SECRET=hostile-secret-$$
+
+# hostile NAME BACKEND FILTER ARGS...: runs judge run ARGS and checks FILTER
+hostile() {
+	local name=$1 sb=$2 filter=$3
+	shift 3
+	local out start end
+	start=$(date +%s%N)
+	out=$(timeout 120 "$JUDGE" run --sandbox "$sb" "$@" 2>"$tmp/err")
+	end=$(date +%s%N)
+	expect_json "$sb: $name ($(((end - start) / 1000000)) ms)" "${out:-{\}}" "$filter"
+}
+
+no_leak='(.stdout | test("LEAK") | not)'
+for sb in $BACKENDS; do
+	hostile "fork bomb ends as timeout" "$sb" '.status == "timeout"' \
+		--lang c --time-limit 1000 $H/fork_bomb.c
+	hostile "thread bomb is capped by the process limit" "$sb" \
+		'.status == "completed" and (.stdout | capture("threads (?<n>[0-9]+)").n | tonumber) < 64' \
+		--lang c --processes 64 $H/thread_bomb.c
+	hostile "setsid double fork" "$sb" '.status == "completed" and .stdout == "left a daemon\n"' \
+		--lang c $H/setsid_double_fork.c
+	sleep 0.2
+	if pgrep -x hostile-survivr >/dev/null; then
+		fail "$sb: setsid double-fork daemon survived the run" "$(pgrep -ax hostile-survivr)"
+		pkill -9 -x hostile-survivr
+	else
+		pass "$sb: setsid double-fork daemon is dead"
+	fi
+	hostile "SIGSTOP on itself ends as timeout" "$sb" '.status == "timeout"' \
+		--lang c --time-limit 300 --wall-limit 1500 $H/sigstop_self.c
+	hostile "kill(-1, SIGKILL) hits only its sandbox" "$sb" \
+		'.status == "completed" and (.stdout | test("alive"))' --lang c $H/kill_all.c
+	hostile "secrets stay unreadable" "$sb" \
+		".status == \"completed\" and $no_leak and (.stdout | test(\"done\"))" \
+		--lang c $H/read_secrets.c
+	rm -f /tmp/judge-hostile-marker
+	hostile "writes outside the box fail" "$sb" \
+		".status == \"completed\" and $no_leak and .stdout == \"done\\n\"" \
+		--lang c $H/write_outside.c
+	if [ -e /tmp/judge-hostile-marker ] || [ -e /usr/hostile ]; then
+		fail "$sb: a write reached the host"
+	else
+		pass "$sb: no write reached the host"
+	fi
+	hostile "filling /tmp stops at its cap" "$sb" \
+		'.status == "completed" and (.stdout | capture("after (?<n>[0-9]+) MB").n | tonumber) <= 64' \
+		--lang c $H/fill_tmp.c
+	hostile "mount, unshare, ptrace, keyctl, io_uring, bpf ... are refused" "$sb" \
+		".status == \"completed\" and $no_leak and (.stdout | test(\"done\"))" \
+		--lang c $H/forbidden_syscalls.c
+
+	# a listener on the host's loopback
+	python3 -c 'import socket,sys,time
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0)); s.listen(8); print(s.getsockname()[1], flush=True)
+s.settimeout(60)
+try:
+    while True: s.accept()[0].close()
+except Exception: pass' >"$tmp/port" &
+	listener=$!
+	for _ in $(seq 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+	hostile "loopback of the host is unreachable" "$sb" \
+		".status == \"completed\" and $no_leak and .stdout == \"blocked\\n\"" \
+		--lang c --stdin "$tmp/port" $H/connect_loopback.c
+	kill "$listener" 2>/dev/null
+	wait "$listener" 2>/dev/null
+	listener=
+
+	printf 'victim\n' >/tmp/judge-hostile-victim
+	mkdir -p /tmp/judge-hostile-victim-dir
+	printf 'keep\n' >/tmp/judge-hostile-victim-dir/keep
+	hostile "links planted in the box" "$sb" ".status == \"completed\" and $no_leak" \
+		--lang c $H/symlink_plant.c
+	if [ "$(cat /tmp/judge-hostile-victim)" = victim ] &&
+		[ "$(cat /tmp/judge-hostile-victim-dir/keep)" = keep ] &&
+		[ "$(ls /tmp/judge-hostile-victim-dir)" = keep ]; then
+		pass "$sb: the host did not follow planted links"
+	else
+		fail "$sb: a host file changed through a planted link"
+	fi
+
+	hostile "#include \"/dev/urandom\" is a compile error" "$sb" '.status == "compile_error"' \
+		--lang c $H/include_urandom.c
+	hostile "template explosion is a compile error" "$sb" '.status == "compile_error"' \
+		--lang cpp $H/template_explosion.cpp
+done
+
+# nothing left behind: processes of sandbox uids, cgroups and boxes of dead runs
+base_uid=$(sed -n 's/^box_uid *= *//p' judge.ini)
+left=$(ps -eo uid=,pid=,comm= | awk -v lo="$base_uid" '$1 >= lo && $1 < lo + 4096')
+if [ -z "$left" ]; then pass "no process of a sandbox uid left"; else fail "processes left" "$left"; fi
+stale=
+for d in /sys/fs/cgroup/*/judge/judge-* /sys/fs/cgroup/judge/judge-*; do
+	[ -d "$d" ] || continue
+	pid=$(basename "$d" | cut -d- -f2)
+	kill -0 "$pid" 2>/dev/null || stale="$stale $d"
+done
+if [ -z "$stale" ]; then pass "no cgroup of a finished run left"; else fail "cgroups left" "$stale"; fi
+box_root=$(sed -n 's/^box_root *= *//p' judge.ini)
+stale=
+while read -r mp; do
+	pid=$(basename "$mp" | sed -n 's/^box-\([0-9]*\)-.*/\1/p')
+	[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && stale="$stale $mp"
+done < <(awk '{print $5}' /proc/self/mountinfo | grep "^$box_root/")
+if [ -z "$stale" ]; then pass "no box mount of a finished run left"; else fail "mounts left" "$stale"; fi
+finish

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# verify.sh: `judge verify` on every problem package shipped in problems/ (each
+# submission must get the verdict its folder names), once per sandbox backend,
+# plus packages that verify must reject: mislabeled submissions, an output
+# validator that fails or does not compile, an unsupported (interactive) problem.
+# VERIFY_BACKENDS picks the backends (default: native gvisor; one the machine
+# cannot run is reported and left out).
+source "$(dirname "$0")/../lib.sh"
+cd "$(dirname "$0")/../.."
+FIX=tests/problems-fixtures
+
+usable() { # backend: true when `judge languages` does not call it unavailable
+	! "$JUDGE" languages 2>/dev/null | grep -qE "^$1 unavailable"
+}
+
+backends=()
+for b in ${VERIFY_BACKENDS:-native gvisor}; do
+	if usable "$b"; then backends+=("$b"); else echo "note $T_NAME: backend $b unavailable here, left out"; fi
+done
+[ ${#backends[@]} -gt 0 ] || fail "no usable sandbox backend" "$("$JUDGE" languages 2>&1 | tail -3)"
+
+for b in "${backends[@]}"; do
+	for dir in problems/*/; do
+		p=$(basename "$dir")
+		start=$(date +%s)
+		out=$("$JUDGE" verify --sandbox "$b" "$dir" 2>&1)
+		rc=$?
+		summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' <<<"$out" | tail -1)
+		if [ $rc -eq 0 ] && [[ $summary =~ ^[1-9][0-9]*\ passed,\ 0\ failed,\ 0\ skipped ]]; then
+			pass "$b $p: $summary ($(($(date +%s) - start)) s)"
+		else
+			fail "$b $p (exit $rc): $summary" "$(grep -E '^(FAIL|skip)' <<<"$out" | head -8)"
+		fi
+	done
+done
+
+b=${backends[0]:-native}
+# submissions in the wrong folder are caught; unknown folders and languages are skipped
+out=$("$JUDGE" verify --sandbox "$b" "$FIX/verify-mislabeled" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -q '^1 passed, 2 failed, 2 skipped$' <<<"$out" &&
+	grep -q '^FAIL verify-mislabeled accepted/wrong.py (python): got wrong_answer, expected accepted' <<<"$out" &&
+	grep -q '^FAIL verify-mislabeled wrong_answer/right.c (c): got accepted, expected wrong_answer' <<<"$out" &&
+	grep -q '^skip verify-mislabeled accepted/Main.java: language java is not supported' <<<"$out" &&
+	grep -q "^skip verify-mislabeled partially_accepted/part.py: no expected verdict" <<<"$out"; then
+	pass "mislabeled submissions fail verify (exit 1)"
+else
+	fail "mislabeled submissions" "exit $rc: $out"
+fi
+# a validator that exits 1 is the package's fault: internal_error, not a verdict
+out=$("$JUDGE" verify --sandbox "$b" "$FIX/verify-bad-checker" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'internal_error: .*output validator exited with code 1 (expected 42 or 43): validator broke' <<<"$out"; then
+	pass "a failing output validator is internal_error"
+else
+	fail "failing output validator" "exit $rc: $out"
+fi
+out=$("$JUDGE" verify --sandbox "$b" "$FIX/verify-broken-checker" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -q "^FAIL verify-broken-checker: output validator of 'verify-broken-checker' does not compile" <<<"$out"; then
+	pass "an output validator that does not compile fails the package"
+else
+	fail "broken output validator" "exit $rc: $out"
+fi
+# interactive problems are skipped, not failed
+out=$("$JUDGE" verify --sandbox "$b" "$FIX/interactive" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^skip interactive accepted/guess.py: interactive problems are not supported' <<<"$out"; then
+	pass "interactive problems are skipped"
+else
+	fail "interactive problem" "exit $rc: $out"
+fi
+# a broken package is a failure with the loader's message
+out=$("$JUDGE" verify --sandbox "$b" "$FIX/bad-no-ans" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -q "no answer file secret/1.ans" <<<"$out"; then
+	pass "a broken package fails with the loader's message"
+else
+	fail "broken package" "exit $rc: $out"
+fi
+"$JUDGE" verify >/dev/null 2>&1
+rc=$?
+if [ $rc -eq 2 ]; then pass "no folder: usage error (exit 2)"; else fail "usage error" "exit $rc"; fi
+finish

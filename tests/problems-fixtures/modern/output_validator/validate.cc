@@ -1,0 +1,2 @@
+#include "validate.h"
+int main() { return 42; }

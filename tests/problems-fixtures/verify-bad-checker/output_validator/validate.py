@@ -1,0 +1,3 @@
+import sys
+sys.stderr.write("validator broke\n")
+sys.exit(1)

@@ -1,0 +1,259 @@
+/* test_cg: the cgroup code against real hierarchies — v2 on the cgroup2 mount at
+ * /sys/fs/cgroup/unified (core files only on this hybrid host) and v1 on the
+ * controllers under /sys/fs/cgroup. Needs root. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../runner/cg.h"
+
+#define V2_MOUNT "/sys/fs/cgroup/unified"
+#define V1_BASE  "/sys/fs/cgroup"
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static pid_t spawn_sleeper(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	cr_assert(pid > 0);
+	return pid;
+}
+
+static pid_t spawn_burner(int ms)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct timespec a, b;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		do
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+		while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+		_exit(0);
+	}
+	cr_assert(pid > 0);
+	return pid;
+}
+
+static void name_for(char *buf, size_t len, const char *what)
+{
+	snprintf(buf, len, "cgtest-%d-%s", (int)getpid(), what);
+}
+
+/* the common life cycle: create, join a forked child, populated, kill, remove */
+static void life_cycle(struct cg_root *root, const char *sub)
+{
+	char name[64], err[512], dir[1024];
+	struct cg cg;
+	name_for(name, sizeof name, sub);
+	cr_assert_eq(cg_create(root, name, &cg, err, sizeof err), 0, "%s", err);
+	snprintf(dir, sizeof dir, "%s/%s", root->version == CG_V2 ? root->v2 : root->pids, name);
+	cr_assert(is_dir(dir), "%s missing", dir);
+	cr_assert_eq(cg_populated(&cg), 0);
+	pid_t pid = spawn_sleeper();
+	cr_assert_eq(cg_join(&cg, pid), 0);
+	cr_assert_eq(cg_populated(&cg), 1);
+	cr_assert_eq(cg_kill(&cg), 0);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	for (int i = 0; i < 100 && cg_populated(&cg) != 0; i++)
+		usleep(1000);
+	cr_assert_eq(cg_populated(&cg), 0);
+	cr_assert_eq(cg_remove(&cg), 0);
+	cr_assert(!is_dir(dir), "%s left behind", dir);
+}
+
+Test(cg_v2, life_cycle_on_unified)
+{
+	struct cg_root root;
+	char err[512];
+	if (!is_dir(V2_MOUNT "/cgroup.procs") && access(V2_MOUNT "/cgroup.procs", F_OK) < 0)
+		cr_skip_test("no cgroup2 at " V2_MOUNT);
+	cr_assert_eq(cg_root_v2(&root, V2_MOUNT "/judge-test", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(root.version, CG_V2);
+	life_cycle(&root, "life");
+	rmdir(V2_MOUNT "/judge-test");
+}
+
+Test(cg_v2, kill_whole_tree_with_cgroup_kill)
+{
+	struct cg_root root;
+	struct cg cg;
+	char err[512], name[64];
+	cr_assert_eq(cg_root_v2(&root, V2_MOUNT "/judge-test", err, sizeof err), 0, "%s", err);
+	name_for(name, sizeof name, "tree");
+	cr_assert_eq(cg_create(&root, name, &cg, err, sizeof err), 0, "%s", err);
+	/* a child that forks a grandchild and a setsid'ed great-grandchild */
+	int pfd[2];
+	cr_assert_eq(pipe(pfd), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char go;
+		close(pfd[1]);
+		if (read(pfd[0], &go, 1) != 1)
+			_exit(1);
+		if (fork() == 0) {
+			setsid();
+			if (fork() == 0)
+				for (;;)
+					pause();
+			for (;;)
+				pause();
+		}
+		for (;;)
+			pause();
+	}
+	close(pfd[0]);
+	cr_assert_eq(cg_join(&cg, pid), 0);
+	cr_assert_eq(write(pfd[1], "g", 1), 1);
+	close(pfd[1]);
+	usleep(50000);
+	cr_assert_eq(cg_populated(&cg), 1);
+	cr_assert_eq(cg_kill(&cg), 0);
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i < 200 && cg_populated(&cg) != 0; i++)
+		usleep(1000);
+	cr_assert_eq(cg_populated(&cg), 0, "grandchildren survived cgroup.kill");
+	cr_assert_eq(cg_remove(&cg), 0);
+	rmdir(V2_MOUNT "/judge-test");
+}
+
+Test(cg_v2, limits_report_missing_controller_cleanly)
+{
+	struct cg_root root;
+	struct cg cg;
+	char err[512] = "", name[64];
+	cr_assert_eq(cg_root_v2(&root, V2_MOUNT "/judge-test", err, sizeof err), 0, "%s", err);
+	name_for(name, sizeof name, "lim");
+	cr_assert_eq(cg_create(&root, name, &cg, err, sizeof err), 0, "%s", err);
+	int rc = cg_set_limits(&cg, 65536, 0, err, sizeof err);
+	if (access(V2_MOUNT "/cgroup.controllers", F_OK) == 0 && rc == 0) {
+		/* a host whose cgroup2 has the memory controller: then it must work */
+		cr_assert_eq(rc, 0);
+	} else {
+		cr_assert_eq(rc, -ENOENT, "rc %d: %s", rc, err);
+		cr_assert(strstr(err, "memory.max"), "message: %s", err);
+	}
+	long long us;
+	int crc = cg_cpu_us(&cg, &us);
+	cr_assert(crc == 0 || crc == -ENOENT);
+	cr_assert_eq(cg_remove(&cg), 0);
+	rmdir(V2_MOUNT "/judge-test");
+}
+
+Test(cg_v1, life_cycle)
+{
+	struct cg_root root;
+	char err[512];
+	if (access(V1_BASE "/memory/tasks", F_OK) < 0)
+		cr_skip_test("no cgroup v1 memory controller");
+	cr_assert_eq(cg_root_v1(&root, V1_BASE, "judge-test", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(root.version, CG_V1);
+	life_cycle(&root, "life");
+}
+
+Test(cg_v1, limits_cpu_and_oom)
+{
+	struct cg_root root;
+	struct cg cg;
+	char err[512], name[64], path[1024], buf[64];
+	if (access(V1_BASE "/memory/tasks", F_OK) < 0)
+		cr_skip_test("no cgroup v1 memory controller");
+	cr_assert_eq(cg_root_v1(&root, V1_BASE, "judge-test", err, sizeof err), 0, "%s", err);
+	name_for(name, sizeof name, "lim");
+	cr_assert_eq(cg_create(&root, name, &cg, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(cg_set_limits(&cg, 32 * 1024, 20, err, sizeof err), 0, "%s", err);
+	snprintf(path, sizeof path, "%s/%s/memory.limit_in_bytes", root.memory, name);
+	FILE *f = fopen(path, "r");
+	cr_assert(f);
+	cr_assert(fgets(buf, sizeof buf, f));
+	fclose(f);
+	cr_assert_eq(atoll(buf), 32LL * 1024 * 1024);
+
+	/* CPU: a child burning 150 ms of CPU time is counted */
+	pid_t pid = spawn_burner(150);
+	cg_join(&cg, pid);
+	waitpid(pid, NULL, 0);
+	long long us = 0;
+	cr_assert_eq(cg_cpu_us(&cg, &us), 0);
+	cr_assert(us >= 100000, "cpu %lld us", us);
+
+	/* memory: a child touching 128 MB is OOM-killed */
+	pid = fork();
+	if (pid == 0) {
+		usleep(20000); /* let the parent move us first */
+		for (int i = 0; i < 128; i++) {
+			char *p = malloc(1 << 20);
+			if (p)
+				memset(p, 1, 1 << 20);
+		}
+		_exit(0);
+	}
+	cr_assert_eq(cg_join(&cg, pid), 0);
+	int st;
+	waitpid(pid, &st, 0);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "hog was not killed");
+	long ooms = 0, peak = 0;
+	cr_assert_eq(cg_oom_kills(&cg, &ooms), 0);
+	cr_assert(ooms >= 1);
+	cr_assert_eq(cg_memory_peak_kb(&cg, &peak), 0);
+	cr_assert(peak >= 16 * 1024 && peak <= 33 * 1024, "peak %ld kB", peak);
+	cr_assert_eq(cg_remove(&cg), 0);
+}
+
+Test(cg, sweep_removes_only_dead_owners)
+{
+	struct cg_root root;
+	char err[512], dead[64], live[64], dir[1024];
+	cr_assert_eq(cg_root_v2(&root, V2_MOUNT "/judge-test", err, sizeof err), 0, "%s", err);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0); /* pid is now dead (reuse within the test is unlikely) */
+	snprintf(dead, sizeof dead, "sweeptest-%d-1", (int)pid);
+	snprintf(live, sizeof live, "sweeptest-%d-1", (int)getppid());
+	struct cg a, b;
+	cr_assert_eq(cg_create(&root, dead, &a, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(cg_create(&root, live, &b, err, sizeof err), 0, "%s", err);
+	pid_t sleeper = spawn_sleeper();
+	cg_join(&a, sleeper); /* a stale cgroup with a process still inside */
+	cr_assert(cg_sweep(&root, "sweeptest") >= 1);
+	snprintf(dir, sizeof dir, "%s/%s", root.v2, dead);
+	cr_assert(!is_dir(dir), "stale cgroup kept");
+	snprintf(dir, sizeof dir, "%s/%s", root.v2, live);
+	cr_assert(is_dir(dir), "live owner's cgroup removed");
+	int st;
+	waitpid(sleeper, &st, 0);
+	cr_assert(WIFSIGNALED(st));
+	cr_assert_eq(cg_remove(&b), 0);
+	rmdir(V2_MOUNT "/judge-test");
+}
+
+Test(cg, detect)
+{
+	struct cg_root root;
+	char err[512] = "";
+	cr_assert_eq(cg_detect(&root, "/nonexistent-cgroup-root", err, sizeof err), -1);
+	cr_assert(strstr(err, "no usable cgroups"), "message: %s", err);
+	cr_assert_eq(cg_detect(&root, "auto", err, sizeof err), 0, "%s", err);
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0)
+		cr_assert_eq(root.version, CG_V2);
+	else
+		cr_assert_eq(root.version, CG_V1);
+}

@@ -1,0 +1,357 @@
+/* test_gvisor: ordinary runs through sandbox_run() with the gvisor backend (real runsc):
+ * statuses, limits, measurement, isolation basics, and that nothing is left behind
+ * (runsc state, cgroups, mounts, bundles, zombies). Needs root and runsc. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../judge/config.h"
+#include "../runner/gvisor.h"
+#include "../runner/sandbox.h"
+
+#define PY "/usr/bin/python3"
+
+static struct judge_config cfg;
+static struct sandbox *sb;
+
+static void setup_pool(long pool)
+{
+	char err[512];
+	config_defaults(&cfg);
+	free(cfg.sandbox);
+	cfg.sandbox = strdup("gvisor");
+	cfg.gvisor_pool = pool;
+	if (access("bin/box_init", X_OK) == 0)
+		setenv("JUDGE_BOX_INIT", "bin/box_init", 0);
+	cr_assert_eq(sandbox_global_init(&cfg, err, sizeof(err)), 0, "init: %s", err);
+	cr_assert_eq(sandbox_open(SANDBOX_GVISOR, 3, 16 << 20, &sb, err, sizeof(err)), 0, "open: %s",
+		     err);
+}
+
+static void setup(void)
+{
+	setup_pool(0);
+}
+
+static void setup_pooled(void)
+{
+	setup_pool(1);
+}
+
+static void teardown(void)
+{
+	if (sb)
+		sandbox_close(sb);
+	sb = NULL;
+	sandbox_global_shutdown();
+	config_release(&cfg);
+}
+
+static struct run_spec spec_of(const char *const *argv)
+{
+	static const char *const env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", NULL};
+	struct run_spec s = {
+		.argv = argv,
+		.env = env,
+		.limits = {.cpu_ms = 2000,
+			   .wall_ms = 6000,
+			   .memory_kb = 256 * 1024,
+			   .processes = 64,
+			   .stdout_bytes = 1 << 20,
+			   .stderr_bytes = 64 << 10,
+			   .file_bytes = 16 << 20,
+			   .open_files = 256},
+	};
+	return s;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void run(const struct run_spec *s, struct run_result *res)
+{
+	run_result_init(res);
+	cr_assert_eq(sandbox_run(sb, s, res), 0);
+}
+
+TestSuite(gvisor, .init = setup, .fini = teardown, .timeout = 120);
+
+Test(gvisor, exit_code_stdin_stdout_stderr)
+{
+	const char *argv[] = {"/bin/sh", "-c", "cat; echo out; echo err >&2; exit 3", NULL};
+	struct run_spec s = spec_of(argv);
+	s.stdin_data = "in\n";
+	s.stdin_len = 3;
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_RUNTIME_ERROR, "status %s: %s", run_status_name(res.status),
+		     res.message);
+	cr_assert_eq(res.exit_code, 3);
+	cr_assert_eq(res.signal, 0);
+	cr_assert_str_eq(res.out.buf, "in\nout\n");
+	cr_assert_str_eq(res.err.buf, "err\n");
+	run_result_release(&res);
+}
+
+Test(gvisor, ok_and_identity)
+{
+	/* non-root uid, no capabilities, /box is the cwd, the root is read-only */
+	const char *argv[] = {"/bin/sh", "-c",
+			      "id -u; grep CapEff /proc/self/status; pwd; "
+			      "touch /usr/x 2>/dev/null && echo rw-usr; "
+			      "echo data > /box/f && echo box-ok",
+			      NULL};
+	struct run_spec s = spec_of(argv);
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_OK, "status %s: %s / %s", run_status_name(res.status),
+		     res.message, res.err.buf);
+	char want[128];
+	snprintf(want, sizeof(want), "%ld\nCapEff:\t0000000000000000\n/box\nbox-ok\n",
+		 cfg.box_uid + 3);
+	cr_assert_str_eq(res.out.buf, want);
+	struct strbuf f = STRBUF_INIT;
+	cr_assert_eq(sandbox_read_file(sb, "f", &f, 100), 0);
+	cr_assert_str_eq(f.buf, "data\n");
+	strbuf_release(&f);
+	run_result_release(&res);
+}
+
+Test(gvisor, box_is_shared_between_runs)
+{
+	cr_assert_eq(sandbox_write_file(sb, "prog.sh", "echo from-host\n", 15, 0644), 0);
+	const char *a1[] = {"/bin/sh", "-c", "sh prog.sh > made.txt", NULL};
+	struct run_spec s = spec_of(a1);
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_OK, "%s", res.message);
+	run_result_release(&res);
+	const char *a2[] = {"/bin/cat", "/box/made.txt", NULL};
+	s = spec_of(a2);
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_OK, "%s", res.message);
+	cr_assert_str_eq(res.out.buf, "from-host\n");
+	run_result_release(&res);
+}
+
+Test(gvisor, signal)
+{
+	const char *argv[] = {"/bin/sh", "-c", "kill -SEGV $$", NULL};
+	struct run_spec s = spec_of(argv);
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_RUNTIME_ERROR);
+	cr_assert_eq(res.signal, 11);
+	run_result_release(&res);
+}
+
+Test(gvisor, cpu_timeout_ends_promptly)
+{
+	const char *argv[] = {"/bin/sh", "-c", "while :; do :; done", NULL};
+	struct run_spec s = spec_of(argv);
+	s.limits.cpu_ms = 500;
+	s.limits.wall_ms = 5000;
+	struct run_result res;
+	long long t0 = now_ms();
+	run(&s, &res);
+	long long took = now_ms() - t0;
+	cr_assert_eq(res.status, RUN_TIMEOUT, "status %s", run_status_name(res.status));
+	cr_assert_geq(res.cpu_ms, 450);
+	cr_assert_lt(took, 2500, "took %lld ms", took);
+	run_result_release(&res);
+}
+
+Test(gvisor, wall_timeout_ends_promptly)
+{
+	/* sleeping uses no CPU: only the wall limit ends it; setsid children too */
+	const char *argv[] = {"/bin/sh", "-c", "(setsid sleep 100 &); sleep 100", NULL};
+	struct run_spec s = spec_of(argv);
+	s.limits.wall_ms = 700;
+	struct run_result res;
+	long long t0 = now_ms();
+	run(&s, &res);
+	long long took = now_ms() - t0;
+	cr_assert_eq(res.status, RUN_TIMEOUT, "status %s", run_status_name(res.status));
+	cr_assert_lt(took, 2000, "took %lld ms", took);
+	run_result_release(&res);
+}
+
+Test(gvisor, output_limit)
+{
+	const char *argv[] = {"/usr/bin/yes", NULL};
+	struct run_spec s = spec_of(argv);
+	s.limits.stdout_bytes = 64 << 10;
+	struct run_result res;
+	long long t0 = now_ms();
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_OUTPUT_LIMIT, "status %s", run_status_name(res.status));
+	cr_assert_leq(res.out.len, (size_t)(64 << 10));
+	cr_assert(res.out_truncated);
+	cr_assert_lt(now_ms() - t0, 3000);
+	run_result_release(&res);
+}
+
+Test(gvisor, memory_limit)
+{
+	const char *argv[] = {PY, "-c", "x = bytearray(400 << 20); print(len(x))", NULL};
+	struct run_spec s = spec_of(argv);
+	s.limits.memory_kb = 64 * 1024;
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_MEMORY_LIMIT, "status %s: %s", run_status_name(res.status),
+		     res.message);
+	cr_assert_str_eq(res.out.buf, "");
+	run_result_release(&res);
+}
+
+Test(gvisor, cpu_and_memory_measured)
+{
+	/* ~80 MB touched and ~0.3 s of CPU: the program's own numbers, not gVisor's */
+	const char *argv[] = {PY, "-c",
+			      "import time\n"
+			      "x = bytearray(80 << 20)\n"
+			      "t = time.process_time()\n"
+			      "while time.process_time() - t < 0.3: pass\n"
+			      "print('done')",
+			      NULL};
+	struct run_spec s = spec_of(argv);
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_OK, "status %s: %s %s", run_status_name(res.status),
+		     res.message, res.err.buf);
+	cr_assert_str_eq(res.out.buf, "done\n");
+	cr_assert(res.cpu_ms >= 250 && res.cpu_ms < 3000, "cpu %ld ms", res.cpu_ms);
+	cr_assert(res.memory_kb >= 80 * 1024 && res.memory_kb < 200 * 1024, "memory %ld kB",
+		  res.memory_kb);
+	cr_assert(res.wall_ms >= res.cpu_ms / 2, "wall %ld ms", res.wall_ms);
+	run_result_release(&res);
+}
+
+Test(gvisor, status_trailer_cannot_be_forged)
+{
+	/* a program that ends its output with bytes shaped like init's status: they are
+	 * its output, and the real status still comes through */
+	const char *argv[] = {PY, "-c",
+			      "import sys, struct\n"
+			      "sys.stdout.buffer.write(b'\\0' * 16 + struct.pack('<IiiiIIqqqq', "
+			      "0x31534258, 1, 0, 0, 0, 0, 0, 0, 0, 0) + b'\\0' * 40)\n"
+			      "sys.exit(5)",
+			      NULL};
+	struct run_spec s = spec_of(argv);
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_RUNTIME_ERROR, "status %s: %s", run_status_name(res.status),
+		     res.message);
+	cr_assert_eq(res.exit_code, 5);
+	cr_assert_eq(res.out.len, 16 + 56 + 40);
+	run_result_release(&res);
+}
+
+Test(gvisor, missing_program_is_internal_error)
+{
+	const char *argv[] = {"/usr/bin/no-such-program", NULL};
+	struct run_spec s = spec_of(argv);
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_INTERNAL_ERROR);
+	cr_assert(strstr(res.message, "no-such-program"), "%s", res.message);
+	run_result_release(&res);
+}
+
+TestSuite(gvisor_pool, .init = setup_pooled, .fini = teardown, .timeout = 120);
+
+Test(gvisor_pool, fresh_sandbox_per_run)
+{
+	/* two pooled runs: the second must not see what the first left in /tmp */
+	const char *a1[] = {"/bin/sh", "-c", "echo secret > /tmp/left; echo one", NULL};
+	gvisor_pool_prepare(NULL, a1);
+	cr_assert(gvisor_pool_wait(NULL, a1, 30000), "pool did not fill");
+	struct run_spec s = spec_of(a1);
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_OK, "%s", res.message);
+	cr_assert_str_eq(res.out.buf, "one\n");
+	run_result_release(&res);
+	const char *a2[] = {"/bin/sh", "-c", "cat /tmp/left 2>/dev/null || echo fresh", NULL};
+	cr_assert(gvisor_pool_wait(NULL, a2, 30000), "pool did not refill");
+	s = spec_of(a2);
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_OK, "%s", res.message);
+	cr_assert_str_eq(res.out.buf, "fresh\n");
+	run_result_release(&res);
+}
+
+/* Runs in its own process (Criterion forks per test): after shutdown, nothing of
+ * this pid may remain. */
+Test(gvisor_leftovers, nothing_left_behind, .timeout = 120)
+{
+	setup_pool(1);
+	const char *argv[] = {"/bin/sh", "-c", "(setsid sh -c 'sleep 100' &); echo x", NULL};
+	struct run_spec s = spec_of(argv);
+	struct run_result res;
+	for (int i = 0; i < 3; i++) {
+		run(&s, &res);
+		cr_assert_eq(res.status, RUN_OK, "%s", res.message);
+		run_result_release(&res);
+	}
+	teardown();
+
+	char prefix[64], path[PATH_MAX];
+	snprintf(prefix, sizeof(prefix), "jgv-%ld-", (long)getpid());
+	DIR *d = opendir("/run/judge/runsc");
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		cr_assert(strncmp(e->d_name, prefix, strlen(prefix)), "runsc state %s", e->d_name);
+	if (d)
+		closedir(d);
+	static const char *const ctls[] = {"memory", "pids", "cpu", "cpuacct", "cpuset",
+					   "devices", "freezer", "blkio", "systemd", NULL};
+	for (const char *const *c = ctls; *c; c++) {
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s/judge-gvisor", *c);
+		d = opendir(path);
+		while (d && (e = readdir(d)))
+			cr_assert(strncmp(e->d_name, prefix, strlen(prefix)), "cgroup %s/%s", path,
+				  e->d_name);
+		if (d)
+			closedir(d);
+	}
+	snprintf(path, sizeof(path), "/run/judge/gvisor/%ld", (long)getpid());
+	cr_assert(access(path, F_OK) < 0, "%s still exists", path);
+	FILE *m = fopen("/proc/self/mountinfo", "r");
+	char line[4096];
+	while (m && fgets(line, sizeof(line), m))
+		cr_assert(!strstr(line, path), "mount left: %s", line);
+	if (m)
+		fclose(m);
+	/* no child of ours (killed sandbox processes are reaped, not zombies) */
+	d = opendir("/proc");
+	while (d && (e = readdir(d))) {
+		char stat[512];
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t n = fread(stat, 1, sizeof(stat) - 1, f);
+		fclose(f);
+		stat[n] = 0;
+		char *p = strrchr(stat, ')');
+		long ppid = 0;
+		char st = 0;
+		if (p && sscanf(p + 2, "%c %ld", &st, &ppid) == 2)
+			cr_assert(ppid != getpid(), "process %s is still our child: %s", e->d_name,
+				  stat);
+	}
+	if (d)
+		closedir(d);
+}

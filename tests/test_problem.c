@@ -1,0 +1,317 @@
+/* test_problem: loading ICPC problem packages (problem.c) from tests/problems-fixtures/. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../judge/lang.h"
+#include "../judge/problem.h"
+
+#define FIX "tests/problems-fixtures/"
+
+static struct problem P;
+static char err[1024];
+
+static void load_ok(const char *dir)
+{
+	err[0] = 0;
+	int rc = prob_load(&P, dir, err, sizeof err);
+	cr_assert_eq(rc, 0, "loading %s failed: %s", dir, err);
+}
+
+static void load_fails(const char *dir, const char *needle)
+{
+	err[0] = 0;
+	int rc = prob_load(&P, dir, err, sizeof err);
+	cr_assert_eq(rc, -1, "loading %s should fail", dir);
+	cr_assert(strstr(err, needle), "error for %s should mention '%s', got '%s'", dir, needle,
+		  err);
+	cr_assert_null(P.tests, "a failed load leaves the problem empty");
+}
+
+static const struct prob_test *test_named(const char *name)
+{
+	for (int i = 0; i < P.ntests; i++)
+		if (!strcmp(P.tests[i].name, name))
+			return &P.tests[i];
+	cr_assert_fail("no test named %s", name);
+	return NULL;
+}
+
+static const struct prob_submission *sub_at(const char *path)
+{
+	for (int i = 0; i < P.nsubs; i++)
+		if (!strcmp(P.subs[i].path, path))
+			return &P.subs[i];
+	cr_assert_fail("no submission %s", path);
+	return NULL;
+}
+
+static void teardown(void)
+{
+	prob_release(&P);
+}
+
+TestSuite(problem, .fini = teardown);
+
+Test(problem, legacy_order_samples_first_then_lexicographic)
+{
+	load_ok(FIX "legacy-groups");
+	const char *want[] = {"sample/10",	 "sample/9",	  "sample/a",
+			      "sample/b",	 "secret/g1/01",  "secret/g1/02",
+			      "secret/g1/sub/x", "secret/g10/01", "secret/g2/01"};
+	cr_assert_eq(P.ntests, 9, "got %d tests", P.ntests);
+	for (int i = 0; i < 9; i++)
+		cr_assert_str_eq(P.tests[i].name, want[i], "test %d", i);
+	cr_assert_eq(P.nsamples, 4);
+	cr_assert(P.tests[0].is_sample && !P.tests[4].is_sample);
+	cr_assert(strstr(P.tests[4].in_path, "legacy-groups/data/secret/g1/01.in"));
+	cr_assert(strstr(P.tests[4].ans_path, "legacy-groups/data/secret/g1/01.ans"));
+}
+
+Test(problem, legacy_metadata)
+{
+	load_ok(FIX "legacy-groups");
+	cr_assert_eq(P.format, PROB_LEGACY);
+	cr_assert_str_eq(P.format_version, "legacy");
+	cr_assert_str_eq(P.id, "legacy-groups");
+	cr_assert_str_eq(P.name, "Legacy Groups", "name from \\problemname, got %s", P.name);
+	cr_assert_not(P.custom_validator);
+	cr_assert_null(P.unsupported);
+	cr_assert_eq(P.limits.time_limit_s, 0, "legacy packages state no time limit");
+	cr_assert_eq(P.limits.time_multiplier, 3);
+	cr_assert_eq(P.limits.time_safety_margin, 2);
+	cr_assert_eq(P.limits.memory_mb, 512);
+	cr_assert_eq(P.limits.output_mb, 4);
+	cr_assert(strstr(P.statement_path, "problem_statement/problem.en.tex"));
+}
+
+Test(problem, legacy_flags_closest_testdata_yaml_wins_whole)
+{
+	load_ok(FIX "legacy-groups");
+	const struct prob_test *s = test_named("sample/a");
+	cr_assert_eq(s->cmp.mode, CMP_TOKENS);
+	cr_assert_float_eq(s->cmp.float_abs_tol, 1e-6, 1e-12, "problem validator_flags apply");
+	cr_assert_float_eq(s->cmp.float_rel_tol, 1e-6, 1e-12);
+	cr_assert_not(s->cmp.case_sensitive);
+
+	const struct prob_test *g1 = test_named("secret/g1/01");
+	cr_assert(g1->cmp.case_sensitive, "g1/testdata.yaml");
+	cr_assert_float_eq(g1->cmp.float_abs_tol, 1e-6, 1e-12, "problem flags come first");
+	cr_assert_eq(g1->validator_argc, 3);
+	cr_assert_str_eq(g1->validator_args[0], "float_tolerance");
+	cr_assert_str_eq(g1->validator_args[2], "case_sensitive");
+	cr_assert_null(g1->validator_args[3]);
+
+	const struct prob_test *sub = test_named("secret/g1/sub/x");
+	cr_assert(sub->cmp.space_change_sensitive, "sub/testdata.yaml");
+	cr_assert_not(sub->cmp.case_sensitive, "legacy: the closest file replaces, not merges");
+
+	const struct prob_test *g2 = test_named("secret/g2/01");
+	cr_assert_not(g2->cmp.case_sensitive, "g1's flags do not leak into g2");
+	cr_assert_eq(g2->validator_argc, 2);
+}
+
+Test(problem, legacy_submissions_and_languages)
+{
+	load_ok(FIX "legacy-groups");
+	cr_assert_eq(P.nsubs, 5, "got %d submissions", P.nsubs);
+	const struct prob_submission *a = sub_at("accepted/a.py");
+	cr_assert_str_eq(a->folder, "accepted");
+	cr_assert_str_eq(a->prog.lang, "python");
+	cr_assert_str_eq(a->prog.main_file, "a.py");
+
+	const struct prob_submission *m = sub_at("accepted/multi");
+	cr_assert_str_eq(m->prog.lang_code, "cpp");
+	cr_assert_str_eq(m->prog.lang, "cpp");
+	cr_assert_eq(m->prog.nfiles, 3);
+	cr_assert_str_eq(m->prog.main_file, "main.cpp");
+
+	const struct prob_submission *j = sub_at("wrong_answer/Main.java");
+	cr_assert_str_eq(j->prog.lang_code, "java");
+	cr_assert_null(j->prog.lang);
+	cr_assert(j->prog.unsupported && strstr(j->prog.unsupported, "java"));
+
+	const struct prob_submission *py2 = sub_at("wrong_answer/old.py");
+	cr_assert_str_eq(py2->prog.lang_code, "python2", "a python2 shebang makes it Python 2");
+	cr_assert_null(py2->prog.lang);
+
+	const struct prob_submission *c = sub_at("run_time_error/prog");
+	cr_assert_str_eq(c->prog.lang, "c");
+	cr_assert_str_eq(c->prog.main_file, "a.c", "no main.*: the smallest source file");
+	cr_assert_eq(c->prog.nfiles, 3, "headers belong to the program");
+}
+
+Test(problem, modern_2025_09)
+{
+	load_ok(FIX "modern");
+	cr_assert_eq(P.format, PROB_2025_09);
+	cr_assert_str_eq(P.name, "Modern");
+	cr_assert_float_eq(P.limits.time_limit_s, 1.5, 1e-9);
+	cr_assert_float_eq(P.limits.ac_to_time_limit, 3, 1e-9);
+	cr_assert_float_eq(P.limits.time_limit_to_tle, 2, 1e-9);
+	cr_assert_float_eq(P.limits.time_resolution, 0.5, 1e-9);
+	cr_assert_eq(P.limits.memory_mb, 128);
+	cr_assert(P.custom_validator, "output_validator/ makes a custom validator");
+	cr_assert_str_eq(P.validator.lang, "cpp");
+	cr_assert_str_eq(P.validator.main_file, "validate.cc");
+	cr_assert_eq(P.validator.nfiles, 2);
+	cr_assert(strstr(P.statement_path, "statement/problem.en.md"));
+	cr_assert_eq(P.ntests, 4);
+	for (int i = 0; i < P.ntests; i++)
+		cr_assert_eq(P.tests[i].cmp.mode, CMP_CHECKER);
+}
+
+Test(problem, modern_args_inherit_key_by_key)
+{
+	load_ok(FIX "modern");
+	cr_assert_eq(test_named("sample/1")->validator_argc, 0);
+	const struct prob_test *g1 = test_named("secret/g1/01");
+	cr_assert_eq(g1->validator_argc, 2, "g1's test_group.yaml has no args: secret's apply");
+	cr_assert_str_eq(g1->validator_args[0], "--mode");
+	cr_assert_str_eq(g1->validator_args[1], "strict");
+	const struct prob_test *g2 = test_named("secret/g2/01");
+	cr_assert_eq(g2->validator_argc, 1);
+	cr_assert_str_eq(g2->validator_args[0], "--g2");
+	const struct prob_test *one = test_named("secret/g2/02");
+	cr_assert_eq(one->validator_argc, 2, "02.yaml configures that test alone");
+	cr_assert_str_eq(one->validator_args[1], "two words");
+}
+
+Test(problem, interactive_is_loaded_but_unsupported)
+{
+	load_ok(FIX "interactive");
+	cr_assert(P.interactive);
+	cr_assert_eq(P.format, PROB_2023_07);
+	cr_assert(P.unsupported && strstr(P.unsupported, "interactive"), "got %s", P.unsupported);
+	cr_assert_eq(P.ntests, 1);
+	cr_assert_null(P.tests[0].ans_path);
+	cr_assert_float_eq(P.limits.time_limit_to_tle, 4, 1e-9);
+}
+
+Test(problem, bad_packages_say_what_is_wrong)
+{
+	load_fails(FIX "bad-yaml", "problem.yaml:");
+	load_fails(FIX "bad-no-ans", "no answer file");
+	load_fails(FIX "bad-flags", "bad output validator flags");
+	load_fails(FIX "bad-custom", "no output_validator");
+	load_fails(FIX "bad-limits", "limits.time_limit");
+	load_fails(FIX "bad-clash", "both a test case and a group");
+	load_fails(FIX "bad-empty", "no test cases");
+	load_fails(FIX "bad-version", "problem_format_version");
+	load_fails(FIX "no-yaml", "no problem.yaml");
+	load_fails(FIX "does-not-exist", "no problem package");
+}
+
+Test(problem, ids)
+{
+	cr_assert(prob_id_valid("sum"));
+	cr_assert(prob_id_valid("two-sum"));
+	cr_assert(prob_id_valid("a_1"));
+	cr_assert(prob_id_valid("9lives"));
+	const char *bad[] = {"",   "..", ".",	"../etc", "a/b",  "/abs", "Sum",
+			     "-x", "_x", "a b", "a.b",	  "a\\b", "é"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_assert_not(prob_id_valid(bad[i]), "'%s' must be refused", bad[i]);
+	char longid[80];
+	memset(longid, 'a', 65);
+	longid[65] = 0;
+	cr_assert_not(prob_id_valid(longid));
+}
+
+Test(problem, open_by_id)
+{
+	cr_assert_eq(prob_open(&P, FIX, "../problems-fixtures/modern", err, sizeof err), -2);
+	cr_assert_eq(prob_open(&P, FIX, "nothing-here", err, sizeof err), -2);
+	cr_assert_eq(prob_open(&P, FIX, "no-yaml", err, sizeof err), -2);
+	cr_assert_eq(prob_open(&P, FIX, "bad-flags", err, sizeof err), -1);
+	cr_assert_eq(prob_open(&P, FIX, "modern", err, sizeof err), 0, "%s", err);
+	cr_assert_str_eq(P.id, "modern");
+}
+
+Test(problem, list)
+{
+	char **ids;
+	int n = prob_list(FIX, &ids, err, sizeof err);
+	cr_assert_eq(n, 14, "got %d", n);
+	cr_assert_str_eq(ids[0], "bad-clash");
+	bool has_modern = false, has_noyaml = false;
+	for (int i = 0; i < n; i++) {
+		has_modern |= !strcmp(ids[i], "modern");
+		has_noyaml |= !strcmp(ids[i], "no-yaml");
+	}
+	cr_assert(has_modern && !has_noyaml);
+	cr_assert_null(ids[n]);
+	prob_ids_free(ids);
+	cr_assert_eq(prob_list(FIX "nope", &ids, err, sizeof err), -1);
+}
+
+Test(problem, time_limit_2025_09)
+{
+	struct prob_limits l = {
+	    .ac_to_time_limit = 2, .time_limit_to_tle = 1.5, .time_resolution = 1};
+	double out = 0;
+	cr_assert_eq(prob_infer_time_limit(&l, 0.3, -1, &out), 0);
+	cr_assert_float_eq(out, 1, 1e-9);
+	cr_assert_eq(prob_infer_time_limit(&l, 0.5, -1, &out), 0);
+	cr_assert_float_eq(out, 1, 1e-9, "2 x 0.5 s is exactly 1 s, not 2");
+	cr_assert_eq(prob_infer_time_limit(&l, 0.6, -1, &out), 0);
+	cr_assert_float_eq(out, 2, 1e-9);
+	cr_assert_eq(prob_infer_time_limit(&l, 0.6, 3.0, &out), 0, "2 s x 1.5 = 3 s <= T_tle");
+	cr_assert_eq(prob_infer_time_limit(&l, 0.6, 2.9, &out), -1, "no limit fits");
+	l.time_resolution = 0.5;
+	cr_assert_eq(prob_infer_time_limit(&l, 0.6, -1, &out), 0);
+	cr_assert_float_eq(out, 1.5, 1e-9);
+	cr_assert_eq(prob_infer_time_limit(&l, 0, -1, &out), 0);
+	cr_assert_float_eq(out, 0.5, 1e-9, "never zero");
+}
+
+Test(problem, time_limit_legacy)
+{
+	struct prob_limits l = {.time_multiplier = 5, .time_safety_margin = 2};
+	double lim, margin;
+	prob_legacy_time_limit(&l, 0.42, &lim, &margin);
+	cr_assert_float_eq(lim, 2, 1e-9);
+	cr_assert_float_eq(margin, 4, 1e-9);
+	prob_legacy_time_limit(&l, 0.05, &lim, &margin);
+	cr_assert_float_eq(lim, 1, 1e-9, "at least one second");
+	cr_assert_float_eq(margin, 2, 1e-9, "margin at least limit + 1");
+	l.time_safety_margin = 4;
+	prob_legacy_time_limit(&l, 1.0, &lim, &margin);
+	cr_assert_float_eq(lim, 5, 1e-9);
+	cr_assert_float_eq(margin, 20, 1e-9);
+}
+
+Test(problem, languages_of_files)
+{
+	cr_assert_str_eq(prob_file_lang_code("x.c"), "c");
+	cr_assert_str_eq(prob_file_lang_code("x.C"), "cpp");
+	cr_assert_str_eq(prob_file_lang_code("x.cc"), "cpp");
+	cr_assert_str_eq(prob_file_lang_code("x.c++"), "cpp");
+	cr_assert_str_eq(prob_file_lang_code("x.py"), "python3");
+	cr_assert_str_eq(prob_file_lang_code("x.js"), "javascript");
+	cr_assert_str_eq(prob_file_lang_code("x.cs"), "csharp");
+	cr_assert_null(prob_file_lang_code("x.h"));
+	cr_assert_null(prob_file_lang_code("Makefile"));
+	cr_assert_str_eq(prob_judge_lang("javascript"), "node");
+	cr_assert_str_eq(prob_judge_lang("python3"), "python");
+	cr_assert_null(prob_judge_lang("java"));
+}
+
+Test(problem, compile_argv_with_more_sources)
+{
+	char *compile[] = {"/usr/bin/g++", "-O2", "-o", "main", "main.cpp", "-lm", NULL};
+	struct lang l = {.name = "cpp", .source_file = "main.cpp", .compile_argv = compile};
+	const char *extra[] = {"util.cpp", "more.cc", NULL};
+	char **argv = prob_compile_argv(&l, extra);
+	const char *want[] = {"/usr/bin/g++", "-O2",	 "-o",	"main", "main.cpp",
+			      "util.cpp",     "more.cc", "-lm", NULL};
+	for (int i = 0; want[i]; i++)
+		cr_assert_str_eq(argv[i], want[i], "argv[%d]", i);
+	cr_assert_null(argv[8]);
+	prob_argv_free(argv);
+	cr_assert(prob_is_source_for(&l, "x.cc"));
+	cr_assert_not(prob_is_source_for(&l, "x.h"));
+	cr_assert_not(prob_is_source_for(&l, "x.c"));
+	struct lang py = {.name = "python", .source_file = "main.py"};
+	cr_assert_null(prob_compile_argv(&py, extra), "interpreted: nothing to compile");
+}
