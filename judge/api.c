@@ -1,4 +1,5 @@
 /* api: routing, authentication, admission, the endpoints, parked waits and /metrics. */
+#define _GNU_SOURCE /* memmem */
 #include "api.h"
 
 #include <errno.h>
@@ -254,6 +255,18 @@ static void *notifier_main(void *arg)
 
 /* ---- responses ---- */
 
+/* A pooled connection that gives up reconnecting after DB_BUDGET_MS: while
+ * PostgreSQL restarts, a request answers 503 + Retry-After soon rather than
+ * holding one of the few HTTP threads for the default 30 s. */
+#define DB_BUDGET_MS 3000
+static struct db *get_db(struct api *a, int wait_ms)
+{
+	struct db *db = db_pool_get(a->pool, wait_ms);
+	if (db)
+		db_set_reconnect_ms(db, DB_BUDGET_MS);
+	return db;
+}
+
 static int64_t parse_id(const char *s)
 {
 	if (!*s || strlen(s) > 18)
@@ -319,7 +332,7 @@ static void continue_wait(struct http_request *r, struct req_ctx *c)
 
 		struct queue_sub s;
 		queue_sub_init(&s);
-		struct db *db = db_pool_get(a->pool, 5000);
+		struct db *db = get_db(a, 5000);
 		int rc =
 		    db ? queue_get(db, c->id, a->auth_on ? r->key_id : 0, &s, err, sizeof err) : -1;
 		if (!db)
@@ -429,7 +442,10 @@ static void handle_enqueue(struct http_request *r, struct api *a, enum route rou
 		reply_req_error(r, &e);
 		return;
 	}
-	cJSON *raw = cJSON_ParseWithLength(r->body.buf, r->body.len);
+	/* the body's idempotency_key is not part of the normalized request */
+	cJSON *raw = memmem(r->body.buf, r->body.len, "\"idempotency_key\"", 17)
+			 ? cJSON_ParseWithLength(r->body.buf, r->body.len)
+			 : NULL;
 	const char *ikey = NULL;
 	if (idempotency_key(r, raw, &ikey) < 0)
 		goto out;
@@ -442,7 +458,7 @@ static void handle_enqueue(struct http_request *r, struct api *a, enum route rou
 	};
 	int64_t id = 0;
 	bool created = true;
-	struct db *db = db_pool_get(a->pool, 5000);
+	struct db *db = get_db(a, 5000);
 	int rc = db ? queue_enqueue(db, &qn, &id, &created, err, sizeof err) : -1;
 	if (!db)
 		snprintf(err, sizeof err, "no database connection free");
@@ -462,9 +478,10 @@ static void handle_enqueue(struct http_request *r, struct api *a, enum route rou
 		cJSON_AddStringToObject(o, "status", created ? "queued" : "exists");
 		char *text = cJSON_PrintUnformatted(o);
 		const char *hdr[] = {"Location", loc, NULL};
-		if (text)
-			http_respond(r, created ? 201 : 200, "application/json", text, strlen(text),
-				     hdr);
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "%s\n", text ? text : "{}");
+		http_respond(r, created ? 201 : 200, "application/json", sb.buf, sb.len, hdr);
+		strbuf_release(&sb);
 		free(text);
 		cJSON_Delete(o);
 		goto out;
@@ -544,7 +561,7 @@ static void handle_batch(struct http_request *r, struct api *a)
 				       .callback_url = ps[i].callback_url};
 		i++;
 	}
-	struct db *db = db_pool_get(a->pool, 5000);
+	struct db *db = get_db(a, 5000);
 	int rc = db ? queue_enqueue_batch(db, qn, (size_t)n, ids, created, err, sizeof err) : -1;
 	if (!db)
 		snprintf(err, sizeof err, "no database connection free");
@@ -729,7 +746,7 @@ static void handle_problem(struct http_request *r, struct api *a, const char *id
 
 static void handle_health(struct http_request *r, struct api *a)
 {
-	struct db *db = db_pool_get(a->pool, 2000);
+	struct db *db = get_db(a, 2000);
 	bool ok = db && db_exec(db, "SELECT 1", 0, NULL) == 0;
 	if (db)
 		db_pool_put(a->pool, db);
@@ -746,7 +763,7 @@ static void handle_metrics(struct http_request *r, struct api *a)
 	struct strbuf sb = STRBUF_INIT;
 	long counts[SUB_STATUS_COUNT] = {0};
 	char err[256];
-	struct db *db = db_pool_get(a->pool, 2000);
+	struct db *db = get_db(a, 2000);
 	int rc = db ? queue_counts(db, counts, err, sizeof err) : -1;
 	if (db)
 		db_pool_put(a->pool, db);
@@ -819,6 +836,13 @@ static void method_not_allowed(struct http_request *r, const char *allow)
 		     r->method, allow);
 }
 
+/* True when s is one non-empty path segment (no '/'). */
+__attribute__((noinline)) static bool one_segment(const char *s)
+{
+	size_t n = strcspn(s, "/");
+	return n > 0 && s[n] == 0;
+}
+
 /* Classifies r->url; *arg points into the url for /{id} routes. */
 static enum route route_of(const char *url, const char **arg)
 {
@@ -831,7 +855,8 @@ static enum route route_of(const char *url, const char **arg)
 		return R_SUBMIT;
 	if (!strcmp(url, "/v1/submissions/batch"))
 		return R_BATCH;
-	if (!strncmp(url, "/v1/submissions/", 16) && url[16] && !strchr(url + 16, '/')) {
+	size_t len = strlen(url);
+	if (len > 16 && !memcmp(url, "/v1/submissions/", 16) && one_segment(url + 16)) {
 		*arg = url + 16;
 		return R_GET_SUB;
 	}
@@ -839,7 +864,7 @@ static enum route route_of(const char *url, const char **arg)
 		return R_LANGUAGES;
 	if (!strcmp(url, "/v1/problems"))
 		return R_PROBLEMS;
-	if (!strncmp(url, "/v1/problems/", 13) && url[13] && !strchr(url + 13, '/')) {
+	if (len > 13 && !memcmp(url, "/v1/problems/", 13) && one_segment(url + 13)) {
 		*arg = url + 13;
 		return R_PROBLEM;
 	}

@@ -247,6 +247,7 @@ static int load_keys(struct auth *a)
 	struct db *db = db_pool_get(a->pool, 2000);
 	if (!db)
 		return -1;
+	db_set_reconnect_ms(db, 2000); /* the lock is held: fail fast while the server is away */
 	PGresult *res =
 	    db_query(db, "SELECT id, hash FROM api_keys WHERE revoked IS NULL", 0, NULL);
 	if (!res) {
@@ -302,7 +303,9 @@ enum auth_result auth_check(struct auth *a, const char *header, int64_t *key_id)
 	enum auth_result r = AUTH_INVALID;
 	pthread_mutex_lock(&a->lock);
 	double t = now_s();
-	if (!a->loaded_s || t - a->loaded_s > AUTH_REFRESH_MS / 1000.0)
+	/* a database that is away is retried once a second, not by every request */
+	bool stale = !a->loaded_s || t - a->loaded_s > AUTH_REFRESH_MS / 1000.0;
+	if (stale && (!a->last_try_s || t - a->last_try_s > 1.0))
 		load_keys(a);
 	int64_t id = a->loaded_s ? find_key(a, digest) : 0;
 	/* a key created a moment ago: reload, but at most once a second */

@@ -176,17 +176,8 @@ static int deliver_one(struct callback_sender *s)
 		db_pool_put(s->pool, db);
 		return rc;
 	}
-	/* attempts made before this one */
-	char ids[32];
-	snprintf(ids, sizeof ids, "%lld", (long long)sub.id);
-	const char *params[] = {ids};
-	long before = 0;
-	PGresult *res = db_query(
-	    db, "SELECT callback_attempts FROM submissions WHERE id = $1::bigint", 1, params);
-	if (res) {
-		before = PQntuples(res) ? (long)db_value_ll(res, 0, 0) : 0;
-		PQclear(res);
-	}
+	/* the claim counted this attempt already */
+	long attempt = sub.callback_attempts > 0 ? sub.callback_attempts : 1;
 	db_pool_put(s->pool, db);
 
 	cJSON *o = cJSON_CreateObject();
@@ -203,7 +194,7 @@ static int deliver_one(struct callback_sender *s)
 	} else if (req_callback_url_check(sub.callback_url, s->allowlist, &e) < 0) {
 		/* the allowlist changed since the submission was accepted */
 		snprintf(err, sizeof err, "%s", e.message);
-		before = s->attempts; /* do not retry */
+		attempt = s->attempts; /* do not retry */
 	} else if (body) {
 		status = callback_post(sub.callback_url, body, strlen(body), TIMEOUT_MS, err,
 				       sizeof err);
@@ -213,8 +204,8 @@ static int deliver_one(struct callback_sender *s)
 	if (!ok && status > 0)
 		snprintf(err, sizeof err, "answered HTTP %d", status);
 	long retry_ms = -1;
-	if (!ok && before + 1 < s->attempts)
-		retry_ms = 1000L << (before < 16 ? before : 16);
+	if (!ok && attempt < s->attempts)
+		retry_ms = 1000L << (attempt - 1 < 16 ? attempt - 1 : 16);
 	pthread_mutex_lock(&s->lock);
 	if (ok)
 		s->delivered++;

@@ -60,7 +60,7 @@ static int global_args(char ***out, int *n)
 		strbuf_release(&sb);
 		return -1;
 	}
-	char **args = calloc(sb.len + 1, sizeof *args);
+	char **args = calloc(sb.len + 3, sizeof *args); /* + a --config FILE */
 	int count = 0;
 	bool first = true;
 	for (size_t off = 0; off < sb.len;) {
@@ -233,13 +233,34 @@ static void stop_children(struct child *kids, int n, int sig)
 
 int cmd_up(int argc, char **argv, struct judge_config *cfg)
 {
-	if (argc > 1) {
-		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+	const char *config_after = NULL; /* `judge up --config FILE` (as make run says) */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			config_after = argv[++i];
+			continue;
+		}
+		if (!strncmp(argv[i], "--config=", 9)) {
+			config_after = argv[i] + 9;
+			continue;
+		}
+		bool help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
 		fprintf(help ? stdout : stderr,
-			"usage: judge [--config FILE] up\n"
+			"usage: judge [--config FILE] up [--config FILE]\n"
 			"runs the service on this machine: the embedded database when database_url "
 			"is empty, migrations, judge serve and judge worker\n");
 		return help ? 0 : 2;
+	}
+	if (config_after) {
+		char cerr[512];
+		config_release(cfg);
+		config_defaults(cfg);
+		if (config_load(cfg, config_after, true, cerr, sizeof cerr) < 0) {
+			fprintf(stderr, "judge up: %s\n", cerr);
+			return 2;
+		}
+		int lvl = log_parse_level(cfg->log_level);
+		if (lvl >= 0)
+			log_min_level = (enum log_level)lvl;
 	}
 	int ret = 1;
 	struct strbuf url = STRBUF_INIT;
@@ -263,6 +284,10 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 	if (global_args(&gargs, &ngargs) < 0) {
 		log_error("up: cannot read /proc/self/cmdline");
 		goto out;
+	}
+	if (config_after && ngargs + 2 < 60) { /* the later --config wins in main too */
+		gargs[ngargs++] = strdup("--config");
+		gargs[ngargs++] = strdup(config_after);
 	}
 	if (db_config_url(cfg, true, &url, &embed, err, sizeof err) < 0 ||
 	    db_open(&db, url.buf, 30000, err, sizeof err) < 0) {

@@ -23,18 +23,20 @@
  *    dropped, case-sensitive) or, with unordered_tokens, its tokens (tokens
  *    rules: case flag, tolerances) as a multiset. Float tokens under a
  *    tolerance are paired in sorted order. Needs O(items) memory: 16 bytes per
- *    line or token (8 per float token) on each side, plus qsort's temporary
- *    (up to as much again); time O(n log n).
+ *    line or token (8 per float token) on each side, plus a temporary as large
+ *    as one side while sorting. Linear time (radix sort by hash); only crafted
+ *    hash collisions fall back to n log n.
  *  - regex: the expected output is a PCRE2 pattern that must match the whole
  *    output, anchored at both ends. Trailing whitespace of the output and
  *    trailing CR/LF of the pattern are dropped first, so a final newline never
- *    matters. UTF mode (with PCRE2_MATCH_INVALID_UTF, so invalid output bytes
- *    simply do not match) when the pattern is valid UTF-8, bytes otherwise.
+ *    matters. UTF mode (. is one character) when the pattern and the output
+ *    are both valid UTF-8, byte mode otherwise (. is one byte), so invalid
+ *    output bytes behave predictably. NUL bytes are allowed on both sides.
  *    Default flags: no (?s), (?m), (?i) -- write them in the pattern. Match,
  *    depth and heap limits bound time and memory; a bad pattern or a limit hit
  *    is CMP_ERROR (the pattern is the problem setter's fault, not the
  *    submission's). Big outputs need patterns that do not backtrack per
- *    repetition, e.g. (?s).* or [0-9\s]*+ rather than (\d+\n)*.
+ *    repetition, e.g. (?s).*, [0-9\s]*+ or (?:\d+\n)*+ rather than (\d+\n)*.
  *  - checker: CMP_ERROR here; grade runs checkers.
  * Memory: no allocation in exact, lines and tokens modes (streaming over the
  * inputs); unordered as above; regex bounded by the heap limit.

@@ -35,6 +35,9 @@ struct db {
 	int nchannels;
 	char err[512];
 	char sqlstate[6];
+	/* between db_begin and db_commit/db_rollback: a lost connection must not be
+	 * silently replaced, or the rest of the transaction would autocommit */
+	bool in_tx;
 };
 
 static int64_t now_ms(void)
@@ -147,6 +150,10 @@ static int ensure(struct db *db, bool *reconnected)
 		*reconnected = false;
 	if (db->conn && !idle_conn_broken(db->conn))
 		return 0;
+	if (db->in_tx) {
+		set_err(db, "", "database connection lost inside a transaction");
+		return -1;
+	}
 	if (db->conn) {
 		log_warn("database connection lost, reconnecting");
 		PQfinish(db->conn);
@@ -250,7 +257,11 @@ int db_exec(struct db *db, const char *sql, int nparams, const char *const *para
 
 int db_begin(struct db *db)
 {
-	return db_exec(db, "BEGIN", 0, NULL);
+	db->in_tx = false;
+	if (db_exec(db, "BEGIN", 0, NULL) < 0)
+		return -1;
+	db->in_tx = true;
+	return 0;
 }
 
 int db_commit(struct db *db)
@@ -261,11 +272,14 @@ int db_commit(struct db *db)
 		set_err(db, "", "transaction aborted");
 		return -1;
 	}
-	return db_exec(db, "COMMIT", 0, NULL);
+	int rc = db_exec(db, "COMMIT", 0, NULL);
+	db->in_tx = false;
+	return rc;
 }
 
 void db_rollback(struct db *db)
 {
+	db->in_tx = false;
 	if (!db->conn || PQstatus(db->conn) != CONNECTION_OK)
 		return;
 	if (PQtransactionStatus(db->conn) == PQTRANS_IDLE)

@@ -501,13 +501,13 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 			goto out;
 		}
 		if (prc < 0) {
-			req_fail(err, 422, "unsupported_problem", "problem '%s' cannot be loaded: %s",
-				 problem, perr);
+			req_fail(err, 422, "unsupported_problem",
+				 "problem '%s' cannot be loaded: %s", problem, perr);
 			goto out;
 		}
 		if (pb.unsupported) {
-			req_fail(err, 422, "unsupported_problem", "problem '%s' is not supported: %s",
-				 problem, pb.unsupported);
+			req_fail(err, 422, "unsupported_problem",
+				 "problem '%s' is not supported: %s", problem, pb.unsupported);
 			prob_release(&pb);
 			goto out;
 		}

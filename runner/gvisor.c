@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <linux/filter.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -64,6 +65,7 @@
 #include "capture.h"
 #include "init/box_proto.h"
 #include "oci.h"
+#include "scmp.h"
 
 extern char **environ;
 
@@ -79,8 +81,8 @@ extern char **environ;
  * fails). Mounts other than the root may be cached by the sentry without
  * revalidation (exclusive): runtimes are read-only, and the box of a run is only
  * ever seen by that one sandbox, which walks it first after it is mounted. */
-#define GLOBAL_FLAGS "--network=none", "--platform=ptrace", "--file-access-mounts=exclusive"
-#define REAPERS        2
+#define GLOBAL_FLAGS	 "--network=none", "--platform=ptrace", "--file-access-mounts=exclusive"
+#define REAPERS		 2
 #define READY_TIMEOUT_MS 20000
 
 struct gv_pool;
@@ -99,7 +101,7 @@ struct gv_entry {
 };
 
 struct gv_pool {
-	char *sig;        /* ro_paths and init_args joined: the pool's key */
+	char *sig;	  /* ro_paths and init_args joined: the pool's key */
 	char **ro_paths;  /* NULL-terminated copy */
 	char **init_args; /* the container's process: box_init and its warm-up arguments */
 	struct gv_entry *ready;
@@ -118,6 +120,7 @@ static struct {
 	const char *std_binds[8];
 	int pool_size;
 	long long max_memory_bytes;
+	struct scmp_filter filter; /* the program's seccomp policy, installed by box_init */
 
 	pthread_mutex_t lock;
 	pthread_cond_t refill_cond, reap_cond;
@@ -130,9 +133,9 @@ static struct {
 	bool threads;
 	unsigned long serial;
 } gv = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.refill_cond = PTHREAD_COND_INITIALIZER,
-	.reap_cond = PTHREAD_COND_INITIALIZER,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .refill_cond = PTHREAD_COND_INITIALIZER,
+    .reap_cond = PTHREAD_COND_INITIALIZER,
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -140,7 +143,7 @@ static struct {
 /* snprintf for paths and messages; a name too long ends up cut, and then fails
  * where it is used (no path here comes near PATH_MAX). */
 static void str_fmt(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void str_fmt(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -260,8 +263,8 @@ static int spawn(const char *const *argv, int in, int out, int err, pid_t *pid)
 		if (fds[i] >= 0)
 			posix_spawn_file_actions_adddup2(&fa, fds[i], i);
 		else
-			posix_spawn_file_actions_addopen(&fa, i, "/dev/null", i ? O_WRONLY : O_RDONLY,
-							 0);
+			posix_spawn_file_actions_addopen(&fa, i, "/dev/null",
+							 i ? O_WRONLY : O_RDONLY, 0);
 	}
 	sigemptyset(&none);
 	sigfillset(&all);
@@ -277,9 +280,13 @@ static int spawn(const char *const *argv, int in, int out, int err, pid_t *pid)
 static int wait_exit(pid_t pid)
 {
 	int st;
-	while (waitpid(pid, &st, 0) < 0)
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno == ECHILD)
+			return 0; /* SIGCHLD ignored by the process: the status is lost, and
+				   * the callers check the outcome another way */
 		if (errno != EINTR)
 			return -1;
+	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -504,7 +511,8 @@ static void reap_runsc_orphans(void)
 			continue;
 		*close_p = 0;
 		const char *comm = open_p + 1;
-		if (state == 'Z' && ppid == self && (!strcmp(comm, "exe") || !strncmp(comm, "runsc", 5)))
+		if (state == 'Z' && ppid == self &&
+		    (!strcmp(comm, "exe") || !strncmp(comm, "runsc", 5)))
 			waitpid((pid_t)pid, NULL, WNOHANG | __WALL);
 	}
 	closedir(d);
@@ -646,8 +654,24 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 			str_fmt(err, errlen, "read-only path '%s': %s", *rp, strerror(errno));
 			goto fail;
 		}
+		bool is_file = !S_ISDIR(st.st_mode);
 		if (lstat(path, &st) == 0)
 			continue;
+		if (is_file) {
+			/* a file is bound onto an empty file */
+			char dir[PATH_MAX];
+			str_fmt(dir, sizeof(dir), "%s", path);
+			*strrchr(dir, '/') = 0;
+			int fd = -1;
+			if ((r = mkdir_p(dir, 0755)) < 0 ||
+			    (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+				str_fmt(err, errlen, "cannot create '%s': %s", path,
+					strerror(r < 0 ? -r : errno));
+				goto fail;
+			}
+			close(fd);
+			continue;
+		}
 		if ((r = mkdir_p(path, 0755)) < 0) {
 			str_fmt(err, errlen, "cannot create '%s': %s", path, strerror(-r));
 			goto fail;
@@ -657,15 +681,15 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	str_fmt(bdir, sizeof(bdir), "%s/b", e->dir);
 	str_fmt(cgpath, sizeof(cgpath), "/" CG_PARENT "/%s", e->id);
 	struct oci_params op = {
-		.rootfs = gv.rootfs,
-		.args = (const char *const *)p->init_args,
-		.ro_paths = (const char *const *)p->ro_paths,
-		.std_binds = gv.std_binds,
-		.control_dir = bdir,
-		.cgroups_path = cgpath,
-		.memory_bytes = gv.max_memory_bytes + HEADROOM_BYTES,
-		.pids = 4096,
-		.tmp_bytes = (long long)gv.cfg->tmp_size_mb << 20,
+	    .rootfs = gv.rootfs,
+	    .args = (const char *const *)p->init_args,
+	    .ro_paths = (const char *const *)p->ro_paths,
+	    .std_binds = gv.std_binds,
+	    .control_dir = bdir,
+	    .cgroups_path = cgpath,
+	    .memory_bytes = gv.max_memory_bytes + HEADROOM_BYTES,
+	    .pids = 4096,
+	    .tmp_bytes = (long long)gv.cfg->tmp_size_mb << 20,
 	};
 	str_fmt(path, sizeof(path), "%s/config.json", e->dir);
 	if (oci_write_config(path, &op, err, errlen) < 0)
@@ -678,8 +702,8 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	char rootopt[PATH_MAX + 8], pidfile[PATH_MAX + 8];
 	str_fmt(rootopt, sizeof(rootopt), "--root=%s", gv.root);
 	str_fmt(pidfile, sizeof(pidfile), "%s/pid", e->dir);
-	const char *argv[] = {gv.runsc, rootopt, GLOBAL_FLAGS, "run", "--detach", "--bundle",
-			      e->dir, "--pid-file", pidfile, e->id, NULL};
+	const char *argv[] = {gv.runsc, rootopt,      GLOBAL_FLAGS, "run", "--detach", "--bundle",
+			      e->dir,	"--pid-file", pidfile,	    e->id, NULL};
 	pid_t pid;
 	if ((r = spawn(argv, in[0], o[1], e2[1], &pid)) < 0) {
 		str_fmt(err, errlen, "cannot run '%s': %s", gv.runsc, strerror(-r));
@@ -741,6 +765,8 @@ static void warm_args(const char *const *argv, struct strbuf *out)
 	const char *base = a0 && strrchr(a0, '/') ? strrchr(a0, '/') + 1 : a0;
 	strbuf_addstr(out, INIT_INSIDE);
 	strbuf_addch(out, 0);
+	if (getenv("GVTMP_NOWARM"))
+		return;
 #define ARG(s) (strbuf_addstr(out, (s)), strbuf_addch(out, 0))
 	if (!a0 || a0[0] != '/' || !strncmp(a0, "/box/", 5)) {
 		/* a compiled program: the loader and the C/C++ libraries */
@@ -790,7 +816,7 @@ static char **split_nul(const struct strbuf *sb)
 
 /* Finds or adds the pool of a signature; gv.lock held. NULL when the table is full. */
 static struct gv_pool *pool_get(const char *sig, const char *const *ro_paths,
-				 const struct strbuf *warm)
+				const struct strbuf *warm)
 {
 	for (int i = 0; i < gv.npools; i++)
 		if (!strcmp(gv.pools[i].sig, sig))
@@ -987,6 +1013,7 @@ static void build_job(const struct sandbox *sb, const struct run_spec *spec, str
 	h.stack_kb = spec->limits.memory_kb;
 	h.uid = sb->host_uid;
 	h.gid = sb->host_gid;
+	h.filter_len = gv.filter.len;
 	for (const char *const *a = spec->argv; *a; a++)
 		h.argc++;
 	for (const char *const *a = spec->env; a && *a; a++)
@@ -997,6 +1024,8 @@ static void build_job(const struct sandbox *sb, const struct run_spec *spec, str
 		strbuf_add(job, *a, strlen(*a) + 1);
 	for (const char *const *a = spec->env; a && *a; a++)
 		strbuf_add(job, *a, strlen(*a) + 1);
+	/* the same policy as the native backend: gVisor enforces seccomp for its guests */
+	strbuf_add(job, gv.filter.insns, gv.filter.len * sizeof(struct sock_filter));
 	h.len = (uint32_t)job->len;
 	memcpy(job->buf, &h, sizeof(h));
 }
@@ -1014,11 +1043,12 @@ static void set_run_limits(struct gv_entry *e, const struct run_spec *spec)
 		write_str(path, val);
 	}
 	if (spec->limits.processes > 0) {
-		/* gVisor's own threads count too (~50 idle): a coarse backstop only;
-		 * box_init sets RLIMIT_NPROC for the program itself */
+		/* gVisor's own threads count too (~50 idle, and on ptrace each guest
+		 * process is a host stub with threads): a coarse backstop only, whose hit
+		 * kills the sentry. box_init's RLIMIT_NPROC is the real limit. */
 		long long cur = cg_read_ll("pids", e->id, "pids.current", NULL);
-		str_fmt(val, sizeof(val), "%lld",
-			 (cur > 0 ? cur : 64) + 20 * spec->limits.processes + 64);
+		long long want = (cur > 0 ? cur : 64) + 64LL * spec->limits.processes + 256;
+		str_fmt(val, sizeof(val), "%lld", want < 4096 ? 4096 : want);
 		cg_path(path, sizeof(path), "pids", e->id, "pids.max");
 		write_str(path, val);
 	}
@@ -1047,7 +1077,11 @@ static int decide(const struct run_spec *spec, struct run_result *res, const str
 			res->memory_kb = l->memory_kb;
 			return 0;
 		}
-		return sandbox_fail(res, "gvisor sandbox %s ended without a status", e->id);
+		long long pids_max = cg_read_ll("pids", e->id, "pids.events", "max ");
+		return sandbox_fail(res,
+				    "gvisor sandbox %s ended without a status (pids limit hit %lld "
+				    "times, memory failcnt %lld)",
+				    e->id, pids_max, failcnt);
 	}
 	res->cpu_ms = st->cpu_us / 1000;
 	res->wall_ms = st->wall_us / 1000;
@@ -1063,8 +1097,7 @@ static int decide(const struct run_spec *spec, struct run_result *res, const str
 	else
 		res->exit_code = st->code;
 	bool cpu_over = l->cpu_ms > 0 && st->cpu_us > l->cpu_ms * 1000LL;
-	if ((st->flags & BX_MEM_LIMIT) ||
-	    (l->memory_kb > 0 && res->memory_kb > l->memory_kb) ||
+	if ((st->flags & BX_MEM_LIMIT) || (l->memory_kb > 0 && res->memory_kb > l->memory_kb) ||
 	    (st->kind == BX_SIGNALED && st->code == SIGKILL && host_oom)) {
 		res->status = RUN_MEMORY_LIMIT;
 	} else if ((st->flags & (BX_CPU_LIMIT | BX_WALL_LIMIT)) || cpu_over ||
@@ -1094,6 +1127,8 @@ int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 	bool cold;
 	long long t0 = sandbox_now_us();
 
+	int attempts = 0;
+again:
 	if (entry_take(spec, &e, &cold, err, sizeof(err)) < 0) {
 		ret = sandbox_fail(res, "cannot start a gvisor sandbox: %s", err);
 		goto out;
@@ -1122,6 +1157,16 @@ int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 	long long deadline = wall_us ? sandbox_now_us() + wall_us + 500000 : 0;
 	fcntl(e->in_fd, F_SETFL, O_NONBLOCK);
 	int r = send_job(e->in_fd, job.buf, job.len, deadline ? deadline : LLONG_MAX);
+	if (r == -EPIPE && !cold && attempts++ == 0) {
+		/* a pooled sandbox that died while it waited: take another one */
+		log_warn("gvisor: pooled sandbox %s was dead, taking another", e->id);
+		entry_discard(e);
+		e = NULL;
+		strbuf_reset(&job);
+		if (in_file >= 0)
+			close(in_file), in_file = -1;
+		goto again;
+	}
 	if (r < 0) {
 		ret = sandbox_fail(res, "cannot send the job to gvisor sandbox %s: %s", e->id,
 				   strerror(-r));
@@ -1138,9 +1183,11 @@ int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 	c.in_file = in_file;
 	c.out_fd = e->out_fd;
 	c.err_fd = e->err_fd;
-	c.out_max = (spec->limits.stdout_bytes > 0 ? (size_t)spec->limits.stdout_bytes : SIZE_MAX / 2) +
-		    sizeof(struct bx_status);
-	c.err_max = spec->limits.stderr_bytes > 0 ? (size_t)spec->limits.stderr_bytes : SIZE_MAX / 2;
+	c.out_max =
+	    (spec->limits.stdout_bytes > 0 ? (size_t)spec->limits.stdout_bytes : SIZE_MAX / 2) +
+	    sizeof(struct bx_status);
+	c.err_max =
+	    spec->limits.stderr_bytes > 0 ? (size_t)spec->limits.stderr_bytes : SIZE_MAX / 2;
 	c.out = &res->out;
 	c.err = &res->err;
 	c.deadline_us = deadline;
@@ -1174,13 +1221,17 @@ int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 	}
 	if (!stp)
 		res->wall_ms = (t_done - t_sent) / 1000;
+	log_debug("gvisor: run %s: host tasks peak %lld", e->id,
+		  cg_read_ll("pids", e->id, "pids.peak", NULL));
 	log_debug("gvisor: run %s%s: take %lld us, send %lld us, run+read %lld us", e->id,
 		  cold ? " (cold)" : "", t_take - t0, t_sent - t_take, t_done - t_sent);
 	if (stp)
-		log_debug("gvisor: inside %s: job read +%lld us, fork +%lld, exec'd +%lld, "
-			  "program gone +%lld, report +%lld, host EOF +%lld",
-			  e->id, stp->t_job - t_sent, stp->t_fork - t_sent, stp->t_exec - t_sent,
-			  stp->t_main - t_sent, stp->t_end - t_sent, t_done - t_sent);
+		log_debug("gvisor: inside %s, from the job read: fork +%lld us, exec'd +%lld, "
+			  "program gone +%lld, status written +%lld; host: job sent to EOF %lld us",
+			  e->id, (long long)(stp->t_fork - stp->t_job),
+			  (long long)(stp->t_exec - stp->t_job),
+			  (long long)(stp->t_main - stp->t_job),
+			  (long long)(stp->t_end - stp->t_job), t_done - t_sent);
 out:
 	if (in_file >= 0)
 		close(in_file);
@@ -1221,8 +1272,8 @@ static int find_init(char *out, size_t len)
 static int make_rootfs(const char *init, char *err, size_t errlen)
 {
 	char p[PATH_MAX];
-	static const char *const dirs[] = {"", "/etc", "/box", "/tmp", "/proc", "/dev", "/sys",
-					   "/.b", "/usr", "/opt", NULL};
+	static const char *const dirs[] = {"",	   "/etc", "/box", "/tmp", "/proc", "/dev",
+					   "/sys", "/.b",  "/usr", "/opt", NULL};
 	for (const char *const *d = dirs; *d; d++) {
 		str_fmt(p, sizeof(p), "%s%s", gv.rootfs, *d);
 		if (mkdir(p, 0755) < 0 && errno != EEXIST)
@@ -1230,8 +1281,8 @@ static int make_rootfs(const char *init, char *err, size_t errlen)
 	}
 	/* /bin, /lib ... : symlinks where the host has merged /usr (fewer mounts, faster
 	 * start), else read-only binds */
-	static const char *const top[] = {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32",
-					  NULL};
+	static const char *const top[] = {"/bin",   "/sbin",   "/lib", "/lib64",
+					  "/lib32", "/libx32", NULL};
 	int nb = 0;
 	gv.std_binds[nb++] = "/usr";
 	for (const char *const *t = top; *t; t++) {
@@ -1442,10 +1493,12 @@ int gvisor_global_init(const struct judge_config *cfg, char *err, size_t errlen)
 	if (mount(gv.work, gv.work, NULL, MS_BIND, NULL) < 0 ||
 	    mount(NULL, gv.work, NULL, MS_SHARED, NULL) < 0) {
 		str_fmt(err, errlen, "cannot make '%s' a shared mount: %s", gv.work,
-			 strerror(errno));
+			strerror(errno));
 		umount2(gv.work, MNT_DETACH);
 		return -1;
 	}
+	if (scmp_build(&gv.filter, err, errlen) < 0)
+		goto fail;
 	if (mkdir(gv.rootfs, 0755) < 0 && errno != EEXIST) {
 		str_fmt(err, errlen, "cannot create '%s': %s", gv.rootfs, strerror(errno));
 		goto fail;
@@ -1470,6 +1523,7 @@ threads:
 	/* threads already started are joined by a later shutdown; keep it simple: this
 	 * only happens when the process is out of resources */
 fail:
+	scmp_release(&gv.filter);
 	umount_below(gv.work);
 	rm_tree(gv.work);
 	return -1;
@@ -1516,8 +1570,7 @@ bool gvisor_pool_wait(const char *const *ro_paths, const char *const *argv, long
 			break;
 		}
 		pthread_cond_broadcast(&gv.refill_cond);
-		if (pthread_cond_timedwait(&gv.refill_cond,
-					   &gv.lock, &ts) == ETIMEDOUT)
+		if (pthread_cond_timedwait(&gv.refill_cond, &gv.lock, &ts) == ETIMEDOUT)
 			break;
 	}
 	pthread_mutex_unlock(&gv.lock);
@@ -1570,6 +1623,7 @@ void gvisor_global_shutdown(void)
 	}
 	gv.npools = 0;
 	gv.threads = false;
+	scmp_release(&gv.filter);
 	umount_below(gv.work);
 	rm_tree(gv.work);
 	gv.inited = false;

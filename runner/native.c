@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -76,6 +77,8 @@
 #define MAX_OPS     96
 #define POOL_BYTES  32768
 #define CPU_TICK_MS 10
+#define PROG_STACK  (64 * 1024)
+#define NETNS_SLOTS 256
 
 /* ---- global state (set once by native_global_init) ---- */
 
@@ -85,6 +88,15 @@ static bool ready;
 static char init_error[512] = "native backend not initialised";
 static int last_cap = 40;
 static char newroot_dir[400]; /* where init mounts its root tmpfs */
+
+/* One empty network namespace per slot, made once and entered by every run of
+ * that slot: creating and destroying a network namespace per run costs about a
+ * millisecond. It is owned by the host's user namespace, so a program can change
+ * nothing in it (lo stays down); runs of one slot never overlap, and sockets die
+ * with their processes, so nothing passes from one run to the next. */
+static pthread_mutex_t netns_lock = PTHREAD_MUTEX_INITIALIZER;
+static int netns_fd[NETNS_SLOTS];
+static int host_netns_fd = -1;
 
 /* ---- the plan: everything the child needs, built before clone ---- */
 
@@ -107,6 +119,8 @@ struct op {
 };
 
 struct plan {
+	/* stack of the program between its clone and execve (it shares init's memory) */
+	char prog_stack[PROG_STACK] __attribute__((aligned(64)));
 	struct op ops[MAX_OPS];
 	int nops;
 	char pool[POOL_BYTES];
@@ -500,8 +514,9 @@ static int do_op(const struct op *o)
 	return -1;
 }
 
-static __attribute__((noreturn)) void program_main(const struct plan *p)
+static int program_main(void *arg)
 {
+	const struct plan *p = arg;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	TRY(S_SECUREBITS, prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
 							   SECBIT_NO_SETUID_FIXUP |
@@ -584,12 +599,12 @@ static __attribute__((noreturn)) void init_main(const struct plan *p)
 	TRY(S_RO_ROOT, mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
 			     NULL));
 
-	/* a raw fork: no atfork handlers of the worker's libraries */
-	pid_t prog = (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+	/* vfork-like: the program borrows init's memory (its own stack) until execve,
+	 * so nothing is copied; no atfork handlers of the worker's libraries run */
+	pid_t prog = clone(program_main, (char *)p->prog_stack + PROG_STACK,
+			   CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)p);
 	if (prog < 0)
 		child_fail(S_FORK, -1, errno);
-	if (prog == 0)
-		program_main(p);
 
 	/* init keeps nothing the program could use */
 	close(0);
@@ -657,6 +672,107 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+/* Per-sandbox state: the init of the previous run, still exiting, and its cgroup. */
+struct native_state {
+	pid_t pid;
+	int pidfd;
+	struct cg cg;
+	bool cg_made;
+	struct cg spare; /* made ahead for the next run */
+	bool spare_made;
+};
+
+/* Creates a new run cgroup "judge-<pid>-<sandbox>-<n>". Returns 0 or -errno. */
+static int make_cg(struct sandbox *sb, struct cg *cg, char *err, size_t errlen)
+{
+	char name[64];
+	snprintf(name, sizeof name, "judge-%d-%lu-%lu", (int)getpid(), sb->serial, sb->runs++);
+	return cg_create(&cg_root, name, cg, err, errlen);
+}
+
+static void read_reports(int fd, struct report *exit_rep, struct report *fail_rep)
+{
+	struct report r;
+	while (read(fd, &r, sizeof r) == (ssize_t)sizeof r) {
+		if (r.type == REP_FAIL && !fail_rep->type)
+			*fail_rep = r;
+		else if (r.type == REP_EXIT)
+			*exit_rep = r;
+	}
+}
+
+/* Waits for the init of the previous run (its namespace is empty after). */
+static void reap_previous(struct native_state *st)
+{
+	if (st->pidfd < 0)
+		return;
+	siginfo_t si;
+	while (waitid((idtype_t)P_PIDFD, (id_t)st->pidfd, &si, WEXITED) < 0 && errno == EINTR)
+		;
+	close(st->pidfd);
+	st->pidfd = -1;
+	st->pid = -1;
+}
+
+static void remove_previous_cg(struct native_state *st)
+{
+	int rc;
+	if (st->pidfd >= 0 || !st->cg_made)
+		return;
+	if ((rc = cg_remove(&st->cg)) < 0)
+		log_warn("native: cannot remove cgroup %s: %s", st->cg.name, strerror(-rc));
+	st->cg_made = false;
+}
+
+static void native_close(struct sandbox *sb)
+{
+	struct native_state *st = sb->backend_data;
+	if (!st)
+		return;
+	reap_previous(st);
+	remove_previous_cg(st);
+	if (st->spare_made)
+		cg_remove(&st->spare);
+	free(st);
+	sb->backend_data = NULL;
+}
+
+static struct native_state *native_state(struct sandbox *sb)
+{
+	if (!sb->backend_data) {
+		struct native_state *st = calloc(1, sizeof *st);
+		if (!st)
+			return NULL;
+		st->pid = -1;
+		st->pidfd = -1;
+		sb->backend_data = st;
+		sb->backend_close = native_close;
+	}
+	return sb->backend_data;
+}
+
+/* Returns the slot's network namespace (made on first use), or -1 when the
+ * run must make its own (slot out of range, or it could not be made). */
+static int slot_netns(int slot)
+{
+	if (slot < 0 || slot >= NETNS_SLOTS || host_netns_fd < 0)
+		return -1;
+	pthread_mutex_lock(&netns_lock);
+	int fd = netns_fd[slot];
+	if (fd < 0 && unshare(CLONE_NEWNET) == 0) {
+		/* network namespaces are per thread: this thread is in the new one */
+		fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (setns(host_netns_fd, CLONE_NEWNET) < 0) {
+			log_error("native: cannot return to the host network namespace: %s",
+				  strerror(errno));
+			abort(); /* a worker thread without its network is beyond repair */
+		}
+		netns_fd[slot] = fd;
+	}
+	pthread_mutex_unlock(&netns_lock);
+	return fd;
+}
+
 int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
 {
 	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
@@ -672,6 +788,12 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 
 	if (!ready)
 		return sandbox_fail(res, "native sandbox unavailable: %s", init_error);
+	struct native_state *st = native_state(sb);
+	if (!st)
+		return sandbox_fail(res, "out of memory");
+	/* the previous run's processes must be gone before this one starts (they
+	 * count against the slot uid's process limit) */
+	reap_previous(st);
 
 	p = calloc(1, sizeof *p);
 	if (!p)
@@ -681,14 +803,16 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 		goto out;
 	}
 
-	char name[64];
-	snprintf(name, sizeof name, "judge-%d-%lu-%lu", (int)getpid(), sb->serial, sb->runs++);
-	int rc = cg_create(&cg_root, name, &cg, err, sizeof err);
-	if (rc < 0) {
+	int rc;
+	if (st->spare_made) {
+		cg = st->spare;
+		st->spare_made = false;
+	} else if ((rc = make_cg(sb, &cg, err, sizeof err)) < 0) {
 		sandbox_fail(res, "%s", err);
 		goto out;
 	}
 	cg_made = true;
+	const char *name = cg.name;
 	if (cg_set_limits(&cg, l->memory_kb, l->processes + 1, err, sizeof err) < 0) {
 		sandbox_fail(res, "%s", err);
 		goto out;
@@ -719,16 +843,27 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 
 	long long t0 = sandbox_now_us();
 	struct clone_args_v0 ca = {
-		.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |
-			 CLONE_NEWUTS | CLONE_PIDFD,
+		.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+			 CLONE_PIDFD,
 		.pidfd = (uint64_t)(uintptr_t)&pidfd,
 		.exit_signal = SIGCHLD,
 	};
+	int netfd = slot_netns(sb->slot);
+	if (netfd < 0 || setns(netfd, CLONE_NEWNET) < 0) {
+		ca.flags |= CLONE_NEWNET;
+		netfd = -1;
+	}
 	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
 	if (pid == 0)
 		init_main(p);
+	int clone_errno = errno;
+	if (netfd >= 0 && setns(host_netns_fd, CLONE_NEWNET) < 0) {
+		log_error("native: cannot return to the host network namespace: %s",
+			  strerror(errno));
+		abort(); /* a worker thread without its network is beyond repair */
+	}
 	if (pid < 0) {
-		sandbox_fail(res, "clone3: %s", strerror(errno));
+		sandbox_fail(res, "clone3: %s", strerror(clone_errno));
 		goto out;
 	}
 	close_fd(&pin[0]);
@@ -757,6 +892,11 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 		goto kill;
 	}
 	close_fd(&psync[1]);
+	/* while the child builds its root: the previous run's cgroup goes, the
+	 * next run's is made */
+	remove_previous_cg(st);
+	if (!st->spare_made && make_cg(sb, &st->spare, err, sizeof err) == 0)
+		st->spare_made = true;
 
 	struct tick_state ts = {.cg = &cg, .cpu_limit_us = l->cpu_ms * 1000LL};
 	cap.in_fd = pin[1];
@@ -768,7 +908,7 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 		cap.in_data = "", cap.in_len = 0;
 	cap.out_fd = pout[0];
 	cap.err_fd = perr[0];
-	cap.wait_fd = pidfd;
+	cap.wait_fd = prep[0]; /* init reports the program's end, then exits */
 	cap.out_max = (size_t)l->stdout_bytes;
 	cap.err_max = (size_t)l->stderr_bytes;
 	cap.out = &res->out;
@@ -778,26 +918,32 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 	cap.tick = cpu_tick;
 	cap.tick_arg = &ts;
 	enum capture_end end = capture_pump(&cap);
-	if (end != CAPTURE_DONE)
-		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 	res->out_truncated = cap.out_truncated;
 	res->err_truncated = cap.err_truncated;
 
-	/* init's exit waits until every process of its namespace is gone */
-	siginfo_t si;
-	while (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0 && errno == EINTR)
-		;
-	pid = -1;
-	res->wall_ms = (sandbox_now_us() - t0) / 1000;
-
-	struct report r, exit_rep = {0}, fail_rep = {0};
+	struct report exit_rep = {0}, fail_rep = {0};
+	siginfo_t si = {0};
 	fcntl(prep[0], F_SETFL, O_NONBLOCK);
-	while (read(prep[0], &r, sizeof r) == (ssize_t)sizeof r) {
-		if (r.type == REP_FAIL && !fail_rep.type)
-			fail_rep = r;
-		else if (r.type == REP_EXIT)
-			exit_rep = r;
+	if (end == CAPTURE_DONE)
+		read_reports(prep[0], &exit_rep, &fail_rep);
+	if (end == CAPTURE_DONE && exit_rep.type && !fail_rep.type) {
+		/* The program is reaped and init is exiting, which kills whatever is
+		 * left: the namespaces are torn down while we go on. The next run of
+		 * this sandbox (before its clone) or sandbox_close reaps init. */
+		st->pid = pid;
+		st->pidfd = pidfd;
+		pid = -1;
+		pidfd = -1;
+	} else {
+		if (end != CAPTURE_DONE)
+			syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+		/* init's exit waits until every process of its namespace is gone */
+		while (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0 && errno == EINTR)
+			;
+		pid = -1;
+		read_reports(prep[0], &exit_rep, &fail_rep);
 	}
+	res->wall_ms = (sandbox_now_us() - t0) / 1000;
 	long long cpu_us = 0;
 	long peak = 0, ooms = 0;
 	cg_cpu_us(&cg, &cpu_us);
@@ -873,8 +1019,13 @@ out:
 	close_fd(&prep[1]);
 	close_fd(&pidfd);
 	close_fd(&in_file);
-	if (cg_made && (rc = cg_remove(&cg)) < 0)
+	if (cg_made && st && st->pidfd >= 0 && !st->cg_made) {
+		/* init may still be in it: removed with the next run or at close */
+		st->cg = cg;
+		st->cg_made = true;
+	} else if (cg_made && (rc = cg_remove(&cg)) < 0) {
 		log_warn("native: cannot remove cgroup %s: %s", cg.name, strerror(-rc));
+	}
 	free(p);
 	return 0;
 }
@@ -903,6 +1054,11 @@ int native_global_init(const struct judge_config *cfg, char *err, size_t errlen)
 	} else {
 		last_cap = 63;
 	}
+	if (host_netns_fd < 0) {
+		for (int i = 0; i < NETNS_SLOTS; i++)
+			netns_fd[i] = -1;
+		host_netns_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	}
 	snprintf(newroot_dir, sizeof newroot_dir, "%s/.root", cfg->box_root);
 	if (mkdir(newroot_dir, 0755) < 0 && errno != EEXIST) {
 		snprintf(init_error, sizeof init_error, "cannot create '%s': %s", newroot_dir,
@@ -920,6 +1076,13 @@ out:
 
 void native_global_shutdown(void)
 {
+	pthread_mutex_lock(&netns_lock);
+	for (int i = 0; i < NETNS_SLOTS && host_netns_fd >= 0; i++) {
+		if (netns_fd[i] >= 0)
+			close(netns_fd[i]);
+		netns_fd[i] = -1;
+	}
+	pthread_mutex_unlock(&netns_lock);
 	scmp_release(&filter);
 	ready = false;
 	snprintf(init_error, sizeof init_error, "native backend shut down");

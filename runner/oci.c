@@ -37,8 +37,8 @@ static void add_mount(cJSON *mounts, const char *dest, const char *type, const c
 
 static cJSON *build(const struct oci_params *p)
 {
-	static const char *const caps[] = {"CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID",
-					   "CAP_KILL", NULL};
+	static const char *const caps[] = {"CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL",
+					   NULL};
 	static const char *const none[] = {NULL};
 	static const char *const env[] = {"PATH=/usr/bin:/bin", NULL};
 	static const char *const ro[] = {"rbind", "ro", "nosuid", "nodev", NULL};

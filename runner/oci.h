@@ -4,16 +4,16 @@
 
 /* What goes into one bundle. Paths are host paths unless said otherwise. */
 struct oci_params {
-	const char *rootfs;              /* read-only root folder (holds /etc, /box, the init) */
-	const char *const *args;         /* the container's process, paths as seen inside */
-	const char *const *ro_paths;     /* bound read-only at the same path; may be NULL */
-	const char *const *std_binds;    /* host folders bound read-only at the same path
-					  * (/usr, /lib ...); may be NULL */
-	const char *control_dir;         /* bound read-write at /.b (the box arrives there) */
-	const char *cgroups_path;        /* linux.cgroupsPath, e.g. "/judge-gvisor/<id>" */
-	long long memory_bytes;          /* linux.resources.memory.limit; 0 = none */
-	long pids;                       /* linux.resources.pids.limit; 0 = none */
-	long long tmp_bytes;             /* size of the /tmp tmpfs */
+	const char *rootfs;	      /* read-only root folder (holds /etc, /box, the init) */
+	const char *const *args;      /* the container's process, paths as seen inside */
+	const char *const *ro_paths;  /* bound read-only at the same path; may be NULL */
+	const char *const *std_binds; /* host folders bound read-only at the same path
+				       * (/usr, /lib ...); may be NULL */
+	const char *control_dir;      /* bound read-write at /.b (the box arrives there) */
+	const char *cgroups_path;     /* linux.cgroupsPath, e.g. "/judge-gvisor/<id>" */
+	long long memory_bytes;	      /* linux.resources.memory.limit; 0 = none */
+	long pids;		      /* linux.resources.pids.limit; 0 = none */
+	long long tmp_bytes;	      /* size of the /tmp tmpfs */
 };
 
 /* Writes path (a config.json) from p. Returns 0, or -1 with a message in err. */

@@ -113,17 +113,13 @@ int scmp_build(struct scmp_filter *f, char *err, size_t errlen)
 			goto fail;
 	}
 	what = "personality";
-	/* EPERM for every value but 0 (the default) and 0xffffffff (the query). A
-	 * 32-bit value that is neither has, cyclically, some bit i set and bit i+1
-	 * clear: one masked-equality rule per i covers them all (libseccomp cannot
-	 * combine two comparisons of one argument in a rule). The kernel reads the
-	 * argument as 32 bits, so the upper half is ignored here too. */
-	for (unsigned i = 0; i < 32; i++) {
-		unsigned long bit = 1UL << i, next = 1UL << ((i + 1) % 32);
-		if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
-					   SCMP_A0(SCMP_CMP_MASKED_EQ, bit | next, bit))) < 0)
-			goto fail;
-	}
+	/* a program keeps the default personality: any other value (a change such as
+	 * READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE, and also the 0xffffffff query) is
+	 * refused; one comparison keeps the filter short, and it is compiled at
+	 * every run */
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
+				   SCMP_A0(SCMP_CMP_NE, 0))) < 0)
+		goto fail;
 	what = "export";
 	mfd = memfd_create("scmp", MFD_CLOEXEC);
 	if (mfd < 0) {

@@ -345,6 +345,19 @@ Test(compare, regex_bad_pattern_is_error)
 
 /* ---- large inputs ---- */
 
+/* ASan keeps freed memory in quarantine and adds shadow memory: peak RSS says
+ * nothing about the comparator there, so the memory checks are skipped. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CHECK_RSS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CHECK_RSS 0
+#endif
+#endif
+#ifndef CHECK_RSS
+#define CHECK_RSS 1
+#endif
+
 static long max_rss_kib(void)
 {
 	struct rusage ru;
@@ -436,7 +449,7 @@ Test(compare, large_inputs_all_modes, .timeout = 600)
 	cr_assert_eq(cmp_compare(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_MATCH);
 	cr_assert_eq(cmp_compare(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_DIFFER);
 	long lines = fb.line;
-	cr_assert_gt(lines, 1000000);
+	cr_assert_gt(lines, (long)(size / 32));
 	o.float_abs_tol = 0.01;
 	cr_assert_eq(cmp_compare(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_MATCH);
 	o.float_abs_tol = 0.0001;
@@ -445,7 +458,8 @@ Test(compare, large_inputs_all_modes, .timeout = 600)
 	o.space_change_sensitive = true;
 	cr_assert_eq(cmp_compare(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_DIFFER);
 	long grown = max_rss_kib() - rss0;
-	cr_assert_lt(grown, 8 * 1024, "streaming modes grew the peak RSS by %ld KiB", grown);
+	cr_assert_lt(CHECK_RSS ? grown : 0, 8 * 1024,
+		     "streaming modes grew the peak RSS by %ld KiB", grown);
 
 	/* regex: a pattern that does not backtrack per line, bounded by the heap limit */
 	cmp_opts_init(&o, CMP_REGEX);
@@ -456,7 +470,7 @@ Test(compare, large_inputs_all_modes, .timeout = 600)
 	cr_assert_eq(fb.line, 1);
 	cr_assert_eq(fb.column, (long)strcspn(crlf.buf, "\r") + 1);
 	grown = max_rss_kib() - rss0;
-	cr_assert_lt(grown, 80 * 1024, "regex grew the peak RSS by %ld KiB", grown);
+	cr_assert_lt(CHECK_RSS ? grown : 0, 80 * 1024, "regex grew the peak RSS by %ld KiB", grown);
 	strbuf_release(&crlf);
 	strbuf_release(&same);
 
@@ -470,8 +484,8 @@ Test(compare, large_inputs_all_modes, .timeout = 600)
 	cr_assert_eq(fb.expected_line, lines);
 	grown = max_rss_kib() - rss0;
 	/* two item arrays and the temporary of glibc's merge sort */
-	cr_assert_lt(grown, 3 * 16 * lines / 1024 + 8 * 1024, "unordered grew RSS by %ld KiB",
-		     grown);
+	cr_assert_lt(CHECK_RSS ? grown : 0, 3 * 16 * lines / 1024 + 8 * 1024,
+		     "unordered grew RSS by %ld KiB", grown);
 	o.unordered_tokens = true;
 	o.float_abs_tol = 0.01;
 	cr_assert_eq(cmp_compare(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_MATCH, "%s",

@@ -31,8 +31,8 @@ static void setup_pool(long pool)
 	if (access("bin/box_init", X_OK) == 0)
 		setenv("JUDGE_BOX_INIT", "bin/box_init", 0);
 	cr_assert_eq(sandbox_global_init(&cfg, err, sizeof(err)), 0, "init: %s", err);
-	cr_assert_eq(sandbox_open(SANDBOX_GVISOR, 3, 16 << 20, &sb, err, sizeof(err)), 0, "open: %s",
-		     err);
+	cr_assert_eq(sandbox_open(SANDBOX_GVISOR, 3, 16 << 20, &sb, err, sizeof(err)), 0,
+		     "open: %s", err);
 }
 
 static void setup(void)
@@ -58,16 +58,16 @@ static struct run_spec spec_of(const char *const *argv)
 {
 	static const char *const env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", NULL};
 	struct run_spec s = {
-		.argv = argv,
-		.env = env,
-		.limits = {.cpu_ms = 2000,
-			   .wall_ms = 6000,
-			   .memory_kb = 256 * 1024,
-			   .processes = 64,
-			   .stdout_bytes = 1 << 20,
-			   .stderr_bytes = 64 << 10,
-			   .file_bytes = 16 << 20,
-			   .open_files = 256},
+	    .argv = argv,
+	    .env = env,
+	    .limits = {.cpu_ms = 2000,
+		       .wall_ms = 6000,
+		       .memory_kb = 256 * 1024,
+		       .processes = 64,
+		       .stdout_bytes = 1 << 20,
+		       .stderr_bytes = 64 << 10,
+		       .file_bytes = 16 << 20,
+		       .open_files = 256},
 	};
 	return s;
 }
@@ -315,7 +315,7 @@ Test(gvisor_leftovers, nothing_left_behind, .timeout = 120)
 		cr_assert(strncmp(e->d_name, prefix, strlen(prefix)), "runsc state %s", e->d_name);
 	if (d)
 		closedir(d);
-	static const char *const ctls[] = {"memory", "pids", "cpu", "cpuacct", "cpuset",
+	static const char *const ctls[] = {"memory",  "pids",	 "cpu",	  "cpuacct", "cpuset",
 					   "devices", "freezer", "blkio", "systemd", NULL};
 	for (const char *const *c = ctls; *c; c++) {
 		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s/judge-gvisor", *c);

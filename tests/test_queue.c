@@ -577,6 +577,18 @@ Test(queue, reconnect_after_postgres_restart, .timeout = 120, .fini = own_cluste
 	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1, "nothing lost");
 	queue_sub_release(&s);
 	db_close(listener);
+
+	/* a transaction cut by a restart fails as a whole: no half of it autocommits */
+	cr_assert_eq(db_begin(db), 0);
+	cr_assert_eq(db_exec(db, "INSERT INTO api_keys (name, hash) VALUES ('tx', 'a')", 0, NULL), 0);
+	cr_assert_eq(pgembed_restart(own, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_exec(db, "INSERT INTO api_keys (name, hash) VALUES ('tx', 'b')", 0, NULL),
+		     -1);
+	cr_assert_eq(db_commit(db), -1);
+	PGresult *r = db_query(db, "SELECT count(*) FROM api_keys WHERE name = 'tx'", 0, NULL);
+	cr_assert(r, "reconnects after the failed transaction: %s", db_error(db));
+	cr_assert_eq(db_value_ll(r, 0, 0), 0);
+	PQclear(r);
 	db_close(db);
 	strbuf_release(&url);
 }

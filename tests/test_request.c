@@ -27,9 +27,13 @@ static void setup(void)
 	FILE *f = fopen(path, "w");
 	fputs("name: Sum\nlimits:\n  time_limit: 1\n", f);
 	fclose(f);
-	static const char *const files[] = {"data", "data/sample", "data/secret",
-					    "data/sample/1.in", "data/sample/1.ans",
-					    "data/secret/1.in", "data/secret/1.ans"};
+	static const char *const files[] = {"data",
+					    "data/sample",
+					    "data/secret",
+					    "data/sample/1.in",
+					    "data/sample/1.ans",
+					    "data/secret/1.in",
+					    "data/secret/1.ans"};
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		snprintf(path, sizeof path, "%s/sum/%s", probdir, files[i]);
 		if (strchr(files[i], '.')) {

