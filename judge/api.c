@@ -882,7 +882,11 @@ static void on_request(struct http_request *r, void *arg)
 	enum route rt = route_of(r->url, &id);
 	/* a parked request that was resumed */
 	if (r->ctx) {
-		continue_wait(r, r->ctx);
+		struct req_ctx *c = r->ctx;
+		/* shutting down: answer with what there is (202 + id for a sync execute) */
+		if (http_stopping(r))
+			c->deadline = 0;
+		continue_wait(r, c);
 		return;
 	}
 	r->route = rt;

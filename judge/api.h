@@ -32,5 +32,6 @@ struct api;
  * db_url is the libpq connection string. Returns 0 with *out, or -1 with err. */
 int api_start(struct api **out, const struct judge_config *cfg, const char *db_url, int listen_fd,
 	      char *err, size_t errlen);
-/* Stops the HTTP server (parked requests answer 503) and the threads, frees a. */
+/* Stops the HTTP server (parked requests answer at once with the state they
+ * have: 202 + id for a synchronous execute) and the threads, frees a. */
 void api_stop(struct api *a);

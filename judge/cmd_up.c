@@ -175,7 +175,7 @@ static int example_key(const struct judge_config *cfg, struct db *db, char key[A
 			snprintf(hex + 2 * i, 3, "%02x", h[i]);
 		const char *p[] = {hex};
 		PGresult *r = db_query(
-			db, "SELECT 1 FROM api_keys WHERE hash = $1 AND revoked IS NULL", 1, p);
+		    db, "SELECT 1 FROM api_keys WHERE hash = $1 AND revoked IS NULL", 1, p);
 		bool valid = r && PQntuples(r) == 1;
 		PQclear(r);
 		if (valid && old.len == AUTH_KEY_LEN) {
@@ -217,8 +217,9 @@ static void print_banner(const struct judge_config *cfg, const char *host, const
 	       "  -d '{\"language\": \"python\", \"source\": \"print(input()[::-1])\", "
 	       "\"stdin\": \"olleh\", \"expected_output\": \"hello\"}'\n\n");
 	if (key)
-		printf("(the key is kept in %s/api-key; more keys: judge keys create --name NAME)\n",
-		       cfg->state_dir);
+		printf(
+		    "(the key is kept in %s/api-key; more keys: judge keys create --name NAME)\n",
+		    cfg->state_dir);
 	printf("stop with Ctrl-C or SIGTERM\n\n");
 	fflush(stdout);
 	strbuf_release(&base);
@@ -326,7 +327,8 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 				if (kids[i].pid == p) {
 					log_error("up: judge %s exited at start (status %d)",
 						  kids[i].role,
-						  WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+						  WIFEXITED(st) ? WEXITSTATUS(st)
+								: 128 + WTERMSIG(st));
 					kids[i].pid = 0;
 					stopping = true;
 				}
@@ -356,15 +358,16 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 				int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 				kids[i].pid = 0;
 				if (mono_ms() - kids[i].started_ms < QUICK_EXIT_MS) {
-					log_error("up: judge %s exited right after its start (status "
-						  "%d); stopping",
-						  kids[i].role, code);
+					log_error(
+					    "up: judge %s exited right after its start (status "
+					    "%d); stopping",
+					    kids[i].role, code);
 					stopping = true;
 					failed = true;
 					continue;
 				}
-				log_warn("up: judge %s exited (status %d); restarting it", kids[i].role,
-					 code);
+				log_warn("up: judge %s exited (status %d); restarting it",
+					 kids[i].role, code);
 				kids[i].pid = spawn(kids[i].role, gargs, ngargs);
 				kids[i].started_ms = mono_ms();
 				kids[i].restarts++;
@@ -395,7 +398,8 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 		}
 		int sig = sigtimedwait(&sigs, NULL, &tick);
 		if (sig == SIGTERM || sig == SIGINT)
-			stop_children(kids, 2, SIGTERM); /* a second signal: the worker hands back */
+			stop_children(kids, 2,
+				      SIGTERM); /* a second signal: the worker hands back */
 	}
 	ret = failed ? 1 : 0;
 out:

@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ static const char usage_text[] =
     "  --all-tests     run every test and check the 2025-09 rules per test\n"
     "                  (e.g. wrong_answer: only AC or WA, at least one WA)\n"
     "  --lang L        only submissions in language L (repeatable)\n"
+    "  -j N            grade N submissions at once (default 1; limits are CPU time)\n"
     "  --verbose       print the result JSON of each failing submission\n"
     "Prints one line per submission and 'N passed, M failed, K skipped';\n"
     "exits 1 on any mismatch, 2 on usage errors.\n";
@@ -119,6 +121,7 @@ struct verify_ctx {
 	enum sandbox_backend backend;
 	bool all_tests;
 	bool verbose;
+	int jobs; /* submissions graded at once, each in its own sandbox slot */
 	char **only_langs;
 	int nonly;
 	struct counts n;
@@ -254,8 +257,8 @@ static bool lang_selected(const struct verify_ctx *v, const char *name)
 
 /* Grades one submission. Returns the result (caller deletes) or NULL with err. */
 static cJSON *grade_one(struct verify_ctx *v, const struct problem *p, struct checker *chk,
-			const struct prob_submission *s, const struct lang *l, long time_ms,
-			char *err, size_t errlen)
+			int slot, const struct prob_submission *s, const struct lang *l,
+			long time_ms, char *err, size_t errlen)
 {
 	cJSON *req = make_request(p, s, l, time_ms, v->all_tests, err, errlen);
 	if (!req)
@@ -263,7 +266,7 @@ static cJSON *grade_one(struct verify_ctx *v, const struct problem *p, struct ch
 	struct grade_env env = {.cfg = v->cfg,
 				.langs = v->langs,
 				.backend = v->backend,
-				.slot = 0,
+				.slot = slot,
 				.problem = p,
 				.checker = chk};
 	cJSON *res = grade_request(&env, req);
@@ -299,53 +302,159 @@ static void skip(struct verify_ctx *v, const struct problem *p, const struct pro
 	fflush(stdout);
 }
 
+/* One submission of a pass; results are printed in submission order. */
+struct job {
+	const struct prob_submission *s;
+	const struct expectation *e;
+	const struct lang *l;
+	long ms;
+	char skip_why[160]; /* not run: why */
+	cJSON *res;
+	char err[512];
+	bool done;
+};
+
+/* The submissions of one problem that run under one time limit, spread over
+ * v->jobs threads, each with its own sandbox slot and output validator. */
+struct pass {
+	struct verify_ctx *v;
+	const struct problem *p;
+	struct job *jobs;
+	int njobs, next, printed;
+	pthread_mutex_t mu;
+	struct checker *chk0; /* slot 0's validator, built by the caller */
+	double slowest_ms;
+	bool any_ac;
+};
+
+struct pass_thread {
+	struct pass *ps;
+	int slot;
+	pthread_t tid;
+};
+
+/* Prints the finished jobs at the head of the list (called with mu held). */
+static void flush_done(struct pass *ps)
+{
+	while (ps->printed < ps->njobs && ps->jobs[ps->printed].done) {
+		struct job *j = &ps->jobs[ps->printed++];
+		if (j->skip_why[0]) {
+			skip(ps->v, ps->p, j->s, j->skip_why);
+			continue;
+		}
+		const char *lname = j->l->name;
+		if (!j->res) {
+			report(ps->v, ps->p, j->s, lname, false, NULL, j->err);
+			continue;
+		}
+		char why[600];
+		bool ok = matches(ps->v, j->e, j->res, why, sizeof why);
+		if (ok && j->e->final == BIT(SUB_ACCEPTED)) {
+			ps->any_ac = true;
+			double t = (double)json_number(j->res, "time_ms");
+			if (t > ps->slowest_ms)
+				ps->slowest_ms = t;
+		}
+		report(ps->v, ps->p, j->s, lname, ok, j->res, why);
+		cJSON_Delete(j->res);
+		j->res = NULL;
+	}
+}
+
+static void *pass_worker(void *arg)
+{
+	struct pass_thread *pt = arg;
+	struct pass *ps = pt->ps;
+	struct checker *chk = pt->slot == 0 ? ps->chk0 : NULL;
+	char chk_err[512] = "";
+	for (;;) {
+		pthread_mutex_lock(&ps->mu);
+		int i = ps->next < ps->njobs ? ps->next++ : -1;
+		pthread_mutex_unlock(&ps->mu);
+		if (i < 0)
+			break;
+		struct job *j = &ps->jobs[i];
+		if (j->skip_why[0])
+			continue; /* done from the start */
+		if (ps->p->custom_validator && !chk && !chk_err[0] &&
+		    checker_build(ps->p, ps->v->langs, ps->v->cfg, ps->v->backend, pt->slot, &chk,
+				  chk_err, sizeof chk_err) < 0 &&
+		    !chk_err[0])
+			snprintf(chk_err, sizeof chk_err, "output validator build failed");
+		if (ps->p->custom_validator && !chk)
+			snprintf(j->err, sizeof j->err, "%s", chk_err);
+		else
+			j->res = grade_one(ps->v, ps->p, chk, pt->slot, j->s, j->l, j->ms, j->err,
+					   sizeof j->err);
+		pthread_mutex_lock(&ps->mu);
+		j->done = true;
+		flush_done(ps);
+		pthread_mutex_unlock(&ps->mu);
+	}
+	if (pt->slot != 0)
+		checker_close(chk);
+	return NULL;
+}
+
 /* Runs the submissions of p whose folder is (accepted_pass) or is not accepted. */
 static void run_pass(struct verify_ctx *v, const struct problem *p, struct checker *chk,
 		     bool accepted_pass, long time_ms, long tle_ms, double *slowest_ms,
 		     bool *any_ac)
 {
+	struct pass ps = {.v = v, .p = p, .chk0 = chk, .slowest_ms = *slowest_ms};
+	ps.jobs = calloc((size_t)p->nsubs + 1, sizeof *ps.jobs);
+	if (!ps.jobs)
+		abort();
+	pthread_mutex_init(&ps.mu, NULL);
 	for (int i = 0; i < p->nsubs; i++) {
 		const struct prob_submission *s = &p->subs[i];
 		const struct expectation *e = expectation_of(s->folder);
 		bool is_ac = e && e->final == BIT(SUB_ACCEPTED);
 		if (is_ac != accepted_pass)
 			continue;
-		if (!e) {
-			char why[160];
-			snprintf(why, sizeof why, "no expected verdict for folder '%s'", s->folder);
-			skip(v, p, s, why);
-			continue;
-		}
+		struct job *j = &ps.jobs[ps.njobs++];
+		j->s = s;
+		j->e = e;
 		const char *lname = s->prog.lang;
-		if (s->prog.unsupported || !lname) {
-			skip(v, p, s,
-			     s->prog.unsupported ? s->prog.unsupported : "unknown language");
-			continue;
+		if (!e) {
+			snprintf(j->skip_why, sizeof j->skip_why,
+				 "no expected verdict for folder '%s'", s->folder);
+		} else if (s->prog.unsupported || !lname) {
+			snprintf(j->skip_why, sizeof j->skip_why, "%s",
+				 s->prog.unsupported ? s->prog.unsupported : "unknown language");
+		} else if (!(j->l = lang_find(v->langs, lname)) || !lang_selected(v, lname)) {
+			snprintf(j->skip_why, sizeof j->skip_why, "language %s %s", lname,
+				 j->l ? "not selected" : "is not configured");
 		}
-		const struct lang *l = lang_find(v->langs, lname);
-		if (!l || !lang_selected(v, lname)) {
-			char why[160];
-			snprintf(why, sizeof why, "language %s %s", lname,
-				 l ? "not selected" : "is not configured");
-			skip(v, p, s, why);
-			continue;
-		}
-		char err[512], why[600];
-		cJSON *res = grade_one(v, p, chk, s, l, e->tle ? tle_ms : time_ms, err, sizeof err);
-		if (!res) {
-			report(v, p, s, lname, false, NULL, err);
-			continue;
-		}
-		bool ok = matches(v, e, res, why, sizeof why);
-		if (ok && is_ac) {
-			*any_ac = true;
-			double t = (double)json_number(res, "time_ms");
-			if (t > *slowest_ms)
-				*slowest_ms = t;
-		}
-		report(v, p, s, lname, ok, res, why);
-		cJSON_Delete(res);
+		j->ms = e && e->tle ? tle_ms : time_ms;
+		/* skipped ones are done from the start; they keep their place in the output */
+		j->done = j->skip_why[0] != 0;
 	}
+	int nthreads = v->jobs > 1 ? v->jobs : 1;
+	struct pass_thread *th = calloc((size_t)nthreads, sizeof *th);
+	if (!th)
+		abort();
+	pthread_mutex_lock(&ps.mu);
+	flush_done(&ps);
+	pthread_mutex_unlock(&ps.mu);
+	for (int t = 0; t < nthreads; t++) {
+		th[t].ps = &ps;
+		th[t].slot = t;
+		if (t > 0 && pthread_create(&th[t].tid, NULL, pass_worker, &th[t]) != 0)
+			th[t].ps = NULL; /* fewer threads: the others take its share */
+	}
+	pass_worker(&th[0]);
+	for (int t = 1; t < nthreads; t++)
+		if (th[t].ps)
+			pthread_join(th[t].tid, NULL);
+	pthread_mutex_lock(&ps.mu);
+	flush_done(&ps);
+	pthread_mutex_unlock(&ps.mu);
+	pthread_mutex_destroy(&ps.mu);
+	free(th);
+	free(ps.jobs);
+	*slowest_ms = ps.slowest_ms;
+	*any_ac = *any_ac || ps.any_ac;
 }
 
 static void verify_problem(struct verify_ctx *v, const char *dir)
@@ -426,7 +535,7 @@ static void verify_problem(struct verify_ctx *v, const char *dir)
 
 int cmd_verify(int argc, char **argv, struct judge_config *cfg)
 {
-	enum { OPT_SANDBOX = 1, OPT_ALL, OPT_LANG, OPT_VERBOSE, OPT_HELP };
+	enum { OPT_SANDBOX = 1, OPT_ALL, OPT_LANG, OPT_VERBOSE, OPT_HELP, OPT_JOBS = 'j' };
 	static const struct option opts[] = {
 	    {"sandbox", required_argument, 0, OPT_SANDBOX},
 	    {"all-tests", no_argument, 0, OPT_ALL},
@@ -441,8 +550,18 @@ int cmd_verify(int argc, char **argv, struct judge_config *cfg)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+j:", opts, NULL)) != -1) {
 		switch (c) {
+		case OPT_JOBS: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || end == optarg || n < 1 || n > 16) {
+				fprintf(stderr, "judge verify: -j needs a number from 1 to 16\n");
+				return 2;
+			}
+			v.jobs = (int)n;
+			break;
+		}
 		case OPT_SANDBOX:
 			sandbox_name = optarg;
 			break;

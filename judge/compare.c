@@ -11,6 +11,7 @@
  */
 #include "compare.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -352,13 +353,14 @@ static bool bytes_equal_fold(const char *a, const char *b, size_t n)
 
 /* ---- flags ---- */
 
-static bool parse_ulong(const char *s, unsigned long *out)
+static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
 {
 	char *end;
 	if (!is_digit(*s))
 		return false;
+	errno = 0;
 	unsigned long v = strtoul(s, &end, 10);
-	if (*end || v == 0)
+	if (*end || errno || v == 0 || v > max)
 		return false;
 	*out = v;
 	return true;
@@ -372,10 +374,13 @@ int cmp_parse_flags(struct cmp_opts *o, int argc, const char *const *argv, char 
 		bool tol_abs = !strcmp(a, "float_absolute_tolerance");
 		bool tol_rel = !strcmp(a, "float_relative_tolerance");
 		bool tol_both = !strcmp(a, "float_tolerance");
-		unsigned long *lim = !strcmp(a, "regex_match_limit")	  ? &o->regex_match_limit
-				     : !strcmp(a, "regex_depth_limit")	  ? &o->regex_depth_limit
-				     : !strcmp(a, "regex_heap_limit_kib") ? &o->regex_heap_limit_kib
-									  : NULL;
+		unsigned long *lim = NULL, max = 0;
+		if (!strcmp(a, "regex_match_limit"))
+			lim = &o->regex_match_limit, max = CMP_REGEX_MAX_MATCH_LIMIT;
+		else if (!strcmp(a, "regex_depth_limit"))
+			lim = &o->regex_depth_limit, max = CMP_REGEX_MAX_DEPTH_LIMIT;
+		else if (!strcmp(a, "regex_heap_limit_kib"))
+			lim = &o->regex_heap_limit_kib, max = CMP_REGEX_MAX_HEAP_LIMIT_KIB;
 		if (!strcmp(a, "case_sensitive")) {
 			o->case_sensitive = true;
 		} else if (!strcmp(a, "space_change_sensitive")) {
@@ -390,12 +395,19 @@ int cmp_parse_flags(struct cmp_opts *o, int argc, const char *const *argv, char 
 			const char *v = argv[++i];
 			double d = 0;
 			unsigned long u = 0;
-			bool ok =
-			    lim ? parse_ulong(v, &u) : cmp_parse_float(v, strlen(v), &d) && d >= 0;
+			bool ok = lim ? parse_ulong(v, max, &u)
+				      : cmp_parse_float(v, strlen(v), &d) && d >= 0;
 			if (!ok) {
 				cmp_piece(q, sizeof(q), v, strlen(v));
-				snprintf(err, errlen, "bad value '%s' for '%s' (%s)", q, a,
-					 lim ? "a positive integer" : "a finite number >= 0");
+				if (lim)
+					snprintf(
+					    err, errlen,
+					    "bad value '%s' for '%s' (an integer from 1 to %lu)", q,
+					    a, max);
+				else
+					snprintf(err, errlen,
+						 "bad value '%s' for '%s' (a finite number >= 0)",
+						 q, a);
 				return -1;
 			}
 			if (lim)

@@ -63,6 +63,11 @@ struct cmp_opts {
 #define CMP_REGEX_DEFAULT_MATCH_LIMIT	 5000000UL
 #define CMP_REGEX_DEFAULT_DEPTH_LIMIT	 100000UL
 #define CMP_REGEX_DEFAULT_HEAP_LIMIT_KIB 65536UL
+/* Ceilings for the limits above, so a request cannot make a worker spin or
+ * swell: larger values are refused by cmp_parse_flags and clamped by cmp_compare. */
+#define CMP_REGEX_MAX_MATCH_LIMIT    50000000UL
+#define CMP_REGEX_MAX_DEPTH_LIMIT    1000000UL
+#define CMP_REGEX_MAX_HEAP_LIMIT_KIB 262144UL
 
 enum cmp_outcome { CMP_MATCH, CMP_DIFFER, CMP_ERROR };
 
@@ -85,8 +90,8 @@ int cmp_mode_parse(const char *s, enum cmp_mode *out);
 const char *cmp_mode_name(enum cmp_mode m);
 /* Applies ICPC validator flags (e.g. "case_sensitive float_tolerance 1e-6"),
  * argv-style. Also accepts "unordered_tokens", and "regex_match_limit N",
- * "regex_depth_limit N", "regex_heap_limit_kib N". Tolerances must be finite
- * and >= 0. Returns 0, or -1 with a message in err. */
+ * "regex_depth_limit N", "regex_heap_limit_kib N" (1..CMP_REGEX_MAX_*).
+ * Tolerances must be finite and >= 0. Returns 0, or -1 with a message in err. */
 int cmp_parse_flags(struct cmp_opts *o, int argc, const char *const *argv, char *err,
 		    size_t errlen);
 /* Compares got against expected. Linear time, memory bounded apart from the

@@ -42,11 +42,12 @@ static const char *regex_limit_name(int rc)
 	}
 }
 
-static uint32_t limit32(unsigned long v, unsigned long dflt)
+/* The limit to use: the default when unset, never above the ceiling. */
+static uint32_t limit32(unsigned long v, unsigned long dflt, unsigned long max)
 {
 	if (!v)
 		v = dflt;
-	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+	return (uint32_t)(v > max ? max : v);
 }
 
 /* -1 on a limit or error, else 1 when got[0..k) can still be the start of a
@@ -189,9 +190,12 @@ enum cmp_outcome cmp_regex(const struct cmp_opts *o, const char *pat, size_t ple
 		cmp_fb_msg(fb, "regex: out of memory");
 		goto out;
 	}
-	uint32_t mlim = limit32(o->regex_match_limit, CMP_REGEX_DEFAULT_MATCH_LIMIT);
-	uint32_t dlim = limit32(o->regex_depth_limit, CMP_REGEX_DEFAULT_DEPTH_LIMIT);
-	uint32_t hlim = limit32(o->regex_heap_limit_kib, CMP_REGEX_DEFAULT_HEAP_LIMIT_KIB);
+	uint32_t mlim =
+	    limit32(o->regex_match_limit, CMP_REGEX_DEFAULT_MATCH_LIMIT, CMP_REGEX_MAX_MATCH_LIMIT);
+	uint32_t dlim =
+	    limit32(o->regex_depth_limit, CMP_REGEX_DEFAULT_DEPTH_LIMIT, CMP_REGEX_MAX_DEPTH_LIMIT);
+	uint32_t hlim = limit32(o->regex_heap_limit_kib, CMP_REGEX_DEFAULT_HEAP_LIMIT_KIB,
+				CMP_REGEX_MAX_HEAP_LIMIT_KIB);
 	pcre2_set_match_limit(mctx, mlim);
 	pcre2_set_depth_limit(mctx, dlim);
 	pcre2_set_heap_limit(mctx, hlim);

@@ -294,7 +294,8 @@ static bool channel_ok(const char *ch)
 	if (!n || n >= 64)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!((ch[i] >= 'a' && ch[i] <= 'z') || (ch[i] >= '0' && ch[i] <= '9') || ch[i] == '_'))
+		if (!((ch[i] >= 'a' && ch[i] <= 'z') || (ch[i] >= '0' && ch[i] <= '9') ||
+		      ch[i] == '_'))
 			return false;
 	return true;
 }

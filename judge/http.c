@@ -225,6 +225,14 @@ void http_resume(struct http_request *r)
 	pthread_mutex_unlock(&s->lock);
 }
 
+bool http_stopping(struct http_request *r)
+{
+	pthread_mutex_lock(&r->server->lock);
+	bool stopping = r->server->stopping;
+	pthread_mutex_unlock(&r->server->lock);
+	return stopping;
+}
+
 long http_active(const struct http_server *s)
 {
 	return __atomic_load_n(&s->active, __ATOMIC_RELAXED);
@@ -276,13 +284,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (r->too_large) {
 		http_error(r, 413, "too_large", "the request body is larger than %zu KiB",
 			   s->opts.max_body / 1024);
-		return MHD_YES;
-	}
-	pthread_mutex_lock(&s->lock);
-	bool stopping = s->stopping;
-	pthread_mutex_unlock(&s->lock);
-	if (stopping && r->ctx) {
-		http_error(r, 503, "shutting_down", "the server is shutting down");
 		return MHD_YES;
 	}
 	s->opts.handler(r, s->opts.arg);

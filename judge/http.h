@@ -8,6 +8,8 @@
  * parks the request with http_suspend() so no thread waits with it; whoever
  * resumes it (http_resume(), any thread) makes the server call the handler
  * again for the same request, whose r->ctx keeps the handler's state.
+ * http_stop() resumes every parked request and gives them a moment to answer
+ * (http_stopping() tells them); a request parked after that gets 503.
  * Every request ends in the done callback (metrics, admission bookkeeping),
  * also when the client went away.
  */
@@ -64,6 +66,8 @@ int http_listen(const char *listen, char *err, size_t errlen);
 int http_start(struct http_server **out, const struct http_opts *opts, char *err, size_t errlen);
 /* Stops accepting, resumes and ends requests still suspended, frees s. */
 void http_stop(struct http_server *s);
+/* True once http_stop() began: a resumed handler must answer now, not park again. */
+bool http_stopping(struct http_request *r);
 /* Number of requests being served now (also the suspended ones). */
 long http_active(const struct http_server *s);
 

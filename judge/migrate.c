@@ -51,7 +51,8 @@ static int exec_script(struct db *db, const char *sql, char *err, size_t errlen)
 /* Highest applied version (0 when none), or -1. */
 static int applied_version(struct db *db, char *err, size_t errlen)
 {
-	PGresult *r = db_query(db, "SELECT coalesce(max(version), 0) FROM schema_migrations", 0, NULL);
+	PGresult *r =
+	    db_query(db, "SELECT coalesce(max(version), 0) FROM schema_migrations", 0, NULL);
 	if (!r) {
 		snprintf(err, errlen, "cannot read schema_migrations: %s", db_error(db));
 		return -1;
@@ -155,8 +156,9 @@ int migrate_check(struct db *db, char *err, size_t errlen)
 		return -1;
 	int latest = migrate_latest_version();
 	if (have < latest) {
-		snprintf(err, errlen, "the database schema is at version %d, this judge needs %d: "
-				      "run 'judge migrate'",
+		snprintf(err, errlen,
+			 "the database schema is at version %d, this judge needs %d: "
+			 "run 'judge migrate'",
 			 have, latest);
 		return -1;
 	}

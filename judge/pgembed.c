@@ -95,8 +95,8 @@ static int cluster_owner(uid_t *uid, gid_t *gid, char *err, size_t errlen)
 		pid_t pid = fork();
 		if (pid == 0) {
 			execlp("useradd", "useradd", "--system", "--user-group", "--no-create-home",
-			       "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", EMBED_USER,
-			       (char *)NULL);
+			       "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
+			       EMBED_USER, (char *)NULL);
 			_exit(127);
 		}
 		int st = 0;
@@ -200,7 +200,8 @@ static int write_auth(const struct pgembed *h, const char *data, char *err, size
 	strbuf_reset(&path);
 	strbuf_reset(&text);
 	strbuf_addf(&path, "%s/pg_ident.conf", data);
-	strbuf_addstr(&text, "# written by judge (pgembed.c)\njudge root judge\njudge judge judge\n");
+	strbuf_addstr(&text,
+		      "# written by judge (pgembed.c)\njudge root judge\njudge judge judge\n");
 	struct passwd *pw = getpwuid(h->uid);
 	if (pw && strcmp(pw->pw_name, "root") && strcmp(pw->pw_name, "judge"))
 		strbuf_addf(&text, "judge %s judge\n", pw->pw_name);
@@ -222,8 +223,8 @@ static int init_cluster(const struct pgembed *h, const char *data, const char *l
 	struct strbuf initdb = STRBUF_INIT, conf = STRBUF_INIT;
 	int ret = -1;
 	strbuf_addf(&initdb, "%s/initdb", bindir());
-	char *argv[] = {initdb.buf, "-D",       (char *)data, "-U",          "judge", "-E",
-			"UTF8",     "--locale", "C.UTF-8",    "--auth=peer", NULL};
+	char *argv[] = {initdb.buf, "-D",	(char *)data, "-U",	     "judge", "-E",
+			"UTF8",	    "--locale", "C.UTF-8",    "--auth=peer", NULL};
 	log_info("initialising the embedded database in %s", data);
 	int rc = run_as(h, argv, logfile);
 	if (rc != 0) {
@@ -290,8 +291,9 @@ out:
 int pgembed_start(const char *dir, int port, struct pgembed **out, char *err, size_t errlen)
 {
 	int ret = -1;
-	struct strbuf data = STRBUF_INIT, run = STRBUF_INIT, logf = STRBUF_INIT, pgctl = STRBUF_INIT,
-		      conf = STRBUF_INIT, conftext = STRBUF_INIT, probe = STRBUF_INIT;
+	struct strbuf data = STRBUF_INIT, run = STRBUF_INIT, logf = STRBUF_INIT,
+		      pgctl = STRBUF_INIT, conf = STRBUF_INIT, conftext = STRBUF_INIT,
+		      probe = STRBUF_INIT;
 	struct pgembed *h = calloc(1, sizeof *h);
 	*out = NULL;
 	if (err && errlen)
@@ -391,8 +393,8 @@ static int pg_ctl(struct pgembed *h, const char *action)
 	strbuf_addf(&pgctl, "%s/pg_ctl", bindir());
 	strbuf_addf(&data, "%s/data", h->dir);
 	strbuf_addf(&logf, "%s/postgres.log", h->dir);
-	char *argv[] = {pgctl.buf, "-D", data.buf, "-l", logf.buf, "-m", "fast", "-w",
-			"-t",      "60", (char *)action, NULL};
+	char *argv[] = {pgctl.buf, "-D", data.buf, "-l", logf.buf,	 "-m",
+			"fast",	   "-w", "-t",	   "60", (char *)action, NULL};
 	int rc = run_as(h, argv, logf.buf);
 	strbuf_release(&pgctl);
 	strbuf_release(&data);

@@ -20,7 +20,7 @@
 #include "log.h"
 
 #define SUB_COLS                                                                                   \
-	"id, status, request::text, result::text, priority, idempotency_key, "                    \
+	"id, status, request::text, result::text, priority, idempotency_key, "                     \
 	"coalesce(api_key_id, 0), callback_url, attempts, worker, "                                \
 	"(extract(epoch FROM created) * 1000)::bigint, "                                           \
 	"(extract(epoch FROM started) * 1000)::bigint, "                                           \
@@ -196,20 +196,21 @@ int queue_get(struct db *db, int64_t id, int64_t api_key_id, struct queue_sub *o
 	return ret;
 }
 
-int queue_claim(struct db *db, const char *worker, long lease_ms, struct queue_sub *out,
-		char *err, size_t errlen)
+int queue_claim(struct db *db, const char *worker, long lease_ms, struct queue_sub *out, char *err,
+		size_t errlen)
 {
 	char lease[24];
 	snprintf(lease, sizeof lease, "%ld", lease_ms);
 	const char *p[] = {worker, lease};
-	PGresult *r = db_query(db,
-			       "UPDATE submissions SET status = 'running', attempts = attempts + 1, "
-			       "worker = $1, started = now(), "
-			       "lease_until = now() + $2::bigint * interval '1 millisecond' "
-			       "WHERE id = (SELECT id FROM submissions WHERE status = 'queued' "
-			       "ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT 1) "
-			       "RETURNING " SUB_COLS,
-			       2, p);
+	PGresult *r =
+	    db_query(db,
+		     "UPDATE submissions SET status = 'running', attempts = attempts + 1, "
+		     "worker = $1, started = now(), "
+		     "lease_until = now() + $2::bigint * interval '1 millisecond' "
+		     "WHERE id = (SELECT id FROM submissions WHERE status = 'queued' "
+		     "ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT 1) "
+		     "RETURNING " SUB_COLS,
+		     2, p);
 	if (!r) {
 		db_fail(db, "cannot claim", err, errlen);
 		return -1;
@@ -236,13 +237,14 @@ static int on_claim(struct db *db, const char *sql, int64_t id, const char *work
 		db_fail(db, what, err, errlen);
 		return -1;
 	}
-	int matched = PQresultStatus(r) == PGRES_TUPLES_OK ? PQntuples(r) > 0
-							    : atoi(PQcmdTuples(r)) > 0;
+	int matched =
+	    PQresultStatus(r) == PGRES_TUPLES_OK ? PQntuples(r) > 0 : atoi(PQcmdTuples(r)) > 0;
 	PQclear(r);
 	return matched ? 0 : 1;
 }
 
-#define CLAIM_WHERE "WHERE id = $1::bigint AND worker = $2 AND attempts = $3::int AND status = 'running'"
+#define CLAIM_WHERE                                                                                \
+	"WHERE id = $1::bigint AND worker = $2 AND attempts = $3::int AND status = 'running'"
 
 int queue_extend(struct db *db, int64_t id, const char *worker, int attempt, long lease_ms,
 		 char *err, size_t errlen)
@@ -280,13 +282,14 @@ int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, con
 		snprintf(err, errlen, "cannot finish: out of memory");
 		return -1;
 	}
-	int rc = on_claim(db,
-			  "WITH u AS (UPDATE submissions SET status = $4, result = $5::jsonb, "
-			  "finished = now(), lease_until = NULL, "
-			  "callback_next = CASE WHEN callback_url IS NOT NULL THEN now() END "
-			  CLAIM_WHERE " RETURNING id) "
-			  "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM u",
-			  id, worker, attempt, sub_status_name(st), json, "cannot finish", err, errlen);
+	int rc = on_claim(
+	    db,
+	    "WITH u AS (UPDATE submissions SET status = $4, result = $5::jsonb, "
+	    "finished = now(), lease_until = NULL, "
+	    "callback_next = CASE WHEN callback_url IS NOT NULL THEN now() END " CLAIM_WHERE
+	    " RETURNING id) "
+	    "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM u",
+	    id, worker, attempt, sub_status_name(st), json, "cannot finish", err, errlen);
 	free(json);
 	return rc;
 }
@@ -310,21 +313,21 @@ int queue_reap(struct db *db, int max_attempts, int *requeued, int *failed, char
 	const char *p[] = {maxs};
 	/* SKIP LOCKED: a row a worker is finishing right now is not expired */
 	PGresult *r = db_query(
-		db,
-		"WITH expired AS (SELECT id FROM submissions WHERE status = 'running' "
-		"AND lease_until < now() FOR UPDATE SKIP LOCKED), "
-		"failed AS (UPDATE submissions s SET status = 'internal_error', "
-		"result = jsonb_build_object('status', 'internal_error', 'message', "
-		"format('gave up after %s attempts: the worker running it stopped (last: %s)', "
-		"s.attempts, s.worker)), finished = now(), lease_until = NULL, "
-		"callback_next = CASE WHEN s.callback_url IS NOT NULL THEN now() END "
-		"FROM expired e WHERE s.id = e.id AND s.attempts >= $1::int RETURNING s.id), "
-		"requeued AS (UPDATE submissions s SET status = 'queued', worker = NULL, "
-		"lease_until = NULL FROM expired e WHERE s.id = e.id AND s.attempts < $1::int "
-		"RETURNING s.id) "
-		"SELECT 'f', pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM failed "
-		"UNION ALL SELECT 'r', pg_notify('" QUEUE_CHANNEL_NEW "', id::text) FROM requeued",
-		1, p);
+	    db,
+	    "WITH expired AS (SELECT id FROM submissions WHERE status = 'running' "
+	    "AND lease_until < now() FOR UPDATE SKIP LOCKED), "
+	    "failed AS (UPDATE submissions s SET status = 'internal_error', "
+	    "result = jsonb_build_object('status', 'internal_error', 'message', "
+	    "format('gave up after %s attempts: the worker running it stopped (last: %s)', "
+	    "s.attempts, s.worker)), finished = now(), lease_until = NULL, "
+	    "callback_next = CASE WHEN s.callback_url IS NOT NULL THEN now() END "
+	    "FROM expired e WHERE s.id = e.id AND s.attempts >= $1::int RETURNING s.id), "
+	    "requeued AS (UPDATE submissions s SET status = 'queued', worker = NULL, "
+	    "lease_until = NULL FROM expired e WHERE s.id = e.id AND s.attempts < $1::int "
+	    "RETURNING s.id) "
+	    "SELECT 'f', pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM failed "
+	    "UNION ALL SELECT 'r', pg_notify('" QUEUE_CHANNEL_NEW "', id::text) FROM requeued",
+	    1, p);
 	if (!r) {
 		db_fail(db, "cannot reap leases", err, errlen);
 		return -1;
@@ -348,8 +351,8 @@ int queue_reap(struct db *db, int max_attempts, int *requeued, int *failed, char
 
 int queue_counts(struct db *db, long counts[SUB_STATUS_COUNT], char *err, size_t errlen)
 {
-	PGresult *r = db_query(db, "SELECT status, count(*) FROM submissions GROUP BY status", 0,
-			       NULL);
+	PGresult *r =
+	    db_query(db, "SELECT status, count(*) FROM submissions GROUP BY status", 0, NULL);
 	if (!r) {
 		db_fail(db, "cannot count submissions", err, errlen);
 		return -1;
@@ -591,13 +594,13 @@ int queue_callback_next(struct db *db, long lease_ms, struct queue_sub *out, cha
 	snprintf(lease, sizeof lease, "%ld", lease_ms);
 	const char *p[] = {lease};
 	PGresult *r = db_query(
-		db,
-		"UPDATE submissions SET callback_attempts = callback_attempts + 1, "
-		"callback_next = now() + $1::bigint * interval '1 millisecond' "
-		"WHERE id = (SELECT id FROM submissions WHERE callback_url IS NOT NULL "
-		"AND callback_done IS NULL AND finished IS NOT NULL AND callback_next <= now() "
-		"ORDER BY callback_next FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " SUB_COLS,
-		1, p);
+	    db,
+	    "UPDATE submissions SET callback_attempts = callback_attempts + 1, "
+	    "callback_next = now() + $1::bigint * interval '1 millisecond' "
+	    "WHERE id = (SELECT id FROM submissions WHERE callback_url IS NOT NULL "
+	    "AND callback_done IS NULL AND finished IS NOT NULL AND callback_next <= now() "
+	    "ORDER BY callback_next FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " SUB_COLS,
+	    1, p);
 	if (!r) {
 		db_fail(db, "cannot take a callback", err, errlen);
 		return -1;

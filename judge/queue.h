@@ -38,20 +38,20 @@ struct db_pool;
 enum { QUEUE_PRIO_INTERACTIVE = 0, QUEUE_PRIO_BULK = 10 };
 
 /* NOTIFY channels. */
-#define QUEUE_CHANNEL_NEW  "judge_new"  /* payload: id of a queued submission */
+#define QUEUE_CHANNEL_NEW  "judge_new"	/* payload: id of a queued submission */
 #define QUEUE_CHANNEL_DONE "judge_done" /* payload: id of a finished submission */
 
 struct queue_sub {
 	int64_t id;
 	enum sub_status status;
 	cJSON *request; /* the normalized request (grade.h); owned */
-	cJSON *result;  /* the result JSON once final, else NULL; owned */
+	cJSON *result;	/* the result JSON once final, else NULL; owned */
 	int priority;
 	char *idempotency_key; /* NULL when none */
 	int64_t api_key_id;    /* 0 when none */
 	char *callback_url;    /* NULL when none */
-	int attempts;          /* claims so far */
-	char *worker;          /* who runs/ran it, NULL when never claimed */
+	int attempts;	       /* claims so far */
+	char *worker;	       /* who runs/ran it, NULL when never claimed */
 	/* Unix times in milliseconds; 0 = not yet. */
 	int64_t created_ms, started_ms, finished_ms;
 	int callback_attempts; /* callback deliveries tried so far (queue_callback_next counts) */
@@ -63,10 +63,10 @@ void queue_sub_init(struct queue_sub *s);
 void queue_sub_release(struct queue_sub *s);
 
 struct queue_new {
-	const cJSON *request;        /* required; stored as jsonb */
-	int priority;                /* QUEUE_PRIO_* */
+	const cJSON *request;	     /* required; stored as jsonb */
+	int priority;		     /* QUEUE_PRIO_* */
 	const char *idempotency_key; /* may be NULL */
-	int64_t api_key_id;          /* 0 = none */
+	int64_t api_key_id;	     /* 0 = none */
 	const char *callback_url;    /* may be NULL */
 };
 
@@ -90,8 +90,8 @@ int queue_get(struct db *db, int64_t id, int64_t api_key_id, struct queue_sub *o
 /* Claims the next queued submission for worker (a unique name such as
  * "host:pid/slot") with a lease of lease_ms. Returns 1 with *out (status
  * running, attempts already counted), 0 when the queue is empty, -1 with err. */
-int queue_claim(struct db *db, const char *worker, long lease_ms, struct queue_sub *out,
-		char *err, size_t errlen);
+int queue_claim(struct db *db, const char *worker, long lease_ms, struct queue_sub *out, char *err,
+		size_t errlen);
 /* Extends the lease of a claim (id, worker, attempt = out->attempts of the
  * claim) to now + lease_ms. Returns 0, 1 when the claim is no longer ours
  * (reaped or finished), or -1 with err. */

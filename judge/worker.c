@@ -124,7 +124,8 @@ static void finish_claim(struct slot *s, struct db *db, const struct queue_sub *
 	for (int tries = 0;; tries++) {
 		int rc = queue_finish(db, sub->id, s->name, sub->attempts, result, err, sizeof err);
 		if (rc == 0) {
-			log_info("worker %s: submission %" PRId64 " finished: %s (%ld ms, attempt %d)",
+			log_info("worker %s: submission %" PRId64
+				 " finished: %s (%ld ms, attempt %d)",
 				 s->name, sub->id, status, ms, sub->attempts);
 			return;
 		}
@@ -186,7 +187,7 @@ static void *slot_main(void *arg)
 			 sub.attempts);
 		int64_t t0 = mono_ms();
 		struct grade_env env = {
-			.cfg = w->cfg, .langs = &w->langs, .backend = w->backend, .slot = s->index};
+		    .cfg = w->cfg, .langs = &w->langs, .backend = w->backend, .slot = s->index};
 		cJSON *result = NULL;
 		if (sub.request) {
 			result = grade_request(&env, sub.request);
@@ -283,7 +284,8 @@ static void *housekeeping_main(void *arg)
 			next_extend = now + extend_every;
 		}
 		if (now >= next_reap && !atomic_load(&w->stopping)) {
-			if (queue_reap(db, (int)w->cfg->max_attempts, NULL, NULL, err, sizeof err) < 0)
+			if (queue_reap(db, (int)w->cfg->max_attempts, NULL, NULL, err, sizeof err) <
+			    0)
 				log_debug("worker housekeeping: %s", err);
 			next_reap = now + reap_every;
 		}
@@ -508,10 +510,10 @@ out:
 int cmd_worker(int argc, char **argv, struct judge_config *cfg)
 {
 	static const struct option longopts[] = {
-		{"slots", required_argument, NULL, 's'},
-		{"sandbox", required_argument, NULL, 'b'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"slots", required_argument, NULL, 's'},
+	    {"sandbox", required_argument, NULL, 'b'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct worker_opts opts = {0};
 	optind = 1;

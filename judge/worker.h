@@ -19,7 +19,7 @@ struct judge_config;
 struct worker_opts {
 	const char *url;     /* libpq connection string */
 	const char *sandbox; /* backend name (gvisor, native, auto); NULL = cfg->sandbox */
-	long slots;          /* concurrent slots; 0 = cfg->worker_slots, or the cores */
+	long slots;	     /* concurrent slots; 0 = cfg->worker_slots, or the cores */
 };
 
 /* Runs a worker until SIGTERM or SIGINT (blocks those signals in the calling

@@ -17,7 +17,8 @@ works && exit 0
 
 src=
 for root in ${PYENV_ROOT:+"$PYENV_ROOT"} /root/.pyenv; do
-	for d in "$root"/versions/3.12.*; do
+	# the newest 3.12.x that has an interpreter
+	for d in $(ls -d "$root"/versions/3.12.* 2>/dev/null | sort -V); do
 		[ -x "$d/bin/python3.12" ] && src=$d
 	done
 	[ -n "$src" ] && break

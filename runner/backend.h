@@ -12,14 +12,14 @@ struct judge_config;
 /* One workspace (see sandbox.h). Created by sandbox_open, freed by sandbox_close. */
 struct sandbox {
 	enum sandbox_backend backend;
-	int slot;                 /* 0.. : tells concurrent sandboxes of this process apart */
-	unsigned long serial;     /* unique within this process, part of every name */
-	uid_t host_uid;           /* host uid (and gid) owning the box: cfg box_uid + slot */
+	int slot;	      /* 0.. : tells concurrent sandboxes of this process apart */
+	unsigned long serial; /* unique within this process, part of every name */
+	uid_t host_uid;	      /* host uid (and gid) owning the box: cfg box_uid + slot */
 	gid_t host_gid;
-	long box_bytes;           /* size cap of the box tmpfs */
-	char box_path[PATH_MAX];  /* host path of the box mount, e.g. /run/judge/box-<pid>-<n> */
-	int box_fd;               /* O_PATH|O_DIRECTORY fd of the box root; -1 when closed */
-	unsigned long runs;       /* sandbox_run calls so far (for unique run names) */
+	long box_bytes;		 /* size cap of the box tmpfs */
+	char box_path[PATH_MAX]; /* host path of the box mount, e.g. /run/judge/box-<pid>-<n> */
+	int box_fd;		 /* O_PATH|O_DIRECTORY fd of the box root; -1 when closed */
+	unsigned long runs;	 /* sandbox_run calls so far (for unique run names) */
 	/* Backend-private state. A backend that sets it also sets backend_close,
 	 * which sandbox_close calls first (before unmounting the box). */
 	void *backend_data;
@@ -29,10 +29,9 @@ struct sandbox {
 /* The configuration given to sandbox_global_init (NULL before). */
 const struct judge_config *sandbox_config(void);
 
-/* Default tmp size, stdout/stderr caps etc. are the caller's business; these
- * are the backend entry points. Each fills res (already run_result_init'ed)
- * and returns 0 when a status was decided (internal_error included, with
- * res->message set). */
+/* The backend entry points. sandbox_run has checked spec and filled every limit
+ * (0 = judge.ini's default) and reset res. Each fills res and returns 0 when a
+ * status was decided (internal_error included, with res->message set). */
 int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
 int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
 
@@ -53,6 +52,7 @@ void gvisor_sweep(void);
 
 /* Helpers of sandbox.c for the backends. */
 /* Formats the internal_error of res: status, and message (printf-style). Returns 0. */
-int sandbox_fail(struct run_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int sandbox_fail(struct run_result *res, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Microseconds of CLOCK_MONOTONIC. */
 long long sandbox_now_us(void);

@@ -14,33 +14,33 @@
 #include "../judge/strbuf.h"
 
 enum capture_end {
-	CAPTURE_DONE,         /* both outputs at EOF and wait_fd readable (or -1) */
+	CAPTURE_DONE,	      /* both outputs at EOF and wait_fd readable (or -1) */
 	CAPTURE_OUTPUT_LIMIT, /* stdout went over out_max: kill the run now */
 	CAPTURE_DEADLINE,     /* deadline_us passed */
 	CAPTURE_STOPPED,      /* tick returned non-zero */
-	CAPTURE_FAILED,       /* poll/read failed: errno-like code in capture.error */
+	CAPTURE_FAILED,	      /* poll/read failed: errno-like code in capture.error */
 };
 
 struct capture {
 	/* Inputs. Fds are owned by the caller (capture never closes out/err/wait);
 	 * in_fd is closed by capture once stdin is fully written or the reader is gone
 	 * (set to -1 then). Fds are made non-blocking by capture_pump. */
-	int in_fd;          /* write end of the child's stdin pipe, or -1 */
-	const char *in_data;/* stdin bytes to feed (when in_file < 0) */
+	int in_fd;	     /* write end of the child's stdin pipe, or -1 */
+	const char *in_data; /* stdin bytes to feed (when in_file < 0) */
 	size_t in_len;
-	int in_file;        /* host file to feed instead, or -1 (owned by the caller) */
+	int in_file;	    /* host file to feed instead, or -1 (owned by the caller) */
 	int out_fd, err_fd; /* read ends; -1 when absent */
-	int wait_fd;        /* readable when the run is over (pidfd), or -1 */
+	int wait_fd;	    /* readable when the run is over (pidfd), or -1 */
 	size_t out_max, err_max;
 	struct strbuf *out, *err;
-	long long deadline_us; /* CLOCK_MONOTONIC, as sandbox_now_us(); 0 = none */
-	int tick_ms;           /* period of tick; 0 = no tick */
+	long long deadline_us;	/* CLOCK_MONOTONIC, as sandbox_now_us(); 0 = none */
+	int tick_ms;		/* period of tick; 0 = no tick */
 	int (*tick)(void *arg); /* returns non-zero to stop the pump (CAPTURE_STOPPED) */
 	void *tick_arg;
 	/* Outputs. */
 	bool out_truncated, err_truncated;
-	bool waited;    /* wait_fd became readable */
-	int error;      /* CAPTURE_FAILED: the errno */
+	bool waited; /* wait_fd became readable */
+	int error;   /* CAPTURE_FAILED: the errno */
 	/* Private. */
 	bool out_eof, err_eof;
 	size_t in_off;

@@ -155,8 +155,9 @@ static int v2_enable(const char *top, char *err, size_t errlen)
 	}
 	rc = write_at(top, "cgroup.subtree_control", "+memory +pids +cpu");
 	if (rc < 0) {
-		snprintf(err, errlen, "cannot enable controllers in '%s/cgroup.subtree_control': %s",
-			 top, strerror(-rc));
+		snprintf(err, errlen,
+			 "cannot enable controllers in '%s/cgroup.subtree_control': %s", top,
+			 strerror(-rc));
 		return -1;
 	}
 	return 0;
@@ -205,8 +206,7 @@ static int cg_path(const struct cg *cg, int i, const char *file, char *buf, size
 	return n >= (int)len ? -ENAMETOOLONG : 0;
 }
 
-int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char *err,
-	      size_t errlen)
+int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char *err, size_t errlen)
 {
 	memset(cg, 0, sizeof(*cg));
 	cg->root = root;
@@ -272,7 +272,8 @@ int cg_set_limits(struct cg *cg, long memory_kb, long pids, char *err, size_t er
 				return rc;
 			char probe[PATH_MAX];
 			cg_path(cg, 0, "memory.swap.max", probe, sizeof probe);
-			if (exists(probe) && (rc = set_one(cg, 0, "memory.swap.max", 0, err, errlen)) < 0)
+			if (exists(probe) &&
+			    (rc = set_one(cg, 0, "memory.swap.max", 0, err, errlen)) < 0)
 				return rc;
 		}
 		if (pids > 0 && (rc = set_one(cg, 0, "pids.max", pids, err, errlen)) < 0)
@@ -282,8 +283,8 @@ int cg_set_limits(struct cg *cg, long memory_kb, long pids, char *err, size_t er
 	if (memory_kb > 0) {
 		if ((rc = set_one(cg, C_MEM, "memory.limit_in_bytes", bytes, err, errlen)) < 0)
 			return rc;
-		if (cg->root->memsw &&
-		    (rc = set_one(cg, C_MEM, "memory.memsw.limit_in_bytes", bytes, err, errlen)) < 0)
+		if (cg->root->memsw && (rc = set_one(cg, C_MEM, "memory.memsw.limit_in_bytes",
+						     bytes, err, errlen)) < 0)
 			return rc;
 	}
 	if (pids > 0 && (rc = set_one(cg, C_PIDS, "pids.max", pids, err, errlen)) < 0)
@@ -505,7 +506,8 @@ int cg_sweep(const struct cg_root *root, const char *prefix)
 			if (!pid || !pid_stale(pid))
 				continue;
 			char dir[PATH_MAX];
-			if (snprintf(dir, sizeof dir, "%s/%s", parent, e->d_name) >= (int)sizeof dir)
+			if (snprintf(dir, sizeof dir, "%s/%s", parent, e->d_name) >=
+			    (int)sizeof dir)
 				continue;
 			const char *dd[1] = {dir};
 			kill_dirs(dd, 1, root->version == CG_V2);

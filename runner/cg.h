@@ -19,18 +19,18 @@ enum cg_version { CG_NONE, CG_V1, CG_V2 };
 
 struct cg_root {
 	enum cg_version version;
-	char v2[512];               /* v2: parent folder of run cgroups */
-	char memory[512];           /* v1: parent folders, one per controller ("" = absent) */
+	char v2[512];	  /* v2: parent folder of run cgroups */
+	char memory[512]; /* v1: parent folders, one per controller ("" = absent) */
 	char pids[512];
 	char cpuacct[512];
-	bool memsw;                 /* v1: memory.memsw.* exist (swap accounting) */
+	bool memsw; /* v1: memory.memsw.* exist (swap accounting) */
 };
 
 struct cg {
 	const struct cg_root *root;
 	char name[64];
 	/* open fds for the hot path: -1 when absent */
-	int cpu_fd;    /* v1 cpuacct.usage (ns) or v2 cpu.stat */
+	int cpu_fd;	 /* v1 cpuacct.usage (ns) or v2 cpu.stat */
 	int procs_fd[3]; /* cgroup.procs of each controller (v2: only [0]) */
 	bool created[3];
 };

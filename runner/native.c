@@ -64,17 +64,17 @@
 #define P_PIDFD 3
 #endif
 #ifndef SECBIT_NOROOT
-#define SECBIT_NOROOT                 (1 << 0)
-#define SECBIT_NOROOT_LOCKED          (1 << 1)
-#define SECBIT_NO_SETUID_FIXUP        (1 << 2)
+#define SECBIT_NOROOT		      (1 << 0)
+#define SECBIT_NOROOT_LOCKED	      (1 << 1)
+#define SECBIT_NO_SETUID_FIXUP	      (1 << 2)
 #define SECBIT_NO_SETUID_FIXUP_LOCKED (1 << 3)
-#define SECBIT_KEEP_CAPS_LOCKED       (1 << 5)
+#define SECBIT_KEEP_CAPS_LOCKED	      (1 << 5)
 #endif
 
 #define INSIDE_ID   1000 /* uid and gid of the program inside */
 #define REPORT_FD   4
-#define SYNC_FD     3
-#define MAX_OPS     96
+#define SYNC_FD	    3
+#define MAX_OPS	    96
 #define POOL_BYTES  32768
 #define CPU_TICK_MS 10
 #define PROG_STACK  (64 * 1024)
@@ -113,7 +113,7 @@ enum op_kind {
 
 struct op {
 	enum op_kind kind;
-	const char *a;    /* path relative to the new root */
+	const char *a;	  /* path relative to the new root */
 	const char *data; /* see op_kind */
 	size_t len;
 };
@@ -129,7 +129,7 @@ struct plan {
 	/* program */
 	const char *const *argv;
 	const char *const *env;
-	struct rlimit rl_fsize, rl_nofile, rl_stack, rl_cpu, rl_nproc;
+	struct rlimit rl_fsize, rl_nofile, rl_stack, rl_cpu;
 	int fds[5]; /* stdin r, stdout w, stderr w, sync r, report w (child ends) */
 	int fd_floor;
 	uid_t host_uid;
@@ -141,10 +141,10 @@ enum report_type { REP_FAIL = 1, REP_EXIT = 2 };
 /* What init and the program tell the worker; one write each (< PIPE_BUF). */
 struct report {
 	int type;
-	int step; /* REP_FAIL: enum step */
-	int op;   /* REP_FAIL: index in plan.ops, or -1 */
-	int err;  /* REP_FAIL: errno */
-	int status;     /* REP_EXIT: wait status of the program */
+	int step;	/* REP_FAIL: enum step */
+	int op;		/* REP_FAIL: index in plan.ops, or -1 */
+	int err;	/* REP_FAIL: errno */
+	int status;	/* REP_EXIT: wait status of the program */
 	long maxrss_kb; /* REP_EXIT: rusage of the program */
 };
 
@@ -175,35 +175,35 @@ enum step {
 };
 
 static const char *const step_names[] = {
-	[S_SYNC] = "waiting for the worker",
-	[S_FDS] = "setting up descriptors",
-	[S_CGROUPNS] = "unsharing the cgroup namespace",
-	[S_SETGROUPS] = "setgroups",
-	[S_SETGID] = "setresgid",
-	[S_KEEPCAPS] = "PR_SET_KEEPCAPS",
-	[S_SETUID] = "setresuid",
-	[S_CAPSET] = "capset",
-	[S_PRIVATE] = "making mounts private",
-	[S_ROOT] = "mounting the root tmpfs",
-	[S_OP] = "building the root",
-	[S_HOSTNAME] = "sethostname",
-	[S_PIVOT] = "pivot_root",
-	[S_UMOUNT_OLD] = "unmounting the old root",
-	[S_RO_ROOT] = "making the root read-only",
-	[S_FORK] = "forking the program",
-	[S_SECUREBITS] = "PR_SET_SECUREBITS",
-	[S_CAPBSET] = "dropping the bounding set",
-	[S_NNP] = "PR_SET_NO_NEW_PRIVS",
-	[S_RLIMIT] = "setrlimit",
-	[S_CHDIR_BOX] = "chdir /box",
-	[S_SECCOMP] = "installing the seccomp filter",
-	[S_EXEC] = "execve",
+    [S_SYNC] = "waiting for the worker",
+    [S_FDS] = "setting up descriptors",
+    [S_CGROUPNS] = "unsharing the cgroup namespace",
+    [S_SETGROUPS] = "setgroups",
+    [S_SETGID] = "setresgid",
+    [S_KEEPCAPS] = "PR_SET_KEEPCAPS",
+    [S_SETUID] = "setresuid",
+    [S_CAPSET] = "capset",
+    [S_PRIVATE] = "making mounts private",
+    [S_ROOT] = "mounting the root tmpfs",
+    [S_OP] = "building the root",
+    [S_HOSTNAME] = "sethostname",
+    [S_PIVOT] = "pivot_root",
+    [S_UMOUNT_OLD] = "unmounting the old root",
+    [S_RO_ROOT] = "making the root read-only",
+    [S_FORK] = "forking the program",
+    [S_SECUREBITS] = "PR_SET_SECUREBITS",
+    [S_CAPBSET] = "dropping the bounding set",
+    [S_NNP] = "PR_SET_NO_NEW_PRIVS",
+    [S_RLIMIT] = "setrlimit",
+    [S_CHDIR_BOX] = "chdir /box",
+    [S_SECCOMP] = "installing the seccomp filter",
+    [S_EXEC] = "execve",
 };
 
 static const char *op_names[] = {
-	[OP_MKDIR] = "mkdir",     [OP_MKFILE] = "create",   [OP_SYMLINK] = "symlink",
-	[OP_BIND_RO] = "bind ro", [OP_BIND] = "bind",       [OP_TMPFS] = "mount tmpfs",
-	[OP_PROC] = "mount proc", [OP_WRITE] = "write",
+    [OP_MKDIR] = "mkdir",     [OP_MKFILE] = "create", [OP_SYMLINK] = "symlink",
+    [OP_BIND_RO] = "bind ro", [OP_BIND] = "bind",     [OP_TMPFS] = "mount tmpfs",
+    [OP_PROC] = "mount proc", [OP_WRITE] = "write",
 };
 
 /* Copies s into the plan's pool; the copy survives clone (plain memory). */
@@ -248,7 +248,8 @@ static void add_mkdirs(struct plan *p, const char *rel)
 
 /* The host's top folders: a real folder is bound read-only, a symlink (usrmerge:
  * /bin -> usr/bin) is recreated as the same symlink. */
-static const char *const top_dirs[] = {"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin"};
+static const char *const top_dirs[] = {"/usr",	  "/lib", "/lib64", "/lib32",
+				       "/libx32", "/bin", "/sbin"};
 
 static void add_host_path(struct plan *p, const char *path, bool must)
 {
@@ -302,6 +303,25 @@ static bool path_ok(const char *path)
 	return true;
 }
 
+/* True when path is dir or below it. */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+/* Folders a language may not bind: the kernel's views, the host's secrets and
+ * configuration as a whole (single entries of /etc are fine), and the boxes. */
+static bool forbidden_ro_path(const char *path)
+{
+	static const char *const under[] = {"/proc", "/sys", "/dev", "/root", "/home", "/run"};
+	for (size_t i = 0; i < sizeof under / sizeof under[0]; i++)
+		if (path_under(path, under[i]))
+			return true;
+	const char *root = sandbox_config() ? sandbox_config()->box_root : "/run/judge";
+	return !strcmp(path, "/etc") || path_under(path, root);
+}
+
 /* Builds the whole plan of one run. Returns 0 or -1 with the reason in err. */
 static int plan_build(struct plan *p, const struct sandbox *sb, const struct run_spec *spec,
 		      char *err, size_t errlen)
@@ -333,10 +353,7 @@ static int plan_build(struct plan *p, const struct sandbox *sb, const struct run
 			snprintf(err, errlen, "read-only path '%s': %s", *rp, strerror(errno));
 			return -1;
 		}
-		const char *root = sandbox_config() ? sandbox_config()->box_root : "/run/judge";
-		size_t rn = strlen(root);
-		if (!strncmp(*rp, root, rn) || !strncmp(*rp, "/proc", 5) || !strncmp(*rp, "/dev", 4) ||
-		    !strncmp(*rp, "/sys", 4)) {
+		if (forbidden_ro_path(*rp)) {
 			snprintf(err, errlen, "read-only path '%s' is not allowed", *rp);
 			return -1;
 		}
@@ -399,8 +416,9 @@ static int plan_build(struct plan *p, const struct sandbox *sb, const struct run
 	/* a backstop only: the cgroup check (every 10 ms, whole tree) is the limit */
 	rlim_t cpu_s = (rlim_t)(l->cpu_ms + 999) / 1000 + 1;
 	p->rl_cpu = (struct rlimit){cpu_s, cpu_s + 1};
-	/* counts every process of the slot's uid: a backstop to pids.max */
-	p->rl_nproc = (struct rlimit){(rlim_t)l->processes + 1, (rlim_t)l->processes + 1};
+	/* no RLIMIT_NPROC: it counts every process of the host uid, and separate judge
+	 * processes (a worker, a `judge run`) may use the same slot uid at once;
+	 * pids.max of the run's own cgroup is the limit */
 	p->host_uid = sb->host_uid;
 	p->host_gid = sb->host_gid;
 	return 0;
@@ -490,7 +508,7 @@ static int do_op(const struct op *o)
 			return -1;
 		return mount(NULL, o->a, NULL,
 			     MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV |
-				     locked_flags(o->a),
+				 locked_flags(o->a),
 			     NULL);
 	case OP_BIND:
 		return mount(o->data, o->a, NULL, MS_BIND | MS_REC, NULL);
@@ -518,10 +536,9 @@ static int program_main(void *arg)
 {
 	const struct plan *p = arg;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	TRY(S_SECUREBITS, prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
-							   SECBIT_NO_SETUID_FIXUP |
-							   SECBIT_NO_SETUID_FIXUP_LOCKED |
-							   SECBIT_KEEP_CAPS_LOCKED));
+	TRY(S_SECUREBITS,
+	    prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+					 SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED));
 	for (int c = 0; c <= last_cap; c++)
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
 			child_fail(S_CAPBSET, -1, errno);
@@ -532,7 +549,6 @@ static int program_main(void *arg)
 	TRY(S_RLIMIT, setrlimit(RLIMIT_NOFILE, &p->rl_nofile));
 	TRY(S_RLIMIT, setrlimit(RLIMIT_STACK, &p->rl_stack));
 	TRY(S_RLIMIT, setrlimit(RLIMIT_CPU, &p->rl_cpu));
-	TRY(S_RLIMIT, setrlimit(RLIMIT_NPROC, &p->rl_nproc));
 	struct rlimit zero = {0, 0};
 	TRY(S_RLIMIT, setrlimit(RLIMIT_CORE, &zero));
 	TRY(S_CHDIR_BOX, chdir("/box"));
@@ -596,8 +612,8 @@ static __attribute__((noreturn)) void init_main(const struct plan *p)
 	TRY(S_PIVOT, syscall(SYS_pivot_root, ".", "."));
 	TRY(S_UMOUNT_OLD, umount2(".", MNT_DETACH));
 	TRY(S_PIVOT, chdir("/"));
-	TRY(S_RO_ROOT, mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
-			     NULL));
+	TRY(S_RO_ROOT,
+	    mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL));
 
 	/* vfork-like: the program borrows init's memory (its own stack) until execve,
 	 * so nothing is copied; no atfork handlers of the worker's libraries run */
@@ -621,7 +637,8 @@ static __attribute__((noreturn)) void init_main(const struct plan *p)
 			_exit(124);
 		}
 		if (w == prog) {
-			struct report r = {.type = REP_EXIT, .status = st, .maxrss_kb = ru.ru_maxrss};
+			struct report r = {
+			    .type = REP_EXIT, .status = st, .maxrss_kb = ru.ru_maxrss};
 			n = write(REPORT_FD, &r, sizeof r);
 			(void)n;
 			_exit(0);
@@ -791,8 +808,8 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 	struct native_state *st = native_state(sb);
 	if (!st)
 		return sandbox_fail(res, "out of memory");
-	/* the previous run's processes must be gone before this one starts (they
-	 * count against the slot uid's process limit) */
+	/* the previous run's processes must be gone before this one starts: runs
+	 * of one sandbox never overlap */
 	reap_previous(st);
 
 	p = calloc(1, sizeof *p);
@@ -843,10 +860,10 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 
 	long long t0 = sandbox_now_us();
 	struct clone_args_v0 ca = {
-		.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-			 CLONE_PIDFD,
-		.pidfd = (uint64_t)(uintptr_t)&pidfd,
-		.exit_signal = SIGCHLD,
+	    .flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+		     CLONE_PIDFD,
+	    .pidfd = (uint64_t)(uintptr_t)&pidfd,
+	    .exit_signal = SIGCHLD,
 	};
 	int netfd = slot_netns(sb->slot);
 	if (netfd < 0 || setns(netfd, CLONE_NEWNET) < 0) {
@@ -954,9 +971,8 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 	cg_oom_kills(&cg, &ooms);
 
 	if (fail_rep.type) {
-		const char *what = fail_rep.step >= 0 && fail_rep.step <= S_EXEC
-					   ? step_names[fail_rep.step]
-					   : "?";
+		const char *what =
+		    fail_rep.step >= 0 && fail_rep.step <= S_EXEC ? step_names[fail_rep.step] : "?";
 		if (fail_rep.step == S_OP && fail_rep.op >= 0 && fail_rep.op < p->nops) {
 			const struct op *o = &p->ops[fail_rep.op];
 			sandbox_fail(res, "sandbox set-up failed: %s '/%s'%s%s: %s",
@@ -987,7 +1003,8 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 		if (si.si_code == CLD_EXITED && si.si_status == 125)
 			sandbox_fail(res, "sandbox init lost the worker");
 		else
-			sandbox_fail(res, "sandbox init ended without a status (code %d, status %d)",
+			sandbox_fail(res,
+				     "sandbox init ended without a status (code %d, status %d)",
 				     si.si_code, si.si_status);
 		goto out;
 	} else if (WIFSIGNALED(exit_rep.status)) {

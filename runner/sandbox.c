@@ -81,7 +81,8 @@ static void sweep_boxes(const char *root)
 		if (rmdir(path) == 0)
 			n++;
 		else
-			log_warn("sandbox: cannot remove stale box '%s': %s", path, strerror(errno));
+			log_warn("sandbox: cannot remove stale box '%s': %s", path,
+				 strerror(errno));
 	}
 	closedir(d);
 	if (n)
@@ -267,7 +268,8 @@ int sandbox_open(enum sandbox_backend backend, int slot, long box_bytes, struct 
 	sb->box_fd = open(sb->box_path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sb->box_fd < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "cannot open the box '%s': %s", sb->box_path, strerror(errno));
+		snprintf(err, errlen, "cannot open the box '%s': %s", sb->box_path,
+			 strerror(errno));
 		umount2(sb->box_path, MNT_DETACH);
 		rmdir(sb->box_path);
 		goto fail;
@@ -327,8 +329,7 @@ static int open_parent(struct sandbox *sb, const char *name, bool create, const 
 	return dfd;
 }
 
-int sandbox_write_file(struct sandbox *sb, const char *name, const void *data, size_t len,
-		       int mode)
+int sandbox_write_file(struct sandbox *sb, const char *name, const void *data, size_t len, int mode)
 {
 	int rc = check_name(name);
 	if (rc < 0 || !sb || sb->box_fd < 0)
@@ -339,8 +340,8 @@ int sandbox_write_file(struct sandbox *sb, const char *name, const void *data, s
 		return dfd;
 	/* O_NOFOLLOW: a link planted by a program is refused (ELOOP); O_NONBLOCK: a
 	 * planted FIFO does not hang us */
-	int fd = openat(dfd, last, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
-			0600);
+	int fd = openat(dfd, last,
+			O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
 	rc = fd < 0 ? -errno : 0;
 	close(dfd);
 	if (rc < 0)

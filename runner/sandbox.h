@@ -33,6 +33,7 @@ enum run_status {
 	RUN_INTERNAL_ERROR,
 };
 
+/* A limit left at 0 takes its judge.ini default (sandbox_run fills it in). */
 struct run_limits {
 	long cpu_ms;       /* CPU time of the whole process tree */
 	long wall_ms;      /* real time from start to the end of the last process */
@@ -99,7 +100,10 @@ int sandbox_read_file(struct sandbox *sb, const char *name, struct strbuf *out, 
 const char *sandbox_box_path(const struct sandbox *sb);
 /* Runs spec in a fresh sandbox around the box. Always fills res (initialise it
  * with run_result_init); returns 0 when a status was decided (including
- * internal_error, with res->message set), -1 only on invalid arguments. */
+ * internal_error, with res->message set), -1 only on invalid arguments.
+ * Every process of the run is dead or dying (SIGKILLed) when it returns; the
+ * native backend reaps the last ones at the next run of sb or in sandbox_close.
+ * Runs of one sandbox must not overlap (one thread at a time per sandbox). */
 int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
 /* Kills anything still running, unmounts and removes the box. */
 void sandbox_close(struct sandbox *sb);

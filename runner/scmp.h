@@ -11,7 +11,7 @@ struct sock_filter;
 
 struct scmp_filter {
 	struct sock_filter *insns; /* malloc'd BPF program */
-	unsigned short len;        /* number of instructions */
+	unsigned short len;	   /* number of instructions */
 };
 
 /* Compiles the policy with libseccomp into f (memory only, nothing applied).

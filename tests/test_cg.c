@@ -16,7 +16,7 @@
 #include "../runner/cg.h"
 
 #define V2_MOUNT "/sys/fs/cgroup/unified"
-#define V1_BASE  "/sys/fs/cgroup"
+#define V1_BASE	 "/sys/fs/cgroup"
 
 static bool is_dir(const char *p)
 {

@@ -206,6 +206,11 @@ Test(compare, flag_errors)
 	cr_assert(strstr(err, "unknown comparison flag 'casesensitive'"), "%s", err);
 	const char *a5[] = {"regex_match_limit", "0"};
 	cr_assert_eq(cmp_parse_flags(&o, 2, a5, err, sizeof(err)), -1);
+	const char *a7[] = {"regex_match_limit", "50000001"};
+	cr_assert_eq(cmp_parse_flags(&o, 2, a7, err, sizeof(err)), -1);
+	cr_assert(strstr(err, "from 1 to 50000000"), "%s", err);
+	const char *a8[] = {"regex_heap_limit_kib", "99999999999999999999999"};
+	cr_assert_eq(cmp_parse_flags(&o, 2, a8, err, sizeof(err)), -1);
 	const char *a6[] = {"bad\xff\x01"};
 	cr_assert_eq(cmp_parse_flags(&o, 1, a6, err, sizeof(err)), -1);
 	cr_assert(utf8_valid_text(err, strlen(err)), "%s", err);
@@ -493,4 +498,60 @@ Test(compare, large_inputs_all_modes, .timeout = 600)
 	strbuf_release(&e);
 	strbuf_release(&off);
 	strbuf_release(&perm);
+}
+
+/* Enough items for the radix sort path (more than 50000 a side), with
+ * duplicates, case differences and a shuffled order. */
+Test(compare, unordered_radix_path, .timeout = 120)
+{
+	struct strbuf e = STRBUF_INIT, g = STRBUF_INIT;
+	enum { N = 120000 };
+	unsigned *perm = malloc(N * sizeof(*perm));
+	cr_assert(perm);
+	for (unsigned i = 0; i < N; i++)
+		perm[i] = i;
+	unsigned long x = 12345;
+	for (unsigned i = N - 1; i > 0; i--) { /* Fisher-Yates with a fixed LCG */
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+		unsigned j = (unsigned)((x >> 33) % (i + 1)), t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (unsigned i = 0; i < N; i++) /* i / 3: every word three times */
+		strbuf_addf(&e, "Word%u%s", i / 3, i % 10 == 9 ? "\n" : " ");
+	for (unsigned i = 0; i < N; i++)
+		strbuf_addf(&g, "wORD%u\n", perm[i] / 3);
+	struct cmp_opts o;
+	struct cmp_feedback fb;
+	cmp_opts_init(&o, CMP_UNORDERED);
+	o.unordered_tokens = true;
+	cr_assert_eq(cmp_compare(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_MATCH, "%s", fb.message);
+	o.case_sensitive = true;
+	cr_assert_eq(cmp_compare(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_DIFFER);
+	o.case_sensitive = false;
+	/* one word of the output replaced: one missing, one unexpected */
+	char *w = strstr(g.buf, "wORD7\n");
+	cr_assert(w);
+	memcpy(w, "wORD8", 5);
+	cr_assert_eq(cmp_compare(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_DIFFER);
+	cr_assert(strstr(fb.message, "1 expected token missing, 1 unexpected; e.g. 'Word7'"), "%s",
+		  fb.message);
+	cr_assert_str_eq(fb.got, "wORD8");
+	cr_assert_eq(fb.expected_line, 3); /* the third Word7 is token 24, on line 3 */
+	/* numbers under a tolerance take the radix path for doubles */
+	strbuf_reset(&e);
+	strbuf_reset(&g);
+	for (unsigned i = 0; i < N; i++) {
+		strbuf_addf(&e, "%d.5\n", (int)i - N / 2);
+		strbuf_addf(&g, "%d.5000001\n", (int)perm[i] - N / 2);
+	}
+	o.float_abs_tol = 1e-6;
+	cr_assert_eq(cmp_compare(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_MATCH, "%s", fb.message);
+	o.float_abs_tol = 1e-8;
+	cr_assert_eq(cmp_compare(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_DIFFER);
+	cr_assert(strstr(fb.message, "number 1 of 120000 in sorted order: expected -60000"), "%s",
+		  fb.message);
+	free(perm);
+	strbuf_release(&e);
+	strbuf_release(&g);
 }

@@ -109,8 +109,8 @@ static int64_t enqueue(struct db *db, const char *src, int prio, const char *key
 {
 	char err[512];
 	cJSON *r = req(src);
-	struct queue_new in = {.request = r, .priority = prio, .idempotency_key = key,
-			       .api_key_id = api_key};
+	struct queue_new in = {
+	    .request = r, .priority = prio, .idempotency_key = key, .api_key_id = api_key};
 	int64_t id = 0;
 	bool created = false;
 	cr_assert_eq(queue_enqueue(db, &in, &id, &created, err, sizeof err), 0, "%s", err);
@@ -260,8 +260,9 @@ Test(queue, idempotency_key)
 {
 	struct db *db = fresh_db("t_idem");
 	char err[512];
-	cr_assert_eq(db_exec(db, "INSERT INTO api_keys (name, hash) VALUES ('a', 'h1'), ('b', 'h2')",
-			     0, NULL),
+	cr_assert_eq(db_exec(db,
+			     "INSERT INTO api_keys (name, hash) VALUES ('a', 'h1'), ('b', 'h2')", 0,
+			     NULL),
 		     0, "%s", db_error(db));
 	int64_t a = enqueue(db, "1", QUEUE_PRIO_BULK, "k1", 1);
 	int64_t b = enqueue(db, "2", QUEUE_PRIO_BULK, "k1", 1);
@@ -281,11 +282,10 @@ Test(queue, idempotency_key)
 	cr_assert_eq(queue_get(db, a, 1, &s, err, sizeof err), 1);
 	/* a batch: all or nothing, keys honoured inside it too */
 	cJSON *r1 = req("b1"), *r2 = req("b2");
-	struct queue_new in[3] = {{.request = r1, .priority = QUEUE_PRIO_BULK},
-				  {.request = r2, .priority = QUEUE_PRIO_BULK,
-				   .idempotency_key = "k1", .api_key_id = 1},
-				  {.request = r2, .priority = QUEUE_PRIO_BULK,
-				   .idempotency_key = "bk", .api_key_id = 1}};
+	struct queue_new in[3] = {
+	    {.request = r1, .priority = QUEUE_PRIO_BULK},
+	    {.request = r2, .priority = QUEUE_PRIO_BULK, .idempotency_key = "k1", .api_key_id = 1},
+	    {.request = r2, .priority = QUEUE_PRIO_BULK, .idempotency_key = "bk", .api_key_id = 1}};
 	int64_t ids[3];
 	bool created[3];
 	cr_assert_eq(queue_enqueue_batch(db, in, 3, ids, created, err, sizeof err), 0, "%s", err);
@@ -440,7 +440,7 @@ Test(queue, wait_wakes_on_finish)
 }
 
 #define CLAIMERS 4
-#define JOBS     200
+#define JOBS	 200
 
 struct claimer {
 	int n;
@@ -490,8 +490,9 @@ Test(queue, concurrent_claims_take_each_job_once)
 			total++;
 		}
 	cr_assert_eq(total, JOBS);
-	PGresult *r = db_query(db, "SELECT count(*) FROM submissions WHERE status = 'accepted' "
-				   "AND attempts = 1",
+	PGresult *r = db_query(db,
+			       "SELECT count(*) FROM submissions WHERE status = 'accepted' "
+			       "AND attempts = 1",
 			       0, NULL);
 	cr_assert(r);
 	cr_assert_eq(db_value_ll(r, 0, 0), JOBS);
@@ -504,8 +505,8 @@ Test(queue, callbacks_are_scheduled_and_recorded)
 	struct db *db = fresh_db("t_cb");
 	char err[512];
 	cJSON *r = req("cb");
-	struct queue_new in = {.request = r, .priority = QUEUE_PRIO_BULK,
-			       .callback_url = "http://127.0.0.1:9/x"};
+	struct queue_new in = {
+	    .request = r, .priority = QUEUE_PRIO_BULK, .callback_url = "http://127.0.0.1:9/x"};
 	int64_t id;
 	cr_assert_eq(queue_enqueue(db, &in, &id, NULL, err, sizeof err), 0, "%s", err);
 	cJSON_Delete(r);
@@ -580,7 +581,8 @@ Test(queue, reconnect_after_postgres_restart, .timeout = 120, .fini = own_cluste
 
 	/* a transaction cut by a restart fails as a whole: no half of it autocommits */
 	cr_assert_eq(db_begin(db), 0);
-	cr_assert_eq(db_exec(db, "INSERT INTO api_keys (name, hash) VALUES ('tx', 'a')", 0, NULL), 0);
+	cr_assert_eq(db_exec(db, "INSERT INTO api_keys (name, hash) VALUES ('tx', 'a')", 0, NULL),
+		     0);
 	cr_assert_eq(pgembed_restart(own, err, sizeof err), 0, "%s", err);
 	cr_assert_eq(db_exec(db, "INSERT INTO api_keys (name, hash) VALUES ('tx', 'b')", 0, NULL),
 		     -1);

@@ -29,8 +29,7 @@ static void setup(void)
 	/* a secret in the worker's environment must never reach a program */
 	setenv("JUDGE_TEST_SECRET", "s3cr3t-worker-env", 1);
 	cr_assert_eq(sandbox_global_init(&cfg, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(sandbox_open(SANDBOX_NATIVE, 3, 16 << 20, &sb, err, sizeof err), 0, "%s",
-		     err);
+	cr_assert_eq(sandbox_open(SANDBOX_NATIVE, 3, 16 << 20, &sb, err, sizeof err), 0, "%s", err);
 }
 
 static void teardown(void)
@@ -45,8 +44,8 @@ TestSuite(sandbox, .init = setup, .fini = teardown);
 
 static struct run_limits lim(long cpu_ms, long wall_ms)
 {
-	return (struct run_limits){.cpu_ms = cpu_ms, .wall_ms = wall_ms, .memory_kb = 128 * 1024,
-				   .processes = 32};
+	return (struct run_limits){
+	    .cpu_ms = cpu_ms, .wall_ms = wall_ms, .memory_kb = 128 * 1024, .processes = 32};
 }
 
 /* Runs argv (NULL-terminated list) with stdin; res must be released. */
@@ -229,8 +228,7 @@ Test(sandbox, memory_hog_is_memory_limit)
 	const char *argv[] = {"/box/hog", NULL};
 	run(&r, l, NULL, argv);
 	cr_assert_eq(r.status, RUN_MEMORY_LIMIT, "%s %s", run_status_name(r.status), r.message);
-	cr_assert(r.memory_kb >= 32 * 1024 && r.memory_kb <= 65 * 1024, "peak %ld kB",
-		  r.memory_kb);
+	cr_assert(r.memory_kb >= 32 * 1024 && r.memory_kb <= 65 * 1024, "peak %ld kB", r.memory_kb);
 	run_result_release(&r);
 }
 

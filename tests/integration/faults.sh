@@ -133,6 +133,30 @@ expect_json "second attempt, on w2" "$row" ".attempts == 2 and (.worker | test(\
 	fail "finished exactly once" "$(finished_lines "$id") finish lines"
 echo "   (requeued and re-run within $(($(date +%s) - t0)) s of the kill)"
 
+### 1b. SIGTERM with a short drain: the running submission is handed back, not lost
+sed 's/^drain_s = .*/drain_s = 1/' "$T/judge.ini" >"$T/drain.ini"
+"$JUDGE" --config "$T/drain.ini" worker --slots 1 >"$T/wd.log" 2>&1 &
+WD=$!
+PIDS+=($WD)
+sleep 1 # wd is idle and w2 busy-free: make w2 leave the job to wd
+kill -STOP "${WPID[w2]}"
+id=$(submit '{"language": "python", "source": "import time\ntime.sleep(3)\nprint(7)", "expected_output": "7"}')
+for _ in $(seq 100); do
+	[ -n "$(sql "SELECT 1 FROM submissions WHERE id = $id AND worker LIKE '%:$WD/%'")" ] && break
+	sleep 0.1
+done
+kill -TERM "$WD"
+wait "$WD"
+rc=$?
+kill -CONT "${WPID[w2]}"
+[ $rc = 0 ] && grep -q "submission $id handed back" "$T/wd.log" &&
+	pass "drain timeout hands the running submission back, exit 0" ||
+	fail "drain hand-back" "rc $rc: $(tail -3 "$T/wd.log")"
+res=$(wait_final "$id" 40)
+row=$(sql "SELECT json_build_object('attempts', attempts, 'worker', worker) FROM submissions WHERE id = $id")
+expect_json "handed-back submission ends on w2, attempt not counted" "{\"r\": $res, \"row\": $row}" \
+	".r.status == \"accepted\" and .row.attempts == 1 and (.row.worker | test(\":${WPID[w2]}/\"))"
+
 ### 2. restart PostgreSQL with submissions queued and running
 start_worker w3 2
 batch=$(for i in $(seq 20); do

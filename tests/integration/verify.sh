@@ -5,7 +5,9 @@
 # validator that fails or does not compile, an unsupported (interactive) problem.
 # VERIFY_BACKENDS picks the backends (default: native gvisor; one the machine
 # cannot run is reported and left out); VERIFY_GVISOR_PROBLEMS the packages
-# gVisor verifies (default: hello divisors; "all" for every one).
+# gVisor verifies (default: hello divisors; "all" for every one); VERIFY_JOBS
+# the submissions graded at once (default 1: on a loaded machine the wall limit
+# can end a run before its CPU limit).
 source "$(dirname "$0")/../lib.sh"
 cd "$(dirname "$0")/../.."
 FIX=tests/problems-fixtures
@@ -30,7 +32,7 @@ for b in "${backends[@]}"; do
 			continue
 		fi
 		start=$(date +%s)
-		out=$("$JUDGE" verify --sandbox "$b" "$dir" 2>&1)
+		out=$("$JUDGE" verify -j "${VERIFY_JOBS:-1}" --sandbox "$b" "$dir" 2>&1)
 		rc=$?
 		summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' <<<"$out" | tail -1)
 		if [ $rc -eq 0 ] && [[ $summary =~ ^[1-9][0-9]*\ passed,\ 0\ failed,\ 0\ skipped ]]; then

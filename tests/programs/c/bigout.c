@@ -1,4 +1,4 @@
-/* prints 100 MB */
+/* prints 100 MB, then spins: a judge that waits for the end times out instead */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,5 +9,7 @@ int main(void)
 	line[sizeof line - 1] = '\n';
 	for (int i = 0; i < 100 * 1024; i++)
 		fwrite(line, 1, sizeof line, stdout);
-	return 0;
+	fflush(stdout);
+	for (volatile unsigned long n = 0;; n++)
+		;
 }
