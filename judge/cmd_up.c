@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -89,8 +90,13 @@ static pid_t spawn(const char *role, char **gargs, int ngargs)
 		argv[k++] = gargs[i];
 	argv[k++] = (char *)role;
 	argv[k] = NULL;
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
+		/* a killed `judge up` must not leave serve and worker behind */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
@@ -357,7 +363,9 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 					continue;
 				int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 				kids[i].pid = 0;
-				if (mono_ms() - kids[i].started_ms < QUICK_EXIT_MS) {
+				bool quick = mono_ms() - kids[i].started_ms < QUICK_EXIT_MS;
+				/* a quick exit is a start-up error (config, port); a kill is not */
+				if (quick && WIFEXITED(st)) {
 					log_error(
 					    "up: judge %s exited right after its start (status "
 					    "%d); stopping",
@@ -368,6 +376,8 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 				}
 				log_warn("up: judge %s exited (status %d); restarting it",
 					 kids[i].role, code);
+				if (quick)
+					sleep(1); /* no tight loop of restarts */
 				kids[i].pid = spawn(kids[i].role, gargs, ngargs);
 				kids[i].started_ms = mono_ms();
 				kids[i].restarts++;

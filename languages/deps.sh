@@ -11,11 +11,13 @@ packages=(
 	gcc g++ make pkg-config libpq-dev libmicrohttpd-dev libcjson-dev libseccomp-dev
 	libpcre2-dev libyaml-dev libcriterion-dev
 	# run and test
-	runsc postgresql-15 jq curl patchelf clang-format clang hyperfine
+	runsc postgresql-15 jq curl patchelf clang-format hyperfine
+	# libFuzzer: clang only recommends its runtime, and recommends are not installed
+	clang libclang-rt-14-dev
 )
 
 # `make test` may run in several trees at once: one installer at a time
-exec 9>/tmp/judge-deps.lock
+exec 9>"/tmp/judge-deps.$(id -u).lock"
 flock 9
 
 missing=()
