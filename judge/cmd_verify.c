@@ -494,6 +494,16 @@ static void verify_problem(struct verify_ctx *v, const char *dir)
 		prob_release(&p);
 		return;
 	}
+	int nac = 0;
+	for (int i = 0; i < p.nsubs; i++) {
+		const struct expectation *e = expectation_of(p.subs[i].folder);
+		nac += e && e->final == BIT(SUB_ACCEPTED);
+	}
+	if (nac == 0) {
+		/* the format requires one: it lower-bounds the time limit */
+		v->n.failed++;
+		printf("FAIL %s: no submission under submissions/accepted/\n", p.id);
+	}
 	bool legacy = p.format == PROB_LEGACY;
 	double slowest = 0, limit_s = p.limits.time_limit_s, tle_s = 0;
 	bool any_ac = false, inferred = limit_s <= 0;

@@ -577,10 +577,36 @@ static int write_files(struct grade_plan *p, struct sandbox *sb, const cJSON *re
 		if (n < 256 && prob_is_source_for(p->lang, name))
 			srcs[n++] = name;
 	}
+	/* the package's included files go in last: they win over the submission's */
+	char *inc_dir = NULL, **inc = NULL;
+	int ni = p->problem ? prob_include_files(p->problem, p->lang->name, &inc_dir, &inc) : 0;
+	int ret = ni < 0 ? -1 : 0;
+	for (int i = 0; i < ni && ret == 0; i++) {
+		struct strbuf path = STRBUF_INIT, data = STRBUF_INIT;
+		strbuf_addf(&path, "%s/%s", inc_dir, inc[i]);
+		/* a driver named like the main file would replace the submission itself */
+		int rc = strcmp(inc[i], p->lang->source_file)
+				 ? strbuf_read_file(&data, path.buf, EXPECTED_FILE_MAX)
+				 : -ENOTSUP;
+		if (rc == 0)
+			rc = sandbox_write_file(sb, inc[i], data.buf, data.len, 0644);
+		if (rc < 0) {
+			snprintf(err, errlen, "included file '%s': %s", path.buf, strerror(-rc));
+			ret = -1;
+		} else if (n < 256 && prob_is_source_for(p->lang, inc[i])) {
+			srcs[n++] = inc[i];
+		}
+		strbuf_release(&path);
+		strbuf_release(&data);
+	}
+	if (ni < 0)
+		snprintf(err, errlen, "cannot list the included files of the problem");
 	srcs[n] = NULL;
-	if (n > 0 && p->lang->compile_argv)
+	if (ret == 0 && n > 0 && p->lang->compile_argv)
 		p->compile_argv = prob_compile_argv(p->lang, srcs);
-	return 0;
+	prob_argv_free(inc);
+	free(inc_dir);
+	return ret;
 }
 
 cJSON *grade_request(const struct grade_env *env, const cJSON *request)

@@ -1272,10 +1272,6 @@ int prob_load(struct problem *p, const char *dir, char *err, size_t errlen)
 		goto out;
 	if (l->time_limit_s <= 0)
 		read_timelimit_file(p);
-	char *inc = path_join(p->dir, "include");
-	if (is_dir(inc) && !p->unsupported)
-		p->unsupported = xstrdup("included files (include/) are not supported");
-	free(inc);
 	find_statement(p);
 	if (!p->name)
 		p->name = name_from_statement(p->statement_path);
@@ -1368,6 +1364,46 @@ int prob_list(const char *problems_dir, char ***ids, char *err, size_t errlen)
 	strv_finish(&out);
 	*ids = out.v;
 	return out.n;
+}
+
+int prob_include_files(const struct problem *p, const char *judge_lang, char **dir,
+		       char ***names)
+{
+	*dir = NULL;
+	*names = NULL;
+	const char *code = NULL;
+	for (size_t i = 0; i < NLANG && !code; i++)
+		if (lang_defs[i].judge && judge_lang && !strcmp(lang_defs[i].judge, judge_lang))
+			code = lang_defs[i].code;
+	char *inc = path_join(p->dir, "include");
+	char *d = code ? path_join(inc, code) : NULL;
+	if (!d || !is_dir(d)) {
+		free(d);
+		d = path_join(inc, "default");
+	}
+	free(inc);
+	if (!is_dir(d)) {
+		free(d);
+		return 0;
+	}
+	char **all;
+	int n = list_dir(d, &all);
+	if (n < 0) {
+		free(d);
+		return -1;
+	}
+	struct strv files = {0};
+	for (int i = 0; i < n; i++) {
+		char *path = path_join(d, all[i]);
+		if (is_file(path))
+			strv_push(&files, all[i]);
+		free(path);
+	}
+	free_strv(all);
+	strv_finish(&files);
+	*dir = d;
+	*names = files.v;
+	return files.n;
 }
 
 /* ---- time limits ---- */

@@ -130,6 +130,14 @@ int prob_infer_time_limit(const struct prob_limits *l, double t_ac, double t_tle
 void prob_legacy_time_limit(const struct prob_limits *l, double t_ac, double *limit,
 			    double *tle_margin);
 
+/* Included files (include/) that go with a submission in judge language
+ * judge_lang: the regular files of include/<code>/ for its package-format
+ * language code, else of include/default/ (2025-09). Returns the count (0 when
+ * none) with *dir (the host folder, malloc'd) and *names (sorted,
+ * NULL-terminated; free with prob_argv_free), or -1 on a listing error. */
+int prob_include_files(const struct problem *p, const char *judge_lang, char **dir,
+		       char ***names);
+
 /* Package-format language code of one file name by its extension ("c", "cpp",
  * "csharp", "python3", "javascript", "java", ...), or NULL. */
 const char *prob_file_lang_code(const char *file);

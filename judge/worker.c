@@ -59,7 +59,7 @@ struct slot {
 
 struct worker {
 	const struct judge_config *cfg;
-	const char *url;
+	char *url;
 	struct lang_registry langs;
 	enum sandbox_backend backend;
 	long lease_ms;
@@ -368,7 +368,14 @@ static bool all_idle(struct worker *w)
 int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 {
 	int ret = 1;
-	struct worker w = {.cfg = cfg, .url = opts->url};
+	/* static, and the URL copied: after an unclean drain, slot threads that are
+	 * still grading use both until the caller ends the process */
+	static struct worker w;
+	memset(&w, 0, sizeof w);
+	w.cfg = cfg;
+	w.url = strdup(opts->url);
+	if (!w.url)
+		return 1;
 	char err[1024];
 	bool sandbox_up = false, hk_started = false;
 	pthread_t hk;
@@ -487,11 +494,8 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 			pthread_detach(w.slots[i].thread); /* still grading: exit ends them */
 	log_info("worker: stopped%s", clean ? "" : " (running submissions handed back)");
 	ret = 0;
-	if (!clean) {
-		/* slot threads still use w, the sandbox and the languages: do not free them */
-		sandbox_global_shutdown();
-		return ret;
-	}
+	if (!clean)
+		return WORKER_RC_ABANDONED; /* threads still use w, the sandbox, the languages */
 out:
 	if (hk_started) {
 		atomic_store(&w.stopping, true);
@@ -502,6 +506,7 @@ out:
 		sandbox_global_shutdown();
 	lang_registry_release(&w.langs);
 	free(w.slots);
+	free(w.url);
 	pthread_mutex_destroy(&w.lock);
 	pthread_cond_destroy(&w.wake);
 	return ret;
@@ -556,6 +561,11 @@ int cmd_worker(int argc, char **argv, struct judge_config *cfg)
 	opts.url = url.buf;
 	int rc = worker_run(cfg, &opts);
 	pgembed_stop(embed);
+	if (rc == WORKER_RC_ABANDONED) {
+		/* submissions still grading were handed back: end them with the process */
+		fflush(NULL);
+		_exit(0);
+	}
 	strbuf_release(&url);
 	return rc;
 }

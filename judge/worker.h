@@ -22,7 +22,13 @@ struct worker_opts {
 	long slots;	     /* concurrent slots; 0 = cfg->worker_slots, or the cores */
 };
 
+/* worker_run() after an unclean drain: see there. */
+#define WORKER_RC_ABANDONED 100
+
 /* Runs a worker until SIGTERM or SIGINT (blocks those signals in the calling
- * thread, so call it from the main thread before starting others). Returns the
- * process exit code: 0 after a clean drain, 1 when it cannot start. */
+ * thread, so call it from the main thread before starting others). Call it
+ * once per process. Returns the process exit code: 0 after a clean drain, 1
+ * when it cannot start; or WORKER_RC_ABANDONED when submissions still grading
+ * after drain_s were handed back: their threads still run, so the caller must
+ * end the process at once with _exit(0) (after stopping what it owns). */
 int worker_run(const struct judge_config *cfg, const struct worker_opts *opts);

@@ -3,13 +3,17 @@
  * Theory of operation.
  *
  * A cold `runsc run` costs ~200 ms here, so sandboxes are created *and
- * started* ahead of need, in a pool per runtime signature (the spec's
- * ro_paths), gvisor_pool of each. A pool entry is an OCI bundle (oci.c) whose
- * process is box_init (runner/init/box_init.c), started with `runsc run
- * --detach`; init waits on its stdin, a pipe held by this process. Each entry
- * serves exactly one run and is destroyed after it; a refill thread starts a
- * new one in the background. Nothing of a run can reach another: different
- * runs never share a sandbox (only the box, when they belong to one submission).
+ * started* ahead of need, in a pool per runtime signature (the spec's ro_paths
+ * and the warm-up its argv[0] calls for), gvisor_pool of each, filled from the
+ * second run of a signature on (or at once after gvisor_pool_prepare). A pool
+ * entry is an OCI bundle (oci.c) whose process is box_init
+ * (runner/init/box_init.c), started with `runsc run --detach`; init warms the
+ * runtime up (e.g. python3 -c pass, as nobody, before any job exists), says
+ * 'R' and waits on its stdin, a pipe held by this process. Each entry serves
+ * exactly one run and is destroyed after it; a refill thread (at a low CPU
+ * priority, raised when the entry is taken) starts a new one in the background.
+ * Different runs never share a sandbox (only the box, when they belong to one
+ * submission).
  *
  * The box arrives after start: every entry binds its own empty host folder
  * <work>/<id>/b at /.b inside. <work> is a shared mount, so the gofer (in its
@@ -39,13 +43,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <linux/filter.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,14 +65,11 @@
 #include "../judge/log.h"
 #include "backend.h"
 #include "capture.h"
+#include "gvhost.h"
 #include "init/box_proto.h"
 #include "oci.h"
 #include "scmp.h"
 
-extern char **environ;
-
-#define CG_PARENT   "judge-gvisor"
-#define ID_PREFIX   "jgv-"
 #define INIT_INSIDE "/.judge-init"
 /* The bundle's memory limit covers the sentry and gofer too (~15 MB idle, more
  * for their page tables and caches while a program runs): the program's own
@@ -107,6 +106,11 @@ struct gv_pool {
 	struct gv_entry *ready;
 	int nready, starting;
 	long long last_use_us;
+	/* runs taken so far; the pool fills from the second one on (or once
+	 * gvisor_pool_prepare named it): a one-shot `judge run` starts nothing extra */
+	unsigned long uses;
+	bool wanted;
+	long long retry_us; /* after a failed start: no refill before this time */
 };
 
 static struct {
@@ -152,144 +156,6 @@ static void str_fmt(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = write(fd, s, strlen(s));
-	int ret = n < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int write_file(const char *path, const void *data, size_t len, int mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0)
-		return -errno;
-	const char *p = data;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-			close(fd);
-			return -e;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (fchmod(fd, (mode_t)mode) < 0) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
-	return close(fd) < 0 ? -errno : 0;
-}
-
-static int copy_file(const char *from, const char *to, int mode)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int r = strbuf_read_file(&sb, from, 64 << 20);
-	if (r == 0)
-		r = write_file(to, sb.buf, sb.len, mode);
-	strbuf_release(&sb);
-	return r;
-}
-
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char tmp[PATH_MAX];
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, mode) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
-/* Removes a tree we built; FTW_MOUNT keeps it from entering anything mounted in it. */
-static void rm_tree(const char *path)
-{
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-}
-
-static bool pid_alive(long pid)
-{
-	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
-}
-
-/* The owner pid of "jgv-<pid>-<n>" names, or -1. */
-static long owner_pid(const char *name)
-{
-	if (strncmp(name, ID_PREFIX, strlen(ID_PREFIX)))
-		return -1;
-	char *end;
-	long pid = strtol(name + strlen(ID_PREFIX), &end, 10);
-	return *end == '-' ? pid : -1;
-}
-
-/* Spawns argv with the given stdio (-1 = /dev/null). posix_spawn is safe in a
- * threaded process; every fd of ours is O_CLOEXEC, so the child gets only these. */
-static int spawn(const char *const *argv, int in, int out, int err, pid_t *pid)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, all;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	int fds[3] = {in, out, err};
-	for (int i = 0; i < 3; i++) {
-		if (fds[i] >= 0)
-			posix_spawn_file_actions_adddup2(&fa, fds[i], i);
-		else
-			posix_spawn_file_actions_addopen(&fa, i, "/dev/null",
-							 i ? O_WRONLY : O_RDONLY, 0);
-	}
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	int r = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	return -r;
-}
-
-static int wait_exit(pid_t pid)
-{
-	int st;
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno == ECHILD)
-			return 0; /* SIGCHLD ignored by the process: the status is lost, and
-				   * the callers check the outcome another way */
-		if (errno != EINTR)
-			return -1;
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* Runs "runsc <global flags> <args...>" with stdio on /dev/null; returns its exit status. */
 static int runsc(const char *a1, const char *a2, const char *a3)
 {
@@ -297,131 +163,9 @@ static int runsc(const char *a1, const char *a2, const char *a3)
 	str_fmt(rootopt, sizeof(rootopt), "--root=%s", gv.root);
 	const char *argv[] = {gv.runsc, rootopt, GLOBAL_FLAGS, a1, a2, a3, NULL};
 	pid_t pid;
-	if (spawn(argv, -1, -1, -1, &pid) < 0)
+	if (gvhost_spawn(argv, -1, -1, -1, &pid) < 0)
 		return -1;
-	return wait_exit(pid);
-}
-
-/* ---- cgroups of a container -------------------------------------------- */
-
-/* Calls fn on every v1 controller folder /sys/fs/cgroup/<c>/judge-gvisor (and the
- * cgroup2 one on pure v2 hosts). */
-static void each_cg_parent(void (*fn)(const char *parent, void *arg), void *arg)
-{
-	DIR *d = opendir("/sys/fs/cgroup");
-	char path[PATH_MAX];
-	if (!d)
-		return;
-	struct dirent *e;
-	bool any = false;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		str_fmt(path, sizeof(path), "/sys/fs/cgroup/%s/" CG_PARENT, e->d_name);
-		if (access(path, F_OK) == 0) {
-			fn(path, arg);
-			any = true;
-		}
-	}
-	closedir(d);
-	if (!any && access("/sys/fs/cgroup/" CG_PARENT, F_OK) == 0)
-		fn("/sys/fs/cgroup/" CG_PARENT, arg);
-}
-
-static int kill_procs(const char *cgdir)
-{
-	char path[PATH_MAX];
-	str_fmt(path, sizeof(path), "%s/cgroup.procs", cgdir);
-	FILE *f = fopen(path, "re");
-	int n = 0;
-	if (!f)
-		return 0;
-	long pid;
-	while (fscanf(f, "%ld", &pid) == 1) {
-		kill((pid_t)pid, SIGKILL);
-		n++;
-	}
-	fclose(f);
-	return n;
-}
-
-/* Kills what is inside and removes the cgroup (children first). */
-static void cg_remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (d) {
-		struct dirent *e;
-		char sub[PATH_MAX];
-		while ((e = readdir(d))) {
-			if (e->d_type != DT_DIR || e->d_name[0] == '.')
-				continue;
-			str_fmt(sub, sizeof(sub), "%s/%s", dir, e->d_name);
-			cg_remove_dir(sub);
-		}
-		closedir(d);
-	}
-	for (int i = 0; i < 100 && rmdir(dir) < 0 && errno == EBUSY; i++) {
-		kill_procs(dir);
-		usleep(10000);
-	}
-}
-
-struct cg_arg {
-	const char *id; /* one container, or NULL: every dead owner's */
-};
-
-static void cg_clean_parent(const char *parent, void *varg)
-{
-	struct cg_arg *a = varg;
-	char dir[PATH_MAX];
-	if (a->id) {
-		str_fmt(dir, sizeof(dir), "%s/%s", parent, a->id);
-		if (access(dir, F_OK) == 0)
-			cg_remove_dir(dir);
-		return;
-	}
-	DIR *d = opendir(parent);
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		long pid = owner_pid(e->d_name);
-		if (pid < 0 || pid_alive(pid))
-			continue;
-		str_fmt(dir, sizeof(dir), "%s/%s", parent, e->d_name);
-		cg_remove_dir(dir);
-	}
-	closedir(d);
-}
-
-static void cg_kill_parent(const char *parent, void *varg)
-{
-	char dir[PATH_MAX];
-	str_fmt(dir, sizeof(dir), "%s/%s", parent, (const char *)varg);
-	kill_procs(dir);
-}
-
-static void cg_path(char *buf, size_t len, const char *ctl, const char *id, const char *file)
-{
-	str_fmt(buf, len, "/sys/fs/cgroup/%s/" CG_PARENT "/%s/%s", ctl, id, file);
-}
-
-static long long cg_read_ll(const char *ctl, const char *id, const char *file, const char *key)
-{
-	char path[PATH_MAX], buf[4096];
-	cg_path(path, sizeof(path), ctl, id, file);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	if (!key)
-		return atoll(buf);
-	char *p = strstr(buf, key);
-	return p ? atoll(p + strlen(key)) : -1;
+	return gvhost_wait_exit(pid);
 }
 
 /* ---- entries ------------------------------------------------------------ */
@@ -442,7 +186,7 @@ static void entry_free(struct gv_entry *e)
 static void entry_kill(struct gv_entry *e)
 {
 	char path[PATH_MAX];
-	cg_path(path, sizeof(path), "memory", e->id, "cgroup.procs");
+	gvhost_cg_path(path, sizeof(path), "memory", e->id, "cgroup.procs");
 	FILE *f = fopen(path, "re");
 	long pid;
 	while (f && fscanf(f, "%ld", &pid) == 1) {
@@ -452,7 +196,7 @@ static void entry_kill(struct gv_entry *e)
 	}
 	if (f)
 		fclose(f);
-	each_cg_parent(cg_kill_parent, e->id);
+	gvhost_cg_kill(e->id);
 	if (e->sandbox_pid > 0)
 		kill(e->sandbox_pid, SIGKILL);
 }
@@ -479,51 +223,12 @@ static void entry_collect(struct gv_entry *e)
 	e->npids = 0;
 }
 
-/* Reaps zombie children that runsc orphaned to us (its short-lived re-executions of
- * itself, named "exe" or "runsc*"); other children (the native backend's) are left
- * alone, whatever their state. */
-static void reap_runsc_orphans(void)
-{
-	DIR *d = opendir("/proc");
-	if (!d)
-		return;
-	struct dirent *e;
-	pid_t self = getpid();
-	while ((e = readdir(d))) {
-		char path[64], buf[512];
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-		if (*end || pid <= 0)
-			continue;
-		str_fmt(path, sizeof(path), "/proc/%ld/stat", pid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = 0;
-		char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
-		char state = 0;
-		long ppid = 0;
-		if (!open_p || !close_p || sscanf(close_p + 1, " %c %ld", &state, &ppid) != 2)
-			continue;
-		*close_p = 0;
-		const char *comm = open_p + 1;
-		if (state == 'Z' && ppid == self &&
-		    (!strcmp(comm, "exe") || !strncmp(comm, "runsc", 5)))
-			waitpid((pid_t)pid, NULL, WNOHANG | __WALL);
-	}
-	closedir(d);
-}
-
 /* Sets the CPU priority of every thread of the container (the pool starts them
  * at a low one so that they do not slow down the runs in progress). */
 static void entry_renice(struct gv_entry *e, int prio)
 {
 	char path[PATH_MAX];
-	cg_path(path, sizeof(path), "cpu", e->id, "tasks");
+	gvhost_cg_path(path, sizeof(path), "cpu", e->id, "tasks");
 	FILE *f = fopen(path, "re");
 	long tid;
 	while (f && fscanf(f, "%ld", &tid) == 1)
@@ -566,13 +271,12 @@ static void entry_reap(struct gv_entry *e)
 	 * zombie never does (~1.5 s wasted per container) */
 	entry_collect(e);
 	int r = runsc("delete", "--force", e->id);
-	reap_runsc_orphans();
-	struct cg_arg a = {.id = e->id};
-	each_cg_parent(cg_clean_parent, &a);
+	gvhost_reap_orphans();
+	gvhost_cg_remove(e->id);
 	char path[PATH_MAX];
 	str_fmt(path, sizeof(path), "%s/b/box", e->dir);
 	umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW); /* in case: nothing may stay mounted */
-	rm_tree(e->dir);
+	gvhost_rm_tree(e->dir);
 	if (r != 0)
 		log_debug("gvisor: runsc delete %s exited %d", e->id, r);
 	log_debug("gvisor: reaped %s in %lld ms", e->id, (sandbox_now_us() - t0) / 1000);
@@ -631,7 +335,7 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	pthread_mutex_lock(&gv.lock);
 	unsigned long n = ++gv.serial;
 	pthread_mutex_unlock(&gv.lock);
-	str_fmt(e->id, sizeof(e->id), ID_PREFIX "%ld-%lu", (long)getpid(), n);
+	str_fmt(e->id, sizeof(e->id), GVHOST_ID_PREFIX "%ld-%lu", (long)getpid(), n);
 	str_fmt(e->dir, sizeof(e->dir), "%s/%s", gv.work, e->id);
 
 	char path[PATH_MAX], cgpath[128];
@@ -663,7 +367,7 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 			str_fmt(dir, sizeof(dir), "%s", path);
 			*strrchr(dir, '/') = 0;
 			int fd = -1;
-			if ((r = mkdir_p(dir, 0755)) < 0 ||
+			if ((r = gvhost_mkdir_p(dir, 0755)) < 0 ||
 			    (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 				str_fmt(err, errlen, "cannot create '%s': %s", path,
 					strerror(r < 0 ? -r : errno));
@@ -672,14 +376,14 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 			close(fd);
 			continue;
 		}
-		if ((r = mkdir_p(path, 0755)) < 0) {
+		if ((r = gvhost_mkdir_p(path, 0755)) < 0) {
 			str_fmt(err, errlen, "cannot create '%s': %s", path, strerror(-r));
 			goto fail;
 		}
 	}
 	char bdir[PATH_MAX + 8];
 	str_fmt(bdir, sizeof(bdir), "%s/b", e->dir);
-	str_fmt(cgpath, sizeof(cgpath), "/" CG_PARENT "/%s", e->id);
+	str_fmt(cgpath, sizeof(cgpath), "/" GVHOST_CG_PARENT "/%s", e->id);
 	struct oci_params op = {
 	    .rootfs = gv.rootfs,
 	    .args = (const char *const *)p->init_args,
@@ -705,7 +409,7 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	const char *argv[] = {gv.runsc, rootopt,      GLOBAL_FLAGS, "run", "--detach", "--bundle",
 			      e->dir,	"--pid-file", pidfile,	    e->id, NULL};
 	pid_t pid;
-	if ((r = spawn(argv, in[0], o[1], e2[1], &pid)) < 0) {
+	if ((r = gvhost_spawn(argv, in[0], o[1], e2[1], &pid)) < 0) {
 		str_fmt(err, errlen, "cannot run '%s': %s", gv.runsc, strerror(-r));
 		goto fail;
 	}
@@ -713,7 +417,7 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	in[0] = o[1] = e2[1] = -1;
 	e->in_fd = in[1], e->out_fd = o[0], e->err_fd = e2[0];
 	in[1] = o[0] = e2[0] = -1;
-	int st = wait_exit(pid);
+	int st = gvhost_wait_exit(pid);
 	if (st != 0) {
 		char msg[512];
 		read_runsc_error(e->err_fd, msg, sizeof(msg));
@@ -748,7 +452,7 @@ fail:
 		if (e2[i] >= 0)
 			close(e2[i]);
 	}
-	rm_tree(e->dir);
+	gvhost_rm_tree(e->dir);
 	entry_free(e);
 	return ret;
 }
@@ -765,8 +469,6 @@ static void warm_args(const char *const *argv, struct strbuf *out)
 	const char *base = a0 && strrchr(a0, '/') ? strrchr(a0, '/') + 1 : a0;
 	strbuf_addstr(out, INIT_INSIDE);
 	strbuf_addch(out, 0);
-	if (getenv("GVTMP_NOWARM"))
-		return;
 #define ARG(s) (strbuf_addstr(out, (s)), strbuf_addch(out, 0))
 	if (!a0 || a0[0] != '/' || !strncmp(a0, "/box/", 5)) {
 		/* a compiled program: the loader and the C/C++ libraries */
@@ -848,7 +550,8 @@ static struct gv_pool *pool_needing(void)
 	struct gv_pool *best = NULL;
 	for (int i = 0; i < gv.npools; i++) {
 		struct gv_pool *p = &gv.pools[i];
-		if (p->nready + p->starting < gv.pool_size &&
+		if ((p->wanted || p->uses >= 2) && p->nready + p->starting < gv.pool_size &&
+		    p->retry_us <= sandbox_now_us() &&
 		    (!best || p->last_use_us > best->last_use_us))
 			best = p;
 	}
@@ -876,6 +579,7 @@ static void *refill_main(void *arg)
 		p->starting--;
 		if (r < 0) {
 			log_error("gvisor: cannot start a pool sandbox: %s", err);
+			p->retry_us = sandbox_now_us() + 30000000LL;
 			/* do not spin on a broken runsc: wait a while */
 			struct timespec ts;
 			clock_gettime(CLOCK_REALTIME, &ts);
@@ -911,6 +615,7 @@ static int entry_take(const struct run_spec *spec, struct gv_entry **out, bool *
 	struct gv_entry *e = NULL;
 	if (p) {
 		p->last_use_us = sandbox_now_us();
+		p->uses++;
 		/* the oldest ready entry: the others stay warm for the next runs */
 		struct gv_entry **pp = &p->ready;
 		while (*pp && (*pp)->next)
@@ -1037,20 +742,20 @@ static void set_run_limits(struct gv_entry *e, const struct run_spec *spec)
 	if (spec->limits.memory_kb > 0) {
 		long long bytes = spec->limits.memory_kb * 1024LL + HEADROOM_BYTES;
 		str_fmt(val, sizeof(val), "%lld", bytes);
-		cg_path(path, sizeof(path), "memory", e->id, "memory.limit_in_bytes");
-		write_str(path, val);
-		cg_path(path, sizeof(path), "memory", e->id, "memory.memsw.limit_in_bytes");
-		write_str(path, val);
+		gvhost_cg_path(path, sizeof(path), "memory", e->id, "memory.limit_in_bytes");
+		gvhost_write_str(path, val);
+		gvhost_cg_path(path, sizeof(path), "memory", e->id, "memory.memsw.limit_in_bytes");
+		gvhost_write_str(path, val);
 	}
 	if (spec->limits.processes > 0) {
 		/* gVisor's own threads count too (~50 idle, and on ptrace each guest
 		 * process is a host stub with threads): a coarse backstop only, whose hit
 		 * kills the sentry. box_init's RLIMIT_NPROC is the real limit. */
-		long long cur = cg_read_ll("pids", e->id, "pids.current", NULL);
+		long long cur = gvhost_cg_read("pids", e->id, "pids.current", NULL);
 		long long want = (cur > 0 ? cur : 64) + 64LL * spec->limits.processes + 256;
 		str_fmt(val, sizeof(val), "%lld", want < 4096 ? 4096 : want);
-		cg_path(path, sizeof(path), "pids", e->id, "pids.max");
-		write_str(path, val);
+		gvhost_cg_path(path, sizeof(path), "pids", e->id, "pids.max");
+		gvhost_write_str(path, val);
 	}
 }
 
@@ -1058,8 +763,8 @@ static int decide(const struct run_spec *spec, struct run_result *res, const str
 		  enum capture_end end, struct gv_entry *e)
 {
 	const struct run_limits *l = &spec->limits;
-	long long ooms = cg_read_ll("memory", e->id, "memory.oom_control", "oom_kill ");
-	long long failcnt = cg_read_ll("memory", e->id, "memory.failcnt", NULL);
+	long long ooms = gvhost_cg_read("memory", e->id, "memory.oom_control", "oom_kill ");
+	long long failcnt = gvhost_cg_read("memory", e->id, "memory.failcnt", NULL);
 	bool host_oom = ooms > 0 || failcnt > 0;
 
 	if (end == CAPTURE_OUTPUT_LIMIT) {
@@ -1077,7 +782,7 @@ static int decide(const struct run_spec *spec, struct run_result *res, const str
 			res->memory_kb = l->memory_kb;
 			return 0;
 		}
-		long long pids_max = cg_read_ll("pids", e->id, "pids.events", "max ");
+		long long pids_max = gvhost_cg_read("pids", e->id, "pids.events", "max ");
 		return sandbox_fail(res,
 				    "gvisor sandbox %s ended without a status (pids limit hit %lld "
 				    "times, memory failcnt %lld)",
@@ -1222,7 +927,7 @@ again:
 	if (!stp)
 		res->wall_ms = (t_done - t_sent) / 1000;
 	log_debug("gvisor: run %s: host tasks peak %lld", e->id,
-		  cg_read_ll("pids", e->id, "pids.peak", NULL));
+		  gvhost_cg_read("pids", e->id, "pids.peak", NULL));
 	log_debug("gvisor: run %s%s: take %lld us, send %lld us, run+read %lld us", e->id,
 		  cold ? " (cold)" : "", t_take - t0, t_sent - t_take, t_done - t_sent);
 	if (stp)
@@ -1314,21 +1019,21 @@ static int make_rootfs(const char *init, char *err, size_t errlen)
 	strbuf_addstr(&gr, "nogroup:x:65534:\n");
 	int r = 0;
 	str_fmt(p, sizeof(p), "%s/etc/passwd", gv.rootfs);
-	r = r ? r : write_file(p, pw.buf, pw.len, 0644);
+	r = r ? r : gvhost_write_file(p, pw.buf, pw.len, 0644);
 	str_fmt(p, sizeof(p), "%s/etc/group", gv.rootfs);
-	r = r ? r : write_file(p, gr.buf, gr.len, 0644);
+	r = r ? r : gvhost_write_file(p, gr.buf, gr.len, 0644);
 	strbuf_release(&pw);
 	strbuf_release(&gr);
 	static const char hosts[] = "127.0.0.1 localhost\n::1 localhost\n";
 	str_fmt(p, sizeof(p), "%s/etc/hosts", gv.rootfs);
-	r = r ? r : write_file(p, hosts, sizeof(hosts) - 1, 0644);
+	r = r ? r : gvhost_write_file(p, hosts, sizeof(hosts) - 1, 0644);
 	/* the loader finds libraries through the cache instead of probing paths
 	 * one gofer round trip at a time */
 	str_fmt(p, sizeof(p), "%s/etc/ld.so.cache", gv.rootfs);
 	if (!r && access("/etc/ld.so.cache", R_OK) == 0)
-		r = copy_file("/etc/ld.so.cache", p, 0644);
+		r = gvhost_copy_file("/etc/ld.so.cache", p, 0644);
 	str_fmt(p, sizeof(p), "%s" INIT_INSIDE, gv.rootfs);
-	r = r ? r : copy_file(init, p, 0755);
+	r = r ? r : gvhost_copy_file(init, p, 0755);
 	if (r < 0) {
 		str_fmt(err, errlen, "cannot write the sandbox root '%s': %s", p, strerror(-r));
 		return -1;
@@ -1347,31 +1052,6 @@ static void paths_from_config(const struct judge_config *cfg)
 	str_fmt(gv.base, sizeof(gv.base), "%s/gvisor", box_root);
 }
 
-/* Unmounts every mount at or below dir (deepest first). */
-static void umount_below(const char *dir)
-{
-	for (int round = 0; round < 8; round++) {
-		FILE *f = fopen("/proc/self/mountinfo", "re");
-		if (!f)
-			return;
-		char line[4096], mp[PATH_MAX], best[PATH_MAX] = "";
-		size_t dl = strlen(dir);
-		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
-				continue;
-			if (strncmp(mp, dir, dl) || (mp[dl] && mp[dl] != '/'))
-				continue;
-			if (strlen(mp) > strlen(best))
-				str_fmt(best, sizeof(best), "%s", mp);
-		}
-		fclose(f);
-		if (!best[0])
-			return;
-		if (umount2(best, MNT_DETACH) < 0)
-			return;
-	}
-}
-
 void gvisor_sweep(void)
 {
 	const struct judge_config *cfg = sandbox_config();
@@ -1382,14 +1062,14 @@ void gvisor_sweep(void)
 	if (d) {
 		struct dirent *e;
 		while ((e = readdir(d))) {
-			long pid = owner_pid(e->d_name);
+			long pid = gvhost_owner_pid(e->d_name);
 			char *dot = strstr(e->d_name, ".state");
-			if (pid < 0 || pid_alive(pid) || !dot)
+			if (pid < 0 || gvhost_pid_alive(pid) || !dot)
 				continue;
 			char id[256];
 			str_fmt(id, sizeof(id), "%.*s", (int)strcspn(e->d_name, "_"), e->d_name);
 			log_info("gvisor: deleting container %s left by dead process %ld", id, pid);
-			each_cg_parent(cg_kill_parent, id);
+			gvhost_cg_kill(id);
 			runsc("delete", "--force", id);
 		}
 		closedir(d);
@@ -1402,39 +1082,16 @@ void gvisor_sweep(void)
 		while ((e = readdir(d))) {
 			char *end;
 			long pid = strtol(e->d_name, &end, 10);
-			if (*end || pid <= 0 || pid_alive(pid))
+			if (*end || pid <= 0 || gvhost_pid_alive(pid))
 				continue;
 			str_fmt(dir, sizeof(dir), "%s/%s", gv.base, e->d_name);
 			log_info("gvisor: removing '%s' left by dead process %ld", dir, pid);
-			umount_below(dir);
-			rm_tree(dir);
+			gvhost_umount_below(dir);
+			gvhost_rm_tree(dir);
 		}
 		closedir(d);
 	}
-	struct cg_arg a = {.id = NULL};
-	each_cg_parent(cg_clean_parent, &a);
-}
-
-static bool runsc_found(char *why, size_t whylen)
-{
-	const char *r = gv.runsc[0] ? gv.runsc : "runsc";
-	if (strchr(r, '/')) {
-		if (access(r, X_OK) == 0)
-			return true;
-		str_fmt(why, whylen, "runsc not executable at '%s'", r);
-		return false;
-	}
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-		size_t n = strcspn(p, ":");
-		str_fmt(buf, sizeof(buf), "%.*s/%s", (int)n, p, r);
-		if (access(buf, X_OK) == 0)
-			return true;
-		p += n + (p[n] == ':');
-	}
-	str_fmt(why, whylen, "runsc not found in PATH (install the runsc package)");
-	return false;
+	gvhost_cg_sweep();
 }
 
 bool gvisor_works(char *why, size_t whylen)
@@ -1445,7 +1102,7 @@ bool gvisor_works(char *why, size_t whylen)
 		str_fmt(why, whylen, "the gvisor backend needs root (runsc with cgroups)");
 		return false;
 	}
-	if (!runsc_found(why, whylen))
+	if (!gvhost_find_program(gv.runsc[0] ? gv.runsc : "runsc", why, whylen))
 		return false;
 	char init[PATH_MAX];
 	if (!gv.inited && find_init(init, sizeof(init)) < 0) {
@@ -1482,14 +1139,14 @@ int gvisor_global_init(const struct judge_config *cfg, char *err, size_t errlen)
 	str_fmt(gv.work, sizeof(gv.work), "%s/%ld", gv.base, (long)getpid());
 	str_fmt(gv.rootfs, sizeof(gv.rootfs), "%s/rootfs", gv.work);
 	int r;
-	if ((r = mkdir_p(gv.root, 0700)) < 0 || (r = mkdir_p(gv.base, 0700)) < 0 ||
-	    (r = mkdir_p(gv.work, 0700)) < 0) {
+	if ((r = gvhost_mkdir_p(gv.root, 0700)) < 0 || (r = gvhost_mkdir_p(gv.base, 0700)) < 0 ||
+	    (r = gvhost_mkdir_p(gv.work, 0700)) < 0) {
 		str_fmt(err, errlen, "cannot create '%s': %s", gv.work, strerror(-r));
 		return -1;
 	}
 	/* <work> is a shared mount of itself, so that boxes we bind in it later reach
 	 * the gofers' mount namespaces (slaves of ours) */
-	umount_below(gv.work);
+	gvhost_umount_below(gv.work);
 	if (mount(gv.work, gv.work, NULL, MS_BIND, NULL) < 0 ||
 	    mount(NULL, gv.work, NULL, MS_SHARED, NULL) < 0) {
 		str_fmt(err, errlen, "cannot make '%s' a shared mount: %s", gv.work,
@@ -1524,8 +1181,8 @@ threads:
 	 * only happens when the process is out of resources */
 fail:
 	scmp_release(&gv.filter);
-	umount_below(gv.work);
-	rm_tree(gv.work);
+	gvhost_umount_below(gv.work);
+	gvhost_rm_tree(gv.work);
 	return -1;
 }
 
@@ -1538,8 +1195,10 @@ void gvisor_pool_prepare(const char *const *ro_paths, const char *const *argv)
 	sig_of(ro_paths, &warm, &sig);
 	pthread_mutex_lock(&gv.lock);
 	struct gv_pool *p = pool_get(sig.buf, ro_paths, &warm);
-	if (p)
+	if (p) {
 		p->last_use_us = sandbox_now_us();
+		p->wanted = true;
+	}
 	pthread_cond_broadcast(&gv.refill_cond);
 	pthread_mutex_unlock(&gv.lock);
 	strbuf_release(&sig);
@@ -1565,6 +1224,7 @@ bool gvisor_pool_wait(const char *const *ro_paths, const char *const *argv, long
 		struct gv_pool *p = pool_get(sig.buf, ro_paths, &warm);
 		if (!p)
 			break;
+		p->wanted = true;
 		if (p->nready >= gv.pool_size) {
 			full = true;
 			break;
@@ -1624,7 +1284,7 @@ void gvisor_global_shutdown(void)
 	gv.npools = 0;
 	gv.threads = false;
 	scmp_release(&gv.filter);
-	umount_below(gv.work);
-	rm_tree(gv.work);
+	gvhost_umount_below(gv.work);
+	gvhost_rm_tree(gv.work);
 	gv.inited = false;
 }

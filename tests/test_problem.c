@@ -232,7 +232,7 @@ Test(problem, list)
 {
 	char **ids;
 	int n = prob_list(FIX, &ids, err, sizeof err);
-	cr_assert_eq(n, 14, "got %d", n);
+	cr_assert_eq(n, 15, "got %d", n);
 	cr_assert_str_eq(ids[0], "bad-clash");
 	bool has_modern = false, has_noyaml = false;
 	for (int i = 0; i < n; i++) {
@@ -314,4 +314,30 @@ Test(problem, compile_argv_with_more_sources)
 	cr_assert_not(prob_is_source_for(&l, "x.c"));
 	struct lang py = {.name = "python", .source_file = "main.py"};
 	cr_assert_null(prob_compile_argv(&py, extra), "interpreted: nothing to compile");
+}
+
+Test(problem, included_files)
+{
+	load_ok(FIX "verify-include");
+	cr_assert_null(P.unsupported);
+	char *dir, **names;
+	cr_assert_eq(prob_include_files(&P, "python", &dir, &names), 1);
+	cr_assert(strstr(dir, "verify-include/include/python3"), "%s", dir);
+	cr_assert_str_eq(names[0], "helper.py");
+	free(dir);
+	prob_argv_free(names);
+	cr_assert_eq(prob_include_files(&P, "c", &dir, &names), 2);
+	cr_assert_str_eq(names[0], "helper.c");
+	cr_assert_str_eq(names[1], "helper.h");
+	free(dir);
+	prob_argv_free(names);
+	cr_assert_eq(prob_include_files(&P, "node", &dir, &names), 1, "no include/javascript/");
+	cr_assert(strstr(dir, "include/default"), "%s", dir);
+	cr_assert_str_eq(names[0], "offset.txt");
+	free(dir);
+	prob_argv_free(names);
+	prob_release(&P);
+	load_ok(FIX "modern");
+	cr_assert_eq(prob_include_files(&P, "python", &dir, &names), 0);
+	cr_assert_null(dir);
 }

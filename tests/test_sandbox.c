@@ -154,7 +154,7 @@ Test(sandbox, sleep_is_a_wall_timeout)
 	struct run_result r;
 	sh(&r, lim(1000, 400), "sleep 30");
 	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
-	cr_assert(r.wall_ms >= 400 && r.wall_ms < 900, "wall %ld ms", r.wall_ms);
+	cr_assert(r.wall_ms >= 400 && r.wall_ms < 2000, "wall %ld ms", r.wall_ms);
 	run_result_release(&r);
 }
 
@@ -168,7 +168,7 @@ Test(sandbox, stdout_flood_is_output_limit_at_once)
 	cr_assert_eq(r.status, RUN_OUTPUT_LIMIT, "%s %s", run_status_name(r.status), r.message);
 	cr_assert_eq(r.out.len, (size_t)1 << 20);
 	cr_assert(r.out_truncated);
-	cr_assert(r.wall_ms < 2000, "wall %ld ms", r.wall_ms);
+	cr_assert(r.wall_ms < 5000, "wall %ld ms", r.wall_ms);
 	run_result_release(&r);
 }
 

@@ -124,6 +124,7 @@ expect_json "w1 runs it" "\"$owner\"" "test(\":${WPID[w1]}/\")"
 start_worker w2 1
 sleep 0.5
 kill -KILL "${WPID[w1]}"
+wait "${WPID[w1]}" 2>/dev/null # reaped here, so bash prints no "Killed" line
 t0=$(date +%s)
 res=$(wait_final "$id" 40)
 expect_json "killed run ends accepted" "$res" '.status == "accepted" and .result.stdout == "42\n"'
@@ -232,6 +233,9 @@ missing=$(comm -23 "$T/ids" <(cat "$T"/w*.log | grep -o 'submission [0-9]* finis
 [ "$missing" = 0 ] && pass "every one finished by a worker" || fail "every one finished" "$missing missing"
 used=$(for w in w3 w4 w5; do grep -c 'finished:' "$T/$w.log"; done | tr '\n' ' ')
 echo "   finishes per worker (w3 w4 w5): $used"
+idlist=$(paste -sd, "$T/ids")
+row=$(sql "SELECT json_build_object('final', count(*) FILTER (WHERE finished IS NOT NULL AND status = 'accepted'), 'once', count(*) FILTER (WHERE attempts = 1)) FROM submissions WHERE id IN (${idlist:-0})")
+expect_json "database: all 500 accepted, each claimed once" "$row" '.final == 500 and .once == 500'
 open=$(sql "SELECT count(*) FROM submissions WHERE status IN ('queued', 'running')")
 [ "$open" = 0 ] && pass "queue empty at the end" || fail "queue empty" "$open left"
 kill -0 "$SERVE" && pass "server still up" || fail "server still up"

@@ -65,6 +65,9 @@ for sb in $BACKENDS; do
 	hostile "mount, unshare, ptrace, keyctl, io_uring, bpf ... are refused" "$sb" \
 		".status == \"completed\" and $no_leak and (.stdout | test(\"done\"))" \
 		--lang c $H/forbidden_syscalls.c
+	hostile "x32 and int 0x80 system calls are stopped" "$sb" \
+		".status == \"completed\" and $no_leak and (.stdout | test(\"x32 killed by signal 31\")) and (.stdout | test(\"done\"))" \
+		--lang c $H/x32_and_int80_syscalls.c
 
 	# a listener on the host's loopback
 	python3 -c 'import socket,sys,time

@@ -83,5 +83,15 @@ res=$(run_example)
 expect_json "the example still works" "$res" '.status == "accepted"'
 grep -q "applied migration" "$T/up.err" && n=$(grep -c "applied migration" "$T/up.err")
 [ "${n:-0}" = 1 ] && pass "migrations applied once over two starts" || fail "migrations applied once" "${n:-0}"
+# a schema newer than the binary is refused, by migrate and by a new worker
+PGURL="host=$T/var/pg/run port=5432 dbname=judge user=judge"
+psql -XAtq "$PGURL" -c "INSERT INTO schema_migrations (version, name) VALUES (9999, 'future')"
+out=$("$JUDGE" --config "$T/judge.ini" migrate 2>&1)
+[ $? = 1 ] && grep -q "newer than this judge" <<<"$out" && pass "migrate refuses a newer schema" ||
+	fail "migrate refuses a newer schema" "$out"
+out=$(timeout 60 "$JUDGE" --config "$T/judge.ini" worker 2>&1)
+[ $? = 1 ] && grep -q "newer than this judge" <<<"$out" && pass "worker refuses a newer schema" ||
+	fail "worker refuses a newer schema" "$(tail -2 <<<"$out")"
+psql -XAtq "$PGURL" -c "DELETE FROM schema_migrations WHERE version = 9999"
 check "second stop, exit 0" stop_up
 finish

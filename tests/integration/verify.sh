@@ -79,6 +79,23 @@ if [ $rc -eq 0 ] && grep -q '^skip interactive accepted/guess.py: interactive pr
 else
 	fail "interactive problem" "exit $rc: $out"
 fi
+# included files (include/<language>/, include/default/) go with every submission
+out=$("$JUDGE" verify --sandbox "$b" "$FIX/verify-include" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^5 passed, 0 failed, 0 skipped$' <<<"$out"; then
+	pass "included files are compiled and placed with the submissions"
+else
+	fail "included files" "exit $rc: $out"
+fi
+# --all-tests checks the 2025-09 rules test by test; --lang picks languages
+out=$("$JUDGE" verify --sandbox "$b" --all-tests --lang python problems/hello 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^6 passed, 0 failed, 22 skipped$' <<<"$out" &&
+	grep -q '^skip hello accepted/hello.c: language c not selected' <<<"$out"; then
+	pass "--all-tests and --lang"
+else
+	fail "--all-tests and --lang" "exit $rc: $out"
+fi
 # a broken package is a failure with the loader's message
 out=$("$JUDGE" verify --sandbox "$b" "$FIX/bad-no-ans" 2>&1)
 rc=$?

@@ -1,0 +1,1 @@
+long answer(long n);

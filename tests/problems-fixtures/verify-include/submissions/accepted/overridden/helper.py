@@ -1,0 +1,3 @@
+# wrong on purpose: include/python3/helper.py replaces this file
+def answer(n):
+    return n + 1000

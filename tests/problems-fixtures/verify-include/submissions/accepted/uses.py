@@ -1,0 +1,2 @@
+from helper import answer
+print(answer(int(input())))

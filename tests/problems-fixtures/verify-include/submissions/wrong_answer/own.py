@@ -1,0 +1,3 @@
+# its own helper.py is replaced by the included one
+from helper import answer
+print(answer(int(input())) + 1)
