@@ -46,6 +46,11 @@ static int drop_privileges(const char *user, char *err, size_t errlen)
 	}
 	uid_t uid = pw->pw_uid;
 	gid_t gid = pw->pw_gid;
+	/* a change of credentials clears the parent-death signal that `judge up`
+	 * set: keep it, so serve does not outlive a killed `up` */
+	int pdeath = 0;
+	prctl(PR_GET_PDEATHSIG, &pdeath, 0, 0, 0);
+	pid_t parent = getppid();
 	if (setgroups(1, &gid) < 0 || setresgid(gid, gid, gid) < 0 ||
 	    setresuid(uid, uid, uid) < 0) {
 		snprintf(err, errlen, "cannot drop root for '%s': %s", user, strerror(errno));
@@ -58,6 +63,11 @@ static int drop_privileges(const char *user, char *err, size_t errlen)
 	}
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	if (pdeath) {
+		prctl(PR_SET_PDEATHSIG, pdeath, 0, 0, 0);
+		if (getppid() != parent) /* the parent died while we changed user */
+			raise(pdeath);
+	}
 	log_info("serve: running as %s (uid %u)", user, (unsigned)uid);
 	return 0;
 }
