@@ -13,6 +13,7 @@
 #include "config.h"
 #include "grade.h"
 #include "lang.h"
+#include "problem.h"
 #include "testdir.h"
 
 /* Inputs read from files are capped so a wrong path cannot eat the machine. */
@@ -24,6 +25,8 @@ static const char usage_text[] =
 	"  --stdin FILE         feed FILE as standard input\n"
 	"  --expected FILE      compare stdout with FILE (verdict instead of 'completed')\n"
 	"  --tests DIR          run every NAME.in of DIR, comparing with NAME.ans\n"
+	"  --problem DIR        grade against an ICPC problem package (its tests, limits,\n"
+	"                       comparison and output validator)\n"
 	"  --compare MODE       exact, lines (default), tokens, unordered, regex\n"
 	"  --compare-args ARGS  comparison flags, e.g. 'float_tolerance 1e-6 case_sensitive'\n"
 	"  --all-tests          run every test even after one fails\n"
@@ -104,6 +107,31 @@ static cJSON *compare_json(const char *mode, const char *args)
 	return c;
 }
 
+/* MORE_FILES go into the box beside the source, by base name (headers, more
+ * modules); those that are sources of the language are compiled with it. */
+static int add_more_files(cJSON *req, int n, char **paths)
+{
+	cJSON *files = cJSON_AddArrayToObject(req, "files");
+	for (int i = 0; i < n; i++) {
+		struct strbuf content = STRBUF_INIT;
+		if (read_into(paths[i], "file", &content) < 0)
+			return -1;
+		if (strlen(content.buf) != content.len) {
+			fprintf(stderr, "judge run: file '%s' contains NUL bytes\n", paths[i]);
+			strbuf_release(&content);
+			return -1;
+		}
+		char *copy = strdup(paths[i]);
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "name", basename(copy));
+		cJSON_AddStringToObject(f, "content", content.buf);
+		cJSON_AddItemToArray(files, f);
+		free(copy);
+		strbuf_release(&content);
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv, struct judge_config *cfg)
 {
 	enum {
@@ -111,6 +139,7 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		OPT_STDIN,
 		OPT_EXPECTED,
 		OPT_TESTS,
+		OPT_PROBLEM,
 		OPT_COMPARE,
 		OPT_COMPARE_ARGS,
 		OPT_ALL,
@@ -127,6 +156,7 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		{"stdin", required_argument, 0, OPT_STDIN},
 		{"expected", required_argument, 0, OPT_EXPECTED},
 		{"tests", required_argument, 0, OPT_TESTS},
+		{"problem", required_argument, 0, OPT_PROBLEM},
 		{"compare", required_argument, 0, OPT_COMPARE},
 		{"compare-args", required_argument, 0, OPT_COMPARE_ARGS},
 		{"all-tests", no_argument, 0, OPT_ALL},
@@ -140,6 +170,7 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		{0, 0, 0, 0},
 	};
 	const char *lang_name = NULL, *stdin_file = NULL, *expected_file = NULL, *tests_dir = NULL;
+	const char *problem_dir = NULL;
 	const char *compare_mode = NULL, *compare_args = NULL, *sandbox_name = cfg->sandbox;
 	long time_ms = 0, wall_ms = 0, memory_mb = 0, output_kb = 0, processes = 0;
 	bool all_tests = false;
@@ -159,6 +190,9 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 			break;
 		case OPT_TESTS:
 			tests_dir = optarg;
+			break;
+		case OPT_PROBLEM:
+			problem_dir = optarg;
 			break;
 		case OPT_COMPARE:
 			compare_mode = optarg;
@@ -213,11 +247,17 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		return usage_error("no SOURCE file given");
 	if (tests_dir && (stdin_file || expected_file))
 		return usage_error("--tests cannot go with --stdin or --expected");
+	if (problem_dir && (tests_dir || stdin_file || expected_file || compare_mode ||
+			    compare_args))
+		return usage_error("--problem brings its own tests and comparison: it cannot go "
+				   "with --tests, --stdin, --expected or --compare");
 
 	int ret = 2;
 	struct lang_registry langs = {0};
 	struct strbuf source = STRBUF_INIT, in = STRBUF_INIT, exp = STRBUF_INIT;
 	struct testdir td = {0};
+	struct problem pb = {0};
+	bool have_problem = false;
 	cJSON *req = NULL, *result = NULL;
 	char err[512];
 	enum sandbox_backend backend;
@@ -239,11 +279,6 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		fputs("\n", stderr);
 		goto out;
 	}
-	if (optind + 1 < argc) {
-		fprintf(stderr, "judge run: one SOURCE file per run is supported, got %d\n",
-			argc - optind);
-		goto out;
-	}
 	if (read_into(argv[optind], "source", &source) < 0)
 		goto out;
 	if (stdin_file && read_into(stdin_file, "stdin", &in) < 0)
@@ -255,6 +290,18 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		goto out;
 	}
 
+	if (problem_dir) {
+		if (prob_load(&pb, problem_dir, err, sizeof err) < 0) {
+			fprintf(stderr, "judge run: %s\n", err);
+			goto out;
+		}
+		have_problem = true;
+		if (pb.unsupported) {
+			fprintf(stderr, "judge run: problem '%s': %s\n", pb.id, pb.unsupported);
+			goto out;
+		}
+	}
+
 	req = cJSON_CreateObject();
 	cJSON_AddStringToObject(req, "language", lang->name);
 	/* cJSON strings end at NUL: a source with NUL bytes is not a program */
@@ -263,6 +310,8 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		goto out;
 	}
 	cJSON_AddStringToObject(req, "source", source.buf);
+	if (optind + 1 < argc && add_more_files(req, argc - optind - 1, argv + optind + 1) < 0)
+		goto out;
 	if (stdin_file)
 		cJSON_AddStringToObject(req, "stdin", in.buf);
 	if (expected_file)
@@ -279,6 +328,8 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 			cJSON_AddItemToArray(tests, t);
 		}
 	}
+	if (have_problem)
+		cJSON_AddStringToObject(req, "problem", pb.id);
 	if (compare_mode || compare_args) {
 		cJSON *cj = compare_json(compare_mode, compare_args);
 		if (!cj)
@@ -304,7 +355,11 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		ret = 1;
 		goto out;
 	}
-	struct grade_env env = {.cfg = cfg, .langs = &langs, .backend = backend, .slot = 0};
+	struct grade_env env = {.cfg = cfg,
+				.langs = &langs,
+				.backend = backend,
+				.slot = 0,
+				.problem = have_problem ? &pb : NULL};
 	result = grade_request(&env, req);
 	sandbox_global_shutdown();
 	char *text = cJSON_Print(result);
@@ -320,6 +375,8 @@ out:
 	cJSON_Delete(req);
 	cJSON_Delete(result);
 	testdir_release(&td);
+	if (have_problem)
+		prob_release(&pb);
 	strbuf_release(&source);
 	strbuf_release(&in);
 	strbuf_release(&exp);

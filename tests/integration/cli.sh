@@ -65,4 +65,22 @@ printf 'import sys\nsys.stdout.buffer.write(b"ok\\xff\\n")\n' >"$tmp/bin.py"
 out=$("$JUDGE" run --sandbox native --lang python "$tmp/bin.py")
 expect_json "invalid UTF-8 output becomes U+FFFD" "$out" '.status == "completed" and .stdout == "ok\ufffd\n"'
 
+# a problem package: its tests, limits and comparison; secret answers stay hidden
+out=$("$JUDGE" run --sandbox native --lang python --problem problems/sum problems/sum/submissions/accepted/sum.py)
+expect_json "problem: accepted over every test" "$out" \
+	'.status == "accepted" and (.tests|length) >= 5 and ([.tests[].status]|unique) == ["accepted"]'
+printf 'a, b = map(int, input().split())\nprint(a + b + (1 if a + b > 100 else 0))\n' >"$tmp/off.py"
+out=$("$JUDGE" run --sandbox native --lang python --problem problems/sum "$tmp/off.py")
+expect_json "problem: wrong answer on a secret test hides the answer" "$out" \
+	'.status == "wrong_answer" and (.tests[-1].name|startswith("secret")) and .feedback.expected == null and (.feedback.got|length) > 0'
+usage_case "problem with stdin" --lang python --problem problems/sum --stdin "$tmp/in.txt" "$tmp/rev.py"
+usage_case "problem folder missing" --lang python --problem "$tmp/no-such-problem" "$tmp/rev.py"
+
+# more files: a header and a second module compiled with the main source
+printf '#include "twice.h"\n#include <stdio.h>\nint main(void){printf("%%d\\n", twice(21));return 0;}\n' >"$tmp/main.c"
+printf 'int twice(int x);\n' >"$tmp/twice.h"
+printf '#include "twice.h"\nint twice(int x){return 2*x;}\n' >"$tmp/twice.c"
+out=$("$JUDGE" run --sandbox native --lang c "$tmp/main.c" "$tmp/twice.c" "$tmp/twice.h")
+expect_json "several source files compile together" "$out" '.status == "completed" and .stdout == "42\n"'
+
 finish
