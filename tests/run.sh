@@ -5,26 +5,27 @@ set -u
 build=${1:-build}
 export JUDGE=${2:-bin/judge}
 cd "$(dirname "$0")/.."
-out=$(mktemp -d /tmp/judge-tests.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+logs=$(mktemp -d /tmp/judge-tests.XXXXXX)
+trap 'rm -rf "$logs"' EXIT
 jobs=()
 for t in "$build"/tests/test_*; do [ -x "$t" ] && jobs+=("$t"); done
 for t in tests/integration/*.sh; do [ -f "$t" ] && jobs+=("bash $t"); done
 
-run_one() { # $1 = command; output to $out/<name>.log, status to .rc
+run_one() { # $1 = command; output to $JUDGE_TEST_LOGS/<name>.log, status to .rc
 	local name
 	name=$(basename "${1##* }")
-	$1 >"$out/$name.log" 2>&1
-	echo $? >"$out/$name.rc"
+	$1 >"$JUDGE_TEST_LOGS/$name.log" 2>&1
+	echo $? >"$JUDGE_TEST_LOGS/$name.rc"
 }
 export -f run_one
-export out
+# a distinctive name: suites use short variable names of their own
+export JUDGE_TEST_LOGS=$logs
 printf '%s\n' "${jobs[@]}" | xargs -P "${TEST_JOBS:-2}" -I{} bash -c 'run_one "{}"'
 
 pass=0 fail=0 suites_failed=()
-for rc in "$out"/*.rc; do
+for rc in "$logs"/*.rc; do
 	name=$(basename "$rc" .rc)
-	log="$out/$name.log"
+	log="$logs/$name.log"
 	cat "$log"
 	# Criterion: "Synthesis: Tested: N | Passing: P | Failing: F | Crashing: C"
 	if line=$(grep -E '^\[====\] Synthesis:' "$log" | tail -1) && [ -n "$line" ]; then
