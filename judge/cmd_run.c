@@ -20,23 +20,23 @@
 #define RUN_FILE_MAX ((size_t)1 << 30)
 
 static const char usage_text[] =
-	"usage: judge run --lang L [options] SOURCE [MORE_FILES...]\n"
-	"  --lang L             language (see 'judge languages')\n"
-	"  --stdin FILE         feed FILE as standard input\n"
-	"  --expected FILE      compare stdout with FILE (verdict instead of 'completed')\n"
-	"  --tests DIR          run every NAME.in of DIR, comparing with NAME.ans\n"
-	"  --problem DIR        grade against an ICPC problem package (its tests, limits,\n"
-	"                       comparison and output validator)\n"
-	"  --compare MODE       exact, lines (default), tokens, unordered, regex\n"
-	"  --compare-args ARGS  comparison flags, e.g. 'float_tolerance 1e-6 case_sensitive'\n"
-	"  --all-tests          run every test even after one fails\n"
-	"  --time-limit MS      CPU time limit\n"
-	"  --wall-limit MS      wall time limit\n"
-	"  --memory-limit MB    memory limit\n"
-	"  --output-limit KB    stdout limit\n"
-	"  --processes N        process and thread limit\n"
-	"  --sandbox B          gvisor, native or auto (default: judge.ini's sandbox)\n"
-	"Prints the result JSON; exits 0 whenever a result was produced, 2 on usage errors.\n";
+    "usage: judge run --lang L [options] SOURCE [MORE_FILES...]\n"
+    "  --lang L             language (see 'judge languages')\n"
+    "  --stdin FILE         feed FILE as standard input\n"
+    "  --expected FILE      compare stdout with FILE (verdict instead of 'completed')\n"
+    "  --tests DIR          run every NAME.in of DIR, comparing with NAME.ans\n"
+    "  --problem DIR        grade against an ICPC problem package (its tests, limits,\n"
+    "                       comparison and output validator)\n"
+    "  --compare MODE       exact, lines (default), tokens, unordered, regex\n"
+    "  --compare-args ARGS  comparison flags, e.g. 'float_tolerance 1e-6 case_sensitive'\n"
+    "  --all-tests          run every test even after one fails\n"
+    "  --time-limit MS      CPU time limit\n"
+    "  --wall-limit MS      wall time limit\n"
+    "  --memory-limit MB    memory limit\n"
+    "  --output-limit KB    stdout limit\n"
+    "  --processes N        process and thread limit\n"
+    "  --sandbox B          gvisor, native or auto (default: judge.ini's sandbox)\n"
+    "Prints the result JSON; exits 0 whenever a result was produced, 2 on usage errors.\n";
 
 static int usage_error(const char *msg)
 {
@@ -152,22 +152,22 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		OPT_HELP,
 	};
 	static const struct option opts[] = {
-		{"lang", required_argument, 0, OPT_LANG},
-		{"stdin", required_argument, 0, OPT_STDIN},
-		{"expected", required_argument, 0, OPT_EXPECTED},
-		{"tests", required_argument, 0, OPT_TESTS},
-		{"problem", required_argument, 0, OPT_PROBLEM},
-		{"compare", required_argument, 0, OPT_COMPARE},
-		{"compare-args", required_argument, 0, OPT_COMPARE_ARGS},
-		{"all-tests", no_argument, 0, OPT_ALL},
-		{"time-limit", required_argument, 0, OPT_TIME},
-		{"wall-limit", required_argument, 0, OPT_WALL},
-		{"memory-limit", required_argument, 0, OPT_MEMORY},
-		{"output-limit", required_argument, 0, OPT_OUTPUT},
-		{"processes", required_argument, 0, OPT_PROCS},
-		{"sandbox", required_argument, 0, OPT_SANDBOX},
-		{"help", no_argument, 0, OPT_HELP},
-		{0, 0, 0, 0},
+	    {"lang", required_argument, 0, OPT_LANG},
+	    {"stdin", required_argument, 0, OPT_STDIN},
+	    {"expected", required_argument, 0, OPT_EXPECTED},
+	    {"tests", required_argument, 0, OPT_TESTS},
+	    {"problem", required_argument, 0, OPT_PROBLEM},
+	    {"compare", required_argument, 0, OPT_COMPARE},
+	    {"compare-args", required_argument, 0, OPT_COMPARE_ARGS},
+	    {"all-tests", no_argument, 0, OPT_ALL},
+	    {"time-limit", required_argument, 0, OPT_TIME},
+	    {"wall-limit", required_argument, 0, OPT_WALL},
+	    {"memory-limit", required_argument, 0, OPT_MEMORY},
+	    {"output-limit", required_argument, 0, OPT_OUTPUT},
+	    {"processes", required_argument, 0, OPT_PROCS},
+	    {"sandbox", required_argument, 0, OPT_SANDBOX},
+	    {"help", no_argument, 0, OPT_HELP},
+	    {0, 0, 0, 0},
 	};
 	const char *lang_name = NULL, *stdin_file = NULL, *expected_file = NULL, *tests_dir = NULL;
 	const char *problem_dir = NULL;
@@ -232,8 +232,7 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		case OPT_HELP:
 			fputs(usage_text, stdout);
 			return 0;
-		default:
-			{
+		default: {
 			char msg[300];
 			snprintf(msg, sizeof msg, "unknown or incomplete option '%s'",
 				 argv[optind - 1]);
@@ -247,8 +246,8 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		return usage_error("no SOURCE file given");
 	if (tests_dir && (stdin_file || expected_file))
 		return usage_error("--tests cannot go with --stdin or --expected");
-	if (problem_dir && (tests_dir || stdin_file || expected_file || compare_mode ||
-			    compare_args))
+	if (problem_dir &&
+	    (tests_dir || stdin_file || expected_file || compare_mode || compare_args))
 		return usage_error("--problem brings its own tests and comparison: it cannot go "
 				   "with --tests, --stdin, --expected or --compare");
 

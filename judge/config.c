@@ -10,6 +10,7 @@
 
 #include "ini.h"
 
+/* clang-format off: the key table reads best one key a row */
 #define S(sec, key, def, doc) {sec, #key, CONF_STR, offsetof(struct judge_config, key), 0, 0, def, doc}
 #define I(sec, key, lo, hi, def, doc)                                                              \
 	{sec, #key, CONF_INT, offsetof(struct judge_config, key), lo, hi, def, doc}
@@ -77,6 +78,7 @@ const struct config_key config_keys[] = {
 	  "on SIGTERM, how long running submissions may finish before they are handed back"),
 	S("worker", log_level, "info", "debug, info, warn or error"),
 };
+/* clang-format on */
 const size_t config_key_count = sizeof config_keys / sizeof config_keys[0];
 
 static const struct config_key *find_key(const char *name)

@@ -33,12 +33,12 @@ struct grade_test {
 	char *name;
 	const char *stdin_data; /* borrowed from the request */
 	size_t stdin_len;
-	char *stdin_path; /* host file (problem packages) */
+	char *stdin_path;     /* host file (problem packages) */
 	const char *expected; /* borrowed, or owned in expected_buf */
 	size_t expected_len;
 	bool has_expected;
-	char *expected_path; /* host file read at compare time */
-	bool hide_data;      /* secret test: no expected snippet in feedback */
+	char *expected_path;	    /* host file read at compare time */
+	bool hide_data;		    /* secret test: no expected snippet in feedback */
 	const struct cmp_opts *cmp; /* problem packages: the test group's options, else NULL */
 	const char *const *validator_args; /* custom output validator arguments */
 };
@@ -53,7 +53,7 @@ struct grade_plan {
 	bool run_all;
 	struct grade_test *tests;
 	int ntests;
-	bool explicit_tests; /* report a tests array */
+	bool explicit_tests;	       /* report a tests array */
 	const struct problem *problem; /* "problem" requests: env's or owned_problem */
 	struct problem *owned_problem;
 	struct checker *checker; /* custom output validator; owned when own_checker */
@@ -100,11 +100,10 @@ static void plan_limits(struct grade_plan *p, const struct judge_config *cfg, co
 	const struct lang *l = p->lang;
 	struct run_limits *r = &p->run_limits;
 	r->cpu_ms = pick(json_long(lim, "time_ms", 0), l->time_limit_ms, cfg->time_limit_ms);
-	r->wall_ms = pick(json_long(lim, "wall_ms", 0), 0,
-			  r->cpu_ms * cfg->wall_limit_factor + 1000);
+	r->wall_ms =
+	    pick(json_long(lim, "wall_ms", 0), 0, r->cpu_ms * cfg->wall_limit_factor + 1000);
 	r->memory_kb =
-		pick(json_long(lim, "memory_mb", 0), l->memory_limit_mb, cfg->memory_limit_mb) *
-		1024;
+	    pick(json_long(lim, "memory_mb", 0), l->memory_limit_mb, cfg->memory_limit_mb) * 1024;
 	r->stdout_bytes = pick(json_long(lim, "output_kb", 0), 0, cfg->output_limit_kb) * 1024;
 	r->stderr_bytes = cfg->stderr_limit_kb * 1024;
 	r->processes = pick(json_long(lim, "processes", 0), l->processes, cfg->processes);
@@ -142,9 +141,9 @@ static int plan_compare(struct grade_plan *p, const cJSON *req, char *err, size_
 		return 0;
 	p->cmp.case_sensitive = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "case_sensitive"));
 	p->cmp.space_change_sensitive =
-		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "space_change_sensitive"));
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "space_change_sensitive"));
 	p->cmp.unordered_tokens =
-		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "unordered_tokens"));
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "unordered_tokens"));
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "float_tolerance");
 	if (cJSON_IsNumber(t))
 		p->cmp.float_abs_tol = p->cmp.float_rel_tol = t->valuedouble;
@@ -407,12 +406,12 @@ static int compile(const struct grade_plan *p, struct sandbox *sb, cJSON *result
 		return 0;
 	}
 	struct run_spec spec = {
-		.argv = (const char *const *)(p->compile_argv ? p->compile_argv
-							      : p->lang->compile_argv),
-		.env = (const char *const *)(p->lang->compile_env ? p->lang->compile_env
-								  : p->lang->env),
-		.ro_paths = (const char *const *)p->lang->ro_paths,
-		.limits = p->compile_limits,
+	    .argv =
+		(const char *const *)(p->compile_argv ? p->compile_argv : p->lang->compile_argv),
+	    .env =
+		(const char *const *)(p->lang->compile_env ? p->lang->compile_env : p->lang->env),
+	    .ro_paths = (const char *const *)p->lang->ro_paths,
+	    .limits = p->compile_limits,
 	};
 	struct run_result rr;
 	run_result_init(&rr);
@@ -468,13 +467,13 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, cJSON *resu
 	for (int i = 0; i < p->ntests; i++) {
 		const struct grade_test *t = &p->tests[i];
 		struct run_spec spec = {
-			.argv = (const char *const *)p->lang->run_argv,
-			.env = (const char *const *)p->lang->env,
-			.ro_paths = (const char *const *)p->lang->ro_paths,
-			.stdin_data = t->stdin_data,
-			.stdin_len = t->stdin_len,
-			.stdin_path = t->stdin_path,
-			.limits = p->run_limits,
+		    .argv = (const char *const *)p->lang->run_argv,
+		    .env = (const char *const *)p->lang->env,
+		    .ro_paths = (const char *const *)p->lang->ro_paths,
+		    .stdin_data = t->stdin_data,
+		    .stdin_len = t->stdin_len,
+		    .stdin_path = t->stdin_path,
+		    .limits = p->run_limits,
 		};
 		struct run_result rr;
 		run_result_init(&rr);
@@ -533,8 +532,7 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, cJSON *resu
 			/* across several tests the worst time and memory tell most */
 			cJSON_ReplaceItemInObject(result, "time_ms", cJSON_CreateNumber(max_cpu));
 			cJSON_ReplaceItemInObject(result, "wall_ms", cJSON_CreateNumber(max_wall));
-			cJSON_ReplaceItemInObject(result, "memory_kb",
-						  cJSON_CreateNumber(max_mem));
+			cJSON_ReplaceItemInObject(result, "memory_kb", cJSON_CreateNumber(max_mem));
 		}
 		if (deciding_feedback) {
 			cJSON_AddItemToObject(result, "feedback", deciding_feedback);
@@ -565,7 +563,8 @@ static int write_files(struct grade_plan *p, struct sandbox *sb, const cJSON *re
 		const char *name = json_str(f, "name", NULL);
 		const char *content = json_str(f, "content", &len);
 		if (!name || !content || !strcmp(name, p->lang->source_file)) {
-			snprintf(err, errlen, "bad entry in files: '%s'", name ? name : "(no name)");
+			snprintf(err, errlen, "bad entry in files: '%s'",
+				 name ? name : "(no name)");
 			return -1;
 		}
 		int rc = sandbox_write_file(sb, name, content, len, 0644);
@@ -586,8 +585,8 @@ static int write_files(struct grade_plan *p, struct sandbox *sb, const cJSON *re
 		strbuf_addf(&path, "%s/%s", inc_dir, inc[i]);
 		/* a driver named like the main file would replace the submission itself */
 		int rc = strcmp(inc[i], p->lang->source_file)
-				 ? strbuf_read_file(&data, path.buf, EXPECTED_FILE_MAX)
-				 : -ENOTSUP;
+			     ? strbuf_read_file(&data, path.buf, EXPECTED_FILE_MAX)
+			     : -ENOTSUP;
 		if (rc == 0)
 			rc = sandbox_write_file(sb, inc[i], data.buf, data.len, 0644);
 		if (rc < 0) {

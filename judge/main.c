@@ -14,15 +14,16 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{"run", cmd_run, "run one program in the sandbox and print the result JSON"},
-	{"languages", cmd_languages, "list languages, versions, and which sandboxes run them"},
-	{"selftest", cmd_selftest, "grade a hello world in every language on every backend"},
-	{"serve", cmd_serve, "serve the HTTP API (needs the database up)"},
-	{"keys", cmd_keys, "create, list and revoke API keys"},
-	{"migrate", cmd_migrate, "apply the pending database migrations"},
-	{"worker", cmd_worker, "claim queued submissions and grade them (until SIGTERM)"},
-	{"verify", cmd_verify, "check that a problem package's submissions get their folders' verdicts"},
-	{"up", cmd_up, "run the service here: database, migrations, serve and worker"},
+    {"run", cmd_run, "run one program in the sandbox and print the result JSON"},
+    {"languages", cmd_languages, "list languages, versions, and which sandboxes run them"},
+    {"selftest", cmd_selftest, "grade a hello world in every language on every backend"},
+    {"serve", cmd_serve, "serve the HTTP API (needs the database up)"},
+    {"keys", cmd_keys, "create, list and revoke API keys"},
+    {"migrate", cmd_migrate, "apply the pending database migrations"},
+    {"worker", cmd_worker, "claim queued submissions and grade them (until SIGTERM)"},
+    {"verify", cmd_verify,
+     "check that a problem package's submissions get their folders' verdicts"},
+    {"up", cmd_up, "run the service here: database, migrations, serve and worker"},
 };
 
 static void usage(FILE *out)

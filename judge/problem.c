@@ -1366,8 +1366,7 @@ int prob_list(const char *problems_dir, char ***ids, char *err, size_t errlen)
 	return out.n;
 }
 
-int prob_include_files(const struct problem *p, const char *judge_lang, char **dir,
-		       char ***names)
+int prob_include_files(const struct problem *p, const char *judge_lang, char **dir, char ***names)
 {
 	*dir = NULL;
 	*names = NULL;

@@ -135,8 +135,7 @@ void prob_legacy_time_limit(const struct prob_limits *l, double t_ac, double *li
  * language code, else of include/default/ (2025-09). Returns the count (0 when
  * none) with *dir (the host folder, malloc'd) and *names (sorted,
  * NULL-terminated; free with prob_argv_free), or -1 on a listing error. */
-int prob_include_files(const struct problem *p, const char *judge_lang, char **dir,
-		       char ***names);
+int prob_include_files(const struct problem *p, const char *judge_lang, char **dir, char ***names);
 
 /* Package-format language code of one file name by its extension ("c", "cpp",
  * "csharp", "python3", "javascript", "java", ...), or NULL. */

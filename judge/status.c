@@ -4,17 +4,17 @@
 #include <string.h>
 
 static const char *const names[SUB_STATUS_COUNT] = {
-	[SUB_QUEUED] = "queued",
-	[SUB_RUNNING] = "running",
-	[SUB_COMPLETED] = "completed",
-	[SUB_ACCEPTED] = "accepted",
-	[SUB_WRONG_ANSWER] = "wrong_answer",
-	[SUB_TIMEOUT] = "timeout",
-	[SUB_MEMORY_LIMIT] = "memory_limit",
-	[SUB_OUTPUT_LIMIT] = "output_limit",
-	[SUB_RUNTIME_ERROR] = "runtime_error",
-	[SUB_COMPILE_ERROR] = "compile_error",
-	[SUB_INTERNAL_ERROR] = "internal_error",
+    [SUB_QUEUED] = "queued",
+    [SUB_RUNNING] = "running",
+    [SUB_COMPLETED] = "completed",
+    [SUB_ACCEPTED] = "accepted",
+    [SUB_WRONG_ANSWER] = "wrong_answer",
+    [SUB_TIMEOUT] = "timeout",
+    [SUB_MEMORY_LIMIT] = "memory_limit",
+    [SUB_OUTPUT_LIMIT] = "output_limit",
+    [SUB_RUNTIME_ERROR] = "runtime_error",
+    [SUB_COMPILE_ERROR] = "compile_error",
+    [SUB_INTERNAL_ERROR] = "internal_error",
 };
 
 const char *sub_status_name(enum sub_status s)

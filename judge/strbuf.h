@@ -11,7 +11,10 @@ struct strbuf {
 	size_t alloc;
 };
 
-#define STRBUF_INIT {.buf = strbuf_empty, .len = 0, .alloc = 0}
+#define STRBUF_INIT                                                                                \
+	{                                                                                          \
+		.buf = strbuf_empty, .len = 0, .alloc = 0                                          \
+	}
 extern char strbuf_empty[];
 
 void strbuf_init(struct strbuf *sb);

@@ -35,22 +35,23 @@ enum run_status {
 
 /* A limit left at 0 takes its judge.ini default (sandbox_run fills it in). */
 struct run_limits {
-	long cpu_ms;       /* CPU time of the whole process tree */
-	long wall_ms;      /* real time from start to the end of the last process */
-	long memory_kb;    /* cgroup memory limit of the program, swap off */
-	long processes;    /* processes plus threads */
+	long cpu_ms;	   /* CPU time of the whole process tree */
+	long wall_ms;	   /* real time from start to the end of the last process */
+	long memory_kb;	   /* cgroup memory limit of the program, swap off */
+	long processes;	   /* processes plus threads */
 	long stdout_bytes; /* capture cap; more output ends the run as output_limit */
 	long stderr_bytes; /* capture cap; more stderr is dropped and flagged truncated */
 	long file_bytes;   /* RLIMIT_FSIZE */
 	long open_files;   /* RLIMIT_NOFILE */
-	long tmp_bytes;    /* size of the run's /tmp; 0 = judge.ini tmp_size_mb */
+	long tmp_bytes;	   /* size of the run's /tmp; 0 = judge.ini tmp_size_mb */
 };
 
 struct run_spec {
-	const char *const *argv;     /* argv[0] is an absolute path as seen inside */
-	const char *const *env;      /* "K=V", NULL-terminated; nothing else is passed */
-	const char *const *ro_paths; /* host folders bound read-only at the same path; may be NULL */
-	const char *stdin_data;      /* fed through a pipe; NULL = empty stdin */
+	const char *const *argv; /* argv[0] is an absolute path as seen inside */
+	const char *const *env;	 /* "K=V", NULL-terminated; nothing else is passed */
+	const char *const
+	    *ro_paths;		/* host folders bound read-only at the same path; may be NULL */
+	const char *stdin_data; /* fed through a pipe; NULL = empty stdin */
 	size_t stdin_len;
 	const char *stdin_path; /* host file fed instead of stdin_data, when set */
 	struct run_limits limits;
