@@ -10,7 +10,8 @@
 
 #include "ini.h"
 
-/* clang-format off: the key table reads best one key a row */
+/* the key table reads best one key a row */
+/* clang-format off */
 #define S(sec, key, def, doc) {sec, #key, CONF_STR, offsetof(struct judge_config, key), 0, 0, def, doc}
 #define I(sec, key, lo, hi, def, doc)                                                              \
 	{sec, #key, CONF_INT, offsetof(struct judge_config, key), lo, hi, def, doc}
