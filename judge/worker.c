@@ -420,6 +420,14 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 		goto out;
 	}
 	sandbox_up = true;
+	/* start gVisor sandboxes for every language now, not at its first runs */
+	for (int i = 0; i < w.langs.count; i++) {
+		const struct lang *l = &w.langs.langs[i];
+		const char *const *ro = (const char *const *)l->ro_paths;
+		if (l->compile_argv)
+			sandbox_prepare(w.backend, ro, (const char *const *)l->compile_argv);
+		sandbox_prepare(w.backend, ro, (const char *const *)l->run_argv);
+	}
 
 	w.nslots = (int)(opts->slots ? opts->slots : cfg->worker_slots);
 	if (w.nslots <= 0) {

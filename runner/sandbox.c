@@ -19,6 +19,7 @@
 #include "../judge/config.h"
 #include "../judge/log.h"
 #include "backend.h"
+#include "gvisor.h"
 
 static const struct judge_config *config;
 static atomic_ulong serial;
@@ -423,6 +424,13 @@ out:
 const char *sandbox_box_path(const struct sandbox *sb)
 {
 	return sb->box_path;
+}
+
+void sandbox_prepare(enum sandbox_backend backend, const char *const *ro_paths,
+		     const char *const *argv)
+{
+	if (backend == SANDBOX_GVISOR)
+		gvisor_pool_prepare(ro_paths, argv);
 }
 
 int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)

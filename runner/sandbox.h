@@ -106,6 +106,11 @@ const char *sandbox_box_path(const struct sandbox *sb);
  * native backend reaps the last ones at the next run of sb or in sandbox_close.
  * Runs of one sandbox must not overlap (one thread at a time per sandbox). */
 int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
+/* Tells the backend that runs of argv with ro_paths are coming, so it can start
+ * sandboxes for them ahead of need (gvisor's pools; nothing for native). A
+ * long-running worker calls it at start for each language's compile and run. */
+void sandbox_prepare(enum sandbox_backend backend, const char *const *ro_paths,
+		     const char *const *argv);
 /* Kills anything still running, unmounts and removes the box. */
 void sandbox_close(struct sandbox *sb);
 
