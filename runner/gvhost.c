@@ -24,11 +24,7 @@
 
 extern char **environ;
 
-/* snprintf for paths and messages; a name too long ends up cut, and then fails
- * where it is used (no path here comes near PATH_MAX). */
-static void str_fmt(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void str_fmt(char *buf, size_t len, const char *fmt, ...)
+void gvhost_fmt(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -193,7 +189,7 @@ void gvhost_umount_below(const char *dir)
 			if (strncmp(mp, dir, dl) || (mp[dl] && mp[dl] != '/'))
 				continue;
 			if (strlen(mp) > strlen(best))
-				str_fmt(best, sizeof(best), "%s", mp);
+				gvhost_fmt(best, sizeof(best), "%s", mp);
 		}
 		fclose(f);
 		if (!best[0])
@@ -208,19 +204,19 @@ bool gvhost_find_program(const char *r, char *why, size_t whylen)
 	if (strchr(r, '/')) {
 		if (access(r, X_OK) == 0)
 			return true;
-		str_fmt(why, whylen, "'%s' is not executable", r);
+		gvhost_fmt(why, whylen, "'%s' is not executable", r);
 		return false;
 	}
 	const char *path = getenv("PATH");
 	char buf[PATH_MAX];
 	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
 		size_t n = strcspn(p, ":");
-		str_fmt(buf, sizeof(buf), "%.*s/%s", (int)n, p, r);
+		gvhost_fmt(buf, sizeof(buf), "%.*s/%s", (int)n, p, r);
 		if (access(buf, X_OK) == 0)
 			return true;
 		p += n + (p[n] == ':');
 	}
-	str_fmt(why, whylen, "%s not found in PATH", r);
+	gvhost_fmt(why, whylen, "%s not found in PATH", r);
 	return false;
 }
 
@@ -240,7 +236,7 @@ void gvhost_reap_orphans(void)
 		long pid = strtol(e->d_name, &end, 10);
 		if (*end || pid <= 0)
 			continue;
-		str_fmt(path, sizeof(path), "/proc/%ld/stat", pid);
+		gvhost_fmt(path, sizeof(path), "/proc/%ld/stat", pid);
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -276,7 +272,7 @@ static void each_cg_parent(void (*fn)(const char *parent, void *arg), void *arg)
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		str_fmt(path, sizeof(path), "/sys/fs/cgroup/%s/" GVHOST_CG_PARENT, e->d_name);
+		gvhost_fmt(path, sizeof(path), "/sys/fs/cgroup/%s/" GVHOST_CG_PARENT, e->d_name);
 		if (access(path, F_OK) == 0) {
 			fn(path, arg);
 			any = true;
@@ -290,7 +286,7 @@ static void each_cg_parent(void (*fn)(const char *parent, void *arg), void *arg)
 static int kill_procs(const char *cgdir)
 {
 	char path[PATH_MAX];
-	str_fmt(path, sizeof(path), "%s/cgroup.procs", cgdir);
+	gvhost_fmt(path, sizeof(path), "%s/cgroup.procs", cgdir);
 	FILE *f = fopen(path, "re");
 	int n = 0;
 	if (!f)
@@ -314,7 +310,7 @@ static void cg_remove_dir(const char *dir)
 		while ((e = readdir(d))) {
 			if (e->d_type != DT_DIR || e->d_name[0] == '.')
 				continue;
-			str_fmt(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+			gvhost_fmt(sub, sizeof(sub), "%s/%s", dir, e->d_name);
 			cg_remove_dir(sub);
 		}
 		closedir(d);
@@ -330,7 +326,7 @@ static void cg_clean_parent(const char *parent, void *varg)
 	const struct cg_arg *a = varg;
 	char dir[PATH_MAX];
 	if (a->id) {
-		str_fmt(dir, sizeof(dir), "%s/%s", parent, a->id);
+		gvhost_fmt(dir, sizeof(dir), "%s/%s", parent, a->id);
 		if (access(dir, F_OK) == 0)
 			cg_remove_dir(dir);
 		return;
@@ -343,7 +339,7 @@ static void cg_clean_parent(const char *parent, void *varg)
 		long pid = gvhost_owner_pid(e->d_name);
 		if (pid < 0 || gvhost_pid_alive(pid))
 			continue;
-		str_fmt(dir, sizeof(dir), "%s/%s", parent, e->d_name);
+		gvhost_fmt(dir, sizeof(dir), "%s/%s", parent, e->d_name);
 		cg_remove_dir(dir);
 	}
 	closedir(d);
@@ -352,13 +348,13 @@ static void cg_clean_parent(const char *parent, void *varg)
 static void cg_kill_parent(const char *parent, void *varg)
 {
 	char dir[PATH_MAX];
-	str_fmt(dir, sizeof(dir), "%s/%s", parent, (const char *)varg);
+	gvhost_fmt(dir, sizeof(dir), "%s/%s", parent, (const char *)varg);
 	kill_procs(dir);
 }
 
 void gvhost_cg_path(char *buf, size_t len, const char *ctl, const char *id, const char *file)
 {
-	str_fmt(buf, len, "/sys/fs/cgroup/%s/" GVHOST_CG_PARENT "/%s/%s", ctl, id, file);
+	gvhost_fmt(buf, len, "/sys/fs/cgroup/%s/" GVHOST_CG_PARENT "/%s/%s", ctl, id, file);
 }
 
 long long gvhost_cg_read(const char *ctl, const char *id, const char *file, const char *key)

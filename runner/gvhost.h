@@ -12,6 +12,9 @@
 #define GVHOST_CG_PARENT "judge-gvisor"
 
 /* Writes s into an existing file (a cgroup knob). Returns 0 or -errno. */
+/* snprintf for paths and messages; a name too long ends up cut, and then fails
+ * where it is used (no path here comes near PATH_MAX). */
+void gvhost_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int gvhost_write_str(const char *path, const char *s);
 /* Creates or truncates path (no symlink followed) with data and mode. 0 or -errno. */
 int gvhost_write_file(const char *path, const void *data, size_t len, int mode);

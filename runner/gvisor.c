@@ -144,23 +144,11 @@ static struct {
 
 /* ---- small helpers ------------------------------------------------------ */
 
-/* snprintf for paths and messages; a name too long ends up cut, and then fails
- * where it is used (no path here comes near PATH_MAX). */
-static void str_fmt(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void str_fmt(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
 /* Runs "runsc <global flags> <args...>" with stdio on /dev/null; returns its exit status. */
 static int runsc(const char *a1, const char *a2, const char *a3)
 {
 	char rootopt[PATH_MAX + 8];
-	str_fmt(rootopt, sizeof(rootopt), "--root=%s", gv.root);
+	gvhost_fmt(rootopt, sizeof(rootopt), "--root=%s", gv.root);
 	const char *argv[] = {gv.runsc, rootopt, GLOBAL_FLAGS, a1, a2, a3, NULL};
 	pid_t pid;
 	if (gvhost_spawn(argv, -1, -1, -1, &pid) < 0)
@@ -242,7 +230,7 @@ static void entry_unmount_box(struct gv_entry *e)
 	if (!e->box_mounted)
 		return;
 	char path[PATH_MAX];
-	str_fmt(path, sizeof(path), "%s/b/box", e->dir);
+	gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
 	if (umount2(path, MNT_DETACH) < 0)
 		log_warn("gvisor: cannot unmount '%s': %s", path, strerror(errno));
 	e->box_mounted = false;
@@ -274,7 +262,7 @@ static void entry_reap(struct gv_entry *e)
 	gvhost_reap_orphans();
 	gvhost_cg_remove(e->id);
 	char path[PATH_MAX];
-	str_fmt(path, sizeof(path), "%s/b/box", e->dir);
+	gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
 	umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW); /* in case: nothing may stay mounted */
 	gvhost_rm_tree(e->dir);
 	if (r != 0)
@@ -327,7 +315,7 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	struct gv_entry *e = calloc(1, sizeof(*e));
 	long long t0 = sandbox_now_us();
 	if (!e) {
-		str_fmt(err, errlen, "out of memory");
+		gvhost_fmt(err, errlen, "out of memory");
 		return -1;
 	}
 	e->in_fd = e->out_fd = e->err_fd = -1;
@@ -335,27 +323,27 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	pthread_mutex_lock(&gv.lock);
 	unsigned long n = ++gv.serial;
 	pthread_mutex_unlock(&gv.lock);
-	str_fmt(e->id, sizeof(e->id), GVHOST_ID_PREFIX "%ld-%lu", (long)getpid(), n);
-	str_fmt(e->dir, sizeof(e->dir), "%s/%s", gv.work, e->id);
+	gvhost_fmt(e->id, sizeof(e->id), GVHOST_ID_PREFIX "%ld-%lu", (long)getpid(), n);
+	gvhost_fmt(e->dir, sizeof(e->dir), "%s/%s", gv.work, e->id);
 
 	char path[PATH_MAX], cgpath[128];
 	int r;
 	if (mkdir(e->dir, 0700) < 0) {
-		str_fmt(err, errlen, "cannot create '%s': %s", e->dir, strerror(errno));
+		gvhost_fmt(err, errlen, "cannot create '%s': %s", e->dir, strerror(errno));
 		free(e);
 		return -1;
 	}
-	str_fmt(path, sizeof(path), "%s/b", e->dir);
+	gvhost_fmt(path, sizeof(path), "%s/b", e->dir);
 	if (mkdir(path, 0700) < 0 || (strcat(path, "/box"), mkdir(path, 0755) < 0)) {
-		str_fmt(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		gvhost_fmt(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 		goto fail;
 	}
 	/* mount points of the runtime's folders in the (shared, read-only) root */
 	for (char **rp = p->ro_paths; rp && *rp; rp++) {
 		struct stat st;
-		str_fmt(path, sizeof(path), "%s%s", gv.rootfs, *rp);
+		gvhost_fmt(path, sizeof(path), "%s%s", gv.rootfs, *rp);
 		if (stat(*rp, &st) < 0) {
-			str_fmt(err, errlen, "read-only path '%s': %s", *rp, strerror(errno));
+			gvhost_fmt(err, errlen, "read-only path '%s': %s", *rp, strerror(errno));
 			goto fail;
 		}
 		bool is_file = !S_ISDIR(st.st_mode);
@@ -364,26 +352,26 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 		if (is_file) {
 			/* a file is bound onto an empty file */
 			char dir[PATH_MAX];
-			str_fmt(dir, sizeof(dir), "%s", path);
+			gvhost_fmt(dir, sizeof(dir), "%s", path);
 			*strrchr(dir, '/') = 0;
 			int fd = -1;
 			if ((r = gvhost_mkdir_p(dir, 0755)) < 0 ||
 			    (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
-				str_fmt(err, errlen, "cannot create '%s': %s", path,
-					strerror(r < 0 ? -r : errno));
+				gvhost_fmt(err, errlen, "cannot create '%s': %s", path,
+					   strerror(r < 0 ? -r : errno));
 				goto fail;
 			}
 			close(fd);
 			continue;
 		}
 		if ((r = gvhost_mkdir_p(path, 0755)) < 0) {
-			str_fmt(err, errlen, "cannot create '%s': %s", path, strerror(-r));
+			gvhost_fmt(err, errlen, "cannot create '%s': %s", path, strerror(-r));
 			goto fail;
 		}
 	}
 	char bdir[PATH_MAX + 8];
-	str_fmt(bdir, sizeof(bdir), "%s/b", e->dir);
-	str_fmt(cgpath, sizeof(cgpath), "/" GVHOST_CG_PARENT "/%s", e->id);
+	gvhost_fmt(bdir, sizeof(bdir), "%s/b", e->dir);
+	gvhost_fmt(cgpath, sizeof(cgpath), "/" GVHOST_CG_PARENT "/%s", e->id);
 	struct oci_params op = {
 	    .rootfs = gv.rootfs,
 	    .args = (const char *const *)p->init_args,
@@ -395,22 +383,22 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	    .pids = 4096,
 	    .tmp_bytes = (long long)gv.cfg->tmp_size_mb << 20,
 	};
-	str_fmt(path, sizeof(path), "%s/config.json", e->dir);
+	gvhost_fmt(path, sizeof(path), "%s/config.json", e->dir);
 	if (oci_write_config(path, &op, err, errlen) < 0)
 		goto fail;
 
 	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(o, O_CLOEXEC) < 0 || pipe2(e2, O_CLOEXEC) < 0) {
-		str_fmt(err, errlen, "pipe: %s", strerror(errno));
+		gvhost_fmt(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
 	}
 	char rootopt[PATH_MAX + 8], pidfile[PATH_MAX + 8];
-	str_fmt(rootopt, sizeof(rootopt), "--root=%s", gv.root);
-	str_fmt(pidfile, sizeof(pidfile), "%s/pid", e->dir);
+	gvhost_fmt(rootopt, sizeof(rootopt), "--root=%s", gv.root);
+	gvhost_fmt(pidfile, sizeof(pidfile), "%s/pid", e->dir);
 	const char *argv[] = {gv.runsc, rootopt,      GLOBAL_FLAGS, "run", "--detach", "--bundle",
 			      e->dir,	"--pid-file", pidfile,	    e->id, NULL};
 	pid_t pid;
 	if ((r = gvhost_spawn(argv, in[0], o[1], e2[1], &pid)) < 0) {
-		str_fmt(err, errlen, "cannot run '%s': %s", gv.runsc, strerror(-r));
+		gvhost_fmt(err, errlen, "cannot run '%s': %s", gv.runsc, strerror(-r));
 		goto fail;
 	}
 	close(in[0]), close(o[1]), close(e2[1]);
@@ -421,7 +409,7 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	if (st != 0) {
 		char msg[512];
 		read_runsc_error(e->err_fd, msg, sizeof(msg));
-		str_fmt(err, errlen, "runsc run exited %d: %s", st, msg[0] ? msg : "no message");
+		gvhost_fmt(err, errlen, "runsc run exited %d: %s", st, msg[0] ? msg : "no message");
 		goto discard;
 	}
 	struct strbuf sb = STRBUF_INIT;
@@ -433,7 +421,7 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	char ready = 0;
 	if (poll(&pfd, 1, READY_TIMEOUT_MS) != 1 || read(e->out_fd, &ready, 1) != 1 ||
 	    ready != 'R') {
-		str_fmt(err, errlen, "gvisor sandbox %s did not get ready", e->id);
+		gvhost_fmt(err, errlen, "gvisor sandbox %s did not get ready", e->id);
 		goto discard;
 	}
 	e->started_us = sandbox_now_us();
@@ -741,7 +729,7 @@ static void set_run_limits(struct gv_entry *e, const struct run_spec *spec)
 	char path[PATH_MAX], val[64];
 	if (spec->limits.memory_kb > 0) {
 		long long bytes = spec->limits.memory_kb * 1024LL + HEADROOM_BYTES;
-		str_fmt(val, sizeof(val), "%lld", bytes);
+		gvhost_fmt(val, sizeof(val), "%lld", bytes);
 		gvhost_cg_path(path, sizeof(path), "memory", e->id, "memory.limit_in_bytes");
 		gvhost_write_str(path, val);
 		gvhost_cg_path(path, sizeof(path), "memory", e->id, "memory.memsw.limit_in_bytes");
@@ -753,7 +741,7 @@ static void set_run_limits(struct gv_entry *e, const struct run_spec *spec)
 		 * kills the sentry. box_init's RLIMIT_NPROC is the real limit. */
 		long long cur = gvhost_cg_read("pids", e->id, "pids.current", NULL);
 		long long want = (cur > 0 ? cur : 64) + 64LL * spec->limits.processes + 256;
-		str_fmt(val, sizeof(val), "%lld", want < 4096 ? 4096 : want);
+		gvhost_fmt(val, sizeof(val), "%lld", want < 4096 ? 4096 : want);
 		gvhost_cg_path(path, sizeof(path), "pids", e->id, "pids.max");
 		gvhost_write_str(path, val);
 	}
@@ -839,7 +827,7 @@ again:
 		goto out;
 	}
 	long long t_take = sandbox_now_us();
-	str_fmt(path, sizeof(path), "%s/b/box", e->dir);
+	gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
 	if (mount(sandbox_box_path(sb), path, NULL, MS_BIND, NULL) < 0) {
 		ret = sandbox_fail(res, "cannot bind the box at '%s': %s", path, strerror(errno));
 		goto out;
@@ -953,7 +941,7 @@ static int find_init(char *out, size_t len)
 {
 	const char *env = getenv("JUDGE_BOX_INIT");
 	if (env && access(env, X_OK) == 0)
-		return str_fmt(out, len, "%s", env), 0;
+		return gvhost_fmt(out, len, "%s", env), 0;
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
@@ -965,11 +953,11 @@ static int find_init(char *out, size_t len)
 	static const char *const rel[] = {"box_init", "../bin/box_init", "../../bin/box_init",
 					  "../../../bin/box_init"};
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		str_fmt(out, len, "%s/%s", exe, rel[i]);
+		gvhost_fmt(out, len, "%s/%s", exe, rel[i]);
 		if (access(out, X_OK) == 0)
 			return 0;
 	}
-	str_fmt(out, len, "bin/box_init");
+	gvhost_fmt(out, len, "bin/box_init");
 	return access(out, X_OK) == 0 ? 0 : -1;
 }
 
@@ -980,7 +968,7 @@ static int make_rootfs(const char *init, char *err, size_t errlen)
 	static const char *const dirs[] = {"",	   "/etc", "/box", "/tmp", "/proc", "/dev",
 					   "/sys", "/.b",  "/usr", "/opt", NULL};
 	for (const char *const *d = dirs; *d; d++) {
-		str_fmt(p, sizeof(p), "%s%s", gv.rootfs, *d);
+		gvhost_fmt(p, sizeof(p), "%s%s", gv.rootfs, *d);
 		if (mkdir(p, 0755) < 0 && errno != EEXIST)
 			goto fail;
 	}
@@ -993,7 +981,7 @@ static int make_rootfs(const char *init, char *err, size_t errlen)
 	for (const char *const *t = top; *t; t++) {
 		char target[PATH_MAX];
 		struct stat st;
-		str_fmt(p, sizeof(p), "%s%s", gv.rootfs, *t);
+		gvhost_fmt(p, sizeof(p), "%s%s", gv.rootfs, *t);
 		ssize_t n = readlink(*t, target, sizeof(target) - 1);
 		if (n > 0) {
 			target[n] = 0;
@@ -1018,38 +1006,38 @@ static int make_rootfs(const char *init, char *err, size_t errlen)
 	strbuf_addstr(&pw, "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
 	strbuf_addstr(&gr, "nogroup:x:65534:\n");
 	int r = 0;
-	str_fmt(p, sizeof(p), "%s/etc/passwd", gv.rootfs);
+	gvhost_fmt(p, sizeof(p), "%s/etc/passwd", gv.rootfs);
 	r = r ? r : gvhost_write_file(p, pw.buf, pw.len, 0644);
-	str_fmt(p, sizeof(p), "%s/etc/group", gv.rootfs);
+	gvhost_fmt(p, sizeof(p), "%s/etc/group", gv.rootfs);
 	r = r ? r : gvhost_write_file(p, gr.buf, gr.len, 0644);
 	strbuf_release(&pw);
 	strbuf_release(&gr);
 	static const char hosts[] = "127.0.0.1 localhost\n::1 localhost\n";
-	str_fmt(p, sizeof(p), "%s/etc/hosts", gv.rootfs);
+	gvhost_fmt(p, sizeof(p), "%s/etc/hosts", gv.rootfs);
 	r = r ? r : gvhost_write_file(p, hosts, sizeof(hosts) - 1, 0644);
 	/* the loader finds libraries through the cache instead of probing paths
 	 * one gofer round trip at a time */
-	str_fmt(p, sizeof(p), "%s/etc/ld.so.cache", gv.rootfs);
+	gvhost_fmt(p, sizeof(p), "%s/etc/ld.so.cache", gv.rootfs);
 	if (!r && access("/etc/ld.so.cache", R_OK) == 0)
 		r = gvhost_copy_file("/etc/ld.so.cache", p, 0644);
-	str_fmt(p, sizeof(p), "%s" INIT_INSIDE, gv.rootfs);
+	gvhost_fmt(p, sizeof(p), "%s" INIT_INSIDE, gv.rootfs);
 	r = r ? r : gvhost_copy_file(init, p, 0755);
 	if (r < 0) {
-		str_fmt(err, errlen, "cannot write the sandbox root '%s': %s", p, strerror(-r));
+		gvhost_fmt(err, errlen, "cannot write the sandbox root '%s': %s", p, strerror(-r));
 		return -1;
 	}
 	return 0;
 fail:
-	str_fmt(err, errlen, "cannot create '%s': %s", p, strerror(errno));
+	gvhost_fmt(err, errlen, "cannot create '%s': %s", p, strerror(errno));
 	return -1;
 }
 
 static void paths_from_config(const struct judge_config *cfg)
 {
 	const char *box_root = cfg && cfg->box_root ? cfg->box_root : "/run/judge";
-	str_fmt(gv.runsc, sizeof(gv.runsc), "%s", cfg && cfg->runsc ? cfg->runsc : "runsc");
-	str_fmt(gv.root, sizeof(gv.root), "%s/runsc", box_root);
-	str_fmt(gv.base, sizeof(gv.base), "%s/gvisor", box_root);
+	gvhost_fmt(gv.runsc, sizeof(gv.runsc), "%s", cfg && cfg->runsc ? cfg->runsc : "runsc");
+	gvhost_fmt(gv.root, sizeof(gv.root), "%s/runsc", box_root);
+	gvhost_fmt(gv.base, sizeof(gv.base), "%s/gvisor", box_root);
 }
 
 void gvisor_sweep(void)
@@ -1067,7 +1055,7 @@ void gvisor_sweep(void)
 			if (pid < 0 || gvhost_pid_alive(pid) || !dot)
 				continue;
 			char id[256];
-			str_fmt(id, sizeof(id), "%.*s", (int)strcspn(e->d_name, "_"), e->d_name);
+			gvhost_fmt(id, sizeof(id), "%.*s", (int)strcspn(e->d_name, "_"), e->d_name);
 			log_info("gvisor: deleting container %s left by dead process %ld", id, pid);
 			gvhost_cg_kill(id);
 			runsc("delete", "--force", id);
@@ -1084,7 +1072,7 @@ void gvisor_sweep(void)
 			long pid = strtol(e->d_name, &end, 10);
 			if (*end || pid <= 0 || gvhost_pid_alive(pid))
 				continue;
-			str_fmt(dir, sizeof(dir), "%s/%s", gv.base, e->d_name);
+			gvhost_fmt(dir, sizeof(dir), "%s/%s", gv.base, e->d_name);
 			log_info("gvisor: removing '%s' left by dead process %ld", dir, pid);
 			gvhost_umount_below(dir);
 			gvhost_rm_tree(dir);
@@ -1099,19 +1087,19 @@ bool gvisor_works(char *why, size_t whylen)
 	if (!gv.inited)
 		paths_from_config(sandbox_config());
 	if (geteuid() != 0) {
-		str_fmt(why, whylen, "the gvisor backend needs root (runsc with cgroups)");
+		gvhost_fmt(why, whylen, "the gvisor backend needs root (runsc with cgroups)");
 		return false;
 	}
 	if (!gvhost_find_program(gv.runsc[0] ? gv.runsc : "runsc", why, whylen))
 		return false;
 	char init[PATH_MAX];
 	if (!gv.inited && find_init(init, sizeof(init)) < 0) {
-		str_fmt(why, whylen, "bin/box_init not found (run make)");
+		gvhost_fmt(why, whylen, "bin/box_init not found (run make)");
 		return false;
 	}
 	if (access("/sys/fs/cgroup/memory", F_OK) < 0 &&
 	    access("/sys/fs/cgroup/cgroup.controllers", F_OK) < 0) {
-		str_fmt(why, whylen, "no memory cgroup for runsc");
+		gvhost_fmt(why, whylen, "no memory cgroup for runsc");
 		return false;
 	}
 	return true;
@@ -1127,7 +1115,7 @@ int gvisor_global_init(const struct judge_config *cfg, char *err, size_t errlen)
 	if (!gvisor_works(err, errlen))
 		return -1;
 	if (find_init(init, sizeof(init)) < 0) {
-		str_fmt(err, errlen, "bin/box_init not found (run make)");
+		gvhost_fmt(err, errlen, "bin/box_init not found (run make)");
 		return -1;
 	}
 	gv.pool_size = (int)cfg->gvisor_pool;
@@ -1136,12 +1124,12 @@ int gvisor_global_init(const struct judge_config *cfg, char *err, size_t errlen)
 	 * reap). We only ever wait for pids of our containers. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	gv.max_memory_bytes = cfg->max_memory_limit_mb << 20;
-	str_fmt(gv.work, sizeof(gv.work), "%s/%ld", gv.base, (long)getpid());
-	str_fmt(gv.rootfs, sizeof(gv.rootfs), "%s/rootfs", gv.work);
+	gvhost_fmt(gv.work, sizeof(gv.work), "%s/%ld", gv.base, (long)getpid());
+	gvhost_fmt(gv.rootfs, sizeof(gv.rootfs), "%s/rootfs", gv.work);
 	int r;
 	if ((r = gvhost_mkdir_p(gv.root, 0700)) < 0 || (r = gvhost_mkdir_p(gv.base, 0700)) < 0 ||
 	    (r = gvhost_mkdir_p(gv.work, 0700)) < 0) {
-		str_fmt(err, errlen, "cannot create '%s': %s", gv.work, strerror(-r));
+		gvhost_fmt(err, errlen, "cannot create '%s': %s", gv.work, strerror(-r));
 		return -1;
 	}
 	/* <work> is a shared mount of itself, so that boxes we bind in it later reach
@@ -1149,15 +1137,15 @@ int gvisor_global_init(const struct judge_config *cfg, char *err, size_t errlen)
 	gvhost_umount_below(gv.work);
 	if (mount(gv.work, gv.work, NULL, MS_BIND, NULL) < 0 ||
 	    mount(NULL, gv.work, NULL, MS_SHARED, NULL) < 0) {
-		str_fmt(err, errlen, "cannot make '%s' a shared mount: %s", gv.work,
-			strerror(errno));
+		gvhost_fmt(err, errlen, "cannot make '%s' a shared mount: %s", gv.work,
+			   strerror(errno));
 		umount2(gv.work, MNT_DETACH);
 		return -1;
 	}
 	if (scmp_build(&gv.filter, err, errlen) < 0)
 		goto fail;
 	if (mkdir(gv.rootfs, 0755) < 0 && errno != EEXIST) {
-		str_fmt(err, errlen, "cannot create '%s': %s", gv.rootfs, strerror(errno));
+		gvhost_fmt(err, errlen, "cannot create '%s': %s", gv.rootfs, strerror(errno));
 		goto fail;
 	}
 	if (make_rootfs(init, err, errlen) < 0)
@@ -1175,7 +1163,7 @@ int gvisor_global_init(const struct judge_config *cfg, char *err, size_t errlen)
 	log_debug("gvisor: ready (root %s, work %s, pool %d)", gv.root, gv.work, gv.pool_size);
 	return 0;
 threads:
-	str_fmt(err, errlen, "cannot start the gvisor threads");
+	gvhost_fmt(err, errlen, "cannot start the gvisor threads");
 	gv.inited = false;
 	/* threads already started are joined by a later shutdown; keep it simple: this
 	 * only happens when the process is out of resources */
