@@ -78,9 +78,9 @@ Test(lang, shipped_files_load)
 	cr_assert_not_null(c);
 	cr_assert_str_eq(c->source_file, "main.c");
 	cr_assert(has(c->compile_argv, "main.c"), "{source} was not replaced");
-	cr_assert(has(c->compile_argv, "-std=c17") && has(c->compile_argv, "-O2"));
+	cr_assert(has(c->compile_argv, "-std=gnu17") && has(c->compile_argv, "-O2"));
 	cr_assert(has(c->compile_argv, "-lm"));
-	cr_assert(has(lang_find(&reg, "cpp")->compile_argv, "-std=c++20"));
+	cr_assert(has(lang_find(&reg, "cpp")->compile_argv, "-std=gnu++20"));
 	const struct lang *py = lang_find(&reg, "python");
 	cr_assert_null(py->compile_argv, "python is interpreted");
 	cr_assert(has(py->env, "PYTHONDONTWRITEBYTECODE=1"));
