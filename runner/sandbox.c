@@ -330,28 +330,37 @@ static int open_parent(struct sandbox *sb, const char *name, bool create, const 
 	return dfd;
 }
 
-int sandbox_write_file(struct sandbox *sb, const char *name, const void *data, size_t len, int mode)
+/* Opens the regular file name of the box with flags (O_RDONLY, or O_WRONLY |
+ * O_CREAT), never following a link on the way (a link planted by a program is
+ * refused with ELOOP) and never blocking on a planted FIFO. Returns the fd or -errno. */
+static int open_box_file(struct sandbox *sb, const char *name, int flags)
 {
 	int rc = check_name(name);
 	if (rc < 0 || !sb || sb->box_fd < 0)
 		return -EINVAL;
 	const char *last;
-	int dfd = open_parent(sb, name, true, &last);
+	int dfd = open_parent(sb, name, flags & O_CREAT, &last);
 	if (dfd < 0)
 		return dfd;
-	/* O_NOFOLLOW: a link planted by a program is refused (ELOOP); O_NONBLOCK: a
-	 * planted FIFO does not hang us */
-	int fd = openat(dfd, last,
-			O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
+	int fd = openat(dfd, last, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
 	rc = fd < 0 ? -errno : 0;
 	close(dfd);
 	if (rc < 0)
 		return rc;
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
-		goto out;
+		close(fd);
+		return -EINVAL;
 	}
+	return fd;
+}
+
+int sandbox_write_file(struct sandbox *sb, const char *name, const void *data, size_t len, int mode)
+{
+	int rc = 0;
+	int fd = open_box_file(sb, name, O_WRONLY | O_CREAT);
+	if (fd < 0)
+		return fd;
 	if (ftruncate(fd, 0) < 0 || fchown(fd, sb->host_uid, sb->host_gid) < 0 ||
 	    fchmod(fd, (mode_t)mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) < 0) {
 		rc = -errno;
@@ -376,23 +385,10 @@ out:
 
 int sandbox_read_file(struct sandbox *sb, const char *name, struct strbuf *out, size_t max)
 {
-	int rc = check_name(name);
-	if (rc < 0 || !sb || sb->box_fd < 0)
-		return -EINVAL;
-	const char *last;
-	int dfd = open_parent(sb, name, false, &last);
-	if (dfd < 0)
-		return dfd;
-	int fd = openat(dfd, last, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	rc = fd < 0 ? -errno : 0;
-	close(dfd);
-	if (rc < 0)
-		return rc;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
-		goto out;
-	}
+	int rc = 0;
+	int fd = open_box_file(sb, name, O_RDONLY);
+	if (fd < 0)
+		return fd;
 	size_t start = out->len;
 	for (;;) {
 		strbuf_grow(out, 65536);
@@ -416,7 +412,6 @@ int sandbox_read_file(struct sandbox *sb, const char *name, struct strbuf *out, 
 		}
 	}
 	out->buf[out->len] = 0;
-out:
 	close(fd);
 	return rc;
 }
