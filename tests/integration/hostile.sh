@@ -20,9 +20,19 @@ export JUDGE_HOSTILE_SECRET=hostile-secret-$$
 hostile() {
 	local name=$1 sb=$2 filter=$3
 	shift 3
-	local out start end
+	local out start end pid watchdog
 	start=$(date +%s%N)
-	out=$(timeout 120 "$JUDGE" run --sandbox "$sb" "$@" 2>"$tmp/err")
+	# in the background to learn its pid (leftovers are named after it), with a
+	# watchdog instead of timeout(1), whose child would have another pid
+	"$JUDGE" run --sandbox "$sb" "$@" >"$tmp/out" 2>"$tmp/err" &
+	pid=$!
+	echo "$pid" >>"$tmp/pids"
+	(sleep 120 && kill -9 "$pid") 2>/dev/null &
+	watchdog=$!
+	wait "$pid"
+	kill "$watchdog" 2>/dev/null
+	wait "$watchdog" 2>/dev/null
+	out=$(cat "$tmp/out")
 	end=$(date +%s%N)
 	expect_json "$sb: $name ($(((end - start) / 1000000)) ms)" "${out:-{\}}" "$filter"
 }
@@ -135,4 +145,15 @@ while read -r mp; do
 	[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && stale="$stale $mp"
 done < <(awk '{print $5}' /proc/self/mountinfo | grep "^$box_root/")
 if [ -z "$stale" ]; then pass "no box mount of a finished run left"; else fail "mounts left" "$stale"; fi
+# gVisor: containers (runsc state), their cgroups and work folders are named
+# jgv-<owner pid>-<n> and <box_root>/gvisor/<owner pid>; none of this suite's runs
+# may leave one (other suites kill workers on purpose: theirs wait for a sweep)
+stale=
+for d in /sys/fs/cgroup/*/judge-gvisor/jgv-* /sys/fs/cgroup/judge-gvisor/jgv-* \
+	"$box_root"/runsc/jgv-* "$box_root"/gvisor/*; do
+	[ -e "$d" ] || continue
+	pid=$(basename "$d" | sed -n 's/^jgv-\([0-9]*\)-.*/\1/p; s/^\([0-9][0-9]*\)$/\1/p')
+	[ -n "$pid" ] && grep -qx "$pid" "$tmp/pids" && stale="$stale $d"
+done
+if [ -z "$stale" ]; then pass "no gVisor container, cgroup or folder of a finished run left"; else fail "gVisor leftovers" "$stale"; fi
 finish
