@@ -82,6 +82,23 @@ static void db_fail(struct db *db, const char *what, char *err, size_t errlen)
 	snprintf(err, errlen, "%s: %s", what, db_error(db));
 }
 
+/* Reads the single submission row a query returned, if any, and clears r.
+ * Returns 1 with *out filled, 0 when no row came back, or -1 (r NULL: the
+ * query failed, reported as "what: ..."). */
+static int one_row(struct db *db, PGresult *r, const char *what, struct queue_sub *out, char *err,
+		   size_t errlen)
+{
+	if (!r) {
+		db_fail(db, what, err, errlen);
+		return -1;
+	}
+	int ret = 0;
+	if (PQntuples(r) == 1)
+		ret = read_row(r, 0, out, err, errlen) < 0 ? -1 : 1;
+	PQclear(r);
+	return ret;
+}
+
 /* One submission, inside whatever transaction the caller has open. */
 static int enqueue_one(struct db *db, const struct queue_new *in, int64_t *id, bool *created,
 		       char *err, size_t errlen)
@@ -185,15 +202,7 @@ int queue_get(struct db *db, int64_t id, int64_t api_key_id, struct queue_sub *o
 			       "SELECT " SUB_COLS " FROM submissions WHERE id = $1::bigint "
 			       "AND ($2::bigint <= 0 OR api_key_id = $2::bigint)",
 			       2, p);
-	if (!r) {
-		db_fail(db, "cannot read submission", err, errlen);
-		return -1;
-	}
-	int ret = 0;
-	if (PQntuples(r) == 1)
-		ret = read_row(r, 0, out, err, errlen) < 0 ? -1 : 1;
-	PQclear(r);
-	return ret;
+	return one_row(db, r, "cannot read submission", out, err, errlen);
 }
 
 int queue_claim(struct db *db, const char *worker, long lease_ms, struct queue_sub *out, char *err,
@@ -211,15 +220,7 @@ int queue_claim(struct db *db, const char *worker, long lease_ms, struct queue_s
 		     "ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT 1) "
 		     "RETURNING " SUB_COLS,
 		     2, p);
-	if (!r) {
-		db_fail(db, "cannot claim", err, errlen);
-		return -1;
-	}
-	int ret = 0;
-	if (PQntuples(r) == 1)
-		ret = read_row(r, 0, out, err, errlen) < 0 ? -1 : 1;
-	PQclear(r);
-	return ret;
+	return one_row(db, r, "cannot claim", out, err, errlen);
 }
 
 /* Runs a statement on one claim; returns 0 when it matched a row, 1 when the
@@ -601,15 +602,7 @@ int queue_callback_next(struct db *db, long lease_ms, struct queue_sub *out, cha
 	    "AND callback_done IS NULL AND finished IS NOT NULL AND callback_next <= now() "
 	    "ORDER BY callback_next FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " SUB_COLS,
 	    1, p);
-	if (!r) {
-		db_fail(db, "cannot take a callback", err, errlen);
-		return -1;
-	}
-	int ret = 0;
-	if (PQntuples(r) == 1)
-		ret = read_row(r, 0, out, err, errlen) < 0 ? -1 : 1;
-	PQclear(r);
-	return ret;
+	return one_row(db, r, "cannot take a callback", out, err, errlen);
 }
 
 int queue_callback_done(struct db *db, int64_t id, bool delivered, long retry_ms, char *err,
