@@ -121,6 +121,7 @@ static int compile(struct checker *c, const struct prob_program *prog,
 		    .file_bytes = cfg->file_size_kb * 1024,
 		    .open_files = cfg->open_files,
 		},
+	    .trusted_tool = true,
 	};
 	spec.limits.wall_ms = spec.limits.cpu_ms * 2 + 2000;
 	struct run_result rr;
@@ -271,6 +272,7 @@ int checker_run(struct checker *c, const char *in_path, const char *ans_path, co
 	    .stdin_data = output,
 	    .stdin_len = output_len,
 	    .limits = c->limits,
+	    .trusted_tool = true,
 	};
 	struct run_result rr;
 	run_result_init(&rr);

@@ -29,6 +29,8 @@ const struct config_key config_keys[] = {
 	I("sandbox", box_uid, 1000, 2000000000, "61000",
 	  "first host uid/gid used for sandboxed programs; each slot gets its own"),
 	I("sandbox", gvisor_pool, 0, 64, "2", "gVisor sandboxes started ahead of need per runtime"),
+	S("sandbox", tool_sandbox, "native",
+	  "where compilers and output validators run when sandbox is gvisor: native or gvisor"),
 	S("sandbox", cgroup_root, "auto",
 	  "auto, or the cgroup (v2 path, or v1 controller folder parent) under which runs go"),
 	I("limits", time_limit_ms, 1, 600000, "2000", "default CPU time limit of a run"),

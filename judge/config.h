@@ -17,6 +17,7 @@ struct judge_config {
 	char *box_root;
 	long box_uid;
 	long gvisor_pool;
+	char *tool_sandbox;
 	char *cgroup_root;
 	/* [limits] */
 	long time_limit_ms;

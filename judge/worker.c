@@ -425,7 +425,8 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 		const struct lang *l = &w.langs.langs[i];
 		const char *const *ro = (const char *const *)l->ro_paths;
 		if (l->compile_argv)
-			sandbox_prepare(w.backend, ro, (const char *const *)l->compile_argv);
+			sandbox_prepare(sandbox_tool_backend(w.backend), ro,
+					(const char *const *)l->compile_argv);
 		sandbox_prepare(w.backend, ro, (const char *const *)l->run_argv);
 	}
 

@@ -24,6 +24,7 @@
 static const struct judge_config *config;
 static atomic_ulong serial;
 static bool gvisor_ready;
+static bool tools_native; /* trusted tools run natively under gvisor (tool_sandbox) */
 static char gvisor_error[512];
 
 const struct judge_config *sandbox_config(void)
@@ -123,6 +124,12 @@ int sandbox_global_init(const struct judge_config *cfg, char *err, size_t errlen
 	/* boxes must stay reachable for the sandbox uids, never writable by them */
 	chmod(cfg->box_root, 0755);
 
+	if (strcmp(cfg->tool_sandbox, "native") && strcmp(cfg->tool_sandbox, "gvisor")) {
+		snprintf(err, errlen, "tool_sandbox must be native or gvisor, not '%s'",
+			 cfg->tool_sandbox);
+		return -1;
+	}
+
 	gvisor_sweep();
 	sweep_boxes(cfg->box_root);
 
@@ -130,6 +137,7 @@ int sandbox_global_init(const struct judge_config *cfg, char *err, size_t errlen
 	if (!native_ok)
 		log_warn("sandbox: native backend unavailable: %s", nerr);
 
+	tools_native = native_ok && !strcmp(cfg->tool_sandbox, "native");
 	bool want_gvisor = strcmp(cfg->sandbox, "native") != 0;
 	gvisor_ready = false;
 	snprintf(gvisor_error, sizeof gvisor_error, "gvisor backend not started (sandbox = %s)",
@@ -421,6 +429,11 @@ const char *sandbox_box_path(const struct sandbox *sb)
 	return sb->box_path;
 }
 
+enum sandbox_backend sandbox_tool_backend(enum sandbox_backend b)
+{
+	return tools_native ? SANDBOX_NATIVE : b;
+}
+
 void sandbox_prepare(enum sandbox_backend backend, const char *const *ro_paths,
 		     const char *const *argv)
 {
@@ -467,7 +480,7 @@ int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_resu
 	res->message[0] = 0;
 	strbuf_reset(&res->out);
 	strbuf_reset(&res->err);
-	if (sb->backend == SANDBOX_GVISOR) {
+	if ((s.trusted_tool ? sandbox_tool_backend(sb->backend) : sb->backend) == SANDBOX_GVISOR) {
 		if (!gvisor_ready)
 			return sandbox_fail(res, "gvisor sandbox unavailable: %s", gvisor_error);
 		return gvisor_run(sb, &s, res);

@@ -55,6 +55,9 @@ struct run_spec {
 	size_t stdin_len;
 	const char *stdin_path; /* host file fed instead of stdin_data, when set */
 	struct run_limits limits;
+	/* A trusted tool reading the submission (a compiler, an output validator),
+	 * not the submission's program: runs in sandbox_tool_backend(). */
+	bool trusted_tool;
 };
 
 struct run_result {
@@ -106,6 +109,13 @@ const char *sandbox_box_path(const struct sandbox *sb);
  * native backend reaps the last ones at the next run of sb or in sandbox_close.
  * Runs of one sandbox must not overlap (one thread at a time per sandbox). */
 int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
+/* The backend in which the trusted tools of a workspace of backend b run:
+ * native under gvisor when judge.ini's tool_sandbox is native (the default) and
+ * the native backend works here, else b. The submission's own program always
+ * runs in b. Why: a C compile costs ~200 ms more under gVisor's ptrace platform,
+ * where every exec and page fault is trapped, and a tool needs a fresh gVisor
+ * sandbox of its own. */
+enum sandbox_backend sandbox_tool_backend(enum sandbox_backend b);
 /* Tells the backend that runs of argv with ro_paths are coming, so it can start
  * sandboxes for them ahead of need (gvisor's pools; nothing for native). A
  * long-running worker calls it at start for each language's compile and run. */

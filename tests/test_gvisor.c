@@ -145,6 +145,70 @@ Test(gvisor, box_is_shared_between_runs)
 	run_result_release(&res);
 }
 
+/* "native" or "gvisor": which kernel answered a run, from its /proc/version */
+static const char *kernel_of(const struct run_result *res)
+{
+	return strstr(res->out.buf, "4.4.0") ? "gvisor" : "native";
+}
+
+static void check_compiler_backend(const char *tool_sandbox, const char *want)
+{
+	free(cfg.tool_sandbox);
+	cfg.tool_sandbox = strdup(tool_sandbox);
+	sandbox_close(sb);
+	sandbox_global_shutdown();
+	char err[512];
+	cr_assert_eq(sandbox_global_init(&cfg, err, sizeof(err)), 0, "init: %s", err);
+	cr_assert_eq(sandbox_open(SANDBOX_GVISOR, 3, 16 << 20, &sb, err, sizeof(err)), 0,
+		     "open: %s", err);
+	cr_assert_eq(sandbox_tool_backend(SANDBOX_GVISOR),
+		     !strcmp(want, "gvisor") ? SANDBOX_GVISOR : SANDBOX_NATIVE);
+
+	/* the compiler writes an executable into the box; the program, always in
+	 * gVisor, runs it */
+	const char *a1[] = {"/bin/sh", "-c",
+			    "cat /proc/version; printf '#!/bin/sh\\necho built\\n' > prog; "
+			    "chmod 755 prog",
+			    NULL};
+	struct run_spec s = spec_of(a1);
+	s.trusted_tool = true;
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_OK, "%s / %s", res.message, res.err.buf);
+	cr_assert_str_eq(kernel_of(&res), want, "compiler saw %s", res.out.buf);
+	run_result_release(&res);
+
+	const char *a2[] = {"/bin/sh", "-c", "cat /proc/version; ./prog", NULL};
+	s = spec_of(a2);
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_OK, "%s / %s", res.message, res.err.buf);
+	cr_assert_str_eq(kernel_of(&res), "gvisor", "program saw %s", res.out.buf);
+	cr_assert(strstr(res.out.buf, "built\n"), "%s", res.out.buf);
+	run_result_release(&res);
+}
+
+Test(gvisor, compilers_run_natively_by_default)
+{
+	check_compiler_backend("native", "native");
+}
+
+Test(gvisor, compilers_run_in_gvisor_on_request)
+{
+	check_compiler_backend("gvisor", "gvisor");
+}
+
+Test(gvisor, tool_sandbox_is_checked)
+{
+	free(cfg.tool_sandbox);
+	cfg.tool_sandbox = strdup("docker");
+	sandbox_close(sb);
+	sb = NULL;
+	sandbox_global_shutdown();
+	char err[512] = "";
+	cr_assert_eq(sandbox_global_init(&cfg, err, sizeof(err)), -1);
+	cr_assert(strstr(err, "tool_sandbox"), "%s", err);
+}
+
 Test(gvisor, signal)
 {
 	const char *argv[] = {"/bin/sh", "-c", "kill -SEGV $$", NULL};
