@@ -24,6 +24,13 @@ struct sandbox {
 	 * which sandbox_close calls first (before unmounting the box). */
 	void *backend_data;
 	void (*backend_close)(struct sandbox *sb);
+	/* The gVisor sandbox serving this workspace's programs (gvisor.c), kept
+	 * apart from backend_data: trusted tools may run natively on the same box. */
+	void *gvisor_session;
+	/* Bumped whenever the box may change outside that gVisor sandbox (a host
+	 * write, a native run): the sentry caches what it saw, so a session only
+	 * serves runs while this stays as it was when the session began. */
+	unsigned long box_changes;
 };
 
 /* The configuration given to sandbox_global_init (NULL before). */
@@ -49,6 +56,8 @@ int gvisor_global_init(const struct judge_config *cfg, char *err, size_t errlen)
 void gvisor_global_shutdown(void);
 bool gvisor_works(char *why, size_t whylen);
 void gvisor_sweep(void);
+/* Ends the gVisor sandbox of sb's session, if any (sandbox_close calls it). */
+void gvisor_close(struct sandbox *sb);
 
 /* Helpers of sandbox.c for the backends. */
 /* Formats the internal_error of res: status, and message (printf-style). Returns 0. */

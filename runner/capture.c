@@ -128,6 +128,28 @@ static int drain(int fd, struct strbuf *sb, size_t max, bool *eof, int *error)
 	return 0;
 }
 
+static bool ends_with_mark(const struct capture *c)
+{
+	const struct strbuf *sb = c->out;
+	return c->out_mark && sb->len >= c->out_mark_len &&
+	       !memcmp(sb->buf + sb->len - c->out_mark_len, c->out_mark, c->out_mark_len);
+}
+
+/* stdout ended with its mark: every writer is gone, so stderr holds all it will
+ * get; read it to the end of what is there. */
+static void drain_rest_of_err(struct capture *c, int *error)
+{
+	while (!c->err_eof && !*error) {
+		size_t before = c->err->len;
+		int dropped = drain(c->err_fd, c->err, c->err_max, &c->err_eof, error);
+		if (dropped)
+			c->err_truncated = true;
+		else if (c->err->len == before)
+			break;
+	}
+	c->err_eof = true;
+}
+
 enum capture_end capture_pump(struct capture *c)
 {
 	enum capture_end end = CAPTURE_FAILED;
@@ -220,6 +242,10 @@ enum capture_end capture_pump(struct capture *c)
 				c->out_truncated = true;
 				end = CAPTURE_OUTPUT_LIMIT;
 				break;
+			}
+			if (!c->out_eof && ends_with_mark(c)) {
+				c->out_eof = true;
+				drain_rest_of_err(c, &error);
 			}
 		}
 		if (i_err >= 0 && pfd[i_err].revents) {

@@ -31,6 +31,11 @@ struct capture {
 	int in_file;	    /* host file to feed instead, or -1 (owned by the caller) */
 	int out_fd, err_fd; /* read ends; -1 when absent */
 	int wait_fd;	    /* readable when the run is over (pidfd), or -1 */
+	/* When set, stdout is over once its bytes end with out_mark (a stream that
+	 * outlives the run, with an end written after every writer is dead); what
+	 * stderr holds then is read without waiting for its EOF. */
+	const void *out_mark;
+	size_t out_mark_len;
 	size_t out_max, err_max;
 	struct strbuf *out, *err;
 	long long deadline_us;	/* CLOCK_MONOTONIC, as sandbox_now_us(); 0 = none */

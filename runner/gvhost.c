@@ -75,11 +75,33 @@ int gvhost_write_file(const char *path, const void *data, size_t len, int mode)
 
 int gvhost_copy_file(const char *from, const char *to, int mode)
 {
-	struct strbuf sb = STRBUF_INIT;
-	int r = strbuf_read_file(&sb, from, 64 << 20);
-	if (r == 0)
-		r = gvhost_write_file(to, sb.buf, sb.len, mode);
-	strbuf_release(&sb);
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	int r = gvhost_write_file(to, NULL, 0, mode);
+	int out = r < 0 ? -1 : open(to, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (r == 0 && out < 0)
+		r = -errno;
+	char buf[65536];
+	while (r == 0) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : 0;
+			break;
+		}
+		for (ssize_t off = 0; off < n && r == 0;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+			if (w > 0)
+				off += w;
+			else if (!(w < 0 && errno == EINTR))
+				r = w < 0 ? -errno : -EIO;
+		}
+	}
+	close(in);
+	if (out >= 0 && close(out) < 0 && r == 0)
+		r = -errno;
 	return r;
 }
 

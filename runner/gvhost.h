@@ -18,7 +18,7 @@ void gvhost_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((form
 int gvhost_write_str(const char *path, const char *s);
 /* Creates or truncates path (no symlink followed) with data and mode. 0 or -errno. */
 int gvhost_write_file(const char *path, const void *data, size_t len, int mode);
-/* Copies a file of at most 64 MB. Returns 0 or -errno. */
+/* Copies a file (to: created or truncated, no symlink followed). Returns 0 or -errno. */
 int gvhost_copy_file(const char *from, const char *to, int mode);
 /* mkdir -p. Returns 0 or -errno. */
 int gvhost_mkdir_p(const char *path, mode_t mode);

@@ -1,4 +1,5 @@
-/* gvisor: the gVisor backend — runs each program in a fresh runsc sandbox.
+/* gvisor: the gVisor backend — runs the programs of each workspace in a runsc
+ * sandbox of their own.
  *
  * Theory of operation.
  *
@@ -9,28 +10,37 @@
  * entry is an OCI bundle (oci.c) whose process is box_init
  * (runner/init/box_init.c), started with `runsc run --detach`; init warms the
  * runtime up (e.g. python3 -c pass, as nobody, before any job exists), says
- * 'R' and waits on its stdin, a pipe held by this process. Each entry serves
- * exactly one run and is destroyed after it; a refill thread (at a low CPU
- * priority, raised when the entry is taken) starts a new one in the background.
- * Different runs never share a sandbox (only the box, when they belong to one
- * submission).
+ * 'R' and waits on its stdin, a pipe held by this process. A refill thread (at
+ * a low CPU priority, raised when the entry is taken) starts new ones in the
+ * background.
+ *
+ * Sessions. An entry serves the runs of one workspace (one submission: its
+ * tests, run after run) for one runtime, and is destroyed with the workspace
+ * (gvisor_close) or as soon as a run does not end cleanly (output limit, host
+ * deadline, OOM of the sandbox, no valid trailer). Different workspaces never
+ * share a sandbox. Every run gets a fresh /tmp and is reaped to the last
+ * process before the next starts. Because the sentry caches what it has seen
+ * of the box (exclusive file access), a session also ends when the box may
+ * have changed behind it (sandbox.box_changes: a host write, a native run).
  *
  * The box arrives after start: every entry binds its own empty host folder
- * <work>/<id>/b at /.b inside. <work> is a shared mount, so the gofer (in its
- * own mount namespace, a slave of ours) sees what we mount under it later. When
- * the job comes we bind the submission's box onto <work>/<id>/b/box, then write
- * the job (box_proto.h) to init, which binds /.b/box at /box inside (the
- * gofer opens files lazily by path, so it finds the new mount), hides /.b,
- * and runs the program with fds 0/1/2 going straight to our pipes.
+ * <work>/<id>/b (mode 0700) at /.b inside. <work> is a shared mount, so the
+ * gofer (in its own mount namespace, a slave of ours) sees what we mount under
+ * it later. When the first job comes we bind the submission's box onto
+ * <work>/<id>/b/box; init binds /.b/box at /box inside (the gofer opens files
+ * lazily by path, so it finds the new mount). The stdin of each run is a new
+ * file <work>/<id>/b/in-N that init opens as root and hands to the program as
+ * fd 0; its fds 1/2 go straight to our pipes.
  *
  * The end of a run: init reaps every process of the run, then writes a status
- * trailer (with the job's secret token) as the last bytes of stdout and exits;
- * we read stdout and stderr to EOF (capture.c), check and strip the trailer,
- * then SIGKILL every process of the sandbox's cgroup (sentry, gofer, stubs),
- * unmount the box and hand the entry to a reaper thread, which runs `runsc
- * delete --force` and removes the bundle and any cgroup left. Nothing waits on
- * `runsc wait`, `state` or `delete` in the latency path, and runsc's own exit
- * code is never read as the program's status.
+ * trailer and the job's secret token as the last bytes of the run on stdout;
+ * we read stdout until it ends with the token (and stderr to what it holds
+ * then: every writer is dead) (capture.c), check and strip the trailer. The
+ * end of a session: we SIGKILL every process of the sandbox's cgroup (sentry,
+ * gofer, stubs), unmount the box and hand the entry to a reaper thread, which
+ * runs `runsc delete --force` and removes the bundle and any cgroup left.
+ * Nothing waits on `runsc wait`, `state` or `delete` in the latency path, and
+ * runsc's own exit code is never read as the program's status.
  *
  * Leftovers of a process that died (SIGKILL of the worker): container ids are
  * "jgv-<pid>-<n>", bundles live in <box_root>/gvisor/<pid>, cgroups in
@@ -97,6 +107,11 @@ struct gv_entry {
 	int npids;
 	bool box_mounted;
 	long long started_us;
+	/* the session: the workspace it serves runs of (see gvisor_run) */
+	char *sig;		   /* its pool's signature: runs of another runtime need another */
+	unsigned long box_changes; /* sandbox.box_changes when it began */
+	unsigned runs;		   /* jobs sent so far (names the stdin files) */
+	long long ooms0, failcnt0; /* memory cgroup counters before the current run */
 };
 
 struct gv_pool {
@@ -160,6 +175,7 @@ static int runsc(const char *a1, const char *a2, const char *a3)
 
 static void entry_free(struct gv_entry *e)
 {
+	free(e->sig);
 	if (e->in_fd >= 0)
 		close(e->in_fd);
 	if (e->out_fd >= 0)
@@ -590,16 +606,27 @@ static void *refill_main(void *arg)
 	return NULL;
 }
 
-/* Takes a started sandbox for ro_paths: from the pool, or cold when none is ready. */
-static int entry_take(const struct run_spec *spec, struct gv_entry **out, bool *cold, char *err,
+/* The warm-up and pool signature of the runtime of spec. */
+static void runtime_of(const struct run_spec *spec, struct strbuf *warm, struct strbuf *sig)
+{
+	warm_args(spec->argv, warm);
+	sig_of(spec->ro_paths, warm, sig);
+}
+
+/* Takes a started sandbox for the runtime of spec (its warm-up and signature from
+ * runtime_of): from the pool, or cold when none is ready. The entry keeps sig. */
+static int entry_take(const struct run_spec *spec, const struct strbuf *warm,
+		      const struct strbuf *sig, struct gv_entry **out, bool *cold, char *err,
 		      size_t errlen)
 {
 	const char *const *ro_paths = spec->ro_paths;
-	struct strbuf sig = STRBUF_INIT, warm = STRBUF_INIT;
-	warm_args(spec->argv, &warm);
-	sig_of(ro_paths, &warm, &sig);
+	char *sig_copy = strdup(sig->buf);
+	if (!sig_copy) {
+		gvhost_fmt(err, errlen, "out of memory");
+		return -1;
+	}
 	pthread_mutex_lock(&gv.lock);
-	struct gv_pool *p = pool_get(sig.buf, ro_paths, &warm);
+	struct gv_pool *p = pool_get(sig->buf, ro_paths, warm);
 	struct gv_entry *e = NULL;
 	if (p) {
 		p->last_use_us = sandbox_now_us();
@@ -616,33 +643,32 @@ static int entry_take(const struct run_spec *spec, struct gv_entry **out, bool *
 			pthread_cond_broadcast(&gv.refill_cond);
 	}
 	pthread_mutex_unlock(&gv.lock);
-	strbuf_release(&sig);
 	*cold = !e;
+	int r = 0;
 	if (e) {
-		strbuf_release(&warm);
 		entry_renice(e, 0);
-		*out = e;
-		return 0;
-	}
-	if (!p) {
+	} else if (!p) {
 		/* more runtime signatures than pools: a private, unpooled one */
 		struct gv_pool tmp;
 		memset(&tmp, 0, sizeof(tmp));
 		tmp.ro_paths = (char **)ro_paths;
-		tmp.init_args = split_nul(&warm);
-		struct gv_entry *ne = NULL;
-		int r = entry_start(&tmp, &ne, err, errlen);
+		tmp.init_args = split_nul(warm);
+		r = entry_start(&tmp, &e, err, errlen);
 		if (r == 0)
-			ne->pool = NULL;
+			e->pool = NULL;
 		for (char **a = tmp.init_args; *a; a++)
 			free(*a);
 		free(tmp.init_args);
-		strbuf_release(&warm);
-		*out = ne;
+	} else {
+		r = entry_start(p, &e, err, errlen);
+	}
+	if (r < 0) {
+		free(sig_copy);
 		return r;
 	}
-	strbuf_release(&warm);
-	return entry_start(p, out, err, errlen);
+	e->sig = sig_copy;
+	*out = e;
+	return 0;
 }
 
 /* ---- one run ------------------------------------------------------------ */
@@ -691,7 +717,7 @@ static int send_job(int fd, const void *buf, size_t len, long long deadline_us)
 }
 
 static void build_job(const struct sandbox *sb, const struct run_spec *spec, struct strbuf *job,
-		      uint8_t token[BX_TOKEN_LEN])
+		      uint8_t token[BX_TOKEN_LEN], unsigned stdin_seq)
 {
 	struct bx_job h;
 	memset(&h, 0, sizeof(h));
@@ -707,6 +733,8 @@ static void build_job(const struct sandbox *sb, const struct run_spec *spec, str
 	h.uid = sb->host_uid;
 	h.gid = sb->host_gid;
 	h.filter_len = gv.filter.len;
+	h.stdin_seq = stdin_seq;
+	h.tmp_bytes = spec->limits.tmp_bytes;
 	for (const char *const *a = spec->argv; *a; a++)
 		h.argc++;
 	for (const char *const *a = spec->env; a && *a; a++)
@@ -748,13 +776,9 @@ static void set_run_limits(struct gv_entry *e, const struct run_spec *spec)
 }
 
 static int decide(const struct run_spec *spec, struct run_result *res, const struct bx_status *st,
-		  enum capture_end end, struct gv_entry *e)
+		  enum capture_end end, struct gv_entry *e, bool host_oom)
 {
 	const struct run_limits *l = &spec->limits;
-	long long ooms = gvhost_cg_read("memory", e->id, "memory.oom_control", "oom_kill ");
-	long long failcnt = gvhost_cg_read("memory", e->id, "memory.failcnt", NULL);
-	bool host_oom = ooms > 0 || failcnt > 0;
-
 	if (end == CAPTURE_OUTPUT_LIMIT) {
 		res->status = RUN_OUTPUT_LIMIT;
 		return 0;
@@ -774,7 +798,8 @@ static int decide(const struct run_spec *spec, struct run_result *res, const str
 		return sandbox_fail(res,
 				    "gvisor sandbox %s ended without a status (pids limit hit %lld "
 				    "times, memory failcnt %lld)",
-				    e->id, pids_max, failcnt);
+				    e->id, pids_max,
+				    gvhost_cg_read("memory", e->id, "memory.failcnt", NULL));
 	}
 	res->cpu_ms = st->cpu_us / 1000;
 	res->wall_ms = st->wall_us / 1000;
@@ -806,6 +831,81 @@ static int decide(const struct run_spec *spec, struct run_result *res, const str
 	return 0;
 }
 
+/* Ends sb's session: its sandbox goes to the reapers. */
+void gvisor_close(struct sandbox *sb)
+{
+	struct gv_entry *e = sb->gvisor_session;
+	sb->gvisor_session = NULL;
+	if (e)
+		entry_discard(e);
+}
+
+/* The memory cgroup's OOM kills and failures so far (they only grow). */
+static void memory_events(const struct gv_entry *e, long long *ooms, long long *failcnt)
+{
+	*ooms = gvhost_cg_read("memory", e->id, "memory.oom_control", "oom_kill ");
+	*failcnt = gvhost_cg_read("memory", e->id, "memory.failcnt", NULL);
+}
+
+/* The session's sandbox for a run of spec: the one sb already has when it runs
+ * the same runtime and the box did not change behind it, else a new one (from
+ * the pool) with the box bound in. *fresh tells which. */
+static int session_take(struct sandbox *sb, const struct run_spec *spec, struct gv_entry **out,
+			bool *cold, bool *fresh, char *err, size_t errlen)
+{
+	struct strbuf warm = STRBUF_INIT, sig = STRBUF_INIT;
+	runtime_of(spec, &warm, &sig);
+	struct gv_entry *e = sb->gvisor_session;
+	*cold = *fresh = false;
+	if (e && (strcmp(e->sig, sig.buf) || e->box_changes != sb->box_changes))
+		gvisor_close(sb), e = NULL;
+	int r = 0;
+	if (!e) {
+		*fresh = true;
+		r = entry_take(spec, &warm, &sig, &e, cold, err, errlen);
+	}
+	strbuf_release(&warm);
+	strbuf_release(&sig);
+	if (r < 0)
+		return r;
+	if (*fresh) {
+		char path[PATH_MAX];
+		gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
+		if (mount(sandbox_box_path(sb), path, NULL, MS_BIND, NULL) < 0) {
+			gvhost_fmt(err, errlen, "cannot bind the box at '%s': %s", path,
+				   strerror(errno));
+			entry_discard(e);
+			return -1;
+		}
+		e->box_mounted = true;
+		e->box_changes = sb->box_changes;
+		sb->gvisor_session = e;
+	}
+	*out = e;
+	return 0;
+}
+
+/* Puts the stdin of the run into the session's control folder as in-<seq>;
+ * *seq = 0 when the program's stdin is empty. */
+static int write_stdin(struct gv_entry *e, const struct run_spec *spec, unsigned *seq, char *path,
+		       size_t pathlen, char *err, size_t errlen)
+{
+	*seq = 0;
+	if (!spec->stdin_path && (!spec->stdin_data || !spec->stdin_len))
+		return 0;
+	*seq = e->runs;
+	gvhost_fmt(path, pathlen, "%s/b/in-%u", e->dir, *seq);
+	int r = spec->stdin_path ? gvhost_copy_file(spec->stdin_path, path, 0600)
+				 : gvhost_write_file(path, spec->stdin_data, spec->stdin_len, 0600);
+	if (r < 0) {
+		gvhost_fmt(err, errlen, "cannot copy stdin to '%s': %s", path, strerror(-r));
+		unlink(path);
+		*seq = 0;
+		return -1;
+	}
+	return 0;
+}
+
 int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
 {
 	if (!sb || !spec || !res || !spec->argv || !spec->argv[0])
@@ -813,30 +913,27 @@ int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 	if (!gv.inited)
 		return sandbox_fail(res, "the gvisor backend is not initialised");
 
-	int ret = 0, in_file = -1;
+	int ret = 0;
 	struct gv_entry *e = NULL;
 	struct strbuf job = STRBUF_INIT;
-	char err[512], path[PATH_MAX];
-	bool cold;
+	char err[512], in_path[PATH_MAX] = "";
+	bool cold, fresh, keep = false;
+	unsigned seq = 0;
 	long long t0 = sandbox_now_us();
 
 	int attempts = 0;
 again:
-	if (entry_take(spec, &e, &cold, err, sizeof(err)) < 0) {
+	if (session_take(sb, spec, &e, &cold, &fresh, err, sizeof(err)) < 0) {
+		e = NULL;
 		ret = sandbox_fail(res, "cannot start a gvisor sandbox: %s", err);
 		goto out;
 	}
 	long long t_take = sandbox_now_us();
-	gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
-	if (mount(sandbox_box_path(sb), path, NULL, MS_BIND, NULL) < 0) {
-		ret = sandbox_fail(res, "cannot bind the box at '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	e->box_mounted = true;
+	e->runs++;
 	set_run_limits(e, spec);
-	if (spec->stdin_path && (in_file = open(spec->stdin_path, O_RDONLY | O_CLOEXEC)) < 0) {
-		ret = sandbox_fail(res, "cannot open stdin '%s': %s", spec->stdin_path,
-				   strerror(errno));
+	memory_events(e, &e->ooms0, &e->failcnt0);
+	if (write_stdin(e, spec, &seq, in_path, sizeof(in_path), err, sizeof(err)) < 0) {
+		ret = sandbox_fail(res, "%s", err);
 		goto out;
 	}
 	uint8_t token[BX_TOKEN_LEN];
@@ -844,20 +941,21 @@ again:
 		ret = sandbox_fail(res, "getrandom: %s", strerror(errno));
 		goto out;
 	}
-	build_job(sb, spec, &job, token);
+	build_job(sb, spec, &job, token, seq);
 	long long wall_us = spec->limits.wall_ms > 0 ? spec->limits.wall_ms * 1000LL : 0;
 	/* init kills the run at wall_ms; this is the backstop if the sandbox hangs */
 	long long deadline = wall_us ? sandbox_now_us() + wall_us + 500000 : 0;
 	fcntl(e->in_fd, F_SETFL, O_NONBLOCK);
 	int r = send_job(e->in_fd, job.buf, job.len, deadline ? deadline : LLONG_MAX);
 	if (r == -EPIPE && !cold && attempts++ == 0) {
-		/* a pooled sandbox that died while it waited: take another one */
-		log_warn("gvisor: pooled sandbox %s was dead, taking another", e->id);
-		entry_discard(e);
+		/* a sandbox that died while it waited (in the pool or between the
+		 * runs of this session): take another one */
+		log_warn("gvisor: sandbox %s was dead, taking another", e->id);
+		gvisor_close(sb);
 		e = NULL;
 		strbuf_reset(&job);
-		if (in_file >= 0)
-			close(in_file), in_file = -1;
+		if (in_path[0])
+			unlink(in_path), in_path[0] = 0;
 		goto again;
 	}
 	if (r < 0) {
@@ -869,20 +967,18 @@ again:
 
 	struct capture c;
 	capture_init(&c);
-	c.in_fd = e->in_fd;
-	e->in_fd = -1; /* capture closes it at the end of stdin: the program's EOF */
-	c.in_data = spec->stdin_data ? spec->stdin_data : "";
-	c.in_len = spec->stdin_data ? spec->stdin_len : 0;
-	c.in_file = in_file;
 	c.out_fd = e->out_fd;
 	c.err_fd = e->err_fd;
+	const size_t tail = sizeof(struct bx_status) + BX_TOKEN_LEN;
 	c.out_max =
 	    (spec->limits.stdout_bytes > 0 ? (size_t)spec->limits.stdout_bytes : SIZE_MAX / 2) +
-	    sizeof(struct bx_status);
+	    tail;
 	c.err_max =
 	    spec->limits.stderr_bytes > 0 ? (size_t)spec->limits.stderr_bytes : SIZE_MAX / 2;
 	c.out = &res->out;
 	c.err = &res->err;
+	c.out_mark = token;
+	c.out_mark_len = BX_TOKEN_LEN;
 	c.deadline_us = deadline;
 	enum capture_end end = capture_pump(&c);
 	capture_release(&c);
@@ -892,21 +988,27 @@ again:
 				   strerror(c.error));
 		goto out;
 	}
-	/* the program and init are gone (or must be now): stop the whole sandbox */
-	entry_kill(e);
 
 	struct bx_status st, *stp = NULL;
-	if (end == CAPTURE_DONE && res->out.len >= sizeof(st)) {
-		memcpy(&st, res->out.buf + res->out.len - sizeof(st), sizeof(st));
+	if (end == CAPTURE_DONE && res->out.len >= tail &&
+	    !memcmp(res->out.buf + res->out.len - BX_TOKEN_LEN, token, BX_TOKEN_LEN)) {
+		memcpy(&st, res->out.buf + res->out.len - tail, sizeof(st));
 		if (st.magic == BX_STATUS_MAGIC && !memcmp(st.token, token, BX_TOKEN_LEN)) {
 			stp = &st;
-			res->out.len -= sizeof(st);
+			res->out.len -= tail;
 			res->out.buf[res->out.len] = 0;
 		}
 	}
+	long long ooms, failcnt;
+	memory_events(e, &ooms, &failcnt);
+	bool host_oom = ooms > e->ooms0 || failcnt > e->failcnt0;
+	/* the sandbox serves the next run only after a clean end of this one */
+	keep = stp && stp->kind != BX_SETUP_FAILED && !host_oom;
+	if (!keep)
+		entry_kill(e);
 	res->err_truncated = c.err_truncated;
 	res->out_truncated = c.out_truncated;
-	ret = decide(spec, res, stp, end, e);
+	ret = decide(spec, res, stp, end, e, host_oom);
 	if (spec->limits.stdout_bytes > 0 && res->out.len > (size_t)spec->limits.stdout_bytes) {
 		res->out.len = (size_t)spec->limits.stdout_bytes;
 		res->out.buf[res->out.len] = 0;
@@ -914,22 +1016,20 @@ again:
 	}
 	if (!stp)
 		res->wall_ms = (t_done - t_sent) / 1000;
-	log_debug("gvisor: run %s: host tasks peak %lld", e->id,
-		  gvhost_cg_read("pids", e->id, "pids.peak", NULL));
-	log_debug("gvisor: run %s%s: take %lld us, send %lld us, run+read %lld us", e->id,
-		  cold ? " (cold)" : "", t_take - t0, t_sent - t_take, t_done - t_sent);
+	log_debug("gvisor: run %u of %s%s: take %lld us, send %lld us, run+read %lld us", e->runs,
+		  e->id, cold ? " (cold)" : "", t_take - t0, t_sent - t_take, t_done - t_sent);
 	if (stp)
 		log_debug("gvisor: inside %s, from the job read: fork +%lld us, exec'd +%lld, "
-			  "program gone +%lld, status written +%lld; host: job sent to EOF %lld us",
+			  "program gone +%lld, status written +%lld; host: job sent to end %lld us",
 			  e->id, (long long)(stp->t_fork - stp->t_job),
 			  (long long)(stp->t_exec - stp->t_job),
 			  (long long)(stp->t_main - stp->t_job),
 			  (long long)(stp->t_end - stp->t_job), t_done - t_sent);
 out:
-	if (in_file >= 0)
-		close(in_file);
-	if (e)
-		entry_discard(e);
+	if (in_path[0])
+		unlink(in_path);
+	if (e && !keep)
+		gvisor_close(sb);
 	strbuf_release(&job);
 	return ret;
 }

@@ -366,6 +366,7 @@ static int open_box_file(struct sandbox *sb, const char *name, int flags)
 int sandbox_write_file(struct sandbox *sb, const char *name, const void *data, size_t len, int mode)
 {
 	int rc = 0;
+	sb->box_changes++;
 	int fd = open_box_file(sb, name, O_WRONLY | O_CREAT);
 	if (fd < 0)
 		return fd;
@@ -485,6 +486,7 @@ int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_resu
 			return sandbox_fail(res, "gvisor sandbox unavailable: %s", gvisor_error);
 		return gvisor_run(sb, &s, res);
 	}
+	sb->box_changes++;
 	return native_run(sb, &s, res);
 }
 
@@ -492,6 +494,8 @@ void sandbox_close(struct sandbox *sb)
 {
 	if (!sb)
 		return;
+	if (sb->gvisor_session)
+		gvisor_close(sb);
 	if (sb->backend_close)
 		sb->backend_close(sb);
 	if (sb->box_fd >= 0)

@@ -209,6 +209,77 @@ Test(gvisor, tool_sandbox_is_checked)
 	cr_assert(strstr(err, "tool_sandbox"), "%s", err);
 }
 
+/* Runs argv (a shell line) with stdin; returns its stdout as a long, checking status. */
+static long run_line(const char *line, const char *in, enum run_status want, struct strbuf *err)
+{
+	const char *argv[] = {"/bin/sh", "-c", line, NULL};
+	struct run_spec s = spec_of(argv);
+	s.stdin_data = in;
+	s.stdin_len = in ? strlen(in) : 0;
+	s.limits.stdout_bytes = 4096;
+	s.limits.stderr_bytes = 1 << 20;
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, want, "'%s': status %s: %s / %s", line,
+		     run_status_name(res.status), res.message, res.err.buf);
+	long v = strtol(res.out.buf, NULL, 10);
+	if (err)
+		strbuf_addstr(err, res.err.buf);
+	run_result_release(&res);
+	return v;
+}
+
+Test(gvisor, runs_of_one_workspace_share_a_sandbox_not_its_tmp)
+{
+	/* pids grow within one sandbox; a fresh one starts them over */
+	long p1 = run_line("echo $$; echo left > /tmp/t; echo keep > /box/k", NULL, RUN_OK, NULL);
+	long p2 = run_line("echo $$; test -e /tmp/t && echo tmp-leaked >&2; cat /box/k >&2", NULL,
+			   RUN_OK, NULL);
+	cr_assert_gt(p2, p1, "second run in another sandbox (pids %ld, %ld)", p1, p2);
+	struct strbuf e = STRBUF_INIT;
+	run_line("echo $$; cat /box/k >&2; test -e /tmp/t && echo tmp-leaked >&2; true", NULL,
+		 RUN_OK, &e);
+	cr_assert_str_eq(e.buf, "keep\n");
+	strbuf_release(&e);
+}
+
+Test(gvisor, each_run_of_a_session_gets_its_own_stdin_and_output)
+{
+	struct strbuf e1 = STRBUF_INIT, e2 = STRBUF_INIT;
+	/* lots of stderr, more than a pipe holds, must all be this run's */
+	cr_assert_eq(run_line("read x; echo $x; head -c 200000 /dev/zero | tr '\\0' e >&2", "17\n",
+			      RUN_OK, &e1),
+		     17);
+	cr_assert_eq(e1.len, 200000);
+	cr_assert_eq(run_line("cat; echo done >&2", "42\n", RUN_OK, &e2), 42);
+	cr_assert_str_eq(e2.buf, "done\n");
+	/* no stdin: empty, not the previous run's */
+	cr_assert_eq(run_line("wc -c", NULL, RUN_OK, NULL), 0);
+	strbuf_release(&e1);
+	strbuf_release(&e2);
+}
+
+Test(gvisor, a_session_ends_when_the_box_changes_or_a_run_ends_badly)
+{
+	long p1 = run_line("echo $$", NULL, RUN_OK, NULL);
+	cr_assert_eq(sandbox_write_file(sb, "new.txt", "x", 1, 0644), 0);
+	long p2 = run_line("echo $$; cat new.txt >&2", NULL, RUN_OK, NULL);
+	cr_assert_eq(p2, p1, "a host write must start a fresh sandbox (pids %ld, %ld)", p1, p2);
+	/* output over the cap kills the sandbox; the next run gets a working one */
+	run_line("yes", NULL, RUN_OUTPUT_LIMIT, NULL);
+	long p3 = run_line("echo $$", NULL, RUN_OK, NULL);
+	cr_assert_eq(p3, p1, "pids %ld, %ld", p1, p3);
+	/* a program killed for CPU ends its run cleanly: the sandbox serves on */
+	const char *spin[] = {"/bin/sh", "-c", "while :; do :; done", NULL};
+	struct run_spec s = spec_of(spin);
+	s.limits.cpu_ms = 300;
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_TIMEOUT, "%s", run_status_name(res.status));
+	run_result_release(&res);
+	cr_assert_gt(run_line("echo $$", NULL, RUN_OK, NULL), p3);
+}
+
 Test(gvisor, signal)
 {
 	const char *argv[] = {"/bin/sh", "-c", "kill -SEGV $$", NULL};

@@ -1,22 +1,24 @@
-/* box_init: the first process of a gVisor sandbox; runs one program and reports on it.
+/* box_init: the first process of a gVisor sandbox; runs the programs of one
+ * submission, one job at a time, and reports on each.
  *
  * How it works. The host starts a sandbox (runsc create + start) ahead of need
  * with this static binary as its process, running as root *inside* the
  * sandbox (gVisor's root is an unprivileged guest of the sentry on the host).
  * It may first read some runtime files (arguments "-r FILE") so that the
  * sentry's caches are warm, or run the runtime once ("-x PROGRAM ARGS --"),
- * writes one byte 'R' (ready) on stdout, then blocks on stdin for a job (box_proto.h).
- * When the job arrives the host has already bind-mounted the submission's box
- * at /.b/box on its side; init binds it at /box inside, hides /.b, forks the
- * program with rlimits, the box uid and no capabilities, and hands it fds
- * 0/1/2 as they are (stdin is the rest of the job pipe, stdout and stderr go
- * straight to the host's pipes: nothing is copied by init). It then reaps
- * everything, polls the tree's CPU time and memory (and wall time) from
- * /proc, and when the program is gone kills whatever is left (init is pid 1
- * of the sandbox, so kill(-1) reaches setsid and double-fork survivors too),
- * reaps it, and writes a bx_status trailer on stdout carrying the job's
- * secret token. Usage is measured here, inside: gVisor's own processes never
- * count. A sandbox serves one job: init exits after it.
+ * writes one byte 'R' (ready) on stdout, then blocks on stdin for a job
+ * (box_proto.h). When the first job arrives the host has already bind-mounted
+ * the submission's box at /.b/box on its side; init binds it at /box inside.
+ * For every job it mounts a fresh /tmp, opens the job's stdin file (/.b/in-N,
+ * which only root can reach), forks the program with rlimits, the box uid and
+ * no capabilities, and hands it that file as fd 0 and its own fds 1/2, which
+ * go straight to the host's pipes: nothing is copied by init. It then reaps
+ * everything, polls the tree's CPU time and memory (and wall time) from /proc,
+ * and when the program is gone kills whatever is left (init is pid 1 of the
+ * sandbox, so kill(-1) reaches setsid and double-fork survivors too), reaps
+ * it, and writes a bx_status trailer and the job's secret token on stdout.
+ * Usage is measured here, inside: gVisor's own processes never count. Then it
+ * waits for the next job of the same submission; EOF on stdin ends it.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -46,7 +48,7 @@
 #define POLL_MS 20
 
 /* Setup steps, reported in bx_status.setup_step. */
-enum { STEP_READ = 1, STEP_PARSE, STEP_MOUNT, STEP_PIPE, STEP_FORK };
+enum { STEP_READ = 1, STEP_PARSE, STEP_MOUNT, STEP_PIPE, STEP_FORK, STEP_STDIN };
 
 static struct bx_status st;
 
@@ -98,24 +100,24 @@ static void warm(const char *path)
 	close(fd);
 }
 
+/* Ends a job: every process of it is dead, so the trailer and the token are the
+ * last bytes the host reads for this job on stdout (and all its stderr is in
+ * the host's pipe already). */
 static void report(void)
 {
 	st.magic = BX_STATUS_MAGIC;
 	write_full(1, &st, sizeof(st));
-	/* the host reads to EOF: give it now rather than after the sandbox has torn
-	 * down its first process (every other process is dead, nothing else holds them) */
-	close(0);
-	close(1);
-	close(2);
-	_exit(0);
+	write_full(1, st.token, BX_TOKEN_LEN);
 }
 
+/* A fault of the sandbox itself: report it and end the sandbox. */
 static void setup_failed(int step, int err)
 {
 	st.kind = BX_SETUP_FAILED;
 	st.setup_step = (uint32_t)step;
 	st.err = err;
 	report();
+	_exit(0);
 }
 
 static void set_limit(int res, int64_t v)
@@ -126,13 +128,19 @@ static void set_limit(int res, int64_t v)
 
 /* In the child between fork and execve: only system calls, then exec. */
 static void child(const struct bx_job *job, char **argv, char **envp,
-		  const struct sock_fprog *filter, int errfd)
+		  const struct sock_fprog *filter, int stdin_fd, int errfd)
 {
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
 	setsid();
+	/* fd 0 was the job pipe: the program gets its own input instead */
+	if (dup2(stdin_fd, 0) < 0) {
+		int err = errno;
+		(void)!write(errfd, &err, sizeof(err));
+		_exit(127);
+	}
 	if (job->cpu_ms > 0) {
 		/* backstop of the poll: SIGXCPU one second after the limit, SIGKILL after two */
 		struct rlimit rl = {.rlim_cur = (rlim_t)(job->cpu_ms / 1000 + 1),
@@ -278,35 +286,16 @@ static void warm_exec(char **argv)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-int main(int argc, char **argv)
+/* Reads one job from stdin, runs it to the end and reports on it. */
+static void run_job(bool first)
 {
-	signal(SIGPIPE, SIG_IGN);
-	/* arguments: -r FILE (read it), -x PROGRAM ARGS... -- (run it), in order */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-r") && i + 1 < argc) {
-			warm(argv[++i]);
-		} else if (!strcmp(argv[i], "-x") && i + 1 < argc) {
-			int j = i + 1;
-			while (j < argc && strcmp(argv[j], "--"))
-				j++;
-			char *saved = argv[j];
-			argv[j] = NULL;
-			warm_exec(argv + i + 1);
-			argv[j] = saved;
-			i = j;
-		}
-	}
-
-	/* ready: the host hands this sandbox a job only after this byte (it is not
-	 * part of the program's stdout, which starts after it) */
-	write_full(1, "R", 1);
-
 	struct bx_job job;
 	int r = read_full(0, &job, sizeof(job));
 	if (r == -EPIPE)
-		return 0; /* the host gave up on this sandbox before using it */
+		_exit(0); /* the host is done with this sandbox */
 	if (r < 0)
 		setup_failed(STEP_READ, -r);
+	memset(&st, 0, sizeof(st));
 	memcpy(st.token, job.token, BX_TOKEN_LEN);
 	st.t_job = now_us();
 	if (job.magic != BX_JOB_MAGIC || job.len < sizeof(job) || job.len > BX_MAX_JOB ||
@@ -338,10 +327,26 @@ int main(int argc, char **argv)
 	struct sock_fprog filter = {.len = (unsigned short)job.filter_len, .filter = insns};
 	char **cargv = vec, **cenv = vec + job.argc + 1;
 
-	/* The host mounted the box on its side of /.b/box just before sending the job. */
-	if (mount("/.b/box", "/box", NULL, MS_BIND, NULL) < 0)
+	/* The host mounted the box on its side of /.b/box before sending the first
+	 * job. /.b stays (mode 0700, root's): the stdin of each job comes through it. */
+	if (first && mount("/.b/box", "/box", NULL, MS_BIND, NULL) < 0)
 		setup_failed(STEP_MOUNT, errno);
-	umount2("/.b", MNT_DETACH);
+	/* a fresh /tmp for every job: nothing a run left there reaches the next */
+	char opts[64];
+	snprintf(opts, sizeof(opts), "size=%lld,mode=1777", (long long)job.tmp_bytes);
+	umount2("/tmp", MNT_DETACH);
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		setup_failed(STEP_MOUNT, errno);
+	int stdin_fd;
+	if (job.stdin_seq) {
+		char in_path[64];
+		snprintf(in_path, sizeof(in_path), "/.b/in-%u", job.stdin_seq);
+		stdin_fd = open(in_path, O_RDONLY | O_CLOEXEC);
+	} else {
+		stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	if (stdin_fd < 0)
+		setup_failed(STEP_STDIN, errno);
 
 	sigset_t chld;
 	sigemptyset(&chld);
@@ -357,8 +362,9 @@ int main(int argc, char **argv)
 	if (pid < 0)
 		setup_failed(STEP_FORK, errno);
 	if (pid == 0)
-		child(&job, cargv, cenv, &filter, ep[1]);
+		child(&job, cargv, cenv, &filter, stdin_fd, ep[1]);
 	close(ep[1]);
+	close(stdin_fd);
 	int exec_err = 0;
 	if (read_full(ep[0], &exec_err, sizeof(exec_err)) < 0)
 		exec_err = 0; /* EOF: execve succeeded */
@@ -448,5 +454,35 @@ int main(int argc, char **argv)
 		st.kind = BX_EXITED;
 		st.code = WEXITSTATUS(main_status);
 	}
+	free(insns);
+	free(vec);
+	free(strs);
 	report();
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGPIPE, SIG_IGN);
+	/* arguments: -r FILE (read it), -x PROGRAM ARGS... -- (run it), in order */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-r") && i + 1 < argc) {
+			warm(argv[++i]);
+		} else if (!strcmp(argv[i], "-x") && i + 1 < argc) {
+			int j = i + 1;
+			while (j < argc && strcmp(argv[j], "--"))
+				j++;
+			char *saved = argv[j];
+			argv[j] = NULL;
+			warm_exec(argv + i + 1);
+			argv[j] = saved;
+			i = j;
+		}
+	}
+
+	/* ready: the host hands this sandbox a job only after this byte (it is not
+	 * part of the program's stdout, which starts after it) */
+	write_full(1, "R", 1);
+
+	for (bool first = true;; first = false)
+		run_job(first);
 }

@@ -1,16 +1,18 @@
 /* box_proto: the wire format between gvisor.c (host) and box_init (inside the sandbox).
  *
+ * A sandbox serves the runs of one submission (same runtime), one at a time.
  * Init -> host, on the container's stdout, once warm: one byte 'R' (ready).
- * Host -> init, on the container's stdin (a pipe): one job, then the program's
- * stdin bytes up to EOF (the program reads them from the same pipe, so they are
- * never copied by init):
+ * Host -> init, on the container's stdin (a pipe), per run: one job:
  *     struct bx_job, then argc NUL-terminated argv strings, then envc env strings,
  *     then filter_len seccomp instructions (8 bytes each, the program's policy:
- *     scmp.c); bx_job.len counts all of it.
+ *     scmp.c); bx_job.len counts all of it. The program's stdin is the host's
+ *     file <control dir>/in-<stdin_seq> (seen inside as /.b/in-N), or empty.
+ *     A new name for every run: the sentry may cache what it has seen.
  * Init -> host, on the container's stdout, after every process of the run is dead:
- *     struct bx_status (fixed size), the last bytes of the stream. It carries the
- *     token of the job, which only init has read, so the program cannot forge it:
- *     the host accepts a trailer only with the right token.
+ *     struct bx_status (fixed size), then the job's token: the last bytes of
+ *     the run's output. Only init has read the token, so the program cannot
+ *     forge the end of its run: the host accepts a trailer only with it.
+ * The host closes the job pipe to end the sandbox (init exits at EOF).
  */
 #pragma once
 #include <stdint.h>
@@ -33,7 +35,8 @@ struct bx_job {
 	uint32_t uid, gid;
 	uint32_t argc, envc;
 	uint32_t filter_len; /* seccomp BPF instructions (struct sock_filter) after the env */
-	uint32_t pad;
+	uint32_t stdin_seq;  /* the program's stdin is /.b/in-<stdin_seq>; 0 = empty */
+	int64_t tmp_bytes;   /* size of the run's fresh /tmp */
 	uint8_t token[BX_TOKEN_LEN];
 };
 
