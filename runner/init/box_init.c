@@ -188,16 +188,63 @@ static void child(const struct bx_job *job, char **argv, char **envp,
 	_exit(127);
 }
 
-/* CPU (µs) and resident memory (kB) of every live process but init. */
-static void poll_tree(long long *cpu_us, long *rss_kb)
+/* Anonymous and file-backed resident memory (kB) of a process, from its smaps.
+ * Returns false when it cannot be read (the process is gone). */
+static bool read_smaps(long pid, long *anon_kb, long *file_kb)
 {
-	static long tick, page_kb;
-	if (!tick) {
-		tick = sysconf(_SC_CLK_TCK);
-		page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	static char *buf;
+	static size_t cap;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/smaps", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	size_t len = 0;
+	for (;;) {
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap + 262144);
+			if (!nb)
+				break;
+			buf = nb, cap += 262144;
+		}
+		ssize_t n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
 	}
+	close(fd);
+	if (!len)
+		return false;
+	buf[len] = 0;
+	long rss = 0, anon = 0;
+	for (char *line = buf; line && *line;) {
+		if (!strncmp(line, "Rss:", 4))
+			rss += strtol(line + 4, NULL, 10);
+		else if (!strncmp(line, "Anonymous:", 10))
+			anon += strtol(line + 10, NULL, 10);
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	*anon_kb = anon;
+	*file_kb = rss > anon ? rss - anon : 0;
+	return true;
+}
+
+/* CPU (µs) of every live process but init, the sum of their anonymous memory
+ * (kB), and the largest file-backed resident memory of one of them (kB).
+ * Memory is what the program allocated: gVisor maps file pages in eagerly (a
+ * Node.js hello shows 128 MB resident, 108 MB of it its own binary), so file
+ * pages would charge a runtime's size to every program. */
+static void poll_tree(long long *cpu_us, long *anon_kb, long *file_kb)
+{
+	static long tick;
+	if (!tick)
+		tick = sysconf(_SC_CLK_TCK);
 	long long ticks = 0;
-	long anon = 0, shared_max = 0;
+	long anon = 0, file_max = 0;
 	DIR *d = opendir("/proc");
 	if (!d)
 		return;
@@ -225,25 +272,18 @@ static void poll_tree(long long *cpu_us, long *rss_kb)
 				" %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
 				&ut, &stt, &cut, &cst) == 4)
 			ticks += (long long)(ut + stt + cut + cst);
-		snprintf(path, sizeof(path), "/proc/%ld/statm", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = 0;
-		long size, res, shr;
-		if (sscanf(buf, "%ld %ld %ld", &size, &res, &shr) == 3) {
-			anon += res > shr ? res - shr : 0;
-			if (shr > shared_max)
-				shared_max = shr;
+		long a, f;
+		if (read_smaps(pid, &a, &f)) {
+			anon += a;
+			if (f > file_max)
+				file_max = f;
 		}
 	}
 	closedir(d);
 	*cpu_us = ticks * 1000000LL / tick;
-	*rss_kb = (anon + shared_max) * page_kb;
+	*anon_kb = anon;
+	if (file_kb && file_max > *file_kb)
+		*file_kb = file_max;
 }
 
 /* Runs a runtime once (e.g. python3 -c pass) as nobody, before any job exists, so
@@ -398,8 +438,8 @@ static void run_job(bool first)
 				siginfo_t si;
 				if (!killed &&
 				    waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
-					long rss = 0;
-					poll_tree(&cpu_live, &rss);
+					long anon = 0;
+					poll_tree(&cpu_live, &anon, &st.file_rss_kb);
 				}
 				/* the run is over: nothing of it may outlive the program */
 				kill(-1, SIGKILL);
@@ -413,7 +453,7 @@ static void run_job(bool first)
 		if (now >= next_poll) {
 			long long cpu = 0;
 			long rss = 0;
-			poll_tree(&cpu, &rss);
+			poll_tree(&cpu, &rss, &st.file_rss_kb);
 			cpu += cpu_dead;
 			cpu_polled = cpu;
 			if (rss > st.peak_tree_kb)

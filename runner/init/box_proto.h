@@ -63,7 +63,8 @@ struct bx_status {
 	int64_t cpu_us;	      /* user+system of every process of the run */
 	int64_t maxrss_kb;    /* largest peak RSS of a process of the run */
 	int64_t wall_us;      /* fork of the program to the death of the last process */
-	int64_t peak_tree_kb; /* largest RSS sum seen while polling */
+	int64_t peak_tree_kb; /* largest sum of anonymous memory seen while polling */
+	int64_t file_rss_kb;  /* largest file-backed RSS of a process seen while polling */
 	int64_t t_job, t_fork, t_exec, t_main,
 	    t_end; /* CLOCK_MONOTONIC µs inside, for timing logs */
 };

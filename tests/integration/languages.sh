@@ -71,6 +71,9 @@ run_backend() {
 		if judge "$l" "$b" hello; then
 			expect_json "$l/$b: hello world" "$out" \
 				'.status == "completed" and .stdout == "hello world\n" and .exit_code == 0 and .signal == null and .compile.status == "ok" and .language == "'"$l"'"'
+			# what the program allocated, not the runtime's mapped binary (gVisor
+			# maps file pages in eagerly: Node's alone are 108 MB)
+			expect_json "$l/$b: hello world's memory is its own" "$out" '.memory_kb > 0 and .memory_kb < 65536'
 			echo "     $l/$b: hello world in ${ms} ms (compile wall $(jq -r '.compile.wall_ms // .compile.time_ms' <<<"$out") ms, run wall $(jq -r .wall_ms <<<"$out") ms, $(jq -r .memory_kb <<<"$out") KB)"
 		fi
 		if judge "$l" "$b" echo --stdin "$tmp/echo.in"; then
