@@ -20,8 +20,9 @@
 #define RUN_FILE_MAX ((size_t)1 << 30)
 
 static const char usage_text[] =
-    "usage: judge run --lang L [options] SOURCE [MORE_FILES...]\n"
-    "  --lang L             language (see 'judge languages')\n"
+    "usage: judge run [--lang L] [options] SOURCE [MORE_FILES...]\n"
+    "  --lang L             language (see 'judge languages'); default: the one\n"
+    "                       whose files end like SOURCE (.py, .js, .cs, .c, .cpp ...)\n"
     "  --stdin FILE         feed FILE as standard input\n"
     "  --expected FILE      compare stdout with FILE (verdict instead of 'completed')\n"
     "  --tests DIR          run every NAME.in of DIR, comparing with NAME.ans\n"
@@ -132,6 +133,20 @@ static int add_more_files(cJSON *req, int n, char **paths)
 	return 0;
 }
 
+/* The one language whose source files end like file's name, or NULL. */
+static const struct lang *lang_of_file(const struct lang_registry *langs, const char *file)
+{
+	const struct lang *found = NULL;
+	for (int i = 0; i < langs->count; i++) {
+		if (!prob_is_source_for(&langs->langs[i], file))
+			continue;
+		if (found)
+			return NULL;
+		found = &langs->langs[i];
+	}
+	return found;
+}
+
 int cmd_run(int argc, char **argv, struct judge_config *cfg)
 {
 	enum {
@@ -240,8 +255,6 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		}
 		}
 	}
-	if (!lang_name)
-		return usage_error("--lang is required");
 	if (optind >= argc)
 		return usage_error("no SOURCE file given");
 	if (tests_dir && (stdin_file || expected_file))
@@ -270,7 +283,18 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		fprintf(stderr, "judge run: %s\n", err);
 		goto out;
 	}
-	const struct lang *lang = lang_find(&langs, lang_name);
+	const struct lang *lang =
+	    lang_name ? lang_find(&langs, lang_name) : lang_of_file(&langs, argv[optind]);
+	if (!lang && !lang_name) {
+		fprintf(stderr,
+			"judge run: cannot tell the language of '%s' from its name; give --lang "
+			"(known:",
+			argv[optind]);
+		for (int i = 0; i < langs.count; i++)
+			fprintf(stderr, " %s", langs.langs[i].name);
+		fputs(")\n", stderr);
+		goto out;
+	}
 	if (!lang) {
 		fprintf(stderr, "judge run: unknown language '%s'; known:", lang_name);
 		for (int i = 0; i < langs.count; i++)

@@ -23,7 +23,8 @@ usage_case() {
 		fail "usage: $name" "rc=$rc stdout='$out' stderr='$(cat "$tmp/err")'"
 	fi
 }
-usage_case "no --lang" "$tmp/rev.py"
+printf 'x\n' >"$tmp/notes.txt"
+usage_case "no --lang and a name no language has" "$tmp/notes.txt"
 usage_case "no source" --lang python
 usage_case "unknown language" --lang cobol "$tmp/rev.py"
 usage_case "missing source file" --lang python "$tmp/nope.py"
@@ -47,6 +48,10 @@ for sb in native gvisor; do
 	expect_json "$sb wrong_answer with feedback" "$out" \
 		'.status == "wrong_answer" and .feedback.line == 1 and .feedback.column == 3 and (.feedback.message|length) > 0'
 done
+
+# without --lang, the language whose files end like the source's name
+out=$("$JUDGE" run --sandbox native --stdin "$tmp/in.txt" --expected "$tmp/good.txt" "$tmp/rev.py")
+expect_json "language from the file name" "$out" '.status == "accepted" and .language == "python"'
 
 # a folder of tests: the first failing test decides, later ones are not run
 mkdir -p "$tmp/t"
