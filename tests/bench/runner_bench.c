@@ -109,16 +109,37 @@ static double boxed(struct sandbox *sb, const char *const *argv, const char *con
 	return t;
 }
 
+/* A workspace holding the C program as a.out. */
+static struct sandbox *workspace(enum sandbox_backend b, const struct strbuf *prog)
+{
+	struct sandbox *sb;
+	char err[512];
+	if (sandbox_open(b, 0, 64 << 20, &sb, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sandbox_open: %s\n", err);
+		exit(1);
+	}
+	if (sandbox_write_file(sb, "a.out", prog->buf, prog->len, 0755) < 0) {
+		fprintf(stderr, "cannot put the C program in the box\n");
+		exit(1);
+	}
+	return sb;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 5) {
-		fprintf(stderr, "usage: %s native|gvisor N C_BINARY PYTHON [cold]\n", argv[0]);
+		fprintf(stderr, "usage: %s native|gvisor N C_BINARY PYTHON [cold|session]\n",
+			argv[0]);
 		return 2;
 	}
 	const char *backend = argv[1];
 	int n = atoi(argv[2]);
 	const char *cbin = argv[3], *py = argv[4];
+	/* cold: no pool. session: every run in one workspace, so that gVisor runs
+	 * them all in one sandbox (the tests of one submission); else each gVisor
+	 * run gets a workspace, and so a sandbox, of its own (a new submission) */
 	bool cold = argc > 5 && !strcmp(argv[5], "cold");
+	bool session = argc > 5 && !strcmp(argv[5], "session");
 	if (n < 1 || n > 10000)
 		return 2;
 
@@ -137,18 +158,12 @@ int main(int argc, char **argv)
 	enum sandbox_backend b;
 	if (sandbox_backend_parse(backend, &b) < 0)
 		return 2;
-	struct sandbox *sb;
-	if (sandbox_open(b, 0, 64 << 20, &sb, err, sizeof(err)) < 0) {
-		fprintf(stderr, "sandbox_open: %s\n", err);
-		return 1;
-	}
 	struct strbuf prog = STRBUF_INIT;
-	if (strbuf_read_file(&prog, cbin, 64 << 20) < 0 ||
-	    sandbox_write_file(sb, "a.out", prog.buf, prog.len, 0755) < 0) {
-		fprintf(stderr, "cannot put %s in the box\n", cbin);
+	if (strbuf_read_file(&prog, cbin, 64 << 20) < 0) {
+		fprintf(stderr, "cannot read %s\n", cbin);
 		return 1;
 	}
-	strbuf_release(&prog);
+	struct sandbox *sb = workspace(b, &prog);
 
 	/* Python's prefix (e.g. /opt/judge/runtimes/python3.12) unless it is under /usr */
 	char prefix[4096];
@@ -188,15 +203,23 @@ int main(int argc, char **argv)
 				usleep(150000); /* let the reaper of the last run finish */
 			}
 			tb[i] = bare(progs[k].bare_argv, env);
-			ts[i] = boxed(sb, progs[k].box_argv, env, progs[k].ro);
+			bool fresh = b == SANDBOX_GVISOR && !session;
+			struct sandbox *run_sb = fresh ? workspace(b, &prog) : sb;
+			ts[i] = boxed(run_sb, progs[k].box_argv, env, progs[k].ro);
+			if (fresh)
+				sandbox_close(run_sb);
 		}
-		printf("%s%s %s %d %.2f %.2f\n", backend, cold ? "-cold" : "", progs[k].name, n,
-		       median(tb, n), median(ts, n));
+		printf("%s%s %s %d %.2f %.2f\n", backend,
+		       cold	 ? "-cold"
+		       : session ? "-session"
+				 : "",
+		       progs[k].name, n, median(tb, n), median(ts, n));
 		fflush(stdout);
 	}
 	free(tb);
 	free(ts);
 	sandbox_close(sb);
+	strbuf_release(&prog);
 	sandbox_global_shutdown();
 	config_release(&cfg);
 	return 0;
