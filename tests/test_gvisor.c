@@ -280,6 +280,27 @@ Test(gvisor, a_session_ends_when_the_box_changes_or_a_run_ends_badly)
 	cr_assert_gt(run_line("echo $$", NULL, RUN_OK, NULL), p3);
 }
 
+Test(gvisor, ipc_objects_do_not_outlive_their_run)
+{
+	static const char src[] =
+	    "#include <stdio.h>\n#include <stdlib.h>\n#include <sys/shm.h>\n"
+	    "int main(int c, char **v) {\n"
+	    "  int id = shmget(0x4a55, 4096, c > 1 ? IPC_CREAT | 0600 : 0600);\n"
+	    "  printf(\"%d\\n\", id >= 0); return 0; }\n";
+	cr_assert_eq(sandbox_write_file(sb, "shm.c", src, strlen(src), 0644), 0);
+	const char *cc[] = {"/usr/bin/gcc", "-o", "shm", "shm.c", NULL};
+	struct run_spec s = spec_of(cc);
+	s.limits.cpu_ms = 10000;
+	s.limits.wall_ms = 30000;
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_OK, "gcc: %s %s", res.message, res.err.buf);
+	run_result_release(&res);
+	/* the segment exists within the run that made it, not in the next one */
+	cr_assert_eq(run_line("./shm create && ./shm", NULL, RUN_OK, NULL), 1);
+	cr_assert_eq(run_line("./shm", NULL, RUN_OK, NULL), 0);
+}
+
 Test(gvisor, signal)
 {
 	const char *argv[] = {"/bin/sh", "-c", "kill -SEGV $$", NULL};

@@ -28,6 +28,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,6 +38,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -158,6 +160,13 @@ static void child(const struct bx_job *job, char **argv, char **envp,
 	if (job->stack_kb > 0)
 		set_limit(RLIMIT_STACK, job->stack_kb * 1024);
 	set_limit(RLIMIT_CORE, 0);
+	/* System V IPC objects live as long as their namespace: one per run, so none
+	 * outlives it into the next run of the session */
+	if (unshare(CLONE_NEWIPC) < 0) {
+		int err = errno;
+		(void)!write(errfd, &err, sizeof(err));
+		_exit(127);
+	}
 	/* the bounding set holds only what oci.c gives init; empty it (each call is a
 	 * trip through the sentry, so not all 64) */
 	static const int caps[] = {CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID, CAP_KILL};
@@ -371,11 +380,15 @@ static void run_job(bool first)
 	 * job. /.b stays (mode 0700, root's): the stdin of each job comes through it. */
 	if (first && mount("/.b/box", "/box", NULL, MS_BIND, NULL) < 0)
 		setup_failed(STEP_MOUNT, errno);
-	/* a fresh /tmp for every job: nothing a run left there reaches the next */
+	/* a fresh /tmp for every job: nothing a run left there reaches the next;
+	 * /dev/shm (POSIX shared memory, semaphores) is the same folder, as natively */
 	char opts[64];
 	snprintf(opts, sizeof(opts), "size=%lld,mode=1777", (long long)job.tmp_bytes);
+	umount2("/dev/shm", MNT_DETACH);
 	umount2("/tmp", MNT_DETACH);
-	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+	mkdir("/dev/shm", 0755);
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0 ||
+	    mount("/tmp", "/dev/shm", NULL, MS_BIND, NULL) < 0)
 		setup_failed(STEP_MOUNT, errno);
 	int stdin_fd;
 	if (job.stdin_seq) {

@@ -6,6 +6,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 printf 'print(input()[::-1])\n' >"$tmp/rev.py"
+printf 'from multiprocessing import Pool\nif __name__ == "__main__":\n    with Pool(2) as p:\n        print(sum(p.map(abs, range(-10, 10))))\n' >"$tmp/pool.py"
 printf 'abc\n' >"$tmp/in.txt"
 printf 'cba\n' >"$tmp/good.txt"
 printf 'cbx\n' >"$tmp/bad.txt"
@@ -47,6 +48,9 @@ for sb in native gvisor; do
 	out=$("$JUDGE" run --sandbox $sb --lang python --stdin "$tmp/in.txt" --expected "$tmp/bad.txt" "$tmp/rev.py")
 	expect_json "$sb wrong_answer with feedback" "$out" \
 		'.status == "wrong_answer" and .feedback.line == 1 and .feedback.column == 3 and (.feedback.message|length) > 0'
+	# POSIX semaphores and shared memory (/dev/shm) work in both sandboxes
+	out=$("$JUDGE" run --sandbox $sb --lang python --stdin /dev/null "$tmp/pool.py")
+	expect_json "$sb multiprocessing.Pool" "$out" '.status == "completed" and .stdout == "100\n"'
 done
 
 # without --lang, the language whose files end like the source's name
