@@ -258,15 +258,16 @@ int queue_extend(struct db *db, int64_t id, const char *worker, int attempt, lon
 			id, worker, attempt, lease, NULL, "cannot extend lease", err, errlen);
 }
 
-int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, const cJSON *result,
-		 char *err, size_t errlen)
+/* The JSON to store for result and its status: a result without a final
+ * status is the judge's fault, not a verdict, and is stored as internal_error.
+ * Returns a malloc'd string, or NULL when out of memory. */
+static char *finish_json(const cJSON *result, enum sub_status *out)
 {
 	enum sub_status st = SUB_INTERNAL_ERROR;
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(result, "status");
 	cJSON *fixed = NULL;
 	if (!cJSON_IsString(s) || sub_status_parse(s->valuestring, &st) < 0 ||
 	    !sub_status_is_final(st)) {
-		/* a result without a final status is the judge's fault, not a verdict */
 		st = SUB_INTERNAL_ERROR;
 		fixed = result ? cJSON_Duplicate(result, 1) : cJSON_CreateObject();
 		if (fixed) {
@@ -279,20 +280,88 @@ int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, con
 	}
 	char *json = cJSON_PrintUnformatted(fixed ? fixed : result);
 	cJSON_Delete(fixed);
+	*out = st;
+	return json;
+}
+
+#define FINISH_UPDATE                                                                              \
+	"UPDATE submissions SET status = $4, result = $5::jsonb, "                                 \
+	"finished = now(), lease_until = NULL, "                                                   \
+	"callback_next = CASE WHEN callback_url IS NOT NULL THEN now() END " CLAIM_WHERE           \
+	" RETURNING id"
+
+int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, const cJSON *result,
+		 char *err, size_t errlen)
+{
+	enum sub_status st;
+	char *json = finish_json(result, &st);
 	if (!json) {
 		snprintf(err, errlen, "cannot finish: out of memory");
 		return -1;
 	}
-	int rc = on_claim(
-	    db,
-	    "WITH u AS (UPDATE submissions SET status = $4, result = $5::jsonb, "
-	    "finished = now(), lease_until = NULL, "
-	    "callback_next = CASE WHEN callback_url IS NOT NULL THEN now() END " CLAIM_WHERE
-	    " RETURNING id) "
-	    "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM u",
-	    id, worker, attempt, sub_status_name(st), json, "cannot finish", err, errlen);
+	int rc =
+	    on_claim(db,
+		     "WITH u AS (" FINISH_UPDATE ") "
+		     "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM u",
+		     id, worker, attempt, sub_status_name(st), json, "cannot finish", err, errlen);
 	free(json);
 	return rc;
+}
+
+int queue_finish_claim(struct db *db, int64_t id, const char *worker, int attempt,
+		       const cJSON *result, long lease_ms, struct queue_sub *next, bool *claimed,
+		       char *err, size_t errlen)
+{
+	*claimed = false;
+	enum sub_status st;
+	char *json = finish_json(result, &st);
+	if (!json) {
+		snprintf(err, errlen, "cannot finish: out of memory");
+		return -1;
+	}
+	char ids[24], att[16], lease[24];
+	snprintf(ids, sizeof ids, "%" PRId64, id);
+	snprintf(att, sizeof att, "%d", attempt);
+	snprintf(lease, sizeof lease, "%ld", lease_ms);
+	const char *p[] = {ids, worker, att, sub_status_name(st), json, lease};
+	/* the finished row is 'running' in the statement's snapshot, so the claim
+	 * cannot pick it; n must be read by the outer query, or its NOTIFY would
+	 * not run. One row always: the claim's columns (NULL when the queue is
+	 * empty), then how many rows the finish changed. */
+	PGresult *r = db_query(
+	    db,
+	    "WITH u AS (" FINISH_UPDATE "), "
+	    "n AS (SELECT pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM u), "
+	    "c AS (UPDATE submissions SET status = 'running', attempts = attempts + 1, "
+	    "worker = $2, started = now(), "
+	    "lease_until = now() + $6::bigint * interval '1 millisecond' "
+	    "WHERE id = (SELECT id FROM submissions WHERE status = 'queued' "
+	    "ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT 1) "
+	    "RETURNING " SUB_COLS ") "
+	    "SELECT c.*, (SELECT count(*) FROM n) FROM (SELECT 1) AS one LEFT JOIN c ON true",
+	    6, p);
+	free(json);
+	if (!r) {
+		db_fail(db, "cannot finish", err, errlen);
+		return -1;
+	}
+	int ncols = PQnfields(r);
+	if (PQntuples(r) != 1 || ncols < 2) {
+		PQclear(r);
+		snprintf(err, errlen, "cannot finish: unexpected answer");
+		return -1;
+	}
+	int ret = db_value_ll(r, 0, ncols - 1) > 0 ? 0 : 1;
+	if (!PQgetisnull(r, 0, 0)) {
+		/* the claim is committed: it is ours even if its row cannot be read */
+		if (read_row(r, 0, next, err, errlen) < 0) {
+			cJSON_Delete(next->request); /* graded as internal_error */
+			next->request = NULL;
+		}
+		*claimed = true;
+	}
+	PQclear(r);
+	return ret;
 }
 
 int queue_release(struct db *db, int64_t id, const char *worker, int attempt, char *err,

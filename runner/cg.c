@@ -196,6 +196,9 @@ static void cg_close_fds(struct cg *cg)
 		if (cg->procs_fd[i] >= 0)
 			close(cg->procs_fd[i]);
 		cg->procs_fd[i] = -1;
+		if (cg->tasks_fd[i] >= 0)
+			close(cg->tasks_fd[i]);
+		cg->tasks_fd[i] = -1;
 	}
 }
 
@@ -212,7 +215,7 @@ int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char 
 	cg->root = root;
 	cg->cpu_fd = -1;
 	for (int i = 0; i < C_N; i++)
-		cg->procs_fd[i] = -1;
+		cg->procs_fd[i] = cg->tasks_fd[i] = -1;
 	if (root->version == CG_NONE || strlen(name) >= sizeof cg->name || strchr(name, '/')) {
 		snprintf(err, errlen, "bad cgroup name '%s'", name);
 		return -EINVAL;
@@ -232,6 +235,15 @@ int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char 
 			goto fail;
 		cg->procs_fd[i] = open(path, O_RDWR | O_CLOEXEC);
 		if (cg->procs_fd[i] < 0) {
+			rc = -errno;
+			goto fail;
+		}
+		if (root->version != CG_V1)
+			continue;
+		if ((rc = cg_path(cg, i, "tasks", path, sizeof path)) < 0)
+			goto fail;
+		cg->tasks_fd[i] = open(path, O_WRONLY | O_CLOEXEC);
+		if (cg->tasks_fd[i] < 0) {
 			rc = -errno;
 			goto fail;
 		}
@@ -303,6 +315,18 @@ int cg_join(struct cg *cg, pid_t pid)
 			return -errno;
 	}
 	return 0;
+}
+
+int cg_self_join_fds(const struct cg *cg, int fds[3])
+{
+	if (cg->root->version != CG_V1)
+		return 0;
+	for (int i = 0; i < C_N; i++) {
+		if (cg->tasks_fd[i] < 0)
+			return 0;
+		fds[i] = cg->tasks_fd[i];
+	}
+	return C_N;
 }
 
 int cg_cpu_us(struct cg *cg, long long *us)

@@ -32,6 +32,7 @@ struct cg {
 	/* open fds for the hot path: -1 when absent */
 	int cpu_fd;	 /* v1 cpuacct.usage (ns) or v2 cpu.stat */
 	int procs_fd[3]; /* cgroup.procs of each controller (v2: only [0]) */
+	int tasks_fd[3]; /* v1: tasks of each controller, for cg_self_join_fds */
 	bool created[3];
 };
 
@@ -56,6 +57,12 @@ int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char 
 int cg_set_limits(struct cg *cg, long memory_kb, long pids, char *err, size_t errlen);
 /* Moves pid into the cgroup (every controller). Returns 0 or -errno. */
 int cg_join(struct cg *cg, pid_t pid);
+/* The fds through which a single-threaded process joins the cgroup itself by
+ * writing "0" to each (v1 "tasks"): the kernel then skips the global
+ * cgroup_threadgroup_rwsem, whose write side waits for an RCU grace period
+ * (~10 ms on an idle VM) on every join by pid. Fills fds (owned by cg) and
+ * returns how many; 0 when the hierarchy has none (v2): use cg_join. */
+int cg_self_join_fds(const struct cg *cg, int fds[3]);
 /* CPU time used by the tree in microseconds. Returns 0 or -errno. */
 int cg_cpu_us(struct cg *cg, long long *us);
 /* Peak memory in kB (v1 max_usage_in_bytes, v2 memory.peak). 0 or -errno. */

@@ -8,8 +8,9 @@
  *
  *   worker                              init (pid 1 of the new pid namespace)
  *   ------                              ----
- *   clone3 ──────────────────────────>  dup fds to 0..4, close the rest, wait
- *   write uid_map/gid_map, join cgroup
+ *   clone3 ──────────────────────────>  join the cgroup (v1: itself, see
+ *   write uid_map/gid_map               cg_self_join_fds), dup fds to 0..4,
+ *   (v2: join it to the cgroup)          close the rest, wait
  *   sync byte ───────────────────────>  unshare cgroup ns, become uid 1000 (keeping
  *                                        caps of the user namespace), mount a tmpfs
  *                                        root: read-only binds, /etc, /dev, /proc,
@@ -132,6 +133,8 @@ struct plan {
 	struct rlimit rl_fsize, rl_nofile, rl_stack, rl_cpu;
 	int fds[5]; /* stdin r, stdout w, stderr w, sync r, report w (child ends) */
 	int fd_floor;
+	int cg_fds[3]; /* init joins the run cgroup through these itself (cg_self_join_fds) */
+	int ncg_fds;
 	uid_t host_uid;
 	gid_t host_gid;
 };
@@ -151,6 +154,7 @@ struct report {
 enum step {
 	S_SYNC,
 	S_FDS,
+	S_CGJOIN,
 	S_CGROUPNS,
 	S_SETGROUPS,
 	S_SETGID,
@@ -177,6 +181,7 @@ enum step {
 static const char *const step_names[] = {
     [S_SYNC] = "waiting for the worker",
     [S_FDS] = "setting up descriptors",
+    [S_CGJOIN] = "joining the run's cgroup",
     [S_CGROUPNS] = "unsharing the cgroup namespace",
     [S_SETGROUPS] = "setgroups",
     [S_SETGID] = "setresgid",
@@ -566,6 +571,18 @@ static __attribute__((noreturn)) void init_main(const struct plan *p)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	reset_signals();
 
+	/* into the run cgroup before anything else (still on the worker's fd numbers:
+	 * the report goes to its original descriptor) */
+	for (int i = 0; i < p->ncg_fds; i++) {
+		if (write(p->cg_fds[i], "0", 1) != 1) {
+			struct report r = {
+			    .type = REP_FAIL, .step = S_CGJOIN, .op = -1, .err = errno};
+			ssize_t w = write(p->fds[4], &r, sizeof r);
+			(void)w;
+			_exit(127);
+		}
+	}
+
 	/* fds: stdin, stdout, stderr, sync, report at 0..4; nothing else survives */
 	int tmp[5];
 	for (int i = 0; i < 5; i++) {
@@ -830,6 +847,7 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 	}
 	cg_made = true;
 	const char *name = cg.name;
+	p->ncg_fds = cg_self_join_fds(&cg, p->cg_fds);
 	if (cg_set_limits(&cg, l->memory_kb, l->processes + 1, err, sizeof err) < 0) {
 		sandbox_fail(res, "%s", err);
 		goto out;
@@ -900,7 +918,7 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 		sandbox_fail(res, "writing gid_map: %s", strerror(-rc));
 		goto kill;
 	}
-	if ((rc = cg_join(&cg, pid)) < 0) {
+	if (!p->ncg_fds && (rc = cg_join(&cg, pid)) < 0) {
 		sandbox_fail(res, "joining cgroup %s: %s", name, strerror(-rc));
 		goto kill;
 	}

@@ -256,6 +256,61 @@ Test(queue, enqueue_claim_finish)
 	db_close(db);
 }
 
+/* Waits for a NOTIFY on listener whose payload is id (other tests notify too). */
+static bool heard(struct db *listener, int64_t id)
+{
+	struct db_notify n;
+	while (db_wait_notify(listener, 5000, &n) == 1)
+		if (strtoll(n.payload, NULL, 10) == id)
+			return true;
+	return false;
+}
+
+Test(queue, finish_claims_the_next)
+{
+	struct db *db = fresh_db("t_finclaim");
+	char err[512];
+	struct db *listener;
+	cr_assert_eq(db_open(&listener, schema_url, 10000, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_listen(listener, QUEUE_CHANNEL_DONE), 0);
+	int64_t a = enqueue(db, "a", QUEUE_PRIO_BULK, NULL, 0);
+	int64_t b = enqueue(db, "b", QUEUE_PRIO_BULK, NULL, 0);
+	struct queue_sub s, next;
+	queue_sub_init(&s);
+	queue_sub_init(&next);
+	bool claimed = false;
+	cr_assert_eq(queue_claim(db, "w1", 30000, &s, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(s.id, a);
+	cJSON *v = verdict("accepted");
+	cr_assert_eq(queue_finish_claim(db, a, "w2", 1, v, 30000, &next, &claimed, err, sizeof err),
+		     1, "not w2's claim");
+	cr_assert(claimed, "the next one is claimed even so");
+	cr_assert_eq(next.id, b);
+	cr_assert_eq(queue_release(db, b, "w2", 1, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(queue_finish_claim(db, a, "w1", 1, v, 30000, &next, &claimed, err, sizeof err),
+		     0, "%s", err);
+	cr_assert(heard(listener, a), "judge_done sent for the finish");
+	cr_assert(claimed);
+	cr_assert_eq(next.id, b);
+	cr_assert_eq(next.status, SUB_RUNNING);
+	cr_assert_eq(next.attempts, 1);
+	cr_assert_str_eq(next.worker, "w1");
+	cr_assert_str_eq(cJSON_GetObjectItem(next.request, "source")->valuestring, "b");
+	cr_assert_eq(queue_get(db, a, 0, &s, err, sizeof err), 1);
+	cr_assert_eq(s.status, SUB_ACCEPTED);
+	cr_assert_eq(queue_finish_claim(db, b, "w1", 1, v, 30000, &next, &claimed, err, sizeof err),
+		     0, "%s", err);
+	cr_assert(!claimed, "queue is empty");
+	cr_assert_eq(queue_finish_claim(db, b, "w1", 1, v, 30000, &next, &claimed, err, sizeof err),
+		     1, "ends once");
+	cr_assert(!claimed);
+	cJSON_Delete(v);
+	queue_sub_release(&s);
+	queue_sub_release(&next);
+	db_close(listener);
+	db_close(db);
+}
+
 Test(queue, idempotency_key)
 {
 	struct db *db = fresh_db("t_idem");
