@@ -200,6 +200,9 @@ static void cg_close_fds(struct cg *cg)
 			close(cg->tasks_fd[i]);
 		cg->tasks_fd[i] = -1;
 	}
+	if (cg->dir_fd >= 0)
+		close(cg->dir_fd);
+	cg->dir_fd = -1;
 }
 
 static int cg_path(const struct cg *cg, int i, const char *file, char *buf, size_t len)
@@ -213,7 +216,7 @@ int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char 
 {
 	memset(cg, 0, sizeof(*cg));
 	cg->root = root;
-	cg->cpu_fd = -1;
+	cg->cpu_fd = cg->dir_fd = -1;
 	for (int i = 0; i < C_N; i++)
 		cg->procs_fd[i] = cg->tasks_fd[i] = -1;
 	if (root->version == CG_NONE || strlen(name) >= sizeof cg->name || strchr(name, '/')) {
@@ -238,8 +241,16 @@ int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char 
 			rc = -errno;
 			goto fail;
 		}
-		if (root->version != CG_V1)
+		if (root->version != CG_V1) {
+			if ((rc = cg_path(cg, i, NULL, path, sizeof path)) < 0)
+				goto fail;
+			cg->dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (cg->dir_fd < 0) {
+				rc = -errno;
+				goto fail;
+			}
 			continue;
+		}
 		if ((rc = cg_path(cg, i, "tasks", path, sizeof path)) < 0)
 			goto fail;
 		cg->tasks_fd[i] = open(path, O_WRONLY | O_CLOEXEC);
@@ -327,6 +338,11 @@ int cg_self_join_fds(const struct cg *cg, int fds[3])
 		fds[i] = cg->tasks_fd[i];
 	}
 	return C_N;
+}
+
+int cg_clone_into_fd(const struct cg *cg)
+{
+	return cg->root->version == CG_V2 ? cg->dir_fd : -1;
 }
 
 int cg_cpu_us(struct cg *cg, long long *us)

@@ -33,6 +33,7 @@ struct cg {
 	int cpu_fd;	 /* v1 cpuacct.usage (ns) or v2 cpu.stat */
 	int procs_fd[3]; /* cgroup.procs of each controller (v2: only [0]) */
 	int tasks_fd[3]; /* v1: tasks of each controller, for cg_self_join_fds */
+	int dir_fd;	 /* v2: the cgroup's folder, for cg_clone_into_fd */
 	bool created[3];
 };
 
@@ -61,8 +62,12 @@ int cg_join(struct cg *cg, pid_t pid);
  * writing "0" to each (v1 "tasks"): the kernel then skips the global
  * cgroup_threadgroup_rwsem, whose write side waits for an RCU grace period
  * (~10 ms on an idle VM) on every join by pid. Fills fds (owned by cg) and
- * returns how many; 0 when the hierarchy has none (v2): use cg_join. */
+ * returns how many; 0 when the hierarchy has none (v2): use cg_clone_into_fd,
+ * or cg_join where the kernel lacks it. */
 int cg_self_join_fds(const struct cg *cg, int fds[3]);
+/* v2: a folder fd for clone3's CLONE_INTO_CGROUP, which starts the child in the
+ * cgroup and so skips that lock too; -1 on v1 (use cg_self_join_fds). */
+int cg_clone_into_fd(const struct cg *cg);
 /* CPU time used by the tree in microseconds. Returns 0 or -errno. */
 int cg_cpu_us(struct cg *cg, long long *us);
 /* Peak memory in kB (v1 max_usage_in_bytes, v2 memory.peak). 0 or -errno. */

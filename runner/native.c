@@ -8,9 +8,9 @@
  *
  *   worker                              init (pid 1 of the new pid namespace)
  *   ------                              ----
- *   clone3 ──────────────────────────>  join the cgroup (v1: itself, see
+ *   clone3 (v2: CLONE_INTO_CGROUP) ──>  join the cgroup (v1: itself, see
  *   write uid_map/gid_map               cg_self_join_fds), dup fds to 0..4,
- *   (v2: join it to the cgroup)          close the rest, wait
+ *                                        close the rest, wait
  *   sync byte ───────────────────────>  unshare cgroup ns, become uid 1000 (keeping
  *                                        caps of the user namespace), mount a tmpfs
  *                                        root: read-only binds, /etc, /dev, /proc,
@@ -58,6 +58,9 @@
 #include "cg.h"
 #include "scmp.h"
 
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
@@ -665,8 +668,11 @@ static __attribute__((noreturn)) void init_main(const struct plan *p)
 
 /* ---- the worker side ---- */
 
-struct clone_args_v0 {
+/* clone3's arguments up to cgroup (version 2, Linux 5.7); an older kernel takes
+ * them as long as the fields it does not know are zero */
+struct clone_args_v2 {
 	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+	uint64_t set_tid, set_tid_size, cgroup;
 };
 
 static int write_proc(pid_t pid, const char *file, const char *text)
@@ -877,7 +883,7 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 			p->fd_floor = p->fds[i] + 1;
 
 	long long t0 = sandbox_now_us();
-	struct clone_args_v0 ca = {
+	struct clone_args_v2 ca = {
 	    .flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 		     CLONE_PIDFD,
 	    .pidfd = (uint64_t)(uintptr_t)&pidfd,
@@ -888,7 +894,19 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 		ca.flags |= CLONE_NEWNET;
 		netfd = -1;
 	}
+	int into_fd = cg_clone_into_fd(&cg);
+	if (into_fd >= 0) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)into_fd;
+	}
 	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
+	if (pid < 0 && into_fd >= 0 && (errno == EINVAL || errno == E2BIG)) {
+		/* a kernel before 5.7: start outside, join by pid below */
+		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
+		ca.cgroup = 0;
+		into_fd = -1;
+		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
+	}
 	if (pid == 0)
 		init_main(p);
 	int clone_errno = errno;
@@ -918,7 +936,7 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 		sandbox_fail(res, "writing gid_map: %s", strerror(-rc));
 		goto kill;
 	}
-	if (!p->ncg_fds && (rc = cg_join(&cg, pid)) < 0) {
+	if (!p->ncg_fds && into_fd < 0 && (rc = cg_join(&cg, pid)) < 0) {
 		sandbox_fail(res, "joining cgroup %s: %s", name, strerror(-rc));
 		goto kill;
 	}

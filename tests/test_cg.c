@@ -5,10 +5,12 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,6 +134,55 @@ Test(cg_v2, kill_whole_tree_with_cgroup_kill)
 	cr_assert_eq(cg_populated(&cg), 0, "grandchildren survived cgroup.kill");
 	cr_assert_eq(cg_remove(&cg), 0);
 	rmdir(V2_MOUNT "/judge-test");
+}
+
+Test(cg_v2, clone_into_cgroup_starts_the_child_inside)
+{
+	struct cg_root root;
+	struct cg cg;
+	char err[512], name[64];
+	cr_assert_eq(cg_root_v2(&root, V2_MOUNT "/judge-test", err, sizeof err), 0, "%s", err);
+	name_for(name, sizeof name, "into");
+	cr_assert_eq(cg_create(&root, name, &cg, err, sizeof err), 0, "%s", err);
+	int fd = cg_clone_into_fd(&cg);
+	cr_assert_geq(fd, 0);
+	uint64_t args[11] = {0};
+	args[0] = 0x200000000ULL; /* CLONE_INTO_CGROUP */
+	args[4] = SIGCHLD;
+	args[10] = (uint64_t)fd;
+	pid_t pid = (pid_t)syscall(SYS_clone3, args, sizeof args);
+	if (pid == 0)
+		for (;;)
+			pause();
+	cr_assert_gt(pid, 0, "clone3: %s", strerror(errno));
+	char path[512], procs[256] = "";
+	snprintf(path, sizeof path, "%s/judge-test/%s/cgroup.procs", V2_MOUNT, name);
+	FILE *f = fopen(path, "r");
+	cr_assert(f);
+	size_t n = fread(procs, 1, sizeof procs - 1, f);
+	procs[n] = 0;
+	fclose(f);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	char want[32];
+	snprintf(want, sizeof want, "%d\n", (int)pid);
+	cr_assert_str_eq(procs, want);
+	cr_assert_eq(cg_remove(&cg), 0);
+	rmdir(V2_MOUNT "/judge-test");
+}
+
+Test(cg_v1, no_clone_into_fd)
+{
+	struct cg_root root;
+	struct cg cg;
+	char err[512], name[64];
+	cr_assert_eq(cg_root_v1(&root, V1_BASE, "judge-test", err, sizeof err), 0, "%s", err);
+	name_for(name, sizeof name, "v1into");
+	cr_assert_eq(cg_create(&root, name, &cg, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(cg_clone_into_fd(&cg), -1);
+	int fds[3];
+	cr_assert_eq(cg_self_join_fds(&cg, fds), 3);
+	cr_assert_eq(cg_remove(&cg), 0);
 }
 
 Test(cg_v2, limits_report_missing_controller_cleanly)
