@@ -44,6 +44,7 @@ struct grade_test {
 };
 
 struct grade_plan {
+	const atomic_bool *cancel; /* grade_env's */
 	const struct lang *lang;
 	const char *source;
 	size_t source_len;
@@ -453,6 +454,15 @@ out:
 	return ret;
 }
 
+/* True (with the reason in err) once the caller no longer wants the result. */
+static bool cancelled(const struct grade_plan *p, char *err, size_t errlen)
+{
+	if (!p->cancel || !atomic_load(p->cancel))
+		return false;
+	snprintf(err, errlen, "grading stopped: the result is no longer wanted");
+	return true;
+}
+
 static int run_tests(const struct grade_plan *p, struct sandbox *sb, cJSON *result, char *err,
 		     size_t errlen)
 {
@@ -466,6 +476,10 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, cJSON *resu
 	int ret = 0;
 
 	for (int i = 0; i < p->ntests; i++) {
+		if (cancelled(p, err, errlen)) {
+			ret = -1;
+			break;
+		}
 		const struct grade_test *t = &p->tests[i];
 		struct run_spec spec = {
 		    .argv = (const char *const *)p->lang->run_argv,
@@ -624,6 +638,7 @@ cJSON *grade_request(const struct grade_env *env, const cJSON *request)
 	if (!plan.source)
 		return error_result(lang_name, SUB_INTERNAL_ERROR, "request has no source");
 	plan.run_all = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "run_all_tests"));
+	plan.cancel = env->cancel;
 	plan_limits(&plan, env->cfg, request);
 	if (plan_compare(&plan, request, err, sizeof err) < 0 ||
 	    plan_tests(&plan, env, request, err, sizeof err) < 0) {
@@ -643,7 +658,8 @@ cJSON *grade_request(const struct grade_env *env, const cJSON *request)
 			 strerror(-rc));
 		goto internal;
 	}
-	if (write_files(&plan, sb, request, err, sizeof err) < 0)
+	if (write_files(&plan, sb, request, err, sizeof err) < 0 ||
+	    cancelled(&plan, err, sizeof err))
 		goto internal;
 	rc = compile(&plan, sb, result, err, sizeof err);
 	if (rc < 0)

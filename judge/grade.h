@@ -18,6 +18,7 @@
  * The output is the result JSON of DESIGN.md.
  */
 #pragma once
+#include <stdatomic.h>
 #include <cjson/cJSON.h>
 
 #include "../runner/sandbox.h"
@@ -37,6 +38,9 @@ struct grade_env {
 	 * its output validator built once (checker.h) instead of once per request. */
 	const struct problem *problem;
 	struct checker *checker;
+	/* Optional (the worker): set once the result is no longer wanted (the
+	 * claim was lost to another worker); grading stops before its next run. */
+	const atomic_bool *cancel;
 };
 
 /* Grades request. Never returns NULL: a failure of the judge itself becomes an

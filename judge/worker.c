@@ -54,6 +54,7 @@ struct slot {
 	bool busy;
 	int64_t id;
 	int attempt;
+	atomic_bool lost; /* the claim went to another worker: stop grading it */
 	atomic_bool done; /* the thread has returned */
 };
 
@@ -111,6 +112,7 @@ static void set_claim(struct slot *s, bool busy, int64_t id, int attempt)
 	s->busy = busy;
 	s->id = id;
 	s->attempt = attempt;
+	atomic_store(&s->lost, false);
 	pthread_mutex_unlock(&s->w->lock);
 }
 
@@ -197,8 +199,11 @@ static void *slot_main(void *arg)
 		log_info("worker %s: submission %" PRId64 " claimed (attempt %d)", s->name, sub.id,
 			 sub.attempts);
 		int64_t t0 = mono_ms();
-		struct grade_env env = {
-		    .cfg = w->cfg, .langs = &w->langs, .backend = w->backend, .slot = s->index};
+		struct grade_env env = {.cfg = w->cfg,
+					.langs = &w->langs,
+					.backend = w->backend,
+					.slot = s->index,
+					.cancel = &s->lost};
 		cJSON *result = NULL;
 		if (sub.request) {
 			result = grade_request(&env, sub.request);
@@ -238,9 +243,15 @@ static void extend_leases(struct worker *w, struct db *db)
 			continue;
 		char err[512];
 		int rc = queue_extend(db, id, s->name, attempt, w->lease_ms, err, sizeof err);
-		if (rc == 1)
-			log_warn("worker %s: lost the lease of submission %" PRId64, s->name, id);
-		else if (rc < 0)
+		if (rc == 1) {
+			log_warn("worker %s: lost the lease of submission %" PRId64
+				 ": its grading stops before the next run",
+				 s->name, id);
+			pthread_mutex_lock(&w->lock);
+			if (s->busy && s->id == id && s->attempt == attempt)
+				atomic_store(&s->lost, true);
+			pthread_mutex_unlock(&w->lock);
+		} else if (rc < 0)
 			log_debug("worker %s: cannot extend lease: %s", s->name, err);
 	}
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # faults: the service under faults, with a real PostgreSQL and the real binary:
 #  1. SIGKILL a worker while it runs a submission: it ends once, right, on another worker;
+#     (1b: a drain hands back what it cannot finish; 1c: a claim taken away stops its grading);
 #  2. restart PostgreSQL while submissions are queued and running: nothing lost;
 #  3. 500 submissions from 50 concurrent HTTP clients across 3 worker processes:
 #     every one ends exactly once.
@@ -157,6 +158,33 @@ res=$(wait_final "$id" 40)
 row=$(sql "SELECT json_build_object('attempts', attempts, 'worker', worker) FROM submissions WHERE id = $id")
 expect_json "handed-back submission ends on w2, attempt not counted" "{\"r\": $res, \"row\": $row}" \
 	".r.status == \"accepted\" and .row.attempts == 1 and (.row.worker | test(\":${WPID[w2]}/\"))"
+
+### 1c. a claim taken away mid-grading: the worker stops at its next test, not at the end
+tests=$(for i in $(seq 10); do echo "{\"name\": \"t$i\", \"stdin\": \"$i\", \"expected_output\": \"$i\"}"; done | jq -s .)
+id=$(submit "$(jq -n --argjson t "$tests" '{language: "python", tests: $t,
+	source: "import time\ntime.sleep(1)\nprint(input())"}')")
+for _ in $(seq 100); do
+	[ -n "$(sql "SELECT 1 FROM submissions WHERE id = $id AND worker LIKE '%:${WPID[w2]}/%'")" ] && break
+	sleep 0.1
+done
+sleep 1
+sql "UPDATE submissions SET worker = 'elsewhere', lease_until = now() + interval '1 hour' WHERE id = $id" >/dev/null
+t0=$(date +%s.%N)
+for _ in $(seq 150); do
+	grep -q "submission $id was taken from us" "$T/w2.log" && break
+	sleep 0.1
+done
+took=$(echo "$(date +%s.%N) - $t0" | bc)
+# all ten tests would take 9 s more; the lease is checked every second
+if grep -q "lost the lease of submission $id" "$T/w2.log" &&
+	grep -q "submission $id was taken from us" "$T/w2.log" && [ "$(echo "$took < 6" | bc)" = 1 ]; then
+	pass "a lost claim stops its grading early (${took%.*} s after it was taken)"
+else
+	fail "a lost claim stops its grading early" "after $took s: $(grep "submission $id" "$T/w2.log" | tail -3)"
+fi
+sql "UPDATE submissions SET status = 'queued', worker = NULL, lease_until = NULL WHERE id = $id" >/dev/null
+res=$(wait_final "$id" 60)
+expect_json "the taken submission, requeued, ends accepted" "$res" '.status == "accepted"'
 
 ### 2. restart PostgreSQL with submissions queued and running
 start_worker w3 2
