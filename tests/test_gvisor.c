@@ -259,6 +259,22 @@ Test(gvisor, each_run_of_a_session_gets_its_own_stdin_and_output)
 	strbuf_release(&e2);
 }
 
+Test(gvisor, nothing_of_a_run_reaches_the_next_runs_output)
+{
+	/* survivors that would write into the shared pipes later: killed at the end */
+	run_line("(sleep 0.5; echo injected; echo injected >&2) & "
+		 "setsid sh -c 'sleep 0.5; echo setsid-injected' & echo 1",
+		 NULL, RUN_OK, NULL);
+	const char *argv[] = {"/bin/sh", "-c", "sleep 1; echo clean", NULL};
+	struct run_spec s = spec_of(argv);
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_OK, "%s", res.message);
+	cr_assert_str_eq(res.out.buf, "clean\n");
+	cr_assert_str_eq(res.err.buf, "");
+	run_result_release(&res);
+}
+
 Test(gvisor, a_session_ends_when_the_box_changes_or_a_run_ends_badly)
 {
 	long p1 = run_line("echo $$", NULL, RUN_OK, NULL);
