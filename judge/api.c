@@ -875,20 +875,15 @@ static enum route route_of(const char *url, const char **arg)
 	return R_OTHER;
 }
 
-static void on_request(struct http_request *r, void *arg)
+/* What the headers alone decide: route, method, API key, admission and
+ * content type. It runs before the body is read, so the body of a request
+ * refused here is never buffered (a client without a key cannot make the
+ * server hold max_body bytes per connection). */
+static void on_headers(struct http_request *r, void *arg)
 {
 	struct api *a = arg;
 	const char *id = NULL;
 	enum route rt = route_of(r->url, &id);
-	/* a parked request that was resumed */
-	if (r->ctx) {
-		struct req_ctx *c = r->ctx;
-		/* shutting down: answer with what there is (202 + id for a sync execute) */
-		if (http_stopping(r))
-			c->deadline = 0;
-		continue_wait(r, c);
-		return;
-	}
 	r->route = rt;
 	bool get = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
 	bool post = !strcmp(r->method, "POST");
@@ -907,10 +902,8 @@ static void on_request(struct http_request *r, void *arg)
 		if (!get)
 			return method_not_allowed(r, "GET, HEAD");
 	}
-	if (rt == R_HEALTH)
-		return handle_health(r, a);
-	if (rt == R_METRICS)
-		return handle_metrics(r, a);
+	if (rt == R_HEALTH || rt == R_METRICS)
+		return;
 
 	r->key_id = 0;
 	if (a->auth_on) {
@@ -948,7 +941,28 @@ static void on_request(struct http_request *r, void *arg)
 			   "the body must be JSON (Content-Type: application/json)");
 		return;
 	}
+}
+
+/* The body is in and on_headers let the request through. */
+static void on_request(struct http_request *r, void *arg)
+{
+	struct api *a = arg;
+	const char *id = NULL;
+	enum route rt = route_of(r->url, &id);
+	/* a parked request that was resumed */
+	if (r->ctx) {
+		struct req_ctx *c = r->ctx;
+		/* shutting down: answer with what there is (202 + id for a sync execute) */
+		if (http_stopping(r))
+			c->deadline = 0;
+		continue_wait(r, c);
+		return;
+	}
 	switch (rt) {
+	case R_HEALTH:
+		return handle_health(r, a);
+	case R_METRICS:
+		return handle_metrics(r, a);
 	case R_EXECUTE:
 	case R_EXECUTE_EXPECTED:
 	case R_SUBMIT:
@@ -1027,6 +1041,7 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 	struct http_opts ho = {.listen_fd = listen_fd,
 			       .threads = (int)threads,
 			       .max_body = (size_t)cfg->max_body_kb * 1024,
+			       .headers = on_headers,
 			       .handler = on_request,
 			       .done = on_done,
 			       .arg = a};
