@@ -82,10 +82,12 @@ int req_url_split(const char *url, char *host, size_t hostlen, int *port, char *
 		*port = (int)p;
 		rest = end;
 	}
-	if (*rest == '#')
-		return -1;
 	if (*rest == 0)
 		rest = "/";
+	/* the path goes into the request line: CR/LF there would add headers */
+	for (const char *p = rest; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '#')
+			return -1;
 	if (*rest == '?') {
 		if (strlen(rest) + 2 > pathlen)
 			return -1;
@@ -94,9 +96,6 @@ int req_url_split(const char *url, char *host, size_t hostlen, int *port, char *
 	}
 	if (*rest != '/' || strlen(rest) + 1 > pathlen)
 		return -1;
-	for (const char *p = rest; *p; p++)
-		if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '#')
-			return -1;
 	snprintf(path, pathlen, "%s", rest);
 	return 0;
 }
