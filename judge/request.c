@@ -376,6 +376,43 @@ static int validate_compare(const cJSON *in, bool has_problem, cJSON *out, struc
 	return 0;
 }
 
+/* One pattern of compare mode regex: compiled (and tried on an empty output)
+ * now, so a bad pattern is the client's 422 rather than an internal_error
+ * after the run. */
+static int check_regex(const char *pat, const char *what, struct req_error *err)
+{
+	struct cmp_opts o;
+	struct cmp_feedback fb;
+	cmp_opts_init(&o, CMP_REGEX);
+	memset(&fb, 0, sizeof fb);
+	if (cmp_compare(&o, pat, strlen(pat), "", 0, &fb) == CMP_ERROR &&
+	    !strncmp(fb.message, "bad regex", 9))
+		return req_fail(err, 422, "invalid_field", "%s: %s", what, fb.message);
+	return 0;
+}
+
+static int check_regexes(const cJSON *o, struct req_error *err)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "compare");
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(c, "mode");
+	if (!cJSON_IsString(mode) || strcmp(mode->valuestring, "regex"))
+		return 0;
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "expected_output");
+	if (cJSON_IsString(e) && check_regex(e->valuestring, "expected_output", err) < 0)
+		return -1;
+	const cJSON *t;
+	int i = 0;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(o, "tests"))
+	{
+		char what[48];
+		snprintf(what, sizeof what, "tests[%d].expected_output", i++);
+		e = cJSON_GetObjectItemCaseSensitive(t, "expected_output");
+		if (cJSON_IsString(e) && check_regex(e->valuestring, what, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int validate_tests(const struct judge_config *cfg, const cJSON *tests, cJSON *out,
 			  bool *any_expected, struct req_error *err)
 {
@@ -526,7 +563,7 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 			 "expected_output (or tests with expected_output) is required");
 		goto out;
 	}
-	if (validate_compare(in, problem != NULL, o, err) < 0 ||
+	if (validate_compare(in, problem != NULL, o, err) < 0 || check_regexes(o, err) < 0 ||
 	    validate_limits(cfg, in, o, err) < 0)
 		goto out;
 	bool all = false;
