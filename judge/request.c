@@ -188,12 +188,13 @@ static int get_int(const cJSON *obj, const char *name, const char *where, long l
 	if (!cJSON_IsNumber(v))
 		return req_fail(err, 422, "invalid_field", "%s%s must be a number", where, name);
 	double d = v->valuedouble;
-	if (d != d || d != (double)(long long)d)
-		return req_fail(err, 422, "invalid_field", "%s%s must be a whole number", where,
-				name);
-	if (d < (double)lo || d > (double)hi)
+	/* the range first: converting 1e300 or inf to an integer is undefined */
+	if (d != d || d < (double)lo || d > (double)hi)
 		return req_fail(err, 422, "invalid_field", "%s%s must be between %ld and %ld",
 				where, name, lo, hi);
+	if (d != (double)(long)d)
+		return req_fail(err, 422, "invalid_field", "%s%s must be a whole number", where,
+				name);
 	*out = (long)d;
 	return 0;
 }
