@@ -503,21 +503,27 @@ static void handle_batch(struct http_request *r, struct api *a)
 {
 	struct req_error e;
 	char err[256];
-	if (!utf8_valid_text(r->body.buf, r->body.len)) {
-		http_error(r, 400, "invalid_encoding", "the request body is not valid UTF-8 text");
+	cJSON *in;
+	/* one key for several submissions cannot mean anything: each has its own */
+	if (http_header(r, "Idempotency-Key")) {
+		http_error(r, 422, "invalid_field",
+			   "a batch takes an idempotency_key in each submission, not the "
+			   "Idempotency-Key header");
 		return;
 	}
-	cJSON *in = cJSON_ParseWithLength(r->body.buf, r->body.len);
-	if (!in) {
-		http_error(r, 400, "invalid_json", "the body is not valid JSON");
-		return;
-	}
+	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0)
+		return reply_req_error(r, &e);
 	const cJSON *subs = cJSON_GetObjectItemCaseSensitive(in, "submissions");
 	if (cJSON_IsArray(in))
 		subs = in;
 	if (!cJSON_IsArray(subs)) {
 		http_error(r, 422, "missing_field",
 			   "submissions (an array of requests) is required");
+		cJSON_Delete(in);
+		return;
+	}
+	if (cJSON_IsObject(in) && cJSON_GetArraySize(in) != 1) {
+		http_error(r, 422, "invalid_field", "a batch has one field, submissions");
 		cJSON_Delete(in);
 		return;
 	}
@@ -553,6 +559,17 @@ static void handle_batch(struct http_request *r, struct api *a)
 				   i);
 			goto out;
 		}
+		/* twice in one batch: the second would silently become the first */
+		for (int j = 0; cJSON_IsString(k) && j < i; j++)
+			if (qn[j].idempotency_key &&
+			    !strcmp(qn[j].idempotency_key, k->valuestring)) {
+				http_error(
+				    r, 422, "invalid_field",
+				    "submissions[%d]: idempotency_key '%.40s' is also the key "
+				    "of submissions[%d]",
+				    i, k->valuestring, j);
+				goto out;
+			}
 		qn[i] =
 		    (struct queue_new){.request = ps[i].request,
 				       .priority = QUEUE_PRIO_BULK,

@@ -588,10 +588,10 @@ out:
 	return ret;
 }
 
-int req_parse(const struct judge_config *cfg, const struct lang_registry *langs, enum req_kind kind,
-	      const char *body, size_t len, struct req_parsed *out, struct req_error *err)
+int req_parse_json(const struct judge_config *cfg, const char *body, size_t len, cJSON **out,
+		   struct req_error *err)
 {
-	memset(out, 0, sizeof *out);
+	*out = NULL;
 	if (len == 0)
 		return req_fail(err, 400, "invalid_json", "the request body is empty");
 	if ((size_t)cfg->max_body_kb * 1024 < len)
@@ -625,6 +625,17 @@ int req_parse(const struct judge_config *cfg, const struct lang_registry *langs,
 			}
 			i++; /* skip the escaped character */
 		}
+	*out = in;
+	return 0;
+}
+
+int req_parse(const struct judge_config *cfg, const struct lang_registry *langs, enum req_kind kind,
+	      const char *body, size_t len, struct req_parsed *out, struct req_error *err)
+{
+	cJSON *in;
+	memset(out, 0, sizeof *out);
+	if (req_parse_json(cfg, body, len, &in, err) < 0)
+		return -1;
 	int rc = req_validate(cfg, langs, kind, in, out, err);
 	cJSON_Delete(in);
 	return rc;
