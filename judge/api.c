@@ -421,6 +421,27 @@ static int idempotency_key(struct http_request *r, const cJSON *body, const char
 	return 0;
 }
 
+/* Whether submission id (found by its idempotency key) holds the request p:
+ * 1 yes, 0 no, -1 on a database error (err). */
+static int same_request(struct api *a, struct http_request *r, int64_t id,
+			const struct req_parsed *p, char *err, size_t errlen)
+{
+	struct queue_sub s;
+	queue_sub_init(&s);
+	struct db *db = get_db(a, 5000);
+	int rc = db ? queue_get(db, id, a->auth_on ? r->key_id : 0, &s, err, errlen) : -1;
+	if (!db)
+		snprintf(err, errlen, "no database connection free");
+	else
+		db_pool_put(a->pool, db);
+	if (rc == 1)
+		rc = cJSON_Compare(s.request, p->request, true) &&
+		     !strcmp(s.callback_url ? s.callback_url : "",
+			     p->callback_url ? p->callback_url : "");
+	queue_sub_release(&s);
+	return rc;
+}
+
 static bool is_json(struct http_request *r)
 {
 	const char *ct = http_header(r, "Content-Type");
@@ -466,6 +487,15 @@ static void handle_enqueue(struct http_request *r, struct api *a, enum route rou
 		db_pool_put(a->pool, db);
 	if (rc < 0) {
 		respond_db_error(r, "enqueue", err);
+		goto out;
+	}
+	/* a reused key must not quietly stand for a different program */
+	if (!created && (rc = same_request(a, r, id, &p, err, sizeof err)) != 1) {
+		if (rc < 0)
+			respond_db_error(r, "idempotency check", err);
+		else
+			http_error(r, 422, "invalid_field",
+				   "the idempotency key was used before for a different request");
 		goto out;
 	}
 	log_debug("api: submission %" PRId64 " %s (%s)", id, created ? "queued" : "repeated",
