@@ -259,8 +259,9 @@ static enum MHD_Result count_cl(void *cls, enum MHD_ValueKind kind, const char *
 }
 
 /* Refuses bodies whose length is ambiguous: libmicrohttpd takes the first of
- * two different Content-Lengths (a proxy may take the other: smuggling), and
- * reads a body of an unknown Transfer-Encoding until the client closes.
+ * two different Content-Lengths, and chunked over a Content-Length (a proxy
+ * may take the other: smuggling, RFC 9112 6.3), and reads a body of an
+ * unknown Transfer-Encoding until the client closes.
  * Returns true when it responded. */
 static bool framing_error(struct http_request *r)
 {
@@ -275,6 +276,11 @@ static bool framing_error(struct http_request *r)
 	if (te && strcasecmp(te, "chunked")) {
 		http_error(r, 400, "bad_request",
 			   "Transfer-Encoding '%.40s' is not supported (only chunked)", te);
+		return true;
+	}
+	if (te && c.first) {
+		http_error(r, 400, "bad_request",
+			   "Content-Length and Transfer-Encoding must not come together");
 		return true;
 	}
 	return false;
