@@ -47,11 +47,14 @@ except socket.timeout:
 sys.stdout.write(out.decode("latin-1"))
 EOF
 raw() { "$PY" "$SVC_TMP/raw.py" "$PORT" "$1"; }
-# raw_expect NAME TIMEOUT STATUS CODE: stdin is the request; the answer must come
-# before the timeout, with STATUS and the error JSON with CODE.
+# rq FORMAT ARGS...: printf's the request for the next raw_expect
+rq() { printf "$@" >"$SVC_TMP/req"; }
+# raw_expect NAME TIMEOUT STATUS CODE: sends the request of rq; the answer must
+# come before the timeout, with STATUS and the error JSON with CODE. (Not in a
+# pipeline: pass/fail must count in this shell.)
 raw_expect() {
 	local name=$1 to=$2 want=$3 code=$4 out
-	out=$(raw "$to")
+	out=$(raw "$to" <"$SVC_TMP/req")
 	if grep -q "<<TIMEOUT>>" <<<"$out" || ! head -1 <<<"$out" | grep -q "^HTTP/1.1 $want "; then
 		fail "$name" "want $want within ${to}s, got: $(head -c 300 <<<"$out")"
 		return
@@ -100,18 +103,23 @@ P='"language":"python","source":"print(1)"'
 # ---- HTTP framing ----
 # a request the headers already refuse is answered before its body comes:
 # the server must not buffer the body of a client without a key
-printf 'POST /v1/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{' |
-	raw_expect "no key: 401 before the body is read" 3 401 unauthorized
-printf 'PUT /v1/execute HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n{' |
-	raw_expect "wrong method: 405 before the body is read" 3 405 method_not_allowed
-printf 'POST /v1/nothing HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n{' |
-	raw_expect "unknown route: 404 before the body is read" 3 404 not_found
-printf 'POST /v1/execute HTTP/1.1\r\nHost: x\r\n%s\r\nContent-Type: text/plain\r\nContent-Length: 60000\r\n\r\n{' "$AH" |
-	raw_expect "wrong content type: 415 before the body is read" 3 415 unsupported_media_type
-printf 'POST /v1/execute HTTP/1.1\r\nHost: x\r\n%s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nContent-Length: 3\r\n\r\n%s' \
-	"$AH" ${#PY_OK} "$PY_OK" | raw_expect "conflicting Content-Length: 400" 3 400 bad_request
-printf 'POST /v1/execute HTTP/1.1\r\nHost: x\r\n%s\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n%s' \
-	"$AH" "$PY_OK" | raw_expect "unknown Transfer-Encoding: 400, no hang" 3 400 bad_request
+rq 'POST /v1/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{'
+raw_expect "no key: 401 before the body is read" 3 401 unauthorized
+rq 'PUT /v1/execute HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n{'
+raw_expect "wrong method: 405 before the body is read" 3 405 method_not_allowed
+rq 'POST /v1/nothing HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n{'
+raw_expect "unknown route: 404 before the body is read" 3 404 not_found
+rq 'POST /v1/execute HTTP/1.1\r\nHost: x\r\n%s\r\nContent-Type: text/plain\r\nContent-Length: 60000\r\n\r\n{' "$AH"
+raw_expect "wrong content type: 415 before the body is read" 3 415 unsupported_media_type
+rq 'POST /v1/execute HTTP/1.1\r\nHost: x\r\n%s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nContent-Length: 3\r\n\r\n%s' \
+	"$AH" ${#PY_OK} "$PY_OK"
+raw_expect "conflicting Content-Length: 400" 3 400 bad_request
+rq 'POST /v1/execute HTTP/1.1\r\nHost: x\r\n%s\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n' \
+	"$AH" ${#PY_OK} "$PY_OK"
+raw_expect "Content-Length with chunked: 400" 3 400 bad_request
+rq 'POST /v1/execute HTTP/1.1\r\nHost: x\r\n%s\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n%s' \
+	"$AH" "$PY_OK"
+raw_expect "unknown Transfer-Encoding: 400, no hang" 3 400 bad_request
 out=$(printf 'POST /v1/execute_with_expected HTTP/1.1\r\nHost: x\r\n%s\r\nContent-Type: application/json; charset=UTF-8\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n%x\r\n%s\r\n0\r\n\r\n' \
 	"$AH" ${#PY_OK} "$PY_OK" | raw 20)
 grep -q '^HTTP/1.1 200 ' <<<"$out" && expect_json "chunked body without Content-Length" \
