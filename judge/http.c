@@ -335,12 +335,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
-		/* the body of a refused request is never kept */
-		if (r->responded || r->too_large)
-			;
-		else if (r->body.len + *upload_data_size <= s->opts.max_body)
+		/* the body of a refused request is read past, never kept */
+		bool keep = !r->responded && !r->too_large;
+		if (keep && r->body.len + *upload_data_size <= s->opts.max_body)
 			strbuf_add(&r->body, upload_data, *upload_data_size);
-		else {
+		else if (keep) {
 			r->too_large = true;
 			strbuf_release(&r->body);
 		}
