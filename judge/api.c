@@ -647,7 +647,8 @@ static void handle_get_sub(struct http_request *r, struct api *a, const char *id
 		char *end;
 		errno = 0;
 		wait = strtol(w, &end, 10);
-		if (errno || end == w || *end || wait < 0) {
+		/* digits only: strtol would also take " +5" */
+		if (errno || end == w || *end || strspn(w, "0123456789") != strlen(w)) {
 			http_error(r, 400, "invalid_field",
 				   "wait must be a whole number of seconds");
 			return;

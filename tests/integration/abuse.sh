@@ -146,7 +146,7 @@ bad "%00 in a query value" 400 invalid_field GET "/v1/submissions/$sid?wait=1%00
 bad "trailing slash" 404 not_found GET /v1/languages/
 bad "double slash" 404 not_found GET //v1/languages
 bad "percent-encoded dots" 404 unknown_problem GET "/v1/problems/%2e%2e"
-for w in -1 1e9 abc "" 99999999999999999999 0x10; do
+for w in -1 1e9 abc "" 99999999999999999999 0x10 %20%2B1 1.5; do
 	bad "wait=$w" 400 invalid_field GET "/v1/submissions/$sid?wait=$w"
 done
 bad "SQL in an id" 404 not_found GET "/v1/submissions/1%27%20OR%201=1"
