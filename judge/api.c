@@ -422,9 +422,10 @@ static int idempotency_key(struct http_request *r, const cJSON *body, const char
 }
 
 /* Whether submission id (found by its idempotency key) holds the request p:
- * 1 yes, 0 no, -1 on a database error (err). */
+ * 1 yes (with its *status), 0 no, -1 on a database error (err). */
 static int same_request(struct api *a, struct http_request *r, int64_t id,
-			const struct req_parsed *p, char *err, size_t errlen)
+			const struct req_parsed *p, enum sub_status *status, char *err,
+			size_t errlen)
 {
 	struct queue_sub s;
 	queue_sub_init(&s);
@@ -434,6 +435,7 @@ static int same_request(struct api *a, struct http_request *r, int64_t id,
 		snprintf(err, errlen, "no database connection free");
 	else
 		db_pool_put(a->pool, db);
+	*status = s.status;
 	if (rc == 1)
 		rc = cJSON_Compare(s.request, p->request, true) &&
 		     !strcmp(s.callback_url ? s.callback_url : "",
@@ -490,7 +492,8 @@ static void handle_enqueue(struct http_request *r, struct api *a, enum route rou
 		goto out;
 	}
 	/* a reused key must not quietly stand for a different program */
-	if (!created && (rc = same_request(a, r, id, &p, err, sizeof err)) != 1) {
+	enum sub_status status = SUB_QUEUED;
+	if (!created && (rc = same_request(a, r, id, &p, &status, err, sizeof err)) != 1) {
 		if (rc < 0)
 			respond_db_error(r, "idempotency check", err);
 		else
@@ -505,7 +508,8 @@ static void handle_enqueue(struct http_request *r, struct api *a, enum route rou
 		snprintf(loc, sizeof loc, "/v1/submissions/%" PRId64, id);
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "id", (double)id);
-		cJSON_AddStringToObject(o, "status", created ? "queued" : "exists");
+		/* a repeat gets the submission's state (there is no "exists" state) */
+		cJSON_AddStringToObject(o, "status", sub_status_name(status));
 		char *text = cJSON_PrintUnformatted(o);
 		const char *hdr[] = {"Location", loc, NULL};
 		struct strbuf sb = STRBUF_INIT;
