@@ -421,6 +421,29 @@ static int idempotency_key(struct http_request *r, const cJSON *body, const char
 	return 0;
 }
 
+/* Whether submission id (found by its idempotency key) holds the request p:
+ * 1 yes (with its *status), 0 no, -1 on a database error (err). */
+static int same_request(struct api *a, struct http_request *r, int64_t id,
+			const struct req_parsed *p, enum sub_status *status, char *err,
+			size_t errlen)
+{
+	struct queue_sub s;
+	queue_sub_init(&s);
+	struct db *db = get_db(a, 5000);
+	int rc = db ? queue_get(db, id, a->auth_on ? r->key_id : 0, &s, err, errlen) : -1;
+	if (!db)
+		snprintf(err, errlen, "no database connection free");
+	else
+		db_pool_put(a->pool, db);
+	*status = s.status;
+	if (rc == 1)
+		rc = cJSON_Compare(s.request, p->request, true) &&
+		     !strcmp(s.callback_url ? s.callback_url : "",
+			     p->callback_url ? p->callback_url : "");
+	queue_sub_release(&s);
+	return rc;
+}
+
 static bool is_json(struct http_request *r)
 {
 	const char *ct = http_header(r, "Content-Type");
@@ -468,6 +491,16 @@ static void handle_enqueue(struct http_request *r, struct api *a, enum route rou
 		respond_db_error(r, "enqueue", err);
 		goto out;
 	}
+	/* a reused key must not quietly stand for a different program */
+	enum sub_status status = SUB_QUEUED;
+	if (!created && (rc = same_request(a, r, id, &p, &status, err, sizeof err)) != 1) {
+		if (rc < 0)
+			respond_db_error(r, "idempotency check", err);
+		else
+			http_error(r, 422, "invalid_field",
+				   "the idempotency key was used before for a different request");
+		goto out;
+	}
 	log_debug("api: submission %" PRId64 " %s (%s)", id, created ? "queued" : "repeated",
 		  route_names[route]);
 	if (route == R_SUBMIT) {
@@ -475,7 +508,8 @@ static void handle_enqueue(struct http_request *r, struct api *a, enum route rou
 		snprintf(loc, sizeof loc, "/v1/submissions/%" PRId64, id);
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "id", (double)id);
-		cJSON_AddStringToObject(o, "status", created ? "queued" : "exists");
+		/* a repeat gets the submission's state (there is no "exists" state) */
+		cJSON_AddStringToObject(o, "status", sub_status_name(status));
 		char *text = cJSON_PrintUnformatted(o);
 		const char *hdr[] = {"Location", loc, NULL};
 		struct strbuf sb = STRBUF_INIT;
@@ -503,21 +537,27 @@ static void handle_batch(struct http_request *r, struct api *a)
 {
 	struct req_error e;
 	char err[256];
-	if (!utf8_valid_text(r->body.buf, r->body.len)) {
-		http_error(r, 400, "invalid_encoding", "the request body is not valid UTF-8 text");
+	cJSON *in;
+	/* one key for several submissions cannot mean anything: each has its own */
+	if (http_header(r, "Idempotency-Key")) {
+		http_error(r, 422, "invalid_field",
+			   "a batch takes an idempotency_key in each submission, not the "
+			   "Idempotency-Key header");
 		return;
 	}
-	cJSON *in = cJSON_ParseWithLength(r->body.buf, r->body.len);
-	if (!in) {
-		http_error(r, 400, "invalid_json", "the body is not valid JSON");
-		return;
-	}
+	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0)
+		return reply_req_error(r, &e);
 	const cJSON *subs = cJSON_GetObjectItemCaseSensitive(in, "submissions");
 	if (cJSON_IsArray(in))
 		subs = in;
 	if (!cJSON_IsArray(subs)) {
 		http_error(r, 422, "missing_field",
 			   "submissions (an array of requests) is required");
+		cJSON_Delete(in);
+		return;
+	}
+	if (cJSON_IsObject(in) && cJSON_GetArraySize(in) != 1) {
+		http_error(r, 422, "invalid_field", "a batch has one field, submissions");
 		cJSON_Delete(in);
 		return;
 	}
@@ -553,6 +593,17 @@ static void handle_batch(struct http_request *r, struct api *a)
 				   i);
 			goto out;
 		}
+		/* twice in one batch: the second would silently become the first */
+		for (int j = 0; cJSON_IsString(k) && j < i; j++)
+			if (qn[j].idempotency_key &&
+			    !strcmp(qn[j].idempotency_key, k->valuestring)) {
+				http_error(
+				    r, 422, "invalid_field",
+				    "submissions[%d]: idempotency_key '%.40s' is also the key "
+				    "of submissions[%d]",
+				    i, k->valuestring, j);
+				goto out;
+			}
 		qn[i] =
 		    (struct queue_new){.request = ps[i].request,
 				       .priority = QUEUE_PRIO_BULK,
@@ -600,7 +651,8 @@ static void handle_get_sub(struct http_request *r, struct api *a, const char *id
 		char *end;
 		errno = 0;
 		wait = strtol(w, &end, 10);
-		if (errno || end == w || *end || wait < 0) {
+		/* digits only: strtol would also take " +5" */
+		if (errno || end == w || *end || strspn(w, "0123456789") != strlen(w)) {
 			http_error(r, 400, "invalid_field",
 				   "wait must be a whole number of seconds");
 			return;
@@ -875,20 +927,15 @@ static enum route route_of(const char *url, const char **arg)
 	return R_OTHER;
 }
 
-static void on_request(struct http_request *r, void *arg)
+/* What the headers alone decide: route, method, API key, admission and
+ * content type. It runs before the body is read, so the body of a request
+ * refused here is never buffered (a client without a key cannot make the
+ * server hold max_body bytes per connection). */
+static void on_headers(struct http_request *r, void *arg)
 {
 	struct api *a = arg;
 	const char *id = NULL;
 	enum route rt = route_of(r->url, &id);
-	/* a parked request that was resumed */
-	if (r->ctx) {
-		struct req_ctx *c = r->ctx;
-		/* shutting down: answer with what there is (202 + id for a sync execute) */
-		if (http_stopping(r))
-			c->deadline = 0;
-		continue_wait(r, c);
-		return;
-	}
 	r->route = rt;
 	bool get = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
 	bool post = !strcmp(r->method, "POST");
@@ -907,10 +954,8 @@ static void on_request(struct http_request *r, void *arg)
 		if (!get)
 			return method_not_allowed(r, "GET, HEAD");
 	}
-	if (rt == R_HEALTH)
-		return handle_health(r, a);
-	if (rt == R_METRICS)
-		return handle_metrics(r, a);
+	if (rt == R_HEALTH || rt == R_METRICS)
+		return;
 
 	r->key_id = 0;
 	if (a->auth_on) {
@@ -948,7 +993,28 @@ static void on_request(struct http_request *r, void *arg)
 			   "the body must be JSON (Content-Type: application/json)");
 		return;
 	}
+}
+
+/* The body is in and on_headers let the request through. */
+static void on_request(struct http_request *r, void *arg)
+{
+	struct api *a = arg;
+	const char *id = NULL;
+	enum route rt = route_of(r->url, &id);
+	/* a parked request that was resumed */
+	if (r->ctx) {
+		struct req_ctx *c = r->ctx;
+		/* shutting down: answer with what there is (202 + id for a sync execute) */
+		if (http_stopping(r))
+			c->deadline = 0;
+		continue_wait(r, c);
+		return;
+	}
 	switch (rt) {
+	case R_HEALTH:
+		return handle_health(r, a);
+	case R_METRICS:
+		return handle_metrics(r, a);
 	case R_EXECUTE:
 	case R_EXECUTE_EXPECTED:
 	case R_SUBMIT:
@@ -1027,6 +1093,7 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 	struct http_opts ho = {.listen_fd = listen_fd,
 			       .threads = (int)threads,
 			       .max_body = (size_t)cfg->max_body_kb * 1024,
+			       .headers = on_headers,
 			       .handler = on_request,
 			       .done = on_done,
 			       .arg = a};

@@ -296,7 +296,8 @@ enum auth_result auth_check(struct auth *a, const char *header, int64_t *key_id)
 	while (*key == ' ')
 		key++;
 	size_t n = strcspn(key, " \t");
-	if (n != AUTH_KEY_LEN || strncmp(key, "jk_", 3))
+	/* "Bearer KEY junk" is not a credential, whatever KEY is */
+	if (n != AUTH_KEY_LEN || strncmp(key, "jk_", 3) || key[n + strspn(key + n, " \t")])
 		return AUTH_INVALID;
 	unsigned char digest[32];
 	auth_sha256(key, n, digest);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -238,6 +239,66 @@ long http_active(const struct http_server *s)
 	return __atomic_load_n(&s->active, __ATOMIC_RELAXED);
 }
 
+struct cl_count {
+	const char *first;
+	bool differ;
+};
+
+static enum MHD_Result count_cl(void *cls, enum MHD_ValueKind kind, const char *key,
+				const char *value)
+{
+	(void)kind;
+	struct cl_count *c = cls;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+		return MHD_YES;
+	if (!c->first)
+		c->first = value ? value : "";
+	else if (strcmp(c->first, value ? value : ""))
+		c->differ = true;
+	return MHD_YES;
+}
+
+/* Refuses bodies whose length is ambiguous: libmicrohttpd takes the first of
+ * two different Content-Lengths, and chunked over a Content-Length (a proxy
+ * may take the other: smuggling, RFC 9112 6.3), and reads a body of an
+ * unknown Transfer-Encoding until the client closes.
+ * Returns true when it responded. */
+static bool framing_error(struct http_request *r)
+{
+	struct cl_count c = {0};
+	MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_cl, &c);
+	if (c.differ) {
+		http_error(r, 400, "bad_request", "conflicting Content-Length headers");
+		return true;
+	}
+	const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	if (te && strcasecmp(te, "chunked")) {
+		http_error(r, 400, "bad_request",
+			   "Transfer-Encoding '%.40s' is not supported (only chunked)", te);
+		return true;
+	}
+	if (te && c.first) {
+		http_error(r, 400, "bad_request",
+			   "Content-Length and Transfer-Encoding must not come together");
+		return true;
+	}
+	return false;
+}
+
+/* libmicrohttpd decodes %00 to a NUL that silently cuts the path or a query
+ * value short ("/v1/submissions/1%00x" would read submission 1): such a
+ * string is left as it is, so it matches no route and no valid value. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+	(void)cls;
+	(void)conn;
+	for (const char *p = strchr(s, '%'); p; p = strchr(p + 1, '%'))
+		if (p[1] == '0' && p[2] == '0')
+			return strlen(s);
+	return MHD_http_unescape(s);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -267,12 +328,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				   s->opts.max_body / 1024);
 			return MHD_YES;
 		}
+		if (framing_error(r))
+			return MHD_YES;
+		if (s->opts.headers)
+			s->opts.headers(r, s->opts.arg);
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
-		if (!r->too_large && r->body.len + *upload_data_size <= s->opts.max_body)
+		/* the body of a refused request is read past, never kept */
+		bool keep = !r->responded && !r->too_large;
+		if (keep && r->body.len + *upload_data_size <= s->opts.max_body)
 			strbuf_add(&r->body, upload_data, *upload_data_size);
-		else if (!r->too_large) {
+		else if (keep) {
 			r->too_large = true;
 			strbuf_release(&r->body);
 		}
@@ -342,7 +409,7 @@ int http_start(struct http_server **out, const struct http_opts *opts, char *err
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(opts->threads > 0 ? opts->threads : 1),
 	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned)120, MHD_OPTION_CONNECTION_LIMIT, (unsigned)10000, MHD_OPTION_EXTERNAL_LOGGER,
-	    mhd_log, NULL, MHD_OPTION_END);
+	    mhd_log, NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
 	if (!s->daemon) {
 		snprintf(err, errlen, "cannot start the HTTP server");
 		pthread_mutex_destroy(&s->lock);

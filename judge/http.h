@@ -1,14 +1,16 @@
 /* http: the HTTP/1.1 server under the API (libmicrohttpd), JSON responses and errors.
  *
  * How it works: libmicrohttpd runs a pool of threads over epoll. For each
- * request this module gathers the body (at most max_body bytes: a larger
- * Content-Length is answered 413 before the body is read, a larger chunked
- * body is discarded and answered 413), then calls the handler once the body
- * is complete. A handler answers with http_respond_*() / http_error(), or
- * parks the request with http_suspend() so no thread waits with it; whoever
- * resumes it (http_resume(), any thread) makes the server call the handler
- * again for the same request, whose r->ctx keeps the handler's state.
- * http_stop() resumes every parked request and gives them a moment to answer
+ * request this module first calls the headers hook, which may refuse the
+ * request before its body is read (a refused body is never kept); then it
+ * gathers the body (at most max_body bytes: a larger Content-Length is
+ * answered 413 before the body is read, a larger chunked body is discarded
+ * and answered 413), then calls the handler once the body is complete.
+ * A handler answers with http_respond_*() / http_error(), or parks the
+ * request with http_suspend() so no thread waits with it; whoever resumes it
+ * (http_resume(), any thread) makes the server call the handler again for
+ * the same request, whose r->ctx keeps the handler's state. http_stop()
+ * resumes every parked request and gives them a moment to answer
  * (http_stopping() tells them); a request parked after that gets 503.
  * Every request ends in the done callback (metrics, admission bookkeeping),
  * also when the client went away.
@@ -53,6 +55,10 @@ struct http_opts {
 	int listen_fd;	 /* a bound, listening socket (http_listen) */
 	int threads;	 /* threads of the pool, >= 1 */
 	size_t max_body; /* bytes */
+	/* Optional: called once the headers are in, before the body is read. It
+	 * may respond (refuse); then the body is never read and the handler is
+	 * not called. */
+	http_handler_fn headers;
 	http_handler_fn handler;
 	http_done_fn done;
 	void *arg;

@@ -82,10 +82,12 @@ int req_url_split(const char *url, char *host, size_t hostlen, int *port, char *
 		*port = (int)p;
 		rest = end;
 	}
-	if (*rest == '#')
-		return -1;
 	if (*rest == 0)
 		rest = "/";
+	/* the path goes into the request line: CR/LF there would add headers */
+	for (const char *p = rest; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '#')
+			return -1;
 	if (*rest == '?') {
 		if (strlen(rest) + 2 > pathlen)
 			return -1;
@@ -94,9 +96,6 @@ int req_url_split(const char *url, char *host, size_t hostlen, int *port, char *
 	}
 	if (*rest != '/' || strlen(rest) + 1 > pathlen)
 		return -1;
-	for (const char *p = rest; *p; p++)
-		if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '#')
-			return -1;
 	snprintf(path, pathlen, "%s", rest);
 	return 0;
 }
@@ -189,12 +188,13 @@ static int get_int(const cJSON *obj, const char *name, const char *where, long l
 	if (!cJSON_IsNumber(v))
 		return req_fail(err, 422, "invalid_field", "%s%s must be a number", where, name);
 	double d = v->valuedouble;
-	if (d != d || d != (double)(long long)d)
-		return req_fail(err, 422, "invalid_field", "%s%s must be a whole number", where,
-				name);
-	if (d < (double)lo || d > (double)hi)
+	/* the range first: converting 1e300 or inf to an integer is undefined */
+	if (d != d || d < (double)lo || d > (double)hi)
 		return req_fail(err, 422, "invalid_field", "%s%s must be between %ld and %ld",
 				where, name, lo, hi);
+	if (d != (double)(long)d)
+		return req_fail(err, 422, "invalid_field", "%s%s must be a whole number", where,
+				name);
 	*out = (long)d;
 	return 0;
 }
@@ -377,6 +377,43 @@ static int validate_compare(const cJSON *in, bool has_problem, cJSON *out, struc
 	return 0;
 }
 
+/* One pattern of compare mode regex: compiled (and tried on an empty output)
+ * now, so a bad pattern is the client's 422 rather than an internal_error
+ * after the run. */
+static int check_regex(const char *pat, const char *what, struct req_error *err)
+{
+	struct cmp_opts o;
+	struct cmp_feedback fb;
+	cmp_opts_init(&o, CMP_REGEX);
+	memset(&fb, 0, sizeof fb);
+	if (cmp_compare(&o, pat, strlen(pat), "", 0, &fb) == CMP_ERROR &&
+	    !strncmp(fb.message, "bad regex", 9))
+		return req_fail(err, 422, "invalid_field", "%s: %s", what, fb.message);
+	return 0;
+}
+
+static int check_regexes(const cJSON *o, struct req_error *err)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "compare");
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(c, "mode");
+	if (!cJSON_IsString(mode) || strcmp(mode->valuestring, "regex"))
+		return 0;
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "expected_output");
+	if (cJSON_IsString(e) && check_regex(e->valuestring, "expected_output", err) < 0)
+		return -1;
+	const cJSON *t;
+	int i = 0;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(o, "tests"))
+	{
+		char what[48];
+		snprintf(what, sizeof what, "tests[%d].expected_output", i++);
+		e = cJSON_GetObjectItemCaseSensitive(t, "expected_output");
+		if (cJSON_IsString(e) && check_regex(e->valuestring, what, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int validate_tests(const struct judge_config *cfg, const cJSON *tests, cJSON *out,
 			  bool *any_expected, struct req_error *err)
 {
@@ -527,7 +564,7 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 			 "expected_output (or tests with expected_output) is required");
 		goto out;
 	}
-	if (validate_compare(in, problem != NULL, o, err) < 0 ||
+	if (validate_compare(in, problem != NULL, o, err) < 0 || check_regexes(o, err) < 0 ||
 	    validate_limits(cfg, in, o, err) < 0)
 		goto out;
 	bool all = false;
@@ -551,10 +588,10 @@ out:
 	return ret;
 }
 
-int req_parse(const struct judge_config *cfg, const struct lang_registry *langs, enum req_kind kind,
-	      const char *body, size_t len, struct req_parsed *out, struct req_error *err)
+int req_parse_json(const struct judge_config *cfg, const char *body, size_t len, cJSON **out,
+		   struct req_error *err)
 {
-	memset(out, 0, sizeof *out);
+	*out = NULL;
 	if (len == 0)
 		return req_fail(err, 400, "invalid_json", "the request body is empty");
 	if ((size_t)cfg->max_body_kb * 1024 < len)
@@ -588,6 +625,17 @@ int req_parse(const struct judge_config *cfg, const struct lang_registry *langs,
 			}
 			i++; /* skip the escaped character */
 		}
+	*out = in;
+	return 0;
+}
+
+int req_parse(const struct judge_config *cfg, const struct lang_registry *langs, enum req_kind kind,
+	      const char *body, size_t len, struct req_parsed *out, struct req_error *err)
+{
+	cJSON *in;
+	memset(out, 0, sizeof *out);
+	if (req_parse_json(cfg, body, len, &in, err) < 0)
+		return -1;
 	int rc = req_validate(cfg, langs, kind, in, out, err);
 	cJSON_Delete(in);
 	return rc;

@@ -39,8 +39,13 @@ struct req_parsed {
 int req_fail(struct req_error *err, int http_status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Parses body (len bytes, not NUL-terminated) as JSON after checking it is
- * valid UTF-8, then validates it with req_validate. Returns 0 and fills out
+/* Parses body (len bytes, not NUL-terminated, at most max_body_kb) as JSON:
+ * valid UTF-8, one value with only white space after it, no \u0000 escape.
+ * Returns 0 with *out (the caller frees it), or -1 with err. */
+int req_parse_json(const struct judge_config *cfg, const char *body, size_t len, cJSON **out,
+		   struct req_error *err);
+
+/* Parses body with req_parse_json, then validates it with req_validate. Returns 0 and fills out
  * (release with req_parsed_release), or -1 with err filled. */
 int req_parse(const struct judge_config *cfg, const struct lang_registry *langs, enum req_kind kind,
 	      const char *body, size_t len, struct req_parsed *out, struct req_error *err);
