@@ -102,8 +102,13 @@ given_up() {
 A=http://127.0.0.1:$PORT_A
 conf "$SVC_TMP/a.ini" "$PORT_A" "callback_ca_file = $SVC_TMP/ca.pem"
 check "migrate" "$JUDGE" --config "$SVC_TMP/a.ini" migrate
-svc_serve "$SVC_TMP/a.ini" || { fail "serve starts"; finish; exit 1; }
+# a proxy from the environment must not be taken (nothing listens on PORT_C yet)
+# (only https ones: svc_serve's own health check is plain http)
+https_proxy=http://127.0.0.1:$PORT_C HTTPS_PROXY=http://127.0.0.1:$PORT_C svc_serve "$SVC_TMP/a.ini" ||
+	{ fail "serve starts"; finish; exit 1; }
 SERVE_A=$SVC_SERVE_PID
+tr '\0' '\n' <"/proc/$SERVE_A/environ" | grep -q "^https_proxy=" &&
+	pass "serve runs with https_proxy set" || fail "serve runs with https_proxy set"
 svc_worker "$SVC_TMP/a.ini" || { fail "worker starts"; finish; exit 1; }
 
 # ---- a receiver whose certificate callback_ca_file trusts: delivered once ----
