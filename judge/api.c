@@ -1082,8 +1082,7 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 		snprintf(err, errlen, "out of memory");
 		goto fail_close;
 	}
-	if (callback_start(&a->callbacks, a->pool, cfg->callback_attempts, cfg->callback_hosts, err,
-			   errlen) < 0)
+	if (callback_start(&a->callbacks, a->pool, cfg, err, errlen) < 0)
 		goto fail_close;
 	if (pthread_create(&a->notifier, NULL, notifier_main, a)) {
 		snprintf(err, errlen, "cannot start a thread");

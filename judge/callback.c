@@ -1,19 +1,17 @@
 /* callback: POSTs finished results to their callback_url, with retries and backoff. */
 #include "callback.h"
 
+#include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
+#include <strings.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "config.h"
 #include "db.h"
 #include "log.h"
 #include "queue.h"
@@ -22,11 +20,14 @@
 
 #define LEASE_MS   30000
 #define TIMEOUT_MS 10000
+/* the answer is not used; a receiver that streams more is cut off */
+#define MAX_ANSWER 65536
 
 struct callback_sender {
 	struct db_pool *pool;
 	long attempts;
 	char *allowlist;
+	char *ca_file;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -34,128 +35,134 @@ struct callback_sender {
 	long delivered, failed;
 };
 
-static long ms_left(const struct timespec *end)
+/* Counts and drops the answer's body; a short count stops the transfer. */
+static size_t on_answer(char *data, size_t size, size_t n, void *arg)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (end->tv_sec - now.tv_sec) * 1000 + (end->tv_nsec - now.tv_nsec) / 1000000;
+	(void)data;
+	size_t *got = arg;
+	*got += size * n;
+	return *got > MAX_ANSWER ? 0 : size * n;
 }
 
-/* Waits for fd to be ready for events until end. Returns 0, or -1 on timeout. */
-static int wait_fd(int fd, short events, const struct timespec *end)
+/* Sets the URL from the parts req_url_split checked, then reads back what
+ * libcurl parsed: its host and port must be those, so no URL that two parsers
+ * read differently can send the result to a host the allowlist did not name. */
+static int set_url(CURL *c, CURLU *u, const char *url, char *err, size_t errlen)
 {
-	for (;;) {
-		long left = ms_left(end);
-		if (left <= 0)
-			return -1;
-		struct pollfd p = {.fd = fd, .events = events};
-		int rc = poll(&p, 1, (int)left);
-		if (rc > 0)
-			return 0;
-		if (rc < 0 && errno != EINTR)
-			return -1;
-	}
-}
-
-int callback_post(const char *url, const char *body, size_t len, int timeout_ms, char *err,
-		  size_t errlen)
-{
-	char host[256], path[4096], port_s[16];
-	int port, fd = -1, ret = -1;
-	struct addrinfo *ai = NULL;
-	struct strbuf req = STRBUF_INIT;
-	struct timespec end;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += timeout_ms / 1000;
-	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (end.tv_nsec >= 1000000000) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000;
-	}
+	char host[256], path[4096];
+	int port;
 	if (req_url_split(url, host, sizeof host, &port, path, sizeof path) < 0) {
-		snprintf(err, errlen, "not an http:// url: '%.100s'", url);
+		snprintf(err, errlen, "not an http:// or https:// url: '%.100s'", url);
 		return -1;
 	}
-	snprintf(port_s, sizeof port_s, "%d", port);
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-	int rc = getaddrinfo(host, port_s, &hints, &ai);
-	if (rc) {
-		snprintf(err, errlen, "cannot resolve '%s': %s", host, gai_strerror(rc));
-		return -1;
-	}
-	for (struct addrinfo *p = ai; p && fd < 0; p = p->ai_next) {
-		fd = socket(p->ai_family, p->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			    p->ai_protocol);
-		if (fd < 0)
-			continue;
-		if (connect(fd, p->ai_addr, p->ai_addrlen) < 0 && errno != EINPROGRESS) {
-			close(fd);
-			fd = -1;
-			continue;
-		}
-		int soerr = 0;
-		socklen_t sl = sizeof soerr;
-		if (wait_fd(fd, POLLOUT, &end) < 0 ||
-		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot connect to %s:%d", host, port);
+	bool tls = !strncasecmp(url, "https://", 8);
+	struct strbuf b = STRBUF_INIT;
+	strbuf_addf(&b, "%s://%s:%d%s", tls ? "https" : "http", host, port, path);
+	char *h = NULL, *p = NULL, *ui = NULL;
+	int ret = -1;
+	if (curl_url_set(u, CURLUPART_URL, b.buf, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &h, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PORT, &p, 0) != CURLUE_OK) {
+		snprintf(err, errlen, "libcurl cannot parse '%.100s'", url);
 		goto out;
 	}
-	strbuf_addf(&req,
-		    "POST %s HTTP/1.1\r\nHost: %s:%d\r\nUser-Agent: judge\r\n"
-		    "Content-Type: application/json\r\nContent-Length: %zu\r\n"
-		    "Connection: close\r\n\r\n",
-		    path, host, port, len);
-	strbuf_add(&req, body, len);
-	size_t off = 0;
-	while (off < req.len) {
-		if (wait_fd(fd, POLLOUT, &end) < 0) {
-			snprintf(err, errlen, "timed out sending to %s:%d", host, port);
-			goto out;
-		}
-		ssize_t n = send(fd, req.buf + off, req.len - off, MSG_NOSIGNAL);
-		if (n < 0 && errno != EAGAIN && errno != EINTR) {
-			snprintf(err, errlen, "send to %s:%d: %s", host, port, strerror(errno));
-			goto out;
-		}
-		if (n > 0)
-			off += (size_t)n;
-	}
-	/* the status line is all we need: "HTTP/1.x NNN" */
-	char buf[64];
-	size_t got = 0;
-	while (got < 12) {
-		if (wait_fd(fd, POLLIN, &end) < 0) {
-			snprintf(err, errlen, "timed out waiting for %s:%d", host, port);
-			goto out;
-		}
-		ssize_t n = recv(fd, buf + got, sizeof buf - 1 - got, 0);
-		if (n == 0)
-			break;
-		if (n < 0 && errno != EAGAIN && errno != EINTR) {
-			snprintf(err, errlen, "recv from %s:%d: %s", host, port, strerror(errno));
-			goto out;
-		}
-		if (n > 0)
-			got += (size_t)n;
-	}
-	buf[got] = 0;
-	int status;
-	if (got < 12 || strncmp(buf, "HTTP/1.", 7) || sscanf(buf + 9, "%3d", &status) != 1) {
-		snprintf(err, errlen, "%s:%d did not answer HTTP", host, port);
+	/* CURLUE_NO_USER is the answer wanted: no user info */
+	if (curl_url_get(u, CURLUPART_USER, &ui, 0) != CURLUE_NO_USER || strcasecmp(h, host) ||
+	    atoi(p) != port) {
+		snprintf(err, errlen, "'%.100s' does not name host %s port %d", url, host, port);
 		goto out;
 	}
-	ret = status;
+	if (curl_easy_setopt(c, CURLOPT_CURLU, u) != CURLE_OK) {
+		snprintf(err, errlen, "libcurl refuses the url");
+		goto out;
+	}
+	ret = 0;
 out:
-	if (fd >= 0)
-		close(fd);
-	if (ai)
-		freeaddrinfo(ai);
-	strbuf_release(&req);
+	curl_free(h);
+	curl_free(p);
+	curl_free(ui);
+	strbuf_release(&b);
+	return ret;
+}
+
+int callback_post(const char *url, const char *body, size_t len, const char *ca_file,
+		  int timeout_ms, char *err, size_t errlen)
+{
+	int ret = -1;
+	char cerr[CURL_ERROR_SIZE] = "";
+	size_t got = 0;
+	struct curl_slist *hdr = NULL;
+	CURL *c = curl_easy_init();
+	CURLU *u = curl_url();
+	if (!c || !u) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (set_url(c, u, url, err, errlen) < 0)
+		goto out;
+	/* Expect: 100-continue would cost a second with receivers that ignore it */
+	hdr = curl_slist_append(hdr, "Content-Type: application/json");
+	if (hdr)
+		hdr = curl_slist_append(hdr, "Expect:");
+	if (!hdr) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	CURLcode rc = CURLE_OK;
+#define SET(opt, val)                                                                              \
+	do {                                                                                       \
+		if (rc == CURLE_OK)                                                                \
+			rc = curl_easy_setopt(c, opt, val);                                        \
+	} while (0)
+	SET(CURLOPT_ERRORBUFFER, cerr);
+	SET(CURLOPT_NOSIGNAL, 1L); /* a thread of serve: no SIGALRM for DNS timeouts */
+#if LIBCURL_VERSION_NUM >= 0x075500
+	SET(CURLOPT_PROTOCOLS_STR, "http,https");
+	SET(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+	SET(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	SET(CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	/* the allowlisted host is the one connected to: no redirect, no proxy from
+	 * the environment (http_proxy would otherwise be taken) */
+	SET(CURLOPT_FOLLOWLOCATION, 0L);
+	SET(CURLOPT_PROXY, "");
+	SET(CURLOPT_SSL_VERIFYPEER, 1L);
+	SET(CURLOPT_SSL_VERIFYHOST, 2L);
+	if (ca_file && *ca_file)
+		SET(CURLOPT_CAINFO, ca_file);
+	SET(CURLOPT_TIMEOUT_MS, (long)timeout_ms);
+	SET(CURLOPT_CONNECTTIMEOUT_MS, (long)timeout_ms);
+	SET(CURLOPT_USERAGENT, "judge");
+	SET(CURLOPT_HTTPHEADER, hdr);
+	SET(CURLOPT_POST, 1L);
+	SET(CURLOPT_POSTFIELDS, body);
+	SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	SET(CURLOPT_WRITEFUNCTION, on_answer);
+	SET(CURLOPT_WRITEDATA, &got);
+#undef SET
+	if (rc != CURLE_OK) {
+		snprintf(err, errlen, "libcurl: %s", curl_easy_strerror(rc));
+		goto out;
+	}
+	rc = curl_easy_perform(c);
+	long status = 0;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	/* an answer cut off at MAX_ANSWER still has its status */
+	if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && status > 0)) {
+		snprintf(err, errlen, "%s", *cerr ? cerr : curl_easy_strerror(rc));
+		goto out;
+	}
+	if (status < 100 || status > 999) {
+		snprintf(err, errlen, "no HTTP answer");
+		goto out;
+	}
+	ret = (int)status;
+out:
+	curl_slist_free_all(hdr);
+	if (c)
+		curl_easy_cleanup(c);
+	curl_url_cleanup(u);
 	return ret;
 }
 
@@ -196,8 +203,8 @@ static int deliver_one(struct callback_sender *s)
 		snprintf(err, sizeof err, "%s", e.message);
 		attempt = s->attempts; /* do not retry */
 	} else if (body) {
-		status = callback_post(sub.callback_url, body, strlen(body), TIMEOUT_MS, err,
-				       sizeof err);
+		status = callback_post(sub.callback_url, body, strlen(body), s->ca_file, TIMEOUT_MS,
+				       err, sizeof err);
 	}
 	free(body);
 	bool ok = status >= 200 && status < 300;
@@ -256,17 +263,37 @@ static void *sender_main(void *arg)
 	return NULL;
 }
 
-int callback_start(struct callback_sender **out, struct db_pool *pool, long attempts,
-		   const char *allowlist, char *err, size_t errlen)
+int callback_start(struct callback_sender **out, struct db_pool *pool,
+		   const struct judge_config *cfg, char *err, size_t errlen)
 {
+	const char *ca = cfg->callback_ca_file ? cfg->callback_ca_file : "";
+	/* a missing CA file would otherwise show only as failed deliveries */
+	if (*ca) {
+		FILE *f = fopen(ca, "r");
+		if (!f) {
+			snprintf(err, errlen, "callback_ca_file '%s': %s", ca, strerror(errno));
+			return -1;
+		}
+		fclose(f);
+	}
+	/* one sender per process (judge serve): libcurl's global state lives with it */
+	CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (rc != CURLE_OK) {
+		snprintf(err, errlen, "libcurl: %s", curl_easy_strerror(rc));
+		return -1;
+	}
 	struct callback_sender *s = calloc(1, sizeof *s);
-	if (!s || !(s->allowlist = strdup(allowlist ? allowlist : ""))) {
+	if (!s || !(s->allowlist = strdup(cfg->callback_hosts ? cfg->callback_hosts : "")) ||
+	    !(s->ca_file = strdup(ca))) {
+		if (s)
+			free(s->allowlist);
 		free(s);
+		curl_global_cleanup();
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	s->pool = pool;
-	s->attempts = attempts;
+	s->attempts = cfg->callback_attempts;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	if (pthread_create(&s->thread, NULL, sender_main, s)) {
@@ -274,7 +301,9 @@ int callback_start(struct callback_sender **out, struct db_pool *pool, long atte
 		pthread_mutex_destroy(&s->lock);
 		pthread_cond_destroy(&s->cond);
 		free(s->allowlist);
+		free(s->ca_file);
 		free(s);
+		curl_global_cleanup();
 		return -1;
 	}
 	*out = s;
@@ -303,7 +332,9 @@ void callback_stop(struct callback_sender *s)
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
 	free(s->allowlist);
+	free(s->ca_file);
 	free(s);
+	curl_global_cleanup();
 }
 
 long callback_delivered(const struct callback_sender *s)

@@ -6,30 +6,36 @@
  * (queue_callback_done): a 2xx answer is delivered; anything else is retried
  * after 1 s, 2 s, 4 s ... until callback_attempts tries were made. It wakes
  * when a submission finishes (callback_kick) and once a second for retries.
- * Only http:// is supported (request.c refuses https:// at validation: this
- * build links no TLS library); the host was checked against callback_hosts
- * when the submission was accepted and is checked again before each POST.
+ * libcurl sends it, over http:// or https:// (certificate and host name
+ * verified, against callback_ca_file when set); the host was checked against
+ * callback_hosts when the submission was accepted and is checked again before
+ * each POST, and libcurl connects to that host only: no redirects, no proxy.
  */
 #pragma once
 #include <stddef.h>
 
 struct db_pool;
 struct callback_sender;
+struct judge_config;
 
-/* Starts the delivery thread. attempts = tries before giving up. allowlist is
- * copied. Returns 0 with *out or -1 with err. */
-int callback_start(struct callback_sender **out, struct db_pool *pool, long attempts,
-		   const char *allowlist, char *err, size_t errlen);
+/* Starts the delivery thread with callback_attempts, callback_hosts and
+ * callback_ca_file of cfg (copied), and initializes libcurl for the process:
+ * one sender per process. Returns 0 with *out or -1 with err (also when
+ * callback_ca_file cannot be read). */
+int callback_start(struct callback_sender **out, struct db_pool *pool,
+		   const struct judge_config *cfg, char *err, size_t errlen);
 /* Wakes the thread (a submission finished). Thread-safe; NULL is fine. */
 void callback_kick(struct callback_sender *s);
-/* Stops the thread and frees s. NULL is fine. */
+/* Stops the thread, frees s and releases libcurl. NULL is fine. */
 void callback_stop(struct callback_sender *s);
 /* Counters for /metrics. */
 long callback_delivered(const struct callback_sender *s);
 long callback_failed(const struct callback_sender *s);
 
-/* POSTs body (len bytes, application/json) to an http:// url with a timeout
- * for connect, send and the answer together. Returns the HTTP status of the
- * answer, or -1 with err. */
-int callback_post(const char *url, const char *body, size_t len, int timeout_ms, char *err,
-		  size_t errlen);
+/* POSTs body (len bytes, application/json) to an http:// or https:// url
+ * (as req_url_split reads it) with a timeout for connect, send and the answer
+ * together; https certificates are checked against ca_file when it is not
+ * NULL or empty, else the system's CA store. Needs curl_global_init (done by
+ * callback_start). Returns the HTTP status of the answer, or -1 with err. */
+int callback_post(const char *url, const char *body, size_t len, const char *ca_file,
+		  int timeout_ms, char *err, size_t errlen);

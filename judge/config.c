@@ -67,6 +67,8 @@ const struct config_key config_keys[] = {
 	  "comma-separated host or host:port allowed in callback_url; empty = callbacks off"),
 	I("server", callback_attempts, 1, 100, "5",
 	  "tries of a callback POST (backoff 1 s, 2 s, 4 s ...) before giving up"),
+	S("server", callback_ca_file, "",
+	  "PEM file of the CAs trusted for https callbacks; empty = the system's CA store"),
 	S("server", serve_user, "judge",
 	  "user that judge serve drops to when started as root (nobody when missing)"),
 	S("database", database_url, "",

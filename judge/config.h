@@ -49,6 +49,7 @@ struct judge_config {
 	long max_in_flight;
 	char *callback_hosts;
 	long callback_attempts;
+	char *callback_ca_file;
 	char *serve_user;
 	/* [database] */
 	char *database_url;

@@ -57,9 +57,16 @@ bool req_problem_id_valid(const char *id)
 int req_url_split(const char *url, char *host, size_t hostlen, int *port, char *path,
 		  size_t pathlen)
 {
-	if (strncasecmp(url, "http://", 7))
+	const char *h;
+	*port = 80;
+	if (!strncasecmp(url, "http://", 7)) {
+		h = url + 7;
+	} else if (!strncasecmp(url, "https://", 8)) {
+		h = url + 8;
+		*port = 443;
+	} else {
 		return -1;
-	const char *h = url + 7;
+	}
 	size_t hl = strcspn(h, ":/?#");
 	if (hl == 0 || hl >= hostlen)
 		return -1;
@@ -73,7 +80,6 @@ int req_url_split(const char *url, char *host, size_t hostlen, int *port, char *
 	for (char *p = host; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	const char *rest = h + hl;
-	*port = 80;
 	if (*rest == ':') {
 		char *end;
 		long p = strtol(rest + 1, &end, 10);
@@ -127,13 +133,9 @@ int req_callback_url_check(const char *url, const char *allowlist, struct req_er
 	if (strlen(url) > MAX_URL)
 		return req_fail(err, 422, "invalid_field", "callback_url is longer than %d bytes",
 				MAX_URL);
-	if (!strncasecmp(url, "https://", 8))
-		return req_fail(err, 422, "invalid_field",
-				"callback_url: https callbacks are not supported by this build "
-				"(no TLS library); use http:// to a trusted host");
 	if (req_url_split(url, host, sizeof host, &port, path, sizeof path) < 0)
 		return req_fail(err, 422, "invalid_field",
-				"callback_url must be an http:// URL with a host name, "
+				"callback_url must be an http:// or https:// URL with a host name, "
 				"optional port and path");
 	if (!allowlist || !*allowlist)
 		return req_fail(err, 422, "callback_not_allowed",

@@ -61,13 +61,14 @@ void req_parsed_release(struct req_parsed *p);
  * Such an id can never name a path outside problems_dir. */
 bool req_problem_id_valid(const char *id);
 
-/* Checks a callback URL: http:// only (https needs a TLS library this build
- * does not link), a host listed in allowlist (comma-separated host names or
- * host:port; empty = callbacks disabled), an optional port and path.
+/* Checks a callback URL: http:// or https://, a host listed in allowlist
+ * (comma-separated host names or host:port, the port defaulting to 80 or 443;
+ * empty = callbacks disabled), an optional port and path; no user info.
  * Returns 0, or -1 with err filled. */
 int req_callback_url_check(const char *url, const char *allowlist, struct req_error *err);
 
-/* Splits an http:// URL into host, port and path (path starts with '/').
- * Returns 0 or -1 when the URL is not of that form. */
+/* Splits an http:// or https:// URL into host (lower case), port (default 80
+ * or 443) and path (starts with '/'). Returns 0 or -1 when the URL is not of
+ * that form. */
 int req_url_split(const char *url, char *host, size_t hostlen, int *port, char *path,
 		  size_t pathlen);

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(
 	# build
 	gcc g++ make pkg-config libpq-dev libmicrohttpd-dev libcjson-dev libseccomp-dev
-	libpcre2-dev libyaml-dev libcriterion-dev
+	libpcre2-dev libyaml-dev libcriterion-dev libcurl4-openssl-dev
 	# run and test
 	runsc postgresql-15 jq curl patchelf clang-format hyperfine
 	# libFuzzer: clang only recommends its runtime, and recommends are not installed

@@ -188,8 +188,11 @@ else
 fi
 bad "callback host not allowed" 422 callback_not_allowed POST /v1/submissions \
 	'{"language":"python","source":"print(1)","callback_url":"http://127.0.0.2:1/x"}'
-bad "callback https" 422 invalid_field POST /v1/submissions \
-	"{\"language\":\"python\",\"source\":\"print(1)\",\"callback_url\":\"https://127.0.0.1:$CB_PORT/x\"}"
+# https follows the same allowlist (tests/integration/callbacks.sh delivers over TLS)
+bad "callback https host not allowed" 422 callback_not_allowed POST /v1/submissions \
+	"{\"language\":\"python\",\"source\":\"print(1)\",\"callback_url\":\"https://127.0.0.2:$CB_PORT/x\"}"
+bad "callback userinfo" 422 invalid_field POST /v1/submissions \
+	"{\"language\":\"python\",\"source\":\"print(1)\",\"callback_url\":\"https://127.0.0.1:$CB_PORT@127.0.0.2/x\"}"
 bad "callback file://" 422 invalid_field POST /v1/submissions \
 	'{"language":"python","source":"print(1)","callback_url":"file:///etc/passwd"}'
 
