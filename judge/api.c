@@ -298,6 +298,21 @@ static cJSON *sub_json(const struct queue_sub *s)
 	else
 		cJSON_AddNullToObject(o, "finished_ms");
 	cJSON_AddNumberToObject(o, "attempts", s->attempts);
+	if (s->callback_url) {
+		/* where its delivery stands: the client may be waiting for it */
+		cJSON *cb = cJSON_AddObjectToObject(o, "callback");
+		cJSON_AddStringToObject(cb, "url", s->callback_url);
+		cJSON_AddNumberToObject(cb, "attempts", s->callback_attempts);
+		cJSON_AddStringToObject(cb, "state",
+					s->callback_done_ms   ? "delivered"
+					: s->callback_pending ? "pending"
+					: s->finished_ms      ? "failed"
+							      : "waiting");
+		if (s->callback_error && !s->callback_done_ms)
+			cJSON_AddStringToObject(cb, "error", s->callback_error);
+		else
+			cJSON_AddNullToObject(cb, "error");
+	}
 	if (s->result)
 		cJSON_AddItemToObject(o, "result", cJSON_Duplicate(s->result, 1));
 	else

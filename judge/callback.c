@@ -227,9 +227,10 @@ static int deliver_one(struct callback_sender *s)
 			 sub.callback_url ? sub.callback_url : "-", err,
 			 retry_ms < 0 ? " (giving up)" : "");
 	db = db_pool_get(s->pool, 5000);
-	if (!db || queue_callback_done(db, sub.id, ok, retry_ms, err, sizeof err) < 0)
+	char dberr[256];
+	if (!db || queue_callback_done(db, sub.id, ok, retry_ms, err, dberr, sizeof dberr) < 0)
 		log_warn("callback: recording delivery of %lld: %s", (long long)sub.id,
-			 db ? err : "no database connection");
+			 db ? dberr : "no database connection");
 	if (db)
 		db_pool_put(s->pool, db);
 	queue_sub_release(&sub);

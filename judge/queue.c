@@ -24,7 +24,9 @@
 	"coalesce(api_key_id, 0), callback_url, attempts, worker, "                                \
 	"(extract(epoch FROM created) * 1000)::bigint, "                                           \
 	"(extract(epoch FROM started) * 1000)::bigint, "                                           \
-	"(extract(epoch FROM finished) * 1000)::bigint, callback_attempts"
+	"(extract(epoch FROM finished) * 1000)::bigint, callback_attempts, "                       \
+	"(extract(epoch FROM callback_done) * 1000)::bigint, callback_next IS NOT NULL, "          \
+	"callback_error"
 
 void queue_sub_init(struct queue_sub *s)
 {
@@ -38,6 +40,7 @@ void queue_sub_release(struct queue_sub *s)
 	free(s->idempotency_key);
 	free(s->callback_url);
 	free(s->worker);
+	free(s->callback_error);
 	queue_sub_init(s);
 }
 
@@ -70,6 +73,10 @@ static int read_row(const PGresult *r, int row, struct queue_sub *s, char *err, 
 	s->started_ms = db_value_ll(r, row, 11);
 	s->finished_ms = db_value_ll(r, row, 12);
 	s->callback_attempts = (int)db_value_ll(r, row, 13);
+	s->callback_done_ms = db_value_ll(r, row, 14);
+	const char *pending = db_value(r, row, 15);
+	s->callback_pending = pending && *pending == 't';
+	s->callback_error = dup_or_null(db_value(r, row, 16));
 	if ((req && !s->request) || (res && !s->result)) {
 		snprintf(err, errlen, "submission %" PRId64 ": cannot parse stored JSON", s->id);
 		return -1;
@@ -674,21 +681,22 @@ int queue_callback_next(struct db *db, long lease_ms, struct queue_sub *out, cha
 	return one_row(db, r, "cannot take a callback", out, err, errlen);
 }
 
-int queue_callback_done(struct db *db, int64_t id, bool delivered, long retry_ms, char *err,
-			size_t errlen)
+int queue_callback_done(struct db *db, int64_t id, bool delivered, long retry_ms, const char *why,
+			char *err, size_t errlen)
 {
 	char ids[24], retry[24];
 	snprintf(ids, sizeof ids, "%" PRId64, id);
 	snprintf(retry, sizeof retry, "%ld", retry_ms);
-	const char *p[] = {ids, delivered ? "t" : "f", retry};
+	const char *p[] = {ids, delivered ? "t" : "f", retry, delivered ? NULL : why};
 	/* given up: callback_next NULL is never due again */
 	if (db_exec(db,
 		    "UPDATE submissions SET "
 		    "callback_done = CASE WHEN $2::boolean THEN now() END, "
 		    "callback_next = CASE WHEN $2::boolean OR $3::bigint < 0 THEN NULL "
-		    "ELSE now() + $3::bigint * interval '1 millisecond' END "
+		    "ELSE now() + $3::bigint * interval '1 millisecond' END, "
+		    "callback_error = $4 "
 		    "WHERE id = $1::bigint",
-		    3, p) < 0) {
+		    4, p) < 0) {
 		db_fail(db, "cannot record the callback", err, errlen);
 		return -1;
 	}

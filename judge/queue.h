@@ -55,6 +55,9 @@ struct queue_sub {
 	/* Unix times in milliseconds; 0 = not yet. */
 	int64_t created_ms, started_ms, finished_ms;
 	int callback_attempts; /* callback deliveries tried so far (queue_callback_next counts) */
+	int64_t callback_done_ms; /* when the callback was delivered; 0 = not (yet) */
+	bool callback_pending;	  /* another attempt is due */
+	char *callback_error;	  /* why the last attempt failed; NULL when none */
 };
 
 /* Zeroes s. */
@@ -153,7 +156,7 @@ int queue_wait(struct db *db, int64_t id, int timeout_ms, struct queue_sub *out,
  * deliver it at once). Returns 1 with *out, 0 when none is due, -1 with err. */
 int queue_callback_next(struct db *db, long lease_ms, struct queue_sub *out, char *err,
 			size_t errlen);
-/* Records a delivery attempt: delivered, or failed with the next attempt in
- * retry_ms (retry_ms < 0: give up). Returns 0 or -1 with err. */
-int queue_callback_done(struct db *db, int64_t id, bool delivered, long retry_ms, char *err,
-			size_t errlen);
+/* Records a delivery attempt: delivered, or failed (why) with the next attempt
+ * in retry_ms (retry_ms < 0: give up). Returns 0 or -1 with err. */
+int queue_callback_done(struct db *db, int64_t id, bool delivered, long retry_ms, const char *why,
+			char *err, size_t errlen);

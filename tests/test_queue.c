@@ -577,12 +577,20 @@ Test(queue, callbacks_are_scheduled_and_recorded)
 	cr_assert_eq(s.callback_attempts, 1);
 	cr_assert_str_eq(s.callback_url, "http://127.0.0.1:9/x");
 	cr_assert_eq(queue_callback_next(db, 5000, &s, err, sizeof err), 0, "leased");
-	cr_assert_eq(queue_callback_done(db, id, false, 0, err, sizeof err), 0);
+	cr_assert_eq(queue_callback_done(db, id, false, 0, "answered HTTP 500", err, sizeof err),
+		     0);
 	cr_assert_eq(queue_callback_next(db, 5000, &s, err, sizeof err), 1, "retry due now");
 	cr_assert_eq(s.callback_attempts, 2);
-	cr_assert_eq(queue_callback_done(db, id, true, 0, err, sizeof err), 0);
-	cr_assert_eq(queue_callback_done(db, id, true, 0, err, sizeof err), 0);
+	cr_assert_str_eq(s.callback_error, "answered HTTP 500", "why the last one failed");
+	cr_assert(s.callback_pending);
+	cr_assert_eq(s.callback_done_ms, 0);
+	cr_assert_eq(queue_callback_done(db, id, true, 0, NULL, err, sizeof err), 0);
+	cr_assert_eq(queue_callback_done(db, id, true, 0, NULL, err, sizeof err), 0);
 	cr_assert_eq(queue_callback_next(db, 0, &s, err, sizeof err), 0, "delivered");
+	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1, "%s", err);
+	cr_assert_gt(s.callback_done_ms, 0);
+	cr_assert(!s.callback_pending);
+	cr_assert_null(s.callback_error, "a delivery clears the error");
 	queue_sub_release(&s);
 	db_close(db);
 }

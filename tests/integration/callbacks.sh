@@ -130,6 +130,8 @@ fi
 st=$(sql "SELECT callback_attempts, callback_done IS NOT NULL, callback_next IS NULL
 	FROM submissions WHERE id = $id")
 [ "$st" = "1|t|t" ] && pass "delivery recorded: 1 attempt, done" || fail "delivery recorded" "$st"
+expect_json "GET shows the callback delivered" "$(curl -s "$A/v1/submissions/$id")" \
+	".callback.state == \"delivered\" and .callback.attempts == 1 and .callback.error == null and (.callback.url | endswith(\"/hook?run=1\"))"
 
 # ---- a trusted certificate for another host name: never delivered ----
 out=$(submit "$A" "https://127.0.0.1:$OTHER/hook")
@@ -139,6 +141,8 @@ if given_up "$id2"; then pass "host name mismatch: given up"; else fail "host na
 st=$(sql "SELECT callback_attempts FROM submissions WHERE id = $id2")
 [ "$st" = "$ATTEMPTS" ] && pass "host name mismatch: $ATTEMPTS attempts recorded" ||
 	fail "host name mismatch: $ATTEMPTS attempts recorded" "$st"
+expect_json "GET shows the callback failed, and why" "$(curl -s "$A/v1/submissions/$id2")" \
+	".callback.state == \"failed\" and .callback.attempts == $ATTEMPTS and (.callback.error | test(\"subject name\"))"
 # curl with OpenSSL checks the name after the handshake: the log says why
 n=$(grep -c "submission $id2 to .*no alternative certificate subject name matches" "$SVC_TMP/serve.log")
 [ "$(lines "$SVC_TMP/other.got")" = 0 ] && [ "$n" = "$ATTEMPTS" ] &&
