@@ -7,6 +7,19 @@ T_PASS=0
 T_FAIL=0
 T_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
 
+# free_port: a TCP port for a test server, below the kernel's range of ephemeral
+# ports (clients' own ports come from there: a random pick inside it can be
+# taken by any connection before the server binds) and unused in any state.
+free_port() {
+	local low p
+	low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+	[ "$low" -gt 12000 ] 2>/dev/null || low=32768
+	while :; do
+		p=$((10000 + RANDOM % (low - 10000)))
+		ss -tanH "( sport = :$p )" 2>/dev/null | grep -q . || { echo "$p"; return; }
+	done
+}
+
 pass() { T_PASS=$((T_PASS + 1)); echo "ok   $T_NAME: $1"; }
 fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL $T_NAME: $1${2:+ -- $2}"; }
 

@@ -24,14 +24,8 @@ svc_cleanup() {
 }
 trap svc_cleanup EXIT
 
-# A free TCP port on 127.0.0.1.
-svc_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 40000))
-		ss -ltnH "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
-	done
-}
+# A free TCP port on 127.0.0.1 (lib.sh).
+svc_port() { free_port; }
 
 svc_as_pg() {
 	if [ -n "$SVC_PG_USER" ]; then su -s /bin/sh "$SVC_PG_USER" -c "$1"; else sh -c "$1"; fi

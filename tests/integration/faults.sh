@@ -24,8 +24,8 @@ id judge >/dev/null 2>&1 ||
 
 T=$(mktemp -d /tmp/judge-faults.XXXXXX)
 chmod 755 "$T"
-PGPORT=$((20000 + RANDOM % 20000))
-HPORT=$((40000 + RANDOM % 20000))
+PGPORT=$(free_port)
+HPORT=$(free_port)
 PIDS=()
 as_pg() { runuser -u judge -- "$@"; }
 cleanup() {

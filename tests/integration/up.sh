@@ -14,7 +14,7 @@ fi
 
 T=$(mktemp -d /tmp/judge-up.XXXXXX)
 chmod 755 "$T"
-HPORT=$((40000 + RANDOM % 20000))
+HPORT=$(free_port)
 UP=""
 cleanup() {
 	[ -n "$UP" ] && kill -KILL "$UP" 2>/dev/null
