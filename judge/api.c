@@ -957,6 +957,25 @@ static enum route route_of(const char *url, const char **arg)
 	return R_OTHER;
 }
 
+/* True when origin (an Origin header, or NULL when there is none) is a page
+ * of this machine: http(s)://localhost, 127.0.0.1 or [::1], any port. */
+static bool local_origin(const char *origin)
+{
+	if (!origin)
+		return true;
+	const char *h = strstr(origin, "://");
+	if (!h)
+		return false;
+	h += 3;
+	static const char *const hosts[] = {"localhost", "127.0.0.1", "[::1]"};
+	for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+		size_t n = strlen(hosts[i]);
+		if (!strncasecmp(h, hosts[i], n) && (!h[n] || h[n] == ':' || h[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
 /* What the headers alone decide: route, method, API key, admission and
  * content type. It runs before the body is read, so the body of a request
  * refused here is never buffered (a client without a key cannot make the
@@ -987,6 +1006,14 @@ static void on_headers(struct http_request *r, void *arg)
 	}
 	if (rt == R_HEALTH || rt == R_METRICS)
 		return;
+	/* MCP's transport asks servers to check Origin against DNS rebinding: a
+	 * web page must not drive a keyless (loopback) judge through a browser.
+	 * With keys on, a page without the key gets 401 anyway. */
+	if (rt == R_MCP && !a->auth_on && !local_origin(http_header(r, "Origin"))) {
+		http_error(r, 403, "forbidden_origin",
+			   "requests from a web page of another origin are refused");
+		return;
+	}
 
 	r->key_id = 0;
 	if (a->auth_on) {

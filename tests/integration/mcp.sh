@@ -190,6 +190,29 @@ else
 	fail "second serve starts"
 fi
 
+# ---- auth = off (loopback only): a web page of another origin is refused ----
+P3=$(svc_port)
+svc_config "$SVC_TMP/open.ini" "listen = 127.0.0.1:$P3" "auth = off"
+if svc_serve "$SVC_TMP/open.ini"; then
+	ping='{"jsonrpc":"2.0","id":1,"method":"ping"}'
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+		-H 'Origin: http://evil.example' "http://127.0.0.1:$P3/mcp" -d "$ping")
+	[ "$code" = 403 ] && pass "auth off: foreign Origin 403" || fail "auth off: foreign Origin 403" "$code"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+		-H 'Origin: http://localhost:6274' "http://127.0.0.1:$P3/mcp" -d "$ping")
+	[ "$code" = 200 ] && pass "auth off: local Origin 200" || fail "auth off: local Origin 200" "$code"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+		"http://127.0.0.1:$P3/mcp" -d "$ping")
+	[ "$code" = 200 ] && pass "auth off: no Origin 200" || fail "auth off: no Origin 200" "$code"
+else
+	fail "keyless serve starts"
+fi
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" \
+	-H 'Content-Type: application/json' -H 'Origin: http://evil.example' "$U/mcp" \
+	-d '{"jsonrpc":"2.0","id":1,"method":"ping"}')
+[ "$code" = 200 ] && pass "auth on: a key is enough, whatever the Origin" ||
+	fail "auth on: a key is enough" "$code"
+
 # ---- the server afterwards ----
 m=$(curl -s "$U/metrics")
 n=$(grep -o 'judge_http_requests_total{route="mcp",code="2xx"} [0-9]*' <<<"$m" | awk '{print $2}')
