@@ -18,6 +18,7 @@
 #include "http.h"
 #include "lang.h"
 #include "log.h"
+#include "mcp.h"
 #include "problem.h"
 #include "queue.h"
 #include "request.h"
@@ -36,6 +37,7 @@ enum route {
 	R_PROBLEM,
 	R_HEALTH,
 	R_METRICS,
+	R_MCP,
 	R_OTHER,
 	R_COUNT
 };
@@ -44,7 +46,7 @@ static const char *const route_names[R_COUNT] = {"execute",	"execute_with_expect
 						 "submission",	"languages",
 						 "problems",	"problem",
 						 "health",	"metrics",
-						 "other"};
+						 "mcp",		"other"};
 
 static const double buckets[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 #define NBUCKETS (sizeof buckets / sizeof buckets[0])
@@ -468,14 +470,14 @@ static bool is_json(struct http_request *r)
 	return n == 16 && !strncasecmp(ct, "application/json", 16);
 }
 
-static void handle_enqueue(struct http_request *r, struct api *a, enum route route)
+/* Validates the body as a request of kind and queues it. sync: answer with
+ * the result once it is final (interactive priority, as the execute
+ * endpoints); else 201 {"id", "status"} at once (bulk, as /v1/submissions). */
+static void handle_enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync)
 {
 	struct req_parsed p = {0};
 	struct req_error e;
 	char err[256];
-	enum req_kind kind = route == R_EXECUTE		   ? REQ_EXECUTE
-			     : route == R_EXECUTE_EXPECTED ? REQ_EXECUTE_EXPECTED
-							   : REQ_SUBMISSION;
 	if (req_parse(a->cfg, &a->langs, kind, r->body.buf, r->body.len, &p, &e) < 0) {
 		reply_req_error(r, &e);
 		return;
@@ -489,7 +491,7 @@ static void handle_enqueue(struct http_request *r, struct api *a, enum route rou
 		goto out;
 	struct queue_new qn = {
 	    .request = p.request,
-	    .priority = route == R_SUBMIT ? QUEUE_PRIO_BULK : QUEUE_PRIO_INTERACTIVE,
+	    .priority = sync ? QUEUE_PRIO_INTERACTIVE : QUEUE_PRIO_BULK,
 	    .idempotency_key = ikey,
 	    .api_key_id = a->auth_on ? r->key_id : 0,
 	    .callback_url = p.callback_url,
@@ -517,8 +519,8 @@ static void handle_enqueue(struct http_request *r, struct api *a, enum route rou
 		goto out;
 	}
 	log_debug("api: submission %" PRId64 " %s (%s)", id, created ? "queued" : "repeated",
-		  route_names[route]);
-	if (route == R_SUBMIT) {
+		  sync ? "sync" : "async");
+	if (!sync) {
 		char loc[64];
 		snprintf(loc, sizeof loc, "/v1/submissions/%" PRId64, id);
 		cJSON *o = cJSON_CreateObject();
@@ -653,7 +655,8 @@ out:
 	cJSON_Delete(in);
 }
 
-static void handle_get_sub(struct http_request *r, struct api *a, const char *id_s)
+/* wait: the ?wait= value (seconds, digits only), or NULL for none. */
+static void handle_get_sub(struct http_request *r, struct api *a, const char *id_s, const char *w)
 {
 	int64_t id = parse_id(id_s);
 	if (id <= 0) {
@@ -661,7 +664,6 @@ static void handle_get_sub(struct http_request *r, struct api *a, const char *id
 		return;
 	}
 	long wait = 0;
-	const char *w = http_query(r, "wait");
 	if (w) {
 		char *end;
 		errno = 0;
@@ -894,6 +896,32 @@ static void handle_metrics(struct http_request *r, struct api *a)
 	strbuf_release(&sb);
 }
 
+/* ---- MCP tools: each runs its endpoint's handler ---- */
+
+static void mcp_dispatch(struct http_request *r, const struct mcp_call *call, void *arg)
+{
+	struct api *a = arg;
+	switch (call->tool) {
+	case MCP_EXECUTE:
+		return handle_enqueue(r, a, REQ_EXECUTE, true);
+	case MCP_EXECUTE_EXPECTED:
+		return handle_enqueue(r, a, REQ_EXECUTE_EXPECTED, true);
+	case MCP_SOLVE_PROBLEM:
+		/* a submission that waits for its verdict like an execute */
+		return handle_enqueue(r, a, REQ_SUBMISSION, true);
+	case MCP_GET_SUBMISSION:
+		return handle_get_sub(r, a, call->id, call->wait);
+	case MCP_LIST_LANGUAGES:
+		return handle_languages(r, a);
+	case MCP_LIST_PROBLEMS:
+		return handle_problems(r, a);
+	case MCP_GET_PROBLEM:
+		return handle_problem(r, a, call->id);
+	default:
+		http_error(r, 404, "not_found", "no such tool");
+	}
+}
+
 /* ---- routing ---- */
 
 static void method_not_allowed(struct http_request *r, const char *allow)
@@ -939,7 +967,28 @@ static enum route route_of(const char *url, const char **arg)
 		return R_HEALTH;
 	if (!strcmp(url, "/metrics"))
 		return R_METRICS;
+	if (!strcmp(url, "/mcp"))
+		return R_MCP;
 	return R_OTHER;
+}
+
+/* True when origin (an Origin header, or NULL when there is none) is a page
+ * of this machine: http(s)://localhost, 127.0.0.1 or [::1], any port. */
+static bool local_origin(const char *origin)
+{
+	if (!origin)
+		return true;
+	const char *h = strstr(origin, "://");
+	if (!h)
+		return false;
+	h += 3;
+	static const char *const hosts[] = {"localhost", "127.0.0.1", "[::1]"};
+	for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+		size_t n = strlen(hosts[i]);
+		if (!strncasecmp(h, hosts[i], n) && (!h[n] || h[n] == ':' || h[n] == '/'))
+			return true;
+	}
+	return false;
 }
 
 /* What the headers alone decide: route, method, API key, admission and
@@ -962,6 +1011,7 @@ static void on_headers(struct http_request *r, void *arg)
 	case R_EXECUTE_EXPECTED:
 	case R_SUBMIT:
 	case R_BATCH:
+	case R_MCP: /* no SSE stream to GET, no session to DELETE */
 		if (!post)
 			return method_not_allowed(r, "POST");
 		break;
@@ -971,6 +1021,14 @@ static void on_headers(struct http_request *r, void *arg)
 	}
 	if (rt == R_HEALTH || rt == R_METRICS)
 		return;
+	/* MCP's transport asks servers to check Origin against DNS rebinding: a
+	 * web page must not drive a keyless (loopback) judge through a browser.
+	 * With keys on, a page without the key gets 401 anyway. */
+	if (rt == R_MCP && !a->auth_on && !local_origin(http_header(r, "Origin"))) {
+		http_error(r, 403, "forbidden_origin",
+			   "requests from a web page of another origin are refused");
+		return;
+	}
 
 	r->key_id = 0;
 	if (a->auth_on) {
@@ -1031,13 +1089,17 @@ static void on_request(struct http_request *r, void *arg)
 	case R_METRICS:
 		return handle_metrics(r, a);
 	case R_EXECUTE:
+		return handle_enqueue(r, a, REQ_EXECUTE, true);
 	case R_EXECUTE_EXPECTED:
+		return handle_enqueue(r, a, REQ_EXECUTE_EXPECTED, true);
 	case R_SUBMIT:
-		return handle_enqueue(r, a, rt);
+		return handle_enqueue(r, a, REQ_SUBMISSION, false);
 	case R_BATCH:
 		return handle_batch(r, a);
 	case R_GET_SUB:
-		return handle_get_sub(r, a, id);
+		return handle_get_sub(r, a, id, http_query(r, "wait"));
+	case R_MCP:
+		return mcp_handle(r, a->cfg, mcp_dispatch, a);
 	case R_LANGUAGES:
 		return handle_languages(r, a);
 	case R_PROBLEMS:

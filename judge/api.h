@@ -9,6 +9,7 @@
  *   GET  /v1/submissions/{id}[?wait=S]            {"id", "status", "result", times}
  *   GET  /v1/languages, /v1/problems, /v1/problems/{id}
  *   GET  /health (no key needed), /metrics (Prometheus text, no key needed)
+ *   POST /mcp                                     MCP tools over these endpoints (mcp.h)
  *
  * Waiting without a thread: a waiting request is parked (http_suspend) in a
  * table keyed by submission id. One thread LISTENs on judge_done (its own

@@ -97,11 +97,28 @@ int http_respond(struct http_request *r, int status, const char *content_type, c
 {
 	if (r->responded)
 		return -1;
+	struct strbuf tb = STRBUF_INIT;
+	if (r->transform) {
+		/* the body may not be NUL-terminated: the hook gets a copy that is */
+		struct strbuf in = STRBUF_INIT;
+		strbuf_add(&in, body, len);
+		int ts = r->transform(r, status, in.buf, in.len, &tb, r->transform_arg);
+		strbuf_release(&in);
+		if (ts > 0) {
+			status = ts;
+			content_type = "application/json";
+			body = tb.buf;
+			len = tb.len;
+			headers = NULL;
+		}
+	}
 	struct MHD_Response *resp =
 	    MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	strbuf_release(&tb);
 	if (!resp)
 		return -1;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	if (content_type)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
 	for (size_t i = 0; headers && headers[i] && headers[i + 1]; i += 2)
 		MHD_add_response_header(resp, headers[i], headers[i + 1]);
 	enum MHD_Result rc = MHD_queue_response(r->conn, (unsigned)status, resp);
@@ -375,6 +392,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		s->opts.done(r, s->opts.arg);
 	if (r->ctx_free)
 		r->ctx_free(r->ctx);
+	if (r->transform_free)
+		r->transform_free(r->transform_arg);
 	pthread_mutex_lock(&s->lock);
 	resume_locked(s, r); /* cannot be parked here, but never leave a dangling entry */
 	pthread_mutex_unlock(&s->lock);

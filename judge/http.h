@@ -25,6 +25,13 @@
 
 struct MHD_Connection;
 struct http_server;
+struct http_request;
+
+/* A response rewrite: gets the response a handler made (status, body of len
+ * bytes, NUL-terminated) and fills out with the body to send instead, as
+ * application/json. Returns the status to send, or -1 to send the original. */
+typedef int (*http_transform_fn)(struct http_request *r, int status, const char *body, size_t len,
+				 struct strbuf *out, void *arg);
 
 struct http_request {
 	struct http_server *server;
@@ -43,6 +50,13 @@ struct http_request {
 	int route;	/* handler's label for metrics; -1 = none */
 	int64_t key_id; /* handler's: the authenticated API key */
 	bool admitted;	/* handler's: counted by admission control */
+	/* Optional, set by the handler: applied by http_respond to every response
+	 * of this request, also after a resume (the MCP endpoint wraps the
+	 * endpoints' JSON in JSON-RPC replies). Extra headers are dropped then.
+	 * transform_free(transform_arg) runs at the end of the request. */
+	http_transform_fn transform;
+	void *transform_arg;
+	void (*transform_free)(void *arg);
 };
 
 /* Called when the body is complete, and again after each http_resume().
@@ -82,8 +96,9 @@ long http_active(const struct http_server *s);
 const char *http_header(struct http_request *r, const char *name);
 const char *http_query(struct http_request *r, const char *name);
 
-/* Queues a response with body (copied) and content type. Extra headers:
- * NULL-terminated name, value pairs (may be NULL). Returns 0 or -1. */
+/* Queues a response with body (copied) and content type (NULL: none, for an
+ * empty body). Extra headers: NULL-terminated name, value pairs (may be NULL).
+ * Passes through r->transform first when one is set. Returns 0 or -1. */
 int http_respond(struct http_request *r, int status, const char *content_type, const char *body,
 		 size_t len, const char *const *headers);
 /* Responds with json printed compactly (json is not freed). Returns 0 or -1. */

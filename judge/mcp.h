@@ -1,0 +1,53 @@
+/* mcp: the Model Context Protocol endpoint (POST /mcp) over the HTTP API's endpoints.
+ *
+ * How it works: MCP's Streamable HTTP transport, without sessions or SSE:
+ * each POST holds one JSON-RPC 2.0 message; a request gets one
+ * application/json reply, a notification or a client's response gets 202 and
+ * no body. initialize, ping and tools/list are answered here. tools/call
+ * does not reimplement any endpoint: it puts the tool's arguments in r->body
+ * (they are the endpoint's request body), sets r->transform, and calls the
+ * endpoint's own handler through the dispatch function. Every response that
+ * handler makes, at once or after a parked wait, passes through the
+ * transform, which wraps it in the JSON-RPC reply: a 2xx becomes a tool
+ * result, an API error a tool result with isError (the model must read the
+ * message to fix its call), a 202 a result that says how to fetch the
+ * verdict later. Validation and limits are thus the HTTP API's, exactly.
+ */
+#pragma once
+#include <stdbool.h>
+
+struct http_request;
+struct judge_config;
+
+/* The tools, each one endpoint of the HTTP API. */
+enum mcp_tool {
+	MCP_EXECUTE,	      /* POST /v1/execute */
+	MCP_EXECUTE_EXPECTED, /* POST /v1/execute_with_expected */
+	MCP_SOLVE_PROBLEM,    /* POST /v1/submissions with problem, waiting like execute */
+	MCP_GET_SUBMISSION,   /* GET /v1/submissions/{id}?wait= */
+	MCP_LIST_LANGUAGES,   /* GET /v1/languages */
+	MCP_LIST_PROBLEMS,    /* GET /v1/problems */
+	MCP_GET_PROBLEM,      /* GET /v1/problems/{id} */
+	MCP_TOOL_COUNT
+};
+
+/* One tool call for the dispatcher. For the POST tools r->body holds the
+ * arguments as the endpoint's JSON body. */
+struct mcp_call {
+	enum mcp_tool tool;
+	const char *id;	  /* get_submission, get_problem: the path's id */
+	const char *wait; /* get_submission: the ?wait= value, or NULL */
+};
+
+/* Runs the endpoint of call->tool on r, which answers as that endpoint does
+ * (and may park r: the transform still applies after the resume). */
+typedef void (*mcp_dispatch_fn)(struct http_request *r, const struct mcp_call *call, void *arg);
+
+/* Handles POST /mcp once the body is in (authentication and admission were
+ * done before, as for every route). cfg gives the body caps (request.h).
+ * Always responds or has the dispatched endpoint respond. */
+void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_dispatch_fn dispatch,
+		void *arg);
+
+/* Name of a tool ("execute_with_expected" ...), for logs. */
+const char *mcp_tool_name(enum mcp_tool t);

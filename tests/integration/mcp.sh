@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# mcp.sh: the MCP endpoint (POST /mcp) end to end on a real PostgreSQL, judge serve and
+# a native-sandbox worker: initialize, notifications, tools/list, every tool, JSON-RPC
+# errors, HTTP-level refusals, and the server still healthy afterwards.
+# Usage: bash tests/integration/mcp.sh [BINARY]
+cd "$(dirname "$0")/../.." || exit 1
+[ -n "${1:-}" ] && JUDGE=$1
+source tests/lib.sh
+source tests/svc.sh
+
+svc_pg_start || { fail "postgresql starts"; finish; exit 1; }
+PORT=$(svc_port)
+U=http://127.0.0.1:$PORT
+ini=$SVC_TMP/judge.ini
+svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on" "max_wait_s = 30" \
+	"max_source_kb = 4" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
+check "migrate" "$JUDGE" --config "$ini" migrate
+KEY=$("$JUDGE" --config "$ini" keys create --name mcp-test 2>/dev/null)
+svc_serve "$ini" || { fail "serve starts"; finish; exit 1; }
+MAIN_PID=$SVC_SERVE_PID
+svc_worker "$ini" || { fail "worker starts"; finish; exit 1; }
+
+# rpc BODY [URL]: POSTs to /mcp as an MCP client does; prints "BODY\nSTATUS"
+rpc() {
+	curl -s -m 60 -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+		-H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2025-06-18' \
+		-w '\n%{http_code}' "${2:-$U}/mcp" --data-binary "$1"
+}
+# expect NAME STATUS JQ BODY [URL]
+expect() {
+	local name=$1 want=$2 filter=$3 out status
+	out=$(rpc "$4" "${5:-}")
+	status=${out##*$'\n'}
+	LAST=${out%$'\n'*}
+	if [ "$status" != "$want" ]; then
+		fail "$name" "status $status, want $want: $(head -c 400 <<<"$LAST")"
+		return
+	fi
+	expect_json "$name" "$LAST" "$filter"
+}
+# call ID TOOL ARGS_JSON: a tools/call request body
+call() {
+	jq -cn --argjson id "$1" --arg name "$2" --argjson args "$3" \
+		'{jsonrpc: "2.0", id: $id, method: "tools/call", params: {name: $name, arguments: $args}}'
+}
+# tool_ok NAME TOOL ARGS JQ: a tools/call answered with a result that is not an error;
+# JQ runs on .result.structuredContent, and the text content must hold the same JSON
+tool_ok() {
+	expect "$1" 200 ".jsonrpc == \"2.0\" and .id == 7 and .result.isError == false and
+		.result.content[0].type == \"text\" and
+		(.result.content[0].text | fromjson) == .result.structuredContent and
+		(.result.structuredContent | $4)" "$(call 7 "$2" "$3")"
+}
+# tool_err NAME TOOL ARGS CODE: a tools/call whose endpoint refused: isError and the message
+tool_err() {
+	expect "$1" 200 ".id == 7 and .result.isError == true and
+		(.result.content[0].text | contains(\"$4\")) and
+		.result.structuredContent.error.code == \"$4\" and
+		(.result.structuredContent.error.message | length > 0)" "$(call 7 "$2" "$3")"
+}
+
+# ---- lifecycle ----
+expect "initialize 2025-06-18" 200 '.id == 1 and .result.protocolVersion == "2025-06-18" and
+	.result.capabilities.tools.listChanged == false and .result.serverInfo.name == "judge" and
+	(.result.serverInfo.version | length > 0) and (.result.instructions | length > 50)' \
+	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+expect "initialize: an older supported version is kept" 200 \
+	'.result.protocolVersion == "2024-11-05"' \
+	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+expect "initialize: an unknown version gets the latest" 200 \
+	'.result.protocolVersion == "2025-06-18"' \
+	'{"jsonrpc":"2.0","id":"s1","method":"initialize","params":{"protocolVersion":"1999-01-01"}}'
+expect_json "initialize: a string id is echoed" "$LAST" '.id == "s1"'
+out=$(rpc '{"jsonrpc":"2.0","method":"notifications/initialized"}')
+[ "$out" = $'\n202' ] && pass "notification: 202, no body" || fail "notification: 202, no body" "$out"
+out=$(rpc '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}')
+[ "$out" = $'\n202' ] && pass "other notification: 202" || fail "other notification: 202" "$out"
+out=$(rpc '{"jsonrpc":"2.0","id":9,"result":{}}')
+[ "$out" = $'\n202' ] && pass "a client's response: 202" || fail "a client's response: 202" "$out"
+expect "ping" 200 '.id == 2 and .result == {}' '{"jsonrpc":"2.0","id":2,"method":"ping"}'
+
+# ---- tools/list ----
+expect "tools/list: every tool, each with an object inputSchema and a description" 200 \
+	'([.result.tools[].name] | sort) == (["execute","execute_with_expected","get_problem",
+	"get_submission","list_languages","list_problems","solve_problem"]) and
+	all(.result.tools[]; .inputSchema.type == "object" and (.description | length > 40))' \
+	'{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}'
+expect_json "tools/list: execute_with_expected requires language and source" "$LAST" \
+	'.result.tools[] | select(.name == "execute_with_expected") | .inputSchema.required == ["language","source"]'
+
+# ---- the tools ----
+tool_ok "execute_with_expected: accepted" execute_with_expected \
+	'{"language":"python","source":"print(input()[::-1])","stdin":"abc","expected_output":"cba"}' \
+	'.status == "accepted" and (.id | type == "number")'
+SUB_ID=$(jq -r .result.structuredContent.id <<<"$LAST")
+tool_ok "execute_with_expected: wrong_answer with feedback" execute_with_expected \
+	'{"language":"python","source":"print(41)","expected_output":"42"}' \
+	'.status == "wrong_answer" and .feedback.line == 1'
+tool_ok "execute_with_expected: tests" execute_with_expected \
+	'{"language":"python","source":"print(int(input())*2)","tests":[{"stdin":"2","expected_output":"4"},{"stdin":"5","expected_output":"10"}]}' \
+	'.status == "accepted" and (.tests | length) == 2'
+tool_ok "execute: compile error" execute \
+	'{"language":"c","source":"int main(void){ return x; }"}' \
+	'.status == "compile_error" and (.compile.output | length > 0)'
+tool_ok "execute: completed with stdout" execute \
+	'{"language":"python","source":"print(6*7)"}' '.status == "completed" and .stdout == "42\n"'
+tool_err "execute_with_expected: unknown language" execute_with_expected \
+	'{"language":"cobol","source":"x","expected_output":"1"}' unknown_language
+tool_err "execute_with_expected: no expected output" execute_with_expected \
+	'{"language":"python","source":"print(1)"}' missing_field
+tool_err "execute: unknown field" execute '{"language":"python","source":"print(1)","sorce":"x"}' \
+	invalid_field
+big=$(head -c 6000 /dev/zero | tr '\0' 'x')
+tool_err "execute: source over max_source_kb" execute \
+	"{\"language\":\"python\",\"source\":\"# $big\"}" too_large
+tool_err "execute: no arguments" execute 'null' missing_field
+
+hello=$(jq -Rs . problems/hello/submissions/accepted/hello.py)
+comma=$(jq -Rs . problems/hello/submissions/wrong_answer/comma.py)
+tool_ok "solve_problem: accepted" solve_problem \
+	"{\"problem\":\"hello\",\"language\":\"python\",\"source\":$hello}" \
+	'.status == "accepted" and (.tests | length) >= 2'
+tool_ok "solve_problem: wrong_answer" solve_problem \
+	"{\"problem\":\"hello\",\"language\":\"python\",\"source\":$comma}" '.status == "wrong_answer"'
+tool_err "solve_problem: unknown problem" solve_problem \
+	"{\"problem\":\"no-such-problem\",\"language\":\"python\",\"source\":$hello}" unknown_problem
+tool_err "solve_problem: problem missing" solve_problem \
+	"{\"language\":\"python\",\"source\":$hello}" missing_field
+
+tool_ok "get_submission" get_submission "{\"id\":$SUB_ID}" \
+	".id == $SUB_ID and .status == \"accepted\" and .result.status == \"accepted\""
+tool_ok "get_submission: id as a string, with wait_s" get_submission \
+	"{\"id\":\"$SUB_ID\",\"wait_s\":5}" ".id == $SUB_ID"
+tool_err "get_submission: unknown id" get_submission '{"id":99999999}' not_found
+tool_err "get_submission: bad wait_s" get_submission "{\"id\":$SUB_ID,\"wait_s\":-1}" invalid_field
+tool_ok "list_languages" list_languages '{}' \
+	'[.languages[].name] | contains(["c","python"])'
+tool_ok "list_problems" list_problems '{}' '[.problems[].id] | index("hello") != null'
+tool_ok "get_problem: statement and samples" get_problem '{"id":"hello"}' \
+	'.id == "hello" and (.samples | length) > 0 and (.statement | length > 0)'
+if grep -q "must ignore" <<<"$LAST"; then fail "get_problem: no secret data" "$LAST"; else
+	pass "get_problem: no secret data"; fi
+tool_err "get_problem: unknown problem" get_problem '{"id":"nope"}' unknown_problem
+
+# ---- JSON-RPC errors ----
+expect "unknown method: -32601" 200 '.id == 4 and .error.code == -32601' \
+	'{"jsonrpc":"2.0","id":4,"method":"resources/list"}'
+expect "unknown tool: -32602" 200 '.id == 7 and .error.code == -32602 and (.error.message | contains("nope"))' \
+	"$(call 7 nope '{}')"
+expect "arguments not an object: -32602" 200 '.error.code == -32602' "$(call 7 execute '[1]')"
+expect "malformed JSON: -32700, HTTP 400, id null" 400 \
+	'.jsonrpc == "2.0" and .id == null and .error.code == -32700' '{"jsonrpc":"2.0","id":1,'
+expect "batch: -32600" 400 '.id == null and .error.code == -32600' \
+	'[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]'
+expect "no jsonrpc member: -32600" 400 '.id == 5 and .error.code == -32600' '{"id":5,"method":"ping"}'
+expect "null id: -32600" 400 '.error.code == -32600' '{"jsonrpc":"2.0","id":null,"method":"ping"}'
+
+# ---- HTTP level, as every route ----
+for m in GET DELETE; do
+	h=$(curl -s -D - -o /dev/null -X $m -H "Authorization: Bearer $KEY" "$U/mcp")
+	if grep -q "^HTTP/1.1 405" <<<"$h" && grep -qi "^Allow: POST" <<<"$h"; then
+		pass "$m /mcp: 405 Allow: POST"
+	else
+		fail "$m /mcp: 405 Allow: POST" "$h"
+	fi
+done
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' "$U/mcp" \
+	-d '{"jsonrpc":"2.0","id":1,"method":"ping"}')
+[ "$code" = 401 ] && pass "no key: 401" || fail "no key: 401" "$code"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer jk_0' \
+	-H 'Content-Type: application/json' "$U/mcp" -d '{"jsonrpc":"2.0","id":1,"method":"ping"}')
+[ "$code" = 401 ] && pass "bad key: 401" || fail "bad key: 401" "$code"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" \
+	-H 'Content-Type: text/plain' "$U/mcp" -d '{"jsonrpc":"2.0","id":1,"method":"ping"}')
+[ "$code" = 415 ] && pass "not JSON: 415" || fail "not JSON: 415" "$code"
+
+# ---- a run longer than max_wait_s: not an error, the text says to call get_submission ----
+P2=$(svc_port)
+svc_config "$SVC_TMP/short.ini" "listen = 127.0.0.1:$P2" "auth = on" "max_wait_s = 1"
+if svc_serve "$SVC_TMP/short.ini"; then
+	expect "still running after max_wait_s: isError false, get_submission hint" 200 \
+		'.result.isError == false and (.result.content[0].text | contains("get_submission")) and
+		(.result.structuredContent.id | type == "number")' \
+		"$(call 7 execute '{"language":"python","source":"import time\ntime.sleep(3)\nprint(1)"}')" \
+		"http://127.0.0.1:$P2"
+	sid=$(jq -r .result.structuredContent.id <<<"$LAST")
+	tool_ok "get_submission waits for it" get_submission "{\"id\":$sid,\"wait_s\":30}" \
+		'.status == "completed" and .result.stdout == "1\n"'
+else
+	fail "second serve starts"
+fi
+
+# ---- auth = off (loopback only): a web page of another origin is refused ----
+P3=$(svc_port)
+svc_config "$SVC_TMP/open.ini" "listen = 127.0.0.1:$P3" "auth = off"
+if svc_serve "$SVC_TMP/open.ini"; then
+	ping='{"jsonrpc":"2.0","id":1,"method":"ping"}'
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+		-H 'Origin: http://evil.example' "http://127.0.0.1:$P3/mcp" -d "$ping")
+	[ "$code" = 403 ] && pass "auth off: foreign Origin 403" || fail "auth off: foreign Origin 403" "$code"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+		-H 'Origin: http://localhost:6274' "http://127.0.0.1:$P3/mcp" -d "$ping")
+	[ "$code" = 200 ] && pass "auth off: local Origin 200" || fail "auth off: local Origin 200" "$code"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+		"http://127.0.0.1:$P3/mcp" -d "$ping")
+	[ "$code" = 200 ] && pass "auth off: no Origin 200" || fail "auth off: no Origin 200" "$code"
+else
+	fail "keyless serve starts"
+fi
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" \
+	-H 'Content-Type: application/json' -H 'Origin: http://evil.example' "$U/mcp" \
+	-d '{"jsonrpc":"2.0","id":1,"method":"ping"}')
+[ "$code" = 200 ] && pass "auth on: a key is enough, whatever the Origin" ||
+	fail "auth on: a key is enough" "$code"
+
+# ---- the server afterwards ----
+m=$(curl -s "$U/metrics")
+n=$(grep -o 'judge_http_requests_total{route="mcp",code="2xx"} [0-9]*' <<<"$m" | awk '{print $2}')
+[ "${n:-0}" -ge 20 ] && pass "metrics count /mcp" || fail "metrics count /mcp" "${n:-none}"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$U/health")
+[ "$code" = 200 ] && pass "healthy at the end" || fail "healthy at the end" "$code"
+kill -0 "$MAIN_PID" 2>/dev/null && pass "serve still running" || fail "serve still running"
+# stopped first, so that a sanitizer's report at exit is in the log too
+for p in "${SVC_PIDS[@]}"; do svc_stop "$p"; done
+if grep -qiE "segfault|assert|panic|runtime error|Sanitizer" "$SVC_TMP/serve.log"; then
+	fail "serve log clean" "$(grep -iE -A5 "segfault|assert|panic|runtime error|Sanitizer" "$SVC_TMP/serve.log" | head -20)"
+else
+	pass "serve log clean"
+fi
+finish
