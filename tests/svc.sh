@@ -97,3 +97,38 @@ svc_stop() {
 	for _ in $(seq 300); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
 	kill -KILL "$1" 2>/dev/null
 }
+
+# HTTP helpers of the API suites, which set U (base URL), AUTH and JSON (curl
+# header arrays).
+# req METHOD PATH [BODY [CURL ARGS...]]: prints "BODY\nSTATUS"
+req() {
+	local m=$1 p=$2
+	shift 2
+	if [ $# -gt 0 ]; then
+		local b=$1
+		shift
+		curl -s --path-as-is -m 60 -X "$m" "${AUTH[@]}" "${JSON[@]}" "$@" -w '\n%{http_code}' \
+			"$U$p" --data-binary "$b"
+	else
+		curl -s --path-as-is -m 60 -X "$m" "${AUTH[@]}" -w '\n%{http_code}' "$U$p"
+	fi
+}
+# expect NAME STATUS JQ METHOD PATH [BODY [CURL ARGS...]]: the status, then the jq filter
+expect() {
+	local name=$1 want=$2 filter=$3 out status body
+	shift 3
+	out=$(req "$@")
+	status=${out##*$'\n'}
+	body=${out%$'\n'*}
+	if [ "$status" != "$want" ]; then
+		fail "$name" "status $status, want $want: $(head -c 400 <<<"$body")"
+		return
+	fi
+	expect_json "$name" "$body" "$filter"
+}
+# bad NAME STATUS CODE METHOD PATH [BODY [CURL ARGS...]]: a 4xx with the error JSON
+bad() {
+	local name=$1 want=$2 code=$3
+	shift 3
+	expect "bad: $name" "$want" ".error.code == \"$code\" and (.error.message | length > 0)" "$@"
+}

@@ -63,38 +63,6 @@ raw_expect() {
 		".error.code == \"$code\" and (.error.message | length > 0)"
 }
 
-# req METHOD PATH [BODY] [CURL ARGS...]: prints "BODY\nSTATUS"
-req() {
-	local m=$1 p=$2
-	shift 2
-	if [ $# -gt 0 ]; then
-		local b=$1
-		shift
-		curl -s --path-as-is -m 30 -X "$m" "${AUTH[@]}" "${JSON[@]}" "$@" -w '\n%{http_code}' \
-			"$U$p" --data-binary "$b"
-	else
-		curl -s --path-as-is -m 30 -X "$m" "${AUTH[@]}" -w '\n%{http_code}' "$U$p"
-	fi
-}
-# expect NAME STATUS JQ METHOD PATH [BODY] [CURL ARGS...]
-expect() {
-	local name=$1 want=$2 filter=$3 out status body
-	shift 3
-	out=$(req "$@")
-	status=${out##*$'\n'}
-	body=${out%$'\n'*}
-	if [ "$status" != "$want" ]; then
-		fail "$name" "status $status, want $want: $(head -c 300 <<<"$body")"
-		return
-	fi
-	expect_json "$name" "$body" "$filter"
-}
-# bad NAME STATUS CODE METHOD PATH [BODY] [CURL ARGS...]: a 4xx with the error JSON
-bad() {
-	local name=$1 want=$2 code=$3
-	shift 3
-	expect "$name" "$want" ".error.code == \"$code\" and (.error.message | length > 0)" "$@"
-}
 in_flight() { curl -s "$U/metrics" | awk '$1 == "judge_http_in_flight" {print $2}'; }
 
 PY_OK='{"language":"python","source":"print(1)","expected_output":"1"}'

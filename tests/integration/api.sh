@@ -46,36 +46,6 @@ svc_worker "$ini" || { fail "worker starts"; finish; exit 1; }
 
 AUTH=(-H "Authorization: Bearer $KEY")
 JSON=(-H "Content-Type: application/json")
-# req METHOD PATH [BODY]: prints "STATUS BODY"
-req() {
-	local m=$1 p=$2
-	shift 2
-	if [ $# -gt 0 ]; then
-		curl -s --path-as-is -m 60 -X "$m" "${AUTH[@]}" "${JSON[@]}" -w '\n%{http_code}' "$U$p" --data-binary "$1"
-	else
-		curl -s --path-as-is -m 60 -X "$m" "${AUTH[@]}" -w '\n%{http_code}' "$U$p"
-	fi
-}
-# expect NAME STATUS JQ METHOD PATH [BODY]
-expect() {
-	local name=$1 want=$2 filter=$3
-	shift 3
-	local out status body
-	out=$(req "$@")
-	status=${out##*$'\n'}
-	body=${out%$'\n'*}
-	if [ "$status" != "$want" ]; then
-		fail "$name" "status $status, want $want: $(head -c 400 <<<"$body")"
-		return
-	fi
-	expect_json "$name" "$body" "$filter"
-}
-# bad NAME STATUS CODE METHOD PATH [BODY]: a 4xx with the error JSON
-bad() {
-	local name=$1 want=$2 code=$3
-	shift 3
-	expect "bad: $name" "$want" ".error.code == \"$code\" and (.error.message | length > 0)" "$@"
-}
 
 PY_HELLO='{"language":"python","source":"print(\"hello\")","expected_output":"hello\n"}'
 C_HELLO='{"language":"c","source":"#include <stdio.h>\nint main(void){puts(\"hello\");return 0;}","expected_output":"hello"}'
