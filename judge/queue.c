@@ -268,7 +268,7 @@ int queue_extend(struct db *db, int64_t id, const char *worker, int attempt, lon
 /* The JSON to store for result and its status: a result without a final
  * status is the judge's fault, not a verdict, and is stored as internal_error.
  * Returns a malloc'd string, or NULL when out of memory. */
-static char *finish_json(const cJSON *result, enum sub_status *out)
+static char *finish_json(const cJSON *result, enum sub_status *out, char *err, size_t errlen)
 {
 	enum sub_status st = SUB_INTERNAL_ERROR;
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(result, "status");
@@ -288,6 +288,8 @@ static char *finish_json(const cJSON *result, enum sub_status *out)
 	char *json = cJSON_PrintUnformatted(fixed ? fixed : result);
 	cJSON_Delete(fixed);
 	*out = st;
+	if (!json)
+		snprintf(err, errlen, "cannot finish: out of memory");
 	return json;
 }
 
@@ -301,11 +303,9 @@ int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, con
 		 char *err, size_t errlen)
 {
 	enum sub_status st;
-	char *json = finish_json(result, &st);
-	if (!json) {
-		snprintf(err, errlen, "cannot finish: out of memory");
+	char *json = finish_json(result, &st, err, errlen);
+	if (!json)
 		return -1;
-	}
 	int rc =
 	    on_claim(db,
 		     "WITH u AS (" FINISH_UPDATE ") "
@@ -321,11 +321,9 @@ int queue_finish_claim(struct db *db, int64_t id, const char *worker, int attemp
 {
 	*claimed = false;
 	enum sub_status st;
-	char *json = finish_json(result, &st);
-	if (!json) {
-		snprintf(err, errlen, "cannot finish: out of memory");
+	char *json = finish_json(result, &st, err, errlen);
+	if (!json)
 		return -1;
-	}
 	char ids[24], att[16], lease[24];
 	snprintf(ids, sizeof ids, "%" PRId64, id);
 	snprintf(att, sizeof att, "%d", attempt);
