@@ -414,6 +414,7 @@ static int compile(const struct grade_plan *p, struct sandbox *sb, cJSON *result
 	    .ro_paths = (const char *const *)p->lang->ro_paths,
 	    .limits = p->compile_limits,
 	    .trusted_tool = true,
+	    .more_runs = true,
 	};
 	struct run_result rr;
 	run_result_init(&rr);
@@ -489,6 +490,7 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, cJSON *resu
 		    .stdin_len = t->stdin_len,
 		    .stdin_path = t->stdin_path,
 		    .limits = p->run_limits,
+		    .more_runs = i < p->ntests - 1,
 		};
 		struct run_result rr;
 		run_result_init(&rr);

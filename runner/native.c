@@ -948,7 +948,7 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 	/* while the child builds its root: the previous run's cgroup goes, the
 	 * next run's is made */
 	remove_previous_cg(st);
-	if (!st->spare_made && make_cg(sb, &st->spare, err, sizeof err) == 0)
+	if (spec->more_runs && !st->spare_made && make_cg(sb, &st->spare, err, sizeof err) == 0)
 		st->spare_made = true;
 
 	struct tick_state ts = {.cg = &cg, .cpu_limit_us = l->cpu_ms * 1000LL};

@@ -58,6 +58,9 @@ struct run_spec {
 	/* A trusted tool reading the submission (a compiler, an output validator),
 	 * not the submission's program: runs in sandbox_tool_backend(). */
 	bool trusted_tool;
+	/* Another run of this workspace is likely to follow (a compile, a test that
+	 * is not the last): the backend may prepare for it while this one runs. */
+	bool more_runs;
 };
 
 struct run_result {

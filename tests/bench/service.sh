@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # bench/service.sh BIN: latency and throughput of the whole service (HTTP + PostgreSQL +
 # worker + sandbox) against bare execution of the same programs, in the same run.
-#   latency: p50/p99 of N sequential POST /v1/execute_with_expected (one keep-alive
-#            client), Python and C hello world, vs the bare commands the language files
-#            run (C: gcc with the same flags, then the program; Python: python3.12 main.py).
-#   throughput: M execute_with_expected requests from 2 x cores concurrent clients with the
-#            default worker_slots, vs M bare runs with as many processes as cores.
+# The bare and judge measurements are interleaved, so that a change in the speed of
+# this shared machine during the run hits both sides alike.
+#   latency: p50/p99 of N POST /v1/execute_with_expected (one request at a time, each
+#            right after one bare run), Python and C hello world, vs the bare commands
+#            the language files run (C: gcc with the same flags, then the program;
+#            Python: python3.12 main.py).
+#   throughput: M execute_with_expected requests from 2 x cores concurrent clients with
+#            the default worker_slots, vs M bare runs with as many processes as cores,
+#            in ROUNDS alternating chunks of each.
 # Targets (issue 4): native p50 <= bare + 15 ms; gvisor p50 <= bare + 80 ms;
-# throughput >= 70% of bare. Env: N (default 30), M (default 60), BACKENDS ("native gvisor").
+# throughput >= 70% of bare. Env: N (default 30), M (default 120), ROUNDS (default 3),
+# BACKENDS ("native gvisor").
 cd "$(dirname "$0")/../.." || exit 1
 export JUDGE=${1:-bin/judge}
 source tests/lib.sh
 source tests/svc.sh
 N=${N:-30}
-M=${M:-60}
+M=${M:-120}
+ROUNDS=${ROUNDS:-3}
 BACKENDS=${BACKENDS:-native gvisor}
 CORES=$(nproc)
 PY=/opt/judge/runtimes/python3.12/bin/python3.12
@@ -39,27 +45,14 @@ bare_one() {
 export -f bare_one
 export PY
 
-# bare_latency LANG OUT: N timed bare runs, ms per line
-bare_latency() {
-	local t0 t1 i
-	for i in 1 2 3; do bare_one "$1" "$W"; done
-	: >"$2"
-	for i in $(seq "$N"); do
-		t0=$EPOCHREALTIME
-		bare_one "$1" "$W"
-		t1=$EPOCHREALTIME
-		echo "($t1 - $t0) * 1000" | bc -l >>"$2"
-	done
-}
-
-# bare_throughput LANG: runs per second of M bare runs, CORES at a time
-bare_throughput() {
+# bare_chunk LANG K: seconds taken by K bare runs, CORES at a time
+bare_chunk() {
 	local i t0 t1
 	for i in $(seq "$CORES"); do mkdir -p "$W/p$i"; cp "$W/main.py" "$W/main.c" "$W/p$i/"; done
 	t0=$EPOCHREALTIME
-	seq "$M" | xargs -P "$CORES" -I{} bash -c 'bare_one '"$1"' "'"$W"'/p$(( {} % '"$CORES"' + 1 ))"'
+	seq "$2" | xargs -P "$CORES" -I{} bash -c 'bare_one '"$1"' "'"$W"'/p$(( {} % '"$CORES"' + 1 ))"'
 	t1=$EPOCHREALTIME
-	echo "$M / ($t1 - $t0)" | bc -l
+	echo "$t1 - $t0" | bc -l
 }
 
 # curl config of K requests with body FILE; answers go to $SVC_TMP/ans/N (when SAVE=1)
@@ -75,43 +68,57 @@ curl_cfg() {
 	done
 }
 
-# svc_latency BODY OUT: N sequential requests on one connection, ms per line
-svc_latency() {
-	curl_cfg 3 "$1" >"$SVC_TMP/warm.cfg"
-	curl -s -K "$SVC_TMP/warm.cfg" >/dev/null
-	rm -rf "$SVC_TMP/ans"
-	SAVE=1 curl_cfg "$N" "$1" >"$SVC_TMP/lat.cfg"
-	curl -s -K "$SVC_TMP/lat.cfg" >"$SVC_TMP/lat.out"
-	if grep -qv '^200 ' "$SVC_TMP/lat.out"; then
-		echo "warning: not every request answered 200:" >&2
-		grep -v '^200 ' "$SVC_TMP/lat.out" | sort | uniq -c >&2
-	fi
-	awk '{printf "%.3f\n", $2 * 1000}' "$SVC_TMP/lat.out" >"$2"
-	# the service's own share: total minus the worker's grading time (finished - started)
-	local i id grade total
-	: >"$2.svc"
-	for i in $(seq "$N"); do
-		id=$(jq -r .id "$SVC_TMP/ans/$i" 2>/dev/null) || continue
-		grade=$(curl -s -H "Authorization: Bearer $KEY" "$U/v1/submissions/$id" |
-			jq -r '.finished_ms - .started_ms')
-		total=$(sed -n "${i}p" "$2")
-		echo "$total - $grade" | bc -l >>"$2.svc"
-	done
-}
-
-# svc_throughput BODY: requests per second of M requests, 2 x CORES at a time
-svc_throughput() {
-	local t0 t1
-	curl_cfg "$M" "$1" >"$SVC_TMP/tp.cfg"
+# judge_chunk BODY K: prints "OK SECONDS" for K requests, 2 x CORES at a time
+judge_chunk() {
+	local t0 t1 ok
+	curl_cfg "$2" "$1" >"$SVC_TMP/tp.cfg"
 	t0=$EPOCHREALTIME
 	curl -s --parallel --parallel-max $((2 * CORES)) -K "$SVC_TMP/tp.cfg" >"$SVC_TMP/tp.out" 2>/dev/null
 	t1=$EPOCHREALTIME
-	local ok
 	ok=$(grep -c '^200 ' "$SVC_TMP/tp.out")
-	[ "$ok" = "$M" ] || echo "warning: $ok of $M requests answered 200" >&2
-	echo "$ok / ($t1 - $t0)" | bc -l
+	[ "$ok" = "$2" ] || echo "warning: $ok of $2 requests answered 200" >&2
+	echo "$ok $(echo "$t1 - $t0" | bc -l)"
 }
 
+# latency LANG BODY OUT_BARE OUT_JUDGE: N pairs of one bare run and one request
+# (ms per line); OUT_JUDGE.svc gets each request's time minus the worker's grading
+# time (the service's own share)
+latency() {
+	local i t0 t1 out id grade total
+	: >"$3"
+	: >"$4"
+	: >"$4.svc"
+	for i in $(seq $((N + 3))); do
+		t0=$EPOCHREALTIME
+		bare_one "$1" "$W"
+		t1=$EPOCHREALTIME
+		out=$(curl -s -o "$SVC_TMP/ans1" -w '%{http_code} %{time_total}' \
+			-H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+			--data-binary "@$2" "$U/v1/execute_with_expected")
+		[ "$i" -le 3 ] && continue # warm-up: page cache, sandboxes started ahead
+		[ "${out%% *}" = 200 ] || echo "warning: a request answered ${out%% *}" >&2
+		echo "($t1 - $t0) * 1000" | bc -l >>"$3"
+		total=$(echo "${out#* } * 1000" | bc -l)
+		echo "$total" >>"$4"
+		id=$(jq -r .id "$SVC_TMP/ans1" 2>/dev/null) || continue
+		grade=$(curl -s -H "Authorization: Bearer $KEY" "$U/v1/submissions/$id" |
+			jq -r '.finished_ms - .started_ms')
+		echo "$total - $grade" | bc -l >>"$4.svc"
+	done
+}
+
+# throughput LANG BODY: prints "BARE_PER_S JUDGE_PER_S" from ROUNDS alternating chunks
+throughput() {
+	local r k=$((M / ROUNDS)) bt=0 jt=0 jok=0 s ok
+	for r in $(seq "$ROUNDS"); do
+		s=$(bare_chunk "$1" "$k")
+		bt=$(echo "$bt + $s" | bc -l)
+		read -r ok s < <(judge_chunk "$2" "$k")
+		jok=$((jok + ok))
+		jt=$(echo "$jt + $s" | bc -l)
+	done
+	echo "$(echo "$k * $ROUNDS / $bt" | bc -l) $(echo "$jok / $jt" | bc -l)"
+}
 
 svc_pg_start || exit 1
 PORT=$(svc_port)
@@ -121,11 +128,7 @@ svc_config "$SVC_TMP/judge.ini" "listen = 127.0.0.1:$PORT" "rate_limit_per_min =
 KEY=$("$JUDGE" --config "$SVC_TMP/judge.ini" keys create --name bench 2>/dev/null)
 svc_serve "$SVC_TMP/judge.ini" || exit 1
 
-echo "measuring bare execution (N=$N, M=$M, $CORES cores) ..." >&2
-bare_latency python "$SVC_TMP/bare.python"
-bare_latency c "$SVC_TMP/bare.c"
-BTP_python=$(bare_throughput python)
-BTP_c=$(bare_throughput c)
+for i in 1 2 3; do bare_one python "$W"; bare_one c "$W"; done
 
 rows=()
 tprows=()
@@ -135,10 +138,10 @@ for sb in $BACKENDS; do
 	svc_worker "$SVC_TMP/$sb.ini" || { echo "worker ($sb) did not start" >&2; status=1; continue; }
 	[ "$sb" = gvisor ] && target=80 || target=15
 	for lang in python c; do
-		echo "measuring $sb $lang ..." >&2
-		svc_latency "$SVC_TMP/$lang.json" "$SVC_TMP/svc.$sb.$lang"
-		bp50=$(pct 50 "$SVC_TMP/bare.$lang")
-		bp99=$(pct 99 "$SVC_TMP/bare.$lang")
+		echo "measuring $sb $lang (N=$N, M=$M in $ROUNDS rounds, $CORES cores) ..." >&2
+		latency "$lang" "$SVC_TMP/$lang.json" "$SVC_TMP/bare.$sb.$lang" "$SVC_TMP/svc.$sb.$lang"
+		bp50=$(pct 50 "$SVC_TMP/bare.$sb.$lang")
+		bp99=$(pct 99 "$SVC_TMP/bare.$sb.$lang")
 		sp50=$(pct 50 "$SVC_TMP/svc.$sb.$lang")
 		sp99=$(pct 99 "$SVC_TMP/svc.$sb.$lang")
 		add=$(echo "$sp50 - $bp50" | bc -l)
@@ -147,9 +150,7 @@ for sb in $BACKENDS; do
 		[ "$ok" = 1 ] && verdict=ok || { verdict=MISSED; status=1; }
 		rows+=("$(printf '%-7s %-7s %9s %9s %10s %10s %+10.1f %9s %9s  %s' "$sb" "$lang" "$bp50" "$bp99" \
 			"$sp50" "$sp99" "$add" "$own" "+$target" "$verdict")")
-		tp=$(svc_throughput "$SVC_TMP/$lang.json")
-		btp_var=BTP_$lang
-		btp=${!btp_var}
+		read -r btp tp < <(throughput "$lang" "$SVC_TMP/$lang.json")
 		ratio=$(echo "100 * $tp / $btp" | bc -l)
 		[ "$(echo "$ratio >= 70" | bc -l)" = 1 ] && verdict=ok || { verdict=MISSED; status=1; }
 		tprows+=("$(printf '%-7s %-7s %10.1f %10.1f %8.0f%% %9s  %s' "$sb" "$lang" "$btp" "$tp" "$ratio" ">=70%" "$verdict")")
@@ -158,13 +159,13 @@ for sb in $BACKENDS; do
 done
 
 echo
-echo "latency of execute_with_expected, ms (N=$N sequential requests; bare = same commands without judge;"
+echo "latency of execute_with_expected, ms (N=$N requests, one at a time, each after one bare run of the same commands;"
 echo "http+pg = p50 of the request's time minus the worker's grading time: HTTP, validation, queue, NOTIFY)"
 printf '%-7s %-7s %9s %9s %10s %10s %10s %9s %9s  %s\n' backend lang "bare p50" "bare p99" "judge p50" \
 	"judge p99" "added p50" "http+pg" target verdict
 printf '%s\n' "${rows[@]}"
 echo
-echo "throughput, submissions per second (M=$M; judge: $((2 * CORES)) clients, default worker_slots; bare: $CORES processes)"
+echo "throughput, submissions per second (M=$M in $ROUNDS alternating rounds; judge: $((2 * CORES)) clients, default worker_slots; bare: $CORES processes)"
 printf '%-7s %-7s %10s %10s %9s %9s  %s\n' backend lang "bare/s" "judge/s" ratio target verdict
 printf '%s\n' "${tprows[@]}"
 exit $status
