@@ -4,7 +4,7 @@
 # The bare and judge measurements are interleaved, so that a change in the speed of
 # this shared machine during the run hits both sides alike.
 #   latency: p50/p99 of N POST /v1/execute_with_expected (one request at a time, each
-#            right after one bare run), Python and C hello world, vs the bare commands
+#            right after one bare run, SETTLE s apart), Python and C hello world, vs the bare commands
 #            the language files run (C: gcc with the same flags, then the program;
 #            Python: python3.12 main.py).
 #   throughput: M execute_with_expected requests from 2 x cores concurrent clients with
@@ -20,6 +20,7 @@ source tests/svc.sh
 N=${N:-30}
 M=${M:-120}
 ROUNDS=${ROUNDS:-3}
+SETTLE=${SETTLE:-0.3}
 BACKENDS=${BACKENDS:-native gvisor}
 CORES=$(nproc)
 PY=/opt/judge/runtimes/python3.12/bin/python3.12
@@ -95,6 +96,9 @@ latency() {
 		out=$(curl -s -o "$SVC_TMP/ans1" -w '%{http_code} %{time_total}' \
 			-H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
 			--data-binary "@$2" "$U/v1/execute_with_expected")
+		# what the judge does after answering (gVisor starts the next sandbox
+		# ahead) must not land on the next bare run: a request every SETTLE s
+		sleep "$SETTLE"
 		[ "$i" -le 3 ] && continue # warm-up: page cache, sandboxes started ahead
 		[ "${out%% *}" = 200 ] || echo "warning: a request answered ${out%% *}" >&2
 		echo "($t1 - $t0) * 1000" | bc -l >>"$3"
@@ -159,7 +163,7 @@ for sb in $BACKENDS; do
 done
 
 echo
-echo "latency of execute_with_expected, ms (N=$N requests, one at a time, each after one bare run of the same commands;"
+echo "latency of execute_with_expected, ms (N=$N requests, one every ${SETTLE}s, each after one bare run of the same commands;"
 echo "http+pg = p50 of the request's time minus the worker's grading time: HTTP, validation, queue, NOTIFY)"
 printf '%-7s %-7s %9s %9s %10s %10s %10s %9s %9s  %s\n' backend lang "bare p50" "bare p99" "judge p50" \
 	"judge p99" "added p50" "http+pg" target verdict
