@@ -98,6 +98,27 @@ svc_stop() {
 	kill -KILL "$1" 2>/dev/null
 }
 
+# svc_up KEY_NAME [INI LINES...]: the whole service for an API suite: PostgreSQL,
+# judge.ini (listen on a free port, auth on, then the lines, as svc_config takes
+# them), migrate, an API key, serve and a worker. Sets PORT, U, ini, KEY, AUTH,
+# JSON and MAIN_PID (serve); on a failure it reports and ends the suite.
+svc_up() {
+	local name=$1
+	shift
+	svc_pg_start || { fail "postgresql starts"; finish; exit 1; }
+	PORT=$(svc_port)
+	U=http://127.0.0.1:$PORT
+	ini=$SVC_TMP/judge.ini
+	svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on" "$@"
+	check "migrate" "$JUDGE" --config "$ini" migrate
+	KEY=$("$JUDGE" --config "$ini" keys create --name "$name" 2>/dev/null)
+	svc_serve "$ini" || { fail "serve starts"; finish; exit 1; }
+	MAIN_PID=$SVC_SERVE_PID
+	svc_worker "$ini" || { fail "worker starts"; finish; exit 1; }
+	AUTH=(-H "Authorization: Bearer $KEY")
+	JSON=(-H "Content-Type: application/json")
+}
+
 # HTTP helpers of the API suites, which set U (base URL), AUTH and JSON (curl
 # header arrays).
 # req METHOD PATH [BODY [CURL ARGS...]]: prints "BODY\nSTATUS"

@@ -10,22 +10,10 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh
 
-svc_pg_start || { fail "postgresql starts"; finish; exit 1; }
-PORT=$(svc_port)
-U=http://127.0.0.1:$PORT
-ini=$SVC_TMP/judge.ini
-svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on" "max_wait_s = 10" \
-	"callback_hosts = 127.0.0.1:9" "max_body_kb = 64" "max_batch = 5" "http_threads = 2" "max_in_flight = 8" \
-	"[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
-check "migrate" "$JUDGE" --config "$ini" migrate
-KEY=$("$JUDGE" --config "$ini" keys create --name abuse 2>/dev/null)
-svc_serve "$ini" || { fail "serve starts"; finish; exit 1; }
-MAIN_PID=$SVC_SERVE_PID
-svc_worker "$ini" || { fail "worker starts"; finish; exit 1; }
+svc_up abuse "max_wait_s = 10" "callback_hosts = 127.0.0.1:9" "max_body_kb = 64" "max_batch = 5" \
+	"http_threads = 2" "max_in_flight = 8" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
 
 PY=$(command -v python3 || echo /opt/judge/runtimes/python3.12/bin/python3)
-AUTH=(-H "Authorization: Bearer $KEY")
-JSON=(-H "Content-Type: application/json")
 AH="Authorization: Bearer $KEY"
 
 # raw TIMEOUT_S: sends stdin as it is to the server, prints what comes back

@@ -8,17 +8,8 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh
 
-svc_pg_start || { fail "postgresql starts"; finish; exit 1; }
-PORT=$(svc_port)
-U=http://127.0.0.1:$PORT
-ini=$SVC_TMP/judge.ini
-svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on" "max_wait_s = 30" \
-	"max_source_kb = 4" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
-check "migrate" "$JUDGE" --config "$ini" migrate
-KEY=$("$JUDGE" --config "$ini" keys create --name mcp-test 2>/dev/null)
-svc_serve "$ini" || { fail "serve starts"; finish; exit 1; }
-MAIN_PID=$SVC_SERVE_PID
-svc_worker "$ini" || { fail "worker starts"; finish; exit 1; }
+svc_up mcp-test "max_wait_s = 30" "max_source_kb = 4" "[worker]" "worker_slots = 2" \
+	"[sandbox]" "sandbox = native"
 
 # rpc BODY [URL]: POSTs to /mcp as an MCP client does; prints "BODY\nSTATUS"
 rpc() {
