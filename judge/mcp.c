@@ -43,7 +43,7 @@ static const char instructions[] =
 /* Fields shared by execute and execute_with_expected (request.c checks them). */
 #define RUN_PROPS                                                                                  \
 	"\"language\":{\"type\":\"string\",\"description\":\"language name from "                  \
-	"list_languages, e.g. python, c, cpp, java, node\"},"                                      \
+	"list_languages, e.g. python, node, csharp, c, cpp\"},"                                    \
 	"\"source\":{\"type\":\"string\",\"description\":\"the whole program's source "            \
 	"code; it reads standard input and writes standard output\"},"                             \
 	"\"stdin\":{\"type\":\"string\",\"description\":\"standard input of the program\"},"       \
