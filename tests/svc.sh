@@ -38,16 +38,26 @@ svc_pg_start() {
 		SVC_PG_USER=judge
 		id judge >/dev/null 2>&1 || SVC_PG_USER=nobody
 	fi
-	local port
-	port=$(svc_port)
+	local port try
 	mkdir -p "$SVC_TMP/pg"
 	[ -n "$SVC_PG_USER" ] && chown "$SVC_PG_USER" "$SVC_TMP/pg"
 	svc_as_pg "$SVC_PG_BIN/initdb -D '$SVC_TMP/pg/data' -U judge -A trust --no-sync" \
 		>"$SVC_TMP/pg/initdb.log" 2>&1 || { cat "$SVC_TMP/pg/initdb.log"; return 1; }
-	svc_as_pg "$SVC_PG_BIN/pg_ctl -D '$SVC_TMP/pg/data' -l '$SVC_TMP/pg/log' -w -o \
-		\"-p $port -k '$SVC_TMP/pg' -c listen_addresses=127.0.0.1 -c fsync=off \
-		-c max_connections=200\" start" >/dev/null 2>&1 || { cat "$SVC_TMP/pg/log"; return 1; }
-	SVC_DB_URL="host=127.0.0.1 port=$port dbname=postgres user=judge"
+	# a free port can be taken by a suite running beside this one before
+	# PostgreSQL binds it: then another port
+	for try in 1 2 3 4 5; do
+		port=$(svc_port)
+		rm -f "$SVC_TMP/pg/log"
+		if svc_as_pg "$SVC_PG_BIN/pg_ctl -D '$SVC_TMP/pg/data' -l '$SVC_TMP/pg/log' -w -o \
+			\"-p $port -k '$SVC_TMP/pg' -c listen_addresses=127.0.0.1 -c fsync=off \
+			-c max_connections=200\" start" >/dev/null 2>&1; then
+			SVC_DB_URL="host=127.0.0.1 port=$port dbname=postgres user=judge"
+			return 0
+		fi
+		grep -q "Address already in use" "$SVC_TMP/pg/log" || break
+	done
+	cat "$SVC_TMP/pg/log"
+	return 1
 }
 
 # svc_config FILE [EXTRA INI LINES...]: writes a judge.ini for this service.
