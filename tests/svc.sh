@@ -92,6 +92,17 @@ svc_serve() {
 	return 1
 }
 
+# svc_refused NAME INI PATTERN: judge serve with INI must exit non-zero at start,
+# saying PATTERN in its log.
+svc_refused() {
+	if timeout 20 "$JUDGE" --config "$2" serve >"$SVC_TMP/refused.log" 2>&1; then
+		fail "$1" "serve exited 0"
+	else
+		grep -q "$3" "$SVC_TMP/refused.log" && pass "$1" ||
+			fail "$1" "$(tail -3 "$SVC_TMP/refused.log")"
+	fi
+}
+
 # svc_worker INI: starts judge worker; sets SVC_WORKER_PID.
 svc_worker() {
 	"$JUDGE" --config "$1" worker >>"$SVC_TMP/worker.log" 2>&1 &
@@ -144,18 +155,20 @@ req() {
 		curl -s --path-as-is -m 60 -X "$m" "${AUTH[@]}" -w '\n%{http_code}' "$U$p"
 	fi
 }
-# expect NAME STATUS JQ METHOD PATH [BODY [CURL ARGS...]]: the status, then the jq filter
+# expect NAME STATUS JQ ARGS...: sends ARGS through $EXPECT_REQ (default req: METHOD
+# PATH [BODY [CURL ARGS...]]), checks the status, then the jq filter on the body,
+# which stays in LAST for more checks
 expect() {
-	local name=$1 want=$2 filter=$3 out status body
+	local name=$1 want=$2 filter=$3 out status
 	shift 3
-	out=$(req "$@")
+	out=$("${EXPECT_REQ:-req}" "$@")
 	status=${out##*$'\n'}
-	body=${out%$'\n'*}
+	LAST=${out%$'\n'*}
 	if [ "$status" != "$want" ]; then
-		fail "$name" "status $status, want $want: $(head -c 400 <<<"$body")"
+		fail "$name" "status $status, want $want: $(head -c 400 <<<"$LAST")"
 		return
 	fi
-	expect_json "$name" "$body" "$filter"
+	expect_json "$name" "$LAST" "$filter"
 }
 # bad NAME STATUS CODE METHOD PATH [BODY [CURL ARGS...]]: a 4xx with the error JSON
 bad() {

@@ -17,18 +17,8 @@ rpc() {
 		-H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2025-06-18' \
 		-w '\n%{http_code}' "${2:-$U}/mcp" --data-binary "$1"
 }
-# expect NAME STATUS JQ BODY [URL]
-expect() {
-	local name=$1 want=$2 filter=$3 out status
-	out=$(rpc "$4" "${5:-}")
-	status=${out##*$'\n'}
-	LAST=${out%$'\n'*}
-	if [ "$status" != "$want" ]; then
-		fail "$name" "status $status, want $want: $(head -c 400 <<<"$LAST")"
-		return
-	fi
-	expect_json "$name" "$LAST" "$filter"
-}
+# expect NAME STATUS JQ BODY [URL] (svc.sh) goes through rpc
+EXPECT_REQ=rpc
 # call ID TOOL ARGS_JSON: a tools/call request body
 call() {
 	jq -cn --argjson id "$1" --arg name "$2" --argjson args "$3" \
