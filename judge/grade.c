@@ -44,7 +44,8 @@ struct grade_test {
 };
 
 struct grade_plan {
-	const atomic_bool *cancel; /* grade_env's */
+	const atomic_bool *cancel;    /* grade_env's */
+	enum sandbox_backend backend; /* grade_env's */
 	const struct lang *lang;
 	const char *source;
 	size_t source_len;
@@ -414,7 +415,8 @@ static int compile(const struct grade_plan *p, struct sandbox *sb, cJSON *result
 	    .ro_paths = (const char *const *)p->lang->ro_paths,
 	    .limits = p->compile_limits,
 	    .trusted_tool = true,
-	    .more_runs = true,
+	    /* the program's runs follow, in this backend when the tools run there */
+	    .more_runs = sandbox_tool_backend(p->backend) == p->backend,
 	};
 	struct run_result rr;
 	run_result_init(&rr);
@@ -641,6 +643,7 @@ cJSON *grade_request(const struct grade_env *env, const cJSON *request)
 		return error_result(lang_name, SUB_INTERNAL_ERROR, "request has no source");
 	plan.run_all = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "run_all_tests"));
 	plan.cancel = env->cancel;
+	plan.backend = env->backend;
 	plan_limits(&plan, env->cfg, request);
 	if (plan_compare(&plan, request, err, sizeof err) < 0 ||
 	    plan_tests(&plan, env, request, err, sizeof err) < 0) {
