@@ -17,14 +17,15 @@ BIN := bin/judge-san
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpq -lmicrohttpd -lcjson -lseccomp -lpcre2-8 -lyaml -lcurl)
-CPPFLAGS += -I/usr/include/postgresql $(PKG_CFLAGS)
+CPPFLAGS += -I. -I/usr/include/postgresql $(PKG_CFLAGS)
 LIBS := $(PKG_LIBS) -lm
 
-SRCS := $(sort $(wildcard judge/*.c runner/*.c))
-# the SQL migrations are built into the binary (judge/migrate.h)
+# the folder tells the layer (docs/ARCHITECTURE.md): common/ < store/, runner/ < grading/ < service/ < api/, cli/
+SRCS := $(sort $(wildcard common/*.c runner/*.c judge/*/*.c))
+# the SQL migrations are built into the binary (judge/store/migrate.h)
 MIGRATIONS := $(sort $(wildcard migrations/*.sql))
 OBJS := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o
-LIB_OBJS := $(filter-out $(BUILD)/judge/main.o,$(OBJS))
+LIB_OBJS := $(filter-out $(BUILD)/judge/cli/main.o,$(OBJS))
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
@@ -35,7 +36,7 @@ all: $(BIN) bin/box_init
 # since the sandbox root has only what the runtime needs. Not in the runner/*.c glob.
 bin/box_init: runner/init/box_init.c runner/init/box_proto.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 $(WARN) -static -o $@ $<
+	$(CC) -std=gnu11 -O2 $(WARN) -I. -static -o $@ $<
 
 $(BIN): $(OBJS)
 	@mkdir -p $(dir $@)
@@ -79,7 +80,7 @@ bench-runner: deps all
 fuzz:
 	@bash tests/fuzz/run.sh
 
-FORMAT_FILES = $(wildcard judge/*.[ch] runner/*.[ch] tests/*.c)
+FORMAT_FILES = $(wildcard common/*.[ch] judge/*/*.[ch] runner/*.[ch] tests/*.c)
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:

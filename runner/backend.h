@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "sandbox.h"
+#include "runner/sandbox.h"
 
 struct judge_config;
 

@@ -1,6 +1,6 @@
 /* capture: the pipe pump shared by both backends (see capture.h). */
 #define _GNU_SOURCE
-#include "capture.h"
+#include "runner/capture.h"
 
 #include <errno.h>
 #include <fcntl.h>

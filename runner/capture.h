@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../judge/strbuf.h"
+#include "common/strbuf.h"
 
 enum capture_end {
 	CAPTURE_DONE,	      /* both outputs at EOF and wait_fd readable (or -1) */

@@ -5,7 +5,7 @@
  * creation. Every function returns -errno and never exits.
  */
 #define _GNU_SOURCE
-#include "cg.h"
+#include "runner/cg.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
  * mounts and the cgroups runsc makes for a container, and the sweep of what dead
  * owners left. Nothing here knows about pools or runs. */
 #define _GNU_SOURCE
-#include "gvhost.h"
+#include "runner/gvhost.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../judge/strbuf.h"
+#include "common/strbuf.h"
 
 extern char **environ;
 

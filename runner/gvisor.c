@@ -48,7 +48,7 @@
  * containers, mounts, folders and cgroups of every pid that is gone.
  */
 #define _GNU_SOURCE
-#include "gvisor.h"
+#include "runner/gvisor.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -71,14 +71,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../judge/config.h"
-#include "../judge/log.h"
-#include "backend.h"
-#include "capture.h"
-#include "gvhost.h"
-#include "init/box_proto.h"
-#include "oci.h"
-#include "scmp.h"
+#include "common/config.h"
+#include "common/log.h"
+#include "runner/backend.h"
+#include "runner/capture.h"
+#include "runner/gvhost.h"
+#include "runner/init/box_proto.h"
+#include "runner/oci.h"
+#include "runner/scmp.h"
 
 #define INIT_INSIDE "/.judge-init"
 /* The bundle's memory limit covers the sentry and gofer too (~15 MB idle, more

@@ -29,7 +29,7 @@
  * worker's, and the program (same uid) must not read it through /proc/1.
  */
 #define _GNU_SOURCE
-#include "backend.h"
+#include "runner/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,11 +52,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../judge/config.h"
-#include "../judge/log.h"
-#include "capture.h"
-#include "cg.h"
-#include "scmp.h"
+#include "common/config.h"
+#include "common/log.h"
+#include "runner/capture.h"
+#include "runner/cg.h"
+#include "runner/scmp.h"
 
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL

@@ -6,7 +6,7 @@
  * program. gVisor's root is not root on the host: the sentry and gofer run
  * confined by runsc, and --network=none leaves only loopback.
  */
-#include "oci.h"
+#include "runner/oci.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* sandbox: the backend-independent layer — set-up, sweeps, boxes, dispatch. */
 #define _GNU_SOURCE
-#include "sandbox.h"
+#include "runner/sandbox.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../judge/config.h"
-#include "../judge/log.h"
-#include "backend.h"
-#include "gvisor.h"
+#include "common/config.h"
+#include "common/log.h"
+#include "runner/backend.h"
+#include "runner/gvisor.h"
 
 static const struct judge_config *config;
 static atomic_ulong serial;

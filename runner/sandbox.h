@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../judge/strbuf.h"
+#include "common/strbuf.h"
 
 struct judge_config;
 

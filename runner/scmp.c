@@ -1,6 +1,6 @@
 /* scmp: the seccomp policy as a data table (see scmp.h). */
 #define _GNU_SOURCE
-#include "scmp.h"
+#include "runner/scmp.h"
 
 #include <errno.h>
 #include <linux/filter.h>

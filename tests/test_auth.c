@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../judge/auth.h"
+#include "judge/service/auth.h"
 
 static void hexs(const unsigned char *d, char *out)
 {

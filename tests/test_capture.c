@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../runner/capture.h"
+#include "runner/capture.h"
 
 static long long now_us(void)
 {

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../runner/cg.h"
+#include "runner/cg.h"
 
 #define V2_MOUNT "/sys/fs/cgroup/unified"
 #define V1_BASE	 "/sys/fs/cgroup"

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../judge/checker.h"
-#include "../judge/config.h"
-#include "../judge/grade.h"
-#include "../judge/lang.h"
-#include "../judge/problem.h"
+#include "judge/grading/checker.h"
+#include "common/config.h"
+#include "judge/grading/grade.h"
+#include "judge/grading/lang.h"
+#include "judge/grading/problem.h"
 
 static struct judge_config cfg;
 static struct lang_registry langs;

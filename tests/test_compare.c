@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../judge/compare.h"
-#include "../judge/strbuf.h"
-#include "../judge/utf8.h"
+#include "judge/grading/compare.h"
+#include "common/strbuf.h"
+#include "common/utf8.h"
 
 #define CASE_MAX (64u << 20)
 

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../judge/config.h"
-#include "../judge/ini.h"
+#include "common/config.h"
+#include "common/ini.h"
 
 #define MAX_SEEN 256
 

@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../judge/config.h"
-#include "../runner/gvisor.h"
-#include "../runner/sandbox.h"
+#include "common/config.h"
+#include "runner/gvisor.h"
+#include "runner/sandbox.h"
 
 #define PY "/usr/bin/python3"
 

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../judge/lang.h"
+#include "judge/grading/lang.h"
 
 static char dir[] = "/tmp/test_lang.XXXXXX";
 

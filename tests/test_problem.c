@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../judge/lang.h"
-#include "../judge/problem.h"
+#include "judge/grading/lang.h"
+#include "judge/grading/problem.h"
 
 #define FIX "tests/problems-fixtures/"
 

@@ -17,11 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../judge/db.h"
-#include "../judge/migrate.h"
-#include "../judge/pgembed.h"
-#include "../judge/queue.h"
-#include "../judge/strbuf.h"
+#include "judge/store/db.h"
+#include "judge/store/migrate.h"
+#include "judge/store/pgembed.h"
+#include "judge/service/queue.h"
+#include "common/strbuf.h"
 
 static struct pgembed *cluster;
 static char cluster_dir[256];

@@ -1,4 +1,4 @@
-/* test_request: validation of client request bodies (judge/request.c). */
+/* test_request: validation of client request bodies (judge/grading/request.c). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../judge/config.h"
-#include "../judge/lang.h"
-#include "../judge/request.h"
+#include "common/config.h"
+#include "judge/grading/lang.h"
+#include "judge/grading/request.h"
 
 static struct judge_config cfg;
 static struct lang langs_arr[2];

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../judge/config.h"
-#include "../judge/strbuf.h"
-#include "../runner/sandbox.h"
+#include "common/config.h"
+#include "common/strbuf.h"
+#include "runner/sandbox.h"
 
 static struct judge_config cfg;
 static struct sandbox *sb;

@@ -45,7 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "box_proto.h"
+#include "runner/init/box_proto.h"
 
 #define POLL_MS 20
 

@@ -24,10 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../judge/config.h"
-#include "../../judge/log.h"
-#include "../../runner/gvisor.h"
-#include "../../runner/sandbox.h"
+#include "common/config.h"
+#include "common/log.h"
+#include "runner/gvisor.h"
+#include "runner/sandbox.h"
 
 extern char **environ;
 

@@ -20,8 +20,8 @@ if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0
 	apt-get install -y -qq "libclang-rt-$v-dev" >/dev/null
 fi
 rm -f "$probe"
-clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-o "$out/fuzz_compare" tests/fuzz/fuzz_compare.c judge/compare.c judge/compare_unordered.c judge/compare_regex.c judge/utf8.c judge/strbuf.c \
+clang -std=gnu11 -I. -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-o "$out/fuzz_compare" tests/fuzz/fuzz_compare.c judge/grading/compare.c judge/grading/compare_unordered.c judge/grading/compare_regex.c common/utf8.c common/strbuf.c \
 	$(pkg-config --cflags --libs libpcre2-8) -lm
 
 # seed: [mode][flags][len lo][len hi] expected got, from each golden case

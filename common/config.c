@@ -1,0 +1,179 @@
+/* config: the key table, defaults, judge.ini loading and validation. */
+#include "common/config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/ini.h"
+
+/* the key table reads best one key a row */
+/* clang-format off */
+#define S(sec, key, def, doc) {sec, #key, CONF_STR, offsetof(struct judge_config, key), 0, 0, def, doc}
+#define I(sec, key, lo, hi, def, doc)                                                              \
+	{sec, #key, CONF_INT, offsetof(struct judge_config, key), lo, hi, def, doc}
+
+/* judge.ini documents exactly these keys; tests/test_config.c checks that. */
+const struct config_key config_keys[] = {
+	S("paths", state_dir, "var", "where the judge keeps its state (embedded database, logs)"),
+	S("paths", languages_dir, "languages", "folder of language definition files"),
+	S("paths", problems_dir, "problems", "folder of ICPC problem packages"),
+	S("paths", runtimes_dir, "/opt/judge/runtimes",
+	  "where make deps installs language runtimes that sandboxes can read"),
+	S("sandbox", sandbox, "auto", "auto, gvisor or native (auto = gvisor where runsc works)"),
+	S("sandbox", runsc, "runsc", "path of the runsc binary"),
+	S("sandbox", box_root, "/run/judge", "host folder under which per-run boxes are mounted"),
+	I("sandbox", box_uid, 1000, 2000000000, "61000",
+	  "first host uid/gid used for sandboxed programs; each slot gets its own"),
+	I("sandbox", gvisor_pool, 0, 64, "2", "gVisor sandboxes started ahead of need per runtime"),
+	S("sandbox", tool_sandbox, "native",
+	  "where compilers and output validators run when sandbox is gvisor: native or gvisor"),
+	S("sandbox", cgroup_root, "auto",
+	  "auto, or the cgroup (v2 path, or v1 controller folder parent) under which runs go"),
+	I("limits", time_limit_ms, 1, 600000, "2000", "default CPU time limit of a run"),
+	I("limits", wall_limit_factor, 1, 100, "3", "default wall limit = factor x CPU limit + 1 s"),
+	I("limits", memory_limit_mb, 8, 65536, "256", "default memory limit of a run"),
+	I("limits", output_limit_kb, 1, 4194304, "16384", "default stdout cap of a run"),
+	I("limits", stderr_limit_kb, 1, 1048576, "1024", "default stderr cap of a run"),
+	I("limits", processes, 1, 4096, "64", "default cap on processes and threads of a run"),
+	I("limits", file_size_kb, 1, 4194304, "65536", "largest file a run may write"),
+	I("limits", open_files, 16, 65536, "256", "open file descriptors per process"),
+	I("limits", tmp_size_mb, 1, 65536, "64", "size of the writable box and /tmp of a run"),
+	I("limits", compile_time_limit_ms, 100, 600000, "20000", "CPU time limit of a compilation"),
+	I("limits", compile_memory_limit_mb, 64, 65536, "2048", "memory limit of a compilation"),
+	I("limits", max_time_limit_ms, 1, 600000, "20000", "largest CPU limit a request may ask"),
+	I("limits", max_memory_limit_mb, 8, 65536, "2048", "largest memory limit a request may ask"),
+	I("limits", max_output_limit_kb, 1, 4194304, "262144",
+	  "largest stdout cap a request may ask"),
+	I("limits", max_processes, 1, 4096, "256", "largest process cap a request may ask"),
+	S("server", listen, "127.0.0.1:8080", "address and port of the HTTP API"),
+	S("server", auth, "on", "on: API keys required; off: only allowed on a loopback listener"),
+	I("server", max_body_kb, 1, 1048576, "10240", "largest request body"),
+	I("server", max_source_kb, 1, 1048576, "512", "largest source file"),
+	I("server", max_stdin_kb, 1, 1048576, "8192", "largest stdin of one test"),
+	I("server", max_tests, 1, 100000, "200", "most tests in one submission"),
+	I("server", max_batch, 1, 10000, "100", "most submissions in one batch request"),
+	I("server", max_wait_s, 0, 3600, "60",
+	  "longest wait of a synchronous execute or ?wait= before the answer is 202 and the id"),
+	I("server", http_threads, 0, 256, "0", "threads of the HTTP server; 0 = cores"),
+	I("server", rate_limit_per_min, 0, 10000000, "6000",
+	  "requests per minute per API key (burst: a tenth of it); 0 = no limit"),
+	I("server", max_in_flight, 0, 100000, "64",
+	  "requests of one API key being served or waiting at once; 0 = no limit"),
+	S("server", callback_hosts, "",
+	  "comma-separated host or host:port allowed in callback_url; empty = callbacks off"),
+	I("server", callback_attempts, 1, 100, "5",
+	  "tries of a callback POST (backoff 1 s, 2 s, 4 s ...) before giving up"),
+	S("server", callback_ca_file, "",
+	  "PEM file of the CAs trusted for https callbacks; empty = the system's CA store"),
+	S("server", serve_user, "judge",
+	  "user that judge serve drops to when started as root (nobody when missing)"),
+	S("database", database_url, "",
+	  "libpq connection string; empty = a private cluster under state_dir/pg"),
+	I("worker", worker_slots, 0, 1024, "0", "concurrent sandboxes per worker; 0 = cores"),
+	I("worker", lease_s, 2, 3600, "30",
+	  "seconds a claimed submission stays with its worker without a lease extension"),
+	I("worker", max_attempts, 1, 100, "3",
+	  "claims of one submission (workers lost while running it) before internal_error"),
+	I("worker", reap_interval_s, 1, 3600, "5", "how often each worker requeues expired leases"),
+	I("worker", drain_s, 0, 3600, "60",
+	  "on SIGTERM, how long running submissions may finish before they are handed back"),
+	S("worker", log_level, "info", "debug, info, warn or error"),
+};
+/* clang-format on */
+const size_t config_key_count = sizeof config_keys / sizeof config_keys[0];
+
+static const struct config_key *find_key(const char *name)
+{
+	for (size_t i = 0; i < config_key_count; i++)
+		if (!strcmp(config_keys[i].name, name))
+			return &config_keys[i];
+	return NULL;
+}
+
+static int set_key(struct judge_config *cfg, const struct config_key *k, const char *value,
+		   char *err, size_t errlen)
+{
+	char *field = (char *)cfg + k->offset;
+	if (k->type == CONF_STR) {
+		char *copy = strdup(value);
+		if (!copy) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		free(*(char **)field);
+		*(char **)field = copy;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	long v = strtol(value, &end, 10);
+	if (errno || end == value || *end) {
+		snprintf(err, errlen, "'%s' needs a whole number, got '%s'", k->name, value);
+		return -1;
+	}
+	if (v < k->min || v > k->max) {
+		snprintf(err, errlen, "'%s' must be between %ld and %ld, got %ld", k->name, k->min,
+			 k->max, v);
+		return -1;
+	}
+	*(long *)field = v;
+	return 0;
+}
+
+void config_defaults(struct judge_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	char err[256];
+	for (size_t i = 0; i < config_key_count; i++)
+		if (set_key(cfg, &config_keys[i], config_keys[i].def, err, sizeof err) < 0)
+			abort(); /* a bad default is a bug in the table */
+}
+
+int config_set(struct judge_config *cfg, const char *name, const char *value, char *err,
+	       size_t errlen)
+{
+	const struct config_key *k = find_key(name);
+	if (!k) {
+		snprintf(err, errlen, "unknown key '%s'", name);
+		return -1;
+	}
+	return set_key(cfg, k, value, err, errlen);
+}
+
+static int on_ini(void *ctx, const char *section, const char *key, const char *value, char *err,
+		  size_t errlen)
+{
+	const struct config_key *k = find_key(key);
+	if (!k) {
+		snprintf(err, errlen, "unknown key '%s'", key);
+		return -1;
+	}
+	if (*section && strcmp(section, k->section)) {
+		snprintf(err, errlen, "key '%s' belongs in [%s], not [%s]", key, k->section,
+			 section);
+		return -1;
+	}
+	return set_key(ctx, k, value, err, errlen);
+}
+
+int config_load(struct judge_config *cfg, const char *path, bool must_exist, char *err,
+		size_t errlen)
+{
+	if (!must_exist && access(path, F_OK) < 0 && errno == ENOENT)
+		return 0;
+	return ini_parse_file(path, on_ini, cfg, err, errlen);
+}
+
+void config_release(struct judge_config *cfg)
+{
+	for (size_t i = 0; i < config_key_count; i++)
+		if (config_keys[i].type == CONF_STR) {
+			char **p = (char **)((char *)cfg + config_keys[i].offset);
+			free(*p);
+			*p = NULL;
+		}
+}

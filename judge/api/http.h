@@ -1,0 +1,119 @@
+/* http: the HTTP/1.1 server under the API (libmicrohttpd), JSON responses and errors.
+ *
+ * How it works: libmicrohttpd runs a pool of threads over epoll. For each
+ * request this module first calls the headers hook, which may refuse the
+ * request before its body is read (a refused body is never kept); then it
+ * gathers the body (at most max_body bytes: a larger Content-Length is
+ * answered 413 before the body is read, a larger chunked body is discarded
+ * and answered 413), then calls the handler once the body is complete.
+ * A handler answers with http_respond_*() / http_error(), or parks the
+ * request with http_suspend() so no thread waits with it; whoever resumes it
+ * (http_resume(), any thread) makes the server call the handler again for
+ * the same request, whose r->ctx keeps the handler's state. http_stop()
+ * resumes every parked request and gives them a moment to answer
+ * (http_stopping() tells them); a request parked after that gets 503.
+ * Every request ends in the done callback (metrics, admission bookkeeping),
+ * also when the client went away.
+ */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/strbuf.h"
+
+struct MHD_Connection;
+struct http_server;
+struct http_request;
+
+/* A response rewrite: gets the response a handler made (status, body of len
+ * bytes, NUL-terminated) and fills out with the body to send instead, as
+ * application/json. Returns the status to send, or -1 to send the original. */
+typedef int (*http_transform_fn)(struct http_request *r, int status, const char *body, size_t len,
+				 struct strbuf *out, void *arg);
+
+struct http_request {
+	struct http_server *server;
+	struct MHD_Connection *conn;
+	const char *method;
+	const char *url; /* path, without the query string */
+	struct strbuf body;
+	bool too_large; /* the body passed max_body; it was not kept */
+	bool responded; /* a response was queued */
+	bool suspended;
+	int status;	/* status of the response, for the done callback */
+	double start_s; /* monotonic start time */
+	/* For the handler: kept across suspend/resume, freed by ctx_free at the end. */
+	void *ctx;
+	void (*ctx_free)(void *ctx);
+	int route;	/* handler's label for metrics; -1 = none */
+	int64_t key_id; /* handler's: the authenticated API key */
+	bool admitted;	/* handler's: counted by admission control */
+	/* Optional, set by the handler: applied by http_respond to every response
+	 * of this request, also after a resume (the MCP endpoint wraps the
+	 * endpoints' JSON in JSON-RPC replies). Extra headers are dropped then.
+	 * transform_free(transform_arg) runs at the end of the request. */
+	http_transform_fn transform;
+	void *transform_arg;
+	void (*transform_free)(void *arg);
+};
+
+/* Called when the body is complete, and again after each http_resume().
+ * It must respond or suspend before it returns. */
+typedef void (*http_handler_fn)(struct http_request *r, void *arg);
+/* Called once per request when it is over (r is freed afterwards). */
+typedef void (*http_done_fn)(struct http_request *r, void *arg);
+
+struct http_opts {
+	int listen_fd;	 /* a bound, listening socket (http_listen) */
+	int threads;	 /* threads of the pool, >= 1 */
+	size_t max_body; /* bytes */
+	/* Optional: called once the headers are in, before the body is read. It
+	 * may respond (refuse); then the body is never read and the handler is
+	 * not called. */
+	http_handler_fn headers;
+	http_handler_fn handler;
+	http_done_fn done;
+	void *arg;
+};
+
+/* Opens a TCP socket bound to listen ("host:port", "[v6]:port" or ":port")
+ * and listening. Returns the fd, or -1 with a message in err. */
+int http_listen(const char *listen, char *err, size_t errlen);
+/* Starts serving on opts->listen_fd (the server owns it from now on).
+ * Returns 0 with *out, or -1 with err. */
+int http_start(struct http_server **out, const struct http_opts *opts, char *err, size_t errlen);
+/* Stops accepting, resumes and ends requests still suspended, frees s. */
+void http_stop(struct http_server *s);
+/* True once http_stop() began: a resumed handler must answer now, not park again. */
+bool http_stopping(struct http_request *r);
+/* Number of requests being served now (also the suspended ones). */
+long http_active(const struct http_server *s);
+
+/* Value of a request header or of a query parameter; NULL when absent.
+ * Valid while the request lives. */
+const char *http_header(struct http_request *r, const char *name);
+const char *http_query(struct http_request *r, const char *name);
+
+/* Queues a response with body (copied) and content type (NULL: none, for an
+ * empty body). Extra headers: NULL-terminated name, value pairs (may be NULL).
+ * Passes through r->transform first when one is set. Returns 0 or -1. */
+int http_respond(struct http_request *r, int status, const char *content_type, const char *body,
+		 size_t len, const char *const *headers);
+/* Responds with json printed compactly (json is not freed). Returns 0 or -1. */
+int http_respond_json(struct http_request *r, int status, const cJSON *json);
+/* Responds {"error": {"code": code, "message": ...}}. Returns 0 or -1. */
+int http_error(struct http_request *r, int status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Like http_error, with extra headers (e.g. Retry-After). */
+int http_error_h(struct http_request *r, int status, const char *const *headers, const char *code,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Parks r: call from the handler only, then return. */
+void http_suspend(struct http_request *r);
+/* Wakes a parked r (any thread); the handler runs again soon. */
+void http_resume(struct http_request *r);
+
+/* Monotonic time in seconds. */
+double http_now(void);

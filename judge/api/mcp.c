@@ -1,0 +1,441 @@
+/* mcp: JSON-RPC 2.0 and the MCP methods (initialize, ping, tools/list, tools/call) of POST /mcp. */
+#include "judge/api/mcp.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge/api/http.h"
+#include "common/log.h"
+#include "judge/grading/request.h"
+#include "common/strbuf.h"
+
+#define MCP_SERVER_VERSION "1.0.0"
+
+/* Newest first: an unknown client version gets the newest (the client then
+ * decides whether it can go on, as the lifecycle rules say). */
+static const char *const versions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
+
+/* JSON-RPC error codes */
+enum {
+	RPC_PARSE_ERROR = -32700,
+	RPC_INVALID_REQUEST = -32600,
+	RPC_METHOD_NOT_FOUND = -32601,
+	RPC_INVALID_PARAMS = -32602,
+	RPC_INTERNAL_ERROR = -32603,
+};
+
+static const char instructions[] =
+    "judge compiles and runs programs in a sandbox and grades their output. "
+    "Loop: call execute_with_expected with language, source and stdin plus "
+    "expected_output (or tests: [{stdin, expected_output}]), read "
+    "structuredContent.status: accepted, wrong_answer (feedback shows the first "
+    "difference), compile_error (compile.output), runtime_error (stderr, exit_code), "
+    "timeout, memory_limit, output_limit; fix the code and call again. Use execute "
+    "to just run code and see stdout. list_languages gives the language names. For "
+    "a stored problem: list_problems, get_problem (statement and samples), then "
+    "solve_problem (graded on hidden tests). A tool result with isError true means "
+    "the call itself was refused (the message says why). A run still going after "
+    "the wait gives its id: call get_submission with that id and wait_s.";
+
+/* Fields shared by execute and execute_with_expected (request.c checks them). */
+#define RUN_PROPS                                                                                  \
+	"\"language\":{\"type\":\"string\",\"description\":\"language name from "                  \
+	"list_languages, e.g. python, node, csharp, c, cpp\"},"                                    \
+	"\"source\":{\"type\":\"string\",\"description\":\"the whole program's source "            \
+	"code; it reads standard input and writes standard output\"},"                             \
+	"\"stdin\":{\"type\":\"string\",\"description\":\"standard input of the program\"},"       \
+	"\"tests\":{\"type\":\"array\",\"description\":\"several test cases instead of "           \
+	"stdin/expected_output; the first failing one decides the status\","                       \
+	"\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},"           \
+	"\"stdin\":{\"type\":\"string\"},\"expected_output\":{\"type\":\"string\"}}}},"            \
+	"\"compare\":{\"description\":\"how output is compared: exact, lines (default: "           \
+	"trailing white space ignored), tokens (white space insensitive), unordered, "             \
+	"regex; or {\\\"mode\\\": \\\"tokens\\\", \\\"float_absolute_tolerance\\\": 1e-6}\","      \
+	"\"anyOf\":[{\"type\":\"string\",\"enum\":[\"exact\",\"lines\",\"tokens\","                \
+	"\"unordered\",\"regex\"]},{\"type\":\"object\"}]},"                                       \
+	"\"limits\":{\"type\":\"object\",\"description\":\"optional limits, each capped by "       \
+	"the server\",\"properties\":{\"time_ms\":{\"type\":\"integer\"},"                         \
+	"\"wall_ms\":{\"type\":\"integer\"},\"memory_mb\":{\"type\":\"integer\"},"                 \
+	"\"output_kb\":{\"type\":\"integer\"},\"processes\":{\"type\":\"integer\"}}},"             \
+	"\"run_all_tests\":{\"type\":\"boolean\",\"description\":\"run every test even "           \
+	"after one fails\"}"
+
+#define EXPECTED_PROP                                                                              \
+	"\"expected_output\":{\"type\":\"string\",\"description\":\"the output the program "       \
+	"must print for stdin\"}"
+
+struct tool {
+	const char *name;
+	const char *title;
+	const char *description; /* for the model: when to use it, what comes back */
+	const char *schema;	 /* inputSchema, JSON */
+	bool read_only;
+};
+
+static const struct tool tools[MCP_TOOL_COUNT] = {
+    [MCP_EXECUTE_EXPECTED] =
+	{"execute_with_expected", "Run and grade code",
+	 "Compiles and runs a program in a sandbox on stdin and compares its output with "
+	 "expected_output (or runs each of tests). Returns the result JSON: status is "
+	 "accepted, wrong_answer (with feedback: line, column, expected, got), compile_error "
+	 "(compile.output has the compiler's messages), runtime_error, timeout, memory_limit "
+	 "or output_limit; plus stdout, stderr, exit_code, time_ms, memory_kb and id. Use it "
+	 "to check a solution; fix the code and call again until accepted.",
+	 "{\"type\":\"object\",\"properties\":{" RUN_PROPS "," EXPECTED_PROP "},"
+	 "\"required\":[\"language\",\"source\"]}",
+	 false},
+    [MCP_EXECUTE] = {"execute", "Run code",
+		     "Compiles and runs a program in a sandbox with optional stdin and returns "
+		     "the result JSON: status completed (or compile_error, runtime_error, "
+		     "timeout, memory_limit, output_limit), stdout, stderr, exit_code, time_ms, "
+		     "memory_kb and id. expected_output is optional here; use "
+		     "execute_with_expected to grade.",
+		     "{\"type\":\"object\",\"properties\":{" RUN_PROPS "," EXPECTED_PROP "},"
+		     "\"required\":[\"language\",\"source\"]}",
+		     false},
+    [MCP_SOLVE_PROBLEM] =
+	{"solve_problem", "Submit a solution to a problem",
+	 "Grades a program against all test data of a stored problem (get_problem shows its "
+	 "statement and samples; the other tests are hidden) and returns the result JSON: "
+	 "status accepted only when every test passes, else the first failing test's "
+	 "verdict, with tests listing each test's status.",
+	 "{\"type\":\"object\",\"properties\":{\"problem\":{\"type\":\"string\","
+	 "\"description\":\"problem id from list_problems\"},\"language\":{\"type\":\"string\","
+	 "\"description\":\"language name from list_languages\"},\"source\":{\"type\":"
+	 "\"string\",\"description\":\"the whole program's source code\"},\"run_all_tests\":"
+	 "{\"type\":\"boolean\",\"description\":\"run every test even after one fails\"}},"
+	 "\"required\":[\"problem\",\"language\",\"source\"]}",
+	 false},
+    [MCP_GET_SUBMISSION] =
+	{"get_submission", "Get a submission's state",
+	 "Returns a submission by id: status (queued, running, or the final verdict) and, "
+	 "once final, result (the result JSON). With wait_s it waits up to that many seconds "
+	 "for the final verdict. Use it when a run was still going after the wait.",
+	 "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\",\"description\":"
+	 "\"submission id\"},\"wait_s\":{\"type\":\"integer\",\"minimum\":0,\"description\":"
+	 "\"seconds to wait for the final verdict (capped by the server)\"}},"
+	 "\"required\":[\"id\"]}",
+	 true},
+    [MCP_LIST_LANGUAGES] = {"list_languages", "List languages",
+			    "Lists the languages programs may be written in: name (the value "
+			    "of language in the other tools), display_name, version, "
+			    "source_file and whether it is compiled.",
+			    "{\"type\":\"object\",\"properties\":{}}", true},
+    [MCP_LIST_PROBLEMS] = {"list_problems", "List problems",
+			   "Lists the stored problems: id, name and whether the judge can "
+			   "grade them (supported).",
+			   "{\"type\":\"object\",\"properties\":{}}", true},
+    [MCP_GET_PROBLEM] = {"get_problem", "Read a problem",
+			 "Returns one problem: statement, time and memory limits and the "
+			 "sample tests (input, output). Solve it with solve_problem.",
+			 "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\","
+			 "\"description\":\"problem id from list_problems\"}},"
+			 "\"required\":[\"id\"]}",
+			 true},
+};
+
+const char *mcp_tool_name(enum mcp_tool t)
+{
+	return (unsigned)t < MCP_TOOL_COUNT ? tools[t].name : "unknown";
+}
+
+/* ---- replies ---- */
+
+/* Sends {"jsonrpc": "2.0", "id": id, key: value}; takes value. */
+static void reply(struct http_request *r, int status, const cJSON *id, const char *key,
+		  cJSON *value)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(o, "id", id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, key, value);
+	http_respond_json(r, status, o);
+	cJSON_Delete(o);
+}
+
+static void reply_error(struct http_request *r, int status, const cJSON *id, int code,
+			const char *message)
+{
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", message);
+	reply(r, status, id, "error", e);
+}
+
+/* ---- tool results ---- */
+
+struct call_state {
+	cJSON *id; /* the JSON-RPC request's id */
+};
+
+static void call_state_free(void *p)
+{
+	struct call_state *cs = p;
+	if (!cs)
+		return;
+	cJSON_Delete(cs->id);
+	free(cs);
+}
+
+/* http_transform_fn: the endpoint's response -> the tools/call reply. */
+static int to_tool_result(struct http_request *r, int status, const char *body, size_t len,
+			  struct strbuf *out, void *arg)
+{
+	(void)r;
+	struct call_state *cs = arg;
+	cJSON *parsed = cJSON_ParseWithLength(body, len);
+	cJSON *res = cJSON_CreateObject();
+	cJSON *content = cJSON_AddArrayToObject(res, "content");
+	cJSON *text = cJSON_CreateObject();
+	cJSON_AddStringToObject(text, "type", "text");
+	struct strbuf sb = STRBUF_INIT;
+	bool error = status >= 400;
+	if (error) {
+		/* the model reads the text: say what was refused and why */
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(parsed, "error");
+		const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
+		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
+		strbuf_addf(&sb, "error %d %s: %s", status,
+			    cJSON_IsString(code) ? code->valuestring : "error",
+			    cJSON_IsString(msg) ? msg->valuestring : "the request failed");
+	} else if (status == 202) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(parsed, "id");
+		strbuf_addf(&sb,
+			    "not finished yet: call get_submission with {\"id\": %.0f, "
+			    "\"wait_s\": 30} for the verdict. ",
+			    cJSON_IsNumber(id) ? id->valuedouble : 0.0);
+	}
+	if (!error) {
+		size_t n = len;
+		while (n && body[n - 1] == '\n')
+			n--;
+		strbuf_add(&sb, body, n);
+	}
+	cJSON_AddStringToObject(text, "text", sb.buf);
+	strbuf_release(&sb);
+	cJSON_AddItemToArray(content, text);
+	if (cJSON_IsObject(parsed)) {
+		cJSON_AddItemToObject(res, "structuredContent", parsed);
+		parsed = NULL;
+	}
+	cJSON_AddBoolToObject(res, "isError", error);
+	cJSON_Delete(parsed);
+
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(o, "id", cJSON_Duplicate(cs->id, 1));
+	cJSON_AddItemToObject(o, "result", res);
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!s)
+		return -1;
+	strbuf_addstr(out, s);
+	strbuf_addch(out, '\n');
+	free(s);
+	return 200;
+}
+
+/* ---- methods ---- */
+
+static void do_initialize(struct http_request *r, const cJSON *id, const cJSON *params)
+{
+	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
+	const char *v = versions[0];
+	for (size_t i = 0; cJSON_IsString(pv) && i < sizeof versions / sizeof versions[0]; i++)
+		if (!strcmp(pv->valuestring, versions[i]))
+			v = versions[i];
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "protocolVersion", v);
+	cJSON *caps = cJSON_AddObjectToObject(res, "capabilities");
+	cJSON *tc = cJSON_AddObjectToObject(caps, "tools");
+	cJSON_AddBoolToObject(tc, "listChanged", false);
+	cJSON *si = cJSON_AddObjectToObject(res, "serverInfo");
+	cJSON_AddStringToObject(si, "name", "judge");
+	cJSON_AddStringToObject(si, "title", "judge: sandboxed code execution and grading");
+	cJSON_AddStringToObject(si, "version", MCP_SERVER_VERSION);
+	cJSON_AddStringToObject(res, "instructions", instructions);
+	reply(r, 200, id, "result", res);
+}
+
+static void do_tools_list(struct http_request *r, const cJSON *id)
+{
+	cJSON *res = cJSON_CreateObject();
+	cJSON *arr = cJSON_AddArrayToObject(res, "tools");
+	/* in the order a model should meet them */
+	static const enum mcp_tool order[] = {
+	    MCP_EXECUTE_EXPECTED, MCP_EXECUTE,	     MCP_SOLVE_PROBLEM, MCP_GET_SUBMISSION,
+	    MCP_LIST_LANGUAGES,	  MCP_LIST_PROBLEMS, MCP_GET_PROBLEM};
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		const struct tool *t = &tools[order[i]];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", t->name);
+		cJSON_AddStringToObject(o, "title", t->title);
+		cJSON_AddStringToObject(o, "description", t->description);
+		cJSON *schema = cJSON_Parse(t->schema);
+		if (!schema) {
+			/* a typo in the table above; the test of tools/list catches it */
+			log_error("mcp: the input schema of %s is not JSON", t->name);
+			schema = cJSON_CreateObject();
+			cJSON_AddStringToObject(schema, "type", "object");
+		}
+		cJSON_AddItemToObject(o, "inputSchema", schema);
+		cJSON *ann = cJSON_AddObjectToObject(o, "annotations");
+		cJSON_AddBoolToObject(ann, "readOnlyHint", t->read_only);
+		cJSON_AddBoolToObject(ann, "openWorldHint", false);
+		cJSON_AddItemToArray(arr, o);
+	}
+	reply(r, 200, id, "result", res);
+}
+
+/* Renders a whole, non-negative number argument as text into buf.
+ * Returns buf, or NULL when v is not such a number. */
+static const char *whole_number(const cJSON *v, char *buf, size_t len)
+{
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e15 ||
+	    v->valuedouble != floor(v->valuedouble))
+		return NULL;
+	snprintf(buf, len, "%.0f", v->valuedouble);
+	return buf;
+}
+
+static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *params,
+			  mcp_dispatch_fn dispatch, void *arg)
+{
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+	if (!cJSON_IsString(name))
+		return reply_error(r, 200, id, RPC_INVALID_PARAMS,
+				   "params.name (the tool's name) is required");
+	int t = 0;
+	while (t < MCP_TOOL_COUNT && strcmp(tools[t].name, name->valuestring))
+		t++;
+	if (t == MCP_TOOL_COUNT) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "unknown tool '%.64s' (tools/list lists them)",
+			 name->valuestring);
+		return reply_error(r, 200, id, RPC_INVALID_PARAMS, msg);
+	}
+	if (args && !cJSON_IsObject(args) && !cJSON_IsNull(args))
+		return reply_error(r, 200, id, RPC_INVALID_PARAMS,
+				   "params.arguments must be an object");
+
+	struct call_state *cs = calloc(1, sizeof *cs);
+	cJSON *idc = cs ? cJSON_Duplicate(id, 1) : NULL;
+	if (!idc) {
+		free(cs);
+		return reply_error(r, 200, id, RPC_INTERNAL_ERROR, "out of memory");
+	}
+	cs->id = idc;
+	/* from here on every response of r is a tool result */
+	r->transform = to_tool_result;
+	r->transform_arg = cs;
+	r->transform_free = call_state_free;
+	log_debug("mcp: tools/call %s", tools[t].name);
+
+	struct mcp_call call = {.tool = (enum mcp_tool)t};
+	char idbuf[32], waitbuf[32];
+	const cJSON *a_id = cJSON_GetObjectItemCaseSensitive(args, "id");
+	const cJSON *a_wait = cJSON_GetObjectItemCaseSensitive(args, "wait_s");
+	switch (call.tool) {
+	case MCP_EXECUTE:
+	case MCP_EXECUTE_EXPECTED:
+	case MCP_SOLVE_PROBLEM: {
+		if (call.tool == MCP_SOLVE_PROBLEM &&
+		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(args, "problem"))) {
+			http_error(r, 422, "missing_field",
+				   "problem (a problem id from list_problems) is required");
+			return;
+		}
+		/* the arguments are the endpoint's body */
+		char *s = cJSON_IsObject(args) ? cJSON_PrintUnformatted(args) : strdup("{}");
+		if (!s) {
+			http_error(r, 503, "out_of_memory", "out of memory");
+			return;
+		}
+		strbuf_reset(&r->body);
+		strbuf_addstr(&r->body, s);
+		free(s);
+		break;
+	}
+	case MCP_GET_SUBMISSION:
+		call.id = cJSON_IsString(a_id) ? a_id->valuestring
+					       : whole_number(a_id, idbuf, sizeof idbuf);
+		if (!call.id) {
+			http_error(r, 422, "missing_field",
+				   "id (a submission id, a whole number) is required");
+			return;
+		}
+		if (a_wait && !cJSON_IsNull(a_wait) &&
+		    !(call.wait = whole_number(a_wait, waitbuf, sizeof waitbuf))) {
+			http_error(r, 422, "invalid_field",
+				   "wait_s must be a whole number of seconds");
+			return;
+		}
+		break;
+	case MCP_GET_PROBLEM:
+		if (!cJSON_IsString(a_id)) {
+			http_error(r, 422, "missing_field",
+				   "id (a problem id from list_problems) is required");
+			return;
+		}
+		call.id = a_id->valuestring;
+		break;
+	default:
+		break;
+	}
+	dispatch(r, &call, arg);
+}
+
+void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_dispatch_fn dispatch,
+		void *arg)
+{
+	cJSON *in = NULL;
+	struct req_error e;
+	if (req_parse_json(cfg, r->body.buf, r->body.len, &in, &e) < 0) {
+		char msg[300];
+		snprintf(msg, sizeof msg, "parse error: %s", e.message);
+		return reply_error(r, 400, NULL, RPC_PARSE_ERROR, msg);
+	}
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(in, "id");
+	const cJSON *method = cJSON_GetObjectItemCaseSensitive(in, "method");
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(in, "params");
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(in, "jsonrpc");
+	/* an id that is not a string or a number cannot be echoed (MCP: never null) */
+	bool id_ok = cJSON_IsString(id) || cJSON_IsNumber(id);
+	if (cJSON_IsArray(in)) {
+		reply_error(r, 400, NULL, RPC_INVALID_REQUEST,
+			    "batches are not supported: send one JSON-RPC message per request");
+	} else if (!cJSON_IsObject(in) || !cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0")) {
+		reply_error(r, 400, id_ok ? id : NULL, RPC_INVALID_REQUEST,
+			    "not a JSON-RPC 2.0 message (an object with \"jsonrpc\": \"2.0\")");
+	} else if (!method && id_ok &&
+		   (cJSON_HasObjectItem(in, "result") || cJSON_HasObjectItem(in, "error"))) {
+		/* a response to a server request: this server sends none, so nothing
+		 * waits for it */
+		http_respond(r, 202, NULL, "", 0, NULL);
+	} else if (!cJSON_IsString(method) || (id && !id_ok)) {
+		reply_error(r, 400, id_ok ? id : NULL, RPC_INVALID_REQUEST,
+			    "a request has a string method and a string or number id");
+	} else if (!id) {
+		/* a notification (notifications/initialized, .../cancelled ...): no reply */
+		http_respond(r, 202, NULL, "", 0, NULL);
+	} else if (params && !cJSON_IsObject(params)) {
+		reply_error(r, 200, id, RPC_INVALID_PARAMS, "params must be an object");
+	} else if (!strcmp(method->valuestring, "initialize")) {
+		do_initialize(r, id, params);
+	} else if (!strcmp(method->valuestring, "ping")) {
+		reply(r, 200, id, "result", cJSON_CreateObject());
+	} else if (!strcmp(method->valuestring, "tools/list")) {
+		do_tools_list(r, id);
+	} else if (!strcmp(method->valuestring, "tools/call")) {
+		do_tools_call(r, id, params, dispatch, arg);
+	} else {
+		char msg[160];
+		snprintf(msg, sizeof msg, "method '%.64s' not found", method->valuestring);
+		reply_error(r, 200, id, RPC_METHOD_NOT_FOUND, msg);
+	}
+	cJSON_Delete(in);
+}

@@ -1,0 +1,626 @@
+/* cmd_verify: `judge verify DIR...` checks that every example submission of a
+ * problem package gets the verdict its folder names.
+ *
+ * How it works: the package is loaded once (problem.h) and its output
+ * validator, if any, built once (checker.h). When the package gives no time
+ * limit, the accepted submissions run first under a generous probe limit and
+ * the limit follows from the slowest of them by the package format's rules
+ * (2025-09: 2 x slowest rounded up to time_resolution; legacy: problemtools'
+ * 5 x slowest rounded to whole seconds). Every other submission then runs under
+ * that limit, except time_limit_exceeded ones, which must still time out at the
+ * safety margin above it (2025-09: limit x time_limit_to_tle). Each submission is
+ * graded through grade_request exactly as the API would grade it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "judge/grading/checker.h"
+#include "judge/cli/cmd.h"
+#include "common/config.h"
+#include "judge/grading/grade.h"
+#include "judge/grading/lang.h"
+#include "judge/grading/problem.h"
+#include "judge/grading/status.h"
+#include "common/strbuf.h"
+
+#define SOURCE_FILE_MAX ((size_t)4 << 20)
+/* Probe limit for accepted submissions when the package states no time limit. */
+#define PROBE_LIMIT_MS 10000
+
+static const char usage_text[] =
+    "usage: judge verify [options] DIR...\n"
+    "  Runs every submission under DIR/submissions/<verdict>/ in the languages the\n"
+    "  judge supports and checks it gets the verdict its folder names.\n"
+    "  --sandbox B     gvisor, native or auto (default: judge.ini's sandbox)\n"
+    "  --all-tests     run every test and check the 2025-09 rules per test\n"
+    "                  (e.g. wrong_answer: only AC or WA, at least one WA)\n"
+    "  --lang L        only submissions in language L (repeatable)\n"
+    "  -j N            grade N submissions at once (default 1; limits are CPU time)\n"
+    "  --verbose       print the result JSON of each failing submission\n"
+    "Prints one line per submission and 'N passed, M failed, K skipped';\n"
+    "exits 1 on any mismatch, 2 on usage errors.\n";
+
+/* Verdict sets, as bits of enum sub_status. */
+#define BIT(s) (1u << (s))
+#define REJECTED                                                                                   \
+	(BIT(SUB_WRONG_ANSWER) | BIT(SUB_TIMEOUT) | BIT(SUB_RUNTIME_ERROR) |                       \
+	 BIT(SUB_MEMORY_LIMIT) | BIT(SUB_OUTPUT_LIMIT))
+
+#define RTE (BIT(SUB_RUNTIME_ERROR) | BIT(SUB_MEMORY_LIMIT))
+
+struct expectation {
+	const char *names;  /* folder spellings, compared after folding case and '-' to '_' */
+	unsigned final;	    /* allowed overall verdicts (first failing test decides) */
+	unsigned permitted; /* --all-tests: every test's verdict in this set */
+	unsigned required;  /* --all-tests: some test's verdict in this set (0: none) */
+	bool tle;	    /* used as the upper bound of the time limit */
+};
+
+static const struct expectation expectations[] = {
+    {" accepted ac correct ", BIT(SUB_ACCEPTED), BIT(SUB_ACCEPTED), 0, false},
+    {" wrong_answer wa wrong ", BIT(SUB_WRONG_ANSWER), BIT(SUB_ACCEPTED) | BIT(SUB_WRONG_ANSWER),
+     BIT(SUB_WRONG_ANSWER), false},
+    {" time_limit_exceeded tle timelimit timeout time_limit ", BIT(SUB_TIMEOUT),
+     BIT(SUB_ACCEPTED) | BIT(SUB_TIMEOUT), BIT(SUB_TIMEOUT), true},
+    /* the package format knows no memory verdict: a program killed for memory
+     * crashed (Kattis' own hello example files one under run_time_error) */
+    {" run_time_error runtime_error rte re run_error crash ", RTE, BIT(SUB_ACCEPTED) | RTE, RTE,
+     false},
+    {" memory_limit_exceeded mle memory_limit memory ", BIT(SUB_MEMORY_LIMIT),
+     BIT(SUB_ACCEPTED) | BIT(SUB_MEMORY_LIMIT), BIT(SUB_MEMORY_LIMIT), false},
+    {" output_limit_exceeded ole output_limit output ", BIT(SUB_OUTPUT_LIMIT),
+     BIT(SUB_ACCEPTED) | BIT(SUB_OUTPUT_LIMIT), BIT(SUB_OUTPUT_LIMIT), false},
+    {" compile_error ce compilation_error ", BIT(SUB_COMPILE_ERROR), BIT(SUB_COMPILE_ERROR),
+     BIT(SUB_COMPILE_ERROR), false},
+    {" rejected ", REJECTED, REJECTED | BIT(SUB_ACCEPTED), REJECTED, false},
+    {" brute_force ", BIT(SUB_TIMEOUT) | BIT(SUB_RUNTIME_ERROR) | BIT(SUB_MEMORY_LIMIT),
+     BIT(SUB_ACCEPTED) | BIT(SUB_TIMEOUT) | BIT(SUB_RUNTIME_ERROR) | BIT(SUB_MEMORY_LIMIT),
+     BIT(SUB_TIMEOUT) | BIT(SUB_RUNTIME_ERROR) | BIT(SUB_MEMORY_LIMIT), false},
+};
+
+static const struct expectation *expectation_of(const char *folder)
+{
+	char key[80];
+	size_t n = 0;
+	key[n++] = ' ';
+	for (const char *p = folder; *p && n < sizeof key - 2; p++)
+		key[n++] = *p == '-' ? '_' : (char)tolower((unsigned char)*p);
+	key[n++] = ' ';
+	key[n] = 0;
+	for (size_t i = 0; i < sizeof expectations / sizeof expectations[0]; i++)
+		if (strstr(expectations[i].names, key))
+			return &expectations[i];
+	return NULL;
+}
+
+static void set_names(char *buf, size_t len, unsigned set)
+{
+	buf[0] = 0;
+	for (int s = 0; s < SUB_STATUS_COUNT; s++)
+		if (set & BIT(s)) {
+			size_t n = strlen(buf);
+			snprintf(buf + n, len - n, "%s%s", n ? " or " : "", sub_status_name(s));
+		}
+}
+
+struct counts {
+	int passed, failed, skipped;
+};
+
+struct verify_ctx {
+	struct judge_config *cfg;
+	struct lang_registry *langs;
+	enum sandbox_backend backend;
+	bool all_tests;
+	bool verbose;
+	int jobs; /* submissions graded at once, each in its own sandbox slot */
+	char **only_langs;
+	int nonly;
+	struct counts n;
+};
+
+static int read_file(const char *dir, const char *name, struct strbuf *sb, char *err, size_t errlen)
+{
+	struct strbuf path = STRBUF_INIT;
+	strbuf_addf(&path, "%s/%s", dir, name);
+	int rc = strbuf_read_file(sb, path.buf, SOURCE_FILE_MAX);
+	if (rc < 0)
+		snprintf(err, errlen, "cannot read '%s': %s", path.buf,
+			 rc == -EFBIG ? "file too large" : strerror(-rc));
+	else if (strlen(sb->buf) != sb->len) {
+		snprintf(err, errlen, "'%s' contains NUL bytes", path.buf);
+		rc = -1;
+	}
+	strbuf_release(&path);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The normalized request (grade.h) for one submission of the package. */
+static cJSON *make_request(const struct problem *p, const struct prob_submission *s,
+			   const struct lang *l, long time_ms, bool all_tests, char *err,
+			   size_t errlen)
+{
+	const struct prob_program *prog = &s->prog;
+	cJSON *req = cJSON_CreateObject();
+	cJSON_AddStringToObject(req, "language", l->name);
+	cJSON_AddStringToObject(req, "problem", p->id);
+	cJSON *files = NULL;
+	for (int i = 0; i < prog->nfiles; i++) {
+		struct strbuf text = STRBUF_INIT;
+		if (read_file(prog->dir, prog->files[i], &text, err, errlen) < 0) {
+			strbuf_release(&text);
+			cJSON_Delete(req);
+			return NULL;
+		}
+		if (!strcmp(prog->files[i], prog->main_file)) {
+			cJSON_AddStringToObject(req, "source", text.buf);
+		} else {
+			if (!files)
+				files = cJSON_AddArrayToObject(req, "files");
+			cJSON *f = cJSON_CreateObject();
+			cJSON_AddStringToObject(f, "name", prog->files[i]);
+			cJSON_AddStringToObject(f, "content", text.buf);
+			cJSON_AddItemToArray(files, f);
+		}
+		strbuf_release(&text);
+	}
+	cJSON *lim = cJSON_AddObjectToObject(req, "limits");
+	cJSON_AddNumberToObject(lim, "time_ms", (double)time_ms);
+	if (p->limits.memory_mb > 0)
+		cJSON_AddNumberToObject(lim, "memory_mb", (double)p->limits.memory_mb);
+	if (p->limits.output_mb > 0)
+		cJSON_AddNumberToObject(lim, "output_kb", (double)p->limits.output_mb * 1024);
+	if (all_tests)
+		cJSON_AddTrueToObject(req, "run_all_tests");
+	return req;
+}
+
+static const char *json_string(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static long json_number(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
+}
+
+/* Checks result against e. Returns true when it matches; why says what differs. */
+static bool matches(const struct verify_ctx *v, const struct expectation *e, const cJSON *result,
+		    char *why, size_t whylen)
+{
+	const char *st = json_string(result, "status");
+	enum sub_status s;
+	char want[160];
+	why[0] = 0;
+	if (!st || sub_status_parse(st, &s) < 0) {
+		snprintf(why, whylen, "no status in the result");
+		return false;
+	}
+	if (s == SUB_INTERNAL_ERROR) {
+		const char *m = json_string(result, "message");
+		snprintf(why, whylen, "internal_error: %s", m ? m : "(no message)");
+		return false;
+	}
+	if (!v->all_tests || s == SUB_COMPILE_ERROR) {
+		if (e->final & BIT(s))
+			return true;
+		set_names(want, sizeof want, e->final);
+		snprintf(why, whylen, "got %s, expected %s", st, want);
+		return false;
+	}
+	/* 2025-09 rules: every test's verdict permitted, some test's verdict required */
+	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(result, "tests");
+	const cJSON *t;
+	bool required_seen = e->required == 0;
+	cJSON_ArrayForEach(t, tests)
+	{
+		const char *ts = json_string(t, "status");
+		enum sub_status x;
+		if (!ts || sub_status_parse(ts, &x) < 0)
+			continue;
+		if (!(e->permitted & BIT(x))) {
+			set_names(want, sizeof want, e->permitted);
+			snprintf(why, whylen, "test %s got %s, only %s permitted",
+				 json_string(t, "name") ? json_string(t, "name") : "?", ts, want);
+			return false;
+		}
+		required_seen |= (e->required & BIT(x)) != 0;
+	}
+	if (!required_seen) {
+		set_names(want, sizeof want, e->required);
+		snprintf(why, whylen, "no test got %s (overall %s)", want, st);
+		return false;
+	}
+	return true;
+}
+
+static bool lang_selected(const struct verify_ctx *v, const char *name)
+{
+	if (!v->nonly)
+		return true;
+	for (int i = 0; i < v->nonly; i++)
+		if (!strcmp(v->only_langs[i], name))
+			return true;
+	return false;
+}
+
+/* Grades one submission. Returns the result (caller deletes) or NULL with err. */
+static cJSON *grade_one(struct verify_ctx *v, const struct problem *p, struct checker *chk,
+			int slot, const struct prob_submission *s, const struct lang *l,
+			long time_ms, char *err, size_t errlen)
+{
+	cJSON *req = make_request(p, s, l, time_ms, v->all_tests, err, errlen);
+	if (!req)
+		return NULL;
+	struct grade_env env = {.cfg = v->cfg,
+				.langs = v->langs,
+				.backend = v->backend,
+				.slot = slot,
+				.problem = p,
+				.checker = chk};
+	cJSON *res = grade_request(&env, req);
+	cJSON_Delete(req);
+	return res;
+}
+
+static void report(struct verify_ctx *v, const struct problem *p, const struct prob_submission *s,
+		   const char *lang, bool ok, const cJSON *res, const char *why)
+{
+	if (ok) {
+		v->n.passed++;
+		printf("ok   %s %s (%s): %s, %ld ms\n", p->id, s->path, lang,
+		       json_string(res, "status"), json_number(res, "time_ms"));
+	} else {
+		v->n.failed++;
+		printf("FAIL %s %s (%s): %s\n", p->id, s->path, lang, why);
+		if (v->verbose && res) {
+			char *text = cJSON_Print(res);
+			if (text)
+				printf("%s\n", text);
+			free(text);
+		}
+	}
+	fflush(stdout);
+}
+
+static void skip(struct verify_ctx *v, const struct problem *p, const struct prob_submission *s,
+		 const char *why)
+{
+	v->n.skipped++;
+	printf("skip %s %s: %s\n", p->id, s->path, why);
+	fflush(stdout);
+}
+
+/* One submission of a pass; results are printed in submission order. */
+struct job {
+	const struct prob_submission *s;
+	const struct expectation *e;
+	const struct lang *l;
+	long ms;
+	char skip_why[160]; /* not run: why */
+	cJSON *res;
+	char err[512];
+	bool done;
+};
+
+/* The submissions of one problem that run under one time limit, spread over
+ * v->jobs threads, each with its own sandbox slot and output validator. */
+struct pass {
+	struct verify_ctx *v;
+	const struct problem *p;
+	struct job *jobs;
+	int njobs, next, printed;
+	pthread_mutex_t mu;
+	struct checker *chk0; /* slot 0's validator, built by the caller */
+	double slowest_ms;
+	bool any_ac;
+};
+
+struct pass_thread {
+	struct pass *ps;
+	int slot;
+	pthread_t tid;
+};
+
+/* Prints the finished jobs at the head of the list (called with mu held). */
+static void flush_done(struct pass *ps)
+{
+	while (ps->printed < ps->njobs && ps->jobs[ps->printed].done) {
+		struct job *j = &ps->jobs[ps->printed++];
+		if (j->skip_why[0]) {
+			skip(ps->v, ps->p, j->s, j->skip_why);
+			continue;
+		}
+		const char *lname = j->l->name;
+		if (!j->res) {
+			report(ps->v, ps->p, j->s, lname, false, NULL, j->err);
+			continue;
+		}
+		char why[600];
+		bool ok = matches(ps->v, j->e, j->res, why, sizeof why);
+		if (ok && j->e->final == BIT(SUB_ACCEPTED)) {
+			ps->any_ac = true;
+			double t = (double)json_number(j->res, "time_ms");
+			if (t > ps->slowest_ms)
+				ps->slowest_ms = t;
+		}
+		report(ps->v, ps->p, j->s, lname, ok, j->res, why);
+		cJSON_Delete(j->res);
+		j->res = NULL;
+	}
+}
+
+static void *pass_worker(void *arg)
+{
+	struct pass_thread *pt = arg;
+	struct pass *ps = pt->ps;
+	struct checker *chk = pt->slot == 0 ? ps->chk0 : NULL;
+	char chk_err[512] = "";
+	for (;;) {
+		pthread_mutex_lock(&ps->mu);
+		int i = ps->next < ps->njobs ? ps->next++ : -1;
+		pthread_mutex_unlock(&ps->mu);
+		if (i < 0)
+			break;
+		struct job *j = &ps->jobs[i];
+		if (j->skip_why[0])
+			continue; /* done from the start */
+		if (ps->p->custom_validator && !chk && !chk_err[0] &&
+		    checker_build(ps->p, ps->v->langs, ps->v->cfg, ps->v->backend, pt->slot, &chk,
+				  chk_err, sizeof chk_err) < 0 &&
+		    !chk_err[0])
+			snprintf(chk_err, sizeof chk_err, "output validator build failed");
+		if (ps->p->custom_validator && !chk)
+			snprintf(j->err, sizeof j->err, "%s", chk_err);
+		else
+			j->res = grade_one(ps->v, ps->p, chk, pt->slot, j->s, j->l, j->ms, j->err,
+					   sizeof j->err);
+		pthread_mutex_lock(&ps->mu);
+		j->done = true;
+		flush_done(ps);
+		pthread_mutex_unlock(&ps->mu);
+	}
+	if (pt->slot != 0)
+		checker_close(chk);
+	return NULL;
+}
+
+/* Runs the submissions of p whose folder is (accepted_pass) or is not accepted. */
+static void run_pass(struct verify_ctx *v, const struct problem *p, struct checker *chk,
+		     bool accepted_pass, long time_ms, long tle_ms, double *slowest_ms,
+		     bool *any_ac)
+{
+	struct pass ps = {.v = v, .p = p, .chk0 = chk, .slowest_ms = *slowest_ms};
+	ps.jobs = calloc((size_t)p->nsubs + 1, sizeof *ps.jobs);
+	if (!ps.jobs)
+		abort();
+	pthread_mutex_init(&ps.mu, NULL);
+	for (int i = 0; i < p->nsubs; i++) {
+		const struct prob_submission *s = &p->subs[i];
+		const struct expectation *e = expectation_of(s->folder);
+		bool is_ac = e && e->final == BIT(SUB_ACCEPTED);
+		if (is_ac != accepted_pass)
+			continue;
+		struct job *j = &ps.jobs[ps.njobs++];
+		j->s = s;
+		j->e = e;
+		const char *lname = s->prog.lang;
+		if (!e) {
+			snprintf(j->skip_why, sizeof j->skip_why,
+				 "no expected verdict for folder '%s'", s->folder);
+		} else if (s->prog.unsupported || !lname) {
+			snprintf(j->skip_why, sizeof j->skip_why, "%s",
+				 s->prog.unsupported ? s->prog.unsupported : "unknown language");
+		} else if (!(j->l = lang_find(v->langs, lname)) || !lang_selected(v, lname)) {
+			snprintf(j->skip_why, sizeof j->skip_why, "language %s %s", lname,
+				 j->l ? "not selected" : "is not configured");
+		}
+		j->ms = e && e->tle ? tle_ms : time_ms;
+		/* skipped ones are done from the start; they keep their place in the output */
+		j->done = j->skip_why[0] != 0;
+	}
+	int nthreads = v->jobs > 1 ? v->jobs : 1;
+	struct pass_thread *th = calloc((size_t)nthreads, sizeof *th);
+	if (!th)
+		abort();
+	pthread_mutex_lock(&ps.mu);
+	flush_done(&ps);
+	pthread_mutex_unlock(&ps.mu);
+	for (int t = 0; t < nthreads; t++) {
+		th[t].ps = &ps;
+		th[t].slot = t;
+		if (t > 0 && pthread_create(&th[t].tid, NULL, pass_worker, &th[t]) != 0)
+			th[t].ps = NULL; /* fewer threads: the others take its share */
+	}
+	pass_worker(&th[0]);
+	for (int t = 1; t < nthreads; t++)
+		if (th[t].ps)
+			pthread_join(th[t].tid, NULL);
+	pthread_mutex_lock(&ps.mu);
+	flush_done(&ps);
+	pthread_mutex_unlock(&ps.mu);
+	pthread_mutex_destroy(&ps.mu);
+	free(th);
+	free(ps.jobs);
+	*slowest_ms = ps.slowest_ms;
+	*any_ac = *any_ac || ps.any_ac;
+}
+
+static void verify_problem(struct verify_ctx *v, const char *dir)
+{
+	struct problem p;
+	char err[1024];
+	struct stat st;
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		/* a shell glob over problems/ also names problems/README.md */
+		v->n.skipped++;
+		printf("skip %s: not a folder\n", dir);
+		return;
+	}
+	if (prob_load(&p, dir, err, sizeof err) < 0) {
+		v->n.failed++;
+		printf("FAIL %s: %s\n", dir, err);
+		return;
+	}
+	printf("---- %s (%s, format %s, %d tests, %d submissions%s)\n", p.id, p.name,
+	       p.format_version, p.ntests, p.nsubs,
+	       p.custom_validator ? ", custom output validator" : "");
+	if (p.unsupported) {
+		for (int i = 0; i < p.nsubs; i++)
+			skip(v, &p, &p.subs[i], p.unsupported);
+		if (!p.nsubs) {
+			v->n.skipped++;
+			printf("skip %s: %s\n", p.id, p.unsupported);
+		}
+		prob_release(&p);
+		return;
+	}
+	struct checker *chk = NULL;
+	if (p.custom_validator &&
+	    checker_build(&p, v->langs, v->cfg, v->backend, 0, &chk, err, sizeof err) < 0) {
+		v->n.failed++;
+		printf("FAIL %s: %s\n", p.id, err);
+		prob_release(&p);
+		return;
+	}
+	int nac = 0;
+	for (int i = 0; i < p.nsubs; i++) {
+		const struct expectation *e = expectation_of(p.subs[i].folder);
+		nac += e && e->final == BIT(SUB_ACCEPTED);
+	}
+	if (nac == 0) {
+		/* the format requires one: it lower-bounds the time limit */
+		v->n.failed++;
+		printf("FAIL %s: no submission under submissions/accepted/\n", p.id);
+	}
+	bool legacy = p.format == PROB_LEGACY;
+	double slowest = 0, limit_s = p.limits.time_limit_s, tle_s = 0;
+	bool any_ac = false, inferred = limit_s <= 0;
+	long probe =
+	    v->cfg->max_time_limit_ms < PROBE_LIMIT_MS ? v->cfg->max_time_limit_ms : PROBE_LIMIT_MS;
+	long first_ms = inferred ? probe : (long)(limit_s * 1000 + 0.5);
+	run_pass(v, &p, chk, true, first_ms, first_ms, &slowest, &any_ac);
+	if (inferred) {
+		if (!any_ac) {
+			limit_s = v->cfg->time_limit_ms / 1000.0;
+			printf(
+			    "note %s: no accepted submission ran; time limit %.3g s (judge.ini)\n",
+			    p.id, limit_s);
+		} else if (legacy) {
+			prob_legacy_time_limit(&p.limits, slowest / 1000.0, &limit_s, &tle_s);
+		} else if (prob_infer_time_limit(&p.limits, slowest / 1000.0, -1, &limit_s) < 0) {
+			limit_s = v->cfg->time_limit_ms / 1000.0;
+		}
+	}
+	if (tle_s <= 0)
+		tle_s =
+		    limit_s * (legacy ? p.limits.time_safety_margin : p.limits.time_limit_to_tle);
+	if (!inferred && !legacy && any_ac &&
+	    slowest / 1000.0 * p.limits.ac_to_time_limit > limit_s)
+		printf("warn %s: slowest accepted %.0f ms x ac_to_time_limit %.3g exceeds the time "
+		       "limit %.3g s\n",
+		       p.id, slowest, p.limits.ac_to_time_limit, limit_s);
+	printf("time %s: limit %.3g s%s (slowest accepted %.0f ms), time_limit_exceeded "
+	       "checked at %.3g s\n",
+	       p.id, limit_s,
+	       inferred ? (legacy ? " inferred (legacy rules)" : " inferred (2025-09 rules)") : "",
+	       slowest, tle_s);
+	fflush(stdout);
+	run_pass(v, &p, chk, false, (long)(limit_s * 1000 + 0.5), (long)(tle_s * 1000 + 0.5),
+		 &slowest, &any_ac);
+	checker_close(chk);
+	prob_release(&p);
+}
+
+int cmd_verify(int argc, char **argv, struct judge_config *cfg)
+{
+	enum { OPT_SANDBOX = 1, OPT_ALL, OPT_LANG, OPT_VERBOSE, OPT_HELP, OPT_JOBS = 'j' };
+	static const struct option opts[] = {
+	    {"sandbox", required_argument, 0, OPT_SANDBOX},
+	    {"all-tests", no_argument, 0, OPT_ALL},
+	    {"lang", required_argument, 0, OPT_LANG},
+	    {"verbose", no_argument, 0, OPT_VERBOSE},
+	    {"help", no_argument, 0, OPT_HELP},
+	    {0, 0, 0, 0},
+	};
+	struct verify_ctx v = {.cfg = cfg};
+	const char *sandbox_name = cfg->sandbox;
+	char *only[32];
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+j:", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JOBS: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || end == optarg || n < 1 || n > 16) {
+				fprintf(stderr, "judge verify: -j needs a number from 1 to 16\n");
+				return 2;
+			}
+			v.jobs = (int)n;
+			break;
+		}
+		case OPT_SANDBOX:
+			sandbox_name = optarg;
+			break;
+		case OPT_ALL:
+			v.all_tests = true;
+			break;
+		case OPT_LANG:
+			if (v.nonly < 32)
+				only[v.nonly++] = optarg;
+			break;
+		case OPT_VERBOSE:
+			v.verbose = true;
+			break;
+		case OPT_HELP:
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "judge verify: unknown or incomplete option '%s'\n%s",
+				argv[optind - 1], usage_text);
+			return 2;
+		}
+	}
+	v.only_langs = only;
+	if (optind >= argc) {
+		fprintf(stderr, "judge verify: no problem folder given\n%s", usage_text);
+		return 2;
+	}
+	if (sandbox_backend_parse(sandbox_name, &v.backend) < 0) {
+		fprintf(stderr, "judge verify: unknown sandbox '%s' (gvisor, native or auto)\n",
+			sandbox_name);
+		return 2;
+	}
+	struct lang_registry langs = {0};
+	char err[512];
+	if (lang_load_dir(&langs, cfg->languages_dir, err, sizeof err) < 0) {
+		fprintf(stderr, "judge verify: %s\n", err);
+		return 2;
+	}
+	v.langs = &langs;
+	if (sandbox_global_init(cfg, err, sizeof err) < 0) {
+		fprintf(stderr, "judge verify: sandbox: %s\n", err);
+		lang_registry_release(&langs);
+		return 1;
+	}
+	printf("verify: sandbox %s, %d languages\n", sandbox_backend_name(v.backend), langs.count);
+	for (int i = optind; i < argc; i++)
+		verify_problem(&v, argv[i]);
+	sandbox_global_shutdown();
+	lang_registry_release(&langs);
+	printf("%d passed, %d failed, %d skipped\n", v.n.passed, v.n.failed, v.n.skipped);
+	return v.n.failed ? 1 : 0;
+}

@@ -1,0 +1,90 @@
+/* main: `judge [--config FILE] COMMAND ...` dispatches to the subcommands of cmd.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge/cli/cmd.h"
+#include "common/config.h"
+#include "common/log.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct judge_config *cfg);
+	const char *help;
+};
+
+static const struct command commands[] = {
+    {"run", cmd_run, "run one program in the sandbox and print the result JSON"},
+    {"languages", cmd_languages, "list languages, versions, and which sandboxes run them"},
+    {"selftest", cmd_selftest, "grade a hello world in every language on every backend"},
+    {"serve", cmd_serve, "serve the HTTP API (needs the database up)"},
+    {"keys", cmd_keys, "create, list and revoke API keys"},
+    {"migrate", cmd_migrate, "apply the pending database migrations"},
+    {"worker", cmd_worker, "claim queued submissions and grade them (until SIGTERM)"},
+    {"verify", cmd_verify,
+     "check that a problem package's submissions get their folders' verdicts"},
+    {"up", cmd_up, "run the service here: database, migrations, serve and worker"},
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: judge [--config FILE] COMMAND [ARGS]\n\ncommands:\n", out);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fputs("\n'judge COMMAND --help' tells more.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	const char *config_path = "judge.ini";
+	int explicit_config = 0;
+	int i = 1;
+	while (i < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			config_path = argv[i + 1];
+			explicit_config = 1;
+			i += 2;
+		} else if (!strncmp(argv[i], "--config=", 9)) {
+			config_path = argv[i] + 9;
+			explicit_config = 1;
+			i++;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "judge: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	struct judge_config cfg;
+	char err[512];
+	config_defaults(&cfg);
+	if (config_load(&cfg, config_path, explicit_config, err, sizeof err) < 0) {
+		fprintf(stderr, "judge: %s\n", err);
+		config_release(&cfg);
+		return 2;
+	}
+	int lvl = log_parse_level(cfg.log_level);
+	if (lvl < 0) {
+		fprintf(stderr, "judge: log_level must be debug, info, warn or error, got '%s'\n",
+			cfg.log_level);
+		config_release(&cfg);
+		return 2;
+	}
+	log_min_level = (enum log_level)lvl;
+	for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
+		if (!strcmp(commands[c].name, argv[i])) {
+			int rc = commands[c].fn(argc - i, argv + i, &cfg);
+			config_release(&cfg);
+			return rc;
+		}
+	fprintf(stderr, "judge: unknown command '%s'\n", argv[i]);
+	usage(stderr);
+	config_release(&cfg);
+	return 2;
+}

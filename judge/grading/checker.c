@@ -1,0 +1,330 @@
+/* checker: builds and runs custom output validators (ICPC contract) in a sandbox of their own.
+ *
+ * How it works: checker_build opens a workspace (box) that only the validator
+ * ever sees, writes its files and compiles it once. checker_run then, per test
+ * case, writes testdata.in / testdata.ans into that box, feeds the submission's
+ * output on stdin, and runs
+ *     sh -c WRAPPER VALIDATOR /box/testdata.in /box/testdata.ans /box/feedback/ ARGS...
+ * where WRAPPER makes /box/feedback empty and execs the validator, so every
+ * test starts with an empty feedback folder without an extra sandbox run. Exit 42 accepts, 43
+ * rejects; judgemessage.txt becomes the message.
+ */
+#include "judge/grading/checker.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/config.h"
+#include "judge/grading/lang.h"
+#include "common/log.h"
+#include "judge/grading/problem.h"
+#include "common/strbuf.h"
+#include "common/utf8.h"
+
+#define EXIT_ACCEPT 42
+#define EXIT_REJECT 43
+/* Validator source files are small; a bigger one is a broken package. */
+#define SOURCE_MAX ((size_t)16 << 20)
+/* Test data files read into the validator's box. */
+#define DATA_MAX	 ((size_t)1 << 30)
+#define MESSAGE_READ_MAX 4096
+#define MAX_ARGS	 256
+
+struct checker {
+	struct sandbox *sb;
+	const struct lang *lang;
+	struct run_limits limits;
+	char *problem_id;
+};
+
+static const char wrapper[] = "mkdir -p /box/feedback && rm -rf /box/feedback/*; exec \"$@\"";
+
+/* Copies text into dst as one valid UTF-8 string, cut at a character boundary. */
+static void set_message(char *dst, size_t dstlen, const char *text, size_t len)
+{
+	struct strbuf clean = STRBUF_INIT;
+	utf8_sanitize(&clean, text, len);
+	size_t n = clean.len < dstlen - 1 ? clean.len : dstlen - 1;
+	while (n > 0 && n < clean.len && ((unsigned char)clean.buf[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(dst, clean.buf, n);
+	dst[n] = 0;
+	/* a trailing newline says nothing */
+	while (n > 0 && (dst[n - 1] == '\n' || dst[n - 1] == '\r'))
+		dst[--n] = 0;
+	strbuf_release(&clean);
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+	return path && stat(path, &st) == 0 ? (long)st.st_size : 0;
+}
+
+static int write_host_file(struct sandbox *sb, const char *name, const char *path, char *err,
+			   size_t errlen)
+{
+	struct strbuf data = STRBUF_INIT;
+	int rc = path ? strbuf_read_file(&data, path, DATA_MAX) : 0;
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot read '%s': %s", path,
+			 rc == -EFBIG ? "file too large" : strerror(-rc));
+		strbuf_release(&data);
+		return -1;
+	}
+	rc = sandbox_write_file(sb, name, data.buf, data.len, 0644);
+	strbuf_release(&data);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot write %s into the validator's box: %s", name,
+			 strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int compile(struct checker *c, const struct prob_program *prog,
+		   const struct judge_config *cfg, char *err, size_t errlen)
+{
+	const struct lang *l = c->lang;
+	if (!l->compile_argv)
+		return 0;
+	/* every source of the language is compiled together; headers just sit there */
+	const char *extra[MAX_ARGS + 1];
+	int n = 0;
+	for (int i = 0; i < prog->nfiles && n < MAX_ARGS; i++)
+		if (strcmp(prog->files[i], prog->main_file) &&
+		    prob_is_source_for(l, prog->files[i]))
+			extra[n++] = prog->files[i];
+	extra[n] = NULL;
+	char **argv = prob_compile_argv(l, extra);
+	if (!argv) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	struct run_spec spec = {
+	    .argv = (const char *const *)argv,
+	    .env = (const char *const *)(l->compile_env ? l->compile_env : l->env),
+	    .ro_paths = (const char *const *)l->ro_paths,
+	    .limits =
+		{
+		    .cpu_ms = l->compile_time_limit_ms > 0 ? l->compile_time_limit_ms
+							   : cfg->compile_time_limit_ms,
+		    .memory_kb = (l->compile_memory_limit_mb > 0 ? l->compile_memory_limit_mb
+								 : cfg->compile_memory_limit_mb) *
+				 1024,
+		    .processes = l->compile_processes > 0 ? l->compile_processes : 128,
+		    .stdout_bytes = 1 << 20,
+		    .stderr_bytes = 1 << 20,
+		    .file_bytes = cfg->file_size_kb * 1024,
+		    .open_files = cfg->open_files,
+		},
+	    .trusted_tool = true,
+	};
+	spec.limits.wall_ms = spec.limits.cpu_ms * 2 + 2000;
+	struct run_result rr;
+	run_result_init(&rr);
+	int ret = -1;
+	if (sandbox_run(c->sb, &spec, &rr) < 0 || rr.status == RUN_INTERNAL_ERROR) {
+		snprintf(err, errlen, "output validator: compiler sandbox failed: %s",
+			 rr.message[0] ? rr.message : "invalid run specification");
+		goto out;
+	}
+	if (rr.status != RUN_OK || rr.exit_code != 0) {
+		char text[400];
+		struct strbuf all = STRBUF_INIT;
+		strbuf_add(&all, rr.out.buf, rr.out.len);
+		strbuf_add(&all, rr.err.buf, rr.err.len);
+		set_message(text, sizeof text, all.buf, all.len);
+		strbuf_release(&all);
+		snprintf(err, errlen, "output validator of '%s' does not compile (%s): %s",
+			 c->problem_id, run_status_name(rr.status), text);
+		goto out;
+	}
+	ret = 0;
+out:
+	run_result_release(&rr);
+	prob_argv_free(argv);
+	return ret;
+}
+
+int checker_build(const struct problem *p, const struct lang_registry *langs,
+		  const struct judge_config *cfg, enum sandbox_backend backend, int slot,
+		  struct checker **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	const struct prob_program *prog = &p->validator;
+	if (!p->custom_validator || !prog->main_file) {
+		snprintf(err, errlen, "problem '%s' has no output validator program", p->id);
+		return -1;
+	}
+	const struct lang *l = prog->lang ? lang_find(langs, prog->lang) : NULL;
+	if (!l) {
+		snprintf(err, errlen, "output validator of '%s': language %s is not available",
+			 p->id, prog->lang_code ? prog->lang_code : "(unknown)");
+		return -1;
+	}
+	struct checker *c = calloc(1, sizeof *c);
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	c->lang = l;
+	c->problem_id = strdup(p->id);
+	/* the box holds the validator, its build, and one test's input, answer and
+	 * the submission's output at a time */
+	long big_in = 0, big_ans = 0;
+	for (int i = 0; i < p->ntests; i++) {
+		long a = file_size(p->tests[i].in_path), b = file_size(p->tests[i].ans_path);
+		big_in = a > big_in ? a : big_in;
+		big_ans = b > big_ans ? b : big_ans;
+	}
+	const struct prob_limits *pl = &p->limits;
+	long box = cfg->tmp_size_mb * 1024L * 1024 + big_in + big_ans;
+	int ret = -1;
+	if (sandbox_open(backend, slot, box, &c->sb, err, errlen) < 0)
+		goto out;
+	for (int i = 0; i < prog->nfiles; i++) {
+		struct strbuf pb = STRBUF_INIT;
+		strbuf_addf(&pb, "%s/%s", prog->dir, prog->files[i]);
+		char *path = strbuf_detach(&pb, NULL);
+		struct strbuf src = STRBUF_INIT;
+		int rc = strbuf_read_file(&src, path, SOURCE_MAX);
+		if (rc == 0) {
+			const char *name = strcmp(prog->files[i], prog->main_file) ? prog->files[i]
+										   : l->source_file;
+			rc = sandbox_write_file(c->sb, name, src.buf, src.len, 0644);
+		}
+		strbuf_release(&src);
+		if (rc < 0) {
+			snprintf(err, errlen, "output validator file '%s': %s", path,
+				 strerror(-rc));
+			free(path);
+			goto out;
+		}
+		free(path);
+	}
+	if (compile(c, prog, cfg, err, errlen) < 0)
+		goto out;
+	struct run_limits *rl = &c->limits;
+	rl->cpu_ms = pl->validation_time_s > 0 ? pl->validation_time_s * 1000 : 30000;
+	rl->wall_ms = rl->cpu_ms * 2 + 2000;
+	rl->memory_kb = (pl->validation_memory_mb > 0 ? pl->validation_memory_mb : 1024) * 1024;
+	rl->processes = l->processes > 0 ? l->processes : cfg->processes;
+	rl->stdout_bytes = (pl->validation_output_mb > 0 ? pl->validation_output_mb : 8) << 20;
+	rl->stderr_bytes = 64 * 1024;
+	rl->file_bytes = cfg->file_size_kb * 1024;
+	rl->open_files = cfg->open_files;
+	ret = 0;
+out:
+	if (ret < 0) {
+		checker_close(c);
+		c = NULL;
+	}
+	*out = c;
+	return ret;
+}
+
+int checker_run(struct checker *c, const char *in_path, const char *ans_path, const char *output,
+		size_t output_len, const char *const *args, struct checker_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->outcome = CHECKER_FAIL;
+	if (!c || !in_path)
+		return -1;
+	const struct lang *l = c->lang;
+	const char *argv[MAX_ARGS + 16];
+	int n = 0, nrun = 0;
+	while (l->run_argv[nrun])
+		nrun++;
+	int nargs = 0;
+	while (args && args[nargs])
+		nargs++;
+	if (nrun + nargs + 8 > (int)(sizeof argv / sizeof argv[0])) {
+		snprintf(v->message, sizeof v->message, "too many output validator arguments");
+		return 0;
+	}
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = wrapper;
+	argv[n++] = "validator"; /* $0 of the wrapper; "$@" is what follows */
+	for (int i = 0; i < nrun; i++)
+		argv[n++] = l->run_argv[i];
+	argv[n++] = "/box/testdata.in";
+	argv[n++] = "/box/testdata.ans";
+	argv[n++] = "/box/feedback/";
+	for (int i = 0; i < nargs; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+
+	char err[400];
+	if (write_host_file(c->sb, "testdata.in", in_path, err, sizeof err) < 0 ||
+	    write_host_file(c->sb, "testdata.ans", ans_path, err, sizeof err) < 0) {
+		snprintf(v->message, sizeof v->message, "%s", err);
+		return 0;
+	}
+	struct run_spec spec = {
+	    .argv = argv,
+	    .env = (const char *const *)l->env,
+	    .ro_paths = (const char *const *)l->ro_paths,
+	    .stdin_data = output,
+	    .stdin_len = output_len,
+	    .limits = c->limits,
+	    .trusted_tool = true,
+	};
+	struct run_result rr;
+	run_result_init(&rr);
+	struct strbuf msg = STRBUF_INIT;
+	if (sandbox_run(c->sb, &spec, &rr) < 0 || rr.status == RUN_INTERNAL_ERROR) {
+		snprintf(v->message, sizeof v->message, "output validator sandbox failed: %s",
+			 rr.message[0] ? rr.message : "invalid run specification");
+		goto out;
+	}
+	v->cpu_ms = rr.cpu_ms;
+	v->wall_ms = rr.wall_ms;
+	bool exited = rr.status == RUN_OK || (rr.status == RUN_RUNTIME_ERROR && !rr.signal);
+	if (exited && (rr.exit_code == EXIT_ACCEPT || rr.exit_code == EXIT_REJECT)) {
+		v->outcome = rr.exit_code == EXIT_ACCEPT ? CHECKER_ACCEPT : CHECKER_REJECT;
+		int rc =
+		    sandbox_read_file(c->sb, "feedback/judgemessage.txt", &msg, MESSAGE_READ_MAX);
+		if (rc == 0 || rc == -EFBIG) /* a long message is cut, not lost */
+			set_message(v->message, sizeof v->message, msg.buf, msg.len);
+		goto out;
+	}
+	/* the package's fault: say what happened, with the validator's own words */
+	struct strbuf why = STRBUF_INIT;
+	if (rr.status == RUN_TIMEOUT)
+		strbuf_addf(&why, "output validator timed out after %ld ms", rr.cpu_ms);
+	else if (rr.status == RUN_MEMORY_LIMIT)
+		strbuf_addstr(&why, "output validator exceeded its memory limit");
+	else if (rr.status == RUN_OUTPUT_LIMIT)
+		strbuf_addstr(&why, "output validator wrote too much output");
+	else if (rr.signal)
+		strbuf_addf(&why, "output validator was killed by signal %d", rr.signal);
+	else
+		strbuf_addf(&why, "output validator exited with code %d (expected 42 or 43)",
+			    rr.exit_code);
+	if (rr.err.len) {
+		strbuf_addstr(&why, ": ");
+		strbuf_add(&why, rr.err.buf, rr.err.len < 300 ? rr.err.len : 300);
+	}
+	set_message(v->message, sizeof v->message, why.buf, why.len);
+	strbuf_release(&why);
+	log_warn("checker: problem %s: %s", c->problem_id, v->message);
+out:
+	strbuf_release(&msg);
+	run_result_release(&rr);
+	return 0;
+}
+
+void checker_close(struct checker *c)
+{
+	if (!c)
+		return;
+	if (c->sb)
+		sandbox_close(c->sb);
+	free(c->problem_id);
+	free(c);
+}

@@ -1,0 +1,53 @@
+/* checker (checker_): custom output validators of problem packages, built and run
+ * in the sandbox with the ICPC contract:
+ *     validator input answer feedback_dir [args] < team_output
+ * exit 42 = accept, 43 = reject (judgemessage.txt in feedback_dir says why).
+ *
+ * A validator is trusted to judge but not trusted with the machine: it is
+ * compiled and run in a sandbox workspace of its own, never the submission's box
+ * (so a submission can neither read the answers nor plant files for the
+ * validator). Anything but exit 42 or 43 (another code, a signal, a timeout, a
+ * memory overrun) is a fault of the package: CHECKER_FAIL, which the grader
+ * reports as internal_error, never as a verdict against the submission.
+ */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runner/sandbox.h"
+
+struct judge_config;
+struct lang_registry;
+struct problem;
+struct checker;
+
+enum checker_outcome { CHECKER_ACCEPT, CHECKER_REJECT, CHECKER_FAIL };
+
+struct checker_verdict {
+	enum checker_outcome outcome;
+	char message[512]; /* judgemessage.txt (accept/reject), or why the validator failed;
+			      valid UTF-8, may be empty */
+	long cpu_ms;
+	long wall_ms;
+};
+
+/* Builds p's output validator (p->custom_validator must be set): opens a
+ * sandbox workspace of its own on backend/slot, writes the program's files
+ * (the main file under its language's source_file name, the others, headers
+ * included, under their own names) and compiles every source file of the
+ * language. Returns 0 with *out (free with checker_close), or -1 with a message
+ * in err (unsupported language, compile error with the compiler's output,
+ * sandbox fault): all faults of the judge or the package, never of a submission. */
+int checker_build(const struct problem *p, const struct lang_registry *langs,
+		  const struct judge_config *cfg, enum sandbox_backend backend, int slot,
+		  struct checker **out, char *err, size_t errlen);
+
+/* Runs the validator on one test case: the host files in_path and ans_path (the
+ * answer may be NULL: an empty file is given), the submission's output, and
+ * args (NULL-terminated, may be NULL). Always fills v; returns 0, or -1 only on
+ * invalid arguments. */
+int checker_run(struct checker *c, const char *in_path, const char *ans_path, const char *output,
+		size_t output_len, const char *const *args, struct checker_verdict *v);
+
+/* Kills what still runs and removes the validator's workspace. NULL is fine. */
+void checker_close(struct checker *c);

@@ -1,0 +1,158 @@
+/* problem (prob_): ICPC problem packages (Kattis problem package format, legacy
+ * and 2023-07 / 2025-09 versions) loaded from a folder.
+ *
+ * A package is a folder holding problem.yaml, data/sample and data/secret (test
+ * cases NAME.in / NAME.ans, possibly in nested groups with testdata.yaml or
+ * test_group.yaml), an optional custom output validator (output_validators/ or
+ * output_validator/) and example submissions under submissions/<verdict>/.
+ * Loading reads only the YAML files and folder listings: test data stays on disk
+ * and is named by host paths, so a package of gigabytes loads in milliseconds.
+ */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "judge/grading/compare.h"
+
+struct lang;
+struct lang_registry;
+
+enum prob_format {
+	PROB_LEGACY,  /* no problem_format_version, "legacy" or "legacy-icpc" */
+	PROB_2023_07, /* "2023-07", "2023-07-draft" */
+	PROB_2025_09, /* "2025-09", "2025-09-draft", "draft" */
+};
+
+/* A program given as one file or a folder of files: an output validator or a
+ * submission. Language detection follows the package format's languages table
+ * (file extensions, most files wins, ties by priority; .py is Python 2 only
+ * with a python2 shebang). */
+struct prob_program {
+	char *name;   /* base name of the file or folder */
+	char *dir;    /* host folder that holds the files */
+	char **files; /* file names relative to dir, sorted; NULL-terminated */
+	int nfiles;
+	char *main_file;   /* entry point among files (the single file, main.*, __main__.py,
+			      else the smallest source file); NULL when no source */
+	char *lang_code;   /* package-format language code ("cpp", "python3", "java"), or NULL */
+	const char *lang;  /* judge language name (c, cpp, csharp, node, python) or NULL when
+			      the judge has no such language; static string */
+	char *unsupported; /* why the judge cannot run it (build/run scripts...), or NULL */
+};
+
+struct prob_test {
+	char *name;	/* path under data/ without .in, e.g. "secret/group1/03-max" */
+	char *in_path;	/* host paths */
+	char *ans_path; /* NULL only in interactive problems */
+	bool is_sample;
+	struct cmp_opts cmp;   /* default validator options (mode CMP_CHECKER with a custom one) */
+	char **validator_args; /* arguments for the output validator, NULL-terminated */
+	int validator_argc;
+};
+
+struct prob_limits {
+	double time_limit_s;	 /* 0 when the package gives none: infer it */
+	double ac_to_time_limit; /* 2025-09 time_multipliers, defaults 2.0 and 1.5 */
+	double time_limit_to_tle;
+	double time_resolution;	   /* default 1.0 s */
+	double time_multiplier;	   /* legacy: default 5 */
+	double time_safety_margin; /* legacy: default 2 */
+	long memory_mb;		   /* 0 = the judge's default */
+	long output_mb;
+	long compilation_time_s;
+	long compilation_memory_mb;
+	long validation_time_s;
+	long validation_memory_mb;
+	long validation_output_mb;
+};
+
+struct prob_submission {
+	char *folder; /* expected-verdict folder as written: "accepted", "wrong_answer", "WA" ... */
+	char *path;   /* "accepted/sol.py", relative to submissions/ */
+	struct prob_program prog;
+};
+
+struct problem {
+	char *id;	      /* folder name */
+	char *dir;	      /* host path of the package */
+	char *name;	      /* problem name (English, or the first one given) */
+	char *format_version; /* as written in problem.yaml, "legacy" when absent */
+	enum prob_format format;
+	bool scoring;
+	bool interactive;
+	bool multi_pass;
+	bool submit_answer;
+	char *unsupported; /* why the judge cannot grade this problem, or NULL */
+	bool custom_validator;
+	struct prob_program validator; /* when custom_validator */
+	struct prob_test *tests;       /* samples first, then secret, each in lexicographic order */
+	int ntests;
+	int nsamples;
+	struct prob_submission *subs; /* sorted by path */
+	int nsubs;
+	struct prob_limits limits;
+	char *statement_path; /* host path of the statement (English Markdown preferred), or NULL */
+};
+
+/* True when id can name a package under problems_dir: [a-z0-9][a-z0-9_-]*, at most
+ * 64 bytes, so it never holds '/', '..' or anything a shell or path would read. */
+bool prob_id_valid(const char *id);
+
+/* Loads the package in folder dir (any path; its base name becomes the id).
+ * Returns 0 and fills p (release with prob_release), or -1 with a message in
+ * err naming the file at fault; p is then left empty. */
+int prob_load(struct problem *p, const char *dir, char *err, size_t errlen);
+
+/* Loads problems_dir/id after checking id with prob_id_valid. Returns 0, -1 on a
+ * bad package (message in err), or -2 when the id is invalid or no such package
+ * exists (for a 404). */
+int prob_open(struct problem *p, const char *problems_dir, const char *id, char *err,
+	      size_t errlen);
+
+void prob_release(struct problem *p);
+
+/* Lists the package ids under problems_dir (folders with a valid id that hold a
+ * problem.yaml), sorted. *ids is NULL-terminated, caller frees with prob_ids_free.
+ * Returns the count, or -1 with a message in err. */
+int prob_list(const char *problems_dir, char ***ids, char *err, size_t errlen);
+void prob_ids_free(char **ids);
+
+/* Time limit of a package that gives none, by the 2025-09 rules: the smallest
+ * multiple of time_resolution that is at least t_ac * ac_to_time_limit and at
+ * most t_tle / time_limit_to_tle (t_tle < 0: no time_limit_exceeded submission).
+ * Returns 0 with *out in seconds, or -1 when no multiple fits. */
+int prob_infer_time_limit(const struct prob_limits *l, double t_ac, double t_tle, double *out);
+
+/* The same for legacy packages, as Kattis problemtools does it: the limit is
+ * t_ac * time_multiplier rounded to whole seconds (at least 1), and a
+ * time_limit_exceeded submission must still time out at the margin
+ * max(limit + 1, round(t_ac * time_multiplier * time_safety_margin)). */
+void prob_legacy_time_limit(const struct prob_limits *l, double t_ac, double *limit,
+			    double *tle_margin);
+
+/* Included files (include/) that go with a submission in judge language
+ * judge_lang: the regular files of include/<code>/ for its package-format
+ * language code, else of include/default/ (2025-09). Returns the count (0 when
+ * none) with *dir (the host folder, malloc'd) and *names (sorted,
+ * NULL-terminated; free with prob_argv_free), or -1 on a listing error. */
+int prob_include_files(const struct problem *p, const char *judge_lang, char **dir, char ***names);
+
+/* Package-format language code of one file name by its extension ("c", "cpp",
+ * "csharp", "python3", "javascript", "java", ...), or NULL. */
+const char *prob_file_lang_code(const char *file);
+
+/* Judge language name ("c", "cpp", "csharp", "node", "python") of a package
+ * language code, or NULL when the judge does not run that language. */
+const char *prob_judge_lang(const char *lang_code);
+
+/* The compile argv of lang for a program of several source files: lang's argv
+ * with every other source file of the same language inserted after the
+ * argument naming lang->source_file (the main file takes that name in the box).
+ * Returns a NULL-terminated malloc'd array of malloc'd strings (free with
+ * prob_argv_free), NULL when lang compiles nothing or on out of memory. */
+char **prob_compile_argv(const struct lang *lang, const char *const *extra_sources);
+void prob_argv_free(char **argv);
+
+/* True when the file named is a source file of the same package-format
+ * language as lang's source_file (so it must be compiled with it). */
+bool prob_is_source_for(const struct lang *lang, const char *file);

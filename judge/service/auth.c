@@ -1,0 +1,412 @@
+/* auth: API keys, SHA-256, Bearer checks against a cached key list, per-key admission. */
+#include "judge/service/auth.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "judge/store/db.h"
+#include "common/log.h"
+
+/* ---- SHA-256 (FIPS 180-4); small enough to keep rather than link a crypto library ---- */
+
+static const uint32_t K256[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void sha256_block(uint32_t h[8], const unsigned char *p)
+{
+	uint32_t w[64], a, b, c, d, e, f, g, hh;
+	for (int i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (int i = 16; i < 64; i++) {
+		uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+		uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+	}
+	a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+	for (int i = 0; i < 64; i++) {
+		uint32_t t1 = hh + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) +
+			      K256[i] + w[i];
+		uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+		hh = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
+	}
+	h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
+}
+
+void auth_sha256(const void *data, size_t len, unsigned char out[32])
+{
+	uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+			 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+	const unsigned char *p = data;
+	size_t left = len;
+	while (left >= 64) {
+		sha256_block(h, p);
+		p += 64;
+		left -= 64;
+	}
+	unsigned char tail[128] = {0};
+	memcpy(tail, p, left);
+	tail[left] = 0x80;
+	size_t tl = left + 1 + 8 <= 64 ? 64 : 128;
+	uint64_t bits = (uint64_t)len * 8;
+	for (int i = 0; i < 8; i++)
+		tail[tl - 1 - i] = (unsigned char)(bits >> (8 * i));
+	sha256_block(h, tail);
+	if (tl == 128)
+		sha256_block(h, tail + 64);
+	for (int i = 0; i < 8; i++) {
+		out[4 * i] = (unsigned char)(h[i] >> 24);
+		out[4 * i + 1] = (unsigned char)(h[i] >> 16);
+		out[4 * i + 2] = (unsigned char)(h[i] >> 8);
+		out[4 * i + 3] = (unsigned char)h[i];
+	}
+}
+
+bool auth_ct_equal(const void *a, const void *b, size_t n)
+{
+	const volatile unsigned char *x = a, *y = b;
+	unsigned char d = 0;
+	for (size_t i = 0; i < n; i++)
+		d |= x[i] ^ y[i];
+	return d == 0;
+}
+
+static void hex(const unsigned char *in, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+static int unhex(const char *s, unsigned char *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int v = 0;
+		for (int j = 0; j < 2; j++) {
+			char c = s[2 * i + j];
+			int d = c >= '0' && c <= '9'   ? c - '0'
+				: c >= 'a' && c <= 'f' ? c - 'a' + 10
+						       : -1;
+			if (d < 0)
+				return -1;
+			v = v * 16 + d;
+		}
+		out[i] = (unsigned char)v;
+	}
+	return s[2 * n] ? -1 : 0;
+}
+
+/* ---- key management (CLI) ---- */
+
+int auth_key_create(struct db *db, const char *name, char key[AUTH_KEY_LEN + 1], int64_t *id,
+		    char *err, size_t errlen)
+{
+	unsigned char rnd[20], digest[32];
+	char hash[65];
+	if (!*name || strlen(name) > 200) {
+		snprintf(err, errlen, "a key name must have 1 to 200 characters");
+		return -1;
+	}
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+		snprintf(err, errlen, "getrandom: %s", strerror(errno));
+		return -1;
+	}
+	memcpy(key, "jk_", 3);
+	hex(rnd, sizeof rnd, key + 3);
+	auth_sha256(key, AUTH_KEY_LEN, digest);
+	hex(digest, 32, hash);
+	const char *params[] = {name, hash};
+	PGresult *res = db_query(
+	    db, "INSERT INTO api_keys (name, hash) VALUES ($1, $2) RETURNING id", 2, params);
+	if (!res) {
+		snprintf(err, errlen, "cannot store the key: %s", db_error(db));
+		return -1;
+	}
+	*id = db_value_ll(res, 0, 0);
+	PQclear(res);
+	return 0;
+}
+
+int auth_key_list(struct db *db, FILE *out, char *err, size_t errlen)
+{
+	PGresult *res = db_query(db,
+				 "SELECT id, name, to_char(created AT TIME ZONE 'UTC', "
+				 "'YYYY-MM-DD HH24:MI:SS'), coalesce(to_char(revoked AT TIME ZONE "
+				 "'UTC', 'YYYY-MM-DD HH24:MI:SS'), '-') FROM api_keys ORDER BY id",
+				 0, NULL);
+	if (!res) {
+		snprintf(err, errlen, "cannot list keys: %s", db_error(db));
+		return -1;
+	}
+	fprintf(out, "%-6s %-24s %-20s %s\n", "id", "name", "created (UTC)", "revoked (UTC)");
+	for (int i = 0; i < PQntuples(res); i++)
+		fprintf(out, "%-6s %-24s %-20s %s\n", db_value(res, i, 0), db_value(res, i, 1),
+			db_value(res, i, 2), db_value(res, i, 3));
+	PQclear(res);
+	return 0;
+}
+
+int auth_key_revoke(struct db *db, int64_t id, char *err, size_t errlen)
+{
+	char ids[32];
+	snprintf(ids, sizeof ids, "%lld", (long long)id);
+	const char *params[] = {ids};
+	PGresult *res = db_query(db,
+				 "UPDATE api_keys SET revoked = now() WHERE id = $1::bigint AND "
+				 "revoked IS NULL",
+				 1, params);
+	if (!res) {
+		snprintf(err, errlen, "cannot revoke key %lld: %s", (long long)id, db_error(db));
+		return -1;
+	}
+	int n = atoi(PQcmdTuples(res));
+	PQclear(res);
+	return n == 1 ? 0 : 1;
+}
+
+/* ---- server side ---- */
+
+struct cached_key {
+	int64_t id;
+	unsigned char hash[32];
+};
+
+/* Admission state of one key: a token bucket and the in-flight count. */
+struct bucket {
+	int64_t key_id;
+	double tokens;
+	double last_s;
+	long in_flight;
+};
+
+struct auth {
+	struct db_pool *pool;
+	pthread_mutex_t lock;
+	struct cached_key *keys;
+	size_t nkeys;
+	double loaded_s; /* monotonic time of the last load, 0 = never */
+	double last_try_s;
+	double rate_per_s, burst;
+	long max_in_flight;
+	struct bucket *buckets;
+	size_t nbuckets, abuckets;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct auth *auth_new(struct db_pool *pool, long rate_per_min, long max_in_flight)
+{
+	struct auth *a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	a->pool = pool;
+	pthread_mutex_init(&a->lock, NULL);
+	a->rate_per_s = (double)rate_per_min / 60.0;
+	a->burst = rate_per_min / 10 > 1 ? (double)(rate_per_min / 10) : 1.0;
+	a->max_in_flight = max_in_flight;
+	return a;
+}
+
+void auth_free(struct auth *a)
+{
+	if (!a)
+		return;
+	pthread_mutex_destroy(&a->lock);
+	free(a->keys);
+	free(a->buckets);
+	free(a);
+}
+
+/* Reloads the active keys; called with a->lock held. Returns 0 or -1. */
+static int load_keys(struct auth *a)
+{
+	a->last_try_s = now_s();
+	struct db *db = db_pool_get(a->pool, 2000);
+	if (!db)
+		return -1;
+	db_set_reconnect_ms(db, 2000); /* the lock is held: fail fast while the server is away */
+	PGresult *res =
+	    db_query(db, "SELECT id, hash FROM api_keys WHERE revoked IS NULL", 0, NULL);
+	if (!res) {
+		log_warn("auth: cannot read api keys: %s", db_error(db));
+		db_pool_put(a->pool, db);
+		return -1;
+	}
+	int n = PQntuples(res);
+	struct cached_key *keys = calloc((size_t)n + 1, sizeof *keys);
+	size_t k = 0;
+	for (int i = 0; keys && i < n; i++) {
+		const char *h = db_value(res, i, 1);
+		if (h && unhex(h, keys[k].hash, 32) == 0)
+			keys[k++].id = db_value_ll(res, i, 0);
+	}
+	PQclear(res);
+	db_pool_put(a->pool, db);
+	if (!keys)
+		return -1;
+	free(a->keys);
+	a->keys = keys;
+	a->nkeys = k;
+	a->loaded_s = a->last_try_s;
+	return 0;
+}
+
+static int64_t find_key(const struct auth *a, const unsigned char digest[32])
+{
+	int64_t found = 0;
+	/* every entry is compared, so the time does not tell which one matched */
+	for (size_t i = 0; i < a->nkeys; i++)
+		if (auth_ct_equal(a->keys[i].hash, digest, 32))
+			found = a->keys[i].id;
+	return found;
+}
+
+enum auth_result auth_check(struct auth *a, const char *header, int64_t *key_id)
+{
+	if (!header)
+		return AUTH_MISSING;
+	while (*header == ' ')
+		header++;
+	if (strncasecmp(header, "Bearer ", 7))
+		return AUTH_INVALID;
+	const char *key = header + 7;
+	while (*key == ' ')
+		key++;
+	size_t n = strcspn(key, " \t");
+	/* "Bearer KEY junk" is not a credential, whatever KEY is */
+	if (n != AUTH_KEY_LEN || strncmp(key, "jk_", 3) || key[n + strspn(key + n, " \t")])
+		return AUTH_INVALID;
+	unsigned char digest[32];
+	auth_sha256(key, n, digest);
+	enum auth_result r = AUTH_INVALID;
+	pthread_mutex_lock(&a->lock);
+	double t = now_s();
+	/* a database that is away is retried once a second, not by every request */
+	bool stale = !a->loaded_s || t - a->loaded_s > AUTH_REFRESH_MS / 1000.0;
+	if (stale && (!a->last_try_s || t - a->last_try_s > 1.0))
+		load_keys(a);
+	int64_t id = a->loaded_s ? find_key(a, digest) : 0;
+	/* a key created a moment ago: reload, but at most once a second */
+	if (!id && a->loaded_s && t - a->last_try_s > 1.0 && load_keys(a) == 0)
+		id = find_key(a, digest);
+	if (id) {
+		*key_id = id;
+		r = AUTH_OK;
+	} else if (!a->loaded_s) {
+		r = AUTH_UNAVAILABLE;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return r;
+}
+
+static struct bucket *bucket_of(struct auth *a, int64_t key_id)
+{
+	for (size_t i = 0; i < a->nbuckets; i++)
+		if (a->buckets[i].key_id == key_id)
+			return &a->buckets[i];
+	if (a->nbuckets == a->abuckets) {
+		size_t na = a->abuckets ? 2 * a->abuckets : 16;
+		struct bucket *nb = realloc(a->buckets, na * sizeof *nb);
+		if (!nb)
+			return NULL;
+		a->buckets = nb;
+		a->abuckets = na;
+	}
+	struct bucket *b = &a->buckets[a->nbuckets++];
+	b->key_id = key_id;
+	b->tokens = a->burst;
+	b->last_s = now_s();
+	b->in_flight = 0;
+	return b;
+}
+
+int auth_admit(struct auth *a, int64_t key_id, int *retry_after_s)
+{
+	int ret = 0;
+	pthread_mutex_lock(&a->lock);
+	struct bucket *b = bucket_of(a, key_id);
+	if (!b) {
+		*retry_after_s = 1;
+		ret = -1;
+		goto out;
+	}
+	if (a->max_in_flight && b->in_flight >= a->max_in_flight) {
+		*retry_after_s = 1;
+		ret = -1;
+		goto out;
+	}
+	if (a->rate_per_s > 0) {
+		double t = now_s();
+		b->tokens += (t - b->last_s) * a->rate_per_s;
+		if (b->tokens > a->burst)
+			b->tokens = a->burst;
+		b->last_s = t;
+		if (b->tokens < 1.0) {
+			double wait = (1.0 - b->tokens) / a->rate_per_s;
+			*retry_after_s = (int)wait + 1;
+			ret = -1;
+			goto out;
+		}
+		b->tokens -= 1.0;
+	}
+	b->in_flight++;
+out:
+	pthread_mutex_unlock(&a->lock);
+	return ret;
+}
+
+void auth_done(struct auth *a, int64_t key_id)
+{
+	pthread_mutex_lock(&a->lock);
+	struct bucket *b = bucket_of(a, key_id);
+	if (b && b->in_flight > 0)
+		b->in_flight--;
+	pthread_mutex_unlock(&a->lock);
+}
+
+bool auth_listen_is_loopback(const char *listen)
+{
+	char host[256];
+	const char *colon = strrchr(listen, ':');
+	size_t n = colon ? (size_t)(colon - listen) : strlen(listen);
+	if (n >= sizeof host)
+		return false;
+	memcpy(host, listen, n);
+	host[n] = 0;
+	if (host[0] == '[' && n >= 2 && host[n - 1] == ']') {
+		memmove(host, host + 1, n - 2);
+		host[n - 2] = 0;
+	}
+	if (!strcasecmp(host, "localhost"))
+		return true;
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, host, &a6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&a6);
+	return false;
+}

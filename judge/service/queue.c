@@ -1,0 +1,702 @@
+/* queue: the submission queue in PostgreSQL (see queue.h for how it works).
+ *
+ * Each state change is one SQL statement: a data-modifying CTE changes the row
+ * and a pg_notify() in the same statement announces it, so the change and its
+ * NOTIFY commit together or not at all. A claim is (id, worker, attempts):
+ * every later change of a running row names all three, which is what makes a
+ * worker whose lease was reaped unable to finish or extend someone else's run.
+ */
+#include "judge/service/queue.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "judge/store/db.h"
+#include "common/log.h"
+
+#define SUB_COLS                                                                                   \
+	"id, status, request::text, result::text, priority, idempotency_key, "                     \
+	"coalesce(api_key_id, 0), callback_url, attempts, worker, "                                \
+	"(extract(epoch FROM created) * 1000)::bigint, "                                           \
+	"(extract(epoch FROM started) * 1000)::bigint, "                                           \
+	"(extract(epoch FROM finished) * 1000)::bigint, callback_attempts, "                       \
+	"(extract(epoch FROM callback_done) * 1000)::bigint, callback_next IS NOT NULL, "          \
+	"callback_error"
+
+void queue_sub_init(struct queue_sub *s)
+{
+	memset(s, 0, sizeof *s);
+}
+
+void queue_sub_release(struct queue_sub *s)
+{
+	cJSON_Delete(s->request);
+	cJSON_Delete(s->result);
+	free(s->idempotency_key);
+	free(s->callback_url);
+	free(s->worker);
+	free(s->callback_error);
+	queue_sub_init(s);
+}
+
+static char *dup_or_null(const char *v)
+{
+	return v ? strdup(v) : NULL;
+}
+
+/* Fills *s from row of r (selected with SUB_COLS). */
+static int read_row(const PGresult *r, int row, struct queue_sub *s, char *err, size_t errlen)
+{
+	queue_sub_release(s);
+	s->id = db_value_ll(r, row, 0);
+	const char *st = db_value(r, row, 1);
+	if (!st || sub_status_parse(st, &s->status) < 0) {
+		snprintf(err, errlen, "submission %" PRId64 " has unknown status '%s'", s->id,
+			 st ? st : "");
+		return -1;
+	}
+	const char *req = db_value(r, row, 2), *res = db_value(r, row, 3);
+	s->request = req ? cJSON_Parse(req) : NULL;
+	s->result = res ? cJSON_Parse(res) : NULL;
+	s->priority = (int)db_value_ll(r, row, 4);
+	s->idempotency_key = dup_or_null(db_value(r, row, 5));
+	s->api_key_id = db_value_ll(r, row, 6);
+	s->callback_url = dup_or_null(db_value(r, row, 7));
+	s->attempts = (int)db_value_ll(r, row, 8);
+	s->worker = dup_or_null(db_value(r, row, 9));
+	s->created_ms = db_value_ll(r, row, 10);
+	s->started_ms = db_value_ll(r, row, 11);
+	s->finished_ms = db_value_ll(r, row, 12);
+	s->callback_attempts = (int)db_value_ll(r, row, 13);
+	s->callback_done_ms = db_value_ll(r, row, 14);
+	const char *pending = db_value(r, row, 15);
+	s->callback_pending = pending && *pending == 't';
+	s->callback_error = dup_or_null(db_value(r, row, 16));
+	if ((req && !s->request) || (res && !s->result)) {
+		snprintf(err, errlen, "submission %" PRId64 ": cannot parse stored JSON", s->id);
+		return -1;
+	}
+	return 0;
+}
+
+static void db_fail(struct db *db, const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: %s", what, db_error(db));
+}
+
+/* Reads the single submission row a query returned, if any, and clears r.
+ * Returns 1 with *out filled, 0 when no row came back, or -1 (r NULL: the
+ * query failed, reported as "what: ..."). */
+static int one_row(struct db *db, PGresult *r, const char *what, struct queue_sub *out, char *err,
+		   size_t errlen)
+{
+	if (!r) {
+		db_fail(db, what, err, errlen);
+		return -1;
+	}
+	int ret = 0;
+	if (PQntuples(r) == 1)
+		ret = read_row(r, 0, out, err, errlen) < 0 ? -1 : 1;
+	PQclear(r);
+	return ret;
+}
+
+/* One submission, inside whatever transaction the caller has open. */
+static int enqueue_one(struct db *db, const struct queue_new *in, int64_t *id, bool *created,
+		       char *err, size_t errlen)
+{
+	int ret = -1;
+	char *json = NULL;
+	PGresult *r = NULL;
+	if (!in->request) {
+		snprintf(err, errlen, "enqueue: no request");
+		goto out;
+	}
+	json = cJSON_PrintUnformatted(in->request);
+	if (!json) {
+		snprintf(err, errlen, "enqueue: out of memory");
+		goto out;
+	}
+	char prio[16], key[24];
+	snprintf(prio, sizeof prio, "%d", in->priority);
+	snprintf(key, sizeof key, "%" PRId64, in->api_key_id);
+	const char *p[] = {json, prio, in->idempotency_key, key, in->callback_url};
+	/* a conflicting key inserts nothing: the SELECT below finds the first one,
+	 * which READ COMMITTED lets us see once its transaction committed */
+	r = db_query(db,
+		     "WITH ins AS (INSERT INTO submissions (request, priority, idempotency_key, "
+		     "api_key_id, callback_url) VALUES ($1::jsonb, $2::smallint, $3, "
+		     "nullif($4::bigint, 0), $5) "
+		     "ON CONFLICT ((coalesce(api_key_id, 0)), idempotency_key) "
+		     "WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING id) "
+		     "SELECT id, pg_notify('" QUEUE_CHANNEL_NEW "', id::text) FROM ins",
+		     5, p);
+	if (!r) {
+		db_fail(db, "cannot enqueue", err, errlen);
+		goto out;
+	}
+	if (PQntuples(r) == 1) {
+		*id = db_value_ll(r, 0, 0);
+		if (created)
+			*created = true;
+		ret = 0;
+		goto out;
+	}
+	PQclear(r);
+	const char *q[] = {key, in->idempotency_key};
+	r = db_query(db,
+		     "SELECT id FROM submissions WHERE coalesce(api_key_id, 0) = $1::bigint "
+		     "AND idempotency_key = $2",
+		     2, q);
+	if (!r || PQntuples(r) != 1) {
+		if (r)
+			snprintf(err, errlen, "cannot enqueue: idempotency key conflict not found");
+		else
+			db_fail(db, "cannot enqueue", err, errlen);
+		goto out;
+	}
+	*id = db_value_ll(r, 0, 0);
+	if (created)
+		*created = false;
+	ret = 0;
+out:
+	PQclear(r);
+	free(json);
+	return ret;
+}
+
+int queue_enqueue(struct db *db, const struct queue_new *in, int64_t *id, bool *created, char *err,
+		  size_t errlen)
+{
+	/* without a key the INSERT statement is its own transaction; with a key
+	 * the fallback SELECT must run after it, also fine outside a transaction */
+	return enqueue_one(db, in, id, created, err, errlen);
+}
+
+int queue_enqueue_batch(struct db *db, const struct queue_new *in, size_t n, int64_t *ids,
+			bool *created, char *err, size_t errlen)
+{
+	if (db_begin(db) < 0) {
+		db_fail(db, "cannot enqueue", err, errlen);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (enqueue_one(db, &in[i], &ids[i], created ? &created[i] : NULL, err, errlen) <
+		    0) {
+			db_rollback(db);
+			return -1;
+		}
+	if (db_commit(db) < 0) {
+		db_fail(db, "cannot enqueue", err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
+int queue_get(struct db *db, int64_t id, int64_t api_key_id, struct queue_sub *out, char *err,
+	      size_t errlen)
+{
+	char ids[24], keys[24];
+	snprintf(ids, sizeof ids, "%" PRId64, id);
+	snprintf(keys, sizeof keys, "%" PRId64, api_key_id);
+	const char *p[] = {ids, keys};
+	PGresult *r = db_query(db,
+			       "SELECT " SUB_COLS " FROM submissions WHERE id = $1::bigint "
+			       "AND ($2::bigint <= 0 OR api_key_id = $2::bigint)",
+			       2, p);
+	return one_row(db, r, "cannot read submission", out, err, errlen);
+}
+
+int queue_claim(struct db *db, const char *worker, long lease_ms, struct queue_sub *out, char *err,
+		size_t errlen)
+{
+	char lease[24];
+	snprintf(lease, sizeof lease, "%ld", lease_ms);
+	const char *p[] = {worker, lease};
+	PGresult *r =
+	    db_query(db,
+		     "UPDATE submissions SET status = 'running', attempts = attempts + 1, "
+		     "worker = $1, started = now(), "
+		     "lease_until = now() + $2::bigint * interval '1 millisecond' "
+		     "WHERE id = (SELECT id FROM submissions WHERE status = 'queued' "
+		     "ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT 1) "
+		     "RETURNING " SUB_COLS,
+		     2, p);
+	return one_row(db, r, "cannot claim", out, err, errlen);
+}
+
+/* Runs a statement on one claim; returns 0 when it matched a row, 1 when the
+ * claim is no longer ours, -1 on error. */
+static int on_claim(struct db *db, const char *sql, int64_t id, const char *worker, int attempt,
+		    const char *p4, const char *p5, const char *what, char *err, size_t errlen)
+{
+	char ids[24], att[16];
+	snprintf(ids, sizeof ids, "%" PRId64, id);
+	snprintf(att, sizeof att, "%d", attempt);
+	const char *p[] = {ids, worker, att, p4, p5};
+	int n = p5 ? 5 : p4 ? 4 : 3;
+	PGresult *r = db_query(db, sql, n, p);
+	if (!r) {
+		db_fail(db, what, err, errlen);
+		return -1;
+	}
+	int matched =
+	    PQresultStatus(r) == PGRES_TUPLES_OK ? PQntuples(r) > 0 : atoi(PQcmdTuples(r)) > 0;
+	PQclear(r);
+	return matched ? 0 : 1;
+}
+
+#define CLAIM_WHERE                                                                                \
+	"WHERE id = $1::bigint AND worker = $2 AND attempts = $3::int AND status = 'running'"
+
+int queue_extend(struct db *db, int64_t id, const char *worker, int attempt, long lease_ms,
+		 char *err, size_t errlen)
+{
+	char lease[24];
+	snprintf(lease, sizeof lease, "%ld", lease_ms);
+	return on_claim(db,
+			"UPDATE submissions SET lease_until = now() + $4::bigint * interval "
+			"'1 millisecond' " CLAIM_WHERE,
+			id, worker, attempt, lease, NULL, "cannot extend lease", err, errlen);
+}
+
+/* The JSON to store for result and its status: a result without a final
+ * status is the judge's fault, not a verdict, and is stored as internal_error.
+ * Returns a malloc'd string, or NULL when out of memory. */
+static char *finish_json(const cJSON *result, enum sub_status *out, char *err, size_t errlen)
+{
+	enum sub_status st = SUB_INTERNAL_ERROR;
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(result, "status");
+	cJSON *fixed = NULL;
+	if (!cJSON_IsString(s) || sub_status_parse(s->valuestring, &st) < 0 ||
+	    !sub_status_is_final(st)) {
+		st = SUB_INTERNAL_ERROR;
+		fixed = result ? cJSON_Duplicate(result, 1) : cJSON_CreateObject();
+		if (fixed) {
+			cJSON_DeleteItemFromObjectCaseSensitive(fixed, "status");
+			cJSON_AddStringToObject(fixed, "status", "internal_error");
+			if (!cJSON_GetObjectItemCaseSensitive(fixed, "message"))
+				cJSON_AddStringToObject(fixed, "message",
+							"grading returned no final status");
+		}
+	}
+	char *json = cJSON_PrintUnformatted(fixed ? fixed : result);
+	cJSON_Delete(fixed);
+	*out = st;
+	if (!json)
+		snprintf(err, errlen, "cannot finish: out of memory");
+	return json;
+}
+
+#define FINISH_UPDATE                                                                              \
+	"UPDATE submissions SET status = $4, result = $5::jsonb, "                                 \
+	"finished = now(), lease_until = NULL, "                                                   \
+	"callback_next = CASE WHEN callback_url IS NOT NULL THEN now() END " CLAIM_WHERE           \
+	" RETURNING id"
+
+int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, const cJSON *result,
+		 char *err, size_t errlen)
+{
+	enum sub_status st;
+	char *json = finish_json(result, &st, err, errlen);
+	if (!json)
+		return -1;
+	int rc =
+	    on_claim(db,
+		     "WITH u AS (" FINISH_UPDATE ") "
+		     "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM u",
+		     id, worker, attempt, sub_status_name(st), json, "cannot finish", err, errlen);
+	free(json);
+	return rc;
+}
+
+int queue_finish_claim(struct db *db, int64_t id, const char *worker, int attempt,
+		       const cJSON *result, long lease_ms, struct queue_sub *next, bool *claimed,
+		       char *err, size_t errlen)
+{
+	*claimed = false;
+	enum sub_status st;
+	char *json = finish_json(result, &st, err, errlen);
+	if (!json)
+		return -1;
+	char ids[24], att[16], lease[24];
+	snprintf(ids, sizeof ids, "%" PRId64, id);
+	snprintf(att, sizeof att, "%d", attempt);
+	snprintf(lease, sizeof lease, "%ld", lease_ms);
+	const char *p[] = {ids, worker, att, sub_status_name(st), json, lease};
+	/* the finished row is 'running' in the statement's snapshot, so the claim
+	 * cannot pick it; n must be read by the outer query, or its NOTIFY would
+	 * not run. One row always: the claim's columns (NULL when the queue is
+	 * empty), then how many rows the finish changed. */
+	PGresult *r = db_query(
+	    db,
+	    "WITH u AS (" FINISH_UPDATE "), "
+	    "n AS (SELECT pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM u), "
+	    "c AS (UPDATE submissions SET status = 'running', attempts = attempts + 1, "
+	    "worker = $2, started = now(), "
+	    "lease_until = now() + $6::bigint * interval '1 millisecond' "
+	    "WHERE id = (SELECT id FROM submissions WHERE status = 'queued' "
+	    "ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT 1) "
+	    "RETURNING " SUB_COLS ") "
+	    "SELECT c.*, (SELECT count(*) FROM n) FROM (SELECT 1) AS one LEFT JOIN c ON true",
+	    6, p);
+	free(json);
+	if (!r) {
+		db_fail(db, "cannot finish", err, errlen);
+		return -1;
+	}
+	int ncols = PQnfields(r);
+	if (PQntuples(r) != 1 || ncols < 2) {
+		PQclear(r);
+		snprintf(err, errlen, "cannot finish: unexpected answer");
+		return -1;
+	}
+	int ret = db_value_ll(r, 0, ncols - 1) > 0 ? 0 : 1;
+	if (!PQgetisnull(r, 0, 0)) {
+		/* the claim is committed: it is ours even if its row cannot be read */
+		if (read_row(r, 0, next, err, errlen) < 0) {
+			cJSON_Delete(next->request); /* graded as internal_error */
+			next->request = NULL;
+		}
+		*claimed = true;
+	}
+	PQclear(r);
+	return ret;
+}
+
+int queue_release(struct db *db, int64_t id, const char *worker, int attempt, char *err,
+		  size_t errlen)
+{
+	return on_claim(db,
+			"WITH u AS (UPDATE submissions SET status = 'queued', worker = NULL, "
+			"lease_until = NULL, started = NULL, attempts = attempts - 1 " CLAIM_WHERE
+			" RETURNING id) "
+			"SELECT pg_notify('" QUEUE_CHANNEL_NEW "', id::text) FROM u",
+			id, worker, attempt, NULL, NULL, "cannot hand back", err, errlen);
+}
+
+int queue_reap(struct db *db, int max_attempts, int *requeued, int *failed, char *err,
+	       size_t errlen)
+{
+	char maxs[16];
+	snprintf(maxs, sizeof maxs, "%d", max_attempts);
+	const char *p[] = {maxs};
+	/* SKIP LOCKED: a row a worker is finishing right now is not expired */
+	PGresult *r = db_query(
+	    db,
+	    "WITH expired AS (SELECT id FROM submissions WHERE status = 'running' "
+	    "AND lease_until < now() FOR UPDATE SKIP LOCKED), "
+	    "failed AS (UPDATE submissions s SET status = 'internal_error', "
+	    "result = jsonb_build_object('status', 'internal_error', 'message', "
+	    "format('gave up after %s attempts: the worker running it stopped (last: %s)', "
+	    "s.attempts, s.worker)), finished = now(), lease_until = NULL, "
+	    "callback_next = CASE WHEN s.callback_url IS NOT NULL THEN now() END "
+	    "FROM expired e WHERE s.id = e.id AND s.attempts >= $1::int RETURNING s.id), "
+	    "requeued AS (UPDATE submissions s SET status = 'queued', worker = NULL, "
+	    "lease_until = NULL FROM expired e WHERE s.id = e.id AND s.attempts < $1::int "
+	    "RETURNING s.id) "
+	    "SELECT 'f', pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM failed "
+	    "UNION ALL SELECT 'r', pg_notify('" QUEUE_CHANNEL_NEW "', id::text) FROM requeued",
+	    1, p);
+	if (!r) {
+		db_fail(db, "cannot reap leases", err, errlen);
+		return -1;
+	}
+	int nr = 0, nf = 0;
+	for (int i = 0; i < PQntuples(r); i++)
+		if (*PQgetvalue(r, i, 0) == 'f')
+			nf++;
+		else
+			nr++;
+	PQclear(r);
+	if (nr || nf)
+		log_info("reaper: %d expired lease%s requeued, %d given up", nr, nr == 1 ? "" : "s",
+			 nf);
+	if (requeued)
+		*requeued = nr;
+	if (failed)
+		*failed = nf;
+	return 0;
+}
+
+int queue_counts(struct db *db, long counts[SUB_STATUS_COUNT], char *err, size_t errlen)
+{
+	PGresult *r =
+	    db_query(db, "SELECT status, count(*) FROM submissions GROUP BY status", 0, NULL);
+	if (!r) {
+		db_fail(db, "cannot count submissions", err, errlen);
+		return -1;
+	}
+	for (int i = 0; i < SUB_STATUS_COUNT; i++)
+		counts[i] = 0;
+	for (int i = 0; i < PQntuples(r); i++) {
+		enum sub_status st;
+		if (sub_status_parse(PQgetvalue(r, i, 0), &st) == 0)
+			counts[st] = (long)db_value_ll(r, i, 1);
+	}
+	PQclear(r);
+	return 0;
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int queue_wait(struct db *db, int64_t id, int timeout_ms, struct queue_sub *out, char *err,
+	       size_t errlen)
+{
+	int ret = -1;
+	int64_t deadline = mono_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
+	char ids[24];
+	snprintf(ids, sizeof ids, "%" PRId64, id);
+	if (db_listen(db, QUEUE_CHANNEL_DONE) < 0) {
+		db_fail(db, "cannot listen", err, errlen);
+		return -1;
+	}
+	for (;;) {
+		/* read after LISTEN: a finish between the two is seen either way */
+		int found = queue_get(db, id, 0, out, err, errlen);
+		if (found < 0)
+			goto out;
+		if (found == 0) {
+			ret = 2;
+			goto out;
+		}
+		if (sub_status_is_final(out->status)) {
+			ret = 1;
+			goto out;
+		}
+		for (;;) {
+			int64_t left = deadline - mono_ms();
+			if (left <= 0) {
+				ret = 0;
+				goto out;
+			}
+			struct db_notify n;
+			int rc = db_wait_notify(db, (int)left, &n);
+			if (rc < 0) {
+				db_fail(db, "waiting for a result", err, errlen);
+				goto out;
+			}
+			if (rc == 2 || (rc == 1 && !strcmp(n.payload, ids)))
+				break; /* re-read the row */
+		}
+	}
+out:
+	db_unlisten(db, QUEUE_CHANNEL_DONE);
+	if (db_conn(db)) {
+		PGnotify *n;
+		while ((n = PQnotifies(db_conn(db))))
+			PQfreemem(n);
+	}
+	return ret;
+}
+
+/* queue_watch: one LISTEN connection shared by every waiting thread. */
+struct waiter {
+	int64_t id;
+	bool woken;
+	pthread_cond_t cond;
+	struct waiter *next;
+};
+
+struct queue_watch {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	struct waiter *waiters;
+	struct db *db;
+	volatile bool stop;
+};
+
+static void wake(struct queue_watch *w, int64_t id, bool all)
+{
+	pthread_mutex_lock(&w->lock);
+	for (struct waiter *x = w->waiters; x; x = x->next)
+		if (all || x->id == id) {
+			x->woken = true;
+			pthread_cond_signal(&x->cond);
+		}
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void *watch_main(void *arg)
+{
+	struct queue_watch *w = arg;
+	bool down = false;
+	while (!w->stop) {
+		struct db_notify n;
+		int rc = db_wait_notify(w->db, 500, &n);
+		if (rc == 1) {
+			wake(w, strtoll(n.payload, NULL, 10), false);
+		} else if (rc == 2) {
+			/* reconnected: finishes may have been missed while down */
+			wake(w, 0, true);
+			down = false;
+		} else if (rc < 0) {
+			if (!down)
+				log_warn("result watch: %s; retrying", db_error(w->db));
+			down = true;
+		}
+	}
+	return NULL;
+}
+
+int queue_watch_start(struct queue_watch **out, const char *url, char *err, size_t errlen)
+{
+	struct queue_watch *w = calloc(1, sizeof *w);
+	if (!w) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	if (db_open(&w->db, url, 30000, err, errlen) < 0)
+		goto fail;
+	/* a short budget per try: the thread loop retries, checking stop between */
+	db_set_reconnect_ms(w->db, 1000);
+	if (db_listen(w->db, QUEUE_CHANNEL_DONE) < 0) {
+		snprintf(err, errlen, "cannot listen: %s", db_error(w->db));
+		goto fail;
+	}
+	if (pthread_create(&w->thread, NULL, watch_main, w) != 0) {
+		snprintf(err, errlen, "cannot start the result watch thread");
+		goto fail;
+	}
+	*out = w;
+	return 0;
+fail:
+	db_close(w->db);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+	return -1;
+}
+
+void queue_watch_stop(struct queue_watch *w)
+{
+	if (!w)
+		return;
+	w->stop = true;
+	pthread_join(w->thread, NULL);
+	db_close(w->db);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+static int pooled_get(struct db_pool *pool, int64_t id, int64_t api_key_id, struct queue_sub *out,
+		      char *err, size_t errlen)
+{
+	struct db *db = db_pool_get(pool, 10000);
+	if (!db) {
+		snprintf(err, errlen, "no database connection available");
+		return -1;
+	}
+	int rc = queue_get(db, id, api_key_id, out, err, errlen);
+	db_pool_put(pool, db);
+	return rc;
+}
+
+int queue_watch_wait(struct queue_watch *w, struct db_pool *pool, int64_t id, int64_t api_key_id,
+		     int timeout_ms, struct queue_sub *out, char *err, size_t errlen)
+{
+	int ret = -1;
+	struct waiter me = {.id = id};
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&me.cond, &ca);
+	pthread_condattr_destroy(&ca);
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	if (timeout_ms > 0) {
+		until.tv_sec += timeout_ms / 1000;
+		until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+	}
+	/* register before the first read, so a finish in between wakes us */
+	pthread_mutex_lock(&w->lock);
+	me.next = w->waiters;
+	w->waiters = &me;
+	pthread_mutex_unlock(&w->lock);
+	for (;;) {
+		int found = pooled_get(pool, id, api_key_id, out, err, errlen);
+		if (found < 0)
+			break;
+		if (found == 0) {
+			ret = 2;
+			break;
+		}
+		if (sub_status_is_final(out->status)) {
+			ret = 1;
+			break;
+		}
+		pthread_mutex_lock(&w->lock);
+		int rc = 0;
+		while (!me.woken && rc != ETIMEDOUT)
+			rc = pthread_cond_timedwait(&me.cond, &w->lock, &until);
+		bool woken = me.woken;
+		me.woken = false;
+		pthread_mutex_unlock(&w->lock);
+		if (!woken) {
+			ret = 0; /* out holds the state read just before waiting */
+			break;
+		}
+	}
+	pthread_mutex_lock(&w->lock);
+	for (struct waiter **pp = &w->waiters; *pp; pp = &(*pp)->next)
+		if (*pp == &me) {
+			*pp = me.next;
+			break;
+		}
+	pthread_mutex_unlock(&w->lock);
+	pthread_cond_destroy(&me.cond);
+	return ret;
+}
+
+int queue_callback_next(struct db *db, long lease_ms, struct queue_sub *out, char *err,
+			size_t errlen)
+{
+	char lease[24];
+	snprintf(lease, sizeof lease, "%ld", lease_ms);
+	const char *p[] = {lease};
+	PGresult *r = db_query(
+	    db,
+	    "UPDATE submissions SET callback_attempts = callback_attempts + 1, "
+	    "callback_next = now() + $1::bigint * interval '1 millisecond' "
+	    "WHERE id = (SELECT id FROM submissions WHERE callback_url IS NOT NULL "
+	    "AND callback_done IS NULL AND finished IS NOT NULL AND callback_next <= now() "
+	    "ORDER BY callback_next FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " SUB_COLS,
+	    1, p);
+	return one_row(db, r, "cannot take a callback", out, err, errlen);
+}
+
+int queue_callback_done(struct db *db, int64_t id, bool delivered, long retry_ms, const char *why,
+			char *err, size_t errlen)
+{
+	char ids[24], retry[24];
+	snprintf(ids, sizeof ids, "%" PRId64, id);
+	snprintf(retry, sizeof retry, "%ld", retry_ms);
+	const char *p[] = {ids, delivered ? "t" : "f", retry, delivered ? NULL : why};
+	/* given up: callback_next NULL is never due again */
+	if (db_exec(db,
+		    "UPDATE submissions SET "
+		    "callback_done = CASE WHEN $2::boolean THEN now() END, "
+		    "callback_next = CASE WHEN $2::boolean OR $3::bigint < 0 THEN NULL "
+		    "ELSE now() + $3::bigint * interval '1 millisecond' END, "
+		    "callback_error = $4 "
+		    "WHERE id = $1::bigint",
+		    4, p) < 0) {
+		db_fail(db, "cannot record the callback", err, errlen);
+		return -1;
+	}
+	return 0;
+}

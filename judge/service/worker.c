@@ -1,0 +1,550 @@
+/* worker: claims submissions from the PostgreSQL queue and grades them; `judge worker`.
+ *
+ * Threads: the main thread only waits for signals; N slot threads each own a
+ * connection and run claim -> grade -> finish; one housekeeping thread owns a
+ * connection that LISTENs on judge_new (waking idle slots through a condition
+ * variable), extends the leases of the slots' claims and reaps expired leases.
+ * A slot's current claim (id, attempt) is shared with the housekeeping thread
+ * under w->lock; nothing else is shared.
+ */
+#include "judge/service/worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/config.h"
+#include "judge/store/db.h"
+#include "judge/grading/grade.h"
+#include "judge/grading/lang.h"
+#include "common/log.h"
+#include "judge/store/migrate.h"
+#include "judge/store/pgembed.h"
+#include "judge/service/queue.h"
+
+/* Slot numbers pick host uids and cgroup names in the sandbox, so they must be
+ * unique on the machine, also across worker processes: each slot holds an
+ * flock on SLOT_LOCK_DIR/N while the process lives (a killed worker's locks go
+ * with it). The folder sits beside box_root. */
+#define SLOT_LOCKS_MAX 4096
+
+/* Idle slots look at the queue at least this often, even without NOTIFY. */
+#define IDLE_POLL_MS 5000
+
+struct slot {
+	struct worker *w;
+	int index; /* machine-wide slot number (see SLOT_LOCKS_MAX) */
+	int lock_fd;
+	pthread_t thread;
+	char name[160];
+	/* the current claim, under w->lock; busy == false when idle */
+	bool busy;
+	int64_t id;
+	int attempt;
+	atomic_bool lost; /* the claim went to another worker: stop grading it */
+	atomic_bool done; /* the thread has returned */
+};
+
+struct worker {
+	const struct judge_config *cfg;
+	char *url;
+	struct lang_registry langs;
+	enum sandbox_backend backend;
+	long lease_ms;
+	int nslots;
+	struct slot *slots;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	unsigned long wake_gen;
+	atomic_bool stopping; /* no new claims */
+	atomic_bool halt;     /* housekeeping ends */
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void wake_slots(struct worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->wake_gen++;
+	pthread_cond_broadcast(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Sleeps until woken (new work, stop) or ms passed. */
+static void idle_wait(struct worker *w, unsigned long gen, long ms)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&w->lock);
+	while (w->wake_gen == gen && !atomic_load(&w->stopping))
+		if (pthread_cond_timedwait(&w->wake, &w->lock, &until) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void set_claim(struct slot *s, bool busy, int64_t id, int attempt)
+{
+	pthread_mutex_lock(&s->w->lock);
+	s->busy = busy;
+	s->id = id;
+	s->attempt = attempt;
+	atomic_store(&s->lost, false);
+	pthread_mutex_unlock(&s->w->lock);
+}
+
+/* Stores the result, retrying while the database is unreachable. Unless the
+ * worker is stopping, the same statement claims the next submission (saving a
+ * round trip per submission): returns true when *next holds it. */
+static bool finish_claim(struct slot *s, struct db *db, const struct queue_sub *sub,
+			 const cJSON *result, long ms, struct queue_sub *next)
+{
+	char err[512];
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(result, "status");
+	const char *status = cJSON_IsString(st) ? st->valuestring : "?";
+	for (int tries = 0;; tries++) {
+		bool claimed = false;
+		int rc =
+		    atomic_load(&s->w->stopping)
+			? queue_finish(db, sub->id, s->name, sub->attempts, result, err, sizeof err)
+			: queue_finish_claim(db, sub->id, s->name, sub->attempts, result,
+					     s->w->lease_ms, next, &claimed, err, sizeof err);
+		if (rc == 0)
+			log_info("worker %s: submission %" PRId64
+				 " finished: %s (%ld ms, attempt %d)",
+				 s->name, sub->id, status, ms, sub->attempts);
+		if (rc == 1)
+			log_warn("worker %s: submission %" PRId64 " was taken from us (lease "
+				 "expired); result dropped, another worker runs it",
+				 s->name, sub->id);
+		if (rc >= 0)
+			return claimed;
+		if (tries % 10 == 0)
+			log_warn("worker %s: cannot store the result of submission %" PRId64
+				 ": %s; retrying",
+				 s->name, sub->id, err);
+		usleep(500 * 1000);
+	}
+}
+
+static void *slot_main(void *arg)
+{
+	struct slot *s = arg;
+	struct worker *w = s->w;
+	struct db *db = NULL;
+	char err[512];
+	bool down = false;
+	struct queue_sub sub, next;
+	queue_sub_init(&sub);
+	queue_sub_init(&next);
+	bool have = false; /* sub holds a claim made by the last finish */
+	/* a claim already made is graded even when the worker is stopping */
+	while (have || !atomic_load(&w->stopping)) {
+		if (!have) {
+			unsigned long gen;
+			pthread_mutex_lock(&w->lock);
+			gen = w->wake_gen;
+			pthread_mutex_unlock(&w->lock);
+			if (!db) {
+				if (db_open(&db, w->url, 2000, err, sizeof err) < 0) {
+					if (!down)
+						log_warn("worker %s: %s", s->name, err);
+					down = true;
+					idle_wait(w, gen, 1000);
+					continue;
+				}
+				db_set_reconnect_ms(db, 2000);
+			}
+			int rc = queue_claim(db, s->name, w->lease_ms, &sub, err, sizeof err);
+			if (rc < 0) {
+				if (!down)
+					log_warn("worker %s: %s", s->name, err);
+				down = true;
+				idle_wait(w, gen, 1000);
+				continue;
+			}
+			if (down)
+				log_info("worker %s: database reachable again", s->name);
+			down = false;
+			if (rc == 0) {
+				idle_wait(w, gen, IDLE_POLL_MS);
+				continue;
+			}
+		}
+		have = false;
+		set_claim(s, true, sub.id, sub.attempts);
+		log_info("worker %s: submission %" PRId64 " claimed (attempt %d)", s->name, sub.id,
+			 sub.attempts);
+		int64_t t0 = mono_ms();
+		struct grade_env env = {.cfg = w->cfg,
+					.langs = &w->langs,
+					.backend = w->backend,
+					.slot = s->index,
+					.cancel = &s->lost};
+		cJSON *result = NULL;
+		if (sub.request) {
+			result = grade_request(&env, sub.request);
+		} else {
+			result = cJSON_CreateObject();
+			cJSON_AddStringToObject(result, "status", "internal_error");
+			cJSON_AddStringToObject(result, "message", "stored request is not JSON");
+		}
+		have = finish_claim(s, db, &sub, result, (long)(mono_ms() - t0), &next);
+		cJSON_Delete(result);
+		if (have) {
+			struct queue_sub t = sub;
+			sub = next;
+			next = t;
+		} else {
+			set_claim(s, false, 0, 0);
+		}
+	}
+	queue_sub_release(&sub);
+	queue_sub_release(&next);
+	db_close(db);
+	atomic_store(&s->done, true);
+	return NULL;
+}
+
+/* Extends the leases of every running claim of this process. */
+static void extend_leases(struct worker *w, struct db *db)
+{
+	for (int i = 0; i < w->nslots; i++) {
+		struct slot *s = &w->slots[i];
+		pthread_mutex_lock(&w->lock);
+		bool busy = s->busy;
+		int64_t id = s->id;
+		int attempt = s->attempt;
+		pthread_mutex_unlock(&w->lock);
+		if (!busy)
+			continue;
+		char err[512];
+		int rc = queue_extend(db, id, s->name, attempt, w->lease_ms, err, sizeof err);
+		if (rc == 1) {
+			log_warn("worker %s: lost the lease of submission %" PRId64
+				 ": its grading stops before the next run",
+				 s->name, id);
+			pthread_mutex_lock(&w->lock);
+			if (s->busy && s->id == id && s->attempt == attempt)
+				atomic_store(&s->lost, true);
+			pthread_mutex_unlock(&w->lock);
+		} else if (rc < 0)
+			log_debug("worker %s: cannot extend lease: %s", s->name, err);
+	}
+}
+
+static void *housekeeping_main(void *arg)
+{
+	struct worker *w = arg;
+	struct db *db = NULL;
+	char err[512];
+	long extend_every = w->lease_ms / 3;
+	long reap_every = w->cfg->reap_interval_s * 1000;
+	int64_t next_extend = mono_ms() + extend_every, next_reap = mono_ms();
+	bool down = false;
+	while (!atomic_load(&w->halt)) {
+		if (!db) {
+			if (db_open(&db, w->url, 1000, err, sizeof err) < 0) {
+				if (!down)
+					log_warn("worker housekeeping: %s", err);
+				down = true;
+				db = NULL;
+				continue;
+			}
+			db_set_reconnect_ms(db, 1000);
+			if (db_listen(db, QUEUE_CHANNEL_NEW) < 0) {
+				db_close(db);
+				db = NULL;
+				continue;
+			}
+			wake_slots(w); /* queued while we were away? */
+		}
+		int64_t now = mono_ms();
+		int64_t next = next_extend < next_reap ? next_extend : next_reap;
+		long timeout = next - now;
+		if (timeout > 1000)
+			timeout = 1000; /* check halt */
+		if (timeout < 0)
+			timeout = 0;
+		struct db_notify n;
+		int rc = db_wait_notify(db, (int)timeout, &n);
+		if (rc == 1 || rc == 2) {
+			/* several NOTIFYs at once (a batch) need one wake-up */
+			while (db_wait_notify(db, 0, &n) == 1)
+				;
+			wake_slots(w);
+		}
+		if (rc < 0) {
+			if (!down)
+				log_warn("worker housekeeping: %s", db_error(db));
+			down = true;
+			continue;
+		}
+		if (rc == 2 && down)
+			log_info("worker housekeeping: database reachable again");
+		if (rc >= 0)
+			down = false;
+		now = mono_ms();
+		if (now >= next_extend) {
+			extend_leases(w, db);
+			next_extend = now + extend_every;
+		}
+		if (now >= next_reap && !atomic_load(&w->stopping)) {
+			if (queue_reap(db, (int)w->cfg->max_attempts, NULL, NULL, err, sizeof err) <
+			    0)
+				log_debug("worker housekeeping: %s", err);
+			next_reap = now + reap_every;
+		}
+	}
+	db_close(db);
+	return NULL;
+}
+
+/* Hands back the claims of slots still grading after the drain. */
+static void hand_back(struct worker *w)
+{
+	struct db *db = NULL;
+	char err[512];
+	if (db_open(&db, w->url, 5000, err, sizeof err) < 0) {
+		log_error("worker: cannot hand back running submissions: %s (their leases will "
+			  "expire and the reaper requeues them)",
+			  err);
+		return;
+	}
+	for (int i = 0; i < w->nslots; i++) {
+		struct slot *s = &w->slots[i];
+		pthread_mutex_lock(&w->lock);
+		bool busy = s->busy;
+		int64_t id = s->id;
+		int attempt = s->attempt;
+		s->busy = false; /* stop extending it */
+		pthread_mutex_unlock(&w->lock);
+		if (!busy)
+			continue;
+		int rc = queue_release(db, id, s->name, attempt, err, sizeof err);
+		if (rc == 0)
+			log_info("worker %s: submission %" PRId64 " handed back", s->name, id);
+		else if (rc < 0)
+			log_warn("worker %s: cannot hand back submission %" PRId64 ": %s", s->name,
+				 id, err);
+	}
+	db_close(db);
+}
+
+/* Takes the lowest free machine-wide slot number. Returns it, or -1. */
+static int take_slot_number(const struct judge_config *cfg, int *fd_out)
+{
+	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
+	int ret = -1;
+	strbuf_addf(&dir, "%s-slots", cfg->box_root);
+	if (mkdir(dir.buf, 0700) < 0 && errno != EEXIST) {
+		log_error("worker: cannot create '%s': %s", dir.buf, strerror(errno));
+		goto out;
+	}
+	for (int n = 0; n < SLOT_LOCKS_MAX; n++) {
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%d", dir.buf, n);
+		int fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			log_error("worker: cannot open '%s': %s", path.buf, strerror(errno));
+			goto out;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			*fd_out = fd;
+			ret = n;
+			goto out;
+		}
+		close(fd);
+	}
+	log_error("worker: all %d sandbox slot numbers are taken", SLOT_LOCKS_MAX);
+out:
+	strbuf_release(&dir);
+	strbuf_release(&path);
+	return ret;
+}
+
+static bool all_idle(struct worker *w)
+{
+	for (int i = 0; i < w->nslots; i++)
+		if (!atomic_load(&w->slots[i].done))
+			return false;
+	return true;
+}
+
+int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
+{
+	int ret = 1;
+	/* static, and the URL copied: after an unclean drain, slot threads that are
+	 * still grading use both until the caller ends the process */
+	static struct worker w;
+	memset(&w, 0, sizeof w);
+	w.cfg = cfg;
+	w.url = strdup(opts->url);
+	if (!w.url)
+		return 1;
+	char err[1024];
+	bool sandbox_up = false, hk_started = false;
+	pthread_t hk;
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w.wake, &ca);
+	pthread_condattr_destroy(&ca);
+	w.lease_ms = cfg->lease_s * 1000;
+
+	/* signals go to sigwait in this thread only: block them before any thread */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	const char *sb = opts->sandbox ? opts->sandbox : cfg->sandbox;
+	if (sandbox_backend_parse(sb, &w.backend) < 0) {
+		log_error("worker: unknown sandbox '%s' (gvisor, native or auto)", sb);
+		goto out;
+	}
+	if (lang_load_dir(&w.langs, cfg->languages_dir, err, sizeof err) < 0) {
+		log_error("worker: %s", err);
+		goto out;
+	}
+	struct db *db;
+	if (db_open(&db, w.url, 30000, err, sizeof err) < 0) {
+		log_error("worker: %s", err);
+		goto out;
+	}
+	int rc = migrate_check(db, err, sizeof err);
+	db_close(db);
+	if (rc < 0) {
+		log_error("worker: %s", err);
+		goto out;
+	}
+	if (sandbox_global_init(cfg, err, sizeof err) < 0) {
+		log_error("worker: sandbox: %s", err);
+		goto out;
+	}
+	sandbox_up = true;
+	/* start gVisor sandboxes for every language now, not at its first runs */
+	for (int i = 0; i < w.langs.count; i++) {
+		const struct lang *l = &w.langs.langs[i];
+		const char *const *ro = (const char *const *)l->ro_paths;
+		if (l->compile_argv)
+			sandbox_prepare(sandbox_tool_backend(w.backend), ro,
+					(const char *const *)l->compile_argv);
+		sandbox_prepare(w.backend, ro, (const char *const *)l->run_argv);
+	}
+
+	w.nslots = (int)(opts->slots ? opts->slots : cfg->worker_slots);
+	if (w.nslots <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		w.nslots = n > 0 ? (int)n : 1;
+	}
+	w.slots = calloc((size_t)w.nslots, sizeof *w.slots);
+	if (!w.slots) {
+		log_error("worker: out of memory");
+		goto out;
+	}
+	char host[64] = "localhost";
+	gethostname(host, sizeof host - 1);
+	if (pthread_create(&hk, NULL, housekeeping_main, &w) != 0) {
+		log_error("worker: cannot start a thread");
+		goto out;
+	}
+	hk_started = true;
+	int started = 0;
+	for (int i = 0; i < w.nslots; i++) {
+		struct slot *s = &w.slots[i];
+		s->w = &w;
+		s->index = take_slot_number(cfg, &s->lock_fd);
+		if (s->index < 0) {
+			atomic_store(&s->done, true);
+			break;
+		}
+		snprintf(s->name, sizeof s->name, "%s:%d/%d", host, (int)getpid(), s->index);
+		if (pthread_create(&s->thread, NULL, slot_main, s) != 0) {
+			log_error("worker: cannot start slot %d", i);
+			atomic_store(&s->done, true);
+			break;
+		}
+		started++;
+	}
+	for (int i = started; i < w.nslots; i++)
+		atomic_store(&w.slots[i].done, true);
+	if (!started) {
+		log_error("worker: no slot could start");
+		atomic_store(&w.halt, true);
+		pthread_join(hk, NULL);
+		hk_started = false;
+		goto out;
+	}
+	log_info("worker %s:%d: %d slot%s, sandbox %s, lease %lds", host, (int)getpid(), started,
+		 started == 1 ? "" : "s", sandbox_backend_name(w.backend), cfg->lease_s);
+
+	int sig = 0;
+	while (sig != SIGTERM && sig != SIGINT)
+		sig = sigwaitinfo(&sigs, NULL);
+	log_info("worker: signal %d: draining (up to %lds)", sig, cfg->drain_s);
+	atomic_store(&w.stopping, true);
+	wake_slots(&w);
+	int64_t deadline = mono_ms() + cfg->drain_s * 1000;
+	struct timespec tick = {0, 100 * 1000000L};
+	while (!all_idle(&w) && mono_ms() < deadline) {
+		if (sigtimedwait(&sigs, NULL, &tick) > 0) {
+			log_info("worker: second signal: handing back at once");
+			break;
+		}
+	}
+	bool clean = all_idle(&w);
+	if (!clean)
+		hand_back(&w);
+	atomic_store(&w.halt, true);
+	pthread_join(hk, NULL);
+	hk_started = false;
+	for (int i = 0; i < started; i++)
+		if (clean)
+			pthread_join(w.slots[i].thread, NULL);
+		else
+			pthread_detach(w.slots[i].thread); /* still grading: exit ends them */
+	log_info("worker: stopped%s", clean ? "" : " (running submissions handed back)");
+	ret = 0;
+	if (!clean)
+		return WORKER_RC_ABANDONED; /* threads still use w, the sandbox, the languages */
+out:
+	if (hk_started) {
+		atomic_store(&w.stopping, true);
+		atomic_store(&w.halt, true);
+		pthread_join(hk, NULL);
+	}
+	if (sandbox_up)
+		sandbox_global_shutdown();
+	lang_registry_release(&w.langs);
+	free(w.slots);
+	free(w.url);
+	pthread_mutex_destroy(&w.lock);
+	pthread_cond_destroy(&w.wake);
+	return ret;
+}
