@@ -128,14 +128,20 @@ int http_respond(struct http_request *r, int status, const char *content_type, c
 	return rc == MHD_YES ? 0 : -1;
 }
 
+/* The answer when there is no memory to print one; sizeof keeps its length right. */
+static const char oom_body[] =
+    "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\"}}\n";
+
+static int respond_oom(struct http_request *r)
+{
+	return http_respond(r, 503, "application/json", oom_body, sizeof oom_body - 1, NULL);
+}
+
 int http_respond_json(struct http_request *r, int status, const cJSON *json)
 {
 	char *text = cJSON_PrintUnformatted(json);
 	if (!text)
-		return http_respond(
-		    r, 503, "application/json",
-		    "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\"}}", 69,
-		    NULL);
+		return respond_oom(r);
 	size_t n = strlen(text);
 	/* a newline at the end makes curl output readable */
 	char *t2 = realloc(text, n + 2);
@@ -169,9 +175,7 @@ static int verror(struct http_request *r, int status, const char *const *headers
 		rc = http_respond(r, status, "application/json", sb.buf, sb.len, headers);
 		strbuf_release(&sb);
 	} else {
-		static const char oom[] =
-		    "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\"}}\n";
-		rc = http_respond(r, 503, "application/json", oom, sizeof oom - 1, NULL);
+		rc = respond_oom(r);
 	}
 	return rc;
 }
