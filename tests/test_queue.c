@@ -21,6 +21,7 @@
 #include "judge/store/migrate.h"
 #include "judge/store/pgembed.h"
 #include "judge/service/queue.h"
+#include "judge/service/waiter.h"
 #include "common/strbuf.h"
 
 static struct pgembed *cluster;
@@ -447,50 +448,164 @@ static long elapsed_ms(struct timespec *t0)
 	return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
-Test(queue, wait_wakes_on_finish)
+/* A parked wait as the HTTP API makes one: resume records that it ran. */
+struct parked {
+	struct waiter w;
+	pthread_mutex_t lock;
+	int resumed, suspended;
+};
+
+static void parked_resume(struct waiter *w)
+{
+	struct parked *p = w->arg;
+	pthread_mutex_lock(&p->lock);
+	p->resumed++;
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void parked_suspend(struct waiter *w)
+{
+	((struct parked *)w->arg)->suspended++;
+}
+
+static int resumed(struct parked *p)
+{
+	pthread_mutex_lock(&p->lock);
+	int n = p->resumed;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+/* Waits up to ms for p to be resumed; returns the milliseconds it took, or -1. */
+static long await_resume(struct parked *p, long ms)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!resumed(p)) {
+		if (elapsed_ms(&t0) > ms)
+			return -1;
+		usleep(5000);
+	}
+	return elapsed_ms(&t0);
+}
+
+/* The hub connects in its own thread: wait until it listens. */
+static void await_listening(struct waiter_hub *h, long before)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (waiter_hub_connects(h) <= before && elapsed_ms(&t0) < 10000)
+		usleep(10000);
+	cr_assert_gt(waiter_hub_connects(h), before, "the hub listens");
+}
+
+Test(queue, waiter_blocking_wait)
 {
 	struct db *db = fresh_db("t_wait");
 	char err[512];
+	struct waiter_hub *h;
+	struct db_pool *pool;
+	cr_assert_eq(waiter_hub_start(&h, schema_url, NULL, NULL, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_pool_new(&pool, schema_url, 4, 5000, err, sizeof err), 0, "%s", err);
+	await_listening(h, 0);
 	int64_t id = enqueue(db, "w", QUEUE_PRIO_BULK, NULL, 0);
 	struct queue_sub s;
 	queue_sub_init(&s);
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	cr_assert_eq(queue_wait(db, id, 200, &s, err, sizeof err), 0, "times out while queued");
+	cr_assert_eq(waiter_wait(h, pool, id, 0, 200, &s, err, sizeof err), 0,
+		     "times out while queued");
 	cr_assert_eq(s.status, SUB_QUEUED);
-	cr_assert_geq(elapsed_ms(&t0), 190);
+	long waited = elapsed_ms(&t0);
+	cr_assert_geq(waited, 190);
+	cr_assert_lt(waited, 1500, "woken at the deadline (%ld ms)", waited);
 	pthread_t th;
 	struct finisher f = {id, 300};
 	pthread_create(&th, NULL, finish_later, &f);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	cr_assert_eq(queue_wait(db, id, 10000, &s, err, sizeof err), 1, "%s", err);
-	long waited = elapsed_ms(&t0);
-	pthread_join(th, NULL);
-	cr_assert_eq(s.status, SUB_WRONG_ANSWER);
-	cr_assert_lt(waited, 1500, "woken by NOTIFY, not by the timeout (%ld ms)", waited);
-	cr_assert_eq(queue_wait(db, id + 999, 100, &s, err, sizeof err), 2, "no such submission");
-
-	/* the shared watch: many waiters, one LISTEN connection */
-	struct queue_watch *w;
-	struct db_pool *pool;
-	cr_assert_eq(queue_watch_start(&w, schema_url, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(db_pool_new(&pool, schema_url, 4, 5000, err, sizeof err), 0, "%s", err);
-	id = enqueue(db, "w2", QUEUE_PRIO_BULK, NULL, 0);
-	f.id = id;
-	pthread_create(&th, NULL, finish_later, &f);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	cr_assert_eq(queue_watch_wait(w, pool, id, 0, 10000, &s, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(waiter_wait(h, pool, id, 0, 10000, &s, err, sizeof err), 1, "%s", err);
 	waited = elapsed_ms(&t0);
 	pthread_join(th, NULL);
 	cr_assert_eq(s.status, SUB_WRONG_ANSWER);
-	cr_assert_lt(waited, 1500, "watch woken by NOTIFY (%ld ms)", waited);
-	id = enqueue(db, "w3", QUEUE_PRIO_BULK, NULL, 0);
-	cr_assert_eq(queue_watch_wait(w, pool, id, 0, 200, &s, err, sizeof err), 0);
-	cr_assert_eq(s.status, SUB_QUEUED);
-	cr_assert_eq(queue_watch_wait(w, pool, id + 999, 0, 200, &s, err, sizeof err), 2);
-	queue_watch_stop(w);
+	cr_assert_lt(waited, 1500, "woken by NOTIFY, not by the timeout (%ld ms)", waited);
+	cr_assert_eq(waiter_wait(h, pool, id + 999, 0, 200, &s, err, sizeof err), 2,
+		     "no such submission");
+	cr_assert_eq(waiter_wait(h, pool, id, 7, 200, &s, err, sizeof err), 2,
+		     "another key's submission is not found");
+	waiter_hub_stop(h);
 	db_pool_free(pool);
 	queue_sub_release(&s);
+	db_close(db);
+}
+
+/* The protocol of the HTTP API's parked requests: register, read, park; the
+ * hub's thread resumes on the submission's judge_done, on the deadline, and
+ * not for another submission. */
+Test(queue, waiter_parks_and_resumes)
+{
+	struct db *db = fresh_db("t_park");
+	char err[512];
+	struct waiter_hub *h;
+	cr_assert_eq(waiter_hub_start(&h, schema_url, NULL, NULL, err, sizeof err), 0, "%s", err);
+	await_listening(h, 0);
+	int64_t id = enqueue(db, "p", QUEUE_PRIO_BULK, NULL, 0);
+	int64_t other = enqueue(db, "o", QUEUE_PRIO_BULK, NULL, 0);
+	struct parked p = {
+	    .w = {.id = id, .deadline_ms = waiter_now_ms() + 60000, .resume = parked_resume}};
+	p.w.arg = &p;
+	pthread_mutex_init(&p.lock, NULL);
+	waiter_register(h, &p.w);
+	cr_assert(waiter_park(h, &p.w, parked_suspend), "nothing came: it parks");
+	cr_assert_eq(p.suspended, 1);
+	/* finishing another submission does not resume it */
+	struct queue_sub s;
+	queue_sub_init(&s);
+	cr_assert_eq(queue_claim(db, "wp", 30000, &s, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(s.id, id, "the first queued is ours");
+	struct queue_sub s2;
+	queue_sub_init(&s2);
+	cr_assert_eq(queue_claim(db, "wp", 30000, &s2, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(s2.id, other);
+	cJSON *v = verdict("accepted");
+	cr_assert_eq(queue_finish(db, other, "wp", s2.attempts, v, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(await_resume(&p, 700), -1, "not resumed by another id");
+	cr_assert_eq(queue_finish(db, id, "wp", s.attempts, v, err, sizeof err), 0, "%s", err);
+	long took = await_resume(&p, 5000);
+	cr_assert_geq(took, 0, "resumed by its judge_done");
+	cr_assert_lt(took, 1500);
+	cr_assert_eq(resumed(&p), 1);
+	cr_assert_not(p.w.registered, "a resumed waiter left the table");
+
+	/* a notification while reading: park says read again and does not park */
+	waiter_register(h, &p.w);
+	char ids[24];
+	snprintf(ids, sizeof ids, "%" PRId64, id);
+	cr_assert_eq(
+	    db_exec(db, "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', $1)", 1, (const char *[]){ids}),
+	    0);
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!p.w.notified && elapsed_ms(&t0) < 5000)
+		usleep(5000);
+	cr_assert_not(waiter_park(h, &p.w, parked_suspend), "notified: read again");
+	cr_assert_eq(p.suspended, 1);
+	waiter_unregister(h, &p.w);
+
+	/* the deadline resumes a parked wait without any notification */
+	pthread_mutex_lock(&p.lock);
+	p.resumed = 0;
+	pthread_mutex_unlock(&p.lock);
+	p.w.deadline_ms = waiter_now_ms() + 300;
+	waiter_register(h, &p.w);
+	cr_assert(waiter_park(h, &p.w, parked_suspend));
+	took = await_resume(&p, 5000);
+	cr_assert_geq(took, 150, "not before its deadline (%ld ms)", took);
+	cr_assert_lt(took, 1500, "at its deadline (%ld ms)", took);
+	cJSON_Delete(v);
+	queue_sub_release(&s);
+	queue_sub_release(&s2);
+	waiter_hub_stop(h);
+	pthread_mutex_destroy(&p.lock);
 	db_close(db);
 }
 
@@ -621,7 +736,22 @@ Test(queue, reconnect_after_postgres_restart, .timeout = 120, .fini = own_cluste
 	cr_assert_eq(db_open(&listener, url.buf, 10000, err, sizeof err), 0, "%s", err);
 	cr_assert_eq(db_listen(listener, QUEUE_CHANNEL_NEW), 0);
 	int64_t id = enqueue(db, "before", QUEUE_PRIO_BULK, NULL, 0);
+	/* a parked wait: the restart may lose its notification, so the hub
+	 * resumes every wait once it listens again */
+	struct waiter_hub *h;
+	cr_assert_eq(waiter_hub_start(&h, url.buf, NULL, NULL, err, sizeof err), 0, "%s", err);
+	await_listening(h, 0);
+	struct parked p = {
+	    .w = {.id = id, .deadline_ms = waiter_now_ms() + 600000, .resume = parked_resume}};
+	p.w.arg = &p;
+	pthread_mutex_init(&p.lock, NULL);
+	waiter_register(h, &p.w);
+	cr_assert(waiter_park(h, &p.w, parked_suspend));
 	cr_assert_eq(pgembed_restart(own, err, sizeof err), 0, "%s", err);
+	cr_assert_geq(await_resume(&p, 30000), 0, "resumed after the hub reconnected");
+	cr_assert_geq(waiter_hub_connects(h), 2, "the hub reconnected");
+	waiter_hub_stop(h);
+	pthread_mutex_destroy(&p.lock);
 	/* an idle connection notices the restart and reconnects before querying */
 	int64_t id2 = enqueue(db, "after", QUEUE_PRIO_BULK, NULL, 0);
 	cr_assert_gt(id2, id);

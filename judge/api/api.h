@@ -1,5 +1,6 @@
-/* api: the endpoints of the HTTP API (docs/ARCHITECTURE.md), over http.h, request.h, auth.h and
- * queue.h.
+/* api: the HTTP API (docs/ARCHITECTURE.md): its state, routing and admission; the endpoints
+ * are in submit.h (submissions) and info.h (read-only), rendered by render.h,
+ * counted by metrics.h, parked by the waiter of waiter.h.
  *
  *   POST /v1/execute, /v1/execute_with_expected   enqueue (interactive priority) and
  *        answer with the result JSON (+ "id") once it is final; after max_wait_s
@@ -12,22 +13,49 @@
  *   GET  /health (no key needed), /metrics (Prometheus text, no key needed)
  *   POST /mcp                                     MCP tools over these endpoints (mcp.h)
  *
- * Waiting without a thread: a waiting request is parked (http_suspend) in a
- * table keyed by submission id. One thread LISTENs on judge_done (its own
- * connection) and resumes the requests of each finished id; it also resumes
- * those whose wait ran out, and all of them after a reconnect (a notification
- * may have been lost). A parked request registers before it reads the row, so
- * a result that lands between the read and the park is never missed.
+ * Waiting without a thread: a waiting request is parked (http_suspend) in the
+ * table of the waiter hub (judge/service/waiter.h), keyed by submission id.
+ * The hub's one thread LISTENs on judge_done (its own connection) and resumes
+ * the requests of each finished id; it also resumes those whose wait ran out,
+ * and all of them after a reconnect (a notification may have been lost). A
+ * parked request registers before it reads the row, so a result that lands
+ * between the read and the park is never missed.
  *
  * Callbacks: this server delivers them (callback.c), driven by the same
  * judge_done notifications; the delivery state is in the submissions row so a
  * restart loses none, and a lease keeps two servers from sending one twice.
  */
 #pragma once
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "judge/grading/lang.h"
+
+struct auth;
+struct callback_sender;
+struct db;
+struct db_pool;
+struct http_server;
 struct judge_config;
-struct api;
+struct metrics;
+struct waiter_hub;
+
+/* The server's state, shared by the modules of judge/api/ (not for others). */
+struct api {
+	const struct judge_config *cfg;
+	struct lang_registry langs;
+	struct db_pool *pool;
+	struct auth *auth;
+	bool auth_on; /* with keys on, a key sees only its own submissions */
+	struct http_server *http;
+	struct callback_sender *callbacks;
+	struct metrics *metrics;
+	struct waiter_hub *waiters;
+	/* languages' versions, probed once on first use (info.c) */
+	pthread_mutex_t vlock;
+	char **versions;
+};
 
 /* Loads languages, opens the database pool, starts the notification and
  * callback threads and the HTTP server on listen_fd (owned from now on).
@@ -37,3 +65,9 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 /* Stops the HTTP server (parked requests answer at once with the state they
  * have: 202 + id for a synchronous execute) and the threads, frees a. */
 void api_stop(struct api *a);
+
+/* A pooled connection (db_pool_put it) that gives up reconnecting after a
+ * few seconds: while PostgreSQL restarts a request answers 503 + Retry-After
+ * soon rather than holding one of the few HTTP threads. NULL when none is
+ * free within wait_ms (then err says so). */
+struct db *api_db(struct api *a, int wait_ms, char *err, size_t errlen);

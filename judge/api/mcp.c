@@ -301,6 +301,9 @@ static const char *whole_number(const cJSON *v, char *buf, size_t len)
 	return buf;
 }
 
+/* The body of a call without arguments: an empty object, as a client would send. */
+static const cJSON no_args = {.type = cJSON_Object};
+
 static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *params,
 			  mcp_dispatch_fn dispatch, void *arg)
 {
@@ -349,15 +352,8 @@ static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *
 				   "problem (a problem id from list_problems) is required");
 			return;
 		}
-		/* the arguments are the endpoint's body */
-		char *s = cJSON_IsObject(args) ? cJSON_PrintUnformatted(args) : strdup("{}");
-		if (!s) {
-			http_error(r, 503, "out_of_memory", "out of memory");
-			return;
-		}
-		strbuf_reset(&r->body);
-		strbuf_addstr(&r->body, s);
-		free(s);
+		/* the arguments are the endpoint's body, parsed already */
+		call.body = cJSON_IsObject(args) ? args : &no_args;
 		break;
 	}
 	case MCP_GET_SUBMISSION:

@@ -4,8 +4,8 @@
  * each POST holds one JSON-RPC 2.0 message; a request gets one
  * application/json reply, a notification or a client's response gets 202 and
  * no body. initialize, ping and tools/list are answered here. tools/call
- * does not reimplement any endpoint: it puts the tool's arguments in r->body
- * (they are the endpoint's request body), sets r->transform, and calls the
+ * does not reimplement any endpoint: it hands the tool's arguments over as
+ * the endpoint's parsed request body, sets r->transform, and calls the
  * endpoint's own handler through the dispatch function. Every response that
  * handler makes, at once or after a parked wait, passes through the
  * transform, which wraps it in the JSON-RPC reply: a 2xx becomes a tool
@@ -14,6 +14,7 @@
  * verdict later. Validation and limits are thus the HTTP API's, exactly.
  */
 #pragma once
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 
 struct http_request;
@@ -31,12 +32,13 @@ enum mcp_tool {
 	MCP_TOOL_COUNT
 };
 
-/* One tool call for the dispatcher. For the POST tools r->body holds the
- * arguments as the endpoint's JSON body. */
+/* One tool call for the dispatcher. */
 struct mcp_call {
 	enum mcp_tool tool;
-	const char *id;	  /* get_submission, get_problem: the path's id */
-	const char *wait; /* get_submission: the ?wait= value, or NULL */
+	const cJSON *body; /* POST tools: the arguments, the endpoint's parsed body (an
+			      object); valid during the dispatch */
+	const char *id;	   /* get_submission, get_problem: the path's id */
+	const char *wait;  /* get_submission: the ?wait= value, or NULL */
 };
 
 /* Runs the endpoint of call->tool on r, which answers as that endpoint does

@@ -15,7 +15,7 @@
  *   (payload: the id). A claim is identified by (id, worker, attempt): a worker
  *   that lost its lease cannot finish a submission someone else now runs, so
  *   every submission ends exactly once.
- * - waiting for a result: LISTEN judge_done (queue_watch), never sleep-polling.
+ * - waiting for a result: LISTEN judge_done (waiter.h), never sleep-polling.
  *
  * All functions take a connection (db.h) used by one thread at a time, return
  * -1 with a message in err on failure (database errors included) and never
@@ -127,27 +127,6 @@ int queue_reap(struct db *db, int max_attempts, int *requeued, int *failed, char
 /* Counts for metrics: counts[s] = number of submissions in state s.
  * Returns 0 or -1 with err. */
 int queue_counts(struct db *db, long counts[SUB_STATUS_COUNT], char *err, size_t errlen);
-
-/* Waiting for results. A queue_watch is one background thread with its own
- * connection LISTENing on judge_done; any number of threads can wait on it.
- * It reconnects by itself after PostgreSQL restarts (then wakes every waiter
- * so it re-reads the row: a notification may have been missed). */
-struct queue_watch;
-/* Starts a watch on url. Returns 0 with *out, or -1 with err. */
-int queue_watch_start(struct queue_watch **out, const char *url, char *err, size_t errlen);
-/* Stops the thread and frees w (no waiter may be left). NULL is fine. */
-void queue_watch_stop(struct queue_watch *w);
-/* Waits up to timeout_ms until submission id is final, then reads it into *out.
- * Connections for reading come from pool (held only while reading, not while
- * waiting). With api_key_id > 0 only that key's submission is found.
- * Returns 1 when final (*out filled), 0 on timeout (*out holds the current,
- * unfinished state), 2 when there is no such submission, -1 with err. */
-int queue_watch_wait(struct queue_watch *w, struct db_pool *pool, int64_t id, int64_t api_key_id,
-		     int timeout_ms, struct queue_sub *out, char *err, size_t errlen);
-/* Single-connection variant for CLI and tests: LISTENs on db itself while it
- * waits, then UNLISTENs. Same returns as queue_watch_wait(). */
-int queue_wait(struct db *db, int64_t id, int timeout_ms, struct queue_sub *out, char *err,
-	       size_t errlen);
 
 /* Callback delivery (callback_url): the server POSTs results itself; the queue
  * keeps the delivery state so a restart loses none. queue_callback_next()

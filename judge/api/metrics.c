@@ -1,0 +1,190 @@
+/* metrics: counters and histograms under one lock, rendered as Prometheus text. */
+#include "judge/api/metrics.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const double buckets[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+#define NBUCKETS (sizeof buckets / sizeof buckets[0])
+
+struct histogram {
+	long counts[NBUCKETS + 1]; /* last = +Inf */
+	double sum;
+	long n;
+};
+
+/* status classes counted per route */
+enum { SC_2XX, SC_4XX, SC_429, SC_5XX, SC_COUNT };
+static const char *const sc_names[SC_COUNT] = {"2xx", "4xx", "429", "5xx"};
+
+struct metrics {
+	pthread_mutex_t lock;
+	const char *const *names;
+	int nroutes;
+	long (*requests)[SC_COUNT]; /* [nroutes] */
+	struct histogram *http;	    /* [nroutes] */
+	struct histogram exec_latency;
+	long auth_failures, rate_limited;
+};
+
+struct metrics *metrics_new(const char *const *names, int nroutes)
+{
+	struct metrics *m = calloc(1, sizeof *m);
+	if (!m || nroutes < 1)
+		goto fail;
+	m->names = names;
+	m->nroutes = nroutes;
+	m->requests = calloc((size_t)nroutes, sizeof *m->requests);
+	m->http = calloc((size_t)nroutes, sizeof *m->http);
+	if (!m->requests || !m->http)
+		goto fail;
+	pthread_mutex_init(&m->lock, NULL);
+	return m;
+fail:
+	if (m) {
+		free(m->requests);
+		free(m->http);
+	}
+	free(m);
+	return NULL;
+}
+
+void metrics_free(struct metrics *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_destroy(&m->lock);
+	free(m->requests);
+	free(m->http);
+	free(m);
+}
+
+static void hist_add(struct histogram *h, double v)
+{
+	size_t i = 0;
+	while (i < NBUCKETS && v > buckets[i])
+		i++;
+	h->counts[i]++;
+	h->sum += v;
+	h->n++;
+}
+
+static void hist_print(struct strbuf *sb, const char *name, const char *labels,
+		       const struct histogram *h)
+{
+	long cum = 0;
+	for (size_t i = 0; i < NBUCKETS; i++) {
+		cum += h->counts[i];
+		strbuf_addf(sb, "%s_bucket{%s%sle=\"%g\"} %ld\n", name, labels, *labels ? "," : "",
+			    buckets[i], cum);
+	}
+	cum += h->counts[NBUCKETS];
+	strbuf_addf(sb, "%s_bucket{%s%sle=\"+Inf\"} %ld\n", name, labels, *labels ? "," : "", cum);
+	strbuf_addf(sb, "%s_sum{%s} %.6f\n%s_count{%s} %ld\n", name, labels, h->sum, name, labels,
+		    h->n);
+}
+
+void metrics_request(struct metrics *m, int route, int status, double seconds)
+{
+	int rt = route >= 0 && route < m->nroutes ? route : m->nroutes - 1;
+	int sc = status == 429		    ? SC_429
+		 : status >= 500 || !status ? SC_5XX
+		 : status >= 400	    ? SC_4XX
+					    : SC_2XX;
+	pthread_mutex_lock(&m->lock);
+	m->requests[rt][sc]++;
+	hist_add(&m->http[rt], seconds);
+	pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_exec_latency(struct metrics *m, double seconds)
+{
+	pthread_mutex_lock(&m->lock);
+	hist_add(&m->exec_latency, seconds);
+	pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_auth_failure(struct metrics *m)
+{
+	pthread_mutex_lock(&m->lock);
+	m->auth_failures++;
+	pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_rate_limited(struct metrics *m)
+{
+	pthread_mutex_lock(&m->lock);
+	m->rate_limited++;
+	pthread_mutex_unlock(&m->lock);
+}
+
+static void render_db(const struct metrics_gauges *g, struct strbuf *sb)
+{
+	strbuf_addf(sb,
+		    "# HELP judge_up 1 when the database answers\n# TYPE judge_up gauge\n"
+		    "judge_up %d\n",
+		    g->db_up);
+	if (!g->db_up)
+		return;
+	strbuf_addstr(sb, "# HELP judge_submissions Submissions by status.\n"
+			  "# TYPE judge_submissions gauge\n");
+	for (int s = 0; s < SUB_STATUS_COUNT; s++)
+		strbuf_addf(sb, "judge_submissions{status=\"%s\"} %ld\n",
+			    sub_status_name((enum sub_status)s), g->counts[s]);
+	strbuf_addf(sb,
+		    "# HELP judge_queue_depth Submissions waiting for a worker.\n"
+		    "# TYPE judge_queue_depth gauge\njudge_queue_depth %ld\n"
+		    "# HELP judge_running Submissions being graded.\n"
+		    "# TYPE judge_running gauge\njudge_running %ld\n"
+		    "# HELP judge_sandbox_failures Submissions that ended internal_error "
+		    "(a fault of the judge or its sandbox, never of the program).\n"
+		    "# TYPE judge_sandbox_failures gauge\njudge_sandbox_failures %ld\n",
+		    g->counts[SUB_QUEUED], g->counts[SUB_RUNNING], g->counts[SUB_INTERNAL_ERROR]);
+}
+
+/* The counters; called with m->lock held. */
+static void render_counters(struct metrics *m, struct strbuf *sb)
+{
+	strbuf_addstr(sb, "# HELP judge_http_requests_total HTTP requests by route and status "
+			  "class.\n# TYPE judge_http_requests_total counter\n");
+	for (int i = 0; i < m->nroutes; i++)
+		for (int k = 0; k < SC_COUNT; k++)
+			strbuf_addf(sb, "judge_http_requests_total{route=\"%s\",code=\"%s\"} %ld\n",
+				    m->names[i], sc_names[k], m->requests[i][k]);
+	strbuf_addstr(sb, "# HELP judge_http_request_duration_seconds Time to answer, by "
+			  "route.\n# TYPE judge_http_request_duration_seconds histogram\n");
+	for (int i = 0; i < m->nroutes; i++) {
+		char labels[64];
+		snprintf(labels, sizeof labels, "route=\"%s\"", m->names[i]);
+		hist_print(sb, "judge_http_request_duration_seconds", labels, &m->http[i]);
+	}
+	strbuf_addstr(sb, "# HELP judge_execute_latency_seconds Enqueue to final result of "
+			  "synchronous executes.\n# TYPE judge_execute_latency_seconds "
+			  "histogram\n");
+	hist_print(sb, "judge_execute_latency_seconds", "", &m->exec_latency);
+	strbuf_addf(sb,
+		    "# HELP judge_auth_failures_total Requests refused 401.\n"
+		    "# TYPE judge_auth_failures_total counter\njudge_auth_failures_total %ld\n"
+		    "# HELP judge_rate_limited_total Requests refused 429.\n"
+		    "# TYPE judge_rate_limited_total counter\njudge_rate_limited_total %ld\n",
+		    m->auth_failures, m->rate_limited);
+}
+
+void metrics_render(struct metrics *m, const struct metrics_gauges *g, struct strbuf *out)
+{
+	render_db(g, out);
+	pthread_mutex_lock(&m->lock);
+	render_counters(m, out);
+	pthread_mutex_unlock(&m->lock);
+	strbuf_addf(
+	    out,
+	    "# HELP judge_http_in_flight Requests being served or waiting.\n"
+	    "# TYPE judge_http_in_flight gauge\njudge_http_in_flight %ld\n"
+	    "# HELP judge_callbacks_delivered_total Callbacks answered 2xx.\n"
+	    "# TYPE judge_callbacks_delivered_total counter\n"
+	    "judge_callbacks_delivered_total %ld\n"
+	    "# HELP judge_callbacks_failed_total Callback attempts that failed.\n"
+	    "# TYPE judge_callbacks_failed_total counter\njudge_callbacks_failed_total %ld\n",
+	    g->in_flight, g->callbacks_delivered, g->callbacks_failed);
+}

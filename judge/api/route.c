@@ -1,0 +1,102 @@
+/* route: path to endpoint, methods per endpoint, the local Origin check. */
+#include "judge/api/route.h"
+
+#include <stddef.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const names[R_COUNT] = {"execute",	  "execute_with_expected",
+					   "submissions", "submissions_batch",
+					   "submission",  "languages",
+					   "problems",	  "problem",
+					   "health",	  "metrics",
+					   "mcp",	  "other"};
+
+const char *const *route_names(void)
+{
+	return names;
+}
+
+const char *route_name(int rt)
+{
+	return rt >= 0 && rt < R_COUNT ? names[rt] : names[R_OTHER];
+}
+
+/* True when s is one non-empty path segment (no '/'). */
+__attribute__((noinline)) static bool one_segment(const char *s)
+{
+	size_t n = strcspn(s, "/");
+	return n > 0 && s[n] == 0;
+}
+
+/* The path prefix of a /{id} route; sizeof - 1 is its length. */
+#define SUBS_PREFIX "/v1/submissions/"
+#define PROB_PREFIX "/v1/problems/"
+
+enum route route_of(const char *url, const char **arg)
+{
+	static const struct {
+		const char *path;
+		enum route rt;
+	} exact[] = {
+	    {"/v1/execute", R_EXECUTE},
+	    {"/v1/execute_with_expected", R_EXECUTE_EXPECTED},
+	    {"/v1/submissions", R_SUBMIT},
+	    {"/v1/submissions/batch", R_BATCH},
+	    {"/v1/languages", R_LANGUAGES},
+	    {"/v1/problems", R_PROBLEMS},
+	    {"/health", R_HEALTH},
+	    {"/metrics", R_METRICS},
+	    {"/mcp", R_MCP},
+	};
+	*arg = NULL;
+	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+		if (!strcmp(url, exact[i].path))
+			return exact[i].rt;
+	size_t ns = sizeof SUBS_PREFIX - 1, np = sizeof PROB_PREFIX - 1;
+	if (!strncmp(url, SUBS_PREFIX, ns) && one_segment(url + ns)) {
+		*arg = url + ns;
+		return R_GET_SUB;
+	}
+	if (!strncmp(url, PROB_PREFIX, np) && one_segment(url + np)) {
+		*arg = url + np;
+		return R_PROBLEM;
+	}
+	return R_OTHER;
+}
+
+static bool takes_post(enum route rt)
+{
+	/* /mcp: no SSE stream to GET, no session to DELETE */
+	return rt == R_EXECUTE || rt == R_EXECUTE_EXPECTED || rt == R_SUBMIT || rt == R_BATCH ||
+	       rt == R_MCP;
+}
+
+const char *route_allow(enum route rt)
+{
+	return takes_post(rt) ? "POST" : "GET, HEAD";
+}
+
+bool route_method_ok(enum route rt, const char *method)
+{
+	if (takes_post(rt))
+		return !strcmp(method, "POST");
+	return !strcmp(method, "GET") || !strcmp(method, "HEAD");
+}
+
+bool route_local_origin(const char *origin)
+{
+	if (!origin)
+		return true;
+	const char *h = strstr(origin, "://");
+	if (!h)
+		return false;
+	h += 3;
+	static const char *const hosts[] = {"localhost", "127.0.0.1", "[::1]"};
+	for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+		size_t n = strlen(hosts[i]);
+		if (!strncasecmp(h, hosts[i], n) && (!h[n] || h[n] == ':' || h[n] == '/'))
+			return true;
+	}
+	return false;
+}

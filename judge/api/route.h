@@ -1,0 +1,39 @@
+/* route: which endpoint a path names, which methods it takes, and the Origin rule of /mcp.
+ *
+ * Pure functions of strings: the router (api.c) asks them before a body is
+ * read, and the metrics use the route names as their "route" label.
+ */
+#pragma once
+#include <stdbool.h>
+
+/* Routes, also the "route" label of the metrics (route_name). */
+enum route {
+	R_EXECUTE,
+	R_EXECUTE_EXPECTED,
+	R_SUBMIT,
+	R_BATCH,
+	R_GET_SUB,
+	R_LANGUAGES,
+	R_PROBLEMS,
+	R_PROBLEM,
+	R_HEALTH,
+	R_METRICS,
+	R_MCP,
+	R_OTHER,
+	R_COUNT
+};
+
+/* Classifies a path (without the query string). *arg points into url for the
+ * /{id} routes (R_GET_SUB, R_PROBLEM), else it is NULL. */
+enum route route_of(const char *url, const char **arg);
+/* The metrics label of rt ("execute_with_expected" ...); "other" when out of range. */
+const char *route_name(int rt);
+/* The R_COUNT labels, in the order of enum route (static). */
+const char *const *route_names(void);
+/* The methods rt takes, as an Allow header value ("POST" or "GET, HEAD"). */
+const char *route_allow(enum route rt);
+/* True when method is one of route_allow(rt). */
+bool route_method_ok(enum route rt, const char *method);
+/* True when origin (an Origin header, or NULL when there is none) is a page
+ * of this machine: http(s)://localhost, 127.0.0.1 or [::1], any port. */
+bool route_local_origin(const char *origin);

@@ -1,0 +1,389 @@
+/* submit: enqueue, batch and get of submissions, with parked waits for their verdict. */
+#include "judge/api/submit.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/strbuf.h"
+#include "common/utf8.h"
+#include "common/config.h"
+#include "judge/api/api.h"
+#include "judge/api/http.h"
+#include "judge/api/metrics.h"
+#include "judge/api/render.h"
+#include "judge/service/queue.h"
+#include "judge/service/waiter.h"
+#include "judge/store/db.h"
+
+/* Per-request state of a wait, kept across suspend/resume (r->ctx). */
+struct wait_ctx {
+	struct api *api;
+	struct http_request *r;
+	double enqueued_s;
+	bool sync;	 /* execute*: answer with the result JSON */
+	struct waiter w; /* w.id: the submission; w.deadline_ms: when to stop waiting */
+};
+
+static void wait_ctx_free(void *p)
+{
+	struct wait_ctx *c = p;
+	if (!c)
+		return;
+	waiter_unregister(c->api->waiters, &c->w);
+	free(c);
+}
+
+static void resume_request(struct waiter *w)
+{
+	http_resume(((struct wait_ctx *)w->arg)->r);
+}
+
+static void suspend_request(struct waiter *w)
+{
+	http_suspend(((struct wait_ctx *)w->arg)->r);
+}
+
+/* Reads submission c->w.id; answers when it is final or the wait is over,
+ * else parks the request (the hub resumes it into submit_resume). */
+static void continue_wait(struct wait_ctx *c)
+{
+	struct api *a = c->api;
+	struct http_request *r = c->r;
+	char err[256];
+	for (;;) {
+		/* register first, read second: a notification in between is kept */
+		waiter_register(a->waiters, &c->w);
+		struct queue_sub s;
+		queue_sub_init(&s);
+		struct db *db = api_db(a, 5000, err, sizeof err);
+		int rc =
+		    db ? queue_get(db, c->w.id, a->auth_on ? r->key_id : 0, &s, err, sizeof err)
+		       : -1;
+		if (db)
+			db_pool_put(a->pool, db);
+		bool final = rc == 1 && sub_status_is_final(s.status);
+		bool over = waiter_now_ms() >= c->w.deadline_ms;
+		if (rc == 1 && !final && !over) {
+			queue_sub_release(&s);
+			if (waiter_park(a->waiters, &c->w, suspend_request))
+				return;
+			continue; /* notified while reading: read again */
+		}
+		waiter_unregister(a->waiters, &c->w);
+		if (rc < 0) {
+			render_db_error(r, "reading a submission", err);
+		} else if (rc == 0) {
+			http_error(r, 404, "not_found", "no submission %" PRId64, c->w.id);
+		} else if (final && c->sync) {
+			cJSON *res = render_result(&s);
+			http_respond_json(r, 200, res);
+			cJSON_Delete(res);
+			metrics_exec_latency(a->metrics, http_now() - c->enqueued_s);
+		} else {
+			cJSON *o = render_sub(&s);
+			http_respond_json(r, final || !c->sync ? 200 : 202, o);
+			cJSON_Delete(o);
+		}
+		queue_sub_release(&s);
+		return;
+	}
+}
+
+/* Starts waiting for id until deadline_ms (waiter_now_ms clock). */
+static void start_wait(struct http_request *r, struct api *a, int64_t id, int64_t deadline_ms,
+		       bool sync)
+{
+	struct wait_ctx *c = calloc(1, sizeof *c);
+	if (!c) {
+		http_error(r, 503, "out_of_memory", "out of memory");
+		return;
+	}
+	*c = (struct wait_ctx){
+	    .api = a,
+	    .r = r,
+	    .enqueued_s = http_now(),
+	    .sync = sync,
+	    .w = {.id = id, .deadline_ms = deadline_ms, .resume = resume_request}};
+	c->w.arg = c;
+	r->ctx = c;
+	r->ctx_free = wait_ctx_free;
+	continue_wait(c);
+}
+
+void submit_resume(struct http_request *r)
+{
+	struct wait_ctx *c = r->ctx;
+	/* shutting down: answer with what there is (202 + id for a sync execute) */
+	if (http_stopping(r))
+		c->w.deadline_ms = 0;
+	continue_wait(c);
+}
+
+/* The idempotency key of one request, for single and batch requests alike:
+ * the Idempotency-Key header (header, NULL when none) or else the body's
+ * idempotency_key. Returns 0 with *out (NULL: none; it points into header or
+ * body), or -1 with e (422 invalid_field). */
+static int idempotency_key(const char *header, const cJSON *body, const char **out,
+			   struct req_error *e)
+{
+	const char *k = header;
+	const cJSON *bk = cJSON_GetObjectItemCaseSensitive(body, "idempotency_key");
+	*out = NULL;
+	if (!k && cJSON_IsString(bk))
+		k = bk->valuestring;
+	else if (!k && bk && !cJSON_IsNull(bk))
+		return req_fail(e, 422, "invalid_field", "idempotency_key must be a string");
+	if (k && (!*k || strlen(k) > 200 || !utf8_valid_text(k, strlen(k))))
+		return req_fail(e, 422, "invalid_field",
+				"the idempotency key must be 1 to 200 bytes of UTF-8 text");
+	*out = k;
+	return 0;
+}
+
+/* Whether submission id (found by its idempotency key) holds the request p:
+ * 1 yes (with its *status), 0 no, -1 on a database error (err). */
+static int same_request(struct api *a, struct http_request *r, int64_t id,
+			const struct req_parsed *p, enum sub_status *status, char *err,
+			size_t errlen)
+{
+	struct queue_sub s;
+	queue_sub_init(&s);
+	struct db *db = api_db(a, 5000, err, errlen);
+	int rc = db ? queue_get(db, id, a->auth_on ? r->key_id : 0, &s, err, errlen) : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	*status = s.status;
+	if (rc == 1)
+		rc = cJSON_Compare(s.request, p->request, true) &&
+		     !strcmp(s.callback_url ? s.callback_url : "",
+			     p->callback_url ? p->callback_url : "");
+	queue_sub_release(&s);
+	return rc;
+}
+
+/* 201 (200 for a repeat) {"id", "status"} with a Location header. */
+static void respond_queued(struct http_request *r, int64_t id, bool created, enum sub_status status)
+{
+	char loc[64];
+	snprintf(loc, sizeof loc, "/v1/submissions/%" PRId64, id);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)id);
+	/* a repeat gets the submission's state (there is no "exists" state) */
+	cJSON_AddStringToObject(o, "status", sub_status_name(status));
+	char *text = cJSON_PrintUnformatted(o);
+	const char *hdr[] = {"Location", loc, NULL};
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s\n", text ? text : "{}");
+	http_respond(r, created ? 201 : 200, "application/json", sb.buf, sb.len, hdr);
+	strbuf_release(&sb);
+	free(text);
+	cJSON_Delete(o);
+}
+
+void submit_post(struct http_request *r, struct api *a, enum req_kind kind, bool sync)
+{
+	cJSON *in = NULL;
+	struct req_error e;
+	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0)
+		return render_req_error(r, &e);
+	submit_enqueue(r, a, kind, sync, in);
+	cJSON_Delete(in);
+}
+
+void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync,
+		    const cJSON *body)
+{
+	struct req_parsed p = {0};
+	struct req_error e;
+	char err[256];
+	const char *ikey = NULL;
+	/* the body's idempotency_key is not part of the normalized request */
+	if (req_validate(a->cfg, &a->langs, kind, body, &p, &e) < 0 ||
+	    idempotency_key(http_header(r, "Idempotency-Key"), body, &ikey, &e) < 0) {
+		render_req_error(r, &e);
+		goto out;
+	}
+	struct queue_new qn = {
+	    .request = p.request,
+	    .priority = sync ? QUEUE_PRIO_INTERACTIVE : QUEUE_PRIO_BULK,
+	    .idempotency_key = ikey,
+	    .api_key_id = a->auth_on ? r->key_id : 0,
+	    .callback_url = p.callback_url,
+	};
+	int64_t id = 0;
+	bool created = true;
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int rc = db ? queue_enqueue(db, &qn, &id, &created, err, sizeof err) : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc < 0) {
+		render_db_error(r, "enqueue", err);
+		goto out;
+	}
+	/* a reused key must not quietly stand for a different program */
+	enum sub_status status = SUB_QUEUED;
+	if (!created && (rc = same_request(a, r, id, &p, &status, err, sizeof err)) != 1) {
+		if (rc < 0)
+			render_db_error(r, "idempotency check", err);
+		else
+			http_error(r, 422, "invalid_field",
+				   "the idempotency key was used before for a different request");
+		goto out;
+	}
+	log_debug("api: submission %" PRId64 " %s (%s)", id, created ? "queued" : "repeated",
+		  sync ? "sync" : "async");
+	if (sync)
+		start_wait(r, a, id, waiter_now_ms() + a->cfg->max_wait_s * 1000, true);
+	else
+		respond_queued(r, id, created, status);
+out:
+	req_parsed_release(&p);
+}
+
+/* The submissions array of a batch body, or NULL with e. */
+static const cJSON *batch_items(const struct api *a, const cJSON *in, struct req_error *e)
+{
+	const cJSON *subs =
+	    cJSON_IsArray(in) ? in : cJSON_GetObjectItemCaseSensitive(in, "submissions");
+	if (!cJSON_IsArray(subs)) {
+		req_fail(e, 422, "missing_field", "submissions (an array of requests) is required");
+		return NULL;
+	}
+	if (cJSON_IsObject(in) && cJSON_GetArraySize(in) != 1) {
+		req_fail(e, 422, "invalid_field", "a batch has one field, submissions");
+		return NULL;
+	}
+	int n = cJSON_GetArraySize(subs);
+	if (n == 0 || n > a->cfg->max_batch) {
+		req_fail(e, n ? 413 : 422, n ? "too_large" : "invalid_field",
+			 "a batch holds 1 to %ld submissions, not %d", a->cfg->max_batch, n);
+		return NULL;
+	}
+	return subs;
+}
+
+/* Validates item i of a batch into ps[i] and qn[i]. Returns 0, or -1 with e. */
+static int batch_item(struct http_request *r, struct api *a, const cJSON *it, int i,
+		      struct req_parsed *ps, struct queue_new *qn, struct req_error *e)
+{
+	const char *k = NULL;
+	if (req_validate(a->cfg, &a->langs, REQ_SUBMISSION, it, &ps[i], e) < 0 ||
+	    idempotency_key(NULL, it, &k, e) < 0)
+		return -1;
+	/* twice in one batch: the second would silently become the first */
+	for (int j = 0; k && j < i; j++)
+		if (qn[j].idempotency_key && !strcmp(qn[j].idempotency_key, k))
+			return req_fail(
+			    e, 422, "invalid_field",
+			    "idempotency_key '%.40s' is also the key of submissions[%d]", k, j);
+	qn[i] = (struct queue_new){.request = ps[i].request,
+				   .priority = QUEUE_PRIO_BULK,
+				   .idempotency_key = k,
+				   .api_key_id = a->auth_on ? r->key_id : 0,
+				   .callback_url = ps[i].callback_url};
+	return 0;
+}
+
+void submit_batch(struct http_request *r, struct api *a)
+{
+	struct req_error e;
+	char err[256];
+	cJSON *in = NULL;
+	struct req_parsed *ps = NULL;
+	struct queue_new *qn = NULL;
+	int64_t *ids = NULL;
+	bool *created = NULL;
+	int n = 0;
+	/* one key for several submissions cannot mean anything: each has its own */
+	if (http_header(r, "Idempotency-Key")) {
+		http_error(r, 422, "invalid_field",
+			   "a batch takes an idempotency_key in each submission, not the "
+			   "Idempotency-Key header");
+		return;
+	}
+	const cJSON *subs;
+	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0 ||
+	    !(subs = batch_items(a, in, &e))) {
+		render_req_error(r, &e);
+		goto out;
+	}
+	n = cJSON_GetArraySize(subs);
+	ps = calloc((size_t)n, sizeof *ps);
+	qn = calloc((size_t)n, sizeof *qn);
+	ids = calloc((size_t)n, sizeof *ids);
+	created = calloc((size_t)n, sizeof *created);
+	if (!ps || !qn || !ids || !created) {
+		http_error(r, 503, "out_of_memory", "out of memory");
+		goto out;
+	}
+	int i = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, subs)
+	{
+		if (batch_item(r, a, it, i, ps, qn, &e) < 0) {
+			http_error(r, e.http_status, e.code, "submissions[%d]: %s", i, e.message);
+			goto out;
+		}
+		i++;
+	}
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int rc = db ? queue_enqueue_batch(db, qn, (size_t)n, ids, created, err, sizeof err) : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc < 0) {
+		render_db_error(r, "enqueue batch", err);
+		goto out;
+	}
+	cJSON *o = cJSON_CreateObject();
+	cJSON *arr = cJSON_AddArrayToObject(o, "ids");
+	for (int j = 0; j < n; j++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)ids[j]));
+	http_respond_json(r, 201, o);
+	cJSON_Delete(o);
+out:
+	for (int j = 0; ps && j < n; j++)
+		req_parsed_release(&ps[j]);
+	free(ps);
+	free(qn);
+	free(ids);
+	free(created);
+	cJSON_Delete(in);
+}
+
+static int64_t parse_id(const char *s)
+{
+	if (!*s || strlen(s) > 18)
+		return -1;
+	for (const char *p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -1;
+	return strtoll(s, NULL, 10);
+}
+
+void submit_get(struct http_request *r, struct api *a, const char *id_s, const char *w)
+{
+	int64_t id = parse_id(id_s);
+	if (id <= 0) {
+		http_error(r, 404, "not_found", "no submission '%.40s'", id_s);
+		return;
+	}
+	long wait = 0;
+	if (w) {
+		char *end;
+		errno = 0;
+		wait = strtol(w, &end, 10);
+		/* digits only: strtol would also take " +5" */
+		if (errno || end == w || *end || strspn(w, "0123456789") != strlen(w)) {
+			http_error(r, 400, "invalid_field",
+				   "wait must be a whole number of seconds");
+			return;
+		}
+		if (wait > a->cfg->max_wait_s)
+			wait = a->cfg->max_wait_s;
+	}
+	start_wait(r, a, id, waiter_now_ms() + (int64_t)wait * 1000, false);
+}

@@ -1,0 +1,32 @@
+/* submit: the submission endpoints: enqueue (execute*, /v1/submissions), batch, get with wait.
+ *
+ * Each endpoint parses its body once (req_parse_json) and validates it once
+ * (req_validate); the MCP tools hand over their already parsed arguments.
+ * A request that waits for a verdict is parked in the waiter hub (waiter.h)
+ * and resumed by it; submit_resume carries it on.
+ */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "judge/grading/request.h"
+
+struct api;
+struct http_request;
+
+/* POST /v1/execute, /v1/execute_with_expected (sync: answer with the result
+ * once it is final, interactive priority) and /v1/submissions (201 at once,
+ * bulk priority): parses r->body and calls submit_enqueue. Always answers or
+ * parks r. */
+void submit_post(struct http_request *r, struct api *a, enum req_kind kind, bool sync);
+/* The same with the body already parsed (not kept after the return). */
+void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync,
+		    const cJSON *body);
+/* POST /v1/submissions/batch {"submissions": [request, ...]}: all or none,
+ * 201 {"ids": [...]}. */
+void submit_batch(struct http_request *r, struct api *a);
+/* GET /v1/submissions/{id_s}[?wait=w] (w: whole seconds, or NULL). */
+void submit_get(struct http_request *r, struct api *a, const char *id_s, const char *w);
+/* Carries on a parked request of these endpoints that was resumed (r->ctx is
+ * theirs); when the server is stopping it answers with what there is. */
+void submit_resume(struct http_request *r);

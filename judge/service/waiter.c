@@ -1,0 +1,306 @@
+/* waiter: one LISTEN judge_done thread that resumes parked waits (see waiter.h). */
+#include "judge/service/waiter.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "judge/service/queue.h"
+#include "judge/store/db.h"
+
+struct waiter_hub {
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock; /* guards the table and every waiter's hub fields */
+	struct waiter *waiters;
+	char *db_url;
+	void (*on_notify)(void *arg);
+	void *arg;
+	long connects;
+	volatile int stop;
+};
+
+int64_t waiter_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void remove_locked(struct waiter_hub *h, struct waiter *w)
+{
+	for (struct waiter **p = &h->waiters; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	w->registered = false;
+	w->parked = false;
+}
+
+/* Wakes the waiters of id (id > 0), those past their deadline (now > 0), or
+ * all (id < 0). A parked one leaves the table and is resumed; one that is
+ * reading keeps its place and reads again before it parks. */
+static void wake(struct waiter_hub *h, int64_t id, int64_t now)
+{
+	pthread_mutex_lock(&h->lock);
+	struct waiter **p = &h->waiters;
+	while (*p) {
+		struct waiter *w = *p;
+		bool hit = id < 0 || w->id == id || (now > 0 && now >= w->deadline_ms);
+		if (!hit) {
+			p = &w->next;
+		} else if (w->parked) {
+			*p = w->next;
+			w->registered = false;
+			w->parked = false;
+			w->resume(w);
+		} else {
+			w->notified = true;
+			p = &w->next;
+		}
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+static int64_t next_deadline(struct waiter_hub *h)
+{
+	int64_t d = 0;
+	pthread_mutex_lock(&h->lock);
+	for (struct waiter *w = h->waiters; w; w = w->next)
+		if (!d || w->deadline_ms < d)
+			d = w->deadline_ms;
+	pthread_mutex_unlock(&h->lock);
+	return d;
+}
+
+static void notified(struct waiter_hub *h)
+{
+	if (h->on_notify)
+		h->on_notify(h->arg);
+}
+
+/* Opens and LISTENs, or returns NULL (logged) for the caller to retry. */
+static struct db *connect_listen(struct waiter_hub *h)
+{
+	struct db *db = NULL;
+	char err[256];
+	if (db_open(&db, h->db_url, 1000, err, sizeof err) < 0) {
+		log_warn("waiter: cannot connect: %s", err);
+		return NULL;
+	}
+	/* a short budget per try: the loop retries, checking stop between */
+	db_set_reconnect_ms(db, 1000);
+	if (db_listen(db, QUEUE_CHANNEL_DONE) < 0) {
+		log_warn("waiter: cannot listen: %s", db_error(db));
+		db_close(db);
+		return NULL;
+	}
+	__atomic_add_fetch(&h->connects, 1, __ATOMIC_RELAXED);
+	return db;
+}
+
+static void *hub_main(void *arg)
+{
+	struct waiter_hub *h = arg;
+	struct db *db = NULL;
+	while (!h->stop) {
+		if (!db) {
+			if (!(db = connect_listen(h))) {
+				/* no database: deadlines still pass */
+				wake(h, 0, waiter_now_ms());
+				sleep(1);
+				continue;
+			}
+			/* anything may have finished while we were not listening */
+			wake(h, -1, 0);
+		}
+		int64_t now = waiter_now_ms(), d = next_deadline(h);
+		int timeout = 500; /* also how fast stop is noticed */
+		if (d && d - now < timeout)
+			timeout = d > now ? (int)(d - now) + 1 : 0;
+		struct db_notify n;
+		int rc = db_wait_notify(db, timeout, &n);
+		if (rc == 1) {
+			int64_t id = strtoll(n.payload, NULL, 10);
+			if (id > 0)
+				wake(h, id, 0);
+			notified(h);
+		} else if (rc == 2) {
+			/* reconnected (and listening again): a finish may have been missed */
+			__atomic_add_fetch(&h->connects, 1, __ATOMIC_RELAXED);
+			wake(h, -1, 0);
+			notified(h);
+		} else if (rc < 0) {
+			log_warn("waiter: lost the database: %s", db_error(db));
+			db_close(db);
+			db = NULL;
+			wake(h, -1, 0);
+			sleep(1);
+			continue;
+		}
+		wake(h, 0, waiter_now_ms());
+	}
+	db_close(db);
+	return NULL;
+}
+
+int waiter_hub_start(struct waiter_hub **out, const char *db_url, void (*on_notify)(void *arg),
+		     void *arg, char *err, size_t errlen)
+{
+	struct waiter_hub *h = calloc(1, sizeof *h);
+	if (!h || !(h->db_url = strdup(db_url))) {
+		free(h);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	pthread_mutex_init(&h->lock, NULL);
+	h->on_notify = on_notify;
+	h->arg = arg;
+	if (pthread_create(&h->thread, NULL, hub_main, h)) {
+		snprintf(err, errlen, "cannot start the waiter thread");
+		waiter_hub_stop(h);
+		return -1;
+	}
+	h->started = true;
+	*out = h;
+	return 0;
+}
+
+void waiter_hub_stop(struct waiter_hub *h)
+{
+	if (!h)
+		return;
+	h->stop = 1;
+	if (h->started)
+		pthread_join(h->thread, NULL);
+	pthread_mutex_destroy(&h->lock);
+	free(h->db_url);
+	free(h);
+}
+
+long waiter_hub_connects(struct waiter_hub *h)
+{
+	return __atomic_load_n(&h->connects, __ATOMIC_RELAXED);
+}
+
+void waiter_register(struct waiter_hub *h, struct waiter *w)
+{
+	pthread_mutex_lock(&h->lock);
+	if (!w->registered) {
+		w->next = h->waiters;
+		h->waiters = w;
+		w->registered = true;
+	}
+	w->parked = false;
+	w->notified = false;
+	pthread_mutex_unlock(&h->lock);
+}
+
+void waiter_unregister(struct waiter_hub *h, struct waiter *w)
+{
+	pthread_mutex_lock(&h->lock);
+	if (w->registered)
+		remove_locked(h, w);
+	pthread_mutex_unlock(&h->lock);
+}
+
+bool waiter_park(struct waiter_hub *h, struct waiter *w, void (*suspend)(struct waiter *w))
+{
+	pthread_mutex_lock(&h->lock);
+	bool park = !w->notified;
+	if (park) {
+		w->parked = true;
+		suspend(w);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return park;
+}
+
+/* A blocked thread's wait: resume signals it, suspend does nothing (the
+ * thread blocks on the condition after waiter_park). */
+struct blocked {
+	struct waiter w;
+	pthread_cond_t cond;
+	bool resumed;
+};
+
+static void blocked_resume(struct waiter *w)
+{
+	struct blocked *b = w->arg;
+	b->resumed = true;
+	pthread_cond_signal(&b->cond);
+}
+
+static void blocked_suspend(struct waiter *w)
+{
+	((struct blocked *)w->arg)->resumed = false;
+}
+
+static int read_sub(struct db_pool *pool, int64_t id, int64_t api_key_id, struct queue_sub *out,
+		    char *err, size_t errlen)
+{
+	struct db *db = db_pool_get(pool, 10000);
+	if (!db) {
+		snprintf(err, errlen, "no database connection available");
+		return -1;
+	}
+	queue_sub_release(out);
+	int rc = queue_get(db, id, api_key_id, out, err, errlen);
+	db_pool_put(pool, db);
+	return rc;
+}
+
+int waiter_wait(struct waiter_hub *h, struct db_pool *pool, int64_t id, int64_t api_key_id,
+		int timeout_ms, struct queue_sub *out, char *err, size_t errlen)
+{
+	int ret = -1;
+	struct blocked b = {
+	    .w = {.id = id,
+		  .deadline_ms = waiter_now_ms() + (timeout_ms > 0 ? timeout_ms : 0),
+		  .resume = blocked_resume}};
+	b.w.arg = &b;
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&b.cond, &ca);
+	pthread_condattr_destroy(&ca);
+	for (;;) {
+		waiter_register(h, &b.w);
+		int found = read_sub(pool, id, api_key_id, out, err, errlen);
+		if (found < 0)
+			break;
+		if (found == 0) {
+			ret = 2;
+			break;
+		}
+		if (sub_status_is_final(out->status)) {
+			ret = 1;
+			break;
+		}
+		if (waiter_now_ms() >= b.w.deadline_ms) {
+			ret = 0; /* out holds the state read just now */
+			break;
+		}
+		if (!waiter_park(h, &b.w, blocked_suspend))
+			continue;
+		/* the hub resumes it at the deadline at the latest; the timed wait
+		 * only guards against a hub that cannot run */
+		struct timespec until = {.tv_sec = (time_t)((b.w.deadline_ms + 1000) / 1000),
+					 .tv_nsec =
+					     (long)((b.w.deadline_ms + 1000) % 1000) * 1000000L};
+		pthread_mutex_lock(&h->lock);
+		int rc = 0;
+		while (!b.resumed && rc != ETIMEDOUT)
+			rc = pthread_cond_timedwait(&b.cond, &h->lock, &until);
+		pthread_mutex_unlock(&h->lock);
+	}
+	waiter_unregister(h, &b.w);
+	pthread_cond_destroy(&b.cond);
+	return ret;
+}
