@@ -160,6 +160,28 @@ bad "batch: Idempotency-Key header" 422 invalid_field POST /v1/submissions/batch
 expect "batch: two keys" 201 '.ids | length == 2 and .[0] != .[1]' POST /v1/submissions/batch \
 	"{\"submissions\":[{$P,\"idempotency_key\":\"b2\"},{$P,\"idempotency_key\":\"b3\"}]}"
 
+# ---- one idempotency key check for a request and a batch's item ----
+# each bad key is refused the same way, by the same check, in both places
+LONG_KEY=$(printf 'k%.0s' {1..201})
+for kk in "empty:\"\"" "201 bytes:\"$LONG_KEY\"" "a number:7" "an array:[\"a\"]"; do
+	what=${kk%%:*} key=${kk#*:}
+	expect "idempotency key $what: refused in a request" 422 \
+		'.error.code == "invalid_field" and (.error.message | test("idempotency"))' \
+		POST /v1/submissions "{$P,\"idempotency_key\":$key}"
+	single=$(jq -r .error.message <<<"$LAST")
+	expect "idempotency key $what: refused alike in a batch item" 422 \
+		".error.code == \"invalid_field\" and .error.message == \"submissions[1]: $single\"" \
+		POST /v1/submissions/batch "{\"submissions\":[{$P},{$P,\"idempotency_key\":$key}]}"
+done
+# bytes that are not UTF-8: the body's own check, alike; in the header, the key's check
+bad "idempotency key not UTF-8: request" 400 invalid_encoding POST /v1/submissions \
+	"{$P,\"idempotency_key\":\"a"$'\xff'"\"}"
+bad "idempotency key not UTF-8: batch item" 400 invalid_encoding POST /v1/submissions/batch \
+	"{\"submissions\":[{$P,\"idempotency_key\":\"a"$'\xff'"\"}]}"
+expect "idempotency key not UTF-8: header" 422 \
+	'.error.code == "invalid_field" and (.error.message | test("UTF-8"))' \
+	POST /v1/submissions "{$P}" -H "Idempotency-Key: a"$'\xff'
+
 # ---- idempotency key reused ----
 id1=$(req POST /v1/submissions "{$P}" -H "Idempotency-Key: same" | head -1 | jq -r .id)
 expect "idempotency: same request, same id and its real state" 200 \

@@ -1,0 +1,136 @@
+/* test_metrics: the Prometheus text of /metrics from plain counters and gauges. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/strbuf.h"
+#include "judge/api/metrics.h"
+#include "judge/api/route.h"
+
+static const char *const names[] = {"alpha", "beta", "other"};
+
+/* The value of the sample line that starts with "name{labels} " (or "name "). */
+static const char *sample(const char *text, const char *line_start)
+{
+	size_t n = strlen(line_start);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, line_start, n) && p[n] == ' ')
+			return p + n + 1;
+	return NULL;
+}
+
+static long value(const char *text, const char *line_start)
+{
+	const char *v = sample(text, line_start);
+	cr_assert(v, "no sample %s in:\n%s", line_start, text);
+	return strtol(v, NULL, 10);
+}
+
+Test(metrics, counters_by_route_and_status_class)
+{
+	struct metrics *m = metrics_new(names, 3);
+	cr_assert(m);
+	metrics_request(m, 0, 200, 0.001);
+	metrics_request(m, 0, 201, 0.001);
+	metrics_request(m, 0, 404, 0.001);
+	metrics_request(m, 1, 429, 0.001);
+	metrics_request(m, 1, 503, 0.001);
+	metrics_request(m, 1, 0, 0.001);    /* the client went away: nothing was sent */
+	metrics_request(m, 99, 200, 0.001); /* out of range: the last route */
+	metrics_auth_failure(m);
+	metrics_auth_failure(m);
+	metrics_rate_limited(m);
+	struct metrics_gauges g = {
+	    .db_up = false, .in_flight = 3, .callbacks_delivered = 4, .callbacks_failed = 5};
+	struct strbuf sb = STRBUF_INIT;
+	metrics_render(m, &g, &sb);
+	const char *t = sb.buf;
+	cr_assert_eq(value(t, "judge_up"), 0);
+	cr_assert_null(strstr(t, "judge_submissions{"), "no counts without the database");
+	cr_assert_eq(value(t, "judge_http_requests_total{route=\"alpha\",code=\"2xx\"}"), 2);
+	cr_assert_eq(value(t, "judge_http_requests_total{route=\"alpha\",code=\"4xx\"}"), 1);
+	cr_assert_eq(value(t, "judge_http_requests_total{route=\"beta\",code=\"429\"}"), 1);
+	cr_assert_eq(value(t, "judge_http_requests_total{route=\"beta\",code=\"4xx\"}"), 0);
+	cr_assert_eq(value(t, "judge_http_requests_total{route=\"beta\",code=\"5xx\"}"), 2);
+	cr_assert_eq(value(t, "judge_http_requests_total{route=\"other\",code=\"2xx\"}"), 1);
+	cr_assert_eq(value(t, "judge_auth_failures_total"), 2);
+	cr_assert_eq(value(t, "judge_rate_limited_total"), 1);
+	cr_assert_eq(value(t, "judge_http_in_flight"), 3);
+	cr_assert_eq(value(t, "judge_callbacks_delivered_total"), 4);
+	cr_assert_eq(value(t, "judge_callbacks_failed_total"), 5);
+	cr_assert(strstr(t, "# TYPE judge_http_requests_total counter\n"));
+	cr_assert(strstr(t, "# TYPE judge_http_request_duration_seconds histogram\n"));
+	strbuf_release(&sb);
+	metrics_free(m);
+}
+
+Test(metrics, histograms_are_cumulative)
+{
+	struct metrics *m = metrics_new(names, 3);
+	metrics_request(m, 1, 200, 0.004); /* le 0.005 */
+	metrics_request(m, 1, 200, 0.005); /* le 0.005: the bound is inclusive */
+	metrics_request(m, 1, 200, 0.2);   /* le 0.25 */
+	metrics_request(m, 1, 200, 100);   /* only +Inf */
+	metrics_exec_latency(m, 1.5);	   /* le 2.5 */
+	struct metrics_gauges g = {.db_up = true};
+	g.counts[SUB_QUEUED] = 7;
+	g.counts[SUB_RUNNING] = 2;
+	g.counts[SUB_INTERNAL_ERROR] = 1;
+	struct strbuf sb = STRBUF_INIT;
+	metrics_render(m, &g, &sb);
+	const char *t = sb.buf;
+	const char *h = "judge_http_request_duration_seconds_bucket{route=\"beta\",le=";
+	char k[160];
+	snprintf(k, sizeof k, "%s\"0.005\"}", h);
+	cr_assert_eq(value(t, k), 2);
+	snprintf(k, sizeof k, "%s\"0.1\"}", h);
+	cr_assert_eq(value(t, k), 2);
+	snprintf(k, sizeof k, "%s\"0.25\"}", h);
+	cr_assert_eq(value(t, k), 3);
+	snprintf(k, sizeof k, "%s\"60\"}", h);
+	cr_assert_eq(value(t, k), 3);
+	snprintf(k, sizeof k, "%s\"+Inf\"}", h);
+	cr_assert_eq(value(t, k), 4);
+	cr_assert_eq(value(t, "judge_http_request_duration_seconds_count{route=\"beta\"}"), 4);
+	const char *sum = sample(t, "judge_http_request_duration_seconds_sum{route=\"beta\"}");
+	cr_assert(sum && !strncmp(sum, "100.209000\n", 11), "sum: %.20s", sum ? sum : "(none)");
+	cr_assert_eq(value(t, "judge_http_request_duration_seconds_count{route=\"alpha\"}"), 0);
+	cr_assert_eq(value(t, "judge_execute_latency_seconds_bucket{le=\"1\"}"), 0);
+	cr_assert_eq(value(t, "judge_execute_latency_seconds_bucket{le=\"2.5\"}"), 1);
+	cr_assert_eq(value(t, "judge_execute_latency_seconds_count{}"), 1);
+	cr_assert_eq(value(t, "judge_up"), 1);
+	cr_assert_eq(value(t, "judge_submissions{status=\"queued\"}"), 7);
+	cr_assert_eq(value(t, "judge_queue_depth"), 7);
+	cr_assert_eq(value(t, "judge_running"), 2);
+	cr_assert_eq(value(t, "judge_sandbox_failures"), 1);
+	strbuf_release(&sb);
+	metrics_free(m);
+}
+
+/* The labels /metrics has always used: dashboards depend on them. */
+Test(metrics, route_labels)
+{
+	const char *const *n = route_names();
+	static const char *const want[R_COUNT] = {"execute",	 "execute_with_expected",
+						  "submissions", "submissions_batch",
+						  "submission",	 "languages",
+						  "problems",	 "problem",
+						  "health",	 "metrics",
+						  "mcp",	 "other"};
+	for (int i = 0; i < R_COUNT; i++)
+		cr_assert_str_eq(n[i], want[i]);
+	const char *arg;
+	cr_assert_eq(route_of("/v1/submissions/42", &arg), R_GET_SUB);
+	cr_assert_str_eq(arg, "42");
+	cr_assert_eq(route_of("/v1/submissions/42/x", &arg), R_OTHER);
+	cr_assert_eq(route_of("/v1/submissions/", &arg), R_OTHER);
+	cr_assert_eq(route_of("/v1/submissions/batch", &arg), R_BATCH);
+	cr_assert_eq(route_of("/v1/problems/hello", &arg), R_PROBLEM);
+	cr_assert_str_eq(arg, "hello");
+	cr_assert(route_method_ok(R_MCP, "POST"));
+	cr_assert_not(route_method_ok(R_MCP, "GET"));
+	cr_assert(route_method_ok(R_LANGUAGES, "HEAD"));
+	cr_assert(route_local_origin(NULL));
+	cr_assert(route_local_origin("http://localhost:3000"));
+	cr_assert_not(route_local_origin("http://localhost.evil.com"));
+}
