@@ -748,8 +748,9 @@ Test(queue, reconnect_after_postgres_restart, .timeout = 120, .fini = own_cluste
 	waiter_register(h, &p.w);
 	cr_assert(waiter_park(h, &p.w, parked_suspend));
 	cr_assert_eq(pgembed_restart(own, err, sizeof err), 0, "%s", err);
-	cr_assert_geq(await_resume(&p, 30000), 0, "resumed after the hub reconnected");
-	cr_assert_geq(waiter_hub_connects(h), 2, "the hub reconnected");
+	/* resumed when the hub lost the database or when it listened again */
+	cr_assert_geq(await_resume(&p, 30000), 0, "resumed after the restart");
+	await_listening(h, 1); /* and it reconnects by itself */
 	waiter_hub_stop(h);
 	pthread_mutex_destroy(&p.lock);
 	/* an idle connection notices the restart and reconnects before querying */
