@@ -38,7 +38,7 @@ struct auth;
 
 /* Creates the server side: key cache over pool, admission limits
  * (rate_per_min 0 = none; burst is a tenth of it, at least 1; max_in_flight
- * 0 = none). Returns NULL on out of memory. */
+ * 0 = none). Never NULL (out of memory aborts, xalloc.h). */
 struct auth *auth_new(struct db_pool *pool, long rate_per_min, long max_in_flight);
 void auth_free(struct auth *a);
 
