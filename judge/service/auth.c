@@ -180,7 +180,7 @@ int auth_key_revoke(struct db *db, int64_t id, char *err, size_t errlen)
 	}
 	int n = atoi(PQcmdTuples(res));
 	PQclear(res);
-	return n == 1 ? 0 : 1;
+	return n == 1;
 }
 
 /* ---- server side ---- */

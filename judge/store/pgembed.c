@@ -77,7 +77,7 @@ static int ping(const char *dir, int port, const char *dbname)
 	return p;
 }
 
-int pgembed_running(const char *dir, int port)
+bool pgembed_running(const char *dir, int port)
 {
 	return ping(dir, port, "postgres") == PQPING_OK;
 }
