@@ -14,25 +14,30 @@
 #pragma once
 #include <stddef.h>
 
+/* Tells the compiler what the contract says: fresh memory, never NULL. */
+#define XALLOC_ATTRS __attribute__((malloc, returns_nonnull, warn_unused_result))
+
 /* Points cJSON's allocations at xmalloc/free, so a cJSON_Create*, cJSON_Add*
  * or cJSON_Print* result is never NULL for want of memory (cJSON_Parse still
  * returns NULL for bad JSON). Call once at start, before any thread. */
 void xalloc_init(void);
 
 /* malloc(size), at least one byte. */
-void *xmalloc(size_t size);
+void *xmalloc(size_t size) XALLOC_ATTRS __attribute__((alloc_size(1)));
 /* calloc(n, size): zeroed; n * size overflowing dies as out of memory. */
-void *xcalloc(size_t n, size_t size);
+void *xcalloc(size_t n, size_t size) XALLOC_ATTRS __attribute__((alloc_size(1, 2)));
 /* realloc(p, size), at least one byte; p may be NULL. */
-void *xrealloc(void *p, size_t size);
+void *xrealloc(void *p, size_t size)
+    __attribute__((returns_nonnull, warn_unused_result, alloc_size(2)));
 /* realloc(p, n * size) for arrays; n * size overflowing dies as out of memory. */
-void *xreallocarray(void *p, size_t n, size_t size);
+void *xreallocarray(void *p, size_t n, size_t size)
+    __attribute__((returns_nonnull, warn_unused_result, alloc_size(2, 3)));
 /* A malloc'd copy of s (caller frees). */
-char *xstrdup(const char *s);
+char *xstrdup(const char *s) XALLOC_ATTRS;
 /* A malloc'd copy of at most n bytes of s, NUL-terminated (caller frees). */
-char *xstrndup(const char *s, size_t n);
+char *xstrndup(const char *s, size_t n) XALLOC_ATTRS;
 /* A malloc'd formatted string (caller frees). */
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xasprintf(const char *fmt, ...) XALLOC_ATTRS __attribute__((format(printf, 1, 2)));
 
 /* Logs "out of memory (N bytes)" (size 0: not known) and aborts. For libraries
  * that report their own allocation failures (libyaml, pcre2, libseccomp). */

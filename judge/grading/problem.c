@@ -685,8 +685,7 @@ static int add_test(struct loader *L, const char *dir, const char *base, const c
 	if (p->format != PROB_LEGACY) {
 		/* 2023-07+: NAME.yaml configures one test case */
 		file = xstrndup(in, bl - 3);
-		char *yp = xmalloc(bl + 3);
-		sprintf(yp, "%s.yaml", file);
+		char *yp = xasprintf("%s.yaml", file);
 		struct yml y;
 		bool present;
 		int rc = yml_load(&y, yp, &present, L->err, L->errlen);
@@ -704,8 +703,7 @@ static int add_test(struct loader *L, const char *dir, const char *base, const c
 				    xstrdup("test cases with command-line args are not supported");
 		}
 		yml_release(&y);
-		char *files_dir = xmalloc(bl + 4);
-		sprintf(files_dir, "%s.files", file);
+		char *files_dir = xasprintf("%s.files", file);
 		if (is_dir(files_dir) && !p->unsupported)
 			p->unsupported =
 			    xstrdup("test cases with .files folders are not supported");
