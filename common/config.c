@@ -1,5 +1,6 @@
 /* config: the key table, defaults, judge.ini loading and validation. */
 #include "common/config.h"
+#include "common/xalloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -99,11 +100,7 @@ static int set_key(struct judge_config *cfg, const struct config_key *k, const c
 {
 	char *field = (char *)cfg + k->offset;
 	if (k->type == CONF_STR) {
-		char *copy = strdup(value);
-		if (!copy) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
+		char *copy = xstrdup(value);
 		free(*(char **)field);
 		*(char **)field = copy;
 		return 0;

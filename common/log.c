@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
+
 enum log_level log_min_level = LOG_INFO;
 
 static const char *const level_names[] = {"debug", "info", "warn", "error"};
@@ -21,13 +23,13 @@ int log_parse_level(const char *s)
 void log_write(enum log_level lvl, const char *fmt, ...)
 {
 	char line[2048];
-	struct timespec ts;
+	int64_t now_ms = clock_real_ms(); /* a timestamp for people: the realtime clock */
+	time_t sec = (time_t)(now_ms / 1000);
 	struct tm tm;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
+	gmtime_r(&sec, &tm);
 	int n = snprintf(line, sizeof line, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %-5s ",
 			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-			 tm.tm_sec, ts.tv_nsec / 1000000, level_names[lvl]);
+			 tm.tm_sec, (long)(now_ms % 1000), level_names[lvl]);
 	va_list ap;
 	va_start(ap, fmt);
 	if (n > 0 && (size_t)n < sizeof line)

@@ -1,5 +1,6 @@
 /* strbuf: growable byte buffer. */
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,11 +33,7 @@ void strbuf_grow(struct strbuf *sb, size_t extra)
 	size_t n = sb->alloc ? sb->alloc : 64;
 	while (n < need)
 		n = n * 3 / 2 + 16;
-	char *p = sb->alloc ? realloc(sb->buf, n) : malloc(n);
-	if (!p) {
-		fputs("fatal: out of memory\n", stderr);
-		abort();
-	}
+	char *p = xrealloc(sb->alloc ? sb->buf : NULL, n);
 	if (!sb->alloc)
 		p[0] = 0;
 	sb->buf = p;

@@ -20,7 +20,7 @@ extern char strbuf_empty[];
 void strbuf_init(struct strbuf *sb);
 /* Frees the memory; sb is left initialised and empty. */
 void strbuf_release(struct strbuf *sb);
-/* Ensures room for extra more bytes (plus the NUL). Aborts on out of memory. */
+/* Ensures room for extra more bytes (plus the NUL). Out of memory aborts (xalloc.h). */
 void strbuf_grow(struct strbuf *sb, size_t extra);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);

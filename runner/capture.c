@@ -11,14 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define READ_CHUNK 65536
+#include "common/clock.h"
 
-static long long now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
+#define READ_CHUNK 65536
 
 static void set_nonblock(int fd)
 {
@@ -176,13 +171,13 @@ enum capture_end capture_pump(struct capture *c)
 	if (c->in_fd >= 0 && !c->in_data && c->in_file < 0)
 		close_in(c);
 
-	long long next_tick = c->tick && c->tick_ms > 0 ? now_us() + c->tick_ms * 1000LL : 0;
+	int64_t next_tick = c->tick && c->tick_ms > 0 ? clock_mono_us() + c->tick_ms * 1000LL : 0;
 	for (;;) {
 		if (c->out_eof && c->err_eof && c->waited) {
 			end = CAPTURE_DONE;
 			break;
 		}
-		long long now = now_us();
+		int64_t now = clock_mono_us();
 		if (c->deadline_us && now >= c->deadline_us) {
 			end = CAPTURE_DEADLINE;
 			break;
@@ -192,10 +187,10 @@ enum capture_end capture_pump(struct capture *c)
 				end = CAPTURE_STOPPED;
 				break;
 			}
-			now = now_us();
+			now = clock_mono_us();
 			next_tick = now + c->tick_ms * 1000LL;
 		}
-		long long wait_us = -1;
+		int64_t wait_us = -1;
 		if (c->deadline_us)
 			wait_us = c->deadline_us - now;
 		if (next_tick && (wait_us < 0 || next_tick - now < wait_us))

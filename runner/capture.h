@@ -10,6 +10,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/strbuf.h"
 
@@ -38,7 +39,7 @@ struct capture {
 	size_t out_mark_len;
 	size_t out_max, err_max;
 	struct strbuf *out, *err;
-	long long deadline_us;	/* CLOCK_MONOTONIC, as sandbox_now_us(); 0 = none */
+	int64_t deadline_us;	/* a clock_mono_us() time (common/clock.h); 0 = none */
 	int tick_ms;		/* period of tick; 0 = no tick */
 	int (*tick)(void *arg); /* returns non-zero to stop the pump (CAPTURE_STOPPED) */
 	void *tick_arg;

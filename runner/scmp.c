@@ -14,6 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/xalloc.h"
+
 /* Calls a judged program never needs: kernel attack surface, namespaces,
  * mounts, tracing, keyrings, modules. They fail with the given errno. */
 static const struct {
@@ -89,10 +91,8 @@ int scmp_build(struct scmp_filter *f, char *err, size_t errlen)
 	const char *what = "seccomp_init";
 	memset(f, 0, sizeof(*f));
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx) {
-		rc = -ENOMEM;
-		goto fail;
-	}
+	if (!ctx)
+		xalloc_die(0); /* with a valid action, libseccomp's only reason for NULL */
 	what = "bad-arch action";
 	/* the native arch only; other arches and x32 numbers take this action */
 	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) < 0)
@@ -134,8 +134,8 @@ int scmp_build(struct scmp_filter *f, char *err, size_t errlen)
 		rc = -EINVAL;
 		goto fail;
 	}
-	f->insns = malloc((size_t)size);
-	if (!f->insns || pread(mfd, f->insns, (size_t)size, 0) != size) {
+	f->insns = xmalloc((size_t)size);
+	if (pread(mfd, f->insns, (size_t)size, 0) != size) {
 		rc = -EIO;
 		goto fail;
 	}

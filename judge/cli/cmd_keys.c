@@ -80,7 +80,7 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 			fprintf(stderr, "judge keys: %s\n", err);
 			goto out;
 		}
-		if (rc == 1) {
+		if (rc == 0) {
 			fprintf(stderr, "judge keys: no active key %lld\n", revoke_id);
 			goto out;
 		}

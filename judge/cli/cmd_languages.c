@@ -12,15 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cjson/cJSON.h>
 
 #include "judge/cli/cmd.h"
+#include "common/clock.h"
 #include "common/config.h"
 #include "judge/grading/grade.h"
 #include "judge/grading/lang.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 
 #define SELFTEST_OUTPUT	   "hello world\n"
 #define VERSION_TIMEOUT_MS 15000
@@ -49,13 +50,6 @@ struct backend_state {
 	bool works;
 	char why[256];
 };
-
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static const char *json_str(const cJSON *obj, const char *key)
 {
@@ -96,17 +90,15 @@ static void check_cell(const struct judge_config *cfg, const struct lang_registr
 			 strerror(-rc));
 		goto out;
 	}
+	/* cJSON allocates through xalloc (xalloc_init): no NULL to check */
 	req = cJSON_CreateObject();
-	if (!req || !cJSON_AddStringToObject(req, "language", l->name) ||
-	    !cJSON_AddStringToObject(req, "source", src.buf) ||
-	    !cJSON_AddStringToObject(req, "expected_output", SELFTEST_OUTPUT)) {
-		snprintf(c->text, sizeof c->text, "out of memory");
-		goto out;
-	}
+	cJSON_AddStringToObject(req, "language", l->name);
+	cJSON_AddStringToObject(req, "source", src.buf);
+	cJSON_AddStringToObject(req, "expected_output", SELFTEST_OUTPUT);
 	struct grade_env env = {.cfg = cfg, .langs = reg, .backend = b, .slot = 0};
-	long t0 = now_ms();
+	int64_t t0 = clock_mono_ms();
 	res = grade_request(&env, req);
-	long ms = now_ms() - t0;
+	long ms = (long)(clock_mono_ms() - t0);
 	const char *status = json_str(res, "status");
 	if (status && !strcmp(status, "accepted")) {
 		c->ok = true;
@@ -239,11 +231,12 @@ static void print_table(FILE *out, const struct lang_registry *reg, const struct
 	}
 }
 
+/* The report as pretty JSON text (free with cJSON_free). */
 static char *report_json(const struct lang_registry *reg, const struct lang_report *reps,
 			 const struct backend_state *bs, bool run_checks)
 {
 	cJSON *arr = cJSON_CreateArray();
-	for (int i = 0; arr && i < reg->count; i++) {
+	for (int i = 0; i < reg->count; i++) {
 		const struct lang_report *r = &reps[i];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddItemToArray(arr, o);
@@ -271,7 +264,7 @@ static char *report_json(const struct lang_registry *reg, const struct lang_repo
 							c->detail[0] ? c->detail : c->text);
 		}
 	}
-	char *text = arr ? cJSON_Print(arr) : NULL;
+	char *text = cJSON_Print(arr);
 	cJSON_Delete(arr);
 	return text;
 }
@@ -337,12 +330,7 @@ static int languages_main(int argc, char **argv, struct judge_config *cfg, bool 
 		fprintf(stderr, "judge %s: %s\n", cmd, err);
 		return 1;
 	}
-	struct lang_report *reps = calloc((size_t)reg.count, sizeof *reps);
-	if (!reps) {
-		lang_registry_release(&reg);
-		fprintf(stderr, "judge %s: out of memory\n", cmd);
-		return 1;
-	}
+	struct lang_report *reps = xcalloc((size_t)reg.count, sizeof *reps);
 	int failures = survey(cfg, &reg, bs, reps, run_checks);
 	/* under auto, a gvisor that cannot run here is no failure: native serves */
 	bool auto_mode = !sandbox_opt && !strcmp(cfg->sandbox, "auto");
@@ -353,9 +341,8 @@ static int languages_main(int argc, char **argv, struct judge_config *cfg, bool 
 	if (failures >= 0) {
 		if (json) {
 			char *text = report_json(&reg, reps, bs, run_checks);
-			if (text)
-				puts(text);
-			free(text);
+			puts(text);
+			cJSON_free(text);
 		} else {
 			print_table(stdout, &reg, reps, bs, run_checks);
 			if (selftest)

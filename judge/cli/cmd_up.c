@@ -27,12 +27,14 @@
 
 #include "judge/service/auth.h"
 #include "judge/cli/cmd.h"
+#include "common/clock.h"
 #include "common/config.h"
 #include "judge/store/db.h"
 #include "common/log.h"
 #include "judge/store/migrate.h"
 #include "judge/store/pgembed.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 
 /* A child that exits sooner than this after its start is not restarted. */
 #define QUICK_EXIT_MS 5000
@@ -40,16 +42,9 @@
 struct child {
 	const char *role; /* "serve" or "worker" */
 	pid_t pid;
-	long long started_ms;
+	int64_t started_ms; /* clock_mono_ms() */
 	int restarts;
 };
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The global options given before `up` (e.g. --config FILE), from
  * /proc/self/cmdline, so the children read the same configuration. */
@@ -61,7 +56,7 @@ static int global_args(char ***out, int *n)
 		strbuf_release(&sb);
 		return -1;
 	}
-	char **args = calloc(sb.len + 3, sizeof *args); /* + a --config FILE */
+	char **args = xcalloc(sb.len + 3, sizeof *args); /* + a --config FILE */
 	int count = 0;
 	bool first = true;
 	for (size_t off = 0; off < sb.len;) {
@@ -73,7 +68,7 @@ static int global_args(char ***out, int *n)
 		}
 		if (!strcmp(a, "up"))
 			break;
-		args[count++] = strdup(a);
+		args[count++] = xstrdup(a);
 	}
 	strbuf_release(&sb);
 	*out = args;
@@ -293,8 +288,8 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 		goto out;
 	}
 	if (config_after && ngargs + 2 < 60) { /* the later --config wins in main too */
-		gargs[ngargs++] = strdup("--config");
-		gargs[ngargs++] = strdup(config_after);
+		gargs[ngargs++] = xstrdup("--config");
+		gargs[ngargs++] = xstrdup(config_after);
 	}
 	if (db_config_url(cfg, true, &url, &embed, err, sizeof err) < 0 ||
 	    db_open(&db, url.buf, 30000, err, sizeof err) < 0) {
@@ -313,14 +308,14 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 
 	for (int i = 0; i < 2; i++) {
 		kids[i].pid = spawn(kids[i].role, gargs, ngargs);
-		kids[i].started_ms = mono_ms();
+		kids[i].started_ms = clock_mono_ms();
 	}
 	/* wait for the API before printing the example */
 	bool up = false;
-	long long deadline = mono_ms() + 60000;
+	int64_t deadline = clock_deadline_ms(60000);
 	struct timespec tick = {0, 200 * 1000000L};
 	bool stopping = false;
-	while (!up && !stopping && mono_ms() < deadline) {
+	while (!up && !stopping && clock_mono_ms() < deadline) {
 		int sig = sigtimedwait(&sigs, NULL, &tick);
 		if (sig == SIGTERM || sig == SIGINT) {
 			stopping = true;
@@ -363,7 +358,7 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 					continue;
 				int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 				kids[i].pid = 0;
-				bool quick = mono_ms() - kids[i].started_ms < QUICK_EXIT_MS;
+				bool quick = clock_mono_ms() - kids[i].started_ms < QUICK_EXIT_MS;
 				/* a quick exit is a start-up error (config, port); a kill is not */
 				if (quick && WIFEXITED(st)) {
 					log_error(
@@ -379,13 +374,13 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 				if (quick)
 					sleep(1); /* no tight loop of restarts */
 				kids[i].pid = spawn(kids[i].role, gargs, ngargs);
-				kids[i].started_ms = mono_ms();
+				kids[i].started_ms = clock_mono_ms();
 				kids[i].restarts++;
 			}
 	}
 	/* drain: children get SIGTERM; the worker may take drain_s */
 	stop_children(kids, 2, SIGTERM);
-	deadline = mono_ms() + (cfg->drain_s + 15) * 1000;
+	deadline = clock_deadline_ms((cfg->drain_s + 15) * 1000);
 	for (;;) {
 		int st;
 		pid_t p;
@@ -401,10 +396,10 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 				}
 		if (kids[0].pid <= 0 && kids[1].pid <= 0)
 			break;
-		if (mono_ms() > deadline) {
+		if (clock_mono_ms() > deadline) {
 			log_warn("up: children did not stop in time; killing them");
 			stop_children(kids, 2, SIGKILL);
-			deadline = mono_ms() + 5000;
+			deadline = clock_deadline_ms(5000);
 		}
 		int sig = sigtimedwait(&sigs, NULL, &tick);
 		if (sig == SIGTERM || sig == SIGINT)

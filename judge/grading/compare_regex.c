@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "judge/grading/compare_int.h"
+#include "common/xalloc.h"
 #include "common/utf8.h"
 
 /* Valid UTF-8 where NUL is allowed (a pattern may hold one). */
@@ -89,9 +90,7 @@ static size_t regex_fail_pos(const char *pat, size_t pl, uint32_t copts, bool ut
 			break;
 		verbs = (size_t)(close - pat) + 1;
 	}
-	char *w = malloc(pl + 8);
-	if (!w)
-		return pos;
+	char *w = xmalloc(pl + 8);
 	memcpy(w, pat, verbs);
 	memcpy(w + verbs, "(?:", 3);
 	memcpy(w + verbs + 3, pat + verbs, pl - verbs);
@@ -102,7 +101,9 @@ static size_t regex_fail_pos(const char *pat, size_t pl, uint32_t copts, bool ut
 			   &erroff, NULL);
 	mctx = pcre2_match_context_create(NULL);
 	md = pcre2_match_data_create(1, NULL);
-	if (!re || !mctx || !md)
+	if (!mctx || !md)
+		xalloc_die(0); /* pcre2's only reason for NULL here */
+	if (!re)
 		goto out;
 	pcre2_set_match_limit(mctx, match_limit / 16 > 1000 ? match_limit / 16 : 1000);
 	pcre2_set_depth_limit(mctx, depth_limit);
@@ -186,10 +187,8 @@ enum cmp_outcome cmp_regex(const struct cmp_opts *o, const char *pat, size_t ple
 	}
 	mctx = pcre2_match_context_create(NULL);
 	md = pcre2_match_data_create(1, NULL);
-	if (!mctx || !md) {
-		cmp_fb_msg(fb, "regex: out of memory");
-		goto out;
-	}
+	if (!mctx || !md)
+		xalloc_die(0); /* pcre2's only reason for NULL here */
 	uint32_t mlim =
 	    limit32(o->regex_match_limit, CMP_REGEX_DEFAULT_MATCH_LIMIT, CMP_REGEX_MAX_MATCH_LIMIT);
 	uint32_t dlim =

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "judge/grading/compare_int.h"
+#include "common/xalloc.h"
 
 /* Below this many items a comparison sort beats two passes over 64 Ki counters.
  */
@@ -84,22 +85,16 @@ static int item_sort_ci(const void *a, const void *b);
 /* Sorts items by hash, content, position. After the radix sort by hash (stable,
  * so positions stay in order) only runs of equal hashes need a comparison
  * sort, and only when their contents are out of order: rare unless someone
- * crafts FNV collisions, and then it is qsort's n log n. Returns -1 when out
- * of memory. */
-static int sort_items(struct item *items, size_t n, bool ci)
+ * crafts FNV collisions, and then it is qsort's n log n. */
+static void sort_items(struct item *items, size_t n, bool ci)
 {
 	int (*sortcmp)(const void *, const void *) = ci ? item_sort_ci : item_sort_cs;
 	if (n < RADIX_MIN) {
 		qsort(items, n, sizeof(*items), sortcmp);
-		return 0;
+		return;
 	}
-	struct item *tmp = malloc((n ? n : 1) * sizeof(*tmp));
-	size_t *count = malloc(65537 * sizeof(*count));
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
-		return -1;
-	}
+	struct item *tmp = xcalloc(n, sizeof(*tmp));
+	size_t *count = xcalloc(65537, sizeof(*count));
 	radix_items(items, tmp, count, n);
 	free(tmp);
 	free(count);
@@ -112,7 +107,6 @@ static int sort_items(struct item *items, size_t n, bool ci)
 			qsort(items + i, j - i, sizeof(*items), sortcmp);
 		i = j;
 	}
-	return 0;
 }
 
 /* Sort order: content, then position, so equal items keep file order and the
@@ -138,21 +132,15 @@ static int double_cmp(const void *a_, const void *b_)
 }
 
 /* Sorts finite doubles ascending: qsort when few, else an LSD radix sort on
- * their bits mapped to unsigned order (four 16-bit passes). Returns -1 when
- * out of memory. */
-
-static int sort_doubles(double *v, size_t n)
+ * their bits mapped to unsigned order (four 16-bit passes). */
+static void sort_doubles(double *v, size_t n)
 {
 	if (n < RADIX_MIN) {
 		qsort(v, n, sizeof(*v), double_cmp);
-		return 0;
+		return;
 	}
-	uint64_t *key = malloc((n ? n : 1) * sizeof(*key)),
-		 *tmp = malloc((n ? n : 1) * sizeof(*tmp));
-	size_t *count = malloc(65537 * sizeof(*count));
-	int ret = -1;
-	if (!key || !tmp || !count)
-		goto out;
+	uint64_t *key = xcalloc(n, sizeof(*key)), *tmp = xcalloc(n, sizeof(*tmp));
+	size_t *count = xcalloc(65537, sizeof(*count));
 	for (size_t i = 0; i < n; i++) {
 		uint64_t b;
 		memcpy(&b, &v[i], sizeof(b));
@@ -172,17 +160,13 @@ static int sort_doubles(double *v, size_t n)
 		uint64_t b = key[i] >> 63 ? key[i] & ~(1ULL << 63) : ~key[i];
 		memcpy(&v[i], &b, sizeof(b));
 	}
-	ret = 0;
-out:
 	free(key);
 	free(tmp);
 	free(count);
-	return ret;
 }
 
 /* Splits one side into items (lines or tokens), counting first so each array
- * is allocated once. Returns 0, or -1 when out of memory or an item is >= 4
- * GiB. */
+ * is allocated once. Returns 0, or -1 when an item is 4 GiB or more. */
 static int uside_collect(const struct cmp_opts *o, struct uside *u, bool fill)
 {
 	bool tokens = o->unordered_tokens, floats = tokens && cmp_use_floats(o);
@@ -229,10 +213,8 @@ static int uside_collect(const struct cmp_opts *o, struct uside *u, bool fill)
 		}
 	}
 	if (!fill) {
-		u->items = malloc((ni ? ni : 1) * sizeof(*u->items));
-		u->floats = malloc((nf ? nf : 1) * sizeof(*u->floats));
-		if (!u->items || !u->floats)
-			return -1;
+		u->items = xcalloc(ni, sizeof(*u->items));
+		u->floats = xcalloc(nf, sizeof(*u->floats));
 	}
 	u->nitems = ni;
 	u->nfloats = nf;
@@ -247,16 +229,13 @@ enum cmp_outcome cmp_unordered(const struct cmp_opts *o, const char *e, size_t e
 	const char *what = o->unordered_tokens ? "token" : "line";
 	if (uside_collect(o, &a, false) || uside_collect(o, &a, true) ||
 	    uside_collect(o, &b, false) || uside_collect(o, &b, true)) {
-		cmp_fb_msg(fb, "unordered comparison: out of memory or a %s of 4 GiB or more",
-			   what);
+		cmp_fb_msg(fb, "unordered comparison: a %s of 4 GiB or more", what);
 		goto out;
 	}
 	bool ci = o->unordered_tokens && !o->case_sensitive;
 	int (*cmp)(const void *, const void *) = ci ? item_cmp_ci : item_cmp_cs;
-	if (sort_items(a.items, a.nitems, ci) || sort_items(b.items, b.nitems, ci)) {
-		cmp_fb_msg(fb, "unordered comparison: out of memory");
-		goto out;
-	}
+	sort_items(a.items, a.nitems, ci);
+	sort_items(b.items, b.nitems, ci);
 	const struct item *miss = NULL, *extra = NULL;
 	size_t nmiss = 0, nextra = 0;
 	for (size_t i = 0, j = 0; i < a.nitems || j < b.nitems;) {
@@ -308,10 +287,8 @@ enum cmp_outcome cmp_unordered(const struct cmp_opts *o, const char *e, size_t e
 		cmp_fb_msg(fb, "expected %zu numbers, got %zu", a.nfloats, b.nfloats);
 		goto out;
 	}
-	if (sort_doubles(a.floats, a.nfloats) || sort_doubles(b.floats, b.nfloats)) {
-		cmp_fb_msg(fb, "unordered comparison: out of memory");
-		goto out;
-	}
+	sort_doubles(a.floats, a.nfloats);
+	sort_doubles(b.floats, b.nfloats);
 	for (size_t i = 0; i < a.nfloats; i++) {
 		if (!cmp_within_tol(o, a.floats[i], b.floats[i])) {
 			snprintf(fb->expected, sizeof(fb->expected), "%.15g", a.floats[i]);

@@ -25,6 +25,7 @@
 
 #include "judge/grading/lang.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 
 /* YAML files of a package are small; anything larger is a broken package. */
 #define YAML_MAX ((size_t)1 << 20)
@@ -42,14 +43,6 @@ static void fail(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s ? s : "");
-	if (!d)
-		abort(); /* as strbuf: out of memory is not a recoverable state here */
-	return d;
 }
 
 static char *path_join(const char *a, const char *b)
@@ -107,10 +100,7 @@ static int list_dir(const char *dir, char ***out)
 			continue;
 		if (n + 1 >= cap) {
 			cap = cap ? cap * 2 : 16;
-			char **nv = realloc(v, (size_t)cap * sizeof *nv);
-			if (!nv)
-				abort();
-			v = nv;
+			v = xreallocarray(v, (size_t)cap, sizeof *v);
 		}
 		v[n++] = xstrdup(e->d_name);
 	}
@@ -152,10 +142,7 @@ static void strv_push(struct strv *s, const char *x)
 {
 	if (s->n + 1 >= s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 8;
-		char **nv = realloc(s->v, (size_t)s->cap * sizeof *nv);
-		if (!nv)
-			abort();
-		s->v = nv;
+		s->v = xreallocarray(s->v, (size_t)s->cap, sizeof *s->v);
 	}
 	s->v[s->n++] = xstrdup(x);
 	s->v[s->n] = NULL;
@@ -171,9 +158,7 @@ static void strv_split(struct strv *s, const char *text)
 		while (*q && !isspace((unsigned char)*q))
 			q++;
 		if (q > p) {
-			char *w = strndup(p, (size_t)(q - p));
-			if (!w)
-				abort();
+			char *w = xstrndup(p, (size_t)(q - p));
 			strv_push(s, w);
 			free(w);
 		}
@@ -191,9 +176,7 @@ static void strv_copy(struct strv *dst, char *const *src)
 static void strv_finish(struct strv *s)
 {
 	if (!s->v) {
-		s->v = calloc(1, sizeof *s->v);
-		if (!s->v)
-			abort();
+		s->v = xcalloc(1, sizeof *s->v);
 		s->cap = 1;
 	}
 }
@@ -230,7 +213,7 @@ static int yml_load(struct yml *y, const char *path, bool *present, char *err, s
 		*present = true;
 	yaml_parser_t parser;
 	if (!yaml_parser_initialize(&parser))
-		abort();
+		xalloc_die(0); /* libyaml's only failure here is its allocation */
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text.buf, text.len);
 	int ret = -1;
 	if (!yaml_parser_load(&parser, &y->doc)) {
@@ -506,9 +489,7 @@ static int load_program(struct prob_program *prog, const char *path, char *err, 
 		free_strv(names);
 	} else if (is_file(path)) {
 		/* the folder without its trailing '/' */
-		prog->dir = strndup(path, base > path ? (size_t)(base - path - 1) : 0);
-		if (!prog->dir)
-			abort();
+		prog->dir = xstrndup(path, base > path ? (size_t)(base - path - 1) : 0);
 		if (!*prog->dir) {
 			free(prog->dir);
 			prog->dir = xstrdup(".");
@@ -542,7 +523,7 @@ static int load_program(struct prob_program *prog, const char *path, char *err, 
 		if (!main_file && (is_main_name(f) || !strcmp(f, "__main__.py")))
 			main_file = f;
 	}
-	prog->main_file = xstrdup(main_file ? main_file : single);
+	prog->main_file = xstrdup(main_file ? main_file : single ? single : "");
 	if (!prog->lang && !prog->unsupported) {
 		char msg[96];
 		snprintf(msg, sizeof msg, "language %s is not supported by the judge", ld->code);
@@ -688,9 +669,7 @@ static int add_test(struct loader *L, const char *dir, const char *base, const c
 	char *file = NULL;
 	char *in = path_join(dir, base);
 	size_t bl = strlen(in);
-	char *ans = malloc(bl + 2);
-	if (!ans)
-		abort();
+	char *ans = xmalloc(bl + 2);
 	memcpy(ans, in, bl - 3);
 	strcpy(ans + bl - 3, ".ans");
 	if (!is_file(ans)) {
@@ -705,11 +684,8 @@ static int add_test(struct loader *L, const char *dir, const char *base, const c
 	strv_copy(&args, g->args);
 	if (p->format != PROB_LEGACY) {
 		/* 2023-07+: NAME.yaml configures one test case */
-		file = strndup(in, bl - 3);
-		char *yp = malloc(bl + 3);
-		if (!file || !yp)
-			abort();
-		sprintf(yp, "%s.yaml", file);
+		file = xstrndup(in, bl - 3);
+		char *yp = xasprintf("%s.yaml", file);
 		struct yml y;
 		bool present;
 		int rc = yml_load(&y, yp, &present, L->err, L->errlen);
@@ -727,10 +703,7 @@ static int add_test(struct loader *L, const char *dir, const char *base, const c
 				    xstrdup("test cases with command-line args are not supported");
 		}
 		yml_release(&y);
-		char *files_dir = malloc(bl + 4);
-		if (!files_dir)
-			abort();
-		sprintf(files_dir, "%s.files", file);
+		char *files_dir = xasprintf("%s.files", file);
 		if (is_dir(files_dir) && !p->unsupported)
 			p->unsupported =
 			    xstrdup("test cases with .files folders are not supported");
@@ -746,10 +719,7 @@ static int add_test(struct loader *L, const char *dir, const char *base, const c
 	}
 	if (p->ntests == L->cap) {
 		L->cap = L->cap ? L->cap * 2 : 32;
-		struct prob_test *nt = realloc(p->tests, (size_t)L->cap * sizeof *nt);
-		if (!nt)
-			abort();
-		p->tests = nt;
+		p->tests = xreallocarray(p->tests, (size_t)L->cap, sizeof *p->tests);
 	}
 	struct prob_test *t = &p->tests[p->ntests];
 	memset(t, 0, sizeof *t);
@@ -815,9 +785,7 @@ static int walk_data(struct loader *L, const char *dir, const char *name, bool i
 		fail(L->err, L->errlen, "cannot list 'data/%s': %s", name, strerror(errno));
 		goto out;
 	}
-	ents = calloc((size_t)n + 1, sizeof *ents);
-	if (!ents)
-		abort();
+	ents = xcalloc((size_t)n + 1, sizeof *ents);
 	for (int i = 0; i < n; i++) {
 		char *path = path_join(dir, names[i]);
 		if (is_dir(path) && !ends_with(names[i], ".files")) {
@@ -825,9 +793,7 @@ static int walk_data(struct loader *L, const char *dir, const char *name, bool i
 			ents[ne].group = true;
 			ents[ne++].file = xstrdup(names[i]);
 		} else if (ends_with(names[i], ".in") && strlen(names[i]) > 3 && is_file(path)) {
-			ents[ne].key = strndup(names[i], strlen(names[i]) - 3);
-			if (!ents[ne].key)
-				abort();
+			ents[ne].key = xstrndup(names[i], strlen(names[i]) - 3);
 			ents[ne++].file = xstrdup(names[i]);
 		}
 		free(path);
@@ -1145,11 +1111,7 @@ static int load_submissions(struct loader *L)
 			char *path = path_join(fdir, names[j]);
 			if (p->nsubs == cap) {
 				cap = cap ? cap * 2 : 16;
-				struct prob_submission *ns =
-				    realloc(p->subs, (size_t)cap * sizeof *ns);
-				if (!ns)
-					abort();
-				p->subs = ns;
+				p->subs = xreallocarray(p->subs, (size_t)cap, sizeof *p->subs);
 			}
 			struct prob_submission *s = &p->subs[p->nsubs];
 			memset(s, 0, sizeof *s);
@@ -1220,7 +1182,7 @@ static char *name_from_statement(const char *path)
 	s += strlen("\\problemname{");
 	const char *e = strchr(s, '}');
 	if (e && e > s)
-		name = strndup(s, (size_t)(e - s));
+		name = xstrndup(s, (size_t)(e - s));
 out:
 	strbuf_release(&sb);
 	return name;
@@ -1252,9 +1214,7 @@ int prob_load(struct problem *p, const char *dir, char *err, size_t errlen)
 	size_t n = strlen(dir);
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
-	p->dir = strndup(dir, n);
-	if (!p->dir)
-		abort();
+	p->dir = xstrndup(dir, n);
 	const char *base = strrchr(p->dir, '/');
 	p->id = xstrdup(base ? base + 1 : p->dir);
 	if (!is_dir(p->dir)) {

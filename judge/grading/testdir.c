@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
+
 /* Each file of a test folder is capped; larger data belongs in a problem package. */
 #define TESTDIR_FILE_MAX ((size_t)256 << 20)
 
@@ -32,16 +34,11 @@ int testdir_load(struct testdir *td, const char *dir, char *err, size_t errlen)
 			continue;
 		if (td->count == cap) {
 			cap = cap ? cap * 2 : 16;
-			struct testdir_case *t = realloc(td->tests, (size_t)cap * sizeof *t);
-			if (!t) {
-				snprintf(err, errlen, "out of memory");
-				goto out;
-			}
-			td->tests = t;
+			td->tests = xreallocarray(td->tests, (size_t)cap, sizeof *td->tests);
 		}
 		struct testdir_case *t = &td->tests[td->count++];
 		memset(t, 0, sizeof *t);
-		t->name = strndup(e->d_name, n - 3);
+		t->name = xstrndup(e->d_name, n - 3);
 		strbuf_init(&t->input);
 		strbuf_init(&t->answer);
 	}

@@ -8,10 +8,11 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
-#include <time.h>
 
 #include "judge/store/db.h"
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/xalloc.h"
 
 /* ---- SHA-256 (FIPS 180-4); small enough to keep rather than link a crypto library ---- */
 
@@ -179,7 +180,7 @@ int auth_key_revoke(struct db *db, int64_t id, char *err, size_t errlen)
 	}
 	int n = atoi(PQcmdTuples(res));
 	PQclear(res);
-	return n == 1 ? 0 : 1;
+	return n == 1;
 }
 
 /* ---- server side ---- */
@@ -193,7 +194,7 @@ struct cached_key {
 struct bucket {
 	int64_t key_id;
 	double tokens;
-	double last_s;
+	int64_t last_ms; /* clock_mono_ms() of the last refill */
 	long in_flight;
 };
 
@@ -202,26 +203,17 @@ struct auth {
 	pthread_mutex_t lock;
 	struct cached_key *keys;
 	size_t nkeys;
-	double loaded_s; /* monotonic time of the last load, 0 = never */
-	double last_try_s;
+	int64_t loaded_ms; /* clock_mono_ms() of the last load, 0 = never */
+	int64_t last_try_ms;
 	double rate_per_s, burst;
 	long max_in_flight;
 	struct bucket *buckets;
 	size_t nbuckets, abuckets;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct auth *auth_new(struct db_pool *pool, long rate_per_min, long max_in_flight)
 {
-	struct auth *a = calloc(1, sizeof *a);
-	if (!a)
-		return NULL;
+	struct auth *a = xcalloc(1, sizeof *a);
 	a->pool = pool;
 	pthread_mutex_init(&a->lock, NULL);
 	a->rate_per_s = (double)rate_per_min / 60.0;
@@ -243,7 +235,7 @@ void auth_free(struct auth *a)
 /* Reloads the active keys; called with a->lock held. Returns 0 or -1. */
 static int load_keys(struct auth *a)
 {
-	a->last_try_s = now_s();
+	a->last_try_ms = clock_mono_ms();
 	struct db *db = db_pool_get(a->pool, 2000);
 	if (!db)
 		return -1;
@@ -256,21 +248,19 @@ static int load_keys(struct auth *a)
 		return -1;
 	}
 	int n = PQntuples(res);
-	struct cached_key *keys = calloc((size_t)n + 1, sizeof *keys);
+	struct cached_key *keys = xcalloc((size_t)n + 1, sizeof *keys);
 	size_t k = 0;
-	for (int i = 0; keys && i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		const char *h = db_value(res, i, 1);
 		if (h && unhex(h, keys[k].hash, 32) == 0)
 			keys[k++].id = db_value_ll(res, i, 0);
 	}
 	PQclear(res);
 	db_pool_put(a->pool, db);
-	if (!keys)
-		return -1;
 	free(a->keys);
 	a->keys = keys;
 	a->nkeys = k;
-	a->loaded_s = a->last_try_s;
+	a->loaded_ms = a->last_try_ms;
 	return 0;
 }
 
@@ -303,19 +293,19 @@ enum auth_result auth_check(struct auth *a, const char *header, int64_t *key_id)
 	auth_sha256(key, n, digest);
 	enum auth_result r = AUTH_INVALID;
 	pthread_mutex_lock(&a->lock);
-	double t = now_s();
+	int64_t t = clock_mono_ms();
 	/* a database that is away is retried once a second, not by every request */
-	bool stale = !a->loaded_s || t - a->loaded_s > AUTH_REFRESH_MS / 1000.0;
-	if (stale && (!a->last_try_s || t - a->last_try_s > 1.0))
+	bool stale = !a->loaded_ms || t - a->loaded_ms > AUTH_REFRESH_MS;
+	if (stale && (!a->last_try_ms || t - a->last_try_ms > 1000))
 		load_keys(a);
-	int64_t id = a->loaded_s ? find_key(a, digest) : 0;
+	int64_t id = a->loaded_ms ? find_key(a, digest) : 0;
 	/* a key created a moment ago: reload, but at most once a second */
-	if (!id && a->loaded_s && t - a->last_try_s > 1.0 && load_keys(a) == 0)
+	if (!id && a->loaded_ms && t - a->last_try_ms > 1000 && load_keys(a) == 0)
 		id = find_key(a, digest);
 	if (id) {
 		*key_id = id;
 		r = AUTH_OK;
-	} else if (!a->loaded_s) {
+	} else if (!a->loaded_ms) {
 		r = AUTH_UNAVAILABLE;
 	}
 	pthread_mutex_unlock(&a->lock);
@@ -329,16 +319,13 @@ static struct bucket *bucket_of(struct auth *a, int64_t key_id)
 			return &a->buckets[i];
 	if (a->nbuckets == a->abuckets) {
 		size_t na = a->abuckets ? 2 * a->abuckets : 16;
-		struct bucket *nb = realloc(a->buckets, na * sizeof *nb);
-		if (!nb)
-			return NULL;
-		a->buckets = nb;
+		a->buckets = xreallocarray(a->buckets, na, sizeof *a->buckets);
 		a->abuckets = na;
 	}
 	struct bucket *b = &a->buckets[a->nbuckets++];
 	b->key_id = key_id;
 	b->tokens = a->burst;
-	b->last_s = now_s();
+	b->last_ms = clock_mono_ms();
 	b->in_flight = 0;
 	return b;
 }
@@ -348,22 +335,17 @@ int auth_admit(struct auth *a, int64_t key_id, int *retry_after_s)
 	int ret = 0;
 	pthread_mutex_lock(&a->lock);
 	struct bucket *b = bucket_of(a, key_id);
-	if (!b) {
-		*retry_after_s = 1;
-		ret = -1;
-		goto out;
-	}
 	if (a->max_in_flight && b->in_flight >= a->max_in_flight) {
 		*retry_after_s = 1;
 		ret = -1;
 		goto out;
 	}
 	if (a->rate_per_s > 0) {
-		double t = now_s();
-		b->tokens += (t - b->last_s) * a->rate_per_s;
+		int64_t t = clock_mono_ms();
+		b->tokens += (double)(t - b->last_ms) / 1000.0 * a->rate_per_s;
 		if (b->tokens > a->burst)
 			b->tokens = a->burst;
-		b->last_s = t;
+		b->last_ms = t;
 		if (b->tokens < 1.0) {
 			double wait = (1.0 - b->tokens) / a->rate_per_s;
 			*retry_after_s = (int)wait + 1;
@@ -382,7 +364,7 @@ void auth_done(struct auth *a, int64_t key_id)
 {
 	pthread_mutex_lock(&a->lock);
 	struct bucket *b = bucket_of(a, key_id);
-	if (b && b->in_flight > 0)
+	if (b->in_flight > 0)
 		b->in_flight--;
 	pthread_mutex_unlock(&a->lock);
 }

@@ -31,14 +31,15 @@ int auth_key_create(struct db *db, const char *name, char key[AUTH_KEY_LEN + 1],
 		    char *err, size_t errlen);
 /* Prints every key (id, name, created, revoked) to out. Returns 0 or -1. */
 int auth_key_list(struct db *db, FILE *out, char *err, size_t errlen);
-/* Revokes key id. Returns 0, 1 when there is no such active key, -1 with err. */
+/* Revokes key id. Returns 1 when revoked, 0 when there is no such active key,
+ * -1 with err. */
 int auth_key_revoke(struct db *db, int64_t id, char *err, size_t errlen);
 
 struct auth;
 
 /* Creates the server side: key cache over pool, admission limits
  * (rate_per_min 0 = none; burst is a tenth of it, at least 1; max_in_flight
- * 0 = none). Returns NULL on out of memory. */
+ * 0 = none). Never NULL (out of memory aborts, xalloc.h). */
 struct auth *auth_new(struct db_pool *pool, long rate_per_min, long max_in_flight);
 void auth_free(struct auth *a);
 

@@ -20,8 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/config.h"
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "judge/store/pgembed.h"
 
 #define MAX_CHANNELS 8
@@ -39,20 +41,6 @@ struct db {
 	 * silently replaced, or the rest of the transaction would autocommit */
 	bool in_tx;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 /* libpq messages end with a newline and may span lines: keep the first line. */
 static void set_err(struct db *db, const char *prefix, const char *msg)
@@ -72,10 +60,8 @@ static void notice_to_log(void *arg, const char *message)
 static int connect_once(struct db *db)
 {
 	PGconn *c = PQconnectdb(db->url);
-	if (!c) {
-		set_err(db, "cannot connect: ", "out of memory");
-		return -1;
-	}
+	if (!c)
+		xalloc_die(0); /* libpq's only reason for NULL */
 	if (PQstatus(c) != CONNECTION_OK) {
 		set_err(db, "cannot connect to the database: ", PQerrorMessage(c));
 		PQfinish(c);
@@ -105,7 +91,7 @@ static int listen_all(struct db *db)
 /* Connects with backoff for up to wait_ms. */
 static int connect_backoff(struct db *db, int wait_ms)
 {
-	int64_t deadline = now_ms() + wait_ms;
+	int64_t deadline = clock_deadline_ms(wait_ms);
 	long delay = 100;
 	for (;;) {
 		if (connect_once(db) == 0) {
@@ -114,10 +100,10 @@ static int connect_backoff(struct db *db, int wait_ms)
 			PQfinish(db->conn);
 			db->conn = NULL;
 		}
-		int64_t left = deadline - now_ms();
+		int64_t left = clock_left_ms(deadline);
 		if (left <= 0)
 			return -1;
-		sleep_ms(delay < left ? delay : left);
+		clock_sleep_ms(delay < left ? delay : left);
 		delay = delay * 2 > 2000 ? 2000 : delay * 2;
 	}
 }
@@ -170,12 +156,8 @@ static int ensure(struct db *db, bool *reconnected)
 
 int db_open(struct db **out, const char *url, int wait_ms, char *err, size_t errlen)
 {
-	struct db *db = calloc(1, sizeof *db);
-	if (!db || !(db->url = strdup(url))) {
-		free(db);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	struct db *db = xcalloc(1, sizeof *db);
+	db->url = xstrdup(url);
 	db->reconnect_ms = 30000;
 	if (connect_backoff(db, wait_ms) < 0) {
 		snprintf(err, errlen, "%s", db->err);
@@ -352,7 +334,7 @@ static bool take_notify(struct db *db, struct db_notify *out)
 
 int db_wait_notify(struct db *db, int timeout_ms, struct db_notify *out)
 {
-	int64_t deadline = timeout_ms < 0 ? INT64_MAX : now_ms() + timeout_ms;
+	int64_t deadline = clock_deadline_ms(timeout_ms);
 	for (;;) {
 		bool again;
 		if (ensure(db, &again) < 0)
@@ -361,7 +343,7 @@ int db_wait_notify(struct db *db, int timeout_ms, struct db_notify *out)
 			return 2;
 		if (take_notify(db, out))
 			return 1;
-		int64_t left = deadline - now_ms();
+		int64_t left = clock_left_ms(deadline);
 		if (left <= 0)
 			return 0;
 		struct pollfd p = {.fd = PQsocket(db->conn), .events = POLLIN};
@@ -408,16 +390,11 @@ int db_pool_new(struct db_pool **out, const char *url, int size, int wait_ms, ch
 {
 	if (size < 1)
 		size = 1;
-	struct db_pool *p = calloc(1, sizeof *p);
-	if (!p || !(p->url = strdup(url)) || !(p->idle = calloc((size_t)size, sizeof *p->idle))) {
-		if (p)
-			free(p->url);
-		free(p);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	struct db_pool *p = xcalloc(1, sizeof *p);
+	p->url = xstrdup(url);
+	p->idle = xcalloc((size_t)size, sizeof *p->idle);
 	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->freed, NULL);
+	clock_cond_init(&p->freed);
 	p->size = size;
 	struct db *first;
 	if (db_open(&first, url, wait_ms, err, errlen) < 0) {
@@ -432,16 +409,8 @@ int db_pool_new(struct db_pool **out, const char *url, int size, int wait_ms, ch
 
 struct db *db_pool_get(struct db_pool *p, int timeout_ms)
 {
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	if (timeout_ms >= 0) {
-		until.tv_sec += timeout_ms / 1000;
-		until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-	}
+	/* freed measures on CLOCK_MONOTONIC (clock_cond_init) */
+	struct timespec until = clock_mono_after(timeout_ms);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		if (p->nidle) {

@@ -59,17 +59,18 @@ static int applied_version(struct db *db, char *err, size_t errlen)
 	return v;
 }
 
-static bool is_applied(struct db *db, int version, int *out)
+/* Returns 1 when version is recorded as applied, 0 when not, -1 (db_error). */
+static int is_applied(struct db *db, int version)
 {
 	char v[16];
 	snprintf(v, sizeof v, "%d", version);
 	const char *p[] = {v};
 	PGresult *r = db_query(db, "SELECT 1 FROM schema_migrations WHERE version = $1", 1, p);
 	if (!r)
-		return false;
-	*out = PQntuples(r) > 0;
+		return -1;
+	int found = PQntuples(r) > 0;
 	PQclear(r);
-	return true;
+	return found;
 }
 
 int migrate_run(struct db *db, int *applied, char *err, size_t errlen)
@@ -100,8 +101,9 @@ int migrate_run(struct db *db, int *applied, char *err, size_t errlen)
 		goto out;
 	}
 	for (const struct migration_file *m = migration_files; m->name; m++) {
-		int v = file_version(m), done = 0;
-		if (!is_applied(db, v, &done)) {
+		int v = file_version(m);
+		int done = is_applied(db, v);
+		if (done < 0) {
 			snprintf(err, errlen, "cannot read schema_migrations: %s", db_error(db));
 			goto out;
 		}

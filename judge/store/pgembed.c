@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/xalloc.h"
 
 #define EMBED_USER "judge"
 
@@ -76,7 +77,7 @@ static int ping(const char *dir, int port, const char *dbname)
 	return p;
 }
 
-int pgembed_running(const char *dir, int port)
+bool pgembed_running(const char *dir, int port)
 {
 	return ping(dir, port, "postgres") == PQPING_OK;
 }
@@ -294,14 +295,11 @@ int pgembed_start(const char *dir, int port, struct pgembed **out, char *err, si
 	struct strbuf data = STRBUF_INIT, run = STRBUF_INIT, logf = STRBUF_INIT,
 		      pgctl = STRBUF_INIT, conf = STRBUF_INIT, conftext = STRBUF_INIT,
 		      probe = STRBUF_INIT;
-	struct pgembed *h = calloc(1, sizeof *h);
+	struct pgembed *h = xcalloc(1, sizeof *h);
 	*out = NULL;
 	if (err && errlen)
 		err[0] = 0;
-	if (!h || !(h->dir = strdup(dir))) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
+	h->dir = xstrdup(dir);
 	h->port = port;
 	if (cluster_owner(&h->uid, &h->gid, err, errlen) < 0)
 		goto out;

@@ -11,6 +11,7 @@
  * Connection string: "host=DIR/run port=PORT dbname=judge user=judge".
  */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/strbuf.h"
@@ -23,9 +24,8 @@ struct pgembed;
 /* Appends the connection string of the cluster under dir to url (whether or
  * not it exists or runs). */
 void pgembed_url(const char *dir, int port, struct strbuf *url);
-/* Returns 1 when a server is accepting connections on the cluster under dir,
- * 0 when not. */
-int pgembed_running(const char *dir, int port);
+/* True when a server is accepting connections on the cluster under dir. */
+bool pgembed_running(const char *dir, int port);
 /* Initialises the cluster under dir when it does not exist yet (with the
  * database `judge`) and starts it when it is not running, waiting until it
  * accepts connections. *out (NULL when it was already running, so this

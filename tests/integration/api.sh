@@ -230,6 +230,9 @@ code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 	pass "auth: second key works" || fail "auth: second key works"
 id2=$("$JUDGE" --config "$ini" keys list 2>/dev/null | awk '$2 == "to-revoke" {print $1}')
 check "keys revoke" "$JUDGE" --config "$ini" keys revoke "$id2"
+# a second revoke finds no active key: an error, not a success
+out=$("$JUDGE" --config "$ini" keys revoke "$id2" 2>&1) && fail "keys revoke twice" "exit 0" ||
+	{ [[ $out == *"no active key"* ]] && pass "keys revoke twice" || fail "keys revoke twice" "$out"; }
 sleep 2.5 # the server re-reads the key list every 2 s
 [ "$(code -H "Authorization: Bearer $KEY2" "$U/v1/languages")" = 401 ] &&
 	pass "auth: revoked key 401" || fail "auth: revoked key 401"
