@@ -224,10 +224,6 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 	if (db_pool_new(&a->pool, db_url, (int)threads + 4, 10000, err, errlen) < 0)
 		goto fail_close;
 	a->auth = auth_new(a->pool, cfg->rate_limit_per_min, cfg->max_in_flight);
-	if (!a->auth) {
-		snprintf(err, errlen, "out of memory");
-		goto fail_close;
-	}
 	if (callback_start(&a->callbacks, a->pool, cfg, err, errlen) < 0)
 		goto fail_close;
 	if (waiter_hub_start(&a->waiters, db_url, kick_callbacks, a, err, errlen) < 0)

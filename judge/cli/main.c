@@ -6,6 +6,7 @@
 #include "judge/cli/cmd.h"
 #include "common/config.h"
 #include "common/log.h"
+#include "common/xalloc.h"
 
 struct command {
 	const char *name;
@@ -36,6 +37,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	xalloc_init(); /* before anything allocates through cJSON */
 	const char *config_path = "judge.ini";
 	int explicit_config = 0;
 	int i = 1;
