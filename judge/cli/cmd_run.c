@@ -70,65 +70,58 @@ static int read_into(const char *path, const char *what, struct strbuf *sb)
 	return 0;
 }
 
-/* Splits "a b  c" into a JSON compare object through cmp_parse_flags, so the CLI
- * and problem packages accept the same flag words. */
-static cJSON *compare_json(const char *mode, const char *args)
+/* Splits "a b  c" into compare options through cmp_parse_flags, so the CLI
+ * and problem packages accept the same flag words. Returns 0 or -1 (reported). */
+static int compare_opts(const char *mode, const char *args, struct cmp_opts *o)
 {
-	struct cmp_opts o;
 	enum cmp_mode m = CMP_LINES;
 	if (mode && cmp_mode_parse(mode, &m) < 0) {
 		fprintf(stderr, "judge run: unknown compare mode '%s'\n", mode);
-		return NULL;
+		return -1;
 	}
-	cmp_opts_init(&o, m);
-	if (args) {
-		char *copy = strdup(args), *save = NULL;
-		const char *words[64];
-		int n = 0;
-		for (char *w = strtok_r(copy, " \t", &save); w && n < 64;
-		     w = strtok_r(NULL, " \t", &save))
-			words[n++] = w;
-		char err[256];
-		int rc = cmp_parse_flags(&o, n, words, err, sizeof err);
-		free(copy);
-		if (rc < 0) {
-			fprintf(stderr, "judge run: --compare-args: %s\n", err);
-			return NULL;
-		}
+	cmp_opts_init(o, m);
+	if (!args)
+		return 0;
+	char *copy = strdup(args), *save = NULL;
+	const char *words[64];
+	int n = 0;
+	if (!copy) {
+		fputs("judge run: out of memory\n", stderr);
+		return -1;
 	}
-	cJSON *c = cJSON_CreateObject();
-	cJSON_AddStringToObject(c, "mode", cmp_mode_name(o.mode));
-	cJSON_AddBoolToObject(c, "case_sensitive", o.case_sensitive);
-	cJSON_AddBoolToObject(c, "space_change_sensitive", o.space_change_sensitive);
-	cJSON_AddBoolToObject(c, "unordered_tokens", o.unordered_tokens);
-	if (o.float_abs_tol >= 0)
-		cJSON_AddNumberToObject(c, "float_absolute_tolerance", o.float_abs_tol);
-	if (o.float_rel_tol >= 0)
-		cJSON_AddNumberToObject(c, "float_relative_tolerance", o.float_rel_tol);
-	return c;
+	for (char *w = strtok_r(copy, " \t", &save); w && n < 64; w = strtok_r(NULL, " \t", &save))
+		words[n++] = w;
+	char err[256];
+	int rc = cmp_parse_flags(o, n, words, err, sizeof err);
+	free(copy);
+	if (rc < 0)
+		fprintf(stderr, "judge run: --compare-args: %s\n", err);
+	return rc;
 }
 
 /* MORE_FILES go into the box beside the source, by base name (headers, more
  * modules); those that are sources of the language are compiled with it. */
-static int add_more_files(cJSON *req, int n, char **paths)
+static int add_more_files(struct grade_request *req, int n, char **paths)
 {
-	cJSON *files = cJSON_AddArrayToObject(req, "files");
 	for (int i = 0; i < n; i++) {
 		struct strbuf content = STRBUF_INIT;
-		if (read_into(paths[i], "file", &content) < 0)
-			return -1;
-		if (strlen(content.buf) != content.len) {
+		char *copy = NULL;
+		int rc = read_into(paths[i], "file", &content);
+		/* as always: a file is text, and NUL would end it early */
+		if (rc == 0 && strlen(content.buf) != content.len) {
 			fprintf(stderr, "judge run: file '%s' contains NUL bytes\n", paths[i]);
-			strbuf_release(&content);
-			return -1;
+			rc = -1;
 		}
-		char *copy = strdup(paths[i]);
-		cJSON *f = cJSON_CreateObject();
-		cJSON_AddStringToObject(f, "name", basename(copy));
-		cJSON_AddStringToObject(f, "content", content.buf);
-		cJSON_AddItemToArray(files, f);
+		if (rc == 0 &&
+		    (!(copy = strdup(paths[i])) ||
+		     model_request_add_file(req, basename(copy), content.buf, content.len) < 0)) {
+			fputs("judge run: out of memory\n", stderr);
+			rc = -1;
+		}
 		free(copy);
 		strbuf_release(&content);
+		if (rc < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -270,8 +263,12 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	struct testdir td = {0};
 	struct problem pb = {0};
 	bool have_problem = false;
-	cJSON *req = NULL, *result = NULL;
+	struct grade_request req;
+	struct grade_result res;
+	cJSON *result = NULL;
 	char err[512];
+	model_request_init(&req);
+	model_result_init(&res);
 	enum sandbox_backend backend;
 
 	if (sandbox_backend_parse(sandbox_name, &backend) < 0) {
@@ -325,53 +322,40 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		}
 	}
 
-	req = cJSON_CreateObject();
-	cJSON_AddStringToObject(req, "language", lang->name);
-	/* cJSON strings end at NUL: a source with NUL bytes is not a program */
+	/* as always: a source with NUL bytes is not a program */
 	if (strlen(source.buf) != source.len) {
 		fprintf(stderr, "judge run: source '%s' contains NUL bytes\n", argv[optind]);
 		goto out;
 	}
-	cJSON_AddStringToObject(req, "source", source.buf);
-	if (optind + 1 < argc && add_more_files(req, argc - optind - 1, argv + optind + 1) < 0)
+	/* stdin and expected output end at a NUL byte, as they always did */
+	if (model_set(&req.language, lang->name, strlen(lang->name)) < 0 ||
+	    model_set(&req.source, source.buf, source.len) < 0 ||
+	    (stdin_file && model_set(&req.stdin_data, in.buf, strlen(in.buf)) < 0) ||
+	    (expected_file && model_set(&req.expected, exp.buf, strlen(exp.buf)) < 0) ||
+	    (have_problem && model_set(&req.problem, pb.id, strlen(pb.id)) < 0)) {
+		fputs("judge run: out of memory\n", stderr);
 		goto out;
-	if (stdin_file)
-		cJSON_AddStringToObject(req, "stdin", in.buf);
-	if (expected_file)
-		cJSON_AddStringToObject(req, "expected_output", exp.buf);
-	if (tests_dir) {
-		cJSON *tests = cJSON_AddArrayToObject(req, "tests");
-		for (int i = 0; i < td.count; i++) {
-			cJSON *t = cJSON_CreateObject();
-			cJSON_AddStringToObject(t, "name", td.tests[i].name);
-			cJSON_AddStringToObject(t, "stdin", td.tests[i].input.buf);
-			if (td.tests[i].has_answer)
-				cJSON_AddStringToObject(t, "expected_output",
-							td.tests[i].answer.buf);
-			cJSON_AddItemToArray(tests, t);
+	}
+	req.source_len = source.len;
+	req.stdin_len = req.stdin_data ? strlen(req.stdin_data) : 0;
+	req.expected_len = req.expected ? strlen(req.expected) : 0;
+	if (optind + 1 < argc && add_more_files(&req, argc - optind - 1, argv + optind + 1) < 0)
+		goto out;
+	for (int i = 0; tests_dir && i < td.count; i++) {
+		const struct strbuf *tin = &td.tests[i].input, *tans = &td.tests[i].answer;
+		const char *ans = td.tests[i].has_answer ? tans->buf : NULL;
+		if (model_request_add_test(&req, td.tests[i].name, tin->buf, strlen(tin->buf), ans,
+					   ans ? strlen(ans) : 0) < 0) {
+			fputs("judge run: out of memory\n", stderr);
+			goto out;
 		}
 	}
-	if (have_problem)
-		cJSON_AddStringToObject(req, "problem", pb.id);
-	if (compare_mode || compare_args) {
-		cJSON *cj = compare_json(compare_mode, compare_args);
-		if (!cj)
-			goto out;
-		cJSON_AddItemToObject(req, "compare", cj);
-	}
-	if (all_tests)
-		cJSON_AddTrueToObject(req, "run_all_tests");
-	cJSON *lim = cJSON_AddObjectToObject(req, "limits");
-	if (time_ms)
-		cJSON_AddNumberToObject(lim, "time_ms", time_ms);
-	if (wall_ms)
-		cJSON_AddNumberToObject(lim, "wall_ms", wall_ms);
-	if (memory_mb)
-		cJSON_AddNumberToObject(lim, "memory_mb", memory_mb);
-	if (output_kb)
-		cJSON_AddNumberToObject(lim, "output_kb", output_kb);
-	if (processes)
-		cJSON_AddNumberToObject(lim, "processes", processes);
+	req.has_compare = compare_mode || compare_args;
+	if (req.has_compare && compare_opts(compare_mode, compare_args, &req.cmp) < 0)
+		goto out;
+	req.run_all_tests = all_tests;
+	req.has_limits = true;
+	req.limits = (struct grade_limits){time_ms, wall_ms, memory_mb, output_kb, processes};
 
 	if (sandbox_global_init(cfg, err, sizeof err) < 0) {
 		fprintf(stderr, "judge run: sandbox: %s\n", err);
@@ -383,9 +367,10 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 				.backend = backend,
 				.slot = 0,
 				.problem = have_problem ? &pb : NULL};
-	result = grade_request(&env, req);
+	grade_request(&env, &req, &res);
 	sandbox_global_shutdown();
-	char *text = cJSON_Print(result);
+	result = model_result_render(&res);
+	char *text = result ? cJSON_Print(result) : NULL;
 	if (!text) {
 		fputs("judge run: out of memory printing the result\n", stderr);
 		ret = 1;
@@ -395,7 +380,8 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	free(text);
 	ret = 0;
 out:
-	cJSON_Delete(req);
+	model_request_release(&req);
+	model_result_release(&res);
 	cJSON_Delete(result);
 	testdir_release(&td);
 	if (have_problem)
