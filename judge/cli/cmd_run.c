@@ -140,7 +140,16 @@ static const struct lang *lang_of_file(const struct lang_registry *langs, const 
 	return found;
 }
 
-int cmd_run(int argc, char **argv, struct judge_config *cfg)
+/* What the command line asks for. */
+struct run_args {
+	const char *lang_name, *stdin_file, *expected_file, *tests_dir, *problem_dir;
+	const char *compare_mode, *compare_args, *sandbox_name;
+	struct grade_limits limits; /* 0 = not given */
+	bool all_tests;
+};
+
+/* Reads the options into a. Returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, const struct judge_config *cfg, struct run_args *a)
 {
 	enum {
 		OPT_LANG = 1,
@@ -177,65 +186,64 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	    {"help", no_argument, 0, OPT_HELP},
 	    {0, 0, 0, 0},
 	};
-	const char *lang_name = NULL, *stdin_file = NULL, *expected_file = NULL, *tests_dir = NULL;
-	const char *problem_dir = NULL;
-	const char *compare_mode = NULL, *compare_args = NULL, *sandbox_name = cfg->sandbox;
-	long time_ms = 0, wall_ms = 0, memory_mb = 0, output_kb = 0, processes = 0;
-	bool all_tests = false;
+	memset(a, 0, sizeof *a);
+	a->sandbox_name = cfg->sandbox;
 	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_LANG:
-			lang_name = optarg;
+			a->lang_name = optarg;
 			break;
 		case OPT_STDIN:
-			stdin_file = optarg;
+			a->stdin_file = optarg;
 			break;
 		case OPT_EXPECTED:
-			expected_file = optarg;
+			a->expected_file = optarg;
 			break;
 		case OPT_TESTS:
-			tests_dir = optarg;
+			a->tests_dir = optarg;
 			break;
 		case OPT_PROBLEM:
-			problem_dir = optarg;
+			a->problem_dir = optarg;
 			break;
 		case OPT_COMPARE:
-			compare_mode = optarg;
+			a->compare_mode = optarg;
 			break;
 		case OPT_COMPARE_ARGS:
-			compare_args = optarg;
+			a->compare_args = optarg;
 			break;
 		case OPT_ALL:
-			all_tests = true;
+			a->all_tests = true;
 			break;
 		case OPT_TIME:
-			if (parse_limit("--time-limit", optarg, cfg->max_time_limit_ms, &time_ms))
+			if (parse_limit("--time-limit", optarg, cfg->max_time_limit_ms,
+					&a->limits.time_ms))
 				return 2;
 			break;
 		case OPT_WALL:
 			if (parse_limit("--wall-limit", optarg, cfg->max_time_limit_ms * 10,
-					&wall_ms))
+					&a->limits.wall_ms))
 				return 2;
 			break;
 		case OPT_MEMORY:
 			if (parse_limit("--memory-limit", optarg, cfg->max_memory_limit_mb,
-					&memory_mb))
+					&a->limits.memory_mb))
 				return 2;
 			break;
 		case OPT_OUTPUT:
 			if (parse_limit("--output-limit", optarg, cfg->max_output_limit_kb,
-					&output_kb))
+					&a->limits.output_kb))
 				return 2;
 			break;
 		case OPT_PROCS:
-			if (parse_limit("--processes", optarg, cfg->max_processes, &processes))
+			if (parse_limit("--processes", optarg, cfg->max_processes,
+					&a->limits.processes))
 				return 2;
 			break;
 		case OPT_SANDBOX:
-			sandbox_name = optarg;
+			a->sandbox_name = optarg;
 			break;
 		case OPT_HELP:
 			fputs(usage_text, stdout);
@@ -248,6 +256,64 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		}
 		}
 	}
+	return -1;
+}
+
+/* The request of the command line: paths[0] is the source (read into source),
+ * the other npaths - 1 paths more files; in and exp hold --stdin and --expected,
+ * td the --tests folder (or NULL), pb the --problem package (or NULL). Returns
+ * 0, or -1 (reported). */
+static int fill_request(struct grade_request *req, const struct run_args *a,
+			const struct lang *lang, const struct strbuf *source,
+			const struct strbuf *in, const struct strbuf *exp, const struct testdir *td,
+			const struct problem *pb, int npaths, char **paths)
+{
+	/* as always: a source with NUL bytes is not a program */
+	if (strlen(source->buf) != source->len) {
+		fprintf(stderr, "judge run: source '%s' contains NUL bytes\n", paths[0]);
+		return -1;
+	}
+	/* stdin and expected output end at a NUL byte, as they always did */
+	if (model_set(&req->language, lang->name, strlen(lang->name)) < 0 ||
+	    model_set(&req->source, source->buf, source->len) < 0 ||
+	    (a->stdin_file && model_set(&req->stdin_data, in->buf, strlen(in->buf)) < 0) ||
+	    (a->expected_file && model_set(&req->expected, exp->buf, strlen(exp->buf)) < 0) ||
+	    (pb && model_set(&req->problem, pb->id, strlen(pb->id)) < 0)) {
+		fputs("judge run: out of memory\n", stderr);
+		return -1;
+	}
+	req->source_len = source->len;
+	req->stdin_len = req->stdin_data ? strlen(req->stdin_data) : 0;
+	req->expected_len = req->expected ? strlen(req->expected) : 0;
+	if (npaths > 1 && add_more_files(req, npaths - 1, paths + 1) < 0)
+		return -1;
+	for (int i = 0; td && i < td->count; i++) {
+		const struct strbuf *tin = &td->tests[i].input, *tans = &td->tests[i].answer;
+		const char *ans = td->tests[i].has_answer ? tans->buf : NULL;
+		if (model_request_add_test(req, td->tests[i].name, tin->buf, strlen(tin->buf), ans,
+					   ans ? strlen(ans) : 0) < 0) {
+			fputs("judge run: out of memory\n", stderr);
+			return -1;
+		}
+	}
+	req->has_compare = a->compare_mode || a->compare_args;
+	if (req->has_compare && compare_opts(a->compare_mode, a->compare_args, &req->cmp) < 0)
+		return -1;
+	req->run_all_tests = a->all_tests;
+	req->has_limits = true;
+	req->limits = a->limits;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv, struct judge_config *cfg)
+{
+	struct run_args a;
+	int rc = parse_args(argc, argv, cfg, &a);
+	if (rc >= 0)
+		return rc;
+	const char *stdin_file = a.stdin_file, *expected_file = a.expected_file;
+	const char *tests_dir = a.tests_dir, *problem_dir = a.problem_dir;
+	const char *compare_mode = a.compare_mode, *compare_args = a.compare_args;
 	if (optind >= argc)
 		return usage_error("no SOURCE file given");
 	if (tests_dir && (stdin_file || expected_file))
@@ -271,9 +337,9 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	model_result_init(&res);
 	enum sandbox_backend backend;
 
-	if (sandbox_backend_parse(sandbox_name, &backend) < 0) {
+	if (sandbox_backend_parse(a.sandbox_name, &backend) < 0) {
 		fprintf(stderr, "judge run: unknown sandbox '%s' (gvisor, native or auto)\n",
-			sandbox_name);
+			a.sandbox_name);
 		goto out;
 	}
 	if (lang_load_dir(&langs, cfg->languages_dir, err, sizeof err) < 0) {
@@ -281,8 +347,8 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		goto out;
 	}
 	const struct lang *lang =
-	    lang_name ? lang_find(&langs, lang_name) : lang_of_file(&langs, argv[optind]);
-	if (!lang && !lang_name) {
+	    a.lang_name ? lang_find(&langs, a.lang_name) : lang_of_file(&langs, argv[optind]);
+	if (!lang && !a.lang_name) {
 		fprintf(stderr,
 			"judge run: cannot tell the language of '%s' from its name; give --lang "
 			"(known:",
@@ -293,7 +359,7 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		goto out;
 	}
 	if (!lang) {
-		fprintf(stderr, "judge run: unknown language '%s'; known:", lang_name);
+		fprintf(stderr, "judge run: unknown language '%s'; known:", a.lang_name);
 		for (int i = 0; i < langs.count; i++)
 			fprintf(stderr, " %s", langs.langs[i].name);
 		fputs("\n", stderr);
@@ -322,40 +388,9 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		}
 	}
 
-	/* as always: a source with NUL bytes is not a program */
-	if (strlen(source.buf) != source.len) {
-		fprintf(stderr, "judge run: source '%s' contains NUL bytes\n", argv[optind]);
+	if (fill_request(&req, &a, lang, &source, &in, &exp, tests_dir ? &td : NULL,
+			 have_problem ? &pb : NULL, argc - optind, argv + optind) < 0)
 		goto out;
-	}
-	/* stdin and expected output end at a NUL byte, as they always did */
-	if (model_set(&req.language, lang->name, strlen(lang->name)) < 0 ||
-	    model_set(&req.source, source.buf, source.len) < 0 ||
-	    (stdin_file && model_set(&req.stdin_data, in.buf, strlen(in.buf)) < 0) ||
-	    (expected_file && model_set(&req.expected, exp.buf, strlen(exp.buf)) < 0) ||
-	    (have_problem && model_set(&req.problem, pb.id, strlen(pb.id)) < 0)) {
-		fputs("judge run: out of memory\n", stderr);
-		goto out;
-	}
-	req.source_len = source.len;
-	req.stdin_len = req.stdin_data ? strlen(req.stdin_data) : 0;
-	req.expected_len = req.expected ? strlen(req.expected) : 0;
-	if (optind + 1 < argc && add_more_files(&req, argc - optind - 1, argv + optind + 1) < 0)
-		goto out;
-	for (int i = 0; tests_dir && i < td.count; i++) {
-		const struct strbuf *tin = &td.tests[i].input, *tans = &td.tests[i].answer;
-		const char *ans = td.tests[i].has_answer ? tans->buf : NULL;
-		if (model_request_add_test(&req, td.tests[i].name, tin->buf, strlen(tin->buf), ans,
-					   ans ? strlen(ans) : 0) < 0) {
-			fputs("judge run: out of memory\n", stderr);
-			goto out;
-		}
-	}
-	req.has_compare = compare_mode || compare_args;
-	if (req.has_compare && compare_opts(compare_mode, compare_args, &req.cmp) < 0)
-		goto out;
-	req.run_all_tests = all_tests;
-	req.has_limits = true;
-	req.limits = (struct grade_limits){time_ms, wall_ms, memory_mb, output_kb, processes};
 
 	if (sandbox_global_init(cfg, err, sizeof err) < 0) {
 		fprintf(stderr, "judge run: sandbox: %s\n", err);
