@@ -22,7 +22,6 @@
 #include "judge/grading/problem.h"
 #include "judge/grading/status.h"
 #include "common/strbuf.h"
-#include "common/utf8.h"
 
 /* Compiler output kept in the result; the rest is cut. */
 #define COMPILE_OUTPUT_MAX (64 * 1024)

@@ -44,7 +44,7 @@ enum { QUEUE_PRIO_INTERACTIVE = 0, QUEUE_PRIO_BULK = 10 };
 struct queue_sub {
 	int64_t id;
 	enum sub_status status;
-	cJSON *request; /* the normalized request (grade.h); owned */
+	cJSON *request; /* the normalized request (model.h); owned */
 	cJSON *result;	/* the result JSON once final, else NULL; owned */
 	int priority;
 	char *idempotency_key; /* NULL when none */
