@@ -37,13 +37,18 @@ static cJSON *grade(const char *problems_dir, const char *id, const char *lang, 
 {
 	free(cfg.problems_dir);
 	cfg.problems_dir = strdup(problems_dir);
-	cJSON *req = cJSON_CreateObject();
-	cJSON_AddStringToObject(req, "language", lang);
-	cJSON_AddStringToObject(req, "source", source);
-	cJSON_AddStringToObject(req, "problem", id);
+	struct grade_request req;
+	struct grade_result gr;
+	model_request_init(&req);
+	cr_assert(model_set(&req.language, lang, strlen(lang)) == 0);
+	cr_assert(model_set(&req.source, source, strlen(source)) == 0);
+	cr_assert(model_set(&req.problem, id, strlen(id)) == 0);
+	req.source_len = strlen(source);
 	struct grade_env env = {.cfg = &cfg, .langs = &langs, .backend = SANDBOX_NATIVE, .slot = 5};
-	cJSON *res = grade_request(&env, req);
-	cJSON_Delete(req);
+	grade_request(&env, &req, &gr);
+	cJSON *res = model_result_render(&gr);
+	model_result_release(&gr);
+	model_request_release(&req);
 	return res;
 }
 

@@ -120,10 +120,10 @@ static int64_t enqueue(struct db *db, const char *src, int prio, const char *key
 	return id;
 }
 
-static cJSON *verdict(const char *status)
+static cJSON *verdict(enum sub_status status)
 {
 	cJSON *r = cJSON_CreateObject();
-	cJSON_AddStringToObject(r, "status", status);
+	cJSON_AddStringToObject(r, "status", sub_status_name(status));
 	return r;
 }
 
@@ -231,10 +231,12 @@ Test(queue, enqueue_claim_finish)
 	cr_assert_eq(queue_claim(db, "w2", 30000, &s, err, sizeof err), 0, "queue is empty");
 	cr_assert_eq(queue_extend(db, id, "w1", 1, 30000, err, sizeof err), 0);
 	cr_assert_eq(queue_extend(db, id, "w2", 1, 30000, err, sizeof err), 1, "not w2's claim");
-	cJSON *v = verdict("accepted");
-	cr_assert_eq(queue_finish(db, id, "w2", 1, v, err, sizeof err), 1, "not w2's claim");
-	cr_assert_eq(queue_finish(db, id, "w1", 1, v, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(queue_finish(db, id, "w1", 1, v, err, sizeof err), 1, "ends once");
+	cJSON *v = verdict(SUB_ACCEPTED);
+	cr_assert_eq(queue_finish(db, id, "w2", 1, SUB_ACCEPTED, v, err, sizeof err), 1,
+		     "not w2's claim");
+	cr_assert_eq(queue_finish(db, id, "w1", 1, SUB_ACCEPTED, v, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(queue_finish(db, id, "w1", 1, SUB_ACCEPTED, v, err, sizeof err), 1,
+		     "ends once");
 	cJSON_Delete(v);
 	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1);
 	cr_assert_eq(s.status, SUB_ACCEPTED);
@@ -244,11 +246,15 @@ Test(queue, enqueue_claim_finish)
 	/* a result without a final status is stored as internal_error */
 	id = enqueue(db, "x", QUEUE_PRIO_BULK, NULL, 0);
 	cr_assert_eq(queue_claim(db, "w1", 30000, &s, err, sizeof err), 1);
-	v = verdict("running");
-	cr_assert_eq(queue_finish(db, id, "w1", 1, v, err, sizeof err), 0, "%s", err);
+	v = verdict(SUB_RUNNING);
+	cr_assert_eq(queue_finish(db, id, "w1", 1, SUB_RUNNING, v, err, sizeof err), 0, "%s", err);
 	cJSON_Delete(v);
 	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1);
 	cr_assert_eq(s.status, SUB_INTERNAL_ERROR);
+	/* the stored JSON says the same as the column */
+	cr_assert_str_eq(cJSON_GetObjectItem(s.result, "status")->valuestring, "internal_error");
+	cr_assert_str_eq(cJSON_GetObjectItem(s.result, "message")->valuestring,
+			 "grading returned no final status");
 	long counts[SUB_STATUS_COUNT];
 	cr_assert_eq(queue_counts(db, counts, err, sizeof err), 0);
 	cr_assert_eq(counts[SUB_ACCEPTED], 1);
@@ -282,13 +288,15 @@ Test(queue, finish_claims_the_next)
 	bool claimed = false;
 	cr_assert_eq(queue_claim(db, "w1", 30000, &s, err, sizeof err), 1, "%s", err);
 	cr_assert_eq(s.id, a);
-	cJSON *v = verdict("accepted");
-	cr_assert_eq(queue_finish_claim(db, a, "w2", 1, v, 30000, &next, &claimed, err, sizeof err),
+	cJSON *v = verdict(SUB_ACCEPTED);
+	cr_assert_eq(queue_finish_claim(db, a, "w2", 1, SUB_ACCEPTED, v, 30000, &next, &claimed,
+					err, sizeof err),
 		     1, "not w2's claim");
 	cr_assert(claimed, "the next one is claimed even so");
 	cr_assert_eq(next.id, b);
 	cr_assert_eq(queue_release(db, b, "w2", 1, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(queue_finish_claim(db, a, "w1", 1, v, 30000, &next, &claimed, err, sizeof err),
+	cr_assert_eq(queue_finish_claim(db, a, "w1", 1, SUB_ACCEPTED, v, 30000, &next, &claimed,
+					err, sizeof err),
 		     0, "%s", err);
 	cr_assert(heard(listener, a), "judge_done sent for the finish");
 	cr_assert(claimed);
@@ -299,10 +307,12 @@ Test(queue, finish_claims_the_next)
 	cr_assert_str_eq(cJSON_GetObjectItem(next.request, "source")->valuestring, "b");
 	cr_assert_eq(queue_get(db, a, 0, &s, err, sizeof err), 1);
 	cr_assert_eq(s.status, SUB_ACCEPTED);
-	cr_assert_eq(queue_finish_claim(db, b, "w1", 1, v, 30000, &next, &claimed, err, sizeof err),
+	cr_assert_eq(queue_finish_claim(db, b, "w1", 1, SUB_ACCEPTED, v, 30000, &next, &claimed,
+					err, sizeof err),
 		     0, "%s", err);
 	cr_assert(!claimed, "queue is empty");
-	cr_assert_eq(queue_finish_claim(db, b, "w1", 1, v, 30000, &next, &claimed, err, sizeof err),
+	cr_assert_eq(queue_finish_claim(db, b, "w1", 1, SUB_ACCEPTED, v, 30000, &next, &claimed,
+					err, sizeof err),
 		     1, "ends once");
 	cr_assert(!claimed);
 	cJSON_Delete(v);
@@ -389,13 +399,15 @@ Test(queue, lease_expiry_reap_and_attempt_cap)
 	cr_assert_eq(failed, 0);
 	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1);
 	cr_assert_eq(s.status, SUB_QUEUED);
-	cJSON *v = verdict("accepted");
-	cr_assert_eq(queue_finish(db, id, "w1", 1, v, err, sizeof err), 1, "reaped claim is gone");
+	cJSON *v = verdict(SUB_ACCEPTED);
+	cr_assert_eq(queue_finish(db, id, "w1", 1, SUB_ACCEPTED, v, err, sizeof err), 1,
+		     "reaped claim is gone");
 	cr_assert_eq(queue_extend(db, id, "w1", 1, 200, err, sizeof err), 1);
 	/* same worker name claims it again: attempt 2 is a different claim */
 	cr_assert_eq(queue_claim(db, "w1", 200, &s, err, sizeof err), 1);
 	cr_assert_eq(s.attempts, 2);
-	cr_assert_eq(queue_finish(db, id, "w1", 1, v, err, sizeof err), 1, "old attempt is stale");
+	cr_assert_eq(queue_finish(db, id, "w1", 1, SUB_ACCEPTED, v, err, sizeof err), 1,
+		     "old attempt is stale");
 	usleep(400 * 1000);
 	cr_assert_eq(queue_reap(db, 2, &requeued, &failed, err, sizeof err), 0, "%s", err);
 	cr_assert_eq(failed, 1, "second expiry hits the cap of 2");
@@ -403,7 +415,8 @@ Test(queue, lease_expiry_reap_and_attempt_cap)
 	cr_assert_eq(s.status, SUB_INTERNAL_ERROR);
 	const cJSON *msg = cJSON_GetObjectItem(s.result, "message");
 	cr_assert(cJSON_IsString(msg) && strstr(msg->valuestring, "gave up after 2 attempts"));
-	cr_assert_eq(queue_finish(db, id, "w1", 2, v, err, sizeof err), 1, "already ended");
+	cr_assert_eq(queue_finish(db, id, "w1", 2, SUB_ACCEPTED, v, err, sizeof err), 1,
+		     "already ended");
 	cJSON_Delete(v);
 	/* a drained hand-back does not count as an attempt */
 	id = enqueue(db, "drain", QUEUE_PRIO_BULK, NULL, 0);
@@ -432,8 +445,8 @@ static void *finish_later(void *arg)
 	struct queue_sub s;
 	queue_sub_init(&s);
 	if (queue_claim(db, "wf", 30000, &s, err, sizeof err) == 1) {
-		cJSON *v = verdict("wrong_answer");
-		queue_finish(db, s.id, "wf", s.attempts, v, err, sizeof err);
+		cJSON *v = verdict(SUB_WRONG_ANSWER);
+		queue_finish(db, s.id, "wf", s.attempts, SUB_WRONG_ANSWER, v, err, sizeof err);
 		cJSON_Delete(v);
 	}
 	queue_sub_release(&s);
@@ -566,10 +579,12 @@ Test(queue, waiter_parks_and_resumes)
 	queue_sub_init(&s2);
 	cr_assert_eq(queue_claim(db, "wp", 30000, &s2, err, sizeof err), 1, "%s", err);
 	cr_assert_eq(s2.id, other);
-	cJSON *v = verdict("accepted");
-	cr_assert_eq(queue_finish(db, other, "wp", s2.attempts, v, err, sizeof err), 0, "%s", err);
+	cJSON *v = verdict(SUB_ACCEPTED);
+	cr_assert_eq(queue_finish(db, other, "wp", s2.attempts, SUB_ACCEPTED, v, err, sizeof err),
+		     0, "%s", err);
 	cr_assert_eq(await_resume(&p, 700), -1, "not resumed by another id");
-	cr_assert_eq(queue_finish(db, id, "wp", s.attempts, v, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(queue_finish(db, id, "wp", s.attempts, SUB_ACCEPTED, v, err, sizeof err), 0,
+		     "%s", err);
 	long took = await_resume(&p, 5000);
 	cr_assert_geq(took, 0, "resumed by its judge_done");
 	cr_assert_lt(took, 1500);
@@ -629,8 +644,8 @@ static void *claim_all(void *arg)
 	queue_sub_init(&s);
 	while (queue_claim(db, name, 30000, &s, err, sizeof err) == 1) {
 		c->ids[c->n++] = s.id;
-		cJSON *v = verdict("accepted");
-		queue_finish(db, s.id, name, s.attempts, v, err, sizeof err);
+		cJSON *v = verdict(SUB_ACCEPTED);
+		queue_finish(db, s.id, name, s.attempts, SUB_ACCEPTED, v, err, sizeof err);
 		cJSON_Delete(v);
 	}
 	queue_sub_release(&s);
@@ -684,8 +699,8 @@ Test(queue, callbacks_are_scheduled_and_recorded)
 	queue_sub_init(&s);
 	cr_assert_eq(queue_callback_next(db, 5000, &s, err, sizeof err), 0, "not finished yet");
 	cr_assert_eq(queue_claim(db, "w", 30000, &s, err, sizeof err), 1);
-	cJSON *v = verdict("accepted");
-	cr_assert_eq(queue_finish(db, id, "w", 1, v, err, sizeof err), 0);
+	cJSON *v = verdict(SUB_ACCEPTED);
+	cr_assert_eq(queue_finish(db, id, "w", 1, SUB_ACCEPTED, v, err, sizeof err), 0);
 	cJSON_Delete(v);
 	cr_assert_eq(queue_callback_next(db, 5000, &s, err, sizeof err), 1, "%s", err);
 	cr_assert_eq(s.id, id);

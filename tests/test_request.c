@@ -374,3 +374,158 @@ Test(request, problem_ids)
 	cr_expect(!req_problem_id_valid(
 	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
 }
+
+/* The normalized JSON (stored in submissions.request) for body, printed. */
+static char *normalized(const char *body)
+{
+	struct req_parsed p;
+	cr_assert_eq(check(REQ_SUBMISSION, body, NULL, &p), 200, "%s", body);
+	char *s = cJSON_PrintUnformatted(p.request);
+	req_parsed_release(&p);
+	return s;
+}
+
+Test(request, normalized_json_keeps_its_shape)
+{
+	/* rows queued by older binaries look like this: the shape must not change */
+	static const struct {
+		const char *body, *want;
+	} cases[] = {
+	    {"{\"language\":\"python\",\"source\":\"print(1)\"}",
+	     "{\"language\":\"python\",\"source\":\"print(1)\",\"stdin\":\"\",\"run_all_tests\":"
+	     "false}"},
+	    {"{\"language\":\"c\",\"source\":\"x\",\"expected_output\":\"3\",\"compare\":"
+	     "\"tokens\","
+	     "\"limits\":{},\"run_all_tests\":true}",
+	     "{\"language\":\"c\",\"source\":\"x\",\"stdin\":\"\",\"expected_output\":\"3\","
+	     "\"compare\":{\"mode\":\"tokens\",\"case_sensitive\":false,"
+	     "\"space_change_sensitive\":false,\"unordered_tokens\":false},\"limits\":{},"
+	     "\"run_all_tests\":true}"},
+	    {"{\"run_all_tests\":null,\"limits\":{\"processes\":2,\"time_ms\":500},"
+	     "\"tests\":[{\"stdin\":\"1\"},{\"name\":\"b\",\"expected_output\":\"2\"}],"
+	     "\"source\":\"x\",\"language\":\"c\",\"compare\":{\"mode\":\"unordered\","
+	     "\"flags\":\"unordered_tokens\",\"float_relative_tolerance\":0.5}}",
+	     "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{\"name\":\"1\",\"stdin\":\"1\"},"
+	     "{\"name\":\"b\",\"stdin\":\"\",\"expected_output\":\"2\"}],"
+	     "\"compare\":{\"mode\":\"unordered\",\"case_sensitive\":false,"
+	     "\"space_change_sensitive\":false,\"float_relative_tolerance\":0.5,"
+	     "\"unordered_tokens\":true},\"limits\":{\"time_ms\":500,\"processes\":2},"
+	     "\"run_all_tests\":false}"},
+	    {"{\"language\":\"c\",\"source\":\"x\",\"problem\":\"sum\"}",
+	     "{\"language\":\"c\",\"source\":\"x\",\"problem\":\"sum\",\"run_all_tests\":false}"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *got = normalized(cases[i].body);
+		cr_expect_str_eq(got, cases[i].want, "case %zu", i);
+		free(got);
+	}
+}
+
+Test(request, typed_request)
+{
+	struct req_parsed p;
+	const char *body =
+	    "{\"language\":\"c\",\"source\":\"int main(){}\",\"tests\":[{\"name\":\"a\","
+	    "\"stdin\":\"1 2\",\"expected_output\":\"3\"},{\"stdin\":\"x\"}],"
+	    "\"compare\":{\"mode\":\"tokens\",\"flags\":\"float_tolerance 1e-6 case_sensitive\"},"
+	    "\"limits\":{\"time_ms\":1000,\"memory_mb\":64,\"output_kb\":10},"
+	    "\"run_all_tests\":true}";
+	cr_assert_eq(check(REQ_EXECUTE_EXPECTED, body, NULL, &p), 200);
+	const struct grade_request *r = &p.req;
+	cr_expect_str_eq(r->language, "c");
+	cr_expect_str_eq(r->source, "int main(){}");
+	cr_expect_eq(r->source_len, strlen("int main(){}"));
+	cr_expect_null(r->problem);
+	cr_expect_null(r->stdin_data, "inline tests: no single run");
+	cr_assert_eq(r->ntests, 2);
+	cr_expect_str_eq(r->tests[0].name, "a");
+	cr_expect_str_eq(r->tests[0].stdin_data, "1 2");
+	cr_expect_eq(r->tests[0].stdin_len, 3);
+	cr_expect_str_eq(r->tests[0].expected, "3");
+	cr_expect_str_eq(r->tests[1].name, "2");
+	cr_expect_null(r->tests[1].expected);
+	cr_expect(r->has_compare);
+	cr_expect_eq(r->cmp.mode, CMP_TOKENS);
+	cr_expect(r->cmp.case_sensitive);
+	cr_expect(!r->cmp.space_change_sensitive);
+	cr_expect_float_eq(r->cmp.float_abs_tol, 1e-6, 1e-15);
+	cr_expect_float_eq(r->cmp.float_rel_tol, 1e-6, 1e-15);
+	cr_expect(r->has_limits);
+	cr_expect_eq(r->limits.time_ms, 1000);
+	cr_expect_eq(r->limits.memory_mb, 64);
+	cr_expect_eq(r->limits.output_kb, 10);
+	cr_expect_eq(r->limits.wall_ms, 0, "not given");
+	cr_expect_eq(r->limits.processes, 0, "not given");
+	cr_expect(r->run_all_tests);
+	req_parsed_release(&p);
+
+	cr_assert_eq(check(REQ_EXECUTE,
+			   "{\"language\":\"python\",\"source\":\"s\",\"stdin\":\"in\"}", NULL, &p),
+		     200);
+	cr_expect_str_eq(p.req.stdin_data, "in");
+	cr_expect_null(p.req.expected);
+	cr_expect(!p.req.has_compare);
+	cr_expect_eq(p.req.cmp.mode, CMP_LINES, "the default");
+	cr_expect(!p.req.has_limits);
+	req_parsed_release(&p);
+}
+
+/* The error message for body, or "" when it is valid. */
+static const char *message_of(const char *body, char *buf, size_t len)
+{
+	struct req_parsed p;
+	struct req_error e = {0};
+	buf[0] = 0;
+	if (req_parse(&cfg, &langs, REQ_EXECUTE, body, strlen(body), &p, &e) == 0)
+		req_parsed_release(&p);
+	else
+		snprintf(buf, len, "%s", e.message);
+	return buf;
+}
+
+Test(request, compare_keys_and_flags)
+{
+	struct req_parsed p;
+	/* explicit keys apply after the flags, so they win */
+	cr_assert_eq(
+	    check(REQ_EXECUTE,
+		  "{\"language\":\"c\",\"source\":\"x\",\"compare\":{\"mode\":\"tokens\","
+		  "\"flags\":[\"float_tolerance\",\"0.5\"],\"float_absolute_tolerance\":0.25,"
+		  "\"space_change_sensitive\":true,\"unordered_tokens\":true}}",
+		  NULL, &p),
+	    200);
+	cr_expect_float_eq(p.req.cmp.float_abs_tol, 0.25, 1e-15);
+	cr_expect_float_eq(p.req.cmp.float_rel_tol, 0.5, 1e-15);
+	cr_expect(p.req.cmp.space_change_sensitive);
+	cr_expect(!p.req.cmp.case_sensitive);
+	cr_expect(p.req.cmp.unordered_tokens);
+	req_parsed_release(&p);
+	/* a false key does not undo a flag */
+	cr_assert_eq(check(REQ_EXECUTE,
+			   "{\"language\":\"c\",\"source\":\"x\",\"compare\":{\"mode\":\"tokens\","
+			   "\"flags\":\"case_sensitive\",\"case_sensitive\":false}}",
+			   NULL, &p),
+		     200);
+	cr_expect(p.req.cmp.case_sensitive);
+	req_parsed_release(&p);
+
+	char m[256];
+	cr_expect_str_eq(message_of("{\"language\":\"c\",\"source\":\"x\",\"compare\":{"
+				    "\"float_tolerance\":1e999}}",
+				    m, sizeof m),
+			 "compare: bad value 'inf' for 'float_tolerance' (a finite number >= 0)");
+	/* the keys' types are checked before the flags are parsed, as always */
+	cr_expect_str_eq(message_of("{\"language\":\"c\",\"source\":\"x\",\"compare\":{"
+				    "\"flags\":\"bogus\",\"case_sensitive\":1}}",
+				    m, sizeof m),
+			 "compare.case_sensitive must be true or false");
+	cr_expect_str_eq(message_of("{\"language\":\"c\",\"source\":\"x\",\"compare\":{"
+				    "\"flags\":\"bogus\"}}",
+				    m, sizeof m),
+			 "compare: unknown comparison flag 'bogus'");
+	cr_expect_str_eq(
+	    message_of("{\"language\":\"c\",\"source\":\"x\",\"compare\":\"regex\","
+		       "\"tests\":[{\"expected_output\":\"a\"},{\"expected_output\":\"(\"}]}",
+		       m, sizeof m),
+	    "tests[1].expected_output: bad regex: missing closing parenthesis at offset 1: '('");
+}

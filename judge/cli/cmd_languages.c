@@ -79,7 +79,11 @@ static void check_cell(const struct judge_config *cfg, const struct lang_registr
 		       const struct lang *l, enum sandbox_backend b, struct cell *c)
 {
 	struct strbuf path = STRBUF_INIT, src = STRBUF_INIT;
-	cJSON *req = NULL, *res = NULL;
+	struct grade_request req;
+	struct grade_result gr;
+	cJSON *res = NULL;
+	model_request_init(&req);
+	model_result_init(&gr);
 	c->checked = true;
 	const char *ext = strrchr(l->source_file, '.');
 	strbuf_addf(&path, "%s/selftest/%s%s", cfg->languages_dir, l->name, ext ? ext : "");
@@ -90,15 +94,19 @@ static void check_cell(const struct judge_config *cfg, const struct lang_registr
 			 strerror(-rc));
 		goto out;
 	}
-	/* cJSON allocates through xalloc (xalloc_init): no NULL to check */
-	req = cJSON_CreateObject();
-	cJSON_AddStringToObject(req, "language", l->name);
-	cJSON_AddStringToObject(req, "source", src.buf);
-	cJSON_AddStringToObject(req, "expected_output", SELFTEST_OUTPUT);
+	if (model_set(&req.language, l->name, strlen(l->name)) < 0 ||
+	    model_set(&req.source, src.buf, src.len) < 0 ||
+	    model_set(&req.expected, SELFTEST_OUTPUT, strlen(SELFTEST_OUTPUT)) < 0) {
+		snprintf(c->text, sizeof c->text, "out of memory");
+		goto out;
+	}
 	struct grade_env env = {.cfg = cfg, .langs = reg, .backend = b, .slot = 0};
 	int64_t t0 = clock_mono_ms();
-	res = grade_request(&env, req);
+	req.source_len = src.len;
+	req.expected_len = strlen(SELFTEST_OUTPUT);
+	grade_request(&env, &req, &gr);
 	long ms = (long)(clock_mono_ms() - t0);
+	res = model_result_render(&gr);
 	const char *status = json_str(res, "status");
 	if (status && !strcmp(status, "accepted")) {
 		c->ok = true;
@@ -113,7 +121,8 @@ static void check_cell(const struct judge_config *cfg, const struct lang_registr
 	add_detail(c->detail, sizeof c->detail, "stdout", json_str(res, "stdout"));
 	add_detail(c->detail, sizeof c->detail, "stderr", json_str(res, "stderr"));
 out:
-	cJSON_Delete(req);
+	model_request_release(&req);
+	model_result_release(&gr);
 	cJSON_Delete(res);
 	strbuf_release(&path);
 	strbuf_release(&src);

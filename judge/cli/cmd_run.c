@@ -70,65 +70,58 @@ static int read_into(const char *path, const char *what, struct strbuf *sb)
 	return 0;
 }
 
-/* Splits "a b  c" into a JSON compare object through cmp_parse_flags, so the CLI
- * and problem packages accept the same flag words. */
-static cJSON *compare_json(const char *mode, const char *args)
+/* Splits "a b  c" into compare options through cmp_parse_flags, so the CLI
+ * and problem packages accept the same flag words. Returns 0 or -1 (reported). */
+static int compare_opts(const char *mode, const char *args, struct cmp_opts *o)
 {
-	struct cmp_opts o;
 	enum cmp_mode m = CMP_LINES;
 	if (mode && cmp_mode_parse(mode, &m) < 0) {
 		fprintf(stderr, "judge run: unknown compare mode '%s'\n", mode);
-		return NULL;
+		return -1;
 	}
-	cmp_opts_init(&o, m);
-	if (args) {
-		char *copy = strdup(args), *save = NULL;
-		const char *words[64];
-		int n = 0;
-		for (char *w = strtok_r(copy, " \t", &save); w && n < 64;
-		     w = strtok_r(NULL, " \t", &save))
-			words[n++] = w;
-		char err[256];
-		int rc = cmp_parse_flags(&o, n, words, err, sizeof err);
-		free(copy);
-		if (rc < 0) {
-			fprintf(stderr, "judge run: --compare-args: %s\n", err);
-			return NULL;
-		}
+	cmp_opts_init(o, m);
+	if (!args)
+		return 0;
+	char *copy = strdup(args), *save = NULL;
+	const char *words[64];
+	int n = 0;
+	if (!copy) {
+		fputs("judge run: out of memory\n", stderr);
+		return -1;
 	}
-	cJSON *c = cJSON_CreateObject();
-	cJSON_AddStringToObject(c, "mode", cmp_mode_name(o.mode));
-	cJSON_AddBoolToObject(c, "case_sensitive", o.case_sensitive);
-	cJSON_AddBoolToObject(c, "space_change_sensitive", o.space_change_sensitive);
-	cJSON_AddBoolToObject(c, "unordered_tokens", o.unordered_tokens);
-	if (o.float_abs_tol >= 0)
-		cJSON_AddNumberToObject(c, "float_absolute_tolerance", o.float_abs_tol);
-	if (o.float_rel_tol >= 0)
-		cJSON_AddNumberToObject(c, "float_relative_tolerance", o.float_rel_tol);
-	return c;
+	for (char *w = strtok_r(copy, " \t", &save); w && n < 64; w = strtok_r(NULL, " \t", &save))
+		words[n++] = w;
+	char err[256];
+	int rc = cmp_parse_flags(o, n, words, err, sizeof err);
+	free(copy);
+	if (rc < 0)
+		fprintf(stderr, "judge run: --compare-args: %s\n", err);
+	return rc;
 }
 
 /* MORE_FILES go into the box beside the source, by base name (headers, more
  * modules); those that are sources of the language are compiled with it. */
-static int add_more_files(cJSON *req, int n, char **paths)
+static int add_more_files(struct grade_request *req, int n, char **paths)
 {
-	cJSON *files = cJSON_AddArrayToObject(req, "files");
 	for (int i = 0; i < n; i++) {
 		struct strbuf content = STRBUF_INIT;
-		if (read_into(paths[i], "file", &content) < 0)
-			return -1;
-		if (strlen(content.buf) != content.len) {
+		char *copy = NULL;
+		int rc = read_into(paths[i], "file", &content);
+		/* as always: a file is text, and NUL would end it early */
+		if (rc == 0 && strlen(content.buf) != content.len) {
 			fprintf(stderr, "judge run: file '%s' contains NUL bytes\n", paths[i]);
-			strbuf_release(&content);
-			return -1;
+			rc = -1;
 		}
-		char *copy = strdup(paths[i]);
-		cJSON *f = cJSON_CreateObject();
-		cJSON_AddStringToObject(f, "name", basename(copy));
-		cJSON_AddStringToObject(f, "content", content.buf);
-		cJSON_AddItemToArray(files, f);
+		if (rc == 0 &&
+		    (!(copy = strdup(paths[i])) ||
+		     model_request_add_file(req, basename(copy), content.buf, content.len) < 0)) {
+			fputs("judge run: out of memory\n", stderr);
+			rc = -1;
+		}
 		free(copy);
 		strbuf_release(&content);
+		if (rc < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -147,7 +140,16 @@ static const struct lang *lang_of_file(const struct lang_registry *langs, const 
 	return found;
 }
 
-int cmd_run(int argc, char **argv, struct judge_config *cfg)
+/* What the command line asks for. */
+struct run_args {
+	const char *lang_name, *stdin_file, *expected_file, *tests_dir, *problem_dir;
+	const char *compare_mode, *compare_args, *sandbox_name;
+	struct grade_limits limits; /* 0 = not given */
+	bool all_tests;
+};
+
+/* Reads the options into a. Returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, const struct judge_config *cfg, struct run_args *a)
 {
 	enum {
 		OPT_LANG = 1,
@@ -184,65 +186,64 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	    {"help", no_argument, 0, OPT_HELP},
 	    {0, 0, 0, 0},
 	};
-	const char *lang_name = NULL, *stdin_file = NULL, *expected_file = NULL, *tests_dir = NULL;
-	const char *problem_dir = NULL;
-	const char *compare_mode = NULL, *compare_args = NULL, *sandbox_name = cfg->sandbox;
-	long time_ms = 0, wall_ms = 0, memory_mb = 0, output_kb = 0, processes = 0;
-	bool all_tests = false;
+	memset(a, 0, sizeof *a);
+	a->sandbox_name = cfg->sandbox;
 	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_LANG:
-			lang_name = optarg;
+			a->lang_name = optarg;
 			break;
 		case OPT_STDIN:
-			stdin_file = optarg;
+			a->stdin_file = optarg;
 			break;
 		case OPT_EXPECTED:
-			expected_file = optarg;
+			a->expected_file = optarg;
 			break;
 		case OPT_TESTS:
-			tests_dir = optarg;
+			a->tests_dir = optarg;
 			break;
 		case OPT_PROBLEM:
-			problem_dir = optarg;
+			a->problem_dir = optarg;
 			break;
 		case OPT_COMPARE:
-			compare_mode = optarg;
+			a->compare_mode = optarg;
 			break;
 		case OPT_COMPARE_ARGS:
-			compare_args = optarg;
+			a->compare_args = optarg;
 			break;
 		case OPT_ALL:
-			all_tests = true;
+			a->all_tests = true;
 			break;
 		case OPT_TIME:
-			if (parse_limit("--time-limit", optarg, cfg->max_time_limit_ms, &time_ms))
+			if (parse_limit("--time-limit", optarg, cfg->max_time_limit_ms,
+					&a->limits.time_ms))
 				return 2;
 			break;
 		case OPT_WALL:
 			if (parse_limit("--wall-limit", optarg, cfg->max_time_limit_ms * 10,
-					&wall_ms))
+					&a->limits.wall_ms))
 				return 2;
 			break;
 		case OPT_MEMORY:
 			if (parse_limit("--memory-limit", optarg, cfg->max_memory_limit_mb,
-					&memory_mb))
+					&a->limits.memory_mb))
 				return 2;
 			break;
 		case OPT_OUTPUT:
 			if (parse_limit("--output-limit", optarg, cfg->max_output_limit_kb,
-					&output_kb))
+					&a->limits.output_kb))
 				return 2;
 			break;
 		case OPT_PROCS:
-			if (parse_limit("--processes", optarg, cfg->max_processes, &processes))
+			if (parse_limit("--processes", optarg, cfg->max_processes,
+					&a->limits.processes))
 				return 2;
 			break;
 		case OPT_SANDBOX:
-			sandbox_name = optarg;
+			a->sandbox_name = optarg;
 			break;
 		case OPT_HELP:
 			fputs(usage_text, stdout);
@@ -255,6 +256,64 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		}
 		}
 	}
+	return -1;
+}
+
+/* The request of the command line: paths[0] is the source (read into source),
+ * the other npaths - 1 paths more files; in and exp hold --stdin and --expected,
+ * td the --tests folder (or NULL), pb the --problem package (or NULL). Returns
+ * 0, or -1 (reported). */
+static int fill_request(struct grade_request *req, const struct run_args *a,
+			const struct lang *lang, const struct strbuf *source,
+			const struct strbuf *in, const struct strbuf *exp, const struct testdir *td,
+			const struct problem *pb, int npaths, char **paths)
+{
+	/* as always: a source with NUL bytes is not a program */
+	if (strlen(source->buf) != source->len) {
+		fprintf(stderr, "judge run: source '%s' contains NUL bytes\n", paths[0]);
+		return -1;
+	}
+	/* stdin and expected output end at a NUL byte, as they always did */
+	if (model_set(&req->language, lang->name, strlen(lang->name)) < 0 ||
+	    model_set(&req->source, source->buf, source->len) < 0 ||
+	    (a->stdin_file && model_set(&req->stdin_data, in->buf, strlen(in->buf)) < 0) ||
+	    (a->expected_file && model_set(&req->expected, exp->buf, strlen(exp->buf)) < 0) ||
+	    (pb && model_set(&req->problem, pb->id, strlen(pb->id)) < 0)) {
+		fputs("judge run: out of memory\n", stderr);
+		return -1;
+	}
+	req->source_len = source->len;
+	req->stdin_len = req->stdin_data ? strlen(req->stdin_data) : 0;
+	req->expected_len = req->expected ? strlen(req->expected) : 0;
+	if (npaths > 1 && add_more_files(req, npaths - 1, paths + 1) < 0)
+		return -1;
+	for (int i = 0; td && i < td->count; i++) {
+		const struct strbuf *tin = &td->tests[i].input, *tans = &td->tests[i].answer;
+		const char *ans = td->tests[i].has_answer ? tans->buf : NULL;
+		if (model_request_add_test(req, td->tests[i].name, tin->buf, strlen(tin->buf), ans,
+					   ans ? strlen(ans) : 0) < 0) {
+			fputs("judge run: out of memory\n", stderr);
+			return -1;
+		}
+	}
+	req->has_compare = a->compare_mode || a->compare_args;
+	if (req->has_compare && compare_opts(a->compare_mode, a->compare_args, &req->cmp) < 0)
+		return -1;
+	req->run_all_tests = a->all_tests;
+	req->has_limits = true;
+	req->limits = a->limits;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv, struct judge_config *cfg)
+{
+	struct run_args a;
+	int rc = parse_args(argc, argv, cfg, &a);
+	if (rc >= 0)
+		return rc;
+	const char *stdin_file = a.stdin_file, *expected_file = a.expected_file;
+	const char *tests_dir = a.tests_dir, *problem_dir = a.problem_dir;
+	const char *compare_mode = a.compare_mode, *compare_args = a.compare_args;
 	if (optind >= argc)
 		return usage_error("no SOURCE file given");
 	if (tests_dir && (stdin_file || expected_file))
@@ -270,13 +329,17 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	struct testdir td = {0};
 	struct problem pb = {0};
 	bool have_problem = false;
-	cJSON *req = NULL, *result = NULL;
+	struct grade_request req;
+	struct grade_result res;
+	cJSON *result = NULL;
 	char err[512];
+	model_request_init(&req);
+	model_result_init(&res);
 	enum sandbox_backend backend;
 
-	if (sandbox_backend_parse(sandbox_name, &backend) < 0) {
+	if (sandbox_backend_parse(a.sandbox_name, &backend) < 0) {
 		fprintf(stderr, "judge run: unknown sandbox '%s' (gvisor, native or auto)\n",
-			sandbox_name);
+			a.sandbox_name);
 		goto out;
 	}
 	if (lang_load_dir(&langs, cfg->languages_dir, err, sizeof err) < 0) {
@@ -284,8 +347,8 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		goto out;
 	}
 	const struct lang *lang =
-	    lang_name ? lang_find(&langs, lang_name) : lang_of_file(&langs, argv[optind]);
-	if (!lang && !lang_name) {
+	    a.lang_name ? lang_find(&langs, a.lang_name) : lang_of_file(&langs, argv[optind]);
+	if (!lang && !a.lang_name) {
 		fprintf(stderr,
 			"judge run: cannot tell the language of '%s' from its name; give --lang "
 			"(known:",
@@ -296,7 +359,7 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		goto out;
 	}
 	if (!lang) {
-		fprintf(stderr, "judge run: unknown language '%s'; known:", lang_name);
+		fprintf(stderr, "judge run: unknown language '%s'; known:", a.lang_name);
 		for (int i = 0; i < langs.count; i++)
 			fprintf(stderr, " %s", langs.langs[i].name);
 		fputs("\n", stderr);
@@ -325,53 +388,9 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		}
 	}
 
-	req = cJSON_CreateObject();
-	cJSON_AddStringToObject(req, "language", lang->name);
-	/* cJSON strings end at NUL: a source with NUL bytes is not a program */
-	if (strlen(source.buf) != source.len) {
-		fprintf(stderr, "judge run: source '%s' contains NUL bytes\n", argv[optind]);
+	if (fill_request(&req, &a, lang, &source, &in, &exp, tests_dir ? &td : NULL,
+			 have_problem ? &pb : NULL, argc - optind, argv + optind) < 0)
 		goto out;
-	}
-	cJSON_AddStringToObject(req, "source", source.buf);
-	if (optind + 1 < argc && add_more_files(req, argc - optind - 1, argv + optind + 1) < 0)
-		goto out;
-	if (stdin_file)
-		cJSON_AddStringToObject(req, "stdin", in.buf);
-	if (expected_file)
-		cJSON_AddStringToObject(req, "expected_output", exp.buf);
-	if (tests_dir) {
-		cJSON *tests = cJSON_AddArrayToObject(req, "tests");
-		for (int i = 0; i < td.count; i++) {
-			cJSON *t = cJSON_CreateObject();
-			cJSON_AddStringToObject(t, "name", td.tests[i].name);
-			cJSON_AddStringToObject(t, "stdin", td.tests[i].input.buf);
-			if (td.tests[i].has_answer)
-				cJSON_AddStringToObject(t, "expected_output",
-							td.tests[i].answer.buf);
-			cJSON_AddItemToArray(tests, t);
-		}
-	}
-	if (have_problem)
-		cJSON_AddStringToObject(req, "problem", pb.id);
-	if (compare_mode || compare_args) {
-		cJSON *cj = compare_json(compare_mode, compare_args);
-		if (!cj)
-			goto out;
-		cJSON_AddItemToObject(req, "compare", cj);
-	}
-	if (all_tests)
-		cJSON_AddTrueToObject(req, "run_all_tests");
-	cJSON *lim = cJSON_AddObjectToObject(req, "limits");
-	if (time_ms)
-		cJSON_AddNumberToObject(lim, "time_ms", time_ms);
-	if (wall_ms)
-		cJSON_AddNumberToObject(lim, "wall_ms", wall_ms);
-	if (memory_mb)
-		cJSON_AddNumberToObject(lim, "memory_mb", memory_mb);
-	if (output_kb)
-		cJSON_AddNumberToObject(lim, "output_kb", output_kb);
-	if (processes)
-		cJSON_AddNumberToObject(lim, "processes", processes);
 
 	if (sandbox_global_init(cfg, err, sizeof err) < 0) {
 		fprintf(stderr, "judge run: sandbox: %s\n", err);
@@ -383,9 +402,10 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 				.backend = backend,
 				.slot = 0,
 				.problem = have_problem ? &pb : NULL};
-	result = grade_request(&env, req);
+	grade_request(&env, &req, &res);
 	sandbox_global_shutdown();
-	char *text = cJSON_Print(result);
+	result = model_result_render(&res);
+	char *text = result ? cJSON_Print(result) : NULL;
 	if (!text) {
 		fputs("judge run: out of memory printing the result\n", stderr);
 		ret = 1;
@@ -395,7 +415,8 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	free(text);
 	ret = 0;
 out:
-	cJSON_Delete(req);
+	model_request_release(&req);
+	model_result_release(&res);
 	cJSON_Delete(result);
 	testdir_release(&td);
 	if (have_problem)

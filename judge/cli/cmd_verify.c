@@ -143,73 +143,58 @@ static int read_file(const char *dir, const char *name, struct strbuf *sb, char 
 	return rc < 0 ? -1 : 0;
 }
 
-/* The normalized request (grade.h) for one submission of the package. */
-static cJSON *make_request(const struct problem *p, const struct prob_submission *s,
-			   const struct lang *l, long time_ms, bool all_tests, char *err,
-			   size_t errlen)
+/* The request for one submission of the package into req (initialized here).
+ * Returns 0, or -1 with err. */
+static int make_request(const struct problem *p, const struct prob_submission *s,
+			const struct lang *l, long time_ms, bool all_tests,
+			struct grade_request *req, char *err, size_t errlen)
 {
 	const struct prob_program *prog = &s->prog;
-	cJSON *req = cJSON_CreateObject();
-	cJSON_AddStringToObject(req, "language", l->name);
-	cJSON_AddStringToObject(req, "problem", p->id);
-	cJSON *files = NULL;
+	model_request_init(req);
+	if (model_set(&req->language, l->name, strlen(l->name)) < 0 ||
+	    model_set(&req->problem, p->id, strlen(p->id)) < 0)
+		goto oom;
 	for (int i = 0; i < prog->nfiles; i++) {
 		struct strbuf text = STRBUF_INIT;
-		if (read_file(prog->dir, prog->files[i], &text, err, errlen) < 0) {
-			strbuf_release(&text);
-			cJSON_Delete(req);
-			return NULL;
+		int rc = read_file(prog->dir, prog->files[i], &text, err, errlen);
+		/* files are text: as always, a NUL byte ends one */
+		size_t len = rc < 0 ? 0 : strlen(text.buf);
+		if (rc == 0 && !strcmp(prog->files[i], prog->main_file)) {
+			rc = model_set(&req->source, text.buf, len);
+			req->source_len = len;
+		} else if (rc == 0) {
+			rc = model_request_add_file(req, prog->files[i], text.buf, len);
 		}
-		if (!strcmp(prog->files[i], prog->main_file)) {
-			cJSON_AddStringToObject(req, "source", text.buf);
-		} else {
-			if (!files)
-				files = cJSON_AddArrayToObject(req, "files");
-			cJSON *f = cJSON_CreateObject();
-			cJSON_AddStringToObject(f, "name", prog->files[i]);
-			cJSON_AddStringToObject(f, "content", text.buf);
-			cJSON_AddItemToArray(files, f);
-		}
+		if (rc < 0 && !err[0])
+			snprintf(err, errlen, "out of memory");
 		strbuf_release(&text);
+		if (rc < 0)
+			return -1;
 	}
-	cJSON *lim = cJSON_AddObjectToObject(req, "limits");
-	cJSON_AddNumberToObject(lim, "time_ms", (double)time_ms);
+	req->has_limits = true;
+	req->limits.time_ms = time_ms;
 	if (p->limits.memory_mb > 0)
-		cJSON_AddNumberToObject(lim, "memory_mb", (double)p->limits.memory_mb);
+		req->limits.memory_mb = p->limits.memory_mb;
 	if (p->limits.output_mb > 0)
-		cJSON_AddNumberToObject(lim, "output_kb", (double)p->limits.output_mb * 1024);
-	if (all_tests)
-		cJSON_AddTrueToObject(req, "run_all_tests");
-	return req;
-}
-
-static const char *json_string(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static long json_number(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
+		req->limits.output_kb = p->limits.output_mb * 1024;
+	req->run_all_tests = all_tests;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }
 
 /* Checks result against e. Returns true when it matches; why says what differs. */
-static bool matches(const struct verify_ctx *v, const struct expectation *e, const cJSON *result,
-		    char *why, size_t whylen)
+static bool matches(const struct verify_ctx *v, const struct expectation *e,
+		    const struct grade_result *result, char *why, size_t whylen)
 {
-	const char *st = json_string(result, "status");
-	enum sub_status s;
+	enum sub_status s = result->status;
+	const char *st = sub_status_name(s);
 	char want[160];
 	why[0] = 0;
-	if (!st || sub_status_parse(st, &s) < 0) {
-		snprintf(why, whylen, "no status in the result");
-		return false;
-	}
 	if (s == SUB_INTERNAL_ERROR) {
-		const char *m = json_string(result, "message");
-		snprintf(why, whylen, "internal_error: %s", m ? m : "(no message)");
+		snprintf(why, whylen, "internal_error: %s",
+			 result->message ? result->message : "(no message)");
 		return false;
 	}
 	if (!v->all_tests || s == SUB_COMPILE_ERROR) {
@@ -220,22 +205,16 @@ static bool matches(const struct verify_ctx *v, const struct expectation *e, con
 		return false;
 	}
 	/* 2025-09 rules: every test's verdict permitted, some test's verdict required */
-	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(result, "tests");
-	const cJSON *t;
 	bool required_seen = e->required == 0;
-	cJSON_ArrayForEach(t, tests)
-	{
-		const char *ts = json_string(t, "status");
-		enum sub_status x;
-		if (!ts || sub_status_parse(ts, &x) < 0)
-			continue;
-		if (!(e->permitted & BIT(x))) {
+	for (int i = 0; i < result->ntests; i++) {
+		const struct grade_test_out *t = &result->tests[i];
+		if (!(e->permitted & BIT(t->status))) {
 			set_names(want, sizeof want, e->permitted);
 			snprintf(why, whylen, "test %s got %s, only %s permitted",
-				 json_string(t, "name") ? json_string(t, "name") : "?", ts, want);
+				 t->name ? t->name : "?", sub_status_name(t->status), want);
 			return false;
 		}
-		required_seen |= (e->required & BIT(x)) != 0;
+		required_seen |= (e->required & BIT(t->status)) != 0;
 	}
 	if (!required_seen) {
 		set_names(want, sizeof want, e->required);
@@ -255,41 +234,58 @@ static bool lang_selected(const struct verify_ctx *v, const char *name)
 	return false;
 }
 
-/* Grades one submission. Returns the result (caller deletes) or NULL with err. */
-static cJSON *grade_one(struct verify_ctx *v, const struct problem *p, struct checker *chk,
-			int slot, const struct prob_submission *s, const struct lang *l,
-			long time_ms, char *err, size_t errlen)
+/* Grades one submission. Returns the result (release with result_free) or
+ * NULL with err. */
+static struct grade_result *grade_one(struct verify_ctx *v, const struct problem *p,
+				      struct checker *chk, int slot,
+				      const struct prob_submission *s, const struct lang *l,
+				      long time_ms, char *err, size_t errlen)
 {
-	cJSON *req = make_request(p, s, l, time_ms, v->all_tests, err, errlen);
-	if (!req)
-		return NULL;
+	struct grade_request req;
+	struct grade_result *res = NULL;
+	err[0] = 0;
+	if (make_request(p, s, l, time_ms, v->all_tests, &req, err, errlen) < 0)
+		goto out;
+	res = malloc(sizeof *res);
+	if (!res) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
 	struct grade_env env = {.cfg = v->cfg,
 				.langs = v->langs,
 				.backend = v->backend,
 				.slot = slot,
 				.problem = p,
 				.checker = chk};
-	cJSON *res = grade_request(&env, req);
-	cJSON_Delete(req);
+	grade_request(&env, &req, res);
+out:
+	model_request_release(&req);
 	return res;
 }
 
+static void result_free(struct grade_result *res)
+{
+	if (res)
+		model_result_release(res);
+	free(res);
+}
+
 static void report(struct verify_ctx *v, const struct problem *p, const struct prob_submission *s,
-		   const char *lang, bool ok, const cJSON *res, const char *why)
+		   const char *lang, bool ok, const struct grade_result *res, const char *why)
 {
 	if (ok) {
 		v->n.passed++;
 		printf("ok   %s %s (%s): %s, %ld ms\n", p->id, s->path, lang,
-		       json_string(res, "status"), json_number(res, "time_ms"));
+		       sub_status_name(res->status), res->ran ? res->run.time_ms : 0);
 	} else {
 		v->n.failed++;
 		printf("FAIL %s %s (%s): %s\n", p->id, s->path, lang, why);
-		if (v->verbose && res) {
-			char *text = cJSON_Print(res);
-			if (text)
-				printf("%s\n", text);
-			free(text);
-		}
+		cJSON *json = v->verbose && res ? model_result_render(res) : NULL;
+		char *text = json ? cJSON_Print(json) : NULL;
+		if (text)
+			printf("%s\n", text);
+		free(text);
+		cJSON_Delete(json);
 	}
 	fflush(stdout);
 }
@@ -309,7 +305,7 @@ struct job {
 	const struct lang *l;
 	long ms;
 	char skip_why[160]; /* not run: why */
-	cJSON *res;
+	struct grade_result *res;
 	char err[512];
 	bool done;
 };
@@ -351,12 +347,12 @@ static void flush_done(struct pass *ps)
 		bool ok = matches(ps->v, j->e, j->res, why, sizeof why);
 		if (ok && j->e->final == BIT(SUB_ACCEPTED)) {
 			ps->any_ac = true;
-			double t = (double)json_number(j->res, "time_ms");
+			double t = j->res->ran ? (double)j->res->run.time_ms : 0;
 			if (t > ps->slowest_ms)
 				ps->slowest_ms = t;
 		}
 		report(ps->v, ps->p, j->s, lname, ok, j->res, why);
-		cJSON_Delete(j->res);
+		result_free(j->res);
 		j->res = NULL;
 	}
 }

@@ -1,4 +1,4 @@
-/* grade: compile once, run each test, compare, aggregate into the result JSON.
+/* grade: compile once, run each test, compare, aggregate into the typed result.
  *
  * How it works: the request is turned into a plan (language, limits, compare
  * options, a list of tests). One sandbox workspace (box) holds the source and
@@ -22,93 +22,29 @@
 #include "judge/grading/problem.h"
 #include "judge/grading/status.h"
 #include "common/strbuf.h"
-#include "common/utf8.h"
 
 /* Compiler output kept in the result; the rest is cut. */
 #define COMPILE_OUTPUT_MAX (64 * 1024)
 /* Expected-output files larger than this are refused as a judge fault. */
 #define EXPECTED_FILE_MAX ((size_t)1 << 30)
 
-struct grade_test {
-	char *name;
-	const char *stdin_data; /* borrowed from the request */
-	size_t stdin_len;
-	char *stdin_path;     /* host file (problem packages) */
-	const char *expected; /* borrowed, or owned in expected_buf */
-	size_t expected_len;
-	bool has_expected;
-	char *expected_path;	    /* host file read at compare time */
-	bool hide_data;		    /* secret test: no expected snippet in feedback */
-	const struct cmp_opts *cmp; /* problem packages: the test group's options, else NULL */
-	const char *const *validator_args; /* custom output validator arguments */
-};
-
-struct grade_plan {
-	const atomic_bool *cancel;    /* grade_env's */
-	enum sandbox_backend backend; /* grade_env's */
-	const struct lang *lang;
-	const char *source;
-	size_t source_len;
-	struct run_limits run_limits;
-	struct run_limits compile_limits;
-	struct cmp_opts cmp;
-	bool run_all;
-	struct grade_test *tests;
-	int ntests;
-	bool explicit_tests;	       /* report a tests array */
-	const struct problem *problem; /* "problem" requests: env's or owned_problem */
-	struct problem *owned_problem;
-	struct checker *checker; /* custom output validator; owned when own_checker */
-	bool own_checker;
-	char **compile_argv; /* programs of several sources (prob_compile_argv), or NULL */
-};
-
-static cJSON *error_result(const char *lang, enum sub_status st, const char *msg)
-{
-	cJSON *r = cJSON_CreateObject();
-	cJSON_AddStringToObject(r, "status", sub_status_name(st));
-	if (lang)
-		cJSON_AddStringToObject(r, "language", lang);
-	cJSON_AddStringToObject(r, "message", msg);
-	return r;
-}
-
-static long json_long(const cJSON *obj, const char *key, long def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e15)
-		return (long)v->valuedouble;
-	return def;
-}
-
-static const char *json_str(const cJSON *obj, const char *key, size_t *len)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	if (!cJSON_IsString(v) || !v->valuestring)
-		return NULL;
-	if (len)
-		*len = strlen(v->valuestring);
-	return v->valuestring;
-}
-
 static long pick(long a, long b, long c)
 {
 	return a > 0 ? a : b > 0 ? b : c;
 }
 
-static void plan_limits(struct grade_plan *p, const struct judge_config *cfg, const cJSON *req)
+static void plan_limits(struct grade_plan *p, const struct judge_config *cfg,
+			const struct grade_request *req)
 {
-	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(req, "limits");
+	const struct grade_limits *lim = &req->limits;
 	const struct lang *l = p->lang;
 	struct run_limits *r = &p->run_limits;
-	r->cpu_ms = pick(json_long(lim, "time_ms", 0), l->time_limit_ms, cfg->time_limit_ms);
-	r->wall_ms =
-	    pick(json_long(lim, "wall_ms", 0), 0, r->cpu_ms * cfg->wall_limit_factor + 1000);
-	r->memory_kb =
-	    pick(json_long(lim, "memory_mb", 0), l->memory_limit_mb, cfg->memory_limit_mb) * 1024;
-	r->stdout_bytes = pick(json_long(lim, "output_kb", 0), 0, cfg->output_limit_kb) * 1024;
+	r->cpu_ms = pick(lim->time_ms, l->time_limit_ms, cfg->time_limit_ms);
+	r->wall_ms = pick(lim->wall_ms, 0, r->cpu_ms * cfg->wall_limit_factor + 1000);
+	r->memory_kb = pick(lim->memory_mb, l->memory_limit_mb, cfg->memory_limit_mb) * 1024;
+	r->stdout_bytes = pick(lim->output_kb, 0, cfg->output_limit_kb) * 1024;
 	r->stderr_bytes = cfg->stderr_limit_kb * 1024;
-	r->processes = pick(json_long(lim, "processes", 0), l->processes, cfg->processes);
+	r->processes = pick(lim->processes, l->processes, cfg->processes);
 	r->file_bytes = cfg->file_size_kb * 1024;
 	r->open_files = cfg->open_files;
 
@@ -123,56 +59,24 @@ static void plan_limits(struct grade_plan *p, const struct judge_config *cfg, co
 	c->open_files = cfg->open_files;
 }
 
-/* Reads compare options: "compare": "tokens" or {"mode": ..., flags...}. */
-static int plan_compare(struct grade_plan *p, const cJSON *req, char *err, size_t errlen)
-{
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(req, "compare");
-	cmp_opts_init(&p->cmp, CMP_LINES);
-	if (!c)
-		return 0;
-	const char *mode = cJSON_IsString(c) ? c->valuestring : json_str(c, "mode", NULL);
-	if (mode) {
-		enum cmp_mode m;
-		if (cmp_mode_parse(mode, &m) < 0) {
-			snprintf(err, errlen, "unknown compare mode '%s'", mode);
-			return -1;
-		}
-		cmp_opts_init(&p->cmp, m);
-	}
-	if (!cJSON_IsObject(c))
-		return 0;
-	p->cmp.case_sensitive = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "case_sensitive"));
-	p->cmp.space_change_sensitive =
-	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "space_change_sensitive"));
-	p->cmp.unordered_tokens =
-	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "unordered_tokens"));
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "float_tolerance");
-	if (cJSON_IsNumber(t))
-		p->cmp.float_abs_tol = p->cmp.float_rel_tol = t->valuedouble;
-	t = cJSON_GetObjectItemCaseSensitive(c, "float_absolute_tolerance");
-	if (cJSON_IsNumber(t))
-		p->cmp.float_abs_tol = t->valuedouble;
-	t = cJSON_GetObjectItemCaseSensitive(c, "float_relative_tolerance");
-	if (cJSON_IsNumber(t))
-		p->cmp.float_rel_tol = t->valuedouble;
-	return 0;
-}
-
-static void add_test(struct grade_plan *p, const char *name, const cJSON *t)
+static void add_test(struct grade_plan *p, const char *name, const char *stdin_data,
+		     size_t stdin_len, const char *expected, size_t expected_len)
 {
 	struct grade_test *g = &p->tests[p->ntests++];
 	memset(g, 0, sizeof *g);
 	g->name = strdup(name);
-	g->stdin_data = json_str(t, "stdin", &g->stdin_len);
-	g->expected = json_str(t, "expected_output", &g->expected_len);
-	g->has_expected = g->expected != NULL;
+	g->stdin_data = stdin_data;
+	g->stdin_len = stdin_len;
+	g->expected = expected;
+	g->expected_len = expected_len;
+	g->has_expected = expected != NULL;
 }
 
 /* Tests, limits and validator options of a problem package (problem.h): env's
  * preloaded package (judge verify) or problems_dir/<id>. The request's own
  * limits win over the package's. */
-static int plan_problem(struct grade_plan *p, const struct grade_env *env, const cJSON *req,
-			const char *id, char *err, size_t errlen)
+static int plan_problem(struct grade_plan *p, const struct grade_env *env,
+			const struct grade_request *req, const char *id, char *err, size_t errlen)
 {
 	const struct problem *pb = env->problem;
 	if (pb && !strcmp(pb->id, id)) {
@@ -192,16 +96,16 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env, const
 		return -1;
 	}
 	p->problem = pb;
-	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(req, "limits");
+	const struct grade_limits *lim = &req->limits;
 	struct run_limits *r = &p->run_limits;
-	if (json_long(lim, "time_ms", 0) <= 0 && pb->limits.time_limit_s > 0) {
+	if (lim->time_ms <= 0 && pb->limits.time_limit_s > 0) {
 		r->cpu_ms = (long)(pb->limits.time_limit_s * 1000 + 0.5);
-		if (json_long(lim, "wall_ms", 0) <= 0)
+		if (lim->wall_ms <= 0)
 			r->wall_ms = r->cpu_ms * env->cfg->wall_limit_factor + 1000;
 	}
-	if (json_long(lim, "memory_mb", 0) <= 0 && pb->limits.memory_mb > 0)
+	if (lim->memory_mb <= 0 && pb->limits.memory_mb > 0)
 		r->memory_kb = pb->limits.memory_mb * 1024;
-	if (json_long(lim, "output_kb", 0) <= 0 && pb->limits.output_mb > 0)
+	if (lim->output_kb <= 0 && pb->limits.output_mb > 0)
 		r->stdout_bytes = pb->limits.output_mb * 1024 * 1024;
 	p->tests = calloc((size_t)pb->ntests, sizeof *p->tests);
 	if (!p->tests) {
@@ -222,42 +126,28 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env, const
 	return 0;
 }
 
-static int plan_tests(struct grade_plan *p, const struct grade_env *env, const cJSON *req,
-		      char *err, size_t errlen)
+static int plan_tests(struct grade_plan *p, const struct grade_env *env,
+		      const struct grade_request *req, char *err, size_t errlen)
 {
-	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(req, "tests");
-	const char *problem = json_str(req, "problem", NULL);
-	if (problem)
-		return plan_problem(p, env, req, problem, err, errlen);
-	if (cJSON_IsArray(tests) && cJSON_GetArraySize(tests) > 0) {
-		int n = cJSON_GetArraySize(tests);
-		p->tests = calloc((size_t)n, sizeof *p->tests);
-		if (!p->tests) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		p->explicit_tests = true;
-		const cJSON *t;
-		int i = 0;
-		cJSON_ArrayForEach(t, tests)
-		{
-			char num[32];
-			const char *name = json_str(t, "name", NULL);
-			snprintf(num, sizeof num, "%d", ++i);
-			add_test(p, name ? name : num, t);
-		}
-		return 0;
-	}
-	p->tests = calloc(1, sizeof *p->tests);
+	if (req->problem)
+		return plan_problem(p, env, req, req->problem, err, errlen);
+	int n = req->ntests > 0 ? req->ntests : 1;
+	p->tests = calloc((size_t)n, sizeof *p->tests);
 	if (!p->tests) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	add_test(p, "1", req);
+	p->explicit_tests = req->ntests > 0;
+	for (int i = 0; i < req->ntests; i++) {
+		const struct grade_test_in *t = &req->tests[i];
+		add_test(p, t->name, t->stdin_data, t->stdin_len, t->expected, t->expected_len);
+	}
+	if (!req->ntests)
+		add_test(p, "1", req->stdin_data, req->stdin_len, req->expected, req->expected_len);
 	return 0;
 }
 
-static void plan_release(struct grade_plan *p)
+void grade_plan_release(struct grade_plan *p)
 {
 	for (int i = 0; i < p->ntests; i++) {
 		free(p->tests[i].name);
@@ -271,29 +161,37 @@ static void plan_release(struct grade_plan *p)
 		prob_release(p->owned_problem);
 	free(p->owned_problem);
 	prob_argv_free(p->compile_argv);
+	memset(p, 0, sizeof *p);
 }
 
-static void add_output(cJSON *obj, const char *key, const struct strbuf *sb)
+int grade_plan_make(struct grade_plan *p, const struct grade_env *env,
+		    const struct grade_request *req, char *err, size_t errlen)
 {
-	struct strbuf clean = STRBUF_INIT;
-	utf8_sanitize(&clean, sb->buf, sb->len);
-	cJSON_AddStringToObject(obj, key, clean.buf);
-	strbuf_release(&clean);
-}
-
-static void add_nullable_int(cJSON *obj, const char *key, bool present, long v)
-{
-	if (present)
-		cJSON_AddNumberToObject(obj, key, (double)v);
-	else
-		cJSON_AddNullToObject(obj, key);
+	memset(p, 0, sizeof *p);
+	if (!req->language || !req->source) {
+		snprintf(err, errlen, "request has no %s", req->language ? "source" : "language");
+		return -1;
+	}
+	p->lang = lang_find(env->langs, req->language);
+	if (!p->lang) {
+		snprintf(err, errlen, "unknown language");
+		return -1;
+	}
+	p->source = req->source;
+	p->source_len = req->source_len;
+	p->run_all = req->run_all_tests;
+	p->cancel = env->cancel;
+	p->backend = env->backend;
+	p->cmp = req->cmp;
+	plan_limits(p, env->cfg, req);
+	return plan_tests(p, env, req, err, errlen);
 }
 
 /* Asks the package's output validator (checker.h). Its failure is the judge's
  * fault (internal_error), never a verdict against the submission. */
 static enum sub_status judge_checker(const struct grade_plan *p, const struct grade_test *t,
-				     const struct run_result *rr, cJSON **feedback, char *err,
-				     size_t errlen)
+				     const struct run_result *rr, struct grade_feedback *fb,
+				     char *err, size_t errlen)
 {
 	struct checker_verdict v;
 	checker_run(p->checker, t->stdin_path, t->expected_path, rr->out.buf, rr->out.len,
@@ -304,17 +202,16 @@ static enum sub_status judge_checker(const struct grade_plan *p, const struct gr
 	}
 	if (v.outcome == CHECKER_ACCEPT)
 		return SUB_ACCEPTED;
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddStringToObject(f, "message",
-				v.message[0] ? v.message : "rejected by the output validator");
-	*feedback = f;
+	fb->present = true;
+	snprintf(fb->message, sizeof fb->message, "%s",
+		 v.message[0] ? v.message : "rejected by the output validator");
 	return SUB_WRONG_ANSWER;
 }
 
 /* Maps a run that did not fail to a verdict, comparing when there is an expected output. */
 static enum sub_status judge_output(const struct grade_plan *p, const struct grade_test *t,
-				    const struct run_result *rr, cJSON **feedback, char *err,
-				    size_t errlen)
+				    const struct run_result *rr, struct grade_feedback *fb,
+				    char *err, size_t errlen)
 {
 	if (!t->has_expected && !t->expected_path)
 		return SUB_COMPLETED;
@@ -335,26 +232,25 @@ static enum sub_status judge_output(const struct grade_plan *p, const struct gra
 	const struct cmp_opts *cmp = t->cmp ? t->cmp : &p->cmp;
 	if (cmp->mode == CMP_CHECKER) {
 		strbuf_release(&file);
-		return judge_checker(p, t, rr, feedback, err, errlen);
+		return judge_checker(p, t, rr, fb, err, errlen);
 	}
-	struct cmp_feedback fb;
-	memset(&fb, 0, sizeof fb);
-	enum cmp_outcome o = cmp_compare(cmp, exp, exp_len, rr->out.buf, rr->out.len, &fb);
+	struct cmp_feedback cf;
+	memset(&cf, 0, sizeof cf);
+	enum cmp_outcome o = cmp_compare(cmp, exp, exp_len, rr->out.buf, rr->out.len, &cf);
 	strbuf_release(&file);
 	if (o == CMP_MATCH)
 		return SUB_ACCEPTED;
 	if (o == CMP_ERROR) {
-		snprintf(err, errlen, "comparison failed: %s", fb.message);
+		snprintf(err, errlen, "comparison failed: %s", cf.message);
 		return SUB_INTERNAL_ERROR;
 	}
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddNumberToObject(f, "line", (double)fb.line);
-	cJSON_AddNumberToObject(f, "column", (double)fb.column);
-	if (!t->hide_data)
-		cJSON_AddStringToObject(f, "expected", fb.expected);
-	cJSON_AddStringToObject(f, "got", fb.got);
-	cJSON_AddStringToObject(f, "message", fb.message);
-	*feedback = f;
+	fb->present = fb->has_position = true;
+	fb->line = cf.line;
+	fb->column = cf.column;
+	fb->has_expected = !t->hide_data;
+	snprintf(fb->expected, sizeof fb->expected, "%s", cf.expected);
+	snprintf(fb->got, sizeof fb->got, "%s", cf.got);
+	snprintf(fb->message, sizeof fb->message, "%s", cf.message);
 	return SUB_WRONG_ANSWER;
 }
 
@@ -377,36 +273,106 @@ static enum sub_status run_status_verdict(enum run_status s)
 	return SUB_INTERNAL_ERROR;
 }
 
-static void fill_run_fields(cJSON *obj, const struct run_result *rr, bool with_output)
+enum sub_status grade_judge_test(const struct grade_plan *p, int i, const struct run_result *rr,
+				 struct grade_feedback *fb, char *err, size_t errlen)
 {
-	bool exited = rr->status != RUN_INTERNAL_ERROR && !rr->signal &&
+	memset(fb, 0, sizeof *fb);
+	if (rr->status != RUN_OK) {
+		enum sub_status st = run_status_verdict(rr->status);
+		if (st == SUB_INTERNAL_ERROR)
+			snprintf(err, errlen, "sandbox failed on test '%s': %s", p->tests[i].name,
+				 rr->message[0] ? rr->message : "invalid run specification");
+		return st;
+	}
+	return judge_output(p, &p->tests[i], rr, fb, err, errlen);
+}
+
+static struct grade_run_facts run_facts(const struct run_result *rr)
+{
+	struct grade_run_facts f = {
+	    .exited = rr->status != RUN_INTERNAL_ERROR && !rr->signal &&
 		      rr->status != RUN_TIMEOUT && rr->status != RUN_MEMORY_LIMIT &&
-		      rr->status != RUN_OUTPUT_LIMIT;
-	add_nullable_int(obj, "exit_code", exited, rr->exit_code);
-	add_nullable_int(obj, "signal", rr->signal != 0, rr->signal);
-	cJSON_AddNumberToObject(obj, "time_ms", (double)rr->cpu_ms);
-	cJSON_AddNumberToObject(obj, "wall_ms", (double)rr->wall_ms);
-	cJSON_AddNumberToObject(obj, "memory_kb", (double)rr->memory_kb);
-	if (with_output) {
-		add_output(obj, "stdout", &rr->out);
-		add_output(obj, "stderr", &rr->err);
-		cJSON_AddBoolToObject(obj, "stdout_truncated", rr->out_truncated);
-		cJSON_AddBoolToObject(obj, "stderr_truncated", rr->err_truncated);
+		      rr->status != RUN_OUTPUT_LIMIT,
+	    .exit_code = rr->exit_code,
+	    .signal = rr->signal,
+	    .time_ms = rr->cpu_ms,
+	    .wall_ms = rr->wall_ms,
+	    .memory_kb = rr->memory_kb,
+	};
+	return f;
+}
+
+int grade_tally_start(struct grade_tally *t, const struct grade_plan *p, struct grade_result *res)
+{
+	memset(t, 0, sizeof *t);
+	res->status = SUB_ACCEPTED;
+	res->has_tests = p->explicit_tests;
+	res->tests_total = p->ntests;
+	if (!p->explicit_tests)
+		return 0;
+	res->tests = calloc((size_t)p->ntests, sizeof *res->tests);
+	return res->tests ? 0 : -1;
+}
+
+bool grade_tally_add(struct grade_tally *t, const struct grade_plan *p, struct grade_result *res,
+		     int i, enum sub_status st, struct run_result *rr,
+		     const struct grade_feedback *fb)
+{
+	const struct grade_test *gt = &p->tests[i];
+	t->any_expected |= gt->has_expected || gt->expected_path;
+	t->max_cpu = rr->cpu_ms > t->max_cpu ? rr->cpu_ms : t->max_cpu;
+	t->max_wall = rr->wall_ms > t->max_wall ? rr->wall_ms : t->max_wall;
+	t->max_mem = rr->memory_kb > t->max_mem ? rr->memory_kb : t->max_mem;
+	if (res->has_tests) {
+		struct grade_test_out *o = &res->tests[res->ntests++];
+		o->name = strdup(gt->name);
+		o->status = st;
+		o->run = run_facts(rr);
+		o->feedback = *fb;
+	}
+	bool failed = st != SUB_ACCEPTED && st != SUB_COMPLETED;
+	if (!t->decided && (failed || i == p->ntests - 1)) {
+		/* the first failing test decides; else the last one speaks */
+		t->decided = failed;
+		res->status = st;
+		res->ran = true;
+		res->run = run_facts(rr);
+		res->feedback = *fb;
+		/* take the output: swap buffers, so rr keeps something to release */
+		struct strbuf tmp = res->out;
+		res->out = rr->out;
+		rr->out = tmp;
+		tmp = res->err;
+		res->err = rr->err;
+		rr->err = tmp;
+		res->out_truncated = rr->out_truncated;
+		res->err_truncated = rr->err_truncated;
+	}
+	return failed && !p->run_all;
+}
+
+void grade_tally_finish(const struct grade_tally *t, const struct grade_plan *p,
+			struct grade_result *res)
+{
+	if (res->status == SUB_ACCEPTED && !t->any_expected)
+		res->status = SUB_COMPLETED;
+	if (p->ntests > 1) {
+		/* across several tests the worst time and memory tell most */
+		res->run.time_ms = t->max_cpu;
+		res->run.wall_ms = t->max_wall;
+		res->run.memory_kb = t->max_mem;
 	}
 }
 
-/* Compiles the source in sb. Returns 0 when it compiled (or needs no compiling),
- * 1 on a compile error, -1 on an internal error (message in err). */
-static int compile(const struct grade_plan *p, struct sandbox *sb, cJSON *result, char *err,
-		   size_t errlen)
+/* Compiles the source in sb into res->compile. Returns 0 when it compiled (or
+ * needs no compiling), 1 on a compile error, -1 on an internal error (message
+ * in err). */
+static int compile(const struct grade_plan *p, struct sandbox *sb, struct grade_result *res,
+		   char *err, size_t errlen)
 {
-	cJSON *c = cJSON_AddObjectToObject(result, "compile");
-	if (!p->lang->compile_argv) {
-		cJSON_AddStringToObject(c, "status", "ok");
-		cJSON_AddStringToObject(c, "output", "");
-		cJSON_AddNumberToObject(c, "time_ms", 0);
+	struct grade_compile *c = &res->compile;
+	if (!p->lang->compile_argv)
 		return 0;
-	}
 	struct run_spec spec = {
 	    .argv =
 		(const char *const *)(p->compile_argv ? p->compile_argv : p->lang->compile_argv),
@@ -426,32 +392,30 @@ static int compile(const struct grade_plan *p, struct sandbox *sb, cJSON *result
 			 rr.message[0] ? rr.message : "invalid run specification");
 		goto out;
 	}
-	struct strbuf text = STRBUF_INIT;
-	strbuf_add(&text, rr.out.buf, rr.out.len);
-	strbuf_add(&text, rr.err.buf, rr.err.len);
+	struct strbuf *text = &c->output;
+	strbuf_add(text, rr.out.buf, rr.out.len);
+	strbuf_add(text, rr.err.buf, rr.err.len);
 	if (rr.status == RUN_TIMEOUT)
-		strbuf_addstr(&text, "\ncompilation exceeded its time limit\n");
+		strbuf_addstr(text, "\ncompilation exceeded its time limit\n");
 	else if (rr.status == RUN_MEMORY_LIMIT)
-		strbuf_addstr(&text, "\ncompilation exceeded its memory limit\n");
+		strbuf_addstr(text, "\ncompilation exceeded its memory limit\n");
 	else if (rr.status == RUN_OUTPUT_LIMIT)
-		strbuf_addstr(&text, "\ncompiler output exceeded its limit\n");
-	if (text.len > COMPILE_OUTPUT_MAX) {
+		strbuf_addstr(text, "\ncompiler output exceeded its limit\n");
+	if (text->len > COMPILE_OUTPUT_MAX) {
 		/* cut at a character boundary: back up over continuation bytes */
 		size_t cut = COMPILE_OUTPUT_MAX;
-		while (cut > 0 && ((unsigned char)text.buf[cut] & 0xc0) == 0x80)
+		while (cut > 0 && ((unsigned char)text->buf[cut] & 0xc0) == 0x80)
 			cut--;
-		text.len = cut;
-		text.buf[cut] = 0;
-		strbuf_addstr(&text, "\n[compiler output truncated]\n");
+		text->len = cut;
+		text->buf[cut] = 0;
+		strbuf_addstr(text, "\n[compiler output truncated]\n");
 	}
-	bool ok = rr.status == RUN_OK && rr.exit_code == 0;
-	cJSON_AddStringToObject(c, "status", ok ? "ok" : "error");
-	add_output(c, "output", &text);
-	cJSON_AddNumberToObject(c, "time_ms", (double)rr.cpu_ms);
-	cJSON_AddNumberToObject(c, "wall_ms", (double)rr.wall_ms);
-	cJSON_AddNumberToObject(c, "memory_kb", (double)rr.memory_kb);
-	strbuf_release(&text);
-	ret = ok ? 0 : 1;
+	c->ran = true;
+	c->ok = rr.status == RUN_OK && rr.exit_code == 0;
+	c->time_ms = rr.cpu_ms;
+	c->wall_ms = rr.wall_ms;
+	c->memory_kb = rr.memory_kb;
+	ret = c->ok ? 0 : 1;
 out:
 	run_result_release(&rr);
 	return ret;
@@ -466,23 +430,19 @@ static bool cancelled(const struct grade_plan *p, char *err, size_t errlen)
 	return true;
 }
 
-static int run_tests(const struct grade_plan *p, struct sandbox *sb, cJSON *result, char *err,
-		     size_t errlen)
+/* Runs the tests in order into res. Returns 0, or -1 on the judge's own
+ * failure (message in err). */
+static int run_tests(const struct grade_plan *p, struct sandbox *sb, struct grade_result *res,
+		     char *err, size_t errlen)
 {
-	cJSON *tests = p->explicit_tests ? cJSON_AddArrayToObject(result, "tests") : NULL;
-	enum sub_status overall = SUB_ACCEPTED;
-	bool any_expected = false, decided = false;
-	long max_cpu = 0, max_wall = 0, max_mem = 0;
-	struct run_result deciding;
-	run_result_init(&deciding);
-	cJSON *deciding_feedback = NULL;
-	int ret = 0;
-
+	struct grade_tally tally;
+	if (grade_tally_start(&tally, p, res) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	for (int i = 0; i < p->ntests; i++) {
-		if (cancelled(p, err, errlen)) {
-			ret = -1;
-			break;
-		}
+		if (cancelled(p, err, errlen))
+			return -1;
 		const struct grade_test *t = &p->tests[i];
 		struct run_spec spec = {
 		    .argv = (const char *const *)p->lang->run_argv,
@@ -495,98 +455,38 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, cJSON *resu
 		    .more_runs = i < p->ntests - 1,
 		};
 		struct run_result rr;
+		struct grade_feedback fb;
 		run_result_init(&rr);
-		if (sandbox_run(sb, &spec, &rr) < 0 || rr.status == RUN_INTERNAL_ERROR) {
-			snprintf(err, errlen, "sandbox failed on test '%s': %s", t->name,
-				 rr.message[0] ? rr.message : "invalid run specification");
-			run_result_release(&rr);
-			ret = -1;
-			break;
-		}
-		cJSON *feedback = NULL;
-		enum sub_status st = run_status_verdict(rr.status);
-		if (rr.status == RUN_OK)
-			st = judge_output(p, t, &rr, &feedback, err, errlen);
-		if (st == SUB_INTERNAL_ERROR) {
-			run_result_release(&rr);
-			ret = -1;
-			break;
-		}
-		any_expected |= t->has_expected || t->expected_path;
-		max_cpu = rr.cpu_ms > max_cpu ? rr.cpu_ms : max_cpu;
-		max_wall = rr.wall_ms > max_wall ? rr.wall_ms : max_wall;
-		max_mem = rr.memory_kb > max_mem ? rr.memory_kb : max_mem;
-		if (tests) {
-			cJSON *tj = cJSON_CreateObject();
-			cJSON_AddStringToObject(tj, "name", t->name);
-			cJSON_AddStringToObject(tj, "status", sub_status_name(st));
-			fill_run_fields(tj, &rr, false);
-			if (feedback)
-				cJSON_AddItemToObject(tj, "feedback",
-						      cJSON_Duplicate(feedback, true));
-			cJSON_AddItemToArray(tests, tj);
-		}
-		bool failed = st != SUB_ACCEPTED && st != SUB_COMPLETED;
-		if (!decided && (failed || i == p->ntests - 1)) {
-			/* the first failing test decides; else the last one speaks */
-			decided = failed;
-			overall = st;
-			run_result_release(&deciding);
-			deciding = rr;
-			cJSON_Delete(deciding_feedback);
-			deciding_feedback = feedback;
-		} else {
-			run_result_release(&rr);
-			cJSON_Delete(feedback);
-		}
-		if (failed && !p->run_all)
+		if (sandbox_run(sb, &spec, &rr) < 0)
+			rr.status = RUN_INTERNAL_ERROR;
+		enum sub_status st = grade_judge_test(p, i, &rr, &fb, err, errlen);
+		bool stop =
+		    st == SUB_INTERNAL_ERROR || grade_tally_add(&tally, p, res, i, st, &rr, &fb);
+		run_result_release(&rr);
+		if (st == SUB_INTERNAL_ERROR)
+			return -1;
+		if (stop)
 			break;
 	}
-	if (ret == 0) {
-		if (overall == SUB_ACCEPTED && !any_expected)
-			overall = SUB_COMPLETED;
-		cJSON_AddStringToObject(result, "status", sub_status_name(overall));
-		fill_run_fields(result, &deciding, true);
-		if (p->ntests > 1) {
-			/* across several tests the worst time and memory tell most */
-			cJSON_ReplaceItemInObject(result, "time_ms", cJSON_CreateNumber(max_cpu));
-			cJSON_ReplaceItemInObject(result, "wall_ms", cJSON_CreateNumber(max_wall));
-			cJSON_ReplaceItemInObject(result, "memory_kb", cJSON_CreateNumber(max_mem));
-		}
-		if (deciding_feedback) {
-			cJSON_AddItemToObject(result, "feedback", deciding_feedback);
-			deciding_feedback = NULL;
-		} else {
-			cJSON_AddNullToObject(result, "feedback");
-		}
-		if (tests)
-			cJSON_AddNumberToObject(result, "tests_total", p->ntests);
-	}
-	cJSON_Delete(deciding_feedback);
-	run_result_release(&deciding);
-	return ret;
+	grade_tally_finish(&tally, p, res);
+	return 0;
 }
 
-/* Writes the request's extra "files" beside the source; when some are sources of
+/* Writes the request's extra files beside the source; when some are sources of
  * the language, they are compiled with it (plan's compile_argv). */
-static int write_files(struct grade_plan *p, struct sandbox *sb, const cJSON *req, char *err,
-		       size_t errlen)
+static int write_files(struct grade_plan *p, struct sandbox *sb, const struct grade_request *req,
+		       char *err, size_t errlen)
 {
-	const cJSON *files = cJSON_GetObjectItemCaseSensitive(req, "files");
-	const cJSON *f;
 	const char *srcs[257];
 	int n = 0;
-	cJSON_ArrayForEach(f, files)
-	{
-		size_t len;
-		const char *name = json_str(f, "name", NULL);
-		const char *content = json_str(f, "content", &len);
-		if (!name || !content || !strcmp(name, p->lang->source_file)) {
-			snprintf(err, errlen, "bad entry in files: '%s'",
-				 name ? name : "(no name)");
+	for (int i = 0; i < req->nfiles; i++) {
+		const char *name = req->files[i].name;
+		if (!strcmp(name, p->lang->source_file)) {
+			snprintf(err, errlen, "bad entry in files: '%s'", name);
 			return -1;
 		}
-		int rc = sandbox_write_file(sb, name, content, len, 0644);
+		int rc =
+		    sandbox_write_file(sb, name, req->files[i].content, req->files[i].len, 0644);
 		if (rc < 0) {
 			snprintf(err, errlen, "cannot write '%s' into the box: %s", name,
 				 strerror(-rc));
@@ -627,77 +527,64 @@ static int write_files(struct grade_plan *p, struct sandbox *sb, const cJSON *re
 	return ret;
 }
 
-cJSON *grade_request(const struct grade_env *env, const cJSON *request)
+/* Writes the program into a fresh box, compiles and runs it into res. Returns
+ * 0, or -1 on the judge's own failure (message in err). */
+static int grade_in_box(const struct grade_env *env, struct grade_plan *plan,
+			const struct grade_request *req, struct grade_result *res, char *err,
+			size_t errlen)
 {
-	char err[512] = "";
-	struct grade_plan plan;
-	memset(&plan, 0, sizeof plan);
-	const char *lang_name = json_str(request, "language", NULL);
-	if (!lang_name)
-		return error_result(NULL, SUB_INTERNAL_ERROR, "request has no language");
-	plan.lang = lang_find(env->langs, lang_name);
-	if (!plan.lang)
-		return error_result(lang_name, SUB_INTERNAL_ERROR, "unknown language");
-	plan.source = json_str(request, "source", &plan.source_len);
-	if (!plan.source)
-		return error_result(lang_name, SUB_INTERNAL_ERROR, "request has no source");
-	plan.run_all = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "run_all_tests"));
-	plan.cancel = env->cancel;
-	plan.backend = env->backend;
-	plan_limits(&plan, env->cfg, request);
-	if (plan_compare(&plan, request, err, sizeof err) < 0 ||
-	    plan_tests(&plan, env, request, err, sizeof err) < 0) {
-		plan_release(&plan);
-		return error_result(lang_name, SUB_INTERNAL_ERROR, err);
-	}
-
-	cJSON *result = cJSON_CreateObject();
 	struct sandbox *sb = NULL;
+	int ret = -1;
 	int rc = sandbox_open(env->backend, env->slot, env->cfg->tmp_size_mb * 1024 * 1024, &sb,
-			      err, sizeof err);
+			      err, errlen);
 	if (rc < 0)
-		goto internal;
-	rc = sandbox_write_file(sb, plan.lang->source_file, plan.source, plan.source_len, 0644);
+		goto out;
+	rc = sandbox_write_file(sb, plan->lang->source_file, plan->source, plan->source_len, 0644);
 	if (rc < 0) {
-		snprintf(err, sizeof err, "cannot write the source into the box: %s",
-			 strerror(-rc));
-		goto internal;
+		snprintf(err, errlen, "cannot write the source into the box: %s", strerror(-rc));
+		goto out;
 	}
-	if (write_files(&plan, sb, request, err, sizeof err) < 0 ||
-	    cancelled(&plan, err, sizeof err))
-		goto internal;
-	rc = compile(&plan, sb, result, err, sizeof err);
+	if (write_files(plan, sb, req, err, errlen) < 0 || cancelled(plan, err, errlen))
+		goto out;
+	rc = compile(plan, sb, res, err, errlen);
 	if (rc < 0)
-		goto internal;
+		goto out;
 	if (rc > 0) {
-		cJSON_AddStringToObject(result, "status", sub_status_name(SUB_COMPILE_ERROR));
-		goto done;
+		res->status = SUB_COMPILE_ERROR;
+		ret = 0;
+		goto out;
 	}
-	if (plan.problem && plan.problem->custom_validator && !plan.checker) {
-		if (checker_build(plan.problem, env->langs, env->cfg, env->backend, env->slot,
-				  &plan.checker, err, sizeof err) < 0)
-			goto internal;
-		plan.own_checker = true;
+	if (plan->problem && plan->problem->custom_validator && !plan->checker) {
+		if (checker_build(plan->problem, env->langs, env->cfg, env->backend, env->slot,
+				  &plan->checker, err, errlen) < 0)
+			goto out;
+		plan->own_checker = true;
 	}
-	if (run_tests(&plan, sb, result, err, sizeof err) < 0)
-		goto internal;
-	goto done;
-
-internal:
-	log_error("grade: %s: %s", lang_name, err);
-	cJSON_Delete(result);
-	result = error_result(lang_name, SUB_INTERNAL_ERROR, err);
-	goto out;
-done:
-	cJSON_AddStringToObject(result, "language", plan.lang->name);
-	/* put status and language first, where a reader looks */
-	cJSON *st = cJSON_DetachItemFromObjectCaseSensitive(result, "status");
-	cJSON *lg = cJSON_DetachItemFromObjectCaseSensitive(result, "language");
-	cJSON_InsertItemInArray(result, 0, lg);
-	cJSON_InsertItemInArray(result, 0, st);
+	ret = run_tests(plan, sb, res, err, errlen);
 out:
 	if (sb)
 		sandbox_close(sb);
-	plan_release(&plan);
-	return result;
+	return ret;
+}
+
+void grade_request(const struct grade_env *env, const struct grade_request *req,
+		   struct grade_result *out)
+{
+	char err[512] = "";
+	struct grade_plan plan;
+	model_result_init(out);
+	if (grade_plan_make(&plan, env, req, err, sizeof err) < 0) {
+		model_result_fail(out, req->language, "%s", err);
+		goto out;
+	}
+	if (grade_in_box(env, &plan, req, out, err, sizeof err) < 0) {
+		log_error("grade: %s: %s", req->language, err);
+		model_result_fail(out, req->language, "%s", err);
+		goto out;
+	}
+	out->language = strdup(plan.lang->name);
+	if (!out->language)
+		model_result_fail(out, req->language, "out of memory");
+out:
+	grade_plan_release(&plan);
 }

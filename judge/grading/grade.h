@@ -1,30 +1,23 @@
-/* grade: compile once, run each test, compare, aggregate into the result JSON.
+/* grade: compile once, run each test, compare, aggregate into the typed result.
  *
- * The input is a normalized request (the same JSON for `judge run`, the worker
- * and the API):
- *   {"language": "python", "source": "...",
- *    "tests": [{"name": "1", "stdin": "...", "expected_output": "..."}],  (expected optional)
- *    "problem": "sum",                      instead of tests: a package's tests
- *    "files": [{"name": "util.h", "content": "..."}],   more files of the program
- *                                           (sources of its language are compiled too)
- *    "compare": {"mode": "tokens", "case_sensitive": false, "space_change_sensitive": false,
- *                "float_absolute_tolerance": 1e-6, "float_relative_tolerance": 1e-6,
- *                "unordered_tokens": false},
- *    "limits": {"time_ms": 2000, "wall_ms": 7000, "memory_mb": 256, "output_kb": 16384,
- *               "processes": 64},
- *    "run_all_tests": false}
- * A request without "tests" and without "problem" runs once with "stdin" and, if
- * present, "expected_output".
- * The output is the result JSON of the README.
+ * The input is a typed request (model.h: the same for `judge run`, `judge
+ * verify` and the worker); the output a typed result that model_result_render
+ * turns into the result JSON of the README. The steps that need no sandbox
+ * (planning, judging an output, folding test outcomes into the verdict) are
+ * public so they can be tested alone.
  */
 #pragma once
 #include <stdatomic.h>
-#include <cjson/cJSON.h>
+#include <stdbool.h>
 
+#include "judge/grading/compare.h"
+#include "judge/grading/model.h"
+#include "judge/grading/status.h"
 #include "runner/sandbox.h"
 
 struct judge_config;
 struct lang_registry;
+struct lang;
 struct problem;
 struct checker;
 
@@ -43,6 +36,81 @@ struct grade_env {
 	const atomic_bool *cancel;
 };
 
-/* Grades request. Never returns NULL: a failure of the judge itself becomes an
- * internal_error result with a message. The caller owns (cJSON_Delete) the result. */
-cJSON *grade_request(const struct grade_env *env, const cJSON *request);
+/* Grades req into out (initialized here; release with model_result_release).
+ * Never fails: a failure of the judge itself becomes an internal_error result
+ * with a message. */
+void grade_request(const struct grade_env *env, const struct grade_request *req,
+		   struct grade_result *out);
+
+/* One test of a plan. */
+struct grade_test {
+	char *name;
+	const char *stdin_data; /* borrowed from the request */
+	size_t stdin_len;
+	char *stdin_path;     /* host file (problem packages) */
+	const char *expected; /* borrowed from the request */
+	size_t expected_len;
+	bool has_expected;
+	char *expected_path;	    /* host file read at compare time */
+	bool hide_data;		    /* secret test: no expected snippet in feedback */
+	const struct cmp_opts *cmp; /* problem packages: the test group's options, else NULL */
+	const char *const *validator_args; /* custom output validator arguments */
+};
+
+/* A request planned into runs: language, limits, compare options, tests. It
+ * borrows the request's strings, so the request must outlive it. */
+struct grade_plan {
+	const atomic_bool *cancel;    /* grade_env's */
+	enum sandbox_backend backend; /* grade_env's */
+	const struct lang *lang;
+	const char *source;
+	size_t source_len;
+	struct run_limits run_limits;
+	struct run_limits compile_limits;
+	struct cmp_opts cmp;
+	bool run_all;
+	struct grade_test *tests;
+	int ntests;
+	bool explicit_tests;	       /* report a tests array */
+	const struct problem *problem; /* "problem" requests: env's or owned_problem */
+	struct problem *owned_problem;
+	struct checker *checker; /* custom output validator; owned when own_checker */
+	bool own_checker;
+	char **compile_argv; /* programs of several sources (prob_compile_argv), or NULL */
+};
+
+/* Plans req with env's configuration, languages and package (a "problem"
+ * request loads problems_dir/<id> unless env->problem is that package). No
+ * sandbox. Returns 0, or -1 with a message in err; release p either way. */
+int grade_plan_make(struct grade_plan *p, const struct grade_env *env,
+		    const struct grade_request *req, char *err, size_t errlen);
+void grade_plan_release(struct grade_plan *p);
+
+/* The verdict on test i of p whose run rr ended without a sandbox failure:
+ * the runner's status, or the comparison of its output (output validators run
+ * through p->checker). Fills fb on wrong_answer. internal_error (message in
+ * err) is the judge's fault, never the program's. */
+enum sub_status grade_judge_test(const struct grade_plan *p, int i, const struct run_result *rr,
+				 struct grade_feedback *fb, char *err, size_t errlen);
+
+/* Folding test outcomes into a result, in test order. */
+struct grade_tally {
+	bool decided; /* a failing test decided the verdict */
+	bool any_expected;
+	long max_cpu, max_wall, max_mem;
+};
+
+/* Prepares res to receive p's tests (the tests array when p has explicit tests).
+ * Returns 0, or -1 when out of memory. */
+int grade_tally_start(struct grade_tally *t, const struct grade_plan *p, struct grade_result *res);
+/* Folds test i (verdict st, run rr, feedback fb) into res: the first failing
+ * test decides, else the last one speaks; res takes rr's output when this test
+ * decides (rr stays valid to release). Returns true when grading should stop
+ * (a failure, and not run_all_tests). */
+bool grade_tally_add(struct grade_tally *t, const struct grade_plan *p, struct grade_result *res,
+		     int i, enum sub_status st, struct run_result *rr,
+		     const struct grade_feedback *fb);
+/* After the last test run: completed when nothing had an expected output, and
+ * across several tests the worst time and memory. */
+void grade_tally_finish(const struct grade_tally *t, const struct grade_plan *p,
+			struct grade_result *res);

@@ -1,7 +1,8 @@
-/* request: validation of client request bodies into the grader's normalized request. */
+/* request: validation of client request bodies into the grader's typed request. */
 #include "judge/grading/request.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ int req_fail(struct req_error *err, int http_status, const char *code, const cha
 
 void req_parsed_release(struct req_parsed *p)
 {
+	model_request_release(&p->req);
 	cJSON_Delete(p->request);
 	free(p->callback_url);
 	p->request = NULL;
@@ -218,15 +220,23 @@ static int check_known_keys(const cJSON *obj, const char *const *keys, const cha
 	return 0;
 }
 
-static int add_string(cJSON *obj, const char *name, const char *value, struct req_error *err)
+static int oom(struct req_error *err)
 {
-	if (!cJSON_AddStringToObject(obj, name, value))
-		return req_fail(err, 503, "out_of_memory", "out of memory");
+	return req_fail(err, 503, "out_of_memory", "out of memory");
+}
+
+static int copy_string(char **dst, size_t *len, const char *s, struct req_error *err)
+{
+	size_t n = strlen(s);
+	if (model_set(dst, s, n) < 0)
+		return oom(err);
+	if (len)
+		*len = n;
 	return 0;
 }
 
-static int validate_limits(const struct judge_config *cfg, const cJSON *in, cJSON *out,
-			   struct req_error *err)
+static int validate_limits(const struct judge_config *cfg, const cJSON *in,
+			   struct grade_request *out, struct req_error *err)
 {
 	const cJSON *l = cJSON_GetObjectItemCaseSensitive(in, "limits");
 	if (!l || cJSON_IsNull(l))
@@ -238,38 +248,143 @@ static int validate_limits(const struct judge_config *cfg, const cJSON *in, cJSO
 	if (check_known_keys(l, keys, "limits.", err) < 0)
 		return -1;
 	long max_wall = cfg->max_time_limit_ms * cfg->wall_limit_factor + 1000;
+	struct grade_limits *g = &out->limits;
 	struct {
 		const char *name;
 		long lo, hi;
+		long *to;
 	} spec[] = {
-	    {"time_ms", 1, cfg->max_time_limit_ms},	{"wall_ms", 1, max_wall},
-	    {"memory_mb", 8, cfg->max_memory_limit_mb}, {"output_kb", 1, cfg->max_output_limit_kb},
-	    {"processes", 1, cfg->max_processes},
+	    {"time_ms", 1, cfg->max_time_limit_ms, &g->time_ms},
+	    {"wall_ms", 1, max_wall, &g->wall_ms},
+	    {"memory_mb", 8, cfg->max_memory_limit_mb, &g->memory_mb},
+	    {"output_kb", 1, cfg->max_output_limit_kb, &g->output_kb},
+	    {"processes", 1, cfg->max_processes, &g->processes},
 	};
-	cJSON *lo = cJSON_AddObjectToObject(out, "limits");
-	if (!lo)
-		return req_fail(err, 503, "out_of_memory", "out of memory");
-	for (size_t i = 0; i < sizeof spec / sizeof spec[0]; i++) {
-		long v;
-		if (get_int(l, spec[i].name, "limits.", spec[i].lo, spec[i].hi, &v, err) < 0)
+	out->has_limits = true;
+	/* absent keys stay 0, which no range above admits: 0 = not given */
+	for (size_t i = 0; i < sizeof spec / sizeof spec[0]; i++)
+		if (get_int(l, spec[i].name, "limits.", spec[i].lo, spec[i].hi, spec[i].to, err) <
+		    0)
 			return -1;
-		if (cJSON_GetObjectItemCaseSensitive(l, spec[i].name) &&
-		    !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(l, spec[i].name)))
-			cJSON_AddNumberToObject(lo, spec[i].name, (double)v);
+	return 0;
+}
+
+/* The flags of compare, in the ICPC validator's argv form ("float_tolerance
+ * 1e-6 case_sensitive" or ["float_tolerance", "1e-6"]), into argv (words cut
+ * in buf). */
+static int collect_flags(const cJSON *flags, const char **argv, int *argc, char *buf, size_t buflen,
+			 struct req_error *err)
+{
+	*argc = 0;
+	if (!flags || cJSON_IsNull(flags))
+		return 0;
+	if (cJSON_IsString(flags)) {
+		if (strlen(flags->valuestring) >= buflen)
+			return req_fail(err, 422, "invalid_field", "compare.flags is too long");
+		strcpy(buf, flags->valuestring);
+		char *save = NULL;
+		for (char *tok = strtok_r(buf, " \t\r\n", &save); tok;
+		     tok = strtok_r(NULL, " \t\r\n", &save)) {
+			if (*argc >= 48)
+				return req_fail(err, 422, "invalid_field",
+						"compare.flags has too many words");
+			argv[(*argc)++] = tok;
+		}
+	} else if (cJSON_IsArray(flags)) {
+		const cJSON *f;
+		cJSON_ArrayForEach(f, flags)
+		{
+			if (!cJSON_IsString(f) || *argc >= 48)
+				return req_fail(err, 422, "invalid_field",
+						"compare.flags must be at most 48 strings");
+			argv[(*argc)++] = f->valuestring;
+		}
+	} else {
+		return req_fail(err, 422, "invalid_field",
+				"compare.flags must be a string or an array of strings");
 	}
 	return 0;
 }
 
+static const char *const tol_keys[] = {"float_absolute_tolerance", "float_relative_tolerance",
+				       "float_tolerance"};
+
+/* The explicit keys of a compare object, checked (in the order the API always
+ * reported them) before the flags are parsed, and applied after them so they win. */
+struct compare_keys {
+	bool case_sensitive, space_change_sensitive;
+	double tol[3]; /* by tol_keys; < 0 when not given */
+};
+
+static int read_keys(const cJSON *c, struct compare_keys *k, struct req_error *err)
+{
+	memset(k, 0, sizeof *k);
+	if (get_bool(c, "case_sensitive", "compare.", &k->case_sensitive, err) < 0 ||
+	    get_bool(c, "space_change_sensitive", "compare.", &k->space_change_sensitive, err) < 0)
+		return -1;
+	for (size_t i = 0; i < 3; i++) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, tol_keys[i]);
+		k->tol[i] = -1;
+		if (!t || cJSON_IsNull(t))
+			continue;
+		if (!cJSON_IsNumber(t) || t->valuedouble < 0 || t->valuedouble != t->valuedouble)
+			return req_fail(err, 422, "invalid_field",
+					"compare.%s must be a number >= 0", tol_keys[i]);
+		k->tol[i] = t->valuedouble;
+	}
+	return 0;
+}
+
+static int apply_keys(const struct compare_keys *k, struct cmp_opts *o, struct req_error *err)
+{
+	o->case_sensitive |= k->case_sensitive;
+	o->space_change_sensitive |= k->space_change_sensitive;
+	for (size_t i = 0; i < 3; i++) {
+		if (k->tol[i] < 0)
+			continue;
+		/* 1e999 parses to infinity */
+		if (!isfinite(k->tol[i]))
+			return req_fail(err, 422, "invalid_field",
+					"compare: bad value 'inf' for '%s' (a finite number >= 0)",
+					tol_keys[i]);
+		if (i != 1)
+			o->float_abs_tol = k->tol[i];
+		if (i != 0)
+			o->float_rel_tol = k->tol[i];
+	}
+	return 0;
+}
+
+/* The flags and keys of a compare object into o. */
+static int compare_object(const cJSON *c, struct cmp_opts *o, struct req_error *err)
+{
+	const char *argv[64];
+	int argc;
+	char buf[1024], perr[256];
+	struct compare_keys k;
+	bool ut = false;
+	if (collect_flags(cJSON_GetObjectItemCaseSensitive(c, "flags"), argv, &argc, buf,
+			  sizeof buf, err) < 0 ||
+	    read_keys(c, &k, err) < 0)
+		return -1;
+	if (argc && cmp_parse_flags(o, argc, argv, perr, sizeof perr) < 0)
+		return req_fail(err, 422, "invalid_field", "compare: %s", perr);
+	if (apply_keys(&k, o, err) < 0 || get_bool(c, "unordered_tokens", "compare.", &ut, err) < 0)
+		return -1;
+	o->unordered_tokens |= ut;
+	return 0;
+}
+
 /* compare: a mode name, or {"mode": M, "flags": "icpc flags" | ["flag", ...]}
- * and/or the normalized keys of grade.h. Flags go through cmp_parse_flags so a
- * bad flag is the client's error here rather than an internal_error later. */
-static int validate_compare(const cJSON *in, bool has_problem, cJSON *out, struct req_error *err)
+ * and/or the normalized keys of model.h, parsed once into out->cmp. A bad flag
+ * is the client's error here rather than an internal_error later. */
+static int validate_compare(const cJSON *in, bool has_problem, struct grade_request *out,
+			    struct req_error *err)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(in, "compare");
 	if (!c || cJSON_IsNull(c))
 		return 0;
 	const char *mode_s = NULL;
-	const cJSON *flags = NULL;
 	if (cJSON_IsString(c)) {
 		mode_s = c->valuestring;
 	} else if (cJSON_IsObject(c)) {
@@ -286,12 +401,10 @@ static int validate_compare(const cJSON *in, bool has_problem, cJSON *out, struc
 			return -1;
 		if (get_string(c, "mode", "compare.", false, 64, &mode_s, err) < 0)
 			return -1;
-		flags = cJSON_GetObjectItemCaseSensitive(c, "flags");
 	} else {
 		return req_fail(err, 422, "invalid_field",
 				"compare must be a mode name or an object");
 	}
-	struct cmp_opts o;
 	enum cmp_mode mode = CMP_LINES;
 	if (mode_s && cmp_mode_parse(mode_s, &mode) < 0)
 		return req_fail(err, 422, "invalid_field",
@@ -301,82 +414,11 @@ static int validate_compare(const cJSON *in, bool has_problem, cJSON *out, struc
 	if (mode == CMP_CHECKER && !has_problem)
 		return req_fail(err, 422, "invalid_field",
 				"compare.mode 'checker' needs a problem with an output validator");
-	cmp_opts_init(&o, mode);
-
-	/* collect flags as argv: the flags field, then the explicit keys */
-	const char *argv[64];
-	char numbuf[8][40];
-	int argc = 0, nums = 0;
-	char flagbuf[1024];
-	if (flags && !cJSON_IsNull(flags)) {
-		if (cJSON_IsString(flags)) {
-			/* "float_tolerance 1e-6 case_sensitive": split on white space */
-			if (strlen(flags->valuestring) >= sizeof flagbuf)
-				return req_fail(err, 422, "invalid_field",
-						"compare.flags is too long");
-			strcpy(flagbuf, flags->valuestring);
-			char *save = NULL;
-			for (char *tok = strtok_r(flagbuf, " \t\r\n", &save); tok;
-			     tok = strtok_r(NULL, " \t\r\n", &save)) {
-				if (argc >= 48)
-					return req_fail(err, 422, "invalid_field",
-							"compare.flags has too many words");
-				argv[argc++] = tok;
-			}
-		} else if (cJSON_IsArray(flags)) {
-			const cJSON *f;
-			cJSON_ArrayForEach(f, flags)
-			{
-				if (!cJSON_IsString(f) || argc >= 48)
-					return req_fail(err, 422, "invalid_field",
-							"compare.flags must be at most 48 strings");
-				argv[argc++] = f->valuestring;
-			}
-		} else {
-			return req_fail(err, 422, "invalid_field",
-					"compare.flags must be a string or an array of strings");
-		}
-	}
-	static const char *const bools[] = {"case_sensitive", "space_change_sensitive", NULL};
-	for (size_t i = 0; cJSON_IsObject(c) && bools[i]; i++) {
-		bool b = false;
-		if (get_bool(c, bools[i], "compare.", &b, err) < 0)
-			return -1;
-		if (b)
-			argv[argc++] = bools[i];
-	}
-	static const char *const tols[] = {"float_absolute_tolerance", "float_relative_tolerance",
-					   "float_tolerance", NULL};
-	for (size_t i = 0; cJSON_IsObject(c) && tols[i]; i++) {
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, tols[i]);
-		if (!t || cJSON_IsNull(t))
-			continue;
-		if (!cJSON_IsNumber(t) || t->valuedouble < 0 || t->valuedouble != t->valuedouble)
-			return req_fail(err, 422, "invalid_field",
-					"compare.%s must be a number >= 0", tols[i]);
-		snprintf(numbuf[nums], sizeof numbuf[nums], "%.17g", t->valuedouble);
-		argv[argc++] = tols[i];
-		argv[argc++] = numbuf[nums++];
-	}
-	char perr[256];
-	if (argc && cmp_parse_flags(&o, argc, argv, perr, sizeof perr) < 0)
-		return req_fail(err, 422, "invalid_field", "compare: %s", perr);
-	bool ut = false;
-	if (cJSON_IsObject(c) && get_bool(c, "unordered_tokens", "compare.", &ut, err) < 0)
-		return -1;
-
-	cJSON *co = cJSON_AddObjectToObject(out, "compare");
-	if (!co)
-		return req_fail(err, 503, "out_of_memory", "out of memory");
-	cJSON_AddStringToObject(co, "mode", cmp_mode_name(o.mode));
-	cJSON_AddBoolToObject(co, "case_sensitive", o.case_sensitive);
-	cJSON_AddBoolToObject(co, "space_change_sensitive", o.space_change_sensitive);
-	if (o.float_abs_tol >= 0)
-		cJSON_AddNumberToObject(co, "float_absolute_tolerance", o.float_abs_tol);
-	if (o.float_rel_tol >= 0)
-		cJSON_AddNumberToObject(co, "float_relative_tolerance", o.float_rel_tol);
-	cJSON_AddBoolToObject(co, "unordered_tokens", ut || o.unordered_tokens);
-	return 0;
+	cmp_opts_init(&out->cmp, mode);
+	out->has_compare = true;
+	if (!cJSON_IsObject(c))
+		return 0;
+	return compare_object(c, &out->cmp, err);
 }
 
 /* One pattern of compare mode regex: compiled (and tried on an empty output)
@@ -394,30 +436,23 @@ static int check_regex(const char *pat, const char *what, struct req_error *err)
 	return 0;
 }
 
-static int check_regexes(const cJSON *o, struct req_error *err)
+static int check_regexes(const struct grade_request *r, struct req_error *err)
 {
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "compare");
-	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(c, "mode");
-	if (!cJSON_IsString(mode) || strcmp(mode->valuestring, "regex"))
+	if (r->cmp.mode != CMP_REGEX)
 		return 0;
-	const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "expected_output");
-	if (cJSON_IsString(e) && check_regex(e->valuestring, "expected_output", err) < 0)
+	if (r->expected && check_regex(r->expected, "expected_output", err) < 0)
 		return -1;
-	const cJSON *t;
-	int i = 0;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(o, "tests"))
-	{
+	for (int i = 0; i < r->ntests; i++) {
 		char what[48];
-		snprintf(what, sizeof what, "tests[%d].expected_output", i++);
-		e = cJSON_GetObjectItemCaseSensitive(t, "expected_output");
-		if (cJSON_IsString(e) && check_regex(e->valuestring, what, err) < 0)
+		snprintf(what, sizeof what, "tests[%d].expected_output", i);
+		if (r->tests[i].expected && check_regex(r->tests[i].expected, what, err) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int validate_tests(const struct judge_config *cfg, const cJSON *tests, cJSON *out,
-			  bool *any_expected, struct req_error *err)
+static int validate_tests(const struct judge_config *cfg, const cJSON *tests,
+			  struct grade_request *out, bool *any_expected, struct req_error *err)
 {
 	if (!cJSON_IsArray(tests))
 		return req_fail(err, 422, "invalid_field", "tests must be an array of objects");
@@ -427,9 +462,6 @@ static int validate_tests(const struct judge_config *cfg, const cJSON *tests, cJ
 	if (n > cfg->max_tests)
 		return req_fail(err, 413, "too_large", "tests has %d entries, at most %ld allowed",
 				n, cfg->max_tests);
-	cJSON *arr = cJSON_AddArrayToObject(out, "tests");
-	if (!arr)
-		return req_fail(err, 503, "out_of_memory", "out of memory");
 	size_t max_stdin = (size_t)cfg->max_stdin_kb * 1024;
 	int i = 0;
 	const cJSON *t;
@@ -449,19 +481,92 @@ static int validate_tests(const struct judge_config *cfg, const cJSON *tests, cJ
 		    get_string(t, "stdin", where, false, max_stdin, &in, err) < 0 ||
 		    get_string(t, "expected_output", where, false, max_stdin, &exp, err) < 0)
 			return -1;
-		cJSON *o = cJSON_CreateObject();
-		if (!o || !cJSON_AddItemToArray(arr, o))
-			return cJSON_Delete(o),
-			       req_fail(err, 503, "out_of_memory", "out of memory");
 		char num[16];
 		snprintf(num, sizeof num, "%d", i);
-		add_string(o, "name", name ? name : num, err);
-		add_string(o, "stdin", in ? in : "", err);
-		if (exp) {
-			add_string(o, "expected_output", exp, err);
-			*any_expected = true;
-		}
+		if (model_request_add_test(out, name ? name : num, in, in ? strlen(in) : 0, exp,
+					   exp ? strlen(exp) : 0) < 0)
+			return oom(err);
+		*any_expected |= exp != NULL;
 	}
+	return 0;
+}
+
+static int unknown_language(const struct lang_registry *langs, const char *language,
+			    struct req_error *err)
+{
+	struct strbuf names = STRBUF_INIT;
+	for (int i = 0; i < langs->count && names.len < 150; i++)
+		strbuf_addf(&names, "%s%s", i ? ", " : "", langs->langs[i].name);
+	req_fail(err, 422, "unknown_language", "unknown language '%.40s' (known: %s)", language,
+		 names.buf);
+	strbuf_release(&names);
+	return -1;
+}
+
+/* A problem id of /v1/submissions: valid and a package this judge can grade.
+ * Loading reads only problem.yaml and folder listings: cheap. */
+static int validate_problem(const struct judge_config *cfg, enum req_kind kind, const char *problem,
+			    struct req_error *err)
+{
+	if (kind != REQ_SUBMISSION)
+		return req_fail(err, 422, "invalid_field",
+				"problem is accepted by /v1/submissions only");
+	if (!req_problem_id_valid(problem))
+		return req_fail(
+		    err, 422, "invalid_field",
+		    "problem id must match [a-z0-9][a-z0-9_-]* (at most 64 characters)");
+	struct problem pb;
+	char perr[256];
+	int prc = prob_open(&pb, cfg->problems_dir, problem, perr, sizeof perr);
+	if (prc == -2)
+		return req_fail(err, 422, "unknown_problem", "unknown problem '%s'", problem);
+	if (prc < 0)
+		return req_fail(err, 422, "unsupported_problem",
+				"problem '%s' cannot be loaded: %s", problem, perr);
+	int ret = 0;
+	if (pb.unsupported)
+		ret = req_fail(err, 422, "unsupported_problem", "problem '%s' is not supported: %s",
+			       problem, pb.unsupported);
+	prob_release(&pb);
+	return ret;
+}
+
+/* The form of the request: a problem, inline tests, or one run; and the
+ * callback URL's type (checked beside the other strings, as always). */
+static int validate_form(const struct judge_config *cfg, enum req_kind kind, const cJSON *in,
+			 struct grade_request *o, const char **cb, struct req_error *err)
+{
+	const char *stdin_s, *expected, *problem;
+	size_t max_stdin = (size_t)cfg->max_stdin_kb * 1024;
+	if (get_string(in, "stdin", "", false, max_stdin, &stdin_s, err) < 0 ||
+	    get_string(in, "expected_output", "", false, max_stdin, &expected, err) < 0 ||
+	    get_string(in, "problem", "", false, 256, &problem, err) < 0 ||
+	    get_string(in, "callback_url", "", false, MAX_URL + 1, cb, err) < 0)
+		return -1;
+	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(in, "tests");
+	if (tests && cJSON_IsNull(tests))
+		tests = NULL;
+	int forms = (tests != NULL) + (problem != NULL) + (stdin_s || expected);
+	if (forms > 1)
+		return req_fail(err, 422, "invalid_field",
+				"give only one of tests, problem, or stdin/expected_output");
+	bool any_expected = expected != NULL;
+	if (problem) {
+		if (validate_problem(cfg, kind, problem, err) < 0 ||
+		    copy_string(&o->problem, NULL, problem, err) < 0)
+			return -1;
+		any_expected = true;
+	} else if (tests) {
+		if (validate_tests(cfg, tests, o, &any_expected, err) < 0)
+			return -1;
+	} else {
+		if (copy_string(&o->stdin_data, &o->stdin_len, stdin_s ? stdin_s : "", err) < 0 ||
+		    (expected && copy_string(&o->expected, &o->expected_len, expected, err) < 0))
+			return -1;
+	}
+	if (kind == REQ_EXECUTE_EXPECTED && !any_expected)
+		return req_fail(err, 422, "missing_field",
+				"expected_output (or tests with expected_output) is required");
 	return 0;
 }
 
@@ -469,8 +574,9 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 		 enum req_kind kind, const cJSON *in, struct req_parsed *out, struct req_error *err)
 {
 	int ret = -1;
-	cJSON *o = NULL;
 	memset(out, 0, sizeof *out);
+	model_request_init(&out->req);
+	struct grade_request *o = &out->req;
 	if (!cJSON_IsObject(in))
 		return req_fail(err, 422, "invalid_field", "the request must be a JSON object");
 	static const char *const keys[] = {
@@ -478,21 +584,12 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	    "compare",	"limits", "run_all_tests", "callback_url",    "idempotency_key", NULL};
 	if (check_known_keys(in, keys, "", err) < 0)
 		return -1;
-	o = cJSON_CreateObject();
-	if (!o)
-		return req_fail(err, 503, "out_of_memory", "out of memory");
 
-	const char *language, *source, *stdin_s, *expected, *problem, *cb;
-	size_t max_stdin = (size_t)cfg->max_stdin_kb * 1024;
+	const char *language, *source, *cb;
 	if (get_string(in, "language", "", true, 64, &language, err) < 0)
 		goto out;
 	if (!lang_find(langs, language)) {
-		struct strbuf names = STRBUF_INIT;
-		for (int i = 0; i < langs->count && names.len < 150; i++)
-			strbuf_addf(&names, "%s%s", i ? ", " : "", langs->langs[i].name);
-		req_fail(err, 422, "unknown_language", "unknown language '%.40s' (known: %s)",
-			 language, names.buf);
-		strbuf_release(&names);
+		unknown_language(langs, language, err);
 		goto out;
 	}
 	if (get_string(in, "source", "", true, (size_t)cfg->max_source_kb * 1024, &source, err) < 0)
@@ -501,92 +598,29 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 		req_fail(err, 422, "missing_field", "source is empty");
 		goto out;
 	}
-	if (get_string(in, "stdin", "", false, max_stdin, &stdin_s, err) < 0 ||
-	    get_string(in, "expected_output", "", false, max_stdin, &expected, err) < 0 ||
-	    get_string(in, "problem", "", false, 256, &problem, err) < 0 ||
-	    get_string(in, "callback_url", "", false, MAX_URL + 1, &cb, err) < 0)
+	if (copy_string(&o->language, NULL, language, err) < 0 ||
+	    copy_string(&o->source, &o->source_len, source, err) < 0 ||
+	    validate_form(cfg, kind, in, o, &cb, err) < 0)
 		goto out;
-	add_string(o, "language", language, err);
-	add_string(o, "source", source, err);
-
-	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(in, "tests");
-	if (tests && cJSON_IsNull(tests))
-		tests = NULL;
-	int forms = (tests != NULL) + (problem != NULL) + (stdin_s || expected);
-	if (forms > 1) {
-		req_fail(err, 422, "invalid_field",
-			 "give only one of tests, problem, or stdin/expected_output");
+	if (validate_compare(in, o->problem != NULL, o, err) < 0 || check_regexes(o, err) < 0 ||
+	    validate_limits(cfg, in, o, err) < 0 ||
+	    get_bool(in, "run_all_tests", "", &o->run_all_tests, err) < 0)
 		goto out;
-	}
-	bool any_expected = expected != NULL;
-	if (problem) {
-		if (kind != REQ_SUBMISSION) {
-			req_fail(err, 422, "invalid_field",
-				 "problem is accepted by /v1/submissions only");
-			goto out;
-		}
-		if (!req_problem_id_valid(problem)) {
-			req_fail(
-			    err, 422, "invalid_field",
-			    "problem id must match [a-z0-9][a-z0-9_-]* (at most 64 characters)");
-			goto out;
-		}
-		/* loading reads only problem.yaml and folder listings: cheap */
-		struct problem pb;
-		char perr[256];
-		int prc = prob_open(&pb, cfg->problems_dir, problem, perr, sizeof perr);
-		if (prc == -2) {
-			req_fail(err, 422, "unknown_problem", "unknown problem '%s'", problem);
-			goto out;
-		}
-		if (prc < 0) {
-			req_fail(err, 422, "unsupported_problem",
-				 "problem '%s' cannot be loaded: %s", problem, perr);
-			goto out;
-		}
-		if (pb.unsupported) {
-			req_fail(err, 422, "unsupported_problem",
-				 "problem '%s' is not supported: %s", problem, pb.unsupported);
-			prob_release(&pb);
-			goto out;
-		}
-		prob_release(&pb);
-		add_string(o, "problem", problem, err);
-		any_expected = true;
-	} else if (tests) {
-		if (validate_tests(cfg, tests, o, &any_expected, err) < 0)
-			goto out;
-	} else {
-		add_string(o, "stdin", stdin_s ? stdin_s : "", err);
-		if (expected)
-			add_string(o, "expected_output", expected, err);
-	}
-	if (kind == REQ_EXECUTE_EXPECTED && !any_expected) {
-		req_fail(err, 422, "missing_field",
-			 "expected_output (or tests with expected_output) is required");
-		goto out;
-	}
-	if (validate_compare(in, problem != NULL, o, err) < 0 || check_regexes(o, err) < 0 ||
-	    validate_limits(cfg, in, o, err) < 0)
-		goto out;
-	bool all = false;
-	if (get_bool(in, "run_all_tests", "", &all, err) < 0)
-		goto out;
-	cJSON_AddBoolToObject(o, "run_all_tests", all);
 	if (cb) {
 		if (req_callback_url_check(cb, cfg->callback_hosts, err) < 0)
 			goto out;
-		out->callback_url = strdup(cb);
-		if (!out->callback_url) {
-			req_fail(err, 503, "out_of_memory", "out of memory");
+		if (copy_string(&out->callback_url, NULL, cb, err) < 0)
 			goto out;
-		}
 	}
-	out->request = o;
-	o = NULL;
+	out->request = model_request_render(o);
+	if (!out->request) {
+		oom(err);
+		goto out;
+	}
 	ret = 0;
 out:
-	cJSON_Delete(o);
+	if (ret < 0)
+		req_parsed_release(out);
 	return ret;
 }
 

@@ -1,15 +1,17 @@
-/* request (req_): turns a client's request body into the normalized request of grade.h.
+/* request (req_): turns a client's request body into the typed request of model.h.
  *
  * Everything a client sends passes through here before it reaches the queue:
  * the body must be UTF-8 JSON, every field has a type, a range and a cap from
- * judge.ini, and the output is exactly the normalized request the grader takes
- * (grade.h), so a worker never sees a field it did not expect. Errors carry the
- * HTTP status and the API error code the client gets.
+ * judge.ini, and the output is the typed request the grader takes (model.h)
+ * with its normalized JSON for the queue, so a worker never sees a field it did
+ * not expect. Errors carry the HTTP status and the API error code the client gets.
  */
 #pragma once
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "judge/grading/model.h"
 
 struct judge_config;
 struct lang_registry;
@@ -28,11 +30,12 @@ struct req_error {
 	char message[256]; /* lower-case, names the field */
 };
 
-/* A validated request: the normalized JSON for the grader plus what the
- * service keeps beside it. */
+/* A validated request: the typed request, its normalized JSON for the queue
+ * (model_request_render) and what the service keeps beside it. */
 struct req_parsed {
-	cJSON *request;	    /* normalized request (grade.h); owned */
-	char *callback_url; /* validated callback URL, or NULL; owned */
+	struct grade_request req; /* owned */
+	cJSON *request;		  /* normalized request (model.h); owned */
+	char *callback_url;	  /* validated callback URL, or NULL; owned */
 };
 
 /* Sets err and returns -1 (for one-line error returns). */

@@ -262,17 +262,21 @@ int queue_extend(struct db *db, int64_t id, const char *worker, int attempt, lon
 			id, worker, attempt, lease, NULL, "cannot extend lease", err, errlen);
 }
 
-/* The JSON to store for result and its status: a result without a final
- * status is the judge's fault, not a verdict, and is stored as internal_error.
- * Returns a malloc'd string, or NULL when out of memory. */
-static char *finish_json(const cJSON *result, enum sub_status *out, char *err, size_t errlen)
+/* The state stored for status and its result: only a final one ends a claim. */
+static enum sub_status finish_status(enum sub_status st, const cJSON *result)
 {
-	enum sub_status st = SUB_INTERNAL_ERROR;
-	const cJSON *s = cJSON_GetObjectItemCaseSensitive(result, "status");
+	return result && sub_status_is_final(st) && (unsigned)st < SUB_STATUS_COUNT
+		   ? st
+		   : SUB_INTERNAL_ERROR;
+}
+
+/* The JSON to store for result of status st: a status that is not final is
+ * the judge's fault, not a verdict, and is stored as internal_error. Returns a
+ * malloc'd string, or NULL when out of memory. */
+static char *finish_json(enum sub_status st, const cJSON *result, char *err, size_t errlen)
+{
 	cJSON *fixed = NULL;
-	if (!cJSON_IsString(s) || sub_status_parse(s->valuestring, &st) < 0 ||
-	    !sub_status_is_final(st)) {
-		st = SUB_INTERNAL_ERROR;
+	if (!result || finish_status(st, result) != st) {
 		fixed = result ? cJSON_Duplicate(result, 1) : cJSON_CreateObject();
 		if (fixed) {
 			cJSON_DeleteItemFromObjectCaseSensitive(fixed, "status");
@@ -284,7 +288,6 @@ static char *finish_json(const cJSON *result, enum sub_status *out, char *err, s
 	}
 	char *json = cJSON_PrintUnformatted(fixed ? fixed : result);
 	cJSON_Delete(fixed);
-	*out = st;
 	if (!json)
 		snprintf(err, errlen, "cannot finish: out of memory");
 	return json;
@@ -296,11 +299,11 @@ static char *finish_json(const cJSON *result, enum sub_status *out, char *err, s
 	"callback_next = CASE WHEN callback_url IS NOT NULL THEN now() END " CLAIM_WHERE           \
 	" RETURNING id"
 
-int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, const cJSON *result,
-		 char *err, size_t errlen)
+int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, enum sub_status status,
+		 const cJSON *result, char *err, size_t errlen)
 {
-	enum sub_status st;
-	char *json = finish_json(result, &st, err, errlen);
+	enum sub_status st = finish_status(status, result);
+	char *json = finish_json(status, result, err, errlen);
 	if (!json)
 		return -1;
 	int rc =
@@ -313,12 +316,12 @@ int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, con
 }
 
 int queue_finish_claim(struct db *db, int64_t id, const char *worker, int attempt,
-		       const cJSON *result, long lease_ms, struct queue_sub *next, bool *claimed,
-		       char *err, size_t errlen)
+		       enum sub_status status, const cJSON *result, long lease_ms,
+		       struct queue_sub *next, bool *claimed, char *err, size_t errlen)
 {
 	*claimed = false;
-	enum sub_status st;
-	char *json = finish_json(result, &st, err, errlen);
+	enum sub_status st = finish_status(status, result);
+	char *json = finish_json(status, result, err, errlen);
 	if (!json)
 		return -1;
 	char ids[24], att[16], lease[24];

@@ -44,7 +44,7 @@ enum { QUEUE_PRIO_INTERACTIVE = 0, QUEUE_PRIO_BULK = 10 };
 struct queue_sub {
 	int64_t id;
 	enum sub_status status;
-	cJSON *request; /* the normalized request (grade.h); owned */
+	cJSON *request; /* the normalized request (model.h); owned */
 	cJSON *result;	/* the result JSON once final, else NULL; owned */
 	int priority;
 	char *idempotency_key; /* NULL when none */
@@ -100,19 +100,20 @@ int queue_claim(struct db *db, const char *worker, long lease_ms, struct queue_s
  * (reaped or finished), or -1 with err. */
 int queue_extend(struct db *db, int64_t id, const char *worker, int attempt, long lease_ms,
 		 char *err, size_t errlen);
-/* Finishes a claim: stores result, sets the status from result's "status"
- * (a status that is not final is stored as internal_error), finished time, and
- * NOTIFYs judge_done, in one transaction. Returns 0, 1 when the claim is no
- * longer ours (nothing is changed), or -1 with err. */
-int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, const cJSON *result,
-		 char *err, size_t errlen);
+/* Finishes a claim: stores status and result (the result JSON of status; a
+ * status that is not final is the judge's fault and is stored as
+ * internal_error, in the JSON too), finished time, and NOTIFYs judge_done, in
+ * one transaction. Returns 0, 1 when the claim is no longer ours (nothing is
+ * changed), or -1 with err. */
+int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, enum sub_status status,
+		 const cJSON *result, char *err, size_t errlen);
 /* queue_finish, and in the same statement (one round trip) claims the next
  * queued submission for worker as queue_claim does (lease_ms). Returns what
  * queue_finish returns; *claimed tells whether *next holds a new claim (then
  * it is the caller's, whatever the return value; on -1 nothing changed). */
 int queue_finish_claim(struct db *db, int64_t id, const char *worker, int attempt,
-		       const cJSON *result, long lease_ms, struct queue_sub *next, bool *claimed,
-		       char *err, size_t errlen);
+		       enum sub_status status, const cJSON *result, long lease_ms,
+		       struct queue_sub *next, bool *claimed, char *err, size_t errlen);
 /* Hands a claim back unfinished (a draining worker): status queued again, the
  * attempt not counted, NOTIFY judge_new. Returns 0, 1 when not ours, -1. */
 int queue_release(struct db *db, int64_t id, const char *worker, int attempt, char *err,

@@ -119,18 +119,17 @@ static void set_claim(struct slot *s, bool busy, int64_t id, int attempt)
  * worker is stopping, the same statement claims the next submission (saving a
  * round trip per submission): returns true when *next holds it. */
 static bool finish_claim(struct slot *s, struct db *db, const struct queue_sub *sub,
-			 const cJSON *result, long ms, struct queue_sub *next)
+			 enum sub_status st, const cJSON *result, long ms, struct queue_sub *next)
 {
 	char err[512];
-	const cJSON *st = cJSON_GetObjectItemCaseSensitive(result, "status");
-	const char *status = cJSON_IsString(st) ? st->valuestring : "?";
+	const char *status = sub_status_name(st);
 	for (int tries = 0;; tries++) {
 		bool claimed = false;
-		int rc =
-		    atomic_load(&s->w->stopping)
-			? queue_finish(db, sub->id, s->name, sub->attempts, result, err, sizeof err)
-			: queue_finish_claim(db, sub->id, s->name, sub->attempts, result,
-					     s->w->lease_ms, next, &claimed, err, sizeof err);
+		int rc = atomic_load(&s->w->stopping)
+			     ? queue_finish(db, sub->id, s->name, sub->attempts, st, result, err,
+					    sizeof err)
+			     : queue_finish_claim(db, sub->id, s->name, sub->attempts, st, result,
+						  s->w->lease_ms, next, &claimed, err, sizeof err);
 		if (rc == 0)
 			log_info("worker %s: submission %" PRId64
 				 " finished: %s (%ld ms, attempt %d)",
@@ -147,6 +146,23 @@ static bool finish_claim(struct slot *s, struct db *db, const struct queue_sub *
 				 s->name, sub->id, err);
 		usleep(500 * 1000);
 	}
+}
+
+/* Grades a stored request (the normalized JSON of model.h) into res. */
+static void grade_stored(const struct grade_env *env, const cJSON *stored, struct grade_result *res)
+{
+	struct grade_request req;
+	char err[512];
+	model_result_init(res);
+	if (!stored) {
+		model_result_fail(res, NULL, "stored request is not JSON");
+		return;
+	}
+	if (model_request_load(stored, &req, err, sizeof err) < 0)
+		model_result_fail(res, req.language, "%s", err);
+	else
+		grade_request(env, &req, res);
+	model_request_release(&req);
 }
 
 static void *slot_main(void *arg)
@@ -203,16 +219,16 @@ static void *slot_main(void *arg)
 					.backend = w->backend,
 					.slot = s->index,
 					.cancel = &s->lost};
-		cJSON *result = NULL;
-		if (sub.request) {
-			result = grade_request(&env, sub.request);
-		} else {
-			result = cJSON_CreateObject();
-			cJSON_AddStringToObject(result, "status", "internal_error");
-			cJSON_AddStringToObject(result, "message", "stored request is not JSON");
+		struct grade_result res;
+		grade_stored(&env, sub.request, &res);
+		cJSON *result = model_result_render(&res);
+		if (!result) { /* out of memory: store what still fits */
+			model_result_fail(&res, NULL, "out of memory rendering the result");
+			result = model_result_render(&res);
 		}
-		have = finish_claim(s, db, &sub, result, (long)(mono_ms() - t0), &next);
+		have = finish_claim(s, db, &sub, res.status, result, (long)(mono_ms() - t0), &next);
 		cJSON_Delete(result);
+		model_result_release(&res);
 		if (have) {
 			struct queue_sub t = sub;
 			sub = next;

@@ -1,0 +1,168 @@
+/* model (model_): the typed request and result of grading, and their JSON forms.
+ *
+ * A request is parsed once (request.c for a client's body, model_request_load
+ * for the normalized JSON stored in submissions.request), graded as a struct
+ * (grade.h), and its result rendered to the result JSON of the README in one
+ * place (model_result_render). The normalized JSON is:
+ *   {"language": "python", "source": "...",
+ *    "files": [{"name": "util.h", "content": "..."}],   more files (judge run/verify)
+ *    "tests": [{"name": "1", "stdin": "...", "expected_output": "..."}],  (expected optional)
+ *    "problem": "sum",                      instead of tests: a package's tests
+ *    "stdin": "...", "expected_output": "...",   instead of both: one run
+ *    "compare": {"mode": "tokens", "case_sensitive": false, "space_change_sensitive": false,
+ *                "float_absolute_tolerance": 1e-6, "float_relative_tolerance": 1e-6,
+ *                "unordered_tokens": false},
+ *    "limits": {"time_ms": 2000, "wall_ms": 7000, "memory_mb": 256, "output_kb": 16384,
+ *               "processes": 64},
+ *    "run_all_tests": false}
+ * Rows queued by older binaries have this shape too, so it must not change.
+ */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/strbuf.h"
+#include "judge/grading/compare.h"
+#include "judge/grading/status.h"
+
+/* A file of the program beside its source. */
+struct grade_file {
+	char *name;
+	char *content;
+	size_t len;
+};
+
+/* One inline test. expected is NULL when the test has no expected output. */
+struct grade_test_in {
+	char *name;
+	char *stdin_data;
+	size_t stdin_len;
+	char *expected;
+	size_t expected_len;
+};
+
+/* The request's own limits; 0 = not given (the judge's defaults apply). */
+struct grade_limits {
+	long time_ms;
+	long wall_ms;
+	long memory_mb;
+	long output_kb;
+	long processes;
+};
+
+/* A request. Every pointer is owned (model_request_release frees it). Exactly
+ * one form: problem != NULL, or ntests > 0, or one run of stdin_data/expected. */
+struct grade_request {
+	char *language;
+	char *source;
+	size_t source_len;
+	struct grade_file *files;
+	int nfiles;
+	struct grade_test_in *tests;
+	int ntests;
+	char *problem;
+	char *stdin_data; /* one run: NULL = empty input */
+	size_t stdin_len;
+	char *expected; /* one run: NULL = nothing to compare with */
+	size_t expected_len;
+	bool has_compare; /* false: lines, and no "compare" key in the JSON */
+	struct cmp_opts cmp;
+	bool has_limits; /* a "limits" object was given (it may be empty) */
+	struct grade_limits limits;
+	bool run_all_tests;
+};
+
+/* Empty request: no fields, compare options of mode lines. */
+void model_request_init(struct grade_request *r);
+/* Frees what r holds and leaves it empty. */
+void model_request_release(struct grade_request *r);
+/* Copies s (len bytes, NUL-terminated in the copy) into *dst, freeing the old
+ * value. Returns 0, or -1 when out of memory. */
+int model_set(char **dst, const char *s, size_t len);
+/* Appends a test (stdin NULL = empty, expected NULL = none); copies every
+ * string. Returns 0, or -1 when out of memory. */
+int model_request_add_test(struct grade_request *r, const char *name, const char *stdin_data,
+			   size_t stdin_len, const char *expected, size_t expected_len);
+/* Appends a file; copies both strings. Returns 0, or -1 when out of memory. */
+int model_request_add_file(struct grade_request *r, const char *name, const char *content,
+			   size_t len);
+/* The normalized JSON of r (the caller deletes it), or NULL when out of memory. */
+cJSON *model_request_render(const struct grade_request *r);
+/* Reads normalized JSON (as stored, possibly by an older binary) into out, which
+ * it initializes. Lenient as the grader always was: a value of the wrong type
+ * counts as absent. Returns 0, or -1 with a message in err (no language, no
+ * source, an unknown compare mode, a bad file entry, out of memory); out holds
+ * what was read so far (language first) and must be released either way. */
+int model_request_load(const cJSON *in, struct grade_request *out, char *err, size_t errlen);
+
+/* What the user reads about the first difference (compare.h's feedback, or an
+ * output validator's message). */
+struct grade_feedback {
+	bool present;
+	bool has_position; /* false: only message (output validators) */
+	long line;
+	long column;
+	bool has_expected; /* false for secret tests: no expected snippet */
+	char expected[128];
+	char got[128];
+	char message[512];
+};
+
+/* Facts of one run, as the result JSON shows them. */
+struct grade_run_facts {
+	bool exited; /* exit_code is meaningful (else null) */
+	int exit_code;
+	int signal; /* 0 = none (null) */
+	long time_ms;
+	long wall_ms;
+	long memory_kb;
+};
+
+struct grade_compile {
+	bool ran; /* false: the language compiles nothing ("ok", empty output) */
+	bool ok;
+	struct strbuf output; /* compiler output (raw bytes, sanitized when rendered) */
+	long time_ms;
+	long wall_ms;
+	long memory_kb;
+};
+
+struct grade_test_out {
+	char *name;
+	enum sub_status status;
+	struct grade_run_facts run;
+	struct grade_feedback feedback;
+};
+
+/* A result. Three shapes, as the README's "Result JSON":
+ *  - message != NULL: the judge failed (internal_error): status, language, message;
+ *  - compile error (ran false): status, language, compile;
+ *  - else the whole result, with tests when has_tests. */
+struct grade_result {
+	enum sub_status status;
+	char *language; /* NULL when unknown */
+	char *message;	/* the judge's own failure, else NULL */
+	struct grade_compile compile;
+	bool ran; /* the program ran: the fields below are set */
+	struct grade_run_facts run;
+	struct strbuf out; /* the deciding run's output (raw bytes) */
+	struct strbuf err;
+	bool out_truncated;
+	bool err_truncated;
+	struct grade_feedback feedback; /* the deciding test's */
+	bool has_tests;
+	struct grade_test_out *tests;
+	int ntests;
+	int tests_total;
+};
+
+void model_result_init(struct grade_result *r);
+void model_result_release(struct grade_result *r);
+/* Makes r an internal_error result with message (printf-style) for language
+ * (may be NULL), dropping what it held. Out of memory keeps the status with a
+ * NULL message (rendered as "out of memory"). */
+void model_result_fail(struct grade_result *r, const char *language, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The result JSON of r (the caller deletes it), or NULL when out of memory. */
+cJSON *model_result_render(const struct grade_result *r);
