@@ -11,7 +11,7 @@ packages=(
 	gcc g++ make pkg-config libpq-dev libmicrohttpd-dev libcjson-dev libseccomp-dev
 	libpcre2-dev libyaml-dev libcriterion-dev libcurl4-openssl-dev
 	# run and test
-	runsc postgresql-15 jq curl patchelf clang-format hyperfine
+	runsc postgresql-15 jq curl unzip patchelf clang-format hyperfine
 	# libFuzzer: clang only recommends its runtime, and recommends are not installed
 	clang libclang-rt-14-dev
 )
