@@ -64,6 +64,9 @@ if [ ! -f "$dest/shared/Microsoft.NETCore.App/$version/.judge-complete" ] || [ !
 	touch "$fw/.judge-complete"
 	rm -rf "$dest"
 	mv "$r" "$dest"
+	rt=$(setpriv --reuid=65534 --regid=65534 --clear-groups env -i "$dest/dotnet" --list-runtimes 2>&1) &&
+		[[ $rt == "Microsoft.NETCore.App $version "* ]] ||
+		fail "$dest/dotnet does not find .NET $version as an unprivileged user: $rt"
 elif ! cmp -s "$sdkroot/dotnet" "$dest/dotnet"; then
 	cp "$sdkroot/dotnet" "$tmp/dotnet" && chmod 755 "$tmp/dotnet" && mv "$tmp/dotnet" "$dest/dotnet"
 fi

@@ -21,6 +21,15 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 fi
 
+# runsc: bookworm-backports' build (deps.sh falls back to bookworm's with a warning)
+v=$(dpkg-query -W -f='${Version}' runsc 2>/dev/null)
+dpkg --compare-versions "${v:-0}" ge 0.0~20240729 && pass "runsc: $v (bookworm-backports)" ||
+	fail "runsc: 0.0~20240729 or newer (bookworm-backports)" "installed: ${v:-none}"
+# the pin: an upgrade takes nothing from bookworm-backports
+out=$(apt-get -s -o Debug::NoLocking=1 dist-upgrade 2>&1 | grep '^Inst .*bookworm-backports')
+[ -z "$out" ] && pass "apt: an upgrade takes nothing from bookworm-backports" ||
+	fail "apt: an upgrade takes nothing from bookworm-backports" "$(head -3 <<<"$out")"
+
 py=$R/python3.12/bin/python3.12
 if readelf -d "$py" | grep -q 'RUNPATH.*\[\$ORIGIN/../lib\]' &&
 	! readelf -d "$R/python3.12/lib/libpython3.12.so.1.0" | grep -q '/root'; then
