@@ -55,10 +55,13 @@ if [[ $runsc_have != "installed "* ]] || dpkg --compare-versions "${runsc_have#i
 	else
 		export DEBIAN_FRONTEND=noninteractive
 		if ! grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-			cat >/etc/apt/sources.list.d/judge-bookworm-backports.sources <<-'SRC'
+			# the mirror bookworm itself comes from
+			mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
+				awk '$2 == "bookworm" { print $1; exit }')
+			cat >/etc/apt/sources.list.d/judge-bookworm-backports.sources <<-SRC
 				# written by judge's languages/deps.sh: for runsc only (see preferences.d/judge-runsc)
 				Types: deb
-				URIs: http://deb.debian.org/debian
+				URIs: ${mirror:-http://deb.debian.org/debian/}
 				Suites: bookworm-backports
 				Components: main
 				Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
