@@ -29,7 +29,15 @@ LIB_OBJS := $(filter-out $(BUILD)/judge/cli/main.o,$(OBJS))
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit-tests run bench bench-runner format format-check clean fuzz
+# `make install`: where things go (DESTDIR is prepended to all of them)
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+STATEDIR ?= /var/lib/judge
+
+.PHONY: all deps test unit-tests run bench bench-runner format format-check clean fuzz install FORCE
 all: $(BIN) bin/box_init
 
 # box_init: the first process of every gVisor sandbox (runner/gvisor.c); static,
@@ -45,6 +53,15 @@ $(BIN): $(OBJS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# the binary looks for SYSCONFDIR/judge/judge.ini when ./judge.ini is missing
+# (judge/cli/main.c); main.o is rebuilt when SYSCONFDIR changes
+$(BUILD)/judge/cli/main.o: CPPFLAGS += -DJUDGE_SYSCONFDIR='"$(SYSCONFDIR)"'
+$(BUILD)/judge/cli/main.o: $(BUILD)/gen/sysconfdir
+$(BUILD)/gen/sysconfdir: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' > $@
+FORCE:
 
 $(BUILD)/gen/migrations.c: $(MIGRATIONS) migrations/embed.sh
 	@mkdir -p $(dir $@)
@@ -70,6 +87,34 @@ test: deps
 run: deps
 	@$(MAKE) --no-print-directory all
 	./$(BIN) up --config judge.ini
+
+# Installs the binary, box_init (found beside it), languages/, problems/, a
+# judge.ini with absolute paths (kept when one is there: the new one goes
+# beside it as judge.ini.new) and the systemd units. Runtimes: `make deps`.
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/judge $(DESTDIR)$(SYSCONFDIR)/judge \
+		$(DESTDIR)$(UNITDIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/judge
+	install -m 755 bin/box_init $(DESTDIR)$(BINDIR)/box_init
+	rm -rf $(DESTDIR)$(DATADIR)/judge/languages $(DESTDIR)$(DATADIR)/judge/problems
+	cp -R languages problems $(DESTDIR)$(DATADIR)/judge/
+	chmod -R u=rwX,go=rX $(DESTDIR)$(DATADIR)/judge
+	sed -e 's|^state_dir = .*|state_dir = $(STATEDIR)|' \
+	    -e 's|^languages_dir = .*|languages_dir = $(DATADIR)/judge/languages|' \
+	    -e 's|^problems_dir = .*|problems_dir = $(DATADIR)/judge/problems|' \
+	    judge.ini > $(BUILD)/judge.ini.installed
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/judge/judge.ini ] && \
+	    ! cmp -s $(BUILD)/judge.ini.installed $(DESTDIR)$(SYSCONFDIR)/judge/judge.ini; then \
+		echo "install: keeping $(DESTDIR)$(SYSCONFDIR)/judge/judge.ini; the new one is judge.ini.new"; \
+		install -m 644 $(BUILD)/judge.ini.installed $(DESTDIR)$(SYSCONFDIR)/judge/judge.ini.new; \
+	else \
+		install -m 644 $(BUILD)/judge.ini.installed $(DESTDIR)$(SYSCONFDIR)/judge/judge.ini; \
+	fi
+	for u in judge-serve judge-worker; do \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+			dist/systemd/$$u.service.in > $(DESTDIR)$(UNITDIR)/$$u.service && \
+		chmod 644 $(DESTDIR)$(UNITDIR)/$$u.service || exit 1; \
+	done
 
 bench: deps all
 	@bash tests/bench/service.sh $(BIN)

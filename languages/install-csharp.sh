@@ -1,39 +1,84 @@
 #!/usr/bin/env bash
-# install-csharp.sh: checks the machine's .NET SDK and writes the small compile
-# helper that languages/csharp.ini uses: csc.sh runs the SDK's Roslyn csc.dll on
-# one file against the reference assemblies, then adds the main.runtimeconfig.json
-# that `dotnet main.dll` needs (no `dotnet build`, no project, no NuGet).
-# Idempotent; quick when present.
+# install-csharp.sh: lays out a .NET 9 shared runtime that sandboxes can read, and
+# writes the compile helper that languages/csharp.ini uses.
+#
+# $runtimes/dotnet9 is a small .NET root, built from two NuGet packages fetched
+# from NuGet's flat container (version and SHA-512 pinned below):
+#   dotnet                                    the muxer, copied from the machine's SDK
+#   host/fxr/9.0.N/libhostfxr.so              \ Microsoft.NETCore.App.Runtime.linux-x64
+#   shared/Microsoft.NETCore.App/9.0.N/       /
+#   packs/Microsoft.NETCore.App.Ref/9.0.N/ref/net9.0/*.dll   Microsoft.NETCore.App.Ref
+#   csc/                                      csc.sh and what it reads
+# csc.sh runs the SDK's Roslyn csc.dll (on the SDK's own runtime) on one file
+# against the 9.0 reference assemblies, then adds the main.runtimeconfig.json that
+# `dotnet9/dotnet main.dll` needs to run it on 9.0 (no `dotnet build`, no project).
+# Idempotent; quick (no network) when present.
 set -euo pipefail
 runtimes=${JUDGE_RUNTIMES:-/opt/judge/runtimes}
-dest=$runtimes/csharp
-root=/usr/share/dotnet # csharp.ini runs $root/dotnet; /usr is bound into every sandbox
+version=9.0.22
+runtime_sha512=7faccf273e3989691e2a630d47014e17c14da625c8a67a658347b3cbb0c7dcdc1a9128c42e46c7a5b22ae533065cc6a700fe9eb118dc1893cababb348cf88bc2
+ref_sha512=0527d0f3b59a85abeea70ed1bfa47f77560bea0ccd1bbaabbbd7cfc3816ac3a3716b9ee2cd1a6bde18690c40321e11df8bdd101ae867be696cf8959372d46b6f
+nuget=https://api.nuget.org/v3-flatcontainer
+dest=$runtimes/dotnet9
+sdkroot=/usr/share/dotnet # runs Roslyn; /usr is bound into every sandbox
 
 fail() { echo "install-csharp.sh: $*" >&2; exit 1; }
-[ -x "$root/dotnet" ] || fail "no .NET SDK at $root (install the dotnet SDK 10 there)"
-sdk=$(ls -d "$root"/sdk/[0-9]*/ 2>/dev/null | sort -V | tail -1)
+[ -x "$sdkroot/dotnet" ] || fail "no .NET SDK at $sdkroot (install the dotnet SDK 10 there)"
+sdk=$(ls -d "$sdkroot"/sdk/[0-9]*/ 2>/dev/null | sort -V | tail -1)
 sdk=${sdk%/}
-[ -n "$sdk" ] || fail "no SDK under $root/sdk"
+[ -n "$sdk" ] || fail "no SDK under $sdkroot/sdk"
 csc=$sdk/Roslyn/bincore/csc.dll
 [ -f "$csc" ] || fail "the SDK at $sdk has no Roslyn/bincore/csc.dll"
-runtime=$(ls -d "$root"/shared/Microsoft.NETCore.App/[0-9]*/ 2>/dev/null | sort -V | tail -1)
-runtime=$(basename "${runtime%/}")
-[ -n "$runtime" ] || fail "no Microsoft.NETCore.App runtime under $root/shared"
-refdir=$(ls -d "$root"/packs/Microsoft.NETCore.App.Ref/"$runtime"/ref/net*/ 2>/dev/null | sort -V | tail -1)
-if [ -z "$refdir" ]; then
-	refdir=$(ls -d "$root"/packs/Microsoft.NETCore.App.Ref/*/ref/net*/ 2>/dev/null | sort -V | tail -1)
-fi
-refdir=${refdir%/}
-[ -n "$refdir" ] || fail "no reference assemblies under $root/packs/Microsoft.NETCore.App.Ref"
-tfm=$(basename "$refdir")
+refdir=$dest/packs/Microsoft.NETCore.App.Ref/$version/ref/net9.0
 
 mkdir -p "$runtimes"
-tmp=$(mktemp -d "$runtimes/.csharp.XXXXXX")
+tmp=$(mktemp -d "$runtimes/.dotnet9.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-for f in "$refdir"/*.dll; do printf -- '-r:"%s"\n' "$f"; done >"$tmp/refs.rsp"
+
+# fetch NAME SHA512: downloads NuGet package NAME at $version into $tmp/NAME.nupkg
+fetch() {
+	local id=${1,,}
+	curl -fsSL --retry 3 -o "$tmp/$1.nupkg" "$nuget/$id/$version/$id.$version.nupkg" ||
+		fail "cannot download $1 $version from $nuget"
+	echo "$2  $tmp/$1.nupkg" | sha512sum --quiet -c - || fail "$1 $version: SHA-512 mismatch"
+}
+
+# 1. the runtime root, rebuilt only when its version is missing
+if [ ! -f "$dest/shared/Microsoft.NETCore.App/$version/.judge-complete" ] || [ ! -d "$refdir" ]; then
+	command -v unzip >/dev/null || fail "unzip is missing (make deps installs it)"
+	echo "install-csharp.sh: fetching the .NET $version runtime and reference packs from NuGet"
+	fetch Microsoft.NETCore.App.Runtime.linux-x64 "$runtime_sha512"
+	fetch Microsoft.NETCore.App.Ref "$ref_sha512"
+	r=$tmp/root
+	fw=$r/shared/Microsoft.NETCore.App/$version
+	mkdir -p "$r/host/fxr/$version" "$fw" "$r/packs/Microsoft.NETCore.App.Ref/$version/ref/net9.0"
+	unzip -q "$tmp/Microsoft.NETCore.App.Runtime.linux-x64.nupkg" 'runtimes/linux-x64/*' -d "$tmp/rt"
+	mv "$tmp/rt/runtimes/linux-x64/native/libhostfxr.so" "$r/host/fxr/$version/"
+	mv "$tmp/rt/runtimes/linux-x64/lib/net9.0/"* "$tmp/rt/runtimes/linux-x64/native/"* "$fw/"
+	unzip -q -j "$tmp/Microsoft.NETCore.App.Ref.nupkg" 'ref/net9.0/*.dll' \
+		-d "$r/packs/Microsoft.NETCore.App.Ref/$version/ref/net9.0"
+	cp "$sdkroot/dotnet" "$r/dotnet"
+	# zip entries carry no modes: everything readable, the programs executable
+	chmod -R u=rwX,go=rX "$r"
+	chmod 755 "$r/dotnet" "$fw/createdump"
+	touch "$fw/.judge-complete"
+	rm -rf "$dest"
+	mv "$r" "$dest"
+	rt=$(setpriv --reuid=65534 --regid=65534 --clear-groups env -i "$dest/dotnet" --list-runtimes 2>&1) &&
+		[[ $rt == "Microsoft.NETCore.App $version "* ]] ||
+		fail "$dest/dotnet does not find .NET $version as an unprivileged user: $rt"
+elif ! cmp -s "$sdkroot/dotnet" "$dest/dotnet"; then
+	cp "$sdkroot/dotnet" "$tmp/dotnet" && chmod 755 "$tmp/dotnet" && mv "$tmp/dotnet" "$dest/dotnet"
+fi
+
+# 2. the compile helper, replaced when what it would be differs
+h=$tmp/csc
+here=$dest/csc
+mkdir "$h"
+for f in "$refdir"/*.dll; do printf -- '-r:"%s"\n' "$f"; done >"$h/refs.rsp"
 # the global usings of `dotnet new console` (ImplicitUsings), so snippets written
 # for an SDK project compile here too
-cat >"$tmp/GlobalUsings.cs" <<'CS'
+cat >"$h/GlobalUsings.cs" <<'CS'
 global using System;
 global using System.Collections.Generic;
 global using System.IO;
@@ -42,12 +87,14 @@ global using System.Net.Http;
 global using System.Threading;
 global using System.Threading.Tasks;
 CS
-# invariant globalization: no ICU to load; non-concurrent GC: one thread fewer
-cat >"$tmp/main.runtimeconfig.json" <<JSON
+# 9.0.0 rolls forward to the newest 9.0 patch under $dest (never to 10: the default
+# rollForward is Minor, and $dest holds only 9.0). Invariant globalization: no ICU
+# to load; non-concurrent GC: one thread fewer.
+cat >"$h/main.runtimeconfig.json" <<JSON
 {
   "runtimeOptions": {
-    "tfm": "$tfm",
-    "framework": { "name": "Microsoft.NETCore.App", "version": "$runtime" },
+    "tfm": "net9.0",
+    "framework": { "name": "Microsoft.NETCore.App", "version": "9.0.0" },
     "configProperties": {
       "System.Globalization.Invariant": true,
       "System.GC.Concurrent": false
@@ -55,28 +102,30 @@ cat >"$tmp/main.runtimeconfig.json" <<JSON
   }
 }
 JSON
-cat >"$tmp/csc.sh" <<SH
+# -noconfig -nostdlib+: only the 9.0 reference assemblies, nothing from the
+# runtime Roslyn itself runs on (.NET 10)
+cat >"$h/csc.sh" <<SH
 #!/bin/sh
 # csc.sh [FILE.cs...]: compiles main.cs (default) in the working folder into
-# main.dll and writes main.runtimeconfig.json beside it. --version prints versions.
+# main.dll against the .NET $version reference assemblies and writes
+# main.runtimeconfig.json beside it. --version prints versions.
 # Written by languages/install-csharp.sh; do not edit.
-here=$dest
+here=$here
 if [ "\${1:-}" = --version ]; then
-	roslyn=\$($root/dotnet $csc -version) || exit 1
-	echo "C# Roslyn \${roslyn%% *}, .NET $runtime"
+	roslyn=\$($sdkroot/dotnet $csc -version) || exit 1
+	echo "C# Roslyn \${roslyn%% *}, .NET $version"
 	exit 0
 fi
 [ \$# -gt 0 ] || set -- main.cs
-$root/dotnet $csc -nologo -optimize+ -deterministic -langversion:latest -out:main.dll \\
-	@"\$here/refs.rsp" "\$here/GlobalUsings.cs" "\$@" || exit 1
+$sdkroot/dotnet $csc -nologo -noconfig -nostdlib+ -optimize+ -deterministic -langversion:latest \\
+	-out:main.dll @"\$here/refs.rsp" "\$here/GlobalUsings.cs" "\$@" || exit 1
 cp "\$here/main.runtimeconfig.json" main.runtimeconfig.json
 SH
-chmod 755 "$tmp/csc.sh" "$tmp"
-chmod 644 "$tmp/refs.rsp" "$tmp/GlobalUsings.cs" "$tmp/main.runtimeconfig.json"
-if [ -d "$dest" ] && diff -r "$tmp" "$dest" >/dev/null 2>&1; then
+chmod 755 "$h/csc.sh" "$h"
+chmod 644 "$h/refs.rsp" "$h/GlobalUsings.cs" "$h/main.runtimeconfig.json"
+if [ -d "$here" ] && diff -r "$h" "$here" >/dev/null 2>&1; then
 	exit 0
 fi
-rm -rf "$dest"
-mv "$tmp" "$dest"
-trap - EXIT
-echo "install-csharp.sh: $("$dest/csc.sh" --version) via $dest/csc.sh"
+rm -rf "$here"
+mv "$h" "$here"
+echo "install-csharp.sh: $("$here/csc.sh" --version) via $here/csc.sh, runs with $dest/dotnet"

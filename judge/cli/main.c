@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "judge/cli/cmd.h"
 #include "common/config.h"
@@ -27,9 +28,28 @@ static const struct command commands[] = {
     {"up", cmd_up, "run the service here: database, migrations, serve and worker"},
 };
 
+/* Where `make install` put the config (make passes -DJUDGE_SYSCONFDIR=$(SYSCONFDIR)). */
+#ifndef JUDGE_SYSCONFDIR
+#define JUDGE_SYSCONFDIR "/usr/local/etc"
+#endif
+#define INSTALLED_CONFIG JUDGE_SYSCONFDIR "/judge/judge.ini"
+
+/* The config when no --config names one: judge.ini in the working folder (a
+ * source tree: `make run`, the tests), else the installed one, so that an
+ * installed judge finds its languages and problems wherever it is started.
+ * Neither existing is fine: the defaults apply. */
+static const char *default_config(void)
+{
+	if (access("judge.ini", F_OK) == 0 || access(INSTALLED_CONFIG, F_OK) < 0)
+		return "judge.ini";
+	return INSTALLED_CONFIG;
+}
+
 static void usage(FILE *out)
 {
-	fputs("usage: judge [--config FILE] COMMAND [ARGS]\n\ncommands:\n", out);
+	fputs("usage: judge [--config FILE] COMMAND [ARGS]\n\n"
+	      "FILE defaults to ./judge.ini, else " INSTALLED_CONFIG "\n\ncommands:\n",
+	      out);
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fputs("\n'judge COMMAND --help' tells more.\n", out);
@@ -38,7 +58,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	xalloc_init(); /* before anything allocates through cJSON */
-	const char *config_path = "judge.ini";
+	const char *config_path = NULL;
 	int explicit_config = 0;
 	int i = 1;
 	while (i < argc && argv[i][0] == '-') {
@@ -63,6 +83,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!config_path)
+		config_path = default_config();
 	struct judge_config cfg;
 	char err[512];
 	config_defaults(&cfg);

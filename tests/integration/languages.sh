@@ -53,7 +53,7 @@ if out=$("$JUDGE" languages --quick --json 2>"$tmp/stderr.versions"); then
 	expect_json "versions: five, in name order" "$out" '[.[].name] == ["c", "cpp", "csharp", "node", "python"]'
 	expect_json "versions: python is CPython 3.12" "$out" '.[] | select(.name == "python") | .version | test("^Python 3\\.12\\.[0-9]+$")'
 	expect_json "versions: node is 22" "$out" '.[] | select(.name == "node") | .version | test("^v22\\.[0-9]+\\.[0-9]+$")'
-	expect_json "versions: csharp is .NET 10 Roslyn" "$out" '.[] | select(.name == "csharp") | .version | test("^C# Roslyn [0-9.]+.*, \\.NET 10\\.")'
+	expect_json "versions: csharp is Roslyn on .NET 9" "$out" '.[] | select(.name == "csharp") | .version | test("^C# Roslyn [0-9.]+.*, \\.NET 9\\.0\\.")'
 	expect_json "versions: gcc and g++" "$out" '(.[] | select(.name == "c") | .version | startswith("gcc ")) and (.[] | select(.name == "cpp") | .version | startswith("g++ "))'
 	for l in python node; do
 		real=$(sed -n 's/^version *= *//p' "languages/$l.ini")

@@ -21,6 +21,15 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 fi
 
+# runsc: bookworm-backports' build (deps.sh falls back to bookworm's with a warning)
+v=$(dpkg-query -W -f='${Version}' runsc 2>/dev/null)
+dpkg --compare-versions "${v:-0}" ge 0.0~20240729 && pass "runsc: $v (bookworm-backports)" ||
+	fail "runsc: 0.0~20240729 or newer (bookworm-backports)" "installed: ${v:-none}"
+# the pin: an upgrade takes nothing from bookworm-backports
+out=$(apt-get -s -o Debug::NoLocking=1 dist-upgrade 2>&1 | grep '^Inst .*bookworm-backports')
+[ -z "$out" ] && pass "apt: an upgrade takes nothing from bookworm-backports" ||
+	fail "apt: an upgrade takes nothing from bookworm-backports" "$(head -3 <<<"$out")"
+
 py=$R/python3.12/bin/python3.12
 if readelf -d "$py" | grep -q 'RUNPATH.*\[\$ORIGIN/../lib\]' &&
 	! readelf -d "$R/python3.12/lib/libpython3.12.so.1.0" | grep -q '/root'; then
@@ -36,17 +45,32 @@ out=$(as_nobody "$py" -c 'import sys, ssl, sqlite3, ctypes, decimal; print(sys.p
 out=$(as_nobody "$R/node22/bin/node" -e 'console.log(process.version)' 2>&1)
 [[ $out == v22.* ]] && pass "node: v22 runs as nobody" || fail "node: v22 runs as nobody" "$out"
 
-# C#: the helper compiles one file into main.dll + runtimeconfig, no project
+# C#: the helper compiles one file into main.dll + runtimeconfig, no project, and
+# the program runs on the .NET 9 root under $R/dotnet9 (not the SDK's .NET 10)
+D=$R/dotnet9
+dn_env=(DOTNET_NOLOGO=1 DOTNET_EnableDiagnostics=0 DOTNET_EnableWriteXorExecute=0 DOTNET_ROOT=$D)
 mkdir "$tmp/cs" && chmod 777 "$tmp/cs"
-printf 'var xs = new List<int> { 1, 2, 3 };\nConsole.WriteLine(xs.Sum() * 7);\n' >"$tmp/cs/main.cs"
-if out=$(cd "$tmp/cs" && as_nobody /bin/sh "$R/csharp/csc.sh" main.cs 2>&1); then
-	run=$(cd "$tmp/cs" && as_nobody DOTNET_NOLOGO=1 DOTNET_EnableDiagnostics=0 /usr/share/dotnet/dotnet main.dll 2>&1)
-	[ "$run" = 42 ] && [ -f "$tmp/cs/main.runtimeconfig.json" ] && [ ! -e "$tmp/cs/obj" ] &&
-		pass "csharp: csc.sh compiles one file, dotnet main.dll runs it" ||
-		fail "csharp: dotnet main.dll" "$run"
+printf 'var xs = new List<int> { 1, 2, 3 };\nConsole.WriteLine(xs.Sum() * 7);\nConsole.WriteLine(Environment.Version);\n' >"$tmp/cs/main.cs"
+if out=$(cd "$tmp/cs" && as_nobody /bin/sh "$D/csc/csc.sh" main.cs 2>&1); then
+	run=$(cd "$tmp/cs" && as_nobody "${dn_env[@]}" "$D/dotnet" main.dll 2>&1)
+	[[ $run == $'42\n9.0.'* ]] && [ -f "$tmp/cs/main.runtimeconfig.json" ] && [ ! -e "$tmp/cs/obj" ] &&
+		pass "csharp: csc.sh compiles one file, dotnet9/dotnet main.dll runs it on ${run#*$'\n'}" ||
+		fail "csharp: dotnet9/dotnet main.dll" "$run"
 else
 	fail "csharp: csc.sh compiles one file" "$out"
 fi
-out=$(as_nobody /bin/sh "$R/csharp/csc.sh" --version 2>&1)
-[[ $out == "C# Roslyn "*", .NET 10."* ]] && pass "csharp: version ($out)" || fail "csharp: version" "$out"
+out=$(as_nobody /bin/sh "$D/csc/csc.sh" --version 2>&1)
+[[ $out == "C# Roslyn "*", .NET 9.0."* ]] && pass "csharp: version ($out)" || fail "csharp: version" "$out"
+ls "$D"/shared/Microsoft.NETCore.App/ | grep -qv '^9\.0\.' &&
+	fail "csharp: only 9.0 under $D/shared" "$(ls "$D"/shared/Microsoft.NETCore.App/)" ||
+	pass "csharp: only 9.0 under $D/shared"
+
+# and through the judge, in both sandboxes
+printf 'Console.WriteLine(System.Environment.Version);\n' >"$tmp/version.cs"
+for b in native gvisor; do
+	out=$(timeout 120 "$JUDGE" run --sandbox "$b" "$tmp/version.cs" 2>&1)
+	jq -e '.status == "completed" and (.stdout | test("^9\\.0\\.[0-9]+\n$"))' <<<"$out" >/dev/null 2>&1 &&
+		pass "csharp/$b: Environment.Version is $(jq -r .stdout <<<"$out" | head -1)" ||
+		fail "csharp/$b: Environment.Version is 9.0.x" "$(head -c 600 <<<"$out")"
+done
 finish
