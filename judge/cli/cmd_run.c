@@ -15,6 +15,7 @@
 #include "judge/grading/lang.h"
 #include "judge/grading/problem.h"
 #include "judge/grading/testdir.h"
+#include "judge/grading/limits.h"
 
 /* Inputs read from files are capped so a wrong path cannot eat the machine. */
 #define RUN_FILE_MAX ((size_t)1 << 30)
@@ -373,7 +374,9 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	if (processes)
 		cJSON_AddNumberToObject(lim, "processes", processes);
 
-	if (sandbox_global_init(cfg, err, sizeof err) < 0) {
+	struct sandbox_options sbopts;
+	if (limits_sandbox_options(cfg, &sbopts, err, sizeof err) < 0 ||
+	    sandbox_global_init(&sbopts, err, sizeof err) < 0) {
 		fprintf(stderr, "judge run: sandbox: %s\n", err);
 		ret = 1;
 		goto out;

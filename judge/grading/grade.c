@@ -18,6 +18,7 @@
 #include "judge/grading/compare.h"
 #include "common/config.h"
 #include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
 #include "common/log.h"
 #include "judge/grading/problem.h"
 #include "judge/grading/status.h"
@@ -91,36 +92,26 @@ static const char *json_str(const cJSON *obj, const char *key, size_t *len)
 	return v->valuestring;
 }
 
-static long pick(long a, long b, long c)
+/* What the request's "limits" ask for (0 = not asked). */
+static struct limits_request request_limits(const cJSON *req)
 {
-	return a > 0 ? a : b > 0 ? b : c;
+	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(req, "limits");
+	return (struct limits_request){
+	    .time_ms = json_long(lim, "time_ms", 0),
+	    .wall_ms = json_long(lim, "wall_ms", 0),
+	    .memory_mb = json_long(lim, "memory_mb", 0),
+	    .output_kb = json_long(lim, "output_kb", 0),
+	    .processes = json_long(lim, "processes", 0),
+	};
 }
 
 static void plan_limits(struct grade_plan *p, const struct judge_config *cfg, const cJSON *req)
 {
-	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(req, "limits");
-	const struct lang *l = p->lang;
-	struct run_limits *r = &p->run_limits;
-	r->cpu_ms = pick(json_long(lim, "time_ms", 0), l->time_limit_ms, cfg->time_limit_ms);
-	r->wall_ms =
-	    pick(json_long(lim, "wall_ms", 0), 0, r->cpu_ms * cfg->wall_limit_factor + 1000);
-	r->memory_kb =
-	    pick(json_long(lim, "memory_mb", 0), l->memory_limit_mb, cfg->memory_limit_mb) * 1024;
-	r->stdout_bytes = pick(json_long(lim, "output_kb", 0), 0, cfg->output_limit_kb) * 1024;
-	r->stderr_bytes = cfg->stderr_limit_kb * 1024;
-	r->processes = pick(json_long(lim, "processes", 0), l->processes, cfg->processes);
-	r->file_bytes = cfg->file_size_kb * 1024;
-	r->open_files = cfg->open_files;
-
-	struct run_limits *c = &p->compile_limits;
-	c->cpu_ms = pick(l->compile_time_limit_ms, 0, cfg->compile_time_limit_ms);
-	c->wall_ms = c->cpu_ms * 2 + 2000;
-	c->memory_kb = pick(l->compile_memory_limit_mb, 0, cfg->compile_memory_limit_mb) * 1024;
-	c->processes = pick(l->compile_processes, 0, cfg->processes > 128 ? cfg->processes : 128);
-	c->stdout_bytes = 1024 * 1024;
-	c->stderr_bytes = 1024 * 1024;
-	c->file_bytes = cfg->file_size_kb * 1024;
-	c->open_files = cfg->open_files;
+	struct limits_policy pol;
+	limits_policy_from_config(cfg, &pol);
+	struct limits_request rq = request_limits(req);
+	limits_run(&pol, p->lang, NULL, &rq, &p->run_limits);
+	limits_compile(&pol, p->lang, &p->compile_limits);
 }
 
 /* Reads compare options: "compare": "tokens" or {"mode": ..., flags...}. */
@@ -192,17 +183,10 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env, const
 		return -1;
 	}
 	p->problem = pb;
-	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(req, "limits");
-	struct run_limits *r = &p->run_limits;
-	if (json_long(lim, "time_ms", 0) <= 0 && pb->limits.time_limit_s > 0) {
-		r->cpu_ms = (long)(pb->limits.time_limit_s * 1000 + 0.5);
-		if (json_long(lim, "wall_ms", 0) <= 0)
-			r->wall_ms = r->cpu_ms * env->cfg->wall_limit_factor + 1000;
-	}
-	if (json_long(lim, "memory_mb", 0) <= 0 && pb->limits.memory_mb > 0)
-		r->memory_kb = pb->limits.memory_mb * 1024;
-	if (json_long(lim, "output_kb", 0) <= 0 && pb->limits.output_mb > 0)
-		r->stdout_bytes = pb->limits.output_mb * 1024 * 1024;
+	struct limits_policy pol;
+	limits_policy_from_config(env->cfg, &pol);
+	struct limits_request rq = request_limits(req);
+	limits_run(&pol, p->lang, &pb->limits, &rq, &p->run_limits);
 	p->tests = calloc((size_t)pb->ntests, sizeof *p->tests);
 	if (!p->tests) {
 		snprintf(err, errlen, "out of memory");

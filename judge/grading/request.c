@@ -11,6 +11,7 @@
 #include "judge/grading/compare.h"
 #include "common/config.h"
 #include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
 #include "judge/grading/problem.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
@@ -237,21 +238,24 @@ static int validate_limits(const struct judge_config *cfg, const cJSON *in, cJSO
 					   "output_kb", "processes", NULL};
 	if (check_known_keys(l, keys, "limits.", err) < 0)
 		return -1;
-	long max_wall = cfg->max_time_limit_ms * cfg->wall_limit_factor + 1000;
+	struct limits_policy pol;
+	struct limits_caps caps;
+	limits_policy_from_config(cfg, &pol);
+	limits_request_caps(&pol, &caps);
 	struct {
 		const char *name;
-		long lo, hi;
+		struct limits_range r;
 	} spec[] = {
-	    {"time_ms", 1, cfg->max_time_limit_ms},	{"wall_ms", 1, max_wall},
-	    {"memory_mb", 8, cfg->max_memory_limit_mb}, {"output_kb", 1, cfg->max_output_limit_kb},
-	    {"processes", 1, cfg->max_processes},
+	    {"time_ms", caps.time_ms},	   {"wall_ms", caps.wall_ms},
+	    {"memory_mb", caps.memory_mb}, {"output_kb", caps.output_kb},
+	    {"processes", caps.processes},
 	};
 	cJSON *lo = cJSON_AddObjectToObject(out, "limits");
 	if (!lo)
 		return req_fail(err, 503, "out_of_memory", "out of memory");
 	for (size_t i = 0; i < sizeof spec / sizeof spec[0]; i++) {
 		long v;
-		if (get_int(l, spec[i].name, "limits.", spec[i].lo, spec[i].hi, &v, err) < 0)
+		if (get_int(l, spec[i].name, "limits.", spec[i].r.lo, spec[i].r.hi, &v, err) < 0)
 			return -1;
 		if (cJSON_GetObjectItemCaseSensitive(l, spec[i].name) &&
 		    !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(l, spec[i].name)))
