@@ -419,3 +419,36 @@ Test(sandbox, nothing_left_behind)
 		cr_assert(!strstr(line, box), "mount left: %s", line);
 	fclose(m);
 }
+
+/* The runner fills in no limit: its caller's policy decides every one. */
+Test(sandbox, incomplete_limits_are_internal_error)
+{
+	const char *argv[] = {"/bin/true", NULL};
+	struct run_limits l = lim(1000, 3000);
+	l.tmp_bytes = 0;
+	struct run_result r;
+	run(&r, l, NULL, argv);
+	cr_assert_eq(r.status, RUN_INTERNAL_ERROR);
+	cr_assert_str_eq(r.message, "incomplete limits: tmp_bytes");
+	run_result_release(&r);
+
+	l = lim(1000, 3000);
+	l.open_files = -1;
+	run(&r, l, NULL, argv);
+	cr_assert_eq(r.status, RUN_INTERNAL_ERROR);
+	cr_assert_str_eq(r.message, "incomplete limits: open_files");
+	run_result_release(&r);
+}
+
+Test(sandbox, gvisor_platform_is_checked)
+{
+	char err[512] = "";
+	struct sandbox_options opts;
+	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
+	snprintf(opts.gvisor_platform, sizeof opts.gvisor_platform, "xen");
+	sandbox_close(sb);
+	sb = NULL;
+	sandbox_global_shutdown();
+	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), -1);
+	cr_assert(strstr(err, "gvisor_platform"), "%s", err);
+}
