@@ -30,6 +30,8 @@ const struct config_key config_keys[] = {
 	I("sandbox", box_uid, 1000, 2000000000, "61000",
 	  "first host uid/gid used for sandboxed programs; each slot gets its own"),
 	I("sandbox", gvisor_pool, 0, 64, "2", "gVisor sandboxes started ahead of need per runtime"),
+	S("sandbox", gvisor_platform, "ptrace",
+	  "how gVisor traps a program's system calls: ptrace, systrap or kvm (runsc --platform)"),
 	S("sandbox", tool_sandbox, "native",
 	  "where compilers and output validators run when sandbox is gvisor: native or gvisor"),
 	S("sandbox", cgroup_root, "auto",

@@ -17,6 +17,7 @@ struct judge_config {
 	char *box_root;
 	long box_uid;
 	long gvisor_pool;
+	char *gvisor_platform;
 	char *tool_sandbox;
 	char *cgroup_root;
 	/* [limits] */

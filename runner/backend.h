@@ -7,14 +7,12 @@
 
 #include "runner/sandbox.h"
 
-struct judge_config;
-
 /* One workspace (see sandbox.h). Created by sandbox_open, freed by sandbox_close. */
 struct sandbox {
 	enum sandbox_backend backend;
 	int slot;	      /* 0.. : tells concurrent sandboxes of this process apart */
 	unsigned long serial; /* unique within this process, part of every name */
-	uid_t host_uid;	      /* host uid (and gid) owning the box: cfg box_uid + slot */
+	uid_t host_uid;	      /* host uid (and gid) owning the box: options' box_uid + slot */
 	gid_t host_gid;
 	long box_bytes;		 /* size cap of the box tmpfs */
 	char box_path[PATH_MAX]; /* host path of the box mount, e.g. /run/judge/box-<pid>-<n> */
@@ -33,17 +31,17 @@ struct sandbox {
 	unsigned long box_changes;
 };
 
-/* The configuration given to sandbox_global_init (NULL before). */
-const struct judge_config *sandbox_config(void);
+/* sandbox_global_init's copy of its options (NULL before it was called). */
+const struct sandbox_options *sandbox_options(void);
 
-/* The backend entry points. sandbox_run has checked spec and filled every limit
- * (0 = judge.ini's default) and reset res. Each fills res and returns 0 when a
+/* The backend entry points. sandbox_run has checked spec (every limit > 0) and
+ * reset res. Each fills res and returns 0 when a
  * status was decided (internal_error included, with res->message set). */
 int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
 int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
 
 /* Native backend set-up (native.c): checks namespaces, cgroups; returns 0 or -1 with err. */
-int native_global_init(const struct judge_config *cfg, char *err, size_t errlen);
+int native_global_init(const struct sandbox_options *opts, char *err, size_t errlen);
 void native_global_shutdown(void);
 bool native_works(char *why, size_t whylen);
 
@@ -52,7 +50,7 @@ bool native_works(char *why, size_t whylen);
  * which is not fatal for the native backend). gvisor_sweep: removes runsc state and
  * cgroups left by crashed workers (called by sandbox_global_init before anything
  * else). gvisor_works: true when runsc can run here, else false with the reason. */
-int gvisor_global_init(const struct judge_config *cfg, char *err, size_t errlen);
+int gvisor_global_init(const struct sandbox_options *opts, char *err, size_t errlen);
 void gvisor_global_shutdown(void);
 bool gvisor_works(char *why, size_t whylen);
 void gvisor_sweep(void);

@@ -71,7 +71,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "common/log.h"
 #include "runner/backend.h"
 #include "runner/capture.h"
@@ -87,10 +86,10 @@
 #define HEADROOM_BYTES (160LL << 20)
 #define MAX_POOLS      16
 /* Every runsc subcommand gets the same global flags (start without --network=none
- * fails). Mounts other than the root may be cached by the sentry without
- * revalidation (exclusive): runtimes are read-only, and the box of a run is only
- * ever seen by that one sandbox, which walks it first after it is mounted. */
-#define GLOBAL_FLAGS	 "--network=none", "--platform=ptrace", "--file-access-mounts=exclusive"
+ * fails), these and gv.platform. Mounts other than the root may be cached by the
+ * sentry without revalidation (exclusive): runtimes are read-only, and the box of a
+ * run is only ever seen by that one sandbox, which walks it first after it is mounted. */
+#define GLOBAL_FLAGS	 "--network=none", "--file-access-mounts=exclusive"
 #define REAPERS		 2
 #define READY_TIMEOUT_MS 20000
 
@@ -130,8 +129,9 @@ struct gv_pool {
 
 static struct {
 	bool inited;
-	const struct judge_config *cfg;
+	const struct sandbox_options *opts;
 	char runsc[PATH_MAX];
+	char platform[32];     /* "--platform=<options' gvisor_platform>", a global flag */
 	char root[PATH_MAX];   /* runsc --root */
 	char base[PATH_MAX];   /* <box_root>/gvisor */
 	char work[PATH_MAX];   /* <base>/<pid>: a shared bind mount of itself */
@@ -164,7 +164,7 @@ static int runsc(const char *a1, const char *a2, const char *a3)
 {
 	char rootopt[PATH_MAX + 8];
 	gvhost_fmt(rootopt, sizeof(rootopt), "--root=%s", gv.root);
-	const char *argv[] = {gv.runsc, rootopt, GLOBAL_FLAGS, a1, a2, a3, NULL};
+	const char *argv[] = {gv.runsc, rootopt, GLOBAL_FLAGS, gv.platform, a1, a2, a3, NULL};
 	pid_t pid;
 	if (gvhost_spawn(argv, -1, -1, -1, &pid) < 0)
 		return -1;
@@ -400,7 +400,7 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	    .cgroups_path = cgpath,
 	    .memory_bytes = gv.max_memory_bytes + HEADROOM_BYTES,
 	    .pids = 4096,
-	    .tmp_bytes = (long long)gv.cfg->tmp_size_mb << 20,
+	    .tmp_bytes = gv.opts->gvisor_tmp_bytes,
 	};
 	gvhost_fmt(path, sizeof(path), "%s/config.json", e->dir);
 	if (oci_write_config(path, &op, err, errlen) < 0)
@@ -413,8 +413,8 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	char rootopt[PATH_MAX + 8], pidfile[PATH_MAX + 8];
 	gvhost_fmt(rootopt, sizeof(rootopt), "--root=%s", gv.root);
 	gvhost_fmt(pidfile, sizeof(pidfile), "%s/pid", e->dir);
-	const char *argv[] = {gv.runsc, rootopt,      GLOBAL_FLAGS, "run", "--detach", "--bundle",
-			      e->dir,	"--pid-file", pidfile,	    e->id, NULL};
+	const char *argv[] = {gv.runsc,	  rootopt, GLOBAL_FLAGS, gv.platform, "run", "--detach",
+			      "--bundle", e->dir,  "--pid-file", pidfile,     e->id, NULL};
 	pid_t pid;
 	if ((r = gvhost_spawn(argv, in[0], o[1], e2[1], &pid)) < 0) {
 		gvhost_fmt(err, errlen, "cannot run '%s': %s", gv.runsc, strerror(-r));
@@ -1105,7 +1105,7 @@ static int make_rootfs(const char *init, char *err, size_t errlen)
 	strbuf_addstr(&pw, "root:x:0:0:root:/root:/usr/sbin/nologin\n");
 	strbuf_addstr(&gr, "root:x:0:\n");
 	for (long i = 0; i < 64; i++) {
-		long id = gv.cfg->box_uid + i;
+		long id = gv.opts->box_uid + i;
 		strbuf_addf(&pw, "box%ld:x:%ld:%ld:box:/box:/usr/sbin/nologin\n", i, id, id);
 		strbuf_addf(&gr, "box%ld:x:%ld:\n", i, id);
 	}
@@ -1138,19 +1138,22 @@ fail:
 	return -1;
 }
 
-static void paths_from_config(const struct judge_config *cfg)
+/* Takes paths and runsc's flags from o, or the defaults before sandbox_global_init
+ * (gvisor_works may be asked first). */
+static void paths_from_options(const struct sandbox_options *o)
 {
-	const char *box_root = cfg && cfg->box_root ? cfg->box_root : "/run/judge";
-	gvhost_fmt(gv.runsc, sizeof(gv.runsc), "%s", cfg && cfg->runsc ? cfg->runsc : "runsc");
+	const char *box_root = o ? o->box_root : "/run/judge";
+	gvhost_fmt(gv.runsc, sizeof(gv.runsc), "%s", o ? o->runsc : "runsc");
+	gvhost_fmt(gv.platform, sizeof(gv.platform), "--platform=%s",
+		   o ? o->gvisor_platform : "ptrace");
 	gvhost_fmt(gv.root, sizeof(gv.root), "%s/runsc", box_root);
 	gvhost_fmt(gv.base, sizeof(gv.base), "%s/gvisor", box_root);
 }
 
 void gvisor_sweep(void)
 {
-	const struct judge_config *cfg = sandbox_config();
 	if (!gv.inited)
-		paths_from_config(cfg);
+		paths_from_options(sandbox_options());
 	/* containers of dead owners: runsc keeps "<id>_sandbox:<id>.state" in its root */
 	DIR *d = opendir(gv.root);
 	if (d) {
@@ -1191,7 +1194,7 @@ void gvisor_sweep(void)
 bool gvisor_works(char *why, size_t whylen)
 {
 	if (!gv.inited)
-		paths_from_config(sandbox_config());
+		paths_from_options(sandbox_options());
 	if (geteuid() != 0) {
 		gvhost_fmt(why, whylen, "the gvisor backend needs root (runsc with cgroups)");
 		return false;
@@ -1211,25 +1214,25 @@ bool gvisor_works(char *why, size_t whylen)
 	return true;
 }
 
-int gvisor_global_init(const struct judge_config *cfg, char *err, size_t errlen)
+int gvisor_global_init(const struct sandbox_options *opts, char *err, size_t errlen)
 {
 	char init[PATH_MAX];
 	if (gv.inited)
 		return 0;
-	gv.cfg = cfg;
-	paths_from_config(cfg);
+	gv.opts = opts;
+	paths_from_options(opts);
 	if (!gvisor_works(err, errlen))
 		return -1;
 	if (find_init(init, sizeof(init)) < 0) {
 		gvhost_fmt(err, errlen, "bin/box_init not found (run make)");
 		return -1;
 	}
-	gv.pool_size = (int)cfg->gvisor_pool;
+	gv.pool_size = opts->gvisor_pool;
 	/* runsc leaves the sandbox and gofer processes to the parent's subreaper: be it,
 	 * so that we can reap them (else killed ones stay zombies where pid 1 does not
 	 * reap). We only ever wait for pids of our containers. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	gv.max_memory_bytes = cfg->max_memory_limit_mb << 20;
+	gv.max_memory_bytes = opts->gvisor_memory_bytes;
 	gvhost_fmt(gv.work, sizeof(gv.work), "%s/%ld", gv.base, (long)getpid());
 	gvhost_fmt(gv.rootfs, sizeof(gv.rootfs), "%s/rootfs", gv.work);
 	int r;

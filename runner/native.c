@@ -52,7 +52,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "common/log.h"
 #include "runner/capture.h"
 #include "runner/cg.h"
@@ -326,7 +325,7 @@ static bool forbidden_ro_path(const char *path)
 	for (size_t i = 0; i < sizeof under / sizeof under[0]; i++)
 		if (path_under(path, under[i]))
 			return true;
-	const char *root = sandbox_config() ? sandbox_config()->box_root : "/run/judge";
+	const char *root = sandbox_options() ? sandbox_options()->box_root : "/run/judge";
 	return !strcmp(path, "/etc") || path_under(path, root);
 }
 
@@ -1083,7 +1082,7 @@ out:
 	return 0;
 }
 
-int native_global_init(const struct judge_config *cfg, char *err, size_t errlen)
+int native_global_init(const struct sandbox_options *opts, char *err, size_t errlen)
 {
 	int ret = -1;
 	ready = false;
@@ -1091,7 +1090,7 @@ int native_global_init(const struct judge_config *cfg, char *err, size_t errlen)
 		snprintf(init_error, sizeof init_error, "the native sandbox needs root");
 		goto out;
 	}
-	if (cg_detect(&cg_root, cfg->cgroup_root, init_error, sizeof init_error) < 0)
+	if (cg_detect(&cg_root, opts->cgroup_root, init_error, sizeof init_error) < 0)
 		goto out;
 	int n = cg_sweep(&cg_root, "judge");
 	if (n > 0)
@@ -1112,7 +1111,11 @@ int native_global_init(const struct judge_config *cfg, char *err, size_t errlen)
 			netns_fd[i] = -1;
 		host_netns_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	}
-	snprintf(newroot_dir, sizeof newroot_dir, "%s/.root", cfg->box_root);
+	if (snprintf(newroot_dir, sizeof newroot_dir, "%s/.root", opts->box_root) >=
+	    (int)sizeof newroot_dir) {
+		snprintf(init_error, sizeof init_error, "box_root is too long");
+		goto out;
+	}
 	if (mkdir(newroot_dir, 0755) < 0 && errno != EEXIST) {
 		snprintf(init_error, sizeof init_error, "cannot create '%s': %s", newroot_dir,
 			 strerror(errno));

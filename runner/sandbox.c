@@ -16,20 +16,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "common/log.h"
 #include "runner/backend.h"
 #include "runner/gvisor.h"
 
-static const struct judge_config *config;
+static struct sandbox_options options;
+static bool inited; /* options holds sandbox_global_init's copy */
 static atomic_ulong serial;
 static bool gvisor_ready;
 static bool tools_native; /* trusted tools run natively under gvisor (tool_sandbox) */
 static char gvisor_error[512];
 
-const struct judge_config *sandbox_config(void)
+const struct sandbox_options *sandbox_options(void)
 {
-	return config;
+	return inited ? &options : NULL;
 }
 
 long long sandbox_now_us(void)
@@ -107,52 +107,79 @@ static int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
-int sandbox_global_init(const struct judge_config *cfg, char *err, size_t errlen)
+/* Checks what no backend can work without. Returns 0, or -1 with err. */
+static int check_options(const struct sandbox_options *o, char *err, size_t errlen)
 {
-	char nerr[512] = "";
-	config = cfg;
-	if (!cfg->box_root[0] || cfg->box_root[0] != '/') {
-		snprintf(err, errlen, "box_root must be an absolute path, not '%s'", cfg->box_root);
+	if (o->box_root[0] != '/') {
+		snprintf(err, errlen, "box_root must be an absolute path, not '%s'", o->box_root);
 		return -1;
 	}
-	int rc = mkdir_p(cfg->box_root, 0755);
+	if (strcmp(o->sandbox, "auto") && strcmp(o->sandbox, "native") &&
+	    strcmp(o->sandbox, "gvisor")) {
+		snprintf(err, errlen, "sandbox must be auto, gvisor or native, not '%s'",
+			 o->sandbox);
+		return -1;
+	}
+	if (strcmp(o->tool_sandbox, "native") && strcmp(o->tool_sandbox, "gvisor")) {
+		snprintf(err, errlen, "tool_sandbox must be native or gvisor, not '%s'",
+			 o->tool_sandbox);
+		return -1;
+	}
+	if (strcmp(o->gvisor_platform, "ptrace") && strcmp(o->gvisor_platform, "systrap") &&
+	    strcmp(o->gvisor_platform, "kvm")) {
+		snprintf(err, errlen, "gvisor_platform must be ptrace, systrap or kvm, not '%s'",
+			 o->gvisor_platform);
+		return -1;
+	}
+	if (o->box_uid <= 0 || o->gvisor_pool < 0 || o->gvisor_memory_bytes <= 0 ||
+	    o->gvisor_tmp_bytes <= 0) {
+		snprintf(err, errlen, "incomplete sandbox options");
+		return -1;
+	}
+	return 0;
+}
+
+int sandbox_global_init(const struct sandbox_options *opts, char *err, size_t errlen)
+{
+	char nerr[512] = "";
+	if (check_options(opts, err, errlen) < 0)
+		return -1;
+	/* a copy: the backends read it for as long as the process runs */
+	options = *opts;
+	inited = true;
+	const struct sandbox_options *o = &options;
+	int rc = mkdir_p(o->box_root, 0755);
 	if (rc < 0) {
-		snprintf(err, errlen, "cannot create box_root '%s': %s", cfg->box_root,
+		snprintf(err, errlen, "cannot create box_root '%s': %s", o->box_root,
 			 strerror(-rc));
 		return -1;
 	}
 	/* boxes must stay reachable for the sandbox uids, never writable by them */
-	chmod(cfg->box_root, 0755);
-
-	if (strcmp(cfg->tool_sandbox, "native") && strcmp(cfg->tool_sandbox, "gvisor")) {
-		snprintf(err, errlen, "tool_sandbox must be native or gvisor, not '%s'",
-			 cfg->tool_sandbox);
-		return -1;
-	}
+	chmod(o->box_root, 0755);
 
 	gvisor_sweep();
-	sweep_boxes(cfg->box_root);
+	sweep_boxes(o->box_root);
 
-	bool native_ok = native_global_init(cfg, nerr, sizeof nerr) == 0;
+	bool native_ok = native_global_init(o, nerr, sizeof nerr) == 0;
 	if (!native_ok)
 		log_warn("sandbox: native backend unavailable: %s", nerr);
 
-	tools_native = native_ok && !strcmp(cfg->tool_sandbox, "native");
-	bool want_gvisor = strcmp(cfg->sandbox, "native") != 0;
+	tools_native = native_ok && !strcmp(o->tool_sandbox, "native");
+	bool want_gvisor = strcmp(o->sandbox, "native") != 0;
 	gvisor_ready = false;
-	snprintf(gvisor_error, sizeof gvisor_error, "gvisor backend not started (sandbox = %s)",
-		 cfg->sandbox);
+	snprintf(gvisor_error, sizeof gvisor_error, "gvisor backend not started (sandbox = %.*s)",
+		 (int)sizeof o->sandbox, o->sandbox);
 	if (want_gvisor) {
-		gvisor_ready = gvisor_global_init(cfg, gvisor_error, sizeof gvisor_error) == 0;
+		gvisor_ready = gvisor_global_init(o, gvisor_error, sizeof gvisor_error) == 0;
 		if (!gvisor_ready)
 			log_warn("sandbox: gvisor backend unavailable: %s", gvisor_error);
 	}
 
-	if (!strcmp(cfg->sandbox, "native") && !native_ok) {
+	if (!strcmp(o->sandbox, "native") && !native_ok) {
 		snprintf(err, errlen, "native sandbox: %s", nerr);
 		return -1;
 	}
-	if (!strcmp(cfg->sandbox, "gvisor") && !gvisor_ready) {
+	if (!strcmp(o->sandbox, "gvisor") && !gvisor_ready) {
 		snprintf(err, errlen, "gvisor sandbox: %s", gvisor_error);
 		return -1;
 	}
@@ -227,7 +254,7 @@ int sandbox_open(enum sandbox_backend backend, int slot, long box_bytes, struct 
 		 char *err, size_t errlen)
 {
 	*out = NULL;
-	if (!config) {
+	if (!inited) {
 		snprintf(err, errlen, "sandbox_global_init was not called");
 		return -EINVAL;
 	}
@@ -243,12 +270,12 @@ int sandbox_open(enum sandbox_backend backend, int slot, long box_bytes, struct 
 	sb->backend = backend;
 	sb->slot = slot;
 	sb->serial = atomic_fetch_add(&serial, 1);
-	sb->host_uid = (uid_t)(config->box_uid + slot);
-	sb->host_gid = (gid_t)(config->box_uid + slot);
+	sb->host_uid = (uid_t)(options.box_uid + slot);
+	sb->host_gid = (gid_t)(options.box_uid + slot);
 	sb->box_bytes = box_bytes;
 	sb->box_fd = -1;
 	int rc;
-	if (snprintf(sb->box_path, sizeof sb->box_path, "%s/box-%d-%lu", config->box_root,
+	if (snprintf(sb->box_path, sizeof sb->box_path, "%s/box-%d-%lu", options.box_root,
 		     (int)getpid(), sb->serial) >= (int)sizeof sb->box_path) {
 		rc = -ENAMETOOLONG;
 		snprintf(err, errlen, "box path too long");
@@ -442,6 +469,30 @@ void sandbox_prepare(enum sandbox_backend backend, const char *const *ro_paths,
 		gvisor_pool_prepare(ro_paths, argv);
 }
 
+/* The name of the first limit of l that is not > 0, or NULL when all are: the
+ * caller owns the policy, so a missing limit is its bug, not a default here. */
+static const char *incomplete_limit(const struct run_limits *l)
+{
+	const struct {
+		const char *name;
+		long v;
+	} f[] = {
+	    {"cpu_ms", l->cpu_ms},
+	    {"wall_ms", l->wall_ms},
+	    {"memory_kb", l->memory_kb},
+	    {"processes", l->processes},
+	    {"stdout_bytes", l->stdout_bytes},
+	    {"stderr_bytes", l->stderr_bytes},
+	    {"file_bytes", l->file_bytes},
+	    {"open_files", l->open_files},
+	    {"tmp_bytes", l->tmp_bytes},
+	};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		if (f[i].v <= 0)
+			return f[i].name;
+	return NULL;
+}
+
 int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
 {
 	if (!res)
@@ -451,29 +502,6 @@ int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_resu
 		sandbox_fail(res, "invalid run specification");
 		return -1;
 	}
-	const struct judge_config *c = config;
-	struct run_spec s = *spec;
-	struct run_limits *l = &s.limits;
-	/* a limit left at 0 takes judge.ini's default */
-	if (l->cpu_ms <= 0)
-		l->cpu_ms = c->time_limit_ms;
-	if (l->wall_ms <= 0)
-		l->wall_ms = l->cpu_ms * c->wall_limit_factor + 1000;
-	if (l->memory_kb <= 0)
-		l->memory_kb = c->memory_limit_mb * 1024;
-	if (l->processes <= 0)
-		l->processes = c->processes;
-	if (l->stdout_bytes <= 0)
-		l->stdout_bytes = c->output_limit_kb * 1024;
-	if (l->stderr_bytes <= 0)
-		l->stderr_bytes = c->stderr_limit_kb * 1024;
-	if (l->file_bytes <= 0)
-		l->file_bytes = c->file_size_kb * 1024;
-	if (l->open_files <= 0)
-		l->open_files = c->open_files;
-	if (l->tmp_bytes <= 0)
-		l->tmp_bytes = c->tmp_size_mb * 1024 * 1024;
-
 	res->status = RUN_INTERNAL_ERROR;
 	res->exit_code = res->signal = 0;
 	res->cpu_ms = res->wall_ms = res->memory_kb = 0;
@@ -481,13 +509,17 @@ int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_resu
 	res->message[0] = 0;
 	strbuf_reset(&res->out);
 	strbuf_reset(&res->err);
-	if ((s.trusted_tool ? sandbox_tool_backend(sb->backend) : sb->backend) == SANDBOX_GVISOR) {
+	const char *missing = incomplete_limit(&spec->limits);
+	if (missing)
+		return sandbox_fail(res, "incomplete limits: %s", missing);
+	if ((spec->trusted_tool ? sandbox_tool_backend(sb->backend) : sb->backend) ==
+	    SANDBOX_GVISOR) {
 		if (!gvisor_ready)
 			return sandbox_fail(res, "gvisor sandbox unavailable: %s", gvisor_error);
-		return gvisor_run(sb, &s, res);
+		return gvisor_run(sb, spec, res);
 	}
 	sb->box_changes++;
-	return native_run(sb, &s, res);
+	return native_run(sb, spec, res);
 }
 
 void sandbox_close(struct sandbox *sb)

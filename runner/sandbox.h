@@ -14,12 +14,11 @@
  * network, and only the environment the spec gives.
  */
 #pragma once
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "common/strbuf.h"
-
-struct judge_config;
 
 enum sandbox_backend { SANDBOX_GVISOR, SANDBOX_NATIVE };
 
@@ -33,7 +32,9 @@ enum run_status {
 	RUN_INTERNAL_ERROR,
 };
 
-/* A limit left at 0 takes its judge.ini default (sandbox_run fills it in). */
+/* The complete limits of one run: the caller decides every one (grading takes
+ * them from judge/grading/limits.h); sandbox_run fills in nothing and refuses a
+ * limit <= 0 as internal_error "incomplete limits: <field>". */
 struct run_limits {
 	long cpu_ms;	   /* CPU time of the whole process tree */
 	long wall_ms;	   /* real time from start to the end of the last process */
@@ -43,7 +44,24 @@ struct run_limits {
 	long stderr_bytes; /* capture cap; more stderr is dropped and flagged truncated */
 	long file_bytes;   /* RLIMIT_FSIZE */
 	long open_files;   /* RLIMIT_NOFILE */
-	long tmp_bytes;	   /* size of the run's /tmp; 0 = judge.ini tmp_size_mb */
+	long tmp_bytes;	   /* size of the run's /tmp */
+};
+
+/* Everything the runner takes from its caller's configuration (it never reads
+ * judge.ini itself; judge/grading/limits.h fills this from it). */
+struct sandbox_options {
+	char box_root[PATH_MAX];    /* absolute host folder under which boxes are mounted */
+	long box_uid;		    /* first host uid/gid of programs; slot n gets box_uid + n */
+	char cgroup_root[PATH_MAX]; /* "auto", or the cgroup under which native runs go */
+	char sandbox[16];	    /* backends to start: "auto", "gvisor" or "native" */
+	char tool_sandbox[16];	    /* where trusted tools run under gvisor: "native", "gvisor" */
+	char runsc[PATH_MAX];	    /* the runsc binary (a path, or a name looked up in PATH) */
+	char gvisor_platform[16];   /* runsc --platform: "ptrace", "systrap" or "kvm" */
+	int gvisor_pool;	    /* gVisor sandboxes started ahead of need per runtime */
+	/* A gVisor sandbox starts before the run it serves is known, so its cgroup
+	 * and /tmp are sized for the largest run it may serve. */
+	long long gvisor_memory_bytes; /* the largest memory limit of any run */
+	long long gvisor_tmp_bytes;    /* the size of /tmp of a run */
 };
 
 struct run_spec {
@@ -79,10 +97,11 @@ struct run_result {
 
 struct sandbox;
 
-/* Process-wide set-up: detects cgroups, reclaims leftovers of crashed runs
- * (cgroups, box mounts, runsc state), starts the gVisor pool when enabled.
- * Returns 0, or -1 with a message in err. Call once before anything below. */
-int sandbox_global_init(const struct judge_config *cfg, char *err, size_t errlen);
+/* Process-wide set-up: copies opts (the caller keeps its own), detects cgroups,
+ * reclaims leftovers of crashed runs (cgroups, box mounts, runsc state), starts
+ * the gVisor pool when enabled. Returns 0, or -1 with a message in err (a bad
+ * option, or no backend that opts ask for works). Call once before anything below. */
+int sandbox_global_init(const struct sandbox_options *opts, char *err, size_t errlen);
 /* Stops pools and removes what the process created. */
 void sandbox_global_shutdown(void);
 
@@ -108,12 +127,14 @@ const char *sandbox_box_path(const struct sandbox *sb);
 /* Runs spec in a fresh sandbox around the box. Always fills res (initialise it
  * with run_result_init); returns 0 when a status was decided (including
  * internal_error, with res->message set), -1 only on invalid arguments.
+ * Every limit of spec->limits must be > 0: one that is not ends the run before
+ * it starts as internal_error "incomplete limits: <field>" (returns 0).
  * Every process of the run is dead or dying (SIGKILLed) when it returns; the
  * native backend reaps the last ones at the next run of sb or in sandbox_close.
  * Runs of one sandbox must not overlap (one thread at a time per sandbox). */
 int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
 /* The backend in which the trusted tools of a workspace of backend b run:
- * native under gvisor when judge.ini's tool_sandbox is native (the default) and
+ * native under gvisor when the options' tool_sandbox is native (the default) and
  * the native backend works here, else b. The submission's own program always
  * runs in b. Why: a C compile costs ~200 ms more under gVisor's ptrace platform,
  * where every exec and page fault is trapped, and a tool needs a fresh gVisor

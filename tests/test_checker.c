@@ -8,6 +8,7 @@
 #include "common/config.h"
 #include "judge/grading/grade.h"
 #include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
 #include "judge/grading/problem.h"
 
 static struct judge_config cfg;
@@ -20,7 +21,9 @@ static void setup(void)
 	free(cfg.sandbox);
 	cfg.sandbox = strdup("native");
 	cr_assert_eq(lang_load_dir(&langs, "languages", err, sizeof err), 0, "%s", err);
-	cr_assert_eq(sandbox_global_init(&cfg, err, sizeof err), 0, "%s", err);
+	struct sandbox_options opts;
+	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
 }
 
 static void teardown(void)

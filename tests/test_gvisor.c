@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/config.h"
+#include "judge/grading/limits.h"
 #include "runner/gvisor.h"
 #include "runner/sandbox.h"
 
@@ -20,6 +21,15 @@
 
 static struct judge_config cfg;
 static struct sandbox *sb;
+
+/* sandbox_global_init with cfg's options. */
+static int init_sandbox(char *err, size_t errlen)
+{
+	struct sandbox_options opts;
+	if (limits_sandbox_options(&cfg, &opts, err, errlen) < 0)
+		return -1;
+	return sandbox_global_init(&opts, err, errlen);
+}
 
 static void setup_pool(long pool)
 {
@@ -30,7 +40,7 @@ static void setup_pool(long pool)
 	cfg.gvisor_pool = pool;
 	if (access("bin/box_init", X_OK) == 0)
 		setenv("JUDGE_BOX_INIT", "bin/box_init", 0);
-	cr_assert_eq(sandbox_global_init(&cfg, err, sizeof(err)), 0, "init: %s", err);
+	cr_assert_eq(init_sandbox(err, sizeof(err)), 0, "init: %s", err);
 	cr_assert_eq(sandbox_open(SANDBOX_GVISOR, 3, 16 << 20, &sb, err, sizeof(err)), 0,
 		     "open: %s", err);
 }
@@ -57,18 +67,18 @@ static void teardown(void)
 static struct run_spec spec_of(const char *const *argv)
 {
 	static const char *const env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", NULL};
-	struct run_spec s = {
-	    .argv = argv,
-	    .env = env,
-	    .limits = {.cpu_ms = 2000,
-		       .wall_ms = 6000,
-		       .memory_kb = 256 * 1024,
-		       .processes = 64,
-		       .stdout_bytes = 1 << 20,
-		       .stderr_bytes = 64 << 10,
-		       .file_bytes = 16 << 20,
-		       .open_files = 256},
-	};
+	struct run_spec s = {.argv = argv, .env = env};
+	struct limits_policy pol;
+	limits_policy_from_config(&cfg, &pol);
+	limits_run(&pol, NULL, NULL, NULL, &s.limits);
+	s.limits.cpu_ms = 2000;
+	s.limits.wall_ms = 6000;
+	s.limits.memory_kb = 256 * 1024;
+	s.limits.processes = 64;
+	s.limits.stdout_bytes = 1 << 20;
+	s.limits.stderr_bytes = 64 << 10;
+	s.limits.file_bytes = 16 << 20;
+	s.limits.open_files = 256;
 	return s;
 }
 
@@ -158,7 +168,7 @@ static void check_compiler_backend(const char *tool_sandbox, const char *want)
 	sandbox_close(sb);
 	sandbox_global_shutdown();
 	char err[512];
-	cr_assert_eq(sandbox_global_init(&cfg, err, sizeof(err)), 0, "init: %s", err);
+	cr_assert_eq(init_sandbox(err, sizeof(err)), 0, "init: %s", err);
 	cr_assert_eq(sandbox_open(SANDBOX_GVISOR, 3, 16 << 20, &sb, err, sizeof(err)), 0,
 		     "open: %s", err);
 	cr_assert_eq(sandbox_tool_backend(SANDBOX_GVISOR),
@@ -205,7 +215,7 @@ Test(gvisor, tool_sandbox_is_checked)
 	sb = NULL;
 	sandbox_global_shutdown();
 	char err[512] = "";
-	cr_assert_eq(sandbox_global_init(&cfg, err, sizeof(err)), -1);
+	cr_assert_eq(init_sandbox(err, sizeof(err)), -1);
 	cr_assert(strstr(err, "tool_sandbox"), "%s", err);
 }
 

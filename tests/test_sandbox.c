@@ -14,6 +14,7 @@
 
 #include "common/config.h"
 #include "common/strbuf.h"
+#include "judge/grading/limits.h"
 #include "runner/sandbox.h"
 
 static struct judge_config cfg;
@@ -28,7 +29,9 @@ static void setup(void)
 	cfg.sandbox = strdup("native");
 	/* a secret in the worker's environment must never reach a program */
 	setenv("JUDGE_TEST_SECRET", "s3cr3t-worker-env", 1);
-	cr_assert_eq(sandbox_global_init(&cfg, err, sizeof err), 0, "%s", err);
+	struct sandbox_options opts;
+	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
 	cr_assert_eq(sandbox_open(SANDBOX_NATIVE, 3, 16 << 20, &sb, err, sizeof err), 0, "%s", err);
 }
 
@@ -42,10 +45,18 @@ static void teardown(void)
 
 TestSuite(sandbox, .init = setup, .fini = teardown);
 
+/* judge.ini's default limits of a run, with these four. */
 static struct run_limits lim(long cpu_ms, long wall_ms)
 {
-	return (struct run_limits){
-	    .cpu_ms = cpu_ms, .wall_ms = wall_ms, .memory_kb = 128 * 1024, .processes = 32};
+	struct limits_policy pol;
+	struct run_limits l;
+	limits_policy_from_config(&cfg, &pol);
+	limits_run(&pol, NULL, NULL, NULL, &l);
+	l.cpu_ms = cpu_ms;
+	l.wall_ms = wall_ms;
+	l.memory_kb = 128 * 1024;
+	l.processes = 32;
+	return l;
 }
 
 /* Runs argv (NULL-terminated list) with stdin; res must be released. */
@@ -407,4 +418,37 @@ Test(sandbox, nothing_left_behind)
 	while (fgets(line, sizeof line, m))
 		cr_assert(!strstr(line, box), "mount left: %s", line);
 	fclose(m);
+}
+
+/* The runner fills in no limit: its caller's policy decides every one. */
+Test(sandbox, incomplete_limits_are_internal_error)
+{
+	const char *argv[] = {"/bin/true", NULL};
+	struct run_limits l = lim(1000, 3000);
+	l.tmp_bytes = 0;
+	struct run_result r;
+	run(&r, l, NULL, argv);
+	cr_assert_eq(r.status, RUN_INTERNAL_ERROR);
+	cr_assert_str_eq(r.message, "incomplete limits: tmp_bytes");
+	run_result_release(&r);
+
+	l = lim(1000, 3000);
+	l.open_files = -1;
+	run(&r, l, NULL, argv);
+	cr_assert_eq(r.status, RUN_INTERNAL_ERROR);
+	cr_assert_str_eq(r.message, "incomplete limits: open_files");
+	run_result_release(&r);
+}
+
+Test(sandbox, gvisor_platform_is_checked)
+{
+	char err[512] = "";
+	struct sandbox_options opts;
+	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
+	snprintf(opts.gvisor_platform, sizeof opts.gvisor_platform, "xen");
+	sandbox_close(sb);
+	sb = NULL;
+	sandbox_global_shutdown();
+	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), -1);
+	cr_assert(strstr(err, "gvisor_platform"), "%s", err);
 }

@@ -20,6 +20,7 @@
 #include "common/config.h"
 #include "judge/grading/grade.h"
 #include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -164,7 +165,9 @@ static int survey(const struct judge_config *cfg, const struct lang_registry *re
 	}
 	if (!run_checks)
 		return failures;
-	if (sandbox_global_init(cfg, err, sizeof err) < 0) {
+	struct sandbox_options sbopts;
+	if (limits_sandbox_options(cfg, &sbopts, err, sizeof err) < 0 ||
+	    sandbox_global_init(&sbopts, err, sizeof err) < 0) {
 		fprintf(stderr, "judge: sandbox: %s\n", err);
 		return -1;
 	}

@@ -15,6 +15,7 @@
 #include "judge/grading/lang.h"
 #include "judge/grading/problem.h"
 #include "judge/grading/testdir.h"
+#include "judge/grading/limits.h"
 
 /* Inputs read from files are capped so a wrong path cannot eat the machine. */
 #define RUN_FILE_MAX ((size_t)1 << 30)
@@ -144,7 +145,7 @@ static const struct lang *lang_of_file(const struct lang_registry *langs, const 
 struct run_args {
 	const char *lang_name, *stdin_file, *expected_file, *tests_dir, *problem_dir;
 	const char *compare_mode, *compare_args, *sandbox_name;
-	struct grade_limits limits; /* 0 = not given */
+	struct limits_request limits; /* 0 = not given */
 	bool all_tests;
 };
 
@@ -392,7 +393,9 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 			 have_problem ? &pb : NULL, argc - optind, argv + optind) < 0)
 		goto out;
 
-	if (sandbox_global_init(cfg, err, sizeof err) < 0) {
+	struct sandbox_options sbopts;
+	if (limits_sandbox_options(cfg, &sbopts, err, sizeof err) < 0 ||
+	    sandbox_global_init(&sbopts, err, sizeof err) < 0) {
 		fprintf(stderr, "judge run: sandbox: %s\n", err);
 		ret = 1;
 		goto out;

@@ -29,6 +29,7 @@
 #include "judge/grading/lang.h"
 #include "judge/grading/problem.h"
 #include "judge/grading/status.h"
+#include "judge/grading/limits.h"
 #include "common/strbuf.h"
 
 #define SOURCE_FILE_MAX ((size_t)4 << 20)
@@ -607,7 +608,9 @@ int cmd_verify(int argc, char **argv, struct judge_config *cfg)
 		return 2;
 	}
 	v.langs = &langs;
-	if (sandbox_global_init(cfg, err, sizeof err) < 0) {
+	struct sandbox_options sbopts;
+	if (limits_sandbox_options(cfg, &sbopts, err, sizeof err) < 0 ||
+	    sandbox_global_init(&sbopts, err, sizeof err) < 0) {
 		fprintf(stderr, "judge verify: sandbox: %s\n", err);
 		lang_registry_release(&langs);
 		return 1;

@@ -19,6 +19,7 @@
 
 #include "common/config.h"
 #include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
 #include "common/log.h"
 #include "judge/grading/problem.h"
 #include "common/strbuf.h"
@@ -108,22 +109,11 @@ static int compile(struct checker *c, const struct prob_program *prog,
 	    .argv = (const char *const *)argv,
 	    .env = (const char *const *)(l->compile_env ? l->compile_env : l->env),
 	    .ro_paths = (const char *const *)l->ro_paths,
-	    .limits =
-		{
-		    .cpu_ms = l->compile_time_limit_ms > 0 ? l->compile_time_limit_ms
-							   : cfg->compile_time_limit_ms,
-		    .memory_kb = (l->compile_memory_limit_mb > 0 ? l->compile_memory_limit_mb
-								 : cfg->compile_memory_limit_mb) *
-				 1024,
-		    .processes = l->compile_processes > 0 ? l->compile_processes : 128,
-		    .stdout_bytes = 1 << 20,
-		    .stderr_bytes = 1 << 20,
-		    .file_bytes = cfg->file_size_kb * 1024,
-		    .open_files = cfg->open_files,
-		},
 	    .trusted_tool = true,
 	};
-	spec.limits.wall_ms = spec.limits.cpu_ms * 2 + 2000;
+	struct limits_policy pol;
+	limits_policy_from_config(cfg, &pol);
+	limits_compile(&pol, l, &spec.limits);
 	struct run_result rr;
 	run_result_init(&rr);
 	int ret = -1;
@@ -208,15 +198,9 @@ int checker_build(const struct problem *p, const struct lang_registry *langs,
 	}
 	if (compile(c, prog, cfg, err, errlen) < 0)
 		goto out;
-	struct run_limits *rl = &c->limits;
-	rl->cpu_ms = pl->validation_time_s > 0 ? pl->validation_time_s * 1000 : 30000;
-	rl->wall_ms = rl->cpu_ms * 2 + 2000;
-	rl->memory_kb = (pl->validation_memory_mb > 0 ? pl->validation_memory_mb : 1024) * 1024;
-	rl->processes = l->processes > 0 ? l->processes : cfg->processes;
-	rl->stdout_bytes = (pl->validation_output_mb > 0 ? pl->validation_output_mb : 8) << 20;
-	rl->stderr_bytes = 64 * 1024;
-	rl->file_bytes = cfg->file_size_kb * 1024;
-	rl->open_files = cfg->open_files;
+	struct limits_policy pol;
+	limits_policy_from_config(cfg, &pol);
+	limits_validator(&pol, l, pl, &c->limits);
 	ret = 0;
 out:
 	if (ret < 0) {

@@ -18,6 +18,7 @@
 #include "judge/grading/compare.h"
 #include "common/config.h"
 #include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
 #include "common/log.h"
 #include "judge/grading/problem.h"
 #include "judge/grading/status.h"
@@ -28,35 +29,13 @@
 /* Expected-output files larger than this are refused as a judge fault. */
 #define EXPECTED_FILE_MAX ((size_t)1 << 30)
 
-static long pick(long a, long b, long c)
-{
-	return a > 0 ? a : b > 0 ? b : c;
-}
-
 static void plan_limits(struct grade_plan *p, const struct judge_config *cfg,
 			const struct grade_request *req)
 {
-	const struct grade_limits *lim = &req->limits;
-	const struct lang *l = p->lang;
-	struct run_limits *r = &p->run_limits;
-	r->cpu_ms = pick(lim->time_ms, l->time_limit_ms, cfg->time_limit_ms);
-	r->wall_ms = pick(lim->wall_ms, 0, r->cpu_ms * cfg->wall_limit_factor + 1000);
-	r->memory_kb = pick(lim->memory_mb, l->memory_limit_mb, cfg->memory_limit_mb) * 1024;
-	r->stdout_bytes = pick(lim->output_kb, 0, cfg->output_limit_kb) * 1024;
-	r->stderr_bytes = cfg->stderr_limit_kb * 1024;
-	r->processes = pick(lim->processes, l->processes, cfg->processes);
-	r->file_bytes = cfg->file_size_kb * 1024;
-	r->open_files = cfg->open_files;
-
-	struct run_limits *c = &p->compile_limits;
-	c->cpu_ms = pick(l->compile_time_limit_ms, 0, cfg->compile_time_limit_ms);
-	c->wall_ms = c->cpu_ms * 2 + 2000;
-	c->memory_kb = pick(l->compile_memory_limit_mb, 0, cfg->compile_memory_limit_mb) * 1024;
-	c->processes = pick(l->compile_processes, 0, cfg->processes > 128 ? cfg->processes : 128);
-	c->stdout_bytes = 1024 * 1024;
-	c->stderr_bytes = 1024 * 1024;
-	c->file_bytes = cfg->file_size_kb * 1024;
-	c->open_files = cfg->open_files;
+	struct limits_policy pol;
+	limits_policy_from_config(cfg, &pol);
+	limits_run(&pol, p->lang, NULL, &req->limits, &p->run_limits);
+	limits_compile(&pol, p->lang, &p->compile_limits);
 }
 
 static void add_test(struct grade_plan *p, const char *name, const char *stdin_data,
@@ -96,17 +75,9 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env,
 		return -1;
 	}
 	p->problem = pb;
-	const struct grade_limits *lim = &req->limits;
-	struct run_limits *r = &p->run_limits;
-	if (lim->time_ms <= 0 && pb->limits.time_limit_s > 0) {
-		r->cpu_ms = (long)(pb->limits.time_limit_s * 1000 + 0.5);
-		if (lim->wall_ms <= 0)
-			r->wall_ms = r->cpu_ms * env->cfg->wall_limit_factor + 1000;
-	}
-	if (lim->memory_mb <= 0 && pb->limits.memory_mb > 0)
-		r->memory_kb = pb->limits.memory_mb * 1024;
-	if (lim->output_kb <= 0 && pb->limits.output_mb > 0)
-		r->stdout_bytes = pb->limits.output_mb * 1024 * 1024;
+	struct limits_policy pol;
+	limits_policy_from_config(env->cfg, &pol);
+	limits_run(&pol, p->lang, &pb->limits, &req->limits, &p->run_limits);
 	p->tests = calloc((size_t)pb->ntests, sizeof *p->tests);
 	if (!p->tests) {
 		snprintf(err, errlen, "out of memory");

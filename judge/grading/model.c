@@ -112,7 +112,7 @@ static bool render_compare(cJSON *o, const struct cmp_opts *c)
 static const char *const limit_keys[] = {"time_ms", "wall_ms", "memory_mb", "output_kb",
 					 "processes"};
 
-static long *limit_field(struct grade_limits *l, size_t i)
+static long *limit_field(struct limits_request *l, size_t i)
 {
 	long *f[] = {&l->time_ms, &l->wall_ms, &l->memory_mb, &l->output_kb, &l->processes};
 	return f[i];
@@ -167,7 +167,7 @@ cJSON *model_request_render(const struct grade_request *r)
 		goto fail;
 	if (r->has_limits) {
 		cJSON *lo = cJSON_AddObjectToObject(o, "limits");
-		struct grade_limits l = r->limits;
+		struct limits_request l = r->limits;
 		if (!lo)
 			goto fail;
 		for (size_t i = 0; i < sizeof limit_keys / sizeof limit_keys[0]; i++)

@@ -24,6 +24,7 @@
 
 #include "common/strbuf.h"
 #include "judge/grading/compare.h"
+#include "judge/grading/limits.h"
 #include "judge/grading/status.h"
 
 /* A file of the program beside its source. */
@@ -40,15 +41,6 @@ struct grade_test_in {
 	size_t stdin_len;
 	char *expected;
 	size_t expected_len;
-};
-
-/* The request's own limits; 0 = not given (the judge's defaults apply). */
-struct grade_limits {
-	long time_ms;
-	long wall_ms;
-	long memory_mb;
-	long output_kb;
-	long processes;
 };
 
 /* A request. Every pointer is owned (model_request_release frees it). Exactly
@@ -68,8 +60,8 @@ struct grade_request {
 	size_t expected_len;
 	bool has_compare; /* false: lines, and no "compare" key in the JSON */
 	struct cmp_opts cmp;
-	bool has_limits; /* a "limits" object was given (it may be empty) */
-	struct grade_limits limits;
+	bool has_limits;	      /* a "limits" object was given (it may be empty) */
+	struct limits_request limits; /* the request's own; 0 = not given (limits.h) */
 	bool run_all_tests;
 };
 

@@ -12,6 +12,7 @@
 #include "judge/grading/compare.h"
 #include "common/config.h"
 #include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
 #include "judge/grading/problem.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
@@ -247,24 +248,27 @@ static int validate_limits(const struct judge_config *cfg, const cJSON *in,
 					   "output_kb", "processes", NULL};
 	if (check_known_keys(l, keys, "limits.", err) < 0)
 		return -1;
-	long max_wall = cfg->max_time_limit_ms * cfg->wall_limit_factor + 1000;
-	struct grade_limits *g = &out->limits;
+	struct limits_policy pol;
+	struct limits_caps caps;
+	limits_policy_from_config(cfg, &pol);
+	limits_request_caps(&pol, &caps);
+	struct limits_request *g = &out->limits;
 	struct {
 		const char *name;
-		long lo, hi;
+		struct limits_range r;
 		long *to;
 	} spec[] = {
-	    {"time_ms", 1, cfg->max_time_limit_ms, &g->time_ms},
-	    {"wall_ms", 1, max_wall, &g->wall_ms},
-	    {"memory_mb", 8, cfg->max_memory_limit_mb, &g->memory_mb},
-	    {"output_kb", 1, cfg->max_output_limit_kb, &g->output_kb},
-	    {"processes", 1, cfg->max_processes, &g->processes},
+	    {"time_ms", caps.time_ms, &g->time_ms},
+	    {"wall_ms", caps.wall_ms, &g->wall_ms},
+	    {"memory_mb", caps.memory_mb, &g->memory_mb},
+	    {"output_kb", caps.output_kb, &g->output_kb},
+	    {"processes", caps.processes, &g->processes},
 	};
 	out->has_limits = true;
 	/* absent keys stay 0, which no range above admits: 0 = not given */
 	for (size_t i = 0; i < sizeof spec / sizeof spec[0]; i++)
-		if (get_int(l, spec[i].name, "limits.", spec[i].lo, spec[i].hi, spec[i].to, err) <
-		    0)
+		if (get_int(l, spec[i].name, "limits.", spec[i].r.lo, spec[i].r.hi, spec[i].to,
+			    err) < 0)
 			return -1;
 	return 0;
 }

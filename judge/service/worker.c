@@ -29,6 +29,7 @@
 #include "judge/store/db.h"
 #include "judge/grading/grade.h"
 #include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
 #include "common/log.h"
 #include "judge/store/migrate.h"
 #include "judge/store/pgembed.h"
@@ -459,7 +460,9 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 		log_error("worker: %s", err);
 		goto out;
 	}
-	if (sandbox_global_init(cfg, err, sizeof err) < 0) {
+	struct sandbox_options sbopts;
+	if (limits_sandbox_options(cfg, &sbopts, err, sizeof err) < 0 ||
+	    sandbox_global_init(&sbopts, err, sizeof err) < 0) {
 		log_error("worker: sandbox: %s", err);
 		goto out;
 	}

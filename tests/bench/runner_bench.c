@@ -26,6 +26,7 @@
 
 #include "common/config.h"
 #include "common/log.h"
+#include "judge/grading/limits.h"
 #include "runner/gvisor.h"
 #include "runner/sandbox.h"
 
@@ -79,22 +80,21 @@ static double bare(const char *const *argv, const char *const *env)
 	return t;
 }
 
+/* judge.ini's default limits of a run (main sets it) */
+static struct run_limits run_limits;
+
 static double boxed(struct sandbox *sb, const char *const *argv, const char *const *env,
 		    const char *const *ro)
 {
-	struct run_spec spec = {
-	    .argv = argv,
-	    .env = env,
-	    .ro_paths = ro,
-	    .limits = {.cpu_ms = 5000,
-		       .wall_ms = 10000,
-		       .memory_kb = 256 * 1024,
-		       .processes = 32,
-		       .stdout_bytes = 1 << 20,
-		       .stderr_bytes = 1 << 16,
-		       .file_bytes = 1 << 20,
-		       .open_files = 64},
-	};
+	struct run_spec spec = {.argv = argv, .env = env, .ro_paths = ro, .limits = run_limits};
+	spec.limits.cpu_ms = 5000;
+	spec.limits.wall_ms = 10000;
+	spec.limits.memory_kb = 256 * 1024;
+	spec.limits.processes = 32;
+	spec.limits.stdout_bytes = 1 << 20;
+	spec.limits.stderr_bytes = 1 << 16;
+	spec.limits.file_bytes = 1 << 20;
+	spec.limits.open_files = 64;
 	struct run_result res;
 	run_result_init(&res);
 	double t0 = now_ms();
@@ -151,7 +151,12 @@ int main(int argc, char **argv)
 	cfg.gvisor_pool = cold ? 0 : 1;
 	/* JUDGE_BENCH_DEBUG=1: the backends' per-step timing logs on stderr */
 	log_min_level = getenv("JUDGE_BENCH_DEBUG") ? LOG_DEBUG : LOG_WARN;
-	if (sandbox_global_init(&cfg, err, sizeof(err)) < 0) {
+	struct limits_policy pol;
+	limits_policy_from_config(&cfg, &pol);
+	limits_run(&pol, NULL, NULL, NULL, &run_limits);
+	struct sandbox_options opts;
+	if (limits_sandbox_options(&cfg, &opts, err, sizeof(err)) < 0 ||
+	    sandbox_global_init(&opts, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sandbox_global_init: %s\n", err);
 		return 1;
 	}

@@ -1,0 +1,147 @@
+/* limits: the one limits policy (see limits.h for the rules and the wall rule). */
+#include "judge/grading/limits.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "judge/grading/lang.h"
+#include "judge/grading/problem.h"
+
+/* The first of a, b, c that is > 0, else d: who asked first wins. */
+static long pick(long a, long b, long c, long d)
+{
+	return a > 0 ? a : b > 0 ? b : c > 0 ? c : d;
+}
+
+void limits_policy_from_config(const struct judge_config *cfg, struct limits_policy *p)
+{
+	*p = (struct limits_policy){
+	    .time_ms = cfg->time_limit_ms,
+	    .wall_factor = cfg->wall_limit_factor,
+	    .memory_mb = cfg->memory_limit_mb,
+	    .output_kb = cfg->output_limit_kb,
+	    .stderr_kb = cfg->stderr_limit_kb,
+	    .processes = cfg->processes,
+	    .file_kb = cfg->file_size_kb,
+	    .open_files = cfg->open_files,
+	    .tmp_mb = cfg->tmp_size_mb,
+	    .compile_time_ms = cfg->compile_time_limit_ms,
+	    .compile_memory_mb = cfg->compile_memory_limit_mb,
+	    .max_time_ms = cfg->max_time_limit_ms,
+	    .max_memory_mb = cfg->max_memory_limit_mb,
+	    .max_output_kb = cfg->max_output_limit_kb,
+	    .max_processes = cfg->max_processes,
+	};
+}
+
+long limits_wall_ms(long cpu_ms, long factor)
+{
+	return cpu_ms * factor + LIMITS_WALL_SLACK_MS;
+}
+
+/* The limits every kind of run shares: files, descriptors, /tmp. */
+static void common_limits(const struct limits_policy *p, struct run_limits *out)
+{
+	out->file_bytes = p->file_kb * 1024;
+	out->open_files = p->open_files;
+	out->tmp_bytes = p->tmp_mb << 20;
+}
+
+void limits_run(const struct limits_policy *p, const struct lang *l, const struct prob_limits *pkg,
+		const struct limits_request *req, struct run_limits *out)
+{
+	const struct limits_request none = {0};
+	if (!req)
+		req = &none;
+	/* a package's time limit is in seconds, possibly fractional */
+	long pkg_time_ms =
+	    pkg && pkg->time_limit_s > 0 ? (long)(pkg->time_limit_s * 1000 + 0.5) : 0;
+	long pkg_memory_mb = pkg ? pkg->memory_mb : 0;
+	long pkg_output_bytes = pkg && pkg->output_mb > 0 ? pkg->output_mb << 20 : 0;
+
+	out->cpu_ms = pick(req->time_ms, pkg_time_ms, l ? l->time_limit_ms : 0, p->time_ms);
+	out->wall_ms =
+	    req->wall_ms > 0 ? req->wall_ms : limits_wall_ms(out->cpu_ms, p->wall_factor);
+	out->memory_kb =
+	    pick(req->memory_mb, pkg_memory_mb, l ? l->memory_limit_mb : 0, p->memory_mb) * 1024;
+	out->processes = pick(req->processes, 0, l ? l->processes : 0, p->processes);
+	out->stdout_bytes = pick(req->output_kb * 1024, pkg_output_bytes, 0, p->output_kb * 1024);
+	out->stderr_bytes = p->stderr_kb * 1024;
+	common_limits(p, out);
+}
+
+void limits_compile(const struct limits_policy *p, const struct lang *l, struct run_limits *out)
+{
+	long procs = p->processes > LIMITS_COMPILE_PROCESSES_MIN ? p->processes
+								 : LIMITS_COMPILE_PROCESSES_MIN;
+	out->cpu_ms = pick(l ? l->compile_time_limit_ms : 0, 0, 0, p->compile_time_ms);
+	out->wall_ms = limits_wall_ms(out->cpu_ms, LIMITS_TOOL_WALL_FACTOR);
+	out->memory_kb =
+	    pick(l ? l->compile_memory_limit_mb : 0, 0, 0, p->compile_memory_mb) * 1024;
+	out->processes = pick(l ? l->compile_processes : 0, 0, 0, procs);
+	out->stdout_bytes = LIMITS_COMPILE_OUTPUT_BYTES;
+	out->stderr_bytes = LIMITS_COMPILE_OUTPUT_BYTES;
+	common_limits(p, out);
+}
+
+void limits_validator(const struct limits_policy *p, const struct lang *l,
+		      const struct prob_limits *pkg, struct run_limits *out)
+{
+	long time_s = pkg ? pkg->validation_time_s : 0;
+	long memory_mb = pkg ? pkg->validation_memory_mb : 0;
+	long output_mb = pkg ? pkg->validation_output_mb : 0;
+	out->cpu_ms = pick(time_s * 1000, 0, 0, LIMITS_VALIDATOR_TIME_MS);
+	out->wall_ms = limits_wall_ms(out->cpu_ms, LIMITS_TOOL_WALL_FACTOR);
+	out->memory_kb = pick(memory_mb, 0, 0, LIMITS_VALIDATOR_MEMORY_MB) * 1024;
+	out->processes = pick(l ? l->processes : 0, 0, 0, p->processes);
+	out->stdout_bytes = pick(output_mb, 0, 0, LIMITS_VALIDATOR_OUTPUT_MB) << 20;
+	out->stderr_bytes = LIMITS_VALIDATOR_STDERR_BYTES;
+	common_limits(p, out);
+}
+
+void limits_request_caps(const struct limits_policy *p, struct limits_caps *out)
+{
+	*out = (struct limits_caps){
+	    .time_ms = {1, p->max_time_ms},
+	    .wall_ms = {1, limits_wall_ms(p->max_time_ms, p->wall_factor)},
+	    .memory_mb = {LIMITS_REQUEST_MEMORY_MB_MIN, p->max_memory_mb},
+	    .output_kb = {1, p->max_output_kb},
+	    .processes = {1, p->max_processes},
+	};
+}
+
+/* Copies src into dst[size]; returns 0, or -1 with err naming key when it does not fit. */
+static int copy_option(char *dst, size_t size, const char *src, const char *key, char *err,
+		       size_t errlen)
+{
+	if (snprintf(dst, size, "%s", src ? src : "") >= (int)size) {
+		snprintf(err, errlen, "%s is too long", key);
+		return -1;
+	}
+	return 0;
+}
+
+int limits_sandbox_options(const struct judge_config *cfg, struct sandbox_options *out, char *err,
+			   size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	if (copy_option(out->box_root, sizeof out->box_root, cfg->box_root, "box_root", err,
+			errlen) < 0 ||
+	    copy_option(out->cgroup_root, sizeof out->cgroup_root, cfg->cgroup_root, "cgroup_root",
+			err, errlen) < 0 ||
+	    copy_option(out->sandbox, sizeof out->sandbox, cfg->sandbox, "sandbox", err, errlen) <
+		0 ||
+	    copy_option(out->tool_sandbox, sizeof out->tool_sandbox, cfg->tool_sandbox,
+			"tool_sandbox", err, errlen) < 0 ||
+	    copy_option(out->runsc, sizeof out->runsc, cfg->runsc, "runsc", err, errlen) < 0 ||
+	    copy_option(out->gvisor_platform, sizeof out->gvisor_platform, cfg->gvisor_platform,
+			"gvisor_platform", err, errlen) < 0)
+		return -1;
+	out->box_uid = cfg->box_uid;
+	out->gvisor_pool = (int)cfg->gvisor_pool;
+	/* a gVisor sandbox may serve any run a request can ask for */
+	out->gvisor_memory_bytes = (long long)cfg->max_memory_limit_mb << 20;
+	out->gvisor_tmp_bytes = (long long)cfg->tmp_size_mb << 20;
+	return 0;
+}

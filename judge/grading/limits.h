@@ -1,0 +1,98 @@
+/* limits: the one limits policy — defaults, request caps, the wall rule, and the
+ * limits of runs, compiles and output validators.
+ *
+ * How it works: judge.ini's [limits] become a plain struct limits_policy once
+ * (limits_policy_from_config); everything else is a pure function of that
+ * policy and of what a language, a problem package and a request ask for, and
+ * fills every field of a struct run_limits (the runner fills in nothing).
+ * Precedence of a run limit: the request, then the problem package, then the
+ * language, then judge.ini.
+ *
+ * The wall rule, for every run: wall = cpu × factor + 1 s (limits_wall_ms).
+ * A submission's program uses judge.ini's wall_limit_factor (default 3): it may
+ * sleep or wait on I/O, and a loaded host stretches its wall time. Compilers
+ * and output validators use LIMITS_TOOL_WALL_FACTOR (2): they are trusted and
+ * CPU-bound, and a tool stuck on something should give its slot back sooner
+ * than a program; the 1 s absorbs a sandbox's start-up.
+ */
+#pragma once
+#include <stddef.h>
+
+#include "runner/sandbox.h"
+
+struct judge_config;
+struct lang;
+struct prob_limits;
+
+/* Added to cpu × factor by the wall rule: a sandbox's start-up and a host's jitter. */
+#define LIMITS_WALL_SLACK_MS 1000L
+/* The wall factor of trusted tools (compilers, output validators). */
+#define LIMITS_TOOL_WALL_FACTOR 2L
+/* Compilers start threads and helper processes (cc1, as, ld; dotnet's build
+ * server): a compile gets at least this many processes, more when judge.ini's
+ * processes is higher, unless its language names its own cap. */
+#define LIMITS_COMPILE_PROCESSES_MIN 128L
+/* Output a compile may print (kept in the result, cut at 64 KiB there). */
+#define LIMITS_COMPILE_OUTPUT_BYTES (1L << 20)
+/* An output validator's limits when its package gives none (the ICPC package
+ * format's validation_* defaults are larger than a test's run). */
+#define LIMITS_VALIDATOR_TIME_MS      30000L
+#define LIMITS_VALIDATOR_MEMORY_MB    1024L
+#define LIMITS_VALIDATOR_OUTPUT_MB    8L
+#define LIMITS_VALIDATOR_STDERR_BYTES (64L * 1024)
+/* The smallest memory limit a request may ask: less does not start a runtime. */
+#define LIMITS_REQUEST_MEMORY_MB_MIN 8L
+
+/* judge.ini's [limits], in judge.ini's units. */
+struct limits_policy {
+	long time_ms, wall_factor, memory_mb, output_kb, stderr_kb, processes;
+	long file_kb, open_files, tmp_mb;
+	long compile_time_ms, compile_memory_mb;
+	long max_time_ms, max_memory_mb, max_output_kb, max_processes;
+};
+
+/* What a request asks for; 0 = not asked. */
+struct limits_request {
+	long time_ms, wall_ms, memory_mb, output_kb, processes;
+};
+
+/* The range a request's limit must fall in (both ends included). */
+struct limits_range {
+	long lo, hi;
+};
+
+/* The ranges of struct limits_request's fields. */
+struct limits_caps {
+	struct limits_range time_ms, wall_ms, memory_mb, output_kb, processes;
+};
+
+/* Fills p from cfg's [limits] keys (cfg is not kept). */
+void limits_policy_from_config(const struct judge_config *cfg, struct limits_policy *p);
+
+/* The wall rule: cpu_ms × factor + LIMITS_WALL_SLACK_MS. */
+long limits_wall_ms(long cpu_ms, long factor);
+
+/* The limits of one test run of a program in language l (NULL: none of its
+ * defaults), of problem package pkg (NULL: none), as request req asks (NULL:
+ * nothing). Every field of out is set and > 0 when p's are. */
+void limits_run(const struct limits_policy *p, const struct lang *l, const struct prob_limits *pkg,
+		const struct limits_request *req, struct run_limits *out);
+
+/* The limits of a compile in language l (NULL: judge.ini's compile limits). */
+void limits_compile(const struct limits_policy *p, const struct lang *l, struct run_limits *out);
+
+/* The limits of one run of an output validator written in language l (NULL:
+ * judge.ini's processes) for package pkg (NULL, or validation_* at 0: the
+ * LIMITS_VALIDATOR_* defaults). */
+void limits_validator(const struct limits_policy *p, const struct lang *l,
+		      const struct prob_limits *pkg, struct run_limits *out);
+
+/* The ranges a request's limits must fall in: up to judge.ini's max_*, and a
+ * wall limit up to the wall rule applied to the largest CPU limit. */
+void limits_request_caps(const struct limits_policy *p, struct limits_caps *out);
+
+/* Fills out, the runner's options, from cfg's [sandbox] keys and the limits a
+ * gVisor sandbox must be sized for. Returns 0, or -1 with a message in err
+ * when a path does not fit. */
+int limits_sandbox_options(const struct judge_config *cfg, struct sandbox_options *out, char *err,
+			   size_t errlen);
