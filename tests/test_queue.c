@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "judge/store/db.h"
 #include "judge/store/migrate.h"
 #include "judge/store/pgembed.h"
@@ -564,7 +565,7 @@ Test(queue, waiter_parks_and_resumes)
 	int64_t id = enqueue(db, "p", QUEUE_PRIO_BULK, NULL, 0);
 	int64_t other = enqueue(db, "o", QUEUE_PRIO_BULK, NULL, 0);
 	struct parked p = {
-	    .w = {.id = id, .deadline_ms = waiter_now_ms() + 60000, .resume = parked_resume}};
+	    .w = {.id = id, .deadline_ms = clock_mono_ms() + 60000, .resume = parked_resume}};
 	p.w.arg = &p;
 	pthread_mutex_init(&p.lock, NULL);
 	waiter_register(h, &p.w);
@@ -610,7 +611,7 @@ Test(queue, waiter_parks_and_resumes)
 	pthread_mutex_lock(&p.lock);
 	p.resumed = 0;
 	pthread_mutex_unlock(&p.lock);
-	p.w.deadline_ms = waiter_now_ms() + 300;
+	p.w.deadline_ms = clock_mono_ms() + 300;
 	waiter_register(h, &p.w);
 	cr_assert(waiter_park(h, &p.w, parked_suspend));
 	took = await_resume(&p, 5000);
@@ -757,7 +758,7 @@ Test(queue, reconnect_after_postgres_restart, .timeout = 120, .fini = own_cluste
 	cr_assert_eq(waiter_hub_start(&h, url.buf, NULL, NULL, err, sizeof err), 0, "%s", err);
 	await_listening(h, 0);
 	struct parked p = {
-	    .w = {.id = id, .deadline_ms = waiter_now_ms() + 600000, .resume = parked_resume}};
+	    .w = {.id = id, .deadline_ms = clock_mono_ms() + 600000, .resume = parked_resume}};
 	p.w.arg = &p;
 	pthread_mutex_init(&p.lock, NULL);
 	waiter_register(h, &p.w);

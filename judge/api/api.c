@@ -7,8 +7,10 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/config.h"
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "judge/api/http.h"
 #include "judge/api/info.h"
 #include "judge/api/mcp.h"
@@ -188,7 +190,7 @@ static void on_done(struct http_request *r, void *arg)
 	struct api *a = arg;
 	if (r->admitted)
 		auth_done(a->auth, r->key_id);
-	double took = http_now() - r->start_s;
+	double took = (double)(clock_mono_us() - r->start_us) / 1e6;
 	metrics_request(a->metrics, r->route, r->status, took);
 	log_debug("api: %s %s %d %.1f ms", r->method, r->url, r->status, took * 1000);
 }
@@ -202,22 +204,14 @@ static void kick_callbacks(void *arg)
 int api_start(struct api **out, const struct judge_config *cfg, const char *db_url, int listen_fd,
 	      char *err, size_t errlen)
 {
-	struct api *a = calloc(1, sizeof *a);
-	if (!a) {
-		snprintf(err, errlen, "out of memory");
-		close(listen_fd);
-		return -1;
-	}
+	struct api *a = xcalloc(1, sizeof *a);
 	a->cfg = cfg;
 	a->auth_on = strcmp(cfg->auth, "off") != 0;
 	pthread_mutex_init(&a->vlock, NULL);
 	long threads = cfg->http_threads ? cfg->http_threads : sysconf(_SC_NPROCESSORS_ONLN);
 	if (threads < 1)
 		threads = 1;
-	if (!(a->metrics = metrics_new(route_names(), R_COUNT))) {
-		snprintf(err, errlen, "out of memory");
-		goto fail_close;
-	}
+	a->metrics = metrics_new(route_names(), R_COUNT);
 	if (lang_load_dir(&a->langs, cfg->languages_dir, err, errlen) < 0)
 		goto fail_close;
 	/* every HTTP thread may hold one connection, plus auth, callbacks and spares */

@@ -11,10 +11,11 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/xalloc.h"
 
 struct http_server {
 	struct MHD_Daemon *daemon;
@@ -25,13 +26,6 @@ struct http_server {
 	long active;
 	bool stopping;
 };
-
-double http_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int http_listen(const char *addr, char *err, size_t errlen)
 {
@@ -128,28 +122,14 @@ int http_respond(struct http_request *r, int status, const char *content_type, c
 	return rc == MHD_YES ? 0 : -1;
 }
 
-/* The answer when there is no memory to print one; sizeof keeps its length right. */
-static const char oom_body[] =
-    "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\"}}\n";
-
-static int respond_oom(struct http_request *r)
-{
-	return http_respond(r, 503, "application/json", oom_body, sizeof oom_body - 1, NULL);
-}
-
 int http_respond_json(struct http_request *r, int status, const cJSON *json)
 {
 	char *text = cJSON_PrintUnformatted(json);
-	if (!text)
-		return respond_oom(r);
 	size_t n = strlen(text);
 	/* a newline at the end makes curl output readable */
-	char *t2 = realloc(text, n + 2);
-	if (t2) {
-		text = t2;
-		text[n++] = '\n';
-		text[n] = 0;
-	}
+	text = xrealloc(text, n + 2);
+	text[n++] = '\n';
+	text[n] = 0;
 	int rc = http_respond(r, status, "application/json", text, n, NULL);
 	free(text);
 	return rc;
@@ -166,17 +146,12 @@ static int verror(struct http_request *r, int status, const char *const *headers
 	cJSON_AddStringToObject(e, "message", msg);
 	char *text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
-	int rc;
-	if (text) {
-		struct strbuf sb = STRBUF_INIT;
-		strbuf_addstr(&sb, text);
-		strbuf_addch(&sb, '\n');
-		free(text);
-		rc = http_respond(r, status, "application/json", sb.buf, sb.len, headers);
-		strbuf_release(&sb);
-	} else {
-		rc = respond_oom(r);
-	}
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, text);
+	strbuf_addch(&sb, '\n');
+	free(text);
+	int rc = http_respond(r, status, "application/json", sb.buf, sb.len, headers);
+	strbuf_release(&sb);
 	return rc;
 }
 
@@ -210,13 +185,7 @@ void http_suspend(struct http_request *r)
 	}
 	if (s->nparked == s->aparked) {
 		size_t na = s->aparked ? 2 * s->aparked : 64;
-		struct http_request **np = realloc(s->parked, na * sizeof *np);
-		if (!np) {
-			pthread_mutex_unlock(&s->lock);
-			http_error(r, 503, "out_of_memory", "out of memory");
-			return;
-		}
-		s->parked = np;
+		s->parked = xreallocarray(s->parked, na, sizeof *s->parked);
 		s->aparked = na;
 	}
 	s->parked[s->nparked++] = r;
@@ -328,15 +297,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	struct http_server *s = cls;
 	struct http_request *r = *con_cls;
 	if (!r) {
-		r = calloc(1, sizeof *r);
-		if (!r)
-			return MHD_NO;
+		r = xcalloc(1, sizeof *r);
 		r->server = s;
 		r->conn = conn;
 		r->method = method;
 		r->url = url;
 		r->route = -1;
-		r->start_s = http_now();
+		r->start_us = clock_mono_us();
 		strbuf_init(&r->body);
 		*con_cls = r;
 		__atomic_add_fetch(&s->active, 1, __ATOMIC_RELAXED);
@@ -418,11 +385,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 int http_start(struct http_server **out, const struct http_opts *opts, char *err, size_t errlen)
 {
-	struct http_server *s = calloc(1, sizeof *s);
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	struct http_server *s = xcalloc(1, sizeof *s);
 	s->opts = *opts;
 	pthread_mutex_init(&s->lock, NULL);
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
@@ -455,7 +418,7 @@ void http_stop(struct http_server *s)
 	pthread_mutex_unlock(&s->lock);
 	/* let the resumed requests answer 503 before the connections close */
 	for (int i = 0; i < 50 && http_active(s) > 0; i++)
-		usleep(20000);
+		clock_sleep_ms(20);
 	MHD_stop_daemon(s->daemon);
 	pthread_mutex_destroy(&s->lock);
 	free(s->parked);

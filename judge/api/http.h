@@ -42,8 +42,8 @@ struct http_request {
 	bool too_large; /* the body passed max_body; it was not kept */
 	bool responded; /* a response was queued */
 	bool suspended;
-	int status;	/* status of the response, for the done callback */
-	double start_s; /* monotonic start time */
+	int status;	  /* status of the response, for the done callback */
+	int64_t start_us; /* clock_mono_us() at the start */
 	/* For the handler: kept across suspend/resume, freed by ctx_free at the end. */
 	void *ctx;
 	void (*ctx_free)(void *ctx);
@@ -114,6 +114,3 @@ int http_error_h(struct http_request *r, int status, const char *const *headers,
 void http_suspend(struct http_request *r);
 /* Wakes a parked r (any thread); the handler runs again soon. */
 void http_resume(struct http_request *r);
-
-/* Monotonic time in seconds. */
-double http_now(void);

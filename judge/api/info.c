@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
+#include "common/xalloc.h"
 #include "judge/api/api.h"
 #include "judge/api/http.h"
 #include "judge/api/metrics.h"
@@ -23,12 +24,12 @@ void info_languages(struct http_request *r, struct api *a)
 {
 	pthread_mutex_lock(&a->vlock);
 	if (!a->versions) {
-		a->versions = calloc((size_t)a->langs.count + 1, sizeof *a->versions);
-		for (int i = 0; a->versions && i < a->langs.count; i++) {
+		a->versions = xcalloc((size_t)a->langs.count + 1, sizeof *a->versions);
+		for (int i = 0; i < a->langs.count; i++) {
 			char v[128] = "";
 			if (lang_probe_version(&a->langs.langs[i], v, sizeof v, 3000) < 0)
 				v[0] = 0;
-			a->versions[i] = strdup(v);
+			a->versions[i] = xstrdup(v);
 		}
 	}
 	cJSON *arr = cJSON_CreateArray();
@@ -38,7 +39,7 @@ void info_languages(struct http_request *r, struct api *a)
 		cJSON_AddStringToObject(o, "name", l->name);
 		cJSON_AddStringToObject(o, "display_name",
 					l->display_name ? l->display_name : l->name);
-		const char *v = a->versions && a->versions[i] ? a->versions[i] : "";
+		const char *v = a->versions[i];
 		if (*v)
 			cJSON_AddStringToObject(o, "version", v);
 		else

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "judge/grading/request.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 
 #define MCP_SERVER_VERSION "1.0.0"
 
@@ -230,8 +231,6 @@ static int to_tool_result(struct http_request *r, int status, const char *body, 
 	cJSON_AddItemToObject(o, "result", res);
 	char *s = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
-	if (!s)
-		return -1;
 	strbuf_addstr(out, s);
 	strbuf_addch(out, '\n');
 	free(s);
@@ -325,13 +324,8 @@ static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *
 		return reply_error(r, 200, id, RPC_INVALID_PARAMS,
 				   "params.arguments must be an object");
 
-	struct call_state *cs = calloc(1, sizeof *cs);
-	cJSON *idc = cs ? cJSON_Duplicate(id, 1) : NULL;
-	if (!idc) {
-		free(cs);
-		return reply_error(r, 200, id, RPC_INTERNAL_ERROR, "out of memory");
-	}
-	cs->id = idc;
+	struct call_state *cs = xcalloc(1, sizeof *cs);
+	cs->id = cJSON_Duplicate(id, 1);
 	/* from here on every response of r is a tool result */
 	r->transform = to_tool_result;
 	r->transform_arg = cs;

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/xalloc.h"
+
 static const double buckets[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 #define NBUCKETS (sizeof buckets / sizeof buckets[0])
 
@@ -30,24 +32,13 @@ struct metrics {
 
 struct metrics *metrics_new(const char *const *names, int nroutes)
 {
-	struct metrics *m = calloc(1, sizeof *m);
-	if (!m || nroutes < 1)
-		goto fail;
+	struct metrics *m = xcalloc(1, sizeof *m);
 	m->names = names;
 	m->nroutes = nroutes;
-	m->requests = calloc((size_t)nroutes, sizeof *m->requests);
-	m->http = calloc((size_t)nroutes, sizeof *m->http);
-	if (!m->requests || !m->http)
-		goto fail;
+	m->requests = xcalloc((size_t)nroutes, sizeof *m->requests);
+	m->http = xcalloc((size_t)nroutes, sizeof *m->http);
 	pthread_mutex_init(&m->lock, NULL);
 	return m;
-fail:
-	if (m) {
-		free(m->requests);
-		free(m->http);
-	}
-	free(m);
-	return NULL;
 }
 
 void metrics_free(struct metrics *m)

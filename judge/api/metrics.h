@@ -22,7 +22,7 @@ struct metrics_gauges {
 };
 
 /* New counters for nroutes routes labelled names[0..nroutes-1] (kept, not
- * copied). Returns NULL when out of memory. */
+ * copied); nroutes >= 1. Never NULL. */
 struct metrics *metrics_new(const char *const *names, int nroutes);
 /* Frees m; NULL is fine. */
 void metrics_free(struct metrics *m);

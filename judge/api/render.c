@@ -34,8 +34,6 @@ static void add_time(cJSON *o, const char *name, int64_t ms)
 cJSON *render_sub(const struct queue_sub *s)
 {
 	cJSON *o = cJSON_CreateObject();
-	if (!o)
-		return NULL;
 	cJSON_AddNumberToObject(o, "id", (double)s->id);
 	cJSON_AddStringToObject(o, "status", sub_status_name(s->status));
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(s->request, "language");
@@ -60,8 +58,6 @@ cJSON *render_sub(const struct queue_sub *s)
 cJSON *render_result(const struct queue_sub *s)
 {
 	cJSON *res = s->result ? cJSON_Duplicate(s->result, 1) : cJSON_CreateObject();
-	if (!res)
-		return NULL;
 	cJSON_AddNumberToObject(res, "id", (double)s->id);
 	if (!cJSON_GetObjectItemCaseSensitive(res, "status"))
 		cJSON_AddStringToObject(res, "status", sub_status_name(s->status));

@@ -8,10 +8,10 @@ struct req_error;
 
 /* A submission as GET /v1/submissions/{id} shows it: id, status, language,
  * problem, times, attempts, callback state, result. Returns a new object
- * (the caller deletes it), or NULL when out of memory. */
+ * (the caller deletes it). */
 cJSON *render_sub(const struct queue_sub *s);
 /* The answer of a synchronous execute: the result JSON of s with "id" (and
- * "status" when the result has none). Returns a new object, or NULL. */
+ * "status" when the result has none). Returns a new object. */
 cJSON *render_result(const struct queue_sub *s);
 /* Logs what failed (what: err) and answers 503 unavailable + Retry-After: 1. */
 void render_db_error(struct http_request *r, const char *what, const char *err);

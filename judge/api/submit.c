@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
 #include "common/config.h"
+#include "common/xalloc.h"
 #include "judge/api/api.h"
 #include "judge/api/http.h"
 #include "judge/api/metrics.h"
@@ -23,9 +25,9 @@
 struct wait_ctx {
 	struct api *api;
 	struct http_request *r;
-	double enqueued_s;
-	bool sync;	 /* execute*: answer with the result JSON */
-	struct waiter w; /* w.id: the submission; w.deadline_ms: when to stop waiting */
+	int64_t enqueued_us; /* clock_mono_us() */
+	bool sync;	     /* execute*: answer with the result JSON */
+	struct waiter w;     /* w.id: the submission; w.deadline_ms: when to stop waiting */
 };
 
 static void wait_ctx_free(void *p)
@@ -66,7 +68,7 @@ static void continue_wait(struct wait_ctx *c)
 		if (db)
 			db_pool_put(a->pool, db);
 		bool final = rc == 1 && sub_status_is_final(s.status);
-		bool over = waiter_now_ms() >= c->w.deadline_ms;
+		bool over = clock_mono_ms() >= c->w.deadline_ms;
 		if (rc == 1 && !final && !over) {
 			queue_sub_release(&s);
 			if (waiter_park(a->waiters, &c->w, suspend_request))
@@ -82,7 +84,7 @@ static void continue_wait(struct wait_ctx *c)
 			cJSON *res = render_result(&s);
 			http_respond_json(r, 200, res);
 			cJSON_Delete(res);
-			metrics_exec_latency(a->metrics, http_now() - c->enqueued_s);
+			metrics_exec_latency(a->metrics, (clock_mono_us() - c->enqueued_us) / 1e6);
 		} else {
 			cJSON *o = render_sub(&s);
 			http_respond_json(r, final || !c->sync ? 200 : 202, o);
@@ -93,19 +95,15 @@ static void continue_wait(struct wait_ctx *c)
 	}
 }
 
-/* Starts waiting for id until deadline_ms (waiter_now_ms clock). */
+/* Starts waiting for id until deadline_ms (a clock_mono_ms() time). */
 static void start_wait(struct http_request *r, struct api *a, int64_t id, int64_t deadline_ms,
 		       bool sync)
 {
-	struct wait_ctx *c = calloc(1, sizeof *c);
-	if (!c) {
-		http_error(r, 503, "out_of_memory", "out of memory");
-		return;
-	}
+	struct wait_ctx *c = xcalloc(1, sizeof *c);
 	*c = (struct wait_ctx){
 	    .api = a,
 	    .r = r,
-	    .enqueued_s = http_now(),
+	    .enqueued_us = clock_mono_us(),
 	    .sync = sync,
 	    .w = {.id = id, .deadline_ms = deadline_ms, .resume = resume_request}};
 	c->w.arg = c;
@@ -177,7 +175,7 @@ static void respond_queued(struct http_request *r, int64_t id, bool created, enu
 	char *text = cJSON_PrintUnformatted(o);
 	const char *hdr[] = {"Location", loc, NULL};
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "%s\n", text ? text : "{}");
+	strbuf_addf(&sb, "%s\n", text);
 	http_respond(r, created ? 201 : 200, "application/json", sb.buf, sb.len, hdr);
 	strbuf_release(&sb);
 	free(text);
@@ -237,7 +235,7 @@ void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, b
 	log_debug("api: submission %" PRId64 " %s (%s)", id, created ? "queued" : "repeated",
 		  sync ? "sync" : "async");
 	if (sync)
-		start_wait(r, a, id, waiter_now_ms() + a->cfg->max_wait_s * 1000, true);
+		start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true);
 	else
 		respond_queued(r, id, created, status);
 out:
@@ -312,14 +310,10 @@ void submit_batch(struct http_request *r, struct api *a)
 		goto out;
 	}
 	n = cJSON_GetArraySize(subs);
-	ps = calloc((size_t)n, sizeof *ps);
-	qn = calloc((size_t)n, sizeof *qn);
-	ids = calloc((size_t)n, sizeof *ids);
-	created = calloc((size_t)n, sizeof *created);
-	if (!ps || !qn || !ids || !created) {
-		http_error(r, 503, "out_of_memory", "out of memory");
-		goto out;
-	}
+	ps = xcalloc((size_t)n, sizeof *ps);
+	qn = xcalloc((size_t)n, sizeof *qn);
+	ids = xcalloc((size_t)n, sizeof *ids);
+	created = xcalloc((size_t)n, sizeof *created);
 	int i = 0;
 	const cJSON *it;
 	cJSON_ArrayForEach(it, subs)
@@ -385,5 +379,5 @@ void submit_get(struct http_request *r, struct api *a, const char *id_s, const c
 		if (wait > a->cfg->max_wait_s)
 			wait = a->cfg->max_wait_s;
 	}
-	start_wait(r, a, id, waiter_now_ms() + (int64_t)wait * 1000, false);
+	start_wait(r, a, id, clock_mono_ms() + (int64_t)wait * 1000, false);
 }

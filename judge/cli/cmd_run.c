@@ -16,6 +16,7 @@
 #include "judge/grading/problem.h"
 #include "judge/grading/testdir.h"
 #include "judge/grading/limits.h"
+#include "common/xalloc.h"
 
 /* Inputs read from files are capped so a wrong path cannot eat the machine. */
 #define RUN_FILE_MAX ((size_t)1 << 30)
@@ -83,13 +84,9 @@ static int compare_opts(const char *mode, const char *args, struct cmp_opts *o)
 	cmp_opts_init(o, m);
 	if (!args)
 		return 0;
-	char *copy = strdup(args), *save = NULL;
+	char *copy = xstrdup(args), *save = NULL;
 	const char *words[64];
 	int n = 0;
-	if (!copy) {
-		fputs("judge run: out of memory\n", stderr);
-		return -1;
-	}
 	for (char *w = strtok_r(copy, " \t", &save); w && n < 64; w = strtok_r(NULL, " \t", &save))
 		words[n++] = w;
 	char err[256];
@@ -113,11 +110,9 @@ static int add_more_files(struct grade_request *req, int n, char **paths)
 			fprintf(stderr, "judge run: file '%s' contains NUL bytes\n", paths[i]);
 			rc = -1;
 		}
-		if (rc == 0 &&
-		    (!(copy = strdup(paths[i])) ||
-		     model_request_add_file(req, basename(copy), content.buf, content.len) < 0)) {
-			fputs("judge run: out of memory\n", stderr);
-			rc = -1;
+		if (rc == 0) {
+			copy = xstrdup(paths[i]);
+			model_request_add_file(req, basename(copy), content.buf, content.len);
 		}
 		free(copy);
 		strbuf_release(&content);
@@ -275,14 +270,14 @@ static int fill_request(struct grade_request *req, const struct run_args *a,
 		return -1;
 	}
 	/* stdin and expected output end at a NUL byte, as they always did */
-	if (model_set(&req->language, lang->name, strlen(lang->name)) < 0 ||
-	    model_set(&req->source, source->buf, source->len) < 0 ||
-	    (a->stdin_file && model_set(&req->stdin_data, in->buf, strlen(in->buf)) < 0) ||
-	    (a->expected_file && model_set(&req->expected, exp->buf, strlen(exp->buf)) < 0) ||
-	    (pb && model_set(&req->problem, pb->id, strlen(pb->id)) < 0)) {
-		fputs("judge run: out of memory\n", stderr);
-		return -1;
-	}
+	model_set(&req->language, lang->name, strlen(lang->name));
+	model_set(&req->source, source->buf, source->len);
+	if (a->stdin_file)
+		model_set(&req->stdin_data, in->buf, strlen(in->buf));
+	if (a->expected_file)
+		model_set(&req->expected, exp->buf, strlen(exp->buf));
+	if (pb)
+		model_set(&req->problem, pb->id, strlen(pb->id));
 	req->source_len = source->len;
 	req->stdin_len = req->stdin_data ? strlen(req->stdin_data) : 0;
 	req->expected_len = req->expected ? strlen(req->expected) : 0;
@@ -291,11 +286,8 @@ static int fill_request(struct grade_request *req, const struct run_args *a,
 	for (int i = 0; td && i < td->count; i++) {
 		const struct strbuf *tin = &td->tests[i].input, *tans = &td->tests[i].answer;
 		const char *ans = td->tests[i].has_answer ? tans->buf : NULL;
-		if (model_request_add_test(req, td->tests[i].name, tin->buf, strlen(tin->buf), ans,
-					   ans ? strlen(ans) : 0) < 0) {
-			fputs("judge run: out of memory\n", stderr);
-			return -1;
-		}
+		model_request_add_test(req, td->tests[i].name, tin->buf, strlen(tin->buf), ans,
+				       ans ? strlen(ans) : 0);
 	}
 	req->has_compare = a->compare_mode || a->compare_args;
 	if (req->has_compare && compare_opts(a->compare_mode, a->compare_args, &req->cmp) < 0)
@@ -408,12 +400,7 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	grade_request(&env, &req, &res);
 	sandbox_global_shutdown();
 	result = model_result_render(&res);
-	char *text = result ? cJSON_Print(result) : NULL;
-	if (!text) {
-		fputs("judge run: out of memory printing the result\n", stderr);
-		ret = 1;
-		goto out;
-	}
+	char *text = cJSON_Print(result);
 	puts(text);
 	free(text);
 	ret = 0;

@@ -31,6 +31,7 @@
 #include "judge/grading/status.h"
 #include "judge/grading/limits.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 
 #define SOURCE_FILE_MAX ((size_t)4 << 20)
 /* Probe limit for accepted submissions when the package states no time limit. */
@@ -152,22 +153,19 @@ static int make_request(const struct problem *p, const struct prob_submission *s
 {
 	const struct prob_program *prog = &s->prog;
 	model_request_init(req);
-	if (model_set(&req->language, l->name, strlen(l->name)) < 0 ||
-	    model_set(&req->problem, p->id, strlen(p->id)) < 0)
-		goto oom;
+	model_set(&req->language, l->name, strlen(l->name));
+	model_set(&req->problem, p->id, strlen(p->id));
 	for (int i = 0; i < prog->nfiles; i++) {
 		struct strbuf text = STRBUF_INIT;
 		int rc = read_file(prog->dir, prog->files[i], &text, err, errlen);
 		/* files are text: as always, a NUL byte ends one */
 		size_t len = rc < 0 ? 0 : strlen(text.buf);
 		if (rc == 0 && !strcmp(prog->files[i], prog->main_file)) {
-			rc = model_set(&req->source, text.buf, len);
+			model_set(&req->source, text.buf, len);
 			req->source_len = len;
 		} else if (rc == 0) {
-			rc = model_request_add_file(req, prog->files[i], text.buf, len);
+			model_request_add_file(req, prog->files[i], text.buf, len);
 		}
-		if (rc < 0 && !err[0])
-			snprintf(err, errlen, "out of memory");
 		strbuf_release(&text);
 		if (rc < 0)
 			return -1;
@@ -180,9 +178,6 @@ static int make_request(const struct problem *p, const struct prob_submission *s
 		req->limits.output_kb = p->limits.output_mb * 1024;
 	req->run_all_tests = all_tests;
 	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -1;
 }
 
 /* Checks result against e. Returns true when it matches; why says what differs. */
@@ -247,11 +242,7 @@ static struct grade_result *grade_one(struct verify_ctx *v, const struct problem
 	err[0] = 0;
 	if (make_request(p, s, l, time_ms, v->all_tests, &req, err, errlen) < 0)
 		goto out;
-	res = malloc(sizeof *res);
-	if (!res) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
+	res = xmalloc(sizeof *res);
 	struct grade_env env = {.cfg = v->cfg,
 				.langs = v->langs,
 				.backend = v->backend,
@@ -399,9 +390,7 @@ static void run_pass(struct verify_ctx *v, const struct problem *p, struct check
 		     bool *any_ac)
 {
 	struct pass ps = {.v = v, .p = p, .chk0 = chk, .slowest_ms = *slowest_ms};
-	ps.jobs = calloc((size_t)p->nsubs + 1, sizeof *ps.jobs);
-	if (!ps.jobs)
-		abort();
+	ps.jobs = xcalloc((size_t)p->nsubs + 1, sizeof *ps.jobs);
 	pthread_mutex_init(&ps.mu, NULL);
 	for (int i = 0; i < p->nsubs; i++) {
 		const struct prob_submission *s = &p->subs[i];
@@ -428,9 +417,7 @@ static void run_pass(struct verify_ctx *v, const struct problem *p, struct check
 		j->done = j->skip_why[0] != 0;
 	}
 	int nthreads = v->jobs > 1 ? v->jobs : 1;
-	struct pass_thread *th = calloc((size_t)nthreads, sizeof *th);
-	if (!th)
-		abort();
+	struct pass_thread *th = xcalloc((size_t)nthreads, sizeof *th);
 	pthread_mutex_lock(&ps.mu);
 	flush_done(&ps);
 	pthread_mutex_unlock(&ps.mu);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/utf8.h"
+#include "common/xalloc.h"
 
 void model_request_init(struct grade_request *r)
 {
@@ -35,78 +36,58 @@ void model_request_release(struct grade_request *r)
 	model_request_init(r);
 }
 
-int model_set(char **dst, const char *s, size_t len)
+void model_set(char **dst, const char *s, size_t len)
 {
-	char *c = malloc(len + 1);
-	if (!c)
-		return -1;
-	memcpy(c, s, len);
-	c[len] = 0;
+	char *c = xstrndup(s, len);
 	free(*dst);
 	*dst = c;
-	return 0;
 }
 
-int model_request_add_test(struct grade_request *r, const char *name, const char *stdin_data,
-			   size_t stdin_len, const char *expected, size_t expected_len)
+void model_request_add_test(struct grade_request *r, const char *name, const char *stdin_data,
+			    size_t stdin_len, const char *expected, size_t expected_len)
 {
-	struct grade_test_in *t = realloc(r->tests, (size_t)(r->ntests + 1) * sizeof *t);
-	if (!t)
-		return -1;
-	r->tests = t;
-	t = &r->tests[r->ntests];
+	r->tests = xreallocarray(r->tests, (size_t)r->ntests + 1, sizeof *r->tests);
+	struct grade_test_in *t = &r->tests[r->ntests++];
 	memset(t, 0, sizeof *t);
-	r->ntests++; /* counted at once, so release frees a half-made test */
 	if (!stdin_data)
 		stdin_data = "", stdin_len = 0;
-	if (model_set(&t->name, name, strlen(name)) < 0 ||
-	    model_set(&t->stdin_data, stdin_data, stdin_len) < 0)
-		return -1;
+	model_set(&t->name, name, strlen(name));
+	model_set(&t->stdin_data, stdin_data, stdin_len);
 	t->stdin_len = stdin_len;
 	if (expected) {
-		if (model_set(&t->expected, expected, expected_len) < 0)
-			return -1;
+		model_set(&t->expected, expected, expected_len);
 		t->expected_len = expected_len;
 	}
-	return 0;
 }
 
-int model_request_add_file(struct grade_request *r, const char *name, const char *content,
-			   size_t len)
+void model_request_add_file(struct grade_request *r, const char *name, const char *content,
+			    size_t len)
 {
-	struct grade_file *f = realloc(r->files, (size_t)(r->nfiles + 1) * sizeof *f);
-	if (!f)
-		return -1;
-	r->files = f;
-	f = &r->files[r->nfiles];
+	r->files = xreallocarray(r->files, (size_t)r->nfiles + 1, sizeof *r->files);
+	struct grade_file *f = &r->files[r->nfiles++];
 	memset(f, 0, sizeof *f);
-	r->nfiles++;
-	if (model_set(&f->name, name, strlen(name)) < 0 || model_set(&f->content, content, len) < 0)
-		return -1;
+	model_set(&f->name, name, strlen(name));
+	model_set(&f->content, content, len);
 	f->len = len;
-	return 0;
 }
 
 /* cJSON strings end at the first NUL: the parsers never let one in. */
-static bool add_str(cJSON *o, const char *key, const char *s)
+static void add_str(cJSON *o, const char *key, const char *s)
 {
-	return cJSON_AddStringToObject(o, key, s ? s : "") != NULL;
+	cJSON_AddStringToObject(o, key, s ? s : "");
 }
 
-static bool render_compare(cJSON *o, const struct cmp_opts *c)
+static void render_compare(cJSON *o, const struct cmp_opts *c)
 {
 	cJSON *co = cJSON_AddObjectToObject(o, "compare");
-	if (!co || !add_str(co, "mode", cmp_mode_name(c->mode)) ||
-	    !cJSON_AddBoolToObject(co, "case_sensitive", c->case_sensitive) ||
-	    !cJSON_AddBoolToObject(co, "space_change_sensitive", c->space_change_sensitive))
-		return false;
-	if (c->float_abs_tol >= 0 &&
-	    !cJSON_AddNumberToObject(co, "float_absolute_tolerance", c->float_abs_tol))
-		return false;
-	if (c->float_rel_tol >= 0 &&
-	    !cJSON_AddNumberToObject(co, "float_relative_tolerance", c->float_rel_tol))
-		return false;
-	return cJSON_AddBoolToObject(co, "unordered_tokens", c->unordered_tokens) != NULL;
+	add_str(co, "mode", cmp_mode_name(c->mode));
+	cJSON_AddBoolToObject(co, "case_sensitive", c->case_sensitive);
+	cJSON_AddBoolToObject(co, "space_change_sensitive", c->space_change_sensitive);
+	if (c->float_abs_tol >= 0)
+		cJSON_AddNumberToObject(co, "float_absolute_tolerance", c->float_abs_tol);
+	if (c->float_rel_tol >= 0)
+		cJSON_AddNumberToObject(co, "float_relative_tolerance", c->float_rel_tol);
+	cJSON_AddBoolToObject(co, "unordered_tokens", c->unordered_tokens);
 }
 
 static const char *const limit_keys[] = {"time_ms", "wall_ms", "memory_mb", "output_kb",
@@ -118,70 +99,55 @@ static long *limit_field(struct limits_request *l, size_t i)
 	return f[i];
 }
 
-static bool render_body(cJSON *o, const struct grade_request *r)
+static void render_body(cJSON *o, const struct grade_request *r)
 {
-	if (!add_str(o, "language", r->language) || !add_str(o, "source", r->source))
-		return false;
+	add_str(o, "language", r->language);
+	add_str(o, "source", r->source);
 	if (r->nfiles) {
 		cJSON *files = cJSON_AddArrayToObject(o, "files");
-		for (int i = 0; files && i < r->nfiles; i++) {
+		for (int i = 0; i < r->nfiles; i++) {
 			cJSON *f = cJSON_CreateObject();
-			if (!f || !cJSON_AddItemToArray(files, f) ||
-			    !add_str(f, "name", r->files[i].name) ||
-			    !add_str(f, "content", r->files[i].content))
-				return cJSON_Delete(f), false;
+			cJSON_AddItemToArray(files, f);
+			add_str(f, "name", r->files[i].name);
+			add_str(f, "content", r->files[i].content);
 		}
-		if (!files)
-			return false;
 	}
 	if (r->problem) {
-		if (!add_str(o, "problem", r->problem))
-			return false;
+		add_str(o, "problem", r->problem);
 	} else if (r->ntests) {
 		cJSON *tests = cJSON_AddArrayToObject(o, "tests");
-		for (int i = 0; tests && i < r->ntests; i++) {
+		for (int i = 0; i < r->ntests; i++) {
 			const struct grade_test_in *t = &r->tests[i];
 			cJSON *tj = cJSON_CreateObject();
-			if (!tj || !cJSON_AddItemToArray(tests, tj))
-				return cJSON_Delete(tj), false;
-			if (!add_str(tj, "name", t->name) || !add_str(tj, "stdin", t->stdin_data) ||
-			    (t->expected && !add_str(tj, "expected_output", t->expected)))
-				return false;
+			cJSON_AddItemToArray(tests, tj);
+			add_str(tj, "name", t->name);
+			add_str(tj, "stdin", t->stdin_data);
+			if (t->expected)
+				add_str(tj, "expected_output", t->expected);
 		}
-		if (!tests)
-			return false;
 	} else {
-		if (!add_str(o, "stdin", r->stdin_data) ||
-		    (r->expected && !add_str(o, "expected_output", r->expected)))
-			return false;
+		add_str(o, "stdin", r->stdin_data);
+		if (r->expected)
+			add_str(o, "expected_output", r->expected);
 	}
-	return true;
 }
 
 cJSON *model_request_render(const struct grade_request *r)
 {
 	cJSON *o = cJSON_CreateObject();
-	if (!o || !render_body(o, r))
-		goto fail;
-	if (r->has_compare && !render_compare(o, &r->cmp))
-		goto fail;
+	render_body(o, r);
+	if (r->has_compare)
+		render_compare(o, &r->cmp);
 	if (r->has_limits) {
 		cJSON *lo = cJSON_AddObjectToObject(o, "limits");
 		struct limits_request l = r->limits;
-		if (!lo)
-			goto fail;
 		for (size_t i = 0; i < sizeof limit_keys / sizeof limit_keys[0]; i++)
-			if (*limit_field(&l, i) &&
-			    !cJSON_AddNumberToObject(lo, limit_keys[i],
-						     (double)*limit_field(&l, i)))
-				goto fail;
+			if (*limit_field(&l, i))
+				cJSON_AddNumberToObject(lo, limit_keys[i],
+							(double)*limit_field(&l, i));
 	}
-	if (!cJSON_AddBoolToObject(o, "run_all_tests", r->run_all_tests))
-		goto fail;
+	cJSON_AddBoolToObject(o, "run_all_tests", r->run_all_tests);
 	return o;
-fail:
-	cJSON_Delete(o);
-	return NULL;
 }
 
 /* ---- loading stored JSON ---- */
@@ -202,14 +168,12 @@ static long json_long(const cJSON *obj, const char *key)
 	return 0;
 }
 
-static int set_str(char **dst, size_t *len, const char *s)
+static void set_str(char **dst, size_t *len, const char *s)
 {
 	size_t n = strlen(s);
-	if (model_set(dst, s, n) < 0)
-		return -1;
+	model_set(dst, s, n);
 	if (len)
 		*len = n;
-	return 0;
 }
 
 static int load_compare(const cJSON *c, struct cmp_opts *o, char *err, size_t errlen)
@@ -241,15 +205,16 @@ static int load_compare(const cJSON *c, struct cmp_opts *o, char *err, size_t er
 	return 0;
 }
 
-static int load_tests(const cJSON *in, struct grade_request *out)
+static void load_tests(const cJSON *in, struct grade_request *out)
 {
 	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(in, "tests");
 	if (!cJSON_IsArray(tests) || cJSON_GetArraySize(tests) == 0) {
 		const char *s = json_str(in, "stdin"), *e = json_str(in, "expected_output");
-		if ((s && set_str(&out->stdin_data, &out->stdin_len, s) < 0) ||
-		    (e && set_str(&out->expected, &out->expected_len, e) < 0))
-			return -1;
-		return 0;
+		if (s)
+			set_str(&out->stdin_data, &out->stdin_len, s);
+		if (e)
+			set_str(&out->expected, &out->expected_len, e);
+		return;
 	}
 	const cJSON *t;
 	int i = 0;
@@ -259,11 +224,9 @@ static int load_tests(const cJSON *in, struct grade_request *out)
 		const char *name = json_str(t, "name"), *s = json_str(t, "stdin");
 		const char *e = json_str(t, "expected_output");
 		snprintf(num, sizeof num, "%d", ++i);
-		if (model_request_add_test(out, name ? name : num, s, s ? strlen(s) : 0, e,
-					   e ? strlen(e) : 0) < 0)
-			return -1;
+		model_request_add_test(out, name ? name : num, s, s ? strlen(s) : 0, e,
+				       e ? strlen(e) : 0);
 	}
-	return 0;
 }
 
 static int load_files(const cJSON *in, struct grade_request *out, char *err, size_t errlen)
@@ -277,13 +240,9 @@ static int load_files(const cJSON *in, struct grade_request *out, char *err, siz
 				 name ? name : "(no name)");
 			return -1;
 		}
-		if (model_request_add_file(out, name, content, strlen(content)) < 0)
-			goto oom;
+		model_request_add_file(out, name, content, strlen(content));
 	}
 	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -1;
 }
 
 int model_request_load(const cJSON *in, struct grade_request *out, char *err, size_t errlen)
@@ -295,18 +254,18 @@ int model_request_load(const cJSON *in, struct grade_request *out, char *err, si
 		snprintf(err, errlen, "request has no language");
 		return -1;
 	}
-	if (set_str(&out->language, NULL, lang) < 0)
-		goto oom;
+	set_str(&out->language, NULL, lang);
 	if (!src) {
 		snprintf(err, errlen, "request has no source");
 		return -1;
 	}
-	if (set_str(&out->source, &out->source_len, src) < 0)
-		goto oom;
+	set_str(&out->source, &out->source_len, src);
 	if (load_files(in, out, err, errlen) < 0)
 		return -1;
-	if (problem ? set_str(&out->problem, NULL, problem) : load_tests(in, out))
-		goto oom;
+	if (problem)
+		set_str(&out->problem, NULL, problem);
+	else
+		load_tests(in, out);
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(in, "compare");
 	out->has_compare = c != NULL;
 	if (c && load_compare(c, &out->cmp, err, errlen) < 0)
@@ -317,9 +276,6 @@ int model_request_load(const cJSON *in, struct grade_request *out, char *err, si
 		*limit_field(&out->limits, i) = json_long(lim, limit_keys[i]);
 	out->run_all_tests = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(in, "run_all_tests"));
 	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -1;
 }
 
 /* ---- result ---- */
@@ -353,120 +309,111 @@ void model_result_fail(struct grade_result *r, const char *language, const char 
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	/* language may point into r: copy it before r is emptied */
-	char *lang = language ? strdup(language) : NULL;
+	char *lang = language ? xstrdup(language) : NULL;
 	model_result_release(r);
 	r->status = SUB_INTERNAL_ERROR;
 	r->language = lang;
-	r->message = strdup(msg);
+	r->message = xstrdup(msg);
 }
 
-static bool add_output(cJSON *obj, const char *key, const struct strbuf *sb)
+static void add_output(cJSON *obj, const char *key, const struct strbuf *sb)
 {
 	struct strbuf clean = STRBUF_INIT;
 	utf8_sanitize(&clean, sb->buf, sb->len);
-	bool ok = cJSON_AddStringToObject(obj, key, clean.buf) != NULL;
+	cJSON_AddStringToObject(obj, key, clean.buf);
 	strbuf_release(&clean);
-	return ok;
 }
 
-static bool add_nullable_int(cJSON *obj, const char *key, bool present, long v)
+static void add_nullable_int(cJSON *obj, const char *key, bool present, long v)
 {
-	if (present)
-		return cJSON_AddNumberToObject(obj, key, (double)v) != NULL;
-	return cJSON_AddNullToObject(obj, key) != NULL;
+	cJSON_AddItemToObject(obj, key,
+			      present ? cJSON_CreateNumber((double)v) : cJSON_CreateNull());
 }
 
-static bool render_run(cJSON *o, const struct grade_run_facts *f)
+static void render_run(cJSON *o, const struct grade_run_facts *f)
 {
-	return add_nullable_int(o, "exit_code", f->exited, f->exit_code) &&
-	       add_nullable_int(o, "signal", f->signal != 0, f->signal) &&
-	       cJSON_AddNumberToObject(o, "time_ms", (double)f->time_ms) &&
-	       cJSON_AddNumberToObject(o, "wall_ms", (double)f->wall_ms) &&
-	       cJSON_AddNumberToObject(o, "memory_kb", (double)f->memory_kb);
+	add_nullable_int(o, "exit_code", f->exited, f->exit_code);
+	add_nullable_int(o, "signal", f->signal != 0, f->signal);
+	cJSON_AddNumberToObject(o, "time_ms", (double)f->time_ms);
+	cJSON_AddNumberToObject(o, "wall_ms", (double)f->wall_ms);
+	cJSON_AddNumberToObject(o, "memory_kb", (double)f->memory_kb);
 }
 
-static bool render_feedback(cJSON *o, const struct grade_feedback *fb)
+static void render_feedback(cJSON *o, const struct grade_feedback *fb)
 {
 	if (!fb->present)
-		return true;
+		return;
 	cJSON *f = cJSON_AddObjectToObject(o, "feedback");
-	if (!f)
-		return false;
-	if (!fb->has_position)
-		return add_str(f, "message", fb->message);
-	return cJSON_AddNumberToObject(f, "line", (double)fb->line) &&
-	       cJSON_AddNumberToObject(f, "column", (double)fb->column) &&
-	       (!fb->has_expected || add_str(f, "expected", fb->expected)) &&
-	       add_str(f, "got", fb->got) && add_str(f, "message", fb->message);
+	if (fb->has_position) {
+		cJSON_AddNumberToObject(f, "line", (double)fb->line);
+		cJSON_AddNumberToObject(f, "column", (double)fb->column);
+		if (fb->has_expected)
+			add_str(f, "expected", fb->expected);
+		add_str(f, "got", fb->got);
+	}
+	add_str(f, "message", fb->message);
 }
 
-static bool render_compile(cJSON *o, const struct grade_compile *c)
+static void render_compile(cJSON *o, const struct grade_compile *c)
 {
 	cJSON *cj = cJSON_AddObjectToObject(o, "compile");
-	if (!cj)
-		return false;
-	if (!c->ran)
-		return add_str(cj, "status", "ok") && add_str(cj, "output", "") &&
-		       cJSON_AddNumberToObject(cj, "time_ms", 0);
-	return add_str(cj, "status", c->ok ? "ok" : "error") &&
-	       add_output(cj, "output", &c->output) &&
-	       cJSON_AddNumberToObject(cj, "time_ms", (double)c->time_ms) &&
-	       cJSON_AddNumberToObject(cj, "wall_ms", (double)c->wall_ms) &&
-	       cJSON_AddNumberToObject(cj, "memory_kb", (double)c->memory_kb);
+	add_str(cj, "status", !c->ran || c->ok ? "ok" : "error");
+	if (!c->ran) {
+		add_str(cj, "output", "");
+		cJSON_AddNumberToObject(cj, "time_ms", 0);
+		return;
+	}
+	add_output(cj, "output", &c->output);
+	cJSON_AddNumberToObject(cj, "time_ms", (double)c->time_ms);
+	cJSON_AddNumberToObject(cj, "wall_ms", (double)c->wall_ms);
+	cJSON_AddNumberToObject(cj, "memory_kb", (double)c->memory_kb);
 }
 
-static bool render_tests(cJSON *o, const struct grade_result *r)
+/* The "tests" array, when r has tests. */
+static void render_tests(cJSON *o, const struct grade_result *r)
 {
+	if (!r->has_tests)
+		return;
 	cJSON *tests = cJSON_AddArrayToObject(o, "tests");
-	if (!tests)
-		return false;
 	for (int i = 0; i < r->ntests; i++) {
 		const struct grade_test_out *t = &r->tests[i];
 		cJSON *tj = cJSON_CreateObject();
-		if (!tj || !cJSON_AddItemToArray(tests, tj))
-			return cJSON_Delete(tj), false;
-		if (!add_str(tj, "name", t->name) ||
-		    !add_str(tj, "status", sub_status_name(t->status)) ||
-		    !render_run(tj, &t->run) || !render_feedback(tj, &t->feedback))
-			return false;
+		cJSON_AddItemToArray(tests, tj);
+		add_str(tj, "name", t->name);
+		add_str(tj, "status", sub_status_name(t->status));
+		render_run(tj, &t->run);
+		render_feedback(tj, &t->feedback);
 	}
-	return true;
 }
 
 /* The whole result of a program that ran; the key order is the README's. */
-static bool render_ran(cJSON *o, const struct grade_result *r)
+static void render_ran(cJSON *o, const struct grade_result *r)
 {
-	if (r->has_tests && !render_tests(o, r))
-		return false;
-	if (!render_run(o, &r->run) || !add_output(o, "stdout", &r->out) ||
-	    !add_output(o, "stderr", &r->err) ||
-	    !cJSON_AddBoolToObject(o, "stdout_truncated", r->out_truncated) ||
-	    !cJSON_AddBoolToObject(o, "stderr_truncated", r->err_truncated))
-		return false;
-	if (r->feedback.present ? !render_feedback(o, &r->feedback)
-				: !cJSON_AddNullToObject(o, "feedback"))
-		return false;
-	return !r->has_tests || cJSON_AddNumberToObject(o, "tests_total", r->tests_total);
+	render_tests(o, r);
+	render_run(o, &r->run);
+	add_output(o, "stdout", &r->out);
+	add_output(o, "stderr", &r->err);
+	cJSON_AddBoolToObject(o, "stdout_truncated", r->out_truncated);
+	cJSON_AddBoolToObject(o, "stderr_truncated", r->err_truncated);
+	if (!r->feedback.present)
+		cJSON_AddNullToObject(o, "feedback");
+	render_feedback(o, &r->feedback);
+	if (r->has_tests)
+		cJSON_AddNumberToObject(o, "tests_total", r->tests_total);
 }
 
 cJSON *model_result_render(const struct grade_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
-	if (!o || !add_str(o, "status", sub_status_name(r->status)))
-		goto fail;
-	if (r->language && !add_str(o, "language", r->language))
-		goto fail;
+	add_str(o, "status", sub_status_name(r->status));
+	if (r->language)
+		add_str(o, "language", r->language);
 	if (r->status == SUB_INTERNAL_ERROR || r->message) {
-		if (!add_str(o, "message", r->message ? r->message : "out of memory"))
-			goto fail;
+		add_str(o, "message", r->message ? r->message : "");
 		return o;
 	}
-	if (!render_compile(o, &r->compile))
-		goto fail;
-	if (r->ran && !render_ran(o, r))
-		goto fail;
+	render_compile(o, &r->compile);
+	if (r->ran)
+		render_ran(o, r);
 	return o;
-fail:
-	cJSON_Delete(o);
-	return NULL;
 }

@@ -70,21 +70,21 @@ void model_request_init(struct grade_request *r);
 /* Frees what r holds and leaves it empty. */
 void model_request_release(struct grade_request *r);
 /* Copies s (len bytes, NUL-terminated in the copy) into *dst, freeing the old
- * value. Returns 0, or -1 when out of memory. */
-int model_set(char **dst, const char *s, size_t len);
+ * value. */
+void model_set(char **dst, const char *s, size_t len);
 /* Appends a test (stdin NULL = empty, expected NULL = none); copies every
- * string. Returns 0, or -1 when out of memory. */
-int model_request_add_test(struct grade_request *r, const char *name, const char *stdin_data,
-			   size_t stdin_len, const char *expected, size_t expected_len);
-/* Appends a file; copies both strings. Returns 0, or -1 when out of memory. */
-int model_request_add_file(struct grade_request *r, const char *name, const char *content,
-			   size_t len);
-/* The normalized JSON of r (the caller deletes it), or NULL when out of memory. */
+ * string. */
+void model_request_add_test(struct grade_request *r, const char *name, const char *stdin_data,
+			    size_t stdin_len, const char *expected, size_t expected_len);
+/* Appends a file; copies both strings. */
+void model_request_add_file(struct grade_request *r, const char *name, const char *content,
+			    size_t len);
+/* The normalized JSON of r (the caller deletes it); never NULL. */
 cJSON *model_request_render(const struct grade_request *r);
 /* Reads normalized JSON (as stored, possibly by an older binary) into out, which
  * it initializes. Lenient as the grader always was: a value of the wrong type
  * counts as absent. Returns 0, or -1 with a message in err (no language, no
- * source, an unknown compare mode, a bad file entry, out of memory); out holds
+ * source, an unknown compare mode, a bad file entry); out holds
  * what was read so far (language first) and must be released either way. */
 int model_request_load(const cJSON *in, struct grade_request *out, char *err, size_t errlen);
 
@@ -152,9 +152,8 @@ struct grade_result {
 void model_result_init(struct grade_result *r);
 void model_result_release(struct grade_result *r);
 /* Makes r an internal_error result with message (printf-style) for language
- * (may be NULL), dropping what it held. Out of memory keeps the status with a
- * NULL message (rendered as "out of memory"). */
+ * (may be NULL), dropping what it held. */
 void model_result_fail(struct grade_result *r, const char *language, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* The result JSON of r (the caller deletes it), or NULL when out of memory. */
+/* The result JSON of r (the caller deletes it); never NULL. */
 cJSON *model_result_render(const struct grade_result *r);

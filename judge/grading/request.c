@@ -229,8 +229,7 @@ static int oom(struct req_error *err)
 static int copy_string(char **dst, size_t *len, const char *s, struct req_error *err)
 {
 	size_t n = strlen(s);
-	if (model_set(dst, s, n) < 0)
-		return oom(err);
+	model_set(dst, s, n);
 	if (len)
 		*len = n;
 	return 0;
@@ -487,9 +486,8 @@ static int validate_tests(const struct judge_config *cfg, const cJSON *tests,
 			return -1;
 		char num[16];
 		snprintf(num, sizeof num, "%d", i);
-		if (model_request_add_test(out, name ? name : num, in, in ? strlen(in) : 0, exp,
-					   exp ? strlen(exp) : 0) < 0)
-			return oom(err);
+		model_request_add_test(out, name ? name : num, in, in ? strlen(in) : 0, exp,
+				       exp ? strlen(exp) : 0);
 		*any_expected |= exp != NULL;
 	}
 	return 0;

@@ -11,12 +11,14 @@
 #include <strings.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/config.h"
 #include "judge/store/db.h"
 #include "common/log.h"
 #include "judge/service/queue.h"
 #include "judge/grading/request.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 
 #define LEASE_MS   30000
 #define TIMEOUT_MS 10000
@@ -94,20 +96,14 @@ int callback_post(const char *url, const char *body, size_t len, const char *ca_
 	struct curl_slist *hdr = NULL;
 	CURL *c = curl_easy_init();
 	CURLU *u = curl_url();
-	if (!c || !u) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
+	if (!c || !u)
+		xalloc_die(0);
 	if (set_url(c, u, url, err, errlen) < 0)
 		goto out;
 	/* Expect: 100-continue would cost a second with receivers that ignore it */
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
-	if (hdr)
-		hdr = curl_slist_append(hdr, "Expect:");
-	if (!hdr) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
+	if (!hdr || !(hdr = curl_slist_append(hdr, "Expect:")))
+		xalloc_die(0);
 	CURLcode rc = CURLE_OK;
 #define SET(opt, val)                                                                              \
 	do {                                                                                       \
@@ -202,7 +198,7 @@ static int deliver_one(struct callback_sender *s)
 		/* the allowlist changed since the submission was accepted */
 		snprintf(err, sizeof err, "%s", e.message);
 		attempt = s->attempts; /* do not retry */
-	} else if (body) {
+	} else {
 		status = callback_post(sub.callback_url, body, strlen(body), s->ca_file, TIMEOUT_MS,
 				       err, sizeof err);
 	}
@@ -252,9 +248,7 @@ static void *sender_main(void *arg)
 		while ((rc = deliver_one(s)) == 1 && ++n < 100 && !s->stop)
 			;
 		/* wake on a finished submission, else each second for due retries */
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
+		struct timespec ts = clock_mono_after(1000);
 		pthread_mutex_lock(&s->lock);
 		while (!s->kicked && !s->stop && rc != 1)
 			if (pthread_cond_timedwait(&s->cond, &s->lock, &ts) == ETIMEDOUT)
@@ -283,20 +277,13 @@ int callback_start(struct callback_sender **out, struct db_pool *pool,
 		snprintf(err, errlen, "libcurl: %s", curl_easy_strerror(rc));
 		return -1;
 	}
-	struct callback_sender *s = calloc(1, sizeof *s);
-	if (!s || !(s->allowlist = strdup(cfg->callback_hosts ? cfg->callback_hosts : "")) ||
-	    !(s->ca_file = strdup(ca))) {
-		if (s)
-			free(s->allowlist);
-		free(s);
-		curl_global_cleanup();
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	struct callback_sender *s = xcalloc(1, sizeof *s);
+	s->allowlist = xstrdup(cfg->callback_hosts ? cfg->callback_hosts : "");
+	s->ca_file = xstrdup(ca);
 	s->pool = pool;
 	s->attempts = cfg->callback_attempts;
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->cond, NULL);
+	clock_cond_init(&s->cond);
 	if (pthread_create(&s->thread, NULL, sender_main, s)) {
 		snprintf(err, errlen, "cannot start the callback thread");
 		pthread_mutex_destroy(&s->lock);

@@ -15,6 +15,7 @@
 
 #include "judge/store/db.h"
 #include "common/log.h"
+#include "common/xalloc.h"
 
 #define SUB_COLS                                                                                   \
 	"id, status, request::text, result::text, priority, idempotency_key, "                     \
@@ -43,7 +44,7 @@ void queue_sub_release(struct queue_sub *s)
 
 static char *dup_or_null(const char *v)
 {
-	return v ? strdup(v) : NULL;
+	return v ? xstrdup(v) : NULL;
 }
 
 /* Fills *s from row of r (selected with SUB_COLS). */
@@ -115,10 +116,6 @@ static int enqueue_one(struct db *db, const struct queue_new *in, int64_t *id, b
 		goto out;
 	}
 	json = cJSON_PrintUnformatted(in->request);
-	if (!json) {
-		snprintf(err, errlen, "enqueue: out of memory");
-		goto out;
-	}
 	char prio[16], key[24];
 	snprintf(prio, sizeof prio, "%d", in->priority);
 	snprintf(key, sizeof key, "%" PRId64, in->api_key_id);
@@ -272,24 +269,20 @@ static enum sub_status finish_status(enum sub_status st, const cJSON *result)
 
 /* The JSON to store for result of status st: a status that is not final is
  * the judge's fault, not a verdict, and is stored as internal_error. Returns a
- * malloc'd string, or NULL when out of memory. */
-static char *finish_json(enum sub_status st, const cJSON *result, char *err, size_t errlen)
+ * malloc'd string. */
+static char *finish_json(enum sub_status st, const cJSON *result)
 {
 	cJSON *fixed = NULL;
 	if (!result || finish_status(st, result) != st) {
 		fixed = result ? cJSON_Duplicate(result, 1) : cJSON_CreateObject();
-		if (fixed) {
-			cJSON_DeleteItemFromObjectCaseSensitive(fixed, "status");
-			cJSON_AddStringToObject(fixed, "status", "internal_error");
-			if (!cJSON_GetObjectItemCaseSensitive(fixed, "message"))
-				cJSON_AddStringToObject(fixed, "message",
-							"grading returned no final status");
-		}
+		cJSON_DeleteItemFromObjectCaseSensitive(fixed, "status");
+		cJSON_AddStringToObject(fixed, "status", "internal_error");
+		if (!cJSON_GetObjectItemCaseSensitive(fixed, "message"))
+			cJSON_AddStringToObject(fixed, "message",
+						"grading returned no final status");
 	}
 	char *json = cJSON_PrintUnformatted(fixed ? fixed : result);
 	cJSON_Delete(fixed);
-	if (!json)
-		snprintf(err, errlen, "cannot finish: out of memory");
 	return json;
 }
 
@@ -303,9 +296,7 @@ int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, enu
 		 const cJSON *result, char *err, size_t errlen)
 {
 	enum sub_status st = finish_status(status, result);
-	char *json = finish_json(status, result, err, errlen);
-	if (!json)
-		return -1;
+	char *json = finish_json(status, result);
 	int rc =
 	    on_claim(db,
 		     "WITH u AS (" FINISH_UPDATE ") "
@@ -321,9 +312,7 @@ int queue_finish_claim(struct db *db, int64_t id, const char *worker, int attemp
 {
 	*claimed = false;
 	enum sub_status st = finish_status(status, result);
-	char *json = finish_json(status, result, err, errlen);
-	if (!json)
-		return -1;
+	char *json = finish_json(status, result);
 	char ids[24], att[16], lease[24];
 	snprintf(ids, sizeof ids, "%" PRId64, id);
 	snprintf(att, sizeof att, "%d", attempt);

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "judge/service/queue.h"
 #include "judge/store/db.h"
 
@@ -24,13 +24,6 @@ struct waiter_hub {
 	long connects;
 	volatile int stop;
 };
-
-int64_t waiter_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void remove_locked(struct waiter_hub *h, struct waiter *w)
 {
@@ -113,14 +106,14 @@ static void *hub_main(void *arg)
 		if (!db) {
 			if (!(db = connect_listen(h))) {
 				/* no database: deadlines still pass */
-				wake(h, 0, waiter_now_ms());
-				sleep(1);
+				wake(h, 0, clock_mono_ms());
+				clock_sleep_ms(1000);
 				continue;
 			}
 			/* anything may have finished while we were not listening */
 			wake(h, -1, 0);
 		}
-		int64_t now = waiter_now_ms(), d = next_deadline(h);
+		int64_t now = clock_mono_ms(), d = next_deadline(h);
 		int timeout = 500; /* also how fast stop is noticed */
 		if (d && d - now < timeout)
 			timeout = d > now ? (int)(d - now) + 1 : 0;
@@ -141,10 +134,10 @@ static void *hub_main(void *arg)
 			db_close(db);
 			db = NULL;
 			wake(h, -1, 0);
-			sleep(1);
+			clock_sleep_ms(1000);
 			continue;
 		}
-		wake(h, 0, waiter_now_ms());
+		wake(h, 0, clock_mono_ms());
 	}
 	db_close(db);
 	return NULL;
@@ -153,12 +146,8 @@ static void *hub_main(void *arg)
 int waiter_hub_start(struct waiter_hub **out, const char *db_url, void (*on_notify)(void *arg),
 		     void *arg, char *err, size_t errlen)
 {
-	struct waiter_hub *h = calloc(1, sizeof *h);
-	if (!h || !(h->db_url = strdup(db_url))) {
-		free(h);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	struct waiter_hub *h = xcalloc(1, sizeof *h);
+	h->db_url = xstrdup(db_url);
 	pthread_mutex_init(&h->lock, NULL);
 	h->on_notify = on_notify;
 	h->arg = arg;
@@ -262,14 +251,10 @@ int waiter_wait(struct waiter_hub *h, struct db_pool *pool, int64_t id, int64_t 
 	int ret = -1;
 	struct blocked b = {
 	    .w = {.id = id,
-		  .deadline_ms = waiter_now_ms() + (timeout_ms > 0 ? timeout_ms : 0),
+		  .deadline_ms = clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0),
 		  .resume = blocked_resume}};
 	b.w.arg = &b;
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&b.cond, &ca);
-	pthread_condattr_destroy(&ca);
+	clock_cond_init(&b.cond);
 	for (;;) {
 		waiter_register(h, &b.w);
 		int found = read_sub(pool, id, api_key_id, out, err, errlen);
@@ -283,7 +268,7 @@ int waiter_wait(struct waiter_hub *h, struct db_pool *pool, int64_t id, int64_t 
 			ret = 1;
 			break;
 		}
-		if (waiter_now_ms() >= b.w.deadline_ms) {
+		if (clock_mono_ms() >= b.w.deadline_ms) {
 			ret = 0; /* out holds the state read just now */
 			break;
 		}
@@ -291,9 +276,7 @@ int waiter_wait(struct waiter_hub *h, struct db_pool *pool, int64_t id, int64_t 
 			continue;
 		/* the hub resumes it at the deadline at the latest; the timed wait
 		 * only guards against a hub that cannot run */
-		struct timespec until = {.tv_sec = (time_t)((b.w.deadline_ms + 1000) / 1000),
-					 .tv_nsec =
-					     (long)((b.w.deadline_ms + 1000) % 1000) * 1000000L};
+		struct timespec until = clock_mono_after(clock_left_ms(b.w.deadline_ms) + 1000);
 		pthread_mutex_lock(&h->lock);
 		int rc = 0;
 		while (!b.resumed && rc != ETIMEDOUT)

@@ -30,7 +30,7 @@ struct waiter_hub;
 struct waiter {
 	/* Set by the caller before waiter_register. */
 	int64_t id;	     /* the submission waited for */
-	int64_t deadline_ms; /* waiter_now_ms() time after which it is woken anyway */
+	int64_t deadline_ms; /* clock_mono_ms() time after which it is woken anyway */
 	/* Called by the hub's thread with the hub locked, once per park: it must
 	 * not call back into the hub. */
 	void (*resume)(struct waiter *w);
@@ -39,9 +39,6 @@ struct waiter {
 	bool registered, parked, notified;
 	struct waiter *next;
 };
-
-/* Monotonic time in milliseconds, the clock of deadline_ms. */
-int64_t waiter_now_ms(void);
 
 /* Starts the hub's thread, which connects to db_url (libpq connection
  * string) itself and keeps reconnecting while PostgreSQL is away. on_notify

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/config.h"
 #include "judge/store/db.h"
 #include "judge/grading/grade.h"
@@ -34,6 +35,7 @@
 #include "judge/store/migrate.h"
 #include "judge/store/pgembed.h"
 #include "judge/service/queue.h"
+#include "common/xalloc.h"
 
 /* Slot numbers pick host uids and cgroup names in the sandbox, so they must be
  * unique on the machine, also across worker processes: each slot holds an
@@ -73,13 +75,6 @@ struct worker {
 	atomic_bool halt;     /* housekeeping ends */
 };
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void wake_slots(struct worker *w)
 {
 	pthread_mutex_lock(&w->lock);
@@ -91,14 +86,7 @@ static void wake_slots(struct worker *w)
 /* Sleeps until woken (new work, stop) or ms passed. */
 static void idle_wait(struct worker *w, unsigned long gen, long ms)
 {
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	struct timespec until = clock_mono_after(ms);
 	pthread_mutex_lock(&w->lock);
 	while (w->wake_gen == gen && !atomic_load(&w->stopping))
 		if (pthread_cond_timedwait(&w->wake, &w->lock, &until) == ETIMEDOUT)
@@ -145,7 +133,7 @@ static bool finish_claim(struct slot *s, struct db *db, const struct queue_sub *
 			log_warn("worker %s: cannot store the result of submission %" PRId64
 				 ": %s; retrying",
 				 s->name, sub->id, err);
-		usleep(500 * 1000);
+		clock_sleep_ms(500);
 	}
 }
 
@@ -214,7 +202,7 @@ static void *slot_main(void *arg)
 		set_claim(s, true, sub.id, sub.attempts);
 		log_info("worker %s: submission %" PRId64 " claimed (attempt %d)", s->name, sub.id,
 			 sub.attempts);
-		int64_t t0 = mono_ms();
+		int64_t t0 = clock_mono_ms();
 		struct grade_env env = {.cfg = w->cfg,
 					.langs = &w->langs,
 					.backend = w->backend,
@@ -223,11 +211,8 @@ static void *slot_main(void *arg)
 		struct grade_result res;
 		grade_stored(&env, sub.request, &res);
 		cJSON *result = model_result_render(&res);
-		if (!result) { /* out of memory: store what still fits */
-			model_result_fail(&res, NULL, "out of memory rendering the result");
-			result = model_result_render(&res);
-		}
-		have = finish_claim(s, db, &sub, res.status, result, (long)(mono_ms() - t0), &next);
+		have = finish_claim(s, db, &sub, res.status, result, (long)(clock_mono_ms() - t0),
+				    &next);
 		cJSON_Delete(result);
 		model_result_release(&res);
 		if (have) {
@@ -279,7 +264,7 @@ static void *housekeeping_main(void *arg)
 	char err[512];
 	long extend_every = w->lease_ms / 3;
 	long reap_every = w->cfg->reap_interval_s * 1000;
-	int64_t next_extend = mono_ms() + extend_every, next_reap = mono_ms();
+	int64_t next_extend = clock_mono_ms() + extend_every, next_reap = clock_mono_ms();
 	bool down = false;
 	while (!atomic_load(&w->halt)) {
 		if (!db) {
@@ -298,7 +283,7 @@ static void *housekeeping_main(void *arg)
 			}
 			wake_slots(w); /* queued while we were away? */
 		}
-		int64_t now = mono_ms();
+		int64_t now = clock_mono_ms();
 		int64_t next = next_extend < next_reap ? next_extend : next_reap;
 		long timeout = next - now;
 		if (timeout > 1000)
@@ -323,7 +308,7 @@ static void *housekeeping_main(void *arg)
 			log_info("worker housekeeping: database reachable again");
 		if (rc >= 0)
 			down = false;
-		now = mono_ms();
+		now = clock_mono_ms();
 		if (now >= next_extend) {
 			extend_leases(w, db);
 			next_extend = now + extend_every;
@@ -418,18 +403,12 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 	static struct worker w;
 	memset(&w, 0, sizeof w);
 	w.cfg = cfg;
-	w.url = strdup(opts->url);
-	if (!w.url)
-		return 1;
+	w.url = xstrdup(opts->url);
 	char err[1024];
 	bool sandbox_up = false, hk_started = false;
 	pthread_t hk;
 	pthread_mutex_init(&w.lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&w.wake, &ca);
-	pthread_condattr_destroy(&ca);
+	clock_cond_init(&w.wake);
 	w.lease_ms = cfg->lease_s * 1000;
 
 	/* signals go to sigwait in this thread only: block them before any thread */
@@ -482,11 +461,7 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		w.nslots = n > 0 ? (int)n : 1;
 	}
-	w.slots = calloc((size_t)w.nslots, sizeof *w.slots);
-	if (!w.slots) {
-		log_error("worker: out of memory");
-		goto out;
-	}
+	w.slots = xcalloc((size_t)w.nslots, sizeof *w.slots);
 	char host[64] = "localhost";
 	gethostname(host, sizeof host - 1);
 	if (pthread_create(&hk, NULL, housekeeping_main, &w) != 0) {
@@ -529,9 +504,9 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 	log_info("worker: signal %d: draining (up to %lds)", sig, cfg->drain_s);
 	atomic_store(&w.stopping, true);
 	wake_slots(&w);
-	int64_t deadline = mono_ms() + cfg->drain_s * 1000;
+	int64_t deadline = clock_mono_ms() + cfg->drain_s * 1000;
 	struct timespec tick = {0, 100 * 1000000L};
-	while (!all_idle(&w) && mono_ms() < deadline) {
+	while (!all_idle(&w) && clock_mono_ms() < deadline) {
 		if (sigtimedwait(&sigs, NULL, &tick) > 0) {
 			log_info("worker: second signal: handing back at once");
 			break;
