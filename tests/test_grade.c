@@ -238,7 +238,7 @@ static int fold(bool run_all, const char *const outs[3], struct grade_result *re
 	req.run_all_tests = run_all;
 	cr_assert_eq(grade_plan_make(&p, &env, &req, err, sizeof err), 0, "%s", err);
 	model_result_init(res);
-	cr_assert_eq(grade_tally_start(&t, &p, res), 0);
+	grade_tally_start(&t, &p, res);
 	int n = 0;
 	for (int i = 0; i < 3; i++) {
 		struct run_result rr;
@@ -297,7 +297,7 @@ Test(grade, nothing_to_compare_is_completed)
 	base_request(&req);
 	cr_assert_eq(grade_plan_make(&p, &env, &req, err, sizeof err), 0, "%s", err);
 	model_result_init(&res);
-	cr_assert_eq(grade_tally_start(&t, &p, &res), 0);
+	grade_tally_start(&t, &p, &res);
 	fake_run(&rr, RUN_OK, "hi\n", 7);
 	enum sub_status st = grade_judge_test(&p, 0, &rr, &fb, err, sizeof err);
 	cr_expect_eq(st, SUB_COMPLETED);

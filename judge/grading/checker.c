@@ -24,6 +24,7 @@
 #include "judge/grading/problem.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
+#include "common/xalloc.h"
 
 #define EXIT_ACCEPT 42
 #define EXIT_REJECT 43
@@ -100,11 +101,7 @@ static int compile(struct checker *c, const struct prob_program *prog,
 		    prob_is_source_for(l, prog->files[i]))
 			extra[n++] = prog->files[i];
 	extra[n] = NULL;
-	char **argv = prob_compile_argv(l, extra);
-	if (!argv) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	char **argv = prob_compile_argv(l, extra); /* not NULL: l has a compile command */
 	struct run_spec spec = {
 	    .argv = (const char *const *)argv,
 	    .env = (const char *const *)(l->compile_env ? l->compile_env : l->env),
@@ -156,13 +153,9 @@ int checker_build(const struct problem *p, const struct lang_registry *langs,
 			 p->id, prog->lang_code ? prog->lang_code : "(unknown)");
 		return -1;
 	}
-	struct checker *c = calloc(1, sizeof *c);
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	struct checker *c = xcalloc(1, sizeof *c);
 	c->lang = l;
-	c->problem_id = strdup(p->id);
+	c->problem_id = xstrdup(p->id);
 	/* the box holds the validator, its build, and one test's input, answer and
 	 * the submission's output at a time */
 	long big_in = 0, big_ans = 0;

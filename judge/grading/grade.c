@@ -23,6 +23,7 @@
 #include "judge/grading/problem.h"
 #include "judge/grading/status.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 
 /* Compiler output kept in the result; the rest is cut. */
 #define COMPILE_OUTPUT_MAX (64 * 1024)
@@ -43,7 +44,7 @@ static void add_test(struct grade_plan *p, const char *name, const char *stdin_d
 {
 	struct grade_test *g = &p->tests[p->ntests++];
 	memset(g, 0, sizeof *g);
-	g->name = strdup(name);
+	g->name = xstrdup(name);
 	g->stdin_data = stdin_data;
 	g->stdin_len = stdin_len;
 	g->expected = expected;
@@ -61,13 +62,9 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env,
 	if (pb && !strcmp(pb->id, id)) {
 		p->checker = env->checker;
 	} else {
-		p->owned_problem = calloc(1, sizeof *p->owned_problem);
-		if (!p->owned_problem ||
-		    prob_open(p->owned_problem, env->cfg->problems_dir, id, err, errlen) < 0) {
-			if (!p->owned_problem)
-				snprintf(err, errlen, "out of memory");
+		p->owned_problem = xcalloc(1, sizeof *p->owned_problem);
+		if (prob_open(p->owned_problem, env->cfg->problems_dir, id, err, errlen) < 0)
 			return -1;
-		}
 		pb = p->owned_problem;
 	}
 	if (pb->unsupported) {
@@ -78,18 +75,14 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env,
 	struct limits_policy pol;
 	limits_policy_from_config(env->cfg, &pol);
 	limits_run(&pol, p->lang, &pb->limits, &req->limits, &p->run_limits);
-	p->tests = calloc((size_t)pb->ntests, sizeof *p->tests);
-	if (!p->tests) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	p->tests = xcalloc((size_t)pb->ntests, sizeof *p->tests);
 	p->explicit_tests = true;
 	for (int i = 0; i < pb->ntests; i++) {
 		const struct prob_test *pt = &pb->tests[i];
 		struct grade_test *g = &p->tests[p->ntests++];
-		g->name = strdup(pt->name);
-		g->stdin_path = strdup(pt->in_path);
-		g->expected_path = pt->ans_path ? strdup(pt->ans_path) : NULL;
+		g->name = xstrdup(pt->name);
+		g->stdin_path = xstrdup(pt->in_path);
+		g->expected_path = pt->ans_path ? xstrdup(pt->ans_path) : NULL;
 		g->hide_data = !pt->is_sample;
 		g->cmp = &pt->cmp;
 		g->validator_args = (const char *const *)pt->validator_args;
@@ -103,11 +96,7 @@ static int plan_tests(struct grade_plan *p, const struct grade_env *env,
 	if (req->problem)
 		return plan_problem(p, env, req, req->problem, err, errlen);
 	int n = req->ntests > 0 ? req->ntests : 1;
-	p->tests = calloc((size_t)n, sizeof *p->tests);
-	if (!p->tests) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	p->tests = xcalloc((size_t)n, sizeof *p->tests);
 	p->explicit_tests = req->ntests > 0;
 	for (int i = 0; i < req->ntests; i++) {
 		const struct grade_test_in *t = &req->tests[i];
@@ -273,16 +262,14 @@ static struct grade_run_facts run_facts(const struct run_result *rr)
 	return f;
 }
 
-int grade_tally_start(struct grade_tally *t, const struct grade_plan *p, struct grade_result *res)
+void grade_tally_start(struct grade_tally *t, const struct grade_plan *p, struct grade_result *res)
 {
 	memset(t, 0, sizeof *t);
 	res->status = SUB_ACCEPTED;
 	res->has_tests = p->explicit_tests;
 	res->tests_total = p->ntests;
-	if (!p->explicit_tests)
-		return 0;
-	res->tests = calloc((size_t)p->ntests, sizeof *res->tests);
-	return res->tests ? 0 : -1;
+	if (p->explicit_tests)
+		res->tests = xcalloc((size_t)p->ntests, sizeof *res->tests);
 }
 
 bool grade_tally_add(struct grade_tally *t, const struct grade_plan *p, struct grade_result *res,
@@ -296,7 +283,7 @@ bool grade_tally_add(struct grade_tally *t, const struct grade_plan *p, struct g
 	t->max_mem = rr->memory_kb > t->max_mem ? rr->memory_kb : t->max_mem;
 	if (res->has_tests) {
 		struct grade_test_out *o = &res->tests[res->ntests++];
-		o->name = strdup(gt->name);
+		o->name = xstrdup(gt->name);
 		o->status = st;
 		o->run = run_facts(rr);
 		o->feedback = *fb;
@@ -407,10 +394,7 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, struct grad
 		     char *err, size_t errlen)
 {
 	struct grade_tally tally;
-	if (grade_tally_start(&tally, p, res) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	grade_tally_start(&tally, p, res);
 	for (int i = 0; i < p->ntests; i++) {
 		if (cancelled(p, err, errlen))
 			return -1;
@@ -553,9 +537,7 @@ void grade_request(const struct grade_env *env, const struct grade_request *req,
 		model_result_fail(out, req->language, "%s", err);
 		goto out;
 	}
-	out->language = strdup(plan.lang->name);
-	if (!out->language)
-		model_result_fail(out, req->language, "out of memory");
+	out->language = xstrdup(plan.lang->name);
 out:
 	grade_plan_release(&plan);
 }

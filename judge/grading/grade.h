@@ -100,9 +100,8 @@ struct grade_tally {
 	long max_cpu, max_wall, max_mem;
 };
 
-/* Prepares res to receive p's tests (the tests array when p has explicit tests).
- * Returns 0, or -1 when out of memory. */
-int grade_tally_start(struct grade_tally *t, const struct grade_plan *p, struct grade_result *res);
+/* Prepares res to receive p's tests (the tests array when p has explicit tests). */
+void grade_tally_start(struct grade_tally *t, const struct grade_plan *p, struct grade_result *res);
 /* Folds test i (verdict st, run rr, feedback fb) into res: the first failing
  * test decides, else the last one speaks; res takes rr's output when this test
  * decides (rr stays valid to release). Returns true when grading should stop

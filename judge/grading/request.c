@@ -221,18 +221,13 @@ static int check_known_keys(const cJSON *obj, const char *const *keys, const cha
 	return 0;
 }
 
-static int oom(struct req_error *err)
-{
-	return req_fail(err, 503, "out_of_memory", "out of memory");
-}
-
-static int copy_string(char **dst, size_t *len, const char *s, struct req_error *err)
+/* Copies s into *dst (and its length into *len when len is not NULL). */
+static void copy_string(char **dst, size_t *len, const char *s)
 {
 	size_t n = strlen(s);
 	model_set(dst, s, n);
 	if (len)
 		*len = n;
-	return 0;
 }
 
 static int validate_limits(const struct judge_config *cfg, const cJSON *in,
@@ -554,17 +549,17 @@ static int validate_form(const struct judge_config *cfg, enum req_kind kind, con
 				"give only one of tests, problem, or stdin/expected_output");
 	bool any_expected = expected != NULL;
 	if (problem) {
-		if (validate_problem(cfg, kind, problem, err) < 0 ||
-		    copy_string(&o->problem, NULL, problem, err) < 0)
+		if (validate_problem(cfg, kind, problem, err) < 0)
 			return -1;
+		copy_string(&o->problem, NULL, problem);
 		any_expected = true;
 	} else if (tests) {
 		if (validate_tests(cfg, tests, o, &any_expected, err) < 0)
 			return -1;
 	} else {
-		if (copy_string(&o->stdin_data, &o->stdin_len, stdin_s ? stdin_s : "", err) < 0 ||
-		    (expected && copy_string(&o->expected, &o->expected_len, expected, err) < 0))
-			return -1;
+		copy_string(&o->stdin_data, &o->stdin_len, stdin_s ? stdin_s : "");
+		if (expected)
+			copy_string(&o->expected, &o->expected_len, expected);
 	}
 	if (kind == REQ_EXECUTE_EXPECTED && !any_expected)
 		return req_fail(err, 422, "missing_field",
@@ -600,9 +595,9 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 		req_fail(err, 422, "missing_field", "source is empty");
 		goto out;
 	}
-	if (copy_string(&o->language, NULL, language, err) < 0 ||
-	    copy_string(&o->source, &o->source_len, source, err) < 0 ||
-	    validate_form(cfg, kind, in, o, &cb, err) < 0)
+	copy_string(&o->language, NULL, language);
+	copy_string(&o->source, &o->source_len, source);
+	if (validate_form(cfg, kind, in, o, &cb, err) < 0)
 		goto out;
 	if (validate_compare(in, o->problem != NULL, o, err) < 0 || check_regexes(o, err) < 0 ||
 	    validate_limits(cfg, in, o, err) < 0 ||
@@ -611,14 +606,9 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	if (cb) {
 		if (req_callback_url_check(cb, cfg->callback_hosts, err) < 0)
 			goto out;
-		if (copy_string(&out->callback_url, NULL, cb, err) < 0)
-			goto out;
+		copy_string(&out->callback_url, NULL, cb);
 	}
 	out->request = model_request_render(o);
-	if (!out->request) {
-		oom(err);
-		goto out;
-	}
 	ret = 0;
 out:
 	if (ret < 0)
