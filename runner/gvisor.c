@@ -79,6 +79,7 @@
 #include "runner/init/box_proto.h"
 #include "runner/oci.h"
 #include "runner/scmp.h"
+#include "runner/verdict.h"
 
 #define INIT_INSIDE "/.judge-init"
 /* The bundle's memory limit covers the sentry and gofer too (~15 MB idle, more
@@ -778,63 +779,47 @@ static void set_run_limits(struct gv_entry *e, const struct run_spec *spec)
 	}
 }
 
-static int decide(const struct run_spec *spec, struct run_result *res, const struct bx_status *st,
-		  enum capture_end end, struct gv_entry *e, bool host_oom)
+/* What this run showed: init's status trailer st (NULL when none came), how the
+ * capture ended, and the sandbox cgroup's memory events. */
+static void gather_facts(const struct run_spec *spec, const struct run_result *res,
+			 const struct bx_status *st, enum capture_end end, const struct gv_entry *e,
+			 bool host_oom, struct run_facts *f)
 {
 	const struct run_limits *l = &spec->limits;
-	if (end == CAPTURE_OUTPUT_LIMIT) {
-		res->status = RUN_OUTPUT_LIMIT;
-		return 0;
-	}
-	if (end == CAPTURE_DEADLINE) {
-		res->status = RUN_TIMEOUT;
-		return 0;
-	}
+	f->host_oom = host_oom;
+	f->output_over = end == CAPTURE_OUTPUT_LIMIT ||
+			 (l->stdout_bytes > 0 && res->out.len > (size_t)l->stdout_bytes);
+	f->deadline_hit = end == CAPTURE_DEADLINE;
 	if (!st) {
 		/* the sandbox ended without init's report: the host OOM killer, or a fault */
-		if (host_oom) {
-			res->status = RUN_MEMORY_LIMIT;
-			res->memory_kb = l->memory_kb;
-			return 0;
-		}
-		long long pids_max = gvhost_cg_read("pids", e->id, "pids.events", "max ");
-		return sandbox_fail(res,
-				    "gvisor sandbox %s ended without a status (pids limit hit %lld "
-				    "times, memory failcnt %lld)",
-				    e->id, pids_max,
-				    gvhost_cg_read("memory", e->id, "memory.failcnt", NULL));
+		snprintf(f->message, sizeof(f->message),
+			 "gvisor sandbox %s ended without a status (pids limit hit %lld times, "
+			 "memory failcnt %lld)",
+			 e->id, gvhost_cg_read("pids", e->id, "pids.events", "max "),
+			 gvhost_cg_read("memory", e->id, "memory.failcnt", NULL));
+		return;
 	}
-	res->cpu_ms = st->cpu_us / 1000;
-	res->wall_ms = st->wall_us / 1000;
+	f->cpu_us = st->cpu_us;
+	f->wall_us = st->wall_us;
 	/* the peak of a process from its rusage (which counts file pages, polled
 	 * apart) or the tree's polled peak, whichever is larger */
 	long long own = st->maxrss_kb - st->file_rss_kb;
-	res->memory_kb = own > st->peak_tree_kb ? own : st->peak_tree_kb;
-	if (st->kind == BX_SETUP_FAILED)
-		return sandbox_fail(res, "gvisor init failed at step %u: %s", st->setup_step,
-				    strerror(st->err));
-	if (st->kind == BX_EXEC_FAILED)
-		return sandbox_fail(res, "cannot execute '%s' in the gvisor sandbox: %s",
-				    spec->argv[0], strerror(st->err));
-	if (st->kind == BX_SIGNALED)
-		res->signal = st->code;
-	else
-		res->exit_code = st->code;
-	bool cpu_over = l->cpu_ms > 0 && st->cpu_us > l->cpu_ms * 1000LL;
-	if ((st->flags & BX_MEM_LIMIT) || (l->memory_kb > 0 && res->memory_kb > l->memory_kb) ||
-	    (st->kind == BX_SIGNALED && st->code == SIGKILL && host_oom)) {
-		res->status = RUN_MEMORY_LIMIT;
-	} else if ((st->flags & (BX_CPU_LIMIT | BX_WALL_LIMIT)) || cpu_over ||
-		   (st->kind == BX_SIGNALED && st->code == SIGXCPU)) {
-		res->status = RUN_TIMEOUT;
-	} else if (l->stdout_bytes > 0 && res->out.len > (size_t)l->stdout_bytes) {
-		res->status = RUN_OUTPUT_LIMIT;
-	} else if (st->kind == BX_SIGNALED || st->code != 0) {
-		res->status = RUN_RUNTIME_ERROR;
-	} else {
-		res->status = RUN_OK;
+	f->peak_kb = (long)(own > st->peak_tree_kb ? own : st->peak_tree_kb);
+	if (st->kind == BX_SETUP_FAILED) {
+		run_facts_fault(f, "gvisor init failed at step %u: %s", st->setup_step,
+				strerror(st->err));
+		return;
 	}
-	return 0;
+	if (st->kind == BX_EXEC_FAILED) {
+		run_facts_fault(f, "cannot execute '%s' in the gvisor sandbox: %s", spec->argv[0],
+				strerror(st->err));
+		return;
+	}
+	f->end = st->kind == BX_SIGNALED ? RUN_END_SIGNALED : RUN_END_EXITED;
+	f->code = st->code;
+	f->oom_kill = st->flags & BX_MEM_LIMIT;
+	f->cpu_limit_hit = st->flags & BX_CPU_LIMIT;
+	f->deadline_hit = f->deadline_hit || (st->flags & BX_WALL_LIMIT);
 }
 
 /* Ends sb's session: its sandbox goes to the reapers. */
@@ -989,11 +974,6 @@ again:
 	enum capture_end end = capture_pump(&c);
 	capture_release(&c);
 	long long t_done = sandbox_now_us();
-	if (end == CAPTURE_FAILED) {
-		ret = sandbox_fail(res, "reading the output of gvisor sandbox %s: %s", e->id,
-				   strerror(c.error));
-		goto out;
-	}
 
 	struct bx_status st, *stp = NULL;
 	if (end == CAPTURE_DONE && res->out.len >= tail &&
@@ -1014,14 +994,19 @@ again:
 		entry_kill(e);
 	res->err_truncated = c.err_truncated;
 	res->out_truncated = c.out_truncated;
-	ret = decide(spec, res, stp, end, e, host_oom);
+	struct run_facts f;
+	run_facts_init(&f);
+	gather_facts(spec, res, stp, end, e, host_oom, &f);
+	f.capture_failed = end == CAPTURE_FAILED;
+	f.capture_errno = c.error;
+	if (!stp)
+		f.wall_us = t_done - t_sent;
+	run_verdict(&f, &spec->limits, res);
 	if (spec->limits.stdout_bytes > 0 && res->out.len > (size_t)spec->limits.stdout_bytes) {
 		res->out.len = (size_t)spec->limits.stdout_bytes;
 		res->out.buf[res->out.len] = 0;
 		res->out_truncated = true;
 	}
-	if (!stp)
-		res->wall_ms = (t_done - t_sent) / 1000;
 	log_debug("gvisor: run %u of %s%s: take %lld us, send %lld us, run+read %lld us", e->runs,
 		  e->id, cold ? " (cold)" : "", t_take - t0, t_sent - t_take, t_done - t_sent);
 	if (stp)

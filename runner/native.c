@@ -57,6 +57,7 @@
 #include "runner/capture.h"
 #include "runner/cg.h"
 #include "runner/scmp.h"
+#include "runner/verdict.h"
 
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL
@@ -813,6 +814,23 @@ static int slot_netns(int slot)
 	return fd;
 }
 
+/* The facts of a set-up failure that init reported: which step, on which path. */
+static void report_fault(struct run_facts *f, const struct report *r, const struct plan *p,
+			 const struct run_spec *spec)
+{
+	const char *what = r->step >= 0 && r->step <= S_EXEC ? step_names[r->step] : "?";
+	if (r->step == S_OP && r->op >= 0 && r->op < p->nops) {
+		const struct op *o = &p->ops[r->op];
+		run_facts_fault(f, "sandbox set-up failed: %s '/%s'%s%s: %s", op_names[o->kind],
+				o->a, o->data ? " from " : "",
+				o->data && o->kind != OP_WRITE ? o->data : "", strerror(r->err));
+	} else if (r->step == S_EXEC) {
+		run_facts_fault(f, "cannot execute '%s': %s", spec->argv[0], strerror(r->err));
+	} else {
+		run_facts_fault(f, "sandbox set-up failed: %s: %s", what, strerror(r->err));
+	}
+}
+
 int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
 {
 	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
@@ -996,60 +1014,37 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 		pid = -1;
 		read_reports(prep[0], &exit_rep, &fail_rep);
 	}
-	res->wall_ms = (sandbox_now_us() - t0) / 1000;
-	long long cpu_us = 0;
+	struct run_facts f;
+	run_facts_init(&f);
+	f.wall_us = sandbox_now_us() - t0;
 	long peak = 0, ooms = 0;
-	cg_cpu_us(&cg, &cpu_us);
-	res->cpu_ms = cpu_us / 1000;
+	cg_cpu_us(&cg, &f.cpu_us);
 	if (cg_memory_peak_kb(&cg, &peak) < 0)
 		peak = exit_rep.maxrss_kb;
-	res->memory_kb = peak;
+	f.peak_kb = peak;
 	cg_oom_kills(&cg, &ooms);
-
-	if (fail_rep.type) {
-		const char *what =
-		    fail_rep.step >= 0 && fail_rep.step <= S_EXEC ? step_names[fail_rep.step] : "?";
-		if (fail_rep.step == S_OP && fail_rep.op >= 0 && fail_rep.op < p->nops) {
-			const struct op *o = &p->ops[fail_rep.op];
-			sandbox_fail(res, "sandbox set-up failed: %s '/%s'%s%s: %s",
-				     op_names[o->kind], o->a, o->data ? " from " : "",
-				     o->data && o->kind != OP_WRITE ? o->data : "",
-				     strerror(fail_rep.err));
-		} else if (fail_rep.step == S_EXEC) {
-			sandbox_fail(res, "cannot execute '%s': %s", spec->argv[0],
-				     strerror(fail_rep.err));
-		} else {
-			sandbox_fail(res, "sandbox set-up failed: %s: %s", what,
-				     strerror(fail_rep.err));
-		}
-		goto out;
-	}
-	if (end == CAPTURE_FAILED) {
-		sandbox_fail(res, "reading the program's output: %s", strerror(cap.error));
-		goto out;
-	}
-	if (end == CAPTURE_OUTPUT_LIMIT) {
-		res->status = RUN_OUTPUT_LIMIT;
-	} else if (ooms > 0) {
-		res->status = RUN_MEMORY_LIMIT;
-	} else if (ts.over || cpu_us > ts.cpu_limit_us || end == CAPTURE_DEADLINE ||
-		   end == CAPTURE_STOPPED) {
-		res->status = RUN_TIMEOUT;
-	} else if (exit_rep.type != REP_EXIT) {
-		if (si.si_code == CLD_EXITED && si.si_status == 125)
-			sandbox_fail(res, "sandbox init lost the worker");
-		else
-			sandbox_fail(res,
-				     "sandbox init ended without a status (code %d, status %d)",
-				     si.si_code, si.si_status);
-		goto out;
-	} else if (WIFSIGNALED(exit_rep.status)) {
-		res->signal = WTERMSIG(exit_rep.status);
-		res->status = res->signal == SIGXCPU ? RUN_TIMEOUT : RUN_RUNTIME_ERROR;
+	f.oom_kill = ooms > 0;
+	f.cpu_limit_hit = ts.over || end == CAPTURE_STOPPED;
+	f.deadline_hit = end == CAPTURE_DEADLINE;
+	f.output_over = end == CAPTURE_OUTPUT_LIMIT;
+	f.capture_failed = end == CAPTURE_FAILED;
+	f.capture_errno = cap.error;
+	if (fail_rep.type)
+		report_fault(&f, &fail_rep, p, spec);
+	if (exit_rep.type == REP_EXIT && WIFSIGNALED(exit_rep.status)) {
+		f.end = RUN_END_SIGNALED;
+		f.code = WTERMSIG(exit_rep.status);
+	} else if (exit_rep.type == REP_EXIT) {
+		f.end = RUN_END_EXITED;
+		f.code = WEXITSTATUS(exit_rep.status);
+	} else if (si.si_code == CLD_EXITED && si.si_status == 125) {
+		snprintf(f.message, sizeof f.message, "sandbox init lost the worker");
 	} else {
-		res->exit_code = WEXITSTATUS(exit_rep.status);
-		res->status = res->exit_code ? RUN_RUNTIME_ERROR : RUN_OK;
+		snprintf(f.message, sizeof f.message,
+			 "sandbox init ended without a status (code %d, status %d)", si.si_code,
+			 si.si_status);
 	}
+	run_verdict(&f, l, res);
 	goto out;
 
 kill:
