@@ -5,7 +5,7 @@
  *
  * A cold `runsc run` costs ~200 ms here, so sandboxes are created *and
  * started* ahead of need, in a pool per runtime signature (the spec's ro_paths
- * and the warm-up its argv[0] calls for), gvisor_pool of each, filled from the
+ * and the warm-up its language gives: warm_argv, preload), gvisor_pool of each, filled from the
  * second run of a signature on (or at once after gvisor_pool_prepare). A pool
  * entry is an OCI bundle (oci.c) whose process is box_init
  * (runner/init/box_init.c), started with `runsc run --detach`; init warms the
@@ -152,7 +152,9 @@ static struct {
 	pthread_t refiller, reapers[REAPERS];
 	bool threads;
 	unsigned long serial;
+	char init_error[512]; /* why the backend is not running */
 } gv = {
+    .init_error = "gvisor backend not started",
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .refill_cond = PTHREAD_COND_INITIALIZER,
     .reap_cond = PTHREAD_COND_INITIALIZER,
@@ -470,30 +472,26 @@ fail:
 /* Warm-up of a runtime inside a fresh sandbox, before any job: box_init's
  * arguments (see box_init.c), NUL-separated in out. Only the runtime's own code
  * runs, as nobody, before the box is even mounted; it leaves the sentry's caches
- * of read-only runtime files warm and nothing else. */
-static void warm_args(const char *const *argv, struct strbuf *out)
+ * of read-only runtime files warm and nothing else. What to run and read comes
+ * from the language (spec's warm_argv and preload); without it, the program
+ * itself is read when it lies outside the box. */
+static void warm_args(const struct run_spec *spec, struct strbuf *out)
 {
-	const char *a0 = argv ? argv[0] : NULL;
-	const char *base = a0 && strrchr(a0, '/') ? strrchr(a0, '/') + 1 : a0;
+	const char *a0 = spec->argv ? spec->argv[0] : NULL;
 	strbuf_addstr(out, INIT_INSIDE);
 	strbuf_addch(out, 0);
 #define ARG(s) (strbuf_addstr(out, (s)), strbuf_addch(out, 0))
-	if (!a0 || a0[0] != '/' || !strncmp(a0, "/box/", 5)) {
-		/* a compiled program: the loader and the C/C++ libraries */
-		ARG("-x"), ARG("/usr/bin/true"), ARG("--");
-		static const char *const libs[] = {"/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
-						   "/usr/lib/x86_64-linux-gnu/libm.so.6",
-						   "/usr/lib/x86_64-linux-gnu/libgcc_s.so.1", NULL};
-		for (const char *const *l = libs; *l; l++)
-			if (access(*l, R_OK) == 0)
-				ARG("-r"), ARG(*l);
-	} else if (!strncmp(base, "python", 6)) {
-		ARG("-x"), ARG(a0), ARG("-c"), ARG("pass"), ARG("--");
-	} else if (!strcmp(base, "node")) {
-		ARG("-x"), ARG(a0), ARG("-e"), ARG("0"), ARG("--");
-	} else {
-		ARG("-r"), ARG(a0);
+	if (spec->warm_argv && spec->warm_argv[0]) {
+		ARG("-x");
+		for (const char *const *w = spec->warm_argv; *w; w++)
+			ARG(*w);
+		ARG("--");
 	}
+	for (const char *const *r = spec->preload; r && *r; r++)
+		if (access(*r, R_OK) == 0)
+			ARG("-r"), ARG(*r);
+	if (!spec->warm_argv && !spec->preload && a0 && a0[0] == '/' && strncmp(a0, "/box/", 5))
+		ARG("-r"), ARG(a0);
 #undef ARG
 }
 
@@ -613,7 +611,7 @@ static void *refill_main(void *arg)
 /* The warm-up and pool signature of the runtime of spec. */
 static void runtime_of(const struct run_spec *spec, struct strbuf *warm, struct strbuf *sig)
 {
-	warm_args(spec->argv, warm);
+	warm_args(spec, warm);
 	sig_of(spec->ro_paths, warm, sig);
 }
 
@@ -823,10 +821,10 @@ static void gather_facts(const struct run_spec *spec, const struct run_result *r
 }
 
 /* Ends sb's session: its sandbox goes to the reapers. */
-void gvisor_close(struct sandbox *sb)
+static void gvisor_close(struct sandbox *sb)
 {
-	struct gv_entry *e = sb->gvisor_session;
-	sb->gvisor_session = NULL;
+	struct gv_entry *e = sb->state[SANDBOX_GVISOR];
+	sb->state[SANDBOX_GVISOR] = NULL;
 	if (e)
 		entry_discard(e);
 }
@@ -846,7 +844,7 @@ static int session_take(struct sandbox *sb, const struct run_spec *spec, struct 
 {
 	struct strbuf warm = STRBUF_INIT, sig = STRBUF_INIT;
 	runtime_of(spec, &warm, &sig);
-	struct gv_entry *e = sb->gvisor_session;
+	struct gv_entry *e = sb->state[SANDBOX_GVISOR];
 	*cold = *fresh = false;
 	if (e && (strcmp(e->sig, sig.buf) || e->box_changes != sb->box_changes))
 		gvisor_close(sb), e = NULL;
@@ -870,7 +868,7 @@ static int session_take(struct sandbox *sb, const struct run_spec *spec, struct 
 		}
 		e->box_mounted = true;
 		e->box_changes = sb->box_changes;
-		sb->gvisor_session = e;
+		sb->state[SANDBOX_GVISOR] = e;
 	}
 	*out = e;
 	return 0;
@@ -897,12 +895,12 @@ static int write_stdin(struct gv_entry *e, const struct run_spec *spec, unsigned
 	return 0;
 }
 
-int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
+static int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
 {
 	if (!sb || !spec || !res || !spec->argv || !spec->argv[0])
 		return -1;
 	if (!gv.inited)
-		return sandbox_fail(res, "the gvisor backend is not initialised");
+		return sandbox_fail(res, "gvisor sandbox unavailable: %s", gv.init_error);
 
 	int ret = 0;
 	struct gv_entry *e = NULL;
@@ -1131,7 +1129,7 @@ static void paths_from_config(const struct judge_config *cfg)
 	gvhost_fmt(gv.base, sizeof(gv.base), "%s/gvisor", box_root);
 }
 
-void gvisor_sweep(void)
+static void gvisor_sweep(void)
 {
 	const struct judge_config *cfg = sandbox_config();
 	if (!gv.inited)
@@ -1173,7 +1171,7 @@ void gvisor_sweep(void)
 	gvhost_cg_sweep();
 }
 
-bool gvisor_works(char *why, size_t whylen)
+static bool gvisor_works(char *why, size_t whylen)
 {
 	if (!gv.inited)
 		paths_from_config(sandbox_config());
@@ -1196,7 +1194,7 @@ bool gvisor_works(char *why, size_t whylen)
 	return true;
 }
 
-int gvisor_global_init(const struct judge_config *cfg, char *err, size_t errlen)
+static int setup(const struct judge_config *cfg, char *err, size_t errlen)
 {
 	char init[PATH_MAX];
 	if (gv.inited)
@@ -1265,13 +1263,21 @@ fail:
 	return -1;
 }
 
-void gvisor_pool_prepare(const char *const *ro_paths, const char *const *argv)
+static int gvisor_global_init(const struct judge_config *cfg, char *err, size_t errlen)
+{
+	int r = setup(cfg, err, errlen);
+	if (r < 0)
+		gvhost_fmt(gv.init_error, sizeof(gv.init_error), "%s", err);
+	return r;
+}
+
+void gvisor_pool_prepare(const struct run_spec *spec)
 {
 	if (!gv.inited || gv.pool_size <= 0)
 		return;
+	const char *const *ro_paths = spec->ro_paths;
 	struct strbuf sig = STRBUF_INIT, warm = STRBUF_INIT;
-	warm_args(argv, &warm);
-	sig_of(ro_paths, &warm, &sig);
+	runtime_of(spec, &warm, &sig);
 	pthread_mutex_lock(&gv.lock);
 	struct gv_pool *p = pool_get(sig.buf, ro_paths, &warm);
 	if (p) {
@@ -1284,13 +1290,13 @@ void gvisor_pool_prepare(const char *const *ro_paths, const char *const *argv)
 	strbuf_release(&warm);
 }
 
-bool gvisor_pool_wait(const char *const *ro_paths, const char *const *argv, long timeout_ms)
+bool gvisor_pool_wait(const struct run_spec *spec, long timeout_ms)
 {
 	if (!gv.inited || gv.pool_size <= 0)
 		return false;
+	const char *const *ro_paths = spec->ro_paths;
 	struct strbuf sig = STRBUF_INIT, warm = STRBUF_INIT;
-	warm_args(argv, &warm);
-	sig_of(ro_paths, &warm, &sig);
+	runtime_of(spec, &warm, &sig);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += timeout_ms / 1000;
@@ -1318,7 +1324,7 @@ bool gvisor_pool_wait(const char *const *ro_paths, const char *const *argv, long
 	return full;
 }
 
-void gvisor_global_shutdown(void)
+static void gvisor_global_shutdown(void)
 {
 	if (!gv.inited)
 		return;
@@ -1367,3 +1373,14 @@ void gvisor_global_shutdown(void)
 	gvhost_rm_tree(gv.work);
 	gv.inited = false;
 }
+
+const struct sandbox_ops gvisor_ops = {
+    .name = "gvisor",
+    .sweep = gvisor_sweep,
+    .global_init = gvisor_global_init,
+    .global_shutdown = gvisor_global_shutdown,
+    .works = gvisor_works,
+    .prepare = gvisor_pool_prepare,
+    .run = gvisor_run,
+    .close = gvisor_close,
+};

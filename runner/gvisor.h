@@ -4,10 +4,12 @@
 #pragma once
 #include <stdbool.h>
 
-/* Declares the runtime of runs with these ro_paths (NULL-terminated, may be NULL)
- * and argv (argv[0] picks the warm-up) so that its pool fills now rather than after
- * its first run. No-op without a pool. */
-void gvisor_pool_prepare(const char *const *ro_paths, const char *const *argv);
-/* Waits until the pool of ro_paths holds gvisor_pool started sandboxes, at most
- * timeout_ms. Returns true when it got there. */
-bool gvisor_pool_wait(const char *const *ro_paths, const char *const *argv, long timeout_ms);
+#include "runner/sandbox.h"
+
+/* Declares the runtime of runs like spec (its ro_paths, argv[0], warm_argv and
+ * preload make the pool's key) so that its pool fills now rather than after its
+ * first run. No-op without a pool. Only those fields of spec are read. */
+void gvisor_pool_prepare(const struct run_spec *spec);
+/* Waits until the pool of spec's runtime holds gvisor_pool started sandboxes, at
+ * most timeout_ms. Returns true when it got there. */
+bool gvisor_pool_wait(const struct run_spec *spec, long timeout_ms);

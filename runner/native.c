@@ -767,7 +767,7 @@ static void remove_previous_cg(struct native_state *st)
 
 static void native_close(struct sandbox *sb)
 {
-	struct native_state *st = sb->backend_data;
+	struct native_state *st = sb->state[SANDBOX_NATIVE];
 	if (!st)
 		return;
 	reap_previous(st);
@@ -775,21 +775,20 @@ static void native_close(struct sandbox *sb)
 	if (st->spare_made)
 		cg_remove(&st->spare);
 	free(st);
-	sb->backend_data = NULL;
+	sb->state[SANDBOX_NATIVE] = NULL;
 }
 
 static struct native_state *native_state(struct sandbox *sb)
 {
-	if (!sb->backend_data) {
+	if (!sb->state[SANDBOX_NATIVE]) {
 		struct native_state *st = calloc(1, sizeof *st);
 		if (!st)
 			return NULL;
 		st->pid = -1;
 		st->pidfd = -1;
-		sb->backend_data = st;
-		sb->backend_close = native_close;
+		sb->state[SANDBOX_NATIVE] = st;
 	}
-	return sb->backend_data;
+	return sb->state[SANDBOX_NATIVE];
 }
 
 /* Returns the slot's network namespace (made on first use), or -1 when the
@@ -831,7 +830,7 @@ static void report_fault(struct run_facts *f, const struct report *r, const stru
 	}
 }
 
-int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
+static int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
 {
 	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
 	int psync[2] = {-1, -1}, prep[2] = {-1, -1}, pidfd = -1, in_file = -1;
@@ -846,6 +845,8 @@ int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_resul
 
 	if (!ready)
 		return sandbox_fail(res, "native sandbox unavailable: %s", init_error);
+	/* the program may change the box behind a gVisor session's caches */
+	sb->box_changes++;
 	struct native_state *st = native_state(sb);
 	if (!st)
 		return sandbox_fail(res, "out of memory");
@@ -1078,7 +1079,7 @@ out:
 	return 0;
 }
 
-int native_global_init(const struct judge_config *cfg, char *err, size_t errlen)
+static int native_global_init(const struct judge_config *cfg, char *err, size_t errlen)
 {
 	int ret = -1;
 	ready = false;
@@ -1122,7 +1123,7 @@ out:
 	return ret;
 }
 
-void native_global_shutdown(void)
+static void native_global_shutdown(void)
 {
 	pthread_mutex_lock(&netns_lock);
 	for (int i = 0; i < NETNS_SLOTS && host_netns_fd >= 0; i++) {
@@ -1136,9 +1137,18 @@ void native_global_shutdown(void)
 	snprintf(init_error, sizeof init_error, "native backend shut down");
 }
 
-bool native_works(char *why, size_t whylen)
+static bool native_works(char *why, size_t whylen)
 {
 	if (!ready)
 		snprintf(why, whylen, "%s", init_error);
 	return ready;
 }
+
+const struct sandbox_ops native_ops = {
+    .name = "native",
+    .global_init = native_global_init,
+    .global_shutdown = native_global_shutdown,
+    .works = native_works,
+    .run = native_run,
+    .close = native_close,
+};
