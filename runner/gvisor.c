@@ -75,6 +75,7 @@
 #include "common/log.h"
 #include "runner/backend.h"
 #include "runner/capture.h"
+#include "runner/cg.h"
 #include "runner/gvhost.h"
 #include "runner/init/box_proto.h"
 #include "runner/oci.h"
@@ -112,7 +113,9 @@ struct gv_entry {
 	char *sig;		   /* its pool's signature: runs of another runtime need another */
 	unsigned long box_changes; /* sandbox.box_changes when it began */
 	unsigned runs;		   /* jobs sent so far (names the stdin files) */
-	long long ooms0, failcnt0; /* memory cgroup counters before the current run */
+	long ooms0, failcnt0;	   /* memory cgroup counters before the current run */
+	struct cg cg;		   /* the cgroups runsc made for it (see entry_cg) */
+	bool cg_open;
 };
 
 struct gv_pool {
@@ -152,7 +155,9 @@ static struct {
 	pthread_t refiller, reapers[REAPERS];
 	bool threads;
 	unsigned long serial;
-	char init_error[512]; /* why the backend is not running */
+	char init_error[512];	/* why the backend is not running */
+	struct cg_root cg_root; /* where runsc puts the containers' cgroups */
+	bool cg_ready;
 } gv = {
     .init_error = "gvisor backend not started",
     .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -188,22 +193,37 @@ static void entry_free(struct gv_entry *e)
 	free(e);
 }
 
+/* Finds where runsc puts the containers' cgroups (once, before any thread). */
+static bool gv_cgroups(void)
+{
+	char err[256];
+	if (!gv.cg_ready && cg_root_oci(&gv.cg_root, NULL, GVHOST_CG_PARENT, err, sizeof(err)) == 0)
+		gv.cg_ready = true;
+	return gv.cg_ready;
+}
+
+/* The cgroups of e's container (attached on first use, once runsc made them), or
+ * NULL when they are not there. Only the thread holding e calls it. */
+static struct cg *entry_cg(struct gv_entry *e)
+{
+	if (!e->cg_open && gv.cg_ready && cg_open(&gv.cg_root, e->id, &e->cg) == 0)
+		e->cg_open = true;
+	return e->cg_open ? &e->cg : NULL;
+}
+
 /* SIGKILLs every process of the container (sentry, gofer, stubs): immediate, no
- * runsc. Their pids are kept: we are their subreaper, the reaper collects them. */
+ * runsc, no waiting. Their pids are kept: we are their subreaper, the reaper
+ * collects them. */
 static void entry_kill(struct gv_entry *e)
 {
-	char path[PATH_MAX];
-	gvhost_cg_path(path, sizeof(path), "memory", e->id, "cgroup.procs");
-	FILE *f = fopen(path, "re");
-	long pid;
-	while (f && fscanf(f, "%ld", &pid) == 1) {
-		kill((pid_t)pid, SIGKILL);
+	struct cg *cg = entry_cg(e);
+	pid_t pids[256];
+	int n = cg ? cg_list(cg, false, pids, 256) : 0;
+	for (int i = 0; i < n; i++) {
+		kill(pids[i], SIGKILL);
 		if (e->npids < (int)(sizeof(e->pids) / sizeof(e->pids[0])))
-			e->pids[e->npids++] = (pid_t)pid;
+			e->pids[e->npids++] = pids[i];
 	}
-	if (f)
-		fclose(f);
-	gvhost_cg_kill(e->id);
 	if (e->sandbox_pid > 0)
 		kill(e->sandbox_pid, SIGKILL);
 }
@@ -234,14 +254,11 @@ static void entry_collect(struct gv_entry *e)
  * at a low one so that they do not slow down the runs in progress). */
 static void entry_renice(struct gv_entry *e, int prio)
 {
-	char path[PATH_MAX];
-	gvhost_cg_path(path, sizeof(path), "cpu", e->id, "tasks");
-	FILE *f = fopen(path, "re");
-	long tid;
-	while (f && fscanf(f, "%ld", &tid) == 1)
-		setpriority(PRIO_PROCESS, (id_t)tid, prio);
-	if (f)
-		fclose(f);
+	struct cg *cg = entry_cg(e);
+	pid_t tids[1024];
+	int n = cg ? cg_list(cg, true, tids, 1024) : 0;
+	for (int i = 0; i < n; i++)
+		setpriority(PRIO_PROCESS, (id_t)tids[i], prio);
 }
 
 static void entry_unmount_box(struct gv_entry *e)
@@ -278,10 +295,19 @@ static void entry_reap(struct gv_entry *e)
 	 * zombie never does (~1.5 s wasted per container) */
 	entry_collect(e);
 	/* what the sandbox cost the host (sentry, gofer, stubs), for tuning */
-	long long cpu_ns = gvhost_cg_read("cpuacct", e->id, "cpuacct.usage", NULL);
+	long long cpu_us = -1000;
+	struct cg *cg = entry_cg(e);
+	if (cg)
+		cg_cpu_us(cg, &cpu_us);
 	int r = runsc("delete", "--force", e->id);
 	gvhost_reap_orphans();
-	gvhost_cg_remove(e->id);
+	/* what runsc left, in every hierarchy (also after a failed create, where
+	 * cg_open finds none of ours but others may hold it) */
+	if (!cg && gv.cg_ready)
+		cg_open(&gv.cg_root, e->id, &e->cg), cg = &e->cg;
+	if (cg)
+		cg_remove(cg);
+	e->cg_open = false;
 	char path[PATH_MAX];
 	gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
 	umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW); /* in case: nothing may stay mounted */
@@ -289,7 +315,7 @@ static void entry_reap(struct gv_entry *e)
 	if (r != 0)
 		log_debug("gvisor: runsc delete %s exited %d", e->id, r);
 	log_debug("gvisor: reaped %s in %lld ms; it used %lld ms of CPU over %u runs", e->id,
-		  (sandbox_now_us() - t0) / 1000, cpu_ns / 1000000, e->runs);
+		  (sandbox_now_us() - t0) / 1000, cpu_us / 1000, e->runs);
 	entry_free(e);
 }
 
@@ -756,31 +782,32 @@ static void build_job(const struct sandbox *sb, const struct run_spec *spec, str
 /* Lowers the container's cgroup limits to this run's (the entry was made for any run). */
 static void set_run_limits(struct gv_entry *e, const struct run_spec *spec)
 {
-	char path[PATH_MAX], val[64];
-	if (spec->limits.memory_kb > 0) {
-		long long bytes = spec->limits.memory_kb * 1024LL + HEADROOM_BYTES;
-		gvhost_fmt(val, sizeof(val), "%lld", bytes);
-		gvhost_cg_path(path, sizeof(path), "memory", e->id, "memory.limit_in_bytes");
-		gvhost_write_str(path, val);
-		gvhost_cg_path(path, sizeof(path), "memory", e->id, "memory.memsw.limit_in_bytes");
-		gvhost_write_str(path, val);
-	}
+	struct cg *cg = entry_cg(e);
+	if (!cg)
+		return;
+	long memory_kb = 0, pids = 0;
+	if (spec->limits.memory_kb > 0)
+		memory_kb = spec->limits.memory_kb + (long)(HEADROOM_BYTES >> 10);
 	if (spec->limits.processes > 0) {
 		/* gVisor's own threads count too (~50 idle, and on ptrace each guest
 		 * process is a host stub with threads): a coarse backstop only, whose hit
 		 * kills the sentry. box_init's RLIMIT_NPROC is the real limit. */
-		long long cur = gvhost_cg_read("pids", e->id, "pids.current", NULL);
-		long long want = (cur > 0 ? cur : 64) + 64LL * spec->limits.processes + 256;
-		gvhost_fmt(val, sizeof(val), "%lld", want < 4096 ? 4096 : want);
-		gvhost_cg_path(path, sizeof(path), "pids", e->id, "pids.max");
-		gvhost_write_str(path, val);
+		long cur = 0;
+		if (cg_pids_current(cg, &cur) < 0 || cur <= 0)
+			cur = 64;
+		pids = cur + 64L * spec->limits.processes + 256;
+		if (pids < 4096)
+			pids = 4096;
 	}
+	char err[256];
+	if (cg_set_limits(cg, memory_kb, pids, err, sizeof(err)) < 0)
+		log_debug("gvisor: %s: %s", e->id, err);
 }
 
 /* What this run showed: init's status trailer st (NULL when none came), how the
  * capture ended, and the sandbox cgroup's memory events. */
 static void gather_facts(const struct run_spec *spec, const struct run_result *res,
-			 const struct bx_status *st, enum capture_end end, const struct gv_entry *e,
+			 const struct bx_status *st, enum capture_end end, struct gv_entry *e,
 			 bool host_oom, struct run_facts *f)
 {
 	const struct run_limits *l = &spec->limits;
@@ -790,11 +817,16 @@ static void gather_facts(const struct run_spec *spec, const struct run_result *r
 	f->deadline_hit = end == CAPTURE_DEADLINE;
 	if (!st) {
 		/* the sandbox ended without init's report: the host OOM killer, or a fault */
+		long pids_hits = -1, failcnt = -1;
+		struct cg *cg = entry_cg(e);
+		if (cg) {
+			cg_pids_limit_hits(cg, &pids_hits);
+			cg_memory_failcnt(cg, &failcnt);
+		}
 		snprintf(f->message, sizeof(f->message),
-			 "gvisor sandbox %s ended without a status (pids limit hit %lld times, "
-			 "memory failcnt %lld)",
-			 e->id, gvhost_cg_read("pids", e->id, "pids.events", "max "),
-			 gvhost_cg_read("memory", e->id, "memory.failcnt", NULL));
+			 "gvisor sandbox %s ended without a status (pids limit hit %ld times, "
+			 "memory failcnt %ld)",
+			 e->id, pids_hits, failcnt);
 		return;
 	}
 	f->cpu_us = st->cpu_us;
@@ -830,10 +862,14 @@ static void gvisor_close(struct sandbox *sb)
 }
 
 /* The memory cgroup's OOM kills and failures so far (they only grow). */
-static void memory_events(const struct gv_entry *e, long long *ooms, long long *failcnt)
+static void memory_events(struct gv_entry *e, long *ooms, long *failcnt)
 {
-	*ooms = gvhost_cg_read("memory", e->id, "memory.oom_control", "oom_kill ");
-	*failcnt = gvhost_cg_read("memory", e->id, "memory.failcnt", NULL);
+	struct cg *cg = entry_cg(e);
+	*ooms = *failcnt = -1;
+	if (cg) {
+		cg_oom_kills(cg, ooms);
+		cg_memory_failcnt(cg, failcnt);
+	}
 }
 
 /* The session's sandbox for a run of spec: the one sb already has when it runs
@@ -983,7 +1019,7 @@ again:
 			res->out.buf[res->out.len] = 0;
 		}
 	}
-	long long ooms, failcnt;
+	long ooms, failcnt;
 	memory_events(e, &ooms, &failcnt);
 	bool host_oom = ooms > e->ooms0 || failcnt > e->failcnt0;
 	/* the sandbox serves the next run only after a clean end of this one */
@@ -1146,7 +1182,11 @@ static void gvisor_sweep(void)
 			char id[256];
 			gvhost_fmt(id, sizeof(id), "%.*s", (int)strcspn(e->d_name, "_"), e->d_name);
 			log_info("gvisor: deleting container %s left by dead process %ld", id, pid);
-			gvhost_cg_kill(id);
+			struct cg cg;
+			if (gv_cgroups() && cg_open(&gv.cg_root, id, &cg) == 0) {
+				cg_kill(&cg);
+				cg_close(&cg);
+			}
 			runsc("delete", "--force", id);
 		}
 		closedir(d);
@@ -1168,7 +1208,8 @@ static void gvisor_sweep(void)
 		}
 		closedir(d);
 	}
-	gvhost_cg_sweep();
+	if (gv_cgroups())
+		cg_sweep(&gv.cg_root, GVHOST_CG_PREFIX);
 }
 
 static bool gvisor_works(char *why, size_t whylen)
@@ -1230,6 +1271,10 @@ static int setup(const struct judge_config *cfg, char *err, size_t errlen)
 			   strerror(errno));
 		umount2(gv.work, MNT_DETACH);
 		return -1;
+	}
+	if (!gv_cgroups()) {
+		gvhost_fmt(err, errlen, "no cgroups for runsc under /sys/fs/cgroup");
+		goto fail;
 	}
 	if (scmp_build(&gv.filter, err, errlen) < 0)
 		goto fail;
