@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "common/config.h"
-#include "runner/gvisor.h"
+#include "runner/gvpool.h"
 #include "runner/sandbox.h"
 
 #define PY "/usr/bin/python3"
@@ -448,8 +448,8 @@ Test(gvisor_pool, fresh_sandbox_per_run)
 	/* two pooled runs: the second must not see what the first left in /tmp */
 	const char *a1[] = {"/bin/sh", "-c", "echo secret > /tmp/left; echo one", NULL};
 	struct run_spec s = spec_of(a1);
-	gvisor_pool_prepare(&s);
-	cr_assert(gvisor_pool_wait(&s, 30000), "pool did not fill");
+	gvpool_prepare(&s);
+	cr_assert(gvpool_wait(&s, 30000), "pool did not fill");
 	struct run_result res;
 	run(&s, &res);
 	cr_assert_eq(res.status, RUN_OK, "%s", res.message);
@@ -457,7 +457,7 @@ Test(gvisor_pool, fresh_sandbox_per_run)
 	run_result_release(&res);
 	const char *a2[] = {"/bin/sh", "-c", "cat /tmp/left 2>/dev/null || echo fresh", NULL};
 	s = spec_of(a2);
-	cr_assert(gvisor_pool_wait(&s, 30000), "pool did not refill");
+	cr_assert(gvpool_wait(&s, 30000), "pool did not refill");
 	run(&s, &res);
 	cr_assert_eq(res.status, RUN_OK, "%s", res.message);
 	cr_assert_str_eq(res.out.buf, "fresh\n");

@@ -26,7 +26,7 @@
 
 #include "common/config.h"
 #include "common/log.h"
-#include "runner/gvisor.h"
+#include "runner/gvpool.h"
 #include "runner/sandbox.h"
 
 extern char **environ;
@@ -195,20 +195,20 @@ int main(int argc, char **argv)
 	bool pool = !strcmp(backend, "gvisor") && !cold;
 	for (size_t k = 0; k < sizeof(progs) / sizeof(progs[0]); k++) {
 		if (pool)
-			gvisor_pool_prepare(&(struct run_spec){.argv = progs[k].box_argv,
+			gvpool_prepare(&(struct run_spec){.argv = progs[k].box_argv,
 								.ro_paths = progs[k].ro,
 								.warm_argv = progs[k].warm});
 		/* one untimed round of each: page cache, pool creation */
 		bare(progs[k].bare_argv, env);
 		if (pool)
-			gvisor_pool_wait(&(struct run_spec){.argv = progs[k].box_argv,
+			gvpool_wait(&(struct run_spec){.argv = progs[k].box_argv,
 							     .ro_paths = progs[k].ro,
 							     .warm_argv = progs[k].warm},
 					 60000);
 		boxed(sb, progs[k].box_argv, env, progs[k].ro, progs[k].warm);
 		for (int i = 0; i < n; i++) {
 			if (pool) {
-				gvisor_pool_wait(&(struct run_spec){.argv = progs[k].box_argv,
+				gvpool_wait(&(struct run_spec){.argv = progs[k].box_argv,
 							     .ro_paths = progs[k].ro,
 							     .warm_argv = progs[k].warm},
 					 60000);
