@@ -3,16 +3,10 @@
  *
  * Theory of operation.
  *
- * A cold `runsc run` costs ~200 ms here, so sandboxes are created *and
- * started* ahead of need, in a pool per runtime signature (the spec's ro_paths
- * and the warm-up its language gives: warm_argv, preload), gvisor_pool of each, filled from the
- * second run of a signature on (or at once after gvisor_pool_prepare). A pool
- * entry is an OCI bundle (oci.c) whose process is box_init
- * (runner/init/box_init.c), started with `runsc run --detach`; init warms the
- * runtime up (e.g. python3 -c pass, as nobody, before any job exists), says
- * 'R' and waits on its stdin, a pipe held by this process. A refill thread (at
- * a low CPU priority, raised when the entry is taken) starts new ones in the
- * background.
+ * Sandboxes are started ahead of need, in a pool per runtime (gvpool.c: pools,
+ * the refill thread, the reapers). This file is the run path: it takes an
+ * entry, binds the box in, sends a job to box_init inside and turns what came
+ * back into facts for run_verdict (verdict.c).
  *
  * Sessions. An entry serves the runs of one workspace (one submission: its
  * tests, run after run) for one runtime, and is destroyed with the workspace
@@ -36,15 +30,14 @@
  * trailer and the job's secret token as the last bytes of the run on stdout;
  * we read stdout until it ends with the token (and stderr to what it holds
  * then: every writer is dead) (capture.c), check and strip the trailer. The
- * end of a session: we SIGKILL every process of the sandbox's cgroup (sentry,
- * gofer, stubs), unmount the box and hand the entry to a reaper thread, which
- * runs `runsc delete --force` and removes the bundle and any cgroup left.
- * Nothing waits on `runsc wait`, `state` or `delete` in the latency path, and
- * runsc's own exit code is never read as the program's status.
+ * end of a session: gvpool_discard (kill the cgroup's processes, unmount the
+ * box, hand the entry to a reaper). runsc's own exit code is never read as the
+ * program's status. The sandbox's cgroups (made by runsc from oci.c's
+ * cgroupsPath) are read, limited and removed through cg.c, v1 or v2.
  *
  * Leftovers of a process that died (SIGKILL of the worker): container ids are
  * "jgv-<pid>-<n>", bundles live in <box_root>/gvisor/<pid>, cgroups in
- * /sys/fs/cgroup/<controller>/judge-gvisor/<id>; gvisor_sweep() deletes the
+ * judge-gvisor/<id> of every hierarchy; gvisor_sweep() deletes the
  * containers, mounts, folders and cgroups of every pid that is gone.
  */
 #define _GNU_SOURCE
