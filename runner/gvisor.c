@@ -327,6 +327,22 @@ static int write_stdin(struct gv_entry *e, const struct run_spec *spec, unsigned
 	return 0;
 }
 
+/* Takes init's status trailer off the end of out into st: true when out ends
+ * with a valid one for this job's token. */
+static bool take_trailer(struct strbuf *out, const uint8_t token[BX_TOKEN_LEN],
+			 struct bx_status *st)
+{
+	const size_t tail = sizeof(struct bx_status) + BX_TOKEN_LEN;
+	if (out->len < tail || memcmp(out->buf + out->len - BX_TOKEN_LEN, token, BX_TOKEN_LEN))
+		return false;
+	memcpy(st, out->buf + out->len - tail, sizeof(*st));
+	if (st->magic != BX_STATUS_MAGIC || memcmp(st->token, token, BX_TOKEN_LEN))
+		return false;
+	out->len -= tail;
+	out->buf[out->len] = 0;
+	return true;
+}
+
 static int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
 {
 	if (!sb || !spec || !res || !spec->argv || !spec->argv[0])
@@ -405,16 +421,9 @@ again:
 	capture_release(&c);
 	long long t_done = sandbox_now_us();
 
-	struct bx_status st, *stp = NULL;
-	if (end == CAPTURE_DONE && res->out.len >= tail &&
-	    !memcmp(res->out.buf + res->out.len - BX_TOKEN_LEN, token, BX_TOKEN_LEN)) {
-		memcpy(&st, res->out.buf + res->out.len - tail, sizeof(st));
-		if (st.magic == BX_STATUS_MAGIC && !memcmp(st.token, token, BX_TOKEN_LEN)) {
-			stp = &st;
-			res->out.len -= tail;
-			res->out.buf[res->out.len] = 0;
-		}
-	}
+	struct bx_status st;
+	struct bx_status *stp =
+	    end == CAPTURE_DONE && take_trailer(&res->out, token, &st) ? &st : NULL;
 	long ooms, failcnt;
 	memory_events(e, &ooms, &failcnt);
 	bool host_oom = ooms > e->ooms0 || failcnt > e->failcnt0;

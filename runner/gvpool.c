@@ -260,6 +260,45 @@ static void read_runsc_error(int fd, char *buf, size_t len)
 	}
 }
 
+/* Mount points of pool p's runtime folders in the (shared, read-only) root: a
+ * folder for a folder, an empty file for a file. 0, or -1 with err. */
+static int make_mount_points(const struct gv_pool *p, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	int r;
+	for (char **rp = p->ro_paths; rp && *rp; rp++) {
+		struct stat st;
+		gvhost_fmt(path, sizeof(path), "%s%s", gp.env.rootfs, *rp);
+		if (stat(*rp, &st) < 0) {
+			gvhost_fmt(err, errlen, "read-only path '%s': %s", *rp, strerror(errno));
+			return -1;
+		}
+		bool is_file = !S_ISDIR(st.st_mode);
+		if (lstat(path, &st) == 0)
+			continue;
+		if (is_file) {
+			/* a file is bound onto an empty file */
+			char dir[PATH_MAX];
+			gvhost_fmt(dir, sizeof(dir), "%s", path);
+			*strrchr(dir, '/') = 0;
+			int fd = -1;
+			if ((r = gvhost_mkdir_p(dir, 0755)) < 0 ||
+			    (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+				gvhost_fmt(err, errlen, "cannot create '%s': %s", path,
+					   strerror(r < 0 ? -r : errno));
+				return -1;
+			}
+			close(fd);
+			continue;
+		}
+		if ((r = gvhost_mkdir_p(path, 0755)) < 0) {
+			gvhost_fmt(err, errlen, "cannot create '%s': %s", path, strerror(-r));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Creates and starts one sandbox for pool p: ~170 ms, mostly runsc itself. */
 static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size_t errlen)
 {
@@ -290,37 +329,8 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 		gvhost_fmt(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 		goto fail;
 	}
-	/* mount points of the runtime's folders in the (shared, read-only) root */
-	for (char **rp = p->ro_paths; rp && *rp; rp++) {
-		struct stat st;
-		gvhost_fmt(path, sizeof(path), "%s%s", gp.env.rootfs, *rp);
-		if (stat(*rp, &st) < 0) {
-			gvhost_fmt(err, errlen, "read-only path '%s': %s", *rp, strerror(errno));
-			goto fail;
-		}
-		bool is_file = !S_ISDIR(st.st_mode);
-		if (lstat(path, &st) == 0)
-			continue;
-		if (is_file) {
-			/* a file is bound onto an empty file */
-			char dir[PATH_MAX];
-			gvhost_fmt(dir, sizeof(dir), "%s", path);
-			*strrchr(dir, '/') = 0;
-			int fd = -1;
-			if ((r = gvhost_mkdir_p(dir, 0755)) < 0 ||
-			    (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
-				gvhost_fmt(err, errlen, "cannot create '%s': %s", path,
-					   strerror(r < 0 ? -r : errno));
-				goto fail;
-			}
-			close(fd);
-			continue;
-		}
-		if ((r = gvhost_mkdir_p(path, 0755)) < 0) {
-			gvhost_fmt(err, errlen, "cannot create '%s': %s", path, strerror(-r));
-			goto fail;
-		}
-	}
+	if (make_mount_points(p, err, errlen) < 0)
+		goto fail;
 	char bdir[PATH_MAX + 8];
 	gvhost_fmt(bdir, sizeof(bdir), "%s/b", e->dir);
 	gvhost_fmt(cgpath, sizeof(cgpath), "/" GVHOST_CG_PARENT "/%s", e->id);

@@ -141,7 +141,6 @@ static void close_fd(int *fd)
 
 /* Per-sandbox state: the init of the previous run, still exiting, and its cgroup. */
 struct native_state {
-	pid_t pid;
 	int pidfd;
 	struct cg cg;
 	bool cg_made;
@@ -178,7 +177,6 @@ static void reap_previous(struct native_state *st)
 		;
 	close(st->pidfd);
 	st->pidfd = -1;
-	st->pid = -1;
 }
 
 static void remove_previous_cg(struct native_state *st)
@@ -210,7 +208,6 @@ static struct native_state *native_state(struct sandbox *sb)
 		struct native_state *st = calloc(1, sizeof *st);
 		if (!st)
 			return NULL;
-		st->pid = -1;
 		st->pidfd = -1;
 		sb->state[SANDBOX_NATIVE] = st;
 	}
@@ -239,6 +236,187 @@ static int slot_netns(int slot)
 	return fd;
 }
 
+/* Starts init (nsinit_main) in new namespaces, in the slot's network namespace and,
+ * on v2, straight in cg. Returns its pid, or -1 with *clone_errno; *into_fd is the
+ * cgroup fd clone3 used, or -1 (then init still has to join). */
+static pid_t start_init(struct sandbox *sb, struct nsinit_plan *p, struct cg *cg, int *pidfd,
+			int *into_fd, int *clone_errno)
+{
+	struct clone_args_v2 ca = {
+	    .flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+		     CLONE_PIDFD,
+	    .pidfd = (uint64_t)(uintptr_t)pidfd,
+	    .exit_signal = SIGCHLD,
+	};
+	int netfd = slot_netns(sb->slot);
+	if (netfd < 0 || setns(netfd, CLONE_NEWNET) < 0) {
+		ca.flags |= CLONE_NEWNET;
+		netfd = -1;
+	}
+	*into_fd = cg_clone_into_fd(cg);
+	if (*into_fd >= 0) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)*into_fd;
+	}
+	pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
+	if (pid < 0 && *into_fd >= 0 && (errno == EINVAL || errno == E2BIG)) {
+		/* a kernel before 5.7: start outside, join by pid below */
+		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
+		ca.cgroup = 0;
+		*into_fd = -1;
+		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
+	}
+	if (pid == 0)
+		nsinit_main(p);
+	*clone_errno = errno;
+	if (netfd >= 0 && setns(host_netns_fd, CLONE_NEWNET) < 0) {
+		log_error("native: cannot return to the host network namespace: %s",
+			  strerror(errno));
+		abort(); /* a worker thread without its network is beyond repair */
+	}
+	return pid;
+}
+
+/* What the run showed, for run_verdict: the cgroup's counters, how the capture
+ * ended, init's reports and init's own end (si). */
+static void end_facts(struct run_facts *f, const struct nsinit_plan *p, struct cg *cg,
+		      enum capture_end end, const struct capture *cap, bool cpu_over,
+		      const struct nsinit_report *exit_rep, const struct nsinit_report *fail_rep,
+		      const siginfo_t *si)
+{
+	char msg[256];
+	run_facts_init(f);
+	long peak = 0, ooms = 0;
+	cg_cpu_us(cg, &f->cpu_us);
+	if (cg_memory_peak_kb(cg, &peak) < 0)
+		peak = exit_rep->maxrss_kb;
+	f->peak_kb = peak;
+	cg_oom_kills(cg, &ooms);
+	f->oom_kill = ooms > 0;
+	f->cpu_limit_hit = cpu_over || end == CAPTURE_STOPPED;
+	f->deadline_hit = end == CAPTURE_DEADLINE;
+	f->output_over = end == CAPTURE_OUTPUT_LIMIT;
+	f->capture_failed = end == CAPTURE_FAILED;
+	f->capture_errno = cap->error;
+	if (fail_rep->type) {
+		nsinit_explain(p, fail_rep, msg, sizeof msg);
+		run_facts_fault(f, "%s", msg);
+	}
+	if (exit_rep->type == NSINIT_EXIT && WIFSIGNALED(exit_rep->status)) {
+		f->end = RUN_END_SIGNALED;
+		f->code = WTERMSIG(exit_rep->status);
+	} else if (exit_rep->type == NSINIT_EXIT) {
+		f->end = RUN_END_EXITED;
+		f->code = WEXITSTATUS(exit_rep->status);
+	} else if (si->si_code == CLD_EXITED && si->si_status == 125) {
+		snprintf(f->message, sizeof f->message, "sandbox init lost the worker");
+	} else {
+		snprintf(f->message, sizeof f->message,
+			 "sandbox init ended without a status (code %d, status %d)", si->si_code,
+			 si->si_status);
+	}
+}
+
+/* After the pump: init's reports, and init itself — handed to st when the run
+ * ended cleanly (it is exiting, the next run or sandbox_close reaps it), else
+ * killed and reaped now (its end in si). Takes *pidfd. */
+static void collect_init(struct native_state *st, enum capture_end end, int rep_fd, int *pidfd,
+			 struct nsinit_report *exit_rep, struct nsinit_report *fail_rep,
+			 siginfo_t *si)
+{
+	fcntl(rep_fd, F_SETFL, O_NONBLOCK);
+	if (end == CAPTURE_DONE)
+		read_reports(rep_fd, exit_rep, fail_rep);
+	if (end == CAPTURE_DONE && exit_rep->type && !fail_rep->type) {
+		/* The program is reaped and init is exiting, which kills whatever is
+		 * left: the namespaces are torn down while we go on. */
+		st->pidfd = *pidfd;
+		*pidfd = -1;
+		return;
+	}
+	if (end != CAPTURE_DONE)
+		syscall(SYS_pidfd_send_signal, *pidfd, SIGKILL, NULL, 0);
+	/* init's exit waits until every process of its namespace is gone */
+	while (waitid((idtype_t)P_PIDFD, (id_t)*pidfd, si, WEXITED) < 0 && errno == EINTR)
+		;
+	read_reports(rep_fd, exit_rep, fail_rep);
+}
+
+/* Maps the program's uid and gid inside to the slot's on the host. 0 or -1 with err. */
+static int map_ids(pid_t pid, const struct sandbox *sb, char *err, size_t errlen)
+{
+	char map[64];
+	int rc;
+	snprintf(map, sizeof map, "%d %u 1\n", NSINIT_INSIDE_ID, (unsigned)sb->host_uid);
+	if ((rc = write_proc(pid, "uid_map", map)) < 0) {
+		snprintf(err, errlen, "writing uid_map: %s", strerror(-rc));
+		return -1;
+	}
+	snprintf(map, sizeof map, "%d %u 1\n", NSINIT_INSIDE_ID, (unsigned)sb->host_gid);
+	if ((rc = write_proc(pid, "gid_map", map)) < 0) {
+		snprintf(err, errlen, "writing gid_map: %s", strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* The child's ends of the pipes (stdin, stdout, stderr, sync, report), and the
+ * lowest fd above them all, where init moves them before it dups them to 0..4. */
+static void plan_fds(struct nsinit_plan *p, const int fds[5])
+{
+	p->fd_floor = 5;
+	for (int i = 0; i < 5; i++) {
+		p->fds[i] = fds[i];
+		if (fds[i] >= p->fd_floor)
+			p->fd_floor = fds[i] + 1;
+	}
+}
+
+/* The run's cgroup (the one made ahead by the previous run, or a new one) with
+ * the run's limits. 0, or -1 with err and nothing made. */
+static int run_cgroup(struct native_state *st, struct sandbox *sb, const struct run_limits *l,
+		      struct cg *cg, char *err, size_t errlen)
+{
+	if (st->spare_made) {
+		*cg = st->spare;
+		st->spare_made = false;
+	} else if (make_cg(sb, cg, err, errlen) < 0) {
+		return -1;
+	}
+	/* the program's processes plus init */
+	if (cg_set_limits(cg, l->memory_kb, l->processes + 1, err, errlen) < 0) {
+		cg_remove(cg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The pump of one run: stdin (data, a file, or empty), stdout and stderr with
+ * their caps, the report pipe (init writes the program's end there, then exits),
+ * the wall deadline from t0 and the CPU check of ts every CPU_TICK_MS. ends: our
+ * ends of stdin, stdout, stderr, report. */
+static void pump_setup(struct capture *cap, const struct run_spec *spec, struct run_result *res,
+		       const int ends[4], int in_file, long long t0, struct tick_state *ts)
+{
+	const struct run_limits *l = &spec->limits;
+	cap->in_fd = ends[0];
+	cap->in_file = in_file;
+	/* no stdin at all: an empty one, closed at once */
+	cap->in_data = spec->stdin_data || in_file >= 0 ? spec->stdin_data : "";
+	cap->in_len = spec->stdin_data ? spec->stdin_len : 0;
+	cap->out_fd = ends[1];
+	cap->err_fd = ends[2];
+	cap->wait_fd = ends[3];
+	cap->out_max = (size_t)l->stdout_bytes;
+	cap->err_max = (size_t)l->stderr_bytes;
+	cap->out = &res->out;
+	cap->err = &res->err;
+	cap->deadline_us = t0 + l->wall_ms * 1000LL;
+	cap->tick_ms = CPU_TICK_MS;
+	cap->tick = cpu_tick;
+	cap->tick_arg = ts;
+}
+
 static int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
 {
 	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
@@ -247,7 +425,7 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	struct cg cg = {0};
 	bool cg_made = false;
 	pid_t pid = -1;
-	char err[512], msg[256];
+	char err[512];
 	const struct run_limits *l = &spec->limits;
 	struct capture cap;
 	capture_init(&cap);
@@ -276,20 +454,13 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	p->newroot = newroot_dir;
 
 	int rc;
-	if (st->spare_made) {
-		cg = st->spare;
-		st->spare_made = false;
-	} else if ((rc = make_cg(sb, &cg, err, sizeof err)) < 0) {
+	if (run_cgroup(st, sb, l, &cg, err, sizeof err) < 0) {
 		sandbox_fail(res, "%s", err);
 		goto out;
 	}
 	cg_made = true;
 	const char *name = cg.name;
 	p->ncg_fds = cg_self_join_fds(&cg, p->cg_fds);
-	if (cg_set_limits(&cg, l->memory_kb, l->processes + 1, err, sizeof err) < 0) {
-		sandbox_fail(res, "%s", err);
-		goto out;
-	}
 
 	if (spec->stdin_path) {
 		in_file = open(spec->stdin_path, O_RDONLY | O_CLOEXEC);
@@ -304,49 +475,12 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 		sandbox_fail(res, "pipe: %s", strerror(errno));
 		goto out;
 	}
-	p->fds[0] = pin[0];
-	p->fds[1] = pout[1];
-	p->fds[2] = perr[1];
-	p->fds[3] = psync[0];
-	p->fds[4] = prep[1];
-	p->fd_floor = 5;
-	for (int i = 0; i < 5; i++)
-		if (p->fds[i] >= p->fd_floor)
-			p->fd_floor = p->fds[i] + 1;
+	const int child_fds[5] = {pin[0], pout[1], perr[1], psync[0], prep[1]};
+	plan_fds(p, child_fds);
 
 	long long t0 = sandbox_now_us();
-	struct clone_args_v2 ca = {
-	    .flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-		     CLONE_PIDFD,
-	    .pidfd = (uint64_t)(uintptr_t)&pidfd,
-	    .exit_signal = SIGCHLD,
-	};
-	int netfd = slot_netns(sb->slot);
-	if (netfd < 0 || setns(netfd, CLONE_NEWNET) < 0) {
-		ca.flags |= CLONE_NEWNET;
-		netfd = -1;
-	}
-	int into_fd = cg_clone_into_fd(&cg);
-	if (into_fd >= 0) {
-		ca.flags |= CLONE_INTO_CGROUP;
-		ca.cgroup = (uint64_t)into_fd;
-	}
-	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
-	if (pid < 0 && into_fd >= 0 && (errno == EINVAL || errno == E2BIG)) {
-		/* a kernel before 5.7: start outside, join by pid below */
-		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
-		ca.cgroup = 0;
-		into_fd = -1;
-		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
-	}
-	if (pid == 0)
-		nsinit_main(p);
-	int clone_errno = errno;
-	if (netfd >= 0 && setns(host_netns_fd, CLONE_NEWNET) < 0) {
-		log_error("native: cannot return to the host network namespace: %s",
-			  strerror(errno));
-		abort(); /* a worker thread without its network is beyond repair */
-	}
+	int into_fd = -1, clone_errno = 0;
+	pid = start_init(sb, p, &cg, &pidfd, &into_fd, &clone_errno);
 	if (pid < 0) {
 		sandbox_fail(res, "clone3: %s", strerror(clone_errno));
 		goto out;
@@ -357,15 +491,8 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	close_fd(&psync[0]);
 	close_fd(&prep[1]);
 
-	char map[64];
-	snprintf(map, sizeof map, "%d %u 1\n", NSINIT_INSIDE_ID, (unsigned)sb->host_uid);
-	if ((rc = write_proc(pid, "uid_map", map)) < 0) {
-		sandbox_fail(res, "writing uid_map: %s", strerror(-rc));
-		goto kill;
-	}
-	snprintf(map, sizeof map, "%d %u 1\n", NSINIT_INSIDE_ID, (unsigned)sb->host_gid);
-	if ((rc = write_proc(pid, "gid_map", map)) < 0) {
-		sandbox_fail(res, "writing gid_map: %s", strerror(-rc));
+	if (map_ids(pid, sb, err, sizeof err) < 0) {
+		sandbox_fail(res, "%s", err);
 		goto kill;
 	}
 	if (!p->ncg_fds && into_fd < 0 && (rc = cg_join(&cg, pid)) < 0) {
@@ -384,82 +511,20 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 		st->spare_made = true;
 
 	struct tick_state ts = {.cg = &cg, .cpu_limit_us = l->cpu_ms * 1000LL};
-	cap.in_fd = pin[1];
-	pin[1] = -1;
-	cap.in_data = spec->stdin_data;
-	cap.in_len = spec->stdin_data ? spec->stdin_len : 0;
-	cap.in_file = in_file;
-	if (!spec->stdin_data && in_file < 0)
-		cap.in_data = "", cap.in_len = 0;
-	cap.out_fd = pout[0];
-	cap.err_fd = perr[0];
-	cap.wait_fd = prep[0]; /* init reports the program's end, then exits */
-	cap.out_max = (size_t)l->stdout_bytes;
-	cap.err_max = (size_t)l->stderr_bytes;
-	cap.out = &res->out;
-	cap.err = &res->err;
-	cap.deadline_us = t0 + l->wall_ms * 1000LL;
-	cap.tick_ms = CPU_TICK_MS;
-	cap.tick = cpu_tick;
-	cap.tick_arg = &ts;
+	const int ends[4] = {pin[1], pout[0], perr[0], prep[0]};
+	pin[1] = -1; /* the pump closes it */
+	pump_setup(&cap, spec, res, ends, in_file, t0, &ts);
 	enum capture_end end = capture_pump(&cap);
 	res->out_truncated = cap.out_truncated;
 	res->err_truncated = cap.err_truncated;
 
 	struct nsinit_report exit_rep = {0}, fail_rep = {0};
 	siginfo_t si = {0};
-	fcntl(prep[0], F_SETFL, O_NONBLOCK);
-	if (end == CAPTURE_DONE)
-		read_reports(prep[0], &exit_rep, &fail_rep);
-	if (end == CAPTURE_DONE && exit_rep.type && !fail_rep.type) {
-		/* The program is reaped and init is exiting, which kills whatever is
-		 * left: the namespaces are torn down while we go on. The next run of
-		 * this sandbox (before its clone) or sandbox_close reaps init. */
-		st->pid = pid;
-		st->pidfd = pidfd;
-		pid = -1;
-		pidfd = -1;
-	} else {
-		if (end != CAPTURE_DONE)
-			syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-		/* init's exit waits until every process of its namespace is gone */
-		while (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0 && errno == EINTR)
-			;
-		pid = -1;
-		read_reports(prep[0], &exit_rep, &fail_rep);
-	}
+	collect_init(st, end, prep[0], &pidfd, &exit_rep, &fail_rep, &si);
+	pid = -1;
 	struct run_facts f;
-	run_facts_init(&f);
+	end_facts(&f, p, &cg, end, &cap, ts.over, &exit_rep, &fail_rep, &si);
 	f.wall_us = sandbox_now_us() - t0;
-	long peak = 0, ooms = 0;
-	cg_cpu_us(&cg, &f.cpu_us);
-	if (cg_memory_peak_kb(&cg, &peak) < 0)
-		peak = exit_rep.maxrss_kb;
-	f.peak_kb = peak;
-	cg_oom_kills(&cg, &ooms);
-	f.oom_kill = ooms > 0;
-	f.cpu_limit_hit = ts.over || end == CAPTURE_STOPPED;
-	f.deadline_hit = end == CAPTURE_DEADLINE;
-	f.output_over = end == CAPTURE_OUTPUT_LIMIT;
-	f.capture_failed = end == CAPTURE_FAILED;
-	f.capture_errno = cap.error;
-	if (fail_rep.type) {
-		nsinit_explain(p, &fail_rep, msg, sizeof msg);
-		run_facts_fault(&f, "%s", msg);
-	}
-	if (exit_rep.type == NSINIT_EXIT && WIFSIGNALED(exit_rep.status)) {
-		f.end = RUN_END_SIGNALED;
-		f.code = WTERMSIG(exit_rep.status);
-	} else if (exit_rep.type == NSINIT_EXIT) {
-		f.end = RUN_END_EXITED;
-		f.code = WEXITSTATUS(exit_rep.status);
-	} else if (si.si_code == CLD_EXITED && si.si_status == 125) {
-		snprintf(f.message, sizeof f.message, "sandbox init lost the worker");
-	} else {
-		snprintf(f.message, sizeof f.message,
-			 "sandbox init ended without a status (code %d, status %d)", si.si_code,
-			 si.si_status);
-	}
 	run_verdict(&f, l, res);
 	goto out;
 
@@ -471,16 +536,9 @@ kill:
 			;
 out:
 	capture_release(&cap);
-	close_fd(&pin[0]);
-	close_fd(&pin[1]);
-	close_fd(&pout[0]);
-	close_fd(&pout[1]);
-	close_fd(&perr[0]);
-	close_fd(&perr[1]);
-	close_fd(&psync[0]);
-	close_fd(&psync[1]);
-	close_fd(&prep[0]);
-	close_fd(&prep[1]);
+	int *const pipes[] = {pin, pout, perr, psync, prep};
+	for (size_t i = 0; i < sizeof pipes / sizeof pipes[0]; i++)
+		close_fd(&pipes[i][0]), close_fd(&pipes[i][1]);
 	close_fd(&pidfd);
 	close_fd(&in_file);
 	if (cg_made && st && st->pidfd >= 0 && !st->cg_made) {
