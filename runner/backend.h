@@ -7,6 +7,9 @@
 
 #include "runner/sandbox.h"
 
+/* How many backends there are (enum sandbox_backend). */
+#define SANDBOX_BACKENDS 2
+
 /* One workspace (see sandbox.h). Created by sandbox_open, freed by sandbox_close. */
 struct sandbox {
 	enum sandbox_backend backend;
@@ -18,15 +21,14 @@ struct sandbox {
 	char box_path[PATH_MAX]; /* host path of the box mount, e.g. /run/judge/box-<pid>-<n> */
 	int box_fd;		 /* O_PATH|O_DIRECTORY fd of the box root; -1 when closed */
 	unsigned long runs;	 /* sandbox_run calls so far (for unique run names) */
-	/* Backend-private state. A backend that sets it also sets backend_close,
-	 * which sandbox_close calls first (before unmounting the box). */
-	void *backend_data;
-	void (*backend_close)(struct sandbox *sb);
-	/* The gVisor sandbox serving this workspace's programs (gvisor.c), kept
-	 * apart from backend_data: trusted tools may run natively on the same box. */
-	void *gvisor_session;
-	/* Bumped whenever the box may change outside that gVisor sandbox (a host
-	 * write, a native run): the sentry caches what it saw, so a session only
+	/* Each backend's private state for this workspace, owned by that backend's
+	 * ops (NULL until its first run here). One slot per backend because the
+	 * trusted tools of a gVisor workspace may run natively on the same box:
+	 * sandbox_close calls the close op of every backend whose slot is set,
+	 * before it unmounts the box. */
+	void *state[SANDBOX_BACKENDS];
+	/* Bumped whenever the box may change outside a gVisor sandbox (a host write,
+	 * a native run): the sentry caches what it saw, so a gVisor session only
 	 * serves runs while this stays as it was when the session began. */
 	unsigned long box_changes;
 };
@@ -34,28 +36,39 @@ struct sandbox {
 /* sandbox_global_init's copy of its options (NULL before it was called). */
 const struct sandbox_options *sandbox_options(void);
 
-/* The backend entry points. sandbox_run has checked spec (every limit > 0) and
- * reset res. Each fills res and returns 0 when a
- * status was decided (internal_error included, with res->message set). */
-int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
-int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
+/* One backend. sandbox.c calls a backend only through its table (backend_ops),
+ * never by name.
+ *
+ * The session operations come next, beside run: start (a long-lived sandbox
+ * around the box, running a language driver), exec (one cell in it, with the
+ * same limits per cell as a run, and a budget for the whole session) and stop;
+ * their state lives in the backend's slot of struct sandbox, like gVisor's
+ * session of runs does now. */
+struct sandbox_ops {
+	const char *name;
+	/* Removes what crashed processes of this backend left (runsc state, cgroups,
+	 * mounts); called before any global_init. NULL when the backend's global_init
+	 * sweeps for itself. */
+	void (*sweep)(void);
+	/* Process-wide set-up: 0, or -1 with err (then the backend is unavailable). */
+	int (*global_init)(const struct sandbox_options *opts, char *err, size_t errlen);
+	/* Stops threads and removes what the process created; safe when not inited. */
+	void (*global_shutdown)(void);
+	/* True when the backend can run here; else false with the reason. */
+	bool (*works)(char *why, size_t whylen);
+	/* Starts sandboxes for runs like spec (its runtime: ro_paths, argv[0], warm-up)
+	 * ahead of need. NULL: the backend has nothing to start ahead. */
+	void (*prepare)(const struct run_spec *spec);
+	/* Runs spec: sandbox_run has checked spec (every limit > 0) and reset res.
+	 * Fills res and returns 0 when a status was decided (internal_error
+	 * included, with res->message set), by run_verdict (verdict.h). */
+	int (*run)(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
+	/* Ends this backend's state in sb->state[] (kills, reaps, frees). */
+	void (*close)(struct sandbox *sb);
+};
 
-/* Native backend set-up (native.c): checks namespaces, cgroups; returns 0 or -1 with err. */
-int native_global_init(const struct sandbox_options *opts, char *err, size_t errlen);
-void native_global_shutdown(void);
-bool native_works(char *why, size_t whylen);
-
-/* gVisor backend (gvisor.c, owned by the gvisor helper).
- * gvisor_global_init: starts pools etc.; 0 or -1 with err (then gvisor is unavailable,
- * which is not fatal for the native backend). gvisor_sweep: removes runsc state and
- * cgroups left by crashed workers (called by sandbox_global_init before anything
- * else). gvisor_works: true when runsc can run here, else false with the reason. */
-int gvisor_global_init(const struct sandbox_options *opts, char *err, size_t errlen);
-void gvisor_global_shutdown(void);
-bool gvisor_works(char *why, size_t whylen);
-void gvisor_sweep(void);
-/* Ends the gVisor sandbox of sb's session, if any (sandbox_close calls it). */
-void gvisor_close(struct sandbox *sb);
+extern const struct sandbox_ops native_ops; /* native.c */
+extern const struct sandbox_ops gvisor_ops; /* gvisor.c */
 
 /* Helpers of sandbox.c for the backends. */
 /* Formats the internal_error of res: status, and message (printf-style). Returns 0. */

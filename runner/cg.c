@@ -187,7 +187,33 @@ int cg_detect(struct cg_root *root, const char *spec, char *err, size_t errlen)
 	return -1;
 }
 
-static void cg_close_fds(struct cg *cg)
+int cg_root_oci(struct cg_root *root, const char *base, const char *sub, char *err, size_t errlen)
+{
+	const char *b = base && *base && strcmp(base, "auto") ? base : "/sys/fs/cgroup";
+	char probe[PATH_MAX];
+	if (strlen(b) >= sizeof root->base || !*sub || strlen(sub) >= sizeof root->sub ||
+	    strchr(sub, '/')) {
+		snprintf(err, errlen, "bad cgroup parent '%s/%s'", b, sub);
+		return -1;
+	}
+	snprintf(probe, sizeof probe, "%s/cgroup.controllers", b);
+	int rc;
+	bool v1 = !exists(probe);
+	if (v1) {
+		rc = cg_root_v1(root, b, sub, err, errlen);
+	} else {
+		snprintf(probe, sizeof probe, "%s/%s", b, sub);
+		rc = cg_root_v2(root, probe, err, errlen);
+	}
+	if (rc < 0)
+		return -1;
+	root->every_v1 = v1;
+	snprintf(root->base, sizeof root->base, "%s", b);
+	snprintf(root->sub, sizeof root->sub, "%s", sub);
+	return 0;
+}
+
+void cg_close(struct cg *cg)
 {
 	if (cg->cpu_fd >= 0)
 		close(cg->cpu_fd);
@@ -212,18 +238,64 @@ static int cg_path(const struct cg *cg, int i, const char *file, char *buf, size
 	return n >= (int)len ? -ENAMETOOLONG : 0;
 }
 
-int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char *err, size_t errlen)
+/* Sets up cg for name under root with every fd closed. -EINVAL on a bad name. */
+static int cg_init(const struct cg_root *root, const char *name, struct cg *cg)
 {
 	memset(cg, 0, sizeof(*cg));
 	cg->root = root;
 	cg->cpu_fd = cg->dir_fd = -1;
 	for (int i = 0; i < C_N; i++)
 		cg->procs_fd[i] = cg->tasks_fd[i] = -1;
-	if (root->version == CG_NONE || strlen(name) >= sizeof cg->name || strchr(name, '/')) {
+	if (root->version == CG_NONE || strlen(name) >= sizeof cg->name || strchr(name, '/') ||
+	    !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	strcpy(cg->name, name);
+	return 0;
+}
+
+/* Opens the CPU usage file of cg (may be missing on a bare cgroup2 tree: then
+ * cg_cpu_us fails). */
+static void open_cpu(struct cg *cg)
+{
+	char path[PATH_MAX];
+	if (cg->root->version == CG_V2)
+		cg_path(cg, 0, "cpu.stat", path, sizeof path);
+	else
+		cg_path(cg, C_CPU, "cpuacct.usage", path, sizeof path);
+	cg->cpu_fd = open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int cg_open(const struct cg_root *root, const char *name, struct cg *cg)
+{
+	char path[PATH_MAX];
+	int rc = cg_init(root, name, cg);
+	if (rc < 0)
+		return rc;
+	int found = 0;
+	for (int i = 0; i < ctl_count(root); i++) {
+		struct stat st;
+		if (cg_path(cg, i, NULL, path, sizeof path) < 0 || stat(path, &st) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		cg->created[i] = true;
+		found++;
+		if (root->version == CG_V2)
+			cg->dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cg_path(cg, i, "cgroup.procs", path, sizeof path) == 0)
+			cg->procs_fd[i] = open(path, O_RDWR | O_CLOEXEC);
+	}
+	if (!found)
+		return -ENOENT;
+	open_cpu(cg);
+	return 0;
+}
+
+int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char *err, size_t errlen)
+{
+	if (cg_init(root, name, cg) < 0) {
 		snprintf(err, errlen, "bad cgroup name '%s'", name);
 		return -EINVAL;
 	}
-	strcpy(cg->name, name);
 	char path[PATH_MAX];
 	int rc;
 	for (int i = 0; i < ctl_count(root); i++) {
@@ -259,12 +331,7 @@ int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char 
 			goto fail;
 		}
 	}
-	/* CPU usage may be missing on a bare cgroup2 tree: then cg_cpu_us fails. */
-	if (root->version == CG_V2)
-		cg_path(cg, 0, "cpu.stat", path, sizeof path);
-	else
-		cg_path(cg, C_CPU, "cpuacct.usage", path, sizeof path);
-	cg->cpu_fd = open(path, O_RDONLY | O_CLOEXEC);
+	open_cpu(cg);
 	return 0;
 fail:
 	snprintf(err, errlen, "cannot create cgroup '%s': %s", path, strerror(-rc));
@@ -304,10 +371,21 @@ int cg_set_limits(struct cg *cg, long memory_kb, long pids, char *err, size_t er
 		return 0;
 	}
 	if (memory_kb > 0) {
-		if ((rc = set_one(cg, C_MEM, "memory.limit_in_bytes", bytes, err, errlen)) < 0)
+		bool memsw_done = false;
+		rc = set_one(cg, C_MEM, "memory.limit_in_bytes", bytes, err, errlen);
+		if (rc == -EINVAL && cg->root->memsw) {
+			/* going up: memory may never exceed memsw, so memsw goes first */
+			rc = set_one(cg, C_MEM, "memory.memsw.limit_in_bytes", bytes, err, errlen);
+			memsw_done = rc == 0;
+			if (rc == 0)
+				rc =
+				    set_one(cg, C_MEM, "memory.limit_in_bytes", bytes, err, errlen);
+		}
+		if (rc < 0)
 			return rc;
-		if (cg->root->memsw && (rc = set_one(cg, C_MEM, "memory.memsw.limit_in_bytes",
-						     bytes, err, errlen)) < 0)
+		if (cg->root->memsw && !memsw_done &&
+		    (rc = set_one(cg, C_MEM, "memory.memsw.limit_in_bytes", bytes, err, errlen)) <
+			0)
 			return rc;
 	}
 	if (pids > 0 && (rc = set_one(cg, C_PIDS, "pids.max", pids, err, errlen)) < 0)
@@ -385,6 +463,65 @@ int cg_oom_kills(struct cg *cg, long *count)
 		return rc;
 	*count = (long)v;
 	return 0;
+}
+
+/* Reads a number from file of controller i of cg: the whole file (key NULL) or
+ * the value of "key <n>". 0 or -errno. */
+static int read_num(struct cg *cg, int i, const char *file, const char *key, long *out)
+{
+	char dir[PATH_MAX], buf[1024];
+	long long v;
+	cg_path(cg, i, NULL, dir, sizeof dir);
+	int rc = read_at(dir, file, buf, sizeof buf);
+	if (rc < 0)
+		return rc;
+	if (key) {
+		if ((rc = find_key(buf, key, &v)) < 0)
+			return rc;
+	} else {
+		char *end;
+		v = strtoll(buf, &end, 10);
+		if (end == buf)
+			return -EINVAL;
+	}
+	*out = (long)v;
+	return 0;
+}
+
+int cg_memory_failcnt(struct cg *cg, long *count)
+{
+	if (cg->root->version == CG_V2)
+		return read_num(cg, 0, "memory.events", "max", count);
+	return read_num(cg, C_MEM, "memory.failcnt", NULL, count);
+}
+
+int cg_pids_current(struct cg *cg, long *count)
+{
+	return read_num(cg, cg->root->version == CG_V2 ? 0 : C_PIDS, "pids.current", NULL, count);
+}
+
+int cg_pids_limit_hits(struct cg *cg, long *count)
+{
+	return read_num(cg, cg->root->version == CG_V2 ? 0 : C_PIDS, "pids.events", "max", count);
+}
+
+int cg_list(struct cg *cg, bool threads, pid_t *ids, int max)
+{
+	char path[PATH_MAX];
+	bool v2 = cg->root->version == CG_V2;
+	const char *file = !threads ? "cgroup.procs" : v2 ? "cgroup.threads" : "tasks";
+	if (cg_path(cg, v2 ? 0 : C_MEM, file, path, sizeof path) < 0)
+		return -ENAMETOOLONG;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	int n = 0;
+	long id;
+	while (n < max && fscanf(f, "%ld", &id) == 1)
+		if (id > 0)
+			ids[n++] = (pid_t)id;
+	fclose(f);
+	return n;
 }
 
 int cg_populated(struct cg *cg)
@@ -486,12 +623,77 @@ static int rmdir_wait(const char *dir)
 	return -EBUSY;
 }
 
+/* Kills what is in dir and the cgroups below it and removes them, children first.
+ * 0 or -errno. */
+static int remove_tree(const char *dir, bool v2)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char sub[PATH_MAX];
+		if (e->d_type != DT_DIR || e->d_name[0] == '.' ||
+		    snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name) >= (int)sizeof sub)
+			continue;
+		remove_tree(sub, v2);
+	}
+	closedir(d);
+	const char *dd[1] = {dir};
+	kill_dirs(dd, 1, v2);
+	return rmdir_wait(dir);
+}
+
+/* v1 every_v1: calls fn(parent, arg) for <base>/<h>/<sub> of every hierarchy h
+ * that has it; else for each controller's parent of root. */
+static void each_parent(const struct cg_root *root, void (*fn)(const char *parent, void *arg),
+			void *arg)
+{
+	if (!root->every_v1) {
+		for (int i = 0; i < ctl_count(root); i++)
+			if (ctl_dir(root, i)[0])
+				fn(ctl_dir(root, i), arg);
+		return;
+	}
+	DIR *d = opendir(root->base);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char parent[PATH_MAX];
+		if (e->d_name[0] == '.' ||
+		    snprintf(parent, sizeof parent, "%s/%s/%s", root->base, e->d_name, root->sub) >=
+			(int)sizeof parent ||
+		    !exists(parent))
+			continue;
+		fn(parent, arg);
+	}
+	closedir(d);
+}
+
+struct remove_arg {
+	const char *name;
+	int ret;
+};
+
+static void remove_in(const char *parent, void *varg)
+{
+	struct remove_arg *a = varg;
+	char dir[PATH_MAX];
+	if (snprintf(dir, sizeof dir, "%s/%s", parent, a->name) >= (int)sizeof dir)
+		return;
+	int rc = remove_tree(dir, false);
+	if (rc < 0 && !a->ret)
+		a->ret = rc;
+}
+
 int cg_remove(struct cg *cg)
 {
 	int ret = 0;
-	if (!cg->root)
+	/* no name: never the parent itself */
+	if (!cg->root || !cg->name[0])
 		return 0;
-	cg_close_fds(cg);
+	cg_close(cg);
 	int pop = cg_populated(cg);
 	if (pop != 0)
 		cg_kill(cg);
@@ -504,6 +706,13 @@ int cg_remove(struct cg *cg)
 		if (rc < 0 && !ret)
 			ret = rc;
 		cg->created[i] = false;
+	}
+	if (cg->root->every_v1) {
+		/* the hierarchies runsc filled besides ours (cpu, devices, freezer...) */
+		struct remove_arg a = {.name = cg->name};
+		each_parent(cg->root, remove_in, &a);
+		if (a.ret < 0 && !ret)
+			ret = a.ret;
 	}
 	return ret;
 }
@@ -530,31 +739,35 @@ static bool pid_stale(pid_t pid)
 	return kill(pid, 0) < 0 && errno == ESRCH;
 }
 
+struct sweep_arg {
+	const char *prefix;
+	bool v2;
+	int removed;
+};
+
+static void sweep_in(const char *parent, void *varg)
+{
+	struct sweep_arg *a = varg;
+	DIR *d = opendir(parent);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		pid_t pid = name_pid(e->d_name, a->prefix);
+		if (!pid || !pid_stale(pid))
+			continue;
+		char dir[PATH_MAX];
+		if (snprintf(dir, sizeof dir, "%s/%s", parent, e->d_name) >= (int)sizeof dir)
+			continue;
+		if (remove_tree(dir, a->v2) == 0)
+			a->removed++;
+	}
+	closedir(d);
+}
+
 int cg_sweep(const struct cg_root *root, const char *prefix)
 {
-	int removed = 0;
-	for (int i = 0; i < ctl_count(root); i++) {
-		const char *parent = ctl_dir(root, i);
-		if (!parent[0])
-			continue;
-		DIR *d = opendir(parent);
-		if (!d)
-			continue;
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			pid_t pid = name_pid(e->d_name, prefix);
-			if (!pid || !pid_stale(pid))
-				continue;
-			char dir[PATH_MAX];
-			if (snprintf(dir, sizeof dir, "%s/%s", parent, e->d_name) >=
-			    (int)sizeof dir)
-				continue;
-			const char *dd[1] = {dir};
-			kill_dirs(dd, 1, root->version == CG_V2);
-			if (rmdir_wait(dir) == 0)
-				removed++;
-		}
-		closedir(d);
-	}
-	return removed;
+	struct sweep_arg a = {.prefix = prefix, .v2 = root->version == CG_V2};
+	each_parent(root, sweep_in, &a);
+	return a.removed;
 }

@@ -24,6 +24,12 @@ struct cg_root {
 	char pids[512];
 	char cpuacct[512];
 	bool memsw; /* v1: memory.memsw.* exist (swap accounting) */
+	/* v1, cgroups made by runsc (cg_root_oci): they also exist in every other
+	 * mounted hierarchy (cpu, devices, freezer...) as <base>/<h>/<sub>/<name>;
+	 * cg_remove and cg_sweep cover those too. */
+	bool every_v1;
+	char base[256];
+	char sub[64];
 };
 
 struct cg {
@@ -48,11 +54,26 @@ int cg_root_v2(struct cg_root *root, const char *dir, char *err, size_t errlen);
  * cgroups in a sub-folder sub of each (created when missing). 0 or -1 with err. */
 int cg_root_v1(struct cg_root *root, const char *base, const char *sub, char *err, size_t errlen);
 
+/* The parents of the cgroups that runsc makes from an OCI spec whose
+ * linux.cgroupsPath is "/<sub>/<id>": <base>/<sub> on a pure v2 host, else
+ * <base>/<memory|pids|cpuacct>/<sub> (read and limited here) plus every other
+ * mounted v1 hierarchy (killed and removed here: every_v1). base NULL or "auto" =
+ * /sys/fs/cgroup. Creates the parents when missing. 0, or -1 with err. */
+int cg_root_oci(struct cg_root *root, const char *base, const char *sub, char *err, size_t errlen);
+
+/* Attaches cg to the existing cgroup name under root (made by someone else, e.g.
+ * runsc): every cg_* call below then works on it, cg_remove included. Returns 0
+ * when it exists in at least one controller, else -ENOENT, and then cg is still
+ * set up for cg_remove (which, with every_v1, removes what other hierarchies hold). */
+int cg_open(const struct cg_root *root, const char *name, struct cg *cg);
+
 /* Creates the run cgroup name under root (in every v1 controller). On failure
  * removes what it made. Returns 0 or -errno with err. */
 int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char *err,
 	      size_t errlen);
-/* Sets the memory limit (swap off) and the pids limit; 0 = leave unlimited.
+/* Sets the memory limit (swap off) and the pids limit; 0 = leave unlimited. On
+ * v1 a limit may go up or down from one call to the next (memory and memsw are
+ * written in the order the kernel accepts).
  * Returns 0, or -errno with err (-ENOENT when the hierarchy has no such file,
  * e.g. memory.max on a cgroup2 tree without the memory controller). */
 int cg_set_limits(struct cg *cg, long memory_kb, long pids, char *err, size_t errlen);
@@ -74,13 +95,26 @@ int cg_cpu_us(struct cg *cg, long long *us);
 int cg_memory_peak_kb(struct cg *cg, long *kb);
 /* Number of OOM kills inside (v1 memory.oom_control, v2 memory.events). 0 or -errno. */
 int cg_oom_kills(struct cg *cg, long *count);
+/* Allocations that hit the memory limit so far (v1 memory.failcnt, v2
+ * memory.events "max"); they grow also when reclaim then succeeded. 0 or -errno. */
+int cg_memory_failcnt(struct cg *cg, long *count);
+/* Processes plus threads inside now (pids.current). 0 or -errno. */
+int cg_pids_current(struct cg *cg, long *count);
+/* Forks refused by the pids limit so far (pids.events "max"). 0 or -errno. */
+int cg_pids_limit_hits(struct cg *cg, long *count);
+/* Lists up to max ids inside: processes, or every thread when threads (v1 tasks,
+ * v2 cgroup.threads). Returns how many, or -errno. */
+int cg_list(struct cg *cg, bool threads, pid_t *ids, int max);
 /* 1 when processes are inside, 0 when empty, -errno on failure. */
 int cg_populated(struct cg *cg);
 /* SIGKILLs every process inside (v2 cgroup.kill when present, else by pid). 0 or -errno. */
 int cg_kill(struct cg *cg);
+/* Closes cg's fds and leaves the cgroup as it is (one cg_open'ed to look at). */
+void cg_close(struct cg *cg);
 /* Kills what is left, removes the cgroup(s) and closes the fds. Returns 0 or -errno. */
 int cg_remove(struct cg *cg);
 
 /* Removes cgroups named "<prefix>-<pid>-*" under root whose pid is dead
- * (killing their processes first). Returns how many were removed. */
+ * (killing their processes first, and their child cgroups; with every_v1 in
+ * every hierarchy). Returns how many were removed. */
 int cg_sweep(const struct cg_root *root, const char *prefix);

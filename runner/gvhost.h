@@ -1,14 +1,17 @@
 /* gvhost: host-side plumbing of the gVisor backend (gvisor.c) — processes, files,
- * mounts and the cgroups runsc makes for a container, and the sweep of what dead
- * owners left. Nothing here knows about pools or runs. */
+ * mounts, and the sweep of what dead owners left. The cgroups runsc makes for a
+ * container are read, limited, killed and removed through cg.c. Nothing here
+ * knows about pools or runs. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Container ids are "jgv-<owner pid>-<n>"; runsc puts their cgroups in
- * /sys/fs/cgroup/<controller>/judge-gvisor/<id> (linux.cgroupsPath of oci.c). */
+/* Container ids are "jgv-<owner pid>-<n>" (cg_sweep's prefix "jgv"); runsc puts
+ * their cgroups in /sys/fs/cgroup/<controller>/judge-gvisor/<id> on v1, or
+ * /sys/fs/cgroup/judge-gvisor/<id> on v2 (linux.cgroupsPath of oci.c). */
 #define GVHOST_ID_PREFIX "jgv-"
+#define GVHOST_CG_PREFIX "jgv"
 #define GVHOST_CG_PARENT "judge-gvisor"
 
 /* Writes s into an existing file (a cgroup knob). Returns 0 or -errno. */
@@ -44,15 +47,3 @@ bool gvhost_find_program(const char *program, char *why, size_t whylen);
 /* Reaps zombie children that runsc orphaned to us (comm "exe" or "runsc*"); other
  * children of the process are never waited for. */
 void gvhost_reap_orphans(void);
-
-/* Path of file in the cgroup of container id under controller ctl. */
-void gvhost_cg_path(char *buf, size_t len, const char *ctl, const char *id, const char *file);
-/* Reads a number from a cgroup file: the whole file (key NULL) or the value after
- * key (e.g. "oom_kill "). Returns it, or -1. */
-long long gvhost_cg_read(const char *ctl, const char *id, const char *file, const char *key);
-/* SIGKILLs every process in the container's cgroups. */
-void gvhost_cg_kill(const char *id);
-/* Kills what is left and removes the container's cgroups in every controller. */
-void gvhost_cg_remove(const char *id);
-/* Removes the cgroups of containers whose owner pid is dead. */
-void gvhost_cg_sweep(void);

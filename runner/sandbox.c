@@ -18,7 +18,12 @@
 
 #include "common/log.h"
 #include "runner/backend.h"
-#include "runner/gvisor.h"
+
+/* Every backend, indexed by enum sandbox_backend: sandbox.c calls them only here. */
+static const struct sandbox_ops *const backend_ops[SANDBOX_BACKENDS] = {
+    [SANDBOX_GVISOR] = &gvisor_ops,
+    [SANDBOX_NATIVE] = &native_ops,
+};
 
 static struct sandbox_options options;
 static bool inited; /* options holds sandbox_global_init's copy */
@@ -157,10 +162,12 @@ int sandbox_global_init(const struct sandbox_options *opts, char *err, size_t er
 	/* boxes must stay reachable for the sandbox uids, never writable by them */
 	chmod(o->box_root, 0755);
 
-	gvisor_sweep();
+	for (int b = 0; b < SANDBOX_BACKENDS; b++)
+		if (backend_ops[b]->sweep)
+			backend_ops[b]->sweep();
 	sweep_boxes(o->box_root);
 
-	bool native_ok = native_global_init(o, nerr, sizeof nerr) == 0;
+	bool native_ok = backend_ops[SANDBOX_NATIVE]->global_init(o, nerr, sizeof nerr) == 0;
 	if (!native_ok)
 		log_warn("sandbox: native backend unavailable: %s", nerr);
 
@@ -170,7 +177,8 @@ int sandbox_global_init(const struct sandbox_options *opts, char *err, size_t er
 	snprintf(gvisor_error, sizeof gvisor_error, "gvisor backend not started (sandbox = %.*s)",
 		 (int)sizeof o->sandbox, o->sandbox);
 	if (want_gvisor) {
-		gvisor_ready = gvisor_global_init(o, gvisor_error, sizeof gvisor_error) == 0;
+		gvisor_ready = backend_ops[SANDBOX_GVISOR]->global_init(o, gvisor_error,
+									sizeof gvisor_error) == 0;
 		if (!gvisor_ready)
 			log_warn("sandbox: gvisor backend unavailable: %s", gvisor_error);
 	}
@@ -193,27 +201,25 @@ int sandbox_global_init(const struct sandbox_options *opts, char *err, size_t er
 
 void sandbox_global_shutdown(void)
 {
-	if (gvisor_ready)
-		gvisor_global_shutdown();
+	for (int b = 0; b < SANDBOX_BACKENDS; b++)
+		backend_ops[b]->global_shutdown();
 	gvisor_ready = false;
-	native_global_shutdown();
 }
 
 int sandbox_backend_parse(const char *s, enum sandbox_backend *out)
 {
 	if (!s)
 		return -1;
-	if (!strcmp(s, "native")) {
-		*out = SANDBOX_NATIVE;
-		return 0;
-	}
-	if (!strcmp(s, "gvisor")) {
-		*out = SANDBOX_GVISOR;
-		return 0;
+	for (int b = 0; b < SANDBOX_BACKENDS; b++) {
+		if (!strcmp(s, backend_ops[b]->name)) {
+			*out = (enum sandbox_backend)b;
+			return 0;
+		}
 	}
 	if (!strcmp(s, "auto")) {
 		char why[256];
-		*out = gvisor_works(why, sizeof why) ? SANDBOX_GVISOR : SANDBOX_NATIVE;
+		*out = backend_ops[SANDBOX_GVISOR]->works(why, sizeof why) ? SANDBOX_GVISOR
+									   : SANDBOX_NATIVE;
 		return 0;
 	}
 	return -1;
@@ -221,14 +227,16 @@ int sandbox_backend_parse(const char *s, enum sandbox_backend *out)
 
 const char *sandbox_backend_name(enum sandbox_backend b)
 {
-	return b == SANDBOX_GVISOR ? "gvisor" : "native";
+	return (unsigned)b < SANDBOX_BACKENDS ? backend_ops[b]->name : "native";
 }
 
 bool sandbox_backend_works(enum sandbox_backend b, char *why, size_t whylen)
 {
-	if (b == SANDBOX_NATIVE)
-		return native_works(why, whylen);
-	return gvisor_works(why, whylen);
+	if ((unsigned)b >= SANDBOX_BACKENDS) {
+		snprintf(why, whylen, "no such backend");
+		return false;
+	}
+	return backend_ops[b]->works(why, whylen);
 }
 
 const char *run_status_name(enum run_status s)
@@ -462,11 +470,11 @@ enum sandbox_backend sandbox_tool_backend(enum sandbox_backend b)
 	return tools_native ? SANDBOX_NATIVE : b;
 }
 
-void sandbox_prepare(enum sandbox_backend backend, const char *const *ro_paths,
-		     const char *const *argv)
+void sandbox_prepare(enum sandbox_backend backend, const struct run_spec *spec)
 {
-	if (backend == SANDBOX_GVISOR)
-		gvisor_pool_prepare(ro_paths, argv);
+	if ((unsigned)backend < SANDBOX_BACKENDS && backend_ops[backend]->prepare && spec &&
+	    spec->argv && spec->argv[0])
+		backend_ops[backend]->prepare(spec);
 }
 
 /* The name of the first limit of l that is not > 0, or NULL when all are: the
@@ -512,24 +520,20 @@ int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_resu
 	const char *missing = incomplete_limit(&spec->limits);
 	if (missing)
 		return sandbox_fail(res, "incomplete limits: %s", missing);
-	if ((spec->trusted_tool ? sandbox_tool_backend(sb->backend) : sb->backend) ==
-	    SANDBOX_GVISOR) {
-		if (!gvisor_ready)
-			return sandbox_fail(res, "gvisor sandbox unavailable: %s", gvisor_error);
-		return gvisor_run(sb, spec, res);
-	}
-	sb->box_changes++;
-	return native_run(sb, spec, res);
+	enum sandbox_backend b =
+	    spec->trusted_tool ? sandbox_tool_backend(sb->backend) : sb->backend;
+	if ((unsigned)b >= SANDBOX_BACKENDS)
+		return sandbox_fail(res, "no such backend %d", (int)b);
+	return backend_ops[b]->run(sb, spec, res);
 }
 
 void sandbox_close(struct sandbox *sb)
 {
 	if (!sb)
 		return;
-	if (sb->gvisor_session)
-		gvisor_close(sb);
-	if (sb->backend_close)
-		sb->backend_close(sb);
+	for (int b = 0; b < SANDBOX_BACKENDS; b++)
+		if (sb->state[b])
+			backend_ops[b]->close(sb);
 	if (sb->box_fd >= 0)
 		close(sb->box_fd);
 	/* unmount, never walk: the box may hold links towards host files */

@@ -73,6 +73,13 @@ struct run_spec {
 	size_t stdin_len;
 	const char *stdin_path; /* host file fed instead of stdin_data, when set */
 	struct run_limits limits;
+	/* The runtime's warm-up, from its language (languages/<name>.ini): a backend
+	 * that starts sandboxes ahead of need runs warm_argv in them before any job
+	 * (as nobody, before the box is there) and reads the preload files, so that
+	 * the program finds the runtime's files cached. NULL-terminated; may be NULL.
+	 * Runs with another warm-up never share a started sandbox. */
+	const char *const *warm_argv;
+	const char *const *preload;
 	/* A trusted tool reading the submission (a compiler, an output validator),
 	 * not the submission's program: runs in sandbox_tool_backend(). */
 	bool trusted_tool;
@@ -140,11 +147,11 @@ int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_resu
  * where every exec and page fault is trapped, and a tool needs a fresh gVisor
  * sandbox of its own. */
 enum sandbox_backend sandbox_tool_backend(enum sandbox_backend b);
-/* Tells the backend that runs of argv with ro_paths are coming, so it can start
- * sandboxes for them ahead of need (gvisor's pools; nothing for native). A
- * long-running worker calls it at start for each language's compile and run. */
-void sandbox_prepare(enum sandbox_backend backend, const char *const *ro_paths,
-		     const char *const *argv);
+/* Tells the backend that runs like spec are coming (only its runtime is read:
+ * ro_paths, argv, warm_argv, preload), so it can start sandboxes for them ahead of
+ * need (gvisor's pools; nothing for native). A long-running worker calls it at
+ * start for each language's compile and run. */
+void sandbox_prepare(enum sandbox_backend backend, const struct run_spec *spec);
 /* Kills anything still running, unmounts and removes the box. */
 void sandbox_close(struct sandbox *sb);
 

@@ -308,3 +308,156 @@ Test(cg, detect)
 	else
 		cr_assert_eq(root.version, CG_V1);
 }
+
+/* Makes <base>/<h>/<sub>/<name> in every v1 hierarchy, as runsc does for a
+ * container; returns how many. */
+static int make_everywhere(const char *sub, const char *name)
+{
+	static const char *const hier[] = {"memory",  "pids",	 "cpuacct", "cpu",
+					   "devices", "freezer", "blkio",   NULL};
+	int n = 0;
+	for (const char *const *h = hier; *h; h++) {
+		char dir[1024];
+		snprintf(dir, sizeof dir, V1_BASE "/%s", *h);
+		if (!is_dir(dir))
+			continue;
+		snprintf(dir, sizeof dir, V1_BASE "/%s/%s", *h, sub);
+		mkdir(dir, 0755);
+		snprintf(dir, sizeof dir, V1_BASE "/%s/%s/%s", *h, sub, name);
+		if (mkdir(dir, 0755) == 0)
+			n++;
+	}
+	return n;
+}
+
+/* Removes the parent <base>/<h>/<sub> of every hierarchy (when empty). */
+static void remove_parents(const char *sub)
+{
+	static const char *const hier[] = {"memory",  "pids",	 "cpuacct", "cpu",
+					   "devices", "freezer", "blkio",   NULL};
+	for (const char *const *h = hier; *h; h++) {
+		char dir[1024];
+		snprintf(dir, sizeof dir, V1_BASE "/%s/%s", *h, sub);
+		rmdir(dir);
+	}
+}
+
+static int count_everywhere(const char *sub, const char *name)
+{
+	static const char *const hier[] = {"memory",  "pids",	 "cpuacct", "cpu",
+					   "devices", "freezer", "blkio",   NULL};
+	int n = 0;
+	for (const char *const *h = hier; *h; h++) {
+		char dir[1024];
+		snprintf(dir, sizeof dir, V1_BASE "/%s/%s/%s", *h, sub, name);
+		n += is_dir(dir);
+	}
+	return n;
+}
+
+Test(cg_v1, oci_open_read_limit_and_remove_everywhere)
+{
+	struct cg_root root;
+	struct cg cg;
+	char err[512], name[64];
+	if (access(V1_BASE "/memory/tasks", F_OK) < 0)
+		cr_skip_test("no cgroup v1 memory controller");
+	cr_assert_eq(cg_root_oci(&root, NULL, "judge-test-oci", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(root.version, CG_V1);
+	cr_assert(root.every_v1);
+	name_for(name, sizeof name, "oci");
+	cr_assert_eq(cg_open(&root, name, &cg), -ENOENT, "nothing made yet");
+	cr_assert_eq(cg_remove(&cg), 0, "removing nothing is fine");
+	int made = make_everywhere("judge-test-oci", name);
+	cr_assert_gt(made, 3, "only %d hierarchies", made);
+	cr_assert_eq(cg_open(&root, name, &cg), 0);
+
+	/* limits may go down and up again (v1 memsw ordering) */
+	cr_assert_eq(cg_set_limits(&cg, 64 * 1024, 100, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(cg_set_limits(&cg, 32 * 1024, 50, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(cg_set_limits(&cg, 96 * 1024, 200, err, sizeof err), 0, "%s", err);
+
+	/* a sleeper with a thread shows up in the lists and counters */
+	pid_t pid = spawn_sleeper();
+	cr_assert_eq(cg_join(&cg, pid), 0);
+	pid_t ids[16];
+	cr_assert_eq(cg_list(&cg, false, ids, 16), 1);
+	cr_assert_eq(ids[0], pid);
+	cr_assert_eq(cg_list(&cg, true, ids, 16), 1);
+	long n = -1;
+	cr_assert_eq(cg_pids_current(&cg, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(cg_pids_limit_hits(&cg, &n), 0);
+	cr_assert_eq(n, 0);
+	cr_assert_eq(cg_memory_failcnt(&cg, &n), 0);
+	cr_assert_geq(n, 0);
+
+	/* remove: kills the sleeper and clears every hierarchy, not only ours */
+	cr_assert_eq(cg_remove(&cg), 0);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFSIGNALED(st));
+	cr_assert_eq(count_everywhere("judge-test-oci", name), 0);
+	remove_parents("judge-test-oci");
+}
+
+Test(cg_v1, oci_sweep_covers_every_hierarchy_and_children)
+{
+	struct cg_root root;
+	char err[512], dead[64], live[64], child[1024];
+	if (access(V1_BASE "/memory/tasks", F_OK) < 0)
+		cr_skip_test("no cgroup v1 memory controller");
+	cr_assert_eq(cg_root_oci(&root, "auto", "judge-test-oci", err, sizeof err), 0, "%s", err);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	snprintf(dead, sizeof dead, "ocisweep-%d-1", (int)pid);
+	snprintf(live, sizeof live, "ocisweep-%d-1", (int)getppid());
+	cr_assert_gt(make_everywhere("judge-test-oci", dead), 3);
+	cr_assert_gt(make_everywhere("judge-test-oci", live), 3);
+	/* a child cgroup inside the stale one goes too */
+	snprintf(child, sizeof child, V1_BASE "/memory/judge-test-oci/%s/sub", dead);
+	cr_assert_eq(mkdir(child, 0755), 0);
+	cr_assert_gt(cg_sweep(&root, "ocisweep"), 3);
+	cr_assert_eq(count_everywhere("judge-test-oci", dead), 0, "stale cgroups kept");
+	cr_assert_gt(count_everywhere("judge-test-oci", live), 3, "own cgroups removed");
+	struct cg cg;
+	cr_assert_eq(cg_open(&root, live, &cg), 0);
+	cr_assert_eq(cg_remove(&cg), 0);
+	cr_assert_eq(count_everywhere("judge-test-oci", live), 0);
+	remove_parents("judge-test-oci");
+}
+
+Test(cg, oci_root_checks_its_parent_name)
+{
+	struct cg_root root;
+	char err[512] = "";
+	cr_assert_eq(cg_root_oci(&root, NULL, "a/b", err, sizeof err), -1);
+	cr_assert(strstr(err, "bad cgroup parent"), "message: %s", err);
+	cr_assert_eq(cg_root_oci(&root, NULL, "", err, sizeof err), -1);
+}
+
+Test(cg_v2, open_existing_on_unified)
+{
+	struct cg_root root;
+	struct cg cg;
+	char err[512], name[64], dir[1024];
+	if (!is_dir(V2_MOUNT))
+		cr_skip_test("no cgroup2 mount at " V2_MOUNT);
+	cr_assert_eq(cg_root_v2(&root, V2_MOUNT "/judge-test", err, sizeof err), 0, "%s", err);
+	name_for(name, sizeof name, "open");
+	snprintf(dir, sizeof dir, "%s/%s", root.v2, name);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	cr_assert_eq(cg_open(&root, name, &cg), 0);
+	cr_assert_geq(cg_clone_into_fd(&cg), 0, "the folder fd is open");
+	pid_t pid = spawn_sleeper();
+	cr_assert_eq(cg_join(&cg, pid), 0);
+	pid_t ids[4];
+	cr_assert_eq(cg_list(&cg, false, ids, 4), 1);
+	cr_assert_eq(ids[0], pid);
+	cr_assert_eq(cg_remove(&cg), 0);
+	waitpid(pid, NULL, 0);
+	cr_assert(!is_dir(dir));
+	rmdir(V2_MOUNT "/judge-test");
+}

@@ -14,7 +14,7 @@
 
 #include "common/config.h"
 #include "judge/grading/limits.h"
-#include "runner/gvisor.h"
+#include "runner/gvpool.h"
 #include "runner/sandbox.h"
 
 #define PY "/usr/bin/python3"
@@ -457,21 +457,45 @@ Test(gvisor_pool, fresh_sandbox_per_run)
 {
 	/* two pooled runs: the second must not see what the first left in /tmp */
 	const char *a1[] = {"/bin/sh", "-c", "echo secret > /tmp/left; echo one", NULL};
-	gvisor_pool_prepare(NULL, a1);
-	cr_assert(gvisor_pool_wait(NULL, a1, 30000), "pool did not fill");
 	struct run_spec s = spec_of(a1);
+	gvpool_prepare(&s);
+	cr_assert(gvpool_wait(&s, 30000), "pool did not fill");
 	struct run_result res;
 	run(&s, &res);
 	cr_assert_eq(res.status, RUN_OK, "%s", res.message);
 	cr_assert_str_eq(res.out.buf, "one\n");
 	run_result_release(&res);
 	const char *a2[] = {"/bin/sh", "-c", "cat /tmp/left 2>/dev/null || echo fresh", NULL};
-	cr_assert(gvisor_pool_wait(NULL, a2, 30000), "pool did not refill");
 	s = spec_of(a2);
+	cr_assert(gvpool_wait(&s, 30000), "pool did not refill");
 	run(&s, &res);
 	cr_assert_eq(res.status, RUN_OK, "%s", res.message);
 	cr_assert_str_eq(res.out.buf, "fresh\n");
 	run_result_release(&res);
+}
+
+Test(gvisor_pool, warm_up_and_preload_from_the_spec)
+{
+	/* the language's warm-up (warm_up, preload in languages/<name>.ini) reaches box_init:
+	 * the pooled sandbox runs it before any job, skips a missing preload file and
+	 * still serves the run; a run of the same program with another warm-up is
+	 * another runtime and takes a sandbox of its own pool */
+	const char *argv[] = {"/bin/sh", "-c", "echo warm", NULL};
+	const char *warm[] = {"/bin/sh", "-c", "exit 0", NULL};
+	const char *preload[] = {"/bin/sh", "/nonexistent/lib.so", NULL};
+	struct run_spec s = spec_of(argv);
+	s.warm_argv = warm;
+	s.preload = preload;
+	gvpool_prepare(&s);
+	cr_assert(gvpool_wait(&s, 30000), "pool with a warm-up did not fill");
+	struct run_result res;
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_OK, "%s", res.message);
+	cr_assert_str_eq(res.out.buf, "warm\n");
+	run_result_release(&res);
+	struct run_spec cold = spec_of(argv);
+	cr_assert(gvpool_wait(&s, 30000), "pool did not refill");
+	cr_assert_not(gvpool_wait(&cold, 10), "a spec without the warm-up shares the pool");
 }
 
 /* Runs in its own process (Criterion forks per test): after shutdown, nothing of

@@ -133,6 +133,43 @@ Test(lang, parses_quotes_defaults_and_limits, .init = make_dir, .fini = remove_d
 	lang_registry_release(&reg);
 }
 
+Test(lang, warm_up_and_preload, .init = make_dir, .fini = remove_dir)
+{
+	write_lang("toy", "source_file = a.toy\n"
+			  "run = /usr/bin/toy {source}\n"
+			  "warm_up = /usr/bin/toy -e '0; 1' {source}\n"
+			  "preload = /usr/lib/libtoy.so::/usr/lib/libtoy2.so\n");
+	write_lang("bare", "source_file = a\nrun = /box/a\nwarm_up =\n");
+	struct lang_registry reg;
+	char err[512] = "";
+	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), 0, "%s", err);
+	const struct lang *l = lang_find(&reg, "toy");
+	const char *want[] = {"/usr/bin/toy", "-e", "0; 1", "{source}", NULL};
+	for (int i = 0; want[i]; i++)
+		cr_assert_str_eq(l->warm_argv[i], want[i]);
+	cr_assert_null(l->warm_argv[4], "the warm-up runs before the box: {source} stays");
+	cr_assert_str_eq(l->preload[0], "/usr/lib/libtoy.so");
+	cr_assert_str_eq(l->preload[1], "/usr/lib/libtoy2.so");
+	cr_assert_null(l->preload[2]);
+	const struct lang *b = lang_find(&reg, "bare");
+	cr_assert_null(b->warm_argv, "an empty warm_up is none");
+	cr_assert_null(b->preload);
+	lang_registry_release(&reg);
+
+	/* the shipped languages carry what the runner used to know by name */
+	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof err), 0, "%s", err);
+	const struct lang *py = lang_find(&reg, "python");
+	cr_assert_str_eq(py->warm_argv[0], py->run_argv[0], "python warms its own interpreter");
+	cr_assert(has(py->warm_argv, "pass"));
+	const struct lang *node = lang_find(&reg, "node");
+	cr_assert_str_eq(node->warm_argv[0], node->run_argv[0]);
+	const struct lang *cpp = lang_find(&reg, "cpp");
+	cr_assert(has(cpp->preload, "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"));
+	cr_assert_not_null(cpp->warm_argv);
+	cr_assert_not_null(lang_find(&reg, "c")->warm_argv);
+	lang_registry_release(&reg);
+}
+
 struct bad_case {
 	const char *text;
 	const char *message;
@@ -158,6 +195,10 @@ Test(lang, bad_files_are_clear_errors, .init = make_dir, .fini = remove_dir)
 	    {"source_file = a\nrun = /x 'open\n", "unterminated quote"},
 	    {"source_file = a\nrun =\n", "'run' is empty"},
 	    {"name = b c\nsource_file = a\nrun = /x\n", "letters, digits"},
+	    {"source_file = a\nrun = /x\nwarm_up = x -c pass\n", "'warm_up' must start"},
+	    {"source_file = a\nrun = /x\nwarm_up = '/x\n", "unterminated quote"},
+	    {"source_file = a\nrun = /x\npreload = /a:lib.so\n", "'preload' needs absolute"},
+	    {"source_file = a\nrun = /x\npreload = /a\npreload = /b\n", "given twice"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		write_lang("bad", cases[i].text);

@@ -403,6 +403,8 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, struct grad
 		    .argv = (const char *const *)p->lang->run_argv,
 		    .env = (const char *const *)p->lang->env,
 		    .ro_paths = (const char *const *)p->lang->ro_paths,
+		    .warm_argv = (const char *const *)p->lang->warm_argv,
+		    .preload = (const char *const *)p->lang->preload,
 		    .stdin_data = t->stdin_data,
 		    .stdin_len = t->stdin_len,
 		    .stdin_path = t->stdin_path,

@@ -37,6 +37,8 @@ enum {
 	K_CMEM,
 	K_CPROC,
 	K_INSTALL,
+	K_WARM,
+	K_PRELOAD,
 };
 
 static void free_list(char **v)
@@ -191,6 +193,25 @@ static int set_env(char ***field, const char *key, const char *value, char *err,
 	return 0;
 }
 
+/* Sets a colon-separated list of absolute host paths (key names it in err). */
+static int set_paths(char ***field, const char *key, const char *value, char *err, size_t errlen)
+{
+	char **v = split_sep(value, ':');
+	if (!v) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (char **p = v; *p; p++)
+		if (**p != '/') {
+			snprintf(err, errlen, "'%s' needs absolute paths, got '%s'", key, *p);
+			free_list(v);
+			return -1;
+		}
+	free_list(*field);
+	*field = v;
+	return 0;
+}
+
 static const char *const key_names[] = {
     [K_NAME] = "name",
     [K_DISPLAY] = "display_name",
@@ -208,6 +229,8 @@ static const char *const key_names[] = {
     [K_CMEM] = "compile_memory_limit_mb",
     [K_CPROC] = "compile_processes",
     [K_INSTALL] = "install",
+    [K_WARM] = "warm_up",
+    [K_PRELOAD] = "preload",
 };
 #define KEY_COUNT (sizeof key_names / sizeof key_names[0])
 
@@ -269,23 +292,24 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 		return set_str(&ctx->raw.run, value, err, errlen);
 	case K_VERSION:
 		return set_str(&ctx->raw.version, value, err, errlen);
-	case K_RO: {
-		char **v = split_sep(value, ':');
-		if (!v) {
-			snprintf(err, errlen, "out of memory");
+	case K_RO:
+		return set_paths(&l->ro_paths, key, value, err, errlen);
+	case K_PRELOAD:
+		return set_paths(&l->preload, key, value, err, errlen);
+	case K_WARM:
+		if (split_words(value, NULL, &l->warm_argv, err, errlen) < 0)
+			return -1;
+		if (l->warm_argv[0] && l->warm_argv[0][0] != '/') {
+			snprintf(err, errlen,
+				 "'warm_up' must start with an absolute path, got '%s'",
+				 l->warm_argv[0]);
 			return -1;
 		}
-		for (char **p = v; *p; p++)
-			if (**p != '/') {
-				snprintf(err, errlen, "'ro_paths' needs absolute paths, got '%s'",
-					 *p);
-				free_list(v);
-				return -1;
-			}
-		free_list(l->ro_paths);
-		l->ro_paths = v;
+		if (!l->warm_argv[0]) {
+			free_list(l->warm_argv);
+			l->warm_argv = NULL;
+		}
 		return 0;
-	}
 	case K_ENV:
 		return set_env(&l->env, key, value, err, errlen);
 	case K_CENV:
@@ -320,6 +344,8 @@ static void lang_release(struct lang *l)
 	free_list(l->env);
 	free_list(l->compile_env);
 	free(l->install);
+	free_list(l->warm_argv);
+	free_list(l->preload);
 	memset(l, 0, sizeof *l);
 }
 

@@ -13,6 +13,13 @@
  *   time_limit_ms / memory_limit_mb / processes   run defaults (0 = judge.ini's)
  *   compile_time_limit_ms / compile_memory_limit_mb / compile_processes
  *   install = languages/install-python.sh   makes the runtime present (make deps)
+ *   warm_up = /opt/.../python3 -c pass   argv a sandbox started ahead of need runs
+ *                                 before any job (no {source}: the box is not there)
+ *   preload = /usr/lib/x86_64-linux-gnu/libstdc++.so.6:...   colon-separated host
+ *                                 files such a sandbox reads ahead (missing ones skipped)
+ * warm_up and preload only make the first run of a started sandbox faster (the
+ * runner passes them on as run_spec's warm_argv and preload); without them only
+ * the program itself is read ahead, when it lies outside the box.
  * In compile, run and version, {source} stands for source_file, and a word may be
  * quoted with '...' or "..." to hold blanks (no escapes). Unknown keys, repeated
  * keys, relative program paths and a name other than the file's are errors.
@@ -36,6 +43,8 @@ struct lang {
 	long time_limit_ms, memory_limit_mb, processes;
 	long compile_time_limit_ms, compile_memory_limit_mb, compile_processes;
 	char *install;
+	char **warm_argv; /* NULL when the language has no warm-up command */
+	char **preload;	  /* NULL when none */
 };
 
 struct lang_registry {

@@ -449,11 +449,15 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 	/* start gVisor sandboxes for every language now, not at its first runs */
 	for (int i = 0; i < w.langs.count; i++) {
 		const struct lang *l = &w.langs.langs[i];
-		const char *const *ro = (const char *const *)l->ro_paths;
+		struct run_spec compile = {.argv = (const char *const *)l->compile_argv,
+					   .ro_paths = (const char *const *)l->ro_paths};
+		struct run_spec run = {.argv = (const char *const *)l->run_argv,
+				       .ro_paths = (const char *const *)l->ro_paths,
+				       .warm_argv = (const char *const *)l->warm_argv,
+				       .preload = (const char *const *)l->preload};
 		if (l->compile_argv)
-			sandbox_prepare(sandbox_tool_backend(w.backend), ro,
-					(const char *const *)l->compile_argv);
-		sandbox_prepare(w.backend, ro, (const char *const *)l->run_argv);
+			sandbox_prepare(sandbox_tool_backend(w.backend), &compile);
+		sandbox_prepare(w.backend, &run);
 	}
 
 	w.nslots = (int)(opts->slots ? opts->slots : cfg->worker_slots);

@@ -27,7 +27,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "judge/grading/limits.h"
-#include "runner/gvisor.h"
+#include "runner/gvpool.h"
 #include "runner/sandbox.h"
 
 extern char **environ;
@@ -84,9 +84,9 @@ static double bare(const char *const *argv, const char *const *env)
 static struct run_limits run_limits;
 
 static double boxed(struct sandbox *sb, const char *const *argv, const char *const *env,
-		    const char *const *ro)
+		    const char *const *ro, const char *const *warm)
 {
-	struct run_spec spec = {.argv = argv, .env = env, .ro_paths = ro, .limits = run_limits};
+	struct run_spec spec = {.argv = argv, .env = env, .ro_paths = ro, .warm_argv = warm, .limits = run_limits};
 	spec.limits.cpu_ms = 5000;
 	spec.limits.wall_ms = 10000;
 	spec.limits.memory_kb = 256 * 1024;
@@ -185,32 +185,43 @@ int main(int argc, char **argv)
 	const char *c_bare[] = {cbin, NULL};
 	const char *c_box[] = {"/box/a.out", NULL};
 	const char *py_argv[] = {py, "-c", "print(1)", NULL};
+	/* the warm-ups of languages/c.ini and python.ini */
+	const char *c_warm[] = {"/usr/bin/true", NULL};
+	const char *py_warm[] = {py, "-c", "pass", NULL};
 	struct {
 		const char *name;
-		const char *const *bare_argv, *const *box_argv, *const *ro;
+		const char *const *bare_argv, *const *box_argv, *const *ro, *const *warm;
 	} progs[] = {
-	    {"c-exit", c_bare, c_box, NULL},
-	    {"python-print", py_argv, py_argv, pro},
+	    {"c-exit", c_bare, c_box, NULL, c_warm},
+	    {"python-print", py_argv, py_argv, pro, py_warm},
 	};
 	double *tb = calloc((size_t)n, sizeof(double)), *ts = calloc((size_t)n, sizeof(double));
 	bool pool = !strcmp(backend, "gvisor") && !cold;
 	for (size_t k = 0; k < sizeof(progs) / sizeof(progs[0]); k++) {
 		if (pool)
-			gvisor_pool_prepare(progs[k].ro, progs[k].box_argv);
+			gvpool_prepare(&(struct run_spec){.argv = progs[k].box_argv,
+								.ro_paths = progs[k].ro,
+								.warm_argv = progs[k].warm});
 		/* one untimed round of each: page cache, pool creation */
 		bare(progs[k].bare_argv, env);
 		if (pool)
-			gvisor_pool_wait(progs[k].ro, progs[k].box_argv, 60000);
-		boxed(sb, progs[k].box_argv, env, progs[k].ro);
+			gvpool_wait(&(struct run_spec){.argv = progs[k].box_argv,
+							     .ro_paths = progs[k].ro,
+							     .warm_argv = progs[k].warm},
+					 60000);
+		boxed(sb, progs[k].box_argv, env, progs[k].ro, progs[k].warm);
 		for (int i = 0; i < n; i++) {
 			if (pool) {
-				gvisor_pool_wait(progs[k].ro, progs[k].box_argv, 60000);
+				gvpool_wait(&(struct run_spec){.argv = progs[k].box_argv,
+							     .ro_paths = progs[k].ro,
+							     .warm_argv = progs[k].warm},
+					 60000);
 				usleep(150000); /* let the reaper of the last run finish */
 			}
 			tb[i] = bare(progs[k].bare_argv, env);
 			bool fresh = b == SANDBOX_GVISOR && !session;
 			struct sandbox *run_sb = fresh ? workspace(b, &prog) : sb;
-			ts[i] = boxed(run_sb, progs[k].box_argv, env, progs[k].ro);
+			ts[i] = boxed(run_sb, progs[k].box_argv, env, progs[k].ro, progs[k].warm);
 			if (fresh)
 				sandbox_close(run_sb);
 		}

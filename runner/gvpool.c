@@ -1,0 +1,755 @@
+/* gvpool: gVisor sandboxes started ahead of need, one pool per runtime, and their
+ * end — the half of the gVisor backend that is not one run (see gvisor.c).
+ *
+ * How it works. A cold `runsc run` costs ~200 ms here, so sandboxes are created
+ * *and started* ahead of need, in a pool per runtime signature (the spec's
+ * ro_paths and the warm-up its language gives: warm_argv, preload), pool_size of
+ * each, filled from the second run of a signature on (or at once after
+ * gvpool_prepare). A pool entry is an OCI bundle (oci.c) whose process is
+ * box_init (runner/init/box_init.c), started with `runsc run --detach`; init
+ * warms the runtime up (as nobody, before any job exists), says 'R' and waits on
+ * its stdin, a pipe held by this process. A refill thread (at a low CPU
+ * priority, raised when the entry is taken) starts new ones in the background.
+ *
+ * The end of an entry: we SIGKILL every process of the sandbox's cgroup
+ * (sentry, gofer, stubs), unmount the box and hand the entry to a reaper thread,
+ * which runs `runsc delete --force` and removes the bundle and the cgroups
+ * runsc made (cg.c, every hierarchy). Nothing waits on `runsc wait`, `state`
+ * or `delete` in the latency path.
+ */
+#define _GNU_SOURCE
+#include "runner/gvpool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "runner/backend.h"
+#include "runner/gvhost.h"
+#include "runner/oci.h"
+
+#define MAX_POOLS 16
+/* Every runsc subcommand gets the same global flags (start without --network=none
+ * fails). Mounts other than the root may be cached by the sentry without
+ * revalidation (exclusive): runtimes are read-only, and the box of a run is only
+ * ever seen by that one sandbox, which walks it first after it is mounted. */
+#define GLOBAL_FLAGS	 "--network=none", "--file-access-mounts=exclusive"
+#define REAPERS		 2
+#define READY_TIMEOUT_MS 20000
+
+struct gv_pool {
+	char *sig;	  /* ro_paths and init_args joined: the pool's key */
+	char **ro_paths;  /* NULL-terminated copy */
+	char **init_args; /* the container's process: box_init and its warm-up arguments */
+	struct gv_entry *ready;
+	int nready, starting;
+	long long last_use_us;
+	/* runs taken so far; the pool fills from the second one on (or once
+	 * gvpool_prepare named it): a one-shot `judge run` starts nothing extra */
+	unsigned long uses;
+	bool wanted;
+	long long retry_us; /* after a failed start: no refill before this time */
+};
+
+static struct {
+	struct gvpool_env env; /* a copy of gvpool_start's */
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t refill_cond, reap_cond;
+	struct gv_pool pools[MAX_POOLS];
+	int npools;
+	struct gv_entry *dead; /* reaper queue */
+	int reaping;
+	bool stopping;
+	pthread_t refiller, reapers[REAPERS];
+	bool threads;
+	unsigned long serial;
+} gp = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .refill_cond = PTHREAD_COND_INITIALIZER,
+    .reap_cond = PTHREAD_COND_INITIALIZER,
+};
+
+int gvpool_runsc(const struct gvpool_env *env, const char *a1, const char *a2, const char *a3)
+{
+	char rootopt[PATH_MAX + 8];
+	gvhost_fmt(rootopt, sizeof(rootopt), "--root=%s", env->root);
+	const char *argv[] = {env->runsc, rootopt, GLOBAL_FLAGS, env->platform, a1, a2, a3, NULL};
+	pid_t pid;
+	if (gvhost_spawn(argv, -1, -1, -1, &pid) < 0)
+		return -1;
+	return gvhost_wait_exit(pid);
+}
+
+/* ---- entries ------------------------------------------------------------ */
+
+static void entry_free(struct gv_entry *e)
+{
+	free(e->sig);
+	if (e->in_fd >= 0)
+		close(e->in_fd);
+	if (e->out_fd >= 0)
+		close(e->out_fd);
+	if (e->err_fd >= 0)
+		close(e->err_fd);
+	free(e);
+}
+
+/* The cgroups of e's container (attached on first use, once runsc made them), or
+ * NULL when they are not there. Only the thread holding e calls it. */
+struct cg *gvpool_cg(struct gv_entry *e)
+{
+	if (!e->cg_open && gp.env.cg_ready && cg_open(&gp.env.cg_root, e->id, &e->cg) == 0)
+		e->cg_open = true;
+	return e->cg_open ? &e->cg : NULL;
+}
+
+/* SIGKILLs every process of the container (sentry, gofer, stubs): immediate, no
+ * runsc, no waiting. Their pids are kept: we are their subreaper, the reaper
+ * collects them. */
+void gvpool_kill(struct gv_entry *e)
+{
+	struct cg *cg = gvpool_cg(e);
+	pid_t pids[256];
+	int n = cg ? cg_list(cg, false, pids, 256) : 0;
+	for (int i = 0; i < n; i++) {
+		kill(pids[i], SIGKILL);
+		if (e->npids < (int)(sizeof(e->pids) / sizeof(e->pids[0])))
+			e->pids[e->npids++] = pids[i];
+	}
+	if (e->sandbox_pid > 0)
+		kill(e->sandbox_pid, SIGKILL);
+}
+
+/* Collects the killed processes of a container (orphans of runsc, reparented to
+ * us as their subreaper: see gvisor_global_init). Only pids of this container. */
+static void entry_collect(struct gv_entry *e)
+{
+	if (e->sandbox_pid > 0 && e->npids < (int)(sizeof(e->pids) / sizeof(e->pids[0])))
+		e->pids[e->npids++] = e->sandbox_pid;
+	/* SIGKILLed already: they go within milliseconds; a pid that is not our child
+	 * (ECHILD) is someone else's to reap */
+	long long until = sandbox_now_us() + 2000000;
+	for (int i = 0; i < e->npids; i++) {
+		for (;;) {
+			pid_t w = waitpid(e->pids[i], NULL, WNOHANG | __WALL);
+			if (w != 0 && !(w < 0 && errno == EINTR))
+				break;
+			if (sandbox_now_us() > until)
+				break;
+			usleep(2000);
+		}
+	}
+	e->npids = 0;
+}
+
+/* Sets the CPU priority of every thread of the container (the pool starts them
+ * at a low one so that they do not slow down the runs in progress). */
+static void entry_renice(struct gv_entry *e, int prio)
+{
+	struct cg *cg = gvpool_cg(e);
+	pid_t tids[1024];
+	int n = cg ? cg_list(cg, true, tids, 1024) : 0;
+	for (int i = 0; i < n; i++)
+		setpriority(PRIO_PROCESS, (id_t)tids[i], prio);
+}
+
+static void entry_unmount_box(struct gv_entry *e)
+{
+	if (!e->box_mounted)
+		return;
+	char path[PATH_MAX];
+	gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
+	if (umount2(path, MNT_DETACH) < 0)
+		log_warn("gvisor: cannot unmount '%s': %s", path, strerror(errno));
+	e->box_mounted = false;
+}
+
+/* Hands e to the reapers (they delete the container and its files). */
+void gvpool_discard(struct gv_entry *e)
+{
+	if (e->in_fd >= 0)
+		close(e->in_fd), e->in_fd = -1;
+	gvpool_kill(e);
+	entry_unmount_box(e);
+	pthread_mutex_lock(&gp.lock);
+	e->next = gp.dead;
+	gp.dead = e;
+	pthread_cond_signal(&gp.reap_cond);
+	pthread_mutex_unlock(&gp.lock);
+}
+
+/* Deletes the container and everything it left: runs in a reaper thread. */
+static void entry_reap(struct gv_entry *e)
+{
+	long long t0 = sandbox_now_us();
+	gvpool_kill(e); /* the entry may come straight from a pool */
+	/* reap first: runsc delete polls for the sandbox process to vanish, and a
+	 * zombie never does (~1.5 s wasted per container) */
+	entry_collect(e);
+	/* what the sandbox cost the host (sentry, gofer, stubs), for tuning */
+	long long cpu_us = -1000;
+	struct cg *cg = gvpool_cg(e);
+	if (cg)
+		cg_cpu_us(cg, &cpu_us);
+	int r = gvpool_runsc(&gp.env, "delete", "--force", e->id);
+	gvhost_reap_orphans();
+	/* what runsc left, in every hierarchy (also after a failed create, where
+	 * cg_open finds none of ours but others may hold it) */
+	if (!cg && gp.env.cg_ready)
+		cg_open(&gp.env.cg_root, e->id, &e->cg), cg = &e->cg;
+	if (cg)
+		cg_remove(cg);
+	e->cg_open = false;
+	char path[PATH_MAX];
+	gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
+	umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW); /* in case: nothing may stay mounted */
+	gvhost_rm_tree(e->dir);
+	if (r != 0)
+		log_debug("gvisor: runsc delete %s exited %d", e->id, r);
+	log_debug("gvisor: reaped %s in %lld ms; it used %lld ms of CPU over %u runs", e->id,
+		  (sandbox_now_us() - t0) / 1000, cpu_us / 1000, e->runs);
+	entry_free(e);
+}
+
+static void *reaper_main(void *arg)
+{
+	(void)arg;
+	/* deleting is background work: below the runs (nice is per thread on Linux,
+	 * and runsc inherits it) */
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
+	pthread_mutex_lock(&gp.lock);
+	for (;;) {
+		while (!gp.dead && !gp.stopping)
+			pthread_cond_wait(&gp.reap_cond, &gp.lock);
+		if (!gp.dead && gp.stopping)
+			break;
+		struct gv_entry *e = gp.dead;
+		gp.dead = e->next;
+		gp.reaping++;
+		pthread_mutex_unlock(&gp.lock);
+		entry_reap(e);
+		pthread_mutex_lock(&gp.lock);
+		gp.reaping--;
+		pthread_cond_broadcast(&gp.reap_cond);
+	}
+	pthread_mutex_unlock(&gp.lock);
+	return NULL;
+}
+
+/* Reads what runsc wrote on the container's stderr (its own error message). */
+static void read_runsc_error(int fd, char *buf, size_t len)
+{
+	buf[0] = 0;
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	ssize_t n = read(fd, buf, len - 1);
+	if (n > 0) {
+		buf[n] = 0;
+		buf[strcspn(buf, "\n")] = 0;
+	}
+}
+
+/* Mount points of pool p's runtime folders in the (shared, read-only) root: a
+ * folder for a folder, an empty file for a file. 0, or -1 with err. */
+static int make_mount_points(const struct gv_pool *p, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	int r;
+	for (char **rp = p->ro_paths; rp && *rp; rp++) {
+		struct stat st;
+		gvhost_fmt(path, sizeof(path), "%s%s", gp.env.rootfs, *rp);
+		if (stat(*rp, &st) < 0) {
+			gvhost_fmt(err, errlen, "read-only path '%s': %s", *rp, strerror(errno));
+			return -1;
+		}
+		bool is_file = !S_ISDIR(st.st_mode);
+		if (lstat(path, &st) == 0)
+			continue;
+		if (is_file) {
+			/* a file is bound onto an empty file */
+			char dir[PATH_MAX];
+			gvhost_fmt(dir, sizeof(dir), "%s", path);
+			*strrchr(dir, '/') = 0;
+			int fd = -1;
+			if ((r = gvhost_mkdir_p(dir, 0755)) < 0 ||
+			    (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+				gvhost_fmt(err, errlen, "cannot create '%s': %s", path,
+					   strerror(r < 0 ? -r : errno));
+				return -1;
+			}
+			close(fd);
+			continue;
+		}
+		if ((r = gvhost_mkdir_p(path, 0755)) < 0) {
+			gvhost_fmt(err, errlen, "cannot create '%s': %s", path, strerror(-r));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Creates and starts one sandbox for pool p: ~170 ms, mostly runsc itself. */
+static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size_t errlen)
+{
+	int ret = -1, in[2] = {-1, -1}, o[2] = {-1, -1}, e2[2] = {-1, -1};
+	struct gv_entry *e = calloc(1, sizeof(*e));
+	long long t0 = sandbox_now_us();
+	if (!e) {
+		gvhost_fmt(err, errlen, "out of memory");
+		return -1;
+	}
+	e->in_fd = e->out_fd = e->err_fd = -1;
+	e->pool = p;
+	pthread_mutex_lock(&gp.lock);
+	unsigned long n = ++gp.serial;
+	pthread_mutex_unlock(&gp.lock);
+	gvhost_fmt(e->id, sizeof(e->id), GVHOST_ID_PREFIX "%ld-%lu", (long)getpid(), n);
+	gvhost_fmt(e->dir, sizeof(e->dir), "%s/%s", gp.env.work, e->id);
+
+	char path[PATH_MAX], cgpath[128];
+	int r;
+	if (mkdir(e->dir, 0700) < 0) {
+		gvhost_fmt(err, errlen, "cannot create '%s': %s", e->dir, strerror(errno));
+		free(e);
+		return -1;
+	}
+	gvhost_fmt(path, sizeof(path), "%s/b", e->dir);
+	if (mkdir(path, 0700) < 0 || (strcat(path, "/box"), mkdir(path, 0755) < 0)) {
+		gvhost_fmt(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	if (make_mount_points(p, err, errlen) < 0)
+		goto fail;
+	char bdir[PATH_MAX + 8];
+	gvhost_fmt(bdir, sizeof(bdir), "%s/b", e->dir);
+	gvhost_fmt(cgpath, sizeof(cgpath), "/" GVHOST_CG_PARENT "/%s", e->id);
+	struct oci_params op = {
+	    .rootfs = gp.env.rootfs,
+	    .args = (const char *const *)p->init_args,
+	    .ro_paths = (const char *const *)p->ro_paths,
+	    .std_binds = gp.env.std_binds,
+	    .control_dir = bdir,
+	    .cgroups_path = cgpath,
+	    .memory_bytes = gp.env.max_memory_bytes + GVPOOL_HEADROOM_BYTES,
+	    .pids = 4096,
+	    .tmp_bytes = gp.env.tmp_bytes,
+	};
+	gvhost_fmt(path, sizeof(path), "%s/config.json", e->dir);
+	if (oci_write_config(path, &op, err, errlen) < 0)
+		goto fail;
+
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(o, O_CLOEXEC) < 0 || pipe2(e2, O_CLOEXEC) < 0) {
+		gvhost_fmt(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	char rootopt[PATH_MAX + 8], pidfile[PATH_MAX + 8];
+	gvhost_fmt(rootopt, sizeof(rootopt), "--root=%s", gp.env.root);
+	gvhost_fmt(pidfile, sizeof(pidfile), "%s/pid", e->dir);
+	const char *argv[] = {gp.env.runsc, rootopt,	GLOBAL_FLAGS, gp.env.platform,
+			      "run",	    "--detach", "--bundle",   e->dir,
+			      "--pid-file", pidfile,	e->id,	      NULL};
+	pid_t pid;
+	if ((r = gvhost_spawn(argv, in[0], o[1], e2[1], &pid)) < 0) {
+		gvhost_fmt(err, errlen, "cannot run '%s': %s", gp.env.runsc, strerror(-r));
+		goto fail;
+	}
+	close(in[0]), close(o[1]), close(e2[1]);
+	in[0] = o[1] = e2[1] = -1;
+	e->in_fd = in[1], e->out_fd = o[0], e->err_fd = e2[0];
+	in[1] = o[0] = e2[0] = -1;
+	int st = gvhost_wait_exit(pid);
+	if (st != 0) {
+		char msg[512];
+		read_runsc_error(e->err_fd, msg, sizeof(msg));
+		gvhost_fmt(err, errlen, "runsc run exited %d: %s", st, msg[0] ? msg : "no message");
+		goto discard;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, pidfile, 64) == 0)
+		e->sandbox_pid = (pid_t)atol(sb.buf);
+	strbuf_release(&sb);
+	/* init says 'R' when its warm-up is done and it waits for the job */
+	struct pollfd pfd = {.fd = e->out_fd, .events = POLLIN};
+	char ready = 0;
+	if (poll(&pfd, 1, READY_TIMEOUT_MS) != 1 || read(e->out_fd, &ready, 1) != 1 ||
+	    ready != 'R') {
+		gvhost_fmt(err, errlen, "gvisor sandbox %s did not get ready", e->id);
+		goto discard;
+	}
+	e->started_us = sandbox_now_us();
+	log_debug("gvisor: started %s in %lld ms", e->id, (e->started_us - t0) / 1000);
+	*out = e;
+	return 0;
+discard:
+	gvpool_discard(e);
+	return ret;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (in[i] >= 0)
+			close(in[i]);
+		if (o[i] >= 0)
+			close(o[i]);
+		if (e2[i] >= 0)
+			close(e2[i]);
+	}
+	gvhost_rm_tree(e->dir);
+	entry_free(e);
+	return ret;
+}
+
+/* ---- pools -------------------------------------------------------------- */
+
+/* Warm-up of a runtime inside a fresh sandbox, before any job: box_init's
+ * arguments (see box_init.c), NUL-separated in out. Only the runtime's own code
+ * runs, as nobody, before the box is even mounted; it leaves the sentry's caches
+ * of read-only runtime files warm and nothing else. What to run and read comes
+ * from the language (spec's warm_argv and preload); without it, the program
+ * itself is read when it lies outside the box. */
+static void warm_args(const struct run_spec *spec, struct strbuf *out)
+{
+	const char *a0 = spec->argv ? spec->argv[0] : NULL;
+	strbuf_addstr(out, GVPOOL_INIT_INSIDE);
+	strbuf_addch(out, 0);
+#define ARG(s) (strbuf_addstr(out, (s)), strbuf_addch(out, 0))
+	if (spec->warm_argv && spec->warm_argv[0]) {
+		ARG("-x");
+		for (const char *const *w = spec->warm_argv; *w; w++)
+			ARG(*w);
+		ARG("--");
+	}
+	for (const char *const *r = spec->preload; r && *r; r++)
+		if (access(*r, R_OK) == 0)
+			ARG("-r"), ARG(*r);
+	if (!spec->warm_argv && !spec->preload && a0 && a0[0] == '/' && strncmp(a0, "/box/", 5))
+		ARG("-r"), ARG(a0);
+#undef ARG
+}
+
+/* The pool key: ro_paths, then the warm-up arguments. */
+static void sig_of(const char *const *ro_paths, const struct strbuf *warm, struct strbuf *sb)
+{
+	for (const char *const *p = ro_paths; p && *p; p++) {
+		strbuf_addstr(sb, *p);
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_addch(sb, '|');
+	for (size_t i = 0; i < warm->len; i++)
+		strbuf_addch(sb, warm->buf[i] ? warm->buf[i] : ' ');
+}
+
+static char **split_nul(const struct strbuf *sb)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sb->len; i++)
+		n += !sb->buf[i];
+	char **v = calloc(n + 1, sizeof(char *));
+	if (!v)
+		abort();
+	size_t k = 0;
+	for (size_t i = 0; i < sb->len; i += strlen(sb->buf + i) + 1)
+		if (!(v[k++] = strdup(sb->buf + i)))
+			abort();
+	return v;
+}
+
+/* Finds or adds the pool of a signature; gp.lock held. NULL when the table is full. */
+static struct gv_pool *pool_get(const char *sig, const char *const *ro_paths,
+				const struct strbuf *warm)
+{
+	for (int i = 0; i < gp.npools; i++)
+		if (!strcmp(gp.pools[i].sig, sig))
+			return &gp.pools[i];
+	if (gp.npools == MAX_POOLS)
+		return NULL;
+	struct gv_pool *p = &gp.pools[gp.npools];
+	size_t n = 0;
+	while (ro_paths && ro_paths[n])
+		n++;
+	p->sig = strdup(sig);
+	p->ro_paths = calloc(n + 1, sizeof(char *));
+	if (!p->sig || !p->ro_paths) {
+		free(p->sig);
+		free(p->ro_paths);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!(p->ro_paths[i] = strdup(ro_paths[i])))
+			abort();
+	p->init_args = split_nul(warm);
+	gp.npools++;
+	return p;
+}
+
+/* Picks a pool that lacks a sandbox, most recently used first; gp.lock held. */
+static struct gv_pool *pool_needing(void)
+{
+	struct gv_pool *best = NULL;
+	for (int i = 0; i < gp.npools; i++) {
+		struct gv_pool *p = &gp.pools[i];
+		if ((p->wanted || p->uses >= 2) && p->nready + p->starting < gp.env.pool_size &&
+		    p->retry_us <= sandbox_now_us() &&
+		    (!best || p->last_use_us > best->last_use_us))
+			best = p;
+	}
+	return best;
+}
+
+static void *refill_main(void *arg)
+{
+	(void)arg;
+	/* new sandboxes start below the runs in progress; entry_take raises them */
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
+	pthread_mutex_lock(&gp.lock);
+	while (!gp.stopping) {
+		struct gv_pool *p = pool_needing();
+		if (!p) {
+			pthread_cond_wait(&gp.refill_cond, &gp.lock);
+			continue;
+		}
+		p->starting++;
+		pthread_mutex_unlock(&gp.lock);
+		struct gv_entry *e = NULL;
+		char err[512];
+		int r = entry_start(p, &e, err, sizeof(err));
+		pthread_mutex_lock(&gp.lock);
+		p->starting--;
+		if (r < 0) {
+			log_error("gvisor: cannot start a pool sandbox: %s", err);
+			p->retry_us = sandbox_now_us() + 30000000LL;
+			/* do not spin on a broken runsc: wait a while */
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 2;
+			pthread_cond_timedwait(&gp.refill_cond, &gp.lock, &ts);
+			continue;
+		}
+		if (gp.stopping) {
+			pthread_mutex_unlock(&gp.lock);
+			gvpool_discard(e);
+			pthread_mutex_lock(&gp.lock);
+			break;
+		}
+		e->next = p->ready;
+		p->ready = e;
+		p->nready++;
+		pthread_cond_broadcast(&gp.refill_cond);
+	}
+	pthread_mutex_unlock(&gp.lock);
+	return NULL;
+}
+
+/* The warm-up and pool signature of the runtime of spec. */
+static void runtime_of(const struct run_spec *spec, struct strbuf *warm, struct strbuf *sig)
+{
+	warm_args(spec, warm);
+	sig_of(spec->ro_paths, warm, sig);
+}
+
+/* Takes a started sandbox for the runtime of spec (its warm-up and signature from
+ * runtime_of): from the pool, or cold when none is ready. The entry keeps sig. */
+static int entry_take(const struct run_spec *spec, const struct strbuf *warm,
+		      const struct strbuf *sig, struct gv_entry **out, bool *cold, char *err,
+		      size_t errlen)
+{
+	const char *const *ro_paths = spec->ro_paths;
+	char *sig_copy = strdup(sig->buf);
+	if (!sig_copy) {
+		gvhost_fmt(err, errlen, "out of memory");
+		return -1;
+	}
+	pthread_mutex_lock(&gp.lock);
+	struct gv_pool *p = pool_get(sig->buf, ro_paths, warm);
+	struct gv_entry *e = NULL;
+	if (p) {
+		p->last_use_us = sandbox_now_us();
+		p->uses++;
+		/* the oldest ready entry: the others stay warm for the next runs */
+		struct gv_entry **pp = &p->ready;
+		while (*pp && (*pp)->next)
+			pp = &(*pp)->next;
+		if ((e = *pp)) {
+			*pp = NULL;
+			p->nready--;
+		}
+		if (gp.threads)
+			pthread_cond_broadcast(&gp.refill_cond);
+	}
+	pthread_mutex_unlock(&gp.lock);
+	*cold = !e;
+	int r = 0;
+	if (e) {
+		entry_renice(e, 0);
+	} else if (!p) {
+		/* more runtime signatures than pools: a private, unpooled one */
+		struct gv_pool tmp;
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.ro_paths = (char **)ro_paths;
+		tmp.init_args = split_nul(warm);
+		r = entry_start(&tmp, &e, err, errlen);
+		if (r == 0)
+			e->pool = NULL;
+		for (char **a = tmp.init_args; *a; a++)
+			free(*a);
+		free(tmp.init_args);
+	} else {
+		r = entry_start(p, &e, err, errlen);
+	}
+	if (r < 0) {
+		free(sig_copy);
+		return r;
+	}
+	e->sig = sig_copy;
+	*out = e;
+	return 0;
+}
+
+void gvpool_sig(const struct run_spec *spec, struct strbuf *sig)
+{
+	struct strbuf warm = STRBUF_INIT;
+	runtime_of(spec, &warm, sig);
+	strbuf_release(&warm);
+}
+
+int gvpool_take(const struct run_spec *spec, struct gv_entry **out, bool *cold, char *err,
+		size_t errlen)
+{
+	struct strbuf warm = STRBUF_INIT, sig = STRBUF_INIT;
+	runtime_of(spec, &warm, &sig);
+	int r = entry_take(spec, &warm, &sig, out, cold, err, errlen);
+	strbuf_release(&warm);
+	strbuf_release(&sig);
+	return r;
+}
+
+int gvpool_start(const struct gvpool_env *env, char *err, size_t errlen)
+{
+	if (gp.started)
+		return 0;
+	gp.env = *env;
+	gp.stopping = false;
+	gp.started = true;
+	if (gp.env.pool_size > 0 && pthread_create(&gp.refiller, NULL, refill_main, NULL) != 0)
+		goto fail;
+	for (int i = 0; i < REAPERS; i++)
+		if (pthread_create(&gp.reapers[i], NULL, reaper_main, NULL) != 0)
+			goto fail;
+	gp.threads = true;
+	return 0;
+fail:
+	gvhost_fmt(err, errlen, "cannot start the gvisor threads");
+	gp.started = false;
+	/* threads already started are joined by a later stop; keep it simple: this
+	 * only happens when the process is out of resources */
+	return -1;
+}
+
+void gvpool_prepare(const struct run_spec *spec)
+{
+	if (!gp.started || gp.env.pool_size <= 0)
+		return;
+	const char *const *ro_paths = spec->ro_paths;
+	struct strbuf sig = STRBUF_INIT, warm = STRBUF_INIT;
+	runtime_of(spec, &warm, &sig);
+	pthread_mutex_lock(&gp.lock);
+	struct gv_pool *p = pool_get(sig.buf, ro_paths, &warm);
+	if (p) {
+		p->last_use_us = sandbox_now_us();
+		p->wanted = true;
+	}
+	pthread_cond_broadcast(&gp.refill_cond);
+	pthread_mutex_unlock(&gp.lock);
+	strbuf_release(&sig);
+	strbuf_release(&warm);
+}
+
+bool gvpool_wait(const struct run_spec *spec, long timeout_ms)
+{
+	if (!gp.started || gp.env.pool_size <= 0)
+		return false;
+	const char *const *ro_paths = spec->ro_paths;
+	struct strbuf sig = STRBUF_INIT, warm = STRBUF_INIT;
+	runtime_of(spec, &warm, &sig);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += timeout_ms / 1000;
+	ts.tv_nsec += (timeout_ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+	bool full = false;
+	pthread_mutex_lock(&gp.lock);
+	for (;;) {
+		struct gv_pool *p = pool_get(sig.buf, ro_paths, &warm);
+		if (!p)
+			break;
+		p->wanted = true;
+		if (p->nready >= gp.env.pool_size) {
+			full = true;
+			break;
+		}
+		pthread_cond_broadcast(&gp.refill_cond);
+		if (pthread_cond_timedwait(&gp.refill_cond, &gp.lock, &ts) == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&gp.lock);
+	strbuf_release(&sig);
+	strbuf_release(&warm);
+	return full;
+}
+
+void gvpool_stop(void)
+{
+	if (!gp.started)
+		return;
+	pthread_mutex_lock(&gp.lock);
+	gp.stopping = true;
+	pthread_cond_broadcast(&gp.refill_cond);
+	pthread_mutex_unlock(&gp.lock);
+	if (gp.threads && gp.env.pool_size > 0)
+		pthread_join(gp.refiller, NULL);
+	/* unused pool sandboxes: to the reapers */
+	for (int i = 0; i < gp.npools; i++) {
+		struct gv_pool *p = &gp.pools[i];
+		while (p->ready) {
+			struct gv_entry *e = p->ready;
+			p->ready = e->next;
+			gvpool_discard(e);
+		}
+		p->nready = 0;
+	}
+	pthread_mutex_lock(&gp.lock);
+	pthread_cond_broadcast(&gp.reap_cond);
+	pthread_mutex_unlock(&gp.lock);
+	if (gp.threads)
+		for (int i = 0; i < REAPERS; i++)
+			pthread_join(gp.reapers[i], NULL);
+	/* the reapers leave the queue empty; anything left was never handed over */
+	while (gp.dead) {
+		struct gv_entry *e = gp.dead;
+		gp.dead = e->next;
+		entry_reap(e);
+	}
+	for (int i = 0; i < gp.npools; i++) {
+		struct gv_pool *p = &gp.pools[i];
+		for (char **rp = p->ro_paths; rp && *rp; rp++)
+			free(*rp);
+		free(p->ro_paths);
+		for (char **a = p->init_args; a && *a; a++)
+			free(*a);
+		free(p->init_args);
+		free(p->sig);
+	}
+	gp.npools = 0;
+	gp.threads = false;
+	gp.started = false;
+}

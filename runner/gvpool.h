@@ -1,0 +1,88 @@
+/* gvpool: gVisor sandboxes started ahead of need, one pool per runtime, and their
+ * end (reaper threads). The half of the gVisor backend that is not one run:
+ * gvisor.c runs jobs in the entries it takes from here. */
+#pragma once
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/strbuf.h"
+#include "runner/cg.h"
+#include "runner/sandbox.h"
+
+/* Where box_init sits inside every sandbox. */
+#define GVPOOL_INIT_INSIDE "/.judge-init"
+/* The bundle's memory limit covers the sentry and gofer too (~15 MB idle, more
+ * for their page tables and caches while a program runs): the program's own
+ * limit is enforced inside by box_init; the cgroup is the backstop. */
+#define GVPOOL_HEADROOM_BYTES (160LL << 20)
+
+/* What every entry is made from (gvisor.c's set-up fills it). */
+struct gvpool_env {
+	char runsc[PATH_MAX];	  /* the runsc binary */
+	char platform[32];	  /* "--platform=<gvisor_platform>": a global flag of every call */
+	char root[PATH_MAX];	  /* runsc --root */
+	char work[PATH_MAX];	  /* <box_root>/gvisor/<pid>: a shared bind mount of itself */
+	char rootfs[PATH_MAX];	  /* <work>/rootfs: the read-only root of every sandbox */
+	const char *std_binds[8]; /* host folders bound read-only (static strings) */
+	int pool_size;		  /* started sandboxes kept per runtime; 0 = no pool */
+	long long max_memory_bytes; /* the largest memory limit a run may ask for */
+	long long tmp_bytes;	    /* size of /tmp */
+	struct cg_root cg_root;	    /* where runsc puts the containers' cgroups */
+	bool cg_ready;
+};
+
+struct gv_pool;
+
+/* One started sandbox: init waits for a job on in_fd. Held by one thread at a
+ * time: a pool, the run that took it, then a reaper. */
+struct gv_entry {
+	struct gv_entry *next;
+	struct gv_pool *pool;
+	char id[64];
+	char dir[PATH_MAX];
+	int in_fd, out_fd, err_fd;
+	pid_t sandbox_pid;
+	pid_t pids[256]; /* processes of the container when it was killed, to reap */
+	int npids;
+	bool box_mounted;
+	long long started_us;
+	/* the session: the workspace it serves runs of (see gvisor.c) */
+	char *sig;		   /* its pool's signature: runs of another runtime need another */
+	unsigned long box_changes; /* sandbox.box_changes when it began */
+	unsigned runs;		   /* jobs sent so far (names the stdin files) */
+	long ooms0, failcnt0;	   /* memory cgroup counters before the current run */
+	struct cg cg;		   /* the cgroups runsc made for it (see gvpool_cg) */
+	bool cg_open;
+};
+
+/* Runs "runsc <global flags> a1 a2 a3" of env with stdio on /dev/null; returns
+ * its exit status, or -1. */
+int gvpool_runsc(const struct gvpool_env *env, const char *a1, const char *a2, const char *a3);
+/* Starts the refill and reaper threads with a copy of env. 0, or -1 with err. */
+int gvpool_start(const struct gvpool_env *env, char *err, size_t errlen);
+/* Stops the threads and deletes every sandbox not handed out. */
+void gvpool_stop(void);
+
+/* The pool key of spec's runtime (ro_paths, warm-up) into sig (appended). */
+void gvpool_sig(const struct run_spec *spec, struct strbuf *sig);
+/* Takes a started sandbox for the runtime of spec: from its pool, or started now
+ * (*cold) when none is ready. The caller owns *out (its sig set) and ends it
+ * with gvpool_discard. 0, or -1 with err. */
+int gvpool_take(const struct run_spec *spec, struct gv_entry **out, bool *cold, char *err,
+		size_t errlen);
+/* SIGKILLs every process of e's container now, without waiting. */
+void gvpool_kill(struct gv_entry *e);
+/* Kills e, unmounts its box and hands it to the reapers, which free it. */
+void gvpool_discard(struct gv_entry *e);
+/* The cgroups of e's container (attached on first use), or NULL when absent. */
+struct cg *gvpool_cg(struct gv_entry *e);
+
+/* Declares the runtime of runs like spec (its ro_paths, argv[0], warm_argv and
+ * preload make the pool's key) so that its pool fills now rather than after its
+ * first run. No-op without a pool. Only those fields of spec are read. */
+void gvpool_prepare(const struct run_spec *spec);
+/* Waits until the pool of spec's runtime holds pool_size started sandboxes, at
+ * most timeout_ms. Returns true when it got there. */
+bool gvpool_wait(const struct run_spec *spec, long timeout_ms);
