@@ -233,16 +233,37 @@ static void stop_children(struct child *kids, int n, int sig)
 			kill(kids[i].pid, sig);
 }
 
-int cmd_up(int argc, char **argv, struct judge_config *cfg)
+/* The state of one `judge up`. */
+struct up {
+	struct judge_config *cfg;
+	struct child kids[2];
+	sigset_t sigs; /* SIGTERM, SIGINT, SIGCHLD: blocked, taken with sigwait */
+	char **gargs;  /* global options for the children (global_args) */
+	int ngargs;
+	char host[256], port[32]; /* where the API answers (split_listen) */
+};
+
+/* How often start-up and the drain look at the children. */
+static const struct timespec tick = {0, 200 * 1000000L};
+
+static int exit_code(int st)
 {
-	const char *config_after = NULL; /* `judge up --config FILE` (as make run says) */
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Parses `up`'s own arguments; `judge up --config FILE` (as make run says)
+ * reloads cfg from FILE and sets *config_after. Returns -1 to go on, else the
+ * exit code (usage, or a configuration that does not load). */
+static int parse_args(int argc, char **argv, struct judge_config *cfg, const char **config_after)
+{
+	*config_after = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
-			config_after = argv[++i];
+			*config_after = argv[++i];
 			continue;
 		}
 		if (!strncmp(argv[i], "--config=", 9)) {
-			config_after = argv[i] + 9;
+			*config_after = argv[i] + 9;
 			continue;
 		}
 		bool help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
@@ -252,11 +273,11 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 			"is empty, migrations, judge serve and judge worker\n");
 		return help ? 0 : 2;
 	}
-	if (config_after) {
+	if (*config_after) {
 		char cerr[512];
 		config_release(cfg);
 		config_defaults(cfg);
-		if (config_load(cfg, config_after, true, cerr, sizeof cerr) < 0) {
+		if (config_load(cfg, *config_after, true, cerr, sizeof cerr) < 0) {
 			fprintf(stderr, "judge up: %s\n", cerr);
 			return 2;
 		}
@@ -264,35 +285,21 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 		if (lvl >= 0)
 			log_min_level = (enum log_level)lvl;
 	}
-	int ret = 1;
-	struct strbuf url = STRBUF_INIT;
-	struct pgembed *embed = NULL;
-	struct db *db = NULL;
-	char err[1024], host[256], port[32];
-	char **gargs = NULL;
-	int ngargs = 0;
-	struct child kids[2] = {{.role = "serve"}, {.role = "worker"}};
-	sigset_t sigs;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	return -1;
+}
 
-	if (split_listen(cfg->listen, host, sizeof host, port, sizeof port) < 0) {
-		log_error("up: listen must be host:port, got '%s'", cfg->listen);
-		goto out;
-	}
-	if (global_args(&gargs, &ngargs) < 0) {
-		log_error("up: cannot read /proc/self/cmdline");
-		goto out;
-	}
-	if (config_after && ngargs + 2 < 60) { /* the later --config wins in main too */
-		gargs[ngargs++] = xstrdup("--config");
-		gargs[ngargs++] = xstrdup(config_after);
-	}
-	if (db_config_url(cfg, true, &url, &embed, err, sizeof err) < 0 ||
-	    db_open(&db, url.buf, 30000, err, sizeof err) < 0) {
+/* Opens the database (starting the embedded cluster into *embed when
+ * database_url is empty: the caller stops it), migrates the schema and gets
+ * the example's API key (*have_key). The connection is closed again. Returns
+ * 0, or -1 (logged). */
+static int start_database(struct judge_config *cfg, struct strbuf *url, struct pgembed **embed,
+			  char key[AUTH_KEY_LEN + 1], bool *have_key)
+{
+	struct db *db = NULL;
+	char err[1024];
+	int ret = -1;
+	if (db_config_url(cfg, true, url, embed, err, sizeof err) < 0 ||
+	    db_open(&db, url->buf, 30000, err, sizeof err) < 0) {
 		log_error("up: %s", err);
 		goto out;
 	}
@@ -301,22 +308,28 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 		log_error("up: %s", err);
 		goto out;
 	}
-	char key[AUTH_KEY_LEN + 1];
-	bool have_key = !strcmp(cfg->auth, "on") && example_key(cfg, db, key) == 0;
+	*have_key = !strcmp(cfg->auth, "on") && example_key(cfg, db, key) == 0;
+	ret = 0;
+out:
 	db_close(db);
-	db = NULL;
+	return ret;
+}
 
+/* Starts serve and worker and waits up to 60 s for the API. Returns true when
+ * it answers; false when a signal came, a child died at its start or the time
+ * ran out (all logged but the signal). */
+static bool start_children(struct up *u)
+{
 	for (int i = 0; i < 2; i++) {
-		kids[i].pid = spawn(kids[i].role, gargs, ngargs);
-		kids[i].started_ms = clock_mono_ms();
+		u->kids[i].pid = spawn(u->kids[i].role, u->gargs, u->ngargs);
+		u->kids[i].started_ms = clock_mono_ms();
 	}
 	/* wait for the API before printing the example */
 	bool up = false;
 	int64_t deadline = clock_deadline_ms(60000);
-	struct timespec tick = {0, 200 * 1000000L};
 	bool stopping = false;
 	while (!up && !stopping && clock_mono_ms() < deadline) {
-		int sig = sigtimedwait(&sigs, NULL, &tick);
+		int sig = sigtimedwait(&u->sigs, NULL, &tick);
 		if (sig == SIGTERM || sig == SIGINT) {
 			stopping = true;
 			break;
@@ -325,27 +338,48 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 		pid_t p;
 		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
 			for (int i = 0; i < 2; i++)
-				if (kids[i].pid == p) {
+				if (u->kids[i].pid == p) {
 					log_error("up: judge %s exited at start (status %d)",
-						  kids[i].role,
-						  WIFEXITED(st) ? WEXITSTATUS(st)
-								: 128 + WTERMSIG(st));
-					kids[i].pid = 0;
+						  u->kids[i].role, exit_code(st));
+					u->kids[i].pid = 0;
 					stopping = true;
 				}
-		up = !stopping && health_ok(host, port);
+		up = !stopping && health_ok(u->host, u->port);
 	}
-	if (!up && !stopping) {
-		log_error("up: the API did not answer on %s within 60 s", cfg->listen);
-		stopping = true;
-	}
-	if (up)
-		print_banner(cfg, host, port, have_key ? key : NULL);
-	bool failed = !up;
+	if (!up && !stopping)
+		log_error("up: the API did not answer on %s within 60 s", u->cfg->listen);
+	return up;
+}
 
-	/* supervise until a signal */
+/* Child k exited with status st under supervision: restarts it, unless it
+ * exited right after its start. Returns false then (stop everything). */
+static bool restart_child(struct up *u, struct child *k, int st)
+{
+	int code = exit_code(st);
+	k->pid = 0;
+	bool quick = clock_mono_ms() - k->started_ms < QUICK_EXIT_MS;
+	/* a quick exit is a start-up error (config, port); a kill is not */
+	if (quick && WIFEXITED(st)) {
+		log_error("up: judge %s exited right after its start (status %d); stopping",
+			  k->role, code);
+		return false;
+	}
+	log_warn("up: judge %s exited (status %d); restarting it", k->role, code);
+	if (quick)
+		sleep(1); /* no tight loop of restarts */
+	k->pid = spawn(k->role, u->gargs, u->ngargs);
+	k->started_ms = clock_mono_ms();
+	k->restarts++;
+	return true;
+}
+
+/* Supervises the children until SIGTERM / SIGINT. Returns true when it
+ * stopped because a child failed at its start instead. */
+static bool supervise(struct up *u)
+{
+	bool stopping = false;
 	while (!stopping) {
-		int sig = sigwaitinfo(&sigs, NULL);
+		int sig = sigwaitinfo(&u->sigs, NULL);
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_info("up: signal %d: stopping serve and worker", sig);
 			break;
@@ -353,34 +387,20 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 		int st;
 		pid_t p;
 		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
-			for (int i = 0; i < 2; i++) {
-				if (kids[i].pid != p)
-					continue;
-				int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-				kids[i].pid = 0;
-				bool quick = clock_mono_ms() - kids[i].started_ms < QUICK_EXIT_MS;
-				/* a quick exit is a start-up error (config, port); a kill is not */
-				if (quick && WIFEXITED(st)) {
-					log_error(
-					    "up: judge %s exited right after its start (status "
-					    "%d); stopping",
-					    kids[i].role, code);
+			for (int i = 0; i < 2; i++)
+				if (u->kids[i].pid == p && !restart_child(u, &u->kids[i], st))
 					stopping = true;
-					failed = true;
-					continue;
-				}
-				log_warn("up: judge %s exited (status %d); restarting it",
-					 kids[i].role, code);
-				if (quick)
-					sleep(1); /* no tight loop of restarts */
-				kids[i].pid = spawn(kids[i].role, gargs, ngargs);
-				kids[i].started_ms = clock_mono_ms();
-				kids[i].restarts++;
-			}
 	}
-	/* drain: children get SIGTERM; the worker may take drain_s */
+	return stopping;
+}
+
+/* Drain: the children get SIGTERM and are waited for; the worker may take
+ * drain_s, then both are killed. A second signal is passed on. */
+static void drain(struct up *u)
+{
+	struct child *kids = u->kids;
 	stop_children(kids, 2, SIGTERM);
-	deadline = clock_deadline_ms((cfg->drain_s + 15) * 1000);
+	int64_t deadline = clock_deadline_ms((u->cfg->drain_s + 15) * 1000);
 	for (;;) {
 		int st;
 		pid_t p;
@@ -390,9 +410,7 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 					kids[i].pid = 0;
 					if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 						log_warn("up: judge %s ended with status %d",
-							 kids[i].role,
-							 WIFEXITED(st) ? WEXITSTATUS(st)
-								       : 128 + WTERMSIG(st));
+							 kids[i].role, exit_code(st));
 				}
 		if (kids[0].pid <= 0 && kids[1].pid <= 0)
 			break;
@@ -401,18 +419,58 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 			stop_children(kids, 2, SIGKILL);
 			deadline = clock_deadline_ms(5000);
 		}
-		int sig = sigtimedwait(&sigs, NULL, &tick);
+		int sig = sigtimedwait(&u->sigs, NULL, &tick);
 		if (sig == SIGTERM || sig == SIGINT)
 			stop_children(kids, 2,
 				      SIGTERM); /* a second signal: the worker hands back */
 	}
+}
+
+int cmd_up(int argc, char **argv, struct judge_config *cfg)
+{
+	const char *config_after;
+	int code = parse_args(argc, argv, cfg, &config_after);
+	if (code >= 0)
+		return code;
+	int ret = 1;
+	struct strbuf url = STRBUF_INIT;
+	struct pgembed *embed = NULL;
+	struct up u = {.cfg = cfg, .kids = {{.role = "serve"}, {.role = "worker"}}};
+	sigemptyset(&u.sigs);
+	sigaddset(&u.sigs, SIGTERM);
+	sigaddset(&u.sigs, SIGINT);
+	sigaddset(&u.sigs, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &u.sigs, NULL);
+
+	if (split_listen(cfg->listen, u.host, sizeof u.host, u.port, sizeof u.port) < 0) {
+		log_error("up: listen must be host:port, got '%s'", cfg->listen);
+		goto out;
+	}
+	if (global_args(&u.gargs, &u.ngargs) < 0) {
+		log_error("up: cannot read /proc/self/cmdline");
+		goto out;
+	}
+	if (config_after && u.ngargs + 2 < 60) { /* the later --config wins in main too */
+		u.gargs[u.ngargs++] = xstrdup("--config");
+		u.gargs[u.ngargs++] = xstrdup(config_after);
+	}
+	char key[AUTH_KEY_LEN + 1];
+	bool have_key = false;
+	if (start_database(cfg, &url, &embed, key, &have_key) < 0)
+		goto out;
+
+	bool failed = true;
+	if (start_children(&u)) {
+		print_banner(cfg, u.host, u.port, have_key ? key : NULL);
+		failed = supervise(&u);
+	}
+	drain(&u);
 	ret = failed ? 1 : 0;
 out:
-	db_close(db);
 	pgembed_stop(embed);
 	strbuf_release(&url);
-	for (int i = 0; i < ngargs; i++)
-		free(gargs[i]);
-	free(gargs);
+	for (int i = 0; i < u.ngargs; i++)
+		free(u.gargs[i]);
+	free(u.gargs);
 	return ret;
 }

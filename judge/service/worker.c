@@ -395,6 +395,119 @@ static bool all_idle(struct worker *w)
 	return true;
 }
 
+/* Start-up: the sandbox backend, the languages, a database whose schema this
+ * binary knows, the sandbox's global set-up (*sandbox_up: shut it down) and
+ * every language's sandboxes prepared. Returns 0, or -1 (logged). */
+static int start_up(struct worker *w, const struct worker_opts *opts, bool *sandbox_up)
+{
+	const struct judge_config *cfg = w->cfg;
+	char err[1024];
+	const char *sb = opts->sandbox ? opts->sandbox : cfg->sandbox;
+	if (sandbox_backend_parse(sb, &w->backend) < 0) {
+		log_error("worker: unknown sandbox '%s' (gvisor, native or auto)", sb);
+		return -1;
+	}
+	if (lang_load_dir(&w->langs, cfg->languages_dir, err, sizeof err) < 0) {
+		log_error("worker: %s", err);
+		return -1;
+	}
+	struct db *db;
+	if (db_open(&db, w->url, 30000, err, sizeof err) < 0) {
+		log_error("worker: %s", err);
+		return -1;
+	}
+	int rc = migrate_check(db, err, sizeof err);
+	db_close(db);
+	if (rc < 0) {
+		log_error("worker: %s", err);
+		return -1;
+	}
+	struct sandbox_options sbopts;
+	if (limits_sandbox_options(cfg, &sbopts, err, sizeof err) < 0 ||
+	    sandbox_global_init(&sbopts, err, sizeof err) < 0) {
+		log_error("worker: sandbox: %s", err);
+		return -1;
+	}
+	*sandbox_up = true;
+	/* start gVisor sandboxes for every language now, not at its first runs */
+	for (int i = 0; i < w->langs.count; i++) {
+		const struct lang *l = &w->langs.langs[i];
+		struct run_spec compile = {.argv = (const char *const *)l->compile_argv,
+					   .ro_paths = (const char *const *)l->ro_paths};
+		struct run_spec run = {.argv = (const char *const *)l->run_argv,
+				       .ro_paths = (const char *const *)l->ro_paths,
+				       .warm_argv = (const char *const *)l->warm_argv,
+				       .preload = (const char *const *)l->preload};
+		if (l->compile_argv)
+			sandbox_prepare(sandbox_tool_backend(w->backend), &compile);
+		sandbox_prepare(w->backend, &run);
+	}
+	return 0;
+}
+
+/* Starts the slot threads in order, each with its slot number; at the first
+ * that cannot start, it and the slots after it are marked done. Returns how
+ * many started. */
+static int start_slots(struct worker *w, const char *host)
+{
+	int started = 0;
+	for (int i = 0; i < w->nslots; i++) {
+		struct slot *s = &w->slots[i];
+		s->w = w;
+		s->index = take_slot_number(w->cfg, &s->lock_fd);
+		if (s->index < 0) {
+			atomic_store(&s->done, true);
+			break;
+		}
+		snprintf(s->name, sizeof s->name, "%s:%d/%d", host, (int)getpid(), s->index);
+		if (pthread_create(&s->thread, NULL, slot_main, s) != 0) {
+			log_error("worker: cannot start slot %d", i);
+			atomic_store(&s->done, true);
+			break;
+		}
+		started++;
+	}
+	for (int i = started; i < w->nslots; i++)
+		atomic_store(&w->slots[i].done, true);
+	return started;
+}
+
+/* Waits for SIGTERM / SIGINT (sigs), then drains: the slots finish what they
+ * grade for up to drain_s (a second signal cuts that short), and what still
+ * runs is handed back. Joins the housekeeping thread hk, and joins the
+ * started slot threads or, still grading, detaches them. Returns true when
+ * every slot went idle (clean). */
+static bool drain(struct worker *w, const sigset_t *sigs, pthread_t hk, int started)
+{
+	const struct judge_config *cfg = w->cfg;
+	int sig = 0;
+	while (sig != SIGTERM && sig != SIGINT)
+		sig = sigwaitinfo(sigs, NULL);
+	log_info("worker: signal %d: draining (up to %lds)", sig, cfg->drain_s);
+	atomic_store(&w->stopping, true);
+	wake_slots(w);
+	int64_t deadline = clock_mono_ms() + cfg->drain_s * 1000;
+	struct timespec tick = {0, 100 * 1000000L};
+	while (!all_idle(w) && clock_mono_ms() < deadline) {
+		if (sigtimedwait(sigs, NULL, &tick) > 0) {
+			log_info("worker: second signal: handing back at once");
+			break;
+		}
+	}
+	bool clean = all_idle(w);
+	if (!clean)
+		hand_back(w);
+	atomic_store(&w->halt, true);
+	pthread_join(hk, NULL);
+	for (int i = 0; i < started; i++)
+		if (clean)
+			pthread_join(w->slots[i].thread, NULL);
+		else
+			pthread_detach(w->slots[i].thread); /* still grading: exit ends them */
+	log_info("worker: stopped%s", clean ? "" : " (running submissions handed back)");
+	return clean;
+}
+
 int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 {
 	int ret = 1;
@@ -404,7 +517,6 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 	memset(&w, 0, sizeof w);
 	w.cfg = cfg;
 	w.url = xstrdup(opts->url);
-	char err[1024];
 	bool sandbox_up = false, hk_started = false;
 	pthread_t hk;
 	pthread_mutex_init(&w.lock, NULL);
@@ -419,47 +531,8 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	const char *sb = opts->sandbox ? opts->sandbox : cfg->sandbox;
-	if (sandbox_backend_parse(sb, &w.backend) < 0) {
-		log_error("worker: unknown sandbox '%s' (gvisor, native or auto)", sb);
+	if (start_up(&w, opts, &sandbox_up) < 0)
 		goto out;
-	}
-	if (lang_load_dir(&w.langs, cfg->languages_dir, err, sizeof err) < 0) {
-		log_error("worker: %s", err);
-		goto out;
-	}
-	struct db *db;
-	if (db_open(&db, w.url, 30000, err, sizeof err) < 0) {
-		log_error("worker: %s", err);
-		goto out;
-	}
-	int rc = migrate_check(db, err, sizeof err);
-	db_close(db);
-	if (rc < 0) {
-		log_error("worker: %s", err);
-		goto out;
-	}
-	struct sandbox_options sbopts;
-	if (limits_sandbox_options(cfg, &sbopts, err, sizeof err) < 0 ||
-	    sandbox_global_init(&sbopts, err, sizeof err) < 0) {
-		log_error("worker: sandbox: %s", err);
-		goto out;
-	}
-	sandbox_up = true;
-	/* start gVisor sandboxes for every language now, not at its first runs */
-	for (int i = 0; i < w.langs.count; i++) {
-		const struct lang *l = &w.langs.langs[i];
-		struct run_spec compile = {.argv = (const char *const *)l->compile_argv,
-					   .ro_paths = (const char *const *)l->ro_paths};
-		struct run_spec run = {.argv = (const char *const *)l->run_argv,
-				       .ro_paths = (const char *const *)l->ro_paths,
-				       .warm_argv = (const char *const *)l->warm_argv,
-				       .preload = (const char *const *)l->preload};
-		if (l->compile_argv)
-			sandbox_prepare(sandbox_tool_backend(w.backend), &compile);
-		sandbox_prepare(w.backend, &run);
-	}
-
 	w.nslots = (int)(opts->slots ? opts->slots : cfg->worker_slots);
 	if (w.nslots <= 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -473,25 +546,7 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 		goto out;
 	}
 	hk_started = true;
-	int started = 0;
-	for (int i = 0; i < w.nslots; i++) {
-		struct slot *s = &w.slots[i];
-		s->w = &w;
-		s->index = take_slot_number(cfg, &s->lock_fd);
-		if (s->index < 0) {
-			atomic_store(&s->done, true);
-			break;
-		}
-		snprintf(s->name, sizeof s->name, "%s:%d/%d", host, (int)getpid(), s->index);
-		if (pthread_create(&s->thread, NULL, slot_main, s) != 0) {
-			log_error("worker: cannot start slot %d", i);
-			atomic_store(&s->done, true);
-			break;
-		}
-		started++;
-	}
-	for (int i = started; i < w.nslots; i++)
-		atomic_store(&w.slots[i].done, true);
+	int started = start_slots(&w, host);
 	if (!started) {
 		log_error("worker: no slot could start");
 		atomic_store(&w.halt, true);
@@ -502,32 +557,8 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 	log_info("worker %s:%d: %d slot%s, sandbox %s, lease %lds", host, (int)getpid(), started,
 		 started == 1 ? "" : "s", sandbox_backend_name(w.backend), cfg->lease_s);
 
-	int sig = 0;
-	while (sig != SIGTERM && sig != SIGINT)
-		sig = sigwaitinfo(&sigs, NULL);
-	log_info("worker: signal %d: draining (up to %lds)", sig, cfg->drain_s);
-	atomic_store(&w.stopping, true);
-	wake_slots(&w);
-	int64_t deadline = clock_mono_ms() + cfg->drain_s * 1000;
-	struct timespec tick = {0, 100 * 1000000L};
-	while (!all_idle(&w) && clock_mono_ms() < deadline) {
-		if (sigtimedwait(&sigs, NULL, &tick) > 0) {
-			log_info("worker: second signal: handing back at once");
-			break;
-		}
-	}
-	bool clean = all_idle(&w);
-	if (!clean)
-		hand_back(&w);
-	atomic_store(&w.halt, true);
-	pthread_join(hk, NULL);
+	bool clean = drain(&w, &sigs, hk, started);
 	hk_started = false;
-	for (int i = 0; i < started; i++)
-		if (clean)
-			pthread_join(w.slots[i].thread, NULL);
-		else
-			pthread_detach(w.slots[i].thread); /* still grading: exit ends them */
-	log_info("worker: stopped%s", clean ? "" : " (running submissions handed back)");
 	ret = 0;
 	if (!clean)
 		return WORKER_RC_ABANDONED; /* threads still use w, the sandbox, the languages */
