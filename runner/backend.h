@@ -74,5 +74,3 @@ extern const struct sandbox_ops gvisor_ops; /* gvisor.c */
 /* Formats the internal_error of res: status, and message (printf-style). Returns 0. */
 int sandbox_fail(struct run_result *res, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Microseconds of CLOCK_MONOTONIC. */
-long long sandbox_now_us(void);

@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "common/clock.h"
 
 enum { C_MEM, C_PIDS, C_CPU, C_N };
 
@@ -567,12 +568,6 @@ static int kill_listed(const char *dir)
 	return n;
 }
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-	nanosleep(&ts, NULL);
-}
-
 /* Kills the processes of the cgroup folder(s) dirs[] until none is left (a fork
  * bomb may add some between listing and killing); at most ~2 s. */
 static int kill_dirs(const char *const *dirs, int n, bool v2)
@@ -588,7 +583,7 @@ static int kill_dirs(const char *const *dirs, int n, bool v2)
 			listed += kill_listed(dirs[i]);
 		if (!listed)
 			return 0;
-		sleep_ms(round < 20 ? 1 : 5);
+		clock_sleep_ms(round < 20 ? 1 : 5);
 	}
 	return -EBUSY;
 }
@@ -618,7 +613,7 @@ static int rmdir_wait(const char *dir)
 			return 0;
 		if (errno != EBUSY)
 			return -errno;
-		sleep_ms(round < 20 ? 1 : 10);
+		clock_sleep_ms(round < 20 ? 1 : 10);
 	}
 	return -EBUSY;
 }

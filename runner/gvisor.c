@@ -64,6 +64,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "runner/backend.h"
 #include "runner/capture.h"
@@ -99,7 +100,7 @@ static bool gv_cgroups(void)
 
 /* Writes the whole job header (small) before the pump; SIGPIPE is blocked and
  * consumed as in capture.c, so a dead sandbox gives EPIPE, not a signal. */
-static int send_job(int fd, const void *buf, size_t len, long long deadline_us)
+static int send_job(int fd, const void *buf, size_t len, int64_t deadline_us)
 {
 	sigset_t set, old, pending;
 	sigemptyset(&set);
@@ -119,7 +120,7 @@ static int send_job(int fd, const void *buf, size_t len, long long deadline_us)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
-			long long left = deadline_us - sandbox_now_us();
+			int64_t left = deadline_us - clock_mono_us();
 			if (left <= 0) {
 				ret = -ETIMEDOUT;
 				break;
@@ -355,8 +356,7 @@ static int gvisor_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	char err[512], in_path[PATH_MAX] = "";
 	bool cold, fresh, keep = false;
 	unsigned seq = 0;
-	long long t0 = sandbox_now_us();
-
+	int64_t t0 = clock_mono_us();
 	int attempts = 0;
 again:
 	if (session_take(sb, spec, &e, &cold, &fresh, err, sizeof(err)) < 0) {
@@ -364,7 +364,7 @@ again:
 		ret = sandbox_fail(res, "cannot start a gvisor sandbox: %s", err);
 		goto out;
 	}
-	long long t_take = sandbox_now_us();
+	int64_t t_take = clock_mono_us();
 	e->runs++;
 	set_run_limits(e, spec);
 	memory_events(e, &e->ooms0, &e->failcnt0);
@@ -378,11 +378,11 @@ again:
 		goto out;
 	}
 	build_job(sb, spec, &job, token, seq);
-	long long wall_us = spec->limits.wall_ms > 0 ? spec->limits.wall_ms * 1000LL : 0;
+	int64_t wall_us = spec->limits.wall_ms > 0 ? spec->limits.wall_ms * 1000LL : 0;
 	/* init kills the run at wall_ms; this is the backstop if the sandbox hangs */
-	long long deadline = wall_us ? sandbox_now_us() + wall_us + 500000 : 0;
+	int64_t deadline = wall_us ? clock_mono_us() + wall_us + 500000 : 0;
 	fcntl(e->in_fd, F_SETFL, O_NONBLOCK);
-	int r = send_job(e->in_fd, job.buf, job.len, deadline ? deadline : LLONG_MAX);
+	int r = send_job(e->in_fd, job.buf, job.len, deadline ? deadline : INT64_MAX);
 	if (r == -EPIPE && !cold && attempts++ == 0) {
 		/* a sandbox that died while it waited (in the pool or between the
 		 * runs of this session): take another one */
@@ -399,7 +399,7 @@ again:
 				   strerror(-r));
 		goto out;
 	}
-	long long t_sent = sandbox_now_us();
+	int64_t t_sent = clock_mono_us();
 
 	struct capture c;
 	capture_init(&c);
@@ -418,7 +418,7 @@ again:
 	c.deadline_us = deadline;
 	enum capture_end end = capture_pump(&c);
 	capture_release(&c);
-	long long t_done = sandbox_now_us();
+	int64_t t_done = clock_mono_us();
 
 	struct bx_status st;
 	struct bx_status *stp =
@@ -446,14 +446,15 @@ again:
 		res->out_truncated = true;
 	}
 	log_debug("gvisor: run %u of %s%s: take %lld us, send %lld us, run+read %lld us", e->runs,
-		  e->id, cold ? " (cold)" : "", t_take - t0, t_sent - t_take, t_done - t_sent);
+		  e->id, cold ? " (cold)" : "", (long long)(t_take - t0),
+		  (long long)(t_sent - t_take), (long long)(t_done - t_sent));
 	if (stp)
 		log_debug("gvisor: inside %s, from the job read: fork +%lld us, exec'd +%lld, "
 			  "program gone +%lld, status written +%lld; host: job sent to end %lld us",
 			  e->id, (long long)(stp->t_fork - stp->t_job),
 			  (long long)(stp->t_exec - stp->t_job),
 			  (long long)(stp->t_main - stp->t_job),
-			  (long long)(stp->t_end - stp->t_job), t_done - t_sent);
+			  (long long)(stp->t_end - stp->t_job), (long long)(t_done - t_sent));
 out:
 	if (in_path[0])
 		unlink(in_path);

@@ -34,7 +34,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "runner/backend.h"
 #include "runner/gvhost.h"
 #include "runner/oci.h"
@@ -54,12 +56,12 @@ struct gv_pool {
 	char **init_args; /* the container's process: box_init and its warm-up arguments */
 	struct gv_entry *ready;
 	int nready, starting;
-	long long last_use_us;
+	int64_t last_use_us;
 	/* runs taken so far; the pool fills from the second one on (or once
 	 * gvpool_prepare named it): a one-shot `judge run` starts nothing extra */
 	unsigned long uses;
 	bool wanted;
-	long long retry_us; /* after a failed start: no refill before this time */
+	int64_t retry_us; /* after a failed start: no refill before this time */
 };
 
 static struct {
@@ -73,11 +75,13 @@ static struct {
 	int reaping;
 	bool stopping;
 	pthread_t refiller, reapers[REAPERS];
+	pthread_once_t cond_once; /* refill_cond measures on CLOCK_MONOTONIC from then on */
 	bool threads;
 	unsigned long serial;
 } gp = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .refill_cond = PTHREAD_COND_INITIALIZER,
+    .cond_once = PTHREAD_ONCE_INIT,
     .reap_cond = PTHREAD_COND_INITIALIZER,
 };
 
@@ -140,15 +144,15 @@ static void entry_collect(struct gv_entry *e)
 		e->pids[e->npids++] = e->sandbox_pid;
 	/* SIGKILLed already: they go within milliseconds; a pid that is not our child
 	 * (ECHILD) is someone else's to reap */
-	long long until = sandbox_now_us() + 2000000;
+	int64_t until = clock_mono_us() + 2000000;
 	for (int i = 0; i < e->npids; i++) {
 		for (;;) {
 			pid_t w = waitpid(e->pids[i], NULL, WNOHANG | __WALL);
 			if (w != 0 && !(w < 0 && errno == EINTR))
 				break;
-			if (sandbox_now_us() > until)
+			if (clock_mono_us() > until)
 				break;
-			usleep(2000);
+			clock_sleep_ms(2);
 		}
 	}
 	e->npids = 0;
@@ -193,7 +197,7 @@ void gvpool_discard(struct gv_entry *e)
 /* Deletes the container and everything it left: runs in a reaper thread. */
 static void entry_reap(struct gv_entry *e)
 {
-	long long t0 = sandbox_now_us();
+	int64_t t0 = clock_mono_us();
 	gvpool_kill(e); /* the entry may come straight from a pool */
 	/* reap first: runsc delete polls for the sandbox process to vanish, and a
 	 * zombie never does (~1.5 s wasted per container) */
@@ -219,7 +223,7 @@ static void entry_reap(struct gv_entry *e)
 	if (r != 0)
 		log_debug("gvisor: runsc delete %s exited %d", e->id, r);
 	log_debug("gvisor: reaped %s in %lld ms; it used %lld ms of CPU over %u runs", e->id,
-		  (sandbox_now_us() - t0) / 1000, cpu_us / 1000, e->runs);
+		  (long long)(clock_mono_us() - t0) / 1000, cpu_us / 1000, e->runs);
 	entry_free(e);
 }
 
@@ -303,12 +307,8 @@ static int make_mount_points(const struct gv_pool *p, char *err, size_t errlen)
 static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size_t errlen)
 {
 	int ret = -1, in[2] = {-1, -1}, o[2] = {-1, -1}, e2[2] = {-1, -1};
-	struct gv_entry *e = calloc(1, sizeof(*e));
-	long long t0 = sandbox_now_us();
-	if (!e) {
-		gvhost_fmt(err, errlen, "out of memory");
-		return -1;
-	}
+	struct gv_entry *e = xcalloc(1, sizeof(*e));
+	int64_t t0 = clock_mono_us();
 	e->in_fd = e->out_fd = e->err_fd = -1;
 	e->pool = p;
 	pthread_mutex_lock(&gp.lock);
@@ -387,7 +387,7 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 		gvhost_fmt(err, errlen, "gvisor sandbox %s did not get ready", e->id);
 		goto discard;
 	}
-	e->started_us = sandbox_now_us();
+	e->started_us = clock_mono_us();
 	log_debug("gvisor: started %s in %lld ms", e->id, (e->started_us - t0) / 1000);
 	*out = e;
 	return 0;
@@ -453,13 +453,10 @@ static char **split_nul(const struct strbuf *sb)
 	size_t n = 0;
 	for (size_t i = 0; i < sb->len; i++)
 		n += !sb->buf[i];
-	char **v = calloc(n + 1, sizeof(char *));
-	if (!v)
-		abort();
+	char **v = xcalloc(n + 1, sizeof(char *));
 	size_t k = 0;
 	for (size_t i = 0; i < sb->len; i += strlen(sb->buf + i) + 1)
-		if (!(v[k++] = strdup(sb->buf + i)))
-			abort();
+		v[k++] = xstrdup(sb->buf + i);
 	return v;
 }
 
@@ -476,16 +473,10 @@ static struct gv_pool *pool_get(const char *sig, const char *const *ro_paths,
 	size_t n = 0;
 	while (ro_paths && ro_paths[n])
 		n++;
-	p->sig = strdup(sig);
-	p->ro_paths = calloc(n + 1, sizeof(char *));
-	if (!p->sig || !p->ro_paths) {
-		free(p->sig);
-		free(p->ro_paths);
-		return NULL;
-	}
+	p->sig = xstrdup(sig);
+	p->ro_paths = xcalloc(n + 1, sizeof(char *));
 	for (size_t i = 0; i < n; i++)
-		if (!(p->ro_paths[i] = strdup(ro_paths[i])))
-			abort();
+		p->ro_paths[i] = xstrdup(ro_paths[i]);
 	p->init_args = split_nul(warm);
 	gp.npools++;
 	return p;
@@ -498,8 +489,7 @@ static struct gv_pool *pool_needing(void)
 	for (int i = 0; i < gp.npools; i++) {
 		struct gv_pool *p = &gp.pools[i];
 		if ((p->wanted || p->uses >= 2) && p->nready + p->starting < gp.env.pool_size &&
-		    p->retry_us <= sandbox_now_us() &&
-		    (!best || p->last_use_us > best->last_use_us))
+		    p->retry_us <= clock_mono_us() && (!best || p->last_use_us > best->last_use_us))
 			best = p;
 	}
 	return best;
@@ -526,11 +516,9 @@ static void *refill_main(void *arg)
 		p->starting--;
 		if (r < 0) {
 			log_error("gvisor: cannot start a pool sandbox: %s", err);
-			p->retry_us = sandbox_now_us() + 30000000LL;
+			p->retry_us = clock_mono_us() + 30000000LL;
 			/* do not spin on a broken runsc: wait a while */
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += 2;
+			struct timespec ts = clock_mono_after(2000);
 			pthread_cond_timedwait(&gp.refill_cond, &gp.lock, &ts);
 			continue;
 		}
@@ -563,16 +551,12 @@ static int entry_take(const struct run_spec *spec, const struct strbuf *warm,
 		      size_t errlen)
 {
 	const char *const *ro_paths = spec->ro_paths;
-	char *sig_copy = strdup(sig->buf);
-	if (!sig_copy) {
-		gvhost_fmt(err, errlen, "out of memory");
-		return -1;
-	}
+	char *sig_copy = xstrdup(sig->buf);
 	pthread_mutex_lock(&gp.lock);
 	struct gv_pool *p = pool_get(sig->buf, ro_paths, warm);
 	struct gv_entry *e = NULL;
 	if (p) {
-		p->last_use_us = sandbox_now_us();
+		p->last_use_us = clock_mono_us();
 		p->uses++;
 		/* the oldest ready entry: the others stay warm for the next runs */
 		struct gv_entry **pp = &p->ready;
@@ -632,10 +616,17 @@ int gvpool_take(const struct run_spec *spec, struct gv_entry **out, bool *cold, 
 	return r;
 }
 
+/* Once, not at every start: a gvpool_wait of an earlier start may still wait on it. */
+static void refill_cond_init(void)
+{
+	clock_cond_init(&gp.refill_cond);
+}
+
 int gvpool_start(const struct gvpool_env *env, char *err, size_t errlen)
 {
 	if (gp.started)
 		return 0;
+	pthread_once(&gp.cond_once, refill_cond_init);
 	gp.env = *env;
 	gp.stopping = false;
 	gp.started = true;
@@ -649,8 +640,7 @@ int gvpool_start(const struct gvpool_env *env, char *err, size_t errlen)
 fail:
 	gvhost_fmt(err, errlen, "cannot start the gvisor threads");
 	gp.started = false;
-	/* threads already started are joined by a later stop; keep it simple: this
-	 * only happens when the process is out of resources */
+	/* started threads are joined by a later stop: only when out of resources */
 	return -1;
 }
 
@@ -664,7 +654,7 @@ void gvpool_prepare(const struct run_spec *spec)
 	pthread_mutex_lock(&gp.lock);
 	struct gv_pool *p = pool_get(sig.buf, ro_paths, &warm);
 	if (p) {
-		p->last_use_us = sandbox_now_us();
+		p->last_use_us = clock_mono_us();
 		p->wanted = true;
 	}
 	pthread_cond_broadcast(&gp.refill_cond);
@@ -680,12 +670,7 @@ bool gvpool_wait(const struct run_spec *spec, long timeout_ms)
 	const char *const *ro_paths = spec->ro_paths;
 	struct strbuf sig = STRBUF_INIT, warm = STRBUF_INIT;
 	runtime_of(spec, &warm, &sig);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += timeout_ms / 1000;
-	ts.tv_nsec += (timeout_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L)
-		ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+	struct timespec ts = clock_mono_after(timeout_ms);
 	bool full = false;
 	pthread_mutex_lock(&gp.lock);
 	for (;;) {

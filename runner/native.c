@@ -55,7 +55,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "runner/capture.h"
 #include "runner/nsinit.h"
 #include "runner/cg.h"
@@ -204,9 +206,7 @@ static void native_close(struct sandbox *sb)
 static struct native_state *native_state(struct sandbox *sb)
 {
 	if (!sb->state[SANDBOX_NATIVE]) {
-		struct native_state *st = calloc(1, sizeof *st);
-		if (!st)
-			return NULL;
+		struct native_state *st = xcalloc(1, sizeof *st);
 		st->pidfd = -1;
 		sb->state[SANDBOX_NATIVE] = st;
 	}
@@ -395,7 +395,7 @@ static int run_cgroup(struct native_state *st, struct sandbox *sb, const struct 
  * the wall deadline from t0 and the CPU check of ts every CPU_TICK_MS. ends: our
  * ends of stdin, stdout, stderr, report. */
 static void pump_setup(struct capture *cap, const struct run_spec *spec, struct run_result *res,
-		       const int ends[4], int in_file, long long t0, struct tick_state *ts)
+		       const int ends[4], int in_file, int64_t t0, struct tick_state *ts)
 {
 	const struct run_limits *l = &spec->limits;
 	cap->in_fd = ends[0];
@@ -434,15 +434,11 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	/* the program may change the box behind a gVisor session's caches */
 	sb->box_changes++;
 	struct native_state *st = native_state(sb);
-	if (!st)
-		return sandbox_fail(res, "out of memory");
 	/* the previous run's processes must be gone before this one starts: runs
 	 * of one sandbox never overlap */
 	reap_previous(st);
 
-	p = calloc(1, sizeof *p);
-	if (!p)
-		return sandbox_fail(res, "out of memory");
+	p = xcalloc(1, sizeof *p);
 	const char *box_root = sandbox_options() ? sandbox_options()->box_root : "/run/judge";
 	if (nsinit_plan(p, sb, spec, box_root, err, sizeof err) < 0) {
 		sandbox_fail(res, "%s", err);
@@ -477,7 +473,7 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	const int child_fds[5] = {pin[0], pout[1], perr[1], psync[0], prep[1]};
 	plan_fds(p, child_fds);
 
-	long long t0 = sandbox_now_us();
+	int64_t t0 = clock_mono_us();
 	int into_fd = -1, clone_errno = 0;
 	pid = start_init(sb, p, &cg, &pidfd, &into_fd, &clone_errno);
 	if (pid < 0) {
@@ -523,7 +519,7 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	pid = -1;
 	struct run_facts f;
 	end_facts(&f, p, &cg, end, &cap, ts.over, &exit_rep, &fail_rep, &si);
-	f.wall_us = sandbox_now_us() - t0;
+	f.wall_us = clock_mono_us() - t0;
 	run_verdict(&f, l, res);
 	goto out;
 

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "runner/backend.h"
 
 /* Every backend, indexed by enum sandbox_backend: sandbox.c calls them only here. */
@@ -35,13 +35,6 @@ static char gvisor_error[512];
 const struct sandbox_options *sandbox_options(void)
 {
 	return inited ? &options : NULL;
-}
-
-long long sandbox_now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 int sandbox_fail(struct run_result *res, const char *fmt, ...)
@@ -270,11 +263,7 @@ int sandbox_open(enum sandbox_backend backend, int slot, long box_bytes, struct 
 		snprintf(err, errlen, "bad sandbox slot %d or size %ld", slot, box_bytes);
 		return -EINVAL;
 	}
-	struct sandbox *sb = calloc(1, sizeof *sb);
-	if (!sb) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	struct sandbox *sb = xcalloc(1, sizeof *sb);
 	sb->backend = backend;
 	sb->slot = slot;
 	sb->serial = atomic_fetch_add(&serial, 1);

@@ -14,11 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/ini.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 
 enum {
 	K_NAME,
@@ -55,28 +56,18 @@ static char **dup_list(char *const *v)
 	size_t n = 0;
 	while (v[n])
 		n++;
-	char **out = calloc(n + 1, sizeof *out);
-	if (!out)
-		return NULL;
+	char **out = xcalloc(n + 1, sizeof *out);
 	for (size_t i = 0; i < n; i++)
-		if (!(out[i] = strdup(v[i]))) {
-			free_list(out);
-			return NULL;
-		}
+		out[i] = xstrdup(v[i]);
 	return out;
 }
 
-static int list_push(char ***v, size_t *n, char *s)
+static void list_push(char ***v, size_t *n, char *s)
 {
-	char **p = realloc(*v, (*n + 2) * sizeof *p);
-	if (!p) {
-		free(s);
-		return -1;
-	}
+	char **p = xreallocarray(*v, *n + 2, sizeof *p);
 	p[(*n)++] = s;
 	p[*n] = NULL;
 	*v = p;
-	return 0;
 }
 
 /* Splits a command line on blanks. Single or double quotes keep blanks inside
@@ -84,11 +75,9 @@ static int list_push(char ***v, size_t *n, char *s)
  * {source} is replaced by source (which may be NULL when not known yet). */
 static int split_words(const char *s, const char *source, char ***out, char *err, size_t errlen)
 {
-	char **v = calloc(1, sizeof *v);
+	char **v = xcalloc(1, sizeof *v);
 	size_t n = 0;
 	struct strbuf w = STRBUF_INIT;
-	if (!v)
-		goto oom;
 	while (*s) {
 		while (isspace((unsigned char)*s))
 			s++;
@@ -113,14 +102,11 @@ static int split_words(const char *s, const char *source, char ***out, char *err
 			snprintf(err, errlen, "unterminated quote in '%s'", w.buf);
 			goto fail;
 		}
-		if (list_push(&v, &n, strdup(w.buf)) < 0 || !v[n - 1])
-			goto oom;
+		list_push(&v, &n, xstrdup(w.buf));
 	}
 	strbuf_release(&w);
 	*out = v;
 	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
 fail:
 	strbuf_release(&w);
 	free_list(v);
@@ -130,19 +116,13 @@ fail:
 /* Splits s on sep, dropping empty parts. */
 static char **split_sep(const char *s, int sep)
 {
-	char **v = calloc(1, sizeof *v);
+	char **v = xcalloc(1, sizeof *v);
 	size_t n = 0;
-	if (!v)
-		return NULL;
 	while (*s) {
 		const char *e = strchr(s, sep);
 		size_t len = e ? (size_t)(e - s) : strlen(s);
-		if (len && list_push(&v, &n, strndup(s, len)) < 0)
-			return NULL;
-		if (len && !v[n - 1]) {
-			free_list(v);
-			return NULL;
-		}
+		if (len)
+			list_push(&v, &n, xstrndup(s, len));
 		s += len;
 		if (*s)
 			s++;
@@ -150,13 +130,10 @@ static char **split_sep(const char *s, int sep)
 	return v;
 }
 
-static int set_str(char **field, const char *value, char *err, size_t errlen)
+/* Returns 0, for on_key's tail calls. */
+static int set_str(char **field, const char *value)
 {
-	char *c = strdup(value);
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	char *c = xstrdup(value);
 	free(*field);
 	*field = c;
 	return 0;
@@ -197,10 +174,6 @@ static int set_env(char ***field, const char *key, const char *value, char *err,
 static int set_paths(char ***field, const char *key, const char *value, char *err, size_t errlen)
 {
 	char **v = split_sep(value, ':');
-	if (!v) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
 	for (char **p = v; *p; p++)
 		if (**p != '/') {
 			snprintf(err, errlen, "'%s' needs absolute paths, got '%s'", key, *p);
@@ -276,22 +249,22 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 					 "'name' may hold only letters, digits, - and _");
 				return -1;
 			}
-		return set_str(&l->name, value, err, errlen);
+		return set_str(&l->name, value);
 	case K_DISPLAY:
-		return set_str(&l->display_name, value, err, errlen);
+		return set_str(&l->display_name, value);
 	case K_SOURCE:
 		if (!*value || strchr(value, '/') || !strcmp(value, ".") || !strcmp(value, "..")) {
 			snprintf(err, errlen, "'source_file' must be a plain file name, got '%s'",
 				 value);
 			return -1;
 		}
-		return set_str(&l->source_file, value, err, errlen);
+		return set_str(&l->source_file, value);
 	case K_COMPILE:
-		return set_str(&ctx->raw.compile, value, err, errlen);
+		return set_str(&ctx->raw.compile, value);
 	case K_RUN:
-		return set_str(&ctx->raw.run, value, err, errlen);
+		return set_str(&ctx->raw.run, value);
 	case K_VERSION:
-		return set_str(&ctx->raw.version, value, err, errlen);
+		return set_str(&ctx->raw.version, value);
 	case K_RO:
 		return set_paths(&l->ro_paths, key, value, err, errlen);
 	case K_PRELOAD:
@@ -327,7 +300,7 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 	case K_CPROC:
 		return set_long(&l->compile_processes, key, value, 4096, err, errlen);
 	case K_INSTALL:
-		return set_str(&l->install, value, err, errlen);
+		return set_str(&l->install, value);
 	}
 	return 0;
 }
@@ -358,8 +331,8 @@ static int load_one(struct lang *l, const char *path, const char *base, char *er
 	memset(l, 0, sizeof *l);
 	if (ini_parse_file(path, on_key, &ctx, err, errlen) < 0)
 		goto out;
-	if (!l->name && !(l->name = strdup(base)))
-		goto oom;
+	if (!l->name)
+		l->name = xstrdup(base);
 	if (strcmp(l->name, base)) {
 		snprintf(err, errlen, "%s: name '%s' differs from the file name '%s'", path,
 			 l->name, base);
@@ -370,8 +343,8 @@ static int load_one(struct lang *l, const char *path, const char *base, char *er
 			 !l->source_file ? "source_file" : "run");
 		goto out;
 	}
-	if (!l->display_name && !(l->display_name = strdup(l->name)))
-		goto oom;
+	if (!l->display_name)
+		l->display_name = xstrdup(l->name);
 	if (ctx.raw.compile && *ctx.raw.compile &&
 	    split_words(ctx.raw.compile, l->source_file, &l->compile_argv, msg, sizeof msg) < 0)
 		goto bad;
@@ -391,19 +364,16 @@ static int load_one(struct lang *l, const char *path, const char *base, char *er
 				 argvs[i][0]);
 			goto out;
 		}
-	if (!l->ro_paths && !(l->ro_paths = calloc(1, sizeof(char *))))
-		goto oom;
-	if (!l->env && !(l->env = calloc(1, sizeof(char *))))
-		goto oom;
-	if (!l->compile_env && !(l->compile_env = dup_list(l->env)))
-		goto oom;
+	if (!l->ro_paths)
+		l->ro_paths = xcalloc(1, sizeof(char *));
+	if (!l->env)
+		l->env = xcalloc(1, sizeof(char *));
+	if (!l->compile_env)
+		l->compile_env = dup_list(l->env);
 	ret = 0;
 	goto out;
 bad:
 	snprintf(err, errlen, "%s: %s", path, msg);
-	goto out;
-oom:
-	snprintf(err, errlen, "%s: out of memory", path);
 out:
 	free(ctx.raw.compile);
 	free(ctx.raw.run);
@@ -435,21 +405,14 @@ int lang_load_dir(struct lang_registry *reg, const char *dir, char *err, size_t 
 		size_t len = strlen(e->d_name);
 		if (e->d_name[0] == '.' || len <= 4 || strcmp(e->d_name + len - 4, ".ini"))
 			continue;
-		if (list_push(&names, &n, strndup(e->d_name, len - 4)) < 0 || !names[n - 1]) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
+		list_push(&names, &n, xstrndup(e->d_name, len - 4));
 	}
 	if (!n) {
 		snprintf(err, errlen, "no language files (*.ini) in '%s'", dir);
 		goto out;
 	}
 	qsort(names, n, sizeof *names, cmp_names);
-	reg->langs = calloc(n, sizeof *reg->langs);
-	if (!reg->langs) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
+	reg->langs = xcalloc(n, sizeof *reg->langs);
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX];
 		snprintf(path, sizeof path, "%s/%s.ini", dir, names[i]);
@@ -481,13 +444,6 @@ void lang_registry_release(struct lang_registry *reg)
 	free(reg->langs);
 	reg->langs = NULL;
 	reg->count = 0;
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The version probe runs on the host (same binaries the sandbox binds), with
@@ -523,9 +479,9 @@ int lang_probe_version(const struct lang *l, char *out, size_t outlen, long time
 	}
 	close(fds[1]);
 	fds[1] = -1;
-	long deadline = now_ms() + timeout_ms;
+	int64_t deadline = clock_mono_ms() + timeout_ms;
 	for (;;) {
-		long left = deadline - now_ms();
+		int64_t left = deadline - clock_mono_ms();
 		if (left <= 0) {
 			snprintf(out, outlen, "version probe timed out");
 			kill(pid, SIGKILL);
