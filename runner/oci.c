@@ -105,11 +105,8 @@ int oci_write_config(const char *path, const struct oci_params *p, char *err, si
 {
 	int ret = -1, fd = -1;
 	char *text = NULL;
-	cJSON *root = build(p);
-	if (!root || !(text = cJSON_PrintUnformatted(root))) {
-		snprintf(err, errlen, "cannot build the bundle config: out of memory");
-		goto out;
-	}
+	cJSON *root = build(p); /* cJSON allocates through xalloc: never NULL */
+	text = cJSON_PrintUnformatted(root);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));

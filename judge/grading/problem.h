@@ -149,7 +149,7 @@ const char *prob_judge_lang(const char *lang_code);
  * with every other source file of the same language inserted after the
  * argument naming lang->source_file (the main file takes that name in the box).
  * Returns a NULL-terminated malloc'd array of malloc'd strings (free with
- * prob_argv_free), NULL when lang compiles nothing or on out of memory. */
+ * prob_argv_free), NULL when lang compiles nothing. */
 char **prob_compile_argv(const struct lang *lang, const char *const *extra_sources);
 void prob_argv_free(char **argv);
 
