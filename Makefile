@@ -125,7 +125,7 @@ bench-runner: deps all
 fuzz:
 	@bash tests/fuzz/run.sh
 
-FORMAT_FILES = $(wildcard common/*.[ch] judge/*/*.[ch] runner/*.[ch] tests/*.c)
+FORMAT_FILES = $(wildcard common/*.[ch] judge/*/*.[ch] runner/*.[ch] runner/init/*.[ch] tests/*.c)
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:

@@ -335,47 +335,64 @@ static void warm_exec(char **argv)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-/* Reads one job from stdin, runs it to the end and reports on it. */
-static void run_job(bool first)
-{
+/* A job as read from stdin: its header, its strings and its seccomp filter. */
+struct job_in {
 	struct bx_job job;
-	int r = read_full(0, &job, sizeof(job));
+	char *strs;		   /* the strings, owned */
+	char **vec;		   /* argv, NULL, env, NULL: pointers into strs, owned */
+	char **argv, **env;	   /* into vec */
+	struct sock_filter *insns; /* owned */
+	struct sock_fprog filter;
+};
+
+/* Reads one job from stdin into in (the host closing stdin ends the sandbox). */
+static void read_job(struct job_in *in)
+{
+	struct bx_job *job = &in->job;
+	int r = read_full(0, job, sizeof(*job));
 	if (r == -EPIPE)
 		_exit(0); /* the host is done with this sandbox */
 	if (r < 0)
 		setup_failed(STEP_READ, -r);
 	memset(&st, 0, sizeof(st));
-	memcpy(st.token, job.token, BX_TOKEN_LEN);
+	memcpy(st.token, job->token, BX_TOKEN_LEN);
 	st.t_job = now_us();
-	if (job.magic != BX_JOB_MAGIC || job.len < sizeof(job) || job.len > BX_MAX_JOB ||
-	    job.argc < 1 || job.argc > 65536 || job.envc > 65536)
+	if (job->magic != BX_JOB_MAGIC || job->len < sizeof(*job) || job->len > BX_MAX_JOB ||
+	    job->argc < 1 || job->argc > 65536 || job->envc > 65536)
 		setup_failed(STEP_PARSE, EINVAL);
-	size_t rest = job.len - sizeof(job);
-	char *strs = malloc(rest + 1);
-	char **vec = calloc((size_t)job.argc + job.envc + 2, sizeof(char *));
-	if (!strs || !vec)
+	size_t rest = job->len - sizeof(*job);
+	in->strs = malloc(rest + 1);
+	in->vec = calloc((size_t)job->argc + job->envc + 2, sizeof(char *));
+	if (!in->strs || !in->vec)
 		setup_failed(STEP_PARSE, ENOMEM);
-	if ((r = read_full(0, strs, rest)) < 0)
+	if ((r = read_full(0, in->strs, rest)) < 0)
 		setup_failed(STEP_READ, -r);
-	strs[rest] = 0;
-	size_t flen = (size_t)job.filter_len * sizeof(struct sock_filter);
+	in->strs[rest] = 0;
+	size_t flen = (size_t)job->filter_len * sizeof(struct sock_filter);
 	if (flen > rest)
 		setup_failed(STEP_PARSE, EINVAL);
-	char *p = strs, *end = strs + rest - flen;
-	for (uint32_t i = 0; i < job.argc + job.envc; i++) {
+	char *p = in->strs, *end = in->strs + rest - flen;
+	for (uint32_t i = 0; i < job->argc + job->envc; i++) {
 		char *z = p < end ? memchr(p, 0, (size_t)(end - p)) : NULL;
 		if (!z)
 			setup_failed(STEP_PARSE, EINVAL);
-		vec[i < job.argc ? i : i + 1] = p;
+		in->vec[i < job->argc ? i : i + 1] = p;
 		p = z + 1;
 	}
-	struct sock_filter *insns = malloc(flen ? flen : 1);
-	if (!insns)
+	in->insns = malloc(flen ? flen : 1);
+	if (!in->insns)
 		setup_failed(STEP_PARSE, ENOMEM);
-	memcpy(insns, end, flen);
-	struct sock_fprog filter = {.len = (unsigned short)job.filter_len, .filter = insns};
-	char **cargv = vec, **cenv = vec + job.argc + 1;
+	memcpy(in->insns, end, flen);
+	in->filter =
+	    (struct sock_fprog){.len = (unsigned short)job->filter_len, .filter = in->insns};
+	in->argv = in->vec;
+	in->env = in->vec + job->argc + 1;
+}
 
+/* Mounts the box (first job), a fresh /tmp and /dev/shm, and opens the job's
+ * stdin. Returns the stdin fd. */
+static int prepare_job(const struct bx_job *job, bool first)
+{
 	/* The host mounted the box on its side of /.b/box before sending the first
 	 * job. /.b stays (mode 0700, root's): the stdin of each job comes through it. */
 	if (first && mount("/.b/box", "/box", NULL, MS_BIND, NULL) < 0)
@@ -383,7 +400,7 @@ static void run_job(bool first)
 	/* a fresh /tmp for every job: nothing a run left there reaches the next;
 	 * /dev/shm (POSIX shared memory, semaphores) is the same folder, as natively */
 	char opts[64];
-	snprintf(opts, sizeof(opts), "size=%lld,mode=1777", (long long)job.tmp_bytes);
+	snprintf(opts, sizeof(opts), "size=%lld,mode=1777", (long long)job->tmp_bytes);
 	umount2("/dev/shm", MNT_DETACH);
 	umount2("/tmp", MNT_DETACH);
 	mkdir("/dev/shm", 0755);
@@ -391,15 +408,102 @@ static void run_job(bool first)
 	    mount("/tmp", "/dev/shm", NULL, MS_BIND, NULL) < 0)
 		setup_failed(STEP_MOUNT, errno);
 	int stdin_fd;
-	if (job.stdin_seq) {
+	if (job->stdin_seq) {
 		char in_path[64];
-		snprintf(in_path, sizeof(in_path), "/.b/in-%u", job.stdin_seq);
+		snprintf(in_path, sizeof(in_path), "/.b/in-%u", job->stdin_seq);
 		stdin_fd = open(in_path, O_RDONLY | O_CLOEXEC);
 	} else {
 		stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
 	if (stdin_fd < 0)
 		setup_failed(STEP_STDIN, errno);
+	return stdin_fd;
+}
+
+/* What watching a run measured. */
+struct watch {
+	long long cpu_dead, cpu_live, cpu_polled, t_end;
+	long maxrss;
+	int main_status;
+	bool killed;
+};
+
+/* Reaps the run's processes until none is left, polling the tree every POLL_MS
+ * for CPU, memory and wall limits (a limit hit kills everything and flags st).
+ *
+ * CPU of the run = rusage of the program and of every process that ended while
+ * it ran, plus, for those still alive when it ends, their CPU from /proc just
+ * before they are killed (gVisor's rusage of a task SIGKILLed in that clean-up
+ * is inflated: measured ~13 ms per paused process, growing with their number). */
+static void watch_run(const struct bx_job *job, pid_t pid, long long t0, const sigset_t *chld,
+		      struct watch *w)
+{
+	long long next_poll = t0 + POLL_MS * 1000LL;
+	bool main_done = false;
+	for (;;) {
+		struct rusage ru;
+		int ws;
+		pid_t got;
+		while ((got = wait4(-1, &ws, main_done ? 0 : WNOHANG, &ru)) > 0) {
+			if (!main_done && !w->killed)
+				w->cpu_dead += ru.ru_utime.tv_sec * 1000000LL +
+					       ru.ru_utime.tv_usec +
+					       ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec;
+			if (ru.ru_maxrss > w->maxrss && !main_done)
+				w->maxrss = ru.ru_maxrss;
+			if (got == pid) {
+				w->main_status = ws;
+				main_done = true;
+				w->t_end = now_us();
+				/* processes left (orphans are ours now): their CPU so far */
+				siginfo_t si;
+				if (!w->killed &&
+				    waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
+					long anon = 0;
+					poll_tree(&w->cpu_live, &anon, &st.file_rss_kb);
+				}
+				/* the run is over: nothing of it may outlive the program */
+				kill(-1, SIGKILL);
+			}
+		}
+		if (got < 0 && errno == ECHILD)
+			break;
+		if (main_done)
+			continue;
+		long long now = now_us();
+		if (now >= next_poll) {
+			long long cpu = 0;
+			long rss = 0;
+			poll_tree(&cpu, &rss, &st.file_rss_kb);
+			cpu += w->cpu_dead;
+			w->cpu_polled = cpu;
+			if (rss > st.peak_tree_kb)
+				st.peak_tree_kb = rss;
+			if (!w->killed && job->cpu_ms > 0 && cpu > job->cpu_ms * 1000)
+				st.flags |= BX_CPU_LIMIT, w->killed = true;
+			if (!w->killed && job->memory_kb > 0 && rss > job->memory_kb)
+				st.flags |= BX_MEM_LIMIT, w->killed = true;
+			if (!w->killed && job->wall_ms > 0 && now - t0 > job->wall_ms * 1000)
+				st.flags |= BX_WALL_LIMIT, w->killed = true;
+			if (w->killed)
+				kill(-1, SIGKILL);
+			next_poll = now_us() + POLL_MS * 1000LL;
+			now = now_us();
+		}
+		struct timespec to = {0, (long)(next_poll > now ? next_poll - now : 0) * 1000};
+		if (to.tv_nsec >= 1000000000L)
+			to.tv_sec = to.tv_nsec / 1000000000L, to.tv_nsec %= 1000000000L;
+		sigtimedwait(chld, NULL, &to);
+	}
+}
+
+/* Reads one job from stdin, runs it to the end and reports on it. */
+static void run_job(bool first)
+{
+	struct job_in in;
+	memset(&in, 0, sizeof(in));
+	read_job(&in);
+	int stdin_fd = prepare_job(&in.job, first);
 
 	sigset_t chld;
 	sigemptyset(&chld);
@@ -415,7 +519,7 @@ static void run_job(bool first)
 	if (pid < 0)
 		setup_failed(STEP_FORK, errno);
 	if (pid == 0)
-		child(&job, cargv, cenv, &filter, stdin_fd, ep[1]);
+		child(&in.job, in.argv, in.env, &in.filter, stdin_fd, ep[1]);
 	close(ep[1]);
 	close(stdin_fd);
 	int exec_err = 0;
@@ -424,92 +528,32 @@ static void run_job(bool first)
 	close(ep[0]);
 	st.t_exec = now_us();
 
-	/* CPU of the run = rusage of the program and of every process that ended while
-	 * it ran, plus, for those still alive when it ends, their CPU from /proc just
-	 * before they are killed (gVisor's rusage of a task SIGKILLed in that clean-up
-	 * is inflated: measured ~13 ms per paused process, growing with their number). */
-	long long cpu_dead = 0, cpu_live = 0, cpu_polled = 0;
-	long long next_poll = t0 + POLL_MS * 1000LL, t_end = 0;
-	long maxrss = 0;
-	int main_status = 0;
-	bool main_done = false, killed = false;
-	for (;;) {
-		struct rusage ru;
-		int ws;
-		pid_t w;
-		while ((w = wait4(-1, &ws, main_done ? 0 : WNOHANG, &ru)) > 0) {
-			if (!main_done && !killed)
-				cpu_dead += ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec +
-					    ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec;
-			if (ru.ru_maxrss > maxrss && !main_done)
-				maxrss = ru.ru_maxrss;
-			if (w == pid) {
-				main_status = ws;
-				main_done = true;
-				t_end = now_us();
-				/* processes left (orphans are ours now): their CPU so far */
-				siginfo_t si;
-				if (!killed &&
-				    waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
-					long anon = 0;
-					poll_tree(&cpu_live, &anon, &st.file_rss_kb);
-				}
-				/* the run is over: nothing of it may outlive the program */
-				kill(-1, SIGKILL);
-			}
-		}
-		if (w < 0 && errno == ECHILD)
-			break;
-		if (main_done)
-			continue;
-		long long now = now_us();
-		if (now >= next_poll) {
-			long long cpu = 0;
-			long rss = 0;
-			poll_tree(&cpu, &rss, &st.file_rss_kb);
-			cpu += cpu_dead;
-			cpu_polled = cpu;
-			if (rss > st.peak_tree_kb)
-				st.peak_tree_kb = rss;
-			if (!killed && job.cpu_ms > 0 && cpu > job.cpu_ms * 1000)
-				st.flags |= BX_CPU_LIMIT, killed = true;
-			if (!killed && job.memory_kb > 0 && rss > job.memory_kb)
-				st.flags |= BX_MEM_LIMIT, killed = true;
-			if (!killed && job.wall_ms > 0 && now - t0 > job.wall_ms * 1000)
-				st.flags |= BX_WALL_LIMIT, killed = true;
-			if (killed)
-				kill(-1, SIGKILL);
-			next_poll = now_us() + POLL_MS * 1000LL;
-			now = now_us();
-		}
-		struct timespec to = {0, (long)(next_poll > now ? next_poll - now : 0) * 1000};
-		if (to.tv_nsec >= 1000000000L)
-			to.tv_sec = to.tv_nsec / 1000000000L, to.tv_nsec %= 1000000000L;
-		sigtimedwait(&chld, NULL, &to);
-	}
-	st.wall_us = (t_end ? t_end : now_us()) - t0;
-	st.t_main = t_end;
+	struct watch w = {0};
+	watch_run(&in.job, pid, t0, &chld, &w);
+	st.wall_us = (w.t_end ? w.t_end : now_us()) - t0;
+	st.t_main = w.t_end;
 	st.t_end = now_us();
-	st.cpu_us = killed ? (cpu_polled > cpu_dead ? cpu_polled : cpu_dead) : cpu_dead + cpu_live;
+	st.cpu_us = w.killed ? (w.cpu_polled > w.cpu_dead ? w.cpu_polled : w.cpu_dead)
+			     : w.cpu_dead + w.cpu_live;
 	/* gVisor (ptrace) charges a task for time it waits to be scheduled back into the
 	 * application; with many processes that sum exceeds what the CPUs could give */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu > 0 && st.cpu_us > st.wall_us * ncpu)
 		st.cpu_us = st.wall_us * ncpu;
-	st.maxrss_kb = maxrss;
+	st.maxrss_kb = w.maxrss;
 	if (exec_err) {
 		st.kind = BX_EXEC_FAILED;
 		st.err = exec_err;
-	} else if (WIFSIGNALED(main_status)) {
+	} else if (WIFSIGNALED(w.main_status)) {
 		st.kind = BX_SIGNALED;
-		st.code = WTERMSIG(main_status);
+		st.code = WTERMSIG(w.main_status);
 	} else {
 		st.kind = BX_EXITED;
-		st.code = WEXITSTATUS(main_status);
+		st.code = WEXITSTATUS(w.main_status);
 	}
-	free(insns);
-	free(vec);
-	free(strs);
+	free(in.insns);
+	free(in.vec);
+	free(in.strs);
 	report();
 }
 
