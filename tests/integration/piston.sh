@@ -22,7 +22,7 @@ AUTH=()
 JSON=(-H "Content-Type: application/json")
 
 # px NAME STATUS JQ BODY: POST /api/v2/execute
-px() { expect "$1" "$2" "$3" POST /api/v2/execute "$4"; }
+px() { expect "$1" "$2" "$3" POST /api/v2/execute "${@:4}"; }
 # src TEXT: TEXT as a JSON string
 src() { jq -Rsc . <<<"$1" | sed 's/\\n"$/"/'; }
 
@@ -40,15 +40,18 @@ expect_json "runtimes: Piston's names and aliases" "$RT" \
 PYV=$(jq -r '.[] | select(.language == "python") | .version' <<<"$RT")
 
 # ---- every language ----
-hello() { # NAME LANGUAGE SOURCE [JQ]
-	px "execute $1" 200 "(.language == \"$2\") and (.version | length > 0) and
+hello() { # NAME LANGUAGE SOURCE [JQ]: the answer names LANGUAGE (or HELLO_AS)
+	px "execute $1" 200 "(.language == \"${HELLO_AS:-$2}\") and (.version | length > 0) and
 		.run.stdout == \"hello\\n\" and .run.output == \"hello\\n\" and .run.code == 0 and
 		.run.signal == null and .run.stderr == \"\" ${4:-}" \
 		"{\"language\":\"$2\",\"version\":\"*\",\"files\":[{\"name\":\"x\",\"content\":$(src "$3")}]}"
 }
 hello python python 'print("hello")' 'and (has("compile") | not)'
 hello javascript javascript 'console.log("hello")'
-hello "node (an alias)" js 'console.log("hello")' 'and .language == "javascript"'
+HELLO_AS=javascript hello "js (an alias)" js 'console.log("hello")'
+HELLO_AS=javascript hello "node (our name)" node 'console.log("hello")'
+HELLO_AS=c++ hello "cpp (an alias)" cpp '#include <cstdio>
+int main() { std::puts("hello"); }'
 hello c c '#include <stdio.h>
 int main(void) { puts("hello"); return 0; }' 'and .compile.code == 0 and .compile.signal == null'
 hello "c++" "c++" '#include <iostream>
@@ -59,7 +62,7 @@ hello csharp csharp 'class P { static void Main() { System.Console.WriteLine("he
 # ---- stdin, args, more files, encodings ----
 px "stdin" 200 '.run.stdout == "cba\n"' \
 	"{\"language\":\"python\",\"version\":\"$PYV\",\"stdin\":\"abc\",\"files\":[{\"content\":$(src 'print(input()[::-1])')}]}"
-px "args (python)" 200 '.run.stdout == "[\"1\", \"two words\", \"3\"]\n"' \
+px "args (python)" 200 '.run.stdout == "[\u00271\u0027, \u0027two words\u0027, \u00273\u0027]\n"' \
 	"{\"language\":\"py\",\"version\":\"3.x\",\"args\":[\"1\",\"two words\",\"3\"],\"files\":[{\"content\":$(src 'import sys; print(sys.argv[1:])')}]}"
 px "args (c)" 200 '.run.stdout == "3 -x\n"' \
 	"{\"language\":\"c\",\"version\":\"*\",\"args\":[\"-x\",\"y\"],\"files\":[{\"content\":$(src '#include <stdio.h>
