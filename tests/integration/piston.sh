@@ -37,6 +37,9 @@ expect_json "runtimes: Piston's names and aliases" "$RT" \
 	 (.[] | select(.language == "javascript") | .runtime == "node" and (.aliases | index("js")))
 	 and (.[] | select(.language == "c++") | .aliases | index("cpp"))
 	 and (.[] | select(.language == "python") | has("runtime") | not)'
+expect_json "runtimes: versions from the probes (gcc's last number, .NET's not Roslyn's)" "$RT" \
+	'(.[] | select(.language == "csharp") | .version | startswith("9.")) and
+	 (.[] | select(.language == "python") | .version | startswith("3."))'
 PYV=$(jq -r '.[] | select(.language == "python") | .version' <<<"$RT")
 
 # ---- every language ----
@@ -193,6 +196,22 @@ EOF
 	fi
 else
 	fail "node and npm present" "node '$NODE', npm '$NPM'"
+fi
+
+# ---- the same runs on gvisor: args, files, signals, timeouts ----
+sed 's/^sandbox = native/sandbox = gvisor/' "$ini" >"$SVC_TMP/gvisor.ini"
+svc_stop "$SVC_WORKER_PID"
+if svc_worker "$SVC_TMP/gvisor.ini"; then
+	px "gvisor: args and stdin" 200 '.run.stdout == "a b|in\n"' \
+		"{\"language\":\"python\",\"version\":\"*\",\"stdin\":\"in\",\"args\":[\"a b\"],\"files\":[{\"content\":$(src 'import sys; print(sys.argv[1] + "|" + input())')}]}"
+	px "gvisor: a second file" 200 '.run.stdout == "42\n"' \
+		"{\"language\":\"python\",\"version\":\"*\",\"files\":[{\"content\":\"import util\"},{\"name\":\"util.py\",\"content\":\"print(42)\"}]}"
+	px "gvisor: SIGSEGV" 200 '.run.signal == "SIGSEGV" and .run.code == null and .compile.code == 0' \
+		"{\"language\":\"c\",\"version\":\"*\",\"args\":[\"x\"],\"files\":[{\"content\":$(src 'int main(void) { *(volatile int *)0 = 1; return 0; }')}]}"
+	px "gvisor: run_timeout" 200 '.run.signal == "SIGKILL" and .run.code == null' \
+		'{"language":"python","version":"*","run_timeout":1000,"files":[{"content":"while True: pass"}]}'
+else
+	fail "gvisor worker starts" "$(tail -5 "$SVC_TMP/worker.log")"
 fi
 
 expect "healthy at the end" 200 '.status == "ok"' GET /health
