@@ -58,6 +58,9 @@ enum route route_of(const char *url, const char **arg)
 	    {"/mcp", R_MCP},
 	    {"/api/v2/runtimes", R_PISTON_RUNTIMES},
 	    {"/api/v2/execute", R_PISTON_EXECUTE},
+	    /* the public API's paths: a client moves by changing the host only */
+	    {"/api/v2/piston/runtimes", R_PISTON_RUNTIMES},
+	    {"/api/v2/piston/execute", R_PISTON_EXECUTE},
 	};
 	*arg = NULL;
 	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)

@@ -40,6 +40,8 @@ expect_json "runtimes: Piston's names and aliases" "$RT" \
 expect_json "runtimes: versions from the probes (gcc's last number, .NET's not Roslyn's)" "$RT" \
 	'(.[] | select(.language == "csharp") | .version | startswith("9.")) and
 	 (.[] | select(.language == "python") | .version | startswith("3."))'
+expect "runtimes under the public API's path /api/v2/piston/" 200 "length == 5" \
+	GET /api/v2/piston/runtimes
 PYV=$(jq -r '.[] | select(.language == "python") | .version' <<<"$RT")
 
 # ---- every language ----
@@ -108,6 +110,8 @@ px "run_timeout (CPU): SIGKILL" 200 '.run.signal == "SIGKILL" and .run.code == n
 	'{"language":"python","version":"*","run_timeout":1000,"files":[{"content":"while True: pass"}]}'
 px "run_timeout (sleeping): SIGKILL" 200 '.run.signal == "SIGKILL" and .run.code == null' \
 	'{"language":"python","version":"*","run_timeout":1000,"files":[{"content":"import time\ntime.sleep(20)"}]}'
+expect "execute under /api/v2/piston/, no version: any" 200 '.run.stdout == "p\n"' \
+	POST /api/v2/piston/execute '{"language":"python","files":[{"content":"print(\"p\")"}]}'
 px "memory limits of -1 and compile limits accepted" 200 '.run.stdout == "ok\n"' \
 	'{"language":"python","version":"*","run_memory_limit":-1,"compile_memory_limit":-1,"compile_timeout":10000,"run_timeout":3000,"files":[{"content":"print(\"ok\")"}]}'
 px "run_memory_limit in bytes" 200 '.run.signal == "SIGKILL" and .run.code == null' \
