@@ -332,9 +332,9 @@ static int file_content(struct http_request *r, const cJSON *f, int i, struct st
 	}
 	const char *enc = cJSON_IsString(e) ? e->valuestring : "utf8";
 	int rc = 0;
-	if (e && !cJSON_IsNull(e) && !cJSON_IsString(e)) {
-		rc = -1;
-	} else if (!strcmp(enc, "utf8")) {
+	if (e && !cJSON_IsNull(e) && !cJSON_IsString(e))
+		enc = ""; /* not a name: refused below */
+	if (!strcmp(enc, "utf8")) {
 		strbuf_addstr(out, c->valuestring);
 	} else if (!strcmp(enc, "base64")) {
 		rc = base64_decode(c->valuestring, out);
