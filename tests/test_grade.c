@@ -368,6 +368,34 @@ Test(grade, render_shapes)
 }
 
 /* Stored JSON (as an older binary wrote it) → typed → stored JSON again. */
+Test(grade, plan_appends_args_to_the_run_argv)
+{
+	static char *run[] = {"/usr/bin/python3", "main.py", NULL};
+	struct grade_request req;
+	struct grade_plan p;
+	char err[256] = "";
+	langs_arr[0].run_argv = run;
+	base_request(&req);
+	model_request_add_arg(&req, "1");
+	model_request_add_arg(&req, "two words");
+	cr_assert_eq(grade_plan_make(&p, &env, &req, err, sizeof err), 0, "%s", err);
+	cr_expect_str_eq(p.run_argv[0], "/usr/bin/python3");
+	cr_expect_str_eq(p.run_argv[1], "main.py");
+	cr_expect_str_eq(p.run_argv[2], "1");
+	cr_expect_str_eq(p.run_argv[3], "two words");
+	cr_expect_null(p.run_argv[4]);
+	grade_plan_release(&p);
+	model_request_release(&req);
+	/* no args: the language's argv alone */
+	base_request(&req);
+	cr_assert_eq(grade_plan_make(&p, &env, &req, err, sizeof err), 0, "%s", err);
+	cr_expect_str_eq(p.run_argv[1], "main.py");
+	cr_expect_null(p.run_argv[2]);
+	grade_plan_release(&p);
+	model_request_release(&req);
+	langs_arr[0].run_argv = NULL;
+}
+
 Test(grade, stored_request_round_trip)
 {
 	static const char *const rows[] = {
@@ -382,6 +410,8 @@ Test(grade, stored_request_round_trip)
 	    "{\"language\":\"c\",\"source\":\"x\",\"files\":[{\"name\":\"u.h\",\"content\":\"int\"}"
 	    "],"
 	    "\"problem\":\"sum\",\"limits\":{},\"run_all_tests\":false}",
+	    "{\"language\":\"python\",\"source\":\"x\",\"args\":[\"1\",\"a b\"],\"stdin\":\"\","
+	    "\"run_all_tests\":false}",
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		cJSON *in = cJSON_Parse(rows[i]);

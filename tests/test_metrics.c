@@ -111,12 +111,20 @@ Test(metrics, histograms_are_cumulative)
 Test(metrics, route_labels)
 {
 	const char *const *n = route_names();
-	static const char *const want[R_COUNT] = {"execute",	 "execute_with_expected",
-						  "submissions", "submissions_batch",
-						  "submission",	 "languages",
-						  "problems",	 "problem",
-						  "health",	 "metrics",
-						  "mcp",	 "other"};
+	static const char *const want[R_COUNT] = {"execute",
+						  "execute_with_expected",
+						  "submissions",
+						  "submissions_batch",
+						  "submission",
+						  "languages",
+						  "problems",
+						  "problem",
+						  "health",
+						  "metrics",
+						  "mcp",
+						  "piston_runtimes",
+						  "piston_execute",
+						  "other"};
 	for (int i = 0; i < R_COUNT; i++)
 		cr_assert_str_eq(n[i], want[i]);
 	const char *arg;

@@ -210,6 +210,54 @@ Test(request, fields)
 	EXPECT(REQ_EXECUTE, "{\"language\":null,\"source\":\"x\"}", 422, "missing_field");
 }
 
+Test(request, files_and_args)
+{
+	struct req_parsed p;
+	const char *body = "{\"language\":\"python\",\"source\":\"import u\",\"files\":[{\"name\":"
+			   "\"u.py\",\"content\":\"x = 1\"}],\"args\":[\"1\",\"a b\"]}";
+	cr_assert_eq(check(REQ_EXECUTE, body, NULL, &p), 200);
+	cr_expect_eq(p.req.nfiles, 1);
+	cr_expect_str_eq(p.req.files[0].name, "u.py");
+	cr_expect_eq(p.req.nargs, 2);
+	cr_expect_str_eq(p.req.args[1], "a b");
+	char *s = cJSON_PrintUnformatted(p.request);
+	cr_expect_str_eq(s, "{\"language\":\"python\",\"source\":\"import u\",\"files\":[{\"name\":"
+			    "\"u.py\",\"content\":\"x = 1\"}],\"args\":[\"1\",\"a b\"],\"stdin\":"
+			    "\"\",\"run_all_tests\":false}");
+	free(s);
+	req_parsed_release(&p);
+#define PY "{\"language\":\"python\",\"source\":\"x\","
+	EXPECT(REQ_EXECUTE, PY "\"files\":{}}", 422, "invalid_field");
+	EXPECT(REQ_EXECUTE, PY "\"files\":[1]}", 422, "invalid_field");
+	EXPECT(REQ_EXECUTE, PY "\"files\":[{\"name\":\"../u.py\",\"content\":\"\"}]}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, PY "\"files\":[{\"name\":\".env\",\"content\":\"\"}]}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, PY "\"files\":[{\"name\":\"a/b\",\"content\":\"\"}]}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, PY "\"files\":[{\"name\":\"u\"}]}", 422, "missing_field");
+	EXPECT(REQ_EXECUTE, PY "\"files\":[{\"name\":\"u\",\"content\":\"\",\"mode\":1}]}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE,
+	       PY
+	       "\"files\":[{\"name\":\"u\",\"content\":\"\"},{\"name\":\"u\",\"content\":\"\"}]}",
+	       422, "invalid_field");
+	EXPECT(REQ_EXECUTE, PY "\"args\":\"1 2\"}", 422, "invalid_field");
+	EXPECT(REQ_EXECUTE, PY "\"args\":[1]}", 422, "invalid_field");
+	EXPECT(REQ_EXECUTE, PY "\"args\":[]}", 200, "ok");
+	char big[8192];
+	int n = snprintf(big, sizeof big, PY "\"args\":[");
+	for (int i = 0; i < 65; i++)
+		n += snprintf(big + n, sizeof big - (size_t)n, "%s\"a\"", i ? "," : "");
+	snprintf(big + n, sizeof big - (size_t)n, "]}");
+	EXPECT(REQ_EXECUTE, big, 422, "invalid_field");
+	n = snprintf(big, sizeof big, PY "\"args\":[\"");
+	memset(big + n, 'a', 4097);
+	snprintf(big + n + 4097, sizeof big - (size_t)n - 4097, "\"]}");
+	EXPECT(REQ_EXECUTE, big, 413, "too_large");
+#undef PY
+}
+
 Test(request, sizes)
 {
 	char body[8192];

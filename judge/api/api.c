@@ -15,6 +15,7 @@
 #include "judge/api/info.h"
 #include "judge/api/mcp.h"
 #include "judge/api/metrics.h"
+#include "judge/api/piston.h"
 #include "judge/api/render.h"
 #include "judge/api/route.h"
 #include "judge/api/submit.h"
@@ -135,15 +136,19 @@ static void on_headers(struct http_request *r, void *arg)
 		return;
 	/* MCP's transport asks servers to check Origin against DNS rebinding: a
 	 * web page must not drive a keyless (loopback) judge through a browser.
-	 * With keys on, a page without the key gets 401 anyway. */
-	if (rt == R_MCP && !a->auth_on && !route_local_origin(http_header(r, "Origin"))) {
+	 * With keys on, a page without the key gets 401 anyway.
+	 * The Piston paths too: their POST takes any Content-Type, so a page's
+	 * plain form post would reach them without a CORS preflight. */
+	bool origin_checked = rt == R_MCP || rt == R_PISTON_RUNTIMES || rt == R_PISTON_EXECUTE;
+	if (origin_checked && !a->auth_on && !route_local_origin(http_header(r, "Origin"))) {
 		http_error(r, 403, "forbidden_origin",
 			   "requests from a web page of another origin are refused");
 		return;
 	}
 	if (!admit(r, a))
 		return;
-	if (!strcmp(r->method, "POST") && !is_json(r))
+	/* Piston's clients send JSON without saying so (text/plain) */
+	if (!strcmp(r->method, "POST") && !is_json(r) && rt != R_PISTON_EXECUTE)
 		http_error(r, 415, "unsupported_media_type",
 			   "the body must be JSON (Content-Type: application/json)");
 }
@@ -180,6 +185,10 @@ static void on_request(struct http_request *r, void *arg)
 		return info_problems(r, a);
 	case R_PROBLEM:
 		return info_problem(r, a, id);
+	case R_PISTON_RUNTIMES:
+		return piston_runtimes(r, a);
+	case R_PISTON_EXECUTE:
+		return piston_execute(r, a);
 	default:
 		http_error(r, 404, "not_found", "no such endpoint: %.100s", r->url);
 	}

@@ -20,18 +20,33 @@
 #include "judge/service/queue.h"
 #include "judge/store/db.h"
 
+/* Probes the languages' versions once; the caller holds a->vlock. */
+static void probe_versions(struct api *a)
+{
+	if (a->versions)
+		return;
+	a->versions = xcalloc((size_t)a->langs.count + 1, sizeof *a->versions);
+	for (int i = 0; i < a->langs.count; i++) {
+		char v[128] = "";
+		if (lang_probe_version(&a->langs.langs[i], v, sizeof v, 3000) < 0)
+			v[0] = 0;
+		a->versions[i] = xstrdup(v);
+	}
+}
+
+const char *info_language_version(struct api *a, int i)
+{
+	pthread_mutex_lock(&a->vlock);
+	probe_versions(a);
+	pthread_mutex_unlock(&a->vlock);
+	/* written once under the lock, never changed until api_stop */
+	return i >= 0 && i < a->langs.count ? a->versions[i] : "";
+}
+
 void info_languages(struct http_request *r, struct api *a)
 {
 	pthread_mutex_lock(&a->vlock);
-	if (!a->versions) {
-		a->versions = xcalloc((size_t)a->langs.count + 1, sizeof *a->versions);
-		for (int i = 0; i < a->langs.count; i++) {
-			char v[128] = "";
-			if (lang_probe_version(&a->langs.langs[i], v, sizeof v, 3000) < 0)
-				v[0] = 0;
-			a->versions[i] = xstrdup(v);
-		}
-	}
+	probe_versions(a);
 	cJSON *arr = cJSON_CreateArray();
 	for (int i = 0; i < a->langs.count; i++) {
 		const struct lang *l = &a->langs.langs[i];

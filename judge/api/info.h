@@ -7,6 +7,9 @@ struct http_request;
 /* GET /v1/languages: the languages with their versions (probed once, on the
  * first call). */
 void info_languages(struct http_request *r, struct api *a);
+/* The first line of language i's version probe (a->langs order; probed once,
+ * on the first call), "" when it failed. Owned by a. */
+const char *info_language_version(struct api *a, int i);
 /* GET /v1/problems: id, name and whether this judge supports each problem. */
 void info_problems(struct http_request *r, struct api *a);
 /* GET /v1/problems/{id}: the problem's description, limits and samples (never

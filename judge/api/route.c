@@ -5,12 +5,20 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const names[R_COUNT] = {"execute",	  "execute_with_expected",
-					   "submissions", "submissions_batch",
-					   "submission",  "languages",
-					   "problems",	  "problem",
-					   "health",	  "metrics",
-					   "mcp",	  "other"};
+static const char *const names[R_COUNT] = {"execute",
+					   "execute_with_expected",
+					   "submissions",
+					   "submissions_batch",
+					   "submission",
+					   "languages",
+					   "problems",
+					   "problem",
+					   "health",
+					   "metrics",
+					   "mcp",
+					   "piston_runtimes",
+					   "piston_execute",
+					   "other"};
 
 const char *const *route_names(void)
 {
@@ -48,6 +56,11 @@ enum route route_of(const char *url, const char **arg)
 	    {"/health", R_HEALTH},
 	    {"/metrics", R_METRICS},
 	    {"/mcp", R_MCP},
+	    {"/api/v2/runtimes", R_PISTON_RUNTIMES},
+	    {"/api/v2/execute", R_PISTON_EXECUTE},
+	    /* the public API's paths: a client moves by changing the host only */
+	    {"/api/v2/piston/runtimes", R_PISTON_RUNTIMES},
+	    {"/api/v2/piston/execute", R_PISTON_EXECUTE},
 	};
 	*arg = NULL;
 	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
@@ -69,7 +82,7 @@ static bool takes_post(enum route rt)
 {
 	/* /mcp: no SSE stream to GET, no session to DELETE */
 	return rt == R_EXECUTE || rt == R_EXECUTE_EXPECTED || rt == R_SUBMIT || rt == R_BATCH ||
-	       rt == R_MCP;
+	       rt == R_MCP || rt == R_PISTON_EXECUTE;
 }
 
 const char *route_allow(enum route rt)

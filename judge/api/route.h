@@ -19,6 +19,8 @@ enum route {
 	R_HEALTH,
 	R_METRICS,
 	R_MCP,
+	R_PISTON_RUNTIMES, /* GET /api/v2/runtimes (piston.h) */
+	R_PISTON_EXECUTE,  /* POST /api/v2/execute */
 	R_OTHER,
 	R_COUNT
 };

@@ -25,9 +25,10 @@
 struct wait_ctx {
 	struct api *api;
 	struct http_request *r;
-	int64_t enqueued_us; /* clock_mono_us() */
-	bool sync;	     /* execute*: answer with the result JSON */
-	struct waiter w;     /* w.id: the submission; w.deadline_ms: when to stop waiting */
+	int64_t enqueued_us;	 /* clock_mono_us() */
+	bool sync;		 /* execute*: answer with the result JSON */
+	submit_answer_fn answer; /* another front's answer, or NULL */
+	struct waiter w;	 /* w.id: the submission; w.deadline_ms: when to stop waiting */
 };
 
 static void wait_ctx_free(void *p)
@@ -80,6 +81,11 @@ static void continue_wait(struct wait_ctx *c)
 			render_db_error(r, "reading a submission", err);
 		} else if (rc == 0) {
 			http_error(r, 404, "not_found", "no submission %" PRId64, c->w.id);
+		} else if (c->answer) {
+			c->answer(r, a, &s, final);
+			if (final)
+				metrics_exec_latency(a->metrics,
+						     (clock_mono_us() - c->enqueued_us) / 1e6);
 		} else if (final && c->sync) {
 			cJSON *res = render_result(&s);
 			http_respond_json(r, 200, res);
@@ -97,7 +103,7 @@ static void continue_wait(struct wait_ctx *c)
 
 /* Starts waiting for id until deadline_ms (a clock_mono_ms() time). */
 static void start_wait(struct http_request *r, struct api *a, int64_t id, int64_t deadline_ms,
-		       bool sync)
+		       bool sync, submit_answer_fn answer)
 {
 	struct wait_ctx *c = xcalloc(1, sizeof *c);
 	*c = (struct wait_ctx){
@@ -105,6 +111,7 @@ static void start_wait(struct http_request *r, struct api *a, int64_t id, int64_
 	    .r = r,
 	    .enqueued_us = clock_mono_us(),
 	    .sync = sync,
+	    .answer = answer,
 	    .w = {.id = id, .deadline_ms = deadline_ms, .resume = resume_request}};
 	c->w.arg = c;
 	r->ctx = c;
@@ -235,11 +242,32 @@ void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, b
 	log_debug("api: submission %" PRId64 " %s (%s)", id, created ? "queued" : "repeated",
 		  sync ? "sync" : "async");
 	if (sync)
-		start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true);
+		start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true, NULL);
 	else
 		respond_queued(r, id, created, status);
 out:
 	req_parsed_release(&p);
+}
+
+void submit_run(struct http_request *r, struct api *a, const struct req_parsed *p,
+		submit_answer_fn answer)
+{
+	char err[256];
+	struct queue_new qn = {
+	    .request = p->request,
+	    .priority = QUEUE_PRIO_INTERACTIVE,
+	    .api_key_id = a->auth_on ? r->key_id : 0,
+	};
+	int64_t id = 0;
+	bool created = true;
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int rc = db ? queue_enqueue(db, &qn, &id, &created, err, sizeof err) : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc < 0)
+		return render_db_error(r, "enqueue", err);
+	log_debug("api: submission %" PRId64 " queued (sync, another front)", id);
+	start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true, answer);
 }
 
 /* The submissions array of a batch body, or NULL with e. */
@@ -379,5 +407,5 @@ void submit_get(struct http_request *r, struct api *a, const char *id_s, const c
 		if (wait > a->cfg->max_wait_s)
 			wait = a->cfg->max_wait_s;
 	}
-	start_wait(r, a, id, clock_mono_ms() + (int64_t)wait * 1000, false);
+	start_wait(r, a, id, clock_mono_ms() + (int64_t)wait * 1000, false, NULL);
 }

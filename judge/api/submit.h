@@ -13,6 +13,7 @@
 
 struct api;
 struct http_request;
+struct queue_sub;
 
 /* POST /v1/execute, /v1/execute_with_expected (sync: answer with the result
  * once it is final, interactive priority) and /v1/submissions (201 at once,
@@ -22,6 +23,15 @@ void submit_post(struct http_request *r, struct api *a, enum req_kind kind, bool
 /* The same with the body already parsed (not kept after the return). */
 void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync,
 		    const cJSON *body);
+/* How a front other than /v1 (piston.c) answers a run it waited for: s is
+ * the submission, final unless the wait of max_wait_s ran out. It must respond. */
+typedef void (*submit_answer_fn)(struct http_request *r, struct api *a, const struct queue_sub *s,
+				 bool final);
+/* Enqueues the validated request p at interactive priority (no idempotency
+ * key) and waits for it like /v1/execute, then answers through answer (a
+ * database failure is a 503 of the API's own shape). Always answers or parks r. */
+void submit_run(struct http_request *r, struct api *a, const struct req_parsed *p,
+		submit_answer_fn answer);
 /* POST /v1/submissions/batch {"submissions": [request, ...]}: all or none,
  * 201 {"ids": [...]}. */
 void submit_batch(struct http_request *r, struct api *a);

@@ -121,6 +121,7 @@ void grade_plan_release(struct grade_plan *p)
 		prob_release(p->owned_problem);
 	free(p->owned_problem);
 	prob_argv_free(p->compile_argv);
+	free(p->run_argv);
 	memset(p, 0, sizeof *p);
 }
 
@@ -143,6 +144,14 @@ int grade_plan_make(struct grade_plan *p, const struct grade_env *env,
 	p->cancel = env->cancel;
 	p->backend = env->backend;
 	p->cmp = req->cmp;
+	size_t n = 0;
+	while (p->lang->run_argv && p->lang->run_argv[n])
+		n++;
+	p->run_argv = xcalloc(n + (size_t)req->nargs + 1, sizeof *p->run_argv);
+	for (size_t i = 0; i < n; i++)
+		p->run_argv[i] = p->lang->run_argv[i];
+	for (int i = 0; i < req->nargs; i++)
+		p->run_argv[n + (size_t)i] = req->args[i];
 	plan_limits(p, env->cfg, req);
 	return plan_tests(p, env, req, err, errlen);
 }
@@ -400,7 +409,7 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, struct grad
 			return -1;
 		const struct grade_test *t = &p->tests[i];
 		struct run_spec spec = {
-		    .argv = (const char *const *)p->lang->run_argv,
+		    .argv = (const char *const *)p->run_argv,
 		    .env = (const char *const *)p->lang->env,
 		    .ro_paths = (const char *const *)p->lang->ro_paths,
 		    .warm_argv = (const char *const *)p->lang->warm_argv,

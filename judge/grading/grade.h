@@ -77,6 +77,8 @@ struct grade_plan {
 	struct checker *checker; /* custom output validator; owned when own_checker */
 	bool own_checker;
 	char **compile_argv; /* programs of several sources (prob_compile_argv), or NULL */
+	/* the language's run argv and the request's args (strings borrowed) */
+	const char **run_argv;
 };
 
 /* Plans req with env's configuration, languages and package (a "problem"

@@ -24,6 +24,9 @@ void model_request_release(struct grade_request *r)
 		free(r->files[i].content);
 	}
 	free(r->files);
+	for (int i = 0; i < r->nargs; i++)
+		free(r->args[i]);
+	free(r->args);
 	for (int i = 0; i < r->ntests; i++) {
 		free(r->tests[i].name);
 		free(r->tests[i].stdin_data);
@@ -71,6 +74,12 @@ void model_request_add_file(struct grade_request *r, const char *name, const cha
 	f->len = len;
 }
 
+void model_request_add_arg(struct grade_request *r, const char *arg)
+{
+	r->args = xreallocarray(r->args, (size_t)r->nargs + 1, sizeof *r->args);
+	r->args[r->nargs++] = xstrdup(arg);
+}
+
 /* cJSON strings end at the first NUL: the parsers never let one in. */
 static void add_str(cJSON *o, const char *key, const char *s)
 {
@@ -111,6 +120,11 @@ static void render_body(cJSON *o, const struct grade_request *r)
 			add_str(f, "name", r->files[i].name);
 			add_str(f, "content", r->files[i].content);
 		}
+	}
+	if (r->nargs) {
+		cJSON *args = cJSON_AddArrayToObject(o, "args");
+		for (int i = 0; i < r->nargs; i++)
+			cJSON_AddItemToArray(args, cJSON_CreateString(r->args[i]));
 	}
 	if (r->problem) {
 		add_str(o, "problem", r->problem);
@@ -262,6 +276,12 @@ int model_request_load(const cJSON *in, struct grade_request *out, char *err, si
 	set_str(&out->source, &out->source_len, src);
 	if (load_files(in, out, err, errlen) < 0)
 		return -1;
+	const cJSON *arg;
+	cJSON_ArrayForEach(arg, cJSON_GetObjectItemCaseSensitive(in, "args"))
+	{
+		if (cJSON_IsString(arg) && arg->valuestring)
+			model_request_add_arg(out, arg->valuestring);
+	}
 	if (problem)
 		set_str(&out->problem, NULL, problem);
 	else

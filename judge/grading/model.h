@@ -5,7 +5,8 @@
  * (grade.h), and its result rendered to the result JSON of the README in one
  * place (model_result_render). The normalized JSON is:
  *   {"language": "python", "source": "...",
- *    "files": [{"name": "util.h", "content": "..."}],   more files (judge run/verify)
+ *    "files": [{"name": "util.h", "content": "..."}],   more files (judge run/verify, /v1, Piston)
+ *    "args": ["1", "2"],                    command-line arguments of the program (when any)
  *    "tests": [{"name": "1", "stdin": "...", "expected_output": "..."}],  (expected optional)
  *    "problem": "sum",                      instead of tests: a package's tests
  *    "stdin": "...", "expected_output": "...",   instead of both: one run
@@ -51,6 +52,8 @@ struct grade_request {
 	size_t source_len;
 	struct grade_file *files;
 	int nfiles;
+	char **args; /* appended to the language's run argv */
+	int nargs;
 	struct grade_test_in *tests;
 	int ntests;
 	char *problem;
@@ -79,6 +82,8 @@ void model_request_add_test(struct grade_request *r, const char *name, const cha
 /* Appends a file; copies both strings. */
 void model_request_add_file(struct grade_request *r, const char *name, const char *content,
 			    size_t len);
+/* Appends a command-line argument of the program; copies it. */
+void model_request_add_arg(struct grade_request *r, const char *arg);
 /* The normalized JSON of r (the caller deletes it); never NULL. */
 cJSON *model_request_render(const struct grade_request *r);
 /* Reads normalized JSON (as stored, possibly by an older binary) into out, which

@@ -20,6 +20,11 @@
 #define MAX_PROBLEM_ID 64
 #define MAX_TEST_NAME  128
 #define MAX_URL	       2048
+/* A request's extra files and program arguments (Piston's files and args). */
+#define MAX_FILES     64
+#define MAX_FILE_NAME 128
+#define MAX_ARGS      64
+#define MAX_ARG_BYTES 4096
 
 int req_fail(struct req_error *err, int http_status, const char *code, const char *fmt, ...)
 {
@@ -488,6 +493,94 @@ static int validate_tests(const struct judge_config *cfg, const cJSON *tests,
 	return 0;
 }
 
+/* A file name in the box: one plain name, no hidden files, not the main source. */
+static bool file_name_ok(const char *n)
+{
+	size_t len = strlen(n);
+	if (len == 0 || len > MAX_FILE_NAME || n[0] == '.' || n[0] == '-')
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)n[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+/* files: [{name, content}], written beside the source (model.h). */
+static int validate_files(const struct judge_config *cfg, const struct lang *l, const cJSON *in,
+			  struct grade_request *o, struct req_error *err)
+{
+	const cJSON *files = cJSON_GetObjectItemCaseSensitive(in, "files");
+	if (!files || cJSON_IsNull(files))
+		return 0;
+	if (!cJSON_IsArray(files))
+		return req_fail(err, 422, "invalid_field", "files must be an array of objects");
+	int n = cJSON_GetArraySize(files);
+	if (n > MAX_FILES)
+		return req_fail(err, 413, "too_large", "files has %d entries, at most %d allowed",
+				n, MAX_FILES);
+	static const char *const keys[] = {"name", "content", NULL};
+	const cJSON *f;
+	int i = 0;
+	cJSON_ArrayForEach(f, files)
+	{
+		char where[32];
+		const char *name, *content;
+		snprintf(where, sizeof where, "files[%d].", i);
+		if (!cJSON_IsObject(f))
+			return req_fail(err, 422, "invalid_field", "files[%d] must be an object",
+					i);
+		if (check_known_keys(f, keys, where, err) < 0 ||
+		    get_string(f, "name", where, true, 0, &name, err) < 0 ||
+		    get_string(f, "content", where, true, (size_t)cfg->max_source_kb * 1024,
+			       &content, err) < 0)
+			return -1;
+		if (!file_name_ok(name))
+			return req_fail(err, 422, "invalid_field",
+					"files[%d].name must be a plain file name of at most %d "
+					"characters [A-Za-z0-9._-], not starting with '.' or '-'",
+					i, MAX_FILE_NAME);
+		if (l->source_file && !strcmp(name, l->source_file))
+			return req_fail(err, 422, "invalid_field",
+					"files[%d].name '%s' is the name of the source itself", i,
+					name);
+		for (int j = 0; j < o->nfiles; j++)
+			if (!strcmp(o->files[j].name, name))
+				return req_fail(err, 422, "invalid_field",
+						"files[%d].name '%s' is also files[%d]'s", i, name,
+						j);
+		model_request_add_file(o, name, content, strlen(content));
+		i++;
+	}
+	return 0;
+}
+
+/* args: the program's command-line arguments, after the language's run argv. */
+static int validate_args(const cJSON *in, struct grade_request *o, struct req_error *err)
+{
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(in, "args");
+	if (!args || cJSON_IsNull(args))
+		return 0;
+	if (!cJSON_IsArray(args) || cJSON_GetArraySize(args) > MAX_ARGS)
+		return req_fail(err, 422, "invalid_field", "args must be at most %d strings",
+				MAX_ARGS);
+	const cJSON *a;
+	int i = 0;
+	cJSON_ArrayForEach(a, args)
+	{
+		if (!cJSON_IsString(a) || !a->valuestring)
+			return req_fail(err, 422, "invalid_field", "args[%d] must be a string", i);
+		if (strlen(a->valuestring) > MAX_ARG_BYTES)
+			return req_fail(err, 413, "too_large", "args[%d] is longer than %d bytes",
+					i, MAX_ARG_BYTES);
+		model_request_add_arg(o, a->valuestring);
+		i++;
+	}
+	return 0;
+}
+
 static int unknown_language(const struct lang_registry *langs, const char *language,
 			    struct req_error *err)
 {
@@ -578,14 +671,16 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 		return req_fail(err, 422, "invalid_field", "the request must be a JSON object");
 	static const char *const keys[] = {
 	    "language", "source", "stdin",	   "expected_output", "tests",		 "problem",
-	    "compare",	"limits", "run_all_tests", "callback_url",    "idempotency_key", NULL};
+	    "compare",	"limits", "run_all_tests", "callback_url",    "idempotency_key", "files",
+	    "args",	NULL};
 	if (check_known_keys(in, keys, "", err) < 0)
 		return -1;
 
 	const char *language, *source, *cb;
+	const struct lang *l;
 	if (get_string(in, "language", "", true, 64, &language, err) < 0)
 		goto out;
-	if (!lang_find(langs, language)) {
+	if (!(l = lang_find(langs, language))) {
 		unknown_language(langs, language, err);
 		goto out;
 	}
@@ -597,7 +692,8 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	}
 	copy_string(&o->language, NULL, language);
 	copy_string(&o->source, &o->source_len, source);
-	if (validate_form(cfg, kind, in, o, &cb, err) < 0)
+	if (validate_files(cfg, l, in, o, err) < 0 || validate_args(in, o, err) < 0 ||
+	    validate_form(cfg, kind, in, o, &cb, err) < 0)
 		goto out;
 	if (validate_compare(in, o->problem != NULL, o, err) < 0 || check_regexes(o, err) < 0 ||
 	    validate_limits(cfg, in, o, err) < 0 ||
