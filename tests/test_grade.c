@@ -166,6 +166,8 @@ Test(grade, plan_problem_package)
 	cr_expect(p.tests[1].hide_data, "secret test");
 	cr_expect_not_null(p.tests[1].expected_path);
 	cr_expect_eq(p.run_limits.cpu_ms, 1500, "the package's time limit");
+	cr_expect_eq(p.run_limits.wall_ms, 3250, "the package's wall rule: 1.5 x 1.5 s + 1 s");
+	cr_expect_eq(p.run_limits.stdout_bytes, 8L << 20, "the format's default output limit");
 	grade_plan_release(&p);
 	/* the request's own limit wins over the package's */
 	req.limits.time_ms = 700;
@@ -177,6 +179,56 @@ Test(grade, plan_problem_package)
 	cr_expect_eq(grade_plan_make(&p, &env, &req, err, sizeof err), -1);
 	grade_plan_release(&p);
 	model_request_release(&req);
+}
+
+Test(grade, unsupported_package_is_refused_with_the_reason)
+{
+	put("score", NULL);
+	put("score/problem.yaml", "problem_format_version: 2023-07\ntype: scoring\n");
+	put("score/data", NULL);
+	put("score/data/secret", NULL);
+	put("score/data/secret/1.in", "1\n");
+	put("score/data/secret/1.ans", "1\n");
+	struct grade_request req;
+	struct grade_plan p;
+	char err[256] = "";
+	base_request(&req);
+	model_set(&req.problem, "score", 5);
+	cr_assert_eq(grade_plan_make(&p, &env, &req, err, sizeof err), -1);
+	cr_expect(strstr(err, "scoring problems are not supported"), "got '%s'", err);
+	grade_plan_release(&p);
+	model_request_release(&req);
+}
+
+Test(grade, source_that_is_not_text_is_a_compile_error)
+{
+	static const struct {
+		const char *src;
+		size_t len;
+		const char *msg;
+	} cases[] = {
+	    {"print(1)\n\0\1", 11, "a NUL byte at byte 9"},
+	    {"\x7f"
+	     "ELF\xff\xfe",
+	     6, "invalid UTF-8 at byte 4"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct grade_request req;
+		struct grade_result res;
+		base_request(&req);
+		free(req.source);
+		req.source = malloc(cases[i].len + 1);
+		memcpy(req.source, cases[i].src, cases[i].len + 1);
+		req.source_len = cases[i].len;
+		/* refused before any sandbox is opened */
+		grade_request(&env, &req, &res);
+		cr_expect_eq(res.status, SUB_COMPILE_ERROR, "case %zu", i);
+		cr_expect(res.compile.ran && !res.compile.ok);
+		cr_expect(strstr(res.compile.output.buf, cases[i].msg), "case %zu: got '%s'", i,
+			  res.compile.output.buf);
+		model_result_release(&res);
+		model_request_release(&req);
+	}
 }
 
 Test(grade, judge_one_test)

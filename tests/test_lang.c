@@ -82,7 +82,9 @@ Test(lang, shipped_files_load)
 	cr_assert(has(c->compile_argv, "-lm"));
 	cr_assert(has(lang_find(&reg, "cpp")->compile_argv, "-std=gnu++20"));
 	const struct lang *py = lang_find(&reg, "python");
-	cr_assert_null(py->compile_argv, "python is interpreted");
+	/* python byte-compiles its sources: a syntax error is a compile error */
+	cr_assert_not_null(py->compile_argv);
+	cr_assert(has(py->compile_argv, "-S") && has(py->compile_argv, "main.py"));
 	cr_assert(has(py->env, "PYTHONDONTWRITEBYTECODE=1"));
 	cr_assert(has(py->run_argv, "main.py"));
 	cr_assert(has(py->ro_paths, "/opt/judge/runtimes/python3.12"));

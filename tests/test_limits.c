@@ -108,7 +108,7 @@ Test(limits, package_wins_over_language)
 	struct run_limits l;
 	limits_run(&policy, &lang, &pkg, NULL, &l);
 	cr_assert_eq(l.cpu_ms, 1500);
-	cr_assert_eq(l.wall_ms, 5500);
+	cr_assert_eq(l.wall_ms, 3250, "a package's wall rule: 1.5 x 1.5 s + 1 s");
 	cr_assert_eq(l.memory_kb, 1024 * 1024);
 	cr_assert_eq(l.stdout_bytes, 3L << 20);
 	cr_assert_eq(l.processes, 10, "a package has no process limit");
@@ -122,7 +122,48 @@ Test(limits, package_wins_over_language)
 	limits_run(&policy, &lang, &none, NULL, &l);
 	cr_assert_eq(l.cpu_ms, 5000);
 	cr_assert_eq(l.memory_kb, 512 * 1024);
-	cr_assert_eq(l.stdout_bytes, 16384L * 1024);
+	cr_assert_eq(l.stdout_bytes, 8L << 20, "the format's 8 MiB, not judge.ini's 16");
+}
+
+Test(limits, package_wall_rule)
+{
+	/* time_limit_to_tle not given: the format's 1.5 */
+	cr_assert_eq(limits_package_wall_ms(5000, 0), 8500);
+	cr_assert_lt(limits_package_wall_ms(5000, 0), 10000, "sleep(10) under 5 s must time out");
+	cr_assert_eq(limits_package_wall_ms(1000, 0), 2500);
+	cr_assert_eq(limits_package_wall_ms(1000, 4), 5000);
+	cr_assert_eq(limits_package_wall_ms(1500, 2), 4000);
+	cr_assert_eq(limits_package_wall_ms(0, 1.5), LIMITS_WALL_SLACK_MS);
+
+	struct prob_limits pkg = {.time_limit_s = 5, .time_limit_to_tle = 1.5};
+	struct run_limits l;
+	limits_run(&policy, NULL, &pkg, NULL, &l);
+	cr_assert_eq(l.cpu_ms, 5000);
+	cr_assert_eq(l.wall_ms, 8500);
+	assert_complete(&l);
+	/* the request's CPU limit (judge verify's) gets the package's wall rule */
+	struct limits_request cpu_only = {.time_ms = 2000};
+	limits_run(&policy, NULL, &pkg, &cpu_only, &l);
+	cr_assert_eq(l.wall_ms, 4000);
+	/* without a package, judge.ini's factor */
+	limits_run(&policy, NULL, NULL, &cpu_only, &l);
+	cr_assert_eq(l.wall_ms, 7000);
+}
+
+Test(limits, package_output_default)
+{
+	struct prob_limits pkg = {.time_limit_s = 1};
+	struct run_limits l;
+	limits_run(&policy, NULL, &pkg, NULL, &l);
+	cr_assert_eq(l.stdout_bytes, LIMITS_PACKAGE_OUTPUT_MB << 20);
+	cr_assert_eq(l.stdout_bytes, 8L << 20);
+	/* problem.yaml's limits.output wins, and the request's over both */
+	pkg.output_mb = 32;
+	limits_run(&policy, NULL, &pkg, NULL, &l);
+	cr_assert_eq(l.stdout_bytes, 32L << 20);
+	struct limits_request req = {.output_kb = 100};
+	limits_run(&policy, NULL, &pkg, &req, &l);
+	cr_assert_eq(l.stdout_bytes, 100L * 1024);
 }
 
 Test(limits, request_wins_over_everything)
@@ -143,7 +184,7 @@ Test(limits, request_wins_over_everything)
 	/* a CPU limit without a wall limit: the wall rule on the asked CPU limit */
 	struct limits_request cpu_only = {.time_ms = 300};
 	limits_run(&policy, &lang, &pkg, &cpu_only, &l);
-	cr_assert_eq(l.wall_ms, 1900);
+	cr_assert_eq(l.wall_ms, 1450, "the package's wall rule on the asked CPU limit");
 	/* a wall limit alone leaves the CPU limit to the package */
 	struct limits_request wall_only = {.wall_ms = 100000};
 	limits_run(&policy, &lang, &pkg, &wall_only, &l);

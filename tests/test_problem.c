@@ -1,5 +1,6 @@
 /* test_problem: loading ICPC problem packages (problem.c) from tests/problems-fixtures/. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,6 +189,79 @@ Test(problem, interactive_is_loaded_but_unsupported)
 	cr_assert_float_eq(P.limits.time_limit_to_tle, 4, 1e-9);
 }
 
+static char tmpdir[64];
+
+static void make_tmp(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/test_problem.XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void remove_tmp(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* A package in tmpdir with problem.yaml holding yaml, one test and a validator. */
+static void write_pkg(const char *yaml)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "cd '%s' && mkdir -p data/secret output_validators/v && echo 1 >data/secret/1.in "
+		 "&& echo 1 >data/secret/1.ans && echo 'import sys; sys.exit(42)' "
+		 ">output_validators/v/validate.py",
+		 tmpdir);
+	cr_assert_eq(system(cmd), 0);
+	char path[128];
+	snprintf(path, sizeof path, "%s/problem.yaml", tmpdir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(yaml, f);
+	fclose(f);
+}
+
+Test(problem, scoring_is_loaded_but_unsupported)
+{
+	load_ok(FIX "scoring");
+	cr_assert(P.scoring);
+	cr_assert(P.unsupported && strstr(P.unsupported, "scoring problems are not supported"),
+		  "got %s", P.unsupported);
+	prob_release(&P);
+}
+
+Test(problem, legacy_multi_pass_is_not_graded_as_custom)
+{
+	load_ok(FIX "legacy-multi-pass");
+	cr_assert_eq(P.format, PROB_LEGACY);
+	cr_assert(P.multi_pass, "validation: custom multi-pass");
+	cr_assert(P.unsupported && strstr(P.unsupported, "multi-pass problems are not supported"),
+		  "got %s", P.unsupported);
+	prob_release(&P);
+}
+
+Test(problem, unknown_kinds_are_unsupported, .init = make_tmp, .fini = remove_tmp)
+{
+	const char *cases[][2] = {
+	    {"problem_format_version: 2023-07\ntype: pass-fail hologram\n",
+	     "problem type 'hologram' is not supported"},
+	    {"name: x\nvalidation: custom telepathic\n",
+	     "validation 'custom telepathic' is not supported"},
+	    {"problem_format_version: 2025-09\ntype: [pass-fail]\n", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		write_pkg(cases[i][0]);
+		load_ok(tmpdir);
+		if (cases[i][1])
+			cr_assert(P.unsupported && strstr(P.unsupported, cases[i][1]),
+				  "case %zu: got %s", i, P.unsupported);
+		else
+			cr_assert_null(P.unsupported, "case %zu: got %s", i, P.unsupported);
+		prob_release(&P);
+	}
+}
+
 Test(problem, bad_packages_say_what_is_wrong)
 {
 	load_fails(FIX "bad-yaml", "problem.yaml:");
@@ -232,7 +306,7 @@ Test(problem, list)
 {
 	char **ids;
 	int n = prob_list(FIX, &ids, err, sizeof err);
-	cr_assert_eq(n, 15, "got %d", n);
+	cr_assert_eq(n, 18, "got %d", n);
 	cr_assert_str_eq(ids[0], "bad-clash");
 	bool has_modern = false, has_noyaml = false;
 	for (int i = 0; i < n; i++) {

@@ -135,6 +135,8 @@ void info_problem(struct http_request *r, struct api *a, const char *id)
 	cJSON_AddStringToObject(o, "name", p.name ? p.name : p.id);
 	cJSON_AddStringToObject(o, "format_version", p.format_version ? p.format_version : "");
 	cJSON_AddBoolToObject(o, "supported", p.unsupported == NULL);
+	if (p.unsupported) /* why it cannot be graded */
+		cJSON_AddStringToObject(o, "unsupported", p.unsupported);
 	cJSON_AddBoolToObject(o, "interactive", p.interactive);
 	cJSON_AddBoolToObject(o, "scoring", p.scoring);
 	cJSON_AddBoolToObject(o, "custom_validator", p.custom_validator);

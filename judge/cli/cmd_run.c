@@ -264,14 +264,13 @@ static int fill_request(struct grade_request *req, const struct run_args *a,
 			const struct strbuf *in, const struct strbuf *exp, const struct testdir *td,
 			const struct problem *pb, int npaths, char **paths)
 {
-	/* as always: a source with NUL bytes is not a program */
-	if (strlen(source->buf) != source->len) {
-		fprintf(stderr, "judge run: source '%s' contains NUL bytes\n", paths[0]);
-		return -1;
-	}
-	/* stdin and expected output end at a NUL byte, as they always did */
 	model_set(&req->language, lang->name, strlen(lang->name));
-	model_set(&req->source, source->buf, source->len);
+	/* the source goes in byte for byte, NUL bytes included (model_set would stop
+	 * at one): grading makes a source that is not text a compile_error */
+	free(req->source);
+	req->source = xmalloc(source->len + 1);
+	memcpy(req->source, source->buf, source->len + 1);
+	/* stdin and expected output end at a NUL byte, as they always did */
 	if (a->stdin_file)
 		model_set(&req->stdin_data, in->buf, strlen(in->buf));
 	if (a->expected_file)

@@ -23,6 +23,7 @@
 #include "judge/grading/problem.h"
 #include "judge/grading/status.h"
 #include "common/strbuf.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 
 /* Compiler output kept in the result; the rest is cut. */
@@ -493,6 +494,28 @@ static int write_files(struct grade_plan *p, struct sandbox *sb, const struct gr
 	return ret;
 }
 
+/* A source that is not UTF-8 text (a binary, UTF-16, a NUL byte) is no program:
+ * a compile_error that names the first bad byte, decided without a sandbox. The
+ * API can only send UTF-8 text (JSON); this makes every front agree. Returns
+ * true when the source was refused into res. */
+static bool refuse_binary_source(const struct grade_plan *p, struct grade_result *res)
+{
+	const unsigned char *s = (const unsigned char *)p->source;
+	size_t i = 0, n = p->source_len, k;
+	while (i < n && s[i] && (k = utf8_seq_len(s + i, n - i)) > 0)
+		i += k;
+	if (i == n)
+		return false;
+	struct grade_compile *c = &res->compile;
+	strbuf_addf(&c->output,
+		    "source is not text: %s at byte %zu (a source must be UTF-8 text)\n",
+		    s[i] ? "invalid UTF-8" : "a NUL byte", i);
+	c->ran = true;
+	c->ok = false;
+	res->status = SUB_COMPILE_ERROR;
+	return true;
+}
+
 /* Writes the program into a fresh box, compiles and runs it into res. Returns
  * 0, or -1 on the judge's own failure (message in err). */
 static int grade_in_box(const struct grade_env *env, struct grade_plan *plan,
@@ -501,6 +524,8 @@ static int grade_in_box(const struct grade_env *env, struct grade_plan *plan,
 {
 	struct sandbox *sb = NULL;
 	int ret = -1;
+	if (refuse_binary_source(plan, res))
+		return 0;
 	int rc = sandbox_open(env->backend, env->slot, env->cfg->tmp_size_mb * 1024 * 1024, &sb,
 			      err, errlen);
 	if (rc < 0)

@@ -40,6 +40,12 @@ long limits_wall_ms(long cpu_ms, long factor)
 	return cpu_ms * factor + LIMITS_WALL_SLACK_MS;
 }
 
+long limits_package_wall_ms(long cpu_ms, double time_limit_to_tle)
+{
+	double m = time_limit_to_tle >= 1 ? time_limit_to_tle : LIMITS_PACKAGE_TIME_LIMIT_TO_TLE;
+	return (long)((double)cpu_ms * m + 0.5) + LIMITS_WALL_SLACK_MS;
+}
+
 /* The limits every kind of run shares: files, descriptors, /tmp. */
 static void common_limits(const struct limits_policy *p, struct run_limits *out)
 {
@@ -58,11 +64,14 @@ void limits_run(const struct limits_policy *p, const struct lang *l, const struc
 	long pkg_time_ms =
 	    pkg && pkg->time_limit_s > 0 ? (long)(pkg->time_limit_s * 1000 + 0.5) : 0;
 	long pkg_memory_mb = pkg ? pkg->memory_mb : 0;
-	long pkg_output_bytes = pkg && pkg->output_mb > 0 ? pkg->output_mb << 20 : 0;
+	/* a package without limits.output has the format's default, not judge.ini's */
+	long pkg_output_bytes =
+	    !pkg ? 0 : (pkg->output_mb > 0 ? pkg->output_mb : LIMITS_PACKAGE_OUTPUT_MB) << 20;
 
 	out->cpu_ms = pick(req->time_ms, pkg_time_ms, l ? l->time_limit_ms : 0, p->time_ms);
-	out->wall_ms =
-	    req->wall_ms > 0 ? req->wall_ms : limits_wall_ms(out->cpu_ms, p->wall_factor);
+	out->wall_ms = req->wall_ms > 0 ? req->wall_ms
+		       : pkg ? limits_package_wall_ms(out->cpu_ms, pkg->time_limit_to_tle)
+			     : limits_wall_ms(out->cpu_ms, p->wall_factor);
 	out->memory_kb =
 	    pick(req->memory_mb, pkg_memory_mb, l ? l->memory_limit_mb : 0, p->memory_mb) * 1024;
 	out->processes = pick(req->processes, 0, l ? l->processes : 0, p->processes);

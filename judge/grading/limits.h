@@ -14,6 +14,19 @@
  * and output validators use LIMITS_TOOL_WALL_FACTOR (2): they are trusted and
  * CPU-bound, and a tool stuck on something should give its slot back sooner
  * than a program; the 1 s absorbs a sandbox's start-up.
+ *
+ * A run of a problem package's test uses the package's own wall rule
+ * (limits_package_wall_ms): wall = cpu × time_limit_to_tle + 1 s. The package
+ * format says a submission still running at time_limit × time_limit_to_tle
+ * (2023-07 / 2025-09 key, default 1.5, used for legacy packages too) is surely
+ * over time: its time_limit_exceeded submissions must exceed that margin. So
+ * that margin is the wall budget too, and the same 1 s absorbs the sandbox's
+ * start-up. judge.ini's factor (3) would let a program that sleeps or blocks
+ * pass a package: sleep(10) under a 5 s limit is 10 s < 16 s, but > 8.5 s here.
+ * Legacy's time_safety_margin (default 2) is not used: at 5 s it gives 11 s.
+ *
+ * A package's output limit is its limits.output, else the format's default,
+ * LIMITS_PACKAGE_OUTPUT_MB (8 MiB), never judge.ini's output_limit_kb.
  */
 #pragma once
 #include <stddef.h>
@@ -40,6 +53,10 @@ struct prob_limits;
 #define LIMITS_VALIDATOR_MEMORY_MB    1024L
 #define LIMITS_VALIDATOR_OUTPUT_MB    8L
 #define LIMITS_VALIDATOR_STDERR_BYTES (64L * 1024)
+/* The ICPC package format's default limits.output (MiB), and its default
+ * time_multipliers.time_limit_to_tle. */
+#define LIMITS_PACKAGE_OUTPUT_MB	 8L
+#define LIMITS_PACKAGE_TIME_LIMIT_TO_TLE 1.5
 /* The smallest memory limit a request may ask: less does not start a runtime. */
 #define LIMITS_REQUEST_MEMORY_MB_MIN 8L
 
@@ -72,9 +89,16 @@ void limits_policy_from_config(const struct judge_config *cfg, struct limits_pol
 /* The wall rule: cpu_ms × factor + LIMITS_WALL_SLACK_MS. */
 long limits_wall_ms(long cpu_ms, long factor);
 
+/* The wall rule of a problem package's runs: cpu_ms × time_limit_to_tle +
+ * LIMITS_WALL_SLACK_MS; a time_limit_to_tle below 1 (not given) is the
+ * format's default, LIMITS_PACKAGE_TIME_LIMIT_TO_TLE. */
+long limits_package_wall_ms(long cpu_ms, double time_limit_to_tle);
+
 /* The limits of one test run of a program in language l (NULL: none of its
  * defaults), of problem package pkg (NULL: none), as request req asks (NULL:
- * nothing). Every field of out is set and > 0 when p's are. */
+ * nothing). With a package, the wall limit follows limits_package_wall_ms and
+ * the output limit defaults to LIMITS_PACKAGE_OUTPUT_MB. Every field of out is
+ * set and > 0 when p's are. */
 void limits_run(const struct limits_policy *p, const struct lang *l, const struct prob_limits *pkg,
 		const struct limits_request *req, struct run_limits *out);
 

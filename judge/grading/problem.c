@@ -238,6 +238,9 @@ static int parse_type(struct problem *p, struct yml *y, yaml_node_t *n, const ch
 			p->multi_pass = true;
 		else if (!strcmp(w, "submit-answer"))
 			p->submit_answer = true;
+		else if (strcmp(w, "pass-fail") && !p->unsupported)
+			/* a kind the judge does not know is never graded as another kind */
+			p->unsupported = xasprintf("problem type '%s' is not supported", w);
 	}
 	prob_strv_release(&words);
 	return 0;
@@ -355,6 +358,11 @@ static int load_yaml(struct prob_loader *L, bool *custom_asked)
 				p->interactive = true;
 			else if (!strcmp(w.v[i], "score"))
 				p->scoring = true;
+			else if (!strcmp(w.v[i], "multi-pass"))
+				p->multi_pass =
+				    true; /* DOMjudge's extension of the legacy format */
+			else if (!p->unsupported)
+				p->unsupported = xasprintf("validation '%s' is not supported", val);
 		}
 		prob_strv_release(&w);
 	}
@@ -474,10 +482,14 @@ int prob_load(struct problem *p, const char *dir, char *err, size_t errlen)
 	if (!p->name)
 		p->name = xstrdup(p->id);
 	if (!p->unsupported) {
+		/* the judge grades pass-fail problems only: a scoring one graded pass-fail
+		 * would fail its accepted submissions */
 		const char *why = p->interactive     ? "interactive problems are not supported"
 				  : p->multi_pass    ? "multi-pass problems are not supported"
 				  : p->submit_answer ? "submit-answer problems are not supported"
-						     : NULL;
+				  : p->scoring ? "scoring problems are not supported (the judge "
+						 "grades pass-fail problems only)"
+					       : NULL;
 		if (why)
 			p->unsupported = xstrdup(why);
 	}

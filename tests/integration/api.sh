@@ -64,6 +64,9 @@ endpoints() {
 		POST /v1/execute '{"language":"python","source":"print(input()[::-1])","stdin":"abc\n"}'
 	expect "$sb: compile error" 200 '.status == "compile_error"' \
 		POST /v1/execute '{"language":"c","source":"int main(void){ return x; }"}'
+	expect "$sb: python syntax error is a compile error with the message" 200 \
+		'.status == "compile_error" and (.compile.output | contains("SyntaxError"))' \
+		POST /v1/execute '{"language":"python","source":"print(\"unclosed\"\n"}'
 	expect "$sb: runtime error" 200 '.status == "runtime_error" and .exit_code == 3' \
 		POST /v1/execute '{"language":"python","source":"import sys; sys.exit(3)"}'
 	expect "$sb: timeout from a request limit" 200 '.status == "timeout"' \

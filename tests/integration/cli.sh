@@ -82,8 +82,42 @@ printf 'a, b = map(int, input().split())\nprint(a + b + (1 if a + b > 100 else 0
 out=$("$JUDGE" run --sandbox native --lang python --problem problems/sum "$tmp/off.py")
 expect_json "problem: wrong answer on a secret test hides the answer" "$out" \
 	'.status == "wrong_answer" and (.tests[-1].name|startswith("secret")) and .feedback.expected == null and (.feedback.got|length) > 0'
+# the format's limits: 8 MiB of output unless problem.yaml says otherwise, and a
+# wall limit of 1 s x time_limit_to_tle (1.5) + 1 s that a sleeping program hits
+FIX=tests/problems-fixtures
+out=$("$JUDGE" run --sandbox native --problem $FIX/verify-limits $FIX/verify-limits/submissions/output_limit_exceeded/spaces.py)
+expect_json "problem: right answer then 10 MB of spaces is output_limit (8 MiB)" "$out" \
+	'.status == "output_limit" and .stdout_truncated == true'
+out=$("$JUDGE" run --sandbox native --problem $FIX/verify-limits $FIX/verify-limits/submissions/time_limit_exceeded/sleep.py)
+expect_json "problem: sleeping 5 s under a 1 s limit is timeout at the 2.5 s wall limit" "$out" \
+	'.status == "timeout" and .wall_ms < 4000'
+# kinds the judge does not grade are refused with the reason
+for k in scoring:scoring legacy-multi-pass:multi-pass; do
+	out=$("$JUDGE" run --sandbox native --problem "$FIX/${k%%:*}" "$FIX/${k%%:*}/submissions/accepted/echo.py" 2>"$tmp/err")
+	rc=$?
+	if [ $rc -eq 2 ] && [ -z "$out" ] && grep -q "${k#*:} problems are not supported" "$tmp/err"; then
+		pass "problem: ${k%%:*} is refused with the reason"
+	else
+		fail "problem: ${k%%:*} refused" "rc=$rc stdout='$out' stderr='$(cat "$tmp/err")'"
+	fi
+done
 usage_case "problem with stdin" --lang python --problem problems/sum --stdin "$tmp/in.txt" "$tmp/rev.py"
 usage_case "problem folder missing" --lang python --problem "$tmp/no-such-problem" "$tmp/rev.py"
+
+# a source that is not text is a compile_error (a result, exit 0), not a usage error
+printf 'print(1)\n\0\1\2' >"$tmp/nul.py"
+out=$("$JUDGE" run --sandbox native --lang python "$tmp/nul.py")
+expect_json "source with a NUL byte: compile_error" "$out" \
+	'.status == "compile_error" and .compile.status == "error" and (.compile.output | contains("source is not text: a NUL byte at byte 9"))'
+printf '\x7fELF\xff\xfe' >"$tmp/elf.c"
+out=$("$JUDGE" run --sandbox native "$tmp/elf.c")
+expect_json "binary source: compile_error" "$out" \
+	'.status == "compile_error" and (.compile.output | contains("invalid UTF-8 at byte 4"))'
+# Python byte-compiles its source: a syntax error is a compile_error with its message
+printf 'print("unclosed"\n' >"$tmp/syntax.py"
+out=$("$JUDGE" run --sandbox native "$tmp/syntax.py")
+expect_json "python syntax error: compile_error with the message" "$out" \
+	'.status == "compile_error" and .compile.status == "error" and (.compile.output | contains("SyntaxError")) and (.compile.output | contains("main.py"))'
 
 # more files: a header and a second module compiled with the main source
 printf '#include "twice.h"\n#include <stdio.h>\nint main(void){printf("%%d\\n", twice(21));return 0;}\n' >"$tmp/main.c"

@@ -2,7 +2,8 @@
 # verify.sh: `judge verify` on every problem package shipped in problems/ (each
 # submission must get the verdict its folder names), once per sandbox backend,
 # plus packages that verify must reject: mislabeled submissions, an output
-# validator that fails or does not compile, an unsupported (interactive) problem.
+# validator that fails or does not compile, unsupported (interactive, scoring,
+# multi-pass) problems, and the format's output and wall limits.
 # VERIFY_BACKENDS picks the backends (default: native gvisor; one the machine
 # cannot run is reported and left out); VERIFY_GVISOR_PROBLEMS the packages
 # gVisor verifies (default: hello divisors; "all" for every one); VERIFY_JOBS
@@ -79,6 +80,27 @@ if [ $rc -eq 0 ] && grep -q '^skip interactive accepted/guess.py: interactive pr
 else
 	fail "interactive problem" "exit $rc: $out"
 fi
+# kinds the judge does not grade: skipped with the reason, never graded as another kind
+for k in scoring:scoring legacy-multi-pass:multi-pass; do
+	out=$("$JUDGE" verify --sandbox "$b" "$FIX/${k%%:*}" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "^skip ${k%%:*} accepted/echo.py: ${k#*:} problems are not supported" <<<"$out" &&
+		! grep -q '^ok ' <<<"$out"; then
+		pass "${k%%:*} problems are skipped with the reason"
+	else
+		fail "${k%%:*} problem" "exit $rc: $out"
+	fi
+done
+# the format's limits: 8 MiB of output by default, and a wall limit a sleeper hits
+out=$("$JUDGE" verify --sandbox "$b" "$FIX/verify-limits" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^3 passed, 0 failed, 0 skipped$' <<<"$out" &&
+	grep -q '^ok   verify-limits output_limit_exceeded/spaces.py (python): output_limit' <<<"$out" &&
+	grep -q '^ok   verify-limits time_limit_exceeded/sleep.py (python): timeout' <<<"$out"; then
+	pass "package limits: 8 MiB output default, sleeping past the limit is timeout"
+else
+	fail "package limits" "exit $rc: $out"
+fi
 # included files (include/<language>/, include/default/) go with every submission
 out=$("$JUDGE" verify --sandbox "$b" "$FIX/verify-include" 2>&1)
 rc=$?
@@ -90,7 +112,7 @@ fi
 # --all-tests checks the 2025-09 rules test by test; --lang picks languages
 out=$("$JUDGE" verify --sandbox "$b" --all-tests --lang python problems/hello 2>&1)
 rc=$?
-if [ $rc -eq 0 ] && grep -q '^6 passed, 0 failed, 22 skipped$' <<<"$out" &&
+if [ $rc -eq 0 ] && grep -q '^7 passed, 0 failed, 22 skipped$' <<<"$out" &&
 	grep -q '^skip hello accepted/hello.c: language c not selected' <<<"$out"; then
 	pass "--all-tests and --lang"
 else

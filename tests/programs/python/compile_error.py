@@ -1,0 +1,5 @@
+def main():
+    print(undeclared_variable
+
+
+main()
