@@ -12,6 +12,7 @@
  *   GET  /v1/languages, /v1/problems, /v1/problems/{id}
  *   GET  /health (no key needed), /metrics (Prometheus text, no key needed)
  *   POST /mcp                                     MCP tools over these endpoints (mcp.h)
+ *   Judge0 CE's paths (/submissions, /languages, /statuses ...)   judge0.h
  *
  * Waiting without a thread: a waiting request is parked (http_suspend) in the
  * table of the waiter hub (judge/service/waiter.h), keyed by submission id.

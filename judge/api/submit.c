@@ -25,9 +25,10 @@
 struct wait_ctx {
 	struct api *api;
 	struct http_request *r;
-	int64_t enqueued_us; /* clock_mono_us() */
-	bool sync;	     /* execute*: answer with the result JSON */
-	struct waiter w;     /* w.id: the submission; w.deadline_ms: when to stop waiting */
+	int64_t enqueued_us;	 /* clock_mono_us() */
+	bool sync;		 /* execute*: answer with the result JSON */
+	submit_answer_fn answer; /* another API's answer (submit_wait), else NULL */
+	struct waiter w;	 /* w.id: the submission; w.deadline_ms: when to stop waiting */
 };
 
 static void wait_ctx_free(void *p)
@@ -80,6 +81,8 @@ static void continue_wait(struct wait_ctx *c)
 			render_db_error(r, "reading a submission", err);
 		} else if (rc == 0) {
 			http_error(r, 404, "not_found", "no submission %" PRId64, c->w.id);
+		} else if (c->answer) {
+			c->answer(r, a, &s, final);
 		} else if (final && c->sync) {
 			cJSON *res = render_result(&s);
 			http_respond_json(r, 200, res);
@@ -97,7 +100,7 @@ static void continue_wait(struct wait_ctx *c)
 
 /* Starts waiting for id until deadline_ms (a clock_mono_ms() time). */
 static void start_wait(struct http_request *r, struct api *a, int64_t id, int64_t deadline_ms,
-		       bool sync)
+		       bool sync, submit_answer_fn answer)
 {
 	struct wait_ctx *c = xcalloc(1, sizeof *c);
 	*c = (struct wait_ctx){
@@ -105,11 +108,18 @@ static void start_wait(struct http_request *r, struct api *a, int64_t id, int64_
 	    .r = r,
 	    .enqueued_us = clock_mono_us(),
 	    .sync = sync,
+	    .answer = answer,
 	    .w = {.id = id, .deadline_ms = deadline_ms, .resume = resume_request}};
 	c->w.arg = c;
 	r->ctx = c;
 	r->ctx_free = wait_ctx_free;
 	continue_wait(c);
+}
+
+void submit_wait(struct http_request *r, struct api *a, int64_t id, int64_t deadline_ms,
+		 submit_answer_fn answer)
+{
+	start_wait(r, a, id, deadline_ms, true, answer);
 }
 
 void submit_resume(struct http_request *r)
@@ -235,7 +245,7 @@ void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, b
 	log_debug("api: submission %" PRId64 " %s (%s)", id, created ? "queued" : "repeated",
 		  sync ? "sync" : "async");
 	if (sync)
-		start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true);
+		start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true, NULL);
 	else
 		respond_queued(r, id, created, status);
 out:
@@ -379,5 +389,5 @@ void submit_get(struct http_request *r, struct api *a, const char *id_s, const c
 		if (wait > a->cfg->max_wait_s)
 			wait = a->cfg->max_wait_s;
 	}
-	start_wait(r, a, id, clock_mono_ms() + (int64_t)wait * 1000, false);
+	start_wait(r, a, id, clock_mono_ms() + (int64_t)wait * 1000, false, NULL);
 }

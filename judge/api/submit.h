@@ -8,11 +8,18 @@
 #pragma once
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "judge/grading/request.h"
 
 struct api;
 struct http_request;
+struct queue_sub;
+
+/* How a wait of another API (Judge0's) answers: s is the submission as read
+ * when it became final (final true) or when the wait ran out. */
+typedef void (*submit_answer_fn)(struct http_request *r, struct api *a, const struct queue_sub *s,
+				 bool final);
 
 /* POST /v1/execute, /v1/execute_with_expected (sync: answer with the result
  * once it is final, interactive priority) and /v1/submissions (201 at once,
@@ -27,6 +34,11 @@ void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, b
 void submit_batch(struct http_request *r, struct api *a);
 /* GET /v1/submissions/{id_s}[?wait=w] (w: whole seconds, or NULL). */
 void submit_get(struct http_request *r, struct api *a, const char *id_s, const char *w);
+/* Waits (parked, without a thread) for submission id until deadline_ms (a
+ * clock_mono_ms() time), then answers with answer; a database error is a 503
+ * and a vanished row a 404, in this API's shape. */
+void submit_wait(struct http_request *r, struct api *a, int64_t id, int64_t deadline_ms,
+		 submit_answer_fn answer);
 /* Carries on a parked request of these endpoints that was resumed (r->ctx is
  * theirs); when the server is stopping it answers with what there is. */
 void submit_resume(struct http_request *r);
