@@ -119,16 +119,31 @@ static int copy_text(const cJSON *in, const char *name, bool b64, bool required,
 	return ret;
 }
 
+/* A number, or a string holding one: Judge0 (Rails) reads "71" as 71. */
+static bool number_of(const cJSON *v, double *out)
+{
+	if (cJSON_IsNumber(v)) {
+		*out = v->valuedouble;
+		return true;
+	}
+	if (!cJSON_IsString(v) || !*v->valuestring || strlen(v->valuestring) > 32)
+		return false;
+	char *end;
+	*out = strtod(v->valuestring, &end);
+	return !*end && isfinite(*out);
+}
+
 /* A number attribute (seconds, KB, count) into limits.key as round(v * mul). */
 static int copy_limit(const cJSON *in, const char *name, double mul, bool up, cJSON *limits,
 		      const char *key, struct j0_fault *f)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, name);
+	double d;
 	if (!v || cJSON_IsNull(v))
 		return 0;
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble <= 0)
+	if (!number_of(v, &d) || !isfinite(d) || d <= 0)
 		return fault(f, name, "must be a number greater than 0");
-	double x = v->valuedouble * mul;
+	double x = d * mul;
 	cJSON_AddNumberToObject(limits, key, up ? ceil(x) : round(x));
 	return 0;
 }
@@ -167,13 +182,14 @@ static cJSON *to_request(const struct api *a, const cJSON *in, bool b64, long *l
 		return NULL;
 	}
 	const struct j0r_lang *l = NULL;
-	if (cJSON_IsNumber(lid) && lid->valuedouble == floor(lid->valuedouble) &&
-	    fabs(lid->valuedouble) < 1e9)
-		l = j0r_lang_by_id((long)lid->valuedouble);
+	double idv = 0;
+	bool isnum = number_of(lid, &idv);
+	if (isnum && idv == floor(idv) && fabs(idv) < 1e9)
+		l = j0r_lang_by_id((long)idv);
 	if (!l || !lang_find(&a->langs, l->lang)) {
-		if (cJSON_IsNumber(lid))
+		if (isnum)
 			fault(f, "language_id", "language with id %.0f doesn't exist",
-			      fabs(lid->valuedouble) < 1e12 ? lid->valuedouble : 0);
+			      fabs(idv) < 1e12 ? idv : 0);
 		else
 			fault(f, "language_id", "must be a number");
 		return NULL;

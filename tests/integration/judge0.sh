@@ -47,6 +47,8 @@ jsub "71 python accepted, Judge0's units" \
 	'{"language_id":71,"source_code":"print(\"hello\")","expected_output":"hello"}'
 jsub "100 python: without expected_output, exit 0 is accepted" '.status.id == 3 and .stdout == "6\n"' \
 	'{"language_id":100,"source_code":"print(2*3)"}'
+jsub "language_id and limits as strings, as Rails reads them" '.status.id == 3' \
+	'{"language_id":"71","source_code":"print(1)","cpu_time_limit":"2"}'
 jsub "63 javascript" '.status.id == 3 and .stdout == "hi\n"' \
 	'{"language_id":63,"source_code":"console.log(\"hi\")"}'
 jsub "102 javascript" '.status.id == 3 and .stdout == "hi\n"' \
