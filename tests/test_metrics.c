@@ -124,6 +124,14 @@ Test(metrics, route_labels)
 						  "mcp",
 						  "piston_runtimes",
 						  "piston_execute",
+						  "judge0_submit",
+						  "judge0_batch",
+						  "judge0_submission",
+						  "judge0_languages",
+						  "judge0_language",
+						  "judge0_statuses",
+						  "judge0_about",
+						  "judge0_config_info",
 						  "other"};
 	for (int i = 0; i < R_COUNT; i++)
 		cr_assert_str_eq(n[i], want[i]);
@@ -138,6 +146,15 @@ Test(metrics, route_labels)
 	cr_assert(route_method_ok(R_MCP, "POST"));
 	cr_assert_not(route_method_ok(R_MCP, "GET"));
 	cr_assert(route_method_ok(R_LANGUAGES, "HEAD"));
+	/* Judge0's paths */
+	cr_assert_eq(route_of("/submissions", &arg), R_J0_SUBMIT);
+	cr_assert_eq(route_of("/submissions/batch", &arg), R_J0_BATCH);
+	cr_assert_eq(route_of("/submissions/0f8fad5b-d9cb-469f-a165-70867728950e", &arg), R_J0_GET);
+	cr_assert_str_eq(arg, "0f8fad5b-d9cb-469f-a165-70867728950e");
+	cr_assert_eq(route_of("/languages/all", &arg), R_J0_LANGUAGE);
+	cr_assert_eq(route_of("/statuses", &arg), R_J0_STATUSES);
+	cr_assert(route_method_ok(R_J0_BATCH, "POST") && route_method_ok(R_J0_BATCH, "GET"));
+	cr_assert_not(route_method_ok(R_J0_SUBMIT, "GET"));
 	cr_assert(route_local_origin(NULL));
 	cr_assert(route_local_origin("http://localhost:3000"));
 	cr_assert_not(route_local_origin("http://localhost.evil.com"));

@@ -213,6 +213,45 @@ Test(queue, status_check_constraint_matches_enum)
 	db_close(db);
 }
 
+/* Tokens (migration 0002): a UUID per submission, found only by its key;
+ * front is stored beside the request and read back. */
+Test(queue, tokens_and_front)
+{
+	struct db *db = fresh_db("t_tokens");
+	char err[512];
+	cJSON *r = req("tok"), *front = cJSON_Parse("{\"api\":\"judge0\",\"language_id\":71}");
+	struct queue_new in = {
+	    .request = r, .priority = QUEUE_PRIO_BULK, .api_key_id = 0, .front = front};
+	int64_t id = 0;
+	cr_assert_eq(queue_enqueue(db, &in, &id, NULL, err, sizeof err), 0, "%s", err);
+	struct queue_sub s, t;
+	queue_sub_init(&s);
+	queue_sub_init(&t);
+	cr_assert_eq(queue_get(db, id, 0, &s, err, sizeof err), 1, "%s", err);
+	cr_assert(queue_token_valid(s.token), "token '%s'", s.token);
+	cr_assert(cJSON_Compare(s.front, front, true));
+	cr_assert_eq(queue_get_token(db, s.token, 0, &t, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(t.id, id);
+	/* another key, an unknown token, a malformed one: not found */
+	cr_assert_eq(queue_get_token(db, s.token, 7, &t, err, sizeof err), 0);
+	cr_assert_eq(
+	    queue_get_token(db, "00000000-0000-4000-8000-000000000000", 0, &t, err, sizeof err), 0);
+	cr_assert_eq(queue_get_token(db, "1; DROP TABLE submissions", 0, &t, err, sizeof err), 0);
+	cr_assert_not(queue_token_valid("0000000-00000-4000-8000-000000000000"));
+	int64_t id2 = enqueue(db, "tok2", QUEUE_PRIO_BULK, NULL, 0);
+	struct queue_sub u;
+	queue_sub_init(&u);
+	cr_assert_eq(queue_get(db, id2, 0, &u, err, sizeof err), 1, "%s", err);
+	cr_assert_str_neq(u.token, s.token);
+	cr_assert_null(u.front);
+	queue_sub_release(&s);
+	queue_sub_release(&t);
+	queue_sub_release(&u);
+	cJSON_Delete(r);
+	cJSON_Delete(front);
+	db_close(db);
+}
+
 Test(queue, enqueue_claim_finish)
 {
 	struct db *db = fresh_db("t_basic");

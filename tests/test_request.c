@@ -577,3 +577,24 @@ Test(request, compare_keys_and_flags)
 		       m, sizeof m),
 	    "tests[1].expected_output: bad regex: missing closing parenthesis at offset 1: '('");
 }
+
+/* SDKs and agent tool schemas say "code"; python3 and javascript are aliases. */
+Test(request, code_and_language_aliases)
+{
+	struct req_parsed p;
+	cr_assert_eq(
+	    check(REQ_EXECUTE, "{\"language\":\"python3\",\"code\":\"print(1)\"}", NULL, &p), 200);
+	cr_expect_str_eq(cJSON_GetObjectItem(p.request, "language")->valuestring, "python");
+	cr_expect_str_eq(cJSON_GetObjectItem(p.request, "source")->valuestring, "print(1)");
+	cr_expect_null(cJSON_GetObjectItem(p.request, "code"));
+	req_parsed_release(&p);
+	EXPECT(REQ_EXECUTE, "{\"language\":\"python\",\"code\":\"1\",\"source\":\"2\"}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"python\",\"code\":\"\"}", 422, "missing_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"python\"}", 422, "missing_field");
+	/* an alias of a language this judge does not have is still unknown */
+	EXPECT(REQ_EXECUTE, "{\"language\":\"javascript\",\"code\":\"1\"}", 422,
+	       "unknown_language");
+	cr_expect_str_eq(req_language_alias("javascript"), "node");
+	cr_expect_str_eq(req_language_alias("ruby"), "ruby");
+}

@@ -13,6 +13,7 @@
 #include "common/xalloc.h"
 #include "judge/api/http.h"
 #include "judge/api/info.h"
+#include "judge/api/judge0.h"
 #include "judge/api/mcp.h"
 #include "judge/api/metrics.h"
 #include "judge/api/piston.h"
@@ -81,8 +82,15 @@ static bool admit(struct http_request *r, struct api *a)
 {
 	r->key_id = 0;
 	if (a->auth_on) {
-		enum auth_result ar =
-		    auth_check(a->auth, http_header(r, "Authorization"), &r->key_id);
+		/* Judge0's clients send the key as X-Auth-Token */
+		const char *h = http_header(r, "Authorization"),
+			   *xt = http_header(r, "X-Auth-Token");
+		char bearer[96];
+		if (!h && xt) {
+			snprintf(bearer, sizeof bearer, "Bearer %.80s", xt);
+			h = bearer;
+		}
+		enum auth_result ar = auth_check(a->auth, h, &r->key_id);
 		if (ar != AUTH_OK) {
 			metrics_auth_failure(a->metrics);
 			if (ar == AUTH_UNAVAILABLE) {
@@ -189,6 +197,22 @@ static void on_request(struct http_request *r, void *arg)
 		return piston_runtimes(r, a);
 	case R_PISTON_EXECUTE:
 		return piston_execute(r, a);
+	case R_J0_SUBMIT:
+		return j0_submit(r, a);
+	case R_J0_BATCH:
+		return j0_batch(r, a);
+	case R_J0_GET:
+		return j0_get(r, a, id);
+	case R_J0_LANGUAGES:
+		return j0_languages(r, a, false);
+	case R_J0_LANGUAGE:
+		return j0_language(r, a, id);
+	case R_J0_STATUSES:
+		return j0_statuses(r, a);
+	case R_J0_ABOUT:
+		return j0_about(r, a);
+	case R_J0_CONFIG:
+		return j0_config_info(r, a);
 	default:
 		http_error(r, 404, "not_found", "no such endpoint: %.100s", r->url);
 	}
@@ -227,7 +251,7 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 	if (db_pool_new(&a->pool, db_url, (int)threads + 4, 10000, err, errlen) < 0)
 		goto fail_close;
 	a->auth = auth_new(a->pool, cfg->rate_limit_per_min, cfg->max_in_flight);
-	if (callback_start(&a->callbacks, a->pool, cfg, err, errlen) < 0)
+	if (callback_start(&a->callbacks, a->pool, cfg, j0_callback_format, err, errlen) < 0)
 		goto fail_close;
 	if (waiter_hub_start(&a->waiters, db_url, kick_callbacks, a, err, errlen) < 0)
 		goto fail_close;

@@ -13,6 +13,7 @@
  *   GET  /health (no key needed), /metrics (Prometheus text, no key needed)
  *   POST /mcp                                     MCP tools over these endpoints (mcp.h)
  *   GET  /api/v2/runtimes, POST /api/v2/execute   Piston v2 compatible (piston.h)
+ *   Judge0 CE's paths (/submissions, /languages, /statuses ...)   judge0.h
  *
  * Waiting without a thread: a waiting request is parked (http_suspend) in the
  * table of the waiter hub (judge/service/waiter.h), keyed by submission id.

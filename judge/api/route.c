@@ -18,6 +18,14 @@ static const char *const names[R_COUNT] = {"execute",
 					   "mcp",
 					   "piston_runtimes",
 					   "piston_execute",
+					   "judge0_submit",
+					   "judge0_batch",
+					   "judge0_submission",
+					   "judge0_languages",
+					   "judge0_language",
+					   "judge0_statuses",
+					   "judge0_about",
+					   "judge0_config_info",
 					   "other"};
 
 const char *const *route_names(void)
@@ -40,6 +48,8 @@ __attribute__((noinline)) static bool one_segment(const char *s)
 /* The path prefix of a /{id} route; sizeof - 1 is its length. */
 #define SUBS_PREFIX "/v1/submissions/"
 #define PROB_PREFIX "/v1/problems/"
+#define J0_SUBS	    "/submissions/"
+#define J0_LANGS    "/languages/"
 
 enum route route_of(const char *url, const char **arg)
 {
@@ -61,6 +71,12 @@ enum route route_of(const char *url, const char **arg)
 	    /* the public API's paths: a client moves by changing the host only */
 	    {"/api/v2/piston/runtimes", R_PISTON_RUNTIMES},
 	    {"/api/v2/piston/execute", R_PISTON_EXECUTE},
+	    {"/submissions", R_J0_SUBMIT},
+	    {"/submissions/batch", R_J0_BATCH},
+	    {"/languages", R_J0_LANGUAGES},
+	    {"/statuses", R_J0_STATUSES},
+	    {"/about", R_J0_ABOUT},
+	    {"/config_info", R_J0_CONFIG},
 	};
 	*arg = NULL;
 	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
@@ -75,6 +91,15 @@ enum route route_of(const char *url, const char **arg)
 		*arg = url + np;
 		return R_PROBLEM;
 	}
+	size_t njs = sizeof J0_SUBS - 1, njl = sizeof J0_LANGS - 1;
+	if (!strncmp(url, J0_SUBS, njs) && one_segment(url + njs)) {
+		*arg = url + njs;
+		return R_J0_GET;
+	}
+	if (!strncmp(url, J0_LANGS, njl) && one_segment(url + njl)) {
+		*arg = url + njl;
+		return R_J0_LANGUAGE;
+	}
 	return R_OTHER;
 }
 
@@ -82,16 +107,20 @@ static bool takes_post(enum route rt)
 {
 	/* /mcp: no SSE stream to GET, no session to DELETE */
 	return rt == R_EXECUTE || rt == R_EXECUTE_EXPECTED || rt == R_SUBMIT || rt == R_BATCH ||
-	       rt == R_MCP || rt == R_PISTON_EXECUTE;
+	       rt == R_MCP || rt == R_PISTON_EXECUTE || rt == R_J0_SUBMIT;
 }
 
 const char *route_allow(enum route rt)
 {
+	if (rt == R_J0_BATCH) /* Judge0: create a batch, or get one by tokens */
+		return "GET, HEAD, POST";
 	return takes_post(rt) ? "POST" : "GET, HEAD";
 }
 
 bool route_method_ok(enum route rt, const char *method)
 {
+	if (rt == R_J0_BATCH && !strcmp(method, "POST"))
+		return true;
 	if (takes_post(rt))
 		return !strcmp(method, "POST");
 	return !strcmp(method, "GET") || !strcmp(method, "HEAD");

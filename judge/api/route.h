@@ -21,18 +21,27 @@ enum route {
 	R_MCP,
 	R_PISTON_RUNTIMES, /* GET /api/v2/runtimes (piston.h) */
 	R_PISTON_EXECUTE,  /* POST /api/v2/execute */
+	/* Judge0 CE's paths (judge0.h) */
+	R_J0_SUBMIT,
+	R_J0_BATCH,
+	R_J0_GET,
+	R_J0_LANGUAGES,
+	R_J0_LANGUAGE,
+	R_J0_STATUSES,
+	R_J0_ABOUT,
+	R_J0_CONFIG,
 	R_OTHER,
 	R_COUNT
 };
 
 /* Classifies a path (without the query string). *arg points into url for the
- * /{id} routes (R_GET_SUB, R_PROBLEM), else it is NULL. */
+ * /{id} routes (R_GET_SUB, R_PROBLEM, R_J0_GET, R_J0_LANGUAGE), else it is NULL. */
 enum route route_of(const char *url, const char **arg);
 /* The metrics label of rt ("execute_with_expected" ...); "other" when out of range. */
 const char *route_name(int rt);
 /* The R_COUNT labels, in the order of enum route (static). */
 const char *const *route_names(void);
-/* The methods rt takes, as an Allow header value ("POST" or "GET, HEAD"). */
+/* The methods rt takes, as an Allow header value ("POST", "GET, HEAD" or both). */
 const char *route_allow(enum route rt);
 /* True when method is one of route_allow(rt). */
 bool route_method_ok(enum route rt, const char *method);

@@ -119,6 +119,12 @@ static void start_wait(struct http_request *r, struct api *a, int64_t id, int64_
 	continue_wait(c);
 }
 
+void submit_wait(struct http_request *r, struct api *a, int64_t id, int64_t deadline_ms,
+		 submit_answer_fn answer)
+{
+	start_wait(r, a, id, deadline_ms, true, answer);
+}
+
 void submit_resume(struct http_request *r)
 {
 	struct wait_ctx *c = r->ctx;

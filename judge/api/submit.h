@@ -8,6 +8,7 @@
 #pragma once
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "judge/grading/request.h"
 
@@ -23,7 +24,7 @@ void submit_post(struct http_request *r, struct api *a, enum req_kind kind, bool
 /* The same with the body already parsed (not kept after the return). */
 void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync,
 		    const cJSON *body);
-/* How a front other than /v1 (piston.c) answers a run it waited for: s is
+/* How a front other than /v1 (piston.c, judge0.c) answers a run it waited for: s is
  * the submission, final unless the wait of max_wait_s ran out. It must respond. */
 typedef void (*submit_answer_fn)(struct http_request *r, struct api *a, const struct queue_sub *s,
 				 bool final);
@@ -37,6 +38,11 @@ void submit_run(struct http_request *r, struct api *a, const struct req_parsed *
 void submit_batch(struct http_request *r, struct api *a);
 /* GET /v1/submissions/{id_s}[?wait=w] (w: whole seconds, or NULL). */
 void submit_get(struct http_request *r, struct api *a, const char *id_s, const char *w);
+/* Waits (parked, without a thread) for submission id until deadline_ms (a
+ * clock_mono_ms() time), then answers with answer; a database error is a 503
+ * and a vanished row a 404, in this API's shape. */
+void submit_wait(struct http_request *r, struct api *a, int64_t id, int64_t deadline_ms,
+		 submit_answer_fn answer);
 /* Carries on a parked request of these endpoints that was resumed (r->ctx is
  * theirs); when the server is stopping it answers with what there is. */
 void submit_resume(struct http_request *r);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
 
@@ -336,10 +337,20 @@ void model_result_fail(struct grade_result *r, const char *language, const char 
 	r->message = xstrdup(msg);
 }
 
+/* key: the output as UTF-8 text (bad bytes as U+FFFD); and, only when bytes
+ * were replaced, key_base64: the raw bytes, which APIs that hand out output
+ * as base64 (Judge0) must give back unchanged. */
 static void add_output(cJSON *obj, const char *key, const struct strbuf *sb)
 {
 	struct strbuf clean = STRBUF_INIT;
-	utf8_sanitize(&clean, sb->buf, sb->len);
+	if (utf8_sanitize(&clean, sb->buf, sb->len) > 0) {
+		struct strbuf raw = STRBUF_INIT;
+		char name[64];
+		snprintf(name, sizeof name, "%s_base64", key);
+		base64_encode(&raw, sb->buf, sb->len);
+		cJSON_AddStringToObject(obj, name, raw.buf);
+		strbuf_release(&raw);
+	}
 	cJSON_AddStringToObject(obj, key, clean.buf);
 	strbuf_release(&clean);
 }

@@ -160,5 +160,7 @@ void model_result_release(struct grade_result *r);
  * (may be NULL), dropping what it held. */
 void model_result_fail(struct grade_result *r, const char *language, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* The result JSON of r (the caller deletes it); never NULL. */
+/* The result JSON of r (the caller deletes it); never NULL. Output that is
+ * not UTF-8 is given as text with U+FFFD and, beside it, its raw bytes in
+ * base64 (stdout_base64, stderr_base64, compile.output_base64). */
 cJSON *model_result_render(const struct grade_result *r);

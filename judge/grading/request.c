@@ -660,6 +660,15 @@ static int validate_form(const struct judge_config *cfg, enum req_kind kind, con
 	return 0;
 }
 
+const char *req_language_alias(const char *name)
+{
+	static const char *const aliases[][2] = {{"python3", "python"}, {"javascript", "node"}};
+	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+		if (!strcmp(name, aliases[i][0]))
+			return aliases[i][1];
+	return name;
+}
+
 int req_validate(const struct judge_config *cfg, const struct lang_registry *langs,
 		 enum req_kind kind, const cJSON *in, struct req_parsed *out, struct req_error *err)
 {
@@ -670,9 +679,9 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	if (!cJSON_IsObject(in))
 		return req_fail(err, 422, "invalid_field", "the request must be a JSON object");
 	static const char *const keys[] = {
-	    "language", "source", "stdin",	   "expected_output", "tests",		 "problem",
-	    "compare",	"limits", "run_all_tests", "callback_url",    "idempotency_key", "files",
-	    "args",	NULL};
+	    "language",	    "source",	       "code",	  "stdin",  "expected_output",
+	    "tests",	    "problem",	       "compare", "limits", "run_all_tests",
+	    "callback_url", "idempotency_key", "files",	  "args",   NULL};
 	if (check_known_keys(in, keys, "", err) < 0)
 		return -1;
 
@@ -680,11 +689,18 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	const struct lang *l;
 	if (get_string(in, "language", "", true, 64, &language, err) < 0)
 		goto out;
+	language = req_language_alias(language);
 	if (!(l = lang_find(langs, language))) {
 		unknown_language(langs, language, err);
 		goto out;
 	}
-	if (get_string(in, "source", "", true, (size_t)cfg->max_source_kb * 1024, &source, err) < 0)
+	/* "code" is what SDKs and agent tool schemas call the source */
+	const char *src_key = cJSON_GetObjectItemCaseSensitive(in, "code") ? "code" : "source";
+	if (!strcmp(src_key, "code") && cJSON_GetObjectItemCaseSensitive(in, "source")) {
+		req_fail(err, 422, "invalid_field", "give source or code, not both");
+		goto out;
+	}
+	if (get_string(in, src_key, "", true, (size_t)cfg->max_source_kb * 1024, &source, err) < 0)
 		goto out;
 	if (!*source) {
 		req_fail(err, 422, "missing_field", "source is empty");

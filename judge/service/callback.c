@@ -1,4 +1,5 @@
-/* callback: POSTs finished results to their callback_url, with retries and backoff. */
+/* callback: sends finished results to their callback_url (POST, or a front's own), with retries and
+ * backoff. */
 #include "judge/service/callback.h"
 
 #include <curl/curl.h>
@@ -30,6 +31,7 @@ struct callback_sender {
 	long attempts;
 	char *allowlist;
 	char *ca_file;
+	callback_format_fn format;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -87,8 +89,8 @@ out:
 	return ret;
 }
 
-int callback_post(const char *url, const char *body, size_t len, const char *ca_file,
-		  int timeout_ms, char *err, size_t errlen)
+int callback_post(const char *url, const char *method, const char *body, size_t len,
+		  const char *ca_file, int timeout_ms, char *err, size_t errlen)
 {
 	int ret = -1;
 	char cerr[CURL_ERROR_SIZE] = "";
@@ -132,6 +134,8 @@ int callback_post(const char *url, const char *body, size_t len, const char *ca_
 	SET(CURLOPT_USERAGENT, "judge");
 	SET(CURLOPT_HTTPHEADER, hdr);
 	SET(CURLOPT_POST, 1L);
+	if (strcmp(method, "POST"))
+		SET(CURLOPT_CUSTOMREQUEST, method);
 	SET(CURLOPT_POSTFIELDS, body);
 	SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	SET(CURLOPT_WRITEFUNCTION, on_answer);
@@ -183,13 +187,18 @@ static int deliver_one(struct callback_sender *s)
 	long attempt = sub.callback_attempts > 0 ? sub.callback_attempts : 1;
 	db_pool_put(s->pool, db);
 
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "id", (double)sub.id);
-	cJSON_AddStringToObject(o, "status", sub_status_name(sub.status));
-	cJSON_AddItemToObject(o, "result",
-			      sub.result ? cJSON_Duplicate(sub.result, 1) : cJSON_CreateNull());
-	char *body = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
+	const char *method = "POST";
+	char *body = s->format ? s->format(&sub, &method) : NULL;
+	if (!body) {
+		method = "POST";
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "id", (double)sub.id);
+		cJSON_AddStringToObject(o, "status", sub_status_name(sub.status));
+		cJSON_AddItemToObject(
+		    o, "result", sub.result ? cJSON_Duplicate(sub.result, 1) : cJSON_CreateNull());
+		body = cJSON_PrintUnformatted(o);
+		cJSON_Delete(o);
+	}
 	int status = -1;
 	struct req_error e;
 	if (!sub.callback_url) {
@@ -199,8 +208,8 @@ static int deliver_one(struct callback_sender *s)
 		snprintf(err, sizeof err, "%s", e.message);
 		attempt = s->attempts; /* do not retry */
 	} else {
-		status = callback_post(sub.callback_url, body, strlen(body), s->ca_file, TIMEOUT_MS,
-				       err, sizeof err);
+		status = callback_post(sub.callback_url, method, body, strlen(body), s->ca_file,
+				       TIMEOUT_MS, err, sizeof err);
 	}
 	free(body);
 	bool ok = status >= 200 && status < 300;
@@ -259,7 +268,8 @@ static void *sender_main(void *arg)
 }
 
 int callback_start(struct callback_sender **out, struct db_pool *pool,
-		   const struct judge_config *cfg, char *err, size_t errlen)
+		   const struct judge_config *cfg, callback_format_fn format, char *err,
+		   size_t errlen)
 {
 	const char *ca = cfg->callback_ca_file ? cfg->callback_ca_file : "";
 	/* a missing CA file would otherwise show only as failed deliveries */
@@ -282,6 +292,7 @@ int callback_start(struct callback_sender **out, struct db_pool *pool,
 	s->ca_file = xstrdup(ca);
 	s->pool = pool;
 	s->attempts = cfg->callback_attempts;
+	s->format = format;
 	pthread_mutex_init(&s->lock, NULL);
 	clock_cond_init(&s->cond);
 	if (pthread_create(&s->thread, NULL, sender_main, s)) {

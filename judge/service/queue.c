@@ -24,7 +24,7 @@
 	"(extract(epoch FROM started) * 1000)::bigint, "                                           \
 	"(extract(epoch FROM finished) * 1000)::bigint, callback_attempts, "                       \
 	"(extract(epoch FROM callback_done) * 1000)::bigint, callback_next IS NOT NULL, "          \
-	"callback_error"
+	"callback_error, token::text, front::text"
 
 void queue_sub_init(struct queue_sub *s)
 {
@@ -35,6 +35,7 @@ void queue_sub_release(struct queue_sub *s)
 {
 	cJSON_Delete(s->request);
 	cJSON_Delete(s->result);
+	cJSON_Delete(s->front);
 	free(s->idempotency_key);
 	free(s->callback_url);
 	free(s->worker);
@@ -75,7 +76,10 @@ static int read_row(const PGresult *r, int row, struct queue_sub *s, char *err, 
 	const char *pending = db_value(r, row, 15);
 	s->callback_pending = pending && *pending == 't';
 	s->callback_error = dup_or_null(db_value(r, row, 16));
-	if ((req && !s->request) || (res && !s->result)) {
+	const char *tok = db_value(r, row, 17), *front = db_value(r, row, 18);
+	snprintf(s->token, sizeof s->token, "%s", tok ? tok : "");
+	s->front = front ? cJSON_Parse(front) : NULL;
+	if ((req && !s->request) || (res && !s->result) || (front && !s->front)) {
 		snprintf(err, errlen, "submission %" PRId64 ": cannot parse stored JSON", s->id);
 		return -1;
 	}
@@ -109,27 +113,28 @@ static int enqueue_one(struct db *db, const struct queue_new *in, int64_t *id, b
 		       char *err, size_t errlen)
 {
 	int ret = -1;
-	char *json = NULL;
+	char *json = NULL, *front = NULL;
 	PGresult *r = NULL;
 	if (!in->request) {
 		snprintf(err, errlen, "enqueue: no request");
 		goto out;
 	}
 	json = cJSON_PrintUnformatted(in->request);
+	front = in->front ? cJSON_PrintUnformatted(in->front) : NULL;
 	char prio[16], key[24];
 	snprintf(prio, sizeof prio, "%d", in->priority);
 	snprintf(key, sizeof key, "%" PRId64, in->api_key_id);
-	const char *p[] = {json, prio, in->idempotency_key, key, in->callback_url};
+	const char *p[] = {json, prio, in->idempotency_key, key, in->callback_url, front};
 	/* a conflicting key inserts nothing: the SELECT below finds the first one,
 	 * which READ COMMITTED lets us see once its transaction committed */
 	r = db_query(db,
 		     "WITH ins AS (INSERT INTO submissions (request, priority, idempotency_key, "
-		     "api_key_id, callback_url) VALUES ($1::jsonb, $2::smallint, $3, "
-		     "nullif($4::bigint, 0), $5) "
+		     "api_key_id, callback_url, front) VALUES ($1::jsonb, $2::smallint, $3, "
+		     "nullif($4::bigint, 0), $5, $6::jsonb) "
 		     "ON CONFLICT ((coalesce(api_key_id, 0)), idempotency_key) "
 		     "WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING id) "
 		     "SELECT id, pg_notify('" QUEUE_CHANNEL_NEW "', id::text) FROM ins",
-		     5, p);
+		     6, p);
 	if (!r) {
 		db_fail(db, "cannot enqueue", err, errlen);
 		goto out;
@@ -161,6 +166,7 @@ static int enqueue_one(struct db *db, const struct queue_new *in, int64_t *id, b
 out:
 	PQclear(r);
 	free(json);
+	free(front);
 	return ret;
 }
 
@@ -201,6 +207,37 @@ int queue_get(struct db *db, int64_t id, int64_t api_key_id, struct queue_sub *o
 	const char *p[] = {ids, keys};
 	PGresult *r = db_query(db,
 			       "SELECT " SUB_COLS " FROM submissions WHERE id = $1::bigint "
+			       "AND ($2::bigint <= 0 OR api_key_id = $2::bigint)",
+			       2, p);
+	return one_row(db, r, "cannot read submission", out, err, errlen);
+}
+
+bool queue_token_valid(const char *token)
+{
+	if (strlen(token) != 36)
+		return false;
+	for (int i = 0; i < 36; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+		char c = token[i];
+		bool hex =
+		    (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+		if (dash ? c != '-' : !hex)
+			return false;
+	}
+	return true;
+}
+
+int queue_get_token(struct db *db, const char *token, int64_t api_key_id, struct queue_sub *out,
+		    char *err, size_t errlen)
+{
+	/* a malformed token would be a cast error of the query, not "not found" */
+	if (!queue_token_valid(token))
+		return 0;
+	char keys[24];
+	snprintf(keys, sizeof keys, "%" PRId64, api_key_id);
+	const char *p[] = {token, keys};
+	PGresult *r = db_query(db,
+			       "SELECT " SUB_COLS " FROM submissions WHERE token = $1::uuid "
 			       "AND ($2::bigint <= 0 OR api_key_id = $2::bigint)",
 			       2, p);
 	return one_row(db, r, "cannot read submission", out, err, errlen);

@@ -58,6 +58,8 @@ struct queue_sub {
 	int64_t callback_done_ms; /* when the callback was delivered; 0 = not (yet) */
 	bool callback_pending;	  /* another attempt is due */
 	char *callback_error;	  /* why the last attempt failed; NULL when none */
+	char token[37];		  /* the UUID token (lower-case text), "" when unknown */
+	cJSON *front;		  /* what a front API stored beside the request, or NULL; owned */
 };
 
 /* Zeroes s. */
@@ -71,6 +73,7 @@ struct queue_new {
 	const char *idempotency_key; /* may be NULL */
 	int64_t api_key_id;	     /* 0 = none */
 	const char *callback_url;    /* may be NULL */
+	const cJSON *front;	     /* may be NULL: a front API's own fields (queue_sub.front) */
 };
 
 /* Enqueues one submission (INSERT + NOTIFY in one transaction). With an
@@ -89,6 +92,14 @@ int queue_enqueue_batch(struct db *db, const struct queue_new *in, size_t n, int
  * Returns 1 when found, 0 when not, -1 with err. */
 int queue_get(struct db *db, int64_t id, int64_t api_key_id, struct queue_sub *out, char *err,
 	      size_t errlen);
+
+/* True when token has the form of a UUID (8-4-4-4-12 hex digits). */
+bool queue_token_valid(const char *token);
+/* Reads the submission whose UUID token is token, as queue_get does (scoped by
+ * api_key_id when > 0). A token that is not a UUID is not found. Returns 1, 0
+ * or -1 with err. */
+int queue_get_token(struct db *db, const char *token, int64_t api_key_id, struct queue_sub *out,
+		    char *err, size_t errlen);
 
 /* Claims the next queued submission for worker (a unique name such as
  * "host:pid/slot") with a lease of lease_ms. Returns 1 with *out (status

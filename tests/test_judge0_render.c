@@ -1,0 +1,154 @@
+/* test_judge0_render: Judge0's status ids, fields and base64 (judge/api/judge0_render.c),
+ * and the base64 codec they use (common/base64.c). */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <string.h>
+
+#include "common/base64.h"
+#include "judge/api/judge0_render.h"
+#include "judge/service/queue.h"
+
+/* A finished submission with result JSON res (parsed; the sub owns it). */
+static struct queue_sub sub(enum sub_status st, const char *res)
+{
+	struct queue_sub s;
+	queue_sub_init(&s);
+	s.status = st;
+	s.result = res ? cJSON_Parse(res) : NULL;
+	s.request = cJSON_Parse("{\"language\":\"python\",\"source\":\"print(1)\",\"stdin\":\"\"}");
+	s.front = cJSON_Parse("{\"api\":\"judge0\",\"language_id\":100}");
+	strcpy(s.token, "0f8fad5b-d9cb-469f-a165-70867728950e");
+	return s;
+}
+
+static int status_of(enum sub_status st, const char *res)
+{
+	struct queue_sub s = sub(st, res);
+	int id = j0r_status_id(&s);
+	queue_sub_release(&s);
+	return id;
+}
+
+Test(judge0_render, status_ids)
+{
+	cr_expect_eq(status_of(SUB_QUEUED, NULL), 1);
+	cr_expect_eq(status_of(SUB_RUNNING, NULL), 2);
+	cr_expect_eq(status_of(SUB_COMPLETED, "{}"), 3);
+	cr_expect_eq(status_of(SUB_ACCEPTED, "{}"), 3);
+	cr_expect_eq(status_of(SUB_WRONG_ANSWER, "{}"), 4);
+	cr_expect_eq(status_of(SUB_TIMEOUT, "{}"), 5);
+	cr_expect_eq(status_of(SUB_COMPILE_ERROR, "{}"), 6);
+	cr_expect_eq(status_of(SUB_RUNTIME_ERROR, "{\"signal\":11,\"exit_code\":null}"), 7);
+	cr_expect_eq(status_of(SUB_RUNTIME_ERROR, "{\"signal\":25}"), 8);
+	cr_expect_eq(status_of(SUB_RUNTIME_ERROR, "{\"signal\":8}"), 9);
+	cr_expect_eq(status_of(SUB_RUNTIME_ERROR, "{\"signal\":6}"), 10);
+	cr_expect_eq(status_of(SUB_RUNTIME_ERROR, "{\"signal\":null,\"exit_code\":1}"), 11);
+	cr_expect_eq(status_of(SUB_RUNTIME_ERROR, "{\"signal\":9}"), 12);
+	cr_expect_eq(status_of(SUB_MEMORY_LIMIT, "{}"), 12);
+	cr_expect_eq(status_of(SUB_OUTPUT_LIMIT, "{}"), 8);
+	cr_expect_eq(status_of(SUB_INTERNAL_ERROR, "{}"), 13);
+	cr_expect_str_eq(j0r_status_name(11), "Runtime Error (NZEC)");
+	cr_expect_str_eq(j0r_status_name(14), "Exec Format Error");
+	cr_expect_null(j0r_status_name(15));
+	cr_expect_null(j0r_status_name(0));
+}
+
+Test(judge0_render, languages)
+{
+	static const struct {
+		int id;
+		const char *lang;
+	} want[] = {{50, "c"},	     {51, "csharp"}, {54, "cpp"}, {63, "node"}, {71, "python"},
+		    {100, "python"}, {102, "node"},  {103, "c"},  {105, "cpp"}};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		const struct j0r_lang *l = j0r_lang_by_id(want[i].id);
+		cr_assert(l, "id %d", want[i].id);
+		cr_expect_str_eq(l->lang, want[i].lang);
+	}
+	cr_expect_null(j0r_lang_by_id(62));
+}
+
+Test(judge0_render, fields_and_units)
+{
+	j0r_fields f;
+	char bad[80];
+	cr_assert_eq(j0r_fields_parse("stdout, status_id", &f, bad, sizeof bad), 0);
+	struct queue_sub s = sub(
+	    SUB_ACCEPTED, "{\"status\":\"accepted\",\"exit_code\":0,\"signal\":null,"
+			  "\"time_ms\":13,\"wall_ms\":20,\"memory_kb\":9120,\"stdout\":\"1\\n\","
+			  "\"stderr\":\"\",\"compile\":{\"status\":\"ok\",\"output\":\"\"}}");
+	cJSON *o = j0r_submission(&s, f, false);
+	cr_assert(o);
+	cr_expect_eq(cJSON_GetArraySize(o), 2);
+	cr_expect_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring, "1\n");
+	cr_expect_eq(cJSON_GetObjectItem(o, "status_id")->valueint, 3);
+	cJSON_Delete(o);
+	cr_assert_eq(j0r_fields_parse(NULL, &f, bad, sizeof bad), 0);
+	o = j0r_submission(&s, f, false);
+	cr_expect_eq(cJSON_GetArraySize(o), 8);
+	cr_expect_str_eq(cJSON_GetObjectItem(o, "time")->valuestring, "0.013");
+	cr_expect_eq(cJSON_GetObjectItem(o, "memory")->valueint, 9120);
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(o, "stderr")));
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(o, "compile_output")));
+	cr_expect_str_eq(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "status"), "description")->valuestring,
+	    "Accepted");
+	cJSON_Delete(o);
+	o = j0r_submission(&s, f, true);
+	cr_expect_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring, "MQo=");
+	cJSON_Delete(o);
+	cr_assert_eq(j0r_fields_parse("*", &f, bad, sizeof bad), 0);
+	o = j0r_submission(&s, f, false);
+	cr_expect_eq(cJSON_GetObjectItem(o, "language_id")->valueint, 100);
+	cr_expect_str_eq(cJSON_GetObjectItem(o, "source_code")->valuestring, "print(1)");
+	cJSON_Delete(o);
+	cr_expect_eq(j0r_fields_parse("stdout,nope", &f, bad, sizeof bad), -1);
+	cr_expect_str_eq(bad, "nope");
+	queue_sub_release(&s);
+}
+
+Test(judge0_render, not_utf8_needs_base64)
+{
+	struct queue_sub s =
+	    sub(SUB_COMPLETED, "{\"status\":\"completed\",\"time_ms\":1,"
+			       "\"stdout_base64\":\"//4=\",\"stdout\":\"\\ufffd\\ufffd\"}");
+	j0r_fields f;
+	char bad[8];
+	j0r_fields_parse(NULL, &f, bad, sizeof bad);
+	cr_expect_null(j0r_submission(&s, f, false));
+	cJSON *o = j0r_submission(&s, f, true);
+	cr_assert(o);
+	cr_expect_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring, "//4=");
+	cJSON_Delete(o);
+	j0r_fields_parse("status", &f, bad, sizeof bad);
+	o = j0r_submission(&s, f, false);
+	cr_expect(o); /* stdout not asked for */
+	cJSON_Delete(o);
+	queue_sub_release(&s);
+}
+
+Test(judge0_render, base64)
+{
+	static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+	static const char *const enc[] = {"",	      "Zg==",	  "Zm8=",    "Zm9v",
+					  "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+	for (size_t i = 0; i < 7; i++) {
+		struct strbuf e = STRBUF_INIT, d = STRBUF_INIT;
+		base64_encode(&e, plain[i], strlen(plain[i]));
+		cr_expect_str_eq(e.buf, enc[i]);
+		cr_expect(base64_decode(&d, enc[i], strlen(enc[i])));
+		cr_expect_str_eq(d.buf, plain[i]);
+		strbuf_release(&e);
+		strbuf_release(&d);
+	}
+	struct strbuf d = STRBUF_INIT;
+	cr_expect(base64_decode(&d, "Zm9v\nYmE", 8)); /* line breaks, no padding */
+	cr_expect_str_eq(d.buf, "fooba");
+	strbuf_reset(&d);
+	cr_expect_not(base64_decode(&d, "Zm9v!", 5));
+	strbuf_reset(&d);
+	cr_expect_not(base64_decode(&d, "Z", 1));
+	strbuf_reset(&d);
+	cr_expect_not(base64_decode(&d, "Zg==Zg", 6));
+	strbuf_release(&d);
+}
