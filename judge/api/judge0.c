@@ -34,20 +34,7 @@
 	"base64_encoded=true"
 
 /* Judge0's error shape: {"error": "..."} */
-static void j0_error(struct http_request *r, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void j0_error(struct http_request *r, int status, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "error", msg);
-	http_respond_json(r, status, o);
-	cJSON_Delete(o);
-}
+#define j0_error(r, status, ...) render_keyed_error(r, status, "error", __VA_ARGS__)
 
 static bool query_true(struct http_request *r, const char *name)
 {

@@ -4,7 +4,6 @@
 
 #include <ctype.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "judge/api/api.h"
 #include "judge/api/http.h"
 #include "judge/api/info.h"
+#include "judge/api/render.h"
 #include "judge/api/submit.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
@@ -27,16 +27,24 @@ static const struct piston_name {
 	const char *lang;     /* ours (languages/<lang>.ini) */
 	const char *language; /* Piston's */
 	const char *runtime;  /* NULL: Piston lists none */
+	/* Piston has a compile stage for it (python's syntax check is not one:
+	 * Piston's python reports a syntax error from its run) */
+	bool compiled;
 	const char *const aliases[8];
 } names[] = {
-    {"python", "python", NULL, {"py", "py3", "python3", NULL}},
+    {"python", "python", NULL, false, {"py", "py3", "python3", NULL}},
     {"node",
      "javascript",
      "node",
+     false,
      {"node-javascript", "node-js", "javascript", "js", "node", NULL}},
-    {"c", "c", "gcc", {"gcc", NULL}},
-    {"cpp", "c++", "gcc", {"cpp", "g++", NULL}},
-    {"csharp", "csharp", "dotnet", {"csharp.net", "c#", "cs", "c#.net", "cs.net", "dotnet", NULL}},
+    {"c", "c", "gcc", true, {"gcc", NULL}},
+    {"cpp", "c++", "gcc", true, {"cpp", "g++", NULL}},
+    {"csharp",
+     "csharp",
+     "dotnet",
+     true,
+     {"csharp.net", "c#", "cs", "c#.net", "cs.net", "dotnet", NULL}},
 };
 
 static const struct piston_name *name_of(const char *lang)
@@ -272,19 +280,7 @@ void piston_runtimes(struct http_request *r, struct api *a)
 /* ---- POST /api/v2/execute ---- */
 
 /* Piston's error reply: {"message": ...}. */
-__attribute__((format(printf, 3, 4))) static void fail(struct http_request *r, int status,
-						       const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "message", msg);
-	http_respond_json(r, status, o);
-	cJSON_Delete(o);
-}
+#define fail(r, status, ...) render_keyed_error(r, status, "message", __VA_ARGS__)
 
 static int hexval(int c)
 {
@@ -552,15 +548,19 @@ static void answer(struct http_request *r, struct api *a, const struct queue_sub
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "language", language_of(l));
 	cJSON_AddStringToObject(o, "version", v);
-	if (l->compile_argv) {
-		const cJSON *c = cJSON_GetObjectItemCaseSensitive(res, "compile");
-		bool ok = !strcmp(str_at(c, "status"), "ok");
+	const struct piston_name *n = name_of(l->name);
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(res, "compile");
+	bool compile_error = !strcmp(status, "compile_error");
+	if (n ? n->compiled : l->compile_argv != NULL) {
 		/* compilers write their diagnostics to stderr; the judge keeps them as one text */
-		cJSON_AddItemToObject(o, "compile",
-				      stage("", str_at(c, "output"), true, ok ? 0 : 1, 0));
+		cJSON_AddItemToObject(
+		    o, "compile", stage("", str_at(c, "output"), true, compile_error ? 1 : 0, 0));
+	} else if (compile_error) {
+		/* no compile stage in Piston: its interpreter reports the error and exits 1 */
+		cJSON_AddItemToObject(o, "run", stage("", str_at(c, "output"), true, 1, 0));
 	}
 	/* like Piston, a program that did not compile is not run */
-	if (strcmp(status, "compile_error")) {
+	if (!compile_error) {
 		const cJSON *ec = cJSON_GetObjectItemCaseSensitive(res, "exit_code");
 		const cJSON *sg = cJSON_GetObjectItemCaseSensitive(res, "signal");
 		int sig = cJSON_IsNumber(sg) ? sg->valueint : 0;

@@ -1,6 +1,9 @@
 /* render: submission JSON and error replies of the HTTP API. */
 #include "judge/api/render.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "common/log.h"
 #include "judge/api/http.h"
 #include "judge/grading/request.h"
@@ -74,4 +77,17 @@ void render_db_error(struct http_request *r, const char *what, const char *err)
 void render_req_error(struct http_request *r, const struct req_error *e)
 {
 	http_error(r, e->http_status, e->code, "%s", e->message);
+}
+
+void render_keyed_error(struct http_request *r, int status, const char *key, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, key, msg);
+	http_respond_json(r, status, o);
+	cJSON_Delete(o);
 }

@@ -17,3 +17,7 @@ cJSON *render_result(const struct queue_sub *s);
 void render_db_error(struct http_request *r, const char *what, const char *err);
 /* Answers the status, code and message of a request error (request.h). */
 void render_req_error(struct http_request *r, const struct req_error *e);
+/* Answers status with {"<key>": "<message>"}: the error shape of a front that
+ * is not ours (Judge0's "error", Piston's "message"). */
+void render_keyed_error(struct http_request *r, int status, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));

@@ -97,6 +97,9 @@ px "compile error: compile stage, no run" 200 \
 	'.compile.code != 0 and .compile.code != null and (.compile.stderr | test("error")) and
 	 (.compile.output == .compile.stderr) and (has("run") | not)' \
 	'{"language":"c","version":"*","files":[{"content":"int main(void) { return x; }"}]}'
+px "python syntax error: reported by the run with code 1, no compile stage (as Piston's python)" 200 \
+	'(has("compile") | not) and .run.code == 1 and (.run.stderr | test("SyntaxError")) and .run.stdout == ""' \
+	"{\"language\":\"python\",\"version\":\"*\",\"files\":[{\"content\":$(src 'print("a"')}]}"
 px "runtime error: SIGSEGV, code null" 200 '.run.signal == "SIGSEGV" and .run.code == null' \
 	"{\"language\":\"c\",\"version\":\"*\",\"files\":[{\"content\":$(src 'int main(void) { *(volatile int *)0 = 1; return 0; }')}]}"
 px "exit code and stderr in output" 200 \
