@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# examples.sh: examples/agent_loop.py against a real judge (private PostgreSQL,
+# judge serve, a native worker) with its scripted model: compile_error, then
+# wrong_answer, then accepted, and the feedback the model was given; then every
+# curl example of README.md, run against the same server.
+cd "$(dirname "$0")/../.." || exit 1
+source tests/lib.sh
+source tests/svc.sh
+
+PY=${JUDGE_PYTHON:-/opt/judge/runtimes/python3.12/bin/python3}
+[ -x "$PY" ] || PY=python3
+
+svc_up examples-test "max_wait_s = 30" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
+
+# ---- the agent loop ----
+S=examples/scripted
+# check_loop NAME JSON: compile_error, wrong_answer, accepted, and what the model saw
+check_loop() {
+	local name=$1 out=$2
+	expect_json "$name: three attempts: compile_error, wrong_answer, accepted" "$out" \
+		'.accepted == true and ([.attempts[].status] == ["compile_error","wrong_answer","accepted"])'
+	expect_json "$name: first call had no feedback" "$out" '.attempts[0].feedback_given == []'
+	expect_json "$name: the scripted model recorded the same feedback" "$out" \
+		'.model_calls == [.attempts[].feedback_given]'
+	expect_json "$name: second call was told compile_error with the SyntaxError" "$out" \
+		'.attempts[1].feedback_given | length == 1 and .[0].status == "compile_error"
+		 and (.[0].compile_output | contains("SyntaxError"))
+		 and (.[0].text | contains("compile_error") and contains("SyntaxError"))'
+	expect_json "$name: third call was told wrong_answer with the judge's message" "$out" \
+		'.attempts[2].feedback_given | length == 2 and (.[1] as $f | $f.status == "wrong_answer"
+		 and ($f.message | test("expected"))
+		 and ($f.text | contains("wrong_answer") and contains($f.message)))'
+}
+
+out=$(JUDGE_URL=$U JUDGE_API_KEY=$KEY "$PY" examples/agent_loop.py --json \
+	--statement "Print the input line reversed." --stdin "abc" --expected "cba" \
+	--answers $S/reverse-1.py $S/reverse-2.py $S/reverse-3.py 2>"$SVC_TMP/loop.err")
+rc=$?
+[ $rc = 0 ] && pass "agent loop (execute_with_expected) exits 0 when accepted" ||
+	fail "agent loop exit" "rc $rc: $(tail -5 "$SVC_TMP/loop.err")"
+check_loop "execute_with_expected" "$out"
+grep -q "^attempt 1: compile_error" "$SVC_TMP/loop.err" && grep -q "^attempt 3: accepted" "$SVC_TMP/loop.err" &&
+	pass "agent loop prints each attempt's verdict" || fail "verdict lines" "$(cat "$SVC_TMP/loop.err")"
+
+out=$("$PY" examples/agent_loop.py --json --url "$U" --key "$KEY" --problem sum \
+	--answers $S/sum-1.py $S/sum-2.py $S/sum-3.py $S/sum-3.py 2>"$SVC_TMP/loop2.err")
+rc=$?
+[ $rc = 0 ] && pass "agent loop (problem via /v1/submissions) exits 0" ||
+	fail "agent loop problem exit" "rc $rc: $(tail -5 "$SVC_TMP/loop2.err")"
+expect_json "problem: stops at accepted (3 of 4 answers used)" "$out" '.attempts | length == 3'
+expect_json "problem: submissions have ids" "$out" '[.attempts[].id | type] == ["number","number","number"]'
+check_loop "problem" "$out"
+
+# never accepted: stops after --attempts, exit 1
+"$PY" examples/agent_loop.py --url "$U" --key "$KEY" --stdin abc --expected cba --attempts 2 \
+	--answers $S/reverse-2.py $S/reverse-2.py $S/reverse-3.py >"$SVC_TMP/loop3.out" 2>&1
+rc=$?
+[ $rc = 1 ] && [ "$(grep -c '^attempt' "$SVC_TMP/loop3.out")" = 2 ] &&
+	pass "agent loop stops after --attempts (exit 1)" || fail "attempts cap" "rc $rc: $(cat "$SVC_TMP/loop3.out")"
+
+# a refused request (bad key) is reported, exit 2
+"$PY" examples/agent_loop.py --url "$U" --key jk_bad --stdin abc --expected cba \
+	--answers $S/reverse-3.py >"$SVC_TMP/loop4.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "401" "$SVC_TMP/loop4.out" && pass "agent loop reports a 401 (exit 2)" ||
+	fail "bad key" "rc $rc: $(cat "$SVC_TMP/loop4.out")"
+
+# ---- every curl example of README.md ----
+# Rule: in each ```sh / ```bash block, every command that starts with `curl`
+# is run: its line and the lines after it up to the next `curl` line or the end
+# of the block; the lines before (bin/judge, make, K=jk_...) and blocks without
+# curl are skipped. The README's base URL becomes
+# the test server's, `$K` and `jk_...` the test key.
+mkdir -p "$SVC_TMP/readme"
+awk -v dir="$SVC_TMP/readme" '
+	/^```(sh|bash)[[:space:]]*$/ { inblock = 1; next }
+	/^```/ { inblock = 0; incurl = 0; next }
+	!inblock { next }
+	/^curl / { n++; file = sprintf("%s/%02d.sh", dir, n); print > file; incurl = 1; next }
+	incurl { print >> file }
+' README.md
+n_ex=$(ls "$SVC_TMP/readme" | wc -l)
+echo "README.md: $n_ex curl examples"
+[ "$n_ex" -ge 2 ] && pass "README.md has curl examples ($n_ex)" || fail "README curl examples" "found $n_ex"
+for f in "$SVC_TMP"/readme/*.sh; do
+	[ -f "$f" ] || continue
+	name="README curl #$(basename "$f" .sh): $(grep -o 'http://[^ ]*' "$f" | head -1 | sed 's|http://127.0.0.1:8080||')"
+	sed -i "s|http://127.0.0.1:8080|$U|g; s|jk_\.\.\.|$KEY|g" "$f"
+	out=$(K=$KEY bash -c 'curl() { command curl -m 60 -w "\n%{http_code}" "$@"; }; source "$1"' _ "$f" 2>&1)
+	status=${out##*$'\n'}
+	body=${out%$'\n'*}
+	if [[ ! $status =~ ^2[0-9][0-9]$ ]] || ! jq -e . >/dev/null 2>&1 <<<"$body"; then
+		fail "$name" "status $status: $(head -c 400 <<<"$body")"
+		continue
+	fi
+	if grep -q expected_output "$f"; then
+		# an execute example with an expected output must be accepted (the
+		# result JSON, or an MCP tool result)
+		expect_json "$name: 2xx JSON, accepted" "$body" \
+			'(.status // .result.structuredContent.status) == "accepted" and (.result.isError // false) == false'
+	else
+		pass "$name: 2xx JSON"
+	fi
+done
+
+finish
