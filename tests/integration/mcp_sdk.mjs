@@ -15,7 +15,7 @@ if (mode === "stdio") {
   transport = new StdioClientTransport({
     command: bin,
     args: ["--config", ini, "mcp", "--url", url, "--key", key],
-    stderr: "ignore",
+    stderr: "inherit", // the bridge's log, into the shell script's run.err
   });
 } else {
   const [url, key, root] = rest;

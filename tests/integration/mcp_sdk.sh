@@ -94,10 +94,10 @@ sdk http "$U" "$KEY" "$ROOT"
 
 kill -0 "$MAIN_PID" 2>/dev/null && pass "serve still running" || fail "serve still running"
 for p in "${SVC_PIDS[@]}"; do svc_stop "$p"; done
-if grep -qiE "segfault|assert|panic|runtime error|Sanitizer" "$SVC_TMP/serve.log" \
-	"$SVC_TMP/bridge.err"; then
+logs=("$SVC_TMP/serve.log" "$SVC_TMP/bridge.err" "$SVC_TMP/down.err" "$NP/run.err")
+if grep -qiE "segfault|assert|panic|runtime error|Sanitizer" "${logs[@]}"; then
 	fail "logs clean" "$(grep -iE "segfault|assert|panic|runtime error|Sanitizer" \
-		"$SVC_TMP/serve.log" "$SVC_TMP/bridge.err" | head -10)"
+		"${logs[@]}" | head -10)"
 else
 	pass "logs clean"
 fi
