@@ -13,3 +13,4 @@ int cmd_migrate(int argc, char **argv, struct judge_config *cfg);
 int cmd_worker(int argc, char **argv, struct judge_config *cfg);
 int cmd_verify(int argc, char **argv, struct judge_config *cfg);
 int cmd_up(int argc, char **argv, struct judge_config *cfg);
+int cmd_mcp(int argc, char **argv, struct judge_config *cfg);

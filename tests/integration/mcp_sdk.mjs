@@ -1,0 +1,104 @@
+// mcp_sdk.mjs: the official MCP TypeScript SDK against the judge, over one transport.
+// Usage: node mcp_sdk.mjs stdio JUDGE_BINARY INI URL KEY | node mcp_sdk.mjs http URL KEY
+// (tests/integration/mcp_sdk.sh copies it next to its node_modules). Prints one line
+// per check, "ok NAME" or "FAIL NAME -- DETAIL", which the shell script counts.
+import { readFileSync } from "node:fs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const [mode, ...rest] = process.argv.slice(2);
+let transport, problemDir;
+if (mode === "stdio") {
+  const [bin, ini, url, key, root] = rest;
+  problemDir = `${root}/problems/hello`;
+  transport = new StdioClientTransport({
+    command: bin,
+    args: ["--config", ini, "mcp", "--url", url, "--key", key],
+    stderr: "inherit", // the bridge's log, into the shell script's run.err
+  });
+} else {
+  const [url, key, root] = rest;
+  problemDir = `${root}/problems/hello`;
+  transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  });
+}
+
+const check = (name, cond, detail) => {
+  console.log(cond ? `ok ${mode}: ${name}` : `FAIL ${mode}: ${name} -- ${JSON.stringify(detail).slice(0, 500)}`);
+};
+// call NAME ARGS: the tool's structuredContent, checked against its text content
+const call = async (name, args) => {
+  const r = await client.callTool({ name, arguments: args });
+  const text = r.content?.[0]?.text;
+  const same = text !== undefined && JSON.stringify(JSON.parse(text)) === JSON.stringify(r.structuredContent);
+  return { r, s: r.structuredContent ?? {}, ok: r.isError === false && same };
+};
+const step = async (name, fn) => {
+  try {
+    await fn();
+  } catch (e) {
+    check(name, false, String(e?.stack ?? e));
+  }
+};
+
+const client = new Client({ name: "judge-test", version: "1.0.0" });
+let subId;
+await step("connect (initialize)", async () => {
+  await client.connect(transport);
+  const v = client.getServerVersion();
+  check("connect (initialize)", v?.name === "judge", v);
+});
+await step("listTools: all 7", async () => {
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  const want = ["execute", "execute_with_expected", "get_problem", "get_submission", "list_languages", "list_problems", "solve_problem"];
+  check("listTools: all 7", JSON.stringify(names) === JSON.stringify(want), names);
+});
+await step("execute_with_expected: accepted", async () => {
+  const { s, ok, r } = await call("execute_with_expected", {
+    language: "python", source: "print(input()[::-1])", stdin: "abc", expected_output: "cba",
+  });
+  check("execute_with_expected: accepted", ok && s.status === "accepted", r);
+});
+await step("execute", async () => {
+  const { s, ok, r } = await call("execute", { language: "python", source: "print(6*7)" });
+  subId = s.id;
+  check("execute", ok && typeof s.id === "number" && s.status === "completed" && s.stdout === "42\n", r);
+});
+await step("solve_problem hello: accepted", async () => {
+  const source = readFileSync(`${problemDir}/submissions/accepted/hello.py`, "utf8");
+  const { s, ok, r } = await call("solve_problem", { problem: "hello", language: "python", source });
+  check("solve_problem hello: accepted", ok && s.status === "accepted", r);
+});
+await step("get_submission", async () => {
+  const { s, ok, r } = await call("get_submission", { id: subId });
+  check("get_submission", ok && s.id === subId && typeof s.status === "string", r);
+});
+await step("list_languages", async () => {
+  const { s, ok, r } = await call("list_languages", {});
+  check("list_languages", ok && s.languages?.some((l) => l.name === "python"), r);
+});
+await step("list_problems", async () => {
+  const { s, ok, r } = await call("list_problems", {});
+  check("list_problems", ok && s.problems?.some((p) => p.id === "hello"), r);
+});
+await step("get_problem hello", async () => {
+  const { s, ok, r } = await call("get_problem", { id: "hello" });
+  check("get_problem hello", ok && s.id === "hello" && s.samples?.length > 0, r);
+});
+await step("unknown tool: an error", async () => {
+  let threw = false;
+  try {
+    const r = await client.callTool({ name: "no_such_tool", arguments: {} });
+    threw = r.isError === true;
+  } catch (e) {
+    threw = /-32602|no_such_tool|unknown/i.test(String(e));
+  }
+  check("unknown tool: an error", threw, "no error");
+});
+await step("close", async () => {
+  await client.close();
+  check("close", true);
+});
