@@ -24,7 +24,9 @@ LIBS := $(PKG_LIBS) -lm
 SRCS := $(sort $(wildcard common/*.c runner/*.c judge/*/*.c))
 # the SQL migrations are built into the binary (judge/store/migrate.h)
 MIGRATIONS := $(sort $(wildcard migrations/*.sql))
-OBJS := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o
+# and so are web/'s OpenAPI document and /docs page (judge/api/docs.h)
+WEB := $(sort $(wildcard web/*.json web/*.html web/*.js))
+OBJS := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o $(BUILD)/gen/web.o
 LIB_OBJS := $(filter-out $(BUILD)/judge/cli/main.o,$(OBJS))
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
@@ -68,6 +70,13 @@ $(BUILD)/gen/migrations.c: $(MIGRATIONS) migrations/embed.sh
 	sh migrations/embed.sh $(MIGRATIONS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/migrations.o: $(BUILD)/gen/migrations.c
+	$(CC) $(CPPFLAGS) -I. $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/web.c: $(WEB) web/embed.sh
+	@mkdir -p $(dir $@)
+	sh web/embed.sh $(WEB) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/web.o: $(BUILD)/gen/web.c
 	$(CC) $(CPPFLAGS) -I. $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJS)

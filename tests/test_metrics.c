@@ -132,6 +132,8 @@ Test(metrics, route_labels)
 						  "judge0_statuses",
 						  "judge0_about",
 						  "judge0_config_info",
+						  "openapi",
+						  "docs",
 						  "other"};
 	for (int i = 0; i < R_COUNT; i++)
 		cr_assert_str_eq(n[i], want[i]);

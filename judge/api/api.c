@@ -11,6 +11,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "judge/api/docs.h"
 #include "judge/api/http.h"
 #include "judge/api/info.h"
 #include "judge/api/judge0.h"
@@ -140,7 +141,7 @@ static void on_headers(struct http_request *r, void *arg)
 			     "%s is not allowed here (allowed: %s)", r->method, allow);
 		return;
 	}
-	if (rt == R_HEALTH || rt == R_METRICS)
+	if (rt == R_HEALTH || rt == R_METRICS || rt == R_OPENAPI || rt == R_DOCS)
 		return;
 	/* MCP's transport asks servers to check Origin against DNS rebinding: a
 	 * web page must not drive a keyless (loopback) judge through a browser.
@@ -175,6 +176,9 @@ static void on_request(struct http_request *r, void *arg)
 		return info_health(r, a);
 	case R_METRICS:
 		return info_metrics(r, a);
+	case R_OPENAPI:
+	case R_DOCS:
+		return docs_serve(r);
 	case R_EXECUTE:
 		return submit_post(r, a, REQ_EXECUTE, true);
 	case R_EXECUTE_EXPECTED:

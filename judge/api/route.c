@@ -26,6 +26,8 @@ static const char *const names[R_COUNT] = {"execute",
 					   "judge0_statuses",
 					   "judge0_about",
 					   "judge0_config_info",
+					   "openapi",
+					   "docs",
 					   "other"};
 
 const char *const *route_names(void)
@@ -77,6 +79,9 @@ enum route route_of(const char *url, const char **arg)
 	    {"/statuses", R_J0_STATUSES},
 	    {"/about", R_J0_ABOUT},
 	    {"/config_info", R_J0_CONFIG},
+	    {"/openapi.json", R_OPENAPI},
+	    {"/docs", R_DOCS},
+	    {"/docs.js", R_DOCS},
 	};
 	*arg = NULL;
 	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)

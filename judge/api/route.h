@@ -30,6 +30,8 @@ enum route {
 	R_J0_STATUSES,
 	R_J0_ABOUT,
 	R_J0_CONFIG,
+	R_OPENAPI, /* GET /openapi.json (docs.h) */
+	R_DOCS,	   /* GET /docs and /docs.js */
 	R_OTHER,
 	R_COUNT
 };
