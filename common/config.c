@@ -32,6 +32,8 @@ const struct config_key config_keys[] = {
 	I("sandbox", gvisor_pool, 0, 64, "2", "gVisor sandboxes started ahead of need per runtime"),
 	S("sandbox", gvisor_platform, "ptrace",
 	  "how gVisor traps a program's system calls: ptrace, systrap or kvm (runsc --platform)"),
+	I("sandbox", gvisor_start_timeout_ms, 1000, 600000, "20000",
+	  "a gVisor sandbox not ready this long after runsc starts is killed (internal_error)"),
 	S("sandbox", tool_sandbox, "native",
 	  "where compilers and output validators run when sandbox is gvisor: native or gvisor"),
 	S("sandbox", cgroup_root, "auto",

@@ -18,6 +18,7 @@ struct judge_config {
 	long box_uid;
 	long gvisor_pool;
 	char *gvisor_platform;
+	long gvisor_start_timeout_ms;
 	char *tool_sandbox;
 	char *cgroup_root;
 	/* [limits] */

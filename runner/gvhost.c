@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/strbuf.h"
 
 extern char **environ;
@@ -153,7 +154,7 @@ long gvhost_owner_pid(const char *name)
 
 /* Spawns argv with the given stdio (-1 = /dev/null). posix_spawn is safe in a
  * threaded process; every fd of ours is O_CLOEXEC, so the child gets only these. */
-int gvhost_spawn(const char *const *argv, int in, int out, int err, pid_t *pid)
+static int spawn(const char *const *argv, int in, int out, int err, bool group, pid_t *pid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -172,11 +173,50 @@ int gvhost_spawn(const char *const *argv, int in, int out, int err, pid_t *pid)
 	sigfillset(&all);
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &all);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+					  (group ? POSIX_SPAWN_SETPGROUP : 0));
 	int r = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	return -r;
+}
+
+int gvhost_spawn(const char *const *argv, int in, int out, int err, pid_t *pid)
+{
+	return spawn(argv, in, out, err, false, pid);
+}
+
+int gvhost_spawn_group(const char *const *argv, int in, int out, int err, pid_t *pid)
+{
+	return spawn(argv, in, out, err, true, pid);
+}
+
+int gvhost_wait_exit_ms(pid_t pid, int timeout_ms)
+{
+	int64_t deadline = clock_mono_us() + (int64_t)timeout_ms * 1000;
+	for (int nap_us = 1000;; nap_us = nap_us < 20000 ? nap_us * 2 : 20000) {
+		int st;
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (r < 0 && errno == ECHILD)
+			return 0; /* SIGCHLD ignored: as in gvhost_wait_exit */
+		if (r < 0 && errno != EINTR)
+			return -1;
+		int64_t left = deadline - clock_mono_us();
+		if (left <= 0) {
+			/* the whole process group: runsc and whatever it forked that stayed in it */
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			/* SIGKILL'd: it goes at once (bounded anyway: a process stuck in the
+			 * kernel is left to the reapers) */
+			for (int i = 0; i < 200 && waitpid(pid, &st, WNOHANG) == 0; i++)
+				usleep(5000);
+			return GVHOST_WAIT_TIMEOUT;
+		}
+		usleep((useconds_t)(left < nap_us ? left : nap_us));
+	}
 }
 
 int gvhost_wait_exit(pid_t pid)

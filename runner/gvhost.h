@@ -41,6 +41,13 @@ int gvhost_spawn(const char *const *argv, int in, int out, int err, pid_t *pid);
 /* Waits for pid: its exit status, 128 + signal, 0 when SIGCHLD is ignored (status
  * lost), or -1. */
 int gvhost_wait_exit(pid_t pid);
+/* The same as gvhost_spawn, with the child leading a new process group (so that
+ * gvhost_wait_exit_ms can kill everything it forked that stayed in it). */
+int gvhost_spawn_group(const char *const *argv, int in, int out, int err, pid_t *pid);
+/* gvhost_wait_exit bounded by timeout_ms: past it, SIGKILLs pid's process group
+ * and pid, reaps it (briefly), and returns GVHOST_WAIT_TIMEOUT. */
+#define GVHOST_WAIT_TIMEOUT (-2)
+int gvhost_wait_exit_ms(pid_t pid, int timeout_ms);
 /* True when program (a path, or a name looked up in PATH) is executable; else
  * false with the reason in why. */
 bool gvhost_find_program(const char *program, char *why, size_t whylen);

@@ -48,7 +48,6 @@
  * ever seen by that one sandbox, which walks it first after it is mounted. */
 #define GLOBAL_FLAGS	 "--network=none", "--file-access-mounts=exclusive"
 #define REAPERS		 2
-#define READY_TIMEOUT_MS 20000
 
 struct gv_pool {
 	char *sig;	  /* ro_paths and init_args joined: the pool's key */
@@ -91,9 +90,13 @@ int gvpool_runsc(const struct gvpool_env *env, const char *a1, const char *a2, c
 	gvhost_fmt(rootopt, sizeof(rootopt), "--root=%s", env->root);
 	const char *argv[] = {env->runsc, rootopt, GLOBAL_FLAGS, env->platform, a1, a2, a3, NULL};
 	pid_t pid;
-	if (gvhost_spawn(argv, -1, -1, -1, &pid) < 0)
+	if (gvhost_spawn_group(argv, -1, -1, -1, &pid) < 0)
 		return -1;
-	return gvhost_wait_exit(pid);
+	int st = gvhost_wait_exit_ms(pid, GVPOOL_RUNSC_TIMEOUT_MS);
+	if (st == GVHOST_WAIT_TIMEOUT)
+		log_error("gvisor: runsc %s %s killed after %d s", a1, a3 ? a3 : "",
+			  GVPOOL_RUNSC_TIMEOUT_MS / 1000);
+	return st;
 }
 
 /* ---- entries ------------------------------------------------------------ */
@@ -303,6 +306,22 @@ static int make_mount_points(const struct gv_pool *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* Milliseconds until deadline (a clock_mono_us time), at least 0. */
+static int left_ms(int64_t deadline)
+{
+	int64_t left = (deadline - clock_mono_us() + 999) / 1000;
+	return left > 0 ? (int)left : 0;
+}
+
+/* The sandbox process runsc wrote in pidfile, if any (gvpool_kill kills it). */
+static void read_pid_file(struct gv_entry *e, const char *pidfile)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, pidfile, 64) == 0 && atol(sb.buf) > 0)
+		e->sandbox_pid = (pid_t)atol(sb.buf);
+	strbuf_release(&sb);
+}
+
 /* Creates and starts one sandbox for pool p: ~170 ms, mostly runsc itself. */
 static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size_t errlen)
 {
@@ -360,7 +379,11 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 			      "run",	    "--detach", "--bundle",   e->dir,
 			      "--pid-file", pidfile,	e->id,	      NULL};
 	pid_t pid;
-	if ((r = gvhost_spawn(argv, in[0], o[1], e2[1], &pid)) < 0) {
+	/* every wait below is bounded by the start's deadline: a platform that never
+	 * starts (kvm where it hangs) costs that long, then everything is killed */
+	int limit_ms = gp.env.start_timeout_ms > 0 ? gp.env.start_timeout_ms : GVPOOL_START_TIMEOUT_MS;
+	int64_t deadline = t0 + (int64_t)limit_ms * 1000;
+	if ((r = gvhost_spawn_group(argv, in[0], o[1], e2[1], &pid)) < 0) {
 		gvhost_fmt(err, errlen, "cannot run '%s': %s", gp.env.runsc, strerror(-r));
 		goto fail;
 	}
@@ -368,22 +391,32 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	in[0] = o[1] = e2[1] = -1;
 	e->in_fd = in[1], e->out_fd = o[0], e->err_fd = e2[0];
 	in[1] = o[0] = e2[0] = -1;
-	int st = gvhost_wait_exit(pid);
+	int st = gvhost_wait_exit_ms(pid, left_ms(deadline));
+	if (st == GVHOST_WAIT_TIMEOUT) {
+		read_pid_file(e, pidfile); /* runsc may have started the sandbox already */
+		gvhost_fmt(err, errlen, "gvisor sandbox did not start within %d s (runsc run hung)",
+			   limit_ms / 1000);
+		goto discard;
+	}
 	if (st != 0) {
 		char msg[512];
 		read_runsc_error(e->err_fd, msg, sizeof(msg));
 		gvhost_fmt(err, errlen, "runsc run exited %d: %s", st, msg[0] ? msg : "no message");
 		goto discard;
 	}
-	struct strbuf sb = STRBUF_INIT;
-	if (strbuf_read_file(&sb, pidfile, 64) == 0)
-		e->sandbox_pid = (pid_t)atol(sb.buf);
-	strbuf_release(&sb);
+	read_pid_file(e, pidfile);
 	/* init says 'R' when its warm-up is done and it waits for the job */
 	struct pollfd pfd = {.fd = e->out_fd, .events = POLLIN};
 	char ready = 0;
-	if (poll(&pfd, 1, READY_TIMEOUT_MS) != 1 || read(e->out_fd, &ready, 1) != 1 ||
-	    ready != 'R') {
+	int pr;
+	while ((pr = poll(&pfd, 1, left_ms(deadline))) < 0 && errno == EINTR)
+		;
+	if (pr == 0) {
+		gvhost_fmt(err, errlen, "gvisor sandbox did not start within %d s (init not ready)",
+			   limit_ms / 1000);
+		goto discard;
+	}
+	if (pr != 1 || read(e->out_fd, &ready, 1) != 1 || ready != 'R') {
 		gvhost_fmt(err, errlen, "gvisor sandbox %s did not get ready", e->id);
 		goto discard;
 	}

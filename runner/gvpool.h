@@ -18,6 +18,13 @@
  * limit is enforced inside by box_init; the cgroup is the backstop. */
 #define GVPOOL_HEADROOM_BYTES (160LL << 20)
 
+/* Default bound of a sandbox's start (judge.ini gvisor_start_timeout_ms): from
+ * spawning `runsc run --detach` to init's ready byte. Past it, runsc and the
+ * container are killed and the run ends as internal_error. */
+#define GVPOOL_START_TIMEOUT_MS 20000
+/* Bound of any other runsc call (delete, kill): it is killed past it. */
+#define GVPOOL_RUNSC_TIMEOUT_MS 30000
+
 /* What every entry is made from (gvisor.c's set-up fills it). */
 struct gvpool_env {
 	char runsc[PATH_MAX];	  /* the runsc binary */
@@ -27,6 +34,7 @@ struct gvpool_env {
 	char rootfs[PATH_MAX];	  /* <work>/rootfs: the read-only root of every sandbox */
 	const char *std_binds[8]; /* host folders bound read-only (static strings) */
 	int pool_size;		  /* started sandboxes kept per runtime; 0 = no pool */
+	int start_timeout_ms;	  /* bound of a sandbox's start (runsc run + init's ready) */
 	long long max_memory_bytes; /* the largest memory limit a run may ask for */
 	long long tmp_bytes;	    /* size of /tmp */
 	struct cg_root cg_root;	    /* where runsc puts the containers' cgroups */

@@ -58,6 +58,8 @@ struct sandbox_options {
 	char runsc[PATH_MAX];	    /* the runsc binary (a path, or a name looked up in PATH) */
 	char gvisor_platform[16];   /* runsc --platform: "ptrace", "systrap" or "kvm" */
 	int gvisor_pool;	    /* gVisor sandboxes started ahead of need per runtime */
+	/* a sandbox not ready this long after `runsc run` starts is killed; 0 = 20000 */
+	int gvisor_start_timeout_ms;
 	/* A gVisor sandbox starts before the run it serves is known, so its cgroup
 	 * and /tmp are sized for the largest run it may serve. */
 	long long gvisor_memory_bytes; /* the largest memory limit of any run */
