@@ -206,7 +206,8 @@ int gvhost_wait_exit_ms(pid_t pid, int timeout_ms)
 			return -1;
 		int64_t left = deadline - clock_mono_us();
 		if (left <= 0) {
-			/* the whole process group: runsc and whatever it forked that stayed in it */
+			/* the whole process group: runsc and whatever it forked that stayed in it
+			 */
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			/* SIGKILL'd: it goes at once (bounded anyway: a process stuck in the

@@ -657,8 +657,8 @@ static int setup(const struct sandbox_options *opts, char *err, size_t errlen)
 		return -1;
 	}
 	gv.env.pool_size = opts->gvisor_pool;
-	gv.env.start_timeout_ms =
-	    opts->gvisor_start_timeout_ms > 0 ? opts->gvisor_start_timeout_ms : GVPOOL_START_TIMEOUT_MS;
+	gv.env.start_timeout_ms = opts->gvisor_start_timeout_ms > 0 ? opts->gvisor_start_timeout_ms
+								    : GVPOOL_START_TIMEOUT_MS;
 	/* runsc leaves the sandbox and gofer processes to the parent's subreaper: be it,
 	 * so that we can reap them (else killed ones stay zombies where pid 1 does not
 	 * reap). We only ever wait for pids of our containers. */

@@ -46,8 +46,8 @@
  * fails). Mounts other than the root may be cached by the sentry without
  * revalidation (exclusive): runtimes are read-only, and the box of a run is only
  * ever seen by that one sandbox, which walks it first after it is mounted. */
-#define GLOBAL_FLAGS	 "--network=none", "--file-access-mounts=exclusive"
-#define REAPERS		 2
+#define GLOBAL_FLAGS "--network=none", "--file-access-mounts=exclusive"
+#define REAPERS	     2
 
 struct gv_pool {
 	char *sig;	  /* ro_paths and init_args joined: the pool's key */
@@ -381,7 +381,8 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	pid_t pid;
 	/* every wait below is bounded by the start's deadline: a platform that never
 	 * starts (kvm where it hangs) costs that long, then everything is killed */
-	int limit_ms = gp.env.start_timeout_ms > 0 ? gp.env.start_timeout_ms : GVPOOL_START_TIMEOUT_MS;
+	int limit_ms =
+	    gp.env.start_timeout_ms > 0 ? gp.env.start_timeout_ms : GVPOOL_START_TIMEOUT_MS;
 	int64_t deadline = t0 + (int64_t)limit_ms * 1000;
 	if ((r = gvhost_spawn_group(argv, in[0], o[1], e2[1], &pid)) < 0) {
 		gvhost_fmt(err, errlen, "cannot run '%s': %s", gp.env.runsc, strerror(-r));

@@ -561,3 +561,86 @@ Test(gvisor_leftovers, nothing_left_behind, .timeout = 120)
 	if (d)
 		closedir(d);
 }
+
+/* A runsc whose `run` never returns (as with gvisor_platform = kvm where KVM
+ * hangs): the run ends as internal_error within the start bound, and nothing the
+ * fake started (the hung runsc, a child it forked) stays. */
+Test(gvisor_start, hung_runsc_run_is_bounded_and_killed, .timeout = 60)
+{
+	char dir[] = "/tmp/judge-fake-runsc-XXXXXX", fake[PATH_MAX], real[PATH_MAX] = "";
+	cr_assert(mkdtemp(dir));
+	FILE *w = popen("command -v runsc", "r");
+	cr_assert(w && fgets(real, sizeof(real), w), "runsc not in PATH");
+	pclose(w);
+	real[strcspn(real, "\n")] = 0;
+	snprintf(fake, sizeof(fake), "%s/runsc", dir);
+	FILE *f = fopen(fake, "w");
+	cr_assert(f);
+	fprintf(f,
+		"#!/bin/sh\n"
+		"for a in \"$@\"; do\n"
+		"  if [ \"$a\" = run ]; then\n"
+		"    sleep 1000 & echo $! > %s/child\n"
+		"    echo $$ > %s/self; exec sleep 1000\n"
+		"  fi\n"
+		"done\n"
+		"exec %s \"$@\"\n",
+		dir, dir, real);
+	fclose(f);
+	chmod(fake, 0755);
+
+	char err[512];
+	config_defaults(&cfg);
+	free(cfg.sandbox);
+	cfg.sandbox = strdup("gvisor");
+	free(cfg.runsc);
+	cfg.runsc = strdup(fake);
+	cfg.gvisor_pool = 0;
+	cfg.gvisor_start_timeout_ms = 2000;
+	if (access("bin/box_init", X_OK) == 0)
+		setenv("JUDGE_BOX_INIT", "bin/box_init", 0);
+	cr_assert_eq(init_sandbox(err, sizeof(err)), 0, "init: %s", err);
+	cr_assert_eq(sandbox_open(SANDBOX_GVISOR, 3, 16 << 20, &sb, err, sizeof(err)), 0,
+		     "open: %s", err);
+	const char *argv[] = {"/bin/true", NULL};
+	struct run_spec s = spec_of(argv);
+	struct run_result res;
+	long long t0 = now_ms();
+	run(&s, &res);
+	long long took = now_ms() - t0;
+	cr_assert_eq(res.status, RUN_INTERNAL_ERROR, "status %d: %s", res.status, res.message);
+	cr_assert(strstr(res.message, "gvisor sandbox did not start within 2 s"), "%s",
+		  res.message);
+	cr_assert_lt(took, 2000 + 4000, "took %lld ms", took);
+	run_result_release(&res);
+
+	static const char *const names[] = {"self", "child"};
+	for (int i = 0; i < 2; i++) {
+		char path[PATH_MAX], buf[32] = "";
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		f = fopen(path, "r");
+		cr_assert(f && fgets(buf, sizeof(buf), f), "the fake runsc wrote no %s", path);
+		fclose(f);
+		long pid = atol(buf);
+		cr_assert_gt(pid, 0);
+		/* not running any more (exited, or a zombie left to the reapers) */
+		bool gone = false;
+		for (int k = 0; k < 100 && !gone; k++) {
+			snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+			char cmd[64] = "";
+			FILE *c = fopen(path, "r");
+			gone = !c || !fgets(cmd, sizeof(cmd), c) || strcmp(cmd, "sleep");
+			if (c)
+				fclose(c);
+			if (!gone)
+				usleep(20000);
+		}
+		cr_assert(gone, "process %ld (%s) of the fake runsc is still running", pid,
+			  names[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	teardown();
+	unlink(fake);
+	rmdir(dir);
+}
