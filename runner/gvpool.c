@@ -212,6 +212,12 @@ static void entry_reap(struct gv_entry *e)
 		cg_cpu_us(cg, &cpu_us);
 	int r = gvpool_runsc(&gp.env, "delete", "--force", e->id);
 	gvhost_reap_orphans();
+	/* what runsc leaves of a container that never started (its start killed) */
+	char leftover[PATH_MAX];
+	gvhost_fmt(leftover, sizeof(leftover), "%s/%s_sandbox:%s.lock", gp.env.root, e->id, e->id);
+	unlink(leftover);
+	gvhost_fmt(leftover, sizeof(leftover), "%s/runsc-%s.sock", gp.env.root, e->id);
+	unlink(leftover);
 	/* what runsc left, in every hierarchy (also after a failed create, where
 	 * cg_open finds none of ours but others may hold it) */
 	if (!cg && gp.env.cg_ready)
