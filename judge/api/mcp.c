@@ -16,8 +16,11 @@
 #define MCP_SERVER_VERSION "1.0.0"
 
 /* Newest first: an unknown client version gets the newest (the client then
- * decides whether it can go on, as the lifecycle rules say). */
-static const char *const versions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
+ * decides whether it can go on, as the lifecycle rules say). Not 2026-07-28: that
+ * revision drops initialize and sessions (server/discover, per-request _meta), which
+ * this server does not speak; a client of it that falls back to initialize is
+ * answered 2025-11-25. */
+static const char *const versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
 /* JSON-RPC error codes */
 enum {
@@ -68,11 +71,41 @@ static const char instructions[] =
 	"\"expected_output\":{\"type\":\"string\",\"description\":\"the output the program "       \
 	"must print for stdin\"}"
 
+/* outputSchema pieces: what structuredContent holds when isError is false (error
+ * results carry none). Loose on purpose: the keys always there are required, the
+ * rest only typed, and other keys are allowed (the result JSON may grow). */
+#define NUM	    "{\"type\":\"number\"}"
+#define STR	    "{\"type\":\"string\"}"
+#define BOOL	    "{\"type\":\"boolean\"}"
+#define NULLABLE(t) "{\"type\":[\"" t "\",\"null\"]}"
+/* the result JSON (README "Result JSON"); a run still going after the wait is
+ * just {id, status} */
+#define RESULT_PROPS                                                                               \
+	"\"status\":{\"type\":\"string\",\"description\":\"accepted, wrong_answer, "               \
+	"completed, compile_error, runtime_error, timeout, memory_limit, output_limit; "           \
+	"queued or running when not finished yet\"},"                                              \
+	"\"language\":" STR ",\"compile\":{\"type\":\"object\",\"properties\":{\"status\":" STR    \
+	",\"output\":" STR ",\"time_ms\":" NUM "}},"                                               \
+	"\"exit_code\":" NULLABLE("integer") ",\"signal\":" NULLABLE(                              \
+	    "integer") ","                                                                         \
+		       "\"time_ms\":" NUM ",\"wall_ms\":" NUM ",\"memory_kb\":" NUM                \
+		       ",\"stdout\":" STR ",\"stderr\":" STR ",\"stdout_truncated\":" BOOL         \
+		       ",\"stderr_truncated\":" BOOL ",\"feedback\":" NULLABLE(                    \
+			   "object") ",\"tests\":{\"type\":\"array\",\"items\":"                   \
+				     "{\"type\":\"object\",\"properties\":{\"name\":" STR          \
+				     ",\"status\":" STR "},"                                       \
+				     "\"required\":[\"name\",\"status\"]}},\"tests_total\":{"      \
+				     "\"type\":\"integer\"}"
+#define RESULT_SCHEMA                                                                              \
+	"{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\",\"description\":"       \
+	"\"submission id (get_submission)\"}," RESULT_PROPS "},\"required\":[\"id\",\"status\"]}"
+
 struct tool {
 	const char *name;
 	const char *title;
 	const char *description; /* for the model: when to use it, what comes back */
 	const char *schema;	 /* inputSchema, JSON */
+	const char *output;	 /* outputSchema, JSON */
 	bool read_only;
 };
 
@@ -87,7 +120,7 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	 "to check a solution; fix the code and call again until accepted.",
 	 "{\"type\":\"object\",\"properties\":{" RUN_PROPS "," EXPECTED_PROP "},"
 	 "\"required\":[\"language\",\"source\"]}",
-	 false},
+	 RESULT_SCHEMA, false},
     [MCP_EXECUTE] = {"execute", "Run code",
 		     "Compiles and runs a program in a sandbox with optional stdin and returns "
 		     "the result JSON: status completed (or compile_error, runtime_error, "
@@ -96,7 +129,7 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 		     "execute_with_expected to grade.",
 		     "{\"type\":\"object\",\"properties\":{" RUN_PROPS "," EXPECTED_PROP "},"
 		     "\"required\":[\"language\",\"source\"]}",
-		     false},
+		     RESULT_SCHEMA, false},
     [MCP_SOLVE_PROBLEM] =
 	{"solve_problem", "Submit a solution to a problem",
 	 "Grades a program against all test data of a stored problem (get_problem shows its "
@@ -109,7 +142,7 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	 "\"string\",\"description\":\"the whole program's source code\"},\"run_all_tests\":"
 	 "{\"type\":\"boolean\",\"description\":\"run every test even after one fails\"}},"
 	 "\"required\":[\"problem\",\"language\",\"source\"]}",
-	 false},
+	 RESULT_SCHEMA, false},
     [MCP_GET_SUBMISSION] =
 	{"get_submission", "Get a submission's state",
 	 "Returns a submission by id: status (queued, running, or the final verdict) and, "
@@ -119,23 +152,61 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	 "\"submission id\"},\"wait_s\":{\"type\":\"integer\",\"minimum\":0,\"description\":"
 	 "\"seconds to wait for the final verdict (capped by the server)\"}},"
 	 "\"required\":[\"id\"]}",
+	 "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},\"status\":"
+	 "{\"type\":\"string\",\"description\":\"queued, running, or the final verdict\"},"
+	 "\"language\":" STR ",\"problem\":" STR ",\"created_ms\":" NUM
+	 ",\"started_ms\":" NULLABLE("number") ",\"finished_ms\":" NULLABLE(
+	     "number") ",\"attempts\":"
+		       "{\"type\":\"integer\"},\"callback\":{\"type\":\"object\"},\"result\":{"
+		       "\"description\":"
+		       "\"the result JSON once final, else "
+		       "null\",\"anyOf\":[{\"type\":\"null\"},{\"type\":"
+		       "\"object\",\"properties\":{" RESULT_PROPS "},\"required\":[\"status\"]}]}},"
+		       "\"required\":[\"id\",\"status\",\"created_ms\",\"attempts\",\"result\"]}",
 	 true},
-    [MCP_LIST_LANGUAGES] = {"list_languages", "List languages",
-			    "Lists the languages programs may be written in: name (the value "
-			    "of language in the other tools), display_name, version, "
-			    "source_file and whether it is compiled.",
-			    "{\"type\":\"object\",\"properties\":{}}", true},
-    [MCP_LIST_PROBLEMS] = {"list_problems", "List problems",
-			   "Lists the stored problems: id, name and whether the judge can "
-			   "grade them (supported).",
-			   "{\"type\":\"object\",\"properties\":{}}", true},
-    [MCP_GET_PROBLEM] = {"get_problem", "Read a problem",
-			 "Returns one problem: statement, time and memory limits and the "
-			 "sample tests (input, output). Solve it with solve_problem.",
-			 "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\","
-			 "\"description\":\"problem id from list_problems\"}},"
-			 "\"required\":[\"id\"]}",
-			 true},
+    [MCP_LIST_LANGUAGES] =
+	{"list_languages", "List languages",
+	 "Lists the languages programs may be written in: name (the value "
+	 "of language in the other tools), display_name, version, "
+	 "source_file and whether it is compiled.",
+	 "{\"type\":\"object\",\"properties\":{}}",
+	 "{\"type\":\"object\",\"properties\":{\"languages\":{\"type\":\"array\",\"items\":"
+	 "{\"type\":\"object\",\"properties\":{\"name\":" STR ",\"display_name\":" STR
+	 ",\"version\":" NULLABLE("string") ",\"source_file\":" STR ",\"compiled\":" BOOL "},"
+					    "\"required\":[\"name\",\"display_name\",\"compiled\"]}"
+					    "}},\"required\":[\"languages\"]}",
+	 true},
+    [MCP_LIST_PROBLEMS] =
+	{"list_problems", "List problems",
+	 "Lists the stored problems: id, name and whether the judge can "
+	 "grade them (supported).",
+	 "{\"type\":\"object\",\"properties\":{}}",
+	 "{\"type\":\"object\",\"properties\":{\"problems\":{\"type\":\"array\",\"items\":"
+	 "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"name\":" STR ",\"supported\":" BOOL
+	 "},\"required\":[\"id\",\"name\",\"supported\"]}}},\"required\":[\"problems\"]}",
+	 true},
+    [MCP_GET_PROBLEM] =
+	{"get_problem", "Read a problem",
+	 "Returns one problem: statement, time and memory limits and the "
+	 "sample tests (input, output). Solve it with solve_problem.",
+	 "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\","
+	 "\"description\":\"problem id from list_problems\"}},"
+	 "\"required\":[\"id\"]}",
+	 "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"name\":" STR
+	 ",\"format_version\":" STR ",\"supported\":" BOOL ",\"unsupported\":" STR
+	 ",\"interactive\":" BOOL ",\"scoring\":" BOOL ",\"custom_validator\":" BOOL
+	 ",\"limits\":{\"type\":\"object\",\"properties\":{\"time_ms\":" NULLABLE(
+	     "number") ",\"memory_mb\":" NUM
+		       "}},\"statement\":" NULLABLE(
+			   "string") ",\"tests\":"
+				     "{\"type\":\"integer\"},\"samples\":{\"type\":\"array\","
+				     "\"items\":{\"type\":"
+				     "\"object\",\"properties\":{\"name\":" STR
+				     ",\"input\":" NULLABLE("string") ",\"output\":" NULLABLE(
+					 "string") "},\"required\":[\"name\"]}}},"
+						   "\"required\":[\"id\",\"name\",\"supported\","
+						   "\"samples\"]}",
+	 true},
 };
 
 const char *mcp_tool_name(enum mcp_tool t)
@@ -281,6 +352,11 @@ static void do_tools_list(struct http_request *r, const cJSON *id)
 			cJSON_AddStringToObject(schema, "type", "object");
 		}
 		cJSON_AddItemToObject(o, "inputSchema", schema);
+		cJSON *out = cJSON_Parse(t->output);
+		if (out)
+			cJSON_AddItemToObject(o, "outputSchema", out);
+		else /* the same kind of typo; tools/list's test catches it too */
+			log_error("mcp: the output schema of %s is not JSON", t->name);
 		cJSON *ann = cJSON_AddObjectToObject(o, "annotations");
 		cJSON_AddBoolToObject(ann, "readOnlyHint", t->read_only);
 		cJSON_AddBoolToObject(ann, "openWorldHint", false);

@@ -31,6 +31,30 @@ tool_ok() {
 		.result.content[0].type == \"text\" and
 		(.result.content[0].text | fromjson) == .result.structuredContent and
 		(.result.structuredContent | $4)" "$(call 7 "$2" "$3")"
+	conforms "$1: structuredContent conforms to outputSchema" "$2" "$LAST"
+}
+# CONFORMS: a jq def checking a value against the JSON Schema subset the outputSchemas
+# use (type, possibly a list, with integer; properties; required; items; anyOf; enum)
+CONFORMS='def conforms($s): . as $v |
+	(if $s.type == null then true else ($v | type) as $vt | any([$s.type] | flatten | .[];
+		. == $vt or (. == "integer" and $vt == "number" and ($v | floor) == $v)) end) and
+	(if $s.required and ($v | type) == "object" then all($s.required[]; . as $k | $v | has($k))
+		else true end) and
+	(if $s.properties and ($v | type) == "object" then all($s.properties | to_entries[];
+		.key as $k | .value as $ps | ($v | has($k) | not) or ($v[$k] | conforms($ps)))
+		else true end) and
+	(if $s.items and ($v | type) == "array" then all($v[]; conforms($s.items)) else true end) and
+	(if $s.anyOf then any($s.anyOf[]; . as $sub | $v | conforms($sub)) else true end) and
+	(if $s.enum then any($s.enum[]; . == $v) else true end);'
+# conforms NAME TOOL REPLY: REPLY's structuredContent against TOOL's outputSchema in TOOLS
+conforms() {
+	if jq -e --arg t "$2" --argjson tools "$TOOLS" "$CONFORMS"'
+		($tools.result.tools[] | select(.name == $t) | .outputSchema) as $s |
+		$s != null and (.result.structuredContent | conforms($s))' <<<"$3" >/dev/null 2>&1; then
+		pass "$1"
+	else
+		fail "$1" "$(head -c 400 <<<"$3")"
+	fi
 }
 # tool_err NAME TOOL ARGS CODE: a tools/call whose endpoint refused: isError and the message
 tool_err() {
@@ -48,8 +72,15 @@ expect "initialize 2025-06-18" 200 '.id == 1 and .result.protocolVersion == "202
 expect "initialize: an older supported version is kept" 200 \
 	'.result.protocolVersion == "2024-11-05"' \
 	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+expect "initialize 2025-11-25" 200 '.result.protocolVersion == "2025-11-25"' \
+	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+expect "initialize: 2025-03-26 is kept" 200 '.result.protocolVersion == "2025-03-26"' \
+	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+expect "initialize: 2026-07-28 (stateless, not spoken) gets 2025-11-25" 200 \
+	'.result.protocolVersion == "2025-11-25"' \
+	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
 expect "initialize: an unknown version gets the latest" 200 \
-	'.result.protocolVersion == "2025-06-18"' \
+	'.result.protocolVersion == "2025-11-25"' \
 	'{"jsonrpc":"2.0","id":"s1","method":"initialize","params":{"protocolVersion":"1999-01-01"}}'
 expect_json "initialize: a string id is echoed" "$LAST" '.id == "s1"'
 out=$(rpc '{"jsonrpc":"2.0","method":"notifications/initialized"}')
@@ -66,6 +97,11 @@ expect "tools/list: every tool, each with an object inputSchema and a descriptio
 	"get_submission","list_languages","list_problems","solve_problem"]) and
 	all(.result.tools[]; .inputSchema.type == "object" and (.description | length > 40))' \
 	'{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}'
+TOOLS=$LAST
+expect_json "tools/list: every tool has an outputSchema of type object" "$LAST" \
+	'all(.result.tools[]; .outputSchema.type == "object" and (.outputSchema.properties | type) == "object")'
+expect_json "tools/list: execute's outputSchema requires id and status" "$LAST" \
+	'.result.tools[] | select(.name == "execute") | .outputSchema.required == ["id","status"]'
 expect_json "tools/list: execute_with_expected requires language and source" "$LAST" \
 	'.result.tools[] | select(.name == "execute_with_expected") | .inputSchema.required == ["language","source"]'
 

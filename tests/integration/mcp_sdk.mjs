@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 
 const [mode, ...rest] = process.argv.slice(2);
 let transport, problemDir;
@@ -28,7 +29,9 @@ if (mode === "stdio") {
 const check = (name, cond, detail) => {
   console.log(cond ? `ok ${mode}: ${name}` : `FAIL ${mode}: ${name} -- ${JSON.stringify(detail).slice(0, 500)}`);
 };
-// call NAME ARGS: the tool's structuredContent, checked against its text content
+// call NAME ARGS: the tool's structuredContent, checked against its text content. The
+// SDK's Client.callTool itself validates structuredContent against the outputSchema
+// listTools gave (and throws when it does not conform), so each call checks it too.
 const call = async (name, args) => {
   const r = await client.callTool({ name, arguments: args });
   const text = r.content?.[0]?.text;
@@ -55,6 +58,16 @@ await step("listTools: all 7", async () => {
   const names = tools.map((t) => t.name).sort();
   const want = ["execute", "execute_with_expected", "get_problem", "get_submission", "list_languages", "list_problems", "solve_problem"];
   check("listTools: all 7", JSON.stringify(names) === JSON.stringify(want), names);
+  const bad = tools.filter((t) => t.outputSchema?.type !== "object").map((t) => t.name);
+  check("listTools: every tool has an outputSchema of type object", bad.length === 0, bad);
+});
+// the version the server answered (the HTTP transport sends it in MCP-Protocol-Version):
+// the SDK's latest when the server knows it (2025-11-25 and older), else 2025-11-25
+await step("protocol version negotiated", async () => {
+  const ours = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+  const want = ours.includes(LATEST_PROTOCOL_VERSION) ? LATEST_PROTOCOL_VERSION : ours[0];
+  const got = mode === "http" ? transport.protocolVersion : want;
+  check("protocol version negotiated", got === want, { got, want, sdk: LATEST_PROTOCOL_VERSION });
 });
 await step("execute_with_expected: accepted", async () => {
   const { s, ok, r } = await call("execute_with_expected", {
