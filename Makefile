@@ -65,16 +65,17 @@ $(BUILD)/gen/sysconfdir: FORCE
 	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' > $@
 FORCE:
 
-$(BUILD)/gen/migrations.c: $(MIGRATIONS) migrations/embed.sh
+$(BUILD)/gen/migrations.c: $(MIGRATIONS) common/embed.sh
 	@mkdir -p $(dir $@)
-	sh migrations/embed.sh $(MIGRATIONS) > $@.tmp && mv $@.tmp $@
+	sh common/embed.sh judge/store/migrate.h migration_file migration_files .sql \
+		$(MIGRATIONS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/migrations.o: $(BUILD)/gen/migrations.c
 	$(CC) $(CPPFLAGS) -I. $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/gen/web.c: $(WEB) web/embed.sh
+$(BUILD)/gen/web.c: $(WEB) common/embed.sh
 	@mkdir -p $(dir $@)
-	sh web/embed.sh $(WEB) > $@.tmp && mv $@.tmp $@
+	sh common/embed.sh judge/api/docs.h docs_file docs_files "" $(WEB) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/web.o: $(BUILD)/gen/web.c
 	$(CC) $(CPPFLAGS) -I. $(CFLAGS) -c -o $@ $<

@@ -1,6 +1,6 @@
 /* docs: the API's own description: /openapi.json, the /docs page and its /docs.js.
  *
- * The files are in web/ and built into the binary (web/embed.sh makes
+ * The files are in web/ and built into the binary (common/embed.sh makes
  * docs_files[]), so an installed judge serves them without a data folder.
  * They need no API key, like /health.
  */

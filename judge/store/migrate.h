@@ -1,7 +1,7 @@
 /* migrate: the database schema, from the numbered SQL files in migrations/.
  *
  * The files are built into the binary (build/gen/migrations.c, generated from
- * migrations/NNNN_name.sql by migrations/embed.sh), so a deployed binary
+ * migrations/NNNN_name.sql by common/embed.sh), so a deployed binary
  * carries exactly the schema it was written for. Applied versions are
  * recorded in schema_migrations (version, name, applied).
  */
@@ -13,8 +13,10 @@ struct db;
 struct migration_file {
 	const char *name; /* "0001_init" */
 	const char *sql;
+	size_t len; /* of sql */
 };
-/* Generated: the embedded migrations, sorted by name, ending with {NULL, NULL}. */
+/* Generated (common/embed.sh): the embedded migrations, sorted by name, ending
+ * with a NULL name. */
 extern const struct migration_file migration_files[];
 
 /* Version of the newest migration built into the binary. */
