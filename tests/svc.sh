@@ -143,6 +143,18 @@ svc_up() {
 # HTTP helpers of the API suites, which set U (base URL), AUTH and JSON (curl
 # header arrays).
 # req METHOD PATH [BODY [CURL ARGS...]]: prints "BODY\nSTATUS"
+# svc_log_clean FILE...: one check ("serve log clean") that no log shows a crash,
+# a failed assertion or a sanitizer's report (AddressSanitizer, LeakSanitizer,
+# UBSan's "runtime error:").
+SVC_CRASH='segfault|assert|panic|Sanitizer|runtime error'
+svc_log_clean() {
+	if grep -qiE "$SVC_CRASH" "$@"; then
+		fail "serve log clean" "$(grep -iE -A5 "$SVC_CRASH" "$@" | head -20)"
+	else
+		pass "serve log clean"
+	fi
+}
+
 req() {
 	local m=$1 p=$2
 	shift 2

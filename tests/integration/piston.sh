@@ -222,10 +222,6 @@ else
 fi
 
 expect "healthy at the end" 200 '.status == "ok"' GET /health
-if grep -qiE "segfault|assert|panic" "$SVC_TMP/serve.log"; then
-	fail "serve log clean" "$(grep -iE "segfault|assert|panic" "$SVC_TMP/serve.log" | head -3)"
-else
-	pass "serve log clean"
-fi
+svc_log_clean "$SVC_TMP/serve.log"
 kill -0 "$MAIN_PID" 2>/dev/null && pass "serve still running" || fail "serve still running"
 finish
