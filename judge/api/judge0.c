@@ -327,11 +327,7 @@ void j0_submit(struct http_request *r, struct api *a)
 			       .callback_url = p.callback_url,
 			       .front = front};
 	int64_t id = 0;
-	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? queue_enqueue(db, &qn, &id, NULL, err, sizeof err) : -1;
-	if (db)
-		db_pool_put(a->pool, db);
-	if (rc < 0) {
+	if (submit_enqueue_one(a, &qn, &id, NULL, err, sizeof err) < 0) {
 		render_db_error(r, "judge0 enqueue", err);
 		goto out;
 	}

@@ -227,10 +227,7 @@ void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, b
 	};
 	int64_t id = 0;
 	bool created = true;
-	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? queue_enqueue(db, &qn, &id, &created, err, sizeof err) : -1;
-	if (db)
-		db_pool_put(a->pool, db);
+	int rc = submit_enqueue_one(a, &qn, &id, &created, err, sizeof err);
 	if (rc < 0) {
 		render_db_error(r, "enqueue", err);
 		goto out;
@@ -255,6 +252,16 @@ out:
 	req_parsed_release(&p);
 }
 
+int submit_enqueue_one(struct api *a, const struct queue_new *qn, int64_t *id, bool *created,
+		       char *err, size_t errlen)
+{
+	struct db *db = api_db(a, 5000, err, errlen);
+	int rc = db ? queue_enqueue(db, qn, id, created, err, errlen) : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	return rc;
+}
+
 void submit_run(struct http_request *r, struct api *a, const struct req_parsed *p,
 		submit_answer_fn answer)
 {
@@ -265,12 +272,7 @@ void submit_run(struct http_request *r, struct api *a, const struct req_parsed *
 	    .api_key_id = a->auth_on ? r->key_id : 0,
 	};
 	int64_t id = 0;
-	bool created = true;
-	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? queue_enqueue(db, &qn, &id, &created, err, sizeof err) : -1;
-	if (db)
-		db_pool_put(a->pool, db);
-	if (rc < 0)
+	if (submit_enqueue_one(a, &qn, &id, NULL, err, sizeof err) < 0)
 		return render_db_error(r, "enqueue", err);
 	log_debug("api: submission %" PRId64 " queued (sync, another front)", id);
 	start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true, answer);

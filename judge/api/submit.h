@@ -14,6 +14,7 @@
 
 struct api;
 struct http_request;
+struct queue_new;
 struct queue_sub;
 
 /* POST /v1/execute, /v1/execute_with_expected (sync: answer with the result
@@ -28,6 +29,10 @@ void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, b
  * the submission, final unless the wait of max_wait_s ran out. It must respond. */
 typedef void (*submit_answer_fn)(struct http_request *r, struct api *a, const struct queue_sub *s,
 				 bool final);
+/* Enqueues one submission on a connection of the pool (queue_enqueue's returns
+ * and out-parameters; created may be NULL). Returns 0 or -1 with err. */
+int submit_enqueue_one(struct api *a, const struct queue_new *qn, int64_t *id, bool *created,
+		       char *err, size_t errlen);
 /* Enqueues the validated request p at interactive priority (no idempotency
  * key) and waits for it like /v1/execute, then answers through answer (a
  * database failure is a 503 of the API's own shape). Always answers or parks r. */
