@@ -131,6 +131,25 @@ int sandbox_write_file(struct sandbox *sb, const char *name, const void *data, s
 		       int mode);
 /* Reads a regular file of the box without following links; at most max bytes. */
 int sandbox_read_file(struct sandbox *sb, const char *name, struct strbuf *out, size_t max);
+/* The session folder's file calls (sessions' files API). path is relative to
+ * the box: no leading '/', no "." or ".." parts, no NUL, at most PATH_MAX; a
+ * symlink anywhere on the path is refused (-ELOOP), never followed. They return
+ * 0 or -errno: -EINVAL a bad path, -ENOENT, -ELOOP, -EISDIR / -ENOTDIR, -EFBIG
+ * (over max), -ENOSPC (the box is full). */
+struct sandbox_dirent {
+	char name[256];
+	char type; /* 'f' file, 'd' folder, 'l' symlink (listed, never followed), 'o' other */
+	long long size;
+	long long mtime; /* seconds since the epoch */
+};
+/* Writes a file (mode 0644), making its folders (0755) as needed; replaces an existing file. */
+int sandbox_file_put(struct sandbox *sb, const char *path, const void *data, size_t len);
+/* Reads a regular file (at most max bytes, else -EFBIG). */
+int sandbox_file_get(struct sandbox *sb, const char *path, struct strbuf *out, size_t max);
+/* Lists a folder ("" = the box), sorted by name; *out is malloc'd (free it). */
+int sandbox_file_list(struct sandbox *sb, const char *dir, struct sandbox_dirent **out, size_t *n);
+/* Removes a file, a symlink (not what it points to) or a folder with all it holds. */
+int sandbox_file_remove(struct sandbox *sb, const char *path);
 /* Host path of the box (for binding it elsewhere, never for following links in it). */
 const char *sandbox_box_path(const struct sandbox *sb);
 /* Runs spec in a fresh sandbox around the box. Always fills res (initialise it
