@@ -80,7 +80,7 @@ static bool pip_specifier(const char **s)
 	p += strlen(ops[i]);
 	if (!isalnum((unsigned char)*p))
 		return false;
-	while (isalnum((unsigned char)*p) || strchr(".*+!_-", *p))
+	while (isalnum((unsigned char)*p) || (*p && strchr(".*+!_-", *p)))
 		p++;
 	if (*p && *p != ',')
 		return false;

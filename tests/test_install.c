@@ -1,0 +1,407 @@
+/* test_install: package installs for sessions — the spec check, pip from a local
+ * PEP 503 index the test serves, npm from registry.npmjs.org, the cache (repeat
+ * installs with the upstream gone), install scripts that try another host, and
+ * what an install may write in the box. Needs root and the runtimes under
+ * /opt/judge/runtimes (make deps). */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/config.h"
+#include "judge/grading/limits.h"
+#include "runner/install.h"
+
+#define PYTHON	"/opt/judge/runtimes/python3.12/bin/python3.12"
+#define NODE	"/opt/judge/runtimes/node22/bin/node"
+#define NPM_CLI "/opt/judge/runtimes/node22/lib/node_modules/npm/bin/npm-cli.js"
+
+static const char *const py_ro[] = {"/opt/judge/runtimes/python3.12", NULL};
+static const char *const node_ro[] = {"/opt/judge/runtimes/node22", NULL};
+static struct judge_config cfg;
+static char cache_dir[64], work_dir[64];
+
+static void setup(void)
+{
+	char err[512];
+	config_defaults(&cfg);
+	free(cfg.sandbox);
+	cfg.sandbox = strdup("native");
+	struct sandbox_options opts;
+	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
+	snprintf(cache_dir, sizeof cache_dir, "/tmp/judge-install-cache.XXXXXX");
+	snprintf(work_dir, sizeof work_dir, "/tmp/judge-install-work.XXXXXX");
+	cr_assert(mkdtemp(cache_dir) && mkdtemp(work_dir));
+}
+
+static void rm_rf(const char *dir)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("/bin/rm", "rm", "-rf", "--", dir, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, NULL, 0);
+}
+
+static void teardown(void)
+{
+	sandbox_global_shutdown();
+	rm_rf(cache_dir);
+	rm_rf(work_dir);
+}
+
+TestSuite(install, .init = setup, .fini = teardown);
+
+static struct sandbox *open_box(void)
+{
+	struct sandbox *sb;
+	char err[512];
+	cr_assert_eq(sandbox_open(SANDBOX_NATIVE, 7, 64 << 20, &sb, err, sizeof err), 0, "%s", err);
+	return sb;
+}
+
+static struct install_options options(const char *pip_index, const char *npm_registry)
+{
+	struct install_options o = {
+	    .pip_index_url = pip_index,
+	    .npm_registry = npm_registry,
+	    .cache_dir = cache_dir,
+	    .python = PYTHON,
+	    .python_ro_paths = py_ro,
+	    .node = NODE,
+	    .npm_cli = NPM_CLI,
+	    .node_ro_paths = node_ro,
+	    .limits = {.cpu_ms = 120000,
+		       .wall_ms = 180000,
+		       .memory_kb = 1 << 20,
+		       .processes = 128,
+		       .stdout_bytes = 1 << 20,
+		       .stderr_bytes = 1 << 20,
+		       .file_bytes = 256 << 20,
+		       .open_files = 1024,
+		       .tmp_bytes = 256 << 20},
+	};
+	return o;
+}
+
+/* ---- helper servers (tests/integration/lib) ---- */
+
+/* Starts a helper script that prints "ready <url>"; returns its pid, url filled. */
+static pid_t start_helper(const char *const *argv, char *url, size_t len)
+{
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execv("/usr/bin/python3", (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	char buf[512] = "";
+	size_t used = 0;
+	int64_t deadline = clock_deadline_ms(15000);
+	while (!strchr(buf, '\n') && used + 1 < sizeof buf) {
+		struct pollfd pf = {.fd = p[0], .events = POLLIN};
+		if (poll(&pf, 1, (int)clock_left_ms(deadline)) <= 0)
+			break;
+		ssize_t n = read(p[0], buf + used, sizeof buf - 1 - used);
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+		buf[used] = 0;
+	}
+	close(p[0]);
+	cr_assert(!strncmp(buf, "ready ", 6), "helper %s did not start: '%s'", argv[1], buf);
+	buf[strcspn(buf, "\n")] = 0;
+	snprintf(url, len, "%s", buf + 6);
+	return pid;
+}
+
+static void stop_helper(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+}
+
+/* A listener on every host address: what an install script must never reach. */
+static int listener(int *port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t al = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	cr_assert(fd >= 0);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	cr_assert_eq(listen(fd, 16), 0);
+	getsockname(fd, (struct sockaddr *)&a, &al);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static int accepted(int fd)
+{
+	int n = 0, c;
+	while ((c = accept(fd, NULL, NULL)) >= 0) {
+		close(c);
+		n++;
+	}
+	return n;
+}
+
+/* The host's first non-loopback IPv4 address (another host, as seen from a box). */
+static void host_ip(char *out, size_t len)
+{
+	struct ifaddrs *ifs, *i;
+	snprintf(out, len, "127.0.0.1");
+	if (getifaddrs(&ifs) < 0)
+		return;
+	for (i = ifs; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
+		    (i->ifa_flags & IFF_LOOPBACK))
+			continue;
+		inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, out,
+			  (socklen_t)len);
+		break;
+	}
+	freeifaddrs(ifs);
+}
+
+/* Runs argv natively in sb with env; returns the result (release it). */
+static void run_in(struct sandbox *sb, const char *const *argv, const char *const *env,
+		   const char *const *ro, struct run_result *res)
+{
+	struct install_options o = options(NULL, NULL);
+	struct run_spec spec = {.argv = argv, .env = env, .ro_paths = ro, .limits = o.limits};
+	spec.limits.wall_ms = 30000;
+	run_result_init(res);
+	cr_assert_eq(sandbox_run(sb, &spec, res), 0);
+}
+
+/* Names directly in folder rel of the box, joined by ' ' (sorted). */
+static void list_box(struct sandbox *sb, const char *rel, char *out, size_t len)
+{
+	char path[4096];
+	struct dirent **ents;
+	snprintf(path, sizeof path, "%s/%s", sandbox_box_path(sb), rel);
+	out[0] = 0;
+	int n = scandir(path, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(ents[i]->d_name, ".") && strcmp(ents[i]->d_name, ".."))
+			snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? " " : "",
+				 ents[i]->d_name);
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
+static void must_install(struct sandbox *sb, const struct install_options *o, const char *mgr,
+			 const char *const *pkgs, long *ms)
+{
+	struct install_result r;
+	install_result_init(&r);
+	int rc = install_packages(sb, o, mgr, pkgs, &r);
+	cr_assert_eq(rc, 0, "%s", r.message);
+	cr_assert(r.ok, "%s install failed: %s\n%s", mgr, r.message, r.output.buf);
+	*ms = r.time_ms;
+	install_result_release(&r);
+}
+
+/* ---- the spec check ---- */
+
+struct spec_case {
+	const char *manager, *spec;
+	bool ok;
+};
+
+static const struct spec_case spec_cases[] = {
+    {"pip", "requests", true},
+    {"pip", "requests==2.31.0", true},
+    {"pip", "requests>=2,<3", true},
+    {"pip", "requests[socks]", true},
+    {"pip", "requests[socks,security]~=2.31", true},
+    {"pip", "numpy==1.26.*", true},
+    {"pip", "zope.interface!=5.0", true},
+    {"pip", "typing_extensions<=4.9", true},
+    {"pip", "a", true},
+    {"pip", "pkg===1.0", true},
+    {"pip", "Django>3", true},
+    {"pip", "../x", false},
+    {"pip", "./x", false},
+    {"pip", "/x", false},
+    {"pip", "--index-url=http://evil/", false},
+    {"pip", "-e.", false},
+    {"pip", "-r", false},
+    {"pip", "git+https://github.com/x/y", false},
+    {"pip", "http://evil/x.whl", false},
+    {"pip", "file:///etc/passwd", false},
+    {"pip", "pkg @ https://evil/x.whl", false},
+    {"pip", "pkg@https://evil/x.whl", false},
+    {"pip", "x.whl", false},
+    {"pip", "x.tar.gz", false},
+    {"pip", "requests ==2", false},
+    {"pip", "requests\t", false},
+    {"pip", "req\nuests", false},
+    {"pip", "", false},
+    {"pip", "requests; python_version<'3'", false},
+    {"pip", "requests[", false},
+    {"pip", "requests[]", false},
+    {"pip", "requests==", false},
+    {"pip", "requests=2", false},
+    {"pip", "requests==2,", false},
+    {"pip", "-requests", false},
+    {"pip", "_x", false},
+    {"pip", "x-", false},
+    {"pip", "caf\xc3\xa9", false},
+    {"npm", "is-number", true},
+    {"npm", "is-number@7.0.0", true},
+    {"npm", "is-number@^7", true},
+    {"npm", "is-number@~7.0.0", true},
+    {"npm", "is-number@latest", true},
+    {"npm", "is-number@>=7", true},
+    {"npm", "is-number@1.x||2.x", true},
+    {"npm", "@types/node", true},
+    {"npm", "@types/node@22.1.0-beta.1", true},
+    {"npm", "JSONStream", true},
+    {"npm", "lodash.get", true},
+    {"npm", "../x", false},
+    {"npm", "./x", false},
+    {"npm", "/x", false},
+    {"npm", "~/x", false},
+    {"npm", "--registry=http://evil/", false},
+    {"npm", "-g", false},
+    {"npm", "git+https://github.com/x/y.git", false},
+    {"npm", "github:x/y", false},
+    {"npm", "x/y", false},
+    {"npm", "npm:is-number", false},
+    {"npm", "file:../x", false},
+    {"npm", "https://evil/x.tgz", false},
+    {"npm", "x.tgz", false},
+    {"npm", "is-number@", false},
+    {"npm", "is-number@-1", false},
+    {"npm", "is-number@1 || 2", false},
+    {"npm", "@/x", false},
+    {"npm", "@scope", false},
+    {"npm", "@scope/", false},
+    {"npm", ".hidden", false},
+    {"npm", "_private", false},
+    {"npm", "x@1@2", false},
+    {"npm", "", false},
+    {"cargo", "serde", false},
+};
+
+Test(install, check_package_table)
+{
+	char why[256];
+	int n = 0;
+	for (size_t i = 0; i < sizeof spec_cases / sizeof spec_cases[0]; i++, n++) {
+		const struct spec_case *c = &spec_cases[i];
+		why[0] = 0;
+		bool ok = install_check_package(c->manager, c->spec, why, sizeof why);
+		cr_expect_eq(ok, c->ok, "%s '%s': expected %s (%s)", c->manager, c->spec,
+			     c->ok ? "accepted" : "refused", why);
+		if (!ok)
+			cr_expect(why[0], "%s '%s': refused without a reason", c->manager, c->spec);
+	}
+	char long_spec[256];
+	memset(long_spec, 'a', 201);
+	long_spec[201] = 0;
+	cr_expect(!install_check_package("pip", long_spec, why, sizeof why));
+	cr_expect(!install_check_package("npm", long_spec, why, sizeof why));
+	cr_expect(!install_check_package("pip", NULL, why, sizeof why));
+	cr_expect(!install_check_package(NULL, "x", why, sizeof why));
+	cr_log_info("install_check_package: %d table cases", n + 4);
+}
+
+/* A bad spec is refused before anything runs: no package folder appears. */
+Test(install, bad_spec_refused_before_running)
+{
+	struct sandbox *sb = open_box();
+	struct install_options o = options("http://127.0.0.1:9/simple/", "http://127.0.0.1:9/");
+	const char *const pkgs[] = {"ok-pkg", "--index-url=http://evil/", NULL};
+	struct install_result r;
+	install_result_init(&r);
+	cr_expect_eq(install_packages(sb, &o, "pip", pkgs, &r), -1);
+	cr_expect(!r.ok);
+	cr_expect(strstr(r.message, "option"), "%s", r.message);
+	const char *const npkgs[] = {"../x", NULL};
+	cr_expect_eq(install_packages(sb, &o, "npm", npkgs, &r), -1);
+	cr_expect(strstr(r.message, "path"), "%s", r.message);
+	const char *const none[] = {NULL};
+	cr_expect_eq(install_packages(sb, &o, "pip", none, &r), -1);
+	cr_expect_eq(install_packages(sb, &o, "gem", pkgs, &r), -1);
+	char names[512];
+	list_box(sb, "", names, sizeof names);
+	cr_expect_str_empty(names, "the box holds '%s'", names);
+	install_result_release(&r);
+	sandbox_close(sb);
+}
+
+/* ---- pip ---- */
+
+static const char *const py_env[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8",
+				     "PYTHONPATH=/box/" PKG_DIR_PYTHON, NULL};
+
+/* python in the session's box imports the installed module and calls it. */
+static void expect_tinypkg(struct sandbox *sb)
+{
+	const char *const argv[] = {PYTHON, "-c", "import tinypkg; print(tinypkg.hello())", NULL};
+	struct run_result res;
+	run_in(sb, argv, py_env, py_ro, &res);
+	cr_expect_eq(res.status, RUN_OK, "%s %s", res.message, res.err.buf);
+	cr_expect_str_eq(res.out.buf, "hello from tinypkg 1.0\n");
+	run_result_release(&res);
+}
+
+Test(install, pip_local_index_then_cache_without_it, .timeout = 300)
+{
+	char url[256], root[128];
+	snprintf(root, sizeof root, "%s/index", work_dir);
+	const char *const helper[] = {"python3",   "tests/integration/lib/pep503.py",
+				      "--root",	   root,
+				      "--port",	   "0",
+				      "--package", "tinypkg==1.0",
+				      NULL};
+	pid_t index = start_helper(helper, url, sizeof url);
+	struct install_options o = options(url, NULL);
+	const char *const pkgs[] = {"tinypkg==1.0", NULL};
+	long first_ms, repeat_ms;
+
+	struct sandbox *sb = open_box();
+	must_install(sb, &o, "pip", pkgs, &first_ms);
+	expect_tinypkg(sb);
+	char names[512];
+	list_box(sb, "", names, sizeof names);
+	cr_expect_str_eq(names, ".packages");
+	list_box(sb, ".packages", names, sizeof names);
+	cr_expect_str_eq(names, "python");
+	sandbox_close(sb);
+
+	stop_helper(index); /* the repeat must come from the cache alone */
+	sb = open_box();
+	must_install(sb, &o, "pip", pkgs, &repeat_ms);
+	expect_tinypkg(sb);
+	sandbox_close(sb);
+	cr_log_warn("pip install tinypkg: first %ld ms, repeat from the cache with the index "
+		    "stopped %ld ms",
+		    first_ms, repeat_ms);
+	fprintf(stderr, "MEASURE pip first_ms=%ld repeat_ms=%ld\n", first_ms, repeat_ms);
+}
