@@ -373,7 +373,7 @@ static void expect_tinypkg(struct sandbox *sb)
 
 Test(install, pip_local_index_then_cache_without_it, .timeout = 300)
 {
-	char url[256], root[128];
+	char url[512], root[128];
 	snprintf(root, sizeof root, "%s/index", work_dir);
 	const char *const helper[] = {"python3",   "tests/integration/lib/pep503.py",
 				      "--root",	   root,
@@ -404,4 +404,99 @@ Test(install, pip_local_index_then_cache_without_it, .timeout = 300)
 		    "stopped %ld ms",
 		    first_ms, repeat_ms);
 	fprintf(stderr, "MEASURE pip first_ms=%ld repeat_ms=%ld\n", first_ms, repeat_ms);
+}
+
+/* ---- npm ---- */
+
+static const char *const node_env[] = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8", NULL};
+
+/* node in the session's box requires the installed package and prints js's value. */
+static void expect_node(struct sandbox *sb, const char *js, const char *want)
+{
+	char code[512];
+	snprintf(code, sizeof code,
+		 "const r = require('module').createRequire('/box/" PKG_DIR_NODE "/'); %s", js);
+	const char *const argv[] = {NODE, "-e", code, NULL};
+	struct run_result res;
+	run_in(sb, argv, node_env, node_ro, &res);
+	cr_expect_eq(res.status, RUN_OK, "%s %s", res.message, res.err.buf);
+	cr_expect_str_eq(res.out.buf, want);
+	run_result_release(&res);
+}
+
+/* True when registry.npmjs.org answers from here (else the test is skipped). */
+static bool npmjs_reachable(void)
+{
+	int st = system("curl -fsS -m 10 -o /dev/null https://registry.npmjs.org/is-number");
+	return st == 0;
+}
+
+Test(install, npm_registry_then_cache, .timeout = 300)
+{
+	if (!npmjs_reachable())
+		cr_skip_test("registry.npmjs.org is not reachable from here");
+	struct install_options o = options(NULL, "https://registry.npmjs.org/");
+	const char *const pkgs[] = {"is-number@7.0.0", NULL};
+	long first_ms, repeat_ms;
+	struct sandbox *sb = open_box();
+	must_install(sb, &o, "npm", pkgs, &first_ms);
+	expect_node(sb, "console.log(r('is-number')(5), r('is-number')('x'))", "true false\n");
+	char names[512];
+	list_box(sb, "", names, sizeof names);
+	cr_expect_str_eq(names, ".packages");
+	list_box(sb, ".packages", names, sizeof names);
+	cr_expect_str_eq(names, "node");
+	sandbox_close(sb);
+
+	sb = open_box();
+	must_install(sb, &o, "npm", pkgs, &repeat_ms);
+	expect_node(sb, "console.log(r('is-number')(7))", "true\n");
+	sandbox_close(sb);
+	cr_log_warn("npm install is-number: first %ld ms, repeat from the cache %ld ms", first_ms,
+		    repeat_ms);
+	fprintf(stderr, "MEASURE npm first_ms=%ld repeat_ms=%ld\n", first_ms, repeat_ms);
+}
+
+/* ---- install scripts that try another host ---- */
+
+/* Installs pkg of mgr from a local registry (helper) whose install script dials
+ * the host's own address: the install must fail with the script's error and no
+ * connection may reach the listener there. */
+static void hostile(const char *mgr, const char *script, const char *flag, const char *pkg,
+		    const char *said)
+{
+	char url[512], root[128], target[128], ip[64];
+	int port, lfd = listener(&port);
+	host_ip(ip, sizeof ip);
+	snprintf(target, sizeof target, "%s:%d", ip, port);
+	snprintf(root, sizeof root, "%s/%s", work_dir, mgr);
+	const char *const helper[] = {"python3", script, "--root", root, "--port",
+				      "0",	 flag,	 target,   NULL};
+	pid_t reg = start_helper(helper, url, sizeof url);
+	bool pip = !strcmp(mgr, "pip");
+	struct install_options o = options(pip ? url : NULL, pip ? NULL : url);
+	const char *const pkgs[] = {pkg, NULL};
+	struct install_result r;
+	install_result_init(&r);
+	struct sandbox *sb = open_box();
+	cr_assert_eq(install_packages(sb, &o, mgr, pkgs, &r), 0, "%s", r.message);
+	stop_helper(reg);
+	cr_expect(!r.ok, "the install of %s reached %s:\n%s", pkg, target, r.output.buf);
+	cr_expect(strstr(r.output.buf, said), "no '%s' in the output:\n%s", said, r.output.buf);
+	cr_expect_eq(accepted(lfd), 0, "an install script reached %s", target);
+	close(lfd);
+	sandbox_close(sb);
+	install_result_release(&r);
+}
+
+Test(install, npm_postinstall_cannot_reach_another_host, .timeout = 300)
+{
+	hostile("npm", "tests/integration/lib/npmreg.py", "--hostile", "hostile-post",
+		"hostile-post: ");
+}
+
+Test(install, pip_sdist_cannot_reach_another_host, .timeout = 300)
+{
+	hostile("pip", "tests/integration/lib/pep503.py", "--sdist-hostile", "hostile-sdist",
+		"hostile-sdist: cannot reach");
 }
