@@ -313,6 +313,8 @@ static void end_facts(struct run_facts *f, const struct nsinit_plan *p, struct c
 	} else if (exit_rep->type == NSINIT_EXIT) {
 		f->end = RUN_END_EXITED;
 		f->code = WEXITSTATUS(exit_rep->status);
+	} else if (fail_rep->type) {
+		/* init's own set-up failed: its report above is the message */
 	} else if (si->si_code == CLD_EXITED && si->si_status == 125) {
 		snprintf(f->message, sizeof f->message, "sandbox init lost the worker");
 	} else {

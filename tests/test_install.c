@@ -26,6 +26,7 @@
 #include "common/config.h"
 #include "judge/grading/limits.h"
 #include "runner/install.h"
+#include "runner/regproxy.h"
 
 #define PYTHON	"/opt/judge/runtimes/python3.12/bin/python3.12"
 #define NODE	"/opt/judge/runtimes/node22/bin/node"
@@ -499,4 +500,143 @@ Test(install, pip_sdist_cannot_reach_another_host, .timeout = 300)
 {
 	hostile("pip", "tests/integration/lib/pep503.py", "--sdist-hostile", "hostile-sdist",
 		"hostile-sdist: cannot reach");
+}
+
+/* ---- what an install may write, and where it may connect ---- */
+
+/* A run with box_subdir writes into that folder only and sees nothing else of
+ * the box: the session's files stay unseen and unchanged. */
+Test(install, box_subdir_is_the_only_writable_place)
+{
+	struct sandbox *sb = open_box();
+	cr_assert_eq(sandbox_write_file(sb, "session.txt", "mine\n", 5, 0644), 0);
+	struct install_result r;
+	install_result_init(&r);
+	/* a registry nobody listens on: the folder is made, pip then fails */
+	struct install_options o = options("http://127.0.0.1:9/simple/", NULL);
+	const char *const pkgs[] = {"nothing-here", NULL};
+	cr_assert_eq(install_packages(sb, &o, "pip", pkgs, &r), 0, "%s", r.message);
+	cr_expect(!r.ok);
+	install_result_release(&r);
+
+	const char *const argv[] = {"/bin/sh", "-c",
+				    "echo in > /box/" PKG_DIR_PYTHON
+				    "/inside && echo wrote-inside; "
+				    "ls -A /box; echo x > /box/evil || echo no-box; "
+				    "echo x > /box/.packages/evil || echo no-packages; "
+				    "cat /box/session.txt || echo unseen",
+				    NULL};
+	struct run_spec spec = {.argv = argv, .env = node_env, .box_subdir = PKG_DIR_PYTHON};
+	spec.limits = options(NULL, NULL).limits;
+	struct run_result res;
+	run_result_init(&res);
+	cr_assert_eq(sandbox_run(sb, &spec, &res), 0);
+	cr_expect_eq(res.status, RUN_OK, "%s", res.message);
+	cr_expect_str_eq(res.out.buf, "wrote-inside\n.packages\nno-box\nno-packages\nunseen\n");
+	run_result_release(&res);
+	char names[512];
+	list_box(sb, "", names, sizeof names);
+	cr_expect_str_eq(names, ".packages session.txt");
+	list_box(sb, PKG_DIR_PYTHON, names, sizeof names);
+	cr_expect_str_eq(names, "inside");
+	struct strbuf sbuf;
+	strbuf_init(&sbuf);
+	cr_expect_eq(sandbox_read_file(sb, "session.txt", &sbuf, 100), 0);
+	cr_expect_str_eq(sbuf.buf, "mine\n");
+	strbuf_release(&sbuf);
+	sandbox_close(sb);
+}
+
+/* A symlink the session planted for the package folder is never followed: the
+ * install fails with a clear error, and nothing is written where it points. */
+Test(install, planted_symlink_refused)
+{
+	struct sandbox *sb = open_box();
+	const char *const argv[] = {
+	    "/bin/sh", "-c", "mkdir -p /box/elsewhere && ln -s /box/elsewhere /box/.packages",
+	    NULL};
+	struct run_result res;
+	run_in(sb, argv, node_env, NULL, &res);
+	cr_assert_eq(res.status, RUN_OK, "%s %s", res.message, res.err.buf);
+	run_result_release(&res);
+	struct install_options o = options("http://127.0.0.1:9/simple/", NULL);
+	const char *const pkgs[] = {"tinypkg", NULL};
+	struct install_result r;
+	install_result_init(&r);
+	cr_expect_eq(install_packages(sb, &o, "pip", pkgs, &r), -1);
+	cr_expect(strstr(r.message, "package folder"), "%s", r.message);
+	install_result_release(&r);
+	char names[512];
+	list_box(sb, "elsewhere", names, sizeof names);
+	cr_expect_str_empty(names);
+
+	/* the sandbox's own bind refuses it too (a link swapped in after the check) */
+	const char *const ls[] = {"/bin/ls", "/box", NULL};
+	struct run_spec spec = {.argv = ls, .env = node_env, .box_subdir = ".packages/python"};
+	spec.limits = options(NULL, NULL).limits;
+	run_result_init(&res);
+	cr_assert_eq(sandbox_run(sb, &spec, &res), 0);
+	cr_expect_eq(res.status, RUN_INTERNAL_ERROR);
+	cr_expect(strstr(res.message, "bind box folder"), "%s", res.message);
+	run_result_release(&res);
+	sandbox_close(sb);
+}
+
+/* Inside the install's namespace only the proxy answers, and it forwards only
+ * its routes: other paths are 403, other addresses unreachable, names unknown. */
+Test(install, proxy_refuses_other_routes_and_hosts, .timeout = 120)
+{
+	struct regproxy *rp;
+	char err[512], code[2048], ip[64];
+	struct regproxy_options po = {.pip_index_url = "http://127.0.0.1:9/simple/",
+				      .npm_registry = "http://127.0.0.1:9/",
+				      .cache_dir = cache_dir};
+	cr_assert_eq(regproxy_start(&po, &rp, err, sizeof err), 0, "%s", err);
+	int port, lfd = listener(&port);
+	host_ip(ip, sizeof ip);
+	snprintf(
+	    code, sizeof code,
+	    "import socket, urllib.request, urllib.error\n"
+	    "def get(p):\n"
+	    "    try:\n"
+	    "        return urllib.request.urlopen('http://127.0.0.1:%d' + p, timeout=10).status\n"
+	    "    except urllib.error.HTTPError as e:\n"
+	    "        return e.code\n"
+	    "for p in ['/etc/passwd', '/pip-files/x.whl', '/pip/../../x', '/npm/%%2e%%2e/x', "
+	    "'/other/']:\n"
+	    "    print(p, get(p))\n"
+	    "for h in [('%s', %d), ('127.0.0.1', %d), ('1.1.1.1', 80)]:\n"
+	    "    try:\n"
+	    "        socket.create_connection(h, timeout=3); print(h[0], 'connected')\n"
+	    "    except OSError as e:\n"
+	    "        print(h[0], 'refused')\n"
+	    "try:\n"
+	    "    socket.getaddrinfo('registry.npmjs.org', 443); print('resolved')\n"
+	    "except OSError:\n"
+	    "    print('no dns')\n",
+	    regproxy_port(rp), ip, port, port);
+	const char *const argv[] = {PYTHON, "-c", code, NULL};
+	struct run_spec spec = {
+	    .argv = argv, .env = py_env, .ro_paths = py_ro, .net_ns_fd = regproxy_netns_fd(rp)};
+	spec.limits = options(NULL, NULL).limits;
+	struct sandbox *sb = open_box();
+	struct run_result res;
+	run_result_init(&res);
+	cr_assert_eq(sandbox_run(sb, &spec, &res), 0);
+	cr_expect_eq(res.status, RUN_OK, "%s %s", res.message, res.err.buf);
+	char want[512];
+	snprintf(want, sizeof want,
+		 "/etc/passwd 403\n/pip-files/x.whl 403\n/pip/../../x 403\n/npm/%%2e%%2e/x 403\n"
+		 "/other/ 403\n%s refused\n127.0.0.1 refused\n1.1.1.1 refused\nno dns\n",
+		 ip);
+	cr_expect_str_eq(res.out.buf, want);
+	struct regproxy_stats st;
+	regproxy_stats(rp, &st);
+	cr_expect_eq(st.refused, 5);
+	cr_expect_eq(st.fetches, 0);
+	cr_expect_eq(accepted(lfd), 0);
+	close(lfd);
+	run_result_release(&res);
+	sandbox_close(sb);
+	regproxy_stop(rp);
 }
