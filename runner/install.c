@@ -134,7 +134,7 @@ static bool check_npm(const char *spec, char *why, size_t whylen)
 	const char *s = spec;
 	if (*s == '@') {
 		s++;
-		if (!npm_part(&s, '/'))
+		if (!npm_part(&s, '/') || *s != '/')
 			return why_f(why, whylen, "bad scope in '%s'", spec);
 		s++;
 	}
