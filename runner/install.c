@@ -370,6 +370,7 @@ int install_packages(struct sandbox *sb, const struct install_options *opts, con
 	    .pip_index_url = pip ? opts->pip_index_url : NULL,
 	    .npm_registry = pip ? NULL : opts->npm_registry,
 	    .cache_dir = opts->cache_dir,
+	    .meta_ttl_s = opts->meta_ttl_s,
 	};
 	if (regproxy_start(&po, &rp, err, sizeof err) < 0) {
 		fail(res, "%s", err);

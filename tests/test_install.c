@@ -640,3 +640,40 @@ Test(install, proxy_refuses_other_routes_and_hosts, .timeout = 120)
 	sandbox_close(sb);
 	regproxy_stop(rp);
 }
+
+/* A dependency comes from the index too, absolute links on the index's host go
+ * through the proxy, and pages older than meta_ttl_s are served stale when the
+ * index is gone. */
+Test(install, pip_dependency_absolute_links_stale_pages, .timeout = 300)
+{
+	char url[512], root[128];
+	snprintf(root, sizeof root, "%s/index", work_dir);
+	const char *const helper[] = {"python3",    "tests/integration/lib/pep503.py",
+				      "--root",	    root,
+				      "--port",	    "0",
+				      "--package",  "tinyapp==2.0",
+				      "--package",  "tinydep==0.5",
+				      "--depends",  "tinyapp:tinydep",
+				      "--absolute", NULL};
+	pid_t index = start_helper(helper, url, sizeof url);
+	struct install_options o = options(url, NULL);
+	o.meta_ttl_s = 1;
+	const char *const pkgs[] = {"tinyapp>=1,<3", NULL};
+	const char *const argv[] = {
+	    PYTHON, "-c", "import tinyapp, tinydep; print(tinyapp.hello(), tinydep.hello())", NULL};
+	long ms;
+	for (int round = 0; round < 2; round++) {
+		struct sandbox *sb = open_box();
+		must_install(sb, &o, "pip", pkgs, &ms);
+		struct run_result res;
+		run_in(sb, argv, py_env, py_ro, &res);
+		cr_expect_eq(res.status, RUN_OK, "%s %s", res.message, res.err.buf);
+		cr_expect_str_eq(res.out.buf, "hello from tinyapp 2.0 hello from tinydep 0.5\n");
+		run_result_release(&res);
+		sandbox_close(sb);
+		if (round == 0) {
+			stop_helper(index);
+			sleep(2); /* every page is stale now */
+		}
+	}
+}

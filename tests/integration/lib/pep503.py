@@ -3,7 +3,8 @@
 
 Usage:
     python3 tests/integration/lib/pep503.py --root DIR --port P \
-        --package tinypkg==1.0 [--package other==2.1] [--sdist-hostile HOST:PORT]
+        --package tinypkg==1.0 [--package other==2.1] [--depends tinypkg:other]
+        [--absolute] [--sdist-hostile HOST:PORT]
 
 Builds into DIR (made as needed) one pure-Python wheel per --package: a module
 named after the package (dashes become underscores) with
@@ -14,6 +15,11 @@ named after the package (dashes become underscores) with
 127.0.0.1:P (P = 0: any free port) as http://127.0.0.1:P/simple/ with one page
 per project (/simple/<normalized-name>/) linking its files relatively, with
 #sha256= fragments.
+
+--depends NAME:DEP makes NAME's wheel require DEP (Requires-Dist), so pip
+fetches DEP from the index too. --absolute links the files by absolute URLs
+(http://127.0.0.1:P/<file>) instead of relative ones, as pypi.org does with
+its file host.
 
 --sdist-hostile HOST:PORT adds the project "hostile-sdist" 1.0 as an sdist
 only, whose in-tree build backend (no build requirements) opens a TCP
@@ -45,12 +51,13 @@ def record_line(path, data):
     return f"{path},sha256={digest},{len(data)}"
 
 
-def build_wheel(root, name, version):
+def build_wheel(root, name, version, deps=()):
     mod = name.replace("-", "_")
     dist = f"{mod}-{version}.dist-info"
+    requires = "".join(f"Requires-Dist: {d}\n" for d in deps)
     files = {
         f"{mod}/__init__.py": f'def hello():\n    return "hello from {name} {version}"\n',
-        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}",
         f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: pep503.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
     record = [record_line(p, d.encode()) for p, d in files.items()]
@@ -106,7 +113,7 @@ def build_hostile_sdist(root, target):
     return "hostile-sdist", fname
 
 
-def write_pages(root, projects):
+def write_pages(root, projects, prefix):
     simple = os.path.join(root, "simple")
     os.makedirs(simple, exist_ok=True)
     links = []
@@ -117,7 +124,7 @@ def write_pages(root, projects):
         for f in fnames:
             with open(os.path.join(root, f), "rb") as fh:
                 digest = hashlib.sha256(fh.read()).hexdigest()
-            anchors.append(f'<a href="../../{f}#sha256={digest}">{f}</a><br/>')
+            anchors.append(f'<a href="{prefix}{f}#sha256={digest}">{f}</a><br/>')
         with open(os.path.join(d, "index.html"), "w") as fh:
             fh.write("<!DOCTYPE html><html><body>\n" + "\n".join(anchors) + "\n</body></html>\n")
         links.append(f'<a href="{proj}/">{proj}</a><br/>')
@@ -135,23 +142,31 @@ def main():
     ap.add_argument("--root", required=True)
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--package", action="append", default=[], help="name==version")
+    ap.add_argument("--depends", action="append", default=[], help="name:dep")
+    ap.add_argument("--absolute", action="store_true")
     ap.add_argument("--sdist-hostile", metavar="HOST:PORT")
     a = ap.parse_args()
     os.makedirs(a.root, exist_ok=True)
+    deps = {}
+    for d in a.depends:
+        name, _, dep = d.partition(":")
+        deps.setdefault(normalize(name), []).append(dep)
+    # the port comes first: absolute links name it
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
+    port = srv.server_address[1]
     projects = {}
     for spec in a.package:
         m = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][0-9.]*)", spec)
         if not m:
             ap.error(f"bad --package '{spec}' (name==version)")
-        name, fname = build_wheel(a.root, m.group(1), m.group(2))
+        name, fname = build_wheel(a.root, m.group(1), m.group(2), deps.get(normalize(m.group(1)), ()))
         projects.setdefault(normalize(name), []).append(fname)
     if a.sdist_hostile:
         name, fname = build_hostile_sdist(a.root, a.sdist_hostile)
         projects.setdefault(normalize(name), []).append(fname)
-    write_pages(a.root, projects)
+    write_pages(a.root, projects, f"http://127.0.0.1:{port}/" if a.absolute else "../../")
     os.chdir(a.root)
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
-    print(f"ready http://127.0.0.1:{srv.server_address[1]}/simple/", flush=True)
+    print(f"ready http://127.0.0.1:{port}/simple/", flush=True)
     try:
         srv.serve_forever()
     except KeyboardInterrupt:
