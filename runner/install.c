@@ -275,6 +275,8 @@ static void build_cmd(struct install_cmd *c, const struct install_options *o, bo
 		 pip ? PIP_INDEX : NPM_REGISTRY);
 	snprintf(c->target, sizeof c->target, "/box/%s", pip ? PKG_DIR_PYTHON : PKG_DIR_NODE);
 	const char *const *fixed;
+	/* --timeout: the proxy answers once it has the whole file, and a big
+	 * wheel or tarball takes long to arrive */
 	static const char *const pip_args[] = {"-m",
 					       "pip",
 					       "install",
@@ -285,11 +287,20 @@ static void build_cmd(struct install_cmd *c, const struct install_options *o, bo
 					       "off",
 					       "--upgrade",
 					       "--isolated",
+					       "--timeout",
+					       "600",
 					       NULL};
-	static const char *const npm_args[] = {
-	    "install",	  "--cache",   "/tmp/npm-cache",       "--replace-registry-host=never",
-	    "--no-audit", "--no-fund", "--no-update-notifier", "--userconfig",
-	    "/dev/null",  NULL};
+	static const char *const npm_args[] = {"install",
+					       "--cache",
+					       "/tmp/npm-cache",
+					       "--replace-registry-host=never",
+					       "--no-audit",
+					       "--no-fund",
+					       "--no-update-notifier",
+					       "--userconfig",
+					       "/dev/null",
+					       "--fetch-timeout=600000",
+					       NULL};
 	c->argv[a++] = pip ? o->python : o->node;
 	if (!pip)
 		c->argv[a++] = o->npm_cli;

@@ -416,7 +416,7 @@ static void handle(struct regproxy *rp, int fd)
 	int st = route(rp, sp1 + 1, url, sizeof url, &k);
 	if (st) {
 		atomic_fetch_add(&rp->refused, 1);
-		log_info("install proxy: refused '%.200s'", sp1 + 1);
+		log_debug("install proxy: refused '%.200s'", sp1 + 1);
 		return send_error(fd, st, "refused by the install proxy");
 	}
 	serve(rp, fd, url, k);
@@ -592,17 +592,20 @@ void regproxy_stop(struct regproxy *rp)
 	if (!rp)
 		return;
 	atomic_store(&rp->stop, true);
-	if (rp->thread_started) {
-		ssize_t w = write(rp->wake[1], "x", 1);
-		(void)w;
-		pthread_join(rp->thread, NULL);
-	}
-	/* wake every connection thread: its socket ends, its transfer aborts */
+	/* wake every connection thread (its socket ends, its transfer aborts) and
+	 * the accept thread, which may wait for a free connection slot */
 	pthread_mutex_lock(&rp->lock);
 	for (int i = 0; i < MAX_CONNS; i++)
 		if (rp->conn_fds[i] >= 0)
 			shutdown(rp->conn_fds[i], SHUT_RDWR);
 	pthread_cond_broadcast(&rp->idle);
+	pthread_mutex_unlock(&rp->lock);
+	if (rp->thread_started) {
+		ssize_t w = write(rp->wake[1], "x", 1);
+		(void)w;
+		pthread_join(rp->thread, NULL);
+	}
+	pthread_mutex_lock(&rp->lock);
 	while (rp->active > 0)
 		pthread_cond_wait(&rp->idle, &rp->lock);
 	pthread_mutex_unlock(&rp->lock);
