@@ -587,7 +587,7 @@ Test(install, planted_symlink_refused)
 Test(install, proxy_refuses_other_routes_and_hosts, .timeout = 120)
 {
 	struct regproxy *rp;
-	char err[512], code[2048], ip[64];
+	char err[512], code[3072], ip[64];
 	struct regproxy_options po = {.pip_index_url = "http://127.0.0.1:9/simple/",
 				      .npm_registry = "http://127.0.0.1:9/",
 				      .cache_dir = cache_dir};
@@ -613,8 +613,15 @@ Test(install, proxy_refuses_other_routes_and_hosts, .timeout = 120)
 	    "try:\n"
 	    "    socket.getaddrinfo('registry.npmjs.org', 443); print('resolved')\n"
 	    "except OSError:\n"
-	    "    print('no dns')\n",
-	    regproxy_port(rp), ip, port, port);
+	    "    print('no dns')\n"
+	    "for raw in [b'garbage\\r\\n\\r\\n', b'HEAD /pip/x/ HTTP/1.1\\r\\n\\r\\n', "
+	    "b'\\x00\\xff' * 9000]:\n"
+	    "    s = socket.create_connection(('127.0.0.1', %d), timeout=10)\n"
+	    "    try:\n"
+	    "        s.sendall(raw); print(s.recv(12).decode(errors='replace') or 'closed')\n"
+	    "    except ConnectionResetError:\n"
+	    "        print('closed')\n",
+	    regproxy_port(rp), ip, port, port, regproxy_port(rp));
 	const char *const argv[] = {PYTHON, "-c", code, NULL};
 	struct run_spec spec = {
 	    .argv = argv, .env = py_env, .ro_paths = py_ro, .net_ns_fd = regproxy_netns_fd(rp)};
@@ -627,7 +634,8 @@ Test(install, proxy_refuses_other_routes_and_hosts, .timeout = 120)
 	char want[512];
 	snprintf(want, sizeof want,
 		 "/etc/passwd 403\n/pip-files/x.whl 403\n/pip/../../x 403\n/npm/%%2e%%2e/x 403\n"
-		 "/other/ 403\n%s refused\n127.0.0.1 refused\n1.1.1.1 refused\nno dns\n",
+		 "/other/ 403\n%s refused\n127.0.0.1 refused\n1.1.1.1 refused\nno dns\n"
+		 "HTTP/1.1 400\nHTTP/1.1 405\nclosed\n",
 		 ip);
 	cr_expect_str_eq(res.out.buf, want);
 	struct regproxy_stats st;
