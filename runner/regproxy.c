@@ -621,3 +621,22 @@ void regproxy_stop(struct regproxy *rp)
 	free(rp->cache_dir);
 	free(rp);
 }
+
+void regproxy_rewrite_pip_page(const char *pip_index_url, int port, const char *page_url,
+			       const char *html, size_t len, struct strbuf *out)
+{
+	struct regproxy rp = {.port = port};
+	struct regproxy_options o = {.pip_index_url = pip_index_url};
+	struct strbuf in; /* a copy that ends in NUL: the scan uses string calls */
+	char err[256];
+	strbuf_init(&in);
+	strbuf_add(&in, html, len);
+	if (set_upstreams(&rp, &o, err, sizeof err) == 0 && rp.pip_base)
+		rewrite_pip_page(&rp, page_url, &in, out);
+	else
+		strbuf_add(out, html, len);
+	strbuf_release(&in);
+	free(rp.pip_base);
+	free(rp.pip_origin);
+	free(rp.npm_base);
+}

@@ -685,3 +685,51 @@ Test(install, pip_dependency_absolute_links_stale_pages, .timeout = 300)
 		}
 	}
 }
+
+/* ---- the proxy's page rewrite, pure ---- */
+
+struct page_case {
+	const char *index, *page, *html, *want;
+};
+
+static const struct page_case page_cases[] = {
+    /* pypi.org: files on files.pythonhosted.org, hash fragments kept */
+    {"https://pypi.org/simple/", "https://pypi.org/simple/six/",
+     "<a href=\"https://files.pythonhosted.org/packages/a/b/six-1.16.0.whl#sha256=ab\">six</a>",
+     "<a href=\"http://127.0.0.1:4000/pip-files/packages/a/b/six-1.16.0.whl#sha256=ab\">six</a>"},
+    /* another index: files.pythonhosted.org is not its host, left alone */
+    {"http://idx.example/simple", "http://idx.example/simple/six/",
+     "<a href=\"https://files.pythonhosted.org/x.whl\">",
+     "<a href=\"https://files.pythonhosted.org/x.whl\">"},
+    /* relative links resolved against the page */
+    {"http://idx.example/simple/", "http://idx.example/simple/six/",
+     "<a href='../../files/six.whl'>", "<a href='http://127.0.0.1:4000/pip-host/files/six.whl'>"},
+    {"http://idx.example/simple/", "http://idx.example/simple/six/", "<A HREF=\"six.whl\">",
+     "<A HREF=\"http://127.0.0.1:4000/pip/six/six.whl\">"},
+    /* absolute on the index's host, under the index and beside it */
+    {"http://idx.example:8080/pypi/simple/", "http://idx.example:8080/pypi/simple/six/",
+     "<a href=\"http://idx.example:8080/pypi/simple/six/f.whl\"><a href=\"http://"
+     "idx.example:8080/dl/f.whl\">",
+     "<a href=\"http://127.0.0.1:4000/pip/six/f.whl\"><a "
+     "href=\"http://127.0.0.1:4000/pip-host/dl/f.whl\">"},
+    /* another host, an unterminated attribute and no links at all */
+    {"http://idx.example/simple/", "http://idx.example/simple/six/",
+     "<a href=\"http://evil.example/x.whl\">", "<a href=\"http://evil.example/x.whl\">"},
+    {"http://idx.example/simple/", "http://idx.example/simple/six/", "<a href=\"six.whl",
+     "<a href=\"http://127.0.0.1:4000/pip/six/six.whl"},
+    {"http://idx.example/simple/", "http://idx.example/simple/six/",
+     "href=x href=", "href=x href="},
+    {"http://idx.example/simple/", "http://idx.example/simple/six/", "", ""},
+};
+
+Test(install, proxy_rewrites_page_links)
+{
+	for (size_t i = 0; i < sizeof page_cases / sizeof page_cases[0]; i++) {
+		const struct page_case *c = &page_cases[i];
+		struct strbuf out;
+		strbuf_init(&out);
+		regproxy_rewrite_pip_page(c->index, 4000, c->page, c->html, strlen(c->html), &out);
+		cr_expect_str_eq(out.len ? out.buf : "", c->want, "case %zu", i);
+		strbuf_release(&out);
+	}
+}
