@@ -230,6 +230,26 @@ static bool forbidden_ro_path(const char *path, const char *box_root)
 	return !strcmp(path, "/etc") || path_under(path, box_root);
 }
 
+/* /box: the whole box, or only its folder sub (writable) on an empty /box. */
+static int add_box(struct nsinit_plan *p, const struct sandbox *sb, const char *sub, char *err,
+		   size_t errlen)
+{
+	char rel[PATH_MAX];
+	add_op(p, OP_MKDIR, "box", NULL);
+	if (!sub) {
+		add_op(p, OP_BIND, "box", sb->box_path);
+		return 0;
+	}
+	if (!subdir_ok(sub) || snprintf(rel, sizeof rel, "box/%s", sub) >= (int)sizeof rel) {
+		snprintf(err, errlen, "bad box folder '%s'", sub);
+		return -1;
+	}
+	add_mkdirs(p, rel);
+	add_op(p, OP_BIND_SUB, rel, sub);
+	p->box_path = pool_str(p, sb->box_path);
+	return 0;
+}
+
 int nsinit_plan(struct nsinit_plan *p, const struct sandbox *sb, const struct run_spec *spec,
 		const char *box_root, char *err, size_t errlen)
 {
@@ -285,20 +305,8 @@ int nsinit_plan(struct nsinit_plan *p, const struct sandbox *sb, const struct ru
 	snprintf(opts, sizeof opts, "size=%lld,nr_inodes=%lld,mode=1777", tmp, inodes);
 	add_op(p, OP_TMPFS, "tmp", opts);
 
-	add_op(p, OP_MKDIR, "box", NULL);
-	if (spec->box_subdir) {
-		char rel[PATH_MAX];
-		if (!subdir_ok(spec->box_subdir) ||
-		    snprintf(rel, sizeof rel, "box/%s", spec->box_subdir) >= (int)sizeof rel) {
-			snprintf(err, errlen, "bad box folder '%s'", spec->box_subdir);
-			return -1;
-		}
-		add_mkdirs(p, rel);
-		add_op(p, OP_BIND_SUB, rel, spec->box_subdir);
-		p->box_path = pool_str(p, sb->box_path);
-	} else {
-		add_op(p, OP_BIND, "box", sb->box_path);
-	}
+	if (add_box(p, sb, spec->box_subdir, err, errlen) < 0)
+		return -1;
 
 	add_op(p, OP_MKDIR, "dev", NULL);
 	static const char *const devs[] = {"null", "zero", "full", "random", "urandom"};

@@ -733,3 +733,22 @@ Test(install, proxy_rewrites_page_links)
 		strbuf_release(&out);
 	}
 }
+
+/* A box folder that is not a plain relative path is refused before the run. */
+Test(install, bad_box_subdir_refused)
+{
+	static const char *const bad[] = {"../x", "/x", "a//b", "a/./b", ".", "a/..", "a/", ""};
+	const char *const argv[] = {"/bin/true", NULL};
+	struct sandbox *sb = open_box();
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct run_spec spec = {.argv = argv, .env = node_env, .box_subdir = bad[i]};
+		spec.limits = options(NULL, NULL).limits;
+		struct run_result res;
+		run_result_init(&res);
+		cr_assert_eq(sandbox_run(sb, &spec, &res), 0);
+		cr_expect_eq(res.status, RUN_INTERNAL_ERROR, "'%s'", bad[i]);
+		cr_expect(strstr(res.message, "bad box folder"), "'%s': %s", bad[i], res.message);
+		run_result_release(&res);
+	}
+	sandbox_close(sb);
+}
