@@ -275,8 +275,9 @@ static void build_cmd(struct install_cmd *c, const struct install_options *o, bo
 		 pip ? PIP_INDEX : NPM_REGISTRY);
 	snprintf(c->target, sizeof c->target, "/box/%s", pip ? PKG_DIR_PYTHON : PKG_DIR_NODE);
 	const char *const *fixed;
-	/* --timeout: the proxy answers once it has the whole file, and a big
-	 * wheel or tarball takes long to arrive */
+	/* --timeout: the proxy answers a page once it has fetched all of it, and
+	 * a slow registry should end by the install's wall limit, not by pip's
+	 * 15 s or npm's default */
 	static const char *const pip_args[] = {"-m",
 					       "pip",
 					       "install",

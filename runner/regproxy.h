@@ -18,8 +18,9 @@
  *   /npm/<rest>       -> npm_registry + rest
  * Absolute links in PEP 503 pages and npm tarball URLs that point at the
  * upstream are rewritten to go through the proxy. Files (wheels, sdists,
- * tarballs, .metadata) are cached forever, pages and package documents for
- * meta_ttl_s, and a stale copy is served when the upstream cannot answer.
+ * tarballs, .metadata) are cached forever and reach the client while they are
+ * fetched; pages and package documents are cached for meta_ttl_s, and a stale
+ * copy is served when the upstream cannot answer.
  */
 #pragma once
 #include <stdbool.h>
