@@ -752,3 +752,45 @@ Test(install, bad_box_subdir_refused)
 	}
 	sandbox_close(sb);
 }
+
+/* ---- a gVisor session's workspace ---- */
+
+static void setup_gvisor(void)
+{
+	char err[512];
+	config_defaults(&cfg);
+	free(cfg.sandbox);
+	cfg.sandbox = strdup("auto");
+	cfg.gvisor_pool = 0;
+	struct sandbox_options opts;
+	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
+	snprintf(cache_dir, sizeof cache_dir, "/tmp/judge-install-cache.XXXXXX");
+	snprintf(work_dir, sizeof work_dir, "/tmp/judge-install-work.XXXXXX");
+	cr_assert(mkdtemp(cache_dir) && mkdtemp(work_dir));
+}
+
+/* The install runs natively on a gVisor workspace's box, and the session's own
+ * runs (in gVisor) then import the package. */
+Test(install, gvisor_workspace, .init = setup_gvisor, .fini = teardown, .timeout = 300)
+{
+	char why[256], err[512], url[512], root[128];
+	if (!sandbox_backend_works(SANDBOX_GVISOR, why, sizeof why))
+		cr_skip_test("gvisor does not work here: %s", why);
+	snprintf(root, sizeof root, "%s/index", work_dir);
+	const char *const helper[] = {"python3",   "tests/integration/lib/pep503.py",
+				      "--root",	   root,
+				      "--port",	   "0",
+				      "--package", "tinypkg==1.0",
+				      NULL};
+	pid_t index = start_helper(helper, url, sizeof url);
+	struct install_options o = options(url, NULL);
+	const char *const pkgs[] = {"tinypkg", NULL};
+	struct sandbox *sb;
+	cr_assert_eq(sandbox_open(SANDBOX_GVISOR, 7, 64 << 20, &sb, err, sizeof err), 0, "%s", err);
+	long ms;
+	must_install(sb, &o, "pip", pkgs, &ms);
+	stop_helper(index);
+	expect_tinypkg(sb);
+	sandbox_close(sb);
+}
