@@ -404,10 +404,15 @@ int install_packages(struct sandbox *sb, const struct install_options *opts, con
 	}
 	keep_output(res, &rr);
 	res->ok = rr.status == RUN_OK;
-	if (!res->ok)
-		snprintf(res->message, sizeof res->message, "%s install failed: %s%s", manager,
-			 run_status_name(rr.status),
-			 rr.status == RUN_RUNTIME_ERROR ? " (see the output)" : "");
+	if (rr.status == RUN_RUNTIME_ERROR && rr.signal)
+		snprintf(res->message, sizeof res->message, "%s was killed by signal %d", manager,
+			 rr.signal);
+	else if (rr.status == RUN_RUNTIME_ERROR)
+		snprintf(res->message, sizeof res->message,
+			 "%s exited with code %d (see the output)", manager, rr.exit_code);
+	else if (!res->ok)
+		snprintf(res->message, sizeof res->message, "%s install failed: %s", manager,
+			 run_status_name(rr.status));
 	ret = 0;
 out:
 	regproxy_stop(rp);

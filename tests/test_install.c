@@ -483,6 +483,7 @@ static void hostile(const char *mgr, const char *script, const char *flag, const
 	cr_assert_eq(install_packages(sb, &o, mgr, pkgs, &r), 0, "%s", r.message);
 	stop_helper(reg);
 	cr_expect(!r.ok, "the install of %s reached %s:\n%s", pkg, target, r.output.buf);
+	cr_expect(strstr(r.message, "exited with code"), "%s", r.message);
 	cr_expect(strstr(r.output.buf, said), "no '%s' in the output:\n%s", said, r.output.buf);
 	cr_expect_eq(accepted(lfd), 0, "an install script reached %s", target);
 	close(lfd);
