@@ -211,13 +211,30 @@ static CURLcode transfer(struct regcache_fetch *f, struct sink *s, char *ctype, 
 	return rc;
 }
 
+/* mkdir -p: the cache's parents 0755, the cache itself 0700 (root's alone). */
+static int make_dirs(const char *dir)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (char *s = strchr(buf + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = 0;
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -1 : 0;
+}
+
 int regcache_fetch(const char *dir, struct regcache_fetch *f, char *err, size_t errlen)
 {
 	char path[4096], tmp[4096], ctype[128];
 	int ret = -1;
 	f->status = 0;
 	f->streamed = false;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+	if (make_dirs(dir) < 0) {
 		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 		return -1;
 	}

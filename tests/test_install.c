@@ -35,7 +35,7 @@
 static const char *const py_ro[] = {"/opt/judge/runtimes/python3.12", NULL};
 static const char *const node_ro[] = {"/opt/judge/runtimes/node22", NULL};
 static struct judge_config cfg;
-static char cache_dir[64], work_dir[64];
+static char cache_dir[64], work_dir[64], cache_sub[96];
 
 static void setup(void)
 {
@@ -49,6 +49,7 @@ static void setup(void)
 	snprintf(cache_dir, sizeof cache_dir, "/tmp/judge-install-cache.XXXXXX");
 	snprintf(work_dir, sizeof work_dir, "/tmp/judge-install-work.XXXXXX");
 	cr_assert(mkdtemp(cache_dir) && mkdtemp(work_dir));
+	snprintf(cache_sub, sizeof cache_sub, "%s/a/b", cache_dir);
 }
 
 static void rm_rf(const char *dir)
@@ -83,7 +84,7 @@ static struct install_options options(const char *pip_index, const char *npm_reg
 	struct install_options o = {
 	    .pip_index_url = pip_index,
 	    .npm_registry = npm_registry,
-	    .cache_dir = cache_dir,
+	    .cache_dir = cache_sub, /* made with its parents by the first fetch */
 	    .python = PYTHON,
 	    .python_ro_paths = py_ro,
 	    .node = NODE,
@@ -769,6 +770,7 @@ static void setup_gvisor(void)
 	snprintf(cache_dir, sizeof cache_dir, "/tmp/judge-install-cache.XXXXXX");
 	snprintf(work_dir, sizeof work_dir, "/tmp/judge-install-work.XXXXXX");
 	cr_assert(mkdtemp(cache_dir) && mkdtemp(work_dir));
+	snprintf(cache_sub, sizeof cache_sub, "%s/a/b", cache_dir);
 }
 
 /* The install runs natively on a gVisor workspace's box, and the session's own
