@@ -775,7 +775,9 @@ static void setup_gvisor(void)
 
 /* The install runs natively on a gVisor workspace's box, and the session's own
  * runs (in gVisor) then import the package. */
-Test(install, gvisor_workspace, .init = setup_gvisor, .fini = teardown, .timeout = 300)
+TestSuite(install_gvisor, .init = setup_gvisor, .fini = teardown);
+
+Test(install_gvisor, workspace, .timeout = 300)
 {
 	char why[256], err[512], url[512], root[128];
 	if (!sandbox_backend_works(SANDBOX_GVISOR, why, sizeof why))
