@@ -799,3 +799,34 @@ Test(install_gvisor, workspace, .timeout = 300)
 	expect_tinypkg(sb);
 	sandbox_close(sb);
 }
+
+/* A second install into the same box adds to the first (a session installs
+ * one package, then another), and installing the same one again is fine. */
+Test(install, pip_second_install_keeps_the_first, .timeout = 300)
+{
+	char url[512], root[128];
+	snprintf(root, sizeof root, "%s/index", work_dir);
+	const char *const helper[] = {"python3",   "tests/integration/lib/pep503.py",
+				      "--root",	   root,
+				      "--port",	   "0",
+				      "--package", "tinypkg==1.0",
+				      "--package", "tinydep==0.5",
+				      NULL};
+	pid_t index = start_helper(helper, url, sizeof url);
+	struct install_options o = options(url, NULL);
+	const char *const first[] = {"tinypkg", NULL}, *const second[] = {"tinydep==0.5", NULL};
+	long ms;
+	struct sandbox *sb = open_box();
+	must_install(sb, &o, "pip", first, &ms);
+	must_install(sb, &o, "pip", second, &ms);
+	must_install(sb, &o, "pip", first, &ms);
+	stop_helper(index);
+	const char *const argv[] = {
+	    PYTHON, "-c", "import tinypkg, tinydep; print(tinypkg.hello(), tinydep.hello())", NULL};
+	struct run_result res;
+	run_in(sb, argv, py_env, py_ro, &res);
+	cr_expect_eq(res.status, RUN_OK, "%s %s", res.message, res.err.buf);
+	cr_expect_str_eq(res.out.buf, "hello from tinypkg 1.0 hello from tinydep 0.5\n");
+	run_result_release(&res);
+	sandbox_close(sb);
+}
