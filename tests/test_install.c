@@ -830,3 +830,34 @@ Test(install, pip_second_install_keeps_the_first, .timeout = 300)
 	run_result_release(&res);
 	sandbox_close(sb);
 }
+
+/* npm from a local registry (its tarball URLs rewritten to the proxy), a second
+ * install keeping the first, and both again from the cache with it stopped. */
+Test(install, npm_local_registry_second_install_and_cache, .timeout = 300)
+{
+	char url[512], root[128];
+	snprintf(root, sizeof root, "%s/npm", work_dir);
+	const char *const helper[] = {"python3",   "tests/integration/lib/npmreg.py",
+				      "--root",	   root,
+				      "--port",	   "0",
+				      "--package", "tinynpm@1.0.0",
+				      "--package", "othernpm@2.1.0",
+				      NULL};
+	pid_t reg = start_helper(helper, url, sizeof url);
+	struct install_options o = options(NULL, url);
+	const char *const first[] = {"tinynpm", NULL}, *const second[] = {"othernpm@^2", NULL};
+	const char *const both[] = {"tinynpm@1.0.0", "othernpm@2.1.0", NULL};
+	const char *js = "console.log(r('tinynpm').hello(), r('othernpm').hello())";
+	const char *want = "hello from tinynpm 1.0.0 hello from othernpm 2.1.0\n";
+	long ms;
+	struct sandbox *sb = open_box();
+	must_install(sb, &o, "npm", first, &ms);
+	must_install(sb, &o, "npm", second, &ms);
+	expect_node(sb, js, want);
+	sandbox_close(sb);
+	stop_helper(reg);
+	sb = open_box();
+	must_install(sb, &o, "npm", both, &ms);
+	expect_node(sb, js, want);
+	sandbox_close(sb);
+}
