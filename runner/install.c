@@ -250,6 +250,19 @@ static int make_folder(struct sandbox *sb, const char *dir, struct install_resul
 	return 0;
 }
 
+int install_make_folders(struct sandbox *sb, char *err, size_t errlen)
+{
+	struct install_result r;
+	install_result_init(&r);
+	int rc = !sb ? fail(&r, "no sandbox") : make_folder(sb, PKG_DIR_PYTHON, &r);
+	if (rc == 0)
+		rc = make_folder(sb, PKG_DIR_NODE, &r);
+	if (rc < 0)
+		snprintf(err, errlen, "%s", r.message);
+	install_result_release(&r);
+	return rc;
+}
+
 /* The folder of a binary ("/a/b/node" -> "/a/b"), for PATH. */
 static char *dir_of(const char *path)
 {

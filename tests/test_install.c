@@ -861,3 +861,23 @@ Test(install, npm_local_registry_second_install_and_cache, .timeout = 300)
 	expect_node(sb, js, want);
 	sandbox_close(sb);
 }
+
+/* A session's start makes both package folders, owned by the box's uid. */
+Test(install, make_folders)
+{
+	char err[256], names[512];
+	struct sandbox *sb = open_box();
+	cr_assert_eq(install_make_folders(sb, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(install_make_folders(sb, err, sizeof err), 0, "%s", err);
+	list_box(sb, ".packages", names, sizeof names);
+	cr_expect_str_eq(names, "node python");
+	const char *const argv[] = {
+	    "/bin/sh", "-c", "touch /box/.packages/python/x /box/.packages/node/y && echo ok",
+	    NULL};
+	struct run_result res;
+	run_in(sb, argv, node_env, NULL, &res);
+	cr_expect_str_eq(res.out.buf, "ok\n", "%s", res.err.buf);
+	run_result_release(&res);
+	cr_expect_eq(install_make_folders(NULL, err, sizeof err), -1);
+	sandbox_close(sb);
+}
