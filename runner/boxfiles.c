@@ -155,7 +155,7 @@ int sandbox_file_get(struct sandbox *sb, const char *path, struct strbuf *out, s
 	int rc = check_path(path, false);
 	if (rc < 0)
 		return rc;
-	int fd = open_beneath(sb->box_fd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+	int fd = open_beneath(sb->box_fd, path, O_RDONLY | O_NONBLOCK, 0);
 	if (fd < 0)
 		return fd;
 	struct stat st;
@@ -208,9 +208,9 @@ int sandbox_file_list(struct sandbox *sb, const char *dir, struct sandbox_dirent
 	int rc = check_path(dir, true);
 	if (rc < 0)
 		return rc;
-	int fd = open_beneath(sb->box_fd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	int fd = open_beneath(sb->box_fd, dir, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)
-		return fd == -ENOTDIR ? -ENOTDIR : fd;
+		return fd;
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);

@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "runner/backend.h"
+#include "runner/session_pool.h"
 
 /* Every backend, indexed by enum sandbox_backend: sandbox.c calls them only here. */
 static const struct sandbox_ops *const backend_ops[SANDBOX_BACKENDS] = {
@@ -195,6 +196,7 @@ int sandbox_global_init(const struct sandbox_options *opts, char *err, size_t er
 
 void sandbox_global_shutdown(void)
 {
+	session_pool_stop(); /* its sessions' sandboxes first */
 	for (int b = 0; b < SANDBOX_BACKENDS; b++)
 		backend_ops[b]->global_shutdown();
 	gvisor_ready = false;

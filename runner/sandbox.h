@@ -64,6 +64,7 @@ struct sandbox_options {
 	 * and /tmp are sized for the largest run it may serve. */
 	long long gvisor_memory_bytes; /* the largest memory limit of any run */
 	long long gvisor_tmp_bytes;    /* the size of /tmp of a run */
+	int session_pool; /* sessions started ahead of need per driver (session_prepare) */
 };
 
 struct run_spec {
