@@ -255,6 +255,13 @@ static void files_both_ways(void)
 	ses = start(sb, "python");
 	cr_assert_eq(sandbox_file_put(sb, "in/data.csv", "a,b\n1,2\n", 8), 0);
 	expect_ok("open('in/data.csv').read()", "'a,b\\\\n1,2\\\\n'", "");
+	/* the folders the host made are the box owner's: code writes in them */
+	expect_ok("open('in/data.csv', 'a').write('3,4\\n')\nopen('in/new.txt', 'w').write('n')",
+		  "1", "");
+	struct strbuf csv = STRBUF_INIT;
+	cr_assert_eq(sandbox_file_get(sb, "in/data.csv", &csv, 1024), 0);
+	cr_assert_str_eq(csv.buf, "a,b\n1,2\n3,4\n");
+	strbuf_release(&csv);
 	expect_ok("open('chart.svg', 'w').write('<svg/>')", "6", "");
 	struct strbuf got = STRBUF_INIT;
 	cr_assert_eq(sandbox_file_get(sb, "chart.svg", &got, 1024), 0);
