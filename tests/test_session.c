@@ -162,6 +162,22 @@ static void py_state_result_and_errors(void)
 	expect_ok("x", "41", "");
 }
 
+/* 8 MiB of stdin (more than any pipe holds): written while the driver reads it. */
+static void py_big_stdin(void)
+{
+	ses = start(sb, "python");
+	size_t n = 8 << 20;
+	char *big = malloc(n + 1);
+	memset(big, 'a', n);
+	big[n] = 0;
+	struct cell_result r;
+	cell_in(ses, &r, "import sys\nprint(len(sys.stdin.buffer.read()))", big, 0, 0);
+	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_str_eq(r.out.buf, "8388608\n");
+	cell_result_release(&r);
+	free(big);
+}
+
 struct chunks {
 	int64_t first_ms;
 	int n;
@@ -406,6 +422,24 @@ static void bad_drivers_fail_clearly(void)
 	cell_result_init(&r);
 	cr_assert_eq(session_exec(NULL, &(struct cell_spec){0}, &r), -1);
 	cell_result_release(&r);
+	/* ready, then deaf: a cell bigger than the pipe is a timeout, not a hang */
+	const char *const deaf[] = {
+	    "/bin/sh", "-c", "printf '%s 15\\n{\"ready\": true}' $JUDGE_TOKEN; sleep 60", NULL};
+	spec.argv = deaf;
+	cr_assert_eq(session_start(sb, &spec, &s, err, sizeof err), 0, "%s", err);
+	size_t n = 1 << 20;
+	char *big = malloc(n + 1);
+	memset(big, '#', n);
+	big[n] = 0;
+	t0 = clock_mono_ms();
+	cell_in(s, &r, big, NULL, 0, 500);
+	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert(strstr(r.message, "did not read the cell"), "%s", r.message);
+	cr_assert(r.restarted);
+	cr_assert_lt(clock_mono_ms() - t0, 5000);
+	cell_result_release(&r);
+	free(big);
+	session_stop(s);
 }
 
 TestSuite(session_native, .init = setup_native, .fini = teardown, .timeout = 120);
@@ -431,6 +465,7 @@ BOTH(links_never_followed)
 BOTH(two_sessions_isolated)
 BOTH(bash_shell_state)
 BOTH(py_finds_new_packages)
+BOTH(py_big_stdin)
 BOTH(bad_drivers_fail_clearly)
 
 /* The start pool: a session started ahead of need is handed over at once, in
