@@ -178,6 +178,32 @@ static void py_big_stdin(void)
 	free(big);
 }
 
+/* A reply whose token comes split across writes (and reads), after output that
+ * starts like the token but is not it: the output is the cell's, the reply is
+ * found. A fake driver in bash speaks the protocol. */
+static void split_token_and_lookalikes(void)
+{
+	static const char *const fake[] = {
+	    "/bin/bash", "-c",
+	    "t=$JUDGE_TOKEN; j='{\"ready\": true}'; printf %s \"${t:0:7}\"; sleep 0.2; "
+	    "printf '%s %d\\n%s' \"${t:7}\" ${#j} \"$j\"; "
+	    "j='{\"status\": \"ok\", \"result\": \"7\", \"error\": null}'; "
+	    "while read -r w c n; do head -c $c >/dev/null; printf '%sZout%s' \"${t:0:5}\" "
+	    "\"${t:0:9}\"; sleep 0.2; printf '%s %d\\n%s' \"${t:9}\" ${#j} \"$j\"; done",
+	    NULL};
+	struct session_spec spec = spec_of("python");
+	spec.argv = fake;
+	char err[512];
+	cr_assert_eq(session_start(sb, &spec, &ses, err, sizeof err), 0, "%s", err);
+	struct cell_result r;
+	cell(&r, "anything");
+	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_eq(r.out.len, 9, "'%s'", r.out.buf);
+	cr_assert(!memcmp(r.out.buf + 5, "Zout", 4), "'%s'", r.out.buf);
+	cr_assert(strstr(r.reply.buf, "\"result\": \"7\""), "%s", r.reply.buf);
+	cell_result_release(&r);
+}
+
 struct chunks {
 	int64_t first_ms;
 	int n;
@@ -466,6 +492,7 @@ BOTH(two_sessions_isolated)
 BOTH(bash_shell_state)
 BOTH(py_finds_new_packages)
 BOTH(py_big_stdin)
+BOTH(split_token_and_lookalikes)
 BOTH(bad_drivers_fail_clearly)
 
 /* The start pool: a session started ahead of need is handed over at once, in
