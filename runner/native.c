@@ -665,7 +665,7 @@ static int native_launch(struct sandbox *sb, struct native_proc *np, struct sand
 	}
 	const int child_fds[5] = {pin[0], pout[1], perr[1], psync[0], prep[1]};
 	plan_fds(np->plan, child_fds);
-	np->pid = start_init(sb, np->plan, &np->cg, &np->pidfd, &into_fd, &clone_errno);
+	np->pid = start_init(sb, np->plan, &np->cg, 0, &np->pidfd, &into_fd, &clone_errno);
 	if (np->pid < 0) {
 		np->pidfd = -1;
 		snprintf(err, errlen, "clone3: %s", strerror(clone_errno));
