@@ -12,6 +12,7 @@
 #include "judge/grading/checker.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,11 @@ struct checker {
 };
 
 static const char wrapper[] = "mkdir -p /box/feedback && rm -rf /box/feedback/*; exec \"$@\"";
+/* a later pass of a multi-pass test keeps the folder but not the last request */
+static const char wrapper_keep[] =
+    "mkdir -p /box/feedback && rm -f /box/feedback/nextpass.in; exec \"$@\"";
+/* The input of a next pass (nextpass.in) the judge takes at most. */
+#define NEXTPASS_MAX ((size_t)64 << 20)
 
 /* Copies text into dst as one valid UTF-8 string, cut at a character boundary. */
 static void set_message(char *dst, size_t dstlen, const char *text, size_t len)
@@ -207,10 +213,72 @@ out:
 int checker_run(struct checker *c, const char *in_path, const char *ans_path, const char *output,
 		size_t output_len, const char *const *args, struct checker_verdict *v)
 {
+	struct checker_call call = {.in_path = in_path,
+				    .ans_path = ans_path,
+				    .output = output,
+				    .output_len = output_len,
+				    .args = args};
+	return checker_run_call(c, &call, v);
+}
+
+/* A number alone in a file the validator wrote (score.txt): true with *out. */
+static bool read_number(struct sandbox *sb, const char *name, double *out)
+{
+	struct strbuf sb_num = STRBUF_INIT;
+	bool ok = false;
+	if (sandbox_read_file(sb, name, &sb_num, 256) == 0) {
+		char *end;
+		double v = strtod(sb_num.buf, &end);
+		while (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t')
+			end++;
+		ok = end != sb_num.buf && !*end && isfinite(v);
+		if (ok)
+			*out = v;
+	}
+	strbuf_release(&sb_num);
+	return ok;
+}
+
+/* What an accepting or rejecting validator left in feedback/: its message, a
+ * score, a next pass. Returns -1 (message in v) when nextpass.in is unreadable. */
+static int read_feedback(struct checker *c, const struct checker_call *call,
+			 struct checker_verdict *v)
+{
+	struct strbuf msg = STRBUF_INIT;
+	int rc = sandbox_read_file(c->sb, "feedback/judgemessage.txt", &msg, MESSAGE_READ_MAX);
+	if (rc == 0 || rc == -EFBIG) /* a long message is cut, not lost */
+		set_message(v->message, sizeof v->message, msg.buf, msg.len);
+	strbuf_release(&msg);
+	if (v->outcome != CHECKER_ACCEPT)
+		return 0;
+	if (read_number(c->sb, "feedback/score.txt", &v->score))
+		v->has_score = true;
+	else if (read_number(c->sb, "feedback/score_multiplier.txt", &v->score))
+		v->has_score = v->multiplier = true;
+	if (!call->nextpass)
+		return 0;
+	strbuf_reset(call->nextpass);
+	rc = sandbox_read_file(c->sb, "feedback/nextpass.in", call->nextpass, NEXTPASS_MAX);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc < 0) {
+		snprintf(v->message, sizeof v->message, "cannot read nextpass.in: %s",
+			 rc == -EFBIG ? "larger than 64 MiB" : strerror(-rc));
+		v->outcome = CHECKER_FAIL;
+		return -1;
+	}
+	v->nextpass = true;
+	return 0;
+}
+
+int checker_run_call(struct checker *c, const struct checker_call *call, struct checker_verdict *v)
+{
 	memset(v, 0, sizeof *v);
 	v->outcome = CHECKER_FAIL;
-	if (!c || !in_path)
+	if (!c || !call || !call->in_path)
 		return -1;
+	const char *in_path = call->in_path, *ans_path = call->ans_path;
+	const char *const *args = call->args;
 	const struct lang *l = c->lang;
 	const char *argv[MAX_ARGS + 16];
 	int n = 0, nrun = 0;
@@ -225,7 +293,7 @@ int checker_run(struct checker *c, const char *in_path, const char *ans_path, co
 	}
 	argv[n++] = "/bin/sh";
 	argv[n++] = "-c";
-	argv[n++] = wrapper;
+	argv[n++] = call->keep_feedback ? wrapper_keep : wrapper;
 	argv[n++] = "validator"; /* $0 of the wrapper; "$@" is what follows */
 	for (int i = 0; i < nrun; i++)
 		argv[n++] = l->run_argv[i];
@@ -246,14 +314,13 @@ int checker_run(struct checker *c, const char *in_path, const char *ans_path, co
 	    .argv = argv,
 	    .env = (const char *const *)l->env,
 	    .ro_paths = (const char *const *)l->ro_paths,
-	    .stdin_data = output,
-	    .stdin_len = output_len,
+	    .stdin_data = call->output,
+	    .stdin_len = call->output_len,
 	    .limits = c->limits,
 	    .trusted_tool = true,
 	};
 	struct run_result rr;
 	run_result_init(&rr);
-	struct strbuf msg = STRBUF_INIT;
 	if (sandbox_run(c->sb, &spec, &rr) < 0 || rr.status == RUN_INTERNAL_ERROR) {
 		snprintf(v->message, sizeof v->message, "output validator sandbox failed: %s",
 			 rr.message[0] ? rr.message : "invalid run specification");
@@ -264,10 +331,7 @@ int checker_run(struct checker *c, const char *in_path, const char *ans_path, co
 	bool exited = rr.status == RUN_OK || (rr.status == RUN_RUNTIME_ERROR && !rr.signal);
 	if (exited && (rr.exit_code == EXIT_ACCEPT || rr.exit_code == EXIT_REJECT)) {
 		v->outcome = rr.exit_code == EXIT_ACCEPT ? CHECKER_ACCEPT : CHECKER_REJECT;
-		int rc =
-		    sandbox_read_file(c->sb, "feedback/judgemessage.txt", &msg, MESSAGE_READ_MAX);
-		if (rc == 0 || rc == -EFBIG) /* a long message is cut, not lost */
-			set_message(v->message, sizeof v->message, msg.buf, msg.len);
+		read_feedback(c, call, v);
 		goto out;
 	}
 	/* the package's fault: say what happened, with the validator's own words */
@@ -291,7 +355,6 @@ int checker_run(struct checker *c, const char *in_path, const char *ans_path, co
 	strbuf_release(&why);
 	log_warn("checker: problem %s: %s", c->problem_id, v->message);
 out:
-	strbuf_release(&msg);
 	run_result_release(&rr);
 	return 0;
 }

@@ -286,8 +286,15 @@ static int parse_limits(struct problem *p, struct yml *y, yaml_node_t *lim, cons
 	    yml_long(yml_get(y, lim, "validation_memory"), "limits.validation_memory", file,
 		     &l->validation_memory_mb, err, errlen) < 0 ||
 	    yml_long(yml_get(y, lim, "validation_output"), "limits.validation_output", file,
-		     &l->validation_output_mb, err, errlen) < 0)
+		     &l->validation_output_mb, err, errlen) < 0 ||
+	    yml_long(yml_get(y, lim, "validation_passes"), "limits.validation_passes", file,
+		     &l->validation_passes, err, errlen) < 0)
 		return -1;
+	if (l->validation_passes > PROB_MAX_PASSES) {
+		prob_fail(err, errlen, "%s: limits.validation_passes must be 1 to %d", file,
+			  PROB_MAX_PASSES);
+		return -1;
+	}
 	return 0;
 }
 
@@ -471,6 +478,7 @@ int prob_load(struct problem *p, const char *dir, char *err, size_t errlen)
 	l->time_resolution = 1.0;
 	l->time_multiplier = 5;
 	l->time_safety_margin = 2;
+	l->validation_passes = 2;
 	if (load_yaml(&L, &custom) < 0 || prob_load_validator(&L, custom) < 0 ||
 	    prob_load_data(&L) < 0 || prob_load_submissions(&L) < 0)
 		goto out;
@@ -482,14 +490,15 @@ int prob_load(struct problem *p, const char *dir, char *err, size_t errlen)
 	if (!p->name)
 		p->name = xstrdup(p->id);
 	if (!p->unsupported) {
-		/* the judge grades pass-fail problems only: a scoring one graded pass-fail
-		 * would fail its accepted submissions */
-		const char *why = p->interactive     ? "interactive problems are not supported"
-				  : p->multi_pass    ? "multi-pass problems are not supported"
+		/* a kind the judge cannot grade is refused, never graded as another kind */
+		const char *why = p->interactive && p->multi_pass
+				      ? "interactive multi-pass problems are not "
+					"supported"
+				  : p->interactive   ? "interactive problems are not supported"
 				  : p->submit_answer ? "submit-answer problems are not supported"
-				  : p->scoring ? "scoring problems are not supported (the judge "
-						 "grades pass-fail problems only)"
-					       : NULL;
+				  : p->multi_pass && !p->custom_validator
+				      ? "multi-pass problems need an output validator (none found)"
+				      : NULL;
 		if (why)
 			p->unsupported = xstrdup(why);
 	}
@@ -537,6 +546,9 @@ void prob_release(struct problem *p)
 		prob_strv_free(p->tests[i].validator_args);
 	}
 	free(p->tests);
+	for (int i = 0; i < p->ngroups; i++)
+		free(p->groups[i].name);
+	free(p->groups);
 	for (int i = 0; i < p->nsubs; i++) {
 		free(p->subs[i].folder);
 		free(p->subs[i].path);

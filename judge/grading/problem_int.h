@@ -69,3 +69,15 @@ int prob_load_submissions(struct prob_loader *L);
 /* Loads the test cases of data/sample then data/secret into L->p. Returns 0,
  * or -1 with a message in L->err. */
 int prob_load_data(struct prob_loader *L);
+
+/* problem_group.c */
+
+/* Reads the scoring settings of a group's configuration file (root of the YAML
+ * y, read from path) into g, which holds the inherited ones. Returns 0, or -1
+ * with a message in L->err; a setting the judge cannot honour sets
+ * L->p->unsupported. */
+int prob_group_settings(struct prob_loader *L, struct yml *y, yaml_node_t *root, const char *path,
+			struct prob_group *g);
+/* Appends a group named name (copying settings) and returns its index. */
+int prob_group_add(struct prob_loader *L, const char *name, int parent,
+		   const struct prob_group *settings);
