@@ -184,7 +184,7 @@ Test(grade, plan_problem_package)
 Test(grade, unsupported_package_is_refused_with_the_reason)
 {
 	put("score", NULL);
-	put("score/problem.yaml", "problem_format_version: 2023-07\ntype: scoring\n");
+	put("score/problem.yaml", "problem_format_version: 2023-07\ntype: submit-answer\n");
 	put("score/data", NULL);
 	put("score/data/secret", NULL);
 	put("score/data/secret/1.in", "1\n");
@@ -195,7 +195,7 @@ Test(grade, unsupported_package_is_refused_with_the_reason)
 	base_request(&req);
 	model_set(&req.problem, "score", 5);
 	cr_assert_eq(grade_plan_make(&p, &env, &req, err, sizeof err), -1);
-	cr_expect(strstr(err, "scoring problems are not supported"), "got '%s'", err);
+	cr_expect(strstr(err, "submit-answer problems are not supported"), "got '%s'", err);
 	grade_plan_release(&p);
 	model_request_release(&req);
 }
@@ -463,6 +463,9 @@ Test(grade, stored_request_round_trip)
 	    "],"
 	    "\"problem\":\"sum\",\"limits\":{},\"run_all_tests\":false}",
 	    "{\"language\":\"python\",\"source\":\"x\",\"args\":[\"1\",\"a b\"],\"stdin\":\"\","
+	    "\"run_all_tests\":false}",
+	    "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{\"name\":\"1\",\"stdin\":\"1\","
+	    "\"expected_output\":\"2\",\"points\":2.5},{\"name\":\"2\",\"stdin\":\"\"}],"
 	    "\"run_all_tests\":false}",
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

@@ -430,13 +430,12 @@ static void render_tests(cJSON *o, const struct grade_result *r)
 	}
 }
 
-/* "score" (null when the result has none), its maximum and the groups' scores. */
+/* "score", its maximum and the groups' scores, when the result is scored
+ * (absent otherwise, so unscored results keep their shape). */
 static void render_score(cJSON *o, const struct grade_result *r)
 {
-	if (!r->has_score) {
-		cJSON_AddNullToObject(o, "score");
+	if (!r->has_score)
 		return;
-	}
 	cJSON_AddNumberToObject(o, "score", r->score);
 	cJSON_AddNumberToObject(o, "max_score", r->max_score);
 	if (!r->ngroups)
