@@ -305,7 +305,15 @@ int checker_run_call(struct checker *c, const struct checker_call *call, struct 
 	argv[n] = NULL;
 
 	char err[400];
-	if (write_host_file(c->sb, "testdata.in", in_path, err, sizeof err) < 0 ||
+	int wrc = call->in_data
+		      ? sandbox_write_file(c->sb, "testdata.in", call->in_data, call->in_len, 0644)
+		      : 0;
+	if (wrc < 0)
+		snprintf(err, sizeof err, "cannot write testdata.in into the validator's box: %s",
+			 strerror(-wrc));
+	if (wrc < 0 ||
+	    (!call->in_data &&
+	     write_host_file(c->sb, "testdata.in", in_path, err, sizeof err) < 0) ||
 	    write_host_file(c->sb, "testdata.ans", ans_path, err, sizeof err) < 0) {
 		snprintf(v->message, sizeof v->message, "%s", err);
 		return 0;

@@ -40,7 +40,9 @@ struct checker_verdict {
 /* One run of the validator beyond checker_run's: multi-pass problems keep the
  * feedback folder between the passes of a test and take its nextpass.in. */
 struct checker_call {
-	const char *in_path;  /* host file of the test's input */
+	const char *in_path; /* host file of the test's input */
+	const char *in_data; /* when set: the input instead (a later pass's) */
+	size_t in_len;
 	const char *ans_path; /* host file of the answer, or NULL: an empty one */
 	const char *output;   /* the submission's output */
 	size_t output_len;

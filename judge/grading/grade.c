@@ -170,8 +170,9 @@ int grade_plan_make(struct grade_plan *p, const struct grade_env *env,
 /* What judging one run tells beyond its verdict: the validator's score and
  * next pass (scoring and multi-pass problems). */
 struct judge_extra {
-	int pass;		 /* 1 for the first run of a test */
-	struct strbuf *nextpass; /* multi-pass: receives nextpass.in */
+	int pass;		    /* 1 for the first run of a test */
+	const struct strbuf *input; /* a later pass: its input (the validator's too) */
+	struct strbuf *nextpass;    /* multi-pass: receives nextpass.in */
 	bool has_next;
 	struct score_test score;
 };
@@ -190,6 +191,8 @@ static enum sub_status judge_checker(const struct grade_plan *p, const struct gr
 	    .output_len = rr->out.len,
 	    .args = t->validator_args,
 	    .keep_feedback = x && x->pass > 1,
+	    .in_data = x && x->input ? x->input->buf : NULL,
+	    .in_len = x && x->input ? x->input->len : 0,
 	    .nextpass = x ? x->nextpass : NULL,
 	};
 	checker_run_call(p->checker, &call, &v);
@@ -502,10 +505,13 @@ static enum sub_status run_test(const struct grade_plan *p, struct sandbox *sb, 
 		spec.stdin_data = input.buf;
 		spec.stdin_len = input.len;
 		spec.stdin_path = NULL;
+		x->input = &input;
 	}
 	rr->cpu_ms = cpu;
 	rr->wall_ms = wall;
 	rr->memory_kb = mem;
+	x->input = NULL;
+	x->nextpass = NULL;
 	strbuf_release(&next);
 	strbuf_release(&input);
 	return st;
