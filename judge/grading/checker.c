@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/config.h"
 #include "judge/grading/lang.h"
@@ -44,6 +45,11 @@ struct checker {
 };
 
 static const char wrapper[] = "mkdir -p /box/feedback && rm -rf /box/feedback/*; exec \"$@\"";
+/* an interactive validator talks to a program that may be gone: a write then
+ * fails with EPIPE (which it can handle) instead of killing it (SIG_IGN
+ * survives exec) */
+static const char wrapper_talk[] =
+    "trap '' PIPE; mkdir -p /box/feedback && rm -rf /box/feedback/*; exec \"$@\"";
 /* a later pass of a multi-pass test keeps the folder but not the last request */
 static const char wrapper_keep[] =
     "mkdir -p /box/feedback && rm -f /box/feedback/nextpass.in; exec \"$@\"";
@@ -271,29 +277,22 @@ static int read_feedback(struct checker *c, const struct checker_call *call,
 	return 0;
 }
 
-int checker_run_call(struct checker *c, const struct checker_call *call, struct checker_verdict *v)
+/* The validator's argv (borrowing strings) into argv (room for max). Returns
+ * 0, or -1 when the arguments do not fit. */
+static int validator_argv(const struct checker *c, const struct checker_call *call, bool talk,
+			  const char **argv, int max)
 {
-	memset(v, 0, sizeof *v);
-	v->outcome = CHECKER_FAIL;
-	if (!c || !call || !call->in_path)
-		return -1;
-	const char *in_path = call->in_path, *ans_path = call->ans_path;
-	const char *const *args = call->args;
 	const struct lang *l = c->lang;
-	const char *argv[MAX_ARGS + 16];
-	int n = 0, nrun = 0;
+	int n = 0, nrun = 0, nargs = 0;
 	while (l->run_argv[nrun])
 		nrun++;
-	int nargs = 0;
-	while (args && args[nargs])
+	while (call->args && call->args[nargs])
 		nargs++;
-	if (nrun + nargs + 8 > (int)(sizeof argv / sizeof argv[0])) {
-		snprintf(v->message, sizeof v->message, "too many output validator arguments");
-		return 0;
-	}
+	if (nrun + nargs + 8 > max)
+		return -1;
 	argv[n++] = "/bin/sh";
 	argv[n++] = "-c";
-	argv[n++] = call->keep_feedback ? wrapper_keep : wrapper;
+	argv[n++] = talk ? wrapper_talk : call->keep_feedback ? wrapper_keep : wrapper;
 	argv[n++] = "validator"; /* $0 of the wrapper; "$@" is what follows */
 	for (int i = 0; i < nrun; i++)
 		argv[n++] = l->run_argv[i];
@@ -301,23 +300,82 @@ int checker_run_call(struct checker *c, const struct checker_call *call, struct 
 	argv[n++] = "/box/testdata.ans";
 	argv[n++] = "/box/feedback/";
 	for (int i = 0; i < nargs; i++)
-		argv[n++] = args[i];
+		argv[n++] = call->args[i];
 	argv[n] = NULL;
+	return 0;
+}
 
-	char err[400];
-	int wrc = call->in_data
-		      ? sandbox_write_file(c->sb, "testdata.in", call->in_data, call->in_len, 0644)
-		      : 0;
-	if (wrc < 0)
-		snprintf(err, sizeof err, "cannot write testdata.in into the validator's box: %s",
-			 strerror(-wrc));
-	if (wrc < 0 ||
-	    (!call->in_data &&
-	     write_host_file(c->sb, "testdata.in", in_path, err, sizeof err) < 0) ||
-	    write_host_file(c->sb, "testdata.ans", ans_path, err, sizeof err) < 0) {
+/* Writes the test's input and answer into the validator's box. 0 or -1 with err. */
+static int write_inputs(struct checker *c, const struct checker_call *call, char *err,
+			size_t errlen)
+{
+	if (call->in_data) {
+		int rc =
+		    sandbox_write_file(c->sb, "testdata.in", call->in_data, call->in_len, 0644);
+		if (rc < 0) {
+			snprintf(err, errlen,
+				 "cannot write testdata.in into the validator's box: %s",
+				 strerror(-rc));
+			return -1;
+		}
+	} else if (write_host_file(c->sb, "testdata.in", call->in_path, err, errlen) < 0) {
+		return -1;
+	}
+	return write_host_file(c->sb, "testdata.ans", call->ans_path, err, errlen);
+}
+
+/* The verdict of a validator run rr (not a sandbox failure) into v. */
+static void validator_verdict(struct checker *c, const struct checker_call *call,
+			      const struct run_result *rr, struct checker_verdict *v)
+{
+	v->cpu_ms = rr->cpu_ms;
+	v->wall_ms = rr->wall_ms;
+	bool exited = rr->status == RUN_OK || (rr->status == RUN_RUNTIME_ERROR && !rr->signal);
+	if (exited && (rr->exit_code == EXIT_ACCEPT || rr->exit_code == EXIT_REJECT)) {
+		v->outcome = rr->exit_code == EXIT_ACCEPT ? CHECKER_ACCEPT : CHECKER_REJECT;
+		read_feedback(c, call, v);
+		return;
+	}
+	/* the package's fault: say what happened, with the validator's own words */
+	struct strbuf why = STRBUF_INIT;
+	if (rr->status == RUN_TIMEOUT)
+		strbuf_addf(&why, "output validator timed out after %ld ms", rr->cpu_ms);
+	else if (rr->status == RUN_MEMORY_LIMIT)
+		strbuf_addstr(&why, "output validator exceeded its memory limit");
+	else if (rr->status == RUN_OUTPUT_LIMIT)
+		strbuf_addstr(&why, "output validator wrote too much output");
+	else if (rr->signal)
+		strbuf_addf(&why, "output validator was killed by signal %d", rr->signal);
+	else
+		strbuf_addf(&why, "output validator exited with code %d (expected 42 or 43)",
+			    rr->exit_code);
+	if (rr->err.len) {
+		strbuf_addstr(&why, ": ");
+		strbuf_add(&why, rr->err.buf, rr->err.len < 300 ? rr->err.len : 300);
+	}
+	set_message(v->message, sizeof v->message, why.buf, why.len);
+	strbuf_release(&why);
+	log_warn("checker: problem %s: %s", c->problem_id, v->message);
+}
+
+/* One validator run: on stdin the call's output, or (fds) the caller's pipes. */
+static int run_validator(struct checker *c, const struct checker_call *call, bool fds, int from_sub,
+			 int to_sub, long min_wall_ms, struct checker_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->outcome = CHECKER_FAIL;
+	const char *argv[MAX_ARGS + 16];
+	char err[400] = "too many output validator arguments";
+	if (validator_argv(c, call, fds, argv, (int)(sizeof argv / sizeof argv[0]) - 1) < 0 ||
+	    write_inputs(c, call, err, sizeof err) < 0) {
+		if (fds) {
+			close(from_sub);
+			close(to_sub);
+		}
 		snprintf(v->message, sizeof v->message, "%s", err);
 		return 0;
 	}
+	const struct lang *l = c->lang;
 	struct run_spec spec = {
 	    .argv = argv,
 	    .env = (const char *const *)l->env,
@@ -326,45 +384,43 @@ int checker_run_call(struct checker *c, const struct checker_call *call, struct 
 	    .stdin_len = call->output_len,
 	    .limits = c->limits,
 	    .trusted_tool = true,
+	    .stdio_fds = fds,
+	    .stdin_fd = from_sub,
+	    .stdout_fd = to_sub,
 	};
+	if (spec.limits.wall_ms < min_wall_ms)
+		spec.limits.wall_ms = min_wall_ms;
 	struct run_result rr;
 	run_result_init(&rr);
-	if (sandbox_run(c->sb, &spec, &rr) < 0 || rr.status == RUN_INTERNAL_ERROR) {
+	if (sandbox_run(c->sb, &spec, &rr) < 0 || rr.status == RUN_INTERNAL_ERROR)
 		snprintf(v->message, sizeof v->message, "output validator sandbox failed: %s",
 			 rr.message[0] ? rr.message : "invalid run specification");
-		goto out;
-	}
-	v->cpu_ms = rr.cpu_ms;
-	v->wall_ms = rr.wall_ms;
-	bool exited = rr.status == RUN_OK || (rr.status == RUN_RUNTIME_ERROR && !rr.signal);
-	if (exited && (rr.exit_code == EXIT_ACCEPT || rr.exit_code == EXIT_REJECT)) {
-		v->outcome = rr.exit_code == EXIT_ACCEPT ? CHECKER_ACCEPT : CHECKER_REJECT;
-		read_feedback(c, call, v);
-		goto out;
-	}
-	/* the package's fault: say what happened, with the validator's own words */
-	struct strbuf why = STRBUF_INIT;
-	if (rr.status == RUN_TIMEOUT)
-		strbuf_addf(&why, "output validator timed out after %ld ms", rr.cpu_ms);
-	else if (rr.status == RUN_MEMORY_LIMIT)
-		strbuf_addstr(&why, "output validator exceeded its memory limit");
-	else if (rr.status == RUN_OUTPUT_LIMIT)
-		strbuf_addstr(&why, "output validator wrote too much output");
-	else if (rr.signal)
-		strbuf_addf(&why, "output validator was killed by signal %d", rr.signal);
 	else
-		strbuf_addf(&why, "output validator exited with code %d (expected 42 or 43)",
-			    rr.exit_code);
-	if (rr.err.len) {
-		strbuf_addstr(&why, ": ");
-		strbuf_add(&why, rr.err.buf, rr.err.len < 300 ? rr.err.len : 300);
-	}
-	set_message(v->message, sizeof v->message, why.buf, why.len);
-	strbuf_release(&why);
-	log_warn("checker: problem %s: %s", c->problem_id, v->message);
-out:
+		validator_verdict(c, call, &rr, v);
 	run_result_release(&rr);
 	return 0;
+}
+
+int checker_run_call(struct checker *c, const struct checker_call *call, struct checker_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->outcome = CHECKER_FAIL;
+	if (!c || !call || !call->in_path)
+		return -1;
+	return run_validator(c, call, false, -1, -1, 0, v);
+}
+
+int checker_interact(struct checker *c, const struct checker_call *call, int from_sub, int to_sub,
+		     long min_wall_ms, struct checker_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->outcome = CHECKER_FAIL;
+	if (!c || !call || !call->in_path) {
+		close(from_sub);
+		close(to_sub);
+		return -1;
+	}
+	return run_validator(c, call, true, from_sub, to_sub, min_wall_ms, v);
 }
 
 void checker_close(struct checker *c)

@@ -16,6 +16,7 @@
 
 #include "judge/grading/checker.h"
 #include "judge/grading/compare.h"
+#include "judge/grading/interact.h"
 #include "common/config.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
@@ -74,7 +75,14 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env,
 		snprintf(err, errlen, "problem '%s': %s", id, pb->unsupported);
 		return -1;
 	}
+	if (pb->interactive && env->backend != SANDBOX_NATIVE) {
+		/* the runner wires two runs together in its native backend only */
+		snprintf(err, errlen, "problem '%s': interactive problems need the native sandbox",
+			 id);
+		return -1;
+	}
 	p->problem = pb;
+	p->interactive = pb->interactive;
 	p->scoring = pb->scoring;
 	p->run_all |= pb->scoring; /* every group's score needs every test */
 	p->max_passes = pb->multi_pass ? (int)pb->limits.validation_passes : 1;
@@ -330,7 +338,9 @@ bool grade_tally_add(struct grade_tally *t, const struct grade_plan *p, struct g
 		     const struct grade_feedback *fb)
 {
 	const struct grade_test *gt = &p->tests[i];
-	t->any_expected |= gt->has_expected || gt->expected_path;
+	/* an output validator judges a test without an answer file too */
+	t->any_expected |=
+	    gt->has_expected || gt->expected_path || (gt->cmp && gt->cmp->mode == CMP_CHECKER);
 	t->max_cpu = rr->cpu_ms > t->max_cpu ? rr->cpu_ms : t->max_cpu;
 	t->max_wall = rr->wall_ms > t->max_wall ? rr->wall_ms : t->max_wall;
 	t->max_mem = rr->memory_kb > t->max_mem ? rr->memory_kb : t->max_mem;
@@ -463,10 +473,49 @@ static struct run_spec test_spec(const struct grade_plan *p, int i)
  * box with the validator's nextpass.in as input while it asks, up to
  * max_passes. The limits hold for each pass; rr reports the last pass, with
  * the largest time and memory of all. Returns the verdict. */
+/* Test i of an interactive problem: the submission and the validator talk
+ * (interact.h); rr receives the submission's run. Returns the verdict. */
+static enum sub_status run_interactive(const struct grade_plan *p, struct sandbox *sb, int i,
+				       struct run_result *rr, struct grade_feedback *fb,
+				       struct judge_extra *x, char *err, size_t errlen)
+{
+	const struct grade_test *t = &p->tests[i];
+	struct run_spec spec = test_spec(p, i);
+	struct checker_call call = {
+	    .in_path = t->stdin_path, .ans_path = t->expected_path, .args = t->validator_args};
+	struct interact_result ir;
+	memset(fb, 0, sizeof *fb);
+	x->pass = 1;
+	if (interact_run(sb, &spec, p->checker, &call, &ir, err, errlen) < 0) {
+		run_result_release(&ir.sub);
+		return SUB_INTERNAL_ERROR;
+	}
+	char why[400] = "";
+	enum sub_status st = interact_verdict(&ir, why, sizeof why);
+	if (st == SUB_INTERNAL_ERROR)
+		snprintf(err, errlen, "test '%.100s': %.380s", t->name, why);
+	if (st == SUB_WRONG_ANSWER) {
+		fb->present = true;
+		snprintf(fb->message, sizeof fb->message, "%s",
+			 ir.val.message[0] ? ir.val.message : "rejected by the output validator");
+	}
+	if (st == SUB_ACCEPTED) {
+		x->score.has_value = ir.val.has_score;
+		x->score.multiplier = ir.val.multiplier;
+		x->score.value = ir.val.score;
+	}
+	/* rr takes the submission's run (its stderr, times, exit) */
+	run_result_release(rr);
+	*rr = ir.sub;
+	return st;
+}
+
 static enum sub_status run_test(const struct grade_plan *p, struct sandbox *sb, int i,
 				struct run_result *rr, struct grade_feedback *fb,
 				struct judge_extra *x, char *err, size_t errlen)
 {
+	if (p->interactive)
+		return run_interactive(p, sb, i, rr, fb, x, err, errlen);
 	struct run_spec spec = test_spec(p, i);
 	struct strbuf next = STRBUF_INIT, input = STRBUF_INIT;
 	long cpu = 0, wall = 0, mem = 0;

@@ -491,14 +491,15 @@ int prob_load(struct problem *p, const char *dir, char *err, size_t errlen)
 		p->name = xstrdup(p->id);
 	if (!p->unsupported) {
 		/* a kind the judge cannot grade is refused, never graded as another kind */
-		const char *why = p->interactive && p->multi_pass
-				      ? "interactive multi-pass problems are not "
-					"supported"
-				  : p->interactive   ? "interactive problems are not supported"
-				  : p->submit_answer ? "submit-answer problems are not supported"
-				  : p->multi_pass && !p->custom_validator
-				      ? "multi-pass problems need an output validator (none found)"
-				      : NULL;
+		const char *why = NULL;
+		if (p->interactive && p->multi_pass)
+			why = "interactive multi-pass problems are not supported";
+		else if (p->submit_answer)
+			why = "submit-answer problems are not supported";
+		else if ((p->interactive || p->multi_pass) && !p->custom_validator)
+			why = p->interactive
+				  ? "interactive problems need an output validator (none found)"
+				  : "multi-pass problems need an output validator (none found)";
 		if (why)
 			p->unsupported = xstrdup(why);
 	}

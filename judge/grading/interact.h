@@ -1,0 +1,42 @@
+/* interact (interact_): one test of an interactive problem: the submission and
+ * the package's output validator run at the same time, each in its own sandbox,
+ * the validator's stdout wired to the submission's stdin and the submission's
+ * stdout to the validator's stdin (two pipes, no copy through the judge).
+ *
+ * The submission keeps its own CPU, wall and memory limits; the validator (a
+ * trusted tool, in the native backend) gets at least the submission's wall
+ * limit plus a second, so neither can hang the judge: when one ends, the other
+ * reads EOF or gets SIGPIPE, and both wall limits bound the rest. The verdict
+ * (interact_verdict) follows the format: the validator's exit code decides
+ * (42 accepted, 43 wrong answer) unless the submission failed first.
+ */
+#pragma once
+#include <stdbool.h>
+
+#include "judge/grading/checker.h"
+#include "judge/grading/status.h"
+#include "runner/sandbox.h"
+
+struct interact_result {
+	struct run_result
+	    sub; /* the submission's run (out stays empty: it went to the validator) */
+	struct checker_verdict val;
+	bool validator_first; /* the validator ended before the submission */
+};
+
+/* Runs spec (the submission, in sb; its stdin and stdout are replaced by the
+ * pipes) against c for the test of call. Fills r (release r->sub with
+ * run_result_release). Returns 0, or -1 with a message in err when the judge
+ * could not start the pair (no pipes, no thread). */
+int interact_run(struct sandbox *sb, const struct run_spec *spec, struct checker *c,
+		 const struct checker_call *call, struct interact_result *r, char *err,
+		 size_t errlen);
+
+/* The verdict of a pair that ran, first match wins: internal_error when the
+ * submission's sandbox failed; the submission's timeout, memory_limit or
+ * output_limit (the judge stopped it: a program that stops reading or writing
+ * ends here); wrong_answer when the validator rejected before the submission
+ * ended; the submission's runtime_error; the validator's word (accepted,
+ * wrong_answer), or internal_error (message in err) when it failed (an exit
+ * code other than 42 or 43). Pure. */
+enum sub_status interact_verdict(const struct interact_result *r, char *err, size_t errlen);
