@@ -200,6 +200,31 @@ Test(grade, unsupported_package_is_refused_with_the_reason)
 	model_request_release(&req);
 }
 
+Test(grade, interactive_needs_the_native_sandbox)
+{
+	put("talk", NULL);
+	put("talk/problem.yaml", "problem_format_version: 2025-09\ntype: interactive\n");
+	put("talk/data", NULL);
+	put("talk/data/secret", NULL);
+	put("talk/data/secret/1.in", "1\n");
+	put("talk/output_validator", NULL);
+	put("talk/output_validator/validate.py", "import sys\nsys.exit(42)\n");
+	struct grade_request req;
+	struct grade_plan p;
+	char err[256] = "";
+	base_request(&req);
+	model_set(&req.problem, "talk", 4);
+	struct grade_env genv = env;
+	genv.backend = SANDBOX_GVISOR;
+	cr_assert_eq(grade_plan_make(&p, &genv, &req, err, sizeof err), -1);
+	cr_expect_str_eq(err, "problem 'talk': interactive problems need the native sandbox");
+	grade_plan_release(&p);
+	cr_assert_eq(grade_plan_make(&p, &env, &req, err, sizeof err), 0, "%s", err);
+	cr_expect(p.interactive);
+	grade_plan_release(&p);
+	model_request_release(&req);
+}
+
 Test(grade, source_that_is_not_text_is_a_compile_error)
 {
 	static const struct {

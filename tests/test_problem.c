@@ -178,12 +178,13 @@ Test(problem, modern_args_inherit_key_by_key)
 	cr_assert_str_eq(one->validator_args[1], "two words");
 }
 
-Test(problem, interactive_is_loaded_but_unsupported)
+Test(problem, interactive_is_loaded)
 {
 	load_ok(FIX "interactive");
 	cr_assert(P.interactive);
 	cr_assert_eq(P.format, PROB_2023_07);
-	cr_assert(P.unsupported && strstr(P.unsupported, "interactive"), "got %s", P.unsupported);
+	cr_assert_null(P.unsupported, "got %s", P.unsupported);
+	cr_assert(P.custom_validator, "its validator talks to the submission");
 	cr_assert_eq(P.ntests, 1);
 	cr_assert_null(P.tests[0].ans_path);
 	cr_assert_float_eq(P.limits.time_limit_to_tle, 4, 1e-9);
@@ -280,6 +281,8 @@ Test(problem, unknown_kinds_are_unsupported, .init = make_tmp, .fini = remove_tm
 	     "interactive multi-pass problems are not supported"},
 	    {"problem_format_version: 2025-09\ntype: submit-answer\n",
 	     "submit-answer problems are not supported"},
+	    {"name: x\nvalidation: custom interactive\n", NULL},
+	    {"name: x\nvalidation: custom score\n", NULL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		write_pkg(cases[i][0]);

@@ -470,6 +470,16 @@ static void run_pass(struct verify_ctx *v, const struct problem *p, struct check
 	*any_ac = *any_ac || ps.any_ac;
 }
 
+/* The problem's type as verify reports it. */
+static const char *kind_of(const struct problem *p)
+{
+	if (p->interactive)
+		return p->scoring ? "interactive scoring" : "interactive";
+	if (p->multi_pass)
+		return p->scoring ? "multi-pass scoring" : "multi-pass";
+	return p->scoring ? "scoring" : "pass-fail";
+}
+
 static void verify_problem(struct verify_ctx *v, const char *dir)
 {
 	struct problem p;
@@ -486,15 +496,18 @@ static void verify_problem(struct verify_ctx *v, const char *dir)
 		printf("FAIL %s: %s\n", dir, err);
 		return;
 	}
-	printf("---- %s (%s, format %s, %d tests, %d submissions%s)\n", p.id, p.name,
-	       p.format_version, p.ntests, p.nsubs,
+	printf("---- %s (%s, format %s, %s, %d tests, %d submissions%s)\n", p.id, p.name,
+	       p.format_version, kind_of(&p), p.ntests, p.nsubs,
 	       p.custom_validator ? ", custom output validator" : "");
-	if (p.unsupported) {
+	const char *why = p.unsupported;
+	if (!why && p.interactive && v->backend != SANDBOX_NATIVE)
+		why = "interactive problems need the native sandbox";
+	if (why) {
 		for (int i = 0; i < p.nsubs; i++)
-			skip(v, &p, &p.subs[i], p.unsupported);
+			skip(v, &p, &p.subs[i], why);
 		if (!p.nsubs) {
 			v->n.skipped++;
-			printf("skip %s: %s\n", p.id, p.unsupported);
+			printf("skip %s: %s\n", p.id, why);
 		}
 		prob_release(&p);
 		return;

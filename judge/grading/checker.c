@@ -360,7 +360,7 @@ static void validator_verdict(struct checker *c, const struct checker_call *call
 
 /* One validator run: on stdin the call's output, or (fds) the caller's pipes. */
 static int run_validator(struct checker *c, const struct checker_call *call, bool fds, int from_sub,
-			 int to_sub, long min_wall_ms, struct checker_verdict *v)
+			 int to_sub, long wall_ms, struct checker_verdict *v)
 {
 	memset(v, 0, sizeof *v);
 	v->outcome = CHECKER_FAIL;
@@ -388,8 +388,8 @@ static int run_validator(struct checker *c, const struct checker_call *call, boo
 	    .stdin_fd = from_sub,
 	    .stdout_fd = to_sub,
 	};
-	if (spec.limits.wall_ms < min_wall_ms)
-		spec.limits.wall_ms = min_wall_ms;
+	if (wall_ms > 0)
+		spec.limits.wall_ms = wall_ms;
 	struct run_result rr;
 	run_result_init(&rr);
 	if (sandbox_run(c->sb, &spec, &rr) < 0 || rr.status == RUN_INTERNAL_ERROR)
@@ -407,11 +407,11 @@ int checker_run_call(struct checker *c, const struct checker_call *call, struct 
 	v->outcome = CHECKER_FAIL;
 	if (!c || !call || !call->in_path)
 		return -1;
-	return run_validator(c, call, false, -1, -1, 0, v);
+	return run_validator(c, call, false, -1, -1, 0, v); /* 0: its own wall limit */
 }
 
 int checker_interact(struct checker *c, const struct checker_call *call, int from_sub, int to_sub,
-		     long min_wall_ms, struct checker_verdict *v)
+		     long wall_ms, struct checker_verdict *v)
 {
 	memset(v, 0, sizeof *v);
 	v->outcome = CHECKER_FAIL;
@@ -420,7 +420,7 @@ int checker_interact(struct checker *c, const struct checker_call *call, int fro
 		close(to_sub);
 		return -1;
 	}
-	return run_validator(c, call, true, from_sub, to_sub, min_wall_ms, v);
+	return run_validator(c, call, true, from_sub, to_sub, wall_ms, v);
 }
 
 void checker_close(struct checker *c)

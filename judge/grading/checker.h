@@ -74,12 +74,13 @@ int checker_run_call(struct checker *c, const struct checker_call *call, struct 
 
 /* Runs the validator of an interactive problem on one test: its stdin is
  * from_sub (the submission's stdout), its stdout to_sub (the submission's stdin),
- * both taken (closed) here; call->output is unused. Its wall limit is at least
- * min_wall_ms, so it outlives the submission it talks to. Runs in the native
+ * both taken (closed) here; call->output is unused. Its wall limit is wall_ms
+ * (interact.h: a little over the submission's, so it outlives it but never
+ * holds the judge long after). Runs in the native
  * backend (runner/sandbox.h, stdio_fds). Same returns and verdicts as
  * checker_run_call. */
 int checker_interact(struct checker *c, const struct checker_call *call, int from_sub, int to_sub,
-		     long min_wall_ms, struct checker_verdict *v);
+		     long wall_ms, struct checker_verdict *v);
 
 /* Kills what still runs and removes the validator's workspace. NULL is fine. */
 void checker_close(struct checker *c);

@@ -25,6 +25,10 @@
 
 #include "common/clock.h"
 
+/* The validator's wall limit beyond the submission's: time to judge what it
+ * read once the submission is gone, and no more. */
+#define INTERACT_GRACE_MS 3000
+
 /* The watcher: read-end copies of both pipes, and a wake-up pipe. */
 struct watch {
 	int sub_out; /* copy of the read end of the submission's stdout pipe */
@@ -130,7 +134,7 @@ int interact_run(struct sandbox *sb, const struct run_spec *spec, struct checker
 		return -1;
 	}
 	/* the validator outlives the submission: it must see its end to judge it */
-	checker_interact(c, call, p[2], p[1], spec->limits.wall_ms + 1000, &r->val);
+	checker_interact(c, call, p[2], p[1], spec->limits.wall_ms + INTERACT_GRACE_MS, &r->val);
 	int64_t val_end = clock_mono_us();
 	pthread_join(tid, NULL);
 	(void)!write(p[7], "x", 1);

@@ -4,8 +4,8 @@
  * stdout to the validator's stdin (two pipes, no copy through the judge).
  *
  * The submission keeps its own CPU, wall and memory limits; the validator (a
- * trusted tool, in the native backend) gets at least the submission's wall
- * limit plus a second, so neither can hang the judge: when one ends, the other
+ * trusted tool, in the native backend) gets the submission's wall limit plus
+ * 3 s (its own CPU and memory limits), so neither can hang the judge: when one ends, the other
  * reads EOF or gets SIGPIPE, and both wall limits bound the rest. The verdict
  * (interact_verdict) follows the format: the validator's exit code decides
  * (42 accepted, 43 wrong answer) unless the submission failed first.
