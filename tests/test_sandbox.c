@@ -452,3 +452,63 @@ Test(sandbox, gvisor_platform_is_checked)
 	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), -1);
 	cr_assert(strstr(err, "gvisor_platform"), "%s", err);
 }
+
+static bool fd_is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+/* A run on the caller's stdio fds (interactive problems): the program reads
+ * and writes the caller's pipes, and sandbox_run closes the fds it was given. */
+Test(sandbox, stdio_fds_are_the_program_stdin_and_stdout)
+{
+	int in[2], out[2];
+	cr_assert_eq(pipe2(in, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
+	cr_assert_eq(write(in[1], "hi\n", 3), 3);
+	close(in[1]);
+	const char *argv[] = {"/bin/sh", "-c", "read x; echo got $x; echo err >&2", NULL};
+	struct run_spec spec = {.argv = argv,
+				.env = env,
+				.limits = lim(1000, 3000),
+				.stdin_data = "ignored\n",
+				.stdin_len = 8,
+				.stdio_fds = true,
+				.stdin_fd = in[0],
+				.stdout_fd = out[1]};
+	struct run_result r;
+	run_result_init(&r);
+	cr_assert_eq(sandbox_run(sb, &spec, &r), 0);
+	cr_assert_eq(r.status, RUN_OK, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.out.len, 0, "stdout went to the caller's pipe");
+	cr_assert_str_eq(r.err.buf, "err\n", "stderr is still captured");
+	cr_assert(!fd_is_open(in[0]) && !fd_is_open(out[1]), "sandbox_run took the fds");
+	char buf[64] = "";
+	ssize_t n = read(out[0], buf, sizeof buf - 1);
+	cr_assert_eq(n, 7);
+	cr_assert_str_eq(buf, "got hi\n");
+	cr_assert_eq(read(out[0], buf, sizeof buf), 0, "EOF: no copy of the write end is left");
+	close(out[0]);
+	run_result_release(&r);
+}
+
+Test(sandbox, stdio_fds_are_closed_when_the_run_cannot_start)
+{
+	int p[2];
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	const char *argv[] = {"/bin/true", NULL};
+	struct run_limits l = lim(1000, 3000);
+	l.tmp_bytes = 0; /* incomplete limits: refused before the backend */
+	struct run_spec spec = {.argv = argv,
+				.env = env,
+				.limits = l,
+				.stdio_fds = true,
+				.stdin_fd = p[0],
+				.stdout_fd = p[1]};
+	struct run_result r;
+	run_result_init(&r);
+	cr_assert_eq(sandbox_run(sb, &spec, &r), 0);
+	cr_assert_eq(r.status, RUN_INTERNAL_ERROR);
+	cr_assert(!fd_is_open(p[0]) && !fd_is_open(p[1]));
+	run_result_release(&r);
+}
