@@ -256,6 +256,17 @@ Test(problem, scoring_2025_09_defaults, .init = make_tmp, .fini = remove_tmp)
 	prob_release(&P);
 }
 
+Test(problem, legacy_grading_sets_the_test_scores, .init = make_tmp, .fini = remove_tmp)
+{
+	write_pkg("name: x\ntype: scoring\ngrading:\n  accept_score: 5\n  "
+		  "show_test_data_groups: true\n");
+	load_ok(tmpdir);
+	cr_assert_null(P.unsupported, "got %s", P.unsupported);
+	cr_assert(P.groups[0].has_accept);
+	cr_assert_float_eq(P.groups[0].accept_score, 5, 1e-9);
+	prob_release(&P);
+}
+
 Test(problem, legacy_multi_pass_is_graded_as_multi_pass)
 {
 	load_ok(FIX "legacy-multi-pass");
@@ -282,6 +293,9 @@ Test(problem, unknown_kinds_are_unsupported, .init = make_tmp, .fini = remove_tm
 	    {"problem_format_version: 2025-09\ntype: submit-answer\n",
 	     "submit-answer problems are not supported"},
 	    {"name: x\nvalidation: custom interactive\n", NULL},
+	    {"name: x\ntype: pvp\nvalidation: custom\n", "problem type 'pvp' is not supported"},
+	    {"name: x\ntype: scoring\ngrading:\n  objective: min\n",
+	     "grading objective 'min' is not supported"},
 	    {"name: x\nvalidation: custom score\n", NULL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -315,6 +315,18 @@ static char *name_of(struct yml *y, yaml_node_t *n)
 	return v ? xstrdup(v) : NULL;
 }
 
+/* Legacy problem.yaml `grading:` {accept_score, reject_score, objective, ...}:
+ * the scores every test group starts from. */
+static int legacy_grading(struct prob_loader *L, struct yml *y, yaml_node_t *g, const char *file)
+{
+	if (!g || g->type != YAML_MAPPING_NODE)
+		return 0;
+	const char *objective = yml_scalar(yml_get(y, g, "objective"));
+	if (objective && strcmp(objective, "max") && !L->p->unsupported)
+		L->p->unsupported = xasprintf("grading objective '%s' is not supported", objective);
+	return prob_group_settings(L, y, g, file, &L->defaults);
+}
+
 /* Reads problem.yaml. *custom tells whether problem.yaml asks for a custom
  * validator (legacy `validation: custom`). */
 static int load_yaml(struct prob_loader *L, bool *custom_asked)
@@ -380,6 +392,8 @@ static int load_yaml(struct prob_loader *L, bool *custom_asked)
 		goto out;
 	L->problem_args = args.v;
 	args.v = NULL;
+	if (legacy_grading(L, &y, yml_get(&y, root, "grading"), file) < 0)
+		goto out;
 	if (parse_limits(p, &y, yml_get(&y, root, "limits"), file, L->err, L->errlen) < 0)
 		goto out;
 	ret = 0;
@@ -460,6 +474,8 @@ int prob_load(struct problem *p, const char *dir, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof *p);
 	struct prob_loader L = {.p = p, .err = err, .errlen = errlen};
+	L.defaults.accept_score = 1;
+	L.defaults.max_score = -1;
 	bool custom = false;
 	int ret = -1;
 	size_t n = strlen(dir);

@@ -282,7 +282,7 @@ int prob_load_data(struct prob_loader *L)
 	struct problem *p = L->p;
 	char *data = prob_path_join(p->dir, "data");
 	int ret = -1;
-	struct group_cfg none = {.score = {.accept_score = 1, .max_score = -1}}, root = {0};
+	struct group_cfg none = {.score = L->defaults}, root = {0};
 	if (!prob_is_dir(data)) {
 		prob_fail(L->err, L->errlen, "%s: no data folder", p->dir);
 		goto out;

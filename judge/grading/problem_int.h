@@ -47,6 +47,7 @@ struct prob_loader {
 	struct problem *p;
 	char **problem_args;	     /* problem.yaml validator_flags / output_validator_args */
 	struct prob_strv test_names; /* to catch a test and a group of one name */
+	struct prob_group defaults;  /* legacy problem.yaml grading: every group's start */
 	int cap;		     /* allocated entries of p->tests */
 	char *err;
 	size_t errlen;
