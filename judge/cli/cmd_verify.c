@@ -424,6 +424,8 @@ static void run_pass(struct verify_ctx *v, const struct problem *p, struct check
 	for (int i = 0; i < p->nsubs; i++) {
 		const struct prob_submission *s = &p->subs[i];
 		const struct expectation *e = expectation_of(s->folder);
+		if (e && e->partial && !p->scoring)
+			e = NULL; /* partial credit exists in scoring problems only */
 		bool is_ac = e && e->final == BIT(SUB_ACCEPTED);
 		if (is_ac != accepted_pass)
 			continue;
