@@ -23,7 +23,7 @@ struct session_spec {
 	 * driver's whole life (memory_kb, processes, file_bytes, open_files, tmp_bytes)
 	 * or for each cell's output (stdout_bytes, stderr_bytes). All > 0. */
 	struct run_limits limits;
-	long start_timeout_ms; /* driver start to its ready reply; 0 = 20000 */
+	long start_timeout_ms;	      /* driver start to its ready reply; 0 = 20000 */
 	const char *const *warm_argv; /* as in run_spec: a pool may start the runtime ahead */
 	const char *const *preload;
 };
@@ -37,8 +37,8 @@ struct cell_spec {
 	size_t code_len;
 	const char *stdin_data; /* may be NULL */
 	size_t stdin_len;
-	long cpu_ms;  /* 0 = the session's */
-	long wall_ms; /* 0 = the session's */
+	long cpu_ms;		     /* 0 = the session's */
+	long wall_ms;		     /* 0 = the session's */
 	session_output_fn on_output; /* may be NULL */
 	void *arg;
 };
@@ -70,6 +70,13 @@ int session_exec(struct session *s, const struct cell_spec *cell, struct cell_re
 long session_memory_kb(struct session *s);
 /* Ends the driver and its sandbox (not the box: sandbox_close does that). */
 void session_stop(struct session *s);
+/* Keeps sandbox_options' session_pool sessions like spec started ahead of need
+ * in backend, with boxes of box_bytes (a worker calls it at start for each
+ * language with a driver). session_start then hands one over when its sb (of that
+ * backend and box size, nothing run in it yet) and spec match: the pooled box
+ * becomes sb's. A pooled session serves one session only. No-op when the
+ * option is 0. */
+void session_prepare(enum sandbox_backend backend, long box_bytes, const struct session_spec *spec);
 
 void cell_result_init(struct cell_result *res);
 void cell_result_release(struct cell_result *res);
