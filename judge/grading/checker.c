@@ -179,7 +179,9 @@ int checker_build(const struct problem *p, const struct lang_registry *langs,
 	const struct prob_limits *pl = &p->limits;
 	long box = cfg->tmp_size_mb * 1024L * 1024 + big_in + big_ans;
 	int ret = -1;
-	if (sandbox_open(backend, slot, box, &c->sb, err, errlen) < 0)
+	/* only trusted tools run in this box: it lives where they run (native under
+	 * gVisor by default), so a live validator (interactive) starts there too */
+	if (sandbox_open(sandbox_tool_backend(backend), slot, box, &c->sb, err, errlen) < 0)
 		goto out;
 	for (int i = 0; i < prog->nfiles; i++) {
 		struct strbuf pb = STRBUF_INIT;
@@ -358,25 +360,20 @@ static void validator_verdict(struct checker *c, const struct checker_call *call
 	log_warn("checker: problem %s: %s", c->problem_id, v->message);
 }
 
-/* One validator run: on stdin the call's output, or (fds) the caller's pipes. */
-static int run_validator(struct checker *c, const struct checker_call *call, bool fds, int from_sub,
-			 int to_sub, long wall_ms, struct checker_verdict *v)
+/* The validator's run spec for call into spec, its argv into argv (room for
+ * max). 0, or -1 with the reason in err. */
+static int validator_spec(struct checker *c, const struct checker_call *call, bool talk,
+			  const char **argv, int max, struct run_spec *spec, char *err,
+			  size_t errlen)
 {
-	memset(v, 0, sizeof *v);
-	v->outcome = CHECKER_FAIL;
-	const char *argv[MAX_ARGS + 16];
-	char err[400] = "too many output validator arguments";
-	if (validator_argv(c, call, fds, argv, (int)(sizeof argv / sizeof argv[0]) - 1) < 0 ||
-	    write_inputs(c, call, err, sizeof err) < 0) {
-		if (fds) {
-			close(from_sub);
-			close(to_sub);
-		}
-		snprintf(v->message, sizeof v->message, "%s", err);
-		return 0;
+	if (validator_argv(c, call, talk, argv, max) < 0) {
+		snprintf(err, errlen, "too many output validator arguments");
+		return -1;
 	}
+	if (write_inputs(c, call, err, errlen) < 0)
+		return -1;
 	const struct lang *l = c->lang;
-	struct run_spec spec = {
+	*spec = (struct run_spec){
 	    .argv = argv,
 	    .env = (const char *const *)l->env,
 	    .ro_paths = (const char *const *)l->ro_paths,
@@ -384,12 +381,21 @@ static int run_validator(struct checker *c, const struct checker_call *call, boo
 	    .stdin_len = call->output_len,
 	    .limits = c->limits,
 	    .trusted_tool = true,
-	    .stdio_fds = fds,
-	    .stdin_fd = from_sub,
-	    .stdout_fd = to_sub,
 	};
-	if (wall_ms > 0)
-		spec.limits.wall_ms = wall_ms;
+	return 0;
+}
+
+int checker_run_call(struct checker *c, const struct checker_call *call, struct checker_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->outcome = CHECKER_FAIL;
+	if (!c || !call || !call->in_path)
+		return -1;
+	const char *argv[MAX_ARGS + 16];
+	struct run_spec spec;
+	if (validator_spec(c, call, false, argv, MAX_ARGS + 15, &spec, v->message,
+			   sizeof v->message) < 0)
+		return 0;
 	struct run_result rr;
 	run_result_init(&rr);
 	if (sandbox_run(c->sb, &spec, &rr) < 0 || rr.status == RUN_INTERNAL_ERROR)
@@ -401,26 +407,40 @@ static int run_validator(struct checker *c, const struct checker_call *call, boo
 	return 0;
 }
 
-int checker_run_call(struct checker *c, const struct checker_call *call, struct checker_verdict *v)
+int checker_start(struct checker *c, const struct checker_call *call, long wall_ms,
+		  struct sandbox_proc **out, char *err, size_t errlen)
 {
-	memset(v, 0, sizeof *v);
-	v->outcome = CHECKER_FAIL;
-	if (!c || !call || !call->in_path)
-		return -1;
-	return run_validator(c, call, false, -1, -1, 0, v); /* 0: its own wall limit */
-}
-
-int checker_interact(struct checker *c, const struct checker_call *call, int from_sub, int to_sub,
-		     long wall_ms, struct checker_verdict *v)
-{
-	memset(v, 0, sizeof *v);
-	v->outcome = CHECKER_FAIL;
+	*out = NULL;
 	if (!c || !call || !call->in_path) {
-		close(from_sub);
-		close(to_sub);
+		snprintf(err, errlen, "invalid validator call");
 		return -1;
 	}
-	return run_validator(c, call, true, from_sub, to_sub, wall_ms, v);
+	const char *argv[MAX_ARGS + 16];
+	struct run_spec spec;
+	if (validator_spec(c, call, true, argv, MAX_ARGS + 15, &spec, err, errlen) < 0)
+		return -1;
+	spec.limits.wall_ms = wall_ms;
+	if (sandbox_start(c->sb, &spec, out, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+void checker_finish(struct checker *c, const struct checker_call *call, struct sandbox_proc *proc,
+		    long timeout_ms, const struct strbuf *err_text, struct checker_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->outcome = CHECKER_FAIL;
+	struct run_result rr;
+	run_result_init(&rr);
+	sandbox_proc_wait(proc, timeout_ms, &rr);
+	if (err_text)
+		strbuf_add(&rr.err, err_text->buf, err_text->len);
+	if (rr.status == RUN_INTERNAL_ERROR)
+		snprintf(v->message, sizeof v->message, "output validator sandbox failed: %s",
+			 rr.message[0] ? rr.message : "unknown failure");
+	else
+		validator_verdict(c, call, &rr, v);
+	run_result_release(&rr);
 }
 
 void checker_close(struct checker *c)

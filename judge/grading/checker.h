@@ -72,15 +72,19 @@ int checker_run(struct checker *c, const char *in_path, const char *ans_path, co
 /* checker_run with the options of call (multi-pass). Same returns. */
 int checker_run_call(struct checker *c, const struct checker_call *call, struct checker_verdict *v);
 
-/* Runs the validator of an interactive problem on one test: its stdin is
- * from_sub (the submission's stdout), its stdout to_sub (the submission's stdin),
- * both taken (closed) here; call->output is unused. Its wall limit is wall_ms
- * (interact.h: a little over the submission's, so it outlives it but never
- * holds the judge long after). Runs in the native
- * backend (runner/sandbox.h, stdio_fds). Same returns and verdicts as
- * checker_run_call. */
-int checker_interact(struct checker *c, const struct checker_call *call, int from_sub, int to_sub,
-		     long wall_ms, struct checker_verdict *v);
+/* Starts the validator of an interactive problem on the test of call as a live
+ * process (runner/sandbox.h, sandbox_start) in the validator's own box, where
+ * trusted tools run: its stdin and stdout are pipes the caller relays to and
+ * from the submission (interact.h). SIGPIPE is ignored in it, so a write to a
+ * submission that is gone fails instead of killing it. wall_ms is its wall
+ * limit. 0 with *out, or -1 with err (the judge's or the package's fault). */
+int checker_start(struct checker *c, const struct checker_call *call, long wall_ms,
+		  struct sandbox_proc **out, char *err, size_t errlen);
+/* Waits for a started validator at most timeout_ms (then kills it) and fills
+ * v as checker_run_call does; err_text is what it wrote on stderr (may be
+ * NULL). proc is still the caller's to free. */
+void checker_finish(struct checker *c, const struct checker_call *call, struct sandbox_proc *proc,
+		    long timeout_ms, const struct strbuf *err_text, struct checker_verdict *v);
 
 /* Kills what still runs and removes the validator's workspace. NULL is fine. */
 void checker_close(struct checker *c);

@@ -1,12 +1,13 @@
 /* interact (interact_): one test of an interactive problem: the submission and
- * the package's output validator run at the same time, each in its own sandbox,
- * the validator's stdout wired to the submission's stdin and the submission's
- * stdout to the validator's stdin (two pipes, no copy through the judge).
+ * the package's output validator run at the same time as live processes
+ * (runner/sandbox.h, sandbox_start), each in its own sandbox (the submission
+ * in its backend, the validator where trusted tools run), and the judge relays
+ * the submission's stdout to the validator's stdin and back.
  *
- * The submission keeps its own CPU, wall and memory limits; the validator (a
- * trusted tool, in the native backend) gets the submission's wall limit plus
- * 3 s (its own CPU and memory limits), so neither can hang the judge: when one ends, the other
- * reads EOF or gets SIGPIPE, and both wall limits bound the rest. The verdict
+ * The submission keeps its own CPU, wall and memory limits; the validator gets
+ * the submission's wall limit plus 3 s (its own CPU and memory limits), so
+ * neither can hang the judge: when one side ends, the other reads EOF (or a
+ * write fails), and both wall limits bound the rest. The verdict
  * (interact_verdict) follows the format: the validator's exit code decides
  * (42 accepted, 43 wrong answer) unless the submission failed first.
  */
@@ -24,10 +25,10 @@ struct interact_result {
 	bool validator_first; /* the validator ended before the submission */
 };
 
-/* Runs spec (the submission, in sb; its stdin and stdout are replaced by the
- * pipes) against c for the test of call. Fills r (release r->sub with
- * run_result_release). Returns 0, or -1 with a message in err when the judge
- * could not start the pair (no pipes, no thread). */
+/* Runs spec (the submission, in sb; its stdin and stdout are the relay's)
+ * against c for the test of call. Fills r (release r->sub with
+ * run_result_release). Returns 0, or -1 with a message in err when a side could
+ * not be started (the judge's fault: internal_error). */
 int interact_run(struct sandbox *sb, const struct run_spec *spec, struct checker *c,
 		 const struct checker_call *call, struct interact_result *r, char *err,
 		 size_t errlen);
