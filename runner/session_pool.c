@@ -267,6 +267,24 @@ bool session_pool_take(struct sandbox *sb, const struct session_spec *spec, stru
 	return true;
 }
 
+bool session_pool_wait(enum sandbox_backend backend, long box_bytes,
+		       const struct session_spec *spec, long timeout_ms)
+{
+	char *key = key_of(backend, box_bytes, spec);
+	int64_t until = clock_mono_ms() + timeout_ms;
+	bool ready = false;
+	while (!ready && clock_mono_ms() < until) {
+		pthread_mutex_lock(&sp.lock);
+		struct spool *p = pool_find(key);
+		ready = p && p->nready > 0;
+		pthread_mutex_unlock(&sp.lock);
+		if (!ready)
+			clock_sleep_ms(10);
+	}
+	free(key);
+	return ready;
+}
+
 void session_pool_stop(void)
 {
 	pthread_mutex_lock(&sp.lock);

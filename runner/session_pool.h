@@ -19,5 +19,10 @@ int session_start_new(struct sandbox *sb, const struct session_spec *spec, struc
 		      char *err, size_t errlen);
 /* Points s at the workspace sb (the pool moved its box there). */
 void session_rebind(struct session *s, struct sandbox *sb);
+/* Waits until the pool of (backend, box_bytes, spec) holds a started session,
+ * at most timeout_ms (tests and benchmarks: a worker that is not saturated).
+ * True when it does. */
+bool session_pool_wait(enum sandbox_backend backend, long box_bytes,
+		       const struct session_spec *spec, long timeout_ms);
 /* Stops the refill thread and every pooled session (sandbox_global_shutdown). */
 void session_pool_stop(void);

@@ -19,6 +19,7 @@
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
 #include "runner/session.h"
+#include "runner/session_pool.h"
 
 static struct judge_config cfg;
 static struct lang_registry langs;
@@ -376,3 +377,49 @@ BOTH(files_both_ways)
 BOTH(links_never_followed)
 BOTH(two_sessions_isolated)
 BOTH(bash_shell_state)
+
+/* The start pool: a session started ahead of need is handed over at once, in
+ * the caller's workspace, and serves that session only. */
+static void pool_hands_over(void)
+{
+	struct session_spec spec = spec_of("python");
+	session_prepare(backend, 32 << 20, &spec);
+	cr_assert(session_pool_wait(backend, 32 << 20, &spec, 60000), "the pool filled");
+	int64_t t0 = clock_mono_us();
+	ses = start(sb, "python");
+	int64_t us = clock_mono_us() - t0;
+	cr_assert_lt(us, 50000, "a pooled start took %lld us", (long long)us);
+	cr_assert_eq(sandbox_file_put(sb, "here.txt", "yes", 3), 0);
+	expect_ok("open('here.txt').read()", "'yes'", "");
+	/* another workspace gets another session (the pool refills; it may be cold) */
+	struct sandbox *sb2;
+	char err[512];
+	cr_assert_eq(sandbox_open(backend, 8, 32 << 20, &sb2, err, sizeof err), 0, "%s", err);
+	struct session *s2 = start(sb2, "python");
+	struct cell_result r;
+	cell_in(s2, &r, "import os\nprint(os.path.exists('here.txt'))", NULL, 0, 0);
+	cr_assert_str_eq(r.out.buf, "False\n", "a pooled session is never shared");
+	cell_result_release(&r);
+	session_stop(s2);
+	sandbox_close(sb2);
+}
+
+static void setup_native_pool(void)
+{
+	init_backend(SANDBOX_NATIVE, 1);
+}
+
+static void setup_gvisor_pool(void)
+{
+	init_backend(SANDBOX_GVISOR, 1);
+}
+
+Test(session_native, pool_hands_over, .init = setup_native_pool)
+{
+	pool_hands_over();
+}
+
+Test(session_gvisor, pool_hands_over, .init = setup_gvisor_pool)
+{
+	pool_hands_over();
+}
