@@ -428,17 +428,9 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	const struct run_limits *l = &spec->limits;
 	struct capture cap;
 	capture_init(&cap);
-	if (spec->stdio_fds) {
-		/* the caller's pipes: ours from here, closed at out: or once init has them */
-		pin[0] = spec->stdin_fd;
-		pout[1] = spec->stdout_fd;
-	}
 
-	if (!ready) {
-		close_fd(&pin[0]);
-		close_fd(&pout[1]);
+	if (!ready)
 		return sandbox_fail(res, "native sandbox unavailable: %s", init_error);
-	}
 	/* the program may change the box behind a gVisor session's caches */
 	sb->box_changes++;
 	struct native_state *st = native_state(sb);
@@ -465,7 +457,7 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	const char *name = cg.name;
 	p->ncg_fds = cg_self_join_fds(&cg, p->cg_fds);
 
-	if (spec->stdin_path && !spec->stdio_fds) {
+	if (spec->stdin_path) {
 		in_file = open(spec->stdin_path, O_RDONLY | O_CLOEXEC);
 		if (in_file < 0) {
 			sandbox_fail(res, "cannot open stdin file '%s': %s", spec->stdin_path,
@@ -473,9 +465,8 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 			goto out;
 		}
 	}
-	if ((!spec->stdio_fds && (pipe2(pin, O_CLOEXEC) < 0 || pipe2(pout, O_CLOEXEC) < 0)) ||
-	    pipe2(perr, O_CLOEXEC) < 0 || pipe2(psync, O_CLOEXEC) < 0 ||
-	    pipe2(prep, O_CLOEXEC) < 0) {
+	if (pipe2(pin, O_CLOEXEC) < 0 || pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0 ||
+	    pipe2(psync, O_CLOEXEC) < 0 || pipe2(prep, O_CLOEXEC) < 0) {
 		sandbox_fail(res, "pipe: %s", strerror(errno));
 		goto out;
 	}

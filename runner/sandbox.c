@@ -493,24 +493,12 @@ static const char *incomplete_limit(const struct run_limits *l)
 	return NULL;
 }
 
-/* A run that ends before its backend took the caller's stdio fds closes them. */
-static void drop_stdio_fds(const struct run_spec *spec)
-{
-	if (spec && spec->stdio_fds) {
-		close(spec->stdin_fd);
-		close(spec->stdout_fd);
-	}
-}
-
 int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
 {
-	if (!res) {
-		drop_stdio_fds(spec);
+	if (!res)
 		return -1;
-	}
 	if (!sb || !spec || !spec->argv || !spec->argv[0] || spec->argv[0][0] != '/' ||
 	    !spec->env || sb->box_fd < 0) {
-		drop_stdio_fds(spec);
 		sandbox_fail(res, "invalid run specification");
 		return -1;
 	}
@@ -522,20 +510,12 @@ int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_resu
 	strbuf_reset(&res->out);
 	strbuf_reset(&res->err);
 	const char *missing = incomplete_limit(&spec->limits);
+	if (missing)
+		return sandbox_fail(res, "incomplete limits: %s", missing);
 	enum sandbox_backend b =
 	    spec->trusted_tool ? sandbox_tool_backend(sb->backend) : sb->backend;
-	if (missing || (unsigned)b >= SANDBOX_BACKENDS ||
-	    (spec->stdio_fds && b != SANDBOX_NATIVE)) {
-		drop_stdio_fds(spec);
-		if (missing)
-			return sandbox_fail(res, "incomplete limits: %s", missing);
-		if ((unsigned)b >= SANDBOX_BACKENDS)
-			return sandbox_fail(res, "no such backend %d", (int)b);
-		return sandbox_fail(res,
-				    "a run on the caller's stdio fds needs the native "
-				    "backend, not %s",
-				    sandbox_backend_name(b));
-	}
+	if ((unsigned)b >= SANDBOX_BACKENDS)
+		return sandbox_fail(res, "no such backend %d", (int)b);
 	return backend_ops[b]->run(sb, spec, res);
 }
 

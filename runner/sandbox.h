@@ -89,15 +89,6 @@ struct run_spec {
 	/* Another run of this workspace is likely to follow (a compile, a test that
 	 * is not the last): the backend may prepare for it while this one runs. */
 	bool more_runs;
-	/* Native backend only: the program's stdin and stdout are the caller's fds
-	 * stdin_fd and stdout_fd (e.g. pipes to another run going on at the same
-	 * time: an interactive problem's validator) instead of the runner's pipes;
-	 * stdin_data, stdin_path and the stdout cap are then unused, res->out stays
-	 * empty. sandbox_run takes both fds: it closes them once the program holds
-	 * them, or on any failure. Another backend ends such a run as
-	 * internal_error. */
-	bool stdio_fds;
-	int stdin_fd, stdout_fd;
 };
 
 struct run_result {

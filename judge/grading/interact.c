@@ -36,7 +36,7 @@
 
 /* One direction of the talk: from a read end to a process's stdin. */
 struct relay {
-	int from;		/* read end, -1 once at its end (owned by the proc) */
+	int from;		 /* read end, -1 once at its end (owned by the proc) */
 	struct sandbox_proc *to; /* whose stdin receives the bytes */
 	bool to_open;
 	char buf[65536];
@@ -182,8 +182,8 @@ int interact_run(struct sandbox *sb, const struct run_spec *spec, struct checker
 	int64_t t0 = clock_mono_us();
 	int64_t sub_deadline = t0 + spec->limits.wall_ms * 1000LL;
 	int64_t end = sub_deadline + INTERACT_GRACE_MS * 1000LL;
-	if (checker_start(c, call, spec->limits.wall_ms + INTERACT_GRACE_MS, &pr.val, err,
-			  errlen) < 0)
+	if (checker_start(c, call, spec->limits.wall_ms + INTERACT_GRACE_MS, &pr.val, err, errlen) <
+	    0)
 		return -1;
 	if (sandbox_start(sb, spec, &pr.sub, err, errlen) < 0) {
 		sandbox_proc_free(pr.val);
