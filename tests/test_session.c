@@ -355,6 +355,52 @@ static void bash_shell_state(void)
 	expect_ok("pwd; echo \"[$w]\"", NULL, "/box\n[]\n");
 }
 
+/* A package installed while the session runs (what an install writes into the
+ * box's package folder) is found by the next cell, as is a module beside it. */
+static void py_finds_new_packages(void)
+{
+	ses = start(sb, "python");
+	struct cell_result r;
+	cell(&r, "import judge_test_pkg");
+	cr_assert(strstr(r.reply.buf, "ModuleNotFoundError"), "%s", r.reply.buf);
+	cell_result_release(&r);
+	cr_assert_eq(
+	    sandbox_file_put(sb, ".packages/python/judge_test_pkg/__init__.py", "X = 7\n", 6), 0);
+	const char *helper = "def f():\n    return 'h'\n";
+	cr_assert_eq(sandbox_file_put(sb, "helper.py", helper, strlen(helper)), 0);
+	expect_ok("import judge_test_pkg, helper\njudge_test_pkg.X, helper.f()", "(7, 'h')", "");
+}
+
+/* A driver that is not there, ends at once, or never says it is ready: a clear
+ * error, no session. */
+static void bad_drivers_fail_clearly(void)
+{
+	struct session_spec spec = spec_of("python");
+	struct session *s = NULL;
+	char err[512] = "";
+	const char *const missing[] = {"/nonexistent/driver", NULL};
+	spec.argv = missing;
+	cr_assert_eq(session_start(sb, &spec, &s, err, sizeof err), -1);
+	cr_assert(strstr(err, "ended before it was ready") || strstr(err, "nonexistent"), "%s",
+		  err);
+	const char *const mute[] = {"/bin/sleep", "30", NULL};
+	spec.argv = mute;
+	spec.start_timeout_ms = 500;
+	int64_t t0 = clock_mono_ms();
+	cr_assert_eq(session_start(sb, &spec, &s, err, sizeof err), -1);
+	cr_assert(strstr(err, "did not get ready within 500 ms"), "%s", err);
+	cr_assert_lt(clock_mono_ms() - t0, 5000);
+	const char *const liar[] = {"/bin/sh", "-c", "echo \"$JUDGE_TOKEN 5\"; echo nope", NULL};
+	spec.argv = liar;
+	cr_assert_eq(session_start(sb, &spec, &s, err, sizeof err), -1);
+	cr_assert(strstr(err, "not ready"), "%s", err);
+	cr_assert_null(s);
+	struct cell_result r;
+	cell_result_init(&r);
+	cr_assert_eq(session_exec(NULL, &(struct cell_spec){0}, &r), -1);
+	cell_result_release(&r);
+}
+
 TestSuite(session_native, .init = setup_native, .fini = teardown, .timeout = 120);
 TestSuite(session_gvisor, .init = setup_gvisor, .fini = teardown, .timeout = 180);
 
@@ -377,6 +423,8 @@ BOTH(files_both_ways)
 BOTH(links_never_followed)
 BOTH(two_sessions_isolated)
 BOTH(bash_shell_state)
+BOTH(py_finds_new_packages)
+BOTH(bad_drivers_fail_clearly)
 
 /* The start pool: a session started ahead of need is handed over at once, in
  * the caller's workspace, and serves that session only. */
