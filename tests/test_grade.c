@@ -200,7 +200,7 @@ Test(grade, unsupported_package_is_refused_with_the_reason)
 	model_request_release(&req);
 }
 
-Test(grade, interactive_needs_the_native_sandbox)
+Test(grade, interactive_is_planned_on_every_backend)
 {
 	put("talk", NULL);
 	put("talk/problem.yaml", "problem_format_version: 2025-09\ntype: interactive\n");
@@ -214,14 +214,15 @@ Test(grade, interactive_needs_the_native_sandbox)
 	char err[256] = "";
 	base_request(&req);
 	model_set(&req.problem, "talk", 4);
-	struct grade_env genv = env;
-	genv.backend = SANDBOX_GVISOR;
-	cr_assert_eq(grade_plan_make(&p, &genv, &req, err, sizeof err), -1);
-	cr_expect_str_eq(err, "problem 'talk': interactive problems need the native sandbox");
-	grade_plan_release(&p);
-	cr_assert_eq(grade_plan_make(&p, &env, &req, err, sizeof err), 0, "%s", err);
-	cr_expect(p.interactive);
-	grade_plan_release(&p);
+	enum sandbox_backend backends[] = {SANDBOX_NATIVE, SANDBOX_GVISOR};
+	for (int i = 0; i < 2; i++) {
+		struct grade_env genv = env;
+		genv.backend = backends[i];
+		cr_assert_eq(grade_plan_make(&p, &genv, &req, err, sizeof err), 0, "%s", err);
+		cr_expect(p.interactive);
+		cr_expect_eq(p.max_passes, 1);
+		grade_plan_release(&p);
+	}
 	model_request_release(&req);
 }
 

@@ -502,8 +502,6 @@ static void verify_problem(struct verify_ctx *v, const char *dir)
 	       p.format_version, kind_of(&p), p.ntests, p.nsubs,
 	       p.custom_validator ? ", custom output validator" : "");
 	const char *why = p.unsupported;
-	if (!why && p.interactive && v->backend != SANDBOX_NATIVE)
-		why = "interactive problems need the native sandbox";
 	if (why) {
 		for (int i = 0; i < p.nsubs; i++)
 			skip(v, &p, &p.subs[i], why);

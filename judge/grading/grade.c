@@ -75,12 +75,6 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env,
 		snprintf(err, errlen, "problem '%s': %s", id, pb->unsupported);
 		return -1;
 	}
-	if (pb->interactive && env->backend != SANDBOX_NATIVE) {
-		/* the runner wires two runs together in its native backend only */
-		snprintf(err, errlen, "problem '%s': interactive problems need the native sandbox",
-			 id);
-		return -1;
-	}
 	p->problem = pb;
 	p->interactive = pb->interactive;
 	p->scoring = pb->scoring;
