@@ -472,6 +472,17 @@ static void run_pass(struct verify_ctx *v, const struct problem *p, struct check
 	*any_ac = *any_ac || ps.any_ac;
 }
 
+/* Skips every submission of p (or p itself when it has none) with why. */
+static void skip_all(struct verify_ctx *v, const struct problem *p, const char *why)
+{
+	for (int i = 0; i < p->nsubs; i++)
+		skip(v, p, &p->subs[i], why);
+	if (!p->nsubs) {
+		v->n.skipped++;
+		printf("skip %s: %s\n", p->id, why);
+	}
+}
+
 /* The problem's type as verify reports it. */
 static const char *kind_of(const struct problem *p)
 {
@@ -501,14 +512,8 @@ static void verify_problem(struct verify_ctx *v, const char *dir)
 	printf("---- %s (%s, format %s, %s, %d tests, %d submissions%s)\n", p.id, p.name,
 	       p.format_version, kind_of(&p), p.ntests, p.nsubs,
 	       p.custom_validator ? ", custom output validator" : "");
-	const char *why = p.unsupported;
-	if (why) {
-		for (int i = 0; i < p.nsubs; i++)
-			skip(v, &p, &p.subs[i], why);
-		if (!p.nsubs) {
-			v->n.skipped++;
-			printf("skip %s: %s\n", p.id, why);
-		}
+	if (p.unsupported) {
+		skip_all(v, &p, p.unsupported);
 		prob_release(&p);
 		return;
 	}
