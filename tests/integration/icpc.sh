@@ -4,9 +4,12 @@
 # (tests/problems-fixtures/examples/: scoring, multi-pass, interactive and
 # pass-fail ones): `judge verify` must give every submission its folder's
 # verdict (and, for scoring problems, its score), and the result JSON must carry
-# the scores. ICPC_BACKEND picks the backend (default native).
-source "$(dirname "$0")/../lib.sh"
-cd "$(dirname "$0")/../.."
+# the scores, also over real HTTP (a private PostgreSQL, judge serve and a
+# worker): inline tests with points and an interactive problem.
+# ICPC_BACKEND picks the backend (default native).
+cd "$(dirname "$0")/../.." || exit 1
+source tests/lib.sh
+source tests/svc.sh
 FIX=tests/problems-fixtures
 b=${ICPC_BACKEND:-native}
 
@@ -37,4 +40,23 @@ assert g["secret/group1"]["accepted"] and g["secret/group2"]["score"] == 0, g
 else
 	fail "scores in the result" "$out"
 fi
+
+# ---- over the API ----
+svc_up icpc-test "max_wait_s = 60" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = $b"
+expect "api: inline tests with points give partial credit" 200 \
+	'.status == "wrong_answer" and .score == 3 and .max_score == 6 and ([.tests[].score] == [1, 0, 2]) and (.tests | length) == 3' \
+	POST /v1/execute_with_expected '{"language":"python","source":"print(int(input()) * 2)","tests":[{"stdin":"1","expected_output":"2","points":1},{"stdin":"2","expected_output":"5","points":3},{"stdin":"3","expected_output":"6","points":2}]}'
+bad "api: points must be a number" 422 invalid_field POST /v1/execute_with_expected \
+	'{"language":"python","source":"print(1)","tests":[{"expected_output":"1","points":"all"}]}'
+out=$(req POST /v1/submissions "$(jq -n --rawfile s problems/guess/submissions/accepted/binary.py '{language:"python",source:$s,problem:"guess"}')")
+id=$(head -1 <<<"$out" | jq -r .id)
+expect "api: an interactive problem is graded" 200 '.status == "accepted" and (.result.tests | length) == 12' \
+	GET "/v1/submissions/$id?wait=60"
+out=$(req POST /v1/submissions "$(jq -n --rawfile s problems/guess/submissions/time_limit_exceeded/wait.py '{language:"python",source:$s,problem:"guess"}')")
+id=$(head -1 <<<"$out" | jq -r .id)
+expect "api: an interactive program that waits forever is a timeout" 200 '.status == "timeout"' \
+	GET "/v1/submissions/$id?wait=60"
+expect "api: problem info says what kind it is" 200 '.interactive == true and .supported == true and .multi_pass == false' \
+	GET /v1/problems/guess
+svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/worker.log"
 finish
