@@ -159,6 +159,16 @@ Test(interact, both_waiting_is_a_timeout_not_a_hang)
 	cr_expect_lt(clock_mono_ms() - t0, 20000, "took %ld ms", (long)(clock_mono_ms() - t0));
 }
 
+Test(interact, a_flood_is_output_limit)
+{
+	/* the validator reads everything; the program never stops writing */
+	package("import sys\nfor line in sys.stdin: pass\nsys.exit(43)\n");
+	struct grade_result gr;
+	cr_expect_eq(grade_py("import sys\nwhile True: sys.stdout.write('x' * 65536)\n", &gr),
+		     SUB_OUTPUT_LIMIT);
+	model_result_release(&gr);
+}
+
 Test(interact, a_crash_is_runtime_error_and_a_validator_crash_internal)
 {
 	package("import sys\nprint(1, flush=True)\nline = sys.stdin.readline()\n"

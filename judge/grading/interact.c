@@ -6,7 +6,8 @@
  * submission's stdout to the validator's stdin and back, each direction through
  * a 64 KiB buffer (a side that does not read stops the other one's output, as a
  * pipe would), and collects both stderr. Every 10 ms it checks the submission's
- * CPU and wall time and stops it at its limit. The end of a side's stdout (EOF,
+ * CPU and wall time and stops it at its limit; its output limit holds for what
+ * it sends the validator. The end of a side's stdout (EOF,
  * or POLLHUP seen before the buffered bytes are read) is the end of that side:
  * the first one seen tells a crash from a rejection; its peer's stdin is then
  * closed once the bytes in flight are delivered, so the peer reads EOF. The loop
@@ -41,6 +42,7 @@ struct relay {
 	bool to_open;
 	char buf[65536];
 	size_t len, off;
+	size_t total; /* bytes read from the source */
 };
 
 struct pair {
@@ -93,6 +95,7 @@ static void relay_step(struct pair *pr, struct relay *r, int side, short in_ev, 
 		if (n > 0) {
 			r->len = (size_t)n;
 			r->off = 0;
+			r->total += (size_t)n;
 		} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
 			source_ended(pr, r, side);
 		}
@@ -162,7 +165,16 @@ static void talk(struct pair *pr, const struct run_limits *l, int64_t sub_deadli
 			    pr->val_err >= 0 || pr->up.len || pr->down.len;
 		if (!open)
 			break;
-		if (!*sub_waited && over_limits(pr, l, sub_deadline_us)) {
+		if (!*sub_waited && pr->up.total > (size_t)l->stdout_bytes) {
+			/* the output cap holds for what the validator is sent too */
+			sandbox_proc_signal(pr->sub, SIGKILL);
+			sandbox_proc_wait(pr->sub, 0, &r->sub);
+			if (r->sub.status != RUN_INTERNAL_ERROR) {
+				r->sub.status = RUN_OUTPUT_LIMIT;
+				r->sub.out_truncated = true;
+			}
+			*sub_waited = true;
+		} else if (!*sub_waited && over_limits(pr, l, sub_deadline_us)) {
 			/* killed at its limit: timeout by the runner's rule */
 			sandbox_proc_wait(pr->sub, 0, &r->sub);
 			*sub_waited = true;
