@@ -1,6 +1,7 @@
 /* test_checker: custom output validators (checker.c) and grading by problem id
  * (grade.c's "problem" path), in the native sandbox with the real runtimes. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,8 +124,10 @@ Test(checker, unknown_and_unsupported_problems)
 	cr_assert(strstr(str(res, "message"), "invalid problem id"), "%s", str(res, "message"));
 	cJSON_Delete(res);
 	res = grade("tests/problems-fixtures", "interactive", "python", "print(5)\n");
-	cr_assert(strstr(str(res, "message"), "interactive problems are not supported"), "%s",
-		  str(res, "message"));
+	cr_assert_str_eq(str(res, "status"), "accepted", "%s", cJSON_Print(res));
+	cJSON_Delete(res);
+	res = grade("tests/problems-fixtures", "interactive", "python", "print(4)\n");
+	cr_assert_str_eq(str(res, "status"), "wrong_answer", "%s", cJSON_Print(res));
 	cJSON_Delete(res);
 }
 
@@ -152,4 +155,122 @@ Test(checker, direct_run_reports_judgemessage)
 	cr_assert_str_eq(v.message, "");
 	checker_close(c);
 	prob_release(&p);
+}
+
+/* A package in a fresh folder under /tmp: problem.yaml, one test, a Python
+ * output validator. Returns the folder (static). */
+static const char *tmp_package(const char *yaml, const char *validator)
+{
+	static char dir[64];
+	snprintf(dir, sizeof dir, "/tmp/test_checker.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	char path[256];
+	const char *files[][2] = {
+	    {"problem.yaml", yaml},
+	    {"data/secret/1.in", "3\n"},
+	    {"data/secret/1.ans", "3\n"},
+	    {"output_validators/v/validate.py", validator},
+	};
+	snprintf(path, sizeof path, "mkdir -p %s/p/data/secret %s/p/output_validators/v", dir, dir);
+	cr_assert_eq(system(path), 0);
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(path, sizeof path, "%s/p/%s", dir, files[i][0]);
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f, "%s", path);
+		fputs(files[i][1], f);
+		fclose(f);
+	}
+	return dir;
+}
+
+static void rm_tmp(const char *dir)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	cr_assert(cJSON_IsNumber(v), "no number %s in %s", key, cJSON_Print(o));
+	return v->valuedouble;
+}
+
+Test(checker, multi_pass_runs_again_with_nextpass)
+{
+	cJSON *res =
+	    grade("tests/problems-fixtures", "legacy-multi-pass", "python", "print(input())\n");
+	cr_assert_str_eq(str(res, "status"), "accepted", "%s", cJSON_Print(res));
+	const cJSON *t0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(res, "tests"), 0);
+	cr_assert_eq(num(t0, "passes"), 2, "the validator asked for one more pass");
+	cJSON_Delete(res);
+	/* the validator's state survives between passes: pass 2 wants 6 */
+	res = grade("tests/problems-fixtures", "legacy-multi-pass", "python", "print(3)\n");
+	cr_assert_str_eq(str(res, "status"), "wrong_answer");
+	const cJSON *fb = cJSON_GetObjectItemCaseSensitive(res, "feedback");
+	cr_assert_str_eq(str(fb, "message"), "pass 2: expected 6, got 3");
+	cJSON_Delete(res);
+}
+
+Test(checker, multi_pass_beyond_the_limit_is_the_package_fault)
+{
+	const char *dir = tmp_package(
+	    "name: Forever\nvalidation: custom multi-pass\nlimits:\n  validation_passes: 3\n",
+	    "import sys\nopen(sys.argv[3] + 'nextpass.in', 'w').write('1\\n')\nsys.exit(42)\n");
+	cJSON *res = grade(dir, "p", "python", "print(input())\n");
+	cr_assert_str_eq(str(res, "status"), "internal_error", "%s", cJSON_Print(res));
+	cr_assert(strstr(str(res, "message"), "asked for pass 4 of at most 3"), "%s",
+		  str(res, "message"));
+	cJSON_Delete(res);
+	rm_tmp(dir);
+}
+
+Test(checker, scoring_takes_the_validator_score)
+{
+	/* score.txt holds the submission's number: its score on the test */
+	const char *dir = tmp_package(
+	    "problem_format_version: 2023-07\ntype: scoring\n",
+	    "import sys\nv = sys.stdin.read().strip()\n"
+	    "open(sys.argv[3] + 'score.txt', 'w').write(v)\nsys.exit(42 if v != '0' else 43)\n");
+	cJSON *res = grade(dir, "p", "python", "print(7.5)\n");
+	cr_assert_str_eq(str(res, "status"), "accepted", "%s", cJSON_Print(res));
+	cr_assert_float_eq(num(res, "score"), 7.5, 1e-9);
+	cJSON_Delete(res);
+	res = grade(dir, "p", "python", "print(0)\n");
+	cr_assert_str_eq(str(res, "status"), "wrong_answer");
+	cr_assert_float_eq(num(res, "score"), 0, 1e-9, "a rejected test scores nothing");
+	cJSON_Delete(res);
+	rm_tmp(dir);
+}
+
+Test(checker, inline_points_are_partial_credit)
+{
+	struct grade_request req;
+	struct grade_result gr;
+	const char src[] = "print(int(input()) * 2)\n";
+	model_request_init(&req);
+	model_set(&req.language, "python", 6);
+	model_set(&req.source, src, strlen(src));
+	req.source_len = strlen(src);
+	/* the second test expects the wrong answer: its 2 points are lost, and the
+	 * third still runs */
+	const char *cases[][3] = {{"1", "2", "1"}, {"2", "5", "2"}, {"3", "6", "3"}};
+	for (int i = 0; i < 3; i++) {
+		model_request_add_test(&req, cases[i][0], cases[i][0], 1, cases[i][1], 1);
+		req.tests[i].points = atof(cases[i][2]);
+	}
+	struct grade_env env = {.cfg = &cfg, .langs = &langs, .backend = SANDBOX_NATIVE, .slot = 5};
+	grade_request(&env, &req, &gr);
+	cJSON *res = model_result_render(&gr);
+	cr_assert_str_eq(str(res, "status"), "wrong_answer", "%s", cJSON_Print(res));
+	cr_assert_float_eq(num(res, "score"), 4, 1e-9);
+	cr_assert_float_eq(num(res, "max_score"), 6, 1e-9);
+	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(res, "tests");
+	cr_assert_eq(cJSON_GetArraySize(tests), 3, "every test runs");
+	cr_assert_float_eq(num(cJSON_GetArrayItem(tests, 1), "score"), 0, 1e-9);
+	cr_assert_float_eq(num(cJSON_GetArrayItem(tests, 2), "score"), 3, 1e-9);
+	cJSON_Delete(res);
+	model_result_release(&gr);
+	model_request_release(&req);
 }

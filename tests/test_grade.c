@@ -184,7 +184,7 @@ Test(grade, plan_problem_package)
 Test(grade, unsupported_package_is_refused_with_the_reason)
 {
 	put("score", NULL);
-	put("score/problem.yaml", "problem_format_version: 2023-07\ntype: scoring\n");
+	put("score/problem.yaml", "problem_format_version: 2023-07\ntype: submit-answer\n");
 	put("score/data", NULL);
 	put("score/data/secret", NULL);
 	put("score/data/secret/1.in", "1\n");
@@ -195,8 +195,34 @@ Test(grade, unsupported_package_is_refused_with_the_reason)
 	base_request(&req);
 	model_set(&req.problem, "score", 5);
 	cr_assert_eq(grade_plan_make(&p, &env, &req, err, sizeof err), -1);
-	cr_expect(strstr(err, "scoring problems are not supported"), "got '%s'", err);
+	cr_expect(strstr(err, "submit-answer problems are not supported"), "got '%s'", err);
 	grade_plan_release(&p);
+	model_request_release(&req);
+}
+
+Test(grade, interactive_is_planned_on_every_backend)
+{
+	put("talk", NULL);
+	put("talk/problem.yaml", "problem_format_version: 2025-09\ntype: interactive\n");
+	put("talk/data", NULL);
+	put("talk/data/secret", NULL);
+	put("talk/data/secret/1.in", "1\n");
+	put("talk/output_validator", NULL);
+	put("talk/output_validator/validate.py", "import sys\nsys.exit(42)\n");
+	struct grade_request req;
+	struct grade_plan p;
+	char err[256] = "";
+	base_request(&req);
+	model_set(&req.problem, "talk", 4);
+	enum sandbox_backend backends[] = {SANDBOX_NATIVE, SANDBOX_GVISOR};
+	for (int i = 0; i < 2; i++) {
+		struct grade_env genv = env;
+		genv.backend = backends[i];
+		cr_assert_eq(grade_plan_make(&p, &genv, &req, err, sizeof err), 0, "%s", err);
+		cr_expect(p.interactive);
+		cr_expect_eq(p.max_passes, 1);
+		grade_plan_release(&p);
+	}
 	model_request_release(&req);
 }
 
@@ -463,6 +489,9 @@ Test(grade, stored_request_round_trip)
 	    "],"
 	    "\"problem\":\"sum\",\"limits\":{},\"run_all_tests\":false}",
 	    "{\"language\":\"python\",\"source\":\"x\",\"args\":[\"1\",\"a b\"],\"stdin\":\"\","
+	    "\"run_all_tests\":false}",
+	    "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{\"name\":\"1\",\"stdin\":\"1\","
+	    "\"expected_output\":\"2\",\"points\":2.5},{\"name\":\"2\",\"stdin\":\"\"}],"
 	    "\"run_all_tests\":false}",
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

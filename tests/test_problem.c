@@ -178,12 +178,13 @@ Test(problem, modern_args_inherit_key_by_key)
 	cr_assert_str_eq(one->validator_args[1], "two words");
 }
 
-Test(problem, interactive_is_loaded_but_unsupported)
+Test(problem, interactive_is_loaded)
 {
 	load_ok(FIX "interactive");
 	cr_assert(P.interactive);
 	cr_assert_eq(P.format, PROB_2023_07);
-	cr_assert(P.unsupported && strstr(P.unsupported, "interactive"), "got %s", P.unsupported);
+	cr_assert_null(P.unsupported, "got %s", P.unsupported);
+	cr_assert(P.custom_validator, "its validator talks to the submission");
 	cr_assert_eq(P.ntests, 1);
 	cr_assert_null(P.tests[0].ans_path);
 	cr_assert_float_eq(P.limits.time_limit_to_tle, 4, 1e-9);
@@ -222,22 +223,58 @@ static void write_pkg(const char *yaml)
 	fclose(f);
 }
 
-Test(problem, scoring_is_loaded_but_unsupported)
+Test(problem, scoring_groups_are_read)
 {
-	load_ok(FIX "scoring");
+	load_ok(FIX "examples/oddecho");
 	cr_assert(P.scoring);
-	cr_assert(P.unsupported && strstr(P.unsupported, "scoring problems are not supported"),
-		  "got %s", P.unsupported);
+	cr_assert_null(P.unsupported, "got %s", P.unsupported);
+	/* groups: sample, secret, secret/group1, secret/group2, parents first */
+	cr_assert_eq(P.ngroups, 4);
+	cr_assert_str_eq(P.groups[0].name, "sample");
+	cr_assert_str_eq(P.groups[1].name, "secret");
+	cr_assert_str_eq(P.groups[2].name, "secret/group1");
+	cr_assert_eq(P.groups[2].parent, 1);
+	cr_assert_eq(P.groups[1].parent, -1);
+	cr_assert_eq(P.groups[2].agg, PROB_AGG_MIN);
+	cr_assert_eq(P.groups[1].agg, PROB_AGG_SUM);
+	cr_assert(P.groups[3].has_accept && P.groups[3].accept_score == 80);
+	cr_assert(P.groups[1].has_range && P.groups[1].range_hi == 100);
+	cr_assert_eq(P.groups[1].max_score, -1, "not given: unbounded");
+	cr_assert_eq(test_named("secret/group2/3")->group, 3);
+	cr_assert_eq(test_named("sample/1")->group, 0);
 	prob_release(&P);
 }
 
-Test(problem, legacy_multi_pass_is_not_graded_as_custom)
+Test(problem, scoring_2025_09_defaults, .init = make_tmp, .fini = remove_tmp)
+{
+	write_pkg("problem_format_version: 2025-09\ntype: scoring\n");
+	load_ok(tmpdir);
+	cr_assert_null(P.unsupported, "got %s", P.unsupported);
+	cr_assert_str_eq(P.groups[0].name, "secret");
+	cr_assert_eq(P.groups[0].max_score, 100, "data/secret sums to 100 by default");
+	cr_assert_eq(P.groups[0].agg, PROB_AGG_SUM);
+	prob_release(&P);
+}
+
+Test(problem, legacy_grading_sets_the_test_scores, .init = make_tmp, .fini = remove_tmp)
+{
+	write_pkg("name: x\ntype: scoring\ngrading:\n  accept_score: 5\n  "
+		  "show_test_data_groups: true\n");
+	load_ok(tmpdir);
+	cr_assert_null(P.unsupported, "got %s", P.unsupported);
+	cr_assert(P.groups[0].has_accept);
+	cr_assert_float_eq(P.groups[0].accept_score, 5, 1e-9);
+	prob_release(&P);
+}
+
+Test(problem, legacy_multi_pass_is_graded_as_multi_pass)
 {
 	load_ok(FIX "legacy-multi-pass");
 	cr_assert_eq(P.format, PROB_LEGACY);
 	cr_assert(P.multi_pass, "validation: custom multi-pass");
-	cr_assert(P.unsupported && strstr(P.unsupported, "multi-pass problems are not supported"),
-		  "got %s", P.unsupported);
+	cr_assert(P.custom_validator);
+	cr_assert_null(P.unsupported, "got %s", P.unsupported);
+	cr_assert_eq(P.limits.validation_passes, 2, "the format's default");
 	prob_release(&P);
 }
 
@@ -249,6 +286,17 @@ Test(problem, unknown_kinds_are_unsupported, .init = make_tmp, .fini = remove_tm
 	    {"name: x\nvalidation: custom telepathic\n",
 	     "validation 'custom telepathic' is not supported"},
 	    {"problem_format_version: 2025-09\ntype: [pass-fail]\n", NULL},
+	    {"problem_format_version: 2025-09\ntype: multi-pass\n", NULL},
+	    {"problem_format_version: 2025-09\ntype: scoring\n", NULL},
+	    {"problem_format_version: 2025-09\ntype: [interactive, multi-pass]\n",
+	     "interactive multi-pass problems are not supported"},
+	    {"problem_format_version: 2025-09\ntype: submit-answer\n",
+	     "submit-answer problems are not supported"},
+	    {"name: x\nvalidation: custom interactive\n", NULL},
+	    {"name: x\ntype: pvp\nvalidation: custom\n", "problem type 'pvp' is not supported"},
+	    {"name: x\ntype: scoring\ngrading:\n  objective: min\n",
+	     "grading objective 'min' is not supported"},
+	    {"name: x\nvalidation: custom score\n", NULL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		write_pkg(cases[i][0]);

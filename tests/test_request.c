@@ -578,6 +578,30 @@ Test(request, compare_keys_and_flags)
 	    "tests[1].expected_output: bad regex: missing closing parenthesis at offset 1: '('");
 }
 
+/* Inline tests may carry points (partial credit); bad ones are named. */
+Test(request, test_points)
+{
+	struct req_parsed p;
+	cr_assert_eq(
+	    check(REQ_EXECUTE_EXPECTED,
+		  "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{\"stdin\":\"1\","
+		  "\"expected_output\":\"1\",\"points\":2.5},{\"expected_output\":\"2\"}]}",
+		  NULL, &p),
+	    200);
+	cr_expect_float_eq(p.req.tests[0].points, 2.5, 1e-12);
+	cr_expect_lt(p.req.tests[1].points, 0, "not given");
+	req_parsed_release(&p);
+	char m[256];
+	cr_expect_str_eq(message_of("{\"language\":\"c\",\"source\":\"x\",\"tests\":[{"
+				    "\"expected_output\":\"a\",\"points\":-1}]}",
+				    m, sizeof m),
+			 "tests[0].points must be a number from 0 to 1000000");
+	cr_expect_str_eq(message_of("{\"language\":\"c\",\"source\":\"x\",\"tests\":[{"
+				    "\"expected_output\":\"a\",\"points\":\"3\"}]}",
+				    m, sizeof m),
+			 "tests[0].points must be a number from 0 to 1000000");
+}
+
 /* SDKs and agent tool schemas say "code"; python3 and javascript are aliases. */
 Test(request, code_and_language_aliases)
 {

@@ -139,6 +139,7 @@ void info_problem(struct http_request *r, struct api *a, const char *id)
 		cJSON_AddStringToObject(o, "unsupported", p.unsupported);
 	cJSON_AddBoolToObject(o, "interactive", p.interactive);
 	cJSON_AddBoolToObject(o, "scoring", p.scoring);
+	cJSON_AddBoolToObject(o, "multi_pass", p.multi_pass);
 	cJSON_AddBoolToObject(o, "custom_validator", p.custom_validator);
 	cJSON *lim = cJSON_AddObjectToObject(o, "limits");
 	if (p.limits.time_limit_s > 0)

@@ -64,28 +64,32 @@ struct expectation {
 	unsigned permitted; /* --all-tests: every test's verdict in this set */
 	unsigned required;  /* --all-tests: some test's verdict in this set (0: none) */
 	bool tle;	    /* used as the upper bound of the time limit */
+	bool partial;	    /* scoring problems: a score above 0 and below the maximum */
 };
 
 static const struct expectation expectations[] = {
-    {" accepted ac correct ", BIT(SUB_ACCEPTED), BIT(SUB_ACCEPTED), 0, false},
+    {" accepted ac correct ", BIT(SUB_ACCEPTED), BIT(SUB_ACCEPTED), 0, false, false},
     {" wrong_answer wa wrong ", BIT(SUB_WRONG_ANSWER), BIT(SUB_ACCEPTED) | BIT(SUB_WRONG_ANSWER),
-     BIT(SUB_WRONG_ANSWER), false},
+     BIT(SUB_WRONG_ANSWER), false, false},
     {" time_limit_exceeded tle timelimit timeout time_limit ", BIT(SUB_TIMEOUT),
-     BIT(SUB_ACCEPTED) | BIT(SUB_TIMEOUT), BIT(SUB_TIMEOUT), true},
+     BIT(SUB_ACCEPTED) | BIT(SUB_TIMEOUT), BIT(SUB_TIMEOUT), true, false},
     /* the package format knows no memory verdict: a program killed for memory
      * crashed (Kattis' own hello example files one under run_time_error) */
     {" run_time_error runtime_error rte re run_error crash ", RTE, BIT(SUB_ACCEPTED) | RTE, RTE,
-     false},
+     false, false},
     {" memory_limit_exceeded mle memory_limit memory ", BIT(SUB_MEMORY_LIMIT),
-     BIT(SUB_ACCEPTED) | BIT(SUB_MEMORY_LIMIT), BIT(SUB_MEMORY_LIMIT), false},
+     BIT(SUB_ACCEPTED) | BIT(SUB_MEMORY_LIMIT), BIT(SUB_MEMORY_LIMIT), false, false},
     {" output_limit_exceeded ole output_limit output ", BIT(SUB_OUTPUT_LIMIT),
-     BIT(SUB_ACCEPTED) | BIT(SUB_OUTPUT_LIMIT), BIT(SUB_OUTPUT_LIMIT), false},
+     BIT(SUB_ACCEPTED) | BIT(SUB_OUTPUT_LIMIT), BIT(SUB_OUTPUT_LIMIT), false, false},
     {" compile_error ce compilation_error ", BIT(SUB_COMPILE_ERROR), BIT(SUB_COMPILE_ERROR),
-     BIT(SUB_COMPILE_ERROR), false},
-    {" rejected ", REJECTED, REJECTED | BIT(SUB_ACCEPTED), REJECTED, false},
+     BIT(SUB_COMPILE_ERROR), false, false},
+    {" rejected ", REJECTED, REJECTED | BIT(SUB_ACCEPTED), REJECTED, false, false},
+    /* scoring problems: some credit, not all (any verdict: the first failing test's) */
+    {" partially_accepted partial ", REJECTED | BIT(SUB_ACCEPTED), REJECTED | BIT(SUB_ACCEPTED), 0,
+     false, true},
     {" brute_force ", BIT(SUB_TIMEOUT) | BIT(SUB_RUNTIME_ERROR) | BIT(SUB_MEMORY_LIMIT),
      BIT(SUB_ACCEPTED) | BIT(SUB_TIMEOUT) | BIT(SUB_RUNTIME_ERROR) | BIT(SUB_MEMORY_LIMIT),
-     BIT(SUB_TIMEOUT) | BIT(SUB_RUNTIME_ERROR) | BIT(SUB_MEMORY_LIMIT), false},
+     BIT(SUB_TIMEOUT) | BIT(SUB_RUNTIME_ERROR) | BIT(SUB_MEMORY_LIMIT), false, false},
 };
 
 static const struct expectation *expectation_of(const char *folder)
@@ -180,6 +184,25 @@ static int make_request(const struct problem *p, const struct prob_submission *s
 	return 0;
 }
 
+/* Scoring problems: accepted submissions get the maximum, partially accepted
+ * ones more than 0 and less. */
+static bool score_matches(const struct expectation *e, const struct grade_result *r, char *why,
+			  size_t whylen)
+{
+	bool full = r->has_score && r->score >= r->max_score - 1e-9;
+	if (e->partial && !(r->has_score && r->score > 1e-9 && !full)) {
+		snprintf(why, whylen, "score %g of %g, expected a partial score",
+			 r->has_score ? r->score : 0, r->max_score);
+		return false;
+	}
+	if (e->final == BIT(SUB_ACCEPTED) && r->has_score && !full && r->status == SUB_ACCEPTED) {
+		snprintf(why, whylen, "accepted with score %g of %g, expected the maximum",
+			 r->score, r->max_score);
+		return false;
+	}
+	return true;
+}
+
 /* Checks result against e. Returns true when it matches; why says what differs. */
 static bool matches(const struct verify_ctx *v, const struct expectation *e,
 		    const struct grade_result *result, char *why, size_t whylen)
@@ -193,6 +216,8 @@ static bool matches(const struct verify_ctx *v, const struct expectation *e,
 			 result->message ? result->message : "(no message)");
 		return false;
 	}
+	if (!score_matches(e, result, why, whylen))
+		return false;
 	if (!v->all_tests || s == SUB_COMPILE_ERROR) {
 		if (e->final & BIT(s))
 			return true;
@@ -267,8 +292,12 @@ static void report(struct verify_ctx *v, const struct problem *p, const struct p
 {
 	if (ok) {
 		v->n.passed++;
-		printf("ok   %s %s (%s): %s, %ld ms\n", p->id, s->path, lang,
-		       sub_status_name(res->status), res->ran ? res->run.time_ms : 0);
+		char score[64] = "";
+		if (res->has_score)
+			snprintf(score, sizeof score, ", score %g of %g", res->score,
+				 res->max_score);
+		printf("ok   %s %s (%s): %s%s, %ld ms\n", p->id, s->path, lang,
+		       sub_status_name(res->status), score, res->ran ? res->run.time_ms : 0);
 	} else {
 		v->n.failed++;
 		printf("FAIL %s %s (%s): %s\n", p->id, s->path, lang, why);
@@ -395,6 +424,8 @@ static void run_pass(struct verify_ctx *v, const struct problem *p, struct check
 	for (int i = 0; i < p->nsubs; i++) {
 		const struct prob_submission *s = &p->subs[i];
 		const struct expectation *e = expectation_of(s->folder);
+		if (e && e->partial && !p->scoring)
+			e = NULL; /* partial credit exists in scoring problems only */
 		bool is_ac = e && e->final == BIT(SUB_ACCEPTED);
 		if (is_ac != accepted_pass)
 			continue;
@@ -441,6 +472,27 @@ static void run_pass(struct verify_ctx *v, const struct problem *p, struct check
 	*any_ac = *any_ac || ps.any_ac;
 }
 
+/* Skips every submission of p (or p itself when it has none) with why. */
+static void skip_all(struct verify_ctx *v, const struct problem *p, const char *why)
+{
+	for (int i = 0; i < p->nsubs; i++)
+		skip(v, p, &p->subs[i], why);
+	if (!p->nsubs) {
+		v->n.skipped++;
+		printf("skip %s: %s\n", p->id, why);
+	}
+}
+
+/* The problem's type as verify reports it. */
+static const char *kind_of(const struct problem *p)
+{
+	if (p->interactive)
+		return p->scoring ? "interactive scoring" : "interactive";
+	if (p->multi_pass)
+		return p->scoring ? "multi-pass scoring" : "multi-pass";
+	return p->scoring ? "scoring" : "pass-fail";
+}
+
 static void verify_problem(struct verify_ctx *v, const char *dir)
 {
 	struct problem p;
@@ -457,16 +509,11 @@ static void verify_problem(struct verify_ctx *v, const char *dir)
 		printf("FAIL %s: %s\n", dir, err);
 		return;
 	}
-	printf("---- %s (%s, format %s, %d tests, %d submissions%s)\n", p.id, p.name,
-	       p.format_version, p.ntests, p.nsubs,
+	printf("---- %s (%s, format %s, %s, %d tests, %d submissions%s)\n", p.id, p.name,
+	       p.format_version, kind_of(&p), p.ntests, p.nsubs,
 	       p.custom_validator ? ", custom output validator" : "");
 	if (p.unsupported) {
-		for (int i = 0; i < p.nsubs; i++)
-			skip(v, &p, &p.subs[i], p.unsupported);
-		if (!p.nsubs) {
-			v->n.skipped++;
-			printf("skip %s: %s\n", p.id, p.unsupported);
-		}
+		skip_all(v, &p, p.unsupported);
 		prob_release(&p);
 		return;
 	}

@@ -12,10 +12,12 @@
 #include "judge/grading/checker.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/config.h"
 #include "judge/grading/lang.h"
@@ -43,6 +45,16 @@ struct checker {
 };
 
 static const char wrapper[] = "mkdir -p /box/feedback && rm -rf /box/feedback/*; exec \"$@\"";
+/* an interactive validator talks to a program that may be gone: a write then
+ * fails with EPIPE (which it can handle) instead of killing it (SIG_IGN
+ * survives exec) */
+static const char wrapper_talk[] =
+    "trap '' PIPE; mkdir -p /box/feedback && rm -rf /box/feedback/*; exec \"$@\"";
+/* a later pass of a multi-pass test keeps the folder but not the last request */
+static const char wrapper_keep[] =
+    "mkdir -p /box/feedback && rm -f /box/feedback/nextpass.in; exec \"$@\"";
+/* The input of a next pass (nextpass.in) the judge takes at most. */
+#define NEXTPASS_MAX ((size_t)64 << 20)
 
 /* Copies text into dst as one valid UTF-8 string, cut at a character boundary. */
 static void set_message(char *dst, size_t dstlen, const char *text, size_t len)
@@ -167,7 +179,9 @@ int checker_build(const struct problem *p, const struct lang_registry *langs,
 	const struct prob_limits *pl = &p->limits;
 	long box = cfg->tmp_size_mb * 1024L * 1024 + big_in + big_ans;
 	int ret = -1;
-	if (sandbox_open(backend, slot, box, &c->sb, err, errlen) < 0)
+	/* only trusted tools run in this box: it lives where they run (native under
+	 * gVisor by default), so a live validator (interactive) starts there too */
+	if (sandbox_open(sandbox_tool_backend(backend), slot, box, &c->sb, err, errlen) < 0)
 		goto out;
 	for (int i = 0; i < prog->nfiles; i++) {
 		struct strbuf pb = STRBUF_INIT;
@@ -207,25 +221,80 @@ out:
 int checker_run(struct checker *c, const char *in_path, const char *ans_path, const char *output,
 		size_t output_len, const char *const *args, struct checker_verdict *v)
 {
-	memset(v, 0, sizeof *v);
-	v->outcome = CHECKER_FAIL;
-	if (!c || !in_path)
+	struct checker_call call = {.in_path = in_path,
+				    .ans_path = ans_path,
+				    .output = output,
+				    .output_len = output_len,
+				    .args = args};
+	return checker_run_call(c, &call, v);
+}
+
+/* A number alone in a file the validator wrote (score.txt): true with *out. */
+static bool read_number(struct sandbox *sb, const char *name, double *out)
+{
+	struct strbuf sb_num = STRBUF_INIT;
+	bool ok = false;
+	if (sandbox_read_file(sb, name, &sb_num, 256) == 0) {
+		char *end;
+		double v = strtod(sb_num.buf, &end);
+		while (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t')
+			end++;
+		ok = end != sb_num.buf && !*end && isfinite(v);
+		if (ok)
+			*out = v;
+	}
+	strbuf_release(&sb_num);
+	return ok;
+}
+
+/* What an accepting or rejecting validator left in feedback/: its message, a
+ * score, a next pass. Returns -1 (message in v) when nextpass.in is unreadable. */
+static int read_feedback(struct checker *c, const struct checker_call *call,
+			 struct checker_verdict *v)
+{
+	struct strbuf msg = STRBUF_INIT;
+	int rc = sandbox_read_file(c->sb, "feedback/judgemessage.txt", &msg, MESSAGE_READ_MAX);
+	if (rc == 0 || rc == -EFBIG) /* a long message is cut, not lost */
+		set_message(v->message, sizeof v->message, msg.buf, msg.len);
+	strbuf_release(&msg);
+	if (v->outcome != CHECKER_ACCEPT)
+		return 0;
+	if (read_number(c->sb, "feedback/score.txt", &v->score))
+		v->has_score = true;
+	else if (read_number(c->sb, "feedback/score_multiplier.txt", &v->score))
+		v->has_score = v->multiplier = true;
+	if (!call->nextpass)
+		return 0;
+	strbuf_reset(call->nextpass);
+	rc = sandbox_read_file(c->sb, "feedback/nextpass.in", call->nextpass, NEXTPASS_MAX);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc < 0) {
+		snprintf(v->message, sizeof v->message, "cannot read nextpass.in: %s",
+			 rc == -EFBIG ? "larger than 64 MiB" : strerror(-rc));
+		v->outcome = CHECKER_FAIL;
 		return -1;
+	}
+	v->nextpass = true;
+	return 0;
+}
+
+/* The validator's argv (borrowing strings) into argv (room for max). Returns
+ * 0, or -1 when the arguments do not fit. */
+static int validator_argv(const struct checker *c, const struct checker_call *call, bool talk,
+			  const char **argv, int max)
+{
 	const struct lang *l = c->lang;
-	const char *argv[MAX_ARGS + 16];
-	int n = 0, nrun = 0;
+	int n = 0, nrun = 0, nargs = 0;
 	while (l->run_argv[nrun])
 		nrun++;
-	int nargs = 0;
-	while (args && args[nargs])
+	while (call->args && call->args[nargs])
 		nargs++;
-	if (nrun + nargs + 8 > (int)(sizeof argv / sizeof argv[0])) {
-		snprintf(v->message, sizeof v->message, "too many output validator arguments");
-		return 0;
-	}
+	if (nrun + nargs + 8 > max)
+		return -1;
 	argv[n++] = "/bin/sh";
 	argv[n++] = "-c";
-	argv[n++] = wrapper;
+	argv[n++] = talk ? wrapper_talk : call->keep_feedback ? wrapper_keep : wrapper;
 	argv[n++] = "validator"; /* $0 of the wrapper; "$@" is what follows */
 	for (int i = 0; i < nrun; i++)
 		argv[n++] = l->run_argv[i];
@@ -233,67 +302,145 @@ int checker_run(struct checker *c, const char *in_path, const char *ans_path, co
 	argv[n++] = "/box/testdata.ans";
 	argv[n++] = "/box/feedback/";
 	for (int i = 0; i < nargs; i++)
-		argv[n++] = args[i];
+		argv[n++] = call->args[i];
 	argv[n] = NULL;
+	return 0;
+}
 
-	char err[400];
-	if (write_host_file(c->sb, "testdata.in", in_path, err, sizeof err) < 0 ||
-	    write_host_file(c->sb, "testdata.ans", ans_path, err, sizeof err) < 0) {
-		snprintf(v->message, sizeof v->message, "%s", err);
-		return 0;
-	}
-	struct run_spec spec = {
-	    .argv = argv,
-	    .env = (const char *const *)l->env,
-	    .ro_paths = (const char *const *)l->ro_paths,
-	    .stdin_data = output,
-	    .stdin_len = output_len,
-	    .limits = c->limits,
-	    .trusted_tool = true,
-	};
-	struct run_result rr;
-	run_result_init(&rr);
-	struct strbuf msg = STRBUF_INIT;
-	if (sandbox_run(c->sb, &spec, &rr) < 0 || rr.status == RUN_INTERNAL_ERROR) {
-		snprintf(v->message, sizeof v->message, "output validator sandbox failed: %s",
-			 rr.message[0] ? rr.message : "invalid run specification");
-		goto out;
-	}
-	v->cpu_ms = rr.cpu_ms;
-	v->wall_ms = rr.wall_ms;
-	bool exited = rr.status == RUN_OK || (rr.status == RUN_RUNTIME_ERROR && !rr.signal);
-	if (exited && (rr.exit_code == EXIT_ACCEPT || rr.exit_code == EXIT_REJECT)) {
-		v->outcome = rr.exit_code == EXIT_ACCEPT ? CHECKER_ACCEPT : CHECKER_REJECT;
+/* Writes the test's input and answer into the validator's box. 0 or -1 with err. */
+static int write_inputs(struct checker *c, const struct checker_call *call, char *err,
+			size_t errlen)
+{
+	if (call->in_data) {
 		int rc =
-		    sandbox_read_file(c->sb, "feedback/judgemessage.txt", &msg, MESSAGE_READ_MAX);
-		if (rc == 0 || rc == -EFBIG) /* a long message is cut, not lost */
-			set_message(v->message, sizeof v->message, msg.buf, msg.len);
-		goto out;
+		    sandbox_write_file(c->sb, "testdata.in", call->in_data, call->in_len, 0644);
+		if (rc < 0) {
+			snprintf(err, errlen,
+				 "cannot write testdata.in into the validator's box: %s",
+				 strerror(-rc));
+			return -1;
+		}
+	} else if (write_host_file(c->sb, "testdata.in", call->in_path, err, errlen) < 0) {
+		return -1;
+	}
+	return write_host_file(c->sb, "testdata.ans", call->ans_path, err, errlen);
+}
+
+/* The verdict of a validator run rr (not a sandbox failure) into v. */
+static void validator_verdict(struct checker *c, const struct checker_call *call,
+			      const struct run_result *rr, struct checker_verdict *v)
+{
+	v->cpu_ms = rr->cpu_ms;
+	v->wall_ms = rr->wall_ms;
+	bool exited = rr->status == RUN_OK || (rr->status == RUN_RUNTIME_ERROR && !rr->signal);
+	if (exited && (rr->exit_code == EXIT_ACCEPT || rr->exit_code == EXIT_REJECT)) {
+		v->outcome = rr->exit_code == EXIT_ACCEPT ? CHECKER_ACCEPT : CHECKER_REJECT;
+		read_feedback(c, call, v);
+		return;
 	}
 	/* the package's fault: say what happened, with the validator's own words */
 	struct strbuf why = STRBUF_INIT;
-	if (rr.status == RUN_TIMEOUT)
-		strbuf_addf(&why, "output validator timed out after %ld ms", rr.cpu_ms);
-	else if (rr.status == RUN_MEMORY_LIMIT)
+	if (rr->status == RUN_TIMEOUT)
+		strbuf_addf(&why, "output validator timed out after %ld ms", rr->cpu_ms);
+	else if (rr->status == RUN_MEMORY_LIMIT)
 		strbuf_addstr(&why, "output validator exceeded its memory limit");
-	else if (rr.status == RUN_OUTPUT_LIMIT)
+	else if (rr->status == RUN_OUTPUT_LIMIT)
 		strbuf_addstr(&why, "output validator wrote too much output");
-	else if (rr.signal)
-		strbuf_addf(&why, "output validator was killed by signal %d", rr.signal);
+	else if (rr->signal)
+		strbuf_addf(&why, "output validator was killed by signal %d", rr->signal);
 	else
 		strbuf_addf(&why, "output validator exited with code %d (expected 42 or 43)",
-			    rr.exit_code);
-	if (rr.err.len) {
+			    rr->exit_code);
+	if (rr->err.len) {
 		strbuf_addstr(&why, ": ");
-		strbuf_add(&why, rr.err.buf, rr.err.len < 300 ? rr.err.len : 300);
+		strbuf_add(&why, rr->err.buf, rr->err.len < 300 ? rr->err.len : 300);
 	}
 	set_message(v->message, sizeof v->message, why.buf, why.len);
 	strbuf_release(&why);
 	log_warn("checker: problem %s: %s", c->problem_id, v->message);
-out:
-	strbuf_release(&msg);
+}
+
+/* The validator's run spec for call into spec, its argv into argv (room for
+ * max). 0, or -1 with the reason in err. */
+static int validator_spec(struct checker *c, const struct checker_call *call, bool talk,
+			  const char **argv, int max, struct run_spec *spec, char *err,
+			  size_t errlen)
+{
+	if (validator_argv(c, call, talk, argv, max) < 0) {
+		snprintf(err, errlen, "too many output validator arguments");
+		return -1;
+	}
+	if (write_inputs(c, call, err, errlen) < 0)
+		return -1;
+	const struct lang *l = c->lang;
+	*spec = (struct run_spec){
+	    .argv = argv,
+	    .env = (const char *const *)l->env,
+	    .ro_paths = (const char *const *)l->ro_paths,
+	    .stdin_data = call->output,
+	    .stdin_len = call->output_len,
+	    .limits = c->limits,
+	    .trusted_tool = true,
+	};
+	return 0;
+}
+
+int checker_run_call(struct checker *c, const struct checker_call *call, struct checker_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->outcome = CHECKER_FAIL;
+	if (!c || !call || !call->in_path)
+		return -1;
+	const char *argv[MAX_ARGS + 16];
+	struct run_spec spec;
+	if (validator_spec(c, call, false, argv, MAX_ARGS + 15, &spec, v->message,
+			   sizeof v->message) < 0)
+		return 0;
+	struct run_result rr;
+	run_result_init(&rr);
+	if (sandbox_run(c->sb, &spec, &rr) < 0 || rr.status == RUN_INTERNAL_ERROR)
+		snprintf(v->message, sizeof v->message, "output validator sandbox failed: %s",
+			 rr.message[0] ? rr.message : "invalid run specification");
+	else
+		validator_verdict(c, call, &rr, v);
 	run_result_release(&rr);
 	return 0;
+}
+
+int checker_start(struct checker *c, const struct checker_call *call, long wall_ms,
+		  struct sandbox_proc **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!c || !call || !call->in_path) {
+		snprintf(err, errlen, "invalid validator call");
+		return -1;
+	}
+	const char *argv[MAX_ARGS + 16];
+	struct run_spec spec;
+	if (validator_spec(c, call, true, argv, MAX_ARGS + 15, &spec, err, errlen) < 0)
+		return -1;
+	spec.limits.wall_ms = wall_ms;
+	if (sandbox_start(c->sb, &spec, out, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+void checker_finish(struct checker *c, const struct checker_call *call, struct sandbox_proc *proc,
+		    long timeout_ms, const struct strbuf *err_text, struct checker_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->outcome = CHECKER_FAIL;
+	struct run_result rr;
+	run_result_init(&rr);
+	sandbox_proc_wait(proc, timeout_ms, &rr);
+	if (err_text)
+		strbuf_add(&rr.err, err_text->buf, err_text->len);
+	if (rr.status == RUN_INTERNAL_ERROR)
+		snprintf(v->message, sizeof v->message, "output validator sandbox failed: %s",
+			 rr.message[0] ? rr.message : "unknown failure");
+	else
+		validator_verdict(c, call, &rr, v);
+	run_result_release(&rr);
 }
 
 void checker_close(struct checker *c)

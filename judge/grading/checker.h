@@ -29,6 +29,26 @@ struct checker_verdict {
 			      valid UTF-8, may be empty */
 	long cpu_ms;
 	long wall_ms;
+	/* accept: the score the validator wrote (scoring problems): score.txt, or
+	 * score_multiplier.txt when multiplier */
+	bool has_score;
+	bool multiplier;
+	double score;
+	bool nextpass; /* accept: it wrote nextpass.in (multi-pass; read into the call's) */
+};
+
+/* One run of the validator beyond checker_run's: multi-pass problems keep the
+ * feedback folder between the passes of a test and take its nextpass.in. */
+struct checker_call {
+	const char *in_path; /* host file of the test's input */
+	const char *in_data; /* when set: the input instead (a later pass's) */
+	size_t in_len;
+	const char *ans_path; /* host file of the answer, or NULL: an empty one */
+	const char *output;   /* the submission's output */
+	size_t output_len;
+	const char *const *args; /* NULL-terminated, may be NULL */
+	bool keep_feedback;	 /* a later pass of the same test: keep feedback/ */
+	struct strbuf *nextpass; /* when set: receives nextpass.in (v->nextpass) */
 };
 
 /* Builds p's output validator (p->custom_validator must be set): opens a
@@ -48,6 +68,23 @@ int checker_build(const struct problem *p, const struct lang_registry *langs,
  * invalid arguments. */
 int checker_run(struct checker *c, const char *in_path, const char *ans_path, const char *output,
 		size_t output_len, const char *const *args, struct checker_verdict *v);
+
+/* checker_run with the options of call (multi-pass). Same returns. */
+int checker_run_call(struct checker *c, const struct checker_call *call, struct checker_verdict *v);
+
+/* Starts the validator of an interactive problem on the test of call as a live
+ * process (runner/sandbox.h, sandbox_start) in the validator's own box, where
+ * trusted tools run: its stdin and stdout are pipes the caller relays to and
+ * from the submission (interact.h). SIGPIPE is ignored in it, so a write to a
+ * submission that is gone fails instead of killing it. wall_ms is its wall
+ * limit. 0 with *out, or -1 with err (the judge's or the package's fault). */
+int checker_start(struct checker *c, const struct checker_call *call, long wall_ms,
+		  struct sandbox_proc **out, char *err, size_t errlen);
+/* Waits for a started validator at most timeout_ms (then kills it) and fills
+ * v as checker_run_call does; err_text is what it wrote on stderr (may be
+ * NULL). proc is still the caller's to free. */
+void checker_finish(struct checker *c, const struct checker_call *call, struct sandbox_proc *proc,
+		    long timeout_ms, const struct strbuf *err_text, struct checker_verdict *v);
 
 /* Kills what still runs and removes the validator's workspace. NULL is fine. */
 void checker_close(struct checker *c);

@@ -16,11 +16,13 @@
 
 #include "judge/grading/checker.h"
 #include "judge/grading/compare.h"
+#include "judge/grading/interact.h"
 #include "common/config.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
 #include "common/log.h"
 #include "judge/grading/problem.h"
+#include "judge/grading/score.h"
 #include "judge/grading/status.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
@@ -51,6 +53,7 @@ static void add_test(struct grade_plan *p, const char *name, const char *stdin_d
 	g->expected = expected;
 	g->expected_len = expected_len;
 	g->has_expected = expected != NULL;
+	g->points = -1;
 }
 
 /* Tests, limits and validator options of a problem package (problem.h): env's
@@ -73,6 +76,10 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env,
 		return -1;
 	}
 	p->problem = pb;
+	p->interactive = pb->interactive;
+	p->scoring = pb->scoring;
+	p->run_all |= pb->scoring; /* every group's score needs every test */
+	p->max_passes = pb->multi_pass ? (int)pb->limits.validation_passes : 1;
 	struct limits_policy pol;
 	limits_policy_from_config(env->cfg, &pol);
 	limits_run(&pol, p->lang, &pb->limits, &req->limits, &p->run_limits);
@@ -87,6 +94,7 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env,
 		g->hide_data = !pt->is_sample;
 		g->cmp = &pt->cmp;
 		g->validator_args = (const char *const *)pt->validator_args;
+		g->points = -1;
 	}
 	return 0;
 }
@@ -102,7 +110,10 @@ static int plan_tests(struct grade_plan *p, const struct grade_env *env,
 	for (int i = 0; i < req->ntests; i++) {
 		const struct grade_test_in *t = &req->tests[i];
 		add_test(p, t->name, t->stdin_data, t->stdin_len, t->expected, t->expected_len);
+		p->tests[i].points = t->points;
+		p->points |= t->points >= 0;
 	}
+	p->run_all |= p->points; /* partial credit needs every test's verdict */
 	if (!req->ntests)
 		add_test(p, "1", req->stdin_data, req->stdin_len, req->expected, req->expected_len);
 	return 0;
@@ -144,6 +155,7 @@ int grade_plan_make(struct grade_plan *p, const struct grade_env *env,
 	p->run_all = req->run_all_tests;
 	p->cancel = env->cancel;
 	p->backend = env->backend;
+	p->max_passes = 1;
 	p->cmp = req->cmp;
 	size_t n = 0;
 	while (p->lang->run_argv && p->lang->run_argv[n])
@@ -157,21 +169,48 @@ int grade_plan_make(struct grade_plan *p, const struct grade_env *env,
 	return plan_tests(p, env, req, err, errlen);
 }
 
+/* What judging one run tells beyond its verdict: the validator's score and
+ * next pass (scoring and multi-pass problems). */
+struct judge_extra {
+	int pass;		    /* 1 for the first run of a test */
+	const struct strbuf *input; /* a later pass: its input (the validator's too) */
+	struct strbuf *nextpass;    /* multi-pass: receives nextpass.in */
+	bool has_next;
+	struct score_test score;
+};
+
 /* Asks the package's output validator (checker.h). Its failure is the judge's
  * fault (internal_error), never a verdict against the submission. */
 static enum sub_status judge_checker(const struct grade_plan *p, const struct grade_test *t,
 				     const struct run_result *rr, struct grade_feedback *fb,
-				     char *err, size_t errlen)
+				     struct judge_extra *x, char *err, size_t errlen)
 {
 	struct checker_verdict v;
-	checker_run(p->checker, t->stdin_path, t->expected_path, rr->out.buf, rr->out.len,
-		    t->validator_args, &v);
+	struct checker_call call = {
+	    .in_path = t->stdin_path,
+	    .ans_path = t->expected_path,
+	    .output = rr->out.buf,
+	    .output_len = rr->out.len,
+	    .args = t->validator_args,
+	    .keep_feedback = x && x->pass > 1,
+	    .in_data = x && x->input ? x->input->buf : NULL,
+	    .in_len = x && x->input ? x->input->len : 0,
+	    .nextpass = x ? x->nextpass : NULL,
+	};
+	checker_run_call(p->checker, &call, &v);
 	if (v.outcome == CHECKER_FAIL) {
 		snprintf(err, errlen, "test '%.100s': %.380s", t->name, v.message);
 		return SUB_INTERNAL_ERROR;
 	}
-	if (v.outcome == CHECKER_ACCEPT)
+	if (v.outcome == CHECKER_ACCEPT) {
+		if (x) {
+			x->has_next = v.nextpass;
+			x->score.has_value = v.has_score;
+			x->score.multiplier = v.multiplier;
+			x->score.value = v.score;
+		}
 		return SUB_ACCEPTED;
+	}
 	fb->present = true;
 	snprintf(fb->message, sizeof fb->message, "%s",
 		 v.message[0] ? v.message : "rejected by the output validator");
@@ -181,8 +220,12 @@ static enum sub_status judge_checker(const struct grade_plan *p, const struct gr
 /* Maps a run that did not fail to a verdict, comparing when there is an expected output. */
 static enum sub_status judge_output(const struct grade_plan *p, const struct grade_test *t,
 				    const struct run_result *rr, struct grade_feedback *fb,
-				    char *err, size_t errlen)
+				    struct judge_extra *x, char *err, size_t errlen)
 {
+	const struct cmp_opts *cmp = t->cmp ? t->cmp : &p->cmp;
+	/* an output validator judges tests with no answer file too (multi-pass) */
+	if (cmp->mode == CMP_CHECKER && t->stdin_path)
+		return judge_checker(p, t, rr, fb, x, err, errlen);
 	if (!t->has_expected && !t->expected_path)
 		return SUB_COMPLETED;
 	struct strbuf file = STRBUF_INIT;
@@ -198,11 +241,6 @@ static enum sub_status judge_output(const struct grade_plan *p, const struct gra
 		}
 		exp = file.buf;
 		exp_len = file.len;
-	}
-	const struct cmp_opts *cmp = t->cmp ? t->cmp : &p->cmp;
-	if (cmp->mode == CMP_CHECKER) {
-		strbuf_release(&file);
-		return judge_checker(p, t, rr, fb, err, errlen);
 	}
 	struct cmp_feedback cf;
 	memset(&cf, 0, sizeof cf);
@@ -243,8 +281,9 @@ static enum sub_status run_status_verdict(enum run_status s)
 	return SUB_INTERNAL_ERROR;
 }
 
-enum sub_status grade_judge_test(const struct grade_plan *p, int i, const struct run_result *rr,
-				 struct grade_feedback *fb, char *err, size_t errlen)
+static enum sub_status judge_test(const struct grade_plan *p, int i, const struct run_result *rr,
+				  struct grade_feedback *fb, struct judge_extra *x, char *err,
+				  size_t errlen)
 {
 	memset(fb, 0, sizeof *fb);
 	if (rr->status != RUN_OK) {
@@ -254,7 +293,13 @@ enum sub_status grade_judge_test(const struct grade_plan *p, int i, const struct
 				 rr->message[0] ? rr->message : "invalid run specification");
 		return st;
 	}
-	return judge_output(p, &p->tests[i], rr, fb, err, errlen);
+	return judge_output(p, &p->tests[i], rr, fb, x, err, errlen);
+}
+
+enum sub_status grade_judge_test(const struct grade_plan *p, int i, const struct run_result *rr,
+				 struct grade_feedback *fb, char *err, size_t errlen)
+{
+	return judge_test(p, i, rr, fb, NULL, err, errlen);
 }
 
 static struct grade_run_facts run_facts(const struct run_result *rr)
@@ -287,7 +332,9 @@ bool grade_tally_add(struct grade_tally *t, const struct grade_plan *p, struct g
 		     const struct grade_feedback *fb)
 {
 	const struct grade_test *gt = &p->tests[i];
-	t->any_expected |= gt->has_expected || gt->expected_path;
+	/* an output validator judges a test without an answer file too */
+	t->any_expected |=
+	    gt->has_expected || gt->expected_path || (gt->cmp && gt->cmp->mode == CMP_CHECKER);
 	t->max_cpu = rr->cpu_ms > t->max_cpu ? rr->cpu_ms : t->max_cpu;
 	t->max_wall = rr->wall_ms > t->max_wall ? rr->wall_ms : t->max_wall;
 	t->max_mem = rr->memory_kb > t->max_mem ? rr->memory_kb : t->max_mem;
@@ -398,45 +445,200 @@ static bool cancelled(const struct grade_plan *p, char *err, size_t errlen)
 	return true;
 }
 
+static struct run_spec test_spec(const struct grade_plan *p, int i)
+{
+	const struct grade_test *t = &p->tests[i];
+	struct run_spec spec = {
+	    .argv = (const char *const *)p->run_argv,
+	    .env = (const char *const *)p->lang->env,
+	    .ro_paths = (const char *const *)p->lang->ro_paths,
+	    .warm_argv = (const char *const *)p->lang->warm_argv,
+	    .preload = (const char *const *)p->lang->preload,
+	    .stdin_data = t->stdin_data,
+	    .stdin_len = t->stdin_len,
+	    .stdin_path = t->stdin_path,
+	    .limits = p->run_limits,
+	    .more_runs = i < p->ntests - 1 || p->max_passes > 1,
+	};
+	return spec;
+}
+
+/* Runs test i into rr and judges it: once, or (multi-pass) again in the same
+ * box with the validator's nextpass.in as input while it asks, up to
+ * max_passes. The limits hold for each pass; rr reports the last pass, with
+ * the largest time and memory of all. Returns the verdict. */
+/* Test i of an interactive problem: the submission and the validator talk
+ * (interact.h); rr receives the submission's run. Returns the verdict. */
+static enum sub_status run_interactive(const struct grade_plan *p, struct sandbox *sb, int i,
+				       struct run_result *rr, struct grade_feedback *fb,
+				       struct judge_extra *x, char *err, size_t errlen)
+{
+	const struct grade_test *t = &p->tests[i];
+	struct run_spec spec = test_spec(p, i);
+	struct checker_call call = {
+	    .in_path = t->stdin_path, .ans_path = t->expected_path, .args = t->validator_args};
+	struct interact_result ir;
+	memset(fb, 0, sizeof *fb);
+	x->pass = 1;
+	if (interact_run(sb, &spec, p->checker, &call, &ir, err, errlen) < 0) {
+		run_result_release(&ir.sub);
+		return SUB_INTERNAL_ERROR;
+	}
+	char why[400] = "";
+	enum sub_status st = interact_verdict(&ir, why, sizeof why);
+	if (st == SUB_INTERNAL_ERROR)
+		snprintf(err, errlen, "test '%.100s': %.380s", t->name, why);
+	if (st == SUB_WRONG_ANSWER) {
+		fb->present = true;
+		snprintf(fb->message, sizeof fb->message, "%s",
+			 ir.val.message[0] ? ir.val.message : "rejected by the output validator");
+	}
+	if (st == SUB_ACCEPTED) {
+		x->score.has_value = ir.val.has_score;
+		x->score.multiplier = ir.val.multiplier;
+		x->score.value = ir.val.score;
+	}
+	/* rr takes the submission's run (its stderr, times, exit) */
+	run_result_release(rr);
+	*rr = ir.sub;
+	return st;
+}
+
+static enum sub_status run_test(const struct grade_plan *p, struct sandbox *sb, int i,
+				struct run_result *rr, struct grade_feedback *fb,
+				struct judge_extra *x, char *err, size_t errlen)
+{
+	if (p->interactive)
+		return run_interactive(p, sb, i, rr, fb, x, err, errlen);
+	struct run_spec spec = test_spec(p, i);
+	struct strbuf next = STRBUF_INIT, input = STRBUF_INIT;
+	long cpu = 0, wall = 0, mem = 0;
+	enum sub_status st = SUB_INTERNAL_ERROR;
+	x->nextpass = p->max_passes > 1 ? &next : NULL;
+	for (x->pass = 1;; x->pass++) {
+		if (x->pass > 1) {
+			run_result_release(rr);
+			run_result_init(rr);
+		}
+		if (sandbox_run(sb, &spec, rr) < 0)
+			rr->status = RUN_INTERNAL_ERROR;
+		cpu = rr->cpu_ms > cpu ? rr->cpu_ms : cpu;
+		wall = rr->wall_ms > wall ? rr->wall_ms : wall;
+		mem = rr->memory_kb > mem ? rr->memory_kb : mem;
+		x->has_next = false;
+		st = judge_test(p, i, rr, fb, x, err, errlen);
+		if (st != SUB_ACCEPTED || !x->has_next)
+			break;
+		if (x->pass >= p->max_passes) {
+			snprintf(err, errlen,
+				 "test '%.100s': the output validator asked for pass %d of at most "
+				 "%d (limits.validation_passes)",
+				 p->tests[i].name, x->pass + 1, p->max_passes);
+			st = SUB_INTERNAL_ERROR;
+			break;
+		}
+		if (cancelled(p, err, errlen)) {
+			st = SUB_INTERNAL_ERROR;
+			break;
+		}
+		/* the next pass reads what the validator wrote */
+		struct strbuf tmp = input;
+		input = next;
+		next = tmp;
+		spec.stdin_data = input.buf;
+		spec.stdin_len = input.len;
+		spec.stdin_path = NULL;
+		x->input = &input;
+	}
+	rr->cpu_ms = cpu;
+	rr->wall_ms = wall;
+	rr->memory_kb = mem;
+	x->input = NULL;
+	x->nextpass = NULL;
+	strbuf_release(&next);
+	strbuf_release(&input);
+	return st;
+}
+
+/* Scores res from its tests: the package's groups (score.h), or inline tests'
+ * points (the points of the accepted ones). */
+static void finish_score(const struct grade_plan *p, const struct score_test *sc,
+			 struct grade_result *res)
+{
+	if (p->points) {
+		res->has_score = true;
+		for (int i = 0; i < p->ntests; i++) {
+			double pts = p->tests[i].points > 0 ? p->tests[i].points : 0;
+			res->max_score += pts;
+			if (i < res->ntests) {
+				res->tests[i].has_score = true;
+				res->tests[i].score = sc[i].accepted ? pts : 0;
+				res->score += res->tests[i].score;
+			}
+		}
+		return;
+	}
+	const struct problem *pb = p->problem;
+	if (!p->scoring || !pb)
+		return;
+	struct score_group *g = xcalloc((size_t)pb->ngroups + 1, sizeof *g);
+	double *ts = xcalloc((size_t)pb->ntests + 1, sizeof *ts);
+	res->has_score = true;
+	res->score = score_problem(pb, sc, g, ts, &res->max_score);
+	for (int i = 0; i < res->ntests && i < pb->ntests; i++) {
+		res->tests[i].has_score = true;
+		res->tests[i].score = ts[i];
+	}
+	res->groups = xcalloc((size_t)pb->ngroups + 1, sizeof *res->groups);
+	for (int i = 0; i < pb->ngroups; i++) {
+		if (!strcmp(pb->groups[i].name, "sample") || pb->groups[i].parent < 0)
+			continue; /* samples count nothing; data/secret is the score itself */
+		struct grade_group_out *o = &res->groups[res->ngroups++];
+		o->name = xstrdup(pb->groups[i].name);
+		o->score = g[i].score;
+		o->max_score = g[i].max;
+		o->accepted = g[i].accepted;
+	}
+	free(g);
+	free(ts);
+}
+
 /* Runs the tests in order into res. Returns 0, or -1 on the judge's own
  * failure (message in err). */
 static int run_tests(const struct grade_plan *p, struct sandbox *sb, struct grade_result *res,
 		     char *err, size_t errlen)
 {
 	struct grade_tally tally;
+	struct score_test *sc = xcalloc((size_t)p->ntests + 1, sizeof *sc);
+	int ret = -1;
 	grade_tally_start(&tally, p, res);
 	for (int i = 0; i < p->ntests; i++) {
 		if (cancelled(p, err, errlen))
-			return -1;
-		const struct grade_test *t = &p->tests[i];
-		struct run_spec spec = {
-		    .argv = (const char *const *)p->run_argv,
-		    .env = (const char *const *)p->lang->env,
-		    .ro_paths = (const char *const *)p->lang->ro_paths,
-		    .warm_argv = (const char *const *)p->lang->warm_argv,
-		    .preload = (const char *const *)p->lang->preload,
-		    .stdin_data = t->stdin_data,
-		    .stdin_len = t->stdin_len,
-		    .stdin_path = t->stdin_path,
-		    .limits = p->run_limits,
-		    .more_runs = i < p->ntests - 1,
-		};
+			goto out;
 		struct run_result rr;
 		struct grade_feedback fb;
+		struct judge_extra x = {0};
 		run_result_init(&rr);
-		if (sandbox_run(sb, &spec, &rr) < 0)
-			rr.status = RUN_INTERNAL_ERROR;
-		enum sub_status st = grade_judge_test(p, i, &rr, &fb, err, errlen);
+		enum sub_status st = run_test(p, sb, i, &rr, &fb, &x, err, errlen);
 		bool stop =
 		    st == SUB_INTERNAL_ERROR || grade_tally_add(&tally, p, res, i, st, &rr, &fb);
 		run_result_release(&rr);
 		if (st == SUB_INTERNAL_ERROR)
-			return -1;
+			goto out;
+		sc[i] = x.score;
+		sc[i].ran = true;
+		sc[i].accepted = st == SUB_ACCEPTED;
+		if (p->max_passes > 1 && res->has_tests)
+			res->tests[res->ntests - 1].passes = x.pass;
 		if (stop)
 			break;
 	}
 	grade_tally_finish(&tally, p, res);
-	return 0;
+	finish_score(p, sc, res);
+	ret = 0;
+out:
+	free(sc);
+	return ret;
 }
 
 /* Writes the request's extra files beside the source; when some are sources of

@@ -55,6 +55,7 @@ struct grade_test {
 	bool hide_data;		    /* secret test: no expected snippet in feedback */
 	const struct cmp_opts *cmp; /* problem packages: the test group's options, else NULL */
 	const char *const *validator_args; /* custom output validator arguments */
+	double points;			   /* inline tests' "points", < 0 when not given */
 };
 
 /* A request planned into runs: language, limits, compare options, tests. It
@@ -79,6 +80,10 @@ struct grade_plan {
 	char **compile_argv; /* programs of several sources (prob_compile_argv), or NULL */
 	/* the language's run argv and the request's args (strings borrowed) */
 	const char **run_argv;
+	bool scoring;	  /* a scoring problem: every test runs, groups are scored */
+	bool interactive; /* the submission talks to the validator (interact.h) */
+	bool points;	  /* inline tests with points: score = points of passed tests */
+	int max_passes;	  /* runs of one test: validation_passes for multi-pass, else 1 */
 };
 
 /* Plans req with env's configuration, languages and package (a "problem"

@@ -53,6 +53,7 @@ void model_request_add_test(struct grade_request *r, const char *name, const cha
 	r->tests = xreallocarray(r->tests, (size_t)r->ntests + 1, sizeof *r->tests);
 	struct grade_test_in *t = &r->tests[r->ntests++];
 	memset(t, 0, sizeof *t);
+	t->points = -1;
 	if (!stdin_data)
 		stdin_data = "", stdin_len = 0;
 	model_set(&t->name, name, strlen(name));
@@ -139,6 +140,8 @@ static void render_body(cJSON *o, const struct grade_request *r)
 			add_str(tj, "stdin", t->stdin_data);
 			if (t->expected)
 				add_str(tj, "expected_output", t->expected);
+			if (t->points >= 0)
+				cJSON_AddNumberToObject(tj, "points", t->points);
 		}
 	} else {
 		add_str(o, "stdin", r->stdin_data);
@@ -241,6 +244,9 @@ static void load_tests(const cJSON *in, struct grade_request *out)
 		snprintf(num, sizeof num, "%d", ++i);
 		model_request_add_test(out, name ? name : num, s, s ? strlen(s) : 0, e,
 				       e ? strlen(e) : 0);
+		const cJSON *pts = cJSON_GetObjectItemCaseSensitive(t, "points");
+		if (cJSON_IsNumber(pts) && pts->valuedouble >= 0)
+			out->tests[out->ntests - 1].points = pts->valuedouble;
 	}
 }
 
@@ -319,6 +325,9 @@ void model_result_release(struct grade_result *r)
 	for (int i = 0; i < r->ntests; i++)
 		free(r->tests[i].name);
 	free(r->tests);
+	for (int i = 0; i < r->ngroups; i++)
+		free(r->groups[i].name);
+	free(r->groups);
 	model_result_init(r);
 }
 
@@ -414,6 +423,31 @@ static void render_tests(cJSON *o, const struct grade_result *r)
 		add_str(tj, "status", sub_status_name(t->status));
 		render_run(tj, &t->run);
 		render_feedback(tj, &t->feedback);
+		if (t->has_score)
+			cJSON_AddNumberToObject(tj, "score", t->score);
+		if (t->passes > 0)
+			cJSON_AddNumberToObject(tj, "passes", t->passes);
+	}
+}
+
+/* "score", its maximum and the groups' scores, when the result is scored
+ * (absent otherwise, so unscored results keep their shape). */
+static void render_score(cJSON *o, const struct grade_result *r)
+{
+	if (!r->has_score)
+		return;
+	cJSON_AddNumberToObject(o, "score", r->score);
+	cJSON_AddNumberToObject(o, "max_score", r->max_score);
+	if (!r->ngroups)
+		return;
+	cJSON *groups = cJSON_AddArrayToObject(o, "groups");
+	for (int i = 0; i < r->ngroups; i++) {
+		cJSON *g = cJSON_CreateObject();
+		cJSON_AddItemToArray(groups, g);
+		add_str(g, "name", r->groups[i].name);
+		cJSON_AddNumberToObject(g, "score", r->groups[i].score);
+		cJSON_AddNumberToObject(g, "max_score", r->groups[i].max_score);
+		cJSON_AddBoolToObject(g, "accepted", r->groups[i].accepted);
 	}
 }
 
@@ -429,6 +463,7 @@ static void render_ran(cJSON *o, const struct grade_result *r)
 	if (!r->feedback.present)
 		cJSON_AddNullToObject(o, "feedback");
 	render_feedback(o, &r->feedback);
+	render_score(o, r);
 	if (r->has_tests)
 		cJSON_AddNumberToObject(o, "tests_total", r->tests_total);
 }

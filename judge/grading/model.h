@@ -7,7 +7,8 @@
  *   {"language": "python", "source": "...",
  *    "files": [{"name": "util.h", "content": "..."}],   more files (judge run/verify, /v1, Piston)
  *    "args": ["1", "2"],                    command-line arguments of the program (when any)
- *    "tests": [{"name": "1", "stdin": "...", "expected_output": "..."}],  (expected optional)
+ *    "tests": [{"name": "1", "stdin": "...", "expected_output": "...", "points": 2}],
+ *                                           (expected and points optional)
  *    "problem": "sum",                      instead of tests: a package's tests
  *    "stdin": "...", "expected_output": "...",   instead of both: one run
  *    "compare": {"mode": "tokens", "case_sensitive": false, "space_change_sensitive": false,
@@ -42,6 +43,7 @@ struct grade_test_in {
 	size_t stdin_len;
 	char *expected;
 	size_t expected_len;
+	double points; /* "points": the test's share of the score; < 0 = not given */
 };
 
 /* A request. Every pointer is owned (model_request_release frees it). Exactly
@@ -75,8 +77,8 @@ void model_request_release(struct grade_request *r);
 /* Copies s (len bytes, NUL-terminated in the copy) into *dst, freeing the old
  * value. */
 void model_set(char **dst, const char *s, size_t len);
-/* Appends a test (stdin NULL = empty, expected NULL = none); copies every
- * string. */
+/* Appends a test (stdin NULL = empty, expected NULL = none) with no points;
+ * copies every string. */
 void model_request_add_test(struct grade_request *r, const char *name, const char *stdin_data,
 			    size_t stdin_len, const char *expected, size_t expected_len);
 /* Appends a file; copies both strings. */
@@ -130,6 +132,17 @@ struct grade_test_out {
 	enum sub_status status;
 	struct grade_run_facts run;
 	struct grade_feedback feedback;
+	bool has_score; /* scored results: the test's score */
+	double score;
+	int passes; /* multi-pass problems: runs of this test (0: not multi-pass) */
+};
+
+/* A test group's score (scoring problems). */
+struct grade_group_out {
+	char *name;
+	double score;
+	double max_score;
+	bool accepted;
 };
 
 /* A result. Three shapes, as the README's "Result JSON":
@@ -152,6 +165,12 @@ struct grade_result {
 	struct grade_test_out *tests;
 	int ntests;
 	int tests_total;
+	/* scoring problems and tests with points: the score (else "score": null) */
+	bool has_score;
+	double score;
+	double max_score;
+	struct grade_group_out *groups; /* scoring problems: each test group's */
+	int ngroups;
 };
 
 void model_result_init(struct grade_result *r);

@@ -286,8 +286,15 @@ static int parse_limits(struct problem *p, struct yml *y, yaml_node_t *lim, cons
 	    yml_long(yml_get(y, lim, "validation_memory"), "limits.validation_memory", file,
 		     &l->validation_memory_mb, err, errlen) < 0 ||
 	    yml_long(yml_get(y, lim, "validation_output"), "limits.validation_output", file,
-		     &l->validation_output_mb, err, errlen) < 0)
+		     &l->validation_output_mb, err, errlen) < 0 ||
+	    yml_long(yml_get(y, lim, "validation_passes"), "limits.validation_passes", file,
+		     &l->validation_passes, err, errlen) < 0)
 		return -1;
+	if (l->validation_passes > PROB_MAX_PASSES) {
+		prob_fail(err, errlen, "%s: limits.validation_passes must be 1 to %d", file,
+			  PROB_MAX_PASSES);
+		return -1;
+	}
 	return 0;
 }
 
@@ -306,6 +313,18 @@ static char *name_of(struct yml *y, yaml_node_t *n)
 	yaml_node_pair_t *first = n->data.mapping.pairs.start;
 	const char *v = yml_scalar(yaml_document_get_node(&y->doc, first->value));
 	return v ? xstrdup(v) : NULL;
+}
+
+/* Legacy problem.yaml `grading:` {accept_score, reject_score, objective, ...}:
+ * the scores every test group starts from. */
+static int legacy_grading(struct prob_loader *L, struct yml *y, yaml_node_t *g, const char *file)
+{
+	if (!g || g->type != YAML_MAPPING_NODE)
+		return 0;
+	const char *objective = yml_scalar(yml_get(y, g, "objective"));
+	if (objective && strcmp(objective, "max") && !L->p->unsupported)
+		L->p->unsupported = xasprintf("grading objective '%s' is not supported", objective);
+	return prob_group_settings(L, y, g, file, &L->defaults);
 }
 
 /* Reads problem.yaml. *custom tells whether problem.yaml asks for a custom
@@ -373,6 +392,8 @@ static int load_yaml(struct prob_loader *L, bool *custom_asked)
 		goto out;
 	L->problem_args = args.v;
 	args.v = NULL;
+	if (legacy_grading(L, &y, yml_get(&y, root, "grading"), file) < 0)
+		goto out;
 	if (parse_limits(p, &y, yml_get(&y, root, "limits"), file, L->err, L->errlen) < 0)
 		goto out;
 	ret = 0;
@@ -453,6 +474,8 @@ int prob_load(struct problem *p, const char *dir, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof *p);
 	struct prob_loader L = {.p = p, .err = err, .errlen = errlen};
+	L.defaults.accept_score = 1;
+	L.defaults.max_score = -1;
 	bool custom = false;
 	int ret = -1;
 	size_t n = strlen(dir);
@@ -471,6 +494,7 @@ int prob_load(struct problem *p, const char *dir, char *err, size_t errlen)
 	l->time_resolution = 1.0;
 	l->time_multiplier = 5;
 	l->time_safety_margin = 2;
+	l->validation_passes = 2;
 	if (load_yaml(&L, &custom) < 0 || prob_load_validator(&L, custom) < 0 ||
 	    prob_load_data(&L) < 0 || prob_load_submissions(&L) < 0)
 		goto out;
@@ -482,14 +506,16 @@ int prob_load(struct problem *p, const char *dir, char *err, size_t errlen)
 	if (!p->name)
 		p->name = xstrdup(p->id);
 	if (!p->unsupported) {
-		/* the judge grades pass-fail problems only: a scoring one graded pass-fail
-		 * would fail its accepted submissions */
-		const char *why = p->interactive     ? "interactive problems are not supported"
-				  : p->multi_pass    ? "multi-pass problems are not supported"
-				  : p->submit_answer ? "submit-answer problems are not supported"
-				  : p->scoring ? "scoring problems are not supported (the judge "
-						 "grades pass-fail problems only)"
-					       : NULL;
+		/* a kind the judge cannot grade is refused, never graded as another kind */
+		const char *why = NULL;
+		if (p->interactive && p->multi_pass)
+			why = "interactive multi-pass problems are not supported";
+		else if (p->submit_answer)
+			why = "submit-answer problems are not supported";
+		else if ((p->interactive || p->multi_pass) && !p->custom_validator)
+			why = p->interactive
+				  ? "interactive problems need an output validator (none found)"
+				  : "multi-pass problems need an output validator (none found)";
 		if (why)
 			p->unsupported = xstrdup(why);
 	}
@@ -537,6 +563,9 @@ void prob_release(struct problem *p)
 		prob_strv_free(p->tests[i].validator_args);
 	}
 	free(p->tests);
+	for (int i = 0; i < p->ngroups; i++)
+		free(p->groups[i].name);
+	free(p->groups);
 	for (int i = 0; i < p->nsubs; i++) {
 		free(p->subs[i].folder);
 		free(p->subs[i].path);

@@ -17,6 +17,9 @@
 struct lang;
 struct lang_registry;
 
+/* Most runs of one test in a multi-pass problem (limits.validation_passes). */
+#define PROB_MAX_PASSES 100
+
 enum prob_format {
 	PROB_LEGACY,  /* no problem_format_version, "legacy" or "legacy-icpc" */
 	PROB_2023_07, /* "2023-07", "2023-07-draft" */
@@ -40,6 +43,25 @@ struct prob_program {
 	char *unsupported; /* why the judge cannot run it (build/run scripts...), or NULL */
 };
 
+/* How a test group's score follows from its children's (scoring problems):
+ * 2025-09 score_aggregation, 2023-07 scoring.aggregation, legacy grader_flags. */
+enum prob_agg { PROB_AGG_SUM, PROB_AGG_MIN, PROB_AGG_PASS_FAIL };
+
+/* A test group: data/sample, data/secret and every folder below them, with the
+ * scoring settings of its testdata.yaml / test_group.yaml (score.h aggregates). */
+struct prob_group {
+	char *name;	     /* "sample", "secret", "secret/subtask1" */
+	int parent;	     /* index in problem.groups; -1 for sample and secret */
+	enum prob_agg agg;   /* inherited from the parent group unless given */
+	double max_score;    /* 2025-09 max_score, 2023-07 scoring.score; < 0: not given
+				(never inherited) */
+	bool has_accept;     /* legacy accept_score given (inherited) */
+	double accept_score; /* legacy: an accepted test's score (default 1) */
+	double reject_score; /* legacy: a rejected test's score (default 0) */
+	bool has_range;	     /* legacy range "lo hi": the group's score is clamped */
+	double range_lo, range_hi;
+};
+
 struct prob_test {
 	char *name;	/* path under data/ without .in, e.g. "secret/group1/03-max" */
 	char *in_path;	/* host paths */
@@ -48,6 +70,7 @@ struct prob_test {
 	struct cmp_opts cmp;   /* default validator options (mode CMP_CHECKER with a custom one) */
 	char **validator_args; /* arguments for the output validator, NULL-terminated */
 	int validator_argc;
+	int group; /* index in problem.groups of the folder that holds it */
 };
 
 struct prob_limits {
@@ -64,6 +87,7 @@ struct prob_limits {
 	long validation_time_s;
 	long validation_memory_mb;
 	long validation_output_mb;
+	long validation_passes; /* multi-pass: runs of a test at most (2025-09; default 2) */
 };
 
 struct prob_submission {
@@ -87,6 +111,8 @@ struct problem {
 	struct prob_program validator; /* when custom_validator */
 	struct prob_test *tests;       /* samples first, then secret, each in lexicographic order */
 	int ntests;
+	struct prob_group *groups; /* parents before children, in walk order */
+	int ngroups;
 	int nsamples;
 	struct prob_submission *subs; /* sorted by path */
 	int nsubs;

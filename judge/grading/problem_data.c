@@ -13,9 +13,11 @@
 #define DATA_MAX_DEPTH 12
 #define ARGS_MAX       256
 
-/* Validator arguments of a group, as inherited by its tests. */
+/* Validator arguments and scoring settings of a group, as inherited by its tests. */
 struct group_cfg {
-	char **args; /* NULL-terminated; owned */
+	char **args;		 /* NULL-terminated; owned */
+	struct prob_group score; /* name and parent unset */
+	int index;		 /* in problem.groups */
 };
 
 static void group_cfg_copy(struct group_cfg *dst, const struct group_cfg *src)
@@ -25,9 +27,33 @@ static void group_cfg_copy(struct group_cfg *dst, const struct group_cfg *src)
 	dst->args = s.v;
 }
 
+/* What a group inherits of its parent's scoring: the aggregation and the legacy
+ * test scores, not the group's own maximum or range. */
+static void group_score_inherit(struct prob_group *dst, const struct group_cfg *parent)
+{
+	*dst = parent->score;
+	dst->max_score = -1;
+	dst->has_range = false;
+	dst->range_lo = dst->range_hi = 0;
+}
+
+/* 2025-09 defaults (as problemtools reads the spec): data/secret sums to 100,
+ * the groups below it are pass-fail unless they say otherwise. */
+static void group_score_defaults(const struct problem *p, const char *name, struct prob_group *g)
+{
+	if (p->format != PROB_2025_09 || !name)
+		return;
+	if (!strcmp(name, "secret")) {
+		g->agg = PROB_AGG_SUM;
+		g->max_score = 100;
+	} else if (strchr(name, '/')) {
+		g->agg = PROB_AGG_PASS_FAIL;
+	}
+}
+
 /* Reads a group's configuration file in dir over parent. */
-static int group_cfg_load(struct prob_loader *L, const char *dir, const struct group_cfg *parent,
-			  struct group_cfg *out)
+static int group_cfg_load(struct prob_loader *L, const char *dir, const char *name,
+			  const struct group_cfg *parent, struct group_cfg *out)
 {
 	const char *names[] = {"test_group.yaml", "testdata.yaml"};
 	int ret = -1;
@@ -40,12 +66,16 @@ static int group_cfg_load(struct prob_loader *L, const char *dir, const struct g
 		if (yml_load(&y, path, &present, L->err, L->errlen) < 0)
 			goto out;
 	}
+	group_score_inherit(&out->score, parent);
+	group_score_defaults(L->p, name, &out->score);
 	if (!present) {
 		group_cfg_copy(out, parent);
 		ret = 0;
 		goto out;
 	}
 	yaml_node_t *root = yml_root_map(&y);
+	if (prob_group_settings(L, &y, root, path, &out->score) < 0)
+		goto out;
 	yaml_node_t *flags = yml_get(&y, root, "output_validator_args");
 	if (!flags)
 		flags = yml_get(&y, root, "output_validator_flags");
@@ -155,6 +185,7 @@ static int add_test(struct prob_loader *L, const char *dir, const char *base, co
 	t->ans_path = ans;
 	ans = NULL;
 	t->is_sample = is_sample;
+	t->group = g->index;
 	prob_strv_finish(&args);
 	t->validator_args = args.v;
 	t->validator_argc = args.n;
@@ -188,8 +219,11 @@ static int walk_data(struct prob_loader *L, const char *dir, const char *name, b
 		return -1;
 	}
 	struct group_cfg g = {0};
-	if (group_cfg_load(L, dir, parent, &g) < 0)
+	if (group_cfg_load(L, dir, name, parent, &g) < 0) {
+		prob_strv_free(g.args);
 		return -1;
+	}
+	g.index = prob_group_add(L, name, depth > 1 ? parent->index : -1, &g.score);
 	int ret = -1;
 	char **names = NULL;
 	struct entry *ents = NULL;
@@ -248,13 +282,13 @@ int prob_load_data(struct prob_loader *L)
 	struct problem *p = L->p;
 	char *data = prob_path_join(p->dir, "data");
 	int ret = -1;
-	struct group_cfg none = {0}, root = {0};
+	struct group_cfg none = {.score = L->defaults}, root = {0};
 	if (!prob_is_dir(data)) {
 		prob_fail(L->err, L->errlen, "%s: no data folder", p->dir);
 		goto out;
 	}
 	/* legacy: data/ itself is the root group and may hold a testdata.yaml */
-	if (group_cfg_load(L, data, &none, &root) < 0)
+	if (group_cfg_load(L, data, NULL, &none, &root) < 0)
 		goto out;
 	const char *parts[] = {"sample", "secret"};
 	for (int i = 0; i < 2; i++) {

@@ -47,6 +47,7 @@ struct prob_loader {
 	struct problem *p;
 	char **problem_args;	     /* problem.yaml validator_flags / output_validator_args */
 	struct prob_strv test_names; /* to catch a test and a group of one name */
+	struct prob_group defaults;  /* legacy problem.yaml grading: every group's start */
 	int cap;		     /* allocated entries of p->tests */
 	char *err;
 	size_t errlen;
@@ -69,3 +70,15 @@ int prob_load_submissions(struct prob_loader *L);
 /* Loads the test cases of data/sample then data/secret into L->p. Returns 0,
  * or -1 with a message in L->err. */
 int prob_load_data(struct prob_loader *L);
+
+/* problem_group.c */
+
+/* Reads the scoring settings of a group's configuration file (root of the YAML
+ * y, read from path) into g, which holds the inherited ones. Returns 0, or -1
+ * with a message in L->err; a setting the judge cannot honour sets
+ * L->p->unsupported. */
+int prob_group_settings(struct prob_loader *L, struct yml *y, yaml_node_t *root, const char *path,
+			struct prob_group *g);
+/* Appends a group named name (copying settings) and returns its index. */
+int prob_group_add(struct prob_loader *L, const char *name, int parent,
+		   const struct prob_group *settings);

@@ -454,6 +454,20 @@ static int check_regexes(const struct grade_request *r, struct req_error *err)
 	return 0;
 }
 
+/* "points" of a test: a number from 0 to 1e6 (its share of the score), or absent. */
+static int get_points(const cJSON *t, const char *where, double *out, struct req_error *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "points");
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
+	    v->valuedouble > 1e6)
+		return req_fail(err, 422, "invalid_field",
+				"%spoints must be a number from 0 to 1000000", where);
+	*out = v->valuedouble;
+	return 0;
+}
+
 static int validate_tests(const struct judge_config *cfg, const cJSON *tests,
 			  struct grade_request *out, bool *any_expected, struct req_error *err)
 {
@@ -468,7 +482,7 @@ static int validate_tests(const struct judge_config *cfg, const cJSON *tests,
 	size_t max_stdin = (size_t)cfg->max_stdin_kb * 1024;
 	int i = 0;
 	const cJSON *t;
-	static const char *const keys[] = {"name", "stdin", "expected_output", NULL};
+	static const char *const keys[] = {"name", "stdin", "expected_output", "points", NULL};
 	cJSON_ArrayForEach(t, tests)
 	{
 		char where[48];
@@ -489,6 +503,8 @@ static int validate_tests(const struct judge_config *cfg, const cJSON *tests,
 		model_request_add_test(out, name ? name : num, in, in ? strlen(in) : 0, exp,
 				       exp ? strlen(exp) : 0);
 		*any_expected |= exp != NULL;
+		if (get_points(t, where, &out->tests[out->ntests - 1].points, err) < 0)
+			return -1;
 	}
 	return 0;
 }

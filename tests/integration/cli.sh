@@ -91,16 +91,21 @@ expect_json "problem: right answer then 10 MB of spaces is output_limit (8 MiB)"
 out=$("$JUDGE" run --sandbox native --problem $FIX/verify-limits $FIX/verify-limits/submissions/time_limit_exceeded/sleep.py)
 expect_json "problem: sleeping 5 s under a 1 s limit is timeout at the 2.5 s wall limit" "$out" \
 	'.status == "timeout" and .wall_ms < 4000'
-# kinds the judge does not grade are refused with the reason
-for k in scoring:scoring legacy-multi-pass:multi-pass; do
-	out=$("$JUDGE" run --sandbox native --problem "$FIX/${k%%:*}" "$FIX/${k%%:*}/submissions/accepted/echo.py" 2>"$tmp/err")
-	rc=$?
-	if [ $rc -eq 2 ] && [ -z "$out" ] && grep -q "${k#*:} problems are not supported" "$tmp/err"; then
-		pass "problem: ${k%%:*} is refused with the reason"
-	else
-		fail "problem: ${k%%:*} refused" "rc=$rc stdout='$out' stderr='$(cat "$tmp/err")'"
-	fi
-done
+# scoring and multi-pass packages are graded; a kind the judge does not grade
+# is refused with the reason
+out=$("$JUDGE" run --sandbox native --problem $FIX/scoring $FIX/scoring/submissions/accepted/echo.py)
+expect_json "problem: a scoring package's result carries its score" "$out" \
+	'.status == "accepted" and .score == 1 and .max_score == 1'
+out=$("$JUDGE" run --sandbox native --problem $FIX/legacy-multi-pass $FIX/legacy-multi-pass/submissions/accepted/echo.py)
+expect_json "problem: a multi-pass test runs twice" "$out" '.status == "accepted" and .tests[0].passes == 2'
+cp -r "$FIX/scoring" "$tmp/submit" && printf 'problem_format_version: 2025-09\ntype: submit-answer\n' >"$tmp/submit/problem.yaml"
+out=$("$JUDGE" run --sandbox native --problem "$tmp/submit" "$tmp/submit/submissions/accepted/echo.py" 2>"$tmp/err")
+rc=$?
+if [ $rc -eq 2 ] && [ -z "$out" ] && grep -q "submit-answer problems are not supported" "$tmp/err"; then
+	pass "problem: submit-answer is refused with the reason"
+else
+	fail "problem: submit-answer refused" "rc=$rc stdout='$out' stderr='$(cat "$tmp/err")'"
+fi
 usage_case "problem with stdin" --lang python --problem problems/sum --stdin "$tmp/in.txt" "$tmp/rev.py"
 usage_case "problem folder missing" --lang python --problem "$tmp/no-such-problem" "$tmp/rev.py"
 

@@ -2,8 +2,9 @@
 # verify.sh: `judge verify` on every problem package shipped in problems/ (each
 # submission must get the verdict its folder names), once per sandbox backend,
 # plus packages that verify must reject: mislabeled submissions, an output
-# validator that fails or does not compile, unsupported (interactive, scoring,
-# multi-pass) problems, and the format's output and wall limits.
+# validator that fails or does not compile, unsupported kinds (submit-answer),
+# scoring and multi-pass packages, and the format's output and wall limits
+# (tests/integration/icpc.sh verifies the rebuilt example packages).
 # VERIFY_BACKENDS picks the backends (default: native gvisor; one the machine
 # cannot run is reported and left out); VERIFY_GVISOR_PROBLEMS the packages
 # gVisor verifies (default: hello divisors; "all" for every one); VERIFY_JOBS
@@ -72,25 +73,40 @@ if [ $rc -eq 1 ] && grep -q "^FAIL verify-broken-checker: output validator of 'v
 else
 	fail "broken output validator" "exit $rc: $out"
 fi
-# interactive problems are skipped, not failed
-out=$("$JUDGE" verify --sandbox "$b" "$FIX/interactive" 2>&1)
-rc=$?
-if [ $rc -eq 0 ] && grep -q '^skip interactive accepted/guess.py: interactive problems are not supported' <<<"$out"; then
-	pass "interactive problems are skipped"
-else
-	fail "interactive problem" "exit $rc: $out"
-fi
-# kinds the judge does not grade: skipped with the reason, never graded as another kind
-for k in scoring:scoring legacy-multi-pass:multi-pass; do
-	out=$("$JUDGE" verify --sandbox "$b" "$FIX/${k%%:*}" 2>&1)
+# interactive problems are graded (the submission and its validator talk
+# through the judge) on every backend
+for ib in "${backends[@]}"; do
+	out=$("$JUDGE" verify --sandbox "$ib" "$FIX/interactive" 2>&1)
 	rc=$?
-	if [ $rc -eq 0 ] && grep -q "^skip ${k%%:*} accepted/echo.py: ${k#*:} problems are not supported" <<<"$out" &&
-		! grep -q '^ok ' <<<"$out"; then
-		pass "${k%%:*} problems are skipped with the reason"
+	if [ $rc -eq 0 ] && grep -q '^ok   interactive accepted/guess.py (python): accepted' <<<"$out" &&
+		grep -q '^---- interactive (Guess, format 2023-07-draft, interactive, ' <<<"$out"; then
+		pass "$ib: interactive problems are graded"
 	else
-		fail "${k%%:*} problem" "exit $rc: $out"
+		fail "$ib: interactive problem" "exit $rc: $out"
 	fi
 done
+# scoring and multi-pass packages are graded as what they are
+out=$("$JUDGE" verify --sandbox "$b" "$FIX/scoring" "$FIX/legacy-multi-pass" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^4 passed, 0 failed, 0 skipped$' <<<"$out" &&
+	grep -q '^ok   scoring accepted/echo.py (python): accepted, score 1 of 1' <<<"$out" &&
+	grep -q '^ok   legacy-multi-pass wrong_answer/stuck.py (python): wrong_answer' <<<"$out"; then
+	pass "scoring and legacy multi-pass packages are graded"
+else
+	fail "scoring / multi-pass packages" "exit $rc: $out"
+fi
+# a kind the judge does not grade is skipped with the reason, never graded as another kind
+tmp=$(mktemp -d /tmp/verify-kind.XXXXXX)
+cp -r "$FIX/scoring" "$tmp/submit" && printf 'problem_format_version: 2025-09\ntype: submit-answer\n' >"$tmp/submit/problem.yaml"
+out=$("$JUDGE" verify --sandbox "$b" "$tmp/submit" 2>&1)
+rc=$?
+rm -rf "$tmp"
+if [ $rc -eq 0 ] && grep -q '^skip submit accepted/echo.py: submit-answer problems are not supported' <<<"$out" &&
+	! grep -q '^ok ' <<<"$out"; then
+	pass "unsupported kinds are skipped with the reason"
+else
+	fail "unsupported kind" "exit $rc: $out"
+fi
 # the format's limits: 8 MiB of output by default, and a wall limit a sleeper hits
 out=$("$JUDGE" verify --sandbox "$b" "$FIX/verify-limits" 2>&1)
 rc=$?

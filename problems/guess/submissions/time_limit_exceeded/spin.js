@@ -1,0 +1,3 @@
+// Guesses once, then thinks forever.
+console.log(500);
+for (;;) {}

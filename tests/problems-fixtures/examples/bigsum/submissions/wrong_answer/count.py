@@ -1,0 +1,2 @@
+# Prints N, not the sum.
+print(input())

@@ -1,0 +1,4 @@
+import sys
+for line in sys.stdin:
+    a, b = map(int, line.split())
+    print(abs(a - b))

@@ -1,0 +1,8 @@
+/* Upper-case letters are not guesses. */
+#include <stdio.h>
+
+int main(void)
+{
+	puts("E");
+	return 0;
+}

@@ -1,0 +1,2 @@
+const [mode, text] = require("fs").readFileSync(0, "utf8").split("\n");
+console.log([...text.trim()].reverse().join(""));

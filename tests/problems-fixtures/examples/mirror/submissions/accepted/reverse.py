@@ -1,0 +1,2 @@
+mode, text = input(), input()
+print(text[::-1])
