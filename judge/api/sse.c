@@ -234,8 +234,12 @@ int sse_relay(struct http_request *r, struct sse_hub *hub, const struct sse_opts
 	strbuf_addstr(&x->out, "retry: 2000\n\n");
 	r->ctx = x;
 	r->ctx_free = relay_request_over;
-	static const char *const hdr[] = {"Cache-Control", "no-cache", "X-Accel-Buffering", "no",
-					  NULL};
+	const char *hdr[14] = {"Cache-Control", "no-cache", "X-Accel-Buffering", "no"};
+	for (size_t i = 0, n = 4; o->headers && o->headers[i] && o->headers[i + 1] && n < 12;
+	     i += 2, n += 2) {
+		hdr[n] = o->headers[i];
+		hdr[n + 1] = o->headers[i + 1];
+	}
 	return http_respond_stream(r, 200, "text/event-stream", relay_read, x, relay_response_gone,
 				   hdr);
 }

@@ -54,6 +54,8 @@ struct sse_opts {
 	 * (stored is NULL when made up, see over): malloc'd JSON text on one
 	 * line, or NULL to send the stored data. Runs in an HTTP thread. */
 	char *(*done_data)(void *arg, const char *stored);
+	/* Extra response headers: name, value, ..., NULL (at most 4 pairs). */
+	const char *const *headers;
 	void *arg;		     /* owned by the relay from now on */
 	void (*arg_free)(void *arg); /* frees arg (may be NULL) */
 };
