@@ -155,6 +155,33 @@ stored=$(psql_q "SELECT coalesce(sum(length(data)), 0) FROM output_chunks WHERE 
 	pass "the flood's stored chunks stay under the cap ($stored bytes)" ||
 	fail "the flood's stored chunks stay under the cap" "$stored"
 
+# ---- MCP: a tools/call with a progress token streams; cancelled, it ends ----
+MCP_CALL=$(jq -nc --arg s "$(jq -r .source <<<"$SLEEPY")" '{jsonrpc: "2.0", id: 77, method: "tools/call",
+	params: {name: "execute", arguments: {language: "python", source: $s}, _meta: {progressToken: "p1"}}}')
+python3 $SSE "$U/mcp" --key "$KEY" --post "$MCP_CALL" >"$SVC_TMP/mcp-live"
+expect_json "mcp: progress notifications with the output, then the reply" "$(events "$SVC_TMP/mcp-live")" \
+	'[.[].data | fromjson] | (.[0].method == "notifications/progress" and .[0].params.progressToken == "p1" and
+	 .[0].params.message == "stdout: one\n" and .[-1].id == 77 and
+	 .[-1].result.structuredContent.stdout == "one\ntwo\n" and .[-1].result.isError == false and
+	 ([.[:-1][].params.progress] | . == sort and length >= 3))'
+expect_json "mcp: the first progress comes > 1 s before the reply" "$(events "$SVC_TMP/mcp-live")" \
+	'(.[-1].t - .[0].t) > 1.0'
+python3 $SSE "$U/mcp" --key "$KEY" --post "${MCP_CALL/\"id\":77/\"id\":78}" >"$SVC_TMP/mcp-cancel" &
+CANCEL_PID=$!
+for _ in $(seq 100); do grep -q progress "$SVC_TMP/mcp-cancel" 2>/dev/null && break; sleep 0.05; done
+t_cancel=$(date +%s.%N)
+st=$(curl -s -o /dev/null -w '%{http_code}' "${AUTH[@]}" "${JSON[@]}" "$U/mcp" \
+	--data-binary '{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 78}}')
+[ "$st" = 202 ] && pass "mcp: notifications/cancelled is a 202" || fail "mcp: notifications/cancelled" "$st"
+wait "$CANCEL_PID"
+t_end=$(date +%s.%N)
+expect_json "mcp: the cancelled call's stream ends at once, with no reply" \
+	"$(jq -s --argjson took "$(echo "$t_end - $t_cancel" | bc)" '{took: $took, ev: .}' "$SVC_TMP/mcp-cancel")" \
+	'.took < 1.0 and (.ev[-1].end == true) and ([.ev[] | select(.data) | .data | fromjson | select(.id == 78)] | length == 0)'
+CID=$(head -1 "$SVC_TMP/mcp-cancel" | jq -r '.location | split("/") | last')
+expect "mcp: the cancelled call's run completes and is stored" 200 \
+	'.status == "completed" and .result.stdout == "one\ntwo\n"' GET "/v1/submissions/$CID?wait=20"
+
 # ---- keep-alives while nothing happens (no worker: the run stays queued) ----
 svc_stop "$SVC_WORKER_PID"
 Q=$(req POST /v1/submissions "$(body 'print("late")')")
