@@ -254,6 +254,26 @@ int outstream_read(struct db *db, const char *id, int64_t after, int max, size_t
 	return n;
 }
 
+int outstream_position(struct db *db, const char *id, int64_t *last_seq, int64_t *done_seq,
+		       char *err, size_t errlen)
+{
+	const char *p[] = {id};
+	/* the sequence's last_value never goes back, even when rows are pruned */
+	PGresult *res = db_query(db,
+				 "SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END "
+				 "FROM output_chunks_seq_seq), (SELECT min(seq) FROM output_chunks "
+				 "WHERE stream = $1 AND event = 'done')",
+				 1, p);
+	if (!res) {
+		snprintf(err, errlen, "cannot read output '%s': %s", id, db_error(db));
+		return -1;
+	}
+	*last_seq = db_value_ll(res, 0, 0);
+	*done_seq = db_value_ll(res, 0, 1);
+	PQclear(res);
+	return 0;
+}
+
 void outstream_chunks_free(struct outstream_chunk *c, int n)
 {
 	for (int i = 0; c && i < n; i++)

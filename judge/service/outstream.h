@@ -72,6 +72,11 @@ struct outstream_chunk {
 int outstream_read(struct db *db, const char *id, int64_t after, int max, size_t max_bytes,
 		   struct outstream_chunk **out, char *err, size_t errlen);
 void outstream_chunks_free(struct outstream_chunk *c, int n);
+/* Where stream id stands: *last_seq the newest seq ever given (of any
+ * stream; 0 when none), *done_seq the seq of its done (0 when it has none).
+ * Returns 0, or -1 with err. */
+int outstream_position(struct db *db, const char *id, int64_t *last_seq, int64_t *done_seq,
+		       char *err, size_t errlen);
 /* Deletes the streams whose done is older than keep_s, and any row older
  * than keep_max_s. Returns the rows deleted, or -1 with err. */
 long outstream_prune(struct db *db, long keep_s, long keep_max_s, char *err, size_t errlen);

@@ -62,6 +62,15 @@ python3 $SSE "$U/v1/submissions/$LIVE_ID/events" --key "$KEY" --last-event-id "$
 	>"$SVC_TMP/resume"
 expect_json "Last-Event-ID: the events after it" "$(events "$SVC_TMP/resume")" \
 	"[.[] | {id, event, data}] == ($LIVE | .[1:] | [.[] | {id, event, data}])"
+DONE_ID=$(jq '.[-1].id' <<<"$LIVE")
+python3 $SSE "$U/v1/submissions/$LIVE_ID/events" --key "$KEY" --last-event-id "$DONE_ID" \
+	>"$SVC_TMP/after-done"
+expect_json "Last-Event-ID of done: 204, so an EventSource stops reconnecting" \
+	"$(head -1 "$SVC_TMP/after-done")" '.status == 204'
+python3 $SSE "$U/v1/submissions/$LIVE_ID/events" --key "$KEY" --last-event-id 999999999999 \
+	>"$SVC_TMP/after-all"
+expect_json "a Last-Event-ID the judge never gave: 400" "$(head -1 "$SVC_TMP/after-all")" \
+	'.status == 400 and (.body | fromjson | .error.code == "invalid_field")'
 python3 $SSE "$U/v1/submissions/$LIVE_ID" --key "$KEY" >"$SVC_TMP/accept"
 expect_json "GET /v1/submissions/{id} with Accept: text/event-stream streams too" \
 	"$(events "$SVC_TMP/accept")" "length == 4 and .[3].event == \"done\""
