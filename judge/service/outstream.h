@@ -27,9 +27,11 @@
 
 struct db;
 
-#define OUTSTREAM_CHANNEL	"judge_output" /* NOTIFY payload: the stream id */
-#define OUTSTREAM_MAX_BYTES	(1024 * 1024)  /* output bytes a stream keeps */
-#define OUTSTREAM_BACKLOG_BYTES (1024 * 1024)  /* unwritten bytes before output is dropped */
+#define OUTSTREAM_CHANNEL   "judge_output" /* NOTIFY payload: the stream id */
+#define OUTSTREAM_MAX_BYTES (1024 * 1024)  /* output bytes a stream keeps */
+/* unwritten bytes before output is dropped: below the cap, so that a stalled
+ * database shows as "backlog", not as the stream's end */
+#define OUTSTREAM_BACKLOG_BYTES (768 * 1024)
 #define OUTSTREAM_FLUSH_MS	50
 #define OUTSTREAM_ID_MAX	200 /* bytes of a stream id */
 /* Pruning: a stream goes this long after its done; any row after KEEP_MAX_S. */
