@@ -74,6 +74,9 @@ expect_json "a Last-Event-ID the judge never gave: 400" "$(head -1 "$SVC_TMP/aft
 python3 $SSE "$U/v1/submissions/$LIVE_ID" --key "$KEY" >"$SVC_TMP/accept"
 expect_json "GET /v1/submissions/{id} with Accept: text/event-stream streams too" \
 	"$(events "$SVC_TMP/accept")" "length == 4 and .[3].event == \"done\""
+hd=$(curl -s -m 10 -I "${AUTH[@]}" "$U/v1/submissions/$LIVE_ID/events" | tr -d '\r')
+grep -qi '^content-type: text/event-stream' <<<"$hd" && grep -q '^HTTP/1.1 200' <<<"$hd" &&
+	pass "HEAD on events: 200 text/event-stream, at once" || fail "HEAD on events" "$hd"
 # a plain GET is unchanged
 expect "plain GET /v1/submissions/{id} is still JSON" 200 ".id == $LIVE_ID and .status == \"completed\"" \
 	GET "/v1/submissions/$LIVE_ID"
