@@ -50,7 +50,7 @@ void outstream_close(struct outstream *o);
 /* Starts stream id (anything of an earlier stream not written by now is
  * dropped). Output and events go to it until the next begin. */
 void outstream_begin(struct outstream *o, const char *id);
-/* Adds output of fd (1 stdout, 2 stderr): the signature of
+/* Adds output of fd (1 stdout, 2 stderr, 3 compiler): the signature of
  * run_spec.on_output (arg = o). Never blocks on PostgreSQL. */
 void outstream_output(void *o, int fd, const char *data, size_t len);
 /* Adds an event whose data is one JSON value on one line (test, done ...). */

@@ -121,6 +121,15 @@ expect_json "a problem package (POST /v1/submissions streamed): $NTESTS test eve
 expect_json "... and done says accepted" "$(events "$SVC_TMP/problem")" \
 	'.[-1].event == "done" and (.[-1].data | fromjson | .status == "accepted")'
 
+# ---- the compiler's output streams too ----
+CBAD=$(jq -nc '{language: "c", source: "int main(void) { return nosuch; }\n"}')
+python3 $SSE "$U/v1/execute" --key "$KEY" --post "$CBAD" >"$SVC_TMP/compile"
+expect_json "a compile error: the compiler's output as compile events, then done" \
+	"$(events "$SVC_TMP/compile")" \
+	'([.[] | select(.event == "compile") | .data | fromjson] | add | contains("nosuch")) and
+	 .[-1].event == "done" and (.[-1].data | fromjson | .status == "compile_error") and
+	 ([.[].event] | index("done") == length - 1)'
+
 # ---- a slow reader delays no one ----
 # it reads nothing for 3 s while its program writes 2 MiB (more than socket
 # buffers hold); meanwhile another submission is answered at once
