@@ -26,6 +26,7 @@ enum op_kind {
 	OP_TMPFS,   /* a, options data */
 	OP_PROC,    /* a */
 	OP_WRITE,   /* a, contents data (len) */
+	OP_BOXDIR,  /* folder data of the box (no symlink followed) -> a, writable */
 };
 
 /* One step of building the run's root, relative to it. */
@@ -59,6 +60,7 @@ struct nsinit_plan {
 	const struct scmp_filter *filter; /* installed by the program before execve */
 	int last_cap;			  /* highest capability number of the kernel */
 	const char *newroot;		  /* host folder where init mounts its root tmpfs */
+	const char *box_path;		  /* host path of the box (OP_BOXDIR's root) */
 };
 
 enum nsinit_report_type { NSINIT_FAIL = 1, NSINIT_EXIT = 2 };
