@@ -221,6 +221,24 @@ expect_json "the queued submission streams once a worker takes it" "$(events "$S
 	'[.[].event] == ["stdout", "test", "done"] and (.[0].data | fromjson) == "late\n"'
 live_run gvisor
 
+# ---- a worker lost mid-run: restart, then the new attempt's output ----
+svc_stop "$SVC_WORKER_PID"
+sed 's/^worker_slots = 2/worker_slots = 1\nlease_s = 2\nreap_interval_s = 1/' "$ini" >"$SVC_TMP/lease.ini"
+svc_worker "$SVC_TMP/lease.ini" || fail "short-lease worker starts"
+LOST=$SVC_WORKER_PID
+python3 $SSE "$U/v1/execute" --key "$KEY" --post "$SLEEPY" >"$SVC_TMP/restart" &
+RESTART_PID=$!
+for _ in $(seq 100); do grep -q stdout "$SVC_TMP/restart" 2>/dev/null && break; sleep 0.05; done
+svc_worker "$SVC_TMP/lease.ini" || fail "second worker starts"
+kill -KILL "$LOST"
+wait "$RESTART_PID"
+expect_json "a lost worker: its output, restart (attempt 2), the new attempt's, done" \
+	"$(events "$SVC_TMP/restart")" \
+	'[.[].event] == ["stdout", "restart", "stdout", "stdout", "test", "done"] and
+	 (.[1].data | fromjson | .attempt == 2) and
+	 ([.[2,3].data | fromjson] | add) == "one\ntwo\n" and
+	 (.[-1].data | fromjson | .status == "completed" and .stdout == "one\ntwo\n")'
+
 kill -0 "$MAIN_PID" 2>/dev/null && pass "serve still running" || fail "serve still running"
 # stopped first: a sanitizer build reports leaks at exit
 for p in "${SVC_PIDS[@]}"; do svc_stop "$p"; done
