@@ -3,7 +3,9 @@
 # PostgreSQL, judge serve and judge worker (native, then gVisor): output that
 # arrives while the program runs, a late reader, Last-Event-ID, a slow reader
 # that delays no one, a client that leaves mid-run, an output flood kept under
-# the stream's cap, one test event per test, keep-alives, and key scoping.
+# the stream's cap, one test event per test, the compiler's output, keep-alives,
+# key scoping, MCP's streamed tools/call (progress, cancellation), and a worker
+# killed mid-run (restart).
 cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh
