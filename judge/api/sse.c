@@ -17,9 +17,10 @@
 #include "judge/service/waiter.h"
 #include "judge/store/db.h"
 
-/* One read takes at most this much of a stream. */
-#define READ_EVENTS 256
-#define READ_BYTES  (256 * 1024)
+/* One read takes at most this much of a stream: what a client that reads
+ * slowly makes the server hold (more is read once it took this). */
+#define READ_EVENTS 64
+#define READ_BYTES  (64 * 1024)
 /* After a failed read, the relay tries again this soon. */
 #define RETRY_MS 1000
 
