@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/api/docs.h"
+#include "judge/api/events.h"
 #include "judge/api/http.h"
 #include "judge/api/info.h"
 #include "judge/api/judge0.h"
@@ -20,6 +21,7 @@
 #include "judge/api/piston.h"
 #include "judge/api/render.h"
 #include "judge/api/route.h"
+#include "judge/api/sse.h"
 #include "judge/api/submit.h"
 #include "judge/service/auth.h"
 #include "judge/service/callback.h"
@@ -41,17 +43,32 @@ struct db *api_db(struct api *a, int wait_ms, char *err, size_t errlen)
 
 /* ---- MCP tools: each runs its endpoint's handler ---- */
 
+/* A tool that runs code: waits for the verdict like an execute, or streams
+ * the run's live output (mcp_stream.h). */
+static void run_tool(struct http_request *r, struct api *a, enum req_kind kind,
+		     const struct mcp_call *call)
+{
+	if (call->stream)
+		submit_stream(r, a, kind, call->body);
+	else
+		submit_enqueue(r, a, kind, true, call->body);
+}
+
 static void mcp_dispatch(struct http_request *r, const struct mcp_call *call, void *arg)
 {
 	struct api *a = arg;
+	if (call->cancel_tag) {
+		sse_cancel(a->sse, call->cancel_tag);
+		return;
+	}
 	switch (call->tool) {
 	case MCP_EXECUTE:
-		return submit_enqueue(r, a, REQ_EXECUTE, true, call->body);
+		return run_tool(r, a, REQ_EXECUTE, call);
 	case MCP_EXECUTE_EXPECTED:
-		return submit_enqueue(r, a, REQ_EXECUTE_EXPECTED, true, call->body);
+		return run_tool(r, a, REQ_EXECUTE_EXPECTED, call);
 	case MCP_SOLVE_PROBLEM:
 		/* a submission that waits for its verdict like an execute */
-		return submit_enqueue(r, a, REQ_SUBMISSION, true, call->body);
+		return run_tool(r, a, REQ_SUBMISSION, call);
 	case MCP_GET_SUBMISSION:
 		return submit_get(r, a, call->id, call->wait);
 	case MCP_LIST_LANGUAGES:
@@ -188,7 +205,13 @@ static void on_request(struct http_request *r, void *arg)
 	case R_BATCH:
 		return submit_batch(r, a);
 	case R_GET_SUB:
+		/* Accept: text/event-stream: its live output (MCP's get_submission,
+		 * whose clients accept both, does not come here) */
+		if (sse_wanted(r))
+			return events_get(r, a, id);
 		return submit_get(r, a, id, http_query(r, "wait"));
+	case R_SUB_EVENTS:
+		return events_get(r, a, id);
 	case R_MCP:
 		return mcp_handle(r, a->cfg, mcp_dispatch, a);
 	case R_LANGUAGES:
@@ -259,6 +282,8 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 		goto fail_close;
 	if (waiter_hub_start(&a->waiters, db_url, kick_callbacks, a, err, errlen) < 0)
 		goto fail_close;
+	if (sse_hub_start(&a->sse, db_url, a->pool, err, errlen) < 0)
+		goto fail_close;
 	struct http_opts ho = {.listen_fd = listen_fd,
 			       .threads = (int)threads,
 			       .max_body = (size_t)cfg->max_body_kb * 1024,
@@ -283,6 +308,7 @@ void api_stop(struct api *a)
 		return;
 	http_stop(a->http);
 	waiter_hub_stop(a->waiters);
+	sse_hub_stop(a->sse);
 	callback_stop(a->callbacks);
 	auth_free(a->auth);
 	if (a->pool)

@@ -156,6 +156,7 @@ int grade_plan_make(struct grade_plan *p, const struct grade_env *env,
 	p->cancel = env->cancel;
 	p->backend = env->backend;
 	p->max_passes = 1;
+	p->live = env;
 	p->cmp = req->cmp;
 	size_t n = 0;
 	while (p->lang->run_argv && p->lang->run_argv[n])
@@ -379,6 +380,15 @@ void grade_tally_finish(const struct grade_tally *t, const struct grade_plan *p,
 	}
 }
 
+/* run_spec.on_output of a compile: both of the compiler's streams are fd 3
+ * of the live output (grade_env.on_output). */
+static void compiler_output(void *arg, int fd, const char *data, size_t len)
+{
+	(void)fd;
+	const struct grade_env *env = arg;
+	env->on_output(env->live_arg, GRADE_COMPILER_FD, data, len);
+}
+
 /* Compiles the source in sb into res->compile. Returns 0 when it compiled (or
  * needs no compiling), 1 on a compile error, -1 on an internal error (message
  * in err). */
@@ -398,6 +408,8 @@ static int compile(const struct grade_plan *p, struct sandbox *sb, struct grade_
 	    .trusted_tool = true,
 	    /* the program's runs follow, in this backend when the tools run there */
 	    .more_runs = sandbox_tool_backend(p->backend) == p->backend,
+	    .on_output = p->live && p->live->on_output ? compiler_output : NULL,
+	    .output_arg = (void *)p->live,
 	};
 	struct run_result rr;
 	run_result_init(&rr);
@@ -459,6 +471,8 @@ static struct run_spec test_spec(const struct grade_plan *p, int i)
 	    .stdin_path = t->stdin_path,
 	    .limits = p->run_limits,
 	    .more_runs = i < p->ntests - 1 || p->max_passes > 1,
+	    .on_output = p->live ? p->live->on_output : NULL,
+	    .output_arg = p->live ? p->live->live_arg : NULL,
 	};
 	return spec;
 }
@@ -620,6 +634,14 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, struct grad
 		struct judge_extra x = {0};
 		run_result_init(&rr);
 		enum sub_status st = run_test(p, sb, i, &rr, &fb, &x, err, errlen);
+		if (p->live && p->live->on_test) {
+			struct grade_test_out to = {.name = p->tests[i].name,
+						    .status = st,
+						    .run = run_facts(&rr),
+						    .feedback = fb,
+						    .passes = p->max_passes > 1 ? x.pass : 0};
+			p->live->on_test(p->live->live_arg, &to);
+		}
 		bool stop =
 		    st == SUB_INTERNAL_ERROR || grade_tally_add(&tally, p, res, i, st, &rr, &fb);
 		run_result_release(&rr);
