@@ -35,9 +35,18 @@ try {
 const token = process.env.JUDGE_TOKEN || '';
 delete process.env.JUDGE_TOKEN;
 
-// The request stream off fd 0: a new descriptor of the same pipe (opened with
-// O_CLOEXEC, as libuv opens everything), then /dev/null takes fd 0.
+// The request stream off fd 0. Node cannot dup(2) a descriptor, so node.ini
+// starts the driver through /bin/sh, which moves the stream to fd 3 and puts
+// /dev/null on fd 0; the fd comes as the first argument. That fd is not
+// close-on-exec (nothing in Node can set it), but children started through
+// child_process (libuv) get only the stdio they are given (drivers.sh checks
+// it), and fd 0 is /dev/null. Started without the argument, the
+// driver opens /proc/self/fd/0 (a new descriptor of the same pipe; EACCES
+// when the pipe belongs to another uid, as the host's does) and else keeps
+// requests on fd 0.
 function takeRequestFd() {
+	const arg = process.argv[2];
+	if (arg !== undefined && /^\d+$/.test(arg)) return Number(arg);
 	let fd = 0;
 	try {
 		fd = fs.openSync('/proc/self/fd/0', 'r');
@@ -45,9 +54,24 @@ function takeRequestFd() {
 		const nul = fs.openSync('/dev/null', 'r');
 		if (nul !== 0) fs.closeSync(nul); // fd 0 was taken meanwhile: nothing to do
 	} catch {
-		fd = 0; // a socket has no /proc open: requests stay on fd 0
+		fd = 0;
 	}
 	return fd;
+}
+
+// stdout and stderr blocking, as a file would be: libuv writes a pipe at
+// once while it has room and queues the rest, which would then come after the
+// reply (and would not stream during a busy cell)
+for (const stream of [process.stdout, process.stderr]) {
+	if (stream._handle && typeof stream._handle.setBlocking === 'function') stream._handle.setBlocking(true);
+}
+
+// Waits until what the cell wrote to process.stdout/stderr left the process.
+function flushed() {
+	const waits = [process.stdout, process.stderr]
+		.filter((s) => s.writable && s.writableLength > 0)
+		.map((s) => new Promise((resolve) => s.write('', () => resolve())));
+	return Promise.all(waits);
 }
 
 function send(obj) {
@@ -130,8 +154,9 @@ function hoistLexical(code) {
 	}
 	const edits = []; // [pos, deleteCount, text], applied from the end
 	for (const node of ast.body) {
-		if (node.type === 'VariableDeclaration' && node.kind !== 'var') {
-			edits.push([node.start, node.kind.length, 'var']);
+		if (node.type === 'VariableDeclaration' && (node.kind === 'let' || node.kind === 'const')) {
+			// padded to the keyword's length: columns in stack traces stay right
+			edits.push([node.start, node.kind.length, 'var'.padEnd(node.kind.length)]);
 		} else if (node.type === 'ClassDeclaration') {
 			edits.push([node.end, 0, ';']);
 			edits.push([node.start, 0, `var ${node.id.name} = `]);
@@ -147,6 +172,15 @@ function compileCell(code, n) {
 	const filename = `cell-${n}`;
 	const opts = { filename };
 	if (dynamicImport) opts.importModuleDynamically = dynamicImport;
+	// as the REPL does: `{ a: 1 }` alone is an object, not a block
+	if (/^\s*\{/.test(code) && /\}\s*$/.test(code)) {
+		try {
+			new vm.Script(`(${code})`);
+			code = `(${code})`;
+		} catch {
+			// a block after all
+		}
+	}
 	let source = acorn ? hoistLexical(code) : null;
 	let awaits = false;
 	if (source !== null && processTopLevelAwait) {
@@ -295,6 +329,7 @@ function main() {
 			n += 1;
 			stream.pause();
 			const out = await runCell(n, code, stdin);
+			await flushed();
 			send(out);
 			stream.resume();
 		}

@@ -65,6 +65,9 @@ def new_driver(lang, folder):
 # text must be; "tb" what the trimmed traceback must mention.
 CASES = {
     "node": dict(
+        fd0="require('fs').readFileSync(0, 'utf8').length",
+        fd0_result="0",
+        bigout="for (let i = 0; i < 100000; i++) console.log('line ' + i)",
         define="let counter = 40; function add(a, b) { return a + b }",
         use="add(counter, 2)",
         use_result="42",
@@ -81,6 +84,9 @@ CASES = {
         string_result=("'a' + 'b'", "'ab'"),
     ),
     "csharp": dict(
+        fd0="Console.OpenStandardInput().ReadByte()",
+        fd0_result="-1",
+        bigout="for (int i = 0; i < 100000; i++) Console.WriteLine(\"line \" + i);",
         define="int counter = 40; int Add(int a, int b) => a + b;",
         use="Add(counter, 2)",
         use_result="42",
@@ -97,6 +103,9 @@ CASES = {
         string_result=("\"a\" + \"b\"", '"ab"'),
     ),
     "python": dict(
+        fd0="import os\nlen(os.read(0, 100))",
+        fd0_result="0",
+        bigout="for i in range(100000):\n    print('line', i)",
         define="counter = 40\ndef add(a, b):\n    return a + b",
         use="add(counter, 2)",
         use_result="42",
@@ -112,6 +121,9 @@ CASES = {
         string_result=("'a' + 'b'", "'ab'"),
     ),
     "bash": dict(
+        fd0="head -c 100 <&0 | wc -c",
+        fd0_stdout="0\n",
+        bigout="seq -f 'line %g' 0 99999",
         define="counter=40\nadd() { echo $(($1 + $2)); }",
         use="add $counter 2",
         use_stdout="42\n",
@@ -132,8 +144,9 @@ def run_lang(lang):
     if d is None:
         report("skipped", "%s: languages/%s.ini has no session key" % (lang, lang))
         return
-    if not os.path.exists(d.argv[0]) or (len(d.argv) > 1 and d.argv[-1].endswith(
-            (".js", ".py", ".sh", ".dll")) and not os.path.exists(d.argv[-1])):
+    # the runtime and the driver: every absolute path the argv names
+    paths = [w for word in d.argv for w in word.split() if w.startswith("/")]
+    if not all(os.path.exists(p) for p in paths):
         report("skipped", "%s: %s is not installed" % (lang, " ".join(d.argv)))
         return
     try:
@@ -198,6 +211,15 @@ def run_lang(lang):
             check("%s: the cell reads its stdin" % lang, c.result == case["stdin_result"], repr(c))
         else:
             check("%s: the cell reads its stdin" % lang, c.out == case["stdin_stdout"], repr(c))
+
+        c = d.cell(case["fd0"])
+        check("%s: fd 0 of a cell without input is empty (requests are elsewhere)" % lang,
+              c.result == case.get("fd0_result") if "fd0_result" in case else c.out == case["fd0_stdout"],
+              repr(c))
+        c = d.cell(case["bigout"], timeout=60)
+        want = "".join("line %d\n" % i for i in range(100000))
+        check("%s: 100000 lines of output, then the reply" % lang,
+              c.status == "ok" and c.out == want, "%d bytes, %r" % (len(c.stdout), c.reply))
 
         c = d.cell(case["stderr"])
         check("%s: stderr is apart from stdout" % lang,
@@ -270,6 +292,11 @@ def extra_node(d, folder):
     check("node: the class persists", c.result == "30", repr(c))
     c = d.cell("let counter = 1; const r = 2; counter + r")
     check("node: let/const may be declared again in a later cell", c.result == "3", repr(c))
+    c = d.cell("{ a: 1, b: [2] }")
+    check("node: an object literal alone is a value, not a block", c.result == "{ a: 1, b: [ 2 ] }", repr(c))
+    c = d.cell("const w = 1; null.y")
+    check("node: a column in the traceback is the user's own (const is not moved)",
+          "cell-" in c.error.get("traceback", "") and ":1:19)" in c.error.get("traceback", "") + ")", repr(c))
     c = d.cell("let x = ")
     check("node: a syntax error is a SyntaxError reply",
           c.status == "error" and c.error.get("name") == "SyntaxError", repr(c))
@@ -317,6 +344,10 @@ def extra_node(d, folder):
     c = d.cell("fs = require('fs'); fs.writeFileSync('made.txt', 'x'); fs.readdirSync('.').includes('made.txt')")
     check("node: files are written in the session folder",
           c.result == "true" and os.path.exists(os.path.join(folder, "made.txt")), repr(c))
+    c = d.cell("require('child_process').execSync('ls /proc/self/fd', "
+               "{ stdio: ['inherit', 'pipe', 'ignore'] }).toString().split('\\n').filter(Boolean).length")
+    # 0, 1, 2 and the fd of ls's own listing of /proc/self/fd
+    check("node: a child of user code gets no request stream", c.result == "4", repr(c))
     c = d.cell("typeof stdin + ':' + stdin")
     check("node: stdin is an empty string without input", c.result == "'string:'", repr(c))
 
