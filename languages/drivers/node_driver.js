@@ -272,6 +272,19 @@ const interruptError = () => {
 	return e;
 };
 
+// `_` is the last result, as in the REPL, until the user gives `_` a value of
+// their own (e.g. lodash): from then on it is theirs
+let underscoreMine = true;
+let underscoreLast;
+function setUnderscore(value) {
+	if (!underscoreMine || value === undefined) return;
+	if ('_' in context && context._ !== underscoreLast) {
+		underscoreMine = false;
+		return;
+	}
+	context._ = underscoreLast = value;
+}
+
 async function runCell(n, code, stdin) {
 	const out = { status: 'ok', result: null, error: null };
 	current = { asyncError: null, interrupt: null };
@@ -290,7 +303,7 @@ async function runCell(n, code, stdin) {
 		await new Promise((resolve) => setImmediate(resolve));
 		if (current.asyncError) throw current.asyncError;
 		out.result = inspectResult(value);
-		if (out.result !== null) context._ = value;
+		setUnderscore(value);
 	} catch (e) {
 		out.status = 'error';
 		out.error = errorOf(e);

@@ -348,6 +348,12 @@ def extra_node(d, folder):
                "{ stdio: ['inherit', 'pipe', 'ignore'] }).toString().split('\\n').filter(Boolean).length")
     # 0, 1, 2 and the fd of ls's own listing of /proc/self/fd
     check("node: a child of user code gets no request stream", c.result == "4", repr(c))
+    c = d.cell("[1, 2].length")
+    c = d.cell("_ * 10")
+    check("node: _ is the last result", c.result == "20", repr(c))
+    c = d.cell("const _ = { lib: true }; 5")
+    c = d.cell("_.lib")
+    check("node: _ given a value by the user stays theirs", c.result == "true", repr(c))
     c = d.cell("typeof stdin + ':' + stdin")
     check("node: stdin is an empty string without input", c.result == "'string:'", repr(c))
 
