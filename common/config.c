@@ -30,6 +30,8 @@ const struct config_key config_keys[] = {
 	I("sandbox", box_uid, 1000, 2000000000, "61000",
 	  "first host uid/gid used for sandboxed programs; each slot gets its own"),
 	I("sandbox", gvisor_pool, 0, 64, "2", "gVisor sandboxes started ahead of need per runtime"),
+	I("sandbox", session_pool, 0, 64, "1",
+	  "sessions started ahead of need per language (driver running, never reused)"),
 	S("sandbox", gvisor_platform, "ptrace",
 	  "how gVisor traps a program's system calls: ptrace, systrap or kvm (runsc --platform)"),
 	I("sandbox", gvisor_start_timeout_ms, 1000, 600000, "20000",

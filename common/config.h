@@ -17,6 +17,7 @@ struct judge_config {
 	char *box_root;
 	long box_uid;
 	long gvisor_pool;
+	long session_pool;
 	char *gvisor_platform;
 	long gvisor_start_timeout_ms;
 	char *tool_sandbox;
