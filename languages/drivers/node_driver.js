@@ -211,7 +211,17 @@ function trimStack(stack) {
 		.join('\n');
 }
 
+// Never throws: a hostile error object (a getter that throws, a Proxy) gives
+// a placeholder rather than a driver that stops answering.
 function errorOf(e) {
+	try {
+		return describeError(e);
+	} catch {
+		return { name: 'Error', value: '(an error that cannot be shown)', traceback: '' };
+	}
+}
+
+function describeError(e) {
 	if (e !== null && typeof e === 'object' && typeof e.stack === 'string') {
 		let name = 'Error';
 		let value = '';

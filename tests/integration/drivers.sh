@@ -292,6 +292,10 @@ def extra_node(d, folder):
     check("node: the class persists", c.result == "30", repr(c))
     c = d.cell("let counter = 1; const r = 2; counter + r")
     check("node: let/const may be declared again in a later cell", c.result == "3", repr(c))
+    c = d.cell("throw new Proxy(new Error('x'), { get() { throw new Error('no') } })")
+    check("node: an error that cannot be shown still gets an error reply", c.status == "error", repr(c))
+    c = d.cell("new Proxy({}, { get() { throw new Error('no') }, ownKeys() { throw new Error('no') } })")
+    check("node: a result that cannot be shown still gets a reply", c.status == "ok" and c.result, repr(c))
     c = d.cell("{ a: 1, b: [2] }")
     check("node: an object literal alone is a value, not a block", c.result == "{ a: 1, b: [ 2 ] }", repr(c))
     c = d.cell("const w = 1; null.y")
@@ -379,6 +383,12 @@ def extra_csharp(d, folder):
           c.result == "true" and os.path.exists(os.path.join(folder, "made.txt")), repr(c))
     c = d.cell("Console.ReadLine() == null")
     check("csharp: stdin is empty without input", c.result == "true", repr(c))
+    c = d.cell("class Bad : Exception { public override string Message => throw new Exception(); "
+               "public override string ToString() => throw new Exception(); }\nthrow new Bad();")
+    check("csharp: an exception that cannot be shown still gets an error reply",
+          c.status == "error" and c.error.get("name") == "Bad", repr(c))
+    c = d.cell("class BadStr { public override string ToString() => throw new Exception(); }\nnew BadStr()")
+    check("csharp: a result whose ToString throws still gets a reply", c.status == "ok" and c.result, repr(c))
     c = d.cell("int.Parse(\"zz\")")
     check("csharp: a framework exception is its type name and message",
           c.error.get("name") == "FormatException" and "cell-" in c.error.get("traceback", ""), repr(c))

@@ -200,12 +200,26 @@ static class CSharpDriver
 		try {
 			return CSharpObjectFormatter.Instance.FormatObject(value, printOptions);
 		} catch (Exception) {
-			string s = value.ToString() ?? "";
-			return s.Length <= ResultMax ? s : s.Substring(0, ResultMax) + "...";
+			try {
+				string s = value.ToString() ?? "";
+				return s.Length <= ResultMax ? s : s.Substring(0, ResultMax) + "...";
+			} catch (Exception e) {
+				return $"({value.GetType().Name}: ToString threw {e.GetType().Name})";
+			}
 		}
 	}
 
+	// Never throws: an exception whose Message or ToString throws still gets a reply.
 	static string ErrorOf(Exception e, string dir)
+	{
+		try {
+			return DescribeError(e, dir);
+		} catch (Exception) {
+			return Error(e.GetType().Name, "(an exception that cannot be shown)", "");
+		}
+	}
+
+	static string DescribeError(Exception e, string dir)
 	{
 		if (e is AggregateException ae && ae.InnerExceptions.Count == 1)
 			e = ae.InnerExceptions[0];
