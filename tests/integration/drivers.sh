@@ -337,6 +337,23 @@ def extra_node(d, folder):
     c = d.cell("require('judge-test-pkg').where")
     check("node: require finds a package in .packages/node/node_modules first",
           c.result == "'from packages'", repr(c))
+    c = d.cell("import pkg, { where } from 'judge-test-pkg';\nimport * as nodePath from 'node:path';\n"
+               "import { join as j } from 'path';\nimport 'os';\n[pkg.where, where, nodePath.join('a', 'b'), j('c', 'd')]")
+    check("node: static imports (default, named, namespace, bare) become bindings",
+          c.result == "[ 'from packages', 'from packages', 'a/b', 'c/d' ]", repr(c))
+    p = os.path.join(folder, ".packages/node/node_modules/judge-esm-pkg")
+    os.makedirs(p)
+    with open(os.path.join(p, "package.json"), "w") as f:
+        f.write('{"name": "judge-esm-pkg", "version": "1.0.0", "type": "module", "exports": "./index.js"}')
+    with open(os.path.join(p, "index.js"), "w") as f:
+        f.write("export default 40; export const two = 2;")
+    c = d.cell("import forty, { two } from 'judge-esm-pkg'; forty + two")
+    check("node: an ES module package's default and named exports", c.result == "42", repr(c))
+    c = d.cell("where.length + j('x').length")
+    check("node: imported names persist", c.result == "14", repr(c))
+    c = d.cell("import x from 'no-such-package-here'")
+    check("node: importing a missing package is an error reply",
+          c.status == "error" and "no-such-package-here" in c.error.get("value", ""), repr(c))
     with open(os.path.join(folder, "local.js"), "w") as f:
         f.write("module.exports = 7;")
     c = d.cell("require('./local') * 6")
