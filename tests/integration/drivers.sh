@@ -393,6 +393,11 @@ def extra_csharp(d, folder):
     check("csharp: the class persists", c.result == "30", repr(c))
     c = d.cell("new List<int> { 1, 2, 3 }.Select(v => v * 2).ToList()")
     check("csharp: a list is formatted", c.status == "ok" and "2, 4, 6" in (c.result or ""), repr(c))
+    c = d.cell("System.Numerics.BigInteger.Pow(2, 70).ToString() + System.Text.Json.JsonSerializer.Serialize(new[] { 1 })")
+    check("csharp: common framework assemblies are referenced (numerics, JSON)",
+          c.result == '"1180591620717411303424[1]"', repr(c))
+    c = d.cell("#r \"System.Data.Common.dll\"\nnew System.Data.DataTable(\"t\").TableName")
+    check("csharp: #r adds another framework assembly by file name", c.result == '"t"', repr(c))
     c = d.cell("null")
     check("csharp: null is no result", c.status == "ok" and c.result is None, repr(c))
     c = d.cell("File.WriteAllText(\"made.txt\", \"x\"); File.Exists(\"made.txt\")")
