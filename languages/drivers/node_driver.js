@@ -83,7 +83,8 @@ function send(obj) {
 		try {
 			off += fs.writeSync(1, data, off);
 		} catch (e) {
-			if (e.code !== 'EAGAIN') throw e; // a user may have made fd 1 non-blocking
+			if (e.code === 'EAGAIN') continue; // a user may have made fd 1 non-blocking
+			process.exit(1); // the host is gone (EPIPE) or fd 1 was closed: no one to answer
 		}
 	}
 }
