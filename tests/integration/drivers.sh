@@ -411,6 +411,11 @@ def extra_csharp(d, folder):
           c.status == "error" and c.error.get("name") == "Bad", repr(c))
     c = d.cell("class BadStr { public override string ToString() => throw new Exception(); }\nnew BadStr()")
     check("csharp: a result whose ToString throws still gets a reply", c.status == "ok" and c.result, repr(c))
+    c = d.cell("var keep = Console.Out; Console.SetOut(new StreamWriter(new MemoryStream()));\n"
+               "Console.Out.Dispose(); 1")
+    c2 = d.cell("Console.SetOut(keep); Console.WriteLine(\"back\"); 2")
+    check("csharp: a disposed Console.Out of the user's own does not stop the driver",
+          c.status is not None and c2.result == "2" and c2.out == "back\n", "%r %r" % (c, c2))
     c = d.cell("int.Parse(\"zz\")")
     check("csharp: a framework exception is its type name and message",
           c.error.get("name") == "FormatException" and "cell-" in c.error.get("traceback", ""), repr(c))

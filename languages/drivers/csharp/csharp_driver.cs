@@ -141,8 +141,12 @@ static class CSharpDriver
 			string reply = RunCell(ref state, options.WithFilePath($"cell-{n}"),
 				Encoding.UTF8.GetString(code), dir);
 			Console.SetIn(new StringReader(""));
-			Console.Out.Flush();
-			Console.Error.Flush();
+			try {
+				Console.Out.Flush();
+				Console.Error.Flush();
+			} catch (Exception) {
+				// the user's own writer (Console.SetOut) failed: the reply still goes out
+			}
 			Send(reply);
 		}
 	}
