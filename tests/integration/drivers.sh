@@ -216,7 +216,7 @@ def run_lang(lang):
         check("%s: fd 0 of a cell without input is empty (requests are elsewhere)" % lang,
               c.result == case.get("fd0_result") if "fd0_result" in case else c.out == case["fd0_stdout"],
               repr(c))
-        c = d.cell(case["bigout"], timeout=60)
+        c = d.cell(case["bigout"], timeout=120)
         want = "".join("line %d\n" % i for i in range(100000))
         check("%s: 100000 lines of output, then the reply" % lang,
               c.status == "ok" and c.out == want, "%d bytes, %r" % (len(c.stdout), c.reply))
