@@ -17,6 +17,7 @@
 #include "judge/grading/checker.h"
 #include "judge/grading/compare.h"
 #include "common/config.h"
+#include "judge/grading/funcgrade.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
 #include "common/log.h"
@@ -332,11 +333,8 @@ void grade_tally_finish(const struct grade_tally *t, const struct grade_plan *p,
 	}
 }
 
-/* Compiles the source in sb into res->compile. Returns 0 when it compiled (or
- * needs no compiling), 1 on a compile error, -1 on an internal error (message
- * in err). */
-static int compile(const struct grade_plan *p, struct sandbox *sb, struct grade_result *res,
-		   char *err, size_t errlen)
+int grade_compile(const struct grade_plan *p, struct sandbox *sb, struct grade_result *res,
+		  char *err, size_t errlen)
 {
 	struct grade_compile *c = &res->compile;
 	if (!p->lang->compile_argv)
@@ -537,7 +535,7 @@ static int grade_in_box(const struct grade_env *env, struct grade_plan *plan,
 	}
 	if (write_files(plan, sb, req, err, errlen) < 0 || cancelled(plan, err, errlen))
 		goto out;
-	rc = compile(plan, sb, res, err, errlen);
+	rc = grade_compile(plan, sb, res, err, errlen);
 	if (rc < 0)
 		goto out;
 	if (rc > 0) {
@@ -563,6 +561,10 @@ void grade_request(const struct grade_env *env, const struct grade_request *req,
 {
 	char err[512] = "";
 	struct grade_plan plan;
+	if (req->func || req->test_code) {
+		fgrade_request(env, req, out);
+		return;
+	}
 	model_result_init(out);
 	if (grade_plan_make(&plan, env, req, err, sizeof err) < 0) {
 		model_result_fail(out, req->language, "%s", err);
