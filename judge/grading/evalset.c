@@ -174,3 +174,29 @@ int evset_parse_ks(const char *s, int *ks, int max)
 	}
 	return n > 0 ? n : -1;
 }
+
+const char *evset_result_text(enum sub_status st, const cJSON *result, char *buf, size_t buflen)
+{
+	if (st == SUB_ACCEPTED)
+		return "passed";
+	if (st == SUB_TIMEOUT)
+		return "timed out";
+	const cJSON *fb = cJSON_GetObjectItemCaseSensitive(result, "feedback");
+	const char *why = str_of(fb, "message");
+	if (!why)
+		why = str_of(result, "message");
+	const char *comp = str_of(cJSON_GetObjectItemCaseSensitive(result, "compile"), "output");
+	if (!why && st == SUB_COMPILE_ERROR && comp && *comp) {
+		/* the compiler's last line: "SyntaxError: invalid syntax" */
+		const char *e = comp + strlen(comp);
+		while (e > comp && (e[-1] == '\n' || e[-1] == ' '))
+			e--;
+		const char *b = e;
+		while (b > comp && b[-1] != '\n')
+			b--;
+		snprintf(buf, buflen, "failed: %.*s", (int)(e - b), b);
+		return buf;
+	}
+	snprintf(buf, buflen, "failed: %s", why ? why : sub_status_name(st));
+	return buf;
+}

