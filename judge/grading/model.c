@@ -148,7 +148,7 @@ static void render_body(cJSON *o, const struct grade_request *r)
 			if (t->expected)
 				add_str(tj, "expected_output", t->expected);
 		}
-	} else {
+	} else if (!r->func && !r->test_code) { /* those forms have no stdin */
 		add_str(o, "stdin", r->stdin_data);
 		if (r->expected)
 			add_str(o, "expected_output", r->expected);
