@@ -179,5 +179,16 @@ bad "evaluation: bad k" 422 invalid_field POST /v1/evaluations \
 	'{"language": "python", "k": [0], "problems": [{"task_id": "a", "test": "x"}], "samples": [{"task_id": "a", "completion": ""}]}'
 bad "evaluation: unknown id" 404 not_found GET /v1/evaluations/999999
 bad "evaluation: bad id" 404 not_found GET /v1/evaluations/abc
+# MCP: the execute tools take function and tests too
+mcp=$(jq -nc --rawfile s "$F/two_sum.py" --slurpfile t "$F/tests.json" '{jsonrpc: "2.0", id: 1,
+  method: "tools/call", params: {name: "execute_with_expected", arguments: {language: "python",
+  source: $s, function: "twoSum", tests: $t[0].tests}}}')
+out=$(curl -s "${AUTH[@]}" "${JSON[@]}" -H 'Accept: application/json, text/event-stream' "$U/mcp" -d "$mcp")
+expect_json "mcp execute_with_expected with function" "$out" \
+	'.result.isError != true and .result.structuredContent.status == "accepted"'
+out=$(curl -s "${AUTH[@]}" "${JSON[@]}" -H 'Accept: application/json, text/event-stream' "$U/mcp" \
+	-d '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}')
+expect_json "mcp tools declare function, tests[].args, test_code" "$out" \
+	'[.result.tools[] | select(.name == "execute") | .inputSchema.properties | has("function") and has("test_code") and (.tests.items.properties | has("args"))] == [true]'
 svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/worker.log"
 finish
