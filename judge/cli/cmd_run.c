@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -14,6 +15,7 @@
 #include "judge/grading/grade.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/problem.h"
+#include "judge/grading/request_func.h"
 #include "judge/grading/testdir.h"
 #include "judge/grading/limits.h"
 #include "common/xalloc.h"
@@ -42,7 +44,8 @@ static const char usage_text[] =
     "  --function NAME      a function problem: call NAME (free-standing or a method\n"
     "                       of Solution) with each test of --func-tests\n"
     "  --func-tests FILE    JSON: [{\"args\": [...], \"expected\": v}, ...], or\n"
-    "                       {\"tests\": [...], \"signature\": {...}}\n"
+    "                       {\"tests\": [...], \"signature\": {...}}; or a problem\n"
+    "                       folder with function.json (its samples, tests, compare)\n"
     "  --test-code FILE     a test-code problem (HumanEval): SOURCE + FILE + check(ENTRY)\n"
     "  --entry-point NAME   the function the test code's check() gets\n"
     "Prints the result JSON; exits 0 whenever a result was produced, 2 on usage errors.\n";
@@ -324,6 +327,24 @@ static int fill_request(struct grade_request *req, const struct run_args *a,
 	return 0;
 }
 
+/* --func-tests DIR: a package's function form (DIR/function.json: samples,
+ * secret tests, compare, limits; problems/README.md). Returns 0 or -1. */
+static int fill_package(struct grade_request *req, const struct run_args *a)
+{
+	char err[512], *d = xstrdup(a->func_tests), *b = xstrdup(a->func_tests);
+	int rc = req_func_package(dirname(d), basename(b), req, err, sizeof err);
+	if (rc < 0)
+		fprintf(stderr, "judge run: %s\n", err);
+	else if (strcmp(req->func->name, a->function)) {
+		fprintf(stderr, "judge run: the package's function is '%s', not '%s'\n",
+			req->func->name, a->function);
+		rc = -1;
+	}
+	free(d);
+	free(b);
+	return rc < 0 ? -1 : 0;
+}
+
 /* --function with --func-tests, or --test-code with --entry-point, into req.
  * Returns 0, or -1 (reported). */
 static int fill_function(struct grade_request *req, const struct run_args *a)
@@ -338,6 +359,11 @@ static int fill_function(struct grade_request *req, const struct run_args *a)
 		if (a->entry_point)
 			model_set(&req->entry_point, a->entry_point, strlen(a->entry_point));
 		ret = 0;
+		goto out;
+	}
+	struct stat st;
+	if (stat(a->func_tests, &st) == 0 && S_ISDIR(st.st_mode)) {
+		ret = fill_package(req, a);
 		goto out;
 	}
 	if (read_into(a->func_tests, "function tests", &text) < 0)

@@ -67,6 +67,28 @@ out=$("$JUDGE" run --sandbox native --function twoSum --func-tests problems/two-
 	"$F/two_sum.py")
 expect_json "two-sum package's tests (file form)" "$out" '.status == "accepted"'
 
+cat >"$TMP/area.js" <<'J'
+const circleArea = (r) => Math.PI * r * r;
+J
+cat >"$TMP/div.cpp" <<'J'
+class Solution {
+public:
+    vector<long long> divisors(long long n) {
+        vector<long long> r;
+        for (long long i = 1; i * i <= n; i++)
+            if (n % i == 0) { r.push_back(i); if (i != n / i) r.push_back(n / i); }
+        return r;
+    }
+};
+J
+out=$("$JUDGE" run --sandbox native --function circleArea --func-tests problems/circle-area "$TMP/area.js")
+expect_json "circle-area package: float tolerance (node)" "$out" '.status == "accepted" and (.tests | length) == 6'
+out=$("$JUDGE" run --sandbox native --function divisors --func-tests problems/divisors "$TMP/div.cpp")
+expect_json "divisors package: unordered, 64-bit (c++)" "$out" '.status == "accepted" and (.tests | length) == 8'
+out=$("$JUDGE" run --sandbox native --function twoSum --func-tests problems/two-sum "$F/quadratic.py")
+expect_json "two-sum package: quadratic times out on a hidden test" "$out" \
+	'.status == "timeout" and .feedback.message == "hidden test secret-6: twoSum(...) did not return within the time limit"'
+
 # test-code problems
 printf 'def add(a, b):\n    return a + b\n' >"$TMP/add.py"
 printf 'def check(candidate):\n    assert candidate(1, 2) == 3\n' >"$TMP/test.py"
