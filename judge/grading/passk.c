@@ -5,6 +5,8 @@ double passk_estimate(int n, int c, int k)
 {
 	if (n - c < k)
 		return 1.0;
+	if (k == 1) /* exactly the pass rate, without the product's rounding */
+		return (double)c / (double)n;
 	double prod = 1.0;
 	for (int i = n - c + 1; i <= n; i++)
 		prod *= 1.0 - (double)k / (double)i;

@@ -37,9 +37,10 @@ def _error(e):
     for fr in traceback.extract_tb(e.__traceback__):
         if fr.filename == "solution.py":
             line = fr.lineno or 0
+    msg = str(e)
     if isinstance(e, SyntaxError) and e.filename == "solution.py":
-        line = e.lineno or 0
-    return {"type": type(e).__name__, "message": str(e)[:2000], "line": line}
+        line, msg = e.lineno or 0, e.msg
+    return {"type": type(e).__name__, "message": msg[:2000], "line": line}
 
 
 def _plain(v):

@@ -22,7 +22,10 @@ def _main():
         for fr in traceback.extract_tb(e.__traceback__):
             if fr.filename == "program.py":
                 line = fr.lineno or 0
-        rec = {"end": False, "error": {"type": type(e).__name__, "message": str(e)[:2000], "line": line}}
+        msg = str(e)
+        if isinstance(e, SyntaxError) and e.filename == "program.py":
+            line, msg = e.lineno or 0, e.msg
+        rec = {"end": False, "error": {"type": type(e).__name__, "message": msg[:2000], "line": line}}
     sys.stdout.flush()
     b = ("\x1ejudge:%s %s\n" % (nonce, json.dumps(rec))).encode()
     while b:

@@ -63,11 +63,12 @@ done
 if [ "${API:-1}" = 1 ]; then
 	svc_up bench-eval "max_wait_s = 600" "max_body_kb = 65536" "[worker]" "worker_slots = $CORES" \
 		"[sandbox]" "sandbox = native" >/dev/null
-	body=$(jq -nc --slurpfile p "$D/problems.jsonl" --slurpfile s "$D/s.jsonl" --argjson t "$T" \
-		'{language: "python", problems: $p, samples: $s, k: [1], timeout: $t}')
+	jq -nc --slurpfile p "$D/problems.jsonl" --slurpfile s "$D/s.jsonl" --argjson t "$T" \
+		'{language: "python", problems: $p, samples: $s, k: [1], timeout: $t}' >"$D/body.json"
 	b1=$(bare "$N")
 	t0=$(now_ms)
-	id=$(curl -s "${AUTH[@]}" "${JSON[@]}" "$U/v1/evaluations" --data-binary "$body" | jq -r .id)
+	id=$(curl -s "${AUTH[@]}" "${JSON[@]}" "$U/v1/evaluations" --data-binary @"$D/body.json" | jq -r .id)
+	[[ $id =~ ^[0-9]+$ ]] || { echo "POST /v1/evaluations failed"; exit 1; }
 	out=$(curl -s -m 700 "${AUTH[@]}" "$U/v1/evaluations/$id?wait=600")
 	j=$(($(now_ms) - t0))
 	b2=$(bare "$N")

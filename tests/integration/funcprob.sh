@@ -41,6 +41,10 @@ out=$(run_fn native "$F/raises.js")
 expect_json "node exception: type, message, user's line" "$out" \
 	'.tests[2].status == "runtime_error" and (.tests[2].feedback.message | test("raised RangeError: too short: 2 \\(line 2\\)"))'
 
+printf 'class Solution:\n    def twoSum(self, a, b)\n        return 1\n' >"$TMP/syntax.py"
+out=$(run_fn native "$TMP/syntax.py")
+expect_json "python syntax error: compile_error with file and line" "$out" \
+	'.status == "compile_error" and .compile.output == "  File \"solution.py\", line 2\nSyntaxError: expected '"':'"'\n"'
 out=$(run_fn native "$F/fake_record.py")
 expect_json "fake records printed by the code are not results" "$out" \
 	'.status == "wrong_answer" and (.feedback.message | test("returned \\[9,9\\]"))'
