@@ -39,7 +39,7 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 STATEDIR ?= /var/lib/judge
 
-.PHONY: all deps test unit-tests run bench bench-runner bench-session format format-check clean fuzz install FORCE
+.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-eval format format-check clean fuzz install FORCE
 all: $(BIN) bin/box_init
 
 # box_init: the first process of every gVisor sandbox (runner/gvisor.c); static,
@@ -134,6 +134,10 @@ bench-runner: deps all
 
 bench-session: all
 	@bash tests/bench/session.sh
+
+# evaluation throughput (judge eval and /v1/evaluations) against bare python3
+bench-eval: deps all
+	@bash tests/bench/eval.sh $(BIN)
 
 fuzz:
 	@bash tests/fuzz/run.sh

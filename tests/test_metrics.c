@@ -134,6 +134,8 @@ Test(metrics, route_labels)
 						  "judge0_config_info",
 						  "openapi",
 						  "docs",
+						  "evaluations",
+						  "evaluation",
 						  "other"};
 	for (int i = 0; i < R_COUNT; i++)
 		cr_assert_str_eq(n[i], want[i]);
@@ -156,6 +158,12 @@ Test(metrics, route_labels)
 	cr_assert_eq(route_of("/languages/all", &arg), R_J0_LANGUAGE);
 	cr_assert_eq(route_of("/statuses", &arg), R_J0_STATUSES);
 	cr_assert(route_method_ok(R_J0_BATCH, "POST") && route_method_ok(R_J0_BATCH, "GET"));
+	/* evaluation runs */
+	cr_assert_eq(route_of("/v1/evaluations", &arg), R_EVALS);
+	cr_assert(route_method_ok(R_EVALS, "POST") && !route_method_ok(R_EVALS, "GET"));
+	cr_assert_eq(route_of("/v1/evaluations/7", &arg), R_EVAL);
+	cr_assert_str_eq(arg, "7");
+	cr_assert_eq(route_of("/v1/evaluations/7/x", &arg), R_OTHER);
 	cr_assert_not(route_method_ok(R_J0_SUBMIT, "GET"));
 	cr_assert(route_local_origin(NULL));
 	cr_assert(route_local_origin("http://localhost:3000"));

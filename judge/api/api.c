@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/api/docs.h"
+#include "judge/api/evaluation.h"
 #include "judge/api/events.h"
 #include "judge/api/http.h"
 #include "judge/api/info.h"
@@ -187,7 +188,7 @@ static void on_request(struct http_request *r, void *arg)
 	enum route rt = route_of(r->url, &id);
 	/* only the submission endpoints park requests */
 	if (r->ctx)
-		return submit_resume(r);
+		return rt == R_EVAL ? evapi_resume(r) : submit_resume(r);
 	switch (rt) {
 	case R_HEALTH:
 		return info_health(r, a);
@@ -240,6 +241,10 @@ static void on_request(struct http_request *r, void *arg)
 		return j0_about(r, a);
 	case R_J0_CONFIG:
 		return j0_config_info(r, a);
+	case R_EVALS:
+		return evapi_create(r, a);
+	case R_EVAL:
+		return evapi_get(r, a, id, http_query(r, "wait"), http_query(r, "format"));
 	default:
 		http_error(r, 404, "not_found", "no such endpoint: %.100s", r->url);
 	}

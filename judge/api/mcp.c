@@ -39,7 +39,10 @@ static const char instructions[] =
     "expected_output (or tests: [{stdin, expected_output}]), read "
     "structuredContent.status: accepted, wrong_answer (feedback shows the first "
     "difference), compile_error (compile.output), runtime_error (stderr, exit_code), "
-    "timeout, memory_limit, output_limit; fix the code and call again. Use execute "
+    "timeout, memory_limit, output_limit. For a function (LeetCode style) give "
+    "function and tests: [{args, expected}] instead of stdin; for HumanEval-style "
+    "checks give test_code and entry_point. Then: "
+    "fix the code and call again. Use execute "
     "to just run code and see stdout. list_languages gives the language names. For "
     "a stored problem: list_problems, get_problem (statement and samples), then "
     "solve_problem (graded on hidden tests). A tool result with isError true means "
@@ -56,7 +59,21 @@ static const char instructions[] =
 	"\"tests\":{\"type\":\"array\",\"description\":\"several test cases instead of "           \
 	"stdin/expected_output; the first failing one decides the status\","                       \
 	"\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},"           \
-	"\"stdin\":{\"type\":\"string\"},\"expected_output\":{\"type\":\"string\"}}}},"            \
+	"\"stdin\":{\"type\":\"string\"},\"expected_output\":{\"type\":\"string\"},"               \
+	"\"args\":{\"type\":\"array\",\"description\":\"with function: the call's arguments "      \
+	"(JSON)\"},\"expected\":{\"description\":\"with function: the return value "               \
+	"expected (JSON)\"}}}},"                                                                   \
+	"\"function\":{\"type\":\"string\",\"description\":\"LeetCode style: the source "          \
+	"defines this function (or a method of class Solution); each of tests calls it "           \
+	"with args and compares the return value with expected\"},"                                \
+	"\"signature\":{\"type\":\"object\",\"description\":\"with function, for cpp and "         \
+	"csharp: {params: [types], returns: type}, types int, long, double, bool, string "         \
+	"and T[]; inferred from the args when absent\"},"                                          \
+	"\"test_code\":{\"type\":\"string\",\"description\":\"HumanEval style (python, "           \
+	"node): test code run after the source, e.g. def check(candidate): assert ...; "           \
+	"passes when it runs to its end\"},"                                                       \
+	"\"entry_point\":{\"type\":\"string\",\"description\":\"with test_code: the "              \
+	"function check() gets\"},"                                                                \
 	"\"compare\":{\"description\":\"how output is compared: exact, lines (default: "           \
 	"trailing white space ignored), tokens (white space insensitive), unordered, "             \
 	"regex; or {\\\"mode\\\": \\\"tokens\\\", \\\"float_absolute_tolerance\\\": 1e-6}\","      \

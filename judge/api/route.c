@@ -29,6 +29,8 @@ static const char *const names[R_COUNT] = {"execute",
 					   "judge0_config_info",
 					   "openapi",
 					   "docs",
+					   "evaluations",
+					   "evaluation",
 					   "other"};
 
 const char *const *route_names(void)
@@ -60,6 +62,7 @@ static bool events_path(const char *s)
 #define PROB_PREFIX "/v1/problems/"
 #define J0_SUBS	    "/submissions/"
 #define J0_LANGS    "/languages/"
+#define EVAL_PREFIX "/v1/evaluations/"
 
 enum route route_of(const char *url, const char **arg)
 {
@@ -90,6 +93,7 @@ enum route route_of(const char *url, const char **arg)
 	    {"/openapi.json", R_OPENAPI},
 	    {"/docs", R_DOCS},
 	    {"/docs.js", R_DOCS},
+	    {"/v1/evaluations", R_EVALS},
 	};
 	*arg = NULL;
 	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
@@ -117,6 +121,11 @@ enum route route_of(const char *url, const char **arg)
 		*arg = url + njl;
 		return R_J0_LANGUAGE;
 	}
+	if (!strncmp(url, EVAL_PREFIX, sizeof EVAL_PREFIX - 1) &&
+	    one_segment(url + sizeof EVAL_PREFIX - 1)) {
+		*arg = url + sizeof EVAL_PREFIX - 1;
+		return R_EVAL;
+	}
 	return R_OTHER;
 }
 
@@ -124,7 +133,7 @@ static bool takes_post(enum route rt)
 {
 	/* /mcp: no SSE stream to GET, no session to DELETE */
 	return rt == R_EXECUTE || rt == R_EXECUTE_EXPECTED || rt == R_SUBMIT || rt == R_BATCH ||
-	       rt == R_MCP || rt == R_PISTON_EXECUTE || rt == R_J0_SUBMIT;
+	       rt == R_MCP || rt == R_PISTON_EXECUTE || rt == R_J0_SUBMIT || rt == R_EVALS;
 }
 
 const char *route_allow(enum route rt)

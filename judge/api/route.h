@@ -33,12 +33,14 @@ enum route {
 	R_J0_CONFIG,
 	R_OPENAPI, /* GET /openapi.json (docs.h) */
 	R_DOCS,	   /* GET /docs and /docs.js */
+	R_EVALS,   /* POST /v1/evaluations (evaluation.h) */
+	R_EVAL,	   /* GET /v1/evaluations/{id} */
 	R_OTHER,
 	R_COUNT
 };
 
 /* Classifies a path (without the query string). *arg points into url for the
- * /{id} routes (R_GET_SUB, R_PROBLEM, R_J0_GET, R_J0_LANGUAGE), else it is NULL;
+ * /{id} routes (R_GET_SUB, R_PROBLEM, R_J0_GET, R_J0_LANGUAGE, R_EVAL), else it is NULL;
  * for R_SUB_EVENTS it points at "{id}/events". */
 enum route route_of(const char *url, const char **arg);
 /* The metrics label of rt ("execute_with_expected" ...); "other" when out of range. */

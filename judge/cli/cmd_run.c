@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -14,6 +15,7 @@
 #include "judge/grading/grade.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/problem.h"
+#include "judge/grading/request_func.h"
 #include "judge/grading/testdir.h"
 #include "judge/grading/limits.h"
 #include "common/xalloc.h"
@@ -39,6 +41,13 @@ static const char usage_text[] =
     "  --output-limit KB    stdout limit\n"
     "  --processes N        process and thread limit\n"
     "  --sandbox B          gvisor, native or auto (default: judge.ini's sandbox)\n"
+    "  --function NAME      a function problem: call NAME (free-standing or a method\n"
+    "                       of Solution) with each test of --func-tests\n"
+    "  --func-tests FILE    JSON: [{\"args\": [...], \"expected\": v}, ...], or\n"
+    "                       {\"tests\": [...], \"signature\": {...}}; or a problem\n"
+    "                       folder with function.json (its samples, tests, compare)\n"
+    "  --test-code FILE     a test-code problem (HumanEval): SOURCE + FILE + check(ENTRY)\n"
+    "  --entry-point NAME   the function the test code's check() gets\n"
     "Prints the result JSON; exits 0 whenever a result was produced, 2 on usage errors.\n";
 
 static int usage_error(const char *msg)
@@ -140,6 +149,7 @@ static const struct lang *lang_of_file(const struct lang_registry *langs, const 
 struct run_args {
 	const char *lang_name, *stdin_file, *expected_file, *tests_dir, *problem_dir;
 	const char *compare_mode, *compare_args, *sandbox_name;
+	const char *function, *func_tests, *test_code, *entry_point;
 	struct limits_request limits; /* 0 = not given */
 	bool all_tests;
 };
@@ -162,6 +172,10 @@ static int parse_args(int argc, char **argv, const struct judge_config *cfg, str
 		OPT_OUTPUT,
 		OPT_PROCS,
 		OPT_SANDBOX,
+		OPT_FUNCTION,
+		OPT_FUNC_TESTS,
+		OPT_TEST_CODE,
+		OPT_ENTRY,
 		OPT_HELP,
 	};
 	static const struct option opts[] = {
@@ -179,6 +193,10 @@ static int parse_args(int argc, char **argv, const struct judge_config *cfg, str
 	    {"output-limit", required_argument, 0, OPT_OUTPUT},
 	    {"processes", required_argument, 0, OPT_PROCS},
 	    {"sandbox", required_argument, 0, OPT_SANDBOX},
+	    {"function", required_argument, 0, OPT_FUNCTION},
+	    {"func-tests", required_argument, 0, OPT_FUNC_TESTS},
+	    {"test-code", required_argument, 0, OPT_TEST_CODE},
+	    {"entry-point", required_argument, 0, OPT_ENTRY},
 	    {"help", no_argument, 0, OPT_HELP},
 	    {0, 0, 0, 0},
 	};
@@ -241,6 +259,18 @@ static int parse_args(int argc, char **argv, const struct judge_config *cfg, str
 		case OPT_SANDBOX:
 			a->sandbox_name = optarg;
 			break;
+		case OPT_FUNCTION:
+			a->function = optarg;
+			break;
+		case OPT_FUNC_TESTS:
+			a->func_tests = optarg;
+			break;
+		case OPT_TEST_CODE:
+			a->test_code = optarg;
+			break;
+		case OPT_ENTRY:
+			a->entry_point = optarg;
+			break;
 		case OPT_HELP:
 			fputs(usage_text, stdout);
 			return 0;
@@ -297,6 +327,62 @@ static int fill_request(struct grade_request *req, const struct run_args *a,
 	return 0;
 }
 
+/* --func-tests DIR: a package's function form (DIR/function.json: samples,
+ * secret tests, compare, limits; problems/README.md). Returns 0 or -1. */
+static int fill_package(struct grade_request *req, const struct run_args *a)
+{
+	char err[512], *d = xstrdup(a->func_tests), *b = xstrdup(a->func_tests);
+	int rc = req_func_package(dirname(d), basename(b), req, err, sizeof err);
+	if (rc < 0)
+		fprintf(stderr, "judge run: %s\n", err);
+	else if (strcmp(req->func->name, a->function)) {
+		fprintf(stderr, "judge run: the package's function is '%s', not '%s'\n",
+			req->func->name, a->function);
+		rc = -1;
+	}
+	free(d);
+	free(b);
+	return rc < 0 ? -1 : 0;
+}
+
+/* --function with --func-tests, or --test-code with --entry-point, into req.
+ * Returns 0, or -1 (reported). */
+static int fill_function(struct grade_request *req, const struct run_args *a)
+{
+	struct strbuf text = STRBUF_INIT;
+	cJSON *j = NULL;
+	int ret = -1;
+	if (a->test_code) {
+		if (read_into(a->test_code, "test code", &text) < 0)
+			goto out;
+		model_set(&req->test_code, text.buf, strlen(text.buf));
+		if (a->entry_point)
+			model_set(&req->entry_point, a->entry_point, strlen(a->entry_point));
+		ret = 0;
+		goto out;
+	}
+	struct stat st;
+	if (stat(a->func_tests, &st) == 0 && S_ISDIR(st.st_mode)) {
+		ret = fill_package(req, a);
+		goto out;
+	}
+	if (read_into(a->func_tests, "function tests", &text) < 0)
+		goto out;
+	j = cJSON_Parse(text.buf);
+	const cJSON *tests = cJSON_IsArray(j) ? j : cJSON_GetObjectItemCaseSensitive(j, "tests");
+	if (!cJSON_IsArray(tests)) {
+		fprintf(stderr, "judge run: %s: not JSON with a tests array\n", a->func_tests);
+		goto out;
+	}
+	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(j, "signature");
+	model_request_set_function(req, a->function, cJSON_IsObject(sig) ? sig : NULL, tests);
+	ret = 0;
+out:
+	cJSON_Delete(j);
+	strbuf_release(&text);
+	return ret;
+}
+
 int cmd_run(int argc, char **argv, struct judge_config *cfg)
 {
 	struct run_args a;
@@ -308,6 +394,16 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	const char *compare_mode = a.compare_mode, *compare_args = a.compare_args;
 	if (optind >= argc)
 		return usage_error("no SOURCE file given");
+	if (!a.function != !a.func_tests)
+		return usage_error("--function and --func-tests go together");
+	if (a.entry_point && !a.test_code)
+		return usage_error("--entry-point needs --test-code");
+	if ((a.function || a.test_code) &&
+	    (tests_dir || problem_dir || stdin_file || expected_file))
+		return usage_error("--function and --test-code bring their own tests: they cannot "
+				   "go with --tests, --problem, --stdin or --expected");
+	if (a.function && a.test_code)
+		return usage_error("give --function or --test-code, not both");
 	if (tests_dir && (stdin_file || expected_file))
 		return usage_error("--tests cannot go with --stdin or --expected");
 	if (problem_dir &&
@@ -382,6 +478,8 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 
 	if (fill_request(&req, &a, lang, &source, &in, &exp, tests_dir ? &td : NULL,
 			 have_problem ? &pb : NULL, argc - optind, argv + optind) < 0)
+		goto out;
+	if ((a.function || a.test_code) && fill_function(&req, &a) < 0)
 		goto out;
 
 	struct sandbox_options sbopts;

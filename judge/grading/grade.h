@@ -111,6 +111,12 @@ void grade_plan_release(struct grade_plan *p);
 enum sub_status grade_judge_test(const struct grade_plan *p, int i, const struct run_result *rr,
 				 struct grade_feedback *fb, char *err, size_t errlen);
 
+/* Compiles the source in sb (with p->compile_argv when set) into res->compile.
+ * Returns 0 when it compiled (or needs no compiling), 1 on a compile error,
+ * -1 on an internal error (message in err). */
+int grade_compile(const struct grade_plan *p, struct sandbox *sb, struct grade_result *res,
+		  char *err, size_t errlen);
+
 /* Folding test outcomes into a result, in test order. */
 struct grade_tally {
 	bool decided; /* a failing test decided the verdict */

@@ -37,6 +37,14 @@ void model_request_release(struct grade_request *r)
 	free(r->problem);
 	free(r->stdin_data);
 	free(r->expected);
+	if (r->func) {
+		free(r->func->name);
+		cJSON_Delete(r->func->signature);
+		cJSON_Delete(r->func->tests);
+		free(r->func);
+	}
+	free(r->test_code);
+	free(r->entry_point);
 	model_request_init(r);
 }
 
@@ -143,7 +151,7 @@ static void render_body(cJSON *o, const struct grade_request *r)
 			if (t->points >= 0)
 				cJSON_AddNumberToObject(tj, "points", t->points);
 		}
-	} else {
+	} else if (!r->func && !r->test_code) { /* those forms have no stdin */
 		add_str(o, "stdin", r->stdin_data);
 		if (r->expected)
 			add_str(o, "expected_output", r->expected);
@@ -165,6 +173,18 @@ cJSON *model_request_render(const struct grade_request *r)
 							(double)*limit_field(&l, i));
 	}
 	cJSON_AddBoolToObject(o, "run_all_tests", r->run_all_tests);
+	if (r->func) {
+		cJSON *f = cJSON_AddObjectToObject(o, "function");
+		add_str(f, "name", r->func->name);
+		if (r->func->signature)
+			cJSON_AddItemToObject(f, "signature",
+					      cJSON_Duplicate(r->func->signature, 1));
+		cJSON_AddItemToObject(f, "tests", cJSON_Duplicate(r->func->tests, 1));
+	}
+	if (r->test_code)
+		add_str(o, "test_code", r->test_code);
+	if (r->entry_point)
+		add_str(o, "entry_point", r->entry_point);
 	return o;
 }
 
@@ -266,6 +286,34 @@ static int load_files(const cJSON *in, struct grade_request *out, char *err, siz
 	return 0;
 }
 
+/* The "function" object of a function problem, when it has a name and tests. */
+static void load_function(const cJSON *in, struct grade_request *out)
+{
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(in, "function");
+	const char *name = json_str(f, "name");
+	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(f, "tests");
+	if (!name || !cJSON_IsArray(tests))
+		return;
+	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(f, "signature");
+	model_request_set_function(out, name, cJSON_IsObject(sig) ? sig : NULL, tests);
+}
+
+void model_request_set_function(struct grade_request *r, const char *name, const cJSON *signature,
+				const cJSON *tests)
+{
+	struct grade_func *fn = xcalloc(1, sizeof *fn);
+	fn->name = xstrdup(name);
+	fn->signature = signature ? cJSON_Duplicate(signature, 1) : NULL;
+	fn->tests = cJSON_Duplicate(tests, 1);
+	if (r->func) {
+		free(r->func->name);
+		cJSON_Delete(r->func->signature);
+		cJSON_Delete(r->func->tests);
+		free(r->func);
+	}
+	r->func = fn;
+}
+
 int model_request_load(const cJSON *in, struct grade_request *out, char *err, size_t errlen)
 {
 	model_request_init(out);
@@ -302,6 +350,12 @@ int model_request_load(const cJSON *in, struct grade_request *out, char *err, si
 	for (size_t i = 0; i < sizeof limit_keys / sizeof limit_keys[0]; i++)
 		*limit_field(&out->limits, i) = json_long(lim, limit_keys[i]);
 	out->run_all_tests = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(in, "run_all_tests"));
+	load_function(in, out);
+	const char *tc = json_str(in, "test_code"), *ep = json_str(in, "entry_point");
+	if (tc)
+		set_str(&out->test_code, NULL, tc);
+	if (ep)
+		set_str(&out->entry_point, NULL, ep);
 	return 0;
 }
 
@@ -322,8 +376,10 @@ void model_result_release(struct grade_result *r)
 	strbuf_release(&r->compile.output);
 	strbuf_release(&r->out);
 	strbuf_release(&r->err);
-	for (int i = 0; i < r->ntests; i++)
+	for (int i = 0; i < r->ntests; i++) {
 		free(r->tests[i].name);
+		free(r->tests[i].output);
+	}
 	free(r->tests);
 	for (int i = 0; i < r->ngroups; i++)
 		free(r->groups[i].name);
@@ -420,6 +476,8 @@ cJSON *model_test_render(const struct grade_test_out *t)
 		cJSON_AddNumberToObject(tj, "score", t->score);
 	if (t->passes > 0)
 		cJSON_AddNumberToObject(tj, "passes", t->passes);
+	if (t->output)
+		add_str(tj, "stdout", t->output);
 	return tj;
 }
 

@@ -16,7 +16,10 @@
  *                "unordered_tokens": false},
  *    "limits": {"time_ms": 2000, "wall_ms": 7000, "memory_mb": 256, "output_kb": 16384,
  *               "processes": 64},
- *    "run_all_tests": false}
+ *    "run_all_tests": false,
+ *    "function": {"name": "twoSum", "signature": {...},      a function problem (funcgrade.h):
+ *                 "tests": [{"name", "args": [...], "expected": v, "hidden": false}]},
+ *    "test_code": "def check(candidate): ...", "entry_point": "f"}   a test-code problem
  * Rows queued by older binaries have this shape too, so it must not change.
  */
 #pragma once
@@ -46,6 +49,17 @@ struct grade_test_in {
 	double points; /* "points": the test's share of the score; < 0 = not given */
 };
 
+/* A function problem (LeetCode style): the judge's harness calls name with
+ * each test's args (JSON) in the sandbox; the expected values stay on the host.
+ * tests: [{"name", "args": [...], "expected": v (optional), "hidden": bool}];
+ * signature: {"params": ["int[]", "int"], "returns": "int[]"} (types for the
+ * languages that need them; inferred from the args when absent), or NULL. */
+struct grade_func {
+	char *name;
+	cJSON *signature; /* owned, or NULL */
+	cJSON *tests;	  /* owned, never NULL */
+};
+
 /* A request. Every pointer is owned (model_request_release frees it). Exactly
  * one form: problem != NULL, or ntests > 0, or one run of stdin_data/expected. */
 struct grade_request {
@@ -68,6 +82,9 @@ struct grade_request {
 	bool has_limits;	      /* a "limits" object was given (it may be empty) */
 	struct limits_request limits; /* the request's own; 0 = not given (limits.h) */
 	bool run_all_tests;
+	struct grade_func *func; /* function problem, or NULL */
+	char *test_code;	 /* test-code problem (HumanEval style), or NULL */
+	char *entry_point;	 /* its function under test (check(entry_point)), or NULL */
 };
 
 /* Empty request: no fields, compare options of mode lines. */
@@ -86,6 +103,10 @@ void model_request_add_file(struct grade_request *r, const char *name, const cha
 			    size_t len);
 /* Appends a command-line argument of the program; copies it. */
 void model_request_add_arg(struct grade_request *r, const char *arg);
+/* Makes r a function problem of name with copies of signature (may be NULL)
+ * and tests (grade_func). */
+void model_request_set_function(struct grade_request *r, const char *name, const cJSON *signature,
+				const cJSON *tests);
 /* The normalized JSON of r (the caller deletes it); never NULL. */
 cJSON *model_request_render(const struct grade_request *r);
 /* Reads normalized JSON (as stored, possibly by an older binary) into out, which
@@ -129,6 +150,7 @@ struct grade_compile {
 
 struct grade_test_out {
 	char *name;
+	char *output; /* function problems: what the call printed (owned), or NULL */
 	enum sub_status status;
 	struct grade_run_facts run;
 	struct grade_feedback feedback;

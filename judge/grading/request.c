@@ -14,6 +14,7 @@
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
 #include "judge/grading/problem.h"
+#include "judge/grading/request_func.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
 
@@ -695,9 +696,10 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	if (!cJSON_IsObject(in))
 		return req_fail(err, 422, "invalid_field", "the request must be a JSON object");
 	static const char *const keys[] = {
-	    "language",	    "source",	       "code",	  "stdin",  "expected_output",
-	    "tests",	    "problem",	       "compare", "limits", "run_all_tests",
-	    "callback_url", "idempotency_key", "files",	  "args",   NULL};
+	    "language", "source", "code", "stdin", "expected_output", "tests", "problem", "compare",
+	    "limits", "run_all_tests", "callback_url", "idempotency_key", "files", "args",
+	    /* function and test-code problems (request_func.h) */
+	    "function", "signature", "test_code", "entry_point", NULL};
 	if (check_known_keys(in, keys, "", err) < 0)
 		return -1;
 
@@ -724,8 +726,12 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	}
 	copy_string(&o->language, NULL, language);
 	copy_string(&o->source, &o->source_len, source);
-	if (validate_files(cfg, l, in, o, err) < 0 || validate_args(in, o, err) < 0 ||
-	    validate_form(cfg, kind, in, o, &cb, err) < 0)
+	int fform = req_func_validate(cfg, kind, in, o, err);
+	if (fform < 0 ||
+	    (fform == 0 &&
+	     (validate_files(cfg, l, in, o, err) < 0 || validate_args(in, o, err) < 0)) ||
+	    (fform == 1 && get_string(in, "callback_url", "", false, MAX_URL + 1, &cb, err) < 0) ||
+	    (fform == 0 && validate_form(cfg, kind, in, o, &cb, err) < 0))
 		goto out;
 	if (validate_compare(in, o->problem != NULL, o, err) < 0 || check_regexes(o, err) < 0 ||
 	    validate_limits(cfg, in, o, err) < 0 ||

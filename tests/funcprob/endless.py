@@ -1,0 +1,3 @@
+def twoSum(nums, target):
+    while True:
+        pass
