@@ -116,6 +116,7 @@ Test(metrics, route_labels)
 						  "submissions",
 						  "submissions_batch",
 						  "submission",
+						  "submission_events",
 						  "languages",
 						  "problems",
 						  "problem",
