@@ -13,7 +13,10 @@
 #include "judge/service/sessdb.h"
 
 /* The statuses of a session's cell, the "status" label of judge_session_cells_total. */
-#define METRICS_CELL_STATUSES {"ok", "error", "timeout", "memory_limit", "output_limit", "internal_error"}
+#define METRICS_CELL_STATUSES                                                                      \
+	{                                                                                          \
+		"ok", "error", "timeout", "memory_limit", "output_limit", "internal_error"         \
+	}
 #define METRICS_NCELL 6
 
 struct metrics;

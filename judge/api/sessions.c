@@ -88,9 +88,9 @@ static struct sctx *sctx_new(struct http_request *r, struct api *a, const char *
 /* 410 (409 while starting) with why a session takes no calls. */
 static void not_open(struct http_request *r, const struct sess_row *row)
 {
-	static const char *const codes[SESS_STATUS_COUNT] = {
-	    "session_starting", "session_ready",	 "session_closed",
-	    "session_expired",	"session_lost", "session_failed"};
+	static const char *const codes[SESS_STATUS_COUNT] = {"session_starting", "session_ready",
+							     "session_closed",	 "session_expired",
+							     "session_lost",	 "session_failed"};
 	if (row->status == SESS_STARTING) {
 		http_error(r, 409, codes[SESS_STARTING], "the session is still starting");
 		return;
@@ -120,8 +120,9 @@ static void continue_create(struct sctx *c)
 			    : -1;
 		bool over = clock_mono_ms() >= c->w.deadline_ms || http_stopping(r);
 		if (rc == 1 && row.status == SESS_STARTING && over)
-			rc = sessdb_fail_unclaimed(db, c->id, "no worker started the session in time",
-						   err, sizeof err) < 0
+			rc = sessdb_fail_unclaimed(db, c->id,
+						   "no worker started the session in time", err,
+						   sizeof err) < 0
 				 ? -1
 				 : 2;
 		if (db)
@@ -203,7 +204,8 @@ static void answer(struct sctx *c, const cJSON *resp, const struct strbuf *body)
 	} else if (cJSON_GetObjectItemCaseSensitive(resp, "raw") && c->file_json) {
 		bool text = utf8_valid_text(body->buf ? body->buf : "", body->len);
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "content_type", cJSON_IsString(ct) ? ct->valuestring : "");
+		cJSON_AddStringToObject(o, "content_type",
+					cJSON_IsString(ct) ? ct->valuestring : "");
 		cJSON_AddNumberToObject(o, "size", (double)body->len);
 		cJSON_AddStringToObject(o, "encoding", text ? "utf-8" : "base64");
 		struct strbuf enc = STRBUF_INIT;
@@ -240,9 +242,9 @@ static void continue_call(struct sctx *c)
 		struct strbuf body = STRBUF_INIT;
 		struct db *db = api_db(a, 5000, err, sizeof err);
 		bool raw = !strcmp(c->kind, "file_get");
-		int rc = db ? sessdb_call_get(db, c->call_id, &resp, raw ? &body : NULL, err,
-					      sizeof err)
-			    : -1;
+		int rc =
+		    db ? sessdb_call_get(db, c->call_id, &resp, raw ? &body : NULL, err, sizeof err)
+		       : -1;
 		if (db)
 			db_pool_put(a->pool, db);
 		bool over = clock_mono_ms() >= c->w.deadline_ms || http_stopping(r);
@@ -255,9 +257,10 @@ static void continue_call(struct sctx *c)
 		if (rc < 0)
 			render_db_error(r, "session call", err);
 		else if (rc == 0)
-			http_error(r, 504, "timeout",
-				   "the session's worker did not answer in time; the call may still "
-				   "run, and the session takes calls again after it");
+			http_error(
+			    r, 504, "timeout",
+			    "the session's worker did not answer in time; the call may still "
+			    "run, and the session takes calls again after it");
 		else
 			answer(c, resp, &body);
 		cJSON_Delete(resp);
@@ -341,9 +344,9 @@ static void get_one(struct http_request *r, struct api *a, const char *id)
 	char err[256];
 	struct sess_row row = {0};
 	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? sessdb_get(db, id, key_of(a, r), a->cfg->worker_timeout_s, &row, err,
-				 sizeof err)
-		    : -1;
+	int rc =
+	    db ? sessdb_get(db, id, key_of(a, r), a->cfg->worker_timeout_s, &row, err, sizeof err)
+	       : -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	if (rc < 0)
@@ -364,10 +367,10 @@ static void list(struct http_request *r, struct api *a)
 	cJSON *arr = NULL;
 	const char *all = http_query(r, "all");
 	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? sessdb_list(db, key_of(a, r), a->cfg->worker_timeout_s,
-				  all && strcmp(all, "0") && strcmp(all, "false"), &arr, err,
-				  sizeof err)
-		    : -1;
+	int rc =
+	    db ? sessdb_list(db, key_of(a, r), a->cfg->worker_timeout_s,
+			     all && strcmp(all, "0") && strcmp(all, "false"), &arr, err, sizeof err)
+	       : -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	if (rc < 0)

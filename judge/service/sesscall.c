@@ -10,6 +10,7 @@
 #include "common/config.h"
 #include "common/xalloc.h"
 #include "judge/grading/compare.h"
+#include "judge/grading/lang.h"
 #include "judge/grading/model.h"
 #include "runner/install.h"
 #include "runner/sandbox.h"
@@ -118,9 +119,10 @@ static void add_verdict(cJSON *o, const cJSON *req, const char *status, const st
 	memset(&fb, 0, sizeof fb);
 	enum cmp_outcome oc =
 	    cmp_compare(&opts, expected, strlen(expected), out->buf ? out->buf : "", out->len, &fb);
-	cJSON_AddStringToObject(o, "verdict", oc == CMP_MATCH	 ? "accepted"
-					      : oc == CMP_DIFFER ? "wrong_answer"
-								 : "internal_error");
+	cJSON_AddStringToObject(o, "verdict",
+				oc == CMP_MATCH	   ? "accepted"
+				: oc == CMP_DIFFER ? "wrong_answer"
+						   : "internal_error");
 	if (oc == CMP_MATCH)
 		return;
 	cJSON *f = cJSON_AddObjectToObject(o, "feedback");

@@ -9,8 +9,8 @@
 #include "common/xalloc.h"
 #include "judge/store/db.h"
 
-static const char *const status_names[SESS_STATUS_COUNT] = {"starting", "ready",	"closed",
-							    "expired",	"lost",		"failed"};
+static const char *const status_names[SESS_STATUS_COUNT] = {"starting", "ready", "closed",
+							    "expired",	"lost",	 "failed"};
 
 const char *sess_status_name(enum sess_status s)
 {
@@ -41,13 +41,19 @@ int sess_status_parse(const char *s)
 	"THEN '" LOST_REASON "' "                                                                  \
 	"WHEN s.status = 'ready' AND s.max_until <= now() THEN 'it reached its maximum lifetime' " \
 	"WHEN s.status = 'ready' AND s.expires_at <= now() "                                       \
-	"THEN format('it was idle for more than %s s', s.idle_ttl_s) "                            \
+	"THEN format('it was idle for more than %s s', s.idle_ttl_s) "                             \
 	"ELSE coalesce(s.close_reason, '') END"
 #define ROW_COLS                                                                                   \
-	"s.id, s.language, " EFF_STATUS " AS status, coalesce(s.worker_id, 0) AS worker, s.limits, " \
-	"s.idle_ttl_s, " ISO("s.created") " AS c_at, " ISO(                                         \
-	    "least(s.expires_at, s.max_until)") " AS e_at, " ISO("s.last_used") " AS u_at, "         \
-	    EFF_REASON " AS reason, s.execution_count, s.restarts"
+	"s.id, s.language, " EFF_STATUS                                                            \
+	" AS status, coalesce(s.worker_id, 0) AS worker, s.limits, "                               \
+	"s.idle_ttl_s, " ISO("s.created") " AS c_at, " ISO(                                        \
+	    "least(s.expires_at, s.max_until)") " AS e_at, " ISO("s.last_used") " AS "             \
+										"u_at,"            \
+										" " EFF_REASON     \
+										" AS reason, "     \
+										"s.execution_"     \
+										"count, "          \
+										"s.restarts"
 #define ROW_FROM " FROM sessions s LEFT JOIN workers w ON w.id = s.worker_id "
 
 /* sql with every "$T" replaced by the timeout (a number, from judge.ini). */
@@ -165,15 +171,17 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 	if (db_exec(db, "SELECT pg_advisory_xact_lock(7243, ($1::bigint % 2147483647)::int)", 1,
 		    lp) == 0)
 		res = db_query(
-	    db,
-	    "WITH n AS (SELECT count(*) AS c FROM sessions WHERE coalesce(api_key_id, 0) = "
-	    "$1::bigint AND status IN ('starting', 'ready')), "
-	    "ins AS (INSERT INTO sessions (api_key_id, language, limits, idle_ttl_s, expires_at, "
-	    "max_until) SELECT nullif($1::bigint, 0), $2, $3::jsonb, $4::int, "
-	    "now() + make_interval(secs => $4::int), now() + make_interval(secs => $5::int) "
-	    "FROM n WHERE n.c < $6::bigint RETURNING id) "
-	    "SELECT id, pg_notify('" SESS_CHANNEL_NEW "', id::text) FROM ins",
-	    6, p);
+		    db,
+		    "WITH n AS (SELECT count(*) AS c FROM sessions WHERE coalesce(api_key_id, 0) = "
+		    "$1::bigint AND status IN ('starting', 'ready')), "
+		    "ins AS (INSERT INTO sessions (api_key_id, language, limits, idle_ttl_s, "
+		    "expires_at, "
+		    "max_until) SELECT nullif($1::bigint, 0), $2, $3::jsonb, $4::int, "
+		    "now() + make_interval(secs => $4::int), now() + make_interval(secs => "
+		    "$5::int) "
+		    "FROM n WHERE n.c < $6::bigint RETURNING id) "
+		    "SELECT id, pg_notify('" SESS_CHANNEL_NEW "', id::text) FROM ins",
+		    6, p);
 	if (!res) {
 		fail(db, err, errlen, "create session");
 		db_rollback(db);
@@ -222,15 +230,16 @@ int sessdb_list(struct db *db, int64_t key, long timeout_s, bool all, cJSON **ou
 	snprintf(k, sizeof k, "%" PRId64, key);
 	const char *p[] = {k};
 	struct strbuf sql = STRBUF_INIT;
-	with_timeout(&sql,
-		     all ? "SELECT " ROW_COLS ROW_FROM "WHERE coalesce(s.api_key_id, 0) = "
-			   "$1::bigint AND (s.closed IS NULL OR s.closed > now() - interval '1 day') "
-			   "ORDER BY s.created DESC LIMIT 1000"
-			 : "SELECT * FROM (SELECT " ROW_COLS ROW_FROM
-			   "WHERE coalesce(s.api_key_id, 0) = $1::bigint AND s.status IN "
-			   "('starting', 'ready') ORDER BY s.created DESC LIMIT 1000) x "
-			   "WHERE x.status IN ('starting', 'ready')",
-		     timeout_s);
+	with_timeout(
+	    &sql,
+	    all ? "SELECT " ROW_COLS ROW_FROM "WHERE coalesce(s.api_key_id, 0) = "
+		  "$1::bigint AND (s.closed IS NULL OR s.closed > now() - interval '1 day') "
+		  "ORDER BY s.created DESC LIMIT 1000"
+		: "SELECT * FROM (SELECT " ROW_COLS ROW_FROM
+		  "WHERE coalesce(s.api_key_id, 0) = $1::bigint AND s.status IN "
+		  "('starting', 'ready') ORDER BY s.created DESC LIMIT 1000) x "
+		  "WHERE x.status IN ('starting', 'ready')",
+	    timeout_s);
 	PGresult *res = db_query(db, sql.buf, 1, p);
 	strbuf_release(&sql);
 	if (!res)
@@ -335,7 +344,7 @@ int sessdb_call_get(struct db *db, int64_t call_id, cJSON **response, struct str
 
 /* An answer of 410 with code and message (a SQL expression of the message). */
 #define GONE(code, msg)                                                                            \
-	"jsonb_build_object('http', 410, 'error', jsonb_build_object('code', '" code              \
+	"jsonb_build_object('http', 410, 'error', jsonb_build_object('code', '" code               \
 	"', 'message', " msg "))"
 
 int sessdb_reap_lost(struct db *db, long timeout_s, char *err, size_t errlen)
@@ -345,21 +354,26 @@ int sessdb_reap_lost(struct db *db, long timeout_s, char *err, size_t errlen)
 	const char *p[] = {t};
 	PGresult *res = db_query(
 	    db,
-	    "WITH dead AS (UPDATE sessions s SET status = 'lost', closed = now(), close_reason = '" LOST_REASON
+	    "WITH dead AS (UPDATE sessions s SET status = 'lost', closed = now(), close_reason = "
+	    "'" LOST_REASON
 	    "' FROM workers w WHERE w.id = s.worker_id AND s.status IN ('starting', 'ready') AND "
 	    "(w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => $1::int)) "
 	    "RETURNING s.id), "
 	    "orphan AS (UPDATE sessions s SET status = 'failed', closed = now(), close_reason = "
 	    "'no worker took the session' WHERE s.status = 'starting' AND s.worker_id IS NULL AND "
 	    "s.created < now() - interval '60 s' RETURNING s.id), "
-	    "calls AS (UPDATE session_calls c SET state = 'done', finished = now(), response = " GONE(
-		"session_lost", "'" LOST_REASON "'") " WHERE c.session_id IN (SELECT id FROM dead) "
-						     "AND c.state <> 'done' RETURNING c.id), "
-	    "n AS (SELECT pg_notify('" SESS_CHANNEL_REPLY "', 'c' || id) FROM calls UNION ALL "
-	    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM dead UNION ALL "
-	    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM orphan) "
-	    "SELECT (SELECT count(*) FROM dead) + (SELECT count(*) FROM orphan), "
-	    "(SELECT count(*) FROM n)",
+	    "calls AS (UPDATE session_calls c SET state = 'done', finished = now(), response "
+	    "= " GONE("session_lost",
+		      "'" LOST_REASON
+		      "'") " WHERE c.session_id IN (SELECT id FROM dead) "
+			   "AND c.state <> 'done' RETURNING c.id), "
+			   "n AS (SELECT pg_notify('" SESS_CHANNEL_REPLY
+			   "', 'c' || id) FROM calls UNION ALL "
+			   "SELECT pg_notify('" SESS_CHANNEL_REPLY
+			   "', 's' || id) FROM dead UNION ALL "
+			   "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM orphan) "
+			   "SELECT (SELECT count(*) FROM dead) + (SELECT count(*) FROM orphan), "
+			   "(SELECT count(*) FROM n)",
 	    1, p);
 	if (!res)
 		return fail(db, err, errlen, "reap lost sessions");
@@ -371,8 +385,8 @@ int sessdb_reap_lost(struct db *db, long timeout_s, char *err, size_t errlen)
 int sessdb_counts(struct db *db, long counts[SESS_STATUS_COUNT], char *err, size_t errlen)
 {
 	memset(counts, 0, sizeof(long) * SESS_STATUS_COUNT);
-	PGresult *res = db_query(db, "SELECT status, count(*) FROM sessions GROUP BY status", 0,
-				 NULL);
+	PGresult *res =
+	    db_query(db, "SELECT status, count(*) FROM sessions GROUP BY status", 0, NULL);
 	if (!res)
 		return fail(db, err, errlen, "count sessions");
 	for (int i = 0; i < PQntuples(res); i++) {
@@ -416,8 +430,8 @@ int sessdb_heartbeat(struct db *db, int64_t worker, bool stopping, char *err, si
 	return 0;
 }
 
-int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits,
-		 char *err, size_t errlen)
+int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits, char *err,
+		 size_t errlen)
 {
 	char w[24];
 	snprintf(w, sizeof w, "%" PRId64, worker);
@@ -515,8 +529,8 @@ static int by_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_call **out,
-		       char *err, size_t errlen)
+int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_call **out, char *err,
+		       size_t errlen)
 {
 	char w[24], m[24];
 	snprintf(w, sizeof w, "%" PRId64, worker);
@@ -558,8 +572,13 @@ int sessdb_call_finish(struct db *db, int64_t call_id, const struct sess_answer 
 	struct strbuf hex = STRBUF_INIT;
 	if (a->body)
 		bytea_hex(&hex, a->body, a->len);
-	const char *p[] = {c,	  resp, a->body ? hex.buf : NULL, cells, a->restarted ? "1" : "0",
-			   sess_status_name(a->end), a->reason};
+	const char *p[] = {c,
+			   resp,
+			   a->body ? hex.buf : NULL,
+			   cells,
+			   a->restarted ? "1" : "0",
+			   sess_status_name(a->end),
+			   a->reason};
 	PGresult *res = db_query(
 	    db,
 	    "WITH c AS (UPDATE session_calls SET state = 'done', finished = now(), response = "
@@ -593,9 +612,11 @@ int sessdb_end(struct db *db, const char *id, enum sess_status st, const char *r
 	    "c AS (UPDATE session_calls SET state = 'done', finished = now(), response = " GONE(
 		"session_closed", "$3") " WHERE session_id = $1::uuid AND state <> 'done' "
 					"RETURNING id), "
-	    "n AS (SELECT pg_notify('" SESS_CHANNEL_REPLY "', 'c' || id) FROM c UNION ALL "
-	    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM e) "
-	    "SELECT count(*) FROM n",
+					"n AS (SELECT pg_notify('" SESS_CHANNEL_REPLY
+					"', 'c' || id) FROM c UNION ALL "
+					"SELECT pg_notify('" SESS_CHANNEL_REPLY
+					"', 's' || id) FROM e) "
+					"SELECT count(*) FROM n",
 	    3, p);
 	if (!res)
 		return fail(db, err, errlen, "end a session");

@@ -56,7 +56,7 @@ struct sess_row {
 	cJSON *limits;		 /* owned */
 	long idle_ttl_s;
 	char created_at[40], expires_at[40], last_used_at[40]; /* ISO 8601 UTC */
-	char reason[256]; /* why it ended, "" while open */
+	char reason[256];				       /* why it ended, "" while open */
 	long execution_count, restarts;
 };
 void sess_row_release(struct sess_row *r);
@@ -110,8 +110,8 @@ int sessdb_worker_register(struct db *db, const char *name, const char *host, lo
 int sessdb_heartbeat(struct db *db, int64_t worker, bool stopping, char *err, size_t errlen);
 /* Claims one unclaimed session. Returns 1 with id, language (32 bytes) and
  * *limits (owned), 0 when none, -1. */
-int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits,
-		 char *err, size_t errlen);
+int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits, char *err,
+		 size_t errlen);
 /* A claimed session started (ready) or not (failed, reason); NOTIFYs "s<id>". */
 int sessdb_started(struct db *db, const char *id, int64_t worker, bool ok, const char *reason,
 		   char *err, size_t errlen);
@@ -130,8 +130,8 @@ struct sess_call {
 void sess_call_release(struct sess_call *c);
 /* Claims up to max pending calls of this worker's sessions, oldest first.
  * Returns how many (*out: a new array of them), or -1. */
-int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_call **out,
-		       char *err, size_t errlen);
+int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_call **out, char *err,
+		       size_t errlen);
 /* Stores a call's answer (response JSON, bytes of a file read or NULL) and
  * NOTIFYs "c<id>". cells: 1 when a cell ran (execution_count), restarted:
  * the driver was started again; closing: the session ends (status, reason). */

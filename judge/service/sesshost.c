@@ -113,8 +113,8 @@ static void run_limits_of(struct sesshost *h, const struct hsess *s, struct run_
 static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
 {
 	const struct lang *l = s->env.lang;
-	int rc = sandbox_open(h->backend, s->slot, s->env.limits.disk_mb << 20, &s->env.sb, err,
-			      errlen);
+	int rc =
+	    sandbox_open(h->backend, s->slot, s->env.limits.disk_mb << 20, &s->env.sb, err, errlen);
 	if (rc < 0)
 		return -1;
 	struct session_spec spec = {.argv = (const char *const *)l->session_argv,
@@ -211,8 +211,8 @@ static void *session_main(void *arg)
 	int rc = session_open(h, s, err, sizeof err);
 	struct db *db = db_pool_get(h->pool, 10000);
 	char dberr[256];
-	int marked = db ? sessdb_started(db, s->id, h->worker_id, rc == 0, err, dberr, sizeof dberr)
-			: -1;
+	int marked =
+	    db ? sessdb_started(db, s->id, h->worker_id, rc == 0, err, dberr, sizeof dberr) : -1;
 	if (db)
 		db_pool_put(h->pool, db);
 	if (rc < 0)
@@ -247,10 +247,10 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 	sreq_limits_load(limits, &s->env.limits);
 	s->slot_fd = -1;
 	pthread_cond_init(&s->cond, NULL);
-	const char *why = !s->env.lang || !s->env.lang->session_argv ? "the worker lacks the language"
-			  : (s->slot = slot_take(h->cfg->box_root, &s->slot_fd)) < 0
-			      ? "no sandbox slot is free"
-			      : NULL;
+	const char *why =
+	    !s->env.lang || !s->env.lang->session_argv ? "the worker lacks the language"
+	    : (s->slot = slot_take(h->cfg->box_root, &s->slot_fd)) < 0 ? "no sandbox slot is free"
+								       : NULL;
 	hs_lock(h);
 	s->next = h->list;
 	h->list = s;
@@ -278,9 +278,9 @@ static void claim_sessions(struct sesshost *h, struct db *db)
 		bool room = h->nheld < h->cfg->sessions_per_worker && !atomic_load(&h->halt);
 		hs_unlock(h);
 		cJSON *limits = NULL;
-		int rc = room ? sessdb_claim(db, h->worker_id, id, language, &limits, err,
-					     sizeof err)
-			      : 0;
+		int rc =
+		    room ? sessdb_claim(db, h->worker_id, id, language, &limits, err, sizeof err)
+			 : 0;
 		if (rc < 0)
 			log_debug("sessions: %s", err);
 		if (rc != 1)

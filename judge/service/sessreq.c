@@ -43,15 +43,15 @@ static int get_long(const cJSON *o, const char *name, const char *where, long lo
 		return 0;
 	double d = cJSON_IsNumber(v) ? v->valuedouble : -1e300;
 	if (!cJSON_IsNumber(v) || d != d || d < (double)lo || d > (double)hi || d != (long)d)
-		return req_fail(e, 422, "invalid_field", "%s%s must be a whole number from %ld to %ld",
-				where, name, lo, hi);
+		return req_fail(e, 422, "invalid_field",
+				"%s%s must be a whole number from %ld to %ld", where, name, lo, hi);
 	*out = (long)d;
 	return 0;
 }
 
 /* A string of at most max_kb KiB of UTF-8 text; absent leaves *out NULL. */
-static int get_text(const cJSON *o, const char *name, bool required, long max_kb,
-		    const char **out, struct req_error *e)
+static int get_text(const cJSON *o, const char *name, bool required, long max_kb, const char **out,
+		    struct req_error *e)
 {
 	const cJSON *v = field(o, name);
 	*out = NULL;
@@ -114,8 +114,8 @@ static int create_limits(const struct judge_config *cfg, const cJSON *in, struct
 	return 0;
 }
 
-int sreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
-		const cJSON *in, struct sreq_create *out, struct req_error *e)
+int sreq_create(const struct judge_config *cfg, const struct lang_registry *langs, const cJSON *in,
+		struct sreq_create *out, struct req_error *e)
 {
 	static const char *const keys[] = {"language", "idle_ttl", "limits", NULL};
 	const char *name;
@@ -179,7 +179,7 @@ static int check_compare(const struct judge_config *cfg, const struct lang_regis
 int sreq_execute(const struct judge_config *cfg, const struct lang_registry *langs,
 		 const char *language, const cJSON *in, cJSON **out, struct req_error *e)
 {
-	static const char *const keys[] = {"code", "stdin", "timeout_ms", "expected_output",
+	static const char *const keys[] = {"code",    "stdin", "timeout_ms", "expected_output",
 					   "compare", NULL};
 	const char *code, *in_s, *expected;
 	long timeout = 0;
@@ -282,14 +282,17 @@ bool sreq_path(const char *path, bool empty_ok, struct req_error *e)
 const char *sreq_content_type(const char *name)
 {
 	static const char *const types[][2] = {
-	    {"png", "image/png"},	  {"jpg", "image/jpeg"},	{"jpeg", "image/jpeg"},
-	    {"gif", "image/gif"},	  {"svg", "image/svg+xml"},	{"webp", "image/webp"},
-	    {"pdf", "application/pdf"},	  {"csv", "text/csv"},		{"txt", "text/plain"},
-	    {"md", "text/markdown"},	  {"html", "text/html"},	{"json", "application/json"},
-	    {"xml", "application/xml"},	  {"zip", "application/zip"},	{"gz", "application/gzip"},
-	    {"tar", "application/x-tar"}, {"py", "text/x-python"},	{"js", "text/javascript"},
-	    {"cs", "text/plain"},	  {"sh", "text/x-shellscript"}, {"log", "text/plain"},
-	    {"parquet", "application/vnd.apache.parquet"},
+	    {"png", "image/png"},	{"jpg", "image/jpeg"},
+	    {"jpeg", "image/jpeg"},	{"gif", "image/gif"},
+	    {"svg", "image/svg+xml"},	{"webp", "image/webp"},
+	    {"pdf", "application/pdf"}, {"csv", "text/csv"},
+	    {"txt", "text/plain"},	{"md", "text/markdown"},
+	    {"html", "text/html"},	{"json", "application/json"},
+	    {"xml", "application/xml"}, {"zip", "application/zip"},
+	    {"gz", "application/gzip"}, {"tar", "application/x-tar"},
+	    {"py", "text/x-python"},	{"js", "text/javascript"},
+	    {"cs", "text/plain"},	{"sh", "text/x-shellscript"},
+	    {"log", "text/plain"},	{"parquet", "application/vnd.apache.parquet"},
 	};
 	const char *base = strrchr(name, '/');
 	base = base ? base + 1 : name;

@@ -34,8 +34,8 @@ const struct lang *sreq_language(const struct lang_registry *langs, const char *
 				 struct req_error *e);
 /* POST /v1/sessions {language, idle_ttl?, limits?: {memory_mb, cpu_ms,
  * wall_ms, disk_mb}}: ranges and defaults from cfg. Returns 0, or -1 with e. */
-int sreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
-		const cJSON *in, struct sreq_create *out, struct req_error *e);
+int sreq_create(const struct judge_config *cfg, const struct lang_registry *langs, const cJSON *in,
+		struct sreq_create *out, struct req_error *e);
 /* The JSON of limits (for sessions.limits) and back (missing fields 0). */
 cJSON *sreq_limits_json(const struct sess_limits *l);
 void sreq_limits_load(const cJSON *j, struct sess_limits *out);

@@ -67,8 +67,8 @@ struct worker {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	unsigned long wake_gen;
-	atomic_bool stopping; /* no new claims */
-	atomic_bool halt;     /* housekeeping ends */
+	atomic_bool stopping;	   /* no new claims */
+	atomic_bool halt;	   /* housekeeping ends */
 	struct sesshost *sessions; /* the sessions this worker holds, or NULL */
 };
 
