@@ -17,17 +17,17 @@
 
 /* Package folders inside the box; the drivers put them on their import paths. */
 #define PKG_DIR_PYTHON ".packages/python"
-#define PKG_DIR_NODE   ".packages/node"
+#define PKG_DIR_NODE ".packages/node"
 
 struct install_options {
 	const char *pip_index_url; /* PEP 503 simple index, e.g. https://pypi.org/simple */
 	const char *npm_registry;  /* e.g. https://registry.npmjs.org/ */
 	const char *cache_dir;	   /* host folder of the proxy's cache (made as needed) */
 	/* the runtimes: interpreters and the folders they need bound read-only */
-	const char *python; /* python3.12 binary (runs `-m pip`) */
+	const char *python;		    /* python3.12 binary (runs `-m pip`) */
 	const char *const *python_ro_paths;
-	const char *node;    /* node binary */
-	const char *npm_cli; /* npm-cli.js run by node */
+	const char *node;		    /* node binary */
+	const char *npm_cli;		    /* npm-cli.js run by node */
 	const char *const *node_ro_paths;
 	struct run_limits limits; /* of the whole install */
 };
