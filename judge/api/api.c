@@ -62,6 +62,20 @@ static void mcp_dispatch(struct http_request *r, const struct mcp_call *call, vo
 		return info_problems(r, a);
 	case MCP_GET_PROBLEM:
 		return info_problem(r, a, call->id);
+	case MCP_SESSION_CREATE:
+		return sessions_create(r, a, call->body);
+	case MCP_SESSION_EXECUTE:
+		return sessions_tool(r, a, "execute", call->body);
+	case MCP_SESSION_INSTALL:
+		return sessions_tool(r, a, "install", call->body);
+	case MCP_SESSION_WRITE_FILE:
+		return sessions_tool(r, a, "file_put", call->body);
+	case MCP_SESSION_READ_FILE:
+		return sessions_tool(r, a, "file_get", call->body);
+	case MCP_SESSION_LIST_FILES:
+		return sessions_tool(r, a, "file_list", call->body);
+	case MCP_SESSION_CLOSE:
+		return sessions_tool(r, a, "close", call->body);
 	default:
 		http_error(r, 404, "not_found", "no such tool");
 	}
