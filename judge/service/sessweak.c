@@ -1,13 +1,12 @@
 /* sessweak: stand-ins, until the runner's session, file and install calls are
- * merged (branches sess-runner, sess-install), so the judge links meanwhile.
+ * merged (branch sess-runner), so the judge links meanwhile.
  * Each is weak: the runner's real definition replaces it at link time. They
  * fail cleanly ("not built"), so a session cannot start without the runner.
- * Delete this file once runner/session.c and runner/install.c are in. */
+ * Delete this file once runner/session.c and the file calls are in. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "runner/install.h"
 #include "runner/session.h"
 
 #define WEAK	  __attribute__((weak))
@@ -78,31 +77,4 @@ WEAK int sandbox_file_remove(struct sandbox *sb, const char *path)
 {
 	(void)sb, (void)path;
 	return -ENOSYS;
-}
-
-WEAK bool install_check_package(const char *manager, const char *spec, char *why, size_t whylen)
-{
-	(void)manager, (void)spec;
-	snprintf(why, whylen, NOT_BUILT);
-	return false;
-}
-
-WEAK int install_packages(struct sandbox *sb, const struct install_options *opts,
-			  const char *manager, const char *const *packages,
-			  struct install_result *res)
-{
-	(void)sb, (void)opts, (void)manager, (void)packages;
-	snprintf(res->message, sizeof res->message, NOT_BUILT);
-	return -1;
-}
-
-WEAK void install_result_init(struct install_result *res)
-{
-	memset(res, 0, sizeof *res);
-	strbuf_init(&res->output);
-}
-
-WEAK void install_result_release(struct install_result *res)
-{
-	strbuf_release(&res->output);
 }
