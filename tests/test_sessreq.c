@@ -223,3 +223,38 @@ Test(sessreq, limits_json_round_trip)
 	cr_assert(!memcmp(&l, &back, sizeof l));
 	cJSON_Delete(j);
 }
+
+/* install_check_package (runner/install.c) decides the names; here: that a
+ * refused one is the client's 422 invalid_package, and good ones pass. */
+Test(sessreq, install_names)
+{
+	static const char *const refused[] = {
+	    "{\"manager\": \"pip\", \"packages\": [\"../x\"]}",
+	    "{\"manager\": \"pip\", \"packages\": [\"--index-url=http://evil/\"]}",
+	    "{\"manager\": \"pip\", \"packages\": [\"numpy\", \"-r req.txt\"]}",
+	    "{\"manager\": \"pip\", \"packages\": [\"git+https://x/y.git\"]}",
+	    "{\"manager\": \"npm\", \"packages\": [\"file:../x\"]}",
+	    "{\"manager\": \"npm\", \"packages\": [\"http://x/y.tgz\"]}",
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		cJSON *in = cJSON_Parse(refused[i]), *out = NULL;
+		struct req_error e;
+		cr_assert_eq(sreq_install(in, &out, &e), -1, "accepted: %s", refused[i]);
+		cr_assert_eq(e.http_status, 422);
+		cr_assert_str_eq(e.code, "invalid_package", "%s: %s", refused[i], e.code);
+		cJSON_Delete(in);
+	}
+	static const char *const good[] = {
+	    "{\"manager\": \"pip\", \"packages\": [\"numpy\", \"pandas==2.2.2\", \"a[b]>=1\"]}",
+	    "{\"manager\": \"npm\", \"packages\": [\"lodash@^4\", \"@types/node\"]}",
+	};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		cJSON *in = cJSON_Parse(good[i]), *out = NULL;
+		struct req_error e;
+		cr_assert_eq(sreq_install(in, &out, &e), 0, "%s: %s", good[i], e.message);
+		cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(out, "packages")),
+			     cJSON_GetArraySize(cJSON_GetObjectItem(in, "packages")));
+		cJSON_Delete(in);
+		cJSON_Delete(out);
+	}
+}
