@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/api/docs.h"
+#include "judge/api/events.h"
 #include "judge/api/http.h"
 #include "judge/api/info.h"
 #include "judge/api/judge0.h"
@@ -21,6 +22,7 @@
 #include "judge/api/render.h"
 #include "judge/api/route.h"
 #include "judge/api/sessions.h"
+#include "judge/api/sse.h"
 #include "judge/api/submit.h"
 #include "judge/service/auth.h"
 #include "judge/service/callback.h"
@@ -204,7 +206,13 @@ static void on_request(struct http_request *r, void *arg)
 	case R_BATCH:
 		return submit_batch(r, a);
 	case R_GET_SUB:
+		/* Accept: text/event-stream: its live output (MCP's get_submission,
+		 * whose clients accept both, does not come here) */
+		if (sse_wanted(r))
+			return events_get(r, a, id);
 		return submit_get(r, a, id, http_query(r, "wait"));
+	case R_SUB_EVENTS:
+		return events_get(r, a, id);
 	case R_MCP:
 		return mcp_handle(r, a->cfg, mcp_dispatch, a);
 	case R_LANGUAGES:
@@ -283,6 +291,7 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 	if (waiter_hub_start(&a->waiters, db_url, kick_callbacks, a, err, errlen) < 0)
 		goto fail_close;
 	if (sesshub_start(&a->sessions, db_url, cfg->worker_timeout_s, err, errlen) < 0)
+	if (sse_hub_start(&a->sse, db_url, a->pool, err, errlen) < 0)
 		goto fail_close;
 	struct http_opts ho = {.listen_fd = listen_fd,
 			       .threads = (int)threads,
@@ -309,6 +318,7 @@ void api_stop(struct api *a)
 	http_stop(a->http);
 	waiter_hub_stop(a->waiters);
 	sesshub_stop(a->sessions);
+	sse_hub_stop(a->sse);
 	callback_stop(a->callbacks);
 	auth_free(a->auth);
 	if (a->pool)
