@@ -57,3 +57,33 @@ CREATE TABLE session_calls (
 	CHECK ((state = 'done') = (response IS NOT NULL))
 );
 CREATE INDEX session_calls_pending ON session_calls (session_id, id) WHERE state <> 'done';
+
+-- A cell streamed to its client (request.stream, Accept: text/event-stream)
+-- ends its live output (output_chunks of 0004_output.sql: the worker writes
+-- stdout and stderr there as the code prints) with result or error, then done
+-- carrying the whole answer, in the transaction that stores the answer, by
+-- whatever path (the worker, or the reaper of a lost worker): a reader never
+-- waits for a done that cannot come. plpgsql finds output_chunks when it runs.
+CREATE FUNCTION session_call_done() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+	s text := 'cell:' || NEW.id;
+	body jsonb := NEW.response -> 'body';
+	err jsonb := coalesce(NEW.response -> 'error', body -> 'error');
+BEGIN
+	IF body IS NOT NULL AND jsonb_typeof(body -> 'result') = 'string' THEN
+		INSERT INTO output_chunks (stream, event, data) VALUES (s, 'result', (body -> 'result')::text);
+	END IF;
+	IF err IS NOT NULL AND jsonb_typeof(err) = 'object' THEN
+		INSERT INTO output_chunks (stream, event, data) VALUES (s, 'error', err::text);
+	END IF;
+	INSERT INTO output_chunks (stream, event, data) VALUES (s, 'done', coalesce(body,
+		jsonb_build_object('http', NEW.response -> 'http', 'error', NEW.response -> 'error'))::text);
+	PERFORM pg_notify('judge_output', s);
+	RETURN NULL;
+END
+$$;
+CREATE TRIGGER session_calls_output_done AFTER UPDATE OF state ON session_calls
+	FOR EACH ROW
+	WHEN (OLD.state <> 'done' AND NEW.state = 'done' AND NEW.kind = 'execute' AND
+		(NEW.request ->> 'stream') = 'true')
+	EXECUTE FUNCTION session_call_done();

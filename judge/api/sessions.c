@@ -16,6 +16,7 @@
 #include "judge/api/http.h"
 #include "judge/api/metrics.h"
 #include "judge/api/render.h"
+#include "judge/api/sse.h"
 #include "judge/service/sessdb.h"
 #include "judge/service/sesshub.h"
 #include "judge/service/sessreq.h"
@@ -284,9 +285,43 @@ static long call_wait_ms(struct api *a, const char *kind, const cJSON *req,
 	return (wall > 0 ? wall : 60000) + CALL_SLACK_MS;
 }
 
-/* Stores call kind of session id and waits for its answer. */
-static void route_call(struct http_request *r, struct api *a, const char *id, const char *kind,
-		       const cJSON *req, const void *body, size_t len, bool file_json)
+/* SSE's done hook: counts the streamed cell in the metrics (the stored data is sent). */
+static char *cell_done(void *arg, const char *stored)
+{
+	struct sctx *c = arg;
+	cJSON *d = stored ? cJSON_Parse(stored) : NULL;
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(d, "status");
+	metrics_session_cell(c->api->metrics, cJSON_IsString(st) ? st->valuestring : NULL,
+			     (double)(clock_mono_us() - c->t0_us) / 1e6);
+	cJSON_Delete(d);
+	return NULL;
+}
+
+/* Relays a streamed cell's output: stdout and stderr as printed, then result
+ * or error, then done with the whole answer (migrations/0003_sessions.sql). */
+static void relay_cell(struct http_request *r, struct api *a, int64_t call_id)
+{
+	int64_t after = sse_last_event_id(http_header(r, "Last-Event-ID"));
+	char stream[48];
+	snprintf(stream, sizeof stream, "cell:%" PRId64, call_id);
+	struct sctx *c = xcalloc(1, sizeof *c);
+	c->api = a;
+	c->t0_us = clock_mono_us();
+	struct sse_opts o = {.stream = stream,
+			     .after = after > 0 ? after : 0,
+			     .done_data = cell_done,
+			     .arg = c,
+			     .arg_free = free};
+	if (sse_relay(r, a->sse, &o) < 0 && !r->responded)
+		http_error(r, 503, "unavailable", "cannot stream the output of call %" PRId64,
+			   call_id);
+}
+
+/* Stores call kind of session id and waits for its answer (or relays its
+ * output as it comes, with stream). */
+static void route_call_as(struct http_request *r, struct api *a, const char *id, const char *kind,
+			  const cJSON *req, const void *body, size_t len, bool file_json,
+			  bool stream)
 {
 	char err[256];
 	struct sess_row row = {0};
@@ -303,6 +338,8 @@ static void route_call(struct http_request *r, struct api *a, const char *id, co
 		no_session(r, id);
 	else if (rc == 2)
 		not_open(r, &row);
+	else if (stream)
+		relay_cell(r, a, call_id);
 	else {
 		struct sctx *c =
 		    sctx_new(r, a, id, clock_mono_ms() + call_wait_ms(a, kind, req, &row));
@@ -313,6 +350,12 @@ static void route_call(struct http_request *r, struct api *a, const char *id, co
 		continue_call(c);
 	}
 	sess_row_release(&row);
+}
+
+static void route_call(struct http_request *r, struct api *a, const char *id, const char *kind,
+		       const cJSON *req, const void *body, size_t len, bool file_json)
+{
+	route_call_as(r, a, id, kind, req, body, len, file_json, false);
 }
 
 void sessions_resume(struct http_request *r)
@@ -411,7 +454,11 @@ static void json_call(struct http_request *r, struct api *a, const char *id, con
 		     : sreq_install(in, &req, &e);
 	if (rc < 0)
 		return render_req_error(r, &e);
-	route_call(r, a, id, kind, req, NULL, 0, false);
+	/* Accept: text/event-stream (not through MCP, whose reply is one JSON) */
+	bool stream = !strcmp(kind, "execute") && !r->transform && sse_wanted(r);
+	if (stream)
+		cJSON_AddBoolToObject(req, "stream", true);
+	route_call_as(r, a, id, kind, req, NULL, 0, false, stream);
 	cJSON_Delete(req);
 }
 

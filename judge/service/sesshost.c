@@ -16,6 +16,7 @@
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
 #include "judge/service/sesscall.h"
+#include "judge/service/outstream.h"
 #include "judge/service/sessdb.h"
 #include "judge/service/slots.h"
 #include "judge/store/db.h"
@@ -34,8 +35,9 @@ struct hsess {
 	int slot, slot_fd;
 	struct sess_call *q; /* calls waiting, oldest first */
 	size_t nq, aq;
-	pthread_cond_t cond; /* a call came, or stop */
-	bool stop;	     /* end after the current call */
+	pthread_cond_t cond;   /* a call came, or stop */
+	bool stop;	       /* end after the current call */
+	struct outstream *out; /* live output of streamed cells, opened at the first */
 	struct hsess *next;
 };
 
@@ -128,6 +130,7 @@ static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t e
 
 static void session_free(struct sesshost *h, struct hsess *s)
 {
+	outstream_close(s->out);
 	if (s->env.s)
 		session_stop(s->env.s);
 	if (s->env.sb)
@@ -187,7 +190,21 @@ static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call
 	struct sesscall_out out;
 	sesscall_out_init(&out);
 	int64_t t0 = clock_mono_ms();
+	bool stream = !strcmp(c->kind, "execute") &&
+		      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c->request, "stream"));
+	if (stream) {
+		char id[48];
+		snprintf(id, sizeof id, "cell:%" PRId64, c->id);
+		if (!s->out)
+			s->out = outstream_open(h->url);
+		outstream_begin(s->out, id);
+	}
+	s->env.on_output = stream ? outstream_output : NULL;
+	s->env.output_arg = stream ? s->out : NULL;
 	sesscall_run(&s->env, c, &out);
+	/* the output first: the answer's trigger writes result and done after it */
+	if (stream)
+		outstream_flush(s->out, 2000);
 	struct sess_answer a = {.response = out.response,
 				.body = out.body.len ? out.body.buf : NULL,
 				.len = out.body.len,
