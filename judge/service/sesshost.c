@@ -14,10 +14,10 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/grading/lang.h"
-#include "judge/grading/limits.h"
 #include "judge/service/sesscall.h"
 #include "judge/service/outstream.h"
 #include "judge/service/sessdb.h"
+#include "judge/service/sesspool.h"
 #include "judge/service/slots.h"
 #include "judge/store/db.h"
 #include "runner/install.h"
@@ -47,7 +47,8 @@ struct sesshost {
 	enum sandbox_backend backend;
 	char *url;
 	int64_t worker_id;
-	struct db_pool *pool; /* the session threads' */
+	struct db_pool *pool;	 /* the session threads' */
+	struct sesspool *spares; /* python sessions started ahead of need */
 	struct install_options inst;
 	char *inst_strings[4]; /* what inst points to */
 	pthread_t thread;
@@ -98,34 +99,13 @@ static void finish_error(struct sesshost *h, int64_t call_id, int status, const 
 
 /* ---- one session's thread ---- */
 
-static void run_limits_of(struct sesshost *h, const struct hsess *s, struct run_limits *out)
-{
-	struct limits_policy p;
-	limits_policy_from_config(h->cfg, &p);
-	struct limits_request req = {.time_ms = s->env.limits.cpu_ms,
-				     .wall_ms = s->env.limits.wall_ms,
-				     .memory_mb = s->env.limits.memory_mb};
-	limits_run(&p, s->env.lang, NULL, &req, out);
-	/* pip, a shell's pipelines and a plotting library's threads */
-	if (out->processes < 128)
-		out->processes = 128;
-}
-
-/* Opens the sandbox and starts the driver. Returns 0, or -1 with err. */
+/* Opens the sandbox and starts the driver, unless a spare was taken. Returns 0, or -1 with err. */
 static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
 {
-	const struct lang *l = s->env.lang;
-	int rc =
-	    sandbox_open(h->backend, s->slot, s->env.limits.disk_mb << 20, &s->env.sb, err, errlen);
-	if (rc < 0)
-		return -1;
-	struct session_spec spec = {.argv = (const char *const *)l->session_argv,
-				    .env = (const char *const *)l->session_env,
-				    .ro_paths = (const char *const *)l->session_ro_paths,
-				    .warm_argv = (const char *const *)l->warm_argv,
-				    .preload = (const char *const *)l->preload};
-	run_limits_of(h, s, &spec.limits);
-	return session_start(s->env.sb, &spec, &s->env.s, err, errlen);
+	if (s->env.s)
+		return 0;
+	return sesspool_open(h->cfg, h->backend, s->env.lang, &s->env.limits, s->slot, &s->env.sb,
+			     &s->env.s, err, errlen);
 }
 
 static void session_free(struct sesshost *h, struct hsess *s)
@@ -264,10 +244,17 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 	sreq_limits_load(limits, &s->env.limits);
 	s->slot_fd = -1;
 	pthread_cond_init(&s->cond, NULL);
-	const char *why =
-	    !s->env.lang || !s->env.lang->session_argv ? "the worker lacks the language"
-	    : (s->slot = slot_take(h->cfg->box_root, &s->slot_fd)) < 0 ? "no sandbox slot is free"
-								       : NULL;
+	struct sesspool_item spare;
+	const char *why = NULL;
+	if (!s->env.lang || !s->env.lang->session_argv)
+		why = "the worker lacks the language";
+	else if (sesspool_take(h->spares, s->env.lang, &s->env.limits, &spare)) {
+		s->env.sb = spare.sb;
+		s->env.s = spare.s;
+		s->slot = spare.slot;
+		s->slot_fd = spare.slot_fd;
+	} else if ((s->slot = slot_take(h->cfg->box_root, &s->slot_fd)) < 0)
+		why = "no sandbox slot is free";
 	hs_lock(h);
 	s->next = h->list;
 	h->list = s;
@@ -513,6 +500,7 @@ int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
 		goto fail;
 	}
 	h->started = true;
+	h->spares = sesspool_start(cfg, langs, backend, (int)cfg->session_pool);
 	log_info("sessions: worker %" PRId64 " (%s) holds up to %ld sessions", h->worker_id, name,
 		 cfg->sessions_per_worker);
 	*out = h;
@@ -552,6 +540,7 @@ void sesshost_stop(struct sesshost *h)
 			break;
 	long left = h->nheld;
 	hs_unlock(h);
+	sesspool_stop(h->spares);
 	if (left) {
 		log_warn("sessions: %ld sessions did not end in time", left);
 		return; /* their threads still use h: the process ends soon */
