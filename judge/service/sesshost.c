@@ -47,8 +47,7 @@ struct sesshost {
 	enum sandbox_backend backend;
 	char *url;
 	int64_t worker_id;
-	struct db_pool *pool;	 /* the session threads' */
-	struct sesspool *spares; /* python sessions started ahead of need */
+	struct db_pool *pool; /* the session threads' */
 	struct install_options inst;
 	char *inst_strings[4]; /* what inst points to */
 	pthread_t thread;
@@ -99,11 +98,9 @@ static void finish_error(struct sesshost *h, int64_t call_id, int status, const 
 
 /* ---- one session's thread ---- */
 
-/* Opens the sandbox and starts the driver, unless a spare was taken. Returns 0, or -1 with err. */
+/* Opens the sandbox and starts the driver. Returns 0, or -1 with err. */
 static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
 {
-	if (s->env.s)
-		return 0;
 	return sesspool_open(h->cfg, h->backend, s->env.lang, &s->env.limits, s->slot, &s->env.sb,
 			     &s->env.s, err, errlen);
 }
@@ -244,16 +241,10 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 	sreq_limits_load(limits, &s->env.limits);
 	s->slot_fd = -1;
 	pthread_cond_init(&s->cond, NULL);
-	struct sesspool_item spare;
 	const char *why = NULL;
 	if (!s->env.lang || !s->env.lang->session_argv)
 		why = "the worker lacks the language";
-	else if (sesspool_take(h->spares, s->env.lang, &s->env.limits, &spare)) {
-		s->env.sb = spare.sb;
-		s->env.s = spare.s;
-		s->slot = spare.slot;
-		s->slot_fd = spare.slot_fd;
-	} else if ((s->slot = slot_take(h->cfg->box_root, &s->slot_fd)) < 0)
+	else if ((s->slot = slot_take(h->cfg->box_root, &s->slot_fd)) < 0)
 		why = "no sandbox slot is free";
 	hs_lock(h);
 	s->next = h->list;
@@ -500,7 +491,7 @@ int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
 		goto fail;
 	}
 	h->started = true;
-	h->spares = sesspool_start(cfg, langs, backend, (int)cfg->session_pool);
+	sesspool_prepare(cfg, langs, backend);
 	log_info("sessions: worker %" PRId64 " (%s) holds up to %ld sessions", h->worker_id, name,
 		 cfg->sessions_per_worker);
 	*out = h;
@@ -540,7 +531,6 @@ void sesshost_stop(struct sesshost *h)
 			break;
 	long left = h->nheld;
 	hs_unlock(h);
-	sesspool_stop(h->spares);
 	if (left) {
 		log_warn("sessions: %ld sessions did not end in time", left);
 		return; /* their threads still use h: the process ends soon */
