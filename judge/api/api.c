@@ -291,6 +291,7 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 	if (waiter_hub_start(&a->waiters, db_url, kick_callbacks, a, err, errlen) < 0)
 		goto fail_close;
 	if (sesshub_start(&a->sessions, db_url, cfg->worker_timeout_s, err, errlen) < 0)
+		goto fail_close;
 	if (sse_hub_start(&a->sse, db_url, a->pool, err, errlen) < 0)
 		goto fail_close;
 	struct http_opts ho = {.listen_fd = listen_fd,

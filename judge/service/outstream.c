@@ -169,7 +169,8 @@ static void added(struct outstream *o, size_t before)
 	size_t now = outbuf_pending(&o->buf);
 	if (!before && now)
 		o->first_pending_ms = clock_mono_ms();
-	if (now >= OUTBUF_EVENT_BYTES)
+	/* the first bytes too: an idle flusher sleeps up to 1 s, not FLUSH_MS */
+	if ((!before && now) || now >= OUTBUF_EVENT_BYTES)
 		pthread_cond_signal(&o->wake);
 }
 
