@@ -1,12 +1,14 @@
 /* sesshost: a worker's sessions: claims, a thread per session, routed calls (sesshost.h). */
 #include "judge/service/sesshost.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -435,6 +437,10 @@ static void install_setup(struct sesshost *h)
 	o->npm_registry = cfg->npm_registry;
 	h->inst_strings[0] = xasprintf("%s/install-cache", cfg->state_dir);
 	o->cache_dir = h->inst_strings[0];
+	/* the proxy makes the cache folder, not its parents */
+	if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST)
+		log_warn("sessions: cannot create '%s': %s (installs fail)", cfg->state_dir,
+			 strerror(errno));
 	if (py) {
 		o->python = py->run_argv[0];
 		o->python_ro_paths = (const char *const *)py->ro_paths;

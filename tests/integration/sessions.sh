@@ -78,7 +78,7 @@ cell "python reads the CSV into a variable" "$PY" \
 cell "import of a missing package: ModuleNotFoundError" "$PY" $'import tinypkg' \
 	'.status == "error" and .error.name == "ModuleNotFoundError" and
 	(.error.value | contains("tinypkg")) and (.error.traceback | contains("python_driver") | not)'
-expect "install tinypkg from the local index" 200 '.status == "ok" and .packages == ["tinypkg"] and
+expect "install tinypkg from the local index" 200 '.status == "ok" and .packages == ["tinypkg==1.0"] and
 	(.time_ms | type == "number")' POST "/v1/sessions/$PY/install" \
 	'{"manager": "pip", "packages": ["tinypkg==1.0"]}'
 cell "the retry: the package imports, the variables are intact" "$PY" \
@@ -215,8 +215,10 @@ bad "huge code" 413 too_large POST "/v1/sessions/$PY/execute" \
 	"$(python3 -c 'import json; print(json.dumps({"code": "#" * 70000}))')"
 bad "a body over max_body" 413 too_large PUT "/v1/sessions/$PY/files/big" "x" \
 	--data-binary @<(head -c 1100000 /dev/zero)
-bad "wrong content type on execute" 415 unsupported_media_type POST "/v1/sessions/$PY/execute" \
-	'{"code": "1"}' -H "Content-Type: text/plain"
+req_plain() { local JSON=(-H "Content-Type: text/plain"); req "$@"; }
+EXPECT_REQ=req_plain
+bad "wrong content type on execute" 415 unsupported_media_type POST "/v1/sessions/$PY/execute" '{"code": "1"}'
+EXPECT_REQ=req
 bad "unknown session" 404 not_found POST /v1/sessions/00000000-0000-4000-8000-000000000000/execute '{"code": "1"}'
 bad "a session id that is no UUID" 404 not_found GET /v1/sessions/12345
 bad "path: .." 400 bad_path GET "/v1/sessions/$PY/files/../../../etc/passwd"
