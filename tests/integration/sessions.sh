@@ -132,12 +132,38 @@ cell "compare tokens" "$PY" 'print(" 41 ")' '.verdict == "accepted"' \
 
 create bash
 SH=$SID
+out=$(req POST /v1/sessions '{"language": "javascript"}')
+[ "${out##*$'\n'}" = 201 ] && [ "$(jq -r .language <<<"${out%$'\n'*}")" = node ] &&
+	pass "alias: javascript is node" || fail "alias: javascript is node" "$out"
+req DELETE "/v1/sessions/$(jq -r .id <<<"${out%$'\n'*}")" >/dev/null
 [ -n "$SH" ] && pass "create bash" || fail "create bash"
 cell "bash: a variable" "$SH" 'X=7; cd /tmp' '.status == "ok"'
 cell "bash: kept, with the folder" "$SH" 'echo "$X $PWD"' '.stdout == "7 /tmp\n"'
 cell "bash: a failing command is an error" "$SH" 'false' \
 	'.status == "error" and .error.name == "ExitStatus"'
 cell "bash: runs on after that" "$SH" 'echo ok' '.status == "ok" and .stdout == "ok\n"'
+
+create node
+ND=$SID
+[ -n "$ND" ] && pass "create node (alias javascript works too)" || fail "create node"
+cell "node: let and a function" "$ND" 'let n = 20; function twice(v) { return 2 * v }' '.status == "ok"'
+cell "node: kept; the last value is the result" "$ND" 'twice(n) + 2' '.result == "42"'
+cell "node: top-level await" "$ND" 'await new Promise(r => setTimeout(() => r(n), 10))' '.result == "20"'
+cell "node: a thrown error" "$ND" 'null.x' '.status == "error" and .error.name == "TypeError"'
+cell "node: a missing module" "$ND" 'require("left-pad")' \
+	'.status == "error" and (.error.value | test("Cannot find module"))'
+req DELETE "/v1/sessions/$ND" >/dev/null
+create csharp '"limits": {"memory_mb": 1024}'
+CS=$SID
+if [ -n "$CS" ]; then
+	pass "create csharp"
+	cell "csharp: a variable" "$CS" 'var total = 40;' '.status == "ok"'
+	cell "csharp: kept; the script's value is the result" "$CS" 'total + 2' '.result == "42"'
+	cell "csharp: a compile error" "$CS" 'int x = "s";' '.status == "error"'
+	req DELETE "/v1/sessions/$CS" >/dev/null
+else
+	fail "create csharp"
+fi
 
 # ---- streamed output (SSE) ----
 SSE=$SVC_TMP/sse.out
