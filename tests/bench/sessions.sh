@@ -19,8 +19,8 @@ for b in $BACKENDS; do
 	U=http://127.0.0.1:$PORT
 	ini=$SVC_TMP/$b.ini
 	svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on" "rate_limit_per_min = 0" \
-		"max_in_flight = 0" "[sandbox]" "sandbox = $b" "[worker]" "worker_slots = 1" \
-		"[sessions]" "sessions_per_key = 60" "sessions_per_worker = 60" "session_pool = 2" \
+		"max_in_flight = 0" "[sandbox]" "sandbox = $b" "session_pool = 2" "[worker]" "worker_slots = 1" \
+		"[sessions]" "sessions_per_key = 60" "sessions_per_worker = 60" \
 		"session_memory_mb = 256"
 	check "migrate ($b)" "$JUDGE" --config "$ini" migrate
 	KEY=$("$JUDGE" --config "$ini" keys create --name "bench-$b" 2>/dev/null)
