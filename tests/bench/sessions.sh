@@ -26,7 +26,7 @@ for b in $BACKENDS; do
 	KEY=$("$JUDGE" --config "$ini" keys create --name "bench-$b" 2>/dev/null)
 	svc_serve "$ini" || { fail "serve starts ($b)"; continue; }
 	svc_worker "$ini" || { fail "worker starts ($b)"; continue; }
-	sleep 2 # the pool starts its sandboxes
+	sleep 15 # the pool starts its sandboxes (every language's, C# takes seconds)
 	BENCH_JSON=$SVC_TMP/$b.json timeout 900 python3 tests/bench/sessions.py "$U" "$KEY" "$b" |
 		tee "$SVC_TMP/$b.out"
 	if [ -s "$SVC_TMP/$b.json" ]; then
