@@ -20,7 +20,7 @@ for b in $BACKENDS; do
 	ini=$SVC_TMP/$b.ini
 	svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on" "rate_limit_per_min = 0" \
 		"max_in_flight = 0" "[sandbox]" "sandbox = $b" "session_pool = 2" "[worker]" "worker_slots = 1" \
-		"[sessions]" "sessions_per_key = 60" "sessions_per_worker = 60" \
+		"[sessions]" "sessions_per_key = 60" "sessions_per_worker = 60" "worker_timeout_s = 60" \
 		"session_memory_mb = 256"
 	check "migrate ($b)" "$JUDGE" --config "$ini" migrate
 	KEY=$("$JUDGE" --config "$ini" keys create --name "bench-$b" 2>/dev/null)
