@@ -13,7 +13,9 @@
  * already holds (a late reader gets everything), then each event as its
  * batch is written, and ends after `done`. Events: "id: <seq>\nevent:
  * <name>\ndata: <json>\n\n"; a client that reconnects with Last-Event-ID:
- * <seq> gets the events after it. A ": keep-alive" comment goes every
+ * <seq> gets the events after it; one that resumes after the stream's done
+ * gets 204 No Content (an EventSource then stops reconnecting), and an id
+ * the judge never gave is a 400. A ": keep-alive" comment goes every
  * SSE_KEEPALIVE_MS while nothing happens (it is also how a client that left
  * is noticed). A reader never slows a writer: they meet only in PostgreSQL.
  *
@@ -24,6 +26,10 @@
  * nothing new; the hub resumes it on a NOTIFY of its stream, at the next
  * keep-alive, or after a reconnect. A parked stream holds no thread, and a
  * resumed one reads its events on a pooled connection held only for the read.
+ *
+ * A handler may change what is sent: r->event_transform rewrites each event
+ * (MCP turns output into notifications/progress and done into the tools/call
+ * reply), and r->stream_tag names the stream so that sse_cancel() can end it.
  */
 #pragma once
 #include <stdbool.h>
@@ -54,14 +60,20 @@ struct sse_opts {
 	 * (stored is NULL when made up, see over): malloc'd JSON text on one
 	 * line, or NULL to send the stored data. Runs in an HTTP thread. */
 	char *(*done_data)(void *arg, const char *stored);
+	/* Extra response headers: name, value, ..., NULL (at most 4 pairs). */
+	const char *const *headers;
 	void *arg;		     /* owned by the relay from now on */
 	void (*arg_free)(void *arg); /* frees arg (may be NULL) */
 };
 
-/* Answers r with the relay of o->stream (see above). r must not have
- * answered yet. Returns 0, or -1 when no response could be queued (then
- * o->arg is freed too). */
+/* Answers r with the relay of o->stream (see above), or with 204 / 400 for
+ * a Last-Event-ID after its end or unknown. r must not have answered yet nor
+ * hold a ctx. Returns 0, or -1 when no response could be queued (o->arg is
+ * freed in every case). */
 int sse_relay(struct http_request *r, struct sse_hub *hub, const struct sse_opts *o);
+/* Ends the relays whose request had stream_tag tag (MCP's cancellation):
+ * each stops at once, sending nothing more. Any thread. Returns how many. */
+int sse_cancel(struct sse_hub *hub, const char *tag);
 /* A Last-Event-ID header's seq: 0 when h is NULL or empty, -1 when it is not
  * a whole number. */
 int64_t sse_last_event_id(const char *h);
