@@ -39,7 +39,7 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 STATEDIR ?= /var/lib/judge
 
-.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-eval format format-check clean fuzz install FORCE
+.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval format format-check clean fuzz install FORCE
 all: $(BIN) bin/box_init
 
 # box_init: the first process of every gVisor sandbox (runner/gvisor.c); static,
@@ -138,6 +138,10 @@ bench-session: all
 # evaluation throughput (judge eval and /v1/evaluations) against bare python3
 bench-eval: deps all
 	@bash tests/bench/eval.sh $(BIN)
+
+# the session targets of issue 11 end to end (create, a trivial cell, idle memory, 50 open, npm cache)
+bench-sessions: deps all
+	@bash tests/bench/sessions.sh $(BIN)
 
 fuzz:
 	@bash tests/fuzz/run.sh

@@ -31,6 +31,12 @@ static const char *const names[R_COUNT] = {"execute",
 					   "docs",
 					   "evaluations",
 					   "evaluation",
+					   "sessions",
+					   "session",
+					   "session_execute",
+					   "session_install",
+					   "session_files",
+					   "session_file",
 					   "other"};
 
 const char *const *route_names(void)
@@ -64,6 +70,36 @@ static bool events_path(const char *s)
 #define J0_LANGS    "/languages/"
 #define EVAL_PREFIX "/v1/evaluations/"
 
+#define SESS_PREFIX "/v1/sessions/"
+
+/* /v1/sessions/{id}[/execute | /install | /files[/{path}]], or R_OTHER. */
+static enum route session_route(const char *url, const char **arg)
+{
+	size_t n = sizeof SESS_PREFIX - 1;
+	if (strncmp(url, SESS_PREFIX, n))
+		return R_OTHER;
+	const char *id = url + n, *rest = id + strcspn(id, "/");
+	if (rest == id)
+		return R_OTHER;
+	/* route first: tests/integration/openapi.sh reads {"/path", R_...} rows as routes */
+	static const struct {
+		enum route rt;
+		const char *tail;
+	} tails[] = {{R_SESSION, ""},
+		     {R_SESSION_EXECUTE, "/execute"},
+		     {R_SESSION_INSTALL, "/install"},
+		     {R_SESSION_FILES, "/files"},
+		     {R_SESSION_FILES, "/files/"}};
+	*arg = id;
+	for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++)
+		if (!strcmp(rest, tails[i].tail))
+			return tails[i].rt;
+	if (!strncmp(rest, "/files/", 7))
+		return R_SESSION_FILE;
+	*arg = NULL;
+	return R_OTHER;
+}
+
 enum route route_of(const char *url, const char **arg)
 {
 	static const struct {
@@ -94,6 +130,7 @@ enum route route_of(const char *url, const char **arg)
 	    {"/docs", R_DOCS},
 	    {"/docs.js", R_DOCS},
 	    {"/v1/evaluations", R_EVALS},
+	    {"/v1/sessions", R_SESSIONS},
 	};
 	*arg = NULL;
 	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
@@ -126,7 +163,7 @@ enum route route_of(const char *url, const char **arg)
 		*arg = url + sizeof EVAL_PREFIX - 1;
 		return R_EVAL;
 	}
-	return R_OTHER;
+	return session_route(url, arg);
 }
 
 static bool takes_post(enum route rt)
@@ -138,18 +175,33 @@ static bool takes_post(enum route rt)
 
 const char *route_allow(enum route rt)
 {
-	if (rt == R_J0_BATCH) /* Judge0: create a batch, or get one by tokens */
+	switch (rt) {
+	case R_J0_BATCH: /* Judge0: create a batch, or get one by tokens */
+	case R_SESSIONS:
 		return "GET, HEAD, POST";
-	return takes_post(rt) ? "POST" : "GET, HEAD";
+	case R_SESSION:
+		return "GET, HEAD, DELETE";
+	case R_SESSION_EXECUTE:
+	case R_SESSION_INSTALL:
+		return "POST";
+	case R_SESSION_FILE:
+		return "GET, HEAD, PUT, DELETE";
+	default:
+		return takes_post(rt) ? "POST" : "GET, HEAD";
+	}
 }
 
 bool route_method_ok(enum route rt, const char *method)
 {
-	if (rt == R_J0_BATCH && !strcmp(method, "POST"))
-		return true;
-	if (takes_post(rt))
-		return !strcmp(method, "POST");
-	return !strcmp(method, "GET") || !strcmp(method, "HEAD");
+	const char *allow = route_allow(rt);
+	size_t n = strlen(method);
+	for (const char *p = allow; *p; p += strspn(p, ", ")) {
+		size_t len = strcspn(p, ", ");
+		if (len == n && !strncmp(p, method, n))
+			return true;
+		p += len;
+	}
+	return false;
 }
 
 bool route_local_origin(const char *origin)
