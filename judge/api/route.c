@@ -28,6 +28,10 @@ static const char *const names[R_COUNT] = {"execute",
 					   "judge0_config_info",
 					   "openapi",
 					   "docs",
+					   "web",
+					   "admin_stats",
+					   "admin_keys",
+					   "admin_key",
 					   "other"};
 
 const char *const *route_names(void)
@@ -52,6 +56,7 @@ __attribute__((noinline)) static bool one_segment(const char *s)
 #define PROB_PREFIX "/v1/problems/"
 #define J0_SUBS	    "/submissions/"
 #define J0_LANGS    "/languages/"
+#define ADMIN_KEY   "/v1/admin/keys/"
 
 enum route route_of(const char *url, const char **arg)
 {
@@ -82,6 +87,13 @@ enum route route_of(const char *url, const char **arg)
 	    {"/openapi.json", R_OPENAPI},
 	    {"/docs", R_DOCS},
 	    {"/docs.js", R_DOCS},
+	    {"/", R_WEB},
+	    {"/dashboard", R_WEB},
+	    {"/playground.js", R_WEB},
+	    {"/dashboard.js", R_WEB},
+	    {"/app.css", R_WEB},
+	    {"/v1/admin/stats", R_ADMIN_STATS},
+	    {"/v1/admin/keys", R_ADMIN_KEYS},
 	};
 	*arg = NULL;
 	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
@@ -105,6 +117,11 @@ enum route route_of(const char *url, const char **arg)
 		*arg = url + njl;
 		return R_J0_LANGUAGE;
 	}
+	size_t nak = sizeof ADMIN_KEY - 1;
+	if (!strncmp(url, ADMIN_KEY, nak) && one_segment(url + nak)) {
+		*arg = url + nak;
+		return R_ADMIN_KEY;
+	}
 	return R_OTHER;
 }
 
@@ -117,6 +134,10 @@ static bool takes_post(enum route rt)
 
 const char *route_allow(enum route rt)
 {
+	if (rt == R_ADMIN_KEYS)
+		return "GET, HEAD, POST";
+	if (rt == R_ADMIN_KEY)
+		return "DELETE";
 	if (rt == R_J0_BATCH) /* Judge0: create a batch, or get one by tokens */
 		return "GET, HEAD, POST";
 	return takes_post(rt) ? "POST" : "GET, HEAD";
@@ -124,6 +145,10 @@ const char *route_allow(enum route rt)
 
 bool route_method_ok(enum route rt, const char *method)
 {
+	if (rt == R_ADMIN_KEY)
+		return !strcmp(method, "DELETE");
+	if (rt == R_ADMIN_KEYS && !strcmp(method, "POST"))
+		return true;
 	if (rt == R_J0_BATCH && !strcmp(method, "POST"))
 		return true;
 	if (takes_post(rt))

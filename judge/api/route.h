@@ -32,12 +32,19 @@ enum route {
 	R_J0_CONFIG,
 	R_OPENAPI, /* GET /openapi.json (docs.h) */
 	R_DOCS,	   /* GET /docs and /docs.js */
+	/* the playground and the dashboard's pages and assets (docs.h) */
+	R_WEB,
+	/* the dashboard's JSON: admin keys only (admin.h) */
+	R_ADMIN_STATS, /* GET /v1/admin/stats */
+	R_ADMIN_KEYS,  /* GET (list), POST (create) /v1/admin/keys */
+	R_ADMIN_KEY,   /* DELETE /v1/admin/keys/{id} (revoke) */
 	R_OTHER,
 	R_COUNT
 };
 
 /* Classifies a path (without the query string). *arg points into url for the
- * /{id} routes (R_GET_SUB, R_PROBLEM, R_J0_GET, R_J0_LANGUAGE), else it is NULL. */
+ * /{id} routes (R_GET_SUB, R_PROBLEM, R_J0_GET, R_J0_LANGUAGE, R_ADMIN_KEY), else
+ * it is NULL. */
 enum route route_of(const char *url, const char **arg);
 /* The metrics label of rt ("execute_with_expected" ...); "other" when out of range. */
 const char *route_name(int rt);
