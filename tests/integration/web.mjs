@@ -194,13 +194,15 @@ await check("dashboard: a key without the admin flag is told so", async () => {
   await dash.goto(U + "/dashboard#key=" + KEY);
   await dash.locator("#notice").filter({ hasText: "not an admin key" }).waitFor({ timeout: 10000 });
 });
-await check("dashboard: an admin key shows the queue, workers and keys", async () => {
+await check("dashboard: an admin key shows the queue, workers, failures and keys", async () => {
   await dash.fill("#key-input", ADMIN);
   await dash.press("#key-input", "Enter");
   await dash.waitForFunction(() => Number(document.body.dataset.loaded || 0) > 0, null, { timeout: 10000 });
   assert(/^\d+$/.test(await dash.locator("#m-queue").textContent()), "queue");
   assert(await dash.locator("#workers tbody tr:not(.dead) th").count() >= 1, "no live worker row");
   assert(await dash.locator("#keys tbody tr").count() >= 2, "keys");
+  const f = await dash.locator("#failures tbody").textContent();
+  assert(f.includes("injected: the sandbox could not start"), "recent failures: " + f);
 });
 await check("dashboard: the numbers move after a submission", async () => {
   const before = Number(await dash.locator("#m-finished").textContent());

@@ -111,6 +111,21 @@ else
 	fail "npm ci and esbuild in web/src" "$(tail -5 "$B/npm.log")"
 fi
 
+# ---- a fault, injected: a submission the judge failed (the dashboard lists it) ----
+PSQL=$SVC_PG_BIN/psql
+if "$PSQL" "$SVC_DB_URL" -qAt -c "INSERT INTO submissions (status, request, result, attempts,
+	worker, started, finished, lease_until) VALUES ('internal_error', '{\"language\": \"python\"}',
+	'{\"status\": \"internal_error\", \"message\": \"injected: the sandbox could not start\"}',
+	3, 'web-test:1/0', now(), now(), NULL)" >"$SVC_TMP/psql.log" 2>&1; then
+	AUTH=("${A[@]}")
+	expect "stats: a failure is listed with its message" 200 \
+		'.failures[0].message == "injected: the sandbox could not start" and .failures[0].attempts == 3' \
+		GET /v1/admin/stats
+	AUTH=(-H "Authorization: Bearer $KEY")
+else
+	fail "inject a failed submission" "$(cat "$SVC_TMP/psql.log")"
+fi
+
 # ---- the browser ----
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$CHROMIUM" ]; then

@@ -49,10 +49,11 @@ function chunkText(data) {
 
 const isResult = (v) => v && typeof v === "object" && typeof v.status === "string" && ("time_ms" in v || "compile" in v || "message" in v || "stdout" in v);
 
-// POST path with body; onOutput(kind, text) for each stdout/stderr chunk.
+// POST path with body; onEvent(name, value) for each stdout/stderr chunk (a
+// string) and each test's verdict (name "test", the test's JSON).
 // Resolves to the result JSON (with id), or {id, status, httpStatus: 202}
 // when the stream ended before the result (the caller waits for it).
-export async function streamRun(path, body, signal, onOutput) {
+export async function streamRun(path, body, signal, onEvent) {
   let res;
   try {
     res = await fetch(path, {
@@ -81,7 +82,8 @@ export async function streamRun(path, body, signal, onOutput) {
   await readEvents(res.body, (name, data) => {
     const v = json(data);
     if (v && typeof v === "object" && v.id != null) id = v.id;
-    if (name === "stdout" || name === "stderr") onOutput(name, chunkText(data));
+    if (name === "stdout" || name === "stderr") onEvent(name, chunkText(data));
+    else if (name === "test" && v) onEvent("test", v);
     else if (name === "result" && isResult(v)) result = v;
     else if (name === "done" && isResult(v)) result = result || v;
     else if (name === "error") error = v && (v.error || v);

@@ -232,20 +232,24 @@ async function go(kind) {
   const live = $("live");
   live.textContent = "";
   $("live-box").hidden = true;
+  $("live-tests").replaceChildren();
+  $("live-tests").hidden = true;
   try {
+    // output and test verdicts arrive live when the judge streams them (SSE)
+    const onEvent = (ev, data) => {
+      if (ev === "test") return liveTest(data);
+      $("live-box").hidden = false;
+      live.append(el("span", { class: ev, text: data }));
+    };
     let res;
     if (kind === "submit") {
-      const sub = await api("POST", "/v1/submissions", { language: currentLang(), source: source(), problem: state.problem.id }, signal);
-      res = await waitFinal(sub.id, signal, showRunning);
+      const body = { language: currentLang(), source: source(), problem: state.problem.id };
+      res = await streamRun("/v1/submissions", body, signal, onEvent);
     } else {
       const path = kind === "expected" ? "/v1/execute_with_expected" : "/v1/execute";
-      const body = request(kind === "expected");
-      res = await streamRun(path, body, signal, (ev, data) => {
-        $("live-box").hidden = false;
-        live.append(el("span", { class: ev, text: data }));
-      });
-      if (res.httpStatus === 202 || !FINAL(res.status)) res = await waitFinal(res.id, signal, showRunning);
+      res = await streamRun(path, request(kind === "expected"), signal, onEvent);
     }
+    if (res.httpStatus === 202 || !FINAL(res.status)) res = await waitFinal(res.id, signal, showRunning);
     renderResult(res, { expected });
   } catch (e) {
     if (e.name === "AbortError") {
@@ -260,6 +264,15 @@ async function go(kind) {
     state.abort = null;
     updateButtons();
   }
+}
+
+// A test's verdict while the others still run (problem submissions).
+function liveTest(t) {
+  if (!t || typeof t !== "object") return;
+  const box = $("live-tests");
+  box.hidden = false;
+  box.append(el("li", { class: t.status === "accepted" ? "ok" : "ko" },
+    "Test " + t.name + ": " + (STATUS_TEXT[t.status] || t.status) + (t.time_ms != null ? " (" + fmtMs(t.time_ms) + ")" : "")));
 }
 
 // the default action of Ctrl-Enter in each mode
@@ -292,6 +305,9 @@ function outputBlock(title, text, cls) {
 
 function renderResult(res, ctx) {
   $("result").hidden = false;
+  // the final result repeats what arrived live
+  $("live-box").hidden = true;
+  $("live-tests").hidden = true;
   const badge = $("verdict");
   badge.textContent = STATUS_TEXT[res.status] || res.status;
   badge.className = "verdict " + (res.status === "accepted" || res.status === "completed" ? "good" : "bad");
