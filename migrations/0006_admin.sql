@@ -7,7 +7,8 @@ ALTER TABLE api_keys ADD COLUMN admin boolean NOT NULL DEFAULT false;
 -- One row per running `judge worker` process, written by its housekeeping
 -- thread every few seconds and removed when it stops; a row not seen for a
 -- while belongs to a worker that died (the dashboard tells them apart).
-CREATE TABLE workers (
+-- (Not `workers`: the sessions' migration names its own registry so.)
+CREATE TABLE worker_beats (
 	name text PRIMARY KEY, -- host:pid
 	backend text NOT NULL,
 	slots integer NOT NULL,

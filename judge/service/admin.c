@@ -13,7 +13,7 @@ int admin_worker_beat(struct db *db, const char *name, const char *backend, int 
 	snprintf(b, sizeof b, "%d", busy);
 	const char *p[] = {name, backend, s, b};
 	if (db_exec(db,
-		    "INSERT INTO workers (name, backend, slots, busy) VALUES ($1, $2, $3::int, "
+		    "INSERT INTO worker_beats (name, backend, slots, busy) VALUES ($1, $2, $3::int, "
 		    "$4::int) ON CONFLICT (name) DO UPDATE SET backend = $2, slots = $3::int, "
 		    "busy = $4::int, seen = now()",
 		    4, p) < 0) {
@@ -26,7 +26,7 @@ int admin_worker_beat(struct db *db, const char *name, const char *backend, int 
 int admin_worker_leave(struct db *db, const char *name, char *err, size_t errlen)
 {
 	const char *p[] = {name};
-	if (db_exec(db, "DELETE FROM workers WHERE name = $1", 1, p) < 0) {
+	if (db_exec(db, "DELETE FROM worker_beats WHERE name = $1", 1, p) < 0) {
 		snprintf(err, errlen, "cannot remove worker '%s': %s", name, db_error(db));
 		return -1;
 	}
@@ -61,7 +61,7 @@ static const char stats_sql[] =
     "   (SELECT name, backend, slots, busy,"
     "   (extract(epoch FROM started) * 1000)::bigint AS started_ms,"
     "   (extract(epoch FROM seen) * 1000)::bigint AS seen_ms,"
-    "   seen > now() - make_interval(secs => $1::int) AS alive FROM workers) w),"
+    "   seen > now() - make_interval(secs => $1::int) AS alive FROM worker_beats) w),"
     " 'failures', (SELECT coalesce(json_agg(f ORDER BY f.finished_ms DESC, f.id DESC), '[]')"
     "   FROM (SELECT id, status, request->>'language' AS language,"
     "   coalesce(result->>'message', '') AS message, attempts, worker,"

@@ -1,7 +1,7 @@
 /* admin: what the operator's dashboard reads (queue, throughput and latency
  * over time, workers and slots, recent failures) and the workers' heartbeats.
  *
- * Workers write one row each into `workers` (migrations/0006_admin.sql) from
+ * Workers write one row each into `worker_beats` (migrations/0006_admin.sql) from
  * their housekeeping thread every ADMIN_BEAT_MS and delete it when they stop;
  * a row older than ADMIN_ALIVE_S is a worker that died without saying so.
  * The numbers come from the database in one statement, so that several

@@ -74,7 +74,7 @@ struct worker {
 	unsigned long wake_gen;
 	atomic_bool stopping; /* no new claims */
 	atomic_bool halt;     /* housekeeping ends */
-	char name[96];	      /* host:pid, the row in `workers` (admin.h) */
+	char name[96];	      /* host:pid, its row in worker_beats (admin.h) */
 };
 
 static void wake_slots(struct worker *w)
