@@ -172,6 +172,8 @@ function setMode(mode) {
   $("run-buttons").hidden = mode === "session";
   if (mode === "problem" && $("problem").options.length <= 1) loadProblems();
   if (mode === "session") state.session.show();
+  // an open session holds its language; the other modes may change it
+  $("language").disabled = mode === "session" && !!state.session.id;
   updateButtons();
 }
 
