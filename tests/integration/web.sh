@@ -161,5 +161,5 @@ shots=$(ls "$SHOTS"/*.png 2>/dev/null | wc -l)
 
 kill -0 "$MAIN_PID" 2>/dev/null && pass "serve still running" || fail "serve still running"
 for p in "${SVC_PIDS[@]}"; do svc_stop "$p"; done
-svc_log_clean "$SVC_TMP/serve.log"
+svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/worker.log"
 finish
