@@ -145,6 +145,58 @@ static void drain_rest_of_err(struct capture *c, int *error)
 	c->err_eof = true;
 }
 
+/* How many bytes at the end of s[0..n) may begin the trailer: the longest
+ * suffix that is a proper prefix of the mark. */
+static size_t mark_prefix_tail(const char *s, size_t n, const char *mark, size_t mark_len)
+{
+	for (size_t k = mark_len - 1 < n ? mark_len - 1 : n; k > 0; k--)
+		if (!memcmp(s + n - k, mark, k))
+			return k;
+	return 0;
+}
+
+/* Where the live view of stdout ends now: before the trailer (its first
+ * bytes are out_mark, which the program cannot know), before bytes that may
+ * begin it, and within out_max - out_tail. */
+static size_t live_out_end(struct capture *c)
+{
+	const struct strbuf *sb = c->out;
+	size_t end = sb->len;
+	if (!c->out_tail || !c->out_mark || !c->out_mark_len)
+		return end;
+	const char *from = sb->buf + c->out_sent;
+	const char *hit = memmem(from, end - c->out_sent, c->out_mark, c->out_mark_len);
+	if (hit) {
+		end = (size_t)(hit - sb->buf);
+		c->live_out_over = true;
+	} else {
+		end -= mark_prefix_tail(from, end - c->out_sent, c->out_mark, c->out_mark_len);
+	}
+	if (c->out_max > c->out_tail && end > c->out_max - c->out_tail)
+		end = c->out_max - c->out_tail;
+	return end;
+}
+
+/* Gives on_output what was kept since its last call. */
+static void emit_live(struct capture *c)
+{
+	if (!c->on_output)
+		return;
+	if (!c->live_out_over) {
+		size_t end = live_out_end(c);
+		if (end > c->out_sent) {
+			c->on_output(c->output_arg, 1, c->out->buf + c->out_sent,
+				     end - c->out_sent);
+			c->out_sent = end;
+		}
+	}
+	if (c->err->len > c->err_sent) {
+		c->on_output(c->output_arg, 2, c->err->buf + c->err_sent,
+			     c->err->len - c->err_sent);
+		c->err_sent = c->err->len;
+	}
+}
+
 enum capture_end capture_pump(struct capture *c)
 {
 	enum capture_end end = CAPTURE_FAILED;
@@ -170,6 +222,14 @@ enum capture_end capture_pump(struct capture *c)
 		c->waited = true;
 	if (c->in_fd >= 0 && !c->in_data && c->in_file < 0)
 		close_in(c);
+	if (!c->live_started) {
+		/* the hook sees this run's bytes only */
+		c->live_started = true;
+		c->out_sent = c->out ? c->out->len : 0;
+		c->err_sent = c->err ? c->err->len : 0;
+	}
+	if (!c->out || !c->err)
+		c->on_output = NULL;
 
 	int64_t next_tick = c->tick && c->tick_ms > 0 ? clock_mono_us() + c->tick_ms * 1000LL : 0;
 	for (;;) {
@@ -247,6 +307,7 @@ enum capture_end capture_pump(struct capture *c)
 			if (drain(c->err_fd, c->err, c->err_max, &c->err_eof, &error))
 				c->err_truncated = true;
 		}
+		emit_live(c);
 		if (error) {
 			c->error = error;
 			end = CAPTURE_FAILED;
@@ -256,6 +317,7 @@ enum capture_end capture_pump(struct capture *c)
 			c->waited = true;
 	}
 
+	emit_live(c);
 	if (!pipe_was_pending) {
 		struct timespec zero = {0, 0};
 		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)

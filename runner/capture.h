@@ -43,12 +43,24 @@ struct capture {
 	int tick_ms;		/* period of tick; 0 = no tick */
 	int (*tick)(void *arg); /* returns non-zero to stop the pump (CAPTURE_STOPPED) */
 	void *tick_arg;
+	/* Optional live hook (the run spec's on_output): gets the bytes capture
+	 * keeps as they are read (fd 1 stdout, 2 stderr), in the pump's thread, so
+	 * it must not block. With out_tail > 0, stdout ends in a trailer of
+	 * out_tail bytes that begins (and ends) with out_mark: the hook never sees
+	 * it, nor more than out_max - out_tail bytes. Bytes that may begin the
+	 * trailer are held back until later bytes show they do not; a run that
+	 * ends without its trailer leaves those (< out_mark_len) unseen. */
+	void (*on_output)(void *arg, int fd, const char *data, size_t len);
+	void *output_arg;
+	size_t out_tail;
 	/* Outputs. */
 	bool out_truncated, err_truncated;
 	bool waited; /* wait_fd became readable */
 	int error;   /* CAPTURE_FAILED: the errno */
 	/* Private. */
 	bool out_eof, err_eof;
+	bool live_started, live_out_over;
+	size_t out_sent, err_sent; /* bytes of out / err given to on_output */
 	size_t in_off;
 	char in_buf[65536];
 	size_t in_buf_len, in_buf_off;

@@ -329,6 +329,9 @@ static int write_stdin(struct gv_entry *e, const struct run_spec *spec, unsigned
 
 /* Takes init's status trailer off the end of out into st: true when out ends
  * with a valid one for this job's token. */
+/* capture's live hook holds back what may begin the trailer: its token */
+_Static_assert(offsetof(struct bx_status, token) == 0, "the trailer must begin with the token");
+
 static bool take_trailer(struct strbuf *out, const uint8_t token[BX_TOKEN_LEN],
 			 struct bx_status *st)
 {
@@ -415,6 +418,9 @@ again:
 	c.err = &res->err;
 	c.out_mark = token;
 	c.out_mark_len = BX_TOKEN_LEN;
+	c.out_tail = tail; /* struct bx_status begins with the token too */
+	c.on_output = spec->on_output;
+	c.output_arg = spec->output_arg;
 	c.deadline_us = deadline;
 	enum capture_end end = capture_pump(&c);
 	capture_release(&c);

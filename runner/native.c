@@ -414,6 +414,8 @@ static void pump_setup(struct capture *cap, const struct run_spec *spec, struct 
 	cap->tick_ms = CPU_TICK_MS;
 	cap->tick = cpu_tick;
 	cap->tick_arg = ts;
+	cap->on_output = spec->on_output;
+	cap->output_arg = spec->output_arg;
 }
 
 static int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)

@@ -88,6 +88,12 @@ struct run_spec {
 	/* Another run of this workspace is likely to follow (a compile, a test that
 	 * is not the last): the backend may prepare for it while this one runs. */
 	bool more_runs;
+	/* Optional live output: called with the program's bytes as they are read
+	 * (fd 1 stdout, 2 stderr), only bytes that also go into the result and
+	 * never a backend's own (gVisor's trailer). It runs in the thread of
+	 * sandbox_run and must not block: the program's pipes wait meanwhile. */
+	void (*on_output)(void *arg, int fd, const char *data, size_t len);
+	void *output_arg;
 };
 
 struct run_result {

@@ -220,3 +220,143 @@ Test(capture, deadline_and_tick)
 	strbuf_release(&out);
 	strbuf_release(&err);
 }
+
+/* ---- the live hook (run_spec.on_output) ---- */
+
+struct live {
+	struct strbuf out, err;
+	long long first_us; /* when the first stdout bytes came */
+	int calls;
+};
+
+static void live_hook(void *arg, int fd, const char *data, size_t len)
+{
+	struct live *l = arg;
+	if (fd == 1 && !l->out.len)
+		l->first_us = now_us();
+	strbuf_add(fd == 1 ? &l->out : &l->err, data, len);
+	l->calls++;
+}
+
+static void prints_sleeps_prints(void)
+{
+	if (write(1, "one\n", 4) != 4 || write(2, "e1\n", 3) != 3)
+		_exit(1);
+	usleep(400000);
+	if (write(1, "two\n", 4) != 4)
+		_exit(1);
+}
+
+Test(capture, hook_gets_output_while_the_program_runs)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct live l = {STRBUF_INIT, STRBUF_INIT, 0, 0};
+	struct child ch = spawn(prints_sleeps_prints);
+	struct capture c;
+	setup_capture(&c, &ch, &out, &err);
+	c.on_output = live_hook;
+	c.output_arg = &l;
+	long long t0 = now_us();
+	cr_assert_eq(capture_pump(&c), CAPTURE_DONE);
+	long long t_end = now_us();
+	cr_assert_str_eq(l.out.buf, "one\ntwo\n");
+	cr_assert_str_eq(l.err.buf, "e1\n");
+	cr_assert_str_eq(out.buf, "one\ntwo\n");
+	cr_assert(l.first_us - t0 < 300000 && t_end - l.first_us > 300000,
+		  "first bytes after %lld us, end %lld us later", l.first_us - t0,
+		  t_end - l.first_us);
+	capture_release(&c);
+	finish(&ch);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	strbuf_release(&l.out);
+	strbuf_release(&l.err);
+}
+
+Test(capture, hook_sees_only_kept_bytes)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct live l = {STRBUF_INIT, STRBUF_INIT, 0, 0};
+	struct child ch = spawn(err_flood_then_ok);
+	struct capture c;
+	setup_capture(&c, &ch, &out, &err);
+	c.err_max = 1000;
+	c.on_output = live_hook;
+	c.output_arg = &l;
+	cr_assert_eq(capture_pump(&c), CAPTURE_DONE);
+	cr_assert_eq(l.err.len, 1000);
+	cr_assert_str_eq(l.out.buf, "ok\n");
+	capture_release(&c);
+	finish(&ch);
+
+	ch = spawn(flood);
+	strbuf_reset(&out);
+	strbuf_reset(&l.out);
+	setup_capture(&c, &ch, &out, &err);
+	c.out_max = 100000;
+	c.on_output = live_hook;
+	c.output_arg = &l;
+	cr_assert_eq(capture_pump(&c), CAPTURE_OUTPUT_LIMIT);
+	cr_assert_eq(l.out.len, 100000);
+	capture_release(&c);
+	finish(&ch);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	strbuf_release(&l.out);
+	strbuf_release(&l.err);
+}
+
+/* A gVisor-like stream: output, then a trailer (mark + status + mark) that
+ * arrives in pieces, the first piece after a pause. */
+static const char MARK[] = "0123456789abcdef";
+static void writes_a_trailer(void)
+{
+	/* "01" could begin the mark: it is held until "2x" shows it does not */
+	if (write(1, "out 01", 6) != 6)
+		_exit(1);
+	usleep(100000);
+	if (write(1, "2x\n", 3) != 3 || write(1, "0123", 4) != 4)
+		_exit(1);
+	usleep(100000);
+	if (write(1, "456789abcdefSTATUS0123456789abcdef", 34) != 34)
+		_exit(1);
+}
+
+Test(capture, hook_never_sees_the_trailer)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct live l = {STRBUF_INIT, STRBUF_INIT, 0, 0};
+	struct child ch = spawn(writes_a_trailer);
+	struct capture c;
+	setup_capture(&c, &ch, &out, &err);
+	c.out_mark = MARK;
+	c.out_mark_len = 16;
+	c.out_tail = 16 + 6 + 16;
+	c.on_output = live_hook;
+	c.output_arg = &l;
+	cr_assert_eq(capture_pump(&c), CAPTURE_DONE);
+	cr_assert_str_eq(out.buf, "out 012x\n0123456789abcdefSTATUS0123456789abcdef");
+	cr_assert_str_eq(l.out.buf, "out 012x\n");
+	capture_release(&c);
+	finish(&ch);
+
+	/* over the cap: the hook stops at out_max - out_tail, like the result */
+	ch = spawn(flood);
+	strbuf_reset(&out);
+	strbuf_reset(&l.out);
+	setup_capture(&c, &ch, &out, &err);
+	c.out_mark = MARK;
+	c.out_mark_len = 16;
+	c.out_tail = 38;
+	c.out_max = 1000 + 38;
+	c.on_output = live_hook;
+	c.output_arg = &l;
+	cr_assert_eq(capture_pump(&c), CAPTURE_OUTPUT_LIMIT);
+	cr_assert_eq(l.out.len, 1000);
+	capture_release(&c);
+	finish(&ch);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	strbuf_release(&l.out);
+	strbuf_release(&l.err);
+}

@@ -644,3 +644,39 @@ Test(gvisor_start, hung_runsc_run_is_bounded_and_killed, .timeout = 60)
 	unlink(fake);
 	rmdir(dir);
 }
+
+struct live {
+	struct strbuf out, err;
+	long long first_ms;
+};
+
+static void live_hook(void *arg, int fd, const char *data, size_t len)
+{
+	struct live *l = arg;
+	if (fd == 1 && !l->out.len)
+		l->first_ms = now_ms();
+	strbuf_add(fd == 1 ? &l->out : &l->err, data, len);
+}
+
+/* run_spec.on_output: bytes arrive while the program runs, and exactly the
+ * result's, never the trailer by which init ends the run */
+Test(gvisor, live_output_while_it_runs_without_the_trailer)
+{
+	const char *argv[] = {"/bin/sh", "-c", "echo one; echo e >&2; sleep 1; printf two", NULL};
+	struct run_spec s = spec_of(argv);
+	struct live l = {STRBUF_INIT, STRBUF_INIT, 0};
+	s.on_output = live_hook;
+	s.output_arg = &l;
+	struct run_result res;
+	run(&s, &res);
+	long long end = now_ms();
+	cr_assert_eq(res.status, RUN_OK, "%s: %s", run_status_name(res.status), res.message);
+	cr_assert_str_eq(res.out.buf, "one\ntwo");
+	cr_assert_str_eq(l.out.buf, "one\ntwo");
+	cr_assert_str_eq(l.err.buf, "e\n");
+	cr_assert(end - l.first_ms > 700, "first output only %lld ms before the end",
+		  end - l.first_ms);
+	run_result_release(&res);
+	strbuf_release(&l.out);
+	strbuf_release(&l.err);
+}

@@ -90,6 +90,30 @@ Test(sandbox, true_is_ok)
 	run_result_release(&r);
 }
 
+static void live_hook(void *arg, int fd, const char *data, size_t len)
+{
+	strbuf_add(&((struct strbuf *)arg)[fd == 1 ? 0 : 1], data, len);
+}
+
+/* run_spec.on_output gets what the result gets, as it comes */
+Test(sandbox, live_output_hook)
+{
+	struct strbuf live[2] = {STRBUF_INIT, STRBUF_INIT};
+	const char *argv[] = {"/bin/sh", "-c", "echo one; echo e >&2; printf two", NULL};
+	struct run_spec spec = {.argv = argv, .env = env, .limits = lim(1000, 3000)};
+	spec.on_output = live_hook;
+	spec.output_arg = live;
+	struct run_result r;
+	run_result_init(&r);
+	cr_assert_eq(sandbox_run(sb, &spec, &r), 0);
+	cr_assert_eq(r.status, RUN_OK, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_str_eq(live[0].buf, "one\ntwo");
+	cr_assert_str_eq(live[1].buf, "e\n");
+	run_result_release(&r);
+	strbuf_release(&live[0]);
+	strbuf_release(&live[1]);
+}
+
 Test(sandbox, exit_code_is_runtime_error)
 {
 	struct run_result r;

@@ -13,6 +13,7 @@
 #include "common/xalloc.h"
 #include "judge/api/dash.h"
 #include "judge/api/docs.h"
+#include "judge/api/events.h"
 #include "judge/api/http.h"
 #include "judge/api/info.h"
 #include "judge/api/judge0.h"
@@ -21,6 +22,7 @@
 #include "judge/api/piston.h"
 #include "judge/api/render.h"
 #include "judge/api/route.h"
+#include "judge/api/sse.h"
 #include "judge/api/submit.h"
 #include "judge/service/auth.h"
 #include "judge/service/callback.h"
@@ -201,7 +203,13 @@ static void on_request(struct http_request *r, void *arg)
 	case R_BATCH:
 		return submit_batch(r, a);
 	case R_GET_SUB:
+		/* Accept: text/event-stream: its live output (MCP's get_submission,
+		 * whose clients accept both, does not come here) */
+		if (sse_wanted(r))
+			return events_get(r, a, id);
 		return submit_get(r, a, id, http_query(r, "wait"));
+	case R_SUB_EVENTS:
+		return events_get(r, a, id);
 	case R_MCP:
 		return mcp_handle(r, a->cfg, mcp_dispatch, a);
 	case R_LANGUAGES:
@@ -272,6 +280,8 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 		goto fail_close;
 	if (waiter_hub_start(&a->waiters, db_url, kick_callbacks, a, err, errlen) < 0)
 		goto fail_close;
+	if (sse_hub_start(&a->sse, db_url, a->pool, err, errlen) < 0)
+		goto fail_close;
 	struct http_opts ho = {.listen_fd = listen_fd,
 			       .threads = (int)threads,
 			       .max_body = (size_t)cfg->max_body_kb * 1024,
@@ -296,6 +306,7 @@ void api_stop(struct api *a)
 		return;
 	http_stop(a->http);
 	waiter_hub_stop(a->waiters);
+	sse_hub_stop(a->sse);
 	callback_stop(a->callbacks);
 	auth_free(a->auth);
 	if (a->pool)

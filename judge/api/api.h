@@ -9,6 +9,8 @@
  *        (200 with the same id when the Idempotency-Key was used before)
  *   POST /v1/submissions/batch {"submissions": [request, ...]}   201 {"ids": [...]}
  *   GET  /v1/submissions/{id}[?wait=S]            {"id", "status", "result", times}
+ *   GET  /v1/submissions/{id}/events              live output as Server-Sent Events
+ *        (events.h; also the POSTs above with Accept: text/event-stream)
  *   GET  /v1/languages, /v1/problems, /v1/problems/{id}
  *   GET  /health (no key needed), /metrics (Prometheus text, no key needed)
  *   POST /mcp                                     MCP tools over these endpoints (mcp.h)
@@ -41,6 +43,7 @@ struct db_pool;
 struct http_server;
 struct judge_config;
 struct metrics;
+struct sse_hub;
 struct waiter_hub;
 
 /* The server's state, shared by the modules of judge/api/ (not for others). */
@@ -54,6 +57,7 @@ struct api {
 	struct callback_sender *callbacks;
 	struct metrics *metrics;
 	struct waiter_hub *waiters;
+	struct sse_hub *sse; /* live output relays (sse.h) */
 	/* languages' versions, probed once on first use (info.c) */
 	pthread_mutex_t vlock;
 	char **versions;

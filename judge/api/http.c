@@ -122,6 +122,56 @@ int http_respond(struct http_request *r, int status, const char *content_type, c
 	return rc == MHD_YES ? 0 : -1;
 }
 
+struct stream {
+	http_stream_fn read;
+	void *arg;
+	void (*free_arg)(void *arg);
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	(void)pos;
+	struct stream *st = cls;
+	long n = st->read(st->arg, buf, max);
+	return n == HTTP_STREAM_END ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+	struct stream *st = cls;
+	if (st->free_arg)
+		st->free_arg(st->arg);
+	free(st);
+}
+
+int http_respond_stream(struct http_request *r, int status, const char *content_type,
+			http_stream_fn read, void *arg, void (*free_arg)(void *arg),
+			const char *const *headers)
+{
+	struct stream *st = xcalloc(1, sizeof *st);
+	*st = (struct stream){read, arg, free_arg};
+	if (r->responded) {
+		stream_free(st);
+		return -1;
+	}
+	/* 16 KiB: the largest piece read is asked for at once */
+	struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024,
+								      stream_read, st, stream_free);
+	if (!resp) {
+		stream_free(st);
+		return -1;
+	}
+	if (content_type)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	for (size_t i = 0; headers && headers[i] && headers[i + 1]; i += 2)
+		MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	enum MHD_Result rc = MHD_queue_response(r->conn, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	r->responded = true;
+	r->status = status;
+	return rc == MHD_YES ? 0 : -1;
+}
+
 int http_respond_json(struct http_request *r, int status, const cJSON *json)
 {
 	char *text = cJSON_PrintUnformatted(json);

@@ -101,6 +101,19 @@ const char *http_query(struct http_request *r, const char *name);
  * Passes through r->transform first when one is set. Returns 0 or -1. */
 int http_respond(struct http_request *r, int status, const char *content_type, const char *body,
 		 size_t len, const char *const *headers);
+/* A streamed body (Server-Sent Events): fills buf with at most max bytes
+ * and returns how many; returns 0 when it has nothing now, after parking r
+ * with http_suspend (whoever has more calls http_resume); HTTP_STREAM_END
+ * when the body is complete. It runs in a server thread: it must not block. */
+typedef long (*http_stream_fn)(void *arg, char *buf, size_t max);
+#define HTTP_STREAM_END (-1L)
+/* Queues a response of status whose body read produces, chunk by chunk, with
+ * content type and extra headers (as http_respond; no transform applies).
+ * free_arg(arg) runs once when the response is gone (also on failure).
+ * Returns 0 or -1. */
+int http_respond_stream(struct http_request *r, int status, const char *content_type,
+			http_stream_fn read, void *arg, void (*free_arg)(void *arg),
+			const char *const *headers);
 /* Responds with json printed compactly (json is not freed). Returns 0 or -1. */
 int http_respond_json(struct http_request *r, int status, const cJSON *json);
 /* Responds {"error": {"code": code, "message": ...}}. Returns 0 or -1. */

@@ -10,6 +10,7 @@ static const char *const names[R_COUNT] = {"execute",
 					   "submissions",
 					   "submissions_batch",
 					   "submission",
+					   "submission_events",
 					   "languages",
 					   "problems",
 					   "problem",
@@ -49,6 +50,13 @@ __attribute__((noinline)) static bool one_segment(const char *s)
 {
 	size_t n = strcspn(s, "/");
 	return n > 0 && s[n] == 0;
+}
+
+/* True when s is "<segment>/events". */
+static bool events_path(const char *s)
+{
+	size_t n = strcspn(s, "/");
+	return n > 0 && !strcmp(s + n, "/events");
 }
 
 /* The path prefix of a /{id} route; sizeof - 1 is its length. */
@@ -103,6 +111,10 @@ enum route route_of(const char *url, const char **arg)
 	if (!strncmp(url, SUBS_PREFIX, ns) && one_segment(url + ns)) {
 		*arg = url + ns;
 		return R_GET_SUB;
+	}
+	if (!strncmp(url, SUBS_PREFIX, ns) && events_path(url + ns)) {
+		*arg = url + ns;
+		return R_SUB_EVENTS;
 	}
 	if (!strncmp(url, PROB_PREFIX, np) && one_segment(url + np)) {
 		*arg = url + np;

@@ -13,6 +13,7 @@ enum route {
 	R_SUBMIT,
 	R_BATCH,
 	R_GET_SUB,
+	R_SUB_EVENTS, /* GET /v1/submissions/{id}/events (events.h) */
 	R_LANGUAGES,
 	R_PROBLEMS,
 	R_PROBLEM,
@@ -44,7 +45,7 @@ enum route {
 
 /* Classifies a path (without the query string). *arg points into url for the
  * /{id} routes (R_GET_SUB, R_PROBLEM, R_J0_GET, R_J0_LANGUAGE, R_ADMIN_KEY), else
- * it is NULL. */
+ * it is NULL; for R_SUB_EVENTS it points at "{id}/events". */
 enum route route_of(const char *url, const char **arg);
 /* The metrics label of rt ("execute_with_expected" ...); "other" when out of range. */
 const char *route_name(int rt);

@@ -14,9 +14,11 @@
 #include "common/config.h"
 #include "common/xalloc.h"
 #include "judge/api/api.h"
+#include "judge/api/events.h"
 #include "judge/api/http.h"
 #include "judge/api/metrics.h"
 #include "judge/api/render.h"
+#include "judge/api/sse.h"
 #include "judge/service/queue.h"
 #include "judge/service/waiter.h"
 #include "judge/store/db.h"
@@ -195,18 +197,28 @@ static void respond_queued(struct http_request *r, int64_t id, bool created, enu
 	cJSON_Delete(o);
 }
 
+static void enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync,
+		    const cJSON *body, bool stream);
+
 void submit_post(struct http_request *r, struct api *a, enum req_kind kind, bool sync)
 {
 	cJSON *in = NULL;
 	struct req_error e;
 	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0)
 		return render_req_error(r, &e);
-	submit_enqueue(r, a, kind, sync, in);
+	/* Accept: text/event-stream: the live output, done carrying the answer */
+	enqueue(r, a, kind, sync, in, sse_wanted(r));
 	cJSON_Delete(in);
 }
 
 void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync,
 		    const cJSON *body)
+{
+	enqueue(r, a, kind, sync, body, false);
+}
+
+static void enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync,
+		    const cJSON *body, bool stream)
 {
 	struct req_parsed p = {0};
 	struct req_error e;
@@ -244,7 +256,9 @@ void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, b
 	}
 	log_debug("api: submission %" PRId64 " %s (%s)", id, created ? "queued" : "repeated",
 		  sync ? "sync" : "async");
-	if (sync)
+	if (stream)
+		events_relay(r, a, id, sub_status_is_final(status));
+	else if (sync)
 		start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true, NULL);
 	else
 		respond_queued(r, id, created, status);

@@ -144,6 +144,7 @@ int grade_plan_make(struct grade_plan *p, const struct grade_env *env,
 	p->run_all = req->run_all_tests;
 	p->cancel = env->cancel;
 	p->backend = env->backend;
+	p->live = env;
 	p->cmp = req->cmp;
 	size_t n = 0;
 	while (p->lang->run_argv && p->lang->run_argv[n])
@@ -420,6 +421,8 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, struct grad
 		    .stdin_path = t->stdin_path,
 		    .limits = p->run_limits,
 		    .more_runs = i < p->ntests - 1,
+		    .on_output = p->live ? p->live->on_output : NULL,
+		    .output_arg = p->live ? p->live->live_arg : NULL,
 		};
 		struct run_result rr;
 		struct grade_feedback fb;
@@ -427,6 +430,10 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, struct grad
 		if (sandbox_run(sb, &spec, &rr) < 0)
 			rr.status = RUN_INTERNAL_ERROR;
 		enum sub_status st = grade_judge_test(p, i, &rr, &fb, err, errlen);
+		if (p->live && p->live->on_test) {
+			struct grade_test_out to = {t->name, st, run_facts(&rr), fb};
+			p->live->on_test(p->live->live_arg, &to);
+		}
 		bool stop =
 		    st == SUB_INTERNAL_ERROR || grade_tally_add(&tally, p, res, i, st, &rr, &fb);
 		run_result_release(&rr);

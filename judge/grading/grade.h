@@ -34,6 +34,12 @@ struct grade_env {
 	/* Optional (the worker): set once the result is no longer wanted (the
 	 * claim was lost to another worker); grading stops before its next run. */
 	const atomic_bool *cancel;
+	/* Optional (the worker's live output): on_output gets the program's bytes
+	 * as they are read (run_spec.on_output), on_test each test once judged,
+	 * with live_arg. Both run in the grading thread and must not block. */
+	void (*on_output)(void *arg, int fd, const char *data, size_t len);
+	void (*on_test)(void *arg, const struct grade_test_out *t);
+	void *live_arg;
 };
 
 /* Grades req into out (initialized here; release with model_result_release).
@@ -62,6 +68,7 @@ struct grade_test {
 struct grade_plan {
 	const atomic_bool *cancel;    /* grade_env's */
 	enum sandbox_backend backend; /* grade_env's */
+	const struct grade_env *live; /* grade_env, for its live hooks */
 	const struct lang *lang;
 	const char *source;
 	size_t source_len;

@@ -400,21 +400,24 @@ static void render_compile(cJSON *o, const struct grade_compile *c)
 	cJSON_AddNumberToObject(cj, "memory_kb", (double)c->memory_kb);
 }
 
+cJSON *model_test_render(const struct grade_test_out *t)
+{
+	cJSON *tj = cJSON_CreateObject();
+	add_str(tj, "name", t->name);
+	add_str(tj, "status", sub_status_name(t->status));
+	render_run(tj, &t->run);
+	render_feedback(tj, &t->feedback);
+	return tj;
+}
+
 /* The "tests" array, when r has tests. */
 static void render_tests(cJSON *o, const struct grade_result *r)
 {
 	if (!r->has_tests)
 		return;
 	cJSON *tests = cJSON_AddArrayToObject(o, "tests");
-	for (int i = 0; i < r->ntests; i++) {
-		const struct grade_test_out *t = &r->tests[i];
-		cJSON *tj = cJSON_CreateObject();
-		cJSON_AddItemToArray(tests, tj);
-		add_str(tj, "name", t->name);
-		add_str(tj, "status", sub_status_name(t->status));
-		render_run(tj, &t->run);
-		render_feedback(tj, &t->feedback);
-	}
+	for (int i = 0; i < r->ntests; i++)
+		cJSON_AddItemToArray(tests, model_test_render(&r->tests[i]));
 }
 
 /* The whole result of a program that ran; the key order is the README's. */

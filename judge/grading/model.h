@@ -164,3 +164,6 @@ void model_result_fail(struct grade_result *r, const char *language, const char 
  * not UTF-8 is given as text with U+FFFD and, beside it, its raw bytes in
  * base64 (stdout_base64, stderr_base64, compile.output_base64). */
 cJSON *model_result_render(const struct grade_result *r);
+/* One test as an element of the result's "tests" (also the live output's
+ * test event). Returns a new object. */
+cJSON *model_test_render(const struct grade_test_out *t);

@@ -21,6 +21,8 @@ struct waiter_hub {
 	char *db_url;
 	void (*on_notify)(void *arg);
 	void *arg;
+	char *channel;			     /* LISTENed to */
+	int64_t (*key)(const char *payload); /* a notification's waiter id */
 	long connects;
 	volatile int stop;
 };
@@ -89,7 +91,7 @@ static struct db *connect_listen(struct waiter_hub *h)
 	}
 	/* a short budget per try: the loop retries, checking stop between */
 	db_set_reconnect_ms(db, 1000);
-	if (db_listen(db, QUEUE_CHANNEL_DONE) < 0) {
+	if (db_listen(db, h->channel) < 0) {
 		log_warn("waiter: cannot listen: %s", db_error(db));
 		db_close(db);
 		return NULL;
@@ -120,7 +122,7 @@ static void *hub_main(void *arg)
 		struct db_notify n;
 		int rc = db_wait_notify(db, timeout, &n);
 		if (rc == 1) {
-			int64_t id = strtoll(n.payload, NULL, 10);
+			int64_t id = h->key(n.payload);
 			if (id > 0)
 				wake(h, id, 0);
 			notified(h);
@@ -143,11 +145,36 @@ static void *hub_main(void *arg)
 	return NULL;
 }
 
+static int64_t id_key(const char *payload)
+{
+	return strtoll(payload, NULL, 10);
+}
+
+int64_t waiter_text_key(const char *s)
+{
+	/* FNV-1a, 63 bits; 0 is no id */
+	uint64_t h = 0xcbf29ce484222325u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	h &= INT64_MAX;
+	return h ? (int64_t)h : 1;
+}
+
 int waiter_hub_start(struct waiter_hub **out, const char *db_url, void (*on_notify)(void *arg),
 		     void *arg, char *err, size_t errlen)
 {
+	return waiter_hub_start_on(out, db_url, QUEUE_CHANNEL_DONE, id_key, on_notify, arg, err,
+				   errlen);
+}
+
+int waiter_hub_start_on(struct waiter_hub **out, const char *db_url, const char *channel,
+			int64_t (*key)(const char *payload), void (*on_notify)(void *arg),
+			void *arg, char *err, size_t errlen)
+{
 	struct waiter_hub *h = xcalloc(1, sizeof *h);
 	h->db_url = xstrdup(db_url);
+	h->channel = xstrdup(channel);
+	h->key = key;
 	pthread_mutex_init(&h->lock, NULL);
 	h->on_notify = on_notify;
 	h->arg = arg;
@@ -170,6 +197,7 @@ void waiter_hub_stop(struct waiter_hub *h)
 		pthread_join(h->thread, NULL);
 	pthread_mutex_destroy(&h->lock);
 	free(h->db_url);
+	free(h->channel);
 	free(h);
 }
 

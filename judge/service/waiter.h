@@ -47,6 +47,15 @@ struct waiter {
  * kick). Returns 0 with *out, or -1 with err. */
 int waiter_hub_start(struct waiter_hub **out, const char *db_url, void (*on_notify)(void *arg),
 		     void *arg, char *err, size_t errlen);
+/* A hub on another channel (e.g. outstream.h's judge_output): key maps a
+ * notification's payload to the id of the waiters it wakes (0: none).
+ * Returns 0 with *out, or -1 with err. */
+int waiter_hub_start_on(struct waiter_hub **out, const char *db_url, const char *channel,
+			int64_t (*key)(const char *payload), void (*on_notify)(void *arg),
+			void *arg, char *err, size_t errlen);
+/* A waiter id (> 0) for a text payload such as a stream id: a hash, so two
+ * texts may share one (a waiter woken for nothing reads again and parks). */
+int64_t waiter_text_key(const char *s);
 /* Stops the thread and frees h (no waiter may be left registered). NULL is fine. */
 void waiter_hub_stop(struct waiter_hub *h);
 /* Times the hub's thread (re)connected and LISTENed since the start. */

@@ -35,6 +35,7 @@
 #include "judge/store/migrate.h"
 #include "judge/store/pgembed.h"
 #include "judge/service/admin.h"
+#include "judge/service/outstream.h"
 #include "judge/service/queue.h"
 #include "common/xalloc.h"
 
@@ -46,6 +47,10 @@
 
 /* Idle slots look at the queue at least this often, even without NOTIFY. */
 #define IDLE_POLL_MS 5000
+/* The live output of a submission is written before its result, for this long at most. */
+#define LIVE_FLUSH_MS 2000
+/* Ended live output streams are pruned this often (by every worker). */
+#define PRUNE_EVERY_MS 60000
 
 struct slot {
 	struct worker *w;
@@ -57,8 +62,9 @@ struct slot {
 	bool busy;
 	int64_t id;
 	int attempt;
-	atomic_bool lost; /* the claim went to another worker: stop grading it */
-	atomic_bool done; /* the thread has returned */
+	atomic_bool lost;	/* the claim went to another worker: stop grading it */
+	atomic_bool done;	/* the thread has returned */
+	struct outstream *live; /* the slot's live output writer (outstream.h) */
 };
 
 struct worker {
@@ -156,6 +162,35 @@ static void grade_stored(const struct grade_env *env, const cJSON *stored, struc
 	model_request_release(&req);
 }
 
+/* grade_env.on_test: a test event on the live output. */
+static void live_test(void *arg, const struct grade_test_out *t)
+{
+	cJSON *j = model_test_render(t);
+	char *text = cJSON_PrintUnformatted(j);
+	outstream_event(arg, "test", text);
+	free(text);
+	cJSON_Delete(j);
+}
+
+/* Grades sub with its output streamed live as "sub:<id>" (the database adds
+ * the done when the result is stored: after everything written here). */
+static void grade_live(struct slot *s, struct grade_env *env, const struct queue_sub *sub,
+		       struct grade_result *res)
+{
+	char id[48];
+	snprintf(id, sizeof id, "sub:%" PRId64, sub->id);
+	outstream_begin(s->live, id);
+	if (s->live) {
+		env->on_output = outstream_output;
+		env->on_test = live_test;
+		env->live_arg = s->live;
+	}
+	grade_stored(env, sub->request, res);
+	if (s->live && outstream_flush(s->live, LIVE_FLUSH_MS) < 0)
+		log_warn("worker %s: the live output of submission %" PRId64 " is incomplete",
+			 s->name, sub->id);
+}
+
 static void *slot_main(void *arg)
 {
 	struct slot *s = arg;
@@ -167,6 +202,7 @@ static void *slot_main(void *arg)
 	queue_sub_init(&sub);
 	queue_sub_init(&next);
 	bool have = false; /* sub holds a claim made by the last finish */
+	s->live = outstream_open(w->url);
 	/* a claim already made is graded even when the worker is stopping */
 	while (have || !atomic_load(&w->stopping)) {
 		if (!have) {
@@ -211,7 +247,7 @@ static void *slot_main(void *arg)
 					.slot = s->index,
 					.cancel = &s->lost};
 		struct grade_result res;
-		grade_stored(&env, sub.request, &res);
+		grade_live(s, &env, &sub, &res);
 		cJSON *result = model_result_render(&res);
 		have = finish_claim(s, db, &sub, res.status, result, (long)(clock_mono_ms() - t0),
 				    &next);
@@ -228,6 +264,8 @@ static void *slot_main(void *arg)
 	queue_sub_release(&sub);
 	queue_sub_release(&next);
 	db_close(db);
+	outstream_close(s->live);
+	s->live = NULL;
 	atomic_store(&s->done, true);
 	return NULL;
 }
@@ -275,6 +313,17 @@ static void beat(struct worker *w, struct db *db)
 		log_debug("worker housekeeping: %s", err);
 }
 
+/* Removes live output streams that ended a while ago (outstream.h). */
+static void prune_output(struct db *db)
+{
+	char err[256];
+	long n = outstream_prune(db, OUTSTREAM_KEEP_S, OUTSTREAM_KEEP_MAX_S, err, sizeof err);
+	if (n < 0)
+		log_debug("worker housekeeping: %s", err);
+	else if (n > 0)
+		log_debug("worker housekeeping: %ld rows of live output pruned", n);
+}
+
 static void *housekeeping_main(void *arg)
 {
 	struct worker *w = arg;
@@ -284,6 +333,7 @@ static void *housekeeping_main(void *arg)
 	long reap_every = w->cfg->reap_interval_s * 1000;
 	int64_t next_extend = clock_mono_ms() + extend_every, next_reap = clock_mono_ms();
 	int64_t next_beat = clock_mono_ms();
+	int64_t next_prune = next_reap;
 	bool down = false;
 	while (!atomic_load(&w->halt)) {
 		if (!db) {
@@ -341,6 +391,10 @@ static void *housekeeping_main(void *arg)
 			    0)
 				log_debug("worker housekeeping: %s", err);
 			next_reap = now + reap_every;
+			if (now >= next_prune) {
+				prune_output(db);
+				next_prune = now + PRUNE_EVERY_MS;
+			}
 		}
 	}
 	if (db && admin_worker_leave(db, w->name, err, sizeof err) < 0)

@@ -1,0 +1,241 @@
+/* sse: Server-Sent Events relay of live output streams (see sse.h). */
+#define _GNU_SOURCE
+#include "judge/api/sse.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "judge/api/http.h"
+#include "judge/service/outstream.h"
+#include "judge/service/waiter.h"
+#include "judge/store/db.h"
+
+/* One read takes at most this much of a stream. */
+#define READ_EVENTS 256
+#define READ_BYTES  (256 * 1024)
+/* After a failed read, the relay tries again this soon. */
+#define RETRY_MS 1000
+
+struct sse_hub {
+	struct waiter_hub *waiters;
+	struct db_pool *pool;
+};
+
+/* One relay: the content reader's state. Two owners: the request (until it
+ * is over: ctx_free) and the response (until libmicrohttpd frees it). */
+struct relay {
+	struct sse_hub *hub;
+	struct http_request *r; /* NULL once the request is over */
+	char *stream;
+	int64_t after; /* the last seq sent */
+	bool over, ended;
+	struct strbuf out; /* encoded, not yet sent */
+	size_t off;
+	int64_t next_keepalive_ms;
+	struct waiter w;
+	char *(*done_data)(void *arg, const char *stored);
+	void *arg;
+	void (*arg_free)(void *arg);
+	int refs;
+};
+
+int sse_hub_start(struct sse_hub **out, const char *db_url, struct db_pool *pool, char *err,
+		  size_t errlen)
+{
+	struct sse_hub *h = xcalloc(1, sizeof *h);
+	h->pool = pool;
+	if (waiter_hub_start_on(&h->waiters, db_url, OUTSTREAM_CHANNEL, waiter_text_key, NULL, NULL,
+				err, errlen) < 0) {
+		free(h);
+		return -1;
+	}
+	*out = h;
+	return 0;
+}
+
+void sse_hub_stop(struct sse_hub *h)
+{
+	if (!h)
+		return;
+	waiter_hub_stop(h->waiters);
+	free(h);
+}
+
+void sse_encode(struct strbuf *out, int64_t id, const char *event, const char *data)
+{
+	if (id > 0)
+		strbuf_addf(out, "id: %" PRId64 "\n", id);
+	if (event)
+		strbuf_addf(out, "event: %s\n", event);
+	for (const char *p = data ? data : "";;) {
+		size_t n = strcspn(p, "\r\n");
+		strbuf_addstr(out, "data: ");
+		strbuf_add(out, p, n);
+		strbuf_addch(out, '\n');
+		p += n;
+		if (!*p)
+			break;
+		p += p[0] == '\r' && p[1] == '\n' ? 2 : 1;
+	}
+	strbuf_addch(out, '\n');
+}
+
+int64_t sse_last_event_id(const char *h)
+{
+	if (!h || !*h)
+		return 0;
+	if (strlen(h) > 18 || strspn(h, "0123456789") != strlen(h))
+		return -1;
+	return strtoll(h, NULL, 10);
+}
+
+bool sse_wanted(struct http_request *r)
+{
+	const char *a = http_header(r, "Accept");
+	return a && strcasestr(a, "text/event-stream");
+}
+
+static void relay_unref(struct relay *x)
+{
+	if (__atomic_sub_fetch(&x->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (x->arg_free)
+		x->arg_free(x->arg);
+	strbuf_release(&x->out);
+	free(x->stream);
+	free(x);
+}
+
+/* The response is gone (libmicrohttpd freed it). */
+static void relay_response_gone(void *p)
+{
+	relay_unref(p);
+}
+
+/* The request is over (r->ctx_free): the hub must not resume it any more. */
+static void relay_request_over(void *p)
+{
+	struct relay *x = p;
+	waiter_unregister(x->hub->waiters, &x->w);
+	x->r = NULL;
+	relay_unref(x);
+}
+
+static void relay_resume(struct waiter *w)
+{
+	struct relay *x = w->arg;
+	if (x->r)
+		http_resume(x->r);
+}
+
+static void relay_suspend(struct waiter *w)
+{
+	http_suspend(((struct relay *)w->arg)->r);
+}
+
+/* Encodes the done event (data from done_data when it gives some) and ends. */
+static void add_done(struct relay *x, int64_t seq, const char *stored)
+{
+	char *data = x->done_data ? x->done_data(x->arg, stored) : NULL;
+	sse_encode(&x->out, seq, "done", data ? data : stored ? stored : "{}");
+	free(data);
+	x->ended = true;
+}
+
+/* Reads what follows x->after into x->out. Returns 0 (maybe nothing new), or
+ * -1 when the database could not be read. */
+static int relay_fetch(struct relay *x)
+{
+	char err[256];
+	struct db *db = db_pool_get(x->hub->pool, 200);
+	if (!db)
+		return -1;
+	db_set_reconnect_ms(db, 1000);
+	struct outstream_chunk *c = NULL;
+	int n =
+	    outstream_read(db, x->stream, x->after, READ_EVENTS, READ_BYTES, &c, err, sizeof err);
+	db_pool_put(x->hub->pool, db); /* before done_data, which may take one too */
+	if (n < 0) {
+		log_warn("sse: %s", err);
+		return -1;
+	}
+	for (int i = 0; i < n && !x->ended; i++) {
+		if (!strcmp(c[i].event, "done"))
+			add_done(x, c[i].seq, c[i].data);
+		else
+			sse_encode(&x->out, c[i].seq, c[i].event, c[i].data);
+		x->after = c[i].seq;
+	}
+	/* a stream over with no done left (pruned): the caller knows the end */
+	if (!x->ended && x->over && n < READ_EVENTS)
+		add_done(x, x->after, NULL);
+	outstream_chunks_free(c, n);
+	return 0;
+}
+
+/* The content reader (http_stream_fn). */
+static long relay_read(void *arg, char *buf, size_t max)
+{
+	struct relay *x = arg;
+	for (;;) {
+		if (x->off < x->out.len) {
+			size_t n = x->out.len - x->off;
+			n = n < max ? n : max;
+			memcpy(buf, x->out.buf + x->off, n);
+			x->off += n;
+			return (long)n;
+		}
+		strbuf_reset(&x->out);
+		x->off = 0;
+		if (x->ended || !x->r || http_stopping(x->r))
+			return HTTP_STREAM_END;
+		int64_t now = clock_mono_ms();
+		/* register first, read second: a NOTIFY in between is kept */
+		x->w.deadline_ms = x->next_keepalive_ms;
+		waiter_register(x->hub->waiters, &x->w);
+		if (relay_fetch(x) < 0 && x->w.deadline_ms > now + RETRY_MS)
+			x->w.deadline_ms = now + RETRY_MS;
+		if (!x->out.len && now >= x->next_keepalive_ms) {
+			strbuf_addstr(&x->out, ": keep-alive\n\n");
+			x->next_keepalive_ms = now + SSE_KEEPALIVE_MS;
+		}
+		if (x->out.len) {
+			waiter_unregister(x->hub->waiters, &x->w);
+			continue;
+		}
+		if (waiter_park(x->hub->waiters, &x->w, relay_suspend))
+			return 0;
+	}
+}
+
+int sse_relay(struct http_request *r, struct sse_hub *hub, const struct sse_opts *o)
+{
+	struct relay *x = xcalloc(1, sizeof *x);
+	x->hub = hub;
+	x->r = r;
+	x->stream = xstrdup(o->stream);
+	x->after = o->after > 0 ? o->after : 0;
+	x->over = o->over;
+	x->done_data = o->done_data;
+	x->arg = o->arg;
+	x->arg_free = o->arg_free;
+	x->refs = 2;
+	strbuf_init(&x->out);
+	x->next_keepalive_ms = clock_mono_ms() + SSE_KEEPALIVE_MS;
+	x->w = (struct waiter){.id = waiter_text_key(o->stream), .resume = relay_resume, .arg = x};
+	/* the first bytes go at once: a client (or proxy) sees the stream open,
+	 * and an EventSource retries after 2 s, not its default 3 s */
+	strbuf_addstr(&x->out, "retry: 2000\n\n");
+	r->ctx = x;
+	r->ctx_free = relay_request_over;
+	static const char *const hdr[] = {"Cache-Control", "no-cache", "X-Accel-Buffering", "no",
+					  NULL};
+	return http_respond_stream(r, 200, "text/event-stream", relay_read, x, relay_response_gone,
+				   hdr);
+}
