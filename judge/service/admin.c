@@ -12,11 +12,12 @@ int admin_worker_beat(struct db *db, const char *name, const char *backend, int 
 	snprintf(s, sizeof s, "%d", slots);
 	snprintf(b, sizeof b, "%d", busy);
 	const char *p[] = {name, backend, s, b};
-	if (db_exec(db,
-		    "INSERT INTO worker_beats (name, backend, slots, busy) VALUES ($1, $2, $3::int, "
-		    "$4::int) ON CONFLICT (name) DO UPDATE SET backend = $2, slots = $3::int, "
-		    "busy = $4::int, seen = now()",
-		    4, p) < 0) {
+	if (db_exec(
+		db,
+		"INSERT INTO worker_beats (name, backend, slots, busy) VALUES ($1, $2, $3::int, "
+		"$4::int) ON CONFLICT (name) DO UPDATE SET backend = $2, slots = $3::int, "
+		"busy = $4::int, seen = now()",
+		4, p) < 0) {
 		snprintf(err, errlen, "cannot record worker '%s': %s", name, db_error(db));
 		return -1;
 	}
