@@ -172,6 +172,36 @@ await check("live output is visible before the run ends", async () => {
   assert(st === "completed", "status " + st);
 });
 
+// ---- a session: state kept across cells, a file written and downloaded ----
+await check("a session keeps a variable across two cells; its file downloads", async () => {
+  const on = await page.locator("#mode-session-label").isVisible();
+  if (!on) {
+    skip("a session keeps a variable across two cells; its file downloads", "this judge has no sessions (/v1/sessions)");
+    return "skip";
+  }
+  await page.selectOption("#language", "python");
+  await page.check("input[name=mode][value=session]");
+  await page.click("#session-start");
+  await page.waitForFunction(() => !document.getElementById("session-run").disabled, null, { timeout: 60000 });
+  await setCode(page, "x = 41\n");
+  await page.click("#session-run");
+  await page.locator("#cells li .cell-status").first().waitFor({ timeout: 60000 });
+  await setCode(page, 'print(x + 1)\nopen("answer.txt", "w").write(str(x + 1))\n');
+  await page.keyboard.press("Control+Enter");
+  await page.locator("#cells li:nth-child(2) .cell-status").waitFor({ timeout: 60000 });
+  const out = await page.locator("#cells li:nth-child(2) pre.stdout").textContent();
+  assert(out.trim() === "42", "second cell printed " + JSON.stringify(out));
+  const row = page.locator("#files tbody tr", { hasText: "answer.txt" });
+  await row.waitFor({ timeout: 15000 });
+  const [dl] = await Promise.all([page.waitForEvent("download"), row.locator("button").click()]);
+  const fs = await import("node:fs/promises");
+  const text = await fs.readFile(await dl.path(), "utf8");
+  assert(text === "42", "downloaded " + JSON.stringify(text));
+  await shot(page, "08-session");
+  await page.click("#session-close");
+  await page.check("input[name=mode][value=program]");
+});
+
 // ---- keyboard only: a new page, no mouse ----
 await check("keyboard only: Tab to the editor, type, Ctrl-Enter runs", async () => {
   const kp = watch(await ctx.newPage());
