@@ -223,3 +223,23 @@ Test(outstream, prune_removes_ended_streams_only)
 	strbuf_release(&all);
 	db_close(db);
 }
+
+Test(outstream, a_small_output_is_written_within_the_batch_time)
+{
+	struct db *db = fresh_db("t_latency");
+	struct outstream *o = outstream_open(url);
+	outstream_begin(o, "cell:1");
+	/* a writer idle for a while: its thread must wake for the first bytes */
+	clock_sleep_ms(300);
+	int64_t t0 = clock_mono_ms();
+	outstream_output(o, 1, "x", 1);
+	struct strbuf all = STRBUF_INIT;
+	while (!read_all(db, "cell:1", &all) && clock_mono_ms() - t0 < 2000)
+		clock_sleep_ms(5);
+	int64_t took = clock_mono_ms() - t0;
+	cr_assert_str_eq(all.buf, "stdout:\"x\"|");
+	cr_assert_lt(took, OUTSTREAM_FLUSH_MS + 150, "took %lld ms", (long long)took);
+	outstream_close(o);
+	strbuf_release(&all);
+	db_close(db);
+}

@@ -181,7 +181,11 @@ Test(queue, migrate_from_two_processes_at_once)
 	cr_assert_eq(db_open(&db, schema_url, 10000, err, sizeof err), 0);
 	PGresult *r = db_query(db, "SELECT count(*) FROM schema_migrations", 0, NULL);
 	cr_assert(r);
-	cr_assert_eq(db_value_ll(r, 0, 0), migrate_latest_version());
+	/* each file once (numbers may have gaps while branches add theirs) */
+	long long files = 0;
+	while (migration_files[files].name)
+		files++;
+	cr_assert_eq(db_value_ll(r, 0, 0), files);
 	PQclear(r);
 	cr_assert_eq(migrate_check(db, err, sizeof err), 0, "%s", err);
 	db_close(db);

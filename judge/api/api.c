@@ -44,17 +44,32 @@ struct db *api_db(struct api *a, int wait_ms, char *err, size_t errlen)
 
 /* ---- MCP tools: each runs its endpoint's handler ---- */
 
+/* A tool that runs code: waits for the verdict like an execute, or streams
+ * the run's live output (mcp_stream.h). */
+static void run_tool(struct http_request *r, struct api *a, enum req_kind kind,
+		     const struct mcp_call *call)
+{
+	if (call->stream)
+		submit_stream(r, a, kind, call->body);
+	else
+		submit_enqueue(r, a, kind, true, call->body);
+}
+
 static void mcp_dispatch(struct http_request *r, const struct mcp_call *call, void *arg)
 {
 	struct api *a = arg;
+	if (call->cancel_tag) {
+		sse_cancel(a->sse, call->cancel_tag);
+		return;
+	}
 	switch (call->tool) {
 	case MCP_EXECUTE:
-		return submit_enqueue(r, a, REQ_EXECUTE, true, call->body);
+		return run_tool(r, a, REQ_EXECUTE, call);
 	case MCP_EXECUTE_EXPECTED:
-		return submit_enqueue(r, a, REQ_EXECUTE_EXPECTED, true, call->body);
+		return run_tool(r, a, REQ_EXECUTE_EXPECTED, call);
 	case MCP_SOLVE_PROBLEM:
 		/* a submission that waits for its verdict like an execute */
-		return submit_enqueue(r, a, REQ_SUBMISSION, true, call->body);
+		return run_tool(r, a, REQ_SUBMISSION, call);
 	case MCP_GET_SUBMISSION:
 		return submit_get(r, a, call->id, call->wait);
 	case MCP_LIST_LANGUAGES:

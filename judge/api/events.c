@@ -52,7 +52,12 @@ void events_relay(struct http_request *r, struct api *a, int64_t id, bool over)
 	snprintf(stream, sizeof stream, "sub:%" PRId64, id);
 	struct done_arg *d = xcalloc(1, sizeof *d);
 	*d = (struct done_arg){a, id};
+	/* the POST forms learn the submission's id here, before done */
+	char loc[64];
+	snprintf(loc, sizeof loc, "/v1/submissions/%" PRId64, id);
+	const char *hdr[] = {"Location", loc, NULL};
 	struct sse_opts o = {.stream = stream,
+			     .headers = hdr,
 			     .after = after,
 			     .over = over,
 			     .done_data = done_data,

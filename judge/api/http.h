@@ -57,6 +57,15 @@ struct http_request {
 	http_transform_fn transform;
 	void *transform_arg;
 	void (*transform_free)(void *arg);
+	/* Optional, set by the handler (MCP): a streamed response of sse.h
+	 * passes each event (name, its JSON data) through it with transform_arg
+	 * instead of sending it as it is: it appends what to send to out and
+	 * returns true when the stream ends after it. */
+	bool (*event_transform)(struct http_request *r, const char *event, const char *data,
+				struct strbuf *out, void *arg);
+	/* Optional (MCP): a name by which another request may end this
+	 * request's stream (sse_cancel); owned by the handler, read at once. */
+	const char *stream_tag;
 };
 
 /* Called when the body is complete, and again after each http_resume().

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "judge/api/http.h"
+#include "judge/api/mcp_stream.h"
+#include "judge/api/sse.h"
 #include "common/log.h"
 #include "judge/grading/request.h"
 #include "common/strbuf.h"
@@ -240,7 +242,8 @@ static void reply_error(struct http_request *r, int status, const cJSON *id, int
 /* ---- tool results ---- */
 
 struct call_state {
-	cJSON *id; /* the JSON-RPC request's id */
+	cJSON *id;		   /* the JSON-RPC request's id */
+	struct mcp_stream *stream; /* answered as a stream (mcp_stream.h), else NULL */
 };
 
 static void call_state_free(void *p)
@@ -249,6 +252,7 @@ static void call_state_free(void *p)
 	if (!cs)
 		return;
 	cJSON_Delete(cs->id);
+	mcp_stream_free(cs->stream);
 	free(cs);
 }
 
@@ -257,7 +261,22 @@ static int to_tool_result(struct http_request *r, int status, const char *body, 
 			  struct strbuf *out, void *arg)
 {
 	(void)r;
+	mcp_tool_reply(((struct call_state *)arg)->id, status, body, len, out);
+	return 200;
+}
+
+/* http_request.event_transform of a streamed call (mcp_stream.h). */
+static bool to_stream_event(struct http_request *r, const char *event, const char *data,
+			    struct strbuf *out, void *arg)
+{
+	(void)r;
 	struct call_state *cs = arg;
+	return mcp_stream_event(cs->stream, cs->id, event, data, out);
+}
+
+void mcp_tool_reply(const cJSON *rpc_id, int status, const char *body, size_t len,
+		    struct strbuf *out)
+{
 	cJSON *parsed = cJSON_ParseWithLength(body, len);
 	cJSON *res = cJSON_CreateObject();
 	cJSON *content = cJSON_AddArrayToObject(res, "content");
@@ -298,14 +317,13 @@ static int to_tool_result(struct http_request *r, int status, const char *body, 
 
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
-	cJSON_AddItemToObject(o, "id", cJSON_Duplicate(cs->id, 1));
+	cJSON_AddItemToObject(o, "id", cJSON_Duplicate(rpc_id, 1));
 	cJSON_AddItemToObject(o, "result", res);
 	char *s = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	strbuf_addstr(out, s);
 	strbuf_addch(out, '\n');
 	free(s);
-	return 200;
 }
 
 /* ---- methods ---- */
@@ -424,6 +442,13 @@ static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *
 		}
 		/* the arguments are the endpoint's body, parsed already */
 		call.body = cJSON_IsObject(args) ? args : &no_args;
+		if (mcp_stream_wanted(r, params)) {
+			/* live output as progress, then the reply (mcp_stream.h) */
+			call.stream = true;
+			cs->stream = mcp_stream_new(r->key_id, id, params);
+			r->event_transform = to_stream_event;
+			r->stream_tag = mcp_stream_tag(cs->stream);
+		}
 		break;
 	}
 	case MCP_GET_SUBMISSION:
@@ -487,6 +512,12 @@ void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_disp
 			    "a request has a string method and a string or number id");
 	} else if (!id) {
 		/* a notification (notifications/initialized, .../cancelled ...): no reply */
+		char tag[300];
+		if (!strcmp(method->valuestring, "notifications/cancelled") &&
+		    mcp_stream_cancel_tag(r->key_id, params, tag, sizeof tag)) {
+			struct mcp_call call = {.tool = MCP_TOOL_COUNT, .cancel_tag = tag};
+			dispatch(r, &call, arg);
+		}
 		http_respond(r, 202, NULL, "", 0, NULL);
 	} else if (params && !cJSON_IsObject(params)) {
 		reply_error(r, 200, id, RPC_INVALID_PARAMS, "params must be an object");

@@ -16,6 +16,9 @@
 #pragma once
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "common/strbuf.h"
 
 struct http_request;
 struct judge_config;
@@ -39,6 +42,12 @@ struct mcp_call {
 			      object); valid during the dispatch */
 	const char *id;	   /* get_submission, get_problem: the path's id */
 	const char *wait;  /* get_submission: the ?wait= value, or NULL */
+	/* The POST tools: answer as a stream (mcp_stream.h: the endpoint's
+	 * Server-Sent Events relay, r->event_transform set) instead of JSON. */
+	bool stream;
+	/* Set for notifications/cancelled (tool is MCP_TOOL_COUNT): end the
+	 * stream tagged so (sse_cancel); the dispatcher must not respond. */
+	const char *cancel_tag;
 };
 
 /* Runs the endpoint of call->tool on r, which answers as that endpoint does
@@ -51,5 +60,8 @@ typedef void (*mcp_dispatch_fn)(struct http_request *r, const struct mcp_call *c
 void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_dispatch_fn dispatch,
 		void *arg);
 
+/* The tools/call reply (JSON-RPC, one line and a newline) for request id
+ * whose endpoint answered status with body (len bytes) into out. */
+void mcp_tool_reply(const cJSON *id, int status, const char *body, size_t len, struct strbuf *out);
 /* Name of a tool ("execute_with_expected" ...), for logs. */
 const char *mcp_tool_name(enum mcp_tool t);

@@ -3,6 +3,7 @@
 #include "judge/api/sse.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,13 @@
 /* After a failed read, the relay tries again this soon. */
 #define RETRY_MS 1000
 
+struct relay;
+
 struct sse_hub {
 	struct waiter_hub *waiters;
 	struct db_pool *pool;
+	pthread_mutex_t lock; /* guards tagged and every relay's next */
+	struct relay *tagged; /* relays with a tag, while their request lives */
 };
 
 /* One relay: the content reader's state. Two owners: the request (until it
@@ -43,6 +48,9 @@ struct relay {
 	void *arg;
 	void (*arg_free)(void *arg);
 	int refs;
+	char *tag;	/* the request's stream_tag, or NULL */
+	bool cancelled; /* sse_cancel ended it (atomic) */
+	struct relay *next;
 };
 
 int sse_hub_start(struct sse_hub **out, const char *db_url, struct db_pool *pool, char *err,
@@ -50,8 +58,10 @@ int sse_hub_start(struct sse_hub **out, const char *db_url, struct db_pool *pool
 {
 	struct sse_hub *h = xcalloc(1, sizeof *h);
 	h->pool = pool;
+	pthread_mutex_init(&h->lock, NULL);
 	if (waiter_hub_start_on(&h->waiters, db_url, OUTSTREAM_CHANNEL, waiter_text_key, NULL, NULL,
 				err, errlen) < 0) {
+		pthread_mutex_destroy(&h->lock);
 		free(h);
 		return -1;
 	}
@@ -64,7 +74,22 @@ void sse_hub_stop(struct sse_hub *h)
 	if (!h)
 		return;
 	waiter_hub_stop(h->waiters);
+	pthread_mutex_destroy(&h->lock);
 	free(h);
+}
+
+int sse_cancel(struct sse_hub *h, const char *tag)
+{
+	int n = 0;
+	pthread_mutex_lock(&h->lock);
+	for (struct relay *x = h->tagged; x; x = x->next)
+		if (!strcmp(x->tag, tag)) {
+			__atomic_store_n(&x->cancelled, true, __ATOMIC_RELEASE);
+			waiter_hub_wake(h->waiters, x->w.id);
+			n++;
+		}
+	pthread_mutex_unlock(&h->lock);
+	return n;
 }
 
 void sse_encode(struct strbuf *out, int64_t id, const char *event, const char *data)
@@ -109,6 +134,7 @@ static void relay_unref(struct relay *x)
 		x->arg_free(x->arg);
 	strbuf_release(&x->out);
 	free(x->stream);
+	free(x->tag);
 	free(x);
 }
 
@@ -122,6 +148,15 @@ static void relay_response_gone(void *p)
 static void relay_request_over(void *p)
 {
 	struct relay *x = p;
+	if (x->tag) {
+		pthread_mutex_lock(&x->hub->lock);
+		for (struct relay **q = &x->hub->tagged; *q; q = &(*q)->next)
+			if (*q == x) {
+				*q = x->next;
+				break;
+			}
+		pthread_mutex_unlock(&x->hub->lock);
+	}
 	waiter_unregister(x->hub->waiters, &x->w);
 	x->r = NULL;
 	relay_unref(x);
@@ -139,13 +174,21 @@ static void relay_suspend(struct waiter *w)
 	http_suspend(((struct relay *)w->arg)->r);
 }
 
-/* Encodes the done event (data from done_data when it gives some) and ends. */
-static void add_done(struct relay *x, int64_t seq, const char *stored)
+/* Encodes one event, through the request's event_transform when it has one
+ * (it may end the stream); done ends it, its data from done_data when that
+ * gives some (stored is NULL for a made-up done). */
+static void add_event(struct relay *x, int64_t seq, const char *event, const char *stored)
 {
-	char *data = x->done_data ? x->done_data(x->arg, stored) : NULL;
-	sse_encode(&x->out, seq, "done", data ? data : stored ? stored : "{}");
-	free(data);
-	x->ended = true;
+	bool done = !strcmp(event, "done");
+	char *mine = done && x->done_data ? x->done_data(x->arg, stored) : NULL;
+	const char *data = mine ? mine : stored ? stored : "{}";
+	struct http_request *r = x->r;
+	if (r->event_transform)
+		done |= r->event_transform(r, event, data, &x->out, r->transform_arg);
+	else
+		sse_encode(&x->out, seq, event, data);
+	free(mine);
+	x->ended = done;
 }
 
 /* Reads what follows x->after into x->out. Returns 0 (maybe nothing new), or
@@ -166,15 +209,12 @@ static int relay_fetch(struct relay *x)
 		return -1;
 	}
 	for (int i = 0; i < n && !x->ended; i++) {
-		if (!strcmp(c[i].event, "done"))
-			add_done(x, c[i].seq, c[i].data);
-		else
-			sse_encode(&x->out, c[i].seq, c[i].event, c[i].data);
+		add_event(x, c[i].seq, c[i].event, c[i].data);
 		x->after = c[i].seq;
 	}
 	/* a stream over with no done left (pruned): the caller knows the end */
 	if (!x->ended && x->over && n < READ_EVENTS)
-		add_done(x, x->after, NULL);
+		add_event(x, x->after, "done", NULL);
 	outstream_chunks_free(c, n);
 	return 0;
 }
@@ -193,12 +233,15 @@ static long relay_read(void *arg, char *buf, size_t max)
 		}
 		strbuf_reset(&x->out);
 		x->off = 0;
-		if (x->ended || !x->r || http_stopping(x->r))
-			return HTTP_STREAM_END;
 		int64_t now = clock_mono_ms();
-		/* register first, read second: a NOTIFY in between is kept */
+		/* register first, read second: a NOTIFY (or sse_cancel) in between is kept */
 		x->w.deadline_ms = x->next_keepalive_ms;
 		waiter_register(x->hub->waiters, &x->w);
+		if (x->ended || !x->r || http_stopping(x->r) ||
+		    __atomic_load_n(&x->cancelled, __ATOMIC_ACQUIRE)) {
+			waiter_unregister(x->hub->waiters, &x->w);
+			return HTTP_STREAM_END;
+		}
 		if (relay_fetch(x) < 0 && x->w.deadline_ms > now + RETRY_MS)
 			x->w.deadline_ms = now + RETRY_MS;
 		if (!x->out.len && now >= x->next_keepalive_ms) {
@@ -234,8 +277,19 @@ int sse_relay(struct http_request *r, struct sse_hub *hub, const struct sse_opts
 	strbuf_addstr(&x->out, "retry: 2000\n\n");
 	r->ctx = x;
 	r->ctx_free = relay_request_over;
-	static const char *const hdr[] = {"Cache-Control", "no-cache", "X-Accel-Buffering", "no",
-					  NULL};
+	if (r->stream_tag) {
+		x->tag = xstrdup(r->stream_tag);
+		pthread_mutex_lock(&hub->lock);
+		x->next = hub->tagged;
+		hub->tagged = x;
+		pthread_mutex_unlock(&hub->lock);
+	}
+	const char *hdr[14] = {"Cache-Control", "no-cache", "X-Accel-Buffering", "no"};
+	for (size_t i = 0, n = 4; o->headers && o->headers[i] && o->headers[i + 1] && n < 12;
+	     i += 2, n += 2) {
+		hdr[n] = o->headers[i];
+		hdr[n + 1] = o->headers[i + 1];
+	}
 	return http_respond_stream(r, 200, "text/event-stream", relay_read, x, relay_response_gone,
 				   hdr);
 }

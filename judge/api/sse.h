@@ -24,6 +24,10 @@
  * nothing new; the hub resumes it on a NOTIFY of its stream, at the next
  * keep-alive, or after a reconnect. A parked stream holds no thread, and a
  * resumed one reads its events on a pooled connection held only for the read.
+ *
+ * A handler may change what is sent: r->event_transform rewrites each event
+ * (MCP turns output into notifications/progress and done into the tools/call
+ * reply), and r->stream_tag names the stream so that sse_cancel() can end it.
  */
 #pragma once
 #include <stdbool.h>
@@ -54,6 +58,8 @@ struct sse_opts {
 	 * (stored is NULL when made up, see over): malloc'd JSON text on one
 	 * line, or NULL to send the stored data. Runs in an HTTP thread. */
 	char *(*done_data)(void *arg, const char *stored);
+	/* Extra response headers: name, value, ..., NULL (at most 4 pairs). */
+	const char *const *headers;
 	void *arg;		     /* owned by the relay from now on */
 	void (*arg_free)(void *arg); /* frees arg (may be NULL) */
 };
@@ -62,6 +68,9 @@ struct sse_opts {
  * answered yet. Returns 0, or -1 when no response could be queued (then
  * o->arg is freed too). */
 int sse_relay(struct http_request *r, struct sse_hub *hub, const struct sse_opts *o);
+/* Ends the relays whose request had stream_tag tag (MCP's cancellation):
+ * each stops at once, sending nothing more. Any thread. Returns how many. */
+int sse_cancel(struct sse_hub *hub, const char *tag);
 /* A Last-Event-ID header's seq: 0 when h is NULL or empty, -1 when it is not
  * a whole number. */
 int64_t sse_last_event_id(const char *h);

@@ -217,6 +217,11 @@ void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, b
 	enqueue(r, a, kind, sync, body, false);
 }
 
+void submit_stream(struct http_request *r, struct api *a, enum req_kind kind, const cJSON *body)
+{
+	enqueue(r, a, kind, true, body, true);
+}
+
 static void enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync,
 		    const cJSON *body, bool stream)
 {

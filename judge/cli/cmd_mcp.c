@@ -98,7 +98,9 @@ static int mcp_forward(struct mcp_bridge *br, const char *line, const cJSON *msg
 	long status = 0;
 
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
-	hdr = curl_slist_append(hdr, "Accept: application/json, text/event-stream");
+	/* one JSON reply per line: never a stream (mcp_stream.h), whose progress
+	 * this line-by-line bridge could not interleave */
+	hdr = curl_slist_append(hdr, "Accept: application/json");
 	hdr = curl_slist_append(hdr, "Expect:");
 	if (br->auth)
 		hdr = curl_slist_append(hdr, br->auth);

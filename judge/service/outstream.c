@@ -162,14 +162,14 @@ void outstream_begin(struct outstream *o, const char *id)
 	pthread_mutex_unlock(&o->lock);
 }
 
-/* Called with the lock held after adding: starts the batch clock, and wakes
- * the flusher when a batch is full. */
+/* Called with the lock held after adding (before: what waited then). */
 static void added(struct outstream *o, size_t before)
 {
 	size_t now = outbuf_pending(&o->buf);
+	/* the first bytes start the flusher's clock; a full batch goes at once */
 	if (!before && now)
 		o->first_pending_ms = clock_mono_ms();
-	if (now >= OUTBUF_EVENT_BYTES)
+	if ((!before && now) || (before < OUTBUF_EVENT_BYTES && now >= OUTBUF_EVENT_BYTES))
 		pthread_cond_signal(&o->wake);
 }
 

@@ -206,6 +206,12 @@ long waiter_hub_connects(struct waiter_hub *h)
 	return __atomic_load_n(&h->connects, __ATOMIC_RELAXED);
 }
 
+void waiter_hub_wake(struct waiter_hub *h, int64_t id)
+{
+	if (id > 0)
+		wake(h, id, 0);
+}
+
 void waiter_register(struct waiter_hub *h, struct waiter *w)
 {
 	pthread_mutex_lock(&h->lock);

@@ -61,6 +61,8 @@ void waiter_hub_stop(struct waiter_hub *h);
 /* Times the hub's thread (re)connected and LISTENed since the start. */
 long waiter_hub_connects(struct waiter_hub *h);
 
+/* Wakes the waiters of id now, as a notification for it would (any thread). */
+void waiter_hub_wake(struct waiter_hub *h, int64_t id);
 /* Puts w in h's table (once; again after each resume) and forgets earlier
  * notifications: call it before reading the submission. */
 void waiter_register(struct waiter_hub *h, struct waiter *w);

@@ -3,7 +3,7 @@
 (stdlib only). Prints one JSON line per event, each with "t", the seconds since
 the request was sent:
 
-  {"t": 0.01, "status": 200, "content_type": "text/event-stream"}   first
+  {"t": 0.01, "status": 200, "content_type": ..., "location": ...}  first
   {"t": 0.35, "id": 12, "event": "stdout", "data": "..."}          each event
   {"t": 2.10, "end": true}                                           the end
 
@@ -31,6 +31,7 @@ def main():
     ap.add_argument("--stall", type=float, default=0)
     ap.add_argument("--close-after", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--comments", action="store_true", help="print comments too")
     a = ap.parse_args()
 
     u = urllib.parse.urlsplit(a.url)
@@ -56,7 +57,8 @@ def main():
     if resp.status != 200:
         out({"status": resp.status, "body": resp.read().decode(errors="replace")})
         return 0
-    out({"status": 200, "content_type": resp.getheader("Content-Type")})
+    out({"status": 200, "content_type": resp.getheader("Content-Type"),
+         "location": resp.getheader("Location")})
     if a.stall:
         time.sleep(a.stall)
     n = 0
@@ -76,6 +78,8 @@ def main():
             ev = {"id": ev["id"], "event": "message", "data": []}
             continue
         if line.startswith(":"):
+            if a.comments:
+                out({"comment": line[1:].strip()})
             continue
         field, _, value = line.partition(":")
         value = value[1:] if value.startswith(" ") else value

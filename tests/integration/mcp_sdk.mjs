@@ -111,6 +111,52 @@ await step("unknown tool: an error", async () => {
   }
   check("unknown tool: an error", threw, "no error");
 });
+// Streamable HTTP with SSE: a tools/call with a progress token is answered as a
+// stream of notifications/progress (the run's live output), then the result
+let progressId;
+const SLEEPY = 'import time\nprint("one", flush=True)\ntime.sleep(1.5)\nprint("two")';
+await step("progress: live output while the run goes on", async () => {
+  const seen = [];
+  const t0 = Date.now();
+  const r = await client.callTool({ name: "execute", arguments: { language: "python", source: SLEEPY } },
+    undefined, { onprogress: (p) => seen.push({ ...p, t: Date.now() - t0 }) });
+  const done = Date.now() - t0;
+  const s = r.structuredContent ?? {};
+  progressId = s.id;
+  const first = seen.find((p) => (p.message ?? "").startsWith("stdout: one"));
+  const shown = seen.map((p) => p.message).join("|");
+  if (mode === "stdio") {
+    // the bridge answers with one JSON line: no progress, the same result
+    check("progress: over stdio the result comes, without progress", s.status === "completed" && seen.length === 0, { s, shown });
+    return;
+  }
+  check("progress: stdout one arrives > 1 s before the result", first && done - first.t > 1000, { seen, done });
+  check("progress: values increase, a test event is told", seen.every((p, i) => i === 0 || p.progress > seen[i - 1].progress) &&
+    seen.some((p) => p.message === "test 1: completed"), shown);
+  check("progress: then the same result as without a stream", r.isError === false && s.status === "completed" &&
+    s.stdout === "one\ntwo\n" && typeof s.id === "number", r);
+});
+await step("cancel: notifications/cancelled ends the call, the run is stored", async () => {
+  if (mode === "stdio") return;
+  const ac = new AbortController();
+  const started = Date.now();
+  const p = client.callTool({ name: "execute", arguments: { language: "python", source: SLEEPY } },
+    undefined, { signal: ac.signal, onprogress: () => ac.abort("enough") });
+  let err = null;
+  try {
+    await p;
+  } catch (e) {
+    err = e;
+  }
+  check("cancel: the call ends at the first progress, not with the run", err !== null && Date.now() - started < 1400,
+    { err: String(err), took: Date.now() - started });
+  // the run goes on and is stored (the submission after the progress call's)
+  const { s } = await call("get_submission", { id: progressId + 1, wait_s: 10 });
+  check("cancel: the run itself completed and was stored", s.status === "completed" &&
+    s.result?.stdout === "one\ntwo\n", s);
+  const again = await call("execute", { language: "python", source: "print(1)" });
+  check("cancel: the client goes on (the next call is answered)", again.ok && again.s.stdout === "1\n", again.r);
+});
 await step("close", async () => {
   await client.close();
   check("close", true);
