@@ -62,6 +62,21 @@ struct judge_config {
 	long reap_interval_s;
 	long drain_s;
 	char *log_level;
+	/* [sessions] */
+	char *pip_index_url;
+	char *npm_registry;
+	long session_idle_ttl_s;
+	long session_max_idle_ttl_s;
+	long session_max_lifetime_s;
+	long sessions_per_key;
+	long sessions_per_worker;
+	long session_pool;
+	long session_memory_mb;
+	long session_disk_mb;
+	long max_session_disk_mb;
+	long cell_time_limit_ms;
+	long install_time_limit_s;
+	long worker_timeout_s;
 };
 
 struct config_key {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install-python.sh: places CPython 3.12 under the runtimes folder, relocatable and
 # readable by the sandbox's unprivileged uid (pyenv's copy lives in root's 0700 home
-# and its binaries carry an rpath into it). Idempotent; quick when present.
+# and its binaries carry an rpath into it), with pip (from the source's ensurepip
+# wheel, offline) for sessions' package installs. Idempotent; quick when present.
 set -euo pipefail
 runtimes=${JUDGE_RUNTIMES:-/opt/judge/runtimes}
 dest=$runtimes/python3.12
@@ -13,7 +14,39 @@ works() {
 			"$dest/bin/python3.12" -c 'import sys, ssl, ctypes, decimal, json; assert sys.version_info[:2] == (3, 12); assert sys.prefix == sys.argv[1]' "$dest" \
 			>/dev/null 2>&1
 }
-works && exit 0
+# pip_works: `python3.12 -m pip` runs as nobody
+pip_works() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups env -i LANG=C.UTF-8 HOME=/tmp \
+		"$dest/bin/python3.12" -m pip --version >/dev/null 2>&1
+}
+
+# install_pip: pip's bundled wheel of the source's ensurepip, installed by itself
+# (a wheel is importable: `python pip.whl/pip install pip.whl`), no network
+install_pip() {
+	pip_works && return 0
+	local from wheel
+	from=$(cat "$dest/.judge-source" 2>/dev/null || true)
+	wheel=$(ls "$from"/lib/python3.12/ensurepip/_bundled/pip-*.whl 2>/dev/null | sort -V | tail -1)
+	if [ -z "$wheel" ]; then
+		echo "install-python.sh: no pip wheel under '$from/lib/python3.12/ensurepip/_bundled'" >&2
+		exit 1
+	fi
+	echo "install-python.sh: installing $(basename "$wheel") into $dest"
+	env -i LANG=C.UTF-8 HOME=/tmp "$dest/bin/python3.12" "$wheel/pip" install --quiet \
+		--no-index --no-cache-dir --disable-pip-version-check --no-warn-script-location \
+		--root-user-action=ignore "$wheel"
+	"$dest/bin/python3.12" -m compileall -q "$dest/lib/python3.12/site-packages" >/dev/null 2>&1 || true
+	chmod -R u=rwX,go=rX "$dest/lib/python3.12/site-packages" "$dest/bin"
+	if ! pip_works; then
+		echo "install-python.sh: pip under $dest does not run as an unprivileged user" >&2
+		exit 1
+	fi
+}
+
+if works; then
+	install_pip
+	exit 0
+fi
 
 src=
 for root in ${PYENV_ROOT:+"$PYENV_ROOT"} /root/.pyenv; do
@@ -64,3 +97,4 @@ if ! works; then
 	exit 1
 fi
 echo "install-python.sh: $("$dest/bin/python3.12" --version) at $dest"
+install_pip

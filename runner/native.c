@@ -235,11 +235,12 @@ static int slot_netns(int slot)
 	return fd;
 }
 
-/* Starts init (nsinit_main) in new namespaces, in the slot's network namespace and,
- * on v2, straight in cg. Returns its pid, or -1 with *clone_errno; *into_fd is the
- * cgroup fd clone3 used, or -1 (then init still has to join). */
-static pid_t start_init(struct sandbox *sb, struct nsinit_plan *p, struct cg *cg, int *pidfd,
-			int *into_fd, int *clone_errno)
+/* Starts init (nsinit_main) in new namespaces, in the network namespace net_fd
+ * (> 0) or else the slot's and, on v2, straight in cg. Returns its pid, or -1 with
+ * *clone_errno; *into_fd is the cgroup fd clone3 used, or -1 (then init still has
+ * to join). */
+static pid_t start_init(struct sandbox *sb, struct nsinit_plan *p, struct cg *cg, int net_fd,
+			int *pidfd, int *into_fd, int *clone_errno)
 {
 	struct clone_args_v2 ca = {
 	    .flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
@@ -247,8 +248,13 @@ static pid_t start_init(struct sandbox *sb, struct nsinit_plan *p, struct cg *cg
 	    .pidfd = (uint64_t)(uintptr_t)pidfd,
 	    .exit_signal = SIGCHLD,
 	};
-	int netfd = slot_netns(sb->slot);
-	if (netfd < 0 || setns(netfd, CLONE_NEWNET) < 0) {
+	if (net_fd > 0 && setns(net_fd, CLONE_NEWNET) < 0) {
+		/* never an empty namespace instead: the caller wants that one */
+		*clone_errno = errno;
+		return -1;
+	}
+	int netfd = net_fd > 0 ? net_fd : slot_netns(sb->slot);
+	if (netfd < 0 || (net_fd <= 0 && setns(netfd, CLONE_NEWNET) < 0)) {
 		ca.flags |= CLONE_NEWNET;
 		netfd = -1;
 	}
@@ -307,6 +313,8 @@ static void end_facts(struct run_facts *f, const struct nsinit_plan *p, struct c
 	} else if (exit_rep->type == NSINIT_EXIT) {
 		f->end = RUN_END_EXITED;
 		f->code = WEXITSTATUS(exit_rep->status);
+	} else if (fail_rep->type) {
+		/* init's own set-up failed: its report above is the message */
 	} else if (si->si_code == CLD_EXITED && si->si_status == 125) {
 		snprintf(f->message, sizeof f->message, "sandbox init lost the worker");
 	} else {
@@ -477,7 +485,7 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 
 	int64_t t0 = clock_mono_us();
 	int into_fd = -1, clone_errno = 0;
-	pid = start_init(sb, p, &cg, &pidfd, &into_fd, &clone_errno);
+	pid = start_init(sb, p, &cg, spec->net_ns_fd, &pidfd, &into_fd, &clone_errno);
 	if (pid < 0) {
 		sandbox_fail(res, "clone3: %s", strerror(clone_errno));
 		goto out;

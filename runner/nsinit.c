@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/openat2.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -96,7 +97,7 @@ static const char *const step_names[] = {
 static const char *const op_names[] = {
     [OP_MKDIR] = "mkdir",     [OP_MKFILE] = "create", [OP_SYMLINK] = "symlink",
     [OP_BIND_RO] = "bind ro", [OP_BIND] = "bind",     [OP_TMPFS] = "mount tmpfs",
-    [OP_PROC] = "mount proc", [OP_WRITE] = "write",
+    [OP_PROC] = "mount proc", [OP_WRITE] = "write",   [OP_BIND_SUB] = "bind box folder",
 };
 
 /* Copies s into the plan's pool; the copy survives clone (plain memory). */
@@ -196,6 +197,21 @@ static bool path_ok(const char *path)
 	return true;
 }
 
+/* A box-relative folder: not empty, no leading '/', no empty, "." or ".." part. */
+static bool subdir_ok(const char *sub)
+{
+	if (strlen(sub) >= 256)
+		return false;
+	for (const char *s = sub;;) {
+		size_t n = strcspn(s, "/");
+		if (!n || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+			return false;
+		if (!s[n])
+			return true;
+		s += n + 1;
+	}
+}
+
 /* True when path is dir or below it. */
 static bool path_under(const char *path, const char *dir)
 {
@@ -270,7 +286,19 @@ int nsinit_plan(struct nsinit_plan *p, const struct sandbox *sb, const struct ru
 	add_op(p, OP_TMPFS, "tmp", opts);
 
 	add_op(p, OP_MKDIR, "box", NULL);
-	add_op(p, OP_BIND, "box", sb->box_path);
+	if (spec->box_subdir) {
+		char rel[PATH_MAX];
+		if (!subdir_ok(spec->box_subdir) ||
+		    snprintf(rel, sizeof rel, "box/%s", spec->box_subdir) >= (int)sizeof rel) {
+			snprintf(err, errlen, "bad box folder '%s'", spec->box_subdir);
+			return -1;
+		}
+		add_mkdirs(p, rel);
+		add_op(p, OP_BIND_SUB, rel, spec->box_subdir);
+		p->box_path = pool_str(p, sb->box_path);
+	} else {
+		add_op(p, OP_BIND, "box", sb->box_path);
+	}
 
 	add_op(p, OP_MKDIR, "dev", NULL);
 	static const char *const devs[] = {"null", "zero", "full", "random", "urandom"};
@@ -378,6 +406,42 @@ static unsigned long locked_flags(const char *path)
 	return f;
 }
 
+/* Binds folder o->data of the box at root onto o->a, writable: resolved beneath
+ * the box without following any symlink or crossing a mount (a program of the
+ * session may have planted links in its box), then cloned as a mount from the
+ * resolved fd, so no path is looked up twice. */
+static int bind_sub(const char *root, const struct op *o)
+{
+	int rfd = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rfd < 0)
+		return -1;
+	struct open_how how = {
+	    .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	    .resolve =
+		RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	int fd = (int)syscall(SYS_openat2, rfd, o->data, &how, sizeof how);
+	int e = errno;
+	close(rfd);
+	if (fd < 0) {
+		errno = e;
+		return -1;
+	}
+	int mfd = (int)syscall(SYS_open_tree, fd, "",
+			       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	e = errno;
+	close(fd);
+	if (mfd < 0) {
+		errno = e;
+		return -1;
+	}
+	int rc = (int)syscall(SYS_move_mount, mfd, "", AT_FDCWD, o->a, MOVE_MOUNT_F_EMPTY_PATH);
+	e = errno;
+	close(mfd);
+	errno = e;
+	return rc;
+}
+
 static int do_op(const struct op *o)
 {
 	int fd;
@@ -407,6 +471,8 @@ static int do_op(const struct op *o)
 		return mount("tmpfs", o->a, "tmpfs", MS_NOSUID | MS_NODEV, o->data);
 	case OP_PROC:
 		return mount("proc", o->a, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	case OP_BIND_SUB:
+		break; /* needs the plan: nsinit_main calls bind_sub */
 	case OP_WRITE:
 		fd = open(o->a, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (fd < 0)
@@ -508,9 +574,11 @@ void nsinit_main(const struct nsinit_plan *p)
 	TRY(S_ROOT, mount("judge-root", p->newroot, "tmpfs", MS_NOSUID | MS_NODEV,
 			  "size=1m,nr_inodes=512,mode=0755"));
 	TRY(S_ROOT, chdir(p->newroot));
-	for (int i = 0; i < p->nops; i++)
-		if (do_op(&p->ops[i]) < 0)
+	for (int i = 0; i < p->nops; i++) {
+		const struct op *o = &p->ops[i];
+		if ((o->kind == OP_BIND_SUB ? bind_sub(p->box_path, o) : do_op(o)) < 0)
 			child_fail(S_OP, i, errno);
+	}
 	TRY(S_HOSTNAME, sethostname("box", 3));
 	TRY(S_PIVOT, syscall(SYS_pivot_root, ".", "."));
 	TRY(S_UMOUNT_OLD, umount2(".", MNT_DETACH));

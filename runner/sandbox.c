@@ -511,6 +511,8 @@ int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_resu
 		return sandbox_fail(res, "incomplete limits: %s", missing);
 	enum sandbox_backend b =
 	    spec->trusted_tool ? sandbox_tool_backend(sb->backend) : sb->backend;
+	if (spec->net_ns_fd > 0 || spec->box_subdir)
+		b = SANDBOX_NATIVE; /* only the native backend can honour them */
 	if ((unsigned)b >= SANDBOX_BACKENDS)
 		return sandbox_fail(res, "no such backend %d", (int)b);
 	return backend_ops[b]->run(sb, spec, res);

@@ -88,6 +88,16 @@ struct run_spec {
 	/* Another run of this workspace is likely to follow (a compile, a test that
 	 * is not the last): the backend may prepare for it while this one runs. */
 	bool more_runs;
+	/* Package installs (runner/install.h). Either field makes the run native
+	 * whatever the workspace's backend. net_ns_fd > 0: the run joins this
+	 * network namespace (an fd of its ns/net) instead of an empty one; 0 = the
+	 * default (fd 0 is never a namespace here, and zeroed specs keep meaning
+	 * "no network"). box_subdir: the run sees only this folder of the box (a
+	 * relative path without "." or ".." parts, an existing folder, no symlink on
+	 * the way), writable at /box/<box_subdir>; the rest of /box is empty and
+	 * read-only. */
+	int net_ns_fd;
+	const char *box_subdir;
 	/* Optional live output: called with the program's bytes as they are read
 	 * (fd 1 stdout, 2 stderr), only bytes that also go into the result and
 	 * never a backend's own (gVisor's trailer). It runs in the thread of

@@ -32,7 +32,8 @@ svc_as_pg() {
 }
 
 # Starts PostgreSQL; sets SVC_DB_URL. PostgreSQL refuses root: as root the
-# cluster belongs to `judge` (or nobody when there is no such user).
+# cluster belongs to `judge` (or nobody when there is no such user). It
+# listens on SVC_PG_LISTEN (default 127.0.0.1; comma-separated addresses).
 svc_pg_start() {
 	if [ "$(id -u)" = 0 ]; then
 		SVC_PG_USER=judge
@@ -49,7 +50,7 @@ svc_pg_start() {
 		port=$(svc_port)
 		rm -f "$SVC_TMP/pg/log"
 		if svc_as_pg "$SVC_PG_BIN/pg_ctl -D '$SVC_TMP/pg/data' -l '$SVC_TMP/pg/log' -w -o \
-			\"-p $port -k '$SVC_TMP/pg' -c listen_addresses=127.0.0.1 -c fsync=off \
+			\"-p $port -k '$SVC_TMP/pg' -c listen_addresses='${SVC_PG_LISTEN:-127.0.0.1}' -c fsync=off \
 			-c max_connections=200\" start" >/dev/null 2>&1; then
 			SVC_DB_URL="host=127.0.0.1 port=$port dbname=postgres user=judge"
 			return 0

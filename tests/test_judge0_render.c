@@ -58,8 +58,8 @@ Test(judge0_render, languages)
 	static const struct {
 		int id;
 		const char *lang;
-	} want[] = {{50, "c"},	     {51, "csharp"}, {54, "cpp"}, {63, "node"}, {71, "python"},
-		    {100, "python"}, {102, "node"},  {103, "c"},  {105, "cpp"}};
+	} want[] = {{46, "bash"},   {50, "c"},	     {51, "csharp"}, {54, "cpp"}, {63, "node"},
+		    {71, "python"}, {100, "python"}, {102, "node"},  {103, "c"},  {105, "cpp"}};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		const struct j0r_lang *l = j0r_lang_by_id(want[i].id);
 		cr_assert(l, "id %d", want[i].id);

@@ -1,5 +1,6 @@
 /* test_lang: language files — the shipped ones, bad ones, and version probes. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +55,9 @@ Test(lang, shipped_files_load)
 	struct lang_registry reg;
 	char err[512] = "";
 	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof err), 0, "%s", err);
-	cr_assert_eq(reg.count, 5);
-	const char *order[] = {"c", "cpp", "csharp", "node", "python"};
-	for (int i = 0; i < 5; i++) {
+	cr_assert_eq(reg.count, 6);
+	const char *order[] = {"bash", "c", "cpp", "csharp", "node", "python"};
+	for (int i = 0; i < 6; i++) {
 		const struct lang *l = &reg.langs[i];
 		cr_assert_str_eq(l->name, order[i]);
 		cr_assert(l->display_name && *l->display_name);
@@ -172,6 +173,51 @@ Test(lang, warm_up_and_preload, .init = make_dir, .fini = remove_dir)
 	lang_registry_release(&reg);
 }
 
+Test(lang, session_driver, .init = make_dir, .fini = remove_dir)
+{
+	write_lang("toy", "source_file = a\nrun = /x\nro_paths = /opt/toy\nenv = A=1\n"
+			  "session = /opt/toy/bin/toy '{drivers}/toy driver.t' -x\n");
+	write_lang("own", "source_file = a\nrun = /x\nenv = A=1\n"
+			  "session = {drivers}/own\nsession_env = B=2\n");
+	write_lang("none", "source_file = a\nrun = /x\nsession =\n");
+	struct lang_registry reg;
+	char err[512] = "", drivers[PATH_MAX + 16], real[PATH_MAX];
+	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), 0, "%s", err);
+	cr_assert_not_null(realpath(dir, real));
+	snprintf(drivers, sizeof drivers, "%s/drivers", real);
+	const struct lang *l = lang_find(&reg, "toy");
+	char want[PATH_MAX + 64];
+	snprintf(want, sizeof want, "%s/toy driver.t", drivers);
+	cr_assert_str_eq(l->session_argv[1], want);
+	cr_assert_str_eq(l->session_argv[2], "-x");
+	cr_assert_null(l->session_argv[3]);
+	cr_assert_str_eq(l->session_env[0], "A=1", "session_env defaults to env");
+	cr_assert(has(l->session_ro_paths, "/opt/toy") && has(l->session_ro_paths, drivers));
+	cr_assert_null(l->ro_paths[1], "runs do not bind the drivers");
+	const struct lang *o = lang_find(&reg, "own");
+	cr_assert_str_eq(o->session_env[0], "B=2");
+	cr_assert_null(o->session_env[1]);
+	cr_assert(!strncmp(o->session_argv[0], drivers, strlen(drivers)));
+	const struct lang *n = lang_find(&reg, "none");
+	cr_assert(!n->session_argv && !n->session_env && !n->session_ro_paths);
+	lang_registry_release(&reg);
+
+	/* the shipped drivers exist where the argv says */
+	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof err), 0, "%s", err);
+	const char *with[] = {"python", "bash"};
+	for (int i = 0; i < 2; i++) {
+		l = lang_find(&reg, with[i]);
+		cr_assert(l->session_argv, "%s has no session driver", with[i]);
+		const char *script = l->session_argv[0];
+		for (char **a = l->session_argv; *a; a++)
+			if (strstr(*a, "/drivers/"))
+				script = *a;
+		cr_assert(!access(script, R_OK), "%s: '%s' is missing", with[i], script);
+	}
+	cr_assert_null(lang_find(&reg, "c")->session_argv);
+	lang_registry_release(&reg);
+}
+
 struct bad_case {
 	const char *text;
 	const char *message;
@@ -201,6 +247,9 @@ Test(lang, bad_files_are_clear_errors, .init = make_dir, .fini = remove_dir)
 	    {"source_file = a\nrun = /x\nwarm_up = '/x\n", "unterminated quote"},
 	    {"source_file = a\nrun = /x\npreload = /a:lib.so\n", "'preload' needs absolute"},
 	    {"source_file = a\nrun = /x\npreload = /a\npreload = /b\n", "given twice"},
+	    {"source_file = a\nrun = /x\nsession = drv.py\n", "must start with an absolute"},
+	    {"source_file = a\nrun = /x\nsession = /x 'a\n", "unterminated quote"},
+	    {"source_file = a\nrun = /x\nsession_env = A\n", "not NAME=VALUE"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		write_lang("bad", cases[i].text);

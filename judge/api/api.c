@@ -22,10 +22,12 @@
 #include "judge/api/piston.h"
 #include "judge/api/render.h"
 #include "judge/api/route.h"
+#include "judge/api/sessions.h"
 #include "judge/api/sse.h"
 #include "judge/api/submit.h"
 #include "judge/service/auth.h"
 #include "judge/service/callback.h"
+#include "judge/service/sesshub.h"
 #include "judge/service/waiter.h"
 #include "judge/store/db.h"
 
@@ -78,6 +80,20 @@ static void mcp_dispatch(struct http_request *r, const struct mcp_call *call, vo
 		return info_problems(r, a);
 	case MCP_GET_PROBLEM:
 		return info_problem(r, a, call->id);
+	case MCP_SESSION_CREATE:
+		return sessions_create(r, a, call->body);
+	case MCP_SESSION_EXECUTE:
+		return sessions_tool(r, a, "execute", call->body);
+	case MCP_SESSION_INSTALL:
+		return sessions_tool(r, a, "install", call->body);
+	case MCP_SESSION_WRITE_FILE:
+		return sessions_tool(r, a, "file_put", call->body);
+	case MCP_SESSION_READ_FILE:
+		return sessions_tool(r, a, "file_get", call->body);
+	case MCP_SESSION_LIST_FILES:
+		return sessions_tool(r, a, "file_list", call->body);
+	case MCP_SESSION_CLOSE:
+		return sessions_tool(r, a, "close", call->body);
 	default:
 		http_error(r, 404, "not_found", "no such tool");
 	}
@@ -191,9 +207,9 @@ static void on_request(struct http_request *r, void *arg)
 	struct api *a = arg;
 	const char *id = NULL;
 	enum route rt = route_of(r->url, &id);
-	/* only the submission endpoints park requests */
+	/* the submission and session endpoints park requests */
 	if (r->ctx)
-		return submit_resume(r);
+		return sessions_owns(r) ? sessions_resume(r) : submit_resume(r);
 	switch (rt) {
 	case R_HEALTH:
 		return info_health(r, a);
@@ -253,6 +269,13 @@ static void on_request(struct http_request *r, void *arg)
 		return j0_about(r, a);
 	case R_J0_CONFIG:
 		return j0_config_info(r, a);
+	case R_SESSIONS:
+	case R_SESSION:
+	case R_SESSION_EXECUTE:
+	case R_SESSION_INSTALL:
+	case R_SESSION_FILES:
+	case R_SESSION_FILE:
+		return sessions_handle(r, a, rt, id);
 	default:
 		http_error(r, 404, "not_found", "no such endpoint: %.100s", r->url);
 	}
@@ -295,6 +318,8 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 		goto fail_close;
 	if (waiter_hub_start(&a->waiters, db_url, kick_callbacks, a, err, errlen) < 0)
 		goto fail_close;
+	if (sesshub_start(&a->sessions, db_url, cfg->worker_timeout_s, err, errlen) < 0)
+		goto fail_close;
 	if (sse_hub_start(&a->sse, db_url, a->pool, err, errlen) < 0)
 		goto fail_close;
 	struct http_opts ho = {.listen_fd = listen_fd,
@@ -321,6 +346,7 @@ void api_stop(struct api *a)
 		return;
 	http_stop(a->http);
 	waiter_hub_stop(a->waiters);
+	sesshub_stop(a->sessions);
 	sse_hub_stop(a->sse);
 	callback_stop(a->callbacks);
 	auth_free(a->auth);

@@ -16,6 +16,7 @@
  *   POST /mcp                                     MCP tools over these endpoints (mcp.h)
  *   GET  /api/v2/runtimes, POST /api/v2/execute   Piston v2 compatible (piston.h)
  *   Judge0 CE's paths (/submissions, /languages, /statuses ...)   judge0.h
+ *   /v1/sessions...                               stateful sessions (sessions.h)
  *
  * Waiting without a thread: a waiting request is parked (http_suspend) in the
  * table of the waiter hub (judge/service/waiter.h), keyed by submission id.
@@ -45,6 +46,7 @@ struct judge_config;
 struct metrics;
 struct sse_hub;
 struct waiter_hub;
+struct sesshub;
 
 /* The server's state, shared by the modules of judge/api/ (not for others). */
 struct api {
@@ -57,6 +59,7 @@ struct api {
 	struct callback_sender *callbacks;
 	struct metrics *metrics;
 	struct waiter_hub *waiters;
+	struct sesshub *sessions; /* parks session calls until their answer (sessions.h) */
 	struct sse_hub *sse; /* live output relays (sse.h) */
 	/* languages' versions, probed once on first use (info.c) */
 	pthread_mutex_t vlock;

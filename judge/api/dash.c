@@ -11,6 +11,7 @@
 #include "judge/grading/request.h"
 #include "judge/service/admin.h"
 #include "judge/service/auth.h"
+#include "judge/service/sessdb.h"
 #include "judge/store/db.h"
 
 bool dash_admit(struct http_request *r, struct api *a)
@@ -29,10 +30,20 @@ void dash_stats(struct http_request *r, struct api *a)
 	if (!db)
 		return render_db_error(r, "admin stats", err);
 	cJSON *o = NULL;
+	long sess[SESS_STATUS_COUNT] = {0};
 	int rc = admin_stats(db, &o, err, sizeof err);
+	if (rc == 0)
+		rc = sessdb_counts(db, sess, err, sizeof err);
 	db_pool_put(a->pool, db);
-	if (rc < 0)
+	if (rc < 0) {
+		cJSON_Delete(o);
 		return render_db_error(r, "admin stats", err);
+	}
+	cJSON *so = cJSON_AddObjectToObject(o, "sessions");
+	cJSON_AddNumberToObject(so, "open", (double)(sess[SESS_STARTING] + sess[SESS_READY]));
+	cJSON *by = cJSON_AddObjectToObject(so, "by_status");
+	for (int i = 0; i < SESS_STATUS_COUNT; i++)
+		cJSON_AddNumberToObject(by, sess_status_name((enum sess_status)i), (double)sess[i]);
 	/* this process's own counters beside the database's */
 	cJSON_AddNumberToObject(o, "http_in_flight", (double)http_active(a->http));
 	cJSON_AddBoolToObject(o, "auth", a->auth_on);

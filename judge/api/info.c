@@ -18,6 +18,7 @@
 #include "judge/grading/problem.h"
 #include "judge/service/callback.h"
 #include "judge/service/queue.h"
+#include "judge/service/sessdb.h"
 #include "judge/store/db.h"
 
 /* Probes the languages' versions once; the caller holds a->vlock. */
@@ -185,7 +186,8 @@ void info_metrics(struct http_request *r, struct api *a)
 	struct metrics_gauges g = {0};
 	char err[256];
 	struct db *db = api_db(a, 2000, err, sizeof err);
-	g.db_up = db && queue_counts(db, g.counts, err, sizeof err) == 0;
+	g.db_up = db && queue_counts(db, g.counts, err, sizeof err) == 0 &&
+		  sessdb_counts(db, g.sessions, err, sizeof err) == 0;
 	if (db)
 		db_pool_put(a->pool, db);
 	g.in_flight = http_active(a->http);

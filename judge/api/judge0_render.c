@@ -10,14 +10,19 @@
 #include "common/strbuf.h"
 #include "judge/service/queue.h"
 
-/* The open-source CE ids (50, 51, 54, 63, 71) and the hosted CE's newer ones
+/* The open-source CE ids (46, 50, 51, 54, 63, 71) and the hosted CE's newer ones
  * (100, 102, 103, 105; the hosted CE kept 51 for C#). Each runs on our runtime:
  * the names say which, not the version Judge0 had under that id. */
 static const struct j0r_lang langs[] = {
-    {50, "c", "C (GCC 12, gnu17)"},	      {51, "csharp", "C# (.NET 9)"},
-    {54, "cpp", "C++ (GCC 12, gnu++20)"},     {63, "node", "JavaScript (Node.js 22)"},
-    {71, "python", "Python (3.12)"},	      {100, "python", "Python (3.12)"},
-    {102, "node", "JavaScript (Node.js 22)"}, {103, "c", "C (GCC 12, gnu17)"},
+    {46, "bash", "Bash (5.2)"},
+    {50, "c", "C (GCC 12, gnu17)"},
+    {51, "csharp", "C# (.NET 9)"},
+    {54, "cpp", "C++ (GCC 12, gnu++20)"},
+    {63, "node", "JavaScript (Node.js 22)"},
+    {71, "python", "Python (3.12)"},
+    {100, "python", "Python (3.12)"},
+    {102, "node", "JavaScript (Node.js 22)"},
+    {103, "c", "C (GCC 12, gnu17)"},
     {105, "cpp", "C++ (GCC 12, gnu++20)"},
 };
 

@@ -44,7 +44,14 @@ static const char instructions[] =
     "a stored problem: list_problems, get_problem (statement and samples), then "
     "solve_problem (graded on hidden tests). A tool result with isError true means "
     "the call itself was refused (the message says why). A run still going after "
-    "the wait gives its id: call get_submission with that id and wait_s.";
+    "the wait gives its id: call get_submission with that id and wait_s. "
+    "For work that builds up state (data analysis, trying code step by step), open a "
+    "session with session_create and run cells with session_execute: variables, "
+    "imports, files and installed packages stay between cells. On ModuleNotFoundError "
+    "(Python) or Cannot find module (Node), call session_install_packages and run the "
+    "cell again; your variables are still there. Put input files in with "
+    "session_write_file, read what the code wrote with session_read_file, and call "
+    "session_close when done.";
 
 /* Fields shared by execute and execute_with_expected (request.c checks them). */
 #define RUN_PROPS                                                                                  \
@@ -101,6 +108,29 @@ static const char instructions[] =
 #define RESULT_SCHEMA                                                                              \
 	"{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\",\"description\":"       \
 	"\"submission id (get_submission)\"}," RESULT_PROPS "},\"required\":[\"id\",\"status\"]}"
+
+/* The session tools' common argument. */
+#define SESSION_ID                                                                                 \
+	"\"session_id\":{\"type\":\"string\",\"description\":\"the id session_create "             \
+	"returned\"}"
+#define PATH_PROP(what)                                                                            \
+	"\"path\":{\"type\":\"string\",\"description\":\"" what " relative to the "                \
+	"session's working directory, e.g. data/input.csv\"}"
+/* a session as session_create returns it */
+#define SESSION_SCHEMA                                                                             \
+	"{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"language\":" STR ",\"status\":" STR \
+	",\"created_at\":" STR ",\"expires_at\":" STR ",\"idle_ttl\":" NUM                         \
+	",\"limits\":{\"type\":\"object\"}},"                                                      \
+	"\"required\":[\"id\",\"language\",\"status\",\"expires_at\"]}"
+#define CELL_SCHEMA                                                                                \
+	"{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\","                    \
+	"\"description\":\"ok, error (the code raised: see error), timeout, memory_limit, "        \
+	"output_limit or internal_error\"},\"stdout\":" STR ",\"stderr\":" STR                     \
+	",\"result\":" NULLABLE("string") ",\"error\":" NULLABLE(                                  \
+	    "object") ",\"execution_count\":" NUM ",\"time_ms\":" NUM ",\"wall_ms\":" NUM          \
+		      ",\"restarted\":" BOOL ",\"message\":" STR ",\"verdict\":" STR "},"          \
+		      "\"required\":[\"status\",\"stdout\",\"stderr\",\"result\","                 \
+		      "\"error\",\"execution_count\"]}"
 
 struct tool {
 	const char *name;
@@ -209,6 +239,93 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 						   "\"required\":[\"id\",\"name\",\"supported\","
 						   "\"samples\"]}",
 	 true},
+    [MCP_SESSION_CREATE] =
+	{"session_create", "Open a stateful session",
+	 "Starts a session: a sandboxed interpreter (python, node, csharp or bash) that keeps "
+	 "variables, imports, functions, files and installed packages between "
+	 "session_execute calls, like a notebook. Returns id (pass it as session_id to the "
+	 "other session tools) and expires_at: the session closes after idle_ttl seconds "
+	 "unused. It has no network; install packages with session_install_packages.",
+	 "{\"type\":\"object\",\"properties\":{\"language\":{\"type\":\"string\","
+	 "\"enum\":[\"python\",\"node\",\"csharp\",\"bash\"]},\"idle_ttl\":{\"type\":"
+	 "\"integer\",\"description\":\"seconds unused before it closes (default 600)\"},"
+	 "\"limits\":{\"type\":\"object\",\"description\":\"optional, capped by the "
+	 "server\",\"properties\":{\"memory_mb\":{\"type\":\"integer\"},\"cpu_ms\":"
+	 "{\"type\":\"integer\",\"description\":\"CPU per cell\"},\"wall_ms\":{\"type\":"
+	 "\"integer\",\"description\":\"wall time per cell\"},\"disk_mb\":{\"type\":"
+	 "\"integer\"}}}},\"required\":[\"language\"]}",
+	 SESSION_SCHEMA, false},
+    [MCP_SESSION_EXECUTE] =
+	{"session_execute", "Run a cell in a session",
+	 "Runs code in the session's persistent state (earlier cells' variables and "
+	 "imports are there). Returns status ok or error; stdout and stderr; result: the "
+	 "value of the last expression as text (Python repr, Node inspect), else null; "
+	 "error: {name, value, traceback} when the code raised. On ModuleNotFoundError, "
+	 "call session_install_packages and run the cell again. timeout and memory_limit "
+	 "keep the session; restarted true means its variables were lost (files stay).",
+	 "{\"type\":\"object\",\"properties\":{" SESSION_ID ",\"code\":{\"type\":"
+	 "\"string\",\"description\":\"the cell's code\"},\"stdin\":{\"type\":\"string\"},"
+	 "\"timeout_ms\":{\"type\":\"integer\",\"description\":\"wall time limit of this "
+	 "cell\"},\"expected_output\":{\"type\":\"string\",\"description\":\"optional: "
+	 "grade stdout against it (verdict accepted or wrong_answer)\"}},"
+	 "\"required\":[\"session_id\",\"code\"]}",
+	 CELL_SCHEMA, false},
+    [MCP_SESSION_INSTALL] =
+	{"session_install_packages", "Install packages into a session",
+	 "Installs packages with pip (python) or npm (node) into the session, from the "
+	 "registries the server allows; the next cells can import them. Names may carry "
+	 "versions: numpy, pandas==2.2.2, lodash@^4. Returns status ok or error with the "
+	 "installer's output.",
+	 "{\"type\":\"object\",\"properties\":{" SESSION_ID ",\"manager\":{\"type\":"
+	 "\"string\",\"enum\":[\"pip\",\"npm\"]},\"packages\":{\"type\":\"array\","
+	 "\"items\":{\"type\":\"string\"},\"minItems\":1}},"
+	 "\"required\":[\"session_id\",\"manager\",\"packages\"]}",
+	 "{\"type\":\"object\",\"properties\":{\"status\":" STR ",\"packages\":{\"type\":"
+	 "\"array\"},\"output\":" STR ",\"time_ms\":" NUM "},\"required\":[\"status\","
+	 "\"output\"]}",
+	 false},
+    [MCP_SESSION_WRITE_FILE] =
+	{"session_write_file", "Write a file into a session",
+	 "Writes a file in the session's working directory (folders are made as needed), "
+	 "e.g. a CSV the next cell reads with open('data.csv'). content is text, or base64 "
+	 "with encoding base64 for binary files.",
+	 "{\"type\":\"object\",\"properties\":{" SESSION_ID
+	 "," PATH_PROP("file path") ",\"content\":{\"type\":\"string\"},\"encoding\":{\"type\":"
+				    "\"string\",\"enum\":"
+				    "[\"utf-8\",\"base64\"]}},\"required\":[\"session_id\","
+				    "\"path\",\"content\"]}",
+	 "{\"type\":\"object\",\"properties\":{\"path\":" STR ",\"size\":" NUM "},"
+	 "\"required\":[\"path\",\"size\"]}",
+	 false},
+    [MCP_SESSION_READ_FILE] =
+	{"session_read_file", "Read a file from a session",
+	 "Reads a file the session's code wrote (a chart, a result CSV). Returns "
+	 "content_type, size, encoding (utf-8 for text, else base64) and content.",
+	 "{\"type\":\"object\",\"properties\":{" SESSION_ID
+	 "," PATH_PROP("file path") "},\"required\":[\"session_id\",\"path\"]}",
+	 "{\"type\":\"object\",\"properties\":{\"content_type\":" STR ",\"size\":" NUM
+	 ",\"encoding\":" STR ",\"content\":" STR "},\"required\":[\"encoding\","
+	 "\"content\"]}",
+	 true},
+    [MCP_SESSION_LIST_FILES] =
+	{"session_list_files", "List a session's files",
+	 "Lists a folder of the session (default: its working directory): name, type "
+	 "(file, dir, symlink), size and mtime of each entry.",
+	 "{\"type\":\"object\",\"properties\":{" SESSION_ID
+	 "," PATH_PROP("a folder") "},\"required\":[\"session_id\"]}",
+	 "{\"type\":\"object\",\"properties\":{\"dir\":" STR ",\"files\":{\"type\":"
+	 "\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":" STR ",\"type\":" STR
+	 ",\"size\":" NUM ",\"mtime\":" NUM "}}}},\"required\":"
+	 "[\"files\"]}",
+	 true},
+    [MCP_SESSION_CLOSE] = {"session_close", "Close a session",
+			   "Closes a session and frees its sandbox; its variables and files are "
+			   "gone. Call it when the work is done.",
+			   "{\"type\":\"object\",\"properties\":{" SESSION_ID "},"
+			   "\"required\":[\"session_id\"]}",
+			   "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"status\":" STR
+			   "},\"required\":[\"id\",\"status\"]}",
+			   false},
 };
 
 const char *mcp_tool_name(enum mcp_tool t)
@@ -353,9 +470,13 @@ static void do_tools_list(struct http_request *r, const cJSON *id)
 	cJSON *res = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(res, "tools");
 	/* in the order a model should meet them */
-	static const enum mcp_tool order[] = {
-	    MCP_EXECUTE_EXPECTED, MCP_EXECUTE,	     MCP_SOLVE_PROBLEM, MCP_GET_SUBMISSION,
-	    MCP_LIST_LANGUAGES,	  MCP_LIST_PROBLEMS, MCP_GET_PROBLEM};
+	static const enum mcp_tool order[] = {MCP_EXECUTE_EXPECTED,   MCP_EXECUTE,
+					      MCP_SOLVE_PROBLEM,      MCP_GET_SUBMISSION,
+					      MCP_LIST_LANGUAGES,     MCP_LIST_PROBLEMS,
+					      MCP_GET_PROBLEM,	      MCP_SESSION_CREATE,
+					      MCP_SESSION_EXECUTE,    MCP_SESSION_INSTALL,
+					      MCP_SESSION_WRITE_FILE, MCP_SESSION_READ_FILE,
+					      MCP_SESSION_LIST_FILES, MCP_SESSION_CLOSE};
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
 		const struct tool *t = &tools[order[i]];
 		cJSON *o = cJSON_CreateObject();
@@ -473,6 +594,15 @@ static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *
 			return;
 		}
 		call.id = a_id->valuestring;
+		break;
+	case MCP_SESSION_CREATE:
+	case MCP_SESSION_EXECUTE:
+	case MCP_SESSION_INSTALL:
+	case MCP_SESSION_WRITE_FILE:
+	case MCP_SESSION_READ_FILE:
+	case MCP_SESSION_LIST_FILES:
+	case MCP_SESSION_CLOSE:
+		call.body = cJSON_IsObject(args) ? args : &no_args;
 		break;
 	default:
 		break;

@@ -32,14 +32,22 @@ enum mcp_tool {
 	MCP_LIST_LANGUAGES,   /* GET /v1/languages */
 	MCP_LIST_PROBLEMS,    /* GET /v1/problems */
 	MCP_GET_PROBLEM,      /* GET /v1/problems/{id} */
+	/* sessions (sessions.h): the arguments are the body, with session_id */
+	MCP_SESSION_CREATE,	/* POST /v1/sessions */
+	MCP_SESSION_EXECUTE,	/* POST /v1/sessions/{id}/execute */
+	MCP_SESSION_INSTALL,	/* POST /v1/sessions/{id}/install */
+	MCP_SESSION_WRITE_FILE, /* PUT /v1/sessions/{id}/files/{path} (text or base64) */
+	MCP_SESSION_READ_FILE,	/* GET /v1/sessions/{id}/files/{path} (as JSON) */
+	MCP_SESSION_LIST_FILES, /* GET /v1/sessions/{id}/files?dir= */
+	MCP_SESSION_CLOSE,	/* DELETE /v1/sessions/{id} */
 	MCP_TOOL_COUNT
 };
 
 /* One tool call for the dispatcher. */
 struct mcp_call {
 	enum mcp_tool tool;
-	const cJSON *body; /* POST tools: the arguments, the endpoint's parsed body (an
-			      object); valid during the dispatch */
+	const cJSON *body; /* POST and session tools: the arguments, the endpoint's parsed
+			      body (an object); valid during the dispatch */
 	const char *id;	   /* get_submission, get_problem: the path's id */
 	const char *wait;  /* get_submission: the ?wait= value, or NULL */
 	/* The POST tools: answer as a stream (mcp_stream.h: the endpoint's

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/xalloc.h"
 
@@ -28,7 +29,11 @@ struct metrics {
 	struct histogram *http;	    /* [nroutes] */
 	struct histogram exec_latency;
 	long auth_failures, rate_limited;
+	long cells[METRICS_NCELL];
+	struct histogram cell_latency;
 };
+
+static const char *const cell_names[METRICS_NCELL] = METRICS_CELL_STATUSES;
 
 struct metrics *metrics_new(const char *const *names, int nroutes)
 {
@@ -110,6 +115,31 @@ void metrics_rate_limited(struct metrics *m)
 	pthread_mutex_unlock(&m->lock);
 }
 
+void metrics_session_cell(struct metrics *m, const char *status, double seconds)
+{
+	int i = METRICS_NCELL - 1;
+	for (int k = 0; k < METRICS_NCELL; k++)
+		if (status && !strcmp(status, cell_names[k]))
+			i = k;
+	pthread_mutex_lock(&m->lock);
+	m->cells[i]++;
+	hist_add(&m->cell_latency, seconds);
+	pthread_mutex_unlock(&m->lock);
+}
+
+static void render_sessions(const struct metrics_gauges *g, struct strbuf *sb)
+{
+	strbuf_addstr(sb, "# HELP judge_sessions Sessions by status (starting and ready are "
+			  "open).\n# TYPE judge_sessions gauge\n");
+	for (int s = 0; s < SESS_STATUS_COUNT; s++)
+		strbuf_addf(sb, "judge_sessions{status=\"%s\"} %ld\n",
+			    sess_status_name((enum sess_status)s), g->sessions[s]);
+	strbuf_addf(sb,
+		    "# HELP judge_sessions_open Sessions starting or ready.\n"
+		    "# TYPE judge_sessions_open gauge\njudge_sessions_open %ld\n",
+		    g->sessions[SESS_STARTING] + g->sessions[SESS_READY]);
+}
+
 static void render_db(const struct metrics_gauges *g, struct strbuf *sb)
 {
 	strbuf_addf(sb,
@@ -132,6 +162,7 @@ static void render_db(const struct metrics_gauges *g, struct strbuf *sb)
 		    "(a fault of the judge or its sandbox, never of the program).\n"
 		    "# TYPE judge_sandbox_failures gauge\njudge_sandbox_failures %ld\n",
 		    g->counts[SUB_QUEUED], g->counts[SUB_RUNNING], g->counts[SUB_INTERNAL_ERROR]);
+	render_sessions(g, sb);
 }
 
 /* The counters; called with m->lock held. */
@@ -160,6 +191,14 @@ static void render_counters(struct metrics *m, struct strbuf *sb)
 		    "# HELP judge_rate_limited_total Requests refused 429.\n"
 		    "# TYPE judge_rate_limited_total counter\njudge_rate_limited_total %ld\n",
 		    m->auth_failures, m->rate_limited);
+	strbuf_addstr(sb, "# HELP judge_session_cells_total Session cells run, by status.\n"
+			  "# TYPE judge_session_cells_total counter\n");
+	for (int i = 0; i < METRICS_NCELL; i++)
+		strbuf_addf(sb, "judge_session_cells_total{status=\"%s\"} %ld\n", cell_names[i],
+			    m->cells[i]);
+	strbuf_addstr(sb, "# HELP judge_session_cell_seconds A session cell end to end (HTTP "
+			  "in to answer).\n# TYPE judge_session_cell_seconds histogram\n");
+	hist_print(sb, "judge_session_cell_seconds", "", &m->cell_latency);
 }
 
 void metrics_render(struct metrics *m, const struct metrics_gauges *g, struct strbuf *out)

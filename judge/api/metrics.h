@@ -10,6 +10,14 @@
 
 #include "common/strbuf.h"
 #include "judge/grading/status.h"
+#include "judge/service/sessdb.h"
+
+/* The statuses of a session's cell, the "status" label of judge_session_cells_total. */
+#define METRICS_CELL_STATUSES                                                                      \
+	{                                                                                          \
+		"ok", "error", "timeout", "memory_limit", "output_limit", "internal_error"         \
+	}
+#define METRICS_NCELL 6
 
 struct metrics;
 
@@ -19,6 +27,7 @@ struct metrics_gauges {
 	long counts[SUB_STATUS_COUNT]; /* submissions by status, when db_up */
 	long in_flight;		       /* requests being served or parked */
 	long callbacks_delivered, callbacks_failed;
+	long sessions[SESS_STATUS_COUNT]; /* sessions by status, when db_up */
 };
 
 /* New counters for nroutes routes labelled names[0..nroutes-1] (kept, not
@@ -36,6 +45,9 @@ void metrics_exec_latency(struct metrics *m, double seconds);
 void metrics_auth_failure(struct metrics *m);
 /* Counts a request refused 429. */
 void metrics_rate_limited(struct metrics *m);
+/* Counts one session cell that ended with status (one of METRICS_CELL_STATUSES;
+ * another counts as internal_error) after seconds end to end. */
+void metrics_session_cell(struct metrics *m, const char *status, double seconds);
 
 /* Appends the Prometheus text exposition (version 0.0.4) of m and g to out. */
 void metrics_render(struct metrics *m, const struct metrics_gauges *g, struct strbuf *out);

@@ -33,6 +33,7 @@ static const struct piston_name {
 	const char *const aliases[8];
 } names[] = {
     {"python", "python", NULL, false, {"py", "py3", "python3", NULL}},
+    {"bash", "bash", NULL, false, {"sh", NULL}},
     {"node",
      "javascript",
      "node",

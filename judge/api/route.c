@@ -29,6 +29,12 @@ static const char *const names[R_COUNT] = {"execute",
 					   "judge0_config_info",
 					   "openapi",
 					   "docs",
+					   "sessions",
+					   "session",
+					   "session_execute",
+					   "session_install",
+					   "session_files",
+					   "session_file",
 					   "web",
 					   "admin_stats",
 					   "admin_keys",
@@ -66,6 +72,35 @@ static bool events_path(const char *s)
 #define J0_LANGS    "/languages/"
 #define ADMIN_KEY   "/v1/admin/keys/"
 
+#define SESS_PREFIX "/v1/sessions/"
+
+/* /v1/sessions/{id}[/execute | /install | /files[/{path}]], or R_OTHER. */
+static enum route session_route(const char *url, const char **arg)
+{
+	size_t n = sizeof SESS_PREFIX - 1;
+	if (strncmp(url, SESS_PREFIX, n))
+		return R_OTHER;
+	const char *id = url + n, *rest = id + strcspn(id, "/");
+	if (rest == id)
+		return R_OTHER;
+	static const struct {
+		const char *tail;
+		enum route rt;
+	} tails[] = {{"", R_SESSION},
+		     {"/execute", R_SESSION_EXECUTE},
+		     {"/install", R_SESSION_INSTALL},
+		     {"/files", R_SESSION_FILES},
+		     {"/files/", R_SESSION_FILES}};
+	*arg = id;
+	for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++)
+		if (!strcmp(rest, tails[i].tail))
+			return tails[i].rt;
+	if (!strncmp(rest, "/files/", 7))
+		return R_SESSION_FILE;
+	*arg = NULL;
+	return R_OTHER;
+}
+
 enum route route_of(const char *url, const char **arg)
 {
 	static const struct {
@@ -95,6 +130,7 @@ enum route route_of(const char *url, const char **arg)
 	    {"/openapi.json", R_OPENAPI},
 	    {"/docs", R_DOCS},
 	    {"/docs.js", R_DOCS},
+	    {"/v1/sessions", R_SESSIONS},
 	    {"/", R_WEB},
 	    {"/dashboard", R_WEB},
 	    {"/playground.js", R_WEB},
@@ -134,7 +170,7 @@ enum route route_of(const char *url, const char **arg)
 		*arg = url + nak;
 		return R_ADMIN_KEY;
 	}
-	return R_OTHER;
+	return session_route(url, arg);
 }
 
 static bool takes_post(enum route rt)
@@ -146,26 +182,36 @@ static bool takes_post(enum route rt)
 
 const char *route_allow(enum route rt)
 {
-	if (rt == R_ADMIN_KEYS)
+	switch (rt) {
+	case R_J0_BATCH: /* Judge0: create a batch, or get one by tokens */
+	case R_SESSIONS:
+	case R_ADMIN_KEYS:
 		return "GET, HEAD, POST";
-	if (rt == R_ADMIN_KEY)
+	case R_SESSION:
+		return "GET, HEAD, DELETE";
+	case R_SESSION_EXECUTE:
+	case R_SESSION_INSTALL:
+		return "POST";
+	case R_SESSION_FILE:
+		return "GET, HEAD, PUT, DELETE";
+	case R_ADMIN_KEY:
 		return "DELETE";
-	if (rt == R_J0_BATCH) /* Judge0: create a batch, or get one by tokens */
-		return "GET, HEAD, POST";
-	return takes_post(rt) ? "POST" : "GET, HEAD";
+	default:
+		return takes_post(rt) ? "POST" : "GET, HEAD";
+	}
 }
 
 bool route_method_ok(enum route rt, const char *method)
 {
-	if (rt == R_ADMIN_KEY)
-		return !strcmp(method, "DELETE");
-	if (rt == R_ADMIN_KEYS && !strcmp(method, "POST"))
-		return true;
-	if (rt == R_J0_BATCH && !strcmp(method, "POST"))
-		return true;
-	if (takes_post(rt))
-		return !strcmp(method, "POST");
-	return !strcmp(method, "GET") || !strcmp(method, "HEAD");
+	const char *allow = route_allow(rt);
+	size_t n = strlen(method);
+	for (const char *p = allow; *p; p += strspn(p, ", ")) {
+		size_t len = strcspn(p, ", ");
+		if (len == n && !strncmp(p, method, n))
+			return true;
+		p += len;
+	}
+	return false;
 }
 
 bool route_local_origin(const char *origin)

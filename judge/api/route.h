@@ -33,6 +33,13 @@ enum route {
 	R_J0_CONFIG,
 	R_OPENAPI, /* GET /openapi.json (docs.h) */
 	R_DOCS,	   /* GET /docs and /docs.js */
+	/* sessions (sessions.h): arg points at the session id in the path */
+	R_SESSIONS,	   /* GET, POST /v1/sessions */
+	R_SESSION,	   /* GET, DELETE /v1/sessions/{id} */
+	R_SESSION_EXECUTE, /* POST /v1/sessions/{id}/execute */
+	R_SESSION_INSTALL, /* POST /v1/sessions/{id}/install */
+	R_SESSION_FILES,   /* GET /v1/sessions/{id}/files?dir= */
+	R_SESSION_FILE,	   /* GET, PUT, DELETE /v1/sessions/{id}/files/{path} */
 	/* the playground and the dashboard's pages and assets (docs.h) */
 	R_WEB,
 	/* the dashboard's JSON: admin keys only (admin.h) */
@@ -45,13 +52,14 @@ enum route {
 
 /* Classifies a path (without the query string). *arg points into url for the
  * /{id} routes (R_GET_SUB, R_PROBLEM, R_J0_GET, R_J0_LANGUAGE, R_ADMIN_KEY), else
- * it is NULL; for R_SUB_EVENTS it points at "{id}/events". */
+ * it is NULL; for R_SUB_EVENTS it points at "{id}/events", and for the session
+ * routes but R_SESSIONS at the session id and what follows. */
 enum route route_of(const char *url, const char **arg);
 /* The metrics label of rt ("execute_with_expected" ...); "other" when out of range. */
 const char *route_name(int rt);
 /* The R_COUNT labels, in the order of enum route (static). */
 const char *const *route_names(void);
-/* The methods rt takes, as an Allow header value ("POST", "GET, HEAD" or both). */
+/* The methods rt takes, as an Allow header value ("POST", "GET, HEAD, DELETE" ...). */
 const char *route_allow(enum route rt);
 /* True when method is one of route_allow(rt). */
 bool route_method_ok(enum route rt, const char *method);

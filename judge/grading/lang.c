@@ -40,6 +40,8 @@ enum {
 	K_INSTALL,
 	K_WARM,
 	K_PRELOAD,
+	K_SESSION,
+	K_SENV,
 };
 
 static void free_list(char **v)
@@ -204,13 +206,15 @@ static const char *const key_names[] = {
     [K_INSTALL] = "install",
     [K_WARM] = "warm_up",
     [K_PRELOAD] = "preload",
+    [K_SESSION] = "session",
+    [K_SENV] = "session_env",
 };
 #define KEY_COUNT (sizeof key_names / sizeof key_names[0])
 
 /* The command lines are kept raw until the whole file is read, because
  * {source} may be set after them; raw[] holds them meanwhile. */
 struct raw_cmds {
-	char *compile, *run, *version;
+	char *compile, *run, *version, *session;
 };
 
 struct parse_ctx {
@@ -265,6 +269,10 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 		return set_str(&ctx->raw.run, value);
 	case K_VERSION:
 		return set_str(&ctx->raw.version, value);
+	case K_SESSION:
+		return set_str(&ctx->raw.session, value);
+	case K_SENV:
+		return set_env(&l->session_env, key, value, err, errlen);
 	case K_RO:
 		return set_paths(&l->ro_paths, key, value, err, errlen);
 	case K_PRELOAD:
@@ -319,11 +327,66 @@ static void lang_release(struct lang *l)
 	free(l->install);
 	free_list(l->warm_argv);
 	free_list(l->preload);
+	free_list(l->session_argv);
+	free_list(l->session_env);
+	free_list(l->session_ro_paths);
 	memset(l, 0, sizeof *l);
 }
 
+/* Replaces every {drivers} in the words of v by drivers (an absolute path). */
+static void subst_drivers(char **v, const char *drivers)
+{
+	for (; *v; v++) {
+		if (!strstr(*v, "{drivers}"))
+			continue;
+		struct strbuf w = STRBUF_INIT;
+		for (const char *p = *v; *p;) {
+			if (!strncmp(p, "{drivers}", 9)) {
+				strbuf_addstr(&w, drivers);
+				p += 9;
+			} else {
+				strbuf_addch(&w, *p++);
+			}
+		}
+		free(*v);
+		*v = strbuf_detach(&w, NULL);
+	}
+}
+
+/* The session driver's argv, env and read-only folders (the language's, plus
+ * the drivers folder, which sessions bind wherever languages/ lives). */
+static int load_session(struct lang *l, const char *raw, const char *path, const char *drivers,
+			char *err, size_t errlen)
+{
+	char msg[256];
+	if (split_words(raw, NULL, &l->session_argv, msg, sizeof msg) < 0) {
+		snprintf(err, errlen, "%s: %s", path, msg);
+		return -1;
+	}
+	if (!l->session_argv[0]) {
+		free_list(l->session_argv);
+		l->session_argv = NULL;
+		return 0;
+	}
+	subst_drivers(l->session_argv, drivers);
+	if (l->session_argv[0][0] != '/') {
+		snprintf(err, errlen, "%s: '%s' must start with an absolute path", path,
+			 l->session_argv[0]);
+		return -1;
+	}
+	if (!l->session_env)
+		l->session_env = dup_list(l->env);
+	size_t n = 0;
+	l->session_ro_paths = dup_list(l->ro_paths);
+	while (l->session_ro_paths[n])
+		n++;
+	list_push(&l->session_ro_paths, &n, xstrdup(drivers));
+	return 0;
+}
+
 /* Parses one file into l; on failure l is released and err says why. */
-static int load_one(struct lang *l, const char *path, const char *base, char *err, size_t errlen)
+static int load_one(struct lang *l, const char *path, const char *base, const char *drivers,
+		    char *err, size_t errlen)
 {
 	int ret = -1;
 	struct parse_ctx ctx = {.l = l};
@@ -370,6 +433,12 @@ static int load_one(struct lang *l, const char *path, const char *base, char *er
 		l->env = xcalloc(1, sizeof(char *));
 	if (!l->compile_env)
 		l->compile_env = dup_list(l->env);
+	if (ctx.raw.session && load_session(l, ctx.raw.session, path, drivers, err, errlen) < 0)
+		goto out;
+	if (!l->session_argv && l->session_env) {
+		free_list(l->session_env);
+		l->session_env = NULL;
+	}
 	ret = 0;
 	goto out;
 bad:
@@ -378,6 +447,7 @@ out:
 	free(ctx.raw.compile);
 	free(ctx.raw.run);
 	free(ctx.raw.version);
+	free(ctx.raw.session);
 	if (ret < 0)
 		lang_release(l);
 	return ret;
@@ -412,11 +482,19 @@ int lang_load_dir(struct lang_registry *reg, const char *dir, char *err, size_t 
 		goto out;
 	}
 	qsort(names, n, sizeof *names, cmp_names);
+	/* absolute: the session argv names it inside the sandbox, bound at the same path */
+	char real[PATH_MAX], drivers[PATH_MAX + 16];
+	if (!realpath(dir, real)) {
+		snprintf(err, errlen, "cannot resolve languages folder '%s': %s", dir,
+			 strerror(errno));
+		goto out;
+	}
+	snprintf(drivers, sizeof drivers, "%s/drivers", real);
 	reg->langs = xcalloc(n, sizeof *reg->langs);
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX];
 		snprintf(path, sizeof path, "%s/%s.ini", dir, names[i]);
-		if (load_one(&reg->langs[i], path, names[i], err, errlen) < 0)
+		if (load_one(&reg->langs[i], path, names[i], drivers, err, errlen) < 0)
 			goto out;
 		reg->count++;
 	}

@@ -17,6 +17,12 @@
  *                                 before any job (no {source}: the box is not there)
  *   preload = /usr/lib/x86_64-linux-gnu/libstdc++.so.6:...   colon-separated host
  *                                 files such a sandbox reads ahead (missing ones skipped)
+ *   session = /opt/.../python3.12 -u {drivers}/python_driver.py   argv of the
+ *                                 language's session driver (languages/drivers/PROTOCOL.md);
+ *                                 none = no sessions in this language. {drivers} is
+ *                                 the absolute path of the drivers folder beside the
+ *                                 language files (the repo's or the installed one)
+ *   session_env = ...             env of the driver (defaults to env)
  * warm_up and preload only make the first run of a started sandbox faster (the
  * runner passes them on as run_spec's warm_argv and preload); without them only
  * the program itself is read ahead, when it lies outside the box.
@@ -45,6 +51,11 @@ struct lang {
 	char *install;
 	char **warm_argv; /* NULL when the language has no warm-up command */
 	char **preload;	  /* NULL when none */
+	/* The session driver: all three NULL when the language has none.
+	 * session_ro_paths is ro_paths plus the drivers folder (bind them all). */
+	char **session_argv;
+	char **session_env;
+	char **session_ro_paths;
 };
 
 struct lang_registry {

@@ -37,13 +37,9 @@
 #include "judge/service/admin.h"
 #include "judge/service/outstream.h"
 #include "judge/service/queue.h"
+#include "judge/service/sesshost.h"
+#include "judge/service/slots.h"
 #include "common/xalloc.h"
-
-/* Slot numbers pick host uids and cgroup names in the sandbox, so they must be
- * unique on the machine, also across worker processes: each slot holds an
- * flock on SLOT_LOCK_DIR/N while the process lives (a killed worker's locks go
- * with it). The folder sits beside box_root. */
-#define SLOT_LOCKS_MAX 4096
 
 /* Idle slots look at the queue at least this often, even without NOTIFY. */
 #define IDLE_POLL_MS 5000
@@ -78,9 +74,10 @@ struct worker {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	unsigned long wake_gen;
-	atomic_bool stopping; /* no new claims */
-	atomic_bool halt;     /* housekeeping ends */
-	char name[96];	      /* host:pid, its row in worker_beats (admin.h) */
+	atomic_bool stopping;	   /* no new claims */
+	atomic_bool halt;	   /* housekeeping ends */
+	struct sesshost *sessions; /* the sessions this worker holds, or NULL */
+	char name[96];		   /* host:pid, its row in worker_beats (admin.h) */
 };
 
 static void wake_slots(struct worker *w)
@@ -434,38 +431,6 @@ static void hand_back(struct worker *w)
 	db_close(db);
 }
 
-/* Takes the lowest free machine-wide slot number. Returns it, or -1. */
-static int take_slot_number(const struct judge_config *cfg, int *fd_out)
-{
-	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
-	int ret = -1;
-	strbuf_addf(&dir, "%s-slots", cfg->box_root);
-	if (mkdir(dir.buf, 0700) < 0 && errno != EEXIST) {
-		log_error("worker: cannot create '%s': %s", dir.buf, strerror(errno));
-		goto out;
-	}
-	for (int n = 0; n < SLOT_LOCKS_MAX; n++) {
-		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/%d", dir.buf, n);
-		int fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-		if (fd < 0) {
-			log_error("worker: cannot open '%s': %s", path.buf, strerror(errno));
-			goto out;
-		}
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-			*fd_out = fd;
-			ret = n;
-			goto out;
-		}
-		close(fd);
-	}
-	log_error("worker: all %d sandbox slot numbers are taken", SLOT_LOCKS_MAX);
-out:
-	strbuf_release(&dir);
-	strbuf_release(&path);
-	return ret;
-}
-
 static bool all_idle(struct worker *w)
 {
 	for (int i = 0; i < w->nslots; i++)
@@ -533,7 +498,7 @@ static int start_slots(struct worker *w, const char *host)
 	for (int i = 0; i < w->nslots; i++) {
 		struct slot *s = &w->slots[i];
 		s->w = w;
-		s->index = take_slot_number(w->cfg, &s->lock_fd);
+		s->index = slot_take(w->cfg->box_root, &s->lock_fd);
 		if (s->index < 0) {
 			atomic_store(&s->done, true);
 			break;
@@ -563,6 +528,9 @@ static bool drain(struct worker *w, const sigset_t *sigs, pthread_t hk, int star
 	while (sig != SIGTERM && sig != SIGINT)
 		sig = sigwaitinfo(sigs, NULL);
 	log_info("worker: signal %d: draining (up to %lds)", sig, cfg->drain_s);
+	/* a session cannot move to another worker: end them, saying so at once */
+	sesshost_stop(w->sessions);
+	w->sessions = NULL;
 	atomic_store(&w->stopping, true);
 	wake_slots(w);
 	int64_t deadline = clock_mono_ms() + cfg->drain_s * 1000;
@@ -636,6 +604,10 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 	}
 	log_info("worker %s:%d: %d slot%s, sandbox %s, lease %lds", host, (int)getpid(), started,
 		 started == 1 ? "" : "s", sandbox_backend_name(w.backend), cfg->lease_s);
+	char err[512];
+	if (cfg->sessions_per_worker > 0 &&
+	    sesshost_start(&w.sessions, cfg, &w.langs, w.backend, w.url, err, sizeof err) < 0)
+		log_error("worker: sessions: %s (this worker holds none)", err);
 
 	bool clean = drain(&w, &sigs, hk, started);
 	hk_started = false;

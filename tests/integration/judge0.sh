@@ -28,7 +28,7 @@ expect "statuses: 14, Judge0's ids and names" 200 \
 	'length == 14 and .[0] == {"id":1,"description":"In Queue"} and .[10].description == "Runtime Error (NZEC)" and .[13].description == "Exec Format Error"' \
 	GET /statuses
 expect "languages: both id sets" 200 \
-	'[.[].id] | contains([50, 51, 54, 63, 71, 100, 102, 103, 105])' GET /languages
+	'[.[].id] | contains([46, 50, 51, 54, 63, 71, 100, 102, 103, 105])' GET /languages
 expect "languages/all: is_archived" 200 'length >= 9 and all(.[]; .is_archived == false)' \
 	GET /languages/all
 expect "languages/71" 200 '.id == 71 and .source_file != null and (.run_cmd | type == "string")' \

@@ -11,7 +11,7 @@ source tests/lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-langs=${LANGS:-c cpp csharp node python}
+langs=${LANGS:-bash c cpp csharp node python}
 backends=${BACKENDS:-native gvisor}
 
 printf 'first line\nsecond line, ünïcödé\n\nlast\n' >"$tmp/echo.in"
@@ -50,7 +50,8 @@ crash_signal() {
 
 # `judge languages`: versions detected by running the real tools
 if out=$("$JUDGE" languages --quick --json 2>"$tmp/stderr.versions"); then
-	expect_json "versions: five, in name order" "$out" '[.[].name] == ["c", "cpp", "csharp", "node", "python"]'
+	expect_json "versions: six, in name order" "$out" '[.[].name] == ["bash", "c", "cpp", "csharp", "node", "python"]'
+	expect_json "versions: bash is GNU bash" "$out" '.[] | select(.name == "bash") | .version | startswith("GNU bash, version ")'
 	expect_json "versions: python is CPython 3.12" "$out" '.[] | select(.name == "python") | .version | test("^Python 3\\.12\\.[0-9]+$")'
 	expect_json "versions: node is 22" "$out" '.[] | select(.name == "node") | .version | test("^v22\\.[0-9]+\\.[0-9]+$")'
 	expect_json "versions: csharp is Roslyn on .NET 9" "$out" '.[] | select(.name == "csharp") | .version | test("^C# Roslyn [0-9.]+.*, \\.NET 9\\.0\\.")'
@@ -133,7 +134,7 @@ done
 
 # `judge selftest`: passes here, and fails (exit 1, named in the table) when a
 # language is broken. The broken set: python plus a "broken" one whose run fails.
-if [ "$langs" = "c cpp csharp node python" ]; then
+if [ "$langs" = "bash c cpp csharp node python" ]; then
 	out=$("$JUDGE" selftest --sandbox all 2>&1)
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q '^selftest: ok' <<<"$out"; then pass "selftest: all ok"; else fail "selftest: all ok" "exit $rc: $out"; fi

@@ -53,11 +53,13 @@ await step("connect (initialize)", async () => {
   const v = client.getServerVersion();
   check("connect (initialize)", v?.name === "judge", v);
 });
-await step("listTools: all 7", async () => {
+await step("listTools: all 14", async () => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  const want = ["execute", "execute_with_expected", "get_problem", "get_submission", "list_languages", "list_problems", "solve_problem"];
-  check("listTools: all 7", JSON.stringify(names) === JSON.stringify(want), names);
+  const want = ["execute", "execute_with_expected", "get_problem", "get_submission", "list_languages", "list_problems",
+    "session_close", "session_create", "session_execute", "session_install_packages", "session_list_files",
+    "session_read_file", "session_write_file", "solve_problem"];
+  check("listTools: all 14", JSON.stringify(names) === JSON.stringify(want), names);
   const bad = tools.filter((t) => t.outputSchema?.type !== "object").map((t) => t.name);
   check("listTools: every tool has an outputSchema of type object", bad.length === 0, bad);
 });
@@ -100,6 +102,46 @@ await step("list_problems", async () => {
 await step("get_problem hello", async () => {
   const { s, ok, r } = await call("get_problem", { id: "hello" });
   check("get_problem hello", ok && s.id === "hello" && s.samples?.length > 0, r);
+});
+// the session tools: the agent loop of the README, each result checked against its
+// outputSchema by the SDK (callTool throws when it does not conform)
+let sid;
+await step("session_create", async () => {
+  const { s, ok, r } = await call("session_create", { language: "python", idle_ttl: 120 });
+  sid = s.id;
+  check("session_create", ok && s.status === "ready" && typeof s.id === "string", r);
+});
+await step("session_write_file", async () => {
+  const { s, ok, r } = await call("session_write_file", { session_id: sid, path: "in/data.csv", content: "x,y\n1,2\n3,4\n" });
+  check("session_write_file", ok && s.size === 12, r);
+});
+await step("session_execute: reads the file, keeps state", async () => {
+  await call("session_execute", { session_id: sid, code: "rows = open('in/data.csv').read().split()[1:]" });
+  const { s, ok, r } = await call("session_execute", { session_id: sid, code: "open('out.txt', 'w').write(str(len(rows)))\nlen(rows)" });
+  check("session_execute: reads the file, keeps state", ok && s.status === "ok" && s.result === "2", r);
+});
+await step("session_execute: an error names the exception", async () => {
+  const { s, ok, r } = await call("session_execute", { session_id: sid, code: "import no_such_module_here" });
+  check("session_execute: an error names the exception", ok && s.status === "error" && s.error?.name === "ModuleNotFoundError", r);
+});
+await step("session_list_files", async () => {
+  const { s, ok, r } = await call("session_list_files", { session_id: sid });
+  const names = (s.files ?? []).map((f) => f.name);
+  check("session_list_files", ok && names.includes("in") && names.includes("out.txt"), r);
+});
+await step("session_read_file", async () => {
+  const { s, ok, r } = await call("session_read_file", { session_id: sid, path: "out.txt" });
+  check("session_read_file", ok && s.encoding === "utf-8" && s.content === "2", r);
+});
+await step("session_install_packages: a refused name is an error result", async () => {
+  const r = await client.callTool({ name: "session_install_packages", arguments: { session_id: sid, manager: "pip", packages: ["--index-url=http://x/"] } });
+  check("session_install_packages: a refused name is an error result", r.isError === true && /invalid_package/.test(r.content?.[0]?.text), r);
+});
+await step("session_close", async () => {
+  const { s, ok, r } = await call("session_close", { session_id: sid });
+  check("session_close", ok && s.status === "closed", r);
+  const again = await client.callTool({ name: "session_execute", arguments: { session_id: sid, code: "1" } });
+  check("session_execute after close: an error result", again.isError === true && /session_closed/.test(again.content?.[0]?.text), again);
 });
 await step("unknown tool: an error", async () => {
   let threw = false;

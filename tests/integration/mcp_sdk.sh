@@ -31,7 +31,7 @@ expect_json "bridge: and it keeps going (the next line answered)" "$(sed -n 2p <
 out=$(bridge '{"jsonrpc":"2.0","method":"notifications/initialized"}' '' \
 	'{"jsonrpc":"2.0","id":"a","method":"tools/list"}')
 expect_json "bridge: a notification and an empty line write nothing; one line per answer" \
-	"$(sed -n 1p <<<"$out")" '.id == "a" and (.result.tools | length) == 7'
+	"$(sed -n 1p <<<"$out")" '.id == "a" and (.result.tools | length) == 14'
 [ "$(wc -l <<<"$out")" = 2 ] && pass "bridge: nothing else on stdout" ||
 	fail "bridge: nothing else on stdout" "$out"
 out=$(printf '%s\n' '{"jsonrpc":"2.0","id":2,"method":"ping"}' |
@@ -86,7 +86,7 @@ sdk() {
 		"FAIL "*) fail "sdk ${line#FAIL }"; n=$((n + 1)) ;;
 		esac
 	done < <(cd "$NP" && timeout 300 "$NODE" mcp_sdk.mjs "$@" 2>>"$NP/run.err")
-	[ "$n" -ge 13 ] && pass "sdk $1: every check reported ($n)" ||
+	[ "$n" -ge 23 ] && pass "sdk $1: every check reported ($n)" ||
 		fail "sdk $1: every check reported" "$n lines; $(tail -c 400 "$NP/run.err")"
 }
 sdk stdio "$BIN" "$ini" "$U" "$KEY" "$ROOT"

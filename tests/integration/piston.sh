@@ -28,19 +28,19 @@ src() { jq -Rsc . <<<"$1" | sed 's/\\n"$/"/'; }
 
 # ---- runtimes ----
 expect "runtimes: one entry per language, Piston's shape" 200 \
-	'type == "array" and length == 5 and all(.[]; (.language | type == "string") and
+	'type == "array" and length == 6 and all(.[]; (.language | type == "string") and
 	 (.version | test("^[0-9]+\\.[0-9]+\\.[0-9]+$")) and (.aliases | type == "array"))' \
 	GET /api/v2/runtimes
 RT=$LAST
 expect_json "runtimes: Piston's names and aliases" "$RT" \
-	'(map(.language) | sort) == ["c", "c++", "csharp", "javascript", "python"] and
+	'(map(.language) | sort) == ["bash", "c", "c++", "csharp", "javascript", "python"] and
 	 (.[] | select(.language == "javascript") | .runtime == "node" and (.aliases | index("js")))
 	 and (.[] | select(.language == "c++") | .aliases | index("cpp"))
 	 and (.[] | select(.language == "python") | has("runtime") | not)'
 expect_json "runtimes: versions from the probes (gcc's last number, .NET's not Roslyn's)" "$RT" \
 	'(.[] | select(.language == "csharp") | .version | startswith("9.")) and
 	 (.[] | select(.language == "python") | .version | startswith("3."))'
-expect "runtimes under the public API's path /api/v2/piston/" 200 "length == 5" \
+expect "runtimes under the public API's path /api/v2/piston/" 200 "length == 6" \
 	GET /api/v2/piston/runtimes
 PYV=$(jq -r '.[] | select(.language == "python") | .version' <<<"$RT")
 
@@ -52,6 +52,7 @@ hello() { # NAME LANGUAGE SOURCE [JQ]: the answer names LANGUAGE (or HELLO_AS)
 		"{\"language\":\"$2\",\"version\":\"*\",\"files\":[{\"name\":\"x\",\"content\":$(src "$3")}]}"
 }
 hello python python 'print("hello")' 'and (has("compile") | not)'
+hello bash bash 'echo hello' 'and (has("compile") | not)'
 hello javascript javascript 'console.log("hello")'
 HELLO_AS=javascript hello "js (an alias)" js 'console.log("hello")'
 HELLO_AS=javascript hello "node (our name)" node 'console.log("hello")'

@@ -179,6 +179,16 @@ await check("a session keeps a variable across two cells; its file downloads", a
     skip("a session keeps a variable across two cells; its file downloads", "this judge has no sessions (/v1/sessions)");
     return "skip";
   }
+  // a build whose runner has no sessions yet says so when one is started
+  const h = { Authorization: "Bearer " + KEY, "Content-Type": "application/json" };
+  const p = await ctx.request.post(U + "/v1/sessions", { headers: h, data: { language: "python" } });
+  const pj = await p.json();
+  if (p.status() === 503 && /without the runner's session support/.test(pj.error?.message || "")) {
+    skip("a session keeps a variable across two cells; its file downloads", "this build cannot start sessions: " + pj.error.message);
+    return "skip";
+  }
+  assert(p.status() === 201, "POST /v1/sessions: " + p.status() + " " + JSON.stringify(pj));
+  await ctx.request.delete(U + "/v1/sessions/" + pj.id, { headers: h });
   await page.selectOption("#language", "python");
   await page.check("input[name=mode][value=session]");
   await page.click("#session-start");
@@ -241,6 +251,7 @@ await check("dashboard: an admin key shows the queue, workers, failures and keys
   await dash.press("#key-input", "Enter");
   await dash.waitForFunction(() => Number(document.body.dataset.loaded || 0) > 0, null, { timeout: 10000 });
   assert(/^\d+$/.test(await dash.locator("#m-queue").textContent()), "queue");
+  assert(/^\d+$/.test(await dash.locator("#m-sessions").textContent()), "open sessions");
   assert(await dash.locator("#workers tbody tr:not(.dead) th").count() >= 1, "no live worker row");
   assert(await dash.locator("#keys tbody tr").count() >= 2, "keys");
   const f = await dash.locator("#failures tbody").textContent();

@@ -54,7 +54,8 @@ bad "revoke with a key that is not admin" 403 forbidden DELETE /v1/admin/keys/1
 AUTH=("${A[@]}")
 expect "stats: the dashboard's numbers" 200 \
 	'(.queue_depth | type) == "number" and (.running | type) == "number" and (.series | type) == "array"
-	 and (.workers | length) >= 1 and (.workers[0] | .alive and .slots == 2) and (.failures | type) == "array"' \
+	 and (.workers | length) >= 1 and (.workers[0] | .alive and .slots == 2) and (.failures | type) == "array"
+	 and (.sessions.open | type) == "number" and (.sessions.by_status | has("ready"))' \
 	GET /v1/admin/stats
 expect "keys: listed, never the secret" 200 \
 	'(.keys | length) >= 2 and all(.keys[]; has("hash") | not) and (.keys | map(select(.admin)) | length) == 1' \

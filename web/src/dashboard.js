@@ -55,7 +55,7 @@ function render(s) {
   set("m-workers", alive.length);
   set("m-slots", alive.reduce((a, w) => a + w.busy, 0) + " / " + alive.reduce((a, w) => a + w.slots, 0));
   set("m-failures", s.series.reduce((a, m) => a + m.failed, 0));
-  set("m-sessions", s.sessions == null ? "n/a" : typeof s.sessions === "object" ? s.sessions.open : s.sessions);
+  set("m-sessions", s.sessions == null ? "n/a" : s.sessions.open);
   chart("c-throughput", s.series, s.now_ms, [["finished", "bar"], ["failed", "bar fail"]], "n");
   chart("c-latency", s.series, s.now_ms, [["latency_p95_ms", "p95"], ["latency_p50_ms", "bar"]], "ms");
   $("workers").tBodies[0].replaceChildren(...(s.workers.length ? s.workers.map((w) => el("tr", { class: w.alive ? null : "dead" },

@@ -1,0 +1,38 @@
+/* sessions: the HTTP endpoints of stateful sessions (judge/service/sessdb.h).
+ *
+ *   POST   /v1/sessions {language, idle_ttl?, limits?}        201 the session
+ *   GET    /v1/sessions[?all=1]                               this key's sessions
+ *   GET    /v1/sessions/{id}                                  the session (any state)
+ *   DELETE /v1/sessions/{id}                                  close it
+ *   POST   /v1/sessions/{id}/execute {code, stdin?, timeout_ms?, expected_output?, compare?}
+ *   POST   /v1/sessions/{id}/install {manager, packages}
+ *   PUT / GET / DELETE /v1/sessions/{id}/files/{path}        raw bytes
+ *   GET    /v1/sessions/{id}/files?dir=PATH                   a folder's listing
+ *
+ * serve never runs code: each call is stored for the worker that holds the
+ * session and announced on its channel; the request is parked (http_suspend)
+ * in the session hub's table until the answer's NOTIFY, its deadline, or the
+ * worker's loss (410 session_lost) resumes it. No thread waits per call.
+ */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "judge/api/route.h"
+
+struct api;
+struct http_request;
+
+/* Handles a request of a session route rt (arg from route_of). */
+void sessions_handle(struct http_request *r, struct api *a, enum route rt, const char *arg);
+/* True when r is parked by this module (then sessions_resume takes it on). */
+bool sessions_owns(const struct http_request *r);
+/* Goes on with a parked request after the hub resumed it. */
+void sessions_resume(struct http_request *r);
+
+/* The MCP tools' entry points: the same endpoints with a parsed body. */
+void sessions_create(struct http_request *r, struct api *a, const cJSON *body);
+/* kind: execute, install, file_list, file_get (answered as JSON: text or
+ * base64), file_put (body's "content", with "encoding": "base64" optional) or
+ * close; body's "session_id" names the session. */
+void sessions_tool(struct http_request *r, struct api *a, const char *kind, const cJSON *body);

@@ -1,0 +1,625 @@
+/* sessdb: the SQL of sessions, session calls and worker heartbeats (see sessdb.h). */
+#include "judge/service/sessdb.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "judge/store/db.h"
+
+static const char *const status_names[SESS_STATUS_COUNT] = {"starting", "ready", "closed",
+							    "expired",	"lost",	 "failed"};
+
+const char *sess_status_name(enum sess_status s)
+{
+	return s >= 0 && s < SESS_STATUS_COUNT ? status_names[s] : "failed";
+}
+
+int sess_status_parse(const char *s)
+{
+	for (int i = 0; s && i < SESS_STATUS_COUNT; i++)
+		if (!strcmp(s, status_names[i]))
+			return i;
+	return -1;
+}
+
+#define LOST_REASON "the worker holding the session stopped answering; its state is lost"
+#define ISO(x)	    "to_char(" x " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+
+/* The columns of a session as readers see it ($T: the worker timeout in
+ * seconds): a lost worker or a passed deadline already applies. */
+#define EFF_STATUS                                                                                 \
+	"CASE WHEN s.status IN ('starting', 'ready') AND s.worker_id IS NOT NULL AND "             \
+	"(w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => $T)) THEN 'lost' "  \
+	"WHEN s.status = 'ready' AND (s.expires_at <= now() OR s.max_until <= now()) "             \
+	"THEN 'expired' ELSE s.status END"
+#define EFF_REASON                                                                                 \
+	"CASE WHEN s.status IN ('starting', 'ready') AND s.worker_id IS NOT NULL AND "             \
+	"(w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => $T)) "              \
+	"THEN '" LOST_REASON "' "                                                                  \
+	"WHEN s.status = 'ready' AND s.max_until <= now() THEN 'it reached its maximum lifetime' " \
+	"WHEN s.status = 'ready' AND s.expires_at <= now() "                                       \
+	"THEN format('it was idle for more than %s s', s.idle_ttl_s) "                             \
+	"ELSE coalesce(s.close_reason, '') END"
+#define ROW_COLS                                                                                   \
+	"s.id, s.language, " EFF_STATUS                                                            \
+	" AS status, coalesce(s.worker_id, 0) AS worker, s.limits, "                               \
+	"s.idle_ttl_s, " ISO("s.created") " AS c_at, " ISO(                                        \
+	    "least(s.expires_at, s.max_until)") " AS e_at, " ISO("s.last_used") " AS "             \
+										"u_at,"            \
+										" " EFF_REASON     \
+										" AS reason, "     \
+										"s.execution_"     \
+										"count, "          \
+										"s.restarts"
+#define ROW_FROM " FROM sessions s LEFT JOIN workers w ON w.id = s.worker_id "
+
+/* sql with every "$T" replaced by the timeout (a number, from judge.ini). */
+static void with_timeout(struct strbuf *out, const char *sql, long timeout_s)
+{
+	for (const char *p = sql; *p; p++) {
+		if (p[0] == '$' && p[1] == 'T') {
+			strbuf_addf(out, "%ld", timeout_s);
+			p++;
+		} else {
+			strbuf_addch(out, *p);
+		}
+	}
+}
+
+static int fail(struct db *db, char *err, size_t errlen, const char *what)
+{
+	snprintf(err, errlen, "%s: %s", what, db_error(db));
+	return -1;
+}
+
+static void copy(char *dst, size_t n, const char *s)
+{
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
+void sess_row_release(struct sess_row *r)
+{
+	cJSON_Delete(r->limits);
+	memset(r, 0, sizeof *r);
+}
+
+static void row_read(const PGresult *res, int i, struct sess_row *r)
+{
+	sess_row_release(r);
+	copy(r->id, sizeof r->id, db_value(res, i, 0));
+	copy(r->language, sizeof r->language, db_value(res, i, 1));
+	int st = sess_status_parse(db_value(res, i, 2));
+	r->status = st < 0 ? SESS_FAILED : (enum sess_status)st;
+	r->worker_id = db_value_ll(res, i, 3);
+	const char *lim = db_value(res, i, 4);
+	r->limits = lim ? cJSON_Parse(lim) : NULL;
+	r->idle_ttl_s = (long)db_value_ll(res, i, 5);
+	copy(r->created_at, sizeof r->created_at, db_value(res, i, 6));
+	copy(r->expires_at, sizeof r->expires_at, db_value(res, i, 7));
+	copy(r->last_used_at, sizeof r->last_used_at, db_value(res, i, 8));
+	copy(r->reason, sizeof r->reason, db_value(res, i, 9));
+	r->execution_count = (long)db_value_ll(res, i, 10);
+	r->restarts = (long)db_value_ll(res, i, 11);
+}
+
+cJSON *sess_row_json(const struct sess_row *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "id", r->id);
+	cJSON_AddStringToObject(o, "language", r->language);
+	cJSON_AddStringToObject(o, "status", sess_status_name(r->status));
+	cJSON_AddStringToObject(o, "created_at", r->created_at);
+	cJSON_AddStringToObject(o, "expires_at", r->expires_at);
+	cJSON_AddStringToObject(o, "last_used_at", r->last_used_at);
+	cJSON_AddNumberToObject(o, "idle_ttl", (double)r->idle_ttl_s);
+	cJSON_AddItemToObject(o, "limits",
+			      r->limits ? cJSON_Duplicate(r->limits, 1) : cJSON_CreateObject());
+	cJSON_AddNumberToObject(o, "execution_count", (double)r->execution_count);
+	cJSON_AddNumberToObject(o, "restarts", (double)r->restarts);
+	if (r->status > SESS_READY)
+		cJSON_AddStringToObject(o, "reason", r->reason);
+	return o;
+}
+
+/* bytes as a bytea literal in text form ("\x" and hex). */
+static void bytea_hex(struct strbuf *out, const void *data, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = data;
+	strbuf_grow(out, 2 * len + 3);
+	strbuf_addstr(out, "\\x");
+	for (size_t i = 0; i < len; i++) {
+		strbuf_addch(out, hex[p[i] >> 4]);
+		strbuf_addch(out, hex[p[i] & 15]);
+	}
+}
+
+static void bytea_read(const char *text, struct strbuf *out)
+{
+	size_t n = 0;
+	unsigned char *b = text ? PQunescapeBytea((const unsigned char *)text, &n) : NULL;
+	if (b) {
+		strbuf_add(out, b, n);
+		PQfreemem(b);
+	}
+}
+
+/* ---- serve's side ---- */
+
+int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
+		  long idle_ttl_s, long lifetime_s, long per_key, char *id, char *err,
+		  size_t errlen)
+{
+	char k[24], ttl[24], life[24], cap[24];
+	snprintf(k, sizeof k, "%" PRId64, key);
+	snprintf(ttl, sizeof ttl, "%ld", idle_ttl_s);
+	snprintf(life, sizeof life, "%ld", lifetime_s);
+	snprintf(cap, sizeof cap, "%ld", per_key);
+	char *lim = cJSON_PrintUnformatted(limits);
+	const char *p[] = {k, language, lim, ttl, life, cap};
+	int ret = -1;
+	if (db_begin(db) < 0) {
+		fail(db, err, errlen, "create session");
+		goto out;
+	}
+	/* one creator of a key at a time, so two cannot both pass the cap */
+	const char *lp[] = {k};
+	PGresult *res = NULL;
+	if (db_exec(db, "SELECT pg_advisory_xact_lock(7243, ($1::bigint % 2147483647)::int)", 1,
+		    lp) == 0)
+		res = db_query(
+		    db,
+		    "WITH n AS (SELECT count(*) AS c FROM sessions WHERE coalesce(api_key_id, 0) = "
+		    "$1::bigint AND status IN ('starting', 'ready')), "
+		    "ins AS (INSERT INTO sessions (api_key_id, language, limits, idle_ttl_s, "
+		    "expires_at, "
+		    "max_until) SELECT nullif($1::bigint, 0), $2, $3::jsonb, $4::int, "
+		    "now() + make_interval(secs => $4::int), now() + make_interval(secs => "
+		    "$5::int) "
+		    "FROM n WHERE n.c < $6::bigint RETURNING id) "
+		    "SELECT id, pg_notify('" SESS_CHANNEL_NEW "', id::text) FROM ins",
+		    6, p);
+	if (!res) {
+		fail(db, err, errlen, "create session");
+		db_rollback(db);
+		goto out;
+	}
+	bool made = PQntuples(res) == 1;
+	if (made)
+		copy(id, 37, db_value(res, 0, 0));
+	PQclear(res);
+	if (db_commit(db) < 0) {
+		fail(db, err, errlen, "create session");
+		goto out;
+	}
+	ret = made ? 0 : 1;
+out:
+	free(lim);
+	return ret;
+}
+
+int sessdb_get(struct db *db, const char *id, int64_t key, long timeout_s, struct sess_row *out,
+	       char *err, size_t errlen)
+{
+	char k[24];
+	snprintf(k, sizeof k, "%" PRId64, key);
+	const char *p[] = {id, k};
+	struct strbuf sql = STRBUF_INIT;
+	with_timeout(&sql,
+		     "SELECT " ROW_COLS ROW_FROM
+		     "WHERE s.id = $1::uuid AND coalesce(s.api_key_id, 0) = $2::bigint",
+		     timeout_s);
+	PGresult *res = db_query(db, sql.buf, 2, p);
+	strbuf_release(&sql);
+	if (!res)
+		return fail(db, err, errlen, "read session");
+	int n = PQntuples(res);
+	if (n)
+		row_read(res, 0, out);
+	PQclear(res);
+	return n ? 1 : 0;
+}
+
+int sessdb_list(struct db *db, int64_t key, long timeout_s, bool all, cJSON **out, char *err,
+		size_t errlen)
+{
+	char k[24];
+	snprintf(k, sizeof k, "%" PRId64, key);
+	const char *p[] = {k};
+	struct strbuf sql = STRBUF_INIT;
+	with_timeout(
+	    &sql,
+	    all ? "SELECT " ROW_COLS ROW_FROM "WHERE coalesce(s.api_key_id, 0) = "
+		  "$1::bigint AND (s.closed IS NULL OR s.closed > now() - interval '1 day') "
+		  "ORDER BY s.created DESC LIMIT 1000"
+		: "SELECT * FROM (SELECT " ROW_COLS ROW_FROM
+		  "WHERE coalesce(s.api_key_id, 0) = $1::bigint AND s.status IN "
+		  "('starting', 'ready') ORDER BY s.created DESC LIMIT 1000) x "
+		  "WHERE x.status IN ('starting', 'ready')",
+	    timeout_s);
+	PGresult *res = db_query(db, sql.buf, 1, p);
+	strbuf_release(&sql);
+	if (!res)
+		return fail(db, err, errlen, "list sessions");
+	*out = cJSON_CreateArray();
+	struct sess_row r = {0};
+	for (int i = 0; i < PQntuples(res); i++) {
+		row_read(res, i, &r);
+		cJSON_AddItemToArray(*out, sess_row_json(&r));
+	}
+	sess_row_release(&r);
+	PQclear(res);
+	return 0;
+}
+
+int sessdb_fail_unclaimed(struct db *db, const char *id, const char *reason, char *err,
+			  size_t errlen)
+{
+	const char *p[] = {id, reason};
+	if (db_exec(db,
+		    "UPDATE sessions SET status = 'failed', closed = now(), close_reason = $2 "
+		    "WHERE id = $1::uuid AND status = 'starting'",
+		    2, p) < 0)
+		return fail(db, err, errlen, "end session");
+	return 0;
+}
+
+int sessdb_call(struct db *db, const char *id, int64_t key, long timeout_s, const char *kind,
+		const cJSON *request, const void *body, size_t len, int64_t *call_id,
+		struct sess_row *row, char *err, size_t errlen)
+{
+	char k[24];
+	snprintf(k, sizeof k, "%" PRId64, key);
+	char *req = cJSON_PrintUnformatted(request);
+	struct strbuf hex = STRBUF_INIT, sql = STRBUF_INIT;
+	if (body)
+		bytea_hex(&hex, body, len);
+	const char *p[] = {id, k, kind, req, body ? hex.buf : NULL};
+	/* the row locked, touched, the call stored and announced: one statement */
+	with_timeout(
+	    &sql,
+	    "WITH cur AS (SELECT " ROW_COLS ", " EFF_STATUS " AS eff " ROW_FROM
+	    "WHERE s.id = $1::uuid AND coalesce(s.api_key_id, 0) = $2::bigint FOR UPDATE OF s), "
+	    "touch AS (UPDATE sessions t SET last_used = now(), expires_at = now() + "
+	    "make_interval(secs => t.idle_ttl_s) FROM cur WHERE t.id = cur.id AND cur.eff = "
+	    "'ready' RETURNING t.id, t.worker_id), "
+	    "ins AS (INSERT INTO session_calls (session_id, kind, request, body) "
+	    "SELECT id, $3, $4::jsonb, $5::bytea FROM touch RETURNING id), "
+	    "n AS (SELECT pg_notify('judge_w' || touch.worker_id, ins.id::text) FROM ins, touch) "
+	    "SELECT cur.*, (SELECT id FROM ins), (SELECT count(*) FROM n) FROM cur",
+	    timeout_s);
+	PGresult *res = db_query(db, sql.buf, 5, p);
+	int ret = -1;
+	if (!res) {
+		fail(db, err, errlen, "route a call");
+		goto out;
+	}
+	ret = 0;
+	if (PQntuples(res) == 1) {
+		row_read(res, 0, row);
+		*call_id = db_value_ll(res, 0, 13);
+		ret = *call_id > 0 ? 1 : 2;
+	}
+	PQclear(res);
+out:
+	free(req);
+	strbuf_release(&hex);
+	strbuf_release(&sql);
+	return ret;
+}
+
+int sessdb_call_get(struct db *db, int64_t call_id, cJSON **response, struct strbuf *body,
+		    char *err, size_t errlen)
+{
+	char c[24];
+	snprintf(c, sizeof c, "%" PRId64, call_id);
+	const char *p[] = {c};
+	PGresult *res = db_query(db,
+				 body ? "SELECT state, response, response_body FROM session_calls "
+					"WHERE id = $1::bigint"
+				      : "SELECT state, response, NULL FROM session_calls "
+					"WHERE id = $1::bigint",
+				 1, p);
+	if (!res)
+		return fail(db, err, errlen, "read a call");
+	int ret = -1;
+	if (PQntuples(res) != 1) {
+		snprintf(err, errlen, "call %" PRId64 " is gone", call_id);
+	} else if (strcmp(db_value(res, 0, 0), "done")) {
+		ret = 0;
+	} else {
+		*response = cJSON_Parse(db_value(res, 0, 1));
+		if (body)
+			bytea_read(db_value(res, 0, 2), body);
+		ret = *response ? 1 : -1;
+		if (ret < 0)
+			snprintf(err, errlen, "call %" PRId64 ": bad response", call_id);
+	}
+	PQclear(res);
+	return ret;
+}
+
+/* An answer of 410 with code and message (a SQL expression of the message). */
+#define GONE(code, msg)                                                                            \
+	"jsonb_build_object('http', 410, 'error', jsonb_build_object('code', '" code               \
+	"', 'message', " msg "))"
+
+int sessdb_reap_lost(struct db *db, long timeout_s, char *err, size_t errlen)
+{
+	char t[24];
+	snprintf(t, sizeof t, "%ld", timeout_s);
+	const char *p[] = {t};
+	PGresult *res = db_query(
+	    db,
+	    "WITH dead AS (UPDATE sessions s SET status = 'lost', closed = now(), close_reason = "
+	    "'" LOST_REASON
+	    "' FROM workers w WHERE w.id = s.worker_id AND s.status IN ('starting', 'ready') AND "
+	    "(w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => $1::int)) "
+	    "RETURNING s.id), "
+	    "orphan AS (UPDATE sessions s SET status = 'failed', closed = now(), close_reason = "
+	    "'no worker took the session' WHERE s.status = 'starting' AND s.worker_id IS NULL AND "
+	    "s.created < now() - interval '60 s' RETURNING s.id), "
+	    "calls AS (UPDATE session_calls c SET state = 'done', finished = now(), response "
+	    "= " GONE("session_lost",
+		      "'" LOST_REASON
+		      "'") " WHERE c.session_id IN (SELECT id FROM dead) "
+			   "AND c.state <> 'done' RETURNING c.id), "
+			   "n AS (SELECT pg_notify('" SESS_CHANNEL_REPLY
+			   "', 'c' || id) FROM calls UNION ALL "
+			   "SELECT pg_notify('" SESS_CHANNEL_REPLY
+			   "', 's' || id) FROM dead UNION ALL "
+			   "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM orphan) "
+			   "SELECT (SELECT count(*) FROM dead) + (SELECT count(*) FROM orphan), "
+			   "(SELECT count(*) FROM n)",
+	    1, p);
+	if (!res)
+		return fail(db, err, errlen, "reap lost sessions");
+	int n = (int)db_value_ll(res, 0, 0);
+	PQclear(res);
+	return n;
+}
+
+int sessdb_counts(struct db *db, long counts[SESS_STATUS_COUNT], char *err, size_t errlen)
+{
+	memset(counts, 0, sizeof(long) * SESS_STATUS_COUNT);
+	PGresult *res =
+	    db_query(db, "SELECT status, count(*) FROM sessions GROUP BY status", 0, NULL);
+	if (!res)
+		return fail(db, err, errlen, "count sessions");
+	for (int i = 0; i < PQntuples(res); i++) {
+		int st = sess_status_parse(db_value(res, i, 0));
+		if (st >= 0)
+			counts[st] = (long)db_value_ll(res, i, 1);
+	}
+	PQclear(res);
+	return 0;
+}
+
+/* ---- the worker's side ---- */
+
+int sessdb_worker_register(struct db *db, const char *name, const char *host, long capacity,
+			   int64_t *id, char *err, size_t errlen)
+{
+	char cap[24];
+	snprintf(cap, sizeof cap, "%ld", capacity);
+	const char *p[] = {name, host, cap};
+	PGresult *res = db_query(db,
+				 "INSERT INTO workers (name, host, capacity) VALUES ($1, $2, "
+				 "$3::int) RETURNING id",
+				 3, p);
+	if (!res)
+		return fail(db, err, errlen, "register the worker");
+	*id = db_value_ll(res, 0, 0);
+	PQclear(res);
+	return 0;
+}
+
+int sessdb_heartbeat(struct db *db, int64_t worker, bool stopping, char *err, size_t errlen)
+{
+	char w[24];
+	snprintf(w, sizeof w, "%" PRId64, worker);
+	const char *p[] = {w, stopping ? "t" : "f"};
+	if (db_exec(db,
+		    "UPDATE workers SET last_seen = now(), stopped = CASE WHEN $2::bool THEN now() "
+		    "END WHERE id = $1::bigint",
+		    2, p) < 0)
+		return fail(db, err, errlen, "heartbeat");
+	return 0;
+}
+
+int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits, char *err,
+		 size_t errlen)
+{
+	char w[24];
+	snprintf(w, sizeof w, "%" PRId64, worker);
+	const char *p[] = {w};
+	PGresult *res = db_query(
+	    db,
+	    "UPDATE sessions SET worker_id = $1::bigint WHERE id = (SELECT id FROM sessions WHERE "
+	    "status = 'starting' AND worker_id IS NULL ORDER BY created FOR UPDATE SKIP LOCKED "
+	    "LIMIT 1) RETURNING id, language, limits",
+	    1, p);
+	if (!res)
+		return fail(db, err, errlen, "claim a session");
+	int n = PQntuples(res);
+	if (n) {
+		copy(id, 37, db_value(res, 0, 0));
+		copy(language, 32, db_value(res, 0, 1));
+		*limits = cJSON_Parse(db_value(res, 0, 2));
+	}
+	PQclear(res);
+	return n ? 1 : 0;
+}
+
+int sessdb_started(struct db *db, const char *id, int64_t worker, bool ok, const char *reason,
+		   char *err, size_t errlen)
+{
+	char w[24];
+	snprintf(w, sizeof w, "%" PRId64, worker);
+	const char *p[] = {id, w, ok ? "t" : "f", ok ? NULL : reason};
+	PGresult *res = db_query(
+	    db,
+	    "WITH u AS (UPDATE sessions SET status = CASE WHEN $3::bool THEN 'ready' ELSE 'failed' "
+	    "END, closed = CASE WHEN $3::bool THEN NULL ELSE now() END, close_reason = $4, "
+	    "last_used = now(), expires_at = now() + make_interval(secs => idle_ttl_s) "
+	    "WHERE id = $1::uuid AND worker_id = $2::bigint AND status = 'starting' RETURNING id) "
+	    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM u",
+	    4, p);
+	if (!res)
+		return fail(db, err, errlen, "mark a session started");
+	int n = PQntuples(res);
+	PQclear(res);
+	return n;
+}
+
+int sessdb_expire(struct db *db, int64_t worker, char *err, size_t errlen)
+{
+	char w[24];
+	snprintf(w, sizeof w, "%" PRId64, worker);
+	const char *p[] = {w};
+	/* a session in the middle of a call is not idle */
+	PGresult *res = db_query(
+	    db,
+	    "WITH e AS (UPDATE sessions s SET status = 'expired', closed = now(), close_reason = "
+	    "CASE WHEN max_until <= now() THEN 'it reached its maximum lifetime' ELSE "
+	    "format('it was idle for more than %s s', idle_ttl_s) END WHERE worker_id = "
+	    "$1::bigint AND status = 'ready' AND (expires_at <= now() OR max_until <= now()) AND "
+	    "NOT EXISTS (SELECT 1 FROM session_calls c WHERE c.session_id = s.id AND c.state <> "
+	    "'done') RETURNING id) "
+	    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM e",
+	    1, p);
+	if (!res)
+		return fail(db, err, errlen, "expire sessions");
+	int n = PQntuples(res);
+	PQclear(res);
+	return n;
+}
+
+int sessdb_open_ids(struct db *db, int64_t worker, cJSON **out, char *err, size_t errlen)
+{
+	char w[24];
+	snprintf(w, sizeof w, "%" PRId64, worker);
+	const char *p[] = {w};
+	PGresult *res = db_query(db,
+				 "SELECT id FROM sessions WHERE worker_id = $1::bigint AND status "
+				 "IN ('starting', 'ready')",
+				 1, p);
+	if (!res)
+		return fail(db, err, errlen, "list open sessions");
+	*out = cJSON_CreateArray();
+	for (int i = 0; i < PQntuples(res); i++)
+		cJSON_AddItemToArray(*out, cJSON_CreateString(db_value(res, i, 0)));
+	PQclear(res);
+	return 0;
+}
+
+void sess_call_release(struct sess_call *c)
+{
+	cJSON_Delete(c->request);
+	strbuf_release(&c->body);
+	memset(c, 0, sizeof *c);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	int64_t x = ((const struct sess_call *)a)->id, y = ((const struct sess_call *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_call **out, char *err,
+		       size_t errlen)
+{
+	char w[24], m[24];
+	snprintf(w, sizeof w, "%" PRId64, worker);
+	snprintf(m, sizeof m, "%d", max);
+	const char *p[] = {w, m};
+	PGresult *res = db_query(
+	    db,
+	    "UPDATE session_calls c SET state = 'running', started = now() WHERE c.id IN (SELECT "
+	    "c2.id FROM session_calls c2 JOIN sessions s ON s.id = c2.session_id WHERE "
+	    "s.worker_id = $1::bigint AND c2.state = 'pending' ORDER BY c2.id LIMIT $2::int FOR "
+	    "UPDATE OF c2 SKIP LOCKED) RETURNING c.id, c.session_id, c.kind, c.request, c.body",
+	    2, p);
+	if (!res)
+		return fail(db, err, errlen, "claim calls");
+	int n = PQntuples(res);
+	*out = n ? xcalloc((size_t)n, sizeof **out) : NULL;
+	for (int i = 0; i < n; i++) {
+		struct sess_call *c = &(*out)[i];
+		strbuf_init(&c->body);
+		c->id = db_value_ll(res, i, 0);
+		copy(c->session_id, sizeof c->session_id, db_value(res, i, 1));
+		copy(c->kind, sizeof c->kind, db_value(res, i, 2));
+		c->request = cJSON_Parse(db_value(res, i, 3));
+		bytea_read(db_value(res, i, 4), &c->body);
+	}
+	PQclear(res);
+	if (n > 1)
+		qsort(*out, (size_t)n, sizeof **out, by_id);
+	return n;
+}
+
+int sessdb_call_finish(struct db *db, int64_t call_id, const struct sess_answer *a, char *err,
+		       size_t errlen)
+{
+	char c[24], cells[24];
+	snprintf(c, sizeof c, "%" PRId64, call_id);
+	snprintf(cells, sizeof cells, "%d", a->cells);
+	char *resp = cJSON_PrintUnformatted(a->response);
+	struct strbuf hex = STRBUF_INIT;
+	if (a->body)
+		bytea_hex(&hex, a->body, a->len);
+	const char *p[] = {c,
+			   resp,
+			   a->body ? hex.buf : NULL,
+			   cells,
+			   a->restarted ? "1" : "0",
+			   sess_status_name(a->end),
+			   a->reason};
+	PGresult *res = db_query(
+	    db,
+	    "WITH c AS (UPDATE session_calls SET state = 'done', finished = now(), response = "
+	    "$2::jsonb, response_body = $3::bytea WHERE id = $1::bigint AND state <> 'done' "
+	    "RETURNING id, session_id), "
+	    "s AS (UPDATE sessions t SET execution_count = execution_count + $4::int, restarts = "
+	    "restarts + $5::int, last_used = now(), expires_at = now() + make_interval(secs => "
+	    "t.idle_ttl_s), status = CASE WHEN $6 = 'ready' THEN t.status ELSE $6 END, closed = "
+	    "CASE WHEN $6 = 'ready' THEN NULL ELSE now() END, close_reason = coalesce($7, "
+	    "t.close_reason) FROM c WHERE t.id = c.session_id AND t.status = 'ready' RETURNING "
+	    "t.id) "
+	    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 'c' || id), (SELECT count(*) FROM s) "
+	    "FROM c",
+	    7, p);
+	free(resp);
+	strbuf_release(&hex);
+	if (!res)
+		return fail(db, err, errlen, "store a call's answer");
+	PQclear(res);
+	return 0;
+}
+
+int sessdb_end(struct db *db, const char *id, enum sess_status st, const char *reason, char *err,
+	       size_t errlen)
+{
+	const char *p[] = {id, sess_status_name(st), reason};
+	PGresult *res = db_query(
+	    db,
+	    "WITH e AS (UPDATE sessions SET status = $2, closed = now(), close_reason = $3 WHERE "
+	    "id = $1::uuid AND status IN ('starting', 'ready') RETURNING id), "
+	    "c AS (UPDATE session_calls SET state = 'done', finished = now(), response = " GONE(
+		"session_closed", "$3") " WHERE session_id = $1::uuid AND state <> 'done' "
+					"RETURNING id), "
+					"n AS (SELECT pg_notify('" SESS_CHANNEL_REPLY
+					"', 'c' || id) FROM c UNION ALL "
+					"SELECT pg_notify('" SESS_CHANNEL_REPLY
+					"', 's' || id) FROM e) "
+					"SELECT count(*) FROM n",
+	    3, p);
+	if (!res)
+		return fail(db, err, errlen, "end a session");
+	PQclear(res);
+	return 0;
+}

@@ -1,0 +1,151 @@
+/* sessdb: sessions, their calls and the workers' heartbeats in PostgreSQL.
+ *
+ * How it works (tables of migrations/0003_sessions.sql):
+ * - create: serve INSERTs a session `starting` with no worker and NOTIFYs
+ *   judge_session_new; a worker with room claims it (FOR UPDATE SKIP LOCKED),
+ *   starts its sandbox and marks it `ready` (or `failed`), NOTIFYing
+ *   judge_session_reply with "s<id>".
+ * - a call: serve INSERTs a session_calls row and NOTIFYs the holding worker's
+ *   own channel ("judge_w<worker id>") in the same statement, which also
+ *   touches the session's idle clock and refuses a session that is not open;
+ *   the worker claims its pending calls, runs each, stores the answer and
+ *   NOTIFYs judge_session_reply with "c<call id>", which serve's hub hears.
+ * - liveness: each worker beats workers.last_seen; whoever runs
+ *   sessdb_reap_lost (serve's hub, every worker) ends the sessions of a
+ *   worker silent for longer than the timeout as `lost` and answers their
+ *   open calls 410 session_lost, so nothing waits for a dead worker.
+ * - expiry: a session past its idle TTL or lifetime counts as `expired` for
+ *   every reader at once (computed in SQL), and its worker marks it so and
+ *   stops its sandbox.
+ * Every function takes a connection used by one thread at a time, returns -1
+ * with the message in err on failure and leaves no transaction open.
+ */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/strbuf.h"
+
+struct db;
+
+/* The states of a session: the CHECK constraint of sessions.status lists the
+ * same names in the same order. */
+enum sess_status {
+	SESS_STARTING,
+	SESS_READY,
+	SESS_CLOSED,
+	SESS_EXPIRED,
+	SESS_LOST,
+	SESS_FAILED,
+	SESS_STATUS_COUNT
+};
+const char *sess_status_name(enum sess_status s);
+/* Returns the status named s, or -1. */
+int sess_status_parse(const char *s);
+
+#define SESS_CHANNEL_NEW   "judge_session_new"	 /* payload: a session id to claim */
+#define SESS_CHANNEL_REPLY "judge_session_reply" /* "s<session id>" or "c<call id>" */
+
+struct sess_row {
+	char id[37];
+	char language[32];
+	enum sess_status status; /* as readers see it: expired and lost already applied */
+	int64_t worker_id;	 /* 0 when none */
+	cJSON *limits;		 /* owned */
+	long idle_ttl_s;
+	char created_at[40], expires_at[40], last_used_at[40]; /* ISO 8601 UTC */
+	char reason[256];				       /* why it ended, "" while open */
+	long execution_count, restarts;
+};
+void sess_row_release(struct sess_row *r);
+/* The row as the API shows it: id, language, status, created_at, expires_at,
+ * last_used_at, idle_ttl, limits, execution_count, and reason when ended. */
+cJSON *sess_row_json(const struct sess_row *r);
+
+/* ---- serve's side ---- */
+
+/* Creates a session of key (0: none) unless the key holds per_key open ones.
+ * Returns 0 with id (37 bytes), 1 when the key is at its cap, -1 with err. */
+int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
+		  long idle_ttl_s, long lifetime_s, long per_key, char *id, char *err,
+		  size_t errlen);
+/* Reads session id of key (scoped: another key's is not found); workers
+ * silent longer than timeout_s count as lost. Returns 1, 0 not found, -1. */
+int sessdb_get(struct db *db, const char *id, int64_t key, long timeout_s, struct sess_row *out,
+	       char *err, size_t errlen);
+/* The sessions of key, newest first (at most 1000), as a JSON array: the
+ * open ones, or with all also those that ended in the last day. */
+int sessdb_list(struct db *db, int64_t key, long timeout_s, bool all, cJSON **out, char *err,
+		size_t errlen);
+/* Ends a session that never got a worker (create timed out): failed. */
+int sessdb_fail_unclaimed(struct db *db, const char *id, const char *reason, char *err,
+			  size_t errlen);
+/* Routes a call: when session id of key is ready (not expired, its worker
+ * alive), stores the call (body may be NULL), touches the idle clock and
+ * NOTIFYs its worker. Returns 1 with *call_id, 0 not found, 2 not open (row
+ * says why: out->status and out->reason), -1 with err. row is filled in any
+ * case but -1. */
+int sessdb_call(struct db *db, const char *id, int64_t key, long timeout_s, const char *kind,
+		const cJSON *request, const void *body, size_t len, int64_t *call_id,
+		struct sess_row *row, char *err, size_t errlen);
+/* Reads a call: 1 done (with *response owned by the caller, and its bytes in
+ * body when body is non-NULL), 0 still open, -1 with err (also unknown id). */
+int sessdb_call_get(struct db *db, int64_t call_id, cJSON **response, struct strbuf *body,
+		    char *err, size_t errlen);
+/* Lost workers' sessions and calls (see above); also ends sessions nobody
+ * claimed for 60 s. Returns the number of sessions it ended, or -1. */
+int sessdb_reap_lost(struct db *db, long timeout_s, char *err, size_t errlen);
+/* Open sessions and how many of them each worker holds, for /metrics:
+ * counts[status] over all sessions. */
+int sessdb_counts(struct db *db, long counts[SESS_STATUS_COUNT], char *err, size_t errlen);
+
+/* ---- the worker's side ---- */
+
+/* Registers a worker (name "host:pid"). Returns 0 with *id, or -1. */
+int sessdb_worker_register(struct db *db, const char *name, const char *host, long capacity,
+			   int64_t *id, char *err, size_t errlen);
+/* Beats; with stopping set, says the worker is gone (its sessions lost at once). */
+int sessdb_heartbeat(struct db *db, int64_t worker, bool stopping, char *err, size_t errlen);
+/* Claims one unclaimed session. Returns 1 with id, language (32 bytes) and
+ * *limits (owned), 0 when none, -1. */
+int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits, char *err,
+		 size_t errlen);
+/* A claimed session started (ready) or not (failed, reason); NOTIFYs "s<id>". */
+int sessdb_started(struct db *db, const char *id, int64_t worker, bool ok, const char *reason,
+		   char *err, size_t errlen);
+/* Marks this worker's sessions past their idle TTL or lifetime expired. */
+int sessdb_expire(struct db *db, int64_t worker, char *err, size_t errlen);
+/* The ids of this worker's open sessions (a JSON array of strings). */
+int sessdb_open_ids(struct db *db, int64_t worker, cJSON **out, char *err, size_t errlen);
+
+struct sess_call {
+	int64_t id;
+	char session_id[37];
+	char kind[16];
+	cJSON *request; /* owned */
+	struct strbuf body;
+};
+void sess_call_release(struct sess_call *c);
+/* Claims up to max pending calls of this worker's sessions, oldest first.
+ * Returns how many (*out: a new array of them), or -1. */
+int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_call **out, char *err,
+		       size_t errlen);
+/* Stores a call's answer (response JSON, bytes of a file read or NULL) and
+ * NOTIFYs "c<id>". cells: 1 when a cell ran (execution_count), restarted:
+ * the driver was started again; closing: the session ends (status, reason). */
+struct sess_answer {
+	const cJSON *response;
+	const void *body;
+	size_t len;
+	int cells;
+	bool restarted;
+	enum sess_status end; /* SESS_READY: stays open */
+	const char *reason;
+};
+int sessdb_call_finish(struct db *db, int64_t call_id, const struct sess_answer *a, char *err,
+		       size_t errlen);
+/* Ends a session held here (closed or expired, with reason), answering its open calls. */
+int sessdb_end(struct db *db, const char *id, enum sess_status st, const char *reason, char *err,
+	       size_t errlen);

@@ -1,0 +1,567 @@
+/* sesshost: a worker's sessions: claims, a thread per session, routed calls (sesshost.h). */
+#include "judge/service/sesshost.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/config.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
+#include "judge/service/sesscall.h"
+#include "judge/service/outstream.h"
+#include "judge/service/sessdb.h"
+#include "judge/service/slots.h"
+#include "judge/store/db.h"
+#include "runner/install.h"
+#include "runner/session.h"
+
+#define TICK_MS 1000
+/* Calls claimed per NOTIFY (the rest on the next one or the tick). */
+#define CLAIM_CALLS 64
+
+/* A held session. Its thread owns env; q, nq, aq and stop are under h->lock. */
+struct hsess {
+	struct sesshost *h;
+	char id[37];
+	struct sesscall_env env;
+	int slot, slot_fd;
+	struct sess_call *q; /* calls waiting, oldest first */
+	size_t nq, aq;
+	pthread_cond_t cond;   /* a call came, or stop */
+	bool stop;	       /* end after the current call */
+	struct outstream *out; /* live output of streamed cells, opened at the first */
+	struct hsess *next;
+};
+
+struct sesshost {
+	const struct judge_config *cfg;
+	const struct lang_registry *langs;
+	enum sandbox_backend backend;
+	char *url;
+	int64_t worker_id;
+	struct db_pool *pool; /* the session threads' */
+	struct install_options inst;
+	char *inst_strings[4]; /* what inst points to */
+	pthread_t thread;
+	bool started;
+	atomic_bool halt;
+	pthread_mutex_t lock;
+	pthread_cond_t gone; /* a session thread ended */
+	struct hsess *list;
+	long nheld;
+};
+
+static void hs_lock(struct sesshost *h)
+{
+	pthread_mutex_lock(&h->lock);
+}
+
+static void hs_unlock(struct sesshost *h)
+{
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* Stores a call's answer, retrying a while when PostgreSQL is away. */
+static void finish(struct sesshost *h, int64_t call_id, const struct sess_answer *a)
+{
+	char err[512];
+	for (int tries = 0; tries < 60 && !atomic_load(&h->halt); tries++) {
+		struct db *db = db_pool_get(h->pool, 5000);
+		int rc = db ? sessdb_call_finish(db, call_id, a, err, sizeof err) : -1;
+		if (db)
+			db_pool_put(h->pool, db);
+		if (rc == 0)
+			return;
+		if (tries % 10 == 0)
+			log_warn("sessions: cannot store the answer of call %" PRId64 ": %s",
+				 call_id, db ? err : "no connection");
+		clock_sleep_ms(500);
+	}
+}
+
+static void finish_error(struct sesshost *h, int64_t call_id, int status, const char *code,
+			 const char *msg)
+{
+	cJSON *r = sesscall_error(status, code, "%s", msg);
+	struct sess_answer a = {.response = r, .end = SESS_READY};
+	finish(h, call_id, &a);
+	cJSON_Delete(r);
+}
+
+/* ---- one session's thread ---- */
+
+static void run_limits_of(struct sesshost *h, const struct hsess *s, struct run_limits *out)
+{
+	struct limits_policy p;
+	limits_policy_from_config(h->cfg, &p);
+	struct limits_request req = {.time_ms = s->env.limits.cpu_ms,
+				     .wall_ms = s->env.limits.wall_ms,
+				     .memory_mb = s->env.limits.memory_mb};
+	limits_run(&p, s->env.lang, NULL, &req, out);
+	/* pip, a shell's pipelines and a plotting library's threads */
+	if (out->processes < 128)
+		out->processes = 128;
+}
+
+/* Opens the sandbox and starts the driver. Returns 0, or -1 with err. */
+static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
+{
+	const struct lang *l = s->env.lang;
+	int rc =
+	    sandbox_open(h->backend, s->slot, s->env.limits.disk_mb << 20, &s->env.sb, err, errlen);
+	if (rc < 0)
+		return -1;
+	struct session_spec spec = {.argv = (const char *const *)l->session_argv,
+				    .env = (const char *const *)l->session_env,
+				    .ro_paths = (const char *const *)l->session_ro_paths,
+				    .warm_argv = (const char *const *)l->warm_argv,
+				    .preload = (const char *const *)l->preload};
+	run_limits_of(h, s, &spec.limits);
+	return session_start(s->env.sb, &spec, &s->env.s, err, errlen);
+}
+
+static void session_free(struct sesshost *h, struct hsess *s)
+{
+	outstream_close(s->out);
+	if (s->env.s)
+		session_stop(s->env.s);
+	if (s->env.sb)
+		sandbox_close(s->env.sb);
+	if (s->slot_fd >= 0)
+		close(s->slot_fd);
+	hs_lock(h);
+	for (struct hsess **p = &h->list; *p; p = &(*p)->next)
+		if (*p == s) {
+			*p = s->next;
+			break;
+		}
+	h->nheld--;
+	for (size_t i = 0; i < s->nq; i++)
+		sess_call_release(&s->q[i]);
+	pthread_cond_broadcast(&h->gone);
+	hs_unlock(h);
+	free(s->q);
+	pthread_cond_destroy(&s->cond);
+	free(s);
+}
+
+/* Waits for the next call; false when the session ends. */
+static bool next_call(struct sesshost *h, struct hsess *s, struct sess_call *c)
+{
+	hs_lock(h);
+	while (!s->nq && !s->stop)
+		pthread_cond_wait(&s->cond, &h->lock);
+	bool got = s->nq && !s->stop;
+	if (got) {
+		*c = s->q[0];
+		memmove(s->q, s->q + 1, (s->nq - 1) * sizeof *s->q);
+		s->nq--;
+	}
+	hs_unlock(h);
+	return got;
+}
+
+static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call *c)
+{
+	if (!strcmp(c->kind, "close")) {
+		cJSON *body = cJSON_CreateObject();
+		cJSON_AddStringToObject(body, "id", s->id);
+		cJSON_AddStringToObject(body, "status", "closed");
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddNumberToObject(r, "http", 200);
+		cJSON_AddItemToObject(r, "body", body);
+		struct sess_answer a = {
+		    .response = r, .end = SESS_CLOSED, .reason = "closed by the client"};
+		finish(h, c->id, &a);
+		cJSON_Delete(r);
+		hs_lock(h);
+		s->stop = true;
+		hs_unlock(h);
+		return;
+	}
+	struct sesscall_out out;
+	sesscall_out_init(&out);
+	int64_t t0 = clock_mono_ms();
+	bool stream = !strcmp(c->kind, "execute") &&
+		      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c->request, "stream"));
+	if (stream) {
+		char id[48];
+		snprintf(id, sizeof id, "cell:%" PRId64, c->id);
+		if (!s->out)
+			s->out = outstream_open(h->url);
+		outstream_begin(s->out, id);
+	}
+	s->env.on_output = stream ? outstream_output : NULL;
+	s->env.output_arg = stream ? s->out : NULL;
+	sesscall_run(&s->env, c, &out);
+	/* the output first: the answer's trigger writes result and done after it */
+	if (stream)
+		outstream_flush(s->out, 2000);
+	struct sess_answer a = {.response = out.response,
+				.body = out.body.len ? out.body.buf : NULL,
+				.len = out.body.len,
+				.cells = out.cells,
+				.restarted = out.restarted,
+				.end = SESS_READY};
+	if (!a.body && out.response && cJSON_GetObjectItemCaseSensitive(out.response, "raw"))
+		a.body = ""; /* an empty file is bytes too */
+	finish(h, c->id, &a);
+	log_debug("sessions: %s %s call %" PRId64 " (%" PRId64 " ms)", s->id, c->kind, c->id,
+		  clock_mono_ms() - t0);
+	sesscall_out_release(&out);
+}
+
+static void *session_main(void *arg)
+{
+	struct hsess *s = arg;
+	struct sesshost *h = s->h;
+	char err[512] = "";
+	int64_t t0 = clock_mono_ms();
+	int rc = session_open(h, s, err, sizeof err);
+	struct db *db = db_pool_get(h->pool, 10000);
+	char dberr[256];
+	int marked =
+	    db ? sessdb_started(db, s->id, h->worker_id, rc == 0, err, dberr, sizeof dberr) : -1;
+	if (db)
+		db_pool_put(h->pool, db);
+	if (rc < 0)
+		log_warn("sessions: %s (%s) did not start: %s", s->id, s->env.lang->name, err);
+	else if (marked != 1)
+		log_warn("sessions: %s started but is no longer wanted", s->id);
+	else
+		log_info("sessions: %s (%s) ready in %" PRId64 " ms, slot %d", s->id,
+			 s->env.lang->name, clock_mono_ms() - t0, s->slot);
+	struct sess_call c;
+	while (rc == 0 && marked == 1 && next_call(h, s, &c)) {
+		run_call(h, s, &c);
+		sess_call_release(&c);
+	}
+	log_info("sessions: %s ended after %ld cells", s->id, s->env.execution_count);
+	session_free(h, s);
+	return NULL;
+}
+
+/* ---- the host thread ---- */
+
+/* Starts the thread of a claimed session. Returns 0, or -1 (then it is failed). */
+static int adopt(struct sesshost *h, struct db *db, const char *id, const char *language,
+		 const cJSON *limits)
+{
+	char err[256];
+	struct hsess *s = xcalloc(1, sizeof *s);
+	s->h = h;
+	snprintf(s->id, sizeof s->id, "%s", id);
+	s->env = (struct sesscall_env){.cfg = h->cfg, .langs = h->langs, .install = &h->inst};
+	s->env.lang = lang_find(h->langs, language);
+	sreq_limits_load(limits, &s->env.limits);
+	s->slot_fd = -1;
+	pthread_cond_init(&s->cond, NULL);
+	const char *why =
+	    !s->env.lang || !s->env.lang->session_argv ? "the worker lacks the language"
+	    : (s->slot = slot_take(h->cfg->box_root, &s->slot_fd)) < 0 ? "no sandbox slot is free"
+								       : NULL;
+	hs_lock(h);
+	s->next = h->list;
+	h->list = s;
+	h->nheld++;
+	hs_unlock(h);
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (!why && pthread_create(&t, &at, session_main, s))
+		why = "cannot start a thread";
+	pthread_attr_destroy(&at);
+	if (!why)
+		return 0;
+	sessdb_started(db, id, h->worker_id, false, why, err, sizeof err);
+	session_free(h, s);
+	return -1;
+}
+
+static void claim_sessions(struct sesshost *h, struct db *db)
+{
+	char err[256], id[37], language[32];
+	for (;;) {
+		hs_lock(h);
+		bool room = h->nheld < h->cfg->sessions_per_worker && !atomic_load(&h->halt);
+		hs_unlock(h);
+		cJSON *limits = NULL;
+		int rc =
+		    room ? sessdb_claim(db, h->worker_id, id, language, &limits, err, sizeof err)
+			 : 0;
+		if (rc < 0)
+			log_debug("sessions: %s", err);
+		if (rc != 1)
+			return;
+		adopt(h, db, id, language, limits);
+		cJSON_Delete(limits);
+	}
+}
+
+static struct hsess *find_locked(struct sesshost *h, const char *id)
+{
+	for (struct hsess *s = h->list; s; s = s->next)
+		if (!strcmp(s->id, id))
+			return s;
+	return NULL;
+}
+
+/* Claims the pending calls of our sessions and queues each on its session. */
+static void dispatch_calls(struct sesshost *h, struct db *db)
+{
+	char err[256];
+	for (;;) {
+		struct sess_call *calls = NULL;
+		int n = sessdb_calls_claim(db, h->worker_id, CLAIM_CALLS, &calls, err, sizeof err);
+		if (n < 0)
+			log_debug("sessions: %s", err);
+		for (int i = 0; i < n; i++) {
+			hs_lock(h);
+			struct hsess *s = find_locked(h, calls[i].session_id);
+			if (s && !s->stop) {
+				if (s->nq == s->aq) {
+					s->aq = s->aq ? 2 * s->aq : 8;
+					s->q = xreallocarray(s->q, s->aq, sizeof *s->q);
+				}
+				s->q[s->nq++] = calls[i];
+				pthread_cond_signal(&s->cond);
+				memset(&calls[i], 0, sizeof calls[i]);
+			}
+			hs_unlock(h);
+			if (calls[i].id) {
+				finish_error(h, calls[i].id, 410, "session_lost",
+					     "this worker no longer holds the session");
+				sess_call_release(&calls[i]);
+			}
+		}
+		free(calls);
+		if (n < CLAIM_CALLS)
+			return;
+	}
+}
+
+/* Ends the threads of sessions that are no longer open in the database
+ * (expired, lost, closed elsewhere). */
+static void reconcile(struct sesshost *h, struct db *db)
+{
+	char err[256];
+	cJSON *open = NULL;
+	if (sessdb_expire(db, h->worker_id, err, sizeof err) < 0 ||
+	    sessdb_open_ids(db, h->worker_id, &open, err, sizeof err) < 0) {
+		log_debug("sessions: %s", err);
+		return;
+	}
+	hs_lock(h);
+	for (struct hsess *s = h->list; s; s = s->next) {
+		bool found = false;
+		const cJSON *it;
+		cJSON_ArrayForEach(it, open) found = found || !strcmp(it->valuestring, s->id);
+		if (!found && !s->stop) {
+			s->stop = true;
+			pthread_cond_signal(&s->cond);
+		}
+	}
+	hs_unlock(h);
+	cJSON_Delete(open);
+}
+
+/* Connects, LISTENs on both channels; NULL (logged once) to retry. */
+static struct db *host_connect(struct sesshost *h, bool *down)
+{
+	struct db *db = NULL;
+	char err[256], chan[48];
+	snprintf(chan, sizeof chan, "judge_w%" PRId64, h->worker_id);
+	if (db_open(&db, h->url, 1000, err, sizeof err) < 0) {
+		if (!*down)
+			log_warn("sessions: %s", err);
+		*down = true;
+		return NULL;
+	}
+	db_set_reconnect_ms(db, 1000);
+	if (db_listen(db, chan) < 0 || db_listen(db, SESS_CHANNEL_NEW) < 0) {
+		log_warn("sessions: cannot listen: %s", db_error(db));
+		db_close(db);
+		return NULL;
+	}
+	*down = false;
+	return db;
+}
+
+static void tick(struct sesshost *h, struct db *db)
+{
+	char err[256];
+	if (sessdb_heartbeat(db, h->worker_id, false, err, sizeof err) < 0) {
+		log_debug("sessions: %s", err);
+		return;
+	}
+	reconcile(h, db);
+	dispatch_calls(h, db);
+	claim_sessions(h, db);
+}
+
+static void *host_main(void *arg)
+{
+	struct sesshost *h = arg;
+	struct db *db = NULL;
+	bool down = false;
+	int64_t next_tick = 0;
+	while (!atomic_load(&h->halt)) {
+		if (!db && !(db = host_connect(h, &down))) {
+			clock_sleep_ms(500);
+			continue;
+		}
+		int64_t now = clock_mono_ms();
+		if (now >= next_tick) {
+			tick(h, db);
+			next_tick = now + TICK_MS;
+		}
+		struct db_notify n;
+		int rc = db_wait_notify(db, (int)(next_tick - now), &n);
+		if (rc < 0) {
+			if (!down)
+				log_warn("sessions: lost the database: %s", db_error(db));
+			down = true;
+			db_close(db);
+			db = NULL;
+			continue;
+		}
+		if (rc == 2) {
+			next_tick = 0; /* calls and sessions may have come meanwhile */
+			continue;
+		}
+		if (rc == 1 && !strcmp(n.channel, SESS_CHANNEL_NEW))
+			claim_sessions(h, db);
+		else if (rc == 1)
+			dispatch_calls(h, db);
+	}
+	db_close(db);
+	return NULL;
+}
+
+/* pip and npm of the worker's languages, for installs into sessions. */
+static void install_setup(struct sesshost *h)
+{
+	const struct judge_config *cfg = h->cfg;
+	const struct lang *py = lang_find(h->langs, "python"), *node = lang_find(h->langs, "node");
+	struct install_options *o = &h->inst;
+	o->pip_index_url = cfg->pip_index_url;
+	o->npm_registry = cfg->npm_registry;
+	h->inst_strings[0] = xasprintf("%s/install-cache", cfg->state_dir);
+	o->cache_dir = h->inst_strings[0];
+	if (py) {
+		o->python = py->run_argv[0];
+		o->python_ro_paths = (const char *const *)py->ro_paths;
+	}
+	if (node) {
+		o->node = node->run_argv[0];
+		o->node_ro_paths = (const char *const *)node->ro_paths;
+		/* npm's CLI beside node: <prefix>/bin/node, <prefix>/lib/node_modules/npm */
+		char *dir = xstrdup(node->run_argv[0]);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		h->inst_strings[1] = xasprintf("%s/../lib/node_modules/npm/bin/npm-cli.js", dir);
+		o->npm_cli = h->inst_strings[1];
+		free(dir);
+	}
+	long s = cfg->install_time_limit_s;
+	o->limits = (struct run_limits){.cpu_ms = s * 1000,
+					.wall_ms = s * 1000,
+					.memory_kb = 2048L * 1024,
+					.processes = 256,
+					.stdout_bytes = 1L << 20,
+					.stderr_bytes = 1L << 20,
+					.file_bytes = 512L << 20,
+					.open_files = 4096,
+					.tmp_bytes = 512L << 20};
+}
+
+int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
+		   const struct lang_registry *langs, enum sandbox_backend backend, const char *url,
+		   char *err, size_t errlen)
+{
+	struct sesshost *h = xcalloc(1, sizeof *h);
+	h->cfg = cfg;
+	h->langs = langs;
+	h->backend = backend;
+	h->url = xstrdup(url);
+	pthread_mutex_init(&h->lock, NULL);
+	clock_cond_init(&h->gone);
+	install_setup(h);
+	char host[64] = "localhost", name[128];
+	gethostname(host, sizeof host - 1);
+	snprintf(name, sizeof name, "%s:%d", host, (int)getpid());
+	struct db *db = NULL;
+	if (db_pool_new(&h->pool, url, 4, 10000, err, errlen) < 0 ||
+	    db_open(&db, url, 10000, err, errlen) < 0 ||
+	    sessdb_worker_register(db, name, host, cfg->sessions_per_worker, &h->worker_id, err,
+				   errlen) < 0)
+		goto fail;
+	db_close(db);
+	db = NULL;
+	if (pthread_create(&h->thread, NULL, host_main, h)) {
+		snprintf(err, errlen, "cannot start the sessions thread");
+		goto fail;
+	}
+	h->started = true;
+	log_info("sessions: worker %" PRId64 " (%s) holds up to %ld sessions", h->worker_id, name,
+		 cfg->sessions_per_worker);
+	*out = h;
+	return 0;
+fail:
+	db_close(db);
+	sesshost_stop(h);
+	return -1;
+}
+
+void sesshost_stop(struct sesshost *h)
+{
+	if (!h)
+		return;
+	atomic_store(&h->halt, true);
+	if (h->started)
+		pthread_join(h->thread, NULL);
+	/* say so first: readers see the sessions lost before the sandboxes go */
+	struct db *db = h->pool && h->worker_id ? db_pool_get(h->pool, 2000) : NULL;
+	char err[256];
+	if (db) {
+		db_set_reconnect_ms(db, 1000);
+		if (sessdb_heartbeat(db, h->worker_id, true, err, sizeof err) < 0 ||
+		    sessdb_reap_lost(db, h->cfg->worker_timeout_s, err, sizeof err) < 0)
+			log_warn("sessions: %s", err);
+		db_pool_put(h->pool, db);
+	}
+	hs_lock(h);
+	for (struct hsess *s = h->list; s; s = s->next) {
+		s->stop = true;
+		pthread_cond_signal(&s->cond);
+	}
+	/* a cell in progress ends within its wall limit */
+	struct timespec until = clock_mono_after(30000);
+	while (h->nheld > 0)
+		if (pthread_cond_timedwait(&h->gone, &h->lock, &until))
+			break;
+	long left = h->nheld;
+	hs_unlock(h);
+	if (left) {
+		log_warn("sessions: %ld sessions did not end in time", left);
+		return; /* their threads still use h: the process ends soon */
+	}
+	if (h->pool)
+		db_pool_free(h->pool);
+	for (int i = 0; i < 4; i++)
+		free(h->inst_strings[i]);
+	pthread_mutex_destroy(&h->lock);
+	pthread_cond_destroy(&h->gone);
+	free(h->url);
+	free(h);
+}

@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# sessions.sh: stateful sessions end to end against a real service (tests/svc.sh):
+# the agent loop (a CSV uploaded, read by Python, ModuleNotFoundError, an
+# install from a local PEP 503 index, the retry with its variables intact, a
+# file written and downloaded), state in python and bash, streamed cells (SSE),
+# isolation between keys and sessions, TTL expiry, close, per-cell limits
+# (timeout, memory, a driver that exits), per-key caps, 20+ malformed requests,
+# /metrics, a PostgreSQL restart, and a worker killed with sessions open (410
+# session_lost, nothing hangs). SESSIONS_SANDBOX=gvisor runs it on gVisor.
+cd "$(dirname "$0")/../.." || exit 1
+[ -n "${1:-}" ] && JUDGE=$1
+source tests/lib.sh
+source tests/svc.sh
+SANDBOX=${SESSIONS_SANDBOX:-native}
+
+# ---- a local PEP 503 index with a wheel it builds (PyPI is not reachable here) ----
+IDX_OUT=$SVC_TMP/index.out
+python3 tests/integration/lib/pep503.py --root "$SVC_TMP/index" --port 0 \
+	--package tinypkg==1.0 >"$IDX_OUT" 2>"$SVC_TMP/index.log" &
+SVC_PIDS+=($!)
+for _ in $(seq 100); do grep -q '^ready ' "$IDX_OUT" 2>/dev/null && break; sleep 0.1; done
+INDEX=$(sed -n 's/^ready //p' "$IDX_OUT")
+[ -n "$INDEX" ] && pass "local package index up ($INDEX)" || fail "local package index up"
+
+svc_up sessions-test "max_body_kb = 1024" "max_source_kb = 64" "max_stdin_kb = 64" \
+	"[sandbox]" "sandbox = $SANDBOX" "[worker]" "worker_slots = 1" \
+	"[sessions]" "pip_index_url = $INDEX" "sessions_per_key = 6" "worker_timeout_s = 6"
+KEY2=$("$JUDGE" --config "$ini" keys create --name other 2>/dev/null)
+AUTH2=(-H "Authorization: Bearer $KEY2")
+
+# create LANG [EXTRA JSON FIELDS]: a session's id into SID (empty on failure)
+create() {
+	local out status
+	out=$(req POST /v1/sessions "{\"language\": \"$1\"${2:+, $2}}")
+	status=${out##*$'\n'}
+	SID=$(jq -r '.id // empty' <<<"${out%$'\n'*}" 2>/dev/null)
+	[ "$status" = 201 ] && [ -n "$SID" ] || { SID=; echo "create $1: $out" >&2; }
+}
+# run SID CODE [EXTRA JSON FIELDS]: a cell; the answer in LAST, the status in ST
+run() {
+	local body out
+	body=$(jq -nc --arg c "$2" '{code: $c}')
+	[ -n "${3:-}" ] && body=$(jq -c ". + {$3}" <<<"$body")
+	out=$(req POST "/v1/sessions/$1/execute" "$body")
+	ST=${out##*$'\n'}
+	LAST=${out%$'\n'*}
+}
+# cell NAME SID CODE JQ [EXTRA]: a cell answered 200 whose answer passes JQ
+cell() {
+	run "$2" "$3" "${5:-}"
+	if [ "$ST" != 200 ]; then
+		fail "$1" "status $ST: $(head -c 400 <<<"$LAST")"
+	else
+		expect_json "$1" "$LAST" "$4"
+	fi
+}
+
+# ---- create ----
+t0=$(date +%s%N)
+create python
+t1=$(date +%s%N)
+PY=$SID
+[ -n "$PY" ] && pass "create python: 201 with an id ($(((t1 - t0) / 1000000)) ms)" ||
+	{ fail "create python"; finish; exit 1; }
+expect "get the session" 200 '.id == "'"$PY"'" and .language == "python" and
+	.status == "ready" and (.created_at | test("Z$")) and (.expires_at | length > 0) and
+	.idle_ttl == 600 and .execution_count == 0' GET "/v1/sessions/$PY"
+expect "list: this key's open sessions" 200 '[.sessions[].id] | index("'"$PY"'") != null' \
+	GET /v1/sessions
+
+# ---- the agent loop ----
+CSV=$'city,temp\nOslo,4\nLima,19\nCairo,27\n'
+expect "upload a CSV (raw body, folders made)" 200 '.path == "data/weather.csv" and .size == 34' \
+	PUT "/v1/sessions/$PY/files/data/weather.csv" "$CSV" -H "Content-Type: text/csv"
+cell "python reads the CSV into a variable" "$PY" \
+	$'import csv\nrows = list(csv.DictReader(open("data/weather.csv")))\nlen(rows)' \
+	'.status == "ok" and .result == "3" and .error == null and .execution_count == 1'
+cell "import of a missing package: ModuleNotFoundError" "$PY" $'import tinypkg' \
+	'.status == "error" and .error.name == "ModuleNotFoundError" and
+	(.error.value | contains("tinypkg")) and (.error.traceback | contains("python_driver") | not)'
+expect "install tinypkg from the local index" 200 '.status == "ok" and .packages == ["tinypkg"] and
+	(.time_ms | type == "number")' POST "/v1/sessions/$PY/install" \
+	'{"manager": "pip", "packages": ["tinypkg==1.0"]}'
+cell "the retry: the package imports, the variables are intact" "$PY" \
+	$'import tinypkg\nprint(tinypkg.hello())\nmax(rows, key=lambda r: int(r["temp"]))["city"]' \
+	'.status == "ok" and .stdout == "hello from tinypkg 1.0\n" and .result == "'"'Cairo'"'"'
+cell "the code writes an output file" "$PY" \
+	$'import os\nos.makedirs("out", exist_ok=True)\nopen("out/chart.png", "wb").write(bytes([137, 80, 78, 71, 13, 10, 26, 10]) + bytes(range(256)))' \
+	'.status == "ok" and .result == "264"'
+curl -s -m 30 "${AUTH[@]}" -D "$SVC_TMP/png.h" -o "$SVC_TMP/chart.png" "$U/v1/sessions/$PY/files/out/chart.png"
+python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); sys.exit(0 if d == bytes([137,80,78,71,13,10,26,10]) + bytes(range(256)) else 1)' \
+	"$SVC_TMP/chart.png" && pass "download the file: the same bytes" || fail "download the file" "$(head -3 "$SVC_TMP/png.h")"
+grep -qi '^content-type: image/png' "$SVC_TMP/png.h" && pass "download: Content-Type image/png" ||
+	fail "download: Content-Type image/png" "$(cat "$SVC_TMP/png.h")"
+expect "list the folder" 200 '([.files[] | select(.name == "data" and .type == "dir")] | length == 1)
+	and ([.files[] | select(.name == "out")] | length == 1)' GET "/v1/sessions/$PY/files"
+expect "list a subfolder (?dir=)" 200 '.files == [{"name": "chart.png", "type": "file", "size": 264,
+	"mtime": .files[0].mtime}]' GET "/v1/sessions/$PY/files?dir=out"
+python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)))' >"$SVC_TMP/bin.dat"
+out=$(curl -s -m 30 -X PUT "${AUTH[@]}" --data-binary @"$SVC_TMP/bin.dat" -w '\n%{http_code}' \
+	"$U/v1/sessions/$PY/files/bin.dat")
+expect_json "binary upload (every byte value)" "${out%$'\n'*}" '.size == 256'
+cell "python reads the binary upload" "$PY" 'open("bin.dat", "rb").read() == bytes(range(256))' \
+	'.result == "True"'
+expect "delete a file" 200 '.deleted == true' DELETE "/v1/sessions/$PY/files/bin.dat"
+bad "a deleted file is gone" 404 not_found GET "/v1/sessions/$PY/files/bin.dat"
+cell "a planted symlink" "$PY" 'import os; os.symlink("/etc/passwd", "link"); os.symlink("/etc", "dirlink")' \
+	'.status == "ok"'
+bad "a symlink the code planted is not followed (read)" 400 bad_path GET "/v1/sessions/$PY/files/link"
+bad "nor through a folder link" 400 bad_path GET "/v1/sessions/$PY/files/dirlink/passwd"
+bad "nor written through" 400 bad_path PUT "/v1/sessions/$PY/files/dirlink/x" "boom"
+expect "the symlink is listed, as a symlink" 200 \
+	'[.files[] | select(.name == "link")][0].type == "symlink"' GET "/v1/sessions/$PY/files"
+
+# ---- state and results ----
+cell "state: a variable" "$PY" 'x = 41' '.status == "ok" and .result == null'
+cell "state: it is there in the next cell" "$PY" 'x + 1' '.result == "42"'
+cell "a function defined earlier" "$PY" $'def sq(n):\n    return n * n' '.status == "ok"'
+cell "called later" "$PY" 'sq(x)' '.result == "1681"'
+cell "stdout and stderr apart" "$PY" $'import sys\nprint("out")\nprint("err", file=sys.stderr)' \
+	'.stdout == "out\n" and .stderr == "err\n"'
+cell "stdin" "$PY" 'input() + input()' '.result == "'"'ab'"'"' '"stdin": "a\nb\n"'
+cell "an exception: name, value, the user's traceback" "$PY" $'def f():\n    return 1 / 0\nf()' \
+	'.status == "error" and .error.name == "ZeroDivisionError" and
+	(.error.traceback | contains("f()")) and (.error.traceback | contains("python_driver") | not)'
+cell "a syntax error" "$PY" 'def (' '.status == "error" and .error.name == "SyntaxError"'
+cell "expected_output: accepted" "$PY" 'print(x)' '.verdict == "accepted"' '"expected_output": "41\n"'
+cell "expected_output: wrong_answer with feedback" "$PY" 'print(x)' \
+	'.verdict == "wrong_answer" and (.feedback.message | length > 0)' '"expected_output": "40\n"'
+cell "compare tokens" "$PY" 'print(" 41 ")' '.verdict == "accepted"' \
+	'"expected_output": "41", "compare": "tokens"'
+
+create bash
+SH=$SID
+[ -n "$SH" ] && pass "create bash" || fail "create bash"
+cell "bash: a variable" "$SH" 'X=7; cd /tmp' '.status == "ok"'
+cell "bash: kept, with the folder" "$SH" 'echo "$X $PWD"' '.stdout == "7 /tmp\n"'
+cell "bash: a failing command is an error" "$SH" 'false' \
+	'.status == "error" and .error.name == "ExitStatus"'
+cell "bash: runs on after that" "$SH" 'echo ok' '.status == "ok" and .stdout == "ok\n"'
+
+# ---- streamed output (SSE) ----
+SSE=$SVC_TMP/sse.out
+python3 tests/clients/sse_client.py "$U/v1/sessions/$PY/execute" --key "$KEY" --timeout 60 \
+	--post "$(jq -nc '{code: "import time\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(0.4)\nx * 2"}')" \
+	>"$SSE" 2>&1
+expect_json "SSE: 200 text/event-stream" "$(head -1 "$SSE")" \
+	'.status == 200 and (.content_type | startswith("text/event-stream"))'
+expect_json "SSE: stdout events as printed, then result, then done with the whole JSON" \
+	"$(jq -s . "$SSE")" '[.[] | select(.event) | .event] as $e |
+	($e | index("result")) > ($e | rindex("stdout")) and $e[-1] == "done" and
+	([.[] | select(.event == "stdout") | .data | fromjson] | add) == "0\n1\n2\n" and
+	([.[] | select(.event == "done")][0].data | fromjson | .result == "82" and .status == "ok")'
+expect_json "SSE: the first line came before the cell ended" "$(jq -s . "$SSE")" \
+	'([.[] | select(.event == "stdout")][0].t) + 0.5 < ([.[] | select(.event == "done")][0].t)'
+python3 tests/clients/sse_client.py "$U/v1/sessions/$PY/execute" --key "$KEY" --timeout 60 \
+	--post '{"code": "raise ValueError(\"no\")"}' >"$SSE" 2>&1
+expect_json "SSE: an exception gives an error event" "$(jq -s . "$SSE")" \
+	'[.[] | select(.event == "error")][0].data | fromjson | .name == "ValueError"'
+
+# ---- isolation ----
+EXPECT_REQ=req2
+req2() { local AUTH=("${AUTH2[@]}"); req "$@"; }
+bad "another key: GET the session is 404" 404 not_found GET "/v1/sessions/$PY"
+bad "another key: execute is 404" 404 not_found POST "/v1/sessions/$PY/execute" '{"code": "x"}'
+bad "another key: its files are 404" 404 not_found GET "/v1/sessions/$PY/files/out/chart.png"
+bad "another key: close is 404" 404 not_found DELETE "/v1/sessions/$PY"
+expect "another key lists none of them" 200 '.sessions == []' GET "/v1/sessions?all=1"
+EXPECT_REQ=req
+cell "another session does not see the first's variables" "$SH" 'echo "${x:-unset}"' \
+	'.stdout == "unset\n"'
+bad "nor its files" 404 not_found GET "/v1/sessions/$SH/files/out/chart.png"
+
+# ---- per-cell limits ----
+cell "timeout: the cell ends as timeout" "$PY" 'while True: pass' \
+	'.status == "timeout" and .wall_ms < 5000' '"timeout_ms": 1000'
+restarted=$(jq -r .restarted <<<"$LAST")
+cell "after a timeout the session goes on" "$PY" '"alive"' '.status == "ok" and .result == "'"'alive'"'"'
+if [ "$restarted" = false ]; then
+	cell "after a timeout: the state is kept (the driver survived)" "$PY" 'x' '.result == "41"'
+else
+	cell "after a timeout: restarted, and the message says state was lost" "$PY" 'x' \
+		'.error.name == "NameError"'
+fi
+cell "memory: a cell over the session's memory" "$PY" 'b = b"x" * (3 * 1024 ** 3)' \
+	'.status == "memory_limit" or (.status == "error" and .error.name == "MemoryError")'
+cell "the session still answers after that" "$PY" '1 + 1' '.result == "2"'
+cell "the driver killed by the code: restarted, with a message" "$PY" 'import os; os._exit(3)' \
+	'.restarted == true and (.message | contains("lost"))'
+cell "after the restart: a fresh state, files kept" "$PY" \
+	$'print("x" in dir())\nopen("out/chart.png", "rb").read(4)' \
+	'.stdout == "False\n" and .result == "b'"'"'\\x89PNG'"'"'"'
+cell "output over the cap: output_limit" "$PY" 'print("y" * (40 * 1024 * 1024))' \
+	'.status == "output_limit"'
+expect "execution_count counts every cell" 200 '.execution_count >= 20 and .restarts >= 1' \
+	GET "/v1/sessions/$PY"
+
+# ---- malformed requests: each a 4xx with the error JSON ----
+bad "bad JSON" 400 invalid_json POST /v1/sessions '{"language": '
+bad "not JSON at all" 400 invalid_json POST "/v1/sessions/$PY/execute" 'print(1)'
+bad "unknown language" 422 unknown_language POST /v1/sessions '{"language": "cobol"}'
+bad "a language without sessions" 422 unknown_language POST /v1/sessions '{"language": "c"}'
+bad "language missing" 422 missing_field POST /v1/sessions '{}'
+bad "idle_ttl not a number" 422 invalid_field POST /v1/sessions '{"language": "python", "idle_ttl": "1h"}'
+bad "idle_ttl over the cap" 422 invalid_field POST /v1/sessions '{"language": "python", "idle_ttl": 99999999}'
+bad "limits: memory too small" 422 invalid_field POST /v1/sessions \
+	'{"language": "python", "limits": {"memory_mb": 1}}'
+bad "limits: an unknown field" 422 invalid_field POST /v1/sessions \
+	'{"language": "python", "limits": {"gpus": 1}}'
+bad "code missing" 422 missing_field POST "/v1/sessions/$PY/execute" '{}'
+bad "code not a string" 422 invalid_field POST "/v1/sessions/$PY/execute" '{"code": 5}'
+bad "an unknown field" 422 invalid_field POST "/v1/sessions/$PY/execute" '{"code": "1", "lang": "x"}'
+bad "timeout_ms out of range" 422 invalid_field POST "/v1/sessions/$PY/execute" '{"code": "1", "timeout_ms": 0}'
+bad "huge code" 413 too_large POST "/v1/sessions/$PY/execute" \
+	"$(python3 -c 'import json; print(json.dumps({"code": "#" * 70000}))')"
+bad "a body over max_body" 413 too_large PUT "/v1/sessions/$PY/files/big" "x" \
+	--data-binary @<(head -c 1100000 /dev/zero)
+bad "wrong content type on execute" 415 unsupported_media_type POST "/v1/sessions/$PY/execute" \
+	'{"code": "1"}' -H "Content-Type: text/plain"
+bad "unknown session" 404 not_found POST /v1/sessions/00000000-0000-4000-8000-000000000000/execute '{"code": "1"}'
+bad "a session id that is no UUID" 404 not_found GET /v1/sessions/12345
+bad "path: .." 400 bad_path GET "/v1/sessions/$PY/files/../../../etc/passwd"
+bad "path: encoded .." 400 bad_path GET "/v1/sessions/$PY/files/%2e%2e/%2e%2e/etc/passwd"
+bad "path: an absolute one (//)" 400 bad_path GET "/v1/sessions/$PY/files//etc/passwd"
+bad "path: a dot part" 400 bad_path PUT "/v1/sessions/$PY/files/a/./b" "x"
+bad "path: a control character" 400 bad_path GET "/v1/sessions/$PY/files/a%0ab"
+bad "list: ?dir=.." 400 bad_path GET "/v1/sessions/$PY/files?dir=.."
+bad "a folder read as a file" 409 is_a_directory GET "/v1/sessions/$PY/files/out"
+bad "a missing file" 404 not_found GET "/v1/sessions/$PY/files/nope.txt"
+bad "install: ../x" 422 invalid_package POST "/v1/sessions/$PY/install" \
+	'{"manager": "pip", "packages": ["../x"]}'
+bad "install: an option as a name" 422 invalid_package POST "/v1/sessions/$PY/install" \
+	'{"manager": "pip", "packages": ["--index-url=http://evil.example/simple"]}'
+bad "install: a URL" 422 invalid_package POST "/v1/sessions/$PY/install" \
+	'{"manager": "npm", "packages": ["https://evil.example/x.tgz"]}'
+bad "install: unknown manager" 422 invalid_field POST "/v1/sessions/$PY/install" \
+	'{"manager": "apt", "packages": ["curl"]}'
+bad "install: no packages" 422 invalid_field POST "/v1/sessions/$PY/install" \
+	'{"manager": "pip", "packages": []}'
+bad "a method the route does not take" 405 method_not_allowed PUT "/v1/sessions/$PY" "x"
+req_nokey() { local AUTH=(); req "$@"; }
+EXPECT_REQ=req_nokey
+bad "no key" 401 unauthorized GET /v1/sessions
+EXPECT_REQ=req
+
+# ---- TTL, close, caps ----
+create python '"idle_ttl": 2'
+TTL=$SID
+cell "a short-lived session answers at first" "$TTL" '1' '.result == "1"'
+sleep 4
+bad "idle past its TTL: 410 session_expired" 410 session_expired POST "/v1/sessions/$TTL/execute" '{"code": "1"}'
+expect "GET shows it expired, with the reason" 200 '.status == "expired" and (.reason | contains("idle"))' \
+	GET "/v1/sessions/$TTL"
+expect "close the bash session" 200 '.status == "closed"' DELETE "/v1/sessions/$SH"
+bad "a closed session: 410 session_closed" 410 session_closed POST "/v1/sessions/$SH/execute" '{"code": "1"}'
+expect "GET shows it closed" 200 '.status == "closed" and .reason == "closed by the client"' \
+	GET "/v1/sessions/$SH"
+bad "closing twice: 410" 410 session_closed DELETE "/v1/sessions/$SH"
+open_n=$(req GET /v1/sessions | head -1 | jq '.sessions | length')
+ids=()
+for _ in $(seq $((6 - open_n))); do create bash; ids+=("$SID"); done
+bad "over the per-key cap: 429 too_many_sessions" 429 too_many_sessions POST /v1/sessions '{"language": "bash"}'
+for s in "${ids[@]}"; do [ -n "$s" ] && req DELETE "/v1/sessions/$s" >/dev/null; done
+create bash
+[ -n "$SID" ] && pass "after closing some, a create works again" || fail "create after closing"
+req DELETE "/v1/sessions/$SID" >/dev/null
+
+# ---- metrics ----
+M=$(curl -s -m 10 "$U/metrics")
+grep -qE '^judge_sessions_open [1-9]' <<<"$M" && pass "metrics: open sessions" ||
+	fail "metrics: open sessions" "$(grep judge_sessions <<<"$M")"
+grep -qE '^judge_session_cells_total\{status="ok"\} [1-9]' <<<"$M" &&
+	grep -qE '^judge_session_cells_total\{status="timeout"\} [1-9]' <<<"$M" &&
+	pass "metrics: cells by status" || fail "metrics: cells by status" "$(grep cells <<<"$M")"
+
+# ---- a PostgreSQL restart: the session goes on ----
+cell "before the restart" "$PY" 'y = 5' '.status == "ok"'
+svc_as_pg "$SVC_PG_BIN/pg_ctl -D '$SVC_TMP/pg/data' -m fast -w restart" >/dev/null 2>&1 &&
+	pass "postgresql restarted" || fail "postgresql restarted"
+for _ in $(seq 30); do run "$PY" 'y'; [ "$ST" = 200 ] && break; sleep 0.5; done
+expect_json "after the restart: the session answers, its variables intact" "$LAST" '.result == "5"'
+
+# ---- a worker killed with sessions open ----
+cell "a session before the kill" "$PY" 'z = 1' '.status == "ok"'
+( req POST "/v1/sessions/$PY/execute" '{"code": "import time; time.sleep(30)"}' >"$SVC_TMP/long.out" ) &
+LONG=$!
+sleep 1
+kill -KILL "$SVC_WORKER_PID"
+t0=$(date +%s)
+wait "$LONG"
+t1=$(date +%s)
+expect_json "a cell running when its worker died: 410 session_lost ($((t1 - t0)) s)" \
+	"$(head -1 "$SVC_TMP/long.out")" '.error.code == "session_lost"'
+[ "$(tail -1 "$SVC_TMP/long.out")" = 410 ] && [ $((t1 - t0)) -le 15 ] &&
+	pass "and it did not hang" || fail "the cell did not hang" "$(cat "$SVC_TMP/long.out")"
+bad "the next call: 410 session_lost" 410 session_lost POST "/v1/sessions/$PY/execute" '{"code": "z"}'
+expect "GET shows it lost, with why" 200 '.status == "lost" and (.reason | contains("worker"))' \
+	GET "/v1/sessions/$PY"
+svc_worker "$ini" || fail "a new worker starts"
+create python
+[ -n "$SID" ] && pass "a new worker takes new sessions" || fail "a new worker takes new sessions"
+cell "and runs them" "$SID" '6 * 7' '.result == "42"'
+
+kill -0 "$MAIN_PID" 2>/dev/null && pass "serve still running" || fail "serve still running"
+svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/worker.log"
+finish

@@ -1,0 +1,2 @@
+echo "about to exit with 3"
+exit 3

@@ -1,0 +1,2 @@
+n=0
+while :; do n=$((n + 1)); done
