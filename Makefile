@@ -39,7 +39,7 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 STATEDIR ?= /var/lib/judge
 
-.PHONY: all deps test unit-tests run bench bench-runner format format-check clean fuzz install web FORCE
+.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions format format-check clean fuzz install web FORCE
 all: $(BIN) bin/box_init
 
 # box_init: the first process of every gVisor sandbox (runner/gvisor.c); static,
@@ -137,6 +137,13 @@ bench: deps all
 
 bench-runner: deps all
 	@bash tests/bench/runner.sh $(BIN)
+
+bench-session: all
+	@bash tests/bench/session.sh
+
+# the session targets of issue 11 end to end (create, a trivial cell, idle memory, 50 open, npm cache)
+bench-sessions: deps all
+	@bash tests/bench/sessions.sh $(BIN)
 
 fuzz:
 	@bash tests/fuzz/run.sh

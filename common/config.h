@@ -17,6 +17,7 @@ struct judge_config {
 	char *box_root;
 	long box_uid;
 	long gvisor_pool;
+	long session_pool;
 	char *gvisor_platform;
 	long gvisor_start_timeout_ms;
 	char *tool_sandbox;
@@ -70,7 +71,6 @@ struct judge_config {
 	long session_max_lifetime_s;
 	long sessions_per_key;
 	long sessions_per_worker;
-	long session_pool;
 	long session_memory_mb;
 	long session_disk_mb;
 	long max_session_disk_mb;

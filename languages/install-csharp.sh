@@ -9,6 +9,9 @@
 #   shared/Microsoft.NETCore.App/9.0.N/       /
 #   packs/Microsoft.NETCore.App.Ref/9.0.N/ref/net9.0/*.dll   Microsoft.NETCore.App.Ref
 #   csc/                                      csc.sh and what it reads
+#   session/csharp_driver.dll                 the session driver (languages/drivers/csharp),
+#   session/Microsoft.CodeAnalysis*.dll       compiled with csc against Roslyn scripting
+#                                             from NuGet (version and SHA-512 pinned below)
 # csc.sh runs the SDK's Roslyn csc.dll (on the SDK's own runtime) on one file
 # against the 9.0 reference assemblies, then adds the main.runtimeconfig.json that
 # `dotnet9/dotnet main.dll` needs to run it on 9.0 (no `dotnet build`, no project).
@@ -18,6 +21,14 @@ runtimes=${JUDGE_RUNTIMES:-/opt/judge/runtimes}
 version=9.0.22
 runtime_sha512=7faccf273e3989691e2a630d47014e17c14da625c8a67a658347b3cbb0c7dcdc1a9128c42e46c7a5b22ae533065cc6a700fe9eb118dc1893cababb348cf88bc2
 ref_sha512=0527d0f3b59a85abeea70ed1bfa47f77560bea0ccd1bbaabbbd7cfc3816ac3a3716b9ee2cd1a6bde18690c40321e11df8bdd101ae867be696cf8959372d46b6f
+# Microsoft.CodeAnalysis.CSharp.Scripting and what its net9.0 build depends on
+scripting_version=5.0.0
+scripting_pkgs=(
+	Microsoft.CodeAnalysis.Common:b8ae72b254c94365339f3625b6d16e0c26bfe8aaee3756905bf64d1451ef2becb203aabbbd9e68d0148fbcb8fe0a89b5fd1ef0189d3b7363b494f71b0eb99077
+	Microsoft.CodeAnalysis.CSharp:c304ff089390c90ef62dda2ecbb8234bfdd58bdda16c00285376347bfea66f7f7e569eda5ebdcfc6e043ef753642b2b5cf3813cafdd086f24fad05f4122592f1
+	Microsoft.CodeAnalysis.Scripting.Common:470b9b30fd66d9eccbe68acd330d0901eb62748c79edb83c83a5c9f243eb4523acb8b5525e4bc4885b5845093c5cb9b1607b4de8fe3eabdf3a82ce023cef8ed0
+	Microsoft.CodeAnalysis.CSharp.Scripting:a3e325a17889022f178efed2e6c6c63b725fb40eed137b79c15d6df2375ac8476933201c481801f561aa67f9b755db264716de01e6a8665d088143e0b77d0073
+)
 nuget=https://api.nuget.org/v3-flatcontainer
 dest=$runtimes/dotnet9
 sdkroot=/usr/share/dotnet # runs Roslyn; /usr is bound into every sandbox
@@ -35,12 +46,13 @@ mkdir -p "$runtimes"
 tmp=$(mktemp -d "$runtimes/.dotnet9.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# fetch NAME SHA512: downloads NuGet package NAME at $version into $tmp/NAME.nupkg
+# fetch NAME SHA512 [VERSION]: downloads NuGet package NAME at VERSION (default
+# $version) into $tmp/NAME.nupkg
 fetch() {
-	local id=${1,,}
-	curl -fsSL --retry 3 -o "$tmp/$1.nupkg" "$nuget/$id/$version/$id.$version.nupkg" ||
-		fail "cannot download $1 $version from $nuget"
-	echo "$2  $tmp/$1.nupkg" | sha512sum --quiet -c - || fail "$1 $version: SHA-512 mismatch"
+	local id=${1,,} v=${3:-$version}
+	curl -fsSL --retry 3 -o "$tmp/$1.nupkg" "$nuget/$id/$v/$id.$v.nupkg" ||
+		fail "cannot download $1 $v from $nuget"
+	echo "$2  $tmp/$1.nupkg" | sha512sum --quiet -c - || fail "$1 $v: SHA-512 mismatch"
 }
 
 # 1. the runtime root, rebuilt only when its version is missing
@@ -123,9 +135,41 @@ cp "\$here/main.runtimeconfig.json" main.runtimeconfig.json
 SH
 chmod 755 "$h/csc.sh" "$h"
 chmod 644 "$h/refs.rsp" "$h/GlobalUsings.cs" "$h/main.runtimeconfig.json"
-if [ -d "$here" ] && diff -r "$h" "$here" >/dev/null 2>&1; then
-	exit 0
+if ! { [ -d "$here" ] && diff -r "$h" "$here" >/dev/null 2>&1; }; then
+	rm -rf "$here"
+	mv "$h" "$here"
+	echo "install-csharp.sh: $("$here/csc.sh" --version) via $here/csc.sh, runs with $dest/dotnet"
 fi
-rm -rf "$here"
-mv "$h" "$here"
-echo "install-csharp.sh: $("$here/csc.sh" --version) via $here/csc.sh, runs with $dest/dotnet"
+
+# 3. the session driver, rebuilt when its source, Roslyn scripting or the runtime changed
+src=$(cd "$(dirname "$0")" && pwd)/drivers/csharp/csharp_driver.cs
+[ -f "$src" ] || fail "no $src"
+sess=$dest/session
+stamp=$({ cat "$src" "$sdk/Roslyn/bincore/csc.dll"; echo "$scripting_version $version ${scripting_pkgs[*]}"; } | sha256sum)
+stamp=${stamp%% *}
+[ "$(cat "$sess/.judge-stamp" 2>/dev/null)" = "$stamp" ] && exit 0
+echo "install-csharp.sh: building the C# session driver (Roslyn scripting $scripting_version from NuGet)"
+s=$tmp/session
+mkdir "$s"
+for p in "${scripting_pkgs[@]}"; do
+	fetch "${p%%:*}" "${p#*:}" "$scripting_version"
+	# the net9.0 assemblies only: no satellite resources (English messages are built in)
+	unzip -q -o -j "$tmp/${p%%:*}.nupkg" 'lib/net9.0/*.dll' -x 'lib/net9.0/*/*' -d "$s"
+done
+refs=()
+for f in "$s"/Microsoft.CodeAnalysis*.dll; do refs+=("-r:$f"); done
+"$sdkroot/dotnet" "$csc" -nologo -noconfig -nostdlib+ -optimize+ -nullable+ -langversion:latest \
+	-out:"$s/csharp_driver.dll" @"$here/refs.rsp" "${refs[@]}" "$src" ||
+	fail "cannot compile $src"
+cp "$here/main.runtimeconfig.json" "$s/csharp_driver.runtimeconfig.json"
+chmod -R u=rwX,go=rX "$s"
+chmod 755 "$tmp" # for the check as nobody
+echo "$stamp" >"$s/.judge-stamp"
+# a cell as nobody: 6 * 7 must come back as the result
+out=$(cd /tmp && printf 'CELL 5 0\n6 * 7' | setpriv --reuid=65534 --regid=65534 --clear-groups env -i \
+	HOME=/tmp JUDGE_TOKEN=t DOTNET_ROOT="$dest" DOTNET_EnableWriteXorExecute=0 DOTNET_EnableDiagnostics=0 \
+	DOTNET_NOLOGO=1 "$dest/dotnet" "$s/csharp_driver.dll" 2>&1) || true
+[[ $out == *'"result": "42"'* ]] || fail "the session driver does not run a cell as an unprivileged user: $out"
+rm -rf "$sess"
+mv "$s" "$sess"
+echo "install-csharp.sh: C# session driver at $sess/csharp_driver.dll"

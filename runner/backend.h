@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "runner/sandbox.h"
@@ -39,11 +40,11 @@ const struct sandbox_options *sandbox_options(void);
 /* One backend. sandbox.c calls a backend only through its table (backend_ops),
  * never by name.
  *
- * The session operations come next, beside run: start (a long-lived sandbox
- * around the box, running a language driver), exec (one cell in it, with the
- * same limits per cell as a run, and a budget for the whole session) and stop;
- * their state lives in the backend's slot of struct sandbox, like gVisor's
- * session of runs does now. */
+ * Live processes (sandbox_start and sandbox_proc_*, sandbox.h) are the
+ * operations sessions (runner/session.c) and interactive problems build on:
+ * start, signal, usage, wait, free. Their state lives in struct sandbox_proc,
+ * not in the workspace's slot, so a workspace's sandbox_run calls (e.g. a
+ * native install into a session's box) do not disturb them. */
 struct sandbox_ops {
 	const char *name;
 	/* Removes what crashed processes of this backend left (runsc state, cgroups,
@@ -65,6 +66,27 @@ struct sandbox_ops {
 	int (*run)(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
 	/* Ends this backend's state in sb->state[] (kills, reaps, frees). */
 	void (*close)(struct sandbox *sb);
+	/* A live process (sandbox.h): start fills p's fds and impl (sandbox.c has
+	 * set sb, backend, limits, t0 and fds to -1), or returns -1 with err and
+	 * nothing left; wait gets a deadline (clock_mono_us) and a reset res; free
+	 * kills what is left and frees impl (sandbox.c closes p's fds after). */
+	int (*start)(struct sandbox *sb, const struct run_spec *spec, struct sandbox_proc *p,
+		     char *err, size_t errlen);
+	int (*proc_signal)(struct sandbox_proc *p, int sig);
+	int (*proc_usage)(struct sandbox_proc *p, long long *cpu_us, long *memory_kb);
+	void (*proc_wait)(struct sandbox_proc *p, int64_t deadline_us, struct run_result *res);
+	void (*proc_free)(struct sandbox_proc *p);
+};
+
+/* A live process (sandbox.h); the backend's own part is impl. */
+struct sandbox_proc {
+	struct sandbox *sb;
+	enum sandbox_backend backend;
+	int in_fd, out_fd, err_fd; /* the caller's ends */
+	struct run_limits limits;
+	int64_t t0_us; /* clock_mono_us() at the start */
+	bool waited;
+	void *impl;
 };
 
 extern const struct sandbox_ops native_ops; /* native.c */

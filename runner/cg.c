@@ -451,6 +451,18 @@ int cg_memory_peak_kb(struct cg *cg, long *kb)
 	return 0;
 }
 
+int cg_memory_current_kb(struct cg *cg, long *kb)
+{
+	char dir[PATH_MAX], buf[64];
+	bool v2 = cg->root->version == CG_V2;
+	cg_path(cg, v2 ? 0 : C_MEM, NULL, dir, sizeof dir);
+	int rc = read_at(dir, v2 ? "memory.current" : "memory.usage_in_bytes", buf, sizeof buf);
+	if (rc < 0)
+		return rc;
+	*kb = (long)(strtoll(buf, NULL, 10) / 1024);
+	return 0;
+}
+
 int cg_oom_kills(struct cg *cg, long *count)
 {
 	char dir[PATH_MAX], buf[512];

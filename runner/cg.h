@@ -93,6 +93,9 @@ int cg_clone_into_fd(const struct cg *cg);
 int cg_cpu_us(struct cg *cg, long long *us);
 /* Peak memory in kB (v1 max_usage_in_bytes, v2 memory.peak). 0 or -errno. */
 int cg_memory_peak_kb(struct cg *cg, long *kb);
+/* Memory the cgroup holds now (v2 memory.current, v1 memory.usage_in_bytes), in KiB. 0 or -errno.
+ */
+int cg_memory_current_kb(struct cg *cg, long *kb);
 /* Number of OOM kills inside (v1 memory.oom_control, v2 memory.events). 0 or -errno. */
 int cg_oom_kills(struct cg *cg, long *count);
 /* Allocations that hit the memory limit so far (v1 memory.failcnt, v2

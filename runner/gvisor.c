@@ -61,11 +61,13 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "runner/backend.h"
 #include "runner/capture.h"
 #include "runner/cg.h"
@@ -142,7 +144,7 @@ static int send_job(int fd, const void *buf, size_t len, int64_t deadline_us)
 }
 
 static void build_job(const struct sandbox *sb, const struct run_spec *spec, struct strbuf *job,
-		      uint8_t token[BX_TOKEN_LEN], unsigned stdin_seq)
+		      const uint8_t token[BX_TOKEN_LEN], unsigned stdin_seq, uint32_t flags)
 {
 	struct bx_job h;
 	memset(&h, 0, sizeof(h));
@@ -160,6 +162,7 @@ static void build_job(const struct sandbox *sb, const struct run_spec *spec, str
 	h.filter_len = gv.filter.len;
 	h.stdin_seq = stdin_seq;
 	h.tmp_bytes = spec->limits.tmp_bytes;
+	h.job_flags = flags;
 	for (const char *const *a = spec->argv; *a; a++)
 		h.argc++;
 	for (const char *const *a = spec->env; a && *a; a++)
@@ -380,7 +383,7 @@ again:
 		ret = sandbox_fail(res, "getrandom: %s", strerror(errno));
 		goto out;
 	}
-	build_job(sb, spec, &job, token, seq);
+	build_job(sb, spec, &job, token, seq, 0);
 	int64_t wall_us = spec->limits.wall_ms > 0 ? spec->limits.wall_ms * 1000LL : 0;
 	/* init kills the run at wall_ms; this is the backstop if the sandbox hangs */
 	int64_t deadline = wall_us ? clock_mono_us() + wall_us + 500000 : 0;
@@ -468,6 +471,175 @@ out:
 		gvisor_close(sb);
 	strbuf_release(&job);
 	return ret;
+}
+
+/* ---- live processes (sandbox_start) --------------------------------------- */
+
+/* A live program: the sandbox serves it alone (its own entry, not sb's session). */
+struct gv_proc {
+	struct gv_entry *e;
+	int pidfd; /* of the sandbox process: it exits after init wrote the status */
+	uint8_t token[BX_TOKEN_LEN];
+	char argv0[256];
+	bool killed;
+};
+
+/* A fresh live sandbox of spec's runtime with sb's box bound in. 0 or -1 with err. */
+static int live_take(struct sandbox *sb, const struct run_spec *spec, struct gv_entry **out,
+		     char *err, size_t errlen)
+{
+	bool cold;
+	struct gv_entry *e;
+	if (gvpool_take_live(spec, true, &e, &cold, err, errlen) < 0)
+		return -1;
+	char path[PATH_MAX];
+	gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
+	if (mount(sandbox_box_path(sb), path, NULL, MS_BIND, NULL) < 0) {
+		gvhost_fmt(err, errlen, "cannot bind the box at '%s': %s", path, strerror(errno));
+		gvpool_discard(e);
+		return -1;
+	}
+	e->box_mounted = true;
+	e->runs++;
+	set_run_limits(e, spec);
+	memory_events(e, &e->ooms0, &e->failcnt0);
+	*out = e;
+	return 0;
+}
+
+static int gvisor_start(struct sandbox *sb, const struct run_spec *spec, struct sandbox_proc *p,
+			char *err, size_t errlen)
+{
+	if (!gv.inited) {
+		gvhost_fmt(err, errlen, "gvisor sandbox unavailable: %s", gv.init_error);
+		return -1;
+	}
+	struct gv_proc *gp = xcalloc(1, sizeof(*gp));
+	struct strbuf job = STRBUF_INIT;
+	gp->pidfd = -1;
+	gvhost_fmt(gp->argv0, sizeof(gp->argv0), "%s", spec->argv[0]);
+	if (live_take(sb, spec, &gp->e, err, errlen) < 0)
+		goto fail;
+	struct gv_entry *e = gp->e;
+	gp->pidfd = e->sandbox_pid > 0 ? (int)syscall(SYS_pidfd_open, e->sandbox_pid, 0) : -1;
+	if (gp->pidfd < 0) {
+		gvhost_fmt(err, errlen, "gvisor sandbox %s: no sandbox process to watch", e->id);
+		goto fail;
+	}
+	if (getrandom(gp->token, sizeof(gp->token), 0) != (ssize_t)sizeof(gp->token)) {
+		gvhost_fmt(err, errlen, "getrandom: %s", strerror(errno));
+		goto fail;
+	}
+	build_job(sb, spec, &job, gp->token, 0, BX_JOB_LIVE);
+	int r = send_job(e->in_fd, job.buf, job.len, clock_mono_us() + 5000000);
+	if (r < 0) {
+		gvhost_fmt(err, errlen, "cannot send the job to gvisor sandbox %s: %s", e->id,
+			   strerror(-r));
+		goto fail;
+	}
+	/* the caller's now: the job pipe is the program's stdin */
+	p->in_fd = e->in_fd, p->out_fd = e->out_fd, p->err_fd = e->err_fd;
+	e->in_fd = e->out_fd = e->err_fd = -1;
+	p->impl = gp;
+	strbuf_release(&job);
+	return 0;
+fail:
+	if (gp->pidfd >= 0)
+		close(gp->pidfd);
+	if (gp->e)
+		gvpool_discard(gp->e);
+	free(gp);
+	strbuf_release(&job);
+	return -1;
+}
+
+static int gvisor_proc_signal(struct sandbox_proc *p, int sig)
+{
+	struct gv_proc *gp = p->impl;
+	if (!gp->e)
+		return -ESRCH;
+	if (sig == SIGKILL) {
+		gp->killed = true;
+		gvpool_kill(gp->e);
+		return 0;
+	}
+	char num[16];
+	gvhost_fmt(num, sizeof(num), "%d", sig);
+	/* to init, which passes it on to the program's process group */
+	return gvpool_runsc(&gv.env, "kill", gp->e->id, num) == 0 ? 0 : -ESRCH;
+}
+
+static int gvisor_proc_usage(struct sandbox_proc *p, long long *cpu_us, long *memory_kb)
+{
+	struct gv_proc *gp = p->impl;
+	struct cg *cg = gp->e ? gvpool_cg(gp->e) : NULL;
+	if (!cg)
+		return -ENOENT;
+	int rc = cg_cpu_us(cg, cpu_us);
+	return rc < 0 ? rc : cg_memory_current_kb(cg, memory_kb);
+}
+
+/* Reads a live job's status file: true when it holds a valid end for token. */
+static bool read_status(struct gv_entry *e, const uint8_t token[BX_TOKEN_LEN], struct bx_status *st)
+{
+	char path[PATH_MAX];
+	struct strbuf sb = STRBUF_INIT;
+	gvhost_fmt(path, sizeof(path), "%s/b/status", e->dir);
+	bool ok = strbuf_read_file(&sb, path, 4096) == 0 && take_trailer(&sb, token, st);
+	strbuf_release(&sb);
+	return ok;
+}
+
+static void gvisor_proc_wait(struct sandbox_proc *p, int64_t deadline_us, struct run_result *res)
+{
+	struct gv_proc *gp = p->impl;
+	bool late = false;
+	for (;;) {
+		struct pollfd pfd = {.fd = gp->pidfd, .events = POLLIN};
+		int64_t left = deadline_us - clock_mono_us();
+		if (left <= 0) {
+			late = true;
+			break;
+		}
+		int r = poll(&pfd, 1, (int)(left / 1000) + 1);
+		if (r > 0 || (r < 0 && errno != EINTR))
+			break;
+	}
+	if (late)
+		gvpool_kill(gp->e);
+	struct bx_status st;
+	bool have = !late && read_status(gp->e, gp->token, &st);
+	long ooms, failcnt;
+	memory_events(gp->e, &ooms, &failcnt);
+	bool host_oom = ooms > gp->e->ooms0 || failcnt > gp->e->failcnt0;
+	const char *argv[] = {gp->argv0, NULL};
+	struct run_spec spec = {.argv = argv, .limits = p->limits};
+	struct run_facts f;
+	run_facts_init(&f);
+	gather_facts(&spec, res, have ? &st : NULL, late ? CAPTURE_DEADLINE : CAPTURE_DONE, gp->e,
+		     host_oom, &f);
+	if (!have && gp->killed && !late) {
+		f.end = RUN_END_SIGNALED; /* the caller's SIGKILL ended the sandbox */
+		f.code = SIGKILL;
+	}
+	if (!have)
+		f.wall_us = clock_mono_us() - p->t0_us;
+	run_verdict(&f, &p->limits, res);
+	gvpool_discard(gp->e);
+	gp->e = NULL;
+}
+
+static void gvisor_proc_free(struct sandbox_proc *p)
+{
+	struct gv_proc *gp = p->impl;
+	if (!gp)
+		return;
+	if (gp->e)
+		gvpool_discard(gp->e);
+	if (gp->pidfd >= 0)
+		close(gp->pidfd);
+	free(gp);
+	p->impl = NULL;
 }
 
 /* ---- set-up, sweep, shutdown ------------------------------------------- */
@@ -743,4 +915,9 @@ const struct sandbox_ops gvisor_ops = {
     .prepare = gvpool_prepare,
     .run = gvisor_run,
     .close = gvisor_close,
+    .start = gvisor_start,
+    .proc_signal = gvisor_proc_signal,
+    .proc_usage = gvisor_proc_usage,
+    .proc_wait = gvisor_proc_wait,
+    .proc_free = gvisor_proc_free,
 };

@@ -47,12 +47,19 @@
  * revalidation (exclusive): runtimes are read-only, and the box of a run is only
  * ever seen by that one sandbox, which walks it first after it is mounted. */
 #define GLOBAL_FLAGS "--network=none", "--file-access-mounts=exclusive"
-#define REAPERS	     2
+/* Live sandboxes (sandbox_start: sessions) share the box with the host while they
+ * run: the host's writes must be seen inside at once, and the program's outside,
+ * so their mounts are revalidated (shared). The read-only runtime is too: a few
+ * per cent on imports, measured. */
+#define LIVE_FLAGS "--network=none", "--file-access-mounts=shared"
+#define LIVE_SIG   "live|"
+#define REAPERS	   2
 
 struct gv_pool {
 	char *sig;	  /* ro_paths and init_args joined: the pool's key */
 	char **ro_paths;  /* NULL-terminated copy */
 	char **init_args; /* the container's process: box_init and its warm-up arguments */
+	bool shared;	  /* a pool of live sandboxes (LIVE_FLAGS) */
 	struct gv_entry *ready;
 	int nready, starting;
 	int64_t last_use_us;
@@ -381,9 +388,13 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	char rootopt[PATH_MAX + 8], pidfile[PATH_MAX + 8];
 	gvhost_fmt(rootopt, sizeof(rootopt), "--root=%s", gp.env.root);
 	gvhost_fmt(pidfile, sizeof(pidfile), "%s/pid", e->dir);
-	const char *argv[] = {gp.env.runsc, rootopt,	GLOBAL_FLAGS, gp.env.platform,
-			      "run",	    "--detach", "--bundle",   e->dir,
-			      "--pid-file", pidfile,	e->id,	      NULL};
+	const char *exclusive[] = {gp.env.runsc, rootopt,    GLOBAL_FLAGS, gp.env.platform,
+				   "run",	 "--detach", "--bundle",   e->dir,
+				   "--pid-file", pidfile,    e->id,	   NULL};
+	const char *shared[] = {gp.env.runsc, rootopt,	  LIVE_FLAGS, gp.env.platform,
+				"run",	      "--detach", "--bundle", e->dir,
+				"--pid-file", pidfile,	  e->id,      NULL};
+	const char **argv = p->shared ? shared : exclusive;
 	pid_t pid;
 	/* every wait below is bounded by the start's deadline: a platform that never
 	 * starts (kvm where it hangs) costs that long, then everything is killed */
@@ -518,6 +529,7 @@ static struct gv_pool *pool_get(const char *sig, const char *const *ro_paths,
 	for (size_t i = 0; i < n; i++)
 		p->ro_paths[i] = xstrdup(ro_paths[i]);
 	p->init_args = split_nul(warm);
+	p->shared = !strncmp(sig, LIVE_SIG, strlen(LIVE_SIG));
 	gp.npools++;
 	return p;
 }
@@ -577,10 +589,13 @@ static void *refill_main(void *arg)
 	return NULL;
 }
 
-/* The warm-up and pool signature of the runtime of spec. */
-static void runtime_of(const struct run_spec *spec, struct strbuf *warm, struct strbuf *sig)
+/* The warm-up and pool signature of the runtime of spec (live: for sandbox_start). */
+static void runtime_of(const struct run_spec *spec, bool live, struct strbuf *warm,
+		       struct strbuf *sig)
 {
 	warm_args(spec, warm);
+	if (live)
+		strbuf_addstr(sig, LIVE_SIG);
 	sig_of(spec->ro_paths, warm, sig);
 }
 
@@ -620,6 +635,7 @@ static int entry_take(const struct run_spec *spec, const struct strbuf *warm,
 		memset(&tmp, 0, sizeof(tmp));
 		tmp.ro_paths = (char **)ro_paths;
 		tmp.init_args = split_nul(warm);
+		tmp.shared = !strncmp(sig->buf, LIVE_SIG, strlen(LIVE_SIG));
 		r = entry_start(&tmp, &e, err, errlen);
 		if (r == 0)
 			e->pool = NULL;
@@ -641,15 +657,21 @@ static int entry_take(const struct run_spec *spec, const struct strbuf *warm,
 void gvpool_sig(const struct run_spec *spec, struct strbuf *sig)
 {
 	struct strbuf warm = STRBUF_INIT;
-	runtime_of(spec, &warm, sig);
+	runtime_of(spec, false, &warm, sig);
 	strbuf_release(&warm);
 }
 
 int gvpool_take(const struct run_spec *spec, struct gv_entry **out, bool *cold, char *err,
 		size_t errlen)
 {
+	return gvpool_take_live(spec, false, out, cold, err, errlen);
+}
+
+int gvpool_take_live(const struct run_spec *spec, bool live, struct gv_entry **out, bool *cold,
+		     char *err, size_t errlen)
+{
 	struct strbuf warm = STRBUF_INIT, sig = STRBUF_INIT;
-	runtime_of(spec, &warm, &sig);
+	runtime_of(spec, live, &warm, &sig);
 	int r = entry_take(spec, &warm, &sig, out, cold, err, errlen);
 	strbuf_release(&warm);
 	strbuf_release(&sig);
@@ -686,11 +708,16 @@ fail:
 
 void gvpool_prepare(const struct run_spec *spec)
 {
+	gvpool_prepare_live(spec, false);
+}
+
+void gvpool_prepare_live(const struct run_spec *spec, bool live)
+{
 	if (!gp.started || gp.env.pool_size <= 0)
 		return;
 	const char *const *ro_paths = spec->ro_paths;
 	struct strbuf sig = STRBUF_INIT, warm = STRBUF_INIT;
-	runtime_of(spec, &warm, &sig);
+	runtime_of(spec, live, &warm, &sig);
 	pthread_mutex_lock(&gp.lock);
 	struct gv_pool *p = pool_get(sig.buf, ro_paths, &warm);
 	if (p) {
@@ -709,7 +736,7 @@ bool gvpool_wait(const struct run_spec *spec, long timeout_ms)
 		return false;
 	const char *const *ro_paths = spec->ro_paths;
 	struct strbuf sig = STRBUF_INIT, warm = STRBUF_INIT;
-	runtime_of(spec, &warm, &sig);
+	runtime_of(spec, false, &warm, &sig);
 	struct timespec ts = clock_mono_after(timeout_ms);
 	bool full = false;
 	pthread_mutex_lock(&gp.lock);

@@ -80,6 +80,10 @@ void gvpool_sig(const struct run_spec *spec, struct strbuf *sig);
  * with gvpool_discard. 0, or -1 with err. */
 int gvpool_take(const struct run_spec *spec, struct gv_entry **out, bool *cold, char *err,
 		size_t errlen);
+/* The same for a live sandbox (sandbox_start) when live: its own pools, whose
+ * mounts the host shares (--file-access-mounts=shared). */
+int gvpool_take_live(const struct run_spec *spec, bool live, struct gv_entry **out, bool *cold,
+		     char *err, size_t errlen);
 /* SIGKILLs every process of e's container now, without waiting. */
 void gvpool_kill(struct gv_entry *e);
 /* Kills e, unmounts its box and hands it to the reapers, which free it. */
@@ -91,6 +95,8 @@ struct cg *gvpool_cg(struct gv_entry *e);
  * preload make the pool's key) so that its pool fills now rather than after its
  * first run. No-op without a pool. Only those fields of spec are read. */
 void gvpool_prepare(const struct run_spec *spec);
+/* The same for live sandboxes when live. */
+void gvpool_prepare_live(const struct run_spec *spec, bool live);
 /* Waits until the pool of spec's runtime holds pool_size started sandboxes, at
  * most timeout_ms. Returns true when it got there. */
 bool gvpool_wait(const struct run_spec *spec, long timeout_ms);

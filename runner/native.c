@@ -626,6 +626,192 @@ static bool native_works(char *why, size_t whylen)
 	return ready;
 }
 
+/* ---- live processes (sandbox_start) ---- */
+
+/* A live process's own state: its init, report pipe, cgroup and plan. */
+struct native_proc {
+	pid_t pid; /* init's host pid */
+	int pidfd, rep_fd;
+	struct cg cg;
+	struct nsinit_plan *plan;
+	bool killed; /* SIGKILLed through init before the program showed */
+};
+
+static void native_proc_end(struct native_proc *np)
+{
+	if (np->pidfd >= 0) {
+		syscall(SYS_pidfd_send_signal, np->pidfd, SIGKILL, NULL, 0);
+		siginfo_t si;
+		while (waitid((idtype_t)P_PIDFD, (id_t)np->pidfd, &si, WEXITED) < 0 &&
+		       errno == EINTR)
+			;
+		close_fd(&np->pidfd);
+	}
+	close_fd(&np->rep_fd);
+	int rc;
+	if (np->cg.root && (rc = cg_remove(&np->cg)) < 0)
+		log_warn("native: cannot remove cgroup %s: %s", np->cg.name, strerror(-rc));
+	np->cg.root = NULL;
+}
+
+/* Clones init with the pipes and releases it; fills np and p's fds. 0 or -1 with err. */
+static int native_launch(struct sandbox *sb, struct native_proc *np, struct sandbox_proc *p,
+			 char *err, size_t errlen)
+{
+	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
+	int psync[2] = {-1, -1}, prep[2] = {-1, -1}, into_fd = -1, clone_errno = 0, ret = -1;
+	if (pipe2(pin, O_CLOEXEC) < 0 || pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0 ||
+	    pipe2(psync, O_CLOEXEC) < 0 || pipe2(prep, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	const int child_fds[5] = {pin[0], pout[1], perr[1], psync[0], prep[1]};
+	plan_fds(np->plan, child_fds);
+	np->pid = start_init(sb, np->plan, &np->cg, 0, &np->pidfd, &into_fd, &clone_errno);
+	if (np->pid < 0) {
+		np->pidfd = -1;
+		snprintf(err, errlen, "clone3: %s", strerror(clone_errno));
+		goto out;
+	}
+	close_fd(&pin[0]), close_fd(&pout[1]), close_fd(&perr[1]);
+	close_fd(&psync[0]), close_fd(&prep[1]);
+	int rc;
+	if (map_ids(np->pid, sb, err, errlen) < 0)
+		goto out;
+	if (!np->plan->ncg_fds && into_fd < 0 && (rc = cg_join(&np->cg, np->pid)) < 0) {
+		snprintf(err, errlen, "joining cgroup %s: %s", np->cg.name, strerror(-rc));
+		goto out;
+	}
+	if (write(psync[1], "g", 1) != 1) {
+		snprintf(err, errlen, "releasing the sandbox: %s", strerror(errno));
+		goto out;
+	}
+	p->in_fd = pin[1], p->out_fd = pout[0], p->err_fd = perr[0];
+	pin[1] = pout[0] = perr[0] = -1;
+	np->rep_fd = prep[0];
+	prep[0] = -1;
+	ret = 0;
+out:;
+	int *const pipes[] = {pin, pout, perr, psync, prep};
+	for (size_t i = 0; i < sizeof pipes / sizeof pipes[0]; i++)
+		close_fd(&pipes[i][0]), close_fd(&pipes[i][1]);
+	return ret;
+}
+
+static int native_start(struct sandbox *sb, const struct run_spec *spec, struct sandbox_proc *p,
+			char *err, size_t errlen)
+{
+	if (!ready) {
+		snprintf(err, errlen, "native sandbox unavailable: %s", init_error);
+		return -1;
+	}
+	sb->box_changes++;
+	struct native_proc *np = xcalloc(1, sizeof *np);
+	np->pidfd = np->rep_fd = -1;
+	np->plan = xcalloc(1, sizeof *np->plan);
+	const char *box_root = sandbox_options() ? sandbox_options()->box_root : "/run/judge";
+	if (nsinit_plan(np->plan, sb, spec, box_root, err, errlen) < 0)
+		goto fail;
+	np->plan->filter = &filter;
+	np->plan->last_cap = last_cap;
+	np->plan->newroot = newroot_dir;
+	struct native_state *st = native_state(sb);
+	if (run_cgroup(st, sb, &spec->limits, &np->cg, err, errlen) < 0) {
+		np->cg.root = NULL;
+		goto fail;
+	}
+	np->plan->ncg_fds = cg_self_join_fds(&np->cg, np->plan->cg_fds);
+	if (native_launch(sb, np, p, err, errlen) < 0)
+		goto fail;
+	p->impl = np;
+	return 0;
+fail:
+	native_proc_end(np);
+	free(np->plan);
+	free(np);
+	return -1;
+}
+
+/* Every process of the run but init (which then reports how the program ended). */
+static int native_proc_signal(struct sandbox_proc *p, int sig)
+{
+	struct native_proc *np = p->impl;
+	pid_t pids[512];
+	int n = cg_list(&np->cg, false, pids, 512), sent = 0;
+	for (int i = 0; i < n; i++)
+		if (pids[i] != np->pid && kill(pids[i], sig) == 0)
+			sent++;
+	if (!sent && sig == SIGKILL && np->pidfd >= 0) {
+		/* the program is not there yet: its init goes, and it with it */
+		np->killed = true;
+		return syscall(SYS_pidfd_send_signal, np->pidfd, SIGKILL, NULL, 0) < 0 ? -errno : 0;
+	}
+	return n < 0 ? n : sent ? 0 : -ESRCH;
+}
+
+static int native_proc_usage(struct sandbox_proc *p, long long *cpu_us, long *memory_kb)
+{
+	struct native_proc *np = p->impl;
+	int rc = cg_cpu_us(&np->cg, cpu_us);
+	return rc < 0 ? rc : cg_memory_current_kb(&np->cg, memory_kb);
+}
+
+/* Polls init's pidfd (init exits once the program did) and the CPU of the cgroup. */
+static void native_proc_wait(struct sandbox_proc *p, int64_t deadline_us, struct run_result *res)
+{
+	struct native_proc *np = p->impl;
+	long long cpu_us = 0, cpu_limit = p->limits.cpu_ms * 1000LL;
+	bool over = false, late = false;
+	for (;;) {
+		struct pollfd pfd = {.fd = np->pidfd, .events = POLLIN};
+		int64_t left = deadline_us - clock_mono_us();
+		if (left <= 0) {
+			late = true;
+			break;
+		}
+		int r =
+		    poll(&pfd, 1, left / 1000 < CPU_TICK_MS ? (int)(left / 1000) + 1 : CPU_TICK_MS);
+		if (r > 0)
+			break;
+		if (cg_cpu_us(&np->cg, &cpu_us) == 0 && cpu_us > cpu_limit) {
+			over = true;
+			break;
+		}
+	}
+	enum capture_end end = over ? CAPTURE_STOPPED : late ? CAPTURE_DEADLINE : CAPTURE_DONE;
+	struct nsinit_report exit_rep = {0}, fail_rep = {0};
+	siginfo_t si = {0};
+	if (end != CAPTURE_DONE)
+		syscall(SYS_pidfd_send_signal, np->pidfd, SIGKILL, NULL, 0);
+	while (waitid((idtype_t)P_PIDFD, (id_t)np->pidfd, &si, WEXITED) < 0 && errno == EINTR)
+		;
+	close_fd(&np->pidfd);
+	fcntl(np->rep_fd, F_SETFL, O_NONBLOCK);
+	read_reports(np->rep_fd, &exit_rep, &fail_rep);
+	struct capture cap;
+	capture_init(&cap);
+	struct run_facts f;
+	end_facts(&f, np->plan, &np->cg, end, &cap, over, &exit_rep, &fail_rep, &si);
+	if (np->killed && !exit_rep.type && !fail_rep.type) {
+		f.end = RUN_END_SIGNALED;
+		f.code = SIGKILL;
+	}
+	f.wall_us = clock_mono_us() - p->t0_us;
+	run_verdict(&f, &p->limits, res);
+	native_proc_end(np);
+}
+
+static void native_proc_free(struct sandbox_proc *p)
+{
+	struct native_proc *np = p->impl;
+	if (!np)
+		return;
+	native_proc_end(np);
+	free(np->plan);
+	free(np);
+	p->impl = NULL;
+}
+
 const struct sandbox_ops native_ops = {
     .name = "native",
     .global_init = native_global_init,
@@ -633,4 +819,9 @@ const struct sandbox_ops native_ops = {
     .works = native_works,
     .run = native_run,
     .close = native_close,
+    .start = native_start,
+    .proc_signal = native_proc_signal,
+    .proc_usage = native_proc_usage,
+    .proc_wait = native_proc_wait,
+    .proc_free = native_proc_free,
 };

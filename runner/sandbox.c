@@ -15,9 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "runner/backend.h"
+#include "runner/session_pool.h"
 
 /* Every backend, indexed by enum sandbox_backend: sandbox.c calls them only here. */
 static const struct sandbox_ops *const backend_ops[SANDBOX_BACKENDS] = {
@@ -194,6 +196,7 @@ int sandbox_global_init(const struct sandbox_options *opts, char *err, size_t er
 
 void sandbox_global_shutdown(void)
 {
+	session_pool_stop(); /* its sessions' sandboxes first */
 	for (int b = 0; b < SANDBOX_BACKENDS; b++)
 		backend_ops[b]->global_shutdown();
 	gvisor_ready = false;
@@ -547,4 +550,108 @@ void run_result_release(struct run_result *res)
 {
 	strbuf_release(&res->out);
 	strbuf_release(&res->err);
+}
+
+/* ---- live processes ---- */
+
+int sandbox_start(struct sandbox *sb, const struct run_spec *spec, struct sandbox_proc **out,
+		  char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!sb || !spec || !spec->argv || !spec->argv[0] || spec->argv[0][0] != '/' ||
+	    !spec->env || sb->box_fd < 0 || (unsigned)sb->backend >= SANDBOX_BACKENDS) {
+		snprintf(err, errlen, "invalid run specification");
+		return -1;
+	}
+	const char *missing = incomplete_limit(&spec->limits);
+	if (missing) {
+		snprintf(err, errlen, "incomplete limits: %s", missing);
+		return -1;
+	}
+	const struct sandbox_ops *ops = backend_ops[sb->backend];
+	if (!ops->start) {
+		snprintf(err, errlen, "the %s backend cannot start live processes", ops->name);
+		return -1;
+	}
+	struct sandbox_proc *p = xcalloc(1, sizeof *p);
+	p->sb = sb;
+	p->backend = sb->backend;
+	p->in_fd = p->out_fd = p->err_fd = -1;
+	p->limits = spec->limits;
+	p->t0_us = clock_mono_us();
+	if (ops->start(sb, spec, p, err, errlen) < 0) {
+		free(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
+
+void sandbox_proc_fds(const struct sandbox_proc *p, int *in_fd, int *out_fd, int *err_fd)
+{
+	if (in_fd)
+		*in_fd = p->in_fd;
+	if (out_fd)
+		*out_fd = p->out_fd;
+	if (err_fd)
+		*err_fd = p->err_fd;
+}
+
+void sandbox_proc_close_stdin(struct sandbox_proc *p)
+{
+	if (p->in_fd >= 0)
+		close(p->in_fd);
+	p->in_fd = -1;
+}
+
+int sandbox_proc_signal(struct sandbox_proc *p, int sig)
+{
+	if (p->waited)
+		return -ESRCH;
+	return backend_ops[p->backend]->proc_signal(p, sig);
+}
+
+int sandbox_proc_usage(struct sandbox_proc *p, long *cpu_ms, long *memory_kb)
+{
+	long long us = 0;
+	long kb = 0;
+	int rc = backend_ops[p->backend]->proc_usage(p, &us, &kb);
+	if (rc == 0) {
+		if (cpu_ms)
+			*cpu_ms = (long)(us / 1000);
+		if (memory_kb)
+			*memory_kb = kb;
+	}
+	return rc;
+}
+
+int sandbox_proc_wait(struct sandbox_proc *p, long timeout_ms, struct run_result *res)
+{
+	if (p->waited)
+		return -1;
+	p->waited = true;
+	res->status = RUN_INTERNAL_ERROR;
+	res->exit_code = res->signal = 0;
+	res->cpu_ms = res->wall_ms = res->memory_kb = 0;
+	res->out_truncated = res->err_truncated = false;
+	res->message[0] = 0;
+	strbuf_reset(&res->out);
+	strbuf_reset(&res->err);
+	int64_t deadline = p->t0_us + p->limits.wall_ms * 1000LL;
+	if (timeout_ms >= 0 && clock_mono_us() + timeout_ms * 1000LL < deadline)
+		deadline = clock_mono_us() + timeout_ms * 1000LL;
+	backend_ops[p->backend]->proc_wait(p, deadline, res);
+	return 0;
+}
+
+void sandbox_proc_free(struct sandbox_proc *p)
+{
+	if (!p)
+		return;
+	backend_ops[p->backend]->proc_free(p);
+	int *fds[] = {&p->in_fd, &p->out_fd, &p->err_fd};
+	for (int i = 0; i < 3; i++)
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+	free(p);
 }

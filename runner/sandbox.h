@@ -64,6 +64,7 @@ struct sandbox_options {
 	 * and /tmp are sized for the largest run it may serve. */
 	long long gvisor_memory_bytes; /* the largest memory limit of any run */
 	long long gvisor_tmp_bytes;    /* the size of /tmp of a run */
+	int session_pool; /* sessions started ahead of need per driver (session_prepare) */
 };
 
 struct run_spec {
@@ -191,6 +192,43 @@ enum sandbox_backend sandbox_tool_backend(enum sandbox_backend b);
 void sandbox_prepare(enum sandbox_backend backend, const struct run_spec *spec);
 /* Kills anything still running, unmounts and removes the box. */
 void sandbox_close(struct sandbox *sb);
+
+/* A live process: a program started in a fresh sandbox around sb's box (as in
+ * sandbox_run) whose stdin, stdout and stderr are pipes the caller holds while it
+ * runs (sessions' drivers, interactive problems). Limits hold for its whole life:
+ * memory_kb, processes, file_bytes, open_files, tmp_bytes are enforced by the
+ * backend at once; cpu_ms and wall_ms (counted from the start) by
+ * sandbox_proc_wait, plus an RLIMIT_CPU backstop; stdout_bytes and stderr_bytes
+ * are the caller's business (it reads the pipes). spec's stdin_data/stdin_path
+ * are ignored: stdin is the pipe. gVisor: the sandbox serves this program only
+ * and is discarded after it; the box is mounted with shared file access, so what
+ * the host writes into the box is seen inside at once, and the other way round. */
+struct sandbox_proc;
+/* Starts spec in sb's backend (never as a trusted tool). 0 with *out (free it with
+ * sandbox_proc_free), or -1 with err. sb must outlive *out. */
+int sandbox_start(struct sandbox *sb, const struct run_spec *spec, struct sandbox_proc **out,
+		  char *err, size_t errlen);
+/* The caller's ends: the program's stdin (write; -1 once closed), stdout and stderr
+ * (read). Owned by p: do not close them, use sandbox_proc_close_stdin. Blocking
+ * mode; the caller may make them non-blocking. Any may be NULL. */
+void sandbox_proc_fds(const struct sandbox_proc *p, int *in_fd, int *out_fd, int *err_fd);
+/* Closes the program's stdin (it reads EOF). */
+void sandbox_proc_close_stdin(struct sandbox_proc *p);
+/* Sends sig to the program's processes (native: every process of the run;
+ * gVisor: the program's process group, through `runsc kill` to box_init).
+ * SIGKILL ends the whole sandbox at once. 0 or -errno (-ESRCH: already over). */
+int sandbox_proc_signal(struct sandbox_proc *p, int sig);
+/* CPU time (ms) and memory (KiB) the sandbox used so far: its cgroup, so for
+ * gVisor the sentry and gofer count too (that is the real cost). 0 or -errno. */
+int sandbox_proc_usage(struct sandbox_proc *p, long *cpu_ms, long *memory_kb);
+/* Waits until the program has ended (every process of it), at most timeout_ms
+ * (< 0: until its wall limit), then kills what is left and fills res (status by
+ * run_verdict: timeout when killed at the timeout or past cpu_ms/wall_ms, exit
+ * code or signal, memory_limit...). res's out/err stay empty: the caller reads
+ * the pipes. Returns 0; -1 when already waited for (res untouched). */
+int sandbox_proc_wait(struct sandbox_proc *p, long timeout_ms, struct run_result *res);
+/* Kills the program if it still runs, closes the fds, frees p. NULL is fine. */
+void sandbox_proc_free(struct sandbox_proc *p);
 
 void run_result_init(struct run_result *res);
 void run_result_release(struct run_result *res);

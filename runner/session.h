@@ -70,6 +70,13 @@ int session_exec(struct session *s, const struct cell_spec *cell, struct cell_re
 long session_memory_kb(struct session *s);
 /* Ends the driver and its sandbox (not the box: sandbox_close does that). */
 void session_stop(struct session *s);
+/* Keeps sandbox_options' session_pool sessions like spec started ahead of need
+ * in backend, with boxes of box_bytes (a worker calls it at start for each
+ * language with a driver). session_start then hands one over when its sb (of that
+ * backend and box size, nothing run in it yet) and spec match: the pooled box
+ * becomes sb's. A pooled session serves one session only. No-op when the
+ * option is 0. */
+void session_prepare(enum sandbox_backend backend, long box_bytes, const struct session_spec *spec);
 
 void cell_result_init(struct cell_result *res);
 void cell_result_release(struct cell_result *res);

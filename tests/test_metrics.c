@@ -156,6 +156,24 @@ Test(metrics, route_labels)
 	cr_assert_eq(route_of("/v1/submissions/batch", &arg), R_BATCH);
 	cr_assert_eq(route_of("/v1/problems/hello", &arg), R_PROBLEM);
 	cr_assert_str_eq(arg, "hello");
+	/* sessions: arg points at the session id and what follows it */
+	static const char sid[] = "0d9d6129-0b90-4c99-b0fd-dec24de0c3c1";
+	cr_assert_eq(route_of("/v1/sessions", &arg), R_SESSIONS);
+	cr_assert_eq(route_of("/v1/sessions/0d9d6129-0b90-4c99-b0fd-dec24de0c3c1", &arg),
+		     R_SESSION);
+	cr_assert_str_eq(arg, sid);
+	cr_assert_eq(route_of("/v1/sessions/x/execute", &arg), R_SESSION_EXECUTE);
+	cr_assert_eq(route_of("/v1/sessions/x/install", &arg), R_SESSION_INSTALL);
+	cr_assert_eq(route_of("/v1/sessions/x/files", &arg), R_SESSION_FILES);
+	cr_assert_eq(route_of("/v1/sessions/x/files/a/b.csv", &arg), R_SESSION_FILE);
+	cr_assert_str_eq(arg, "x/files/a/b.csv");
+	cr_assert_eq(route_of("/v1/sessions/x/other", &arg), R_OTHER);
+	cr_assert_eq(route_of("/v1/sessions//execute", &arg), R_OTHER);
+	cr_assert(route_method_ok(R_SESSION_FILE, "PUT") && route_method_ok(R_SESSION, "DELETE"));
+	cr_assert(route_method_ok(R_SESSIONS, "POST") && route_method_ok(R_SESSIONS, "GET"));
+	cr_assert_not(route_method_ok(R_SESSION_EXECUTE, "GET"));
+	cr_assert_not(route_method_ok(R_SESSION_FILES, "PUT"));
+	cr_assert_not(route_method_ok(R_SESSION, "POST"));
 	cr_assert(route_method_ok(R_MCP, "POST"));
 	cr_assert_not(route_method_ok(R_MCP, "GET"));
 	cr_assert(route_method_ok(R_LANGUAGES, "HEAD"));

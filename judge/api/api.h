@@ -60,7 +60,7 @@ struct api {
 	struct metrics *metrics;
 	struct waiter_hub *waiters;
 	struct sesshub *sessions; /* parks session calls until their answer (sessions.h) */
-	struct sse_hub *sse; /* live output relays (sse.h) */
+	struct sse_hub *sse;	  /* live output relays (sse.h) */
 	/* languages' versions, probed once on first use (info.c) */
 	pthread_mutex_t vlock;
 	char **versions;

@@ -1,10 +1,11 @@
 /* dash: the operator dashboard's JSON endpoints under /v1/admin/ (admin keys only).
  *
  * GET /v1/admin/stats: queue, throughput and latency over time, workers and
- * slots, recent failures (admin.h), and sessions by status (sessdb.h). GET /v1/admin/keys lists the API keys,
- * POST creates one ({"name", "admin"}: the key is in the answer, once) and
- * DELETE /v1/admin/keys/{id} revokes one. A key without the admin flag gets
- * 403 forbidden; with auth = off (loopback only) every caller is the operator.
+ * slots, recent failures (admin.h), and sessions by status (sessdb.h).
+ * GET /v1/admin/keys lists the API keys, POST creates one ({"name", "admin"}:
+ * the key is in the answer, once) and DELETE /v1/admin/keys/{id} revokes one.
+ * A key without the admin flag gets 403 forbidden; with auth = off (loopback
+ * only) every caller is the operator.
  */
 #pragma once
 #include <stdbool.h>

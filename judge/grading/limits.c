@@ -149,6 +149,7 @@ int limits_sandbox_options(const struct judge_config *cfg, struct sandbox_option
 		return -1;
 	out->box_uid = cfg->box_uid;
 	out->gvisor_pool = (int)cfg->gvisor_pool;
+	out->session_pool = (int)cfg->session_pool;
 	out->gvisor_start_timeout_ms = (int)cfg->gvisor_start_timeout_ms;
 	/* a gVisor sandbox may serve any run a request can ask for */
 	out->gvisor_memory_bytes = (long long)cfg->max_memory_limit_mb << 20;

@@ -156,6 +156,8 @@ static cJSON *exec_body(struct sesscall_env *env, const cJSON *req, struct cell_
 	cJSON_AddNumberToObject(o, "time_ms", (double)res->cpu_ms);
 	cJSON_AddNumberToObject(o, "wall_ms", (double)res->wall_ms);
 	cJSON_AddNumberToObject(o, "memory_kb", (double)res->memory_kb);
+	/* the whole sandbox's host memory now (driver, and gVisor's sentry and gofer) */
+	cJSON_AddNumberToObject(o, "session_memory_kb", (double)session_memory_kb(env->s));
 	cJSON_AddBoolToObject(o, "stdout_truncated", res->out_truncated);
 	cJSON_AddBoolToObject(o, "stderr_truncated", res->err_truncated);
 	cJSON_AddBoolToObject(o, "restarted", res->restarted);

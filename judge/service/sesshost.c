@@ -1,12 +1,14 @@
 /* sesshost: a worker's sessions: claims, a thread per session, routed calls (sesshost.h). */
 #include "judge/service/sesshost.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -14,10 +16,10 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/grading/lang.h"
-#include "judge/grading/limits.h"
 #include "judge/service/sesscall.h"
 #include "judge/service/outstream.h"
 #include "judge/service/sessdb.h"
+#include "judge/service/sesspool.h"
 #include "judge/service/slots.h"
 #include "judge/store/db.h"
 #include "runner/install.h"
@@ -98,34 +100,11 @@ static void finish_error(struct sesshost *h, int64_t call_id, int status, const 
 
 /* ---- one session's thread ---- */
 
-static void run_limits_of(struct sesshost *h, const struct hsess *s, struct run_limits *out)
-{
-	struct limits_policy p;
-	limits_policy_from_config(h->cfg, &p);
-	struct limits_request req = {.time_ms = s->env.limits.cpu_ms,
-				     .wall_ms = s->env.limits.wall_ms,
-				     .memory_mb = s->env.limits.memory_mb};
-	limits_run(&p, s->env.lang, NULL, &req, out);
-	/* pip, a shell's pipelines and a plotting library's threads */
-	if (out->processes < 128)
-		out->processes = 128;
-}
-
 /* Opens the sandbox and starts the driver. Returns 0, or -1 with err. */
 static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
 {
-	const struct lang *l = s->env.lang;
-	int rc =
-	    sandbox_open(h->backend, s->slot, s->env.limits.disk_mb << 20, &s->env.sb, err, errlen);
-	if (rc < 0)
-		return -1;
-	struct session_spec spec = {.argv = (const char *const *)l->session_argv,
-				    .env = (const char *const *)l->session_env,
-				    .ro_paths = (const char *const *)l->session_ro_paths,
-				    .warm_argv = (const char *const *)l->warm_argv,
-				    .preload = (const char *const *)l->preload};
-	run_limits_of(h, s, &spec.limits);
-	return session_start(s->env.sb, &spec, &s->env.s, err, errlen);
+	return sesspool_open(h->cfg, h->backend, s->env.lang, &s->env.limits, s->slot, &s->env.sb,
+			     &s->env.s, err, errlen);
 }
 
 static void session_free(struct sesshost *h, struct hsess *s)
@@ -264,10 +243,11 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 	sreq_limits_load(limits, &s->env.limits);
 	s->slot_fd = -1;
 	pthread_cond_init(&s->cond, NULL);
-	const char *why =
-	    !s->env.lang || !s->env.lang->session_argv ? "the worker lacks the language"
-	    : (s->slot = slot_take(h->cfg->box_root, &s->slot_fd)) < 0 ? "no sandbox slot is free"
-								       : NULL;
+	const char *why = NULL;
+	if (!s->env.lang || !s->env.lang->session_argv)
+		why = "the worker lacks the language";
+	else if ((s->slot = slot_take(h->cfg->box_root, &s->slot_fd)) < 0)
+		why = "no sandbox slot is free";
 	hs_lock(h);
 	s->next = h->list;
 	h->list = s;
@@ -457,6 +437,10 @@ static void install_setup(struct sesshost *h)
 	o->npm_registry = cfg->npm_registry;
 	h->inst_strings[0] = xasprintf("%s/install-cache", cfg->state_dir);
 	o->cache_dir = h->inst_strings[0];
+	/* the proxy makes the cache folder, not its parents */
+	if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST)
+		log_warn("sessions: cannot create '%s': %s (installs fail)", cfg->state_dir,
+			 strerror(errno));
 	if (py) {
 		o->python = py->run_argv[0];
 		o->python_ro_paths = (const char *const *)py->ro_paths;
@@ -513,6 +497,7 @@ int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
 		goto fail;
 	}
 	h->started = true;
+	sesspool_prepare(cfg, langs, backend);
 	log_info("sessions: worker %" PRId64 " (%s) holds up to %ld sessions", h->worker_id, name,
 		 cfg->sessions_per_worker);
 	*out = h;

@@ -3,12 +3,12 @@
 # statement is evaluated apart so that its repr() is the cell's result.
 import ast
 import importlib
-import io
 import json
 import linecache
 import os
 import signal
 import sys
+import tempfile
 import traceback
 import types
 
@@ -74,7 +74,7 @@ def error_of(e):
 def set_stdin(data):
     """The cell's stdin at fd level (children read it too), sys.stdin reopened."""
     if data:
-        f = io.open(os.open("/tmp", os.O_TMPFILE | os.O_RDWR, 0o600), "w+b")
+        f = tempfile.TemporaryFile()  # O_TMPFILE where it works (not in gVisor)
         f.write(data)
         f.seek(0)
         os.dup2(f.fileno(), 0)

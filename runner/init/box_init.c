@@ -53,6 +53,10 @@
 enum { STEP_READ = 1, STEP_PARSE, STEP_MOUNT, STEP_PIPE, STEP_FORK, STEP_STDIN };
 
 static struct bx_status st;
+/* the current job is live (BX_JOB_LIVE): its end goes to BX_STATUS_FILE */
+static bool live;
+/* the program of the current job (its process group), for forwarded signals */
+static volatile pid_t prog_pid;
 
 static long long now_us(void)
 {
@@ -108,8 +112,22 @@ static void warm(const char *path)
 static void report(void)
 {
 	st.magic = BX_STATUS_MAGIC;
-	write_full(1, &st, sizeof(st));
-	write_full(1, st.token, BX_TOKEN_LEN);
+	int fd = 1;
+	if (live)
+		fd = open(BX_STATUS_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	write_full(fd, &st, sizeof(st));
+	write_full(fd, st.token, BX_TOKEN_LEN);
+	if (live) {
+		close(fd);
+		_exit(0); /* a live job ends the sandbox */
+	}
+}
+
+/* The host signals init (runsc kill): the program's process group gets it. */
+static void forward(int sig)
+{
+	if (prog_pid > 0)
+		kill(-prog_pid, sig);
 }
 
 /* A fault of the sandbox itself: report it and end the sandbox. */
@@ -356,6 +374,7 @@ static void read_job(struct job_in *in)
 		setup_failed(STEP_READ, -r);
 	memset(&st, 0, sizeof(st));
 	memcpy(st.token, job->token, BX_TOKEN_LEN);
+	live = job->job_flags & BX_JOB_LIVE;
 	st.t_job = now_us();
 	if (job->magic != BX_JOB_MAGIC || job->len < sizeof(*job) || job->len > BX_MAX_JOB ||
 	    job->argc < 1 || job->argc > 65536 || job->envc > 65536)
@@ -408,7 +427,10 @@ static int prepare_job(const struct bx_job *job, bool first)
 	    mount("/tmp", "/dev/shm", NULL, MS_BIND, NULL) < 0)
 		setup_failed(STEP_MOUNT, errno);
 	int stdin_fd;
-	if (job->stdin_seq) {
+	if (job->job_flags & BX_JOB_LIVE) {
+		/* the job pipe itself: init reads no more jobs from it */
+		stdin_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+	} else if (job->stdin_seq) {
 		char in_path[64];
 		snprintf(in_path, sizeof(in_path), "/.b/in-%u", job->stdin_seq);
 		stdin_fd = open(in_path, O_RDONLY | O_CLOEXEC);
@@ -520,8 +542,15 @@ static void run_job(bool first)
 		setup_failed(STEP_FORK, errno);
 	if (pid == 0)
 		child(&in.job, in.argv, in.env, &in.filter, stdin_fd, ep[1]);
+	prog_pid = pid;
 	close(ep[1]);
 	close(stdin_fd);
+	if (live) {
+		/* the program holds the pipes alone: their EOF is its end */
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		dup2(null, 0), dup2(null, 1), dup2(null, 2);
+		close(null);
+	}
 	int exec_err = 0;
 	if (read_full(ep[0], &exec_err, sizeof(exec_err)) < 0)
 		exec_err = 0; /* EOF: execve succeeded */
@@ -551,6 +580,7 @@ static void run_job(bool first)
 		st.kind = BX_EXITED;
 		st.code = WEXITSTATUS(w.main_status);
 	}
+	prog_pid = 0;
 	free(in.insns);
 	free(in.vec);
 	free(in.strs);
@@ -560,6 +590,14 @@ static void run_job(bool first)
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
+	/* a handler, not SIG_IGN: the program gets the default back at execve */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sa.sa_flags = SA_RESTART;
+	static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
+		sigaction(fwd[i], &sa, NULL);
 	/* arguments: -r FILE (read it), -x PROGRAM ARGS... -- (run it), in order */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-r") && i + 1 < argc) {

@@ -13,6 +13,15 @@
  *     the run's output. Only init has read the token, so the program cannot
  *     forge the end of its run: the host accepts a trailer only with it.
  * The host closes the job pipe to end the sandbox (init exits at EOF).
+ *
+ * A live job (BX_JOB_LIVE, sandbox_start): the program gets the job pipe itself
+ * as its stdin and the container's stdout and stderr, which init closes on its
+ * side, so their EOF means the program's processes are gone. Its end is not
+ * written on stdout (the caller reads that stream) but into the control file
+ * /.b/status (struct bx_status, then the token); then init exits and the
+ * sandbox with it: the pipe's state is unknown, nothing may run after it.
+ * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to init (`runsc
+ * kill <id> <sig>`) are passed on to the program's process group.
  */
 #pragma once
 #include <stdint.h>
@@ -37,8 +46,13 @@ struct bx_job {
 	uint32_t filter_len; /* seccomp BPF instructions (struct sock_filter) after the env */
 	uint32_t stdin_seq;  /* the program's stdin is /.b/in-<stdin_seq>; 0 = empty */
 	int64_t tmp_bytes;   /* size of the run's fresh /tmp */
+	uint32_t job_flags;  /* BX_JOB_* */
+	uint32_t pad;
 	uint8_t token[BX_TOKEN_LEN];
 };
+
+#define BX_JOB_LIVE    1u	    /* see above */
+#define BX_STATUS_FILE "/.b/status" /* a live job's end */
 
 enum bx_kind {
 	BX_EXITED = 1,	    /* code = exit status */

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # examples.sh: examples/agent_loop.py against a real judge (private PostgreSQL,
 # judge serve, a native worker) with its scripted model: compile_error, then
-# wrong_answer, then accepted, and the feedback the model was given; then every
-# curl example of README.md, run against the same server.
+# wrong_answer, then accepted, and the feedback the model was given;
+# examples/session_agent.py (a session: ModuleNotFoundError, an install from a
+# local PEP 503 index, the retry with its state); then every curl example of
+# README.md, run against the same server.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh
@@ -10,7 +12,14 @@ source tests/svc.sh
 PY=${JUDGE_PYTHON:-/opt/judge/runtimes/python3.12/bin/python3}
 [ -x "$PY" ] || PY=python3
 
-svc_up examples-test "max_wait_s = 30" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
+# a local PEP 503 index for the session example's install (PyPI is not reachable here)
+python3 tests/integration/lib/pep503.py --root "$SVC_TMP/index" --port 0 \
+	--package tinypkg==1.0 >"$SVC_TMP/index.out" 2>"$SVC_TMP/index.log" &
+SVC_PIDS+=($!)
+for _ in $(seq 100); do grep -q '^ready ' "$SVC_TMP/index.out" 2>/dev/null && break; sleep 0.1; done
+INDEX=$(sed -n 's/^ready //p' "$SVC_TMP/index.out")
+svc_up examples-test "max_wait_s = 30" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native" \
+	"[sessions]" "pip_index_url = ${INDEX:-http://127.0.0.1:9/simple/}"
 
 # ---- the agent loop ----
 S=examples/scripted
@@ -64,6 +73,22 @@ rc=$?
 rc=$?
 [ $rc = 2 ] && grep -q "401" "$SVC_TMP/loop4.out" && pass "agent loop reports a 401 (exit 2)" ||
 	fail "bad key" "rc $rc: $(cat "$SVC_TMP/loop4.out")"
+
+# ---- the session loop: ModuleNotFoundError, install, retry with the state ----
+out=$(JUDGE_URL=$U JUDGE_API_KEY=$KEY "$PY" examples/session_agent.py --json --package tinypkg \
+	--call "hello()" 2>"$SVC_TMP/session.err")
+rc=$?
+[ $rc = 0 ] && pass "session agent exits 0" || fail "session agent exit" "rc $rc: $(tail -5 "$SVC_TMP/session.err")"
+expect_json "session agent: create, upload, load, ModuleNotFoundError, install, retry, download, close" \
+	"$out" '[.steps[].step] == ["create","upload","load","analyse","install","retry","download","close"]
+	and .steps[3].error == "ModuleNotFoundError" and .steps[4].status == "ok"'
+expect_json "session agent: the retry used the variables of the earlier cell" "$out" \
+	'.steps[5].status == "ok" and .steps[5].restarted == false and
+	.steps[6].content == "3 cities, hello from tinypkg 1.0"'
+"$PY" examples/session_agent.py --url "$U" --key jk_bad >"$SVC_TMP/session2.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q 401 "$SVC_TMP/session2.out" && pass "session agent reports a 401 (exit 2)" ||
+	fail "session agent bad key" "rc $rc: $(cat "$SVC_TMP/session2.out")"
 
 # ---- every curl example of README.md ----
 # Rule: in each ```sh / ```bash block, every command that starts with `curl`

@@ -78,7 +78,7 @@ cell "python reads the CSV into a variable" "$PY" \
 cell "import of a missing package: ModuleNotFoundError" "$PY" $'import tinypkg' \
 	'.status == "error" and .error.name == "ModuleNotFoundError" and
 	(.error.value | contains("tinypkg")) and (.error.traceback | contains("python_driver") | not)'
-expect "install tinypkg from the local index" 200 '.status == "ok" and .packages == ["tinypkg"] and
+expect "install tinypkg from the local index" 200 '.status == "ok" and .packages == ["tinypkg==1.0"] and
 	(.time_ms | type == "number")' POST "/v1/sessions/$PY/install" \
 	'{"manager": "pip", "packages": ["tinypkg==1.0"]}'
 cell "the retry: the package imports, the variables are intact" "$PY" \
@@ -132,12 +132,38 @@ cell "compare tokens" "$PY" 'print(" 41 ")' '.verdict == "accepted"' \
 
 create bash
 SH=$SID
+out=$(req POST /v1/sessions '{"language": "javascript"}')
+[ "${out##*$'\n'}" = 201 ] && [ "$(jq -r .language <<<"${out%$'\n'*}")" = node ] &&
+	pass "alias: javascript is node" || fail "alias: javascript is node" "$out"
+req DELETE "/v1/sessions/$(jq -r .id <<<"${out%$'\n'*}")" >/dev/null
 [ -n "$SH" ] && pass "create bash" || fail "create bash"
 cell "bash: a variable" "$SH" 'X=7; cd /tmp' '.status == "ok"'
 cell "bash: kept, with the folder" "$SH" 'echo "$X $PWD"' '.stdout == "7 /tmp\n"'
 cell "bash: a failing command is an error" "$SH" 'false' \
 	'.status == "error" and .error.name == "ExitStatus"'
 cell "bash: runs on after that" "$SH" 'echo ok' '.status == "ok" and .stdout == "ok\n"'
+
+create node
+ND=$SID
+[ -n "$ND" ] && pass "create node (alias javascript works too)" || fail "create node"
+cell "node: let and a function" "$ND" 'let n = 20; function twice(v) { return 2 * v }' '.status == "ok"'
+cell "node: kept; the last value is the result" "$ND" 'twice(n) + 2' '.result == "42"'
+cell "node: top-level await" "$ND" 'await new Promise(r => setTimeout(() => r(n), 10))' '.result == "20"'
+cell "node: a thrown error" "$ND" 'null.x' '.status == "error" and .error.name == "TypeError"'
+cell "node: a missing module" "$ND" 'require("left-pad")' \
+	'.status == "error" and (.error.value | test("Cannot find module"))'
+req DELETE "/v1/sessions/$ND" >/dev/null
+create csharp '"limits": {"memory_mb": 1024}'
+CS=$SID
+if [ -n "$CS" ]; then
+	pass "create csharp"
+	cell "csharp: a variable" "$CS" 'var total = 40;' '.status == "ok"'
+	cell "csharp: kept; the script's value is the result" "$CS" 'total + 2' '.result == "42"'
+	cell "csharp: a compile error" "$CS" 'int x = "s";' '.status == "error"'
+	req DELETE "/v1/sessions/$CS" >/dev/null
+else
+	fail "create csharp"
+fi
 
 # ---- streamed output (SSE) ----
 SSE=$SVC_TMP/sse.out
@@ -215,8 +241,10 @@ bad "huge code" 413 too_large POST "/v1/sessions/$PY/execute" \
 	"$(python3 -c 'import json; print(json.dumps({"code": "#" * 70000}))')"
 bad "a body over max_body" 413 too_large PUT "/v1/sessions/$PY/files/big" "x" \
 	--data-binary @<(head -c 1100000 /dev/zero)
-bad "wrong content type on execute" 415 unsupported_media_type POST "/v1/sessions/$PY/execute" \
-	'{"code": "1"}' -H "Content-Type: text/plain"
+req_plain() { local JSON=(-H "Content-Type: text/plain"); req "$@"; }
+EXPECT_REQ=req_plain
+bad "wrong content type on execute" 415 unsupported_media_type POST "/v1/sessions/$PY/execute" '{"code": "1"}'
+EXPECT_REQ=req
 bad "unknown session" 404 not_found POST /v1/sessions/00000000-0000-4000-8000-000000000000/execute '{"code": "1"}'
 bad "a session id that is no UUID" 404 not_found GET /v1/sessions/12345
 bad "path: .." 400 bad_path GET "/v1/sessions/$PY/files/../../../etc/passwd"

@@ -67,7 +67,8 @@ host_worker() {
 	local i=$1 wini=$SVC_TMP/host$1.ini
 	sed "s|^database_url = .*|database_url = host=${ROOT_IP[$i]} port=$PGPORT dbname=postgres user=judge connect_timeout=5|" \
 		"$ini" >"$wini"
-	ip netns exec "${NS[$i]}" unshare --uts sh -c "hostname host-$i && exec '$JUDGE' --config '$wini' worker" \
+	# nsenter, not ip netns exec: that one mounts a fresh /sys, without the cgroups
+	nsenter --net="/run/netns/${NS[$i]}" unshare --uts sh -c "hostname host-$i && exec '$JUDGE' --config '$wini' worker" \
 		>>"$SVC_TMP/host$i.log" 2>&1 &
 	WPID[$i]=$!
 	SVC_PIDS+=("${WPID[$i]}")

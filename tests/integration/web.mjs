@@ -173,10 +173,10 @@ await check("live output is visible before the run ends", async () => {
 });
 
 // ---- a session: state kept across cells, a file written and downloaded ----
-await check("a session keeps a variable across two cells; its file downloads", async () => {
+await check("a session keeps a variable across two cells, installs a package; its file downloads", async () => {
   const on = await page.locator("#mode-session-label").isVisible();
   if (!on) {
-    skip("a session keeps a variable across two cells; its file downloads", "this judge has no sessions (/v1/sessions)");
+    skip("a session keeps a variable across two cells, installs a package; its file downloads", "this judge has no sessions (/v1/sessions)");
     return "skip";
   }
   // a build whose runner has no sessions yet says so when one is started
@@ -184,7 +184,7 @@ await check("a session keeps a variable across two cells; its file downloads", a
   const p = await ctx.request.post(U + "/v1/sessions", { headers: h, data: { language: "python" } });
   const pj = await p.json();
   if (p.status() === 503 && /without the runner's session support/.test(pj.error?.message || "")) {
-    skip("a session keeps a variable across two cells; its file downloads", "this build cannot start sessions: " + pj.error.message);
+    skip("a session keeps a variable across two cells, installs a package; its file downloads", "this build cannot start sessions: " + pj.error.message);
     return "skip";
   }
   assert(p.status() === 201, "POST /v1/sessions: " + p.status() + " " + JSON.stringify(pj));
@@ -201,6 +201,24 @@ await check("a session keeps a variable across two cells; its file downloads", a
   await page.locator("#cells li:nth-child(2) .cell-status").waitFor({ timeout: 60000 });
   const out = await page.locator("#cells li:nth-child(2) pre.stdout").textContent();
   assert(out.trim() === "42", "second cell printed " + JSON.stringify(out));
+  // a missing package, installed from the page, then imported
+  await setCode(page, "import tinypkg\n");
+  await page.click("#session-run");
+  await page.locator("#cells li:nth-child(3) .cell-status").waitFor({ timeout: 60000 });
+  const err = await page.locator("#cells li:nth-child(3) .cell-error").textContent();
+  assert(/ModuleNotFoundError/.test(err), "import before install: " + err);
+  await page.selectOption("#install-manager", "pip");
+  await page.fill("#install-packages", "tinypkg==1.0");
+  await page.press("#install-packages", "Enter");
+  await page.locator("#install-result").filter({ hasText: /^Install (ok|error)/ }).waitFor({ timeout: 120000 });
+  const inst = await page.locator("#install-result").textContent();
+  assert(/^Install ok/.test(inst), inst);
+  await setCode(page, "import tinypkg\nprint(tinypkg.hello())\nx\n");
+  await page.click("#session-run");
+  await page.locator("#cells li:nth-child(4) .cell-status").waitFor({ timeout: 60000 });
+  const out4 = await page.locator("#cells li:nth-child(4) pre.stdout").textContent();
+  assert(out4.trim() === "hello from tinypkg 1.0", "after install: " + out4);
+  assert((await page.locator("#cells li:nth-child(4) pre.value").textContent()) === "41", "x is kept after the install");
   const row = page.locator("#files tbody tr", { hasText: "answer.txt" });
   await row.waitFor({ timeout: 15000 });
   const [dl] = await Promise.all([page.waitForEvent("download"), row.locator("button").click()]);

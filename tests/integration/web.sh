@@ -16,7 +16,17 @@ SHOTS=${JUDGE_ARTIFACTS:-$ROOT/build/test-artifacts}/web
 mkdir -p "$SHOTS" && rm -f "$SHOTS"/*.png
 echo "web: screenshots in $SHOTS"
 
-svc_up web-test "max_wait_s = 30" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
+# a local PEP 503 index for the session's package install (PyPI is not reachable here)
+IDX_OUT=$SVC_TMP/index.out
+python3 tests/integration/lib/pep503.py --root "$SVC_TMP/index" --port 0 \
+	--package tinypkg==1.0 >"$IDX_OUT" 2>"$SVC_TMP/index.log" &
+SVC_PIDS+=($!)
+for _ in $(seq 100); do grep -q '^ready ' "$IDX_OUT" 2>/dev/null && break; sleep 0.1; done
+INDEX=$(sed -n 's/^ready //p' "$IDX_OUT")
+[ -n "$INDEX" ] && pass "local package index up" || fail "local package index up" "$(tail -3 "$SVC_TMP/index.log")"
+
+svc_up web-test "max_wait_s = 30" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native" \
+	"[sessions]" "pip_index_url = ${INDEX:-http://127.0.0.1:9/simple/}"
 ADMIN=$("$JUDGE" --config "$ini" keys create --name web-admin --admin 2>"$SVC_TMP/keys.err")
 [[ $ADMIN == jk_* ]] && grep -q "created admin key" "$SVC_TMP/keys.err" &&
 	pass "judge keys create --admin" || fail "judge keys create --admin" "$(cat "$SVC_TMP/keys.err")"

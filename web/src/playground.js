@@ -170,6 +170,7 @@ function setMode(mode) {
   $("session-panel").hidden = mode !== "session";
   $("io").hidden = mode === "session";
   $("run-buttons").hidden = mode === "session";
+  if (mode === "session") $("result").hidden = true; // a program's result; cells show their own
   if (mode === "problem" && $("problem").options.length <= 1) loadProblems();
   if (mode === "session") state.session.show();
   // an open session holds its language; the other modes may change it

@@ -128,7 +128,12 @@ export class Session {
       if (r.stdout) out.push(el("pre", { class: "stdout", tabindex: "0", "aria-label": "Cell output", text: r.stdout }));
       if (r.stderr) out.push(el("pre", { class: "stderr", tabindex: "0", "aria-label": "Cell errors", text: r.stderr }));
       if (r.result != null) out.push(el("pre", { class: "value", tabindex: "0", "aria-label": "Cell value", text: r.result }));
-      if (r.error) out.push(el("pre", { class: "stderr", text: (r.error.name ? r.error.name + ": " : "") + (r.error.message || JSON.stringify(r.error)) + (r.error.traceback ? "\n" + [].concat(r.error.traceback).join("\n") : "") }));
+      if (r.error) {
+        const er = r.error;
+        const head = (er.name ? er.name + ": " : "") + (er.value ?? er.message ?? "");
+        const tb = er.traceback ? [].concat(er.traceback).join("\n") : "";
+        out.push(el("pre", { class: "stderr cell-error", tabindex: "0", "aria-label": "Cell error", text: (tb ? tb.replace(/\n?$/, "\n") : "") + head }));
+      }
       if (r.message) out.push(el("p", { class: "message", text: r.message }));
       cell.lastChild.replaceWith(...out);
       this.files();

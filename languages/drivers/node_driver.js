@@ -1,0 +1,353 @@
+// node_driver.js: the Node.js 22 session driver (languages/drivers/PROTOCOL.md).
+//
+// How it works: one vm context holds the user's globals for the whole session.
+// Each cell is parsed with acorn (Node's own copy, reached with
+// --expose-internals); top-level let/const/class become var so that they
+// persist as properties of the context's global and a cell can be run again
+// (a second `let x` in V8's script scope would be a SyntaxError). A cell with
+// top-level await then goes through the REPL's own transform
+// (internal/repl/await), which wraps it in an async function that hoists its
+// declarations and returns the last expression's value. The sync part runs
+// with breakOnSigint; SIGINT while a cell awaits ends the wait. Errors thrown
+// in timers and unhandled rejections while a cell runs become its error;
+// after it they are printed to stderr. The session folder is the working
+// directory at start (/box in a sandbox); npm installs go to its
+// .packages/node (runner/install.h PKG_DIR_NODE), which `require` searches
+// before the usual places.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const util = require('util');
+const vm = require('vm');
+const { createRequire } = require('module');
+
+const RESULT_MAX = 1 << 20; // an inspect() longer than this is cut: the reply is not output
+
+let acorn = null;
+let processTopLevelAwait = null;
+try {
+	acorn = require('internal/deps/acorn/acorn/dist/acorn');
+	processTopLevelAwait = require('internal/repl/await').processTopLevelAwait;
+} catch {
+	// without --expose-internals: cells run as plain scripts (no top-level await)
+}
+
+const token = process.env.JUDGE_TOKEN || '';
+delete process.env.JUDGE_TOKEN;
+
+// The request stream off fd 0. Node cannot dup(2) a descriptor, so node.ini
+// starts the driver through /bin/sh, which moves the stream to fd 3 and puts
+// /dev/null on fd 0; the fd comes as the first argument. That fd is not
+// close-on-exec (nothing in Node can set it), but children started through
+// child_process (libuv) get only the stdio they are given (drivers.sh checks
+// it), and fd 0 is /dev/null. Started without the argument, the
+// driver opens /proc/self/fd/0 (a new descriptor of the same pipe; EACCES
+// when the pipe belongs to another uid, as the host's does) and else keeps
+// requests on fd 0.
+function takeRequestFd() {
+	const arg = process.argv[2];
+	if (arg !== undefined && /^\d+$/.test(arg)) return Number(arg);
+	let fd = 0;
+	try {
+		fd = fs.openSync('/proc/self/fd/0', 'r');
+		fs.closeSync(0);
+		const nul = fs.openSync('/dev/null', 'r');
+		if (nul !== 0) fs.closeSync(nul); // fd 0 was taken meanwhile: nothing to do
+	} catch {
+		fd = 0;
+	}
+	return fd;
+}
+
+// stdout and stderr blocking, as a file would be: libuv writes a pipe at
+// once while it has room and queues the rest, which would then come after the
+// reply (and would not stream during a busy cell)
+for (const stream of [process.stdout, process.stderr]) {
+	if (stream._handle && typeof stream._handle.setBlocking === 'function') stream._handle.setBlocking(true);
+}
+
+// Waits until what the cell wrote to process.stdout/stderr left the process.
+function flushed() {
+	const waits = [process.stdout, process.stderr]
+		.filter((s) => s.writable && s.writableLength > 0)
+		.map((s) => new Promise((resolve) => s.write('', () => resolve())));
+	return Promise.all(waits);
+}
+
+function send(obj) {
+	const body = Buffer.from(JSON.stringify(obj));
+	const data = Buffer.concat([Buffer.from(`${token} ${body.length}\n`), body]);
+	let off = 0;
+	while (off < data.length) {
+		try {
+			off += fs.writeSync(1, data, off);
+		} catch (e) {
+			if (e.code !== 'EAGAIN') throw e; // a user may have made fd 1 non-blocking
+		}
+	}
+}
+
+// --- the session's context ----------------------------------------------------
+
+const sessionDir = process.cwd();
+const pkgBase = path.join(sessionDir, '.packages', 'node');
+const cwdRequire = createRequire(path.join(sessionDir, '<session>'));
+
+// Relative and absolute ids from the session folder; bare ones from the
+// package folder first, then the folders a script in the session folder sees.
+function userRequire(id) {
+	if (typeof id !== 'string' || id.startsWith('.') || path.isAbsolute(id)) return cwdRequire(id);
+	return cwdRequire(cwdRequire.resolve(id, { paths: [pkgBase, sessionDir] }));
+}
+userRequire.resolve = (id, opts) => {
+	if (opts || id.startsWith('.') || path.isAbsolute(id)) return cwdRequire.resolve(id, opts);
+	return cwdRequire.resolve(id, { paths: [pkgBase, sessionDir] });
+};
+userRequire.cache = cwdRequire.cache;
+userRequire.main = undefined;
+
+const userModule = { exports: {}, filename: path.join(sessionDir, '<session>'), id: '<session>' };
+userModule.require = userRequire;
+
+const sandbox = {
+	console,
+	process,
+	Buffer,
+	require: userRequire,
+	module: userModule,
+	exports: userModule.exports,
+	__filename: userModule.filename,
+	__dirname: sessionDir,
+	stdin: '',
+};
+for (const name of [
+	'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate',
+	'queueMicrotask', 'structuredClone', 'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder',
+	'AbortController', 'AbortSignal', 'Event', 'EventTarget', 'MessageChannel', 'MessagePort',
+	'BroadcastChannel', 'Blob', 'File', 'performance', 'fetch', 'Headers', 'Request', 'Response',
+	'FormData', 'WebSocket', 'crypto', 'atob', 'btoa', 'navigator', 'DOMException',
+	'ReadableStream', 'WritableStream', 'TransformStream', 'CompressionStream',
+	'DecompressionStream',
+]) {
+	if (name in globalThis) sandbox[name] = globalThis[name];
+}
+const context = vm.createContext(sandbox, { name: 'session' });
+sandbox.global = vm.runInContext('globalThis', context);
+
+const dynamicImport = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+
+// --- a cell's code -------------------------------------------------------------
+
+// Top-level let/const/class -> var (see the top). Returns the new source, or
+// null when acorn cannot parse it (V8 then reports the error on the original).
+function hoistLexical(code) {
+	let ast;
+	try {
+		ast = acorn.parse(code, {
+			ecmaVersion: 'latest',
+			sourceType: 'script',
+			allowAwaitOutsideFunction: true,
+			allowHashBang: true,
+		});
+	} catch {
+		return null;
+	}
+	const edits = []; // [pos, deleteCount, text], applied from the end
+	for (const node of ast.body) {
+		if (node.type === 'VariableDeclaration' && (node.kind === 'let' || node.kind === 'const')) {
+			// padded to the keyword's length: columns in stack traces stay right
+			edits.push([node.start, node.kind.length, 'var'.padEnd(node.kind.length)]);
+		} else if (node.type === 'ClassDeclaration') {
+			edits.push([node.end, 0, ';']);
+			edits.push([node.start, 0, `var ${node.id.name} = `]);
+		}
+	}
+	edits.sort((a, b) => b[0] - a[0]);
+	for (const [pos, del, text] of edits) code = code.slice(0, pos) + text + code.slice(pos + del);
+	return code;
+}
+
+// Returns { script, awaits } for cell n, or throws V8's SyntaxError.
+function compileCell(code, n) {
+	const filename = `cell-${n}`;
+	const opts = { filename };
+	if (dynamicImport) opts.importModuleDynamically = dynamicImport;
+	// as the REPL does: `{ a: 1 }` alone is an object, not a block
+	if (/^\s*\{/.test(code) && /\}\s*$/.test(code)) {
+		try {
+			new vm.Script(`(${code})`);
+			code = `(${code})`;
+		} catch {
+			// a block after all
+		}
+	}
+	let source = acorn ? hoistLexical(code) : null;
+	let awaits = false;
+	if (source !== null && processTopLevelAwait) {
+		const wrapped = processTopLevelAwait(source);
+		if (wrapped !== null) {
+			source = wrapped;
+			awaits = true;
+		}
+	}
+	if (source === null) source = code;
+	try {
+		return { script: new vm.Script(source, opts), awaits };
+	} catch (e) {
+		if (source === code) throw e;
+		// the transform's fault or a real error: V8 on the user's own text decides
+		return { script: new vm.Script(code, opts), awaits: false };
+	}
+}
+
+// --- errors --------------------------------------------------------------------
+
+// The stack without the driver's and Node's frames: message lines (and a
+// SyntaxError's source excerpt) plus the frames of cells.
+function trimStack(stack) {
+	return String(stack)
+		.split('\n')
+		.filter((line) => !/^\s+at /.test(line) || /\bcell-\d+:\d+/.test(line))
+		.join('\n');
+}
+
+function errorOf(e) {
+	if (e !== null && typeof e === 'object' && typeof e.stack === 'string') {
+		let name = 'Error';
+		let value = '';
+		try {
+			name = String(e.name || (e.constructor && e.constructor.name) || 'Error');
+			value = String(e.message === undefined ? '' : e.message);
+		} catch {
+			// a hostile getter: keep the defaults
+		}
+		return { name, value, traceback: trimStack(e.stack) };
+	}
+	let text;
+	try {
+		text = util.inspect(e);
+	} catch {
+		text = String(e);
+	}
+	return { name: 'Uncaught', value: text, traceback: `Uncaught ${text}` };
+}
+
+function inspectResult(v) {
+	if (v === undefined) return null;
+	let text;
+	try {
+		text = util.inspect(v);
+	} catch (e) {
+		text = `[inspect failed: ${e && e.message}]`;
+	}
+	return text.length <= RESULT_MAX ? text : text.slice(0, RESULT_MAX) + '...';
+}
+
+// --- the cell in flight ----------------------------------------------------------
+
+let current = null; // { asyncError, interrupt } while a cell runs
+
+function asyncFailure(e, kind) {
+	if (current) {
+		if (!current.asyncError) current.asyncError = e;
+		return;
+	}
+	// after its cell ended: reported on stderr, never fatal
+	const err = errorOf(e);
+	try {
+		fs.writeSync(2, `${kind}: ${err.traceback || `${err.name}: ${err.value}`}\n`);
+	} catch {
+		// stderr is gone: nothing else to tell
+	}
+}
+process.on('uncaughtException', (e) => asyncFailure(e, 'Uncaught'));
+process.on('unhandledRejection', (e) => asyncFailure(e, 'Unhandled rejection'));
+process.on('SIGINT', () => {
+	if (current && current.interrupt) current.interrupt();
+});
+
+const interruptError = () => {
+	const e = new Error('Script execution was interrupted by `SIGINT`');
+	e.stack = 'Error: Script execution was interrupted by `SIGINT`';
+	return e;
+};
+
+async function runCell(n, code, stdin) {
+	const out = { status: 'ok', result: null, error: null };
+	current = { asyncError: null, interrupt: null };
+	sandbox.stdin = stdin;
+	try {
+		const { script, awaits } = compileCell(code, n);
+		let value = script.runInContext(context, { breakOnSigint: true, displayErrors: false });
+		if (awaits) {
+			const interrupted = new Promise((_, reject) => {
+				current.interrupt = () => reject(interruptError());
+			});
+			const done = await Promise.race([value, interrupted]);
+			value = done && typeof done === 'object' && 'value' in done ? done.value : undefined;
+		}
+		// one turn of the loop: rejections left unhandled by the cell count as its own
+		await new Promise((resolve) => setImmediate(resolve));
+		if (current.asyncError) throw current.asyncError;
+		out.result = inspectResult(value);
+		if (out.result !== null) context._ = value;
+	} catch (e) {
+		out.status = 'error';
+		out.error = errorOf(e);
+	}
+	current = null;
+	return out;
+}
+
+// --- the request loop ----------------------------------------------------------------
+
+function main() {
+	const reqFd = takeRequestFd();
+	const stream = fs.createReadStream(null, { fd: reqFd, highWaterMark: 1 << 16 });
+	let buf = Buffer.alloc(0);
+	let busy = false;
+	let eof = false;
+	let n = 0;
+
+	async function pump() {
+		if (busy) return;
+		busy = true;
+		for (;;) {
+			const nl = buf.indexOf(10);
+			if (nl < 0) break;
+			const words = buf.subarray(0, nl).toString('latin1').split(' ');
+			if (words.length !== 3 || words[0] !== 'CELL' || !/^\d+$/.test(words[1]) || !/^\d+$/.test(words[2])) {
+				fs.writeSync(2, 'node_driver: bad request line\n');
+				process.exit(2);
+			}
+			const clen = Number(words[1]);
+			const slen = Number(words[2]);
+			if (buf.length < nl + 1 + clen + slen) break;
+			const code = buf.subarray(nl + 1, nl + 1 + clen).toString('utf8');
+			const stdin = buf.subarray(nl + 1 + clen, nl + 1 + clen + slen).toString('utf8');
+			buf = buf.subarray(nl + 1 + clen + slen);
+			n += 1;
+			stream.pause();
+			const out = await runCell(n, code, stdin);
+			await flushed();
+			send(out);
+			stream.resume();
+		}
+		busy = false;
+		if (eof) process.exit(0);
+	}
+
+	stream.on('data', (chunk) => {
+		buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+		pump();
+	});
+	stream.on('end', () => {
+		eof = true;
+		if (!busy) process.exit(0);
+	});
+	stream.on('error', () => process.exit(0));
+
+	send({ ready: true, version: process.versions.node });
+}
+
+main();

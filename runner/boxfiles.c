@@ -1,0 +1,308 @@
+/* boxfiles: the session folder's file calls (sandbox.h: sandbox_file_put, _get,
+ * _list, _remove) — the host reading and writing a box that sandboxed code
+ * changes at the same time.
+ *
+ * Every path is resolved with openat2() relative to the box's fd with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS: the kernel
+ * refuses "..", absolute paths and any symlink on the way, so a link planted by
+ * the code (a race included: the check and the use are one call) never takes
+ * the host outside the box. Folders are made one step at a time under the same
+ * rules; removal walks with fds (unlinkat on what fstatat saw, never following).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "runner/backend.h"
+
+#define RESOLVE_SAFE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+#define MAX_DEPTH    64
+
+/* 0 when path is a box-relative path: no leading '/', no empty, "." or ".."
+ * part, no NUL (C strings have none), at most PATH_MAX; "" only when allow_root. */
+static int check_path(const char *path, bool allow_root)
+{
+	size_t len = strlen(path);
+	if (len >= PATH_MAX || (!len && !allow_root) || path[0] == '/')
+		return -EINVAL;
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, "/");
+		if (!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return -EINVAL;
+		p += n;
+		if (*p == '/' && !*++p)
+			return -EINVAL; /* a trailing slash */
+	}
+	return 0;
+}
+
+/* openat2 beneath dirfd; a symlink on the way gives -ELOOP. Returns the fd or -errno. */
+static int open_beneath(int dirfd, const char *path, int flags, mode_t mode)
+{
+	struct open_how how = {.flags = (unsigned)flags | O_CLOEXEC, .resolve = RESOLVE_SAFE};
+	if (flags & O_CREAT)
+		how.mode = mode;
+	int fd;
+	do
+		fd = (int)syscall(SYS_openat2, dirfd, *path ? path : ".", &how, sizeof how);
+	while (fd < 0 && errno == EAGAIN);
+	if (fd < 0 && errno == EXDEV)
+		return -ELOOP; /* a ".." or absolute link: it escapes, so it is a link */
+	return fd < 0 ? -errno : fd;
+}
+
+/* Opens the folder holding path's last part (making folders when create), and
+ * points *last at that part. Returns the folder's fd or -errno. */
+static int open_parent(struct sandbox *sb, const char *path, bool create, const char **last)
+{
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof buf, "%s", path);
+	char *slash = strrchr(buf, '/');
+	*last = path + (slash ? slash - buf + 1 : 0);
+	if (!slash)
+		return open_beneath(sb->box_fd, "", O_PATH | O_DIRECTORY, 0);
+	*slash = 0;
+	int fd = open_beneath(sb->box_fd, buf, O_PATH | O_DIRECTORY, 0);
+	if (fd != -ENOENT || !create)
+		return fd;
+	/* make the folders one part at a time, each resolved under the same rules */
+	int dir = open_beneath(sb->box_fd, "", O_PATH | O_DIRECTORY, 0);
+	for (char *part = buf; dir >= 0 && part;) {
+		char *next = strchr(part, '/');
+		if (next)
+			*next++ = 0;
+		if (mkdirat(dir, part, 0755) == 0) {
+			/* the box's owner may write in it, as in the folders it makes */
+			if (fchownat(dir, part, sb->host_uid, sb->host_gid, AT_SYMLINK_NOFOLLOW) <
+			    0)
+				log_warn("box: cannot chown '%s': %s", part, strerror(errno));
+		} else if (errno != EEXIST) {
+			int e = -errno;
+			close(dir);
+			return e;
+		}
+		int sub = open_beneath(dir, part, O_PATH | O_DIRECTORY, 0);
+		close(dir);
+		dir = sub;
+		part = next;
+	}
+	return dir;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EDQUOT ? -ENOSPC : -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int sandbox_file_put(struct sandbox *sb, const char *path, const void *data, size_t len)
+{
+	int rc = check_path(path, false);
+	if (rc < 0)
+		return rc;
+	const char *last;
+	int dir = open_parent(sb, path, true, &last);
+	if (dir < 0)
+		return dir;
+	/* a new file beside the old one, renamed over it: readers see old or new */
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, ".judge-put-%d-%lu", (int)getpid(), sb->serial);
+	int fd = open_beneath(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		close(dir);
+		return fd;
+	}
+	rc = fchown(fd, sb->host_uid, sb->host_gid) < 0 ? -errno : 0;
+	if (rc == 0)
+		rc = fchmod(fd, 0644) < 0 ? -errno : 0;
+	if (rc == 0)
+		rc = write_all(fd, data, len);
+	close(fd);
+	struct stat st;
+	if (rc == 0 && fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		rc = S_ISDIR(st.st_mode) ? -EISDIR : S_ISLNK(st.st_mode) ? -ELOOP : 0;
+	if (rc == 0 && renameat(dir, tmp, dir, last) < 0)
+		rc = -errno;
+	if (rc < 0)
+		unlinkat(dir, tmp, 0);
+	close(dir);
+	sb->box_changes++;
+	return rc;
+}
+
+int sandbox_file_get(struct sandbox *sb, const char *path, struct strbuf *out, size_t max)
+{
+	int rc = check_path(path, false);
+	if (rc < 0)
+		return rc;
+	int fd = open_beneath(sb->box_fd, path, O_RDONLY | O_NONBLOCK, 0);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto out;
+	}
+	if ((size_t)st.st_size > max) {
+		rc = -EFBIG;
+		goto out;
+	}
+	strbuf_reset(out);
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			goto out;
+		}
+		if (!n)
+			break;
+		if (out->len + (size_t)n > max) {
+			rc = -EFBIG; /* it grew while we read */
+			goto out;
+		}
+		strbuf_add(out, buf, (size_t)n);
+	}
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+static int cmp_dirent(const void *a, const void *b)
+{
+	return strcmp(((const struct sandbox_dirent *)a)->name,
+		      ((const struct sandbox_dirent *)b)->name);
+}
+
+int sandbox_file_list(struct sandbox *sb, const char *dir, struct sandbox_dirent **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	int rc = check_path(dir, true);
+	if (rc < 0)
+		return rc;
+	int fd = open_beneath(sb->box_fd, dir, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	struct sandbox_dirent *v = NULL;
+	size_t count = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue; /* removed meanwhile */
+		if (count == cap) {
+			cap = cap ? cap * 2 : 32;
+			v = xreallocarray(v, cap, sizeof *v);
+		}
+		struct sandbox_dirent *de = &v[count++];
+		snprintf(de->name, sizeof de->name, "%s", e->d_name);
+		de->type = S_ISREG(st.st_mode)	 ? 'f'
+			   : S_ISDIR(st.st_mode) ? 'd'
+			   : S_ISLNK(st.st_mode) ? 'l'
+						 : 'o';
+		de->size = st.st_size;
+		de->mtime = st.st_mtime;
+	}
+	closedir(d);
+	if (count)
+		qsort(v, count, sizeof *v, cmp_dirent);
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+/* Removes everything in the folder dirfd (which it closes), never following links. */
+static int remove_children(int fd, int depth)
+{
+	if (depth > MAX_DEPTH) {
+		close(fd);
+		return -ELOOP;
+	}
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	int rc = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int r = sub < 0 ? -errno : remove_children(sub, depth + 1);
+			if (r == 0 && unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0)
+				r = -errno;
+			if (r < 0 && !rc)
+				rc = r;
+		} else if (unlinkat(dirfd(d), e->d_name, 0) < 0 && errno != ENOENT && !rc) {
+			rc = -errno;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+int sandbox_file_remove(struct sandbox *sb, const char *path)
+{
+	int rc = check_path(path, false);
+	if (rc < 0)
+		return rc;
+	const char *last;
+	int dir = open_parent(sb, path, false, &last);
+	if (dir < 0)
+		return dir;
+	struct stat st;
+	if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = -errno;
+	} else if (S_ISDIR(st.st_mode)) {
+		int sub = openat(dir, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		rc = sub < 0 ? -errno : remove_children(sub, 0);
+		if (rc == 0 && unlinkat(dir, last, AT_REMOVEDIR) < 0)
+			rc = -errno;
+	} else if (unlinkat(dir, last, 0) < 0) {
+		rc = -errno;
+	}
+	close(dir);
+	sb->box_changes++;
+	return rc;
+}

@@ -1,0 +1,403 @@
+#!/usr/bin/env bash
+# drivers.sh: the session drivers (languages/drivers/PROTOCOL.md) run directly as
+# host subprocesses, no sandbox (runner/session.c's path is tested with it):
+# state across cells, results, errors with tracebacks trimmed to the user's
+# cells, stdin, output that streams, SIGINT, exit and EOF. Each language's argv
+# and env come from the `session` and `session_env`/`env` keys of its
+# languages/<name>.ini; a language whose file has no `session` key, or whose
+# runtime is not installed, is counted as skipped. The session folder (/box in
+# a sandbox) is a temp folder, the drivers' working directory. As root the
+# drivers run as nobody, as the sandbox would.
+cd "$(dirname "$0")/../.." || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+chmod 755 "$tmp"
+exec python3 - "$tmp" "${DRIVERS_LANGS:-node csharp python bash}" <<'PY'
+import os, sys, time
+
+sys.path.insert(0, "tests/integration/lib")
+from driver_client import Driver, DriverError, ini_session
+
+tmp, langs = sys.argv[1], sys.argv[2].split()
+drivers_dir = os.path.abspath("languages/drivers")
+counts = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+def report(kind, name, why=""):
+    counts[kind] += 1
+    tag = {"passed": "ok  ", "failed": "FAIL", "skipped": "skip"}[kind]
+    print("%s drivers: %s%s" % (tag, name, " -- " + why if why else ""), flush=True)
+
+
+def check(name, cond, why=""):
+    report("passed" if cond else "failed", name, "" if cond else why)
+    return cond
+
+
+def as_nobody():
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+
+
+def session_dir(lang):
+    d = os.path.join(tmp, lang)
+    os.mkdir(d)
+    if os.getuid() == 0:
+        os.chown(d, 65534, 65534)
+    return d
+
+
+def new_driver(lang, folder):
+    found = ini_session("languages/%s.ini" % lang, drivers_dir)
+    if found is None:
+        return None
+    argv, env = found
+    return Driver(
+        argv,
+        cwd=folder,
+        env=dict(e.split("=", 1) for e in env),
+        preexec_fn=as_nobody if os.getuid() == 0 else None,
+    )
+
+
+# Per language: cells for each check. "result" holds what the driver's result
+# text must be; "tb" what the trimmed traceback must mention.
+CASES = {
+    "node": dict(
+        fd0="require('fs').readFileSync(0, 'utf8').length",
+        fd0_result="0",
+        bigout="for (let i = 0; i < 100000; i++) console.log('line ' + i)",
+        define="let counter = 40; function add(a, b) { return a + b }",
+        use="add(counter, 2)",
+        use_result="42",
+        raise_="function inner() { throw new RangeError('too far') }\nfunction outer() { inner() }\nouter()",
+        raise_name="RangeError",
+        raise_value="too far",
+        stdin_code="stdin.split('\\n').map(Number).reduce((a, b) => a + b, 0)",
+        stdin_result="6",
+        stream="console.log('first'); const t0 = Date.now(); while (Date.now() - t0 < 1500) {} console.log('second')",
+        stream_async="console.log('first'); await new Promise(r => setTimeout(r, 1500)); console.log('second')",
+        runaway="while (true) {}",
+        exit="process.exit(3)",
+        stderr="console.error('to stderr')",
+        string_result=("'a' + 'b'", "'ab'"),
+    ),
+    "csharp": dict(
+        fd0="Console.OpenStandardInput().ReadByte()",
+        fd0_result="-1",
+        bigout="for (int i = 0; i < 100000; i++) Console.WriteLine(\"line \" + i);",
+        define="int counter = 40; int Add(int a, int b) => a + b;",
+        use="Add(counter, 2)",
+        use_result="42",
+        raise_="void Inner() => throw new ArgumentOutOfRangeException(\"x\", \"too far\");\nvoid Outer() => Inner();\nOuter();",
+        raise_name="ArgumentOutOfRangeException",
+        raise_value="too far",
+        stdin_code="var sum = 0; string line; while ((line = Console.ReadLine()) != null) sum += int.Parse(line);\nsum",
+        stdin_result="6",
+        stream="Console.WriteLine(\"first\"); Thread.Sleep(1500); Console.WriteLine(\"second\");",
+        stream_async="Console.WriteLine(\"first\"); await Task.Delay(1500); Console.WriteLine(\"second\");",
+        runaway="Thread.Sleep(60000);",
+        exit="Environment.Exit(3);",
+        stderr="Console.Error.WriteLine(\"to stderr\");",
+        string_result=("\"a\" + \"b\"", '"ab"'),
+    ),
+    "python": dict(
+        fd0="import os\nlen(os.read(0, 100))",
+        fd0_result="0",
+        bigout="for i in range(100000):\n    print('line', i)",
+        define="counter = 40\ndef add(a, b):\n    return a + b",
+        use="add(counter, 2)",
+        use_result="42",
+        raise_="def inner():\n    raise ValueError('too far')\ndef outer():\n    inner()\nouter()",
+        raise_name="ValueError",
+        raise_value="too far",
+        stdin_code="import sys\nsum(int(l) for l in sys.stdin)",
+        stdin_result="6",
+        stream="import time\nprint('first')\ntime.sleep(1.5)\nprint('second')",
+        runaway="while True:\n    pass",
+        exit="exit(3)",
+        stderr="import sys\nprint('to stderr', file=sys.stderr)",
+        string_result=("'a' + 'b'", "'ab'"),
+    ),
+    "bash": dict(
+        fd0="head -c 100 <&0 | wc -c",
+        fd0_stdout="0\n",
+        bigout="seq -f 'line %g' 0 99999",
+        define="counter=40\nadd() { echo $(($1 + $2)); }",
+        use="add $counter 2",
+        use_stdout="42\n",
+        stdin_code="s=0; while read -r l; do s=$((s + l)); done; echo $s",
+        stdin_stdout="6\n",
+        stream="echo first; sleep 1.5; echo second",
+        runaway="while :; do :; done",
+        exit="exit 3",
+        stderr="echo to stderr >&2",
+    ),
+}
+
+
+def run_lang(lang):
+    case = CASES[lang]
+    folder = session_dir(lang)
+    d = new_driver(lang, folder)
+    if d is None:
+        report("skipped", "%s: languages/%s.ini has no session key" % (lang, lang))
+        return
+    # the runtime and the driver: every absolute path the argv names
+    paths = [w for word in d.argv for w in word.split() if w.startswith("/")]
+    if not all(os.path.exists(p) for p in paths):
+        report("skipped", "%s: %s is not installed" % (lang, " ".join(d.argv)))
+        return
+    try:
+        try:
+            ready = d.start()
+        except DriverError as e:
+            if "'/box'" in str(e) and not os.path.isdir("/box"):
+                # the driver hard-codes /box for its package folder instead of
+                # taking the session folder from its cwd: it runs only in a sandbox
+                report("skipped", "%s: the driver needs /box (hard-coded), absent on the host" % lang)
+            else:
+                check("%s: the driver starts and says ready" % lang, False, str(e))
+            return
+        check("%s: ready in %.0f ms, version %s" % (lang, d.start_ms, ready.get("version")),
+              ready.get("ready") is True and isinstance(ready.get("version"), str), repr(ready))
+        if lang == "csharp":
+            print("     drivers: csharp: start to ready %.0f ms" % d.start_ms, flush=True)
+
+        c = d.cell(case["define"])
+        check("%s: a cell that defines state is ok with no result" % lang,
+              c.status == "ok" and c.result is None, repr(c))
+        t0 = time.monotonic()
+        c = d.cell(case["use"])
+        ms = (time.monotonic() - t0) * 1000
+        if "use_result" in case:
+            check("%s: state from the last cell, result %s (%.0f ms)" % (lang, case["use_result"], ms),
+                  c.status == "ok" and c.result == case["use_result"], repr(c))
+        else:
+            check("%s: state from the last cell (%.0f ms)" % (lang, ms),
+                  c.status == "ok" and c.out == case["use_stdout"], repr(c))
+        if lang == "csharp":
+            print("     drivers: csharp: a trivial cell %.0f ms" % ms, flush=True)
+
+        if "string_result" in case:
+            code, want = case["string_result"]
+            c = d.cell(code)
+            check("%s: a string result is quoted (%s)" % (lang, want), c.result == want, repr(c))
+
+        if "raise_" in case:
+            c = d.cell(case["raise_"])
+            tb = c.error.get("traceback", "")
+            check("%s: an exception is an error reply with name and value" % lang,
+                  c.status == "error" and c.error.get("name") == case["raise_name"]
+                  and case["raise_value"] in c.error.get("value", ""), repr(c))
+            check("%s: the traceback names the user's functions in a cell" % lang,
+                  "inner" in tb.lower() and "outer" in tb.lower() and "cell-" in tb, tb)
+            check("%s: the traceback leaves the driver out" % lang,
+                  "driver" not in tb.lower() and "node:" not in tb
+                  and "Microsoft.CodeAnalysis" not in tb, tb)
+        else:
+            c = d.cell("false")
+            check("%s: a failing last command is an ExitStatus error" % lang,
+                  c.status == "error" and c.error.get("name") == "ExitStatus"
+                  and c.error.get("value") == "1", repr(c))
+        c = d.cell(case["use"])
+        check("%s: an error does not lose state" % lang,
+              c.status == "ok" and (c.result == case.get("use_result") or c.out == case.get("use_stdout")),
+              repr(c))
+
+        c = d.cell(case["stdin_code"], stdin=b"1\n2\n3\n")
+        if "stdin_result" in case:
+            check("%s: the cell reads its stdin" % lang, c.result == case["stdin_result"], repr(c))
+        else:
+            check("%s: the cell reads its stdin" % lang, c.out == case["stdin_stdout"], repr(c))
+
+        c = d.cell(case["fd0"])
+        check("%s: fd 0 of a cell without input is empty (requests are elsewhere)" % lang,
+              c.result == case.get("fd0_result") if "fd0_result" in case else c.out == case["fd0_stdout"],
+              repr(c))
+        c = d.cell(case["bigout"], timeout=60)
+        want = "".join("line %d\n" % i for i in range(100000))
+        check("%s: 100000 lines of output, then the reply" % lang,
+              c.status == "ok" and c.out == want, "%d bytes, %r" % (len(c.stdout), c.reply))
+
+        c = d.cell(case["stderr"])
+        check("%s: stderr is apart from stdout" % lang,
+              c.err == "to stderr\n" and c.out == "" and c.status == "ok", repr(c))
+
+        for key in ("stream", "stream_async"):
+            if key not in case:
+                continue
+            c = d.cell(case[key], timeout=20)
+            firsts = [t for t, fd, data in c.chunks if fd == 1 and b"first" in data]
+            lead = (c.replied - firsts[0]) if firsts else 0
+            check("%s: output streams (%s: 'first' came %.2f s before the reply)" % (lang, key, lead),
+                  c.out == "first\nsecond\n" and lead >= 1.0, repr(c))
+
+        d.begin(case["runaway"])
+        time.sleep(1.0)
+        d.interrupt()
+        t0 = time.monotonic()
+        try:
+            c = d.wait(timeout=3)
+        except DriverError as e:
+            c = None
+            why = str(e)
+        if c is not None and c.reply is not None:
+            check("%s: SIGINT ends a runaway cell with an error reply in %.2f s" % (lang, time.monotonic() - t0),
+                  c.status == "error" and time.monotonic() - t0 < 1.0, repr(c))
+            c = d.cell(case["use"])
+            check("%s: state survives the interrupt" % lang,
+                  c.status == "ok" and (c.result == case.get("use_result") or c.out == case.get("use_stdout")),
+                  repr(c))
+        else:
+            check("%s: SIGINT ends a runaway cell with an error reply" % lang, False,
+                  why if c is None else "the driver ended: %r" % c)
+        # SIGINT between cells is ignored
+        d.interrupt()
+        time.sleep(0.3)
+        c = d.cell(case["use"])
+        check("%s: SIGINT between cells is ignored" % lang, c.status == "ok", repr(c))
+
+        extra = globals().get("extra_" + lang)
+        if extra:
+            extra(d, folder)
+    finally:
+        d.kill()
+
+    d = new_driver(lang, folder)
+    try:
+        d.start()
+        d.cell(case["define"])
+        c = d.cell(case["exit"])
+        check("%s: exiting ends the cell and the driver, with no reply" % lang,
+              c.reply is None and c.exited == 3, repr(c))
+    finally:
+        d.kill()
+    d = new_driver(lang, folder)
+    d.start()
+    d.cell(case["define"])
+    rc = d.close()
+    check("%s: EOF on the request stream ends the driver with 0" % lang, rc == 0, "exit %r" % rc)
+
+
+def extra_node(d, folder):
+    c = d.cell("const r = await Promise.resolve(5)")
+    check("node: a cell with top-level await is ok", c.status == "ok" and c.result is None, repr(c))
+    c = d.cell("r + 1")
+    check("node: a const declared in an awaiting cell persists", c.result == "6", repr(c))
+    c = d.cell("const { p, q: [s] } = await Promise.resolve({ p: 1, q: [2] });\nclass K { v() { return p + s } }\nawait 0; new K().v()")
+    check("node: destructuring and class in an awaiting cell, its last value", c.result == "3", repr(c))
+    c = d.cell("new K().v() * 10")
+    check("node: the class persists", c.result == "30", repr(c))
+    c = d.cell("let counter = 1; const r = 2; counter + r")
+    check("node: let/const may be declared again in a later cell", c.result == "3", repr(c))
+    c = d.cell("{ a: 1, b: [2] }")
+    check("node: an object literal alone is a value, not a block", c.result == "{ a: 1, b: [ 2 ] }", repr(c))
+    c = d.cell("const w = 1; null.y")
+    check("node: a column in the traceback is the user's own (const is not moved)",
+          "cell-" in c.error.get("traceback", "") and ":1:19)" in c.error.get("traceback", "") + ")", repr(c))
+    c = d.cell("let x = ")
+    check("node: a syntax error is a SyntaxError reply",
+          c.status == "error" and c.error.get("name") == "SyntaxError", repr(c))
+    c = d.cell("await new Promise(r => setTimeout(r, 50)); null.x")
+    check("node: an error after an await is the cell's error",
+          c.error.get("name") == "TypeError" and "cell-" in c.error.get("traceback", ""), repr(c))
+    c = d.cell("setTimeout(() => { throw new Error('in timer') }, 10); await new Promise(r => setTimeout(r, 100)); 1")
+    check("node: an error thrown in a timer during the cell is its error",
+          c.status == "error" and c.error.get("value") == "in timer", repr(c))
+    c = d.cell("Promise.reject(new Error('nobody caught me')); 2")
+    check("node: an unhandled rejection during the cell is its error",
+          c.status == "error" and c.error.get("value") == "nobody caught me", repr(c))
+    c = d.cell("setTimeout(() => { throw new Error('late') }, 200); 3")
+    time.sleep(0.5)
+    c2 = d.cell("r")
+    check("node: an error thrown after its cell is on stderr, not fatal",
+          c.result == "3" and c2.result == "2" and "late" in c2.err, "%r %r" % (c, c2))
+    d.begin("await new Promise(() => {})")
+    time.sleep(0.5)
+    d.interrupt()
+    try:
+        c = d.wait(timeout=2)
+        check("node: SIGINT ends a cell awaiting forever", c.status == "error" and "SIGINT" in c.error.get("value", ""), repr(c))
+    except DriverError as e:
+        check("node: SIGINT ends a cell awaiting forever", False, str(e))
+    # packages: npm installs into <session>/.packages/node (runner/install.h PKG_DIR_NODE)
+    for base, val in ((".packages/node/node_modules", "from packages"), ("node_modules", "from the folder")):
+        p = os.path.join(folder, base, "judge-test-pkg")
+        os.makedirs(p)
+        with open(os.path.join(p, "package.json"), "w") as f:
+            f.write('{"name": "judge-test-pkg", "version": "1.0.0", "main": "index.js"}')
+        with open(os.path.join(p, "index.js"), "w") as f:
+            f.write("module.exports = { where: %r };" % val)
+    c = d.cell("require('judge-test-pkg').where")
+    check("node: require finds a package in .packages/node/node_modules first",
+          c.result == "'from packages'", repr(c))
+    with open(os.path.join(folder, "local.js"), "w") as f:
+        f.write("module.exports = 7;")
+    c = d.cell("require('./local') * 6")
+    check("node: a relative require is from the session folder", c.result == "42", repr(c))
+    c = d.cell("require('node:path').join('a', 'b')")
+    check("node: built-in modules", c.result == "'a/b'", repr(c))
+    c = d.cell("const m = await import('node:os'); typeof m.cpus")
+    check("node: dynamic import()", c.result == "'function'", repr(c))
+    c = d.cell("fs = require('fs'); fs.writeFileSync('made.txt', 'x'); fs.readdirSync('.').includes('made.txt')")
+    check("node: files are written in the session folder",
+          c.result == "true" and os.path.exists(os.path.join(folder, "made.txt")), repr(c))
+    c = d.cell("require('child_process').execSync('ls /proc/self/fd', "
+               "{ stdio: ['inherit', 'pipe', 'ignore'] }).toString().split('\\n').filter(Boolean).length")
+    # 0, 1, 2 and the fd of ls's own listing of /proc/self/fd
+    check("node: a child of user code gets no request stream", c.result == "4", repr(c))
+    c = d.cell("typeof stdin + ':' + stdin")
+    check("node: stdin is an empty string without input", c.result == "'string:'", repr(c))
+
+
+def extra_csharp(d, folder):
+    c = d.cell("int x = ")
+    check("csharp: a compile error is a CompilationError reply",
+          c.status == "error" and c.error.get("name") == "CompilationError"
+          and "error CS" in c.error.get("value", ""), repr(c))
+    c = d.cell("var r = await Task.FromResult(5);")
+    c = d.cell("r + 1")
+    check("csharp: await, and its variable persists", c.result == "6", repr(c))
+    c = d.cell("class K { public int V() => 3; }\nnew K().V()")
+    check("csharp: a class and its value", c.result == "3", repr(c))
+    c = d.cell("new K().V() * 10")
+    check("csharp: the class persists", c.result == "30", repr(c))
+    c = d.cell("new List<int> { 1, 2, 3 }.Select(v => v * 2).ToList()")
+    check("csharp: a list is formatted", c.status == "ok" and "2, 4, 6" in (c.result or ""), repr(c))
+    c = d.cell("null")
+    check("csharp: null is no result", c.status == "ok" and c.result is None, repr(c))
+    c = d.cell("File.WriteAllText(\"made.txt\", \"x\"); File.Exists(\"made.txt\")")
+    check("csharp: files are written in the session folder",
+          c.result == "true" and os.path.exists(os.path.join(folder, "made.txt")), repr(c))
+    c = d.cell("Console.ReadLine() == null")
+    check("csharp: stdin is empty without input", c.result == "true", repr(c))
+    c = d.cell("int.Parse(\"zz\")")
+    check("csharp: a framework exception is its type name and message",
+          c.error.get("name") == "FormatException" and "cell-" in c.error.get("traceback", ""), repr(c))
+    d.begin("while (true) {}")
+    time.sleep(1.0)
+    d.interrupt()
+    try:
+        c = d.wait(timeout=1.5)
+        ok = c.reply is not None and c.status == "error"
+        why = repr(c)
+    except DriverError as e:
+        # PROTOCOL.md: a driver that cannot stop the cell does not reply; the host kills it
+        ok, why = True, ""
+    check("csharp: SIGINT of a busy loop: an error reply or none (the host restarts it)", ok, why)
+
+
+for lang in langs:
+    if lang not in CASES:
+        report("failed", "%s: no cases for this language" % lang)
+        continue
+    try:
+        run_lang(lang)
+    except Exception as e:  # a broken driver fails its language, not the suite
+        report("failed", "%s: %s: %s" % (lang, type(e).__name__, e))
+
+print("%(passed)d passed, %(failed)d failed, %(skipped)d skipped" % counts)
+sys.exit(1 if counts["failed"] else 0)
+PY

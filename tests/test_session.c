@@ -1,0 +1,425 @@
+/* test_session: stateful sessions (runner/session.h) with the real drivers
+ * (languages/drivers) and runtimes, on both backends: state across cells,
+ * results and errors, stdin, streaming, limits that keep or lose the state,
+ * the files API on a running session (links never followed), isolation, the
+ * start pool. gVisor tests are skipped (and counted) when runsc does not work
+ * here. Needs root. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/config.h"
+#include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
+#include "runner/session.h"
+#include "runner/session_pool.h"
+
+static struct judge_config cfg;
+static struct lang_registry langs;
+static struct sandbox *sb;
+static struct session *ses;
+static enum sandbox_backend backend;
+
+static void init_backend(enum sandbox_backend b, int pool)
+{
+	char err[512];
+	signal(SIGPIPE, SIG_IGN);
+	backend = b;
+	config_defaults(&cfg);
+	free(cfg.sandbox);
+	cfg.sandbox = strdup(b == SANDBOX_GVISOR ? "auto" : "native");
+	cfg.gvisor_pool = 0;
+	cfg.session_pool = pool;
+	if (access("bin/box_init", X_OK) == 0)
+		setenv("JUDGE_BOX_INIT", "bin/box_init", 0);
+	struct sandbox_options opts;
+	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
+	if (!sandbox_backend_works(b, err, sizeof err)) {
+		sandbox_global_shutdown();
+		cr_skip_test("%s does not work here: %s", sandbox_backend_name(b), err);
+	}
+	cr_assert_eq(lang_load_dir(&langs, "languages", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(sandbox_open(b, 6, 32 << 20, &sb, err, sizeof err), 0, "%s", err);
+}
+
+static void setup_native(void)
+{
+	init_backend(SANDBOX_NATIVE, 0);
+}
+
+static void setup_gvisor(void)
+{
+	init_backend(SANDBOX_GVISOR, 0);
+}
+
+static void teardown(void)
+{
+	session_stop(ses);
+	ses = NULL;
+	if (sb)
+		sandbox_close(sb);
+	sb = NULL;
+	lang_registry_release(&langs);
+	sandbox_global_shutdown();
+	config_release(&cfg);
+}
+
+/* The session spec of language name, with the test's limits. */
+static struct session_spec spec_of(const char *name)
+{
+	const struct lang *l = lang_find(&langs, name);
+	cr_assert(l && l->session_argv, "%s has no session driver", name);
+	struct session_spec s = {.argv = (const char *const *)l->session_argv,
+				 .env = (const char *const *)l->session_env,
+				 .ro_paths = (const char *const *)l->session_ro_paths};
+	struct limits_policy pol;
+	limits_policy_from_config(&cfg, &pol);
+	limits_run(&pol, NULL, NULL, NULL, &s.limits);
+	s.limits.cpu_ms = 3000;
+	s.limits.wall_ms = 6000;
+	s.limits.memory_kb = 256 * 1024;
+	s.limits.processes = 64;
+	s.limits.stdout_bytes = 64 << 10;
+	s.limits.stderr_bytes = 64 << 10;
+	return s;
+}
+
+static struct session *start(struct sandbox *box, const char *lang)
+{
+	struct session_spec spec = spec_of(lang);
+	struct session *s;
+	char err[512];
+	cr_assert_eq(session_start(box, &spec, &s, err, sizeof err), 0, "%s", err);
+	return s;
+}
+
+/* Runs code in s; res must be released. */
+static void cell_in(struct session *s, struct cell_result *res, const char *code, const char *in,
+		    long cpu_ms, long wall_ms)
+{
+	struct cell_spec c = {.code = code,
+			      .code_len = strlen(code),
+			      .stdin_data = in,
+			      .stdin_len = in ? strlen(in) : 0,
+			      .cpu_ms = cpu_ms,
+			      .wall_ms = wall_ms};
+	cell_result_init(res);
+	cr_assert_eq(session_exec(s, &c, res), 0);
+}
+
+static void cell(struct cell_result *res, const char *code)
+{
+	cell_in(ses, res, code, NULL, 0, 0);
+}
+
+/* The cell ran and replied ok with result (NULL: null). */
+static void expect_ok(const char *code, const char *result, const char *out)
+{
+	struct cell_result r;
+	cell(&r, code);
+	cr_assert_eq(r.status, RUN_OK, "%s: %s %s", code, run_status_name(r.status), r.message);
+	char want[256];
+	if (result)
+		snprintf(want, sizeof want, "\"result\": \"%s\"", result);
+	else
+		snprintf(want, sizeof want, "\"result\": null");
+	cr_assert(strstr(r.reply.buf, "\"status\": \"ok\""), "%s: %s", code, r.reply.buf);
+	cr_assert(strstr(r.reply.buf, want), "%s: %s lacks %s", code, r.reply.buf, want);
+	if (out)
+		cr_assert_str_eq(r.out.buf, out, "%s", code);
+	cr_assert(!r.restarted);
+	cell_result_release(&r);
+}
+
+static void py_state_result_and_errors(void)
+{
+	ses = start(sb, "python");
+	expect_ok("x = 41", NULL, "");
+	expect_ok("print('hi')\nx + 1", "42", "hi\n");
+	struct cell_result r;
+	cell(&r, "def f():\n    return 1 / 0\n\nf()");
+	cr_assert_eq(r.status, RUN_OK, "the code raised, the cell ran: %s", r.message);
+	cr_assert(strstr(r.reply.buf, "\"name\": \"ZeroDivisionError\""), "%s", r.reply.buf);
+	cr_assert(strstr(r.reply.buf, "<cell-3>"), "cell file names: %s", r.reply.buf);
+	cr_assert(strstr(r.reply.buf, "return 1 / 0"), "the source line: %s", r.reply.buf);
+	cr_assert(!strstr(r.reply.buf, "python_driver"), "the driver's frames: %s", r.reply.buf);
+	cell_result_release(&r);
+	cell(&r, "import no_such_module_here");
+	cr_assert(strstr(r.reply.buf, "ModuleNotFoundError"), "%s", r.reply.buf);
+	cell_result_release(&r);
+	cell_in(ses, &r, "print(input()[::-1]); import sys; print(sys.stdin.read())", "abc\nrest\n",
+		0, 0);
+	cr_assert_str_eq(r.out.buf, "cba\nrest\n\n", "the cell's stdin");
+	cell_result_release(&r);
+	expect_ok("x", "41", "");
+}
+
+struct chunks {
+	int64_t first_ms;
+	int n;
+};
+
+static void on_chunk(void *arg, int fd, const char *data, size_t len)
+{
+	struct chunks *c = arg;
+	(void)fd, (void)data, (void)len;
+	if (!c->n++)
+		c->first_ms = clock_mono_ms();
+}
+
+static void py_streams_output(void)
+{
+	ses = start(sb, "python");
+	struct chunks ch = {0};
+	const char *code = "import time\nprint('first')\ntime.sleep(1.5)\nprint('second')";
+	struct cell_spec c = {
+	    .code = code, .code_len = strlen(code), .on_output = on_chunk, .arg = &ch};
+	struct cell_result r;
+	cell_result_init(&r);
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	int64_t end = clock_mono_ms();
+	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_str_eq(r.out.buf, "first\nsecond\n");
+	cr_assert_geq(ch.n, 2);
+	cr_assert_gt(end - ch.first_ms, 1000, "the first chunk came %lld ms before the end",
+		     (long long)(end - ch.first_ms));
+	cell_result_release(&r);
+}
+
+static void py_timeouts_keep_state(void)
+{
+	ses = start(sb, "python");
+	expect_ok("y = 5", NULL, "");
+	struct cell_result r;
+	cell_in(ses, &r, "while True: pass", NULL, 500, 0);
+	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert(!r.restarted, "the driver stopped the cell: %s", r.message);
+	cr_assert(strstr(r.reply.buf, "KeyboardInterrupt"), "%s", r.reply.buf);
+	cr_assert_geq(r.cpu_ms, 400);
+	cell_result_release(&r);
+	cell_in(ses, &r, "import time\ntime.sleep(30)", NULL, 0, 800);
+	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert(!r.restarted);
+	cr_assert_lt(r.wall_ms, 3000);
+	cell_result_release(&r);
+	expect_ok("y", "5", "");
+}
+
+static void py_memory_and_exit_restart(void)
+{
+	ses = start(sb, "python");
+	expect_ok("z = 1", NULL, "");
+	struct cell_result r;
+	cell(&r, "b = b'\\x01' * (400 << 20)");
+	cr_assert_eq(r.status, RUN_MEMORY_LIMIT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert(r.restarted);
+	cell_result_release(&r);
+	cell(&r, "z");
+	cr_assert(strstr(r.reply.buf, "NameError"), "state lost: %s", r.reply.buf);
+	cell_result_release(&r);
+	expect_ok("z = 2", NULL, "");
+	cell(&r, "print('bye', flush=True)\nexit(3)");
+	cr_assert_eq(r.status, RUN_RUNTIME_ERROR, "%s %s", run_status_name(r.status), r.message);
+	cr_assert(r.restarted);
+	cr_assert_str_eq(r.out.buf, "bye\n");
+	cell_result_release(&r);
+	cell(&r, "z");
+	cr_assert(strstr(r.reply.buf, "NameError"), "state lost: %s", r.reply.buf);
+	cell_result_release(&r);
+	long kb = session_memory_kb(ses);
+	cr_assert(kb > 1000 && kb < 1024 * 1024, "session memory %ld KiB", kb);
+}
+
+static void py_output_flood(void)
+{
+	ses = start(sb, "python");
+	struct cell_result r;
+	cell(&r, "while True: print('x' * 1000)");
+	cr_assert_eq(r.status, RUN_OUTPUT_LIMIT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert(r.out_truncated);
+	cr_assert_leq(r.out.len, 64 << 10);
+	cell_result_release(&r);
+	expect_ok("1 + 1", "2", "");
+}
+
+static void files_both_ways(void)
+{
+	ses = start(sb, "python");
+	cr_assert_eq(sandbox_file_put(sb, "in/data.csv", "a,b\n1,2\n", 8), 0);
+	expect_ok("open('in/data.csv').read()", "'a,b\\\\n1,2\\\\n'", "");
+	expect_ok("open('chart.svg', 'w').write('<svg/>')", "6", "");
+	struct strbuf got = STRBUF_INIT;
+	cr_assert_eq(sandbox_file_get(sb, "chart.svg", &got, 1024), 0);
+	cr_assert_str_eq(got.buf, "<svg/>");
+	cr_assert_eq(sandbox_file_get(sb, "chart.svg", &got, 3), -EFBIG);
+	struct sandbox_dirent *d;
+	size_t n;
+	cr_assert_eq(sandbox_file_list(sb, "", &d, &n), 0);
+	bool chart = false, in = false;
+	for (size_t i = 0; i < n; i++) {
+		chart |= !strcmp(d[i].name, "chart.svg") && d[i].type == 'f' && d[i].size == 6;
+		in |= !strcmp(d[i].name, "in") && d[i].type == 'd';
+	}
+	cr_assert(chart && in);
+	free(d);
+	cr_assert_eq(sandbox_file_remove(sb, "in"), 0);
+	expect_ok("import os\nos.path.exists('in')", "False", "");
+	strbuf_release(&got);
+}
+
+static void links_never_followed(void)
+{
+	ses = start(sb, "python");
+	expect_ok("import os\nos.symlink('/etc/passwd', 'pw')\nos.makedirs('d')\n"
+		  "os.symlink('/etc', 'd/up')\nos.symlink('..', 'd/dots')",
+		  NULL, "");
+	struct strbuf got = STRBUF_INIT;
+	cr_assert_eq(sandbox_file_get(sb, "pw", &got, 1 << 20), -ELOOP);
+	cr_assert_eq(sandbox_file_get(sb, "d/up/passwd", &got, 1 << 20), -ELOOP);
+	cr_assert_eq(sandbox_file_put(sb, "d/up/judge-test-x", "x", 1), -ELOOP);
+	cr_assert_eq(access("/etc/judge-test-x", F_OK), -1);
+	cr_assert_eq(sandbox_file_put(sb, "pw", "x", 1), -ELOOP);
+	cr_assert_eq(sandbox_file_put(sb, "d/dots/x", "x", 1), -ELOOP);
+	struct sandbox_dirent *d;
+	size_t n;
+	cr_assert_eq(sandbox_file_list(sb, "d/up", &d, &n), -ELOOP);
+	cr_assert_eq(sandbox_file_list(sb, "d", &d, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_assert(d[0].type == 'l' && d[1].type == 'l', "links listed as links");
+	free(d);
+	cr_assert_eq(sandbox_file_remove(sb, "d"), 0, "removes the links, not /etc");
+	cr_assert_eq(access("/etc/passwd", F_OK), 0);
+	cr_assert_eq(sandbox_file_remove(sb, "pw"), 0);
+	/* path tricks */
+	const char *bad[] = {"../x", "/etc/passwd", "a/./b", "a//b", "", "a/", ".", "..", "a/.."};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(sandbox_file_put(sb, bad[i], "x", 1), -EINVAL, "'%s'", bad[i]);
+		cr_assert_eq(sandbox_file_get(sb, bad[i], &got, 10), -EINVAL, "'%s'", bad[i]);
+	}
+	cr_assert_eq(sandbox_file_get(sb, "missing", &got, 10), -ENOENT);
+	strbuf_release(&got);
+}
+
+static void two_sessions_isolated(void)
+{
+	struct sandbox *sb2;
+	char err[512];
+	cr_assert_eq(sandbox_open(backend, 7, 32 << 20, &sb2, err, sizeof err), 0, "%s", err);
+	ses = start(sb, "python");
+	struct session *other = start(sb2, "python");
+	cr_assert_eq(sandbox_file_put(sb, "mine.txt", "a", 1), 0);
+	expect_ok("import subprocess\np = subprocess.Popen(['/bin/sleep', '30'])", NULL, "");
+	struct cell_result r;
+	cell_in(other, &r,
+		"import os\nprint(os.path.exists('mine.txt'))\n"
+		"print(any(b'sleep' in open(f'/proc/{p}/cmdline', 'rb').read() "
+		"for p in os.listdir('/proc') if p.isdigit()))",
+		NULL, 0, 0);
+	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_str_eq(r.out.buf, "False\nFalse\n", "%s", r.reply.buf);
+	cell_result_release(&r);
+	session_stop(other);
+	sandbox_close(sb2);
+}
+
+static void bash_shell_state(void)
+{
+	ses = start(sb, "bash");
+	expect_ok("mkdir -p sub && cd sub; export V=one; w=two; declare -A m; m[k]=three", NULL,
+		  "");
+	expect_ok("pwd; echo $V $w ${m[k]}; sh -c 'echo $V'", NULL,
+		  "/box/sub\none two three\none\n");
+	struct cell_result r;
+	cell_in(ses, &r, "read a; echo got $a; false", "line\n", 0, 0);
+	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_str_eq(r.out.buf, "got line\n");
+	cr_assert(strstr(r.reply.buf, "\"ExitStatus\"") && strstr(r.reply.buf, "\"value\": \"1\""),
+		  "%s", r.reply.buf);
+	cell_result_release(&r);
+	cell_in(ses, &r, "sleep 30", NULL, 0, 700);
+	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert(!r.restarted, "%s", r.message);
+	cell_result_release(&r);
+	cell(&r, "exit 4");
+	cr_assert_eq(r.status, RUN_RUNTIME_ERROR);
+	cr_assert(r.restarted);
+	cell_result_release(&r);
+	expect_ok("pwd; echo \"[$w]\"", NULL, "/box\n[]\n");
+}
+
+TestSuite(session_native, .init = setup_native, .fini = teardown, .timeout = 120);
+TestSuite(session_gvisor, .init = setup_gvisor, .fini = teardown, .timeout = 180);
+
+#define BOTH(name)                                                                                 \
+	Test(session_native, name)                                                                 \
+	{                                                                                          \
+		name();                                                                            \
+	}                                                                                          \
+	Test(session_gvisor, name)                                                                 \
+	{                                                                                          \
+		name();                                                                            \
+	}
+
+BOTH(py_state_result_and_errors)
+BOTH(py_streams_output)
+BOTH(py_timeouts_keep_state)
+BOTH(py_memory_and_exit_restart)
+BOTH(py_output_flood)
+BOTH(files_both_ways)
+BOTH(links_never_followed)
+BOTH(two_sessions_isolated)
+BOTH(bash_shell_state)
+
+/* The start pool: a session started ahead of need is handed over at once, in
+ * the caller's workspace, and serves that session only. */
+static void pool_hands_over(void)
+{
+	struct session_spec spec = spec_of("python");
+	session_prepare(backend, 32 << 20, &spec);
+	cr_assert(session_pool_wait(backend, 32 << 20, &spec, 60000), "the pool filled");
+	int64_t t0 = clock_mono_us();
+	ses = start(sb, "python");
+	int64_t us = clock_mono_us() - t0;
+	cr_assert_lt(us, 50000, "a pooled start took %lld us", (long long)us);
+	cr_assert_eq(sandbox_file_put(sb, "here.txt", "yes", 3), 0);
+	expect_ok("open('here.txt').read()", "'yes'", "");
+	/* another workspace gets another session (the pool refills; it may be cold) */
+	struct sandbox *sb2;
+	char err[512];
+	cr_assert_eq(sandbox_open(backend, 8, 32 << 20, &sb2, err, sizeof err), 0, "%s", err);
+	struct session *s2 = start(sb2, "python");
+	struct cell_result r;
+	cell_in(s2, &r, "import os\nprint(os.path.exists('here.txt'))", NULL, 0, 0);
+	cr_assert_str_eq(r.out.buf, "False\n", "a pooled session is never shared");
+	cell_result_release(&r);
+	session_stop(s2);
+	sandbox_close(sb2);
+}
+
+static void setup_native_pool(void)
+{
+	init_backend(SANDBOX_NATIVE, 1);
+}
+
+static void setup_gvisor_pool(void)
+{
+	init_backend(SANDBOX_GVISOR, 1);
+}
+
+Test(session_native, pool_hands_over, .init = setup_native_pool)
+{
+	pool_hands_over();
+}
+
+Test(session_gvisor, pool_hands_over, .init = setup_gvisor_pool)
+{
+	pool_hands_over();
+}
