@@ -132,7 +132,9 @@ export class Session {
         const er = r.error;
         const head = (er.name ? er.name + ": " : "") + (er.value ?? er.message ?? "");
         const tb = er.traceback ? [].concat(er.traceback).join("\n") : "";
-        out.push(el("pre", { class: "stderr cell-error", tabindex: "0", "aria-label": "Cell error", text: (tb ? tb.replace(/\n?$/, "\n") : "") + head }));
+        // a traceback usually ends with the error's own line already
+        const text = tb.trimEnd().endsWith(head.trimEnd()) ? tb.trimEnd() : (tb ? tb.trimEnd() + "\n" : "") + head;
+        out.push(el("pre", { class: "stderr cell-error", tabindex: "0", "aria-label": "Cell error", text }));
       }
       if (r.message) out.push(el("p", { class: "message", text: r.message }));
       cell.lastChild.replaceWith(...out);
