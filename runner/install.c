@@ -250,6 +250,19 @@ static int make_folder(struct sandbox *sb, const char *dir, struct install_resul
 	return 0;
 }
 
+int install_make_folders(struct sandbox *sb, char *err, size_t errlen)
+{
+	struct install_result r;
+	install_result_init(&r);
+	int rc = !sb ? fail(&r, "no sandbox") : make_folder(sb, PKG_DIR_PYTHON, &r);
+	if (rc == 0)
+		rc = make_folder(sb, PKG_DIR_NODE, &r);
+	if (rc < 0)
+		snprintf(err, errlen, "%s", r.message);
+	install_result_release(&r);
+	return rc;
+}
+
 /* The folder of a binary ("/a/b/node" -> "/a/b"), for PATH. */
 static char *dir_of(const char *path)
 {
@@ -275,8 +288,9 @@ static void build_cmd(struct install_cmd *c, const struct install_options *o, bo
 		 pip ? PIP_INDEX : NPM_REGISTRY);
 	snprintf(c->target, sizeof c->target, "/box/%s", pip ? PKG_DIR_PYTHON : PKG_DIR_NODE);
 	const char *const *fixed;
-	/* --timeout: the proxy answers once it has the whole file, and a big
-	 * wheel or tarball takes long to arrive */
+	/* --timeout: the proxy answers a page once it has fetched all of it, and
+	 * a slow registry should end by the install's wall limit, not by pip's
+	 * 15 s or npm's default */
 	static const char *const pip_args[] = {"-m",
 					       "pip",
 					       "install",
@@ -403,10 +417,15 @@ int install_packages(struct sandbox *sb, const struct install_options *opts, con
 	}
 	keep_output(res, &rr);
 	res->ok = rr.status == RUN_OK;
-	if (!res->ok)
-		snprintf(res->message, sizeof res->message, "%s install failed: %s%s", manager,
-			 run_status_name(rr.status),
-			 rr.status == RUN_RUNTIME_ERROR ? " (see the output)" : "");
+	if (rr.status == RUN_RUNTIME_ERROR && rr.signal)
+		snprintf(res->message, sizeof res->message, "%s was killed by signal %d", manager,
+			 rr.signal);
+	else if (rr.status == RUN_RUNTIME_ERROR)
+		snprintf(res->message, sizeof res->message,
+			 "%s exited with code %d (see the output)", manager, rr.exit_code);
+	else if (!res->ok)
+		snprintf(res->message, sizeof res->message, "%s install failed: %s", manager,
+			 run_status_name(rr.status));
 	ret = 0;
 out:
 	regproxy_stop(rp);

@@ -61,5 +61,11 @@ bool install_check_package(const char *manager, const char *spec, char *why, siz
  * at most); res->time_ms the whole call. */
 int install_packages(struct sandbox *sb, const struct install_options *opts, const char *manager,
 		     const char *const *packages, struct install_result *res);
+/* Makes both package folders (PKG_DIR_PYTHON, PKG_DIR_NODE) in sb's box, owned
+ * by the box's uid, never following a symlink. For a session's start: a
+ * driver started before the folder exists may never look there again (Python
+ * caches a missing sys.path entry until importlib.invalidate_caches()).
+ * install_packages makes its own folder anyway. 0, or -1 with err. */
+int install_make_folders(struct sandbox *sb, char *err, size_t errlen);
 void install_result_init(struct install_result *res);
 void install_result_release(struct install_result *res);

@@ -97,7 +97,7 @@ static const char *const step_names[] = {
 static const char *const op_names[] = {
     [OP_MKDIR] = "mkdir",     [OP_MKFILE] = "create", [OP_SYMLINK] = "symlink",
     [OP_BIND_RO] = "bind ro", [OP_BIND] = "bind",     [OP_TMPFS] = "mount tmpfs",
-    [OP_PROC] = "mount proc", [OP_WRITE] = "write",   [OP_BIND_SUB] = "bind box folder",
+    [OP_PROC] = "mount proc", [OP_WRITE] = "write",   [OP_BOXDIR] = "bind box folder",
 };
 
 /* Copies s into the plan's pool; the copy survives clone (plain memory). */
@@ -230,6 +230,26 @@ static bool forbidden_ro_path(const char *path, const char *box_root)
 	return !strcmp(path, "/etc") || path_under(path, box_root);
 }
 
+/* /box: the whole box, or only its folder sub (writable) on an empty /box. */
+static int add_box(struct nsinit_plan *p, const struct sandbox *sb, const char *sub, char *err,
+		   size_t errlen)
+{
+	char rel[PATH_MAX];
+	add_op(p, OP_MKDIR, "box", NULL);
+	if (!sub) {
+		add_op(p, OP_BIND, "box", sb->box_path);
+		return 0;
+	}
+	if (!subdir_ok(sub) || snprintf(rel, sizeof rel, "box/%s", sub) >= (int)sizeof rel) {
+		snprintf(err, errlen, "bad box folder '%s'", sub);
+		return -1;
+	}
+	add_mkdirs(p, rel);
+	add_op(p, OP_BOXDIR, rel, sub);
+	p->box_path = pool_str(p, sb->box_path);
+	return 0;
+}
+
 int nsinit_plan(struct nsinit_plan *p, const struct sandbox *sb, const struct run_spec *spec,
 		const char *box_root, char *err, size_t errlen)
 {
@@ -285,20 +305,8 @@ int nsinit_plan(struct nsinit_plan *p, const struct sandbox *sb, const struct ru
 	snprintf(opts, sizeof opts, "size=%lld,nr_inodes=%lld,mode=1777", tmp, inodes);
 	add_op(p, OP_TMPFS, "tmp", opts);
 
-	add_op(p, OP_MKDIR, "box", NULL);
-	if (spec->box_subdir) {
-		char rel[PATH_MAX];
-		if (!subdir_ok(spec->box_subdir) ||
-		    snprintf(rel, sizeof rel, "box/%s", spec->box_subdir) >= (int)sizeof rel) {
-			snprintf(err, errlen, "bad box folder '%s'", spec->box_subdir);
-			return -1;
-		}
-		add_mkdirs(p, rel);
-		add_op(p, OP_BIND_SUB, rel, spec->box_subdir);
-		p->box_path = pool_str(p, sb->box_path);
-	} else {
-		add_op(p, OP_BIND, "box", sb->box_path);
-	}
+	if (add_box(p, sb, spec->box_subdir, err, errlen) < 0)
+		return -1;
 
 	add_op(p, OP_MKDIR, "dev", NULL);
 	static const char *const devs[] = {"null", "zero", "full", "random", "urandom"};
@@ -471,7 +479,7 @@ static int do_op(const struct op *o)
 		return mount("tmpfs", o->a, "tmpfs", MS_NOSUID | MS_NODEV, o->data);
 	case OP_PROC:
 		return mount("proc", o->a, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-	case OP_BIND_SUB:
+	case OP_BOXDIR:
 		break; /* needs the plan: nsinit_main calls bind_sub */
 	case OP_WRITE:
 		fd = open(o->a, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -576,7 +584,7 @@ void nsinit_main(const struct nsinit_plan *p)
 	TRY(S_ROOT, chdir(p->newroot));
 	for (int i = 0; i < p->nops; i++) {
 		const struct op *o = &p->ops[i];
-		if ((o->kind == OP_BIND_SUB ? bind_sub(p->box_path, o) : do_op(o)) < 0)
+		if ((o->kind == OP_BOXDIR ? bind_sub(p->box_path, o) : do_op(o)) < 0)
 			child_fail(S_OP, i, errno);
 	}
 	TRY(S_HOSTNAME, sethostname("box", 3));

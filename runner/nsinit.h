@@ -18,15 +18,15 @@
 struct sandbox;
 
 enum op_kind {
-	OP_MKDIR,    /* a */
-	OP_MKFILE,   /* a: empty file, a mount point for a file bind */
-	OP_SYMLINK,  /* a -> data */
-	OP_BIND_RO,  /* data (host) -> a, then read-only, nosuid, nodev */
-	OP_BIND,     /* data (host) -> a, flags of the source kept */
-	OP_TMPFS,    /* a, options data */
-	OP_PROC,     /* a */
-	OP_WRITE,    /* a, contents data (len) */
-	OP_BIND_SUB, /* folder data of the box (no symlink followed) -> a, writable */
+	OP_MKDIR,   /* a */
+	OP_MKFILE,  /* a: empty file, a mount point for a file bind */
+	OP_SYMLINK, /* a -> data */
+	OP_BIND_RO, /* data (host) -> a, then read-only, nosuid, nodev */
+	OP_BIND,    /* data (host) -> a, flags of the source kept */
+	OP_TMPFS,   /* a, options data */
+	OP_PROC,    /* a */
+	OP_WRITE,   /* a, contents data (len) */
+	OP_BOXDIR,  /* folder data of the box (no symlink followed) -> a, writable */
 };
 
 /* One step of building the run's root, relative to it. */
@@ -60,7 +60,7 @@ struct nsinit_plan {
 	const struct scmp_filter *filter; /* installed by the program before execve */
 	int last_cap;			  /* highest capability number of the kernel */
 	const char *newroot;		  /* host folder where init mounts its root tmpfs */
-	const char *box_path;		  /* host path of the box (OP_BIND_SUB's root) */
+	const char *box_path;		  /* host path of the box (OP_BOXDIR's root) */
 };
 
 enum nsinit_report_type { NSINIT_FAIL = 1, NSINIT_EXIT = 2 };

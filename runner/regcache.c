@@ -98,7 +98,35 @@ struct sink {
 	int fd;
 	long long written, max;
 	bool failed;
+	CURL *curl;		  /* for the status and length of the answer */
+	struct regcache_fetch *f; /* with on_body; NULL: cache only */
 };
+
+/* Hands a piece of the body to f->on_body, once the answer is known to be a 200. */
+static void tee_body(struct sink *s, const char *data, size_t len)
+{
+	struct regcache_fetch *f = s->f;
+	if (!f->streamed) {
+		long status = 0;
+		curl_off_t length = -1;
+		char *ct = NULL;
+		curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
+		if (status != 200) {
+			s->f = NULL;
+			return;
+		}
+		curl_easy_getinfo(s->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+		curl_easy_getinfo(s->curl, CURLINFO_CONTENT_TYPE, &ct);
+		f->streamed = true;
+		if (!f->on_body(f->arg, ct && !strpbrk(ct, "\r\n") ? ct : "", (long long)length,
+				NULL, 0)) {
+			s->f = NULL;
+			return;
+		}
+	}
+	if (!f->on_body(f->arg, NULL, -1, data, len))
+		s->f = NULL;
+}
 
 static size_t on_data(char *data, size_t size, size_t n, void *arg)
 {
@@ -117,6 +145,8 @@ static size_t on_data(char *data, size_t size, size_t n, void *arg)
 		off += (size_t)w;
 	}
 	s->written += (long long)len;
+	if (s->f)
+		tee_body(s, data, len);
 	return len;
 }
 
@@ -152,7 +182,11 @@ static CURLcode transfer(struct regcache_fetch *f, struct sink *s, char *ctype, 
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
 	curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)MAX_REDIRECT);
-	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	/* a streamed body's length must be the one the upstream announces */
+	if (!f->on_body)
+		curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	s->curl = c;
+	s->f = f->on_body ? f : NULL;
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)CONNECT_S);
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)LOW_SPEED_S);
@@ -177,12 +211,30 @@ static CURLcode transfer(struct regcache_fetch *f, struct sink *s, char *ctype, 
 	return rc;
 }
 
+/* mkdir -p: the cache's parents 0755, the cache itself 0700 (root's alone). */
+static int make_dirs(const char *dir)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (char *s = strchr(buf + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = 0;
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -1 : 0;
+}
+
 int regcache_fetch(const char *dir, struct regcache_fetch *f, char *err, size_t errlen)
 {
 	char path[4096], tmp[4096], ctype[128];
 	int ret = -1;
 	f->status = 0;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+	f->streamed = false;
+	if (make_dirs(dir) < 0) {
 		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 		return -1;
 	}

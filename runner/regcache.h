@@ -33,6 +33,15 @@ struct regcache_fetch {
 	long long max_bytes;	 /* bigger bodies fail the fetch */
 	const atomic_bool *stop; /* set: abort the transfer; may be NULL */
 	int status;		 /* out: the upstream's HTTP status, 0 when none came */
+	/* When set, the body of a 200 answer is also handed to it as it arrives
+	 * (first a call with its content type and length, -1 when unknown, and no
+	 * data): a big file reaches the client while it is cached. Such a fetch
+	 * asks for no content encoding, so the length is the body's. on_body
+	 * returns false once it wants no more (the fetch goes on into the cache). */
+	bool (*on_body)(void *arg, const char *ctype, long long length, const char *data,
+			size_t len);
+	void *arg;
+	bool streamed; /* out: on_body saw the start of the body */
 };
 
 /* Fetches f->url into the cache under dir (made as needed) when the answer is

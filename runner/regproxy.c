@@ -336,8 +336,29 @@ static void send_entry(struct regproxy *rp, int fd, const char *url, enum kind k
 		send_meta(rp, fd, url, k, e);
 }
 
+/* A file going to the client while it is fetched (regcache_fetch's on_body). */
+static bool stream_body(void *arg, const char *ctype, long long length, const char *data,
+			size_t len)
+{
+	int fd = *(int *)arg;
+	char h[512];
+	if (!data) {
+		/* without a length the body ends with the connection; pip checks the
+		 * file's sha256, npm its integrity */
+		int n = snprintf(h, sizeof h, "HTTP/1.1 200 OK\r\nContent-Type: %s\r\n",
+				 ctype[0] ? ctype : "application/octet-stream");
+		if (length >= 0)
+			n += snprintf(h + n, sizeof h - (size_t)n, "Content-Length: %lld\r\n",
+				      length);
+		n += snprintf(h + n, sizeof h - (size_t)n, "Connection: close\r\n\r\n");
+		return send_all(fd, h, (size_t)n) == 0;
+	}
+	return send_all(fd, data, len) == 0;
+}
+
 /* Answers one GET of url: from the cache when fresh, else from the upstream
- * (stored first), else a stale copy, else an error. */
+ * (a file is streamed to the client as it is cached; a page is stored first),
+ * else a stale copy, else an error. */
 static void serve(struct regproxy *rp, int fd, const char *url, enum kind k)
 {
 	struct regcache_entry e = {.fd = -1};
@@ -358,8 +379,15 @@ static void serve(struct regproxy *rp, int fd, const char *url, enum kind k)
 				       : NULL,
 	    .max_bytes = file ? MAX_BODY : META_MAX,
 	    .stop = &rp->stop,
+	    .on_body = file && have != 1 ? stream_body : NULL,
+	    .arg = &fd,
 	};
 	int rc = regcache_fetch(rp->cache_dir, &f, err, sizeof err);
+	if (f.streamed) {
+		if (rc < 0) /* the client sees a short body and fails */
+			log_info("install proxy: '%s': %s", url, err);
+		goto out;
+	}
 	if (rc == 1) {
 		regcache_entry_close(&e);
 		have = regcache_open(rp->cache_dir, url, &e);
@@ -620,4 +648,23 @@ void regproxy_stop(struct regproxy *rp)
 	free(rp->npm_base);
 	free(rp->cache_dir);
 	free(rp);
+}
+
+void regproxy_rewrite_pip_page(const char *pip_index_url, int port, const char *page_url,
+			       const char *html, size_t len, struct strbuf *out)
+{
+	struct regproxy rp = {.port = port};
+	struct regproxy_options o = {.pip_index_url = pip_index_url};
+	struct strbuf in; /* a copy that ends in NUL: the scan uses string calls */
+	char err[256];
+	strbuf_init(&in);
+	strbuf_add(&in, html, len);
+	if (set_upstreams(&rp, &o, err, sizeof err) == 0 && rp.pip_base)
+		rewrite_pip_page(&rp, page_url, &in, out);
+	else
+		strbuf_add(out, html, len);
+	strbuf_release(&in);
+	free(rp.pip_base);
+	free(rp.pip_origin);
+	free(rp.npm_base);
 }

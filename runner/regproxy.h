@@ -18,12 +18,15 @@
  *   /npm/<rest>       -> npm_registry + rest
  * Absolute links in PEP 503 pages and npm tarball URLs that point at the
  * upstream are rewritten to go through the proxy. Files (wheels, sdists,
- * tarballs, .metadata) are cached forever, pages and package documents for
- * meta_ttl_s, and a stale copy is served when the upstream cannot answer.
+ * tarballs, .metadata) are cached forever and reach the client while they are
+ * fetched; pages and package documents are cached for meta_ttl_s, and a stale
+ * copy is served when the upstream cannot answer.
  */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "common/strbuf.h"
 
 struct regproxy_options {
 	const char *pip_index_url; /* may be NULL: /pip/ is refused */
@@ -52,3 +55,10 @@ int regproxy_port(const struct regproxy *rp);
 void regproxy_stats(struct regproxy *rp, struct regproxy_stats *out);
 /* Stops serving, ends every connection and transfer, frees rp (NULL is fine). */
 void regproxy_stop(struct regproxy *rp);
+/* Appends to out the PEP 503 page html (len bytes, fetched from page_url of the
+ * index pip_index_url) with every href that points at the index, its host or
+ * (for pypi.org) files.pythonhosted.org made a URL of the proxy on
+ * 127.0.0.1:port; relative links are resolved first, other links stay as they
+ * are. Pure: what the proxy does to every page it serves. */
+void regproxy_rewrite_pip_page(const char *pip_index_url, int port, const char *page_url,
+			       const char *html, size_t len, struct strbuf *out);

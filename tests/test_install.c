@@ -35,7 +35,7 @@
 static const char *const py_ro[] = {"/opt/judge/runtimes/python3.12", NULL};
 static const char *const node_ro[] = {"/opt/judge/runtimes/node22", NULL};
 static struct judge_config cfg;
-static char cache_dir[64], work_dir[64];
+static char cache_dir[64], work_dir[64], cache_sub[96];
 
 static void setup(void)
 {
@@ -49,6 +49,7 @@ static void setup(void)
 	snprintf(cache_dir, sizeof cache_dir, "/tmp/judge-install-cache.XXXXXX");
 	snprintf(work_dir, sizeof work_dir, "/tmp/judge-install-work.XXXXXX");
 	cr_assert(mkdtemp(cache_dir) && mkdtemp(work_dir));
+	snprintf(cache_sub, sizeof cache_sub, "%s/a/b", cache_dir);
 }
 
 static void rm_rf(const char *dir)
@@ -83,7 +84,7 @@ static struct install_options options(const char *pip_index, const char *npm_reg
 	struct install_options o = {
 	    .pip_index_url = pip_index,
 	    .npm_registry = npm_registry,
-	    .cache_dir = cache_dir,
+	    .cache_dir = cache_sub, /* made with its parents by the first fetch */
 	    .python = PYTHON,
 	    .python_ro_paths = py_ro,
 	    .node = NODE,
@@ -483,6 +484,7 @@ static void hostile(const char *mgr, const char *script, const char *flag, const
 	cr_assert_eq(install_packages(sb, &o, mgr, pkgs, &r), 0, "%s", r.message);
 	stop_helper(reg);
 	cr_expect(!r.ok, "the install of %s reached %s:\n%s", pkg, target, r.output.buf);
+	cr_expect(strstr(r.message, "exited with code"), "%s", r.message);
 	cr_expect(strstr(r.output.buf, said), "no '%s' in the output:\n%s", said, r.output.buf);
 	cr_expect_eq(accepted(lfd), 0, "an install script reached %s", target);
 	close(lfd);
@@ -587,7 +589,7 @@ Test(install, planted_symlink_refused)
 Test(install, proxy_refuses_other_routes_and_hosts, .timeout = 120)
 {
 	struct regproxy *rp;
-	char err[512], code[2048], ip[64];
+	char err[512], code[3072], ip[64];
 	struct regproxy_options po = {.pip_index_url = "http://127.0.0.1:9/simple/",
 				      .npm_registry = "http://127.0.0.1:9/",
 				      .cache_dir = cache_dir};
@@ -613,8 +615,15 @@ Test(install, proxy_refuses_other_routes_and_hosts, .timeout = 120)
 	    "try:\n"
 	    "    socket.getaddrinfo('registry.npmjs.org', 443); print('resolved')\n"
 	    "except OSError:\n"
-	    "    print('no dns')\n",
-	    regproxy_port(rp), ip, port, port);
+	    "    print('no dns')\n"
+	    "for raw in [b'garbage\\r\\n\\r\\n', b'HEAD /pip/x/ HTTP/1.1\\r\\n\\r\\n', "
+	    "b'\\x00\\xff' * 9000]:\n"
+	    "    s = socket.create_connection(('127.0.0.1', %d), timeout=10)\n"
+	    "    try:\n"
+	    "        s.sendall(raw); print(s.recv(12).decode(errors='replace') or 'closed')\n"
+	    "    except ConnectionResetError:\n"
+	    "        print('closed')\n",
+	    regproxy_port(rp), ip, port, port, regproxy_port(rp));
 	const char *const argv[] = {PYTHON, "-c", code, NULL};
 	struct run_spec spec = {
 	    .argv = argv, .env = py_env, .ro_paths = py_ro, .net_ns_fd = regproxy_netns_fd(rp)};
@@ -627,7 +636,8 @@ Test(install, proxy_refuses_other_routes_and_hosts, .timeout = 120)
 	char want[512];
 	snprintf(want, sizeof want,
 		 "/etc/passwd 403\n/pip-files/x.whl 403\n/pip/../../x 403\n/npm/%%2e%%2e/x 403\n"
-		 "/other/ 403\n%s refused\n127.0.0.1 refused\n1.1.1.1 refused\nno dns\n",
+		 "/other/ 403\n%s refused\n127.0.0.1 refused\n1.1.1.1 refused\nno dns\n"
+		 "HTTP/1.1 400\nHTTP/1.1 405\nclosed\n",
 		 ip);
 	cr_expect_str_eq(res.out.buf, want);
 	struct regproxy_stats st;
@@ -676,4 +686,198 @@ Test(install, pip_dependency_absolute_links_stale_pages, .timeout = 300)
 			sleep(2); /* every page is stale now */
 		}
 	}
+}
+
+/* ---- the proxy's page rewrite, pure ---- */
+
+struct page_case {
+	const char *index, *page, *html, *want;
+};
+
+static const struct page_case page_cases[] = {
+    /* pypi.org: files on files.pythonhosted.org, hash fragments kept */
+    {"https://pypi.org/simple/", "https://pypi.org/simple/six/",
+     "<a href=\"https://files.pythonhosted.org/packages/a/b/six-1.16.0.whl#sha256=ab\">six</a>",
+     "<a href=\"http://127.0.0.1:4000/pip-files/packages/a/b/six-1.16.0.whl#sha256=ab\">six</a>"},
+    /* another index: files.pythonhosted.org is not its host, left alone */
+    {"http://idx.example/simple", "http://idx.example/simple/six/",
+     "<a href=\"https://files.pythonhosted.org/x.whl\">",
+     "<a href=\"https://files.pythonhosted.org/x.whl\">"},
+    /* relative links resolved against the page */
+    {"http://idx.example/simple/", "http://idx.example/simple/six/",
+     "<a href='../../files/six.whl'>", "<a href='http://127.0.0.1:4000/pip-host/files/six.whl'>"},
+    {"http://idx.example/simple/", "http://idx.example/simple/six/", "<A HREF=\"six.whl\">",
+     "<A HREF=\"http://127.0.0.1:4000/pip/six/six.whl\">"},
+    /* absolute on the index's host, under the index and beside it */
+    {"http://idx.example:8080/pypi/simple/", "http://idx.example:8080/pypi/simple/six/",
+     "<a href=\"http://idx.example:8080/pypi/simple/six/f.whl\"><a href=\"http://"
+     "idx.example:8080/dl/f.whl\">",
+     "<a href=\"http://127.0.0.1:4000/pip/six/f.whl\"><a "
+     "href=\"http://127.0.0.1:4000/pip-host/dl/f.whl\">"},
+    /* another host, an unterminated attribute and no links at all */
+    {"http://idx.example/simple/", "http://idx.example/simple/six/",
+     "<a href=\"http://evil.example/x.whl\">", "<a href=\"http://evil.example/x.whl\">"},
+    {"http://idx.example/simple/", "http://idx.example/simple/six/", "<a href=\"six.whl",
+     "<a href=\"http://127.0.0.1:4000/pip/six/six.whl"},
+    {"http://idx.example/simple/", "http://idx.example/simple/six/",
+     "href=x href=", "href=x href="},
+    {"http://idx.example/simple/", "http://idx.example/simple/six/", "", ""},
+};
+
+Test(install, proxy_rewrites_page_links)
+{
+	for (size_t i = 0; i < sizeof page_cases / sizeof page_cases[0]; i++) {
+		const struct page_case *c = &page_cases[i];
+		struct strbuf out;
+		strbuf_init(&out);
+		regproxy_rewrite_pip_page(c->index, 4000, c->page, c->html, strlen(c->html), &out);
+		cr_expect_str_eq(out.len ? out.buf : "", c->want, "case %zu", i);
+		strbuf_release(&out);
+	}
+}
+
+/* A box folder that is not a plain relative path is refused before the run. */
+Test(install, bad_box_subdir_refused)
+{
+	static const char *const bad[] = {"../x", "/x", "a//b", "a/./b", ".", "a/..", "a/", ""};
+	const char *const argv[] = {"/bin/true", NULL};
+	struct sandbox *sb = open_box();
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct run_spec spec = {.argv = argv, .env = node_env, .box_subdir = bad[i]};
+		spec.limits = options(NULL, NULL).limits;
+		struct run_result res;
+		run_result_init(&res);
+		cr_assert_eq(sandbox_run(sb, &spec, &res), 0);
+		cr_expect_eq(res.status, RUN_INTERNAL_ERROR, "'%s'", bad[i]);
+		cr_expect(strstr(res.message, "bad box folder"), "'%s': %s", bad[i], res.message);
+		run_result_release(&res);
+	}
+	sandbox_close(sb);
+}
+
+/* ---- a gVisor session's workspace ---- */
+
+static void setup_gvisor(void)
+{
+	char err[512];
+	config_defaults(&cfg);
+	free(cfg.sandbox);
+	cfg.sandbox = strdup("auto");
+	cfg.gvisor_pool = 0;
+	struct sandbox_options opts;
+	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
+	snprintf(cache_dir, sizeof cache_dir, "/tmp/judge-install-cache.XXXXXX");
+	snprintf(work_dir, sizeof work_dir, "/tmp/judge-install-work.XXXXXX");
+	cr_assert(mkdtemp(cache_dir) && mkdtemp(work_dir));
+	snprintf(cache_sub, sizeof cache_sub, "%s/a/b", cache_dir);
+}
+
+/* The install runs natively on a gVisor workspace's box, and the session's own
+ * runs (in gVisor) then import the package. */
+TestSuite(install_gvisor, .init = setup_gvisor, .fini = teardown);
+
+Test(install_gvisor, workspace, .timeout = 300)
+{
+	char why[256], err[512], url[512], root[128];
+	if (!sandbox_backend_works(SANDBOX_GVISOR, why, sizeof why))
+		cr_skip_test("gvisor does not work here: %s", why);
+	snprintf(root, sizeof root, "%s/index", work_dir);
+	const char *const helper[] = {"python3",   "tests/integration/lib/pep503.py",
+				      "--root",	   root,
+				      "--port",	   "0",
+				      "--package", "tinypkg==1.0",
+				      NULL};
+	pid_t index = start_helper(helper, url, sizeof url);
+	struct install_options o = options(url, NULL);
+	const char *const pkgs[] = {"tinypkg", NULL};
+	struct sandbox *sb;
+	cr_assert_eq(sandbox_open(SANDBOX_GVISOR, 7, 64 << 20, &sb, err, sizeof err), 0, "%s", err);
+	long ms;
+	must_install(sb, &o, "pip", pkgs, &ms);
+	stop_helper(index);
+	expect_tinypkg(sb);
+	sandbox_close(sb);
+}
+
+/* A second install into the same box adds to the first (a session installs
+ * one package, then another), and installing the same one again is fine. */
+Test(install, pip_second_install_keeps_the_first, .timeout = 300)
+{
+	char url[512], root[128];
+	snprintf(root, sizeof root, "%s/index", work_dir);
+	const char *const helper[] = {"python3",   "tests/integration/lib/pep503.py",
+				      "--root",	   root,
+				      "--port",	   "0",
+				      "--package", "tinypkg==1.0",
+				      "--package", "tinydep==0.5",
+				      NULL};
+	pid_t index = start_helper(helper, url, sizeof url);
+	struct install_options o = options(url, NULL);
+	const char *const first[] = {"tinypkg", NULL}, *const second[] = {"tinydep==0.5", NULL};
+	long ms;
+	struct sandbox *sb = open_box();
+	must_install(sb, &o, "pip", first, &ms);
+	must_install(sb, &o, "pip", second, &ms);
+	must_install(sb, &o, "pip", first, &ms);
+	stop_helper(index);
+	const char *const argv[] = {
+	    PYTHON, "-c", "import tinypkg, tinydep; print(tinypkg.hello(), tinydep.hello())", NULL};
+	struct run_result res;
+	run_in(sb, argv, py_env, py_ro, &res);
+	cr_expect_eq(res.status, RUN_OK, "%s %s", res.message, res.err.buf);
+	cr_expect_str_eq(res.out.buf, "hello from tinypkg 1.0 hello from tinydep 0.5\n");
+	run_result_release(&res);
+	sandbox_close(sb);
+}
+
+/* npm from a local registry (its tarball URLs rewritten to the proxy), a second
+ * install keeping the first, and both again from the cache with it stopped. */
+Test(install, npm_local_registry_second_install_and_cache, .timeout = 300)
+{
+	char url[512], root[128];
+	snprintf(root, sizeof root, "%s/npm", work_dir);
+	const char *const helper[] = {"python3",   "tests/integration/lib/npmreg.py",
+				      "--root",	   root,
+				      "--port",	   "0",
+				      "--package", "tinynpm@1.0.0",
+				      "--package", "othernpm@2.1.0",
+				      NULL};
+	pid_t reg = start_helper(helper, url, sizeof url);
+	struct install_options o = options(NULL, url);
+	const char *const first[] = {"tinynpm", NULL}, *const second[] = {"othernpm@^2", NULL};
+	const char *const both[] = {"tinynpm@1.0.0", "othernpm@2.1.0", NULL};
+	const char *js = "console.log(r('tinynpm').hello(), r('othernpm').hello())";
+	const char *want = "hello from tinynpm 1.0.0 hello from othernpm 2.1.0\n";
+	long ms;
+	struct sandbox *sb = open_box();
+	must_install(sb, &o, "npm", first, &ms);
+	must_install(sb, &o, "npm", second, &ms);
+	expect_node(sb, js, want);
+	sandbox_close(sb);
+	stop_helper(reg);
+	sb = open_box();
+	must_install(sb, &o, "npm", both, &ms);
+	expect_node(sb, js, want);
+	sandbox_close(sb);
+}
+
+/* A session's start makes both package folders, owned by the box's uid. */
+Test(install, make_folders)
+{
+	char err[256], names[512];
+	struct sandbox *sb = open_box();
+	cr_assert_eq(install_make_folders(sb, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(install_make_folders(sb, err, sizeof err), 0, "%s", err);
+	list_box(sb, ".packages", names, sizeof names);
+	cr_expect_str_eq(names, "node python");
+	const char *const argv[] = {
+	    "/bin/sh", "-c", "touch /box/.packages/python/x /box/.packages/node/y && echo ok",
+	    NULL};
+	struct run_result res;
+	run_in(sb, argv, node_env, NULL, &res);
+	cr_expect_str_eq(res.out.buf, "ok\n", "%s", res.err.buf);
+	run_result_release(&res);
+	cr_expect_eq(install_make_folders(NULL, err, sizeof err), -1);
+	sandbox_close(sb);
 }

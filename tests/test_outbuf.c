@@ -133,3 +133,16 @@ Test(outbuf, backlog_drops_output_with_a_marker)
 	strbuf_release(&s);
 	outbuf_release(&b);
 }
+
+Test(outbuf, the_compilers_output_is_its_own_event)
+{
+	struct outbuf b;
+	struct strbuf s = STRBUF_INIT;
+	outbuf_init(&b, 1 << 20, 1 << 20);
+	outbuf_output(&b, 3, "a.c:1: error\n", 13);
+	outbuf_output(&b, 1, "x", 1);
+	take_all(&b, true, &s);
+	cr_assert_str_eq(s.buf, "compile:\"a.c:1: error\\n\"|stdout:\"x\"|");
+	strbuf_release(&s);
+	outbuf_release(&b);
+}

@@ -180,8 +180,11 @@ Test(outstream, a_stalled_database_never_blocks_the_writer)
 	outstream_begin(o, "sub:1");
 	static char block[4096];
 	memset(block, 'z', sizeof block);
+	/* the first bytes go into an INSERT that waits for the lock */
+	outstream_output(o, 1, block, sizeof block);
+	clock_sleep_ms(OUTSTREAM_FLUSH_MS + 150);
 	int64_t t0 = clock_mono_ms();
-	for (int i = 0; i < 1024; i++) /* 4 MiB, four times the backlog */
+	for (int i = 0; i < 1024; i++) /* 4 MiB, five times the backlog */
 		outstream_output(o, 1, block, sizeof block);
 	cr_assert_lt(clock_mono_ms() - t0, 500, "the writer blocked");
 	cr_assert_eq(outstream_flush(o, 200), -1, "cannot be all written");
@@ -190,9 +193,11 @@ Test(outstream, a_stalled_database_never_blocks_the_writer)
 	outstream_flush(o, 5000);
 	struct strbuf all = STRBUF_INIT;
 	read_all(db, "sub:1", &all);
-	cr_assert(strstr(all.buf, "truncated:{\"reason\":\"backlog\""), "%.200s", all.buf);
+	cr_assert(strstr(all.buf, "truncated:{\"reason\":\"backlog\""), "%.200s",
+		  strstr(all.buf, "truncated") ? strstr(all.buf, "truncated") : "none");
 	cr_assert(strstr(all.buf, "|done:{}|"));
-	cr_assert_lt(all.len, OUTSTREAM_BACKLOG_BYTES + 4096);
+	/* the block in the waiting INSERT, then at most the backlog */
+	cr_assert_lt(all.len, OUTSTREAM_BACKLOG_BYTES + 3 * 4096);
 	outstream_close(o);
 	strbuf_release(&all);
 	db_close(locker);

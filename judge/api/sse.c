@@ -17,9 +17,10 @@
 #include "judge/service/waiter.h"
 #include "judge/store/db.h"
 
-/* One read takes at most this much of a stream. */
-#define READ_EVENTS 256
-#define READ_BYTES  (256 * 1024)
+/* One read takes at most this much of a stream: what a client that reads
+ * slowly makes the server hold (more is read once it took this). */
+#define READ_EVENTS 64
+#define READ_BYTES  (64 * 1024)
 /* After a failed read, the relay tries again this soon. */
 #define RETRY_MS 1000
 
@@ -257,8 +258,38 @@ static long relay_read(void *arg, char *buf, size_t max)
 	}
 }
 
+/* A reader that resumes (Last-Event-ID) a stream that has ended gets 204,
+ * which tells an EventSource to stop reconnecting; an id the judge never gave
+ * is a 400. Returns true when it answered. */
+static bool resume_refused(struct http_request *r, struct sse_hub *hub, const struct sse_opts *o)
+{
+	char err[256];
+	int64_t last = 0, done = 0;
+	struct db *db = db_pool_get(hub->pool, 2000);
+	int rc = db ? outstream_position(db, o->stream, &last, &done, err, sizeof err) : -1;
+	if (db)
+		db_pool_put(hub->pool, db);
+	if (rc < 0)
+		return false; /* the relay reads again and copes */
+	if (o->after > last) {
+		http_error(r, 400, "invalid_field", "Last-Event-ID %lld is no event of this judge",
+			   (long long)o->after);
+		return true;
+	}
+	if ((done && done <= o->after) || (!done && o->over)) {
+		http_respond(r, 204, NULL, "", 0, NULL);
+		return true;
+	}
+	return false;
+}
+
 int sse_relay(struct http_request *r, struct sse_hub *hub, const struct sse_opts *o)
 {
+	if (r->ctx || (o->after > 0 && resume_refused(r, hub, o))) {
+		if (o->arg_free)
+			o->arg_free(o->arg);
+		return r->responded ? 0 : -1;
+	}
 	struct relay *x = xcalloc(1, sizeof *x);
 	x->hub = hub;
 	x->r = r;

@@ -13,7 +13,9 @@
  * already holds (a late reader gets everything), then each event as its
  * batch is written, and ends after `done`. Events: "id: <seq>\nevent:
  * <name>\ndata: <json>\n\n"; a client that reconnects with Last-Event-ID:
- * <seq> gets the events after it. A ": keep-alive" comment goes every
+ * <seq> gets the events after it; one that resumes after the stream's done
+ * gets 204 No Content (an EventSource then stops reconnecting), and an id
+ * the judge never gave is a 400. A ": keep-alive" comment goes every
  * SSE_KEEPALIVE_MS while nothing happens (it is also how a client that left
  * is noticed). A reader never slows a writer: they meet only in PostgreSQL.
  *
@@ -64,9 +66,10 @@ struct sse_opts {
 	void (*arg_free)(void *arg); /* frees arg (may be NULL) */
 };
 
-/* Answers r with the relay of o->stream (see above). r must not have
- * answered yet. Returns 0, or -1 when no response could be queued (then
- * o->arg is freed too). */
+/* Answers r with the relay of o->stream (see above), or with 204 / 400 for
+ * a Last-Event-ID after its end or unknown. r must not have answered yet nor
+ * hold a ctx. Returns 0, or -1 when no response could be queued (o->arg is
+ * freed in every case). */
 int sse_relay(struct http_request *r, struct sse_hub *hub, const struct sse_opts *o);
 /* Ends the relays whose request had stream_tag tag (MCP's cancellation):
  * each stops at once, sending nothing more. Any thread. Returns how many. */

@@ -333,6 +333,15 @@ void grade_tally_finish(const struct grade_tally *t, const struct grade_plan *p,
 	}
 }
 
+/* run_spec.on_output of a compile: both of the compiler's streams are fd 3
+ * of the live output (grade_env.on_output). */
+static void compiler_output(void *arg, int fd, const char *data, size_t len)
+{
+	(void)fd;
+	const struct grade_env *env = arg;
+	env->on_output(env->live_arg, GRADE_COMPILER_FD, data, len);
+}
+
 /* Compiles the source in sb into res->compile. Returns 0 when it compiled (or
  * needs no compiling), 1 on a compile error, -1 on an internal error (message
  * in err). */
@@ -352,6 +361,8 @@ static int compile(const struct grade_plan *p, struct sandbox *sb, struct grade_
 	    .trusted_tool = true,
 	    /* the program's runs follow, in this backend when the tools run there */
 	    .more_runs = sandbox_tool_backend(p->backend) == p->backend,
+	    .on_output = p->live && p->live->on_output ? compiler_output : NULL,
+	    .output_arg = (void *)p->live,
 	};
 	struct run_result rr;
 	run_result_init(&rr);

@@ -21,6 +21,9 @@ struct lang;
 struct problem;
 struct checker;
 
+/* The fd grade_env.on_output names the compiler's output by. */
+#define GRADE_COMPILER_FD 3
+
 struct grade_env {
 	const struct judge_config *cfg;
 	const struct lang_registry *langs;
@@ -35,8 +38,9 @@ struct grade_env {
 	 * claim was lost to another worker); grading stops before its next run. */
 	const atomic_bool *cancel;
 	/* Optional (the worker's live output): on_output gets the program's bytes
-	 * as they are read (run_spec.on_output), on_test each test once judged,
-	 * with live_arg. Both run in the grading thread and must not block. */
+	 * as they are read (run_spec.on_output; the compiler's, both streams, as
+	 * fd GRADE_COMPILER_FD), on_test each test once judged, with live_arg.
+	 * Both run in the grading thread and must not block. */
 	void (*on_output)(void *arg, int fd, const char *data, size_t len);
 	void (*on_test)(void *arg, const struct grade_test_out *t);
 	void *live_arg;

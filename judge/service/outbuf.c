@@ -39,6 +39,11 @@ size_t outbuf_pending(const struct outbuf *b)
 	return b->pending;
 }
 
+static const char *fd_event(int fd)
+{
+	return fd == 2 ? "stderr" : fd == 3 ? "compile" : "stdout";
+}
+
 static struct outbuf_event *push(struct outbuf *b, const char *name, int fd)
 {
 	if (b->nev == b->aev) {
@@ -84,7 +89,7 @@ void outbuf_output(struct outbuf *b, int fd, const char *data, size_t len)
 	while (len) {
 		struct outbuf_event *e = b->nev ? &b->ev[b->nev - 1] : NULL;
 		if (!e || e->fd != fd || e->data.len >= OUTBUF_EVENT_BYTES)
-			e = push(b, fd == 2 ? "stderr" : "stdout", fd);
+			e = push(b, fd_event(fd), fd);
 		size_t n = OUTBUF_EVENT_BYTES - e->data.len;
 		if (n > len)
 			n = len;
@@ -179,7 +184,7 @@ size_t outbuf_take(struct outbuf *b, bool at_end, struct outbuf_event **out)
 	b->nev = b->aev = 0;
 	b->pending = 0;
 	if (ntail) {
-		struct outbuf_event *e = push(b, tail_fd == 2 ? "stderr" : "stdout", tail_fd);
+		struct outbuf_event *e = push(b, fd_event(tail_fd), tail_fd);
 		strbuf_add(&e->data, tail, ntail);
 		b->pending = ntail;
 	}

@@ -22,8 +22,8 @@
 #define OUTBUF_EVENT_BYTES (16 * 1024)
 
 struct outbuf_event {
-	char name[33]; /* stdout, stderr, test, truncated, ... */
-	int fd;	       /* 1 or 2 for output (raw bytes in data), 0 for JSON data */
+	char name[33]; /* stdout, stderr, compile, test, truncated, ... */
+	int fd;	       /* 1, 2 or 3 for output (raw bytes in data), 0 for JSON data */
 	struct strbuf data;
 };
 
@@ -41,7 +41,8 @@ void outbuf_init(struct outbuf *b, size_t max_bytes, size_t max_pending);
 /* Frees what b holds; b is left as after outbuf_init with the same bounds. */
 void outbuf_reset(struct outbuf *b);
 void outbuf_release(struct outbuf *b);
-/* Adds output bytes of fd (1 stdout, 2 stderr), within the bounds. */
+/* Adds output bytes of fd (1 stdout, 2 stderr, 3 the compiler's: event
+ * "compile"), within the bounds. */
 void outbuf_output(struct outbuf *b, int fd, const char *data, size_t len);
 /* Adds an event whose data is one JSON value on one line (copied). */
 void outbuf_event(struct outbuf *b, const char *name, const char *json);

@@ -254,6 +254,26 @@ int outstream_read(struct db *db, const char *id, int64_t after, int max, size_t
 	return n;
 }
 
+int outstream_position(struct db *db, const char *id, int64_t *last_seq, int64_t *done_seq,
+		       char *err, size_t errlen)
+{
+	const char *p[] = {id};
+	/* the sequence's last_value never goes back, even when rows are pruned */
+	PGresult *res = db_query(db,
+				 "SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END "
+				 "FROM output_chunks_seq_seq), (SELECT min(seq) FROM output_chunks "
+				 "WHERE stream = $1 AND event = 'done')",
+				 1, p);
+	if (!res) {
+		snprintf(err, errlen, "cannot read output '%s': %s", id, db_error(db));
+		return -1;
+	}
+	*last_seq = db_value_ll(res, 0, 0);
+	*done_seq = db_value_ll(res, 0, 1);
+	PQclear(res);
+	return 0;
+}
+
 void outstream_chunks_free(struct outstream_chunk *c, int n)
 {
 	for (int i = 0; c && i < n; i++)
@@ -261,24 +281,35 @@ void outstream_chunks_free(struct outstream_chunk *c, int n)
 	free(c);
 }
 
-long outstream_prune(struct db *db, long keep_s, long keep_max_s, char *err, size_t errlen)
+/* Runs one DELETE of prune (older than secs) and adds its count to *n. */
+static int prune_step(struct db *db, const char *sql, long secs, long *n, char *err, size_t errlen)
 {
-	char k[32], km[32];
-	snprintf(k, sizeof k, "%ld", keep_s);
-	snprintf(km, sizeof km, "%ld", keep_max_s);
-	const char *p[] = {k, km};
-	PGresult *res = db_query(
-	    db,
-	    "WITH d AS (DELETE FROM output_chunks WHERE stream IN (SELECT stream FROM "
-	    "output_chunks WHERE event = 'done' AND created < now() - make_interval(secs => "
-	    "$1::bigint)) OR created < now() - make_interval(secs => $2::bigint) RETURNING 1) "
-	    "SELECT count(*) FROM d",
-	    2, p);
+	char v[32];
+	snprintf(v, sizeof v, "%ld", secs);
+	const char *p[] = {v};
+	PGresult *res = db_query(db, sql, 1, p);
 	if (!res) {
 		snprintf(err, errlen, "cannot prune output: %s", db_error(db));
 		return -1;
 	}
-	long n = (long)db_value_ll(res, 0, 0);
+	*n += (long)db_value_ll(res, 0, 0);
 	PQclear(res);
+	return 0;
+}
+
+long outstream_prune(struct db *db, long keep_s, long keep_max_s, char *err, size_t errlen)
+{
+	/* two statements, each on its index (an OR of both would scan the table) */
+	long n = 0;
+	if (prune_step(db,
+		       "WITH d AS (DELETE FROM output_chunks WHERE stream IN (SELECT stream FROM "
+		       "output_chunks WHERE event = 'done' AND created < now() - "
+		       "make_interval(secs => $1::bigint)) RETURNING 1) SELECT count(*) FROM d",
+		       keep_s, &n, err, errlen) < 0 ||
+	    prune_step(db,
+		       "WITH d AS (DELETE FROM output_chunks WHERE created < now() - "
+		       "make_interval(secs => $1::bigint) RETURNING 1) SELECT count(*) FROM d",
+		       keep_max_s, &n, err, errlen) < 0)
+		return -1;
 	return n;
 }

@@ -27,9 +27,11 @@
 
 struct db;
 
-#define OUTSTREAM_CHANNEL	"judge_output" /* NOTIFY payload: the stream id */
-#define OUTSTREAM_MAX_BYTES	(1024 * 1024)  /* output bytes a stream keeps */
-#define OUTSTREAM_BACKLOG_BYTES (1024 * 1024)  /* unwritten bytes before output is dropped */
+#define OUTSTREAM_CHANNEL   "judge_output" /* NOTIFY payload: the stream id */
+#define OUTSTREAM_MAX_BYTES (1024 * 1024)  /* output bytes a stream keeps */
+/* unwritten bytes before output is dropped: below the cap, so that a stalled
+ * database shows as "backlog", not as the stream's end */
+#define OUTSTREAM_BACKLOG_BYTES (768 * 1024)
 #define OUTSTREAM_FLUSH_MS	50
 #define OUTSTREAM_ID_MAX	200 /* bytes of a stream id */
 /* Pruning: a stream goes this long after its done; any row after KEEP_MAX_S. */
@@ -48,7 +50,7 @@ void outstream_close(struct outstream *o);
 /* Starts stream id (anything of an earlier stream not written by now is
  * dropped). Output and events go to it until the next begin. */
 void outstream_begin(struct outstream *o, const char *id);
-/* Adds output of fd (1 stdout, 2 stderr): the signature of
+/* Adds output of fd (1 stdout, 2 stderr, 3 compiler): the signature of
  * run_spec.on_output (arg = o). Never blocks on PostgreSQL. */
 void outstream_output(void *o, int fd, const char *data, size_t len);
 /* Adds an event whose data is one JSON value on one line (test, done ...). */
@@ -72,6 +74,11 @@ struct outstream_chunk {
 int outstream_read(struct db *db, const char *id, int64_t after, int max, size_t max_bytes,
 		   struct outstream_chunk **out, char *err, size_t errlen);
 void outstream_chunks_free(struct outstream_chunk *c, int n);
+/* Where stream id stands: *last_seq the newest seq ever given (of any
+ * stream; 0 when none), *done_seq the seq of its done (0 when it has none).
+ * Returns 0, or -1 with err. */
+int outstream_position(struct db *db, const char *id, int64_t *last_seq, int64_t *done_seq,
+		       char *err, size_t errlen);
 /* Deletes the streams whose done is older than keep_s, and any row older
  * than keep_max_s. Returns the rows deleted, or -1 with err. */
 long outstream_prune(struct db *db, long keep_s, long keep_max_s, char *err, size_t errlen);

@@ -177,6 +177,12 @@ static void grade_live(struct slot *s, struct grade_env *env, const struct queue
 	char id[48];
 	snprintf(id, sizeof id, "sub:%" PRId64, sub->id);
 	outstream_begin(s->live, id);
+	if (sub->attempts > 1) {
+		/* what the lost attempt printed is in the stream already */
+		char json[96];
+		snprintf(json, sizeof json, "{\"attempt\":%d}", sub->attempts);
+		outstream_event(s->live, "restart", json);
+	}
 	if (s->live) {
 		env->on_output = outstream_output;
 		env->on_test = live_test;

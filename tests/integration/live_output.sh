@@ -3,7 +3,9 @@
 # PostgreSQL, judge serve and judge worker (native, then gVisor): output that
 # arrives while the program runs, a late reader, Last-Event-ID, a slow reader
 # that delays no one, a client that leaves mid-run, an output flood kept under
-# the stream's cap, one test event per test, keep-alives, and key scoping.
+# the stream's cap, one test event per test, the compiler's output, keep-alives,
+# key scoping, MCP's streamed tools/call (progress, cancellation), and a worker
+# killed mid-run (restart).
 cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh
@@ -62,9 +64,21 @@ python3 $SSE "$U/v1/submissions/$LIVE_ID/events" --key "$KEY" --last-event-id "$
 	>"$SVC_TMP/resume"
 expect_json "Last-Event-ID: the events after it" "$(events "$SVC_TMP/resume")" \
 	"[.[] | {id, event, data}] == ($LIVE | .[1:] | [.[] | {id, event, data}])"
+DONE_ID=$(jq '.[-1].id' <<<"$LIVE")
+python3 $SSE "$U/v1/submissions/$LIVE_ID/events" --key "$KEY" --last-event-id "$DONE_ID" \
+	>"$SVC_TMP/after-done"
+expect_json "Last-Event-ID of done: 204, so an EventSource stops reconnecting" \
+	"$(head -1 "$SVC_TMP/after-done")" '.status == 204'
+python3 $SSE "$U/v1/submissions/$LIVE_ID/events" --key "$KEY" --last-event-id 999999999999 \
+	>"$SVC_TMP/after-all"
+expect_json "a Last-Event-ID the judge never gave: 400" "$(head -1 "$SVC_TMP/after-all")" \
+	'.status == 400 and (.body | fromjson | .error.code == "invalid_field")'
 python3 $SSE "$U/v1/submissions/$LIVE_ID" --key "$KEY" >"$SVC_TMP/accept"
 expect_json "GET /v1/submissions/{id} with Accept: text/event-stream streams too" \
 	"$(events "$SVC_TMP/accept")" "length == 4 and .[3].event == \"done\""
+hd=$(curl -s -m 10 -I "${AUTH[@]}" "$U/v1/submissions/$LIVE_ID/events" | tr -d '\r')
+grep -qi '^content-type: text/event-stream' <<<"$hd" && grep -q '^HTTP/1.1 200' <<<"$hd" &&
+	pass "HEAD on events: 200 text/event-stream, at once" || fail "HEAD on events" "$hd"
 # a plain GET is unchanged
 expect "plain GET /v1/submissions/{id} is still JSON" 200 ".id == $LIVE_ID and .status == \"completed\"" \
 	GET "/v1/submissions/$LIVE_ID"
@@ -108,6 +122,15 @@ expect_json "a problem package (POST /v1/submissions streamed): $NTESTS test eve
 	"[.[] | select(.event == \"test\")] | length == $NTESTS and all(.data | fromjson | .status == \"accepted\")"
 expect_json "... and done says accepted" "$(events "$SVC_TMP/problem")" \
 	'.[-1].event == "done" and (.[-1].data | fromjson | .status == "accepted")'
+
+# ---- the compiler's output streams too ----
+CBAD=$(jq -nc '{language: "c", source: "int main(void) { return nosuch; }\n"}')
+python3 $SSE "$U/v1/execute" --key "$KEY" --post "$CBAD" >"$SVC_TMP/compile"
+expect_json "a compile error: the compiler's output as compile events, then done" \
+	"$(events "$SVC_TMP/compile")" \
+	'([.[] | select(.event == "compile") | .data | fromjson] | add | contains("nosuch")) and
+	 .[-1].event == "done" and (.[-1].data | fromjson | .status == "compile_error") and
+	 ([.[].event] | index("done") == length - 1)'
 
 # ---- a slow reader delays no one ----
 # it reads nothing for 3 s while its program writes 2 MiB (more than socket
@@ -200,6 +223,26 @@ expect_json "the queued submission streams once a worker takes it" "$(events "$S
 	'[.[].event] == ["stdout", "test", "done"] and (.[0].data | fromjson) == "late\n"'
 live_run gvisor
 
+# ---- a worker lost mid-run: restart, then the new attempt's output ----
+svc_stop "$SVC_WORKER_PID"
+sed 's/^worker_slots = 2/worker_slots = 1\nlease_s = 2\nreap_interval_s = 1/' "$ini" >"$SVC_TMP/lease.ini"
+svc_worker "$SVC_TMP/lease.ini" || fail "short-lease worker starts"
+LOST=$SVC_WORKER_PID
+python3 $SSE "$U/v1/execute" --key "$KEY" --post "$SLEEPY" >"$SVC_TMP/restart" &
+RESTART_PID=$!
+for _ in $(seq 100); do grep -q stdout "$SVC_TMP/restart" 2>/dev/null && break; sleep 0.05; done
+svc_worker "$SVC_TMP/lease.ini" || fail "second worker starts"
+kill -KILL "$LOST"
+wait "$RESTART_PID"
+expect_json "a lost worker: its output, restart (attempt 2), the new attempt's, done" \
+	"$(events "$SVC_TMP/restart")" \
+	'[.[].event] == ["stdout", "restart", "stdout", "stdout", "test", "done"] and
+	 (.[1].data | fromjson | .attempt == 2) and
+	 ([.[2,3].data | fromjson] | add) == "one\ntwo\n" and
+	 (.[-1].data | fromjson | .status == "completed" and .stdout == "one\ntwo\n")'
+
 kill -0 "$MAIN_PID" 2>/dev/null && pass "serve still running" || fail "serve still running"
+# stopped first: a sanitizer build reports leaks at exit
+for p in "${SVC_PIDS[@]}"; do svc_stop "$p"; done
 svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/worker.log"
 finish
