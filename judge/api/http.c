@@ -240,6 +240,7 @@ void http_suspend(struct http_request *r)
 	}
 	s->parked[s->nparked++] = r;
 	r->suspended = true;
+	r->suspends++;
 	MHD_suspend_connection(r->conn);
 	pthread_mutex_unlock(&s->lock);
 }
@@ -391,8 +392,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			   s->opts.max_body / 1024);
 		return MHD_YES;
 	}
+	unsigned long suspends = r->suspends;
 	s->opts.handler(r, s->opts.arg);
-	if (!r->responded && !r->suspended) {
+	/* parked and already resumed by another thread (an answer that came at
+	 * once) is not a missing response: the handler runs again */
+	if (!r->responded && !r->suspended && r->suspends == suspends) {
 		/* a handler bug must not leave a client hanging */
 		log_error("http: %s %s got no response", method, url);
 		http_error(r, 503, "internal", "the server could not answer this request");

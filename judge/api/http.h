@@ -42,6 +42,7 @@ struct http_request {
 	bool too_large; /* the body passed max_body; it was not kept */
 	bool responded; /* a response was queued */
 	bool suspended;
+	unsigned long suspends; /* http_suspend calls so far (a resume may come at once) */
 	int status;	  /* status of the response, for the done callback */
 	int64_t start_us; /* clock_mono_us() at the start */
 	/* For the handler: kept across suspend/resume, freed by ctx_free at the end. */

@@ -70,6 +70,10 @@ static long num(const cJSON *o, const char *name)
 /* The cell's status as the API names it. */
 static const char *cell_status(const struct cell_result *res, const cJSON *reply)
 {
+	/* stdout cut at its cap is output_limit, as in one-shot runs, also when the
+	 * cell's reply came before the runner's next limit check */
+	if (res->status == RUN_OK && res->out_truncated)
+		return "output_limit";
 	switch (res->status) {
 	case RUN_OK: {
 		const char *st = str(reply, "status");

@@ -52,8 +52,8 @@ struct sesshost {
 	struct db_pool *pool; /* the session threads' */
 	struct install_options inst;
 	char *inst_strings[4]; /* what inst points to */
-	pthread_t thread;
-	bool started;
+	pthread_t thread, beat;
+	bool started, beating;
 	atomic_bool halt;
 	pthread_mutex_t lock;
 	pthread_cond_t gone; /* a session thread ended */
@@ -376,13 +376,31 @@ static struct db *host_connect(struct sesshost *h, bool *down)
 	return db;
 }
 
+/* The heartbeat has a thread and a connection of its own: claims, starts and
+ * calls that are slow (a loaded host, a slow database) must not make the
+ * worker look dead. */
+static void *beat_main(void *arg)
+{
+	struct sesshost *h = arg;
+	struct db *db = NULL;
+	char err[256];
+	while (!atomic_load(&h->halt)) {
+		if (!db && db_open(&db, h->url, 1000, err, sizeof err) < 0)
+			db = NULL;
+		if (db) {
+			db_set_reconnect_ms(db, 1000);
+			if (sessdb_heartbeat(db, h->worker_id, false, err, sizeof err) < 0)
+				log_debug("sessions: %s", err);
+		}
+		for (int i = 0; i < 10 && !atomic_load(&h->halt); i++)
+			clock_sleep_ms(TICK_MS / 10);
+	}
+	db_close(db);
+	return NULL;
+}
+
 static void tick(struct sesshost *h, struct db *db)
 {
-	char err[256];
-	if (sessdb_heartbeat(db, h->worker_id, false, err, sizeof err) < 0) {
-		log_debug("sessions: %s", err);
-		return;
-	}
 	reconcile(h, db);
 	dispatch_calls(h, db);
 	claim_sessions(h, db);
@@ -497,6 +515,7 @@ int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
 		goto fail;
 	}
 	h->started = true;
+	h->beating = pthread_create(&h->beat, NULL, beat_main, h) == 0;
 	sesspool_prepare(cfg, langs, backend);
 	log_info("sessions: worker %" PRId64 " (%s) holds up to %ld sessions", h->worker_id, name,
 		 cfg->sessions_per_worker);
@@ -515,6 +534,8 @@ void sesshost_stop(struct sesshost *h)
 	atomic_store(&h->halt, true);
 	if (h->started)
 		pthread_join(h->thread, NULL);
+	if (h->beating)
+		pthread_join(h->beat, NULL);
 	/* say so first: readers see the sessions lost before the sandboxes go */
 	struct db *db = h->pool && h->worker_id ? db_pool_get(h->pool, 2000) : NULL;
 	char err[256];

@@ -42,9 +42,11 @@ int sesspool_open(const struct judge_config *cfg, enum sandbox_backend backend,
 void sesspool_prepare(const struct judge_config *cfg, const struct lang_registry *langs,
 		      enum sandbox_backend backend)
 {
-	for (int i = 0; i < langs->count; i++) {
-		const struct lang *l = &langs->langs[i];
-		if (!l->session_argv)
+	/* python first: the pool fills in this order, and most sessions are python */
+	const struct lang *py = lang_find(langs, "python");
+	for (int i = -1; i < langs->count; i++) {
+		const struct lang *l = i < 0 ? py : &langs->langs[i];
+		if (!l || !l->session_argv || (i >= 0 && l == py))
 			continue;
 		/* the limits of a create that names none */
 		cJSON *body = cJSON_CreateObject();

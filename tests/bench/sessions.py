@@ -113,7 +113,7 @@ def main():
         sid, ms = create()
         times.append(ms)
         close(sid)
-        time.sleep(0.2)  # the pool refills between creates, as between an agent's
+        time.sleep(0.5)  # the pool refills between creates, as between an agent's
     out("create_p50", statistics.median(times), "ms")
 
     sid, _ = create()

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 
 const [mode, ...rest] = process.argv.slice(2);
 let transport, problemDir;
@@ -38,6 +38,10 @@ const call = async (name, args) => {
   const same = text !== undefined && JSON.stringify(JSON.parse(text)) === JSON.stringify(r.structuredContent);
   return { r, s: r.structuredContent ?? {}, ok: r.isError === false && same };
 };
+// raw NAME ARGS: a tools/call whose result is an error (isError: its structuredContent
+// is the error JSON, which callTool would check against the tool's outputSchema)
+const raw = (name, args) =>
+  client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema);
 const step = async (name, fn) => {
   try {
     await fn();
@@ -134,13 +138,13 @@ await step("session_read_file", async () => {
   check("session_read_file", ok && s.encoding === "utf-8" && s.content === "2", r);
 });
 await step("session_install_packages: a refused name is an error result", async () => {
-  const r = await client.callTool({ name: "session_install_packages", arguments: { session_id: sid, manager: "pip", packages: ["--index-url=http://x/"] } });
+  const r = await raw("session_install_packages", { session_id: sid, manager: "pip", packages: ["--index-url=http://x/"] });
   check("session_install_packages: a refused name is an error result", r.isError === true && /invalid_package/.test(r.content?.[0]?.text), r);
 });
 await step("session_close", async () => {
   const { s, ok, r } = await call("session_close", { session_id: sid });
   check("session_close", ok && s.status === "closed", r);
-  const again = await client.callTool({ name: "session_execute", arguments: { session_id: sid, code: "1" } });
+  const again = await raw("session_execute", { session_id: sid, code: "1" });
   check("session_execute after close: an error result", again.isError === true && /session_closed/.test(again.content?.[0]?.text), again);
 });
 await step("unknown tool: an error", async () => {

@@ -86,7 +86,7 @@ sdk() {
 		"FAIL "*) fail "sdk ${line#FAIL }"; n=$((n + 1)) ;;
 		esac
 	done < <(cd "$NP" && timeout 300 "$NODE" mcp_sdk.mjs "$@" 2>>"$NP/run.err")
-	[ "$n" -ge 23 ] && pass "sdk $1: every check reported ($n)" ||
+	[ "$n" -ge 22 ] && pass "sdk $1: every check reported ($n)" ||
 		fail "sdk $1: every check reported" "$n lines; $(tail -c 400 "$NP/run.err")"
 }
 sdk stdio "$BIN" "$ini" "$U" "$KEY" "$ROOT"

@@ -314,6 +314,7 @@ cell "a session before the kill" "$PY" 'z = 1' '.status == "ok"'
 LONG=$!
 sleep 1
 kill -KILL "$SVC_WORKER_PID"
+wait "$SVC_WORKER_PID" 2>/dev/null
 t0=$(date +%s)
 wait "$LONG"
 t1=$(date +%s)

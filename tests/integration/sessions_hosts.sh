@@ -105,6 +105,7 @@ for i in 0 1 2 3; do
 done
 
 kill -KILL "${WPID[0]}"
+wait "${WPID[0]}" 2>/dev/null # (no "Killed" line in the output)
 t0=$(date +%s)
 lost=0 kept=0
 for i in 0 1 2 3; do
@@ -140,4 +141,5 @@ sid=$(jq -r '.id // empty' <<<"${out%$'\n'*}")
 	fail "a new session goes to the live host" "$out"
 
 kill -0 "$SVC_SERVE_PID" 2>/dev/null && pass "serve still running" || fail "serve still running"
+svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/host0.log" "$SVC_TMP/host1.log"
 finish
