@@ -43,8 +43,8 @@ struct http_request {
 	bool responded; /* a response was queued */
 	bool suspended;
 	unsigned long suspends; /* http_suspend calls so far (a resume may come at once) */
-	int status;	  /* status of the response, for the done callback */
-	int64_t start_us; /* clock_mono_us() at the start */
+	int status;		/* status of the response, for the done callback */
+	int64_t start_us;	/* clock_mono_us() at the start */
 	/* For the handler: kept across suspend/resume, freed by ctx_free at the end. */
 	void *ctx;
 	void (*ctx_free)(void *ctx);
