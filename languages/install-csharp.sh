@@ -29,6 +29,9 @@ scripting_pkgs=(
 	Microsoft.CodeAnalysis.Scripting.Common:470b9b30fd66d9eccbe68acd330d0901eb62748c79edb83c83a5c9f243eb4523acb8b5525e4bc4885b5845093c5cb9b1607b4de8fe3eabdf3a82ce023cef8ed0
 	Microsoft.CodeAnalysis.CSharp.Scripting:a3e325a17889022f178efed2e6c6c63b725fb40eed137b79c15d6df2375ac8476933201c481801f561aa67f9b755db264716de01e6a8665d088143e0b77d0073
 )
+# crossgen2 of the runtime's version: the session driver's assemblies compiled ahead
+# (ReadyToRun) start in half the CPU time of JIT-only ones
+crossgen_sha512=e689cf1a7886e1fac927d49b5a3e317650b9a89c10e1ffcc67ec3762eae46514b9246556778db9c01603a20e353bf491eb9c4f14db9f8679bd17aa4db267606c
 nuget=https://api.nuget.org/v3-flatcontainer
 dest=$runtimes/dotnet9
 sdkroot=/usr/share/dotnet # runs Roslyn; /usr is bound into every sandbox
@@ -145,7 +148,7 @@ fi
 src=$(cd "$(dirname "$0")" && pwd)/drivers/csharp/csharp_driver.cs
 [ -f "$src" ] || fail "no $src"
 sess=$dest/session
-stamp=$({ cat "$src" "$sdk/Roslyn/bincore/csc.dll"; echo "$scripting_version $version ${scripting_pkgs[*]}"; } | sha256sum)
+stamp=$({ cat "$src" "$sdk/Roslyn/bincore/csc.dll"; echo "$scripting_version $version ${scripting_pkgs[*]} $crossgen_sha512"; } | sha256sum)
 stamp=${stamp%% *}
 [ "$(cat "$sess/.judge-stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 echo "install-csharp.sh: building the C# session driver (Roslyn scripting $scripting_version from NuGet)"
@@ -161,6 +164,22 @@ for f in "$s"/Microsoft.CodeAnalysis*.dll; do refs+=("-r:$f"); done
 "$sdkroot/dotnet" "$csc" -nologo -noconfig -nostdlib+ -optimize+ -nullable+ -langversion:latest \
 	-out:"$s/csharp_driver.dll" @"$here/refs.rsp" "${refs[@]}" "$src" ||
 	fail "cannot compile $src"
+# ReadyToRun: each assembly in its own version bubble, against the runtime's own
+# assemblies; the IL ones stay when crossgen2 fails (slower start, same behaviour)
+fetch Microsoft.NETCore.App.Crossgen2.linux-x64 "$crossgen_sha512"
+unzip -q "$tmp/Microsoft.NETCore.App.Crossgen2.linux-x64.nupkg" 'tools/*' -d "$tmp/cg"
+chmod 755 "$tmp/cg/tools/crossgen2"
+mkdir "$tmp/r2r"
+for f in "$s"/*.dll; do
+	if "$tmp/cg/tools/crossgen2" "$f" -o "$tmp/r2r/${f##*/}" -r "$dest/shared/Microsoft.NETCore.App/$version/*.dll" \
+		-r "$s/*.dll" --targetos:linux --targetarch:x64 -O >"$tmp/cg.log" 2>&1; then
+		:
+	else
+		echo "install-csharp.sh: warning: crossgen2 failed on ${f##*/}; it stays IL only: $(tail -3 "$tmp/cg.log")" >&2
+		rm -f "$tmp/r2r/${f##*/}"
+	fi
+done
+mv -f "$tmp/r2r"/*.dll "$s/" 2>/dev/null || true
 cp "$here/main.runtimeconfig.json" "$s/csharp_driver.runtimeconfig.json"
 chmod -R u=rwX,go=rX "$s"
 chmod 755 "$tmp" # for the check as nobody

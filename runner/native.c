@@ -698,6 +698,74 @@ out:;
 	return ret;
 }
 
+/* Live processes are cloned by one long-lived thread: init dies with the thread
+ * that cloned it (PR_SET_PDEATHSIG is per thread), and a live program must
+ * outlive the (maybe short-lived) thread that asked for it. */
+struct launch_req {
+	struct sandbox *sb;
+	struct native_proc *np;
+	struct sandbox_proc *p;
+	char *err;
+	size_t errlen;
+	int ret;
+	bool done;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_once_t once;
+	bool running;
+	struct launch_req *req;
+} launcher = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_ONCE_INIT, false, NULL};
+
+static void *launcher_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&launcher.lock);
+	for (;;) {
+		while (!launcher.req || launcher.req->done)
+			pthread_cond_wait(&launcher.cond, &launcher.lock);
+		struct launch_req *r = launcher.req;
+		pthread_mutex_unlock(&launcher.lock);
+		r->ret = native_launch(r->sb, r->np, r->p, r->err, r->errlen);
+		pthread_mutex_lock(&launcher.lock);
+		r->done = true;
+		pthread_cond_broadcast(&launcher.cond);
+	}
+	return NULL;
+}
+
+static void launcher_start(void)
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, launcher_main, NULL) == 0) {
+		pthread_detach(t);
+		launcher.running = true;
+	}
+}
+
+/* native_launch in the launcher thread (or here when it could not start). */
+static int launch(struct sandbox *sb, struct native_proc *np, struct sandbox_proc *p, char *err,
+		  size_t errlen)
+{
+	pthread_once(&launcher.once, launcher_start);
+	if (!launcher.running)
+		return native_launch(sb, np, p, err, errlen);
+	struct launch_req r = {.sb = sb, .np = np, .p = p, .err = err, .errlen = errlen};
+	pthread_mutex_lock(&launcher.lock);
+	while (launcher.req)
+		pthread_cond_wait(&launcher.cond, &launcher.lock);
+	launcher.req = &r;
+	pthread_cond_broadcast(&launcher.cond);
+	while (!r.done)
+		pthread_cond_wait(&launcher.cond, &launcher.lock);
+	launcher.req = NULL;
+	pthread_cond_broadcast(&launcher.cond);
+	pthread_mutex_unlock(&launcher.lock);
+	return r.ret;
+}
+
 static int native_start(struct sandbox *sb, const struct run_spec *spec, struct sandbox_proc *p,
 			char *err, size_t errlen)
 {
@@ -721,7 +789,7 @@ static int native_start(struct sandbox *sb, const struct run_spec *spec, struct 
 		goto fail;
 	}
 	np->plan->ncg_fds = cg_self_join_fds(&np->cg, np->plan->cg_fds);
-	if (native_launch(sb, np, p, err, errlen) < 0)
+	if (launch(sb, np, p, err, errlen) < 0)
 		goto fail;
 	p->impl = np;
 	return 0;

@@ -302,8 +302,31 @@ static void check_limits(struct cell_run *c)
 		interrupt(c, RUN_TIMEOUT);
 }
 
-/* Writes the request (the driver reads it whole before it runs anything). */
-static int send_cell(struct session *s, const struct cell_spec *cell)
+/* Writes all of data to fd (non-blocking) by deadline (clock_mono_ms). 0 or -errno. */
+static int write_by(int fd, const char *data, size_t len, int64_t deadline)
+{
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, data + off, len - off);
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN)
+			return -errno;
+		int64_t left = deadline - clock_mono_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+		poll(&pfd, 1, (int)left);
+	}
+	return 0;
+}
+
+/* Writes the request (the driver reads it whole before it runs anything); a
+ * driver that does not take it by deadline gives -ETIMEDOUT. */
+static int send_cell(struct session *s, const struct cell_spec *cell, int64_t deadline)
 {
 	char head[64];
 	int hl = snprintf(head, sizeof head, "CELL %zu %zu\n", cell->code_len,
@@ -319,17 +342,9 @@ static int send_cell(struct session *s, const struct cell_spec *cell)
 	sigaddset(&set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	int ret = 0;
+	fcntl(s->in_fd, F_SETFL, O_NONBLOCK);
 	for (size_t i = 0; i < 3 && !ret; i++)
-		for (size_t off = 0; off < parts[i].n;) {
-			ssize_t n = write(s->in_fd, parts[i].p + off, parts[i].n - off);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				ret = -errno;
-				break;
-			}
-			off += (size_t)n;
-		}
+		ret = write_by(s->in_fd, parts[i].p, parts[i].n, deadline);
 	struct timespec zero = {0, 0};
 	if (ret == -EPIPE)
 		sigtimedwait(&set, NULL, &zero);
@@ -420,10 +435,15 @@ int session_exec(struct session *s, const struct cell_spec *cell, struct cell_re
 	c.wall_ms = cell->wall_ms > 0 ? cell->wall_ms : s->spec.limits.wall_ms;
 	sandbox_proc_usage(s->proc, &c.cpu0, NULL);
 	c.t0 = clock_mono_ms();
-	if (send_cell(s, cell) < 0)
+	int sent = send_cell(s, cell, c.t0 + c.wall_ms);
+	if (sent == -ETIMEDOUT) {
+		c.why = RUN_TIMEOUT; /* not read: restarted below */
+		c.res->wall_ms = c.wall_ms;
+	} else if (sent < 0) {
 		c.died = true;
-	else
+	} else {
 		cell_loop(&c);
+	}
 	if (c.replied) {
 		drain_stderr(&c);
 		res->status = c.interrupt_at ? c.why : RUN_OK;
@@ -431,6 +451,10 @@ int session_exec(struct session *s, const struct cell_spec *cell, struct cell_re
 	}
 	if (c.died) {
 		cell_died(&c);
+	} else if (sent == -ETIMEDOUT) {
+		res->status = RUN_TIMEOUT;
+		snprintf(res->message, sizeof res->message,
+			 "the driver did not read the cell within %ld ms", c.wall_ms);
 	} else {
 		res->status = c.why;
 		snprintf(res->message, sizeof res->message,

@@ -66,7 +66,8 @@ int session_start(struct sandbox *sb, const struct session_spec *spec, struct se
  * with cell_result_init); returns 0, or -1 only on invalid arguments. */
 int session_exec(struct session *s, const struct cell_spec *cell, struct cell_result *res);
 /* Host memory of everything the session's sandbox holds (driver, and for
- * gVisor its sentry and gofer), in KiB; -1 when unknown. */
+ * gVisor its sentry and gofer), in KiB; -1 when unknown. Not while another
+ * thread is in session_exec (a restart frees what it reads). */
 long session_memory_kb(struct session *s);
 /* Ends the driver and its sandbox (not the box: sandbox_close does that). */
 void session_stop(struct session *s);

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,28 @@ static void free_while_running(void)
 		     -1, "a relative argv[0] is refused");
 }
 
+static void *start_in_thread(void *arg)
+{
+	*(struct sandbox_proc **)arg = start_sh(lim(5000, 30000));
+	return NULL;
+}
+
+/* A program outlives the thread that started it (a worker's short-lived thread). */
+static void outlives_its_thread(void)
+{
+	struct sandbox_proc *p = NULL;
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, start_in_thread, &p), 0);
+	pthread_join(t, NULL);
+	cr_assert_not_null(p);
+	clock_sleep_ms(200);
+	int out;
+	sandbox_proc_fds(p, NULL, &out, NULL);
+	say(p, "echo still here\n");
+	expect_out(out, "still here\n");
+	sandbox_proc_free(p);
+}
+
 TestSuite(proc_native, .init = setup_native, .fini = teardown, .timeout = 60);
 TestSuite(proc_gvisor, .init = setup_gvisor, .fini = teardown, .timeout = 90);
 
@@ -268,6 +291,14 @@ Test(proc_native, memory_limit)
 Test(proc_native, box_is_shared)
 {
 	box_is_shared();
+}
+Test(proc_native, outlives_its_thread)
+{
+	outlives_its_thread();
+}
+Test(proc_gvisor, outlives_its_thread)
+{
+	outlives_its_thread();
 }
 Test(proc_native, free_while_running)
 {

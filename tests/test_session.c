@@ -162,6 +162,48 @@ static void py_state_result_and_errors(void)
 	expect_ok("x", "41", "");
 }
 
+/* 8 MiB of stdin (more than any pipe holds): written while the driver reads it. */
+static void py_big_stdin(void)
+{
+	ses = start(sb, "python");
+	size_t n = 8 << 20;
+	char *big = malloc(n + 1);
+	memset(big, 'a', n);
+	big[n] = 0;
+	struct cell_result r;
+	cell_in(ses, &r, "import sys\nprint(len(sys.stdin.buffer.read()))", big, 0, 0);
+	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_str_eq(r.out.buf, "8388608\n");
+	cell_result_release(&r);
+	free(big);
+}
+
+/* A reply whose token comes split across writes (and reads), after output that
+ * starts like the token but is not it: the output is the cell's, the reply is
+ * found. A fake driver in bash speaks the protocol. */
+static void split_token_and_lookalikes(void)
+{
+	static const char *const fake[] = {
+	    "/bin/bash", "-c",
+	    "t=$JUDGE_TOKEN; j='{\"ready\": true}'; printf %s \"${t:0:7}\"; sleep 0.2; "
+	    "printf '%s %d\\n%s' \"${t:7}\" ${#j} \"$j\"; "
+	    "j='{\"status\": \"ok\", \"result\": \"7\", \"error\": null}'; "
+	    "while read -r w c n; do head -c $c >/dev/null; printf '%sZout%s' \"${t:0:5}\" "
+	    "\"${t:0:9}\"; sleep 0.2; printf '%s %d\\n%s' \"${t:9}\" ${#j} \"$j\"; done",
+	    NULL};
+	struct session_spec spec = spec_of("python");
+	spec.argv = fake;
+	char err[512];
+	cr_assert_eq(session_start(sb, &spec, &ses, err, sizeof err), 0, "%s", err);
+	struct cell_result r;
+	cell(&r, "anything");
+	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_eq(r.out.len, 9, "'%s'", r.out.buf);
+	cr_assert(!memcmp(r.out.buf + 5, "Zout", 4), "'%s'", r.out.buf);
+	cr_assert(strstr(r.reply.buf, "\"result\": \"7\""), "%s", r.reply.buf);
+	cell_result_release(&r);
+}
+
 struct chunks {
 	int64_t first_ms;
 	int n;
@@ -255,6 +297,13 @@ static void files_both_ways(void)
 	ses = start(sb, "python");
 	cr_assert_eq(sandbox_file_put(sb, "in/data.csv", "a,b\n1,2\n", 8), 0);
 	expect_ok("open('in/data.csv').read()", "'a,b\\\\n1,2\\\\n'", "");
+	/* the folders the host made are the box owner's: code writes in them */
+	expect_ok("open('in/data.csv', 'a').write('3,4\\n')\nopen('in/new.txt', 'w').write('n')",
+		  "1", "");
+	struct strbuf csv = STRBUF_INIT;
+	cr_assert_eq(sandbox_file_get(sb, "in/data.csv", &csv, 1024), 0);
+	cr_assert_str_eq(csv.buf, "a,b\n1,2\n3,4\n");
+	strbuf_release(&csv);
 	expect_ok("open('chart.svg', 'w').write('<svg/>')", "6", "");
 	struct strbuf got = STRBUF_INIT;
 	cr_assert_eq(sandbox_file_get(sb, "chart.svg", &got, 1024), 0);
@@ -355,6 +404,70 @@ static void bash_shell_state(void)
 	expect_ok("pwd; echo \"[$w]\"", NULL, "/box\n[]\n");
 }
 
+/* A package installed while the session runs (what an install writes into the
+ * box's package folder) is found by the next cell, as is a module beside it. */
+static void py_finds_new_packages(void)
+{
+	ses = start(sb, "python");
+	struct cell_result r;
+	cell(&r, "import judge_test_pkg");
+	cr_assert(strstr(r.reply.buf, "ModuleNotFoundError"), "%s", r.reply.buf);
+	cell_result_release(&r);
+	cr_assert_eq(
+	    sandbox_file_put(sb, ".packages/python/judge_test_pkg/__init__.py", "X = 7\n", 6), 0);
+	const char *helper = "def f():\n    return 'h'\n";
+	cr_assert_eq(sandbox_file_put(sb, "helper.py", helper, strlen(helper)), 0);
+	expect_ok("import judge_test_pkg, helper\njudge_test_pkg.X, helper.f()", "(7, 'h')", "");
+}
+
+/* A driver that is not there, ends at once, or never says it is ready: a clear
+ * error, no session. */
+static void bad_drivers_fail_clearly(void)
+{
+	struct session_spec spec = spec_of("python");
+	struct session *s = NULL;
+	char err[512] = "";
+	const char *const missing[] = {"/nonexistent/driver", NULL};
+	spec.argv = missing;
+	cr_assert_eq(session_start(sb, &spec, &s, err, sizeof err), -1);
+	cr_assert(strstr(err, "ended before it was ready") || strstr(err, "nonexistent"), "%s",
+		  err);
+	const char *const mute[] = {"/bin/sleep", "30", NULL};
+	spec.argv = mute;
+	spec.start_timeout_ms = 500;
+	int64_t t0 = clock_mono_ms();
+	cr_assert_eq(session_start(sb, &spec, &s, err, sizeof err), -1);
+	cr_assert(strstr(err, "did not get ready within 500 ms"), "%s", err);
+	cr_assert_lt(clock_mono_ms() - t0, 5000);
+	const char *const liar[] = {"/bin/sh", "-c", "echo \"$JUDGE_TOKEN 5\"; echo nope", NULL};
+	spec.argv = liar;
+	cr_assert_eq(session_start(sb, &spec, &s, err, sizeof err), -1);
+	cr_assert(strstr(err, "not ready"), "%s", err);
+	cr_assert_null(s);
+	struct cell_result r;
+	cell_result_init(&r);
+	cr_assert_eq(session_exec(NULL, &(struct cell_spec){0}, &r), -1);
+	cell_result_release(&r);
+	/* ready, then deaf: a cell bigger than the pipe is a timeout, not a hang */
+	const char *const deaf[] = {
+	    "/bin/sh", "-c", "printf '%s 15\\n{\"ready\": true}' $JUDGE_TOKEN; sleep 60", NULL};
+	spec.argv = deaf;
+	cr_assert_eq(session_start(sb, &spec, &s, err, sizeof err), 0, "%s", err);
+	size_t n = 1 << 20;
+	char *big = malloc(n + 1);
+	memset(big, '#', n);
+	big[n] = 0;
+	t0 = clock_mono_ms();
+	cell_in(s, &r, big, NULL, 0, 500);
+	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert(strstr(r.message, "did not read the cell"), "%s", r.message);
+	cr_assert(r.restarted);
+	cr_assert_lt(clock_mono_ms() - t0, 5000);
+	cell_result_release(&r);
+	free(big);
+	session_stop(s);
+}
+
 TestSuite(session_native, .init = setup_native, .fini = teardown, .timeout = 120);
 TestSuite(session_gvisor, .init = setup_gvisor, .fini = teardown, .timeout = 180);
 
@@ -377,6 +490,10 @@ BOTH(files_both_ways)
 BOTH(links_never_followed)
 BOTH(two_sessions_isolated)
 BOTH(bash_shell_state)
+BOTH(py_finds_new_packages)
+BOTH(py_big_stdin)
+BOTH(split_token_and_lookalikes)
+BOTH(bad_drivers_fail_clearly)
 
 /* The start pool: a session started ahead of need is handed over at once, in
  * the caller's workspace, and serves that session only. */

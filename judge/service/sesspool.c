@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
+#include "runner/install.h"
 #include "runner/session.h"
 
 /* The driver spec of a session of l with limits (pointers into l). */
@@ -33,6 +34,10 @@ int sesspool_open(const struct judge_config *cfg, enum sandbox_backend backend,
 		  struct sandbox **sb, struct session **s, char *err, size_t errlen)
 {
 	if (sandbox_open(backend, slot, limits->disk_mb << 20, sb, err, errlen) < 0)
+		return -1;
+	/* the package folders before the driver: it may never look again for one
+	 * that was missing at its start */
+	if (install_make_folders(*sb, err, errlen) < 0)
 		return -1;
 	struct session_spec spec;
 	spec_of(cfg, l, limits, &spec);

@@ -4,7 +4,8 @@
 // Each cell is parsed with acorn (Node's own copy, reached with
 // --expose-internals); top-level let/const/class become var so that they
 // persist as properties of the context's global and a cell can be run again
-// (a second `let x` in V8's script scope would be a SyntaxError). A cell with
+// (a second `let x` in V8's script scope would be a SyntaxError); static
+// imports become require() (which loads ES modules too). A cell with
 // top-level await then goes through the REPL's own transform
 // (internal/repl/await), which wraps it in an async function that hoists its
 // declarations and returns the last expression's value. The sync part runs
@@ -82,7 +83,8 @@ function send(obj) {
 		try {
 			off += fs.writeSync(1, data, off);
 		} catch (e) {
-			if (e.code !== 'EAGAIN') throw e; // a user may have made fd 1 non-blocking
+			if (e.code === 'EAGAIN') continue; // a user may have made fd 1 non-blocking
+			process.exit(1); // the host is gone (EPIPE) or fd 1 was closed: no one to answer
 		}
 	}
 }
@@ -138,19 +140,24 @@ const dynamicImport = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOAD
 
 // --- a cell's code -------------------------------------------------------------
 
-// Top-level let/const/class -> var (see the top). Returns the new source, or
-// null when acorn cannot parse it (V8 then reports the error on the original).
+// Top-level let/const/class -> var (see the top), and static imports -> var
+// bindings of require() (a script has no import statement; require loads ES
+// modules too in Node 22). Returns the new source, or null when acorn cannot
+// parse it (V8 then reports the error on the original).
 function hoistLexical(code) {
+	const opts = { ecmaVersion: 'latest', allowAwaitOutsideFunction: true, allowHashBang: true };
 	let ast;
 	try {
-		ast = acorn.parse(code, {
-			ecmaVersion: 'latest',
-			sourceType: 'script',
-			allowAwaitOutsideFunction: true,
-			allowHashBang: true,
-		});
+		ast = acorn.parse(code, { ...opts, sourceType: 'script' });
 	} catch {
-		return null;
+		try {
+			// import declarations parse only as a module (strict mode: what
+			// only sloppy mode allows fails here, and then in V8 too)
+			ast = acorn.parse(code, { ...opts, sourceType: 'module' });
+		} catch {
+			return null;
+		}
+		if (!ast.body.some((n) => n.type === 'ImportDeclaration')) return null;
 	}
 	const edits = []; // [pos, deleteCount, text], applied from the end
 	for (const node of ast.body) {
@@ -160,11 +167,38 @@ function hoistLexical(code) {
 		} else if (node.type === 'ClassDeclaration') {
 			edits.push([node.end, 0, ';']);
 			edits.push([node.start, 0, `var ${node.id.name} = `]);
+		} else if (node.type === 'ImportDeclaration') {
+			edits.push([node.start, node.end - node.start, importAsRequire(node)]);
 		}
 	}
 	edits.sort((a, b) => b[0] - a[0]);
 	for (const [pos, del, text] of edits) code = code.slice(0, pos) + text + code.slice(pos + del);
 	return code;
+}
+
+// `import d, { a as b } from 'm'` -> `var d = <default of require('m')>, { a: b } = require('m');`
+// on one line, so that the lines after it keep their numbers (require caches).
+function importAsRequire(node) {
+	const req = `require(${JSON.stringify(node.source.value)})`;
+	if (node.specifiers.length === 0) return `${req};`;
+	const parts = [];
+	const named = [];
+	for (const sp of node.specifiers) {
+		if (sp.type === 'ImportDefaultSpecifier') {
+			// an ES module's namespace holds its default export; CommonJS is its own default
+			parts.push(
+				`${sp.local.name} = ((m) => (Object.prototype.toString.call(m) === '[object Module]' || ` +
+					`(m && m.__esModule)) && 'default' in Object(m) ? m.default : m)(${req})`,
+			);
+		} else if (sp.type === 'ImportNamespaceSpecifier') {
+			parts.push(`${sp.local.name} = ${req}`);
+		} else {
+			const imported = sp.imported.type === 'Literal' ? JSON.stringify(sp.imported.value) : sp.imported.name;
+			named.push(`${imported}: ${sp.local.name}`);
+		}
+	}
+	if (named.length) parts.push(`{ ${named.join(', ')} } = ${req}`);
+	return `var ${parts.join(', ')};`;
 }
 
 // Returns { script, awaits } for cell n, or throws V8's SyntaxError.
@@ -211,7 +245,17 @@ function trimStack(stack) {
 		.join('\n');
 }
 
+// Never throws: a hostile error object (a getter that throws, a Proxy) gives
+// a placeholder rather than a driver that stops answering.
 function errorOf(e) {
+	try {
+		return describeError(e);
+	} catch {
+		return { name: 'Error', value: '(an error that cannot be shown)', traceback: '' };
+	}
+}
+
+function describeError(e) {
 	if (e !== null && typeof e === 'object' && typeof e.stack === 'string') {
 		let name = 'Error';
 		let value = '';
@@ -272,6 +316,19 @@ const interruptError = () => {
 	return e;
 };
 
+// `_` is the last result, as in the REPL, until the user gives `_` a value of
+// their own (e.g. lodash): from then on it is theirs
+let underscoreMine = true;
+let underscoreLast;
+function setUnderscore(value) {
+	if (!underscoreMine || value === undefined) return;
+	if ('_' in context && context._ !== underscoreLast) {
+		underscoreMine = false;
+		return;
+	}
+	context._ = underscoreLast = value;
+}
+
 async function runCell(n, code, stdin) {
 	const out = { status: 'ok', result: null, error: null };
 	current = { asyncError: null, interrupt: null };
@@ -290,7 +347,7 @@ async function runCell(n, code, stdin) {
 		await new Promise((resolve) => setImmediate(resolve));
 		if (current.asyncError) throw current.asyncError;
 		out.result = inspectResult(value);
-		if (out.result !== null) context._ = value;
+		setUnderscore(value);
 	} catch (e) {
 		out.status = 'error';
 		out.error = errorOf(e);

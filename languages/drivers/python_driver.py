@@ -12,6 +12,8 @@ import tempfile
 import traceback
 import types
 
+# all imported at start, before the box (sys.path[0]) can shadow them: a user's
+# traceback.py must not break the driver's error replies
 PKG_DIR = "/box/.packages/python"  # runner/install.h PKG_DIR_PYTHON, under the box
 RESULT_MAX = 1 << 20  # a repr longer than this is cut: the reply is not output
 

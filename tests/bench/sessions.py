@@ -45,7 +45,7 @@ def call(method, path, body=None):
 
 def out(name, value, unit):
     results[name] = value
-    print(f"{backend} {name} {value:.1f} {unit}" if isinstance(value, float)
+    print(f"{backend} {name} {value:.2f} {unit}" if isinstance(value, float)
           else f"{backend} {name} {value} {unit}", flush=True)
 
 

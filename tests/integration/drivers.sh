@@ -216,7 +216,7 @@ def run_lang(lang):
         check("%s: fd 0 of a cell without input is empty (requests are elsewhere)" % lang,
               c.result == case.get("fd0_result") if "fd0_result" in case else c.out == case["fd0_stdout"],
               repr(c))
-        c = d.cell(case["bigout"], timeout=60)
+        c = d.cell(case["bigout"], timeout=120)
         want = "".join("line %d\n" % i for i in range(100000))
         check("%s: 100000 lines of output, then the reply" % lang,
               c.status == "ok" and c.out == want, "%d bytes, %r" % (len(c.stdout), c.reply))
@@ -292,6 +292,10 @@ def extra_node(d, folder):
     check("node: the class persists", c.result == "30", repr(c))
     c = d.cell("let counter = 1; const r = 2; counter + r")
     check("node: let/const may be declared again in a later cell", c.result == "3", repr(c))
+    c = d.cell("throw new Proxy(new Error('x'), { get() { throw new Error('no') } })")
+    check("node: an error that cannot be shown still gets an error reply", c.status == "error", repr(c))
+    c = d.cell("new Proxy({}, { get() { throw new Error('no') }, ownKeys() { throw new Error('no') } })")
+    check("node: a result that cannot be shown still gets a reply", c.status == "ok" and c.result, repr(c))
     c = d.cell("{ a: 1, b: [2] }")
     check("node: an object literal alone is a value, not a block", c.result == "{ a: 1, b: [ 2 ] }", repr(c))
     c = d.cell("const w = 1; null.y")
@@ -333,6 +337,23 @@ def extra_node(d, folder):
     c = d.cell("require('judge-test-pkg').where")
     check("node: require finds a package in .packages/node/node_modules first",
           c.result == "'from packages'", repr(c))
+    c = d.cell("import pkg, { where } from 'judge-test-pkg';\nimport * as nodePath from 'node:path';\n"
+               "import { join as j } from 'path';\nimport 'os';\n[pkg.where, where, nodePath.join('a', 'b'), j('c', 'd')]")
+    check("node: static imports (default, named, namespace, bare) become bindings",
+          c.result == "[ 'from packages', 'from packages', 'a/b', 'c/d' ]", repr(c))
+    p = os.path.join(folder, ".packages/node/node_modules/judge-esm-pkg")
+    os.makedirs(p)
+    with open(os.path.join(p, "package.json"), "w") as f:
+        f.write('{"name": "judge-esm-pkg", "version": "1.0.0", "type": "module", "exports": "./index.js"}')
+    with open(os.path.join(p, "index.js"), "w") as f:
+        f.write("export default 40; export const two = 2;")
+    c = d.cell("import forty, { two } from 'judge-esm-pkg'; forty + two")
+    check("node: an ES module package's default and named exports", c.result == "42", repr(c))
+    c = d.cell("where.length + j('x').length")
+    check("node: imported names persist", c.result == "14", repr(c))
+    c = d.cell("import x from 'no-such-package-here'")
+    check("node: importing a missing package is an error reply",
+          c.status == "error" and "no-such-package-here" in c.error.get("value", ""), repr(c))
     with open(os.path.join(folder, "local.js"), "w") as f:
         f.write("module.exports = 7;")
     c = d.cell("require('./local') * 6")
@@ -348,6 +369,12 @@ def extra_node(d, folder):
                "{ stdio: ['inherit', 'pipe', 'ignore'] }).toString().split('\\n').filter(Boolean).length")
     # 0, 1, 2 and the fd of ls's own listing of /proc/self/fd
     check("node: a child of user code gets no request stream", c.result == "4", repr(c))
+    c = d.cell("[1, 2].length")
+    c = d.cell("_ * 10")
+    check("node: _ is the last result", c.result == "20", repr(c))
+    c = d.cell("const _ = { lib: true }; 5")
+    c = d.cell("_.lib")
+    check("node: _ given a value by the user stays theirs", c.result == "true", repr(c))
     c = d.cell("typeof stdin + ':' + stdin")
     check("node: stdin is an empty string without input", c.result == "'string:'", repr(c))
 
@@ -366,6 +393,11 @@ def extra_csharp(d, folder):
     check("csharp: the class persists", c.result == "30", repr(c))
     c = d.cell("new List<int> { 1, 2, 3 }.Select(v => v * 2).ToList()")
     check("csharp: a list is formatted", c.status == "ok" and "2, 4, 6" in (c.result or ""), repr(c))
+    c = d.cell("System.Numerics.BigInteger.Pow(2, 70).ToString() + System.Text.Json.JsonSerializer.Serialize(new[] { 1 })")
+    check("csharp: common framework assemblies are referenced (numerics, JSON)",
+          c.result == '"1180591620717411303424[1]"', repr(c))
+    c = d.cell("#r \"System.Data.Common.dll\"\nnew System.Data.DataTable(\"t\").TableName")
+    check("csharp: #r adds another framework assembly by file name", c.result == '"t"', repr(c))
     c = d.cell("null")
     check("csharp: null is no result", c.status == "ok" and c.result is None, repr(c))
     c = d.cell("File.WriteAllText(\"made.txt\", \"x\"); File.Exists(\"made.txt\")")
@@ -373,6 +405,17 @@ def extra_csharp(d, folder):
           c.result == "true" and os.path.exists(os.path.join(folder, "made.txt")), repr(c))
     c = d.cell("Console.ReadLine() == null")
     check("csharp: stdin is empty without input", c.result == "true", repr(c))
+    c = d.cell("class Bad : Exception { public override string Message => throw new Exception(); "
+               "public override string ToString() => throw new Exception(); }\nthrow new Bad();")
+    check("csharp: an exception that cannot be shown still gets an error reply",
+          c.status == "error" and c.error.get("name") == "Bad", repr(c))
+    c = d.cell("class BadStr { public override string ToString() => throw new Exception(); }\nnew BadStr()")
+    check("csharp: a result whose ToString throws still gets a reply", c.status == "ok" and c.result, repr(c))
+    c = d.cell("var keep = Console.Out; Console.SetOut(new StreamWriter(new MemoryStream()));\n"
+               "Console.Out.Dispose(); 1")
+    c2 = d.cell("Console.SetOut(keep); Console.WriteLine(\"back\"); 2")
+    check("csharp: a disposed Console.Out of the user's own does not stop the driver",
+          c.status is not None and c2.result == "2" and c2.out == "back\n", "%r %r" % (c, c2))
     c = d.cell("int.Parse(\"zz\")")
     check("csharp: a framework exception is its type name and message",
           c.error.get("name") == "FormatException" and "cell-" in c.error.get("traceback", ""), repr(c))

@@ -106,7 +106,8 @@ static class CSharpDriver
 			.WithEmitDebugInformation(true)
 			.WithFileEncoding(utf8)
 			.WithAllowUnsafe(true)
-			.WithMetadataResolver(ScriptMetadataResolver.Default.WithBaseDirectory(dir))
+			.WithMetadataResolver(ScriptMetadataResolver.Default.WithBaseDirectory(dir)
+				.WithSearchPaths(FrameworkDir))
 			.WithSourceResolver(new SourceFileResolver(ImmutableArray<string>.Empty, dir));
 
 		// warm-up: a chain of its own (the user never sees its variables) that
@@ -140,20 +141,43 @@ static class CSharpDriver
 			string reply = RunCell(ref state, options.WithFilePath($"cell-{n}"),
 				Encoding.UTF8.GetString(code), dir);
 			Console.SetIn(new StringReader(""));
-			Console.Out.Flush();
-			Console.Error.Flush();
+			try {
+				Console.Out.Flush();
+				Console.Error.Flush();
+			} catch (Exception) {
+				// the user's own writer (Console.SetOut) failed: the reply still goes out
+			}
 			Send(reply);
 		}
 	}
 
-	// The shared framework's assemblies (those the runtime itself loaded from
-	// its folder): what a script compiles against and runs with.
+	// The framework assemblies a script compiles against. Not all of the ~170:
+	// Roslyn binds every cell against every reference and keeps each cell's
+	// compilation, so memory grows with references x cells (150 cells: 94 MB
+	// of heap with all, 29 MB with these). Others: #r "System.Xyz.dll".
+	static readonly HashSet<string> Assemblies = new() {
+		"mscorlib", "netstandard", "System.Private.CoreLib", "System.Runtime", "System.Private.Uri",
+		"System.Console", "System.Collections", "System.Collections.Concurrent",
+		"System.Collections.Immutable", "System.Collections.Specialized", "System.Collections.NonGeneric",
+		"System.ComponentModel.Primitives", "System.Diagnostics.Debug", "System.Diagnostics.Process",
+		"System.IO", "System.IO.Compression", "System.IO.FileSystem", "System.Linq",
+		"System.Linq.Expressions", "System.Linq.Parallel", "System.Memory", "System.Net.Http",
+		"System.Net.Primitives", "System.Numerics.Vectors", "System.ObjectModel",
+		"System.Runtime.Extensions", "System.Runtime.InteropServices", "System.Runtime.Numerics",
+		"System.Security.Cryptography", "System.Text.Encoding.Extensions", "System.Text.Json",
+		"System.Text.RegularExpressions", "System.Threading", "System.Threading.Tasks",
+		"System.Threading.Tasks.Parallel", "System.Threading.Thread", "System.Web.HttpUtility",
+		"System.Private.Xml", "System.Private.Xml.Linq", "System.Xml.ReaderWriter", "System.Xml.Linq",
+	};
+
+	static string FrameworkDir => Path.GetDirectoryName(typeof(object).Assembly.Location)!;
+
 	static IEnumerable<MetadataReference> FrameworkReferences()
 	{
-		string fw = Path.GetDirectoryName(typeof(object).Assembly.Location)!;
+		string fw = FrameworkDir;
 		var tpa = (AppContext.GetData("TRUSTED_PLATFORM_ASSEMBLIES") as string ?? "").Split(':');
-		return tpa.Where(p => Path.GetDirectoryName(p) == fw && p.EndsWith(".dll") &&
-					 !Path.GetFileName(p).StartsWith("Microsoft.CodeAnalysis"))
+		return tpa.Where(p => Path.GetDirectoryName(p) == fw &&
+					 Assemblies.Contains(Path.GetFileNameWithoutExtension(p)))
 			.Select(p => (MetadataReference)MetadataReference.CreateFromFile(p));
 	}
 
@@ -200,12 +224,26 @@ static class CSharpDriver
 		try {
 			return CSharpObjectFormatter.Instance.FormatObject(value, printOptions);
 		} catch (Exception) {
-			string s = value.ToString() ?? "";
-			return s.Length <= ResultMax ? s : s.Substring(0, ResultMax) + "...";
+			try {
+				string s = value.ToString() ?? "";
+				return s.Length <= ResultMax ? s : s.Substring(0, ResultMax) + "...";
+			} catch (Exception e) {
+				return $"({value.GetType().Name}: ToString threw {e.GetType().Name})";
+			}
 		}
 	}
 
+	// Never throws: an exception whose Message or ToString throws still gets a reply.
 	static string ErrorOf(Exception e, string dir)
+	{
+		try {
+			return DescribeError(e, dir);
+		} catch (Exception) {
+			return Error(e.GetType().Name, "(an exception that cannot be shown)", "");
+		}
+	}
+
+	static string DescribeError(Exception e, string dir)
 	{
 		if (e is AggregateException ae && ae.InnerExceptions.Count == 1)
 			e = ae.InnerExceptions[0];

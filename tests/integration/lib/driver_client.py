@@ -80,7 +80,7 @@ class Driver:
 
     # -- process --
 
-    def start(self, timeout=60.0):
+    def start(self, timeout=120.0):
         """Starts the driver and waits for its ready reply; returns its JSON."""
         env = dict(self.env)
         env["JUDGE_TOKEN"] = self.token
