@@ -24,8 +24,8 @@ LIBS := $(PKG_LIBS) -lm
 SRCS := $(sort $(wildcard common/*.c runner/*.c judge/*/*.c))
 # the SQL migrations are built into the binary (judge/store/migrate.h)
 MIGRATIONS := $(sort $(wildcard migrations/*.sql))
-# and so are web/'s OpenAPI document and /docs page (judge/api/docs.h)
-WEB := $(sort $(wildcard web/*.json web/*.html web/*.js))
+# and so are web/'s OpenAPI document, /docs page, playground and dashboard (judge/api/docs.h)
+WEB := $(sort $(wildcard web/*.json web/*.html web/*.js web/*.css))
 OBJS := $(SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o $(BUILD)/gen/web.o
 LIB_OBJS := $(filter-out $(BUILD)/judge/cli/main.o,$(OBJS))
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
@@ -39,7 +39,7 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 STATEDIR ?= /var/lib/judge
 
-.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval format format-check clean fuzz install FORCE
+.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval format format-check clean fuzz install web FORCE
 all: $(BIN) bin/box_init
 
 # box_init: the first process of every gVisor sandbox (runner/gvisor.c); static,
@@ -76,6 +76,12 @@ $(BUILD)/gen/migrations.o: $(BUILD)/gen/migrations.c
 $(BUILD)/gen/web.c: $(WEB) common/embed.sh
 	@mkdir -p $(dir $@)
 	sh common/embed.sh judge/api/docs.h docs_file docs_files "" $(WEB) > $@.tmp && mv $@.tmp $@
+
+# The playground's and the dashboard's bundles (web/playground.js, web/dashboard.js)
+# from web/src/ with npm and esbuild. They are committed, so `make` needs neither
+# Node nor the network; tests/integration/web.sh fails when they are stale.
+web:
+	cd web/src && npm ci --no-audit --no-fund --silent && node build.mjs
 
 $(BUILD)/gen/web.o: $(BUILD)/gen/web.c
 	$(CC) $(CPPFLAGS) -I. $(CFLAGS) -c -o $@ $<

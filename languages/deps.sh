@@ -17,6 +17,8 @@ packages=(
 	postgresql-15 jq curl unzip patchelf clang-format hyperfine
 	# tests/integration/install.sh: systemd-analyze verify of the units
 	systemd
+	# tests/integration/web.sh: the playground and dashboard in a headless browser
+	chromium
 	# libFuzzer: clang only recommends its runtime, and recommends are not installed
 	clang libclang-rt-14-dev
 )

@@ -23,7 +23,7 @@ struct session_spec {
 	 * driver's whole life (memory_kb, processes, file_bytes, open_files, tmp_bytes)
 	 * or for each cell's output (stdout_bytes, stderr_bytes). All > 0. */
 	struct run_limits limits;
-	long start_timeout_ms; /* driver start to its ready reply; 0 = 20000 */
+	long start_timeout_ms;	      /* driver start to its ready reply; 0 = 20000 */
 	const char *const *warm_argv; /* as in run_spec: a pool may start the runtime ahead */
 	const char *const *preload;
 };
@@ -37,8 +37,8 @@ struct cell_spec {
 	size_t code_len;
 	const char *stdin_data; /* may be NULL */
 	size_t stdin_len;
-	long cpu_ms;  /* 0 = the session's */
-	long wall_ms; /* 0 = the session's */
+	long cpu_ms;		     /* 0 = the session's */
+	long wall_ms;		     /* 0 = the session's */
 	session_output_fn on_output; /* may be NULL */
 	void *arg;
 };

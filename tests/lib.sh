@@ -5,6 +5,7 @@ set -u
 : "${JUDGE:=bin/judge}"
 T_PASS=0
 T_FAIL=0
+T_SKIP=0
 T_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
 
 # free_port: a TCP port for a test server, below the kernel's range of ephemeral
@@ -22,6 +23,8 @@ free_port() {
 
 pass() { T_PASS=$((T_PASS + 1)); echo "ok   $T_NAME: $1"; }
 fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL $T_NAME: $1${2:+ -- $2}"; }
+# skip NAME WHY: a check that could not run here; counted, never as passed
+skip() { T_SKIP=$((T_SKIP + 1)); echo "skip $T_NAME: $1${2:+ -- $2}"; }
 
 # expect_json NAME JSON JQ_FILTER: passes when the jq filter is true on JSON.
 expect_json() {
@@ -41,6 +44,6 @@ check() {
 }
 
 finish() {
-	echo "$T_PASS passed, $T_FAIL failed"
+	echo "$T_PASS passed, $T_FAIL failed$([ "$T_SKIP" -gt 0 ] && echo ", $T_SKIP skipped")"
 	[ "$T_FAIL" -eq 0 ]
 }

@@ -143,6 +143,10 @@ Test(metrics, route_labels)
 						  "session_install",
 						  "session_files",
 						  "session_file",
+						  "web",
+						  "admin_stats",
+						  "admin_keys",
+						  "admin_key",
 						  "other"};
 	for (int i = 0; i < R_COUNT; i++)
 		cr_assert_str_eq(n[i], want[i]);
@@ -190,6 +194,14 @@ Test(metrics, route_labels)
 	cr_assert_str_eq(arg, "7");
 	cr_assert_eq(route_of("/v1/evaluations/7/x", &arg), R_OTHER);
 	cr_assert_not(route_method_ok(R_J0_SUBMIT, "GET"));
+	/* the playground, the dashboard and its admin JSON */
+	cr_assert_eq(route_of("/", &arg), R_WEB);
+	cr_assert_eq(route_of("/dashboard", &arg), R_WEB);
+	cr_assert_eq(route_of("/v1/admin/keys/7", &arg), R_ADMIN_KEY);
+	cr_assert_str_eq(arg, "7");
+	cr_assert(route_method_ok(R_ADMIN_KEY, "DELETE"));
+	cr_assert_not(route_method_ok(R_ADMIN_KEY, "GET"));
+	cr_assert(route_method_ok(R_ADMIN_KEYS, "POST") && route_method_ok(R_ADMIN_KEYS, "GET"));
 	cr_assert(route_local_origin(NULL));
 	cr_assert(route_local_origin("http://localhost:3000"));
 	cr_assert_not(route_local_origin("http://localhost.evil.com"));

@@ -11,6 +11,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "judge/api/dash.h"
 #include "judge/api/docs.h"
 #include "judge/api/evaluation.h"
 #include "judge/api/events.h"
@@ -175,20 +176,25 @@ static void on_headers(struct http_request *r, void *arg)
 			     "%s is not allowed here (allowed: %s)", r->method, allow);
 		return;
 	}
-	if (rt == R_HEALTH || rt == R_METRICS || rt == R_OPENAPI || rt == R_DOCS)
+	if (rt == R_HEALTH || rt == R_METRICS || rt == R_OPENAPI || rt == R_DOCS || rt == R_WEB)
 		return;
+	bool admin_route = rt == R_ADMIN_STATS || rt == R_ADMIN_KEYS || rt == R_ADMIN_KEY;
 	/* MCP's transport asks servers to check Origin against DNS rebinding: a
 	 * web page must not drive a keyless (loopback) judge through a browser.
 	 * With keys on, a page without the key gets 401 anyway.
 	 * The Piston paths too: their POST takes any Content-Type, so a page's
-	 * plain form post would reach them without a CORS preflight. */
-	bool origin_checked = rt == R_MCP || rt == R_PISTON_RUNTIMES || rt == R_PISTON_EXECUTE;
+	 * plain form post would reach them without a CORS preflight.
+	 * And the dashboard's: a page must not make or revoke keys. */
+	bool origin_checked =
+	    rt == R_MCP || rt == R_PISTON_RUNTIMES || rt == R_PISTON_EXECUTE || admin_route;
 	if (origin_checked && !a->auth_on && !route_local_origin(http_header(r, "Origin"))) {
 		http_error(r, 403, "forbidden_origin",
 			   "requests from a web page of another origin are refused");
 		return;
 	}
 	if (!admit(r, a))
+		return;
+	if (admin_route && !dash_admit(r, a))
 		return;
 	/* Piston's clients send JSON without saying so (text/plain) */
 	if (!strcmp(r->method, "POST") && !is_json(r) && rt != R_PISTON_EXECUTE)
@@ -215,7 +221,14 @@ static void on_request(struct http_request *r, void *arg)
 		return info_metrics(r, a);
 	case R_OPENAPI:
 	case R_DOCS:
+	case R_WEB:
 		return docs_serve(r);
+	case R_ADMIN_STATS:
+		return dash_stats(r, a);
+	case R_ADMIN_KEYS:
+		return dash_keys(r, a);
+	case R_ADMIN_KEY:
+		return dash_key_revoke(r, a, id);
 	case R_EXECUTE:
 		return submit_post(r, a, REQ_EXECUTE, true);
 	case R_EXECUTE_EXPECTED:

@@ -37,6 +37,10 @@ static const char *const names[R_COUNT] = {"execute",
 					   "session_install",
 					   "session_files",
 					   "session_file",
+					   "web",
+					   "admin_stats",
+					   "admin_keys",
+					   "admin_key",
 					   "other"};
 
 const char *const *route_names(void)
@@ -69,6 +73,7 @@ static bool events_path(const char *s)
 #define J0_SUBS	    "/submissions/"
 #define J0_LANGS    "/languages/"
 #define EVAL_PREFIX "/v1/evaluations/"
+#define ADMIN_KEY   "/v1/admin/keys/"
 
 #define SESS_PREFIX "/v1/sessions/"
 
@@ -131,6 +136,13 @@ enum route route_of(const char *url, const char **arg)
 	    {"/docs.js", R_DOCS},
 	    {"/v1/evaluations", R_EVALS},
 	    {"/v1/sessions", R_SESSIONS},
+	    {"/", R_WEB},
+	    {"/dashboard", R_WEB},
+	    {"/playground.js", R_WEB},
+	    {"/dashboard.js", R_WEB},
+	    {"/app.css", R_WEB},
+	    {"/v1/admin/stats", R_ADMIN_STATS},
+	    {"/v1/admin/keys", R_ADMIN_KEYS},
 	};
 	*arg = NULL;
 	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
@@ -163,6 +175,11 @@ enum route route_of(const char *url, const char **arg)
 		*arg = url + sizeof EVAL_PREFIX - 1;
 		return R_EVAL;
 	}
+	size_t nak = sizeof ADMIN_KEY - 1;
+	if (!strncmp(url, ADMIN_KEY, nak) && one_segment(url + nak)) {
+		*arg = url + nak;
+		return R_ADMIN_KEY;
+	}
 	return session_route(url, arg);
 }
 
@@ -178,6 +195,7 @@ const char *route_allow(enum route rt)
 	switch (rt) {
 	case R_J0_BATCH: /* Judge0: create a batch, or get one by tokens */
 	case R_SESSIONS:
+	case R_ADMIN_KEYS:
 		return "GET, HEAD, POST";
 	case R_SESSION:
 		return "GET, HEAD, DELETE";
@@ -186,6 +204,8 @@ const char *route_allow(enum route rt)
 		return "POST";
 	case R_SESSION_FILE:
 		return "GET, HEAD, PUT, DELETE";
+	case R_ADMIN_KEY:
+		return "DELETE";
 	default:
 		return takes_post(rt) ? "POST" : "GET, HEAD";
 	}

@@ -42,14 +42,20 @@ enum route {
 	R_SESSION_INSTALL, /* POST /v1/sessions/{id}/install */
 	R_SESSION_FILES,   /* GET /v1/sessions/{id}/files?dir= */
 	R_SESSION_FILE,	   /* GET, PUT, DELETE /v1/sessions/{id}/files/{path} */
+	/* the playground and the dashboard's pages and assets (docs.h) */
+	R_WEB,
+	/* the dashboard's JSON: admin keys only (admin.h) */
+	R_ADMIN_STATS, /* GET /v1/admin/stats */
+	R_ADMIN_KEYS,  /* GET (list), POST (create) /v1/admin/keys */
+	R_ADMIN_KEY,   /* DELETE /v1/admin/keys/{id} (revoke) */
 	R_OTHER,
 	R_COUNT
 };
 
 /* Classifies a path (without the query string). *arg points into url for the
- * /{id} routes (R_GET_SUB, R_PROBLEM, R_J0_GET, R_J0_LANGUAGE, R_EVAL), else it is NULL;
- * for R_SUB_EVENTS it points at "{id}/events", and for the session routes but
- * R_SESSIONS at the session id and what follows. */
+ * /{id} routes (R_GET_SUB, R_PROBLEM, R_J0_GET, R_J0_LANGUAGE, R_EVAL, R_ADMIN_KEY),
+ * else it is NULL; for R_SUB_EVENTS it points at "{id}/events", and for the
+ * session routes but R_SESSIONS at the session id and what follows. */
 enum route route_of(const char *url, const char **arg);
 /* The metrics label of rt ("execute_with_expected" ...); "other" when out of range. */
 const char *route_name(int rt);

@@ -1,4 +1,5 @@
-/* cmd_keys: `judge keys create --name N | list | revoke ID`, API key management. */
+/* cmd_keys: `judge keys create --name N [--admin] | list | revoke ID`, API key management. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,9 @@
 
 static int usage(FILE *out)
 {
-	fputs("usage: judge keys create --name NAME   prints a new API key (shown only once)\n"
+	fputs("usage: judge keys create --name NAME [--admin]\n"
+	      "                                       prints a new API key (shown only once);\n"
+	      "                                       --admin: it may use /dashboard\n"
 	      "       judge keys list                 lists keys (never the keys themselves)\n"
 	      "       judge keys revoke ID            revokes key ID\n",
 	      out);
@@ -28,6 +31,7 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 	struct db *db = NULL;
 	const char *name = NULL;
 	long long revoke_id = 0;
+	bool admin = false;
 
 	if (argc < 2)
 		return usage(stderr);
@@ -40,6 +44,8 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 				name = argv[++i];
 			else if (!strncmp(argv[i], "--name=", 7))
 				name = argv[i] + 7;
+			else if (!strcmp(argv[i], "--admin"))
+				admin = true;
 			else
 				return usage(stderr);
 		}
@@ -67,12 +73,12 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 	if (name) {
 		char key[AUTH_KEY_LEN + 1];
 		int64_t id;
-		if (auth_key_create(db, name, key, &id, err, sizeof err) < 0) {
+		if (auth_key_create_as(db, name, admin, key, &id, err, sizeof err) < 0) {
 			fprintf(stderr, "judge keys: %s\n", err);
 			goto out;
 		}
-		fprintf(stderr, "created key %lld '%s'; it is shown only this once:\n",
-			(long long)id, name);
+		fprintf(stderr, "created %skey %lld '%s'; it is shown only this once:\n",
+			admin ? "admin " : "", (long long)id, name);
 		printf("%s\n", key);
 	} else if (revoke_id) {
 		int rc = auth_key_revoke(db, revoke_id, err, sizeof err);

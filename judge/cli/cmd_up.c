@@ -186,7 +186,8 @@ static int example_key(const struct judge_config *cfg, struct db *db, char key[A
 		}
 	}
 	int64_t id;
-	if (auth_key_create(db, "judge up example", key, &id, err, sizeof err) < 0) {
+	/* the operator's own key: it opens the dashboard too */
+	if (auth_key_create_as(db, "judge up example", true, key, &id, err, sizeof err) < 0) {
 		log_warn("up: cannot create an API key for the example: %s", err);
 		goto out;
 	}
@@ -210,7 +211,11 @@ static void print_banner(const struct judge_config *cfg, const char *host, const
 	strbuf_addf(&base, "http://%s%s%s:%s", v6 ? "[" : "", host, v6 ? "]" : "", port);
 	printf("\njudge is up: API on %s (sandbox: %s, database: %s)\n", base.buf, cfg->sandbox,
 	       cfg->database_url[0] ? "database_url" : "embedded, under state_dir/pg");
-	printf("try:\n\n");
+	/* the key rides in the fragment, which the browser never sends: the page
+	 * moves it to sessionStorage and clears it from the address bar */
+	printf("\nopen %s/%s%s in a browser to run and grade programs (operators: "
+	       "%s/dashboard)\n\nor try:\n\n",
+	       base.buf, key ? "#key=" : "", key ? key : "", base.buf);
 	printf("curl -s %s/v1/execute_with_expected \\\n", base.buf);
 	if (key)
 		printf("  -H 'Authorization: Bearer %s' \\\n", key);

@@ -120,6 +120,12 @@ static int unhex(const char *s, unsigned char *out, size_t n)
 int auth_key_create(struct db *db, const char *name, char key[AUTH_KEY_LEN + 1], int64_t *id,
 		    char *err, size_t errlen)
 {
+	return auth_key_create_as(db, name, false, key, id, err, errlen);
+}
+
+int auth_key_create_as(struct db *db, const char *name, bool admin, char key[AUTH_KEY_LEN + 1],
+		       int64_t *id, char *err, size_t errlen)
+{
 	unsigned char rnd[20], digest[32];
 	char hash[65];
 	if (!*name || strlen(name) > 200) {
@@ -134,9 +140,11 @@ int auth_key_create(struct db *db, const char *name, char key[AUTH_KEY_LEN + 1],
 	hex(rnd, sizeof rnd, key + 3);
 	auth_sha256(key, AUTH_KEY_LEN, digest);
 	hex(digest, 32, hash);
-	const char *params[] = {name, hash};
+	const char *params[] = {name, hash, admin ? "true" : "false"};
 	PGresult *res = db_query(
-	    db, "INSERT INTO api_keys (name, hash) VALUES ($1, $2) RETURNING id", 2, params);
+	    db,
+	    "INSERT INTO api_keys (name, hash, admin) VALUES ($1, $2, $3::boolean) RETURNING id", 3,
+	    params);
 	if (!res) {
 		snprintf(err, errlen, "cannot store the key: %s", db_error(db));
 		return -1;
@@ -148,20 +156,45 @@ int auth_key_create(struct db *db, const char *name, char key[AUTH_KEY_LEN + 1],
 
 int auth_key_list(struct db *db, FILE *out, char *err, size_t errlen)
 {
-	PGresult *res = db_query(db,
-				 "SELECT id, name, to_char(created AT TIME ZONE 'UTC', "
-				 "'YYYY-MM-DD HH24:MI:SS'), coalesce(to_char(revoked AT TIME ZONE "
-				 "'UTC', 'YYYY-MM-DD HH24:MI:SS'), '-') FROM api_keys ORDER BY id",
-				 0, NULL);
+	PGresult *res =
+	    db_query(db,
+		     "SELECT id, name, to_char(created AT TIME ZONE 'UTC', "
+		     "'YYYY-MM-DD HH24:MI:SS'), coalesce(to_char(revoked AT TIME ZONE "
+		     "'UTC', 'YYYY-MM-DD HH24:MI:SS'), '-'), CASE WHEN admin THEN 'admin' "
+		     "ELSE '-' END FROM api_keys ORDER BY id",
+		     0, NULL);
 	if (!res) {
 		snprintf(err, errlen, "cannot list keys: %s", db_error(db));
 		return -1;
 	}
-	fprintf(out, "%-6s %-24s %-20s %s\n", "id", "name", "created (UTC)", "revoked (UTC)");
+	fprintf(out, "%-6s %-24s %-20s %-20s %s\n", "id", "name", "created (UTC)", "revoked (UTC)",
+		"admin");
 	for (int i = 0; i < PQntuples(res); i++)
-		fprintf(out, "%-6s %-24s %-20s %s\n", db_value(res, i, 0), db_value(res, i, 1),
-			db_value(res, i, 2), db_value(res, i, 3));
+		fprintf(out, "%-6s %-24s %-20s %-20s %s\n", db_value(res, i, 0),
+			db_value(res, i, 1), db_value(res, i, 2), db_value(res, i, 3),
+			db_value(res, i, 4));
 	PQclear(res);
+	return 0;
+}
+
+int auth_key_list_json(struct db *db, cJSON **out, char *err, size_t errlen)
+{
+	PGresult *res = db_query(
+	    db,
+	    "SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'admin', admin, "
+	    "'created_ms', (extract(epoch FROM created) * 1000)::bigint, 'revoked_ms', "
+	    "(extract(epoch FROM revoked) * 1000)::bigint) ORDER BY id), '[]') FROM api_keys",
+	    0, NULL);
+	if (!res) {
+		snprintf(err, errlen, "cannot list keys: %s", db_error(db));
+		return -1;
+	}
+	*out = cJSON_Parse(db_value(res, 0, 0));
+	PQclear(res);
+	if (!*out) {
+		snprintf(err, errlen, "cannot list keys: not JSON");
+		return -1;
+	}
 	return 0;
 }
 
@@ -188,6 +221,7 @@ int auth_key_revoke(struct db *db, int64_t id, char *err, size_t errlen)
 struct cached_key {
 	int64_t id;
 	unsigned char hash[32];
+	bool admin;
 };
 
 /* Admission state of one key: a token bucket and the in-flight count. */
@@ -241,7 +275,7 @@ static int load_keys(struct auth *a)
 		return -1;
 	db_set_reconnect_ms(db, 2000); /* the lock is held: fail fast while the server is away */
 	PGresult *res =
-	    db_query(db, "SELECT id, hash FROM api_keys WHERE revoked IS NULL", 0, NULL);
+	    db_query(db, "SELECT id, hash, admin FROM api_keys WHERE revoked IS NULL", 0, NULL);
 	if (!res) {
 		log_warn("auth: cannot read api keys: %s", db_error(db));
 		db_pool_put(a->pool, db);
@@ -252,8 +286,10 @@ static int load_keys(struct auth *a)
 	size_t k = 0;
 	for (int i = 0; i < n; i++) {
 		const char *h = db_value(res, i, 1);
-		if (h && unhex(h, keys[k].hash, 32) == 0)
+		if (h && unhex(h, keys[k].hash, 32) == 0) {
+			keys[k].admin = !strcmp(db_value(res, i, 2), "t");
 			keys[k++].id = db_value_ll(res, i, 0);
+		}
 	}
 	PQclear(res);
 	db_pool_put(a->pool, db);
@@ -310,6 +346,26 @@ enum auth_result auth_check(struct auth *a, const char *header, int64_t *key_id)
 	}
 	pthread_mutex_unlock(&a->lock);
 	return r;
+}
+
+void auth_invalidate(struct auth *a)
+{
+	pthread_mutex_lock(&a->lock);
+	a->last_try_ms = 0;
+	pthread_mutex_unlock(&a->lock);
+}
+
+bool auth_is_admin(struct auth *a, int64_t key_id)
+{
+	if (!key_id)
+		return true; /* auth = off: loopback only (serve refuses it elsewhere) */
+	bool admin = false;
+	pthread_mutex_lock(&a->lock);
+	for (size_t i = 0; i < a->nkeys; i++)
+		if (a->keys[i].id == key_id)
+			admin = a->keys[i].admin;
+	pthread_mutex_unlock(&a->lock);
+	return admin;
 }
 
 static struct bucket *bucket_of(struct auth *a, int64_t key_id)

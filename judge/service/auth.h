@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 struct db;
 struct db_pool;
 
@@ -29,6 +31,13 @@ bool auth_ct_equal(const void *a, const void *b, size_t n);
  * and its row id to *id. Returns 0 or -1 with err. */
 int auth_key_create(struct db *db, const char *name, char key[AUTH_KEY_LEN + 1], int64_t *id,
 		    char *err, size_t errlen);
+/* auth_key_create for an operator's key when admin is true: it may use the
+ * dashboard and /v1/admin/ (create and revoke keys). */
+int auth_key_create_as(struct db *db, const char *name, bool admin, char key[AUTH_KEY_LEN + 1],
+		       int64_t *id, char *err, size_t errlen);
+/* Every key as a JSON array (caller owns it) of {id, name, admin, created_ms,
+ * revoked_ms (null while active)}; never the keys. Returns 0 or -1 with err. */
+int auth_key_list_json(struct db *db, cJSON **out, char *err, size_t errlen);
 /* Prints every key (id, name, created, revoked) to out. Returns 0 or -1. */
 int auth_key_list(struct db *db, FILE *out, char *err, size_t errlen);
 /* Revokes key id. Returns 1 when revoked, 0 when there is no such active key,
@@ -47,6 +56,13 @@ enum auth_result { AUTH_OK, AUTH_MISSING, AUTH_INVALID, AUTH_UNAVAILABLE };
 /* Checks an Authorization header value ("Bearer KEY"; may be NULL).
  * AUTH_OK sets *key_id; AUTH_UNAVAILABLE when the key list could not be read. */
 enum auth_result auth_check(struct auth *a, const char *header, int64_t *key_id);
+
+/* A key was just created here: the next unknown key reloads the list at
+ * once, not up to a second later. */
+void auth_invalidate(struct auth *a);
+/* True when key_id (from auth_check) is an admin key, or 0 (auth = off, which
+ * serve allows on loopback only). Reads the cache auth_check filled. */
+bool auth_is_admin(struct auth *a, int64_t key_id);
 
 /* Admits one request of key_id (0 = anonymous, when auth is off). Returns 0,
  * or -1 when the key is over its rate (*retry_after_s: seconds until a token)

@@ -34,6 +34,7 @@
 #include "common/log.h"
 #include "judge/store/migrate.h"
 #include "judge/store/pgembed.h"
+#include "judge/service/admin.h"
 #include "judge/service/outstream.h"
 #include "judge/service/queue.h"
 #include "judge/service/sesshost.h"
@@ -76,6 +77,7 @@ struct worker {
 	atomic_bool stopping;	   /* no new claims */
 	atomic_bool halt;	   /* housekeeping ends */
 	struct sesshost *sessions; /* the sessions this worker holds, or NULL */
+	char name[96];		   /* host:pid, its row in worker_beats (admin.h) */
 };
 
 static void wake_slots(struct worker *w)
@@ -298,6 +300,22 @@ static void extend_leases(struct worker *w, struct db *db)
 	}
 }
 
+/* The dashboard's row of this worker: slots and how many grade now. */
+static void beat(struct worker *w, struct db *db)
+{
+	char err[512];
+	int busy = 0, alive = 0;
+	pthread_mutex_lock(&w->lock);
+	for (int i = 0; i < w->nslots; i++) {
+		busy += w->slots[i].busy;
+		alive += !atomic_load(&w->slots[i].done);
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (admin_worker_beat(db, w->name, sandbox_backend_name(w->backend), alive, busy, err,
+			      sizeof err) < 0)
+		log_debug("worker housekeeping: %s", err);
+}
+
 /* Removes live output streams that ended a while ago (outstream.h). */
 static void prune_output(struct db *db)
 {
@@ -317,6 +335,7 @@ static void *housekeeping_main(void *arg)
 	long extend_every = w->lease_ms / 3;
 	long reap_every = w->cfg->reap_interval_s * 1000;
 	int64_t next_extend = clock_mono_ms() + extend_every, next_reap = clock_mono_ms();
+	int64_t next_beat = clock_mono_ms();
 	int64_t next_prune = next_reap;
 	bool down = false;
 	while (!atomic_load(&w->halt)) {
@@ -366,6 +385,10 @@ static void *housekeeping_main(void *arg)
 			extend_leases(w, db);
 			next_extend = now + extend_every;
 		}
+		if (now >= next_beat) {
+			beat(w, db);
+			next_beat = now + ADMIN_BEAT_MS;
+		}
 		if (now >= next_reap && !atomic_load(&w->stopping)) {
 			if (queue_reap(db, (int)w->cfg->max_attempts, NULL, NULL, err, sizeof err) <
 			    0)
@@ -377,6 +400,8 @@ static void *housekeeping_main(void *arg)
 			}
 		}
 	}
+	if (db && admin_worker_leave(db, w->name, err, sizeof err) < 0)
+		log_debug("worker housekeeping: %s", err);
 	db_close(db);
 	return NULL;
 }
@@ -569,6 +594,7 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 	w.slots = xcalloc((size_t)w.nslots, sizeof *w.slots);
 	char host[64] = "localhost";
 	gethostname(host, sizeof host - 1);
+	snprintf(w.name, sizeof w.name, "%s:%d", host, (int)getpid());
 	if (pthread_create(&hk, NULL, housekeeping_main, &w) != 0) {
 		log_error("worker: cannot start a thread");
 		goto out;

@@ -72,6 +72,15 @@ fi
 grep -q "^curl " "$T/up.out" && pass "prints a curl example" || fail "prints a curl example"
 res=$(run_example)
 expect_json "the example gives a verdict" "$res" '.status == "accepted" and .stdout == "hello\n"'
+# the playground's address carries the key (tests/integration/web.sh opens it in a browser)
+url=$(sed -n 's|^open \(http://[^ ]*/#key=jk_[0-9a-f]*\) in a browser.*|\1|p' "$T/up.out")
+[ -n "$url" ] && [ "${url##*#key=}" = "$(cat "$T/var/api-key")" ] &&
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "${url%%#*}")" = 200 ] &&
+	pass "prints the playground's address with the key, and it answers" ||
+	fail "prints the playground's address" "$(head -5 "$T/up.out")"
+st=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$T/var/api-key")" \
+	"${url%%/#*}/v1/admin/stats")
+[ "$st" = 200 ] && pass "its key is an admin key (the dashboard)" || fail "its key is an admin key" "status $st"
 check "stop with SIGTERM, exit 0" stop_up
 sleep 0.5
 pgrep -f "postgres -D $T/var/pg/data" >/dev/null && fail "embedded postgres stopped" || pass "embedded postgres stopped"

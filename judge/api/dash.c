@@ -1,0 +1,160 @@
+/* dash: /v1/admin/stats and /v1/admin/keys, the operator dashboard's JSON. */
+#include "judge/api/dash.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge/api/api.h"
+#include "judge/api/http.h"
+#include "judge/api/render.h"
+#include "judge/grading/request.h"
+#include "judge/service/admin.h"
+#include "judge/service/auth.h"
+#include "judge/service/sessdb.h"
+#include "judge/store/db.h"
+
+bool dash_admit(struct http_request *r, struct api *a)
+{
+	if (auth_is_admin(a->auth, r->key_id))
+		return true;
+	http_error(r, 403, "forbidden",
+		   "this API key is not an admin key (judge keys create --admin)");
+	return false;
+}
+
+void dash_stats(struct http_request *r, struct api *a)
+{
+	char err[512];
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	if (!db)
+		return render_db_error(r, "admin stats", err);
+	cJSON *o = NULL;
+	long sess[SESS_STATUS_COUNT] = {0};
+	int rc = admin_stats(db, &o, err, sizeof err);
+	if (rc == 0)
+		rc = sessdb_counts(db, sess, err, sizeof err);
+	db_pool_put(a->pool, db);
+	if (rc < 0) {
+		cJSON_Delete(o);
+		return render_db_error(r, "admin stats", err);
+	}
+	cJSON *so = cJSON_AddObjectToObject(o, "sessions");
+	cJSON_AddNumberToObject(so, "open", (double)(sess[SESS_STARTING] + sess[SESS_READY]));
+	cJSON *by = cJSON_AddObjectToObject(so, "by_status");
+	for (int i = 0; i < SESS_STATUS_COUNT; i++)
+		cJSON_AddNumberToObject(by, sess_status_name((enum sess_status)i), (double)sess[i]);
+	/* this process's own counters beside the database's */
+	cJSON_AddNumberToObject(o, "http_in_flight", (double)http_active(a->http));
+	cJSON_AddBoolToObject(o, "auth", a->auth_on);
+	http_respond_json(r, 200, o);
+	cJSON_Delete(o);
+}
+
+/* POST /v1/admin/keys: {"name": "1 to 200 characters", "admin": false}. */
+static void create_key(struct http_request *r, struct api *a)
+{
+	cJSON *in = NULL;
+	struct req_error e;
+	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0)
+		return render_req_error(r, &e);
+	if (!cJSON_IsObject(in)) {
+		http_error(r, 422, "missing_field", "the body must be an object with 'name'");
+		goto out;
+	}
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(in, "name");
+	const cJSON *admin = cJSON_GetObjectItemCaseSensitive(in, "admin");
+	const cJSON *f;
+	cJSON_ArrayForEach(f, in)
+	{
+		if (strcmp(f->string, "name") && strcmp(f->string, "admin")) {
+			http_error(r, 422, "invalid_field", "unknown field '%.60s' (name, admin)",
+				   f->string);
+			goto out;
+		}
+	}
+	if (!name) {
+		http_error(r, 422, "missing_field", "'name' is required");
+		goto out;
+	}
+	if (!cJSON_IsString(name) || !*name->valuestring || strlen(name->valuestring) > 200) {
+		http_error(r, 422, "invalid_field", "'name' must be a string of 1 to 200 bytes");
+		goto out;
+	}
+	if (admin && !cJSON_IsBool(admin)) {
+		http_error(r, 422, "invalid_field", "'admin' must be true or false");
+		goto out;
+	}
+	char err[512], key[AUTH_KEY_LEN + 1];
+	int64_t id;
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	if (!db) {
+		render_db_error(r, "create key", err);
+		goto out;
+	}
+	bool is_admin = cJSON_IsTrue(admin);
+	int rc = auth_key_create_as(db, name->valuestring, is_admin, key, &id, err, sizeof err);
+	db_pool_put(a->pool, db);
+	if (rc < 0) {
+		render_db_error(r, "create key", err);
+		goto out;
+	}
+	auth_invalidate(a->auth); /* usable at once */
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)id);
+	cJSON_AddStringToObject(o, "name", name->valuestring);
+	cJSON_AddBoolToObject(o, "admin", is_admin);
+	cJSON_AddStringToObject(o, "key", key);
+	http_respond_json(r, 201, o);
+	cJSON_Delete(o);
+out:
+	cJSON_Delete(in);
+}
+
+void dash_keys(struct http_request *r, struct api *a)
+{
+	if (!strcmp(r->method, "POST"))
+		return create_key(r, a);
+	char err[512];
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	if (!db)
+		return render_db_error(r, "list keys", err);
+	cJSON *keys = NULL;
+	int rc = auth_key_list_json(db, &keys, err, sizeof err);
+	db_pool_put(a->pool, db);
+	if (rc < 0)
+		return render_db_error(r, "list keys", err);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "keys", keys);
+	/* which one is the caller's: the page warns before revoking it */
+	cJSON_AddNumberToObject(o, "own_id", (double)r->key_id);
+	http_respond_json(r, 200, o);
+	cJSON_Delete(o);
+}
+
+void dash_key_revoke(struct http_request *r, struct api *a, const char *id)
+{
+	char *end;
+	long long n = strtoll(id, &end, 10);
+	if (n <= 0 || *end || end - id > 18) {
+		http_error(r, 404, "not_found", "no such key: %.40s", id);
+		return;
+	}
+	char err[512];
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	if (!db)
+		return render_db_error(r, "revoke key", err);
+	int rc = auth_key_revoke(db, n, err, sizeof err);
+	db_pool_put(a->pool, db);
+	if (rc < 0)
+		return render_db_error(r, "revoke key", err);
+	if (rc == 0) {
+		http_error(r, 404, "not_found", "no active key %lld", n);
+		return;
+	}
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)n);
+	cJSON_AddBoolToObject(o, "revoked", true);
+	http_respond_json(r, 200, o);
+	cJSON_Delete(o);
+}

@@ -1,0 +1,23 @@
+/* dash: the operator dashboard's JSON endpoints under /v1/admin/ (admin keys only).
+ *
+ * GET /v1/admin/stats: queue, throughput and latency over time, workers and
+ * slots, recent failures (admin.h), and sessions by status (sessdb.h).
+ * GET /v1/admin/keys lists the API keys, POST creates one ({"name", "admin"}:
+ * the key is in the answer, once) and DELETE /v1/admin/keys/{id} revokes one.
+ * A key without the admin flag gets 403 forbidden; with auth = off (loopback
+ * only) every caller is the operator.
+ */
+#pragma once
+#include <stdbool.h>
+
+struct api;
+struct http_request;
+
+/* True when r's key may use /v1/admin/; else it answered 403. */
+bool dash_admit(struct http_request *r, struct api *a);
+/* GET /v1/admin/stats. */
+void dash_stats(struct http_request *r, struct api *a);
+/* GET and POST /v1/admin/keys. */
+void dash_keys(struct http_request *r, struct api *a);
+/* DELETE /v1/admin/keys/{id}. */
+void dash_key_revoke(struct http_request *r, struct api *a, const char *id);

@@ -1,0 +1,34 @@
+/* admin: what the operator's dashboard reads (queue, throughput and latency
+ * over time, workers and slots, recent failures) and the workers' heartbeats.
+ *
+ * Workers write one row each into `worker_beats` (migrations/0006_admin.sql) from
+ * their housekeeping thread every ADMIN_BEAT_MS and delete it when they stop;
+ * a row older than ADMIN_ALIVE_S is a worker that died without saying so.
+ * The numbers come from the database in one statement, so that several
+ * `judge serve` processes show the same dashboard.
+ */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+struct db;
+
+#define ADMIN_BEAT_MS 3000
+#define ADMIN_ALIVE_S 15
+
+/* Records that worker name ("host:pid") is alive with slots slots, busy of them
+ * grading, on backend. Returns 0 or -1 with err. */
+int admin_worker_beat(struct db *db, const char *name, const char *backend, int slots, int busy,
+		      char *err, size_t errlen);
+/* Removes worker name's row (it is stopping). Returns 0 or -1 with err. */
+int admin_worker_leave(struct db *db, const char *name, char *err, size_t errlen);
+
+/* The dashboard's numbers as one object (caller owns it, cJSON_Delete):
+ * {now_ms, queue_depth, running, finished_total, finished_last_minute,
+ *  counts: {status: n}, series: [{t_ms, finished, failed, latency_p50_ms,
+ *  latency_p95_ms}] (one per minute of the last hour that has any),
+ *  workers: [{name, backend, slots, busy, started_ms, seen_ms, alive}],
+ *  failures: [{id, status, language, message, attempts, worker, finished_ms}]
+ *  (the last 20 internal_error submissions)}.
+ * Returns 0, or -1 with err. */
+int admin_stats(struct db *db, cJSON **out, char *err, size_t errlen);
