@@ -139,8 +139,7 @@ static int copy_limit(const cJSON *in, const char *name, double mul, bool up, cJ
  * do: refused unless they have Judge0's default, rather than ignored. */
 static int refuse_unsupported(const cJSON *in, struct j0_fault *f)
 {
-	static const char *const texts[] = {"compiler_options", "command_line_arguments",
-					    "additional_files"};
+	static const char *const texts[] = {"compiler_options", "additional_files"};
 	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, texts[i]);
 		if (v && !cJSON_IsNull(v) && !(cJSON_IsString(v) && !*v->valuestring))
@@ -150,6 +149,68 @@ static int refuse_unsupported(const cJSON *in, struct j0_fault *f)
 	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(in, flags[i])))
 			return fault(f, flags[i], "is not supported by this judge");
+	return 0;
+}
+
+/* Judge0 hands command_line_arguments to a shell after the run command: the
+ * words of that string, split as sh splits them (blanks; '...'; "..." with \"
+ * \\ \$ \` escapes; \ outside quotes), become the request's args. No expansion
+ * or redirection: a word is what it says. */
+static int split_words(const char *s, cJSON *args, struct j0_fault *f)
+{
+	struct strbuf w = STRBUF_INIT;
+	bool in_word = false;
+	int ret = 0;
+	for (;; s++) {
+		char c = *s;
+		if (!c || c == ' ' || c == '\t' || c == '\n') {
+			if (in_word)
+				cJSON_AddItemToArray(args, cJSON_CreateString(w.buf ? w.buf : ""));
+			strbuf_reset(&w);
+			in_word = false;
+			if (!c)
+				break;
+			continue;
+		}
+		in_word = true;
+		if (c == '\\' && s[1]) {
+			strbuf_add(&w, ++s, 1);
+		} else if (c == '\'' || c == '"') {
+			const char *end = s + 1;
+			for (; *end && *end != c; end++)
+				if (c == '"' && *end == '\\' && end[1] && strchr("\"\\$`", end[1]))
+					strbuf_add(&w, ++end, 1);
+				else
+					strbuf_add(&w, end, 1);
+			if (!*end) {
+				ret = fault(f, "command_line_arguments", "has an unmatched %c", c);
+				break;
+			}
+			s = end;
+		} else {
+			strbuf_add(&w, s, 1);
+		}
+	}
+	strbuf_release(&w);
+	return ret;
+}
+
+static int copy_args(const cJSON *in, cJSON *o, struct j0_fault *f)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, "command_line_arguments");
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v))
+		return fault(f, "command_line_arguments", "must be a string");
+	cJSON *args = cJSON_CreateArray();
+	if (split_words(v->valuestring, args, f) < 0) {
+		cJSON_Delete(args);
+		return -1;
+	}
+	if (cJSON_GetArraySize(args))
+		cJSON_AddItemToObject(o, "args", args);
+	else
+		cJSON_Delete(args);
 	return 0;
 }
 
@@ -193,7 +254,8 @@ static cJSON *to_request(const struct api *a, const cJSON *in, bool b64, long *l
 	    copy_limit(in, "wall_time_limit", 1000, false, limits, "wall_ms", f) < 0 ||
 	    copy_limit(in, "memory_limit", 1.0 / 1024, true, limits, "memory_mb", f) < 0 ||
 	    copy_limit(in, "max_processes_and_or_threads", 1, false, limits, "processes", f) < 0 ||
-	    copy_text(in, "callback_url", false, false, o, "callback_url", f) < 0) {
+	    copy_text(in, "callback_url", false, false, o, "callback_url", f) < 0 ||
+	    copy_args(in, o, f) < 0) {
 		cJSON_Delete(limits);
 		cJSON_Delete(o);
 		return NULL;
@@ -613,7 +675,7 @@ void j0_config_info(struct http_request *r, struct api *a)
 	cJSON_AddTrueToObject(o, "enable_wait_result");
 	cJSON_AddFalseToObject(o, "enable_compiler_options");
 	cJSON_AddStringToObject(o, "allowed_languages_for_compile_options", "");
-	cJSON_AddFalseToObject(o, "enable_command_line_arguments");
+	cJSON_AddTrueToObject(o, "enable_command_line_arguments");
 	cJSON_AddFalseToObject(o, "enable_submission_delete");
 	cJSON_AddBoolToObject(o, "enable_callbacks", callbacks);
 	cJSON_AddNumberToObject(o, "callbacks_max_tries", (double)cfg->callback_attempts);

@@ -191,9 +191,18 @@ fi
 expect "callback host not allowed: 422" 422 '.error | test("callback")' \
 	POST /submissions '{"language_id":71,"source_code":"print(1)","callback_url":"http://127.0.0.2:1/x"}'
 
+# ---- command_line_arguments: split as a shell splits them, nothing expanded ----
+# the words: a, b c, d"e, $HOME (single quotes: not expanded), and an empty one
+cla=$(jq -nc --arg a "a 'b c' \"d\\\"e\" '\$HOME' \"\"" \
+	'{language_id: 71, source_code: "import sys, json; print(json.dumps(sys.argv[1:]))", command_line_arguments: $a}')
+jsub "command_line_arguments: shell words" '.stdout | fromjson == ["a", "b c", "d\"e", "$HOME", ""]' "$cla"
+expect "command_line_arguments: an unmatched quote is 422" 422 '.command_line_arguments | length == 1' \
+	POST /submissions '{"language_id":71,"source_code":"print(1)","command_line_arguments":"a '"'"'b"}'
+expect "config_info: command-line arguments enabled" 200 '.enable_command_line_arguments == true' GET /config_info
+
 # ---- unsupported Judge0 attributes are refused, not ignored ----
-expect "command_line_arguments refused" 422 '.command_line_arguments | length == 1' \
-	POST /submissions '{"language_id":71,"source_code":"print(1)","command_line_arguments":"a b"}'
+expect "compiler_options refused" 422 '.compiler_options | length == 1' \
+	POST /submissions '{"language_id":50,"source_code":"int main(){}","compiler_options":"-O3"}'
 
 # ---- a client written from Judge0's documentation ----
 if bash tests/clients/judge0.sh "$U" "$KEY" >"$SVC_TMP/client.log" 2>&1; then
