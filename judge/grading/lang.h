@@ -36,6 +36,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Where make deps copies languages/drivers, for trees whose own copy a sandbox
+ * cannot see (under /tmp or /dev/shm: see lang_load_dir). */
+#define LANG_DRIVERS_COPY "/opt/judge/runtimes/drivers"
+
 struct lang {
 	char *name;
 	char *display_name;
