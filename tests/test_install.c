@@ -402,9 +402,6 @@ Test(install, pip_local_index_then_cache_without_it, .timeout = 300)
 	must_install(sb, &o, "pip", pkgs, &repeat_ms);
 	expect_tinypkg(sb);
 	sandbox_close(sb);
-	cr_log_warn("pip install tinypkg: first %ld ms, repeat from the cache with the index "
-		    "stopped %ld ms",
-		    first_ms, repeat_ms);
 	fprintf(stderr, "MEASURE pip first_ms=%ld repeat_ms=%ld\n", first_ms, repeat_ms);
 }
 
@@ -454,8 +451,6 @@ Test(install, npm_registry_then_cache, .timeout = 300)
 	must_install(sb, &o, "npm", pkgs, &repeat_ms);
 	expect_node(sb, "console.log(r('is-number')(7))", "true\n");
 	sandbox_close(sb);
-	cr_log_warn("npm install is-number: first %ld ms, repeat from the cache %ld ms", first_ms,
-		    repeat_ms);
 	fprintf(stderr, "MEASURE npm first_ms=%ld repeat_ms=%ld\n", first_ms, repeat_ms);
 }
 
