@@ -442,7 +442,9 @@ void mcp_tool_reply(const cJSON *rpc_id, int status, const char *body, size_t le
 	cJSON_AddStringToObject(text, "text", sb.buf);
 	strbuf_release(&sb);
 	cJSON_AddItemToArray(content, text);
-	if (cJSON_IsObject(parsed)) {
+	/* an error result carries its error in the text only: clients (the official
+	 * SDK's callTool) check any structuredContent against the outputSchema */
+	if (cJSON_IsObject(parsed) && !error) {
 		cJSON_AddItemToObject(res, "structuredContent", parsed);
 		parsed = NULL;
 	}

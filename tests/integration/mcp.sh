@@ -56,12 +56,12 @@ conforms() {
 		fail "$1" "$(head -c 400 <<<"$3")"
 	fi
 }
-# tool_err NAME TOOL ARGS CODE: a tools/call whose endpoint refused: isError and the message
+# tool_err NAME TOOL ARGS CODE: a tools/call whose endpoint refused: isError, the code and
+# message in the text, no structuredContent (it would not match the outputSchema)
 tool_err() {
 	expect "$1" 200 ".id == 7 and .result.isError == true and
-		(.result.content[0].text | contains(\"$4\")) and
-		.result.structuredContent.error.code == \"$4\" and
-		(.result.structuredContent.error.message | length > 0)" "$(call 7 "$2" "$3")"
+		(.result.content[0].text | startswith(\"error \") and contains(\"$4: \")) and
+		.result.structuredContent == null" "$(call 7 "$2" "$3")"
 }
 
 # ---- lifecycle ----
