@@ -20,6 +20,7 @@
 #include "judge/service/sessdb.h"
 #include "judge/service/sesshub.h"
 #include "judge/service/sessreq.h"
+#include "judge/service/waiter.h"
 #include "judge/store/db.h"
 
 /* How long a create waits for a worker to start the sandbox. */
@@ -32,7 +33,7 @@
 struct sctx {
 	struct api *api;
 	struct http_request *r;
-	struct sesshub_wait w;
+	struct waiter w;
 	bool create; /* waiting for the session to start, else for call_id */
 	char id[37];
 	int64_t call_id;
@@ -46,7 +47,7 @@ static void sctx_free(void *p)
 	struct sctx *c = p;
 	if (!c)
 		return;
-	sesshub_unregister(c->api->sessions, &c->w);
+	waiter_unregister(sesshub_waiters(c->api->sessions), &c->w);
 	free(c);
 }
 
@@ -55,12 +56,12 @@ bool sessions_owns(const struct http_request *r)
 	return r->ctx && r->ctx_free == sctx_free;
 }
 
-static void resume_request(struct sesshub_wait *w)
+static void resume_request(struct waiter *w)
 {
 	http_resume(((struct sctx *)w->arg)->r);
 }
 
-static void suspend_request(struct sesshub_wait *w)
+static void suspend_request(struct waiter *w)
 {
 	http_suspend(((struct sctx *)w->arg)->r);
 }
@@ -113,7 +114,7 @@ static void continue_create(struct sctx *c)
 	struct http_request *r = c->r;
 	char err[256];
 	for (;;) {
-		sesshub_register(a->sessions, &c->w);
+		waiter_register(sesshub_waiters(a->sessions), &c->w);
 		struct sess_row row = {0};
 		struct db *db = api_db(a, 5000, err, sizeof err);
 		int rc = db ? sessdb_get(db, c->id, key_of(a, r), a->cfg->worker_timeout_s, &row,
@@ -130,11 +131,11 @@ static void continue_create(struct sctx *c)
 			db_pool_put(a->pool, db);
 		if (rc == 1 && row.status == SESS_STARTING) {
 			sess_row_release(&row);
-			if (sesshub_park(a->sessions, &c->w, suspend_request))
+			if (waiter_park(sesshub_waiters(a->sessions), &c->w, suspend_request))
 				return;
 			continue;
 		}
-		sesshub_unregister(a->sessions, &c->w);
+		waiter_unregister(sesshub_waiters(a->sessions), &c->w);
 		if (rc < 0)
 			render_db_error(r, "session create", err);
 		else if (rc == 2 || rc == 0)
@@ -182,7 +183,9 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 	}
 	struct sctx *c = sctx_new(r, a, id, clock_mono_ms() + CREATE_WAIT_MS);
 	c->create = true;
-	snprintf(c->w.key, sizeof c->w.key, "s%s", id);
+	char key[48];
+	snprintf(key, sizeof key, "s%s", id);
+	c->w.id = sesshub_key(key);
 	continue_create(c);
 }
 
@@ -238,7 +241,7 @@ static void continue_call(struct sctx *c)
 	struct http_request *r = c->r;
 	char err[256];
 	for (;;) {
-		sesshub_register(a->sessions, &c->w);
+		waiter_register(sesshub_waiters(a->sessions), &c->w);
 		cJSON *resp = NULL;
 		struct strbuf body = STRBUF_INIT;
 		struct db *db = api_db(a, 5000, err, sizeof err);
@@ -250,11 +253,11 @@ static void continue_call(struct sctx *c)
 			db_pool_put(a->pool, db);
 		bool over = clock_mono_ms() >= c->w.deadline_ms || http_stopping(r);
 		if (rc == 0 && !over) {
-			if (sesshub_park(a->sessions, &c->w, suspend_request))
+			if (waiter_park(sesshub_waiters(a->sessions), &c->w, suspend_request))
 				return;
 			continue;
 		}
-		sesshub_unregister(a->sessions, &c->w);
+		waiter_unregister(sesshub_waiters(a->sessions), &c->w);
 		if (rc < 0)
 			render_db_error(r, "session call", err);
 		else if (rc == 0)
@@ -346,7 +349,9 @@ static void route_call_as(struct http_request *r, struct api *a, const char *id,
 		c->call_id = call_id;
 		c->file_json = file_json;
 		snprintf(c->kind, sizeof c->kind, "%s", kind);
-		snprintf(c->w.key, sizeof c->w.key, "c%" PRId64, call_id);
+		char key[48];
+		snprintf(key, sizeof key, "c%" PRId64, call_id);
+		c->w.id = sesshub_key(key);
 		continue_call(c);
 	}
 	sess_row_release(&row);

@@ -1,65 +1,33 @@
-/* sesshub: one LISTEN judge_session_reply thread that resumes parked session calls (sesshub.h). */
+/* sesshub: a waiter hub on judge_session_reply plus a once-a-second reaper of lost workers
+ * (sesshub.h). */
 #include "judge/service/sesshub.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/service/sessdb.h"
+#include "judge/service/waiter.h"
 #include "judge/store/db.h"
 
 #define REAP_EVERY_MS 1000
+/* how fast the reaper notices stop */
+#define STOP_POLL_MS 100
 
 struct sesshub {
-	pthread_t thread;
+	struct waiter_hub *hub;
+	pthread_t reaper;
 	bool started;
-	pthread_mutex_t lock; /* guards the table and every wait's hub fields */
-	struct sesshub_wait *waits;
 	char *db_url;
 	long timeout_s;
 	volatile int stop;
 };
 
-/* Wakes the waits of key (non-NULL), those past their deadline (now > 0), or
- * all (key NULL, now 0). */
-static void wake(struct sesshub *h, const char *key, int64_t now)
-{
-	pthread_mutex_lock(&h->lock);
-	struct sesshub_wait **p = &h->waits;
-	while (*p) {
-		struct sesshub_wait *w = *p;
-		bool hit = key ? !strcmp(w->key, key) : now == 0 || now >= w->deadline_ms;
-		if (!hit) {
-			p = &w->next;
-		} else if (w->parked) {
-			*p = w->next;
-			w->registered = false;
-			w->parked = false;
-			w->resume(w);
-		} else {
-			w->notified = true;
-			p = &w->next;
-		}
-	}
-	pthread_mutex_unlock(&h->lock);
-}
-
-static int64_t next_deadline(struct sesshub *h)
-{
-	int64_t d = 0;
-	pthread_mutex_lock(&h->lock);
-	for (struct sesshub_wait *w = h->waits; w; w = w->next)
-		if (!d || w->deadline_ms < d)
-			d = w->deadline_ms;
-	pthread_mutex_unlock(&h->lock);
-	return d;
-}
-
-static struct db *connect_listen(struct sesshub *h)
+static struct db *connect_db(struct sesshub *h)
 {
 	struct db *db = NULL;
 	char err[256];
@@ -68,11 +36,6 @@ static struct db *connect_listen(struct sesshub *h)
 		return NULL;
 	}
 	db_set_reconnect_ms(db, 1000);
-	if (db_listen(db, SESS_CHANNEL_REPLY) < 0) {
-		log_warn("sesshub: cannot listen: %s", db_error(db));
-		db_close(db);
-		return NULL;
-	}
 	return db;
 }
 
@@ -86,46 +49,28 @@ static void reap(struct sesshub *h, struct db *db)
 		log_warn("sesshub: %d session%s lost with their worker", n, n == 1 ? "" : "s");
 }
 
-static void *hub_main(void *arg)
+static void *reaper_main(void *arg)
 {
 	struct sesshub *h = arg;
 	struct db *db = NULL;
 	int64_t next_reap = 0;
 	while (!h->stop) {
-		if (!db) {
-			if (!(db = connect_listen(h))) {
-				wake(h, NULL, clock_mono_ms());
-				clock_sleep_ms(1000);
-				continue;
-			}
-			wake(h, NULL, 0); /* an answer may have come while we were away */
-		}
-		int64_t now = clock_mono_ms(), d = next_deadline(h);
-		if (now >= next_reap) {
-			reap(h, db);
-			next_reap = now + REAP_EVERY_MS;
-		}
-		int timeout = (int)(next_reap - now);
-		if (d && d - now < timeout)
-			timeout = d > now ? (int)(d - now) + 1 : 0;
-		struct db_notify n;
-		int rc = db_wait_notify(db, timeout, &n);
-		if (rc == 1) {
-			wake(h, n.payload, 0);
-		} else if (rc == 2) {
-			wake(h, NULL, 0);
-		} else if (rc < 0) {
-			log_warn("sesshub: lost the database: %s", db_error(db));
-			db_close(db);
-			db = NULL;
-			wake(h, NULL, 0);
-			clock_sleep_ms(500);
+		if (clock_mono_ms() < next_reap) {
+			clock_sleep_ms(STOP_POLL_MS);
 			continue;
 		}
-		wake(h, NULL, clock_mono_ms());
+		next_reap = clock_mono_ms() + REAP_EVERY_MS;
+		if (!db && !(db = connect_db(h)))
+			continue;
+		reap(h, db);
 	}
 	db_close(db);
 	return NULL;
+}
+
+int64_t sesshub_key(const char *text)
+{
+	return waiter_text_key(text);
 }
 
 int sesshub_start(struct sesshub **out, const char *db_url, long timeout_s, char *err,
@@ -134,9 +79,13 @@ int sesshub_start(struct sesshub **out, const char *db_url, long timeout_s, char
 	struct sesshub *h = xcalloc(1, sizeof *h);
 	h->db_url = xstrdup(db_url);
 	h->timeout_s = timeout_s;
-	pthread_mutex_init(&h->lock, NULL);
-	if (pthread_create(&h->thread, NULL, hub_main, h)) {
-		snprintf(err, errlen, "cannot start the session hub thread");
+	if (waiter_hub_start_on(&h->hub, db_url, SESS_CHANNEL_REPLY, waiter_text_key, NULL, NULL,
+				err, errlen) < 0) {
+		sesshub_stop(h);
+		return -1;
+	}
+	if (pthread_create(&h->reaper, NULL, reaper_main, h)) {
+		snprintf(err, errlen, "cannot start the session reaper thread");
 		sesshub_stop(h);
 		return -1;
 	}
@@ -151,48 +100,13 @@ void sesshub_stop(struct sesshub *h)
 		return;
 	h->stop = 1;
 	if (h->started)
-		pthread_join(h->thread, NULL);
-	pthread_mutex_destroy(&h->lock);
+		pthread_join(h->reaper, NULL);
+	waiter_hub_stop(h->hub);
 	free(h->db_url);
 	free(h);
 }
 
-void sesshub_register(struct sesshub *h, struct sesshub_wait *w)
+struct waiter_hub *sesshub_waiters(struct sesshub *h)
 {
-	pthread_mutex_lock(&h->lock);
-	if (!w->registered) {
-		w->next = h->waits;
-		h->waits = w;
-		w->registered = true;
-	}
-	w->parked = false;
-	w->notified = false;
-	pthread_mutex_unlock(&h->lock);
-}
-
-void sesshub_unregister(struct sesshub *h, struct sesshub_wait *w)
-{
-	pthread_mutex_lock(&h->lock);
-	if (w->registered)
-		for (struct sesshub_wait **p = &h->waits; *p; p = &(*p)->next)
-			if (*p == w) {
-				*p = w->next;
-				break;
-			}
-	w->registered = false;
-	w->parked = false;
-	pthread_mutex_unlock(&h->lock);
-}
-
-bool sesshub_park(struct sesshub *h, struct sesshub_wait *w,
-		  void (*suspend)(struct sesshub_wait *w))
-{
-	pthread_mutex_lock(&h->lock);
-	bool park = !w->notified;
-	if (park) {
-		w->parked = true;
-		suspend(w);
-	}
-	pthread_mutex_unlock(&h->lock);
-	return park;
+	return h->hub;
 }
