@@ -264,7 +264,7 @@ static enum sub_status judge_output(const struct grade_plan *p, const struct gra
 	return SUB_WRONG_ANSWER;
 }
 
-static enum sub_status run_status_verdict(enum run_status s)
+enum sub_status grade_run_verdict(enum run_status s)
 {
 	switch (s) {
 	case RUN_RUNTIME_ERROR:
@@ -289,7 +289,7 @@ static enum sub_status judge_test(const struct grade_plan *p, int i, const struc
 {
 	memset(fb, 0, sizeof *fb);
 	if (rr->status != RUN_OK) {
-		enum sub_status st = run_status_verdict(rr->status);
+		enum sub_status st = grade_run_verdict(rr->status);
 		if (st == SUB_INTERNAL_ERROR)
 			snprintf(err, errlen, "sandbox failed on test '%s': %s", p->tests[i].name,
 				 rr->message[0] ? rr->message : "invalid run specification");

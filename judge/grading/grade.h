@@ -104,6 +104,9 @@ int grade_plan_make(struct grade_plan *p, const struct grade_env *env,
 		    const struct grade_request *req, char *err, size_t errlen);
 void grade_plan_release(struct grade_plan *p);
 
+/* The verdict of a run that ended with s: runtime error, timeout, memory or
+ * output limit as such, completed for RUN_OK, internal error otherwise. */
+enum sub_status grade_run_verdict(enum run_status s);
 /* The verdict on test i of p whose run rr ended without a sandbox failure:
  * the runner's status, or the comparison of its output (output validators run
  * through p->checker). Fills fb on wrong_answer. internal_error (message in

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "judge/grading/grade.h"
 
 /* The validator's wall limit beyond the submission's: time to judge what it
  * read once the submission is gone, and no more. */
@@ -236,22 +237,6 @@ int interact_run(struct sandbox *sb, const struct run_spec *spec, struct checker
 	return 0;
 }
 
-static enum sub_status run_failure(enum run_status s)
-{
-	switch (s) {
-	case RUN_RUNTIME_ERROR:
-		return SUB_RUNTIME_ERROR;
-	case RUN_TIMEOUT:
-		return SUB_TIMEOUT;
-	case RUN_MEMORY_LIMIT:
-		return SUB_MEMORY_LIMIT;
-	case RUN_OUTPUT_LIMIT:
-		return SUB_OUTPUT_LIMIT;
-	default:
-		return SUB_INTERNAL_ERROR;
-	}
-}
-
 enum sub_status interact_verdict(const struct interact_result *r, char *err, size_t errlen)
 {
 	const struct run_result *rr = &r->sub;
@@ -264,13 +249,13 @@ enum sub_status interact_verdict(const struct interact_result *r, char *err, siz
 	 * validator made of the silence that followed */
 	if (rr->status == RUN_TIMEOUT || rr->status == RUN_MEMORY_LIMIT ||
 	    rr->status == RUN_OUTPUT_LIMIT)
-		return run_failure(rr->status);
+		return grade_run_verdict(rr->status);
 	/* a validator that rejected first ended the talk: the submission's crash on
 	 * the closed pipe or on the end of its input follows from that */
 	if (r->val.outcome == CHECKER_REJECT && r->validator_first)
 		return SUB_WRONG_ANSWER;
 	if (rr->status != RUN_OK)
-		return run_failure(rr->status);
+		return grade_run_verdict(rr->status);
 	if (r->val.outcome == CHECKER_FAIL) {
 		snprintf(err, errlen, "%s", r->val.message);
 		return SUB_INTERNAL_ERROR;
