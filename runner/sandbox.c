@@ -471,6 +471,19 @@ void sandbox_prepare(enum sandbox_backend backend, const struct run_spec *spec)
 
 /* The name of the first limit of l that is not > 0, or NULL when all are: the
  * caller owns the policy, so a missing limit is its bug, not a default here. */
+/* Clears res for a new run, keeping its buffers: internal_error until a
+ * backend decides. */
+static void reset_result(struct run_result *res)
+{
+	res->status = RUN_INTERNAL_ERROR;
+	res->exit_code = res->signal = 0;
+	res->cpu_ms = res->wall_ms = res->memory_kb = 0;
+	res->out_truncated = res->err_truncated = false;
+	res->message[0] = 0;
+	strbuf_reset(&res->out);
+	strbuf_reset(&res->err);
+}
+
 static const char *incomplete_limit(const struct run_limits *l)
 {
 	const struct {
@@ -502,13 +515,7 @@ int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_resu
 		sandbox_fail(res, "invalid run specification");
 		return -1;
 	}
-	res->status = RUN_INTERNAL_ERROR;
-	res->exit_code = res->signal = 0;
-	res->cpu_ms = res->wall_ms = res->memory_kb = 0;
-	res->out_truncated = res->err_truncated = false;
-	res->message[0] = 0;
-	strbuf_reset(&res->out);
-	strbuf_reset(&res->err);
+	reset_result(res);
 	const char *missing = incomplete_limit(&spec->limits);
 	if (missing)
 		return sandbox_fail(res, "incomplete limits: %s", missing);
@@ -630,13 +637,7 @@ int sandbox_proc_wait(struct sandbox_proc *p, long timeout_ms, struct run_result
 	if (p->waited)
 		return -1;
 	p->waited = true;
-	res->status = RUN_INTERNAL_ERROR;
-	res->exit_code = res->signal = 0;
-	res->cpu_ms = res->wall_ms = res->memory_kb = 0;
-	res->out_truncated = res->err_truncated = false;
-	res->message[0] = 0;
-	strbuf_reset(&res->out);
-	strbuf_reset(&res->err);
+	reset_result(res);
 	int64_t deadline = p->t0_us + p->limits.wall_ms * 1000LL;
 	if (timeout_ms >= 0 && clock_mono_us() + timeout_ms * 1000LL < deadline)
 		deadline = clock_mono_us() + timeout_ms * 1000LL;
