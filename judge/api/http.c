@@ -86,6 +86,22 @@ const char *http_query(struct http_request *r, const char *name)
 	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* Adds the content type and headers (name, value pairs, NULL-ended) to resp,
+ * queues it (taking it) and marks r answered. */
+static int queue_response(struct http_request *r, int status, struct MHD_Response *resp,
+			  const char *content_type, const char *const *headers)
+{
+	if (content_type)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	for (size_t i = 0; headers && headers[i] && headers[i + 1]; i += 2)
+		MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	enum MHD_Result rc = MHD_queue_response(r->conn, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	r->responded = true;
+	r->status = status;
+	return rc == MHD_YES ? 0 : -1;
+}
+
 int http_respond(struct http_request *r, int status, const char *content_type, const char *body,
 		 size_t len, const char *const *headers)
 {
@@ -111,15 +127,7 @@ int http_respond(struct http_request *r, int status, const char *content_type, c
 	strbuf_release(&tb);
 	if (!resp)
 		return -1;
-	if (content_type)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-	for (size_t i = 0; headers && headers[i] && headers[i + 1]; i += 2)
-		MHD_add_response_header(resp, headers[i], headers[i + 1]);
-	enum MHD_Result rc = MHD_queue_response(r->conn, (unsigned)status, resp);
-	MHD_destroy_response(resp);
-	r->responded = true;
-	r->status = status;
-	return rc == MHD_YES ? 0 : -1;
+	return queue_response(r, status, resp, content_type, headers);
 }
 
 struct stream {
@@ -161,15 +169,7 @@ int http_respond_stream(struct http_request *r, int status, const char *content_
 		stream_free(st);
 		return -1;
 	}
-	if (content_type)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-	for (size_t i = 0; headers && headers[i] && headers[i + 1]; i += 2)
-		MHD_add_response_header(resp, headers[i], headers[i + 1]);
-	enum MHD_Result rc = MHD_queue_response(r->conn, (unsigned)status, resp);
-	MHD_destroy_response(resp);
-	r->responded = true;
-	r->status = status;
-	return rc == MHD_YES ? 0 : -1;
+	return queue_response(r, status, resp, content_type, headers);
 }
 
 int http_respond_json(struct http_request *r, int status, const cJSON *json)
