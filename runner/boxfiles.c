@@ -62,10 +62,21 @@ static int open_beneath(int dirfd, const char *path, int flags, mode_t mode)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Opens the folder holding path's last part (making folders when create), and
- * points *last at that part. Returns the folder's fd or -errno. */
+/* Opens path (checked with check_path) beneath the box. Returns the fd or -errno. */
+static int open_in_box(struct sandbox *sb, const char *path, bool allow_root, int flags)
+{
+	int rc = check_path(path, allow_root);
+	return rc < 0 ? rc : open_beneath(sb->box_fd, path, flags, 0);
+}
+
+/* Checks path (not the root) with check_path, opens the folder holding its last
+ * part (making folders when create), and points *last at that part. Returns
+ * the folder's fd or -errno. */
 static int open_parent(struct sandbox *sb, const char *path, bool create, const char **last)
 {
+	int rc = check_path(path, false);
+	if (rc < 0)
+		return rc;
 	char buf[PATH_MAX];
 	snprintf(buf, sizeof buf, "%s", path);
 	char *slash = strrchr(buf, '/');
@@ -117,9 +128,6 @@ static int write_all(int fd, const void *data, size_t len)
 
 int sandbox_file_put(struct sandbox *sb, const char *path, const void *data, size_t len)
 {
-	int rc = check_path(path, false);
-	if (rc < 0)
-		return rc;
 	const char *last;
 	int dir = open_parent(sb, path, true, &last);
 	if (dir < 0)
@@ -132,7 +140,7 @@ int sandbox_file_put(struct sandbox *sb, const char *path, const void *data, siz
 		close(dir);
 		return fd;
 	}
-	rc = fchown(fd, sb->host_uid, sb->host_gid) < 0 ? -errno : 0;
+	int rc = fchown(fd, sb->host_uid, sb->host_gid) < 0 ? -errno : 0;
 	if (rc == 0)
 		rc = fchmod(fd, 0644) < 0 ? -errno : 0;
 	if (rc == 0)
@@ -152,10 +160,8 @@ int sandbox_file_put(struct sandbox *sb, const char *path, const void *data, siz
 
 int sandbox_file_get(struct sandbox *sb, const char *path, struct strbuf *out, size_t max)
 {
-	int rc = check_path(path, false);
-	if (rc < 0)
-		return rc;
-	int fd = open_beneath(sb->box_fd, path, O_RDONLY | O_NONBLOCK, 0);
+	int rc;
+	int fd = open_in_box(sb, path, false, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return fd;
 	struct stat st;
@@ -205,10 +211,7 @@ int sandbox_file_list(struct sandbox *sb, const char *dir, struct sandbox_dirent
 {
 	*out = NULL;
 	*n = 0;
-	int rc = check_path(dir, true);
-	if (rc < 0)
-		return rc;
-	int fd = open_beneath(sb->box_fd, dir, O_RDONLY | O_DIRECTORY, 0);
+	int fd = open_in_box(sb, dir, true, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return fd;
 	DIR *d = fdopendir(fd);
@@ -284,14 +287,12 @@ static int remove_children(int fd, int depth)
 
 int sandbox_file_remove(struct sandbox *sb, const char *path)
 {
-	int rc = check_path(path, false);
-	if (rc < 0)
-		return rc;
 	const char *last;
 	int dir = open_parent(sb, path, false, &last);
 	if (dir < 0)
 		return dir;
 	struct stat st;
+	int rc = 0;
 	if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		rc = -errno;
 	} else if (S_ISDIR(st.st_mode)) {
