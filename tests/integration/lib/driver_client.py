@@ -11,6 +11,7 @@ cell's stdout, its stderr and the driver's reply. Python stdlib only.
     d.close()                         # EOF on requests; the driver's exit code
 """
 
+import ctypes
 import json
 import os
 import secrets
@@ -92,7 +93,7 @@ class Driver:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            preexec_fn=self.preexec_fn,
+            preexec_fn=self._child_setup,
         )
         for f in (self.proc.stdout, self.proc.stderr):
             os.set_blocking(f.fileno(), False)
@@ -102,6 +103,14 @@ class Driver:
         self.start_ms = (time.monotonic() - t0) * 1000
         self.start_output = c
         return c.reply
+
+    def _child_setup(self):
+        if self.preexec_fn:
+            self.preexec_fn()
+        # the driver dies with this client: a client killed mid-test (a cell
+        # spinning, say) must not leave a driver running unsandboxed on the host.
+        # Set after preexec_fn: a change of uid clears it.
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
     def send_raw(self, data):
         self.proc.stdin.write(data)
