@@ -89,6 +89,14 @@ Test(lang, shipped_files_load)
 	cr_assert(has(c->compile_argv, "-std=gnu17") && has(c->compile_argv, "-O2"));
 	cr_assert(has(c->compile_argv, "-lm"));
 	cr_assert(has(lang_find(&reg, "cpp")->compile_argv, "-std=gnu++20"));
+	/* {options} marks the place of compiler_options and is not kept */
+	cr_assert_not(has(c->compile_argv, "{options}"));
+	cr_assert_geq(c->compile_options_at, 0);
+	cr_assert_str_eq(c->compile_argv[c->compile_options_at], "main.c",
+			 "options go right before the source");
+	cr_assert_geq(lang_find(&reg, "cpp")->compile_options_at, 0);
+	cr_assert_geq(lang_find(&reg, "csharp")->compile_options_at, 0);
+	cr_assert_eq(lang_find(&reg, "python")->compile_options_at, -1);
 	const struct lang *py = lang_find(&reg, "python");
 	/* python byte-compiles its sources: a syntax error is a compile error */
 	cr_assert_not_null(py->compile_argv);

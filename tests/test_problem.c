@@ -422,9 +422,12 @@ Test(problem, languages_of_files)
 Test(problem, compile_argv_with_more_sources)
 {
 	char *compile[] = {"/usr/bin/g++", "-O2", "-o", "main", "main.cpp", "-lm", NULL};
-	struct lang l = {.name = "cpp", .source_file = "main.cpp", .compile_argv = compile};
+	struct lang l = {.name = "cpp",
+			 .source_file = "main.cpp",
+			 .compile_argv = compile,
+			 .compile_options_at = -1};
 	const char *extra[] = {"util.cpp", "more.cc", NULL};
-	char **argv = prob_compile_argv(&l, extra);
+	char **argv = prob_compile_argv(&l, extra, NULL);
 	const char *want[] = {"/usr/bin/g++", "-O2",	 "-o",	"main", "main.cpp",
 			      "util.cpp",     "more.cc", "-lm", NULL};
 	for (int i = 0; want[i]; i++)
@@ -435,7 +438,32 @@ Test(problem, compile_argv_with_more_sources)
 	cr_assert_not(prob_is_source_for(&l, "x.h"));
 	cr_assert_not(prob_is_source_for(&l, "x.c"));
 	struct lang py = {.name = "python", .source_file = "main.py"};
-	cr_assert_null(prob_compile_argv(&py, extra), "interpreted: nothing to compile");
+	cr_assert_null(prob_compile_argv(&py, extra, NULL), "interpreted: nothing to compile");
+}
+
+Test(problem, compile_argv_with_options)
+{
+	/* the language file said "-o main {options} main.cpp -lm" */
+	char *compile[] = {"/usr/bin/g++", "-o", "main", "main.cpp", "-lm", NULL};
+	struct lang l = {.name = "cpp",
+			 .source_file = "main.cpp",
+			 .compile_argv = compile,
+			 .compile_options_at = 3};
+	const char *extra[] = {"util.cpp", NULL}, *opts[] = {"-DN=5", "-O3", NULL};
+	char **argv = prob_compile_argv(&l, extra, opts);
+	const char *want[] = {"/usr/bin/g++", "-o",	  "main", "-DN=5", "-O3",
+			      "main.cpp",     "util.cpp", "-lm",  NULL};
+	for (int i = 0; want[i]; i++)
+		cr_assert_str_eq(argv[i], want[i], "argv[%d]", i);
+	cr_assert_null(argv[8]);
+	prob_argv_free(argv);
+	/* at the end of the command */
+	l.compile_options_at = 5;
+	argv = prob_compile_argv(&l, NULL, opts);
+	cr_assert_str_eq(argv[5], "-DN=5");
+	cr_assert_str_eq(argv[6], "-O3");
+	cr_assert_null(argv[7]);
+	prob_argv_free(argv);
 }
 
 Test(problem, included_files)

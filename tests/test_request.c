@@ -52,7 +52,9 @@ static void setup(void)
 	cr_assert(config_set(&cfg, "max_tests", "3", err, sizeof err) == 0);
 	cr_assert(config_set(&cfg, "max_body_kb", "16", err, sizeof err) == 0);
 	langs_arr[0].name = "c";
+	langs_arr[0].compile_options_at = 2;
 	langs_arr[1].name = "python";
+	langs_arr[1].compile_options_at = -1;
 }
 
 static void teardown(void)
@@ -256,6 +258,36 @@ Test(request, files_and_args)
 	snprintf(big + n + 4097, sizeof big - (size_t)n - 4097, "\"]}");
 	EXPECT(REQ_EXECUTE, big, 413, "too_large");
 #undef PY
+}
+
+Test(request, compiler_options)
+{
+	struct req_parsed p;
+	const char *body =
+	    "{\"language\":\"c\",\"source\":\"x\",\"compiler_options\":[\"-DN=1\",\"-O0\"]}";
+	cr_assert_eq(check(REQ_EXECUTE, body, NULL, &p), 200);
+	cr_assert_eq(p.req.ncompiler_options, 2);
+	cr_expect_str_eq(p.req.compiler_options[1], "-O0");
+	cr_expect_null(p.req.compiler_options[2], "the list is NULL-terminated");
+	/* stored and read back by the worker */
+	struct grade_request back;
+	model_request_init(&back);
+	char err[128];
+	cr_assert_eq(model_request_load(p.request, &back, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(back.ncompiler_options, 2);
+	cr_expect_str_eq(back.compiler_options[0], "-DN=1");
+	model_request_release(&back);
+	req_parsed_release(&p);
+	/* python's compile command has no {options} */
+	EXPECT(REQ_EXECUTE,
+	       "{\"language\":\"python\",\"source\":\"x\",\"compiler_options\":[\"-O\"]}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"compiler_options\":\"-O2\"}",
+	       422, "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"compiler_options\":[2]}", 422,
+	       "invalid_field");
+	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"x\",\"compiler_options\":[]}", 200,
+	       "ok");
 }
 
 Test(request, sizes)

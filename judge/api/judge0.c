@@ -139,7 +139,7 @@ static int copy_limit(const cJSON *in, const char *name, double mul, bool up, cJ
  * do: refused unless they have Judge0's default, rather than ignored. */
 static int refuse_unsupported(const cJSON *in, struct j0_fault *f)
 {
-	static const char *const texts[] = {"compiler_options", "additional_files"};
+	static const char *const texts[] = {"additional_files"};
 	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, texts[i]);
 		if (v && !cJSON_IsNull(v) && !(cJSON_IsString(v) && !*v->valuestring))
@@ -152,11 +152,12 @@ static int refuse_unsupported(const cJSON *in, struct j0_fault *f)
 	return 0;
 }
 
-/* Judge0 hands command_line_arguments to a shell after the run command: the
- * words of that string, split as sh splits them (blanks; '...'; "..." with \"
- * \\ \$ \` escapes; \ outside quotes), become the request's args. No expansion
- * or redirection: a word is what it says. */
-static int split_words(const char *s, cJSON *args, struct j0_fault *f)
+/* Judge0 hands command_line_arguments (compiler_options) to a shell after the
+ * run (compile) command: the words of that string, split as sh splits them
+ * (blanks; '...'; "..." with \" \\ \$ \` escapes; \ outside quotes), become the
+ * request's args (compiler_options). No expansion or redirection: a word is
+ * what it says. field names the attribute in a fault. */
+static int split_words(const char *s, cJSON *args, const char *field, struct j0_fault *f)
 {
 	struct strbuf w = STRBUF_INIT;
 	bool in_word = false;
@@ -183,7 +184,7 @@ static int split_words(const char *s, cJSON *args, struct j0_fault *f)
 				else
 					strbuf_add(&w, end, 1);
 			if (!*end) {
-				ret = fault(f, "command_line_arguments", "has an unmatched %c", c);
+				ret = fault(f, field, "has an unmatched %c", c);
 				break;
 			}
 			s = end;
@@ -195,23 +196,35 @@ static int split_words(const char *s, cJSON *args, struct j0_fault *f)
 	return ret;
 }
 
-static int copy_args(const cJSON *in, cJSON *o, struct j0_fault *f)
+/* Judge0's attribute name (a shell string) into o's key (a list of words). */
+static int copy_words(const cJSON *in, const char *name, cJSON *o, const char *key,
+		      struct j0_fault *f)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, "command_line_arguments");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, name);
 	if (!v || cJSON_IsNull(v))
 		return 0;
 	if (!cJSON_IsString(v))
-		return fault(f, "command_line_arguments", "must be a string");
-	cJSON *args = cJSON_CreateArray();
-	if (split_words(v->valuestring, args, f) < 0) {
-		cJSON_Delete(args);
+		return fault(f, name, "must be a string");
+	if (strlen(v->valuestring) > 512)
+		return fault(f, name, "is too long (maximum is 512 characters)");
+	cJSON *words = cJSON_CreateArray();
+	if (split_words(v->valuestring, words, name, f) < 0) {
+		cJSON_Delete(words);
 		return -1;
 	}
-	if (cJSON_GetArraySize(args))
-		cJSON_AddItemToObject(o, "args", args);
+	if (cJSON_GetArraySize(words))
+		cJSON_AddItemToObject(o, key, words);
 	else
-		cJSON_Delete(args);
+		cJSON_Delete(words);
 	return 0;
+}
+
+static int copy_args(const cJSON *in, cJSON *o, struct j0_fault *f)
+{
+	return copy_words(in, "command_line_arguments", o, "args", f) < 0 ||
+		       copy_words(in, "compiler_options", o, "compiler_options", f) < 0
+		   ? -1
+		   : 0;
 }
 
 /* The /v1 request object of Judge0 body in (the caller deletes it), with the
@@ -268,6 +281,14 @@ static cJSON *to_request(const struct api *a, const cJSON *in, bool b64, long *l
 		cJSON_AddItemToObject(o, "limits", limits);
 	else
 		cJSON_Delete(limits);
+	const struct lang *ours = lang_find(&a->langs, l->lang);
+	if (cJSON_GetObjectItemCaseSensitive(o, "compiler_options") && ours &&
+	    ours->compile_options_at < 0) {
+		fault(f, "compiler_options", "setting compiler options is not allowed for %s",
+		      l->name);
+		cJSON_Delete(o);
+		return NULL;
+	}
 	return o;
 }
 
@@ -673,8 +694,16 @@ void j0_config_info(struct http_request *r, struct api *a)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddFalseToObject(o, "maintenance_mode");
 	cJSON_AddTrueToObject(o, "enable_wait_result");
-	cJSON_AddFalseToObject(o, "enable_compiler_options");
-	cJSON_AddStringToObject(o, "allowed_languages_for_compile_options", "");
+	cJSON_AddTrueToObject(o, "enable_compiler_options");
+	/* the languages whose compile command takes them ({options}) */
+	cJSON *allowed = cJSON_AddArrayToObject(o, "allowed_languages_for_compile_options");
+	size_t n;
+	const struct j0r_lang *ls = j0r_langs(&n);
+	for (size_t i = 0; i < n; i++) {
+		const struct lang *l = lang_find(&a->langs, ls[i].lang);
+		if (l && l->compile_options_at >= 0)
+			cJSON_AddItemToArray(allowed, cJSON_CreateString(ls[i].name));
+	}
 	cJSON_AddTrueToObject(o, "enable_command_line_arguments");
 	cJSON_AddFalseToObject(o, "enable_submission_delete");
 	cJSON_AddBoolToObject(o, "enable_callbacks", callbacks);

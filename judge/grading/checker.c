@@ -113,7 +113,7 @@ static int compile(struct checker *c, const struct prob_program *prog,
 		    prob_is_source_for(l, prog->files[i]))
 			extra[n++] = prog->files[i];
 	extra[n] = NULL;
-	char **argv = prob_compile_argv(l, extra); /* not NULL: l has a compile command */
+	char **argv = prob_compile_argv(l, extra, NULL); /* not NULL: l has a compile command */
 	struct run_spec spec = {
 	    .argv = (const char *const *)argv,
 	    .env = (const char *const *)(l->compile_env ? l->compile_env : l->env),

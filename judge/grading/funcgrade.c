@@ -333,7 +333,7 @@ static int run_harness(const struct grade_env *env, struct grade_plan *plan,
 	}
 	const char *extra[] = {h->user_file, NULL};
 	if (h->user_file && plan->lang->compile_argv)
-		plan->compile_argv = prob_compile_argv(plan->lang, extra);
+		plan->compile_argv = prob_compile_argv(plan->lang, extra, NULL);
 	/* the Python harness compiles the user's file itself (a syntax error is
 	 * its load error, fgrade_syntax_error): a second interpreter start per
 	 * sample would halve an evaluation's throughput */

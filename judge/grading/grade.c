@@ -712,8 +712,9 @@ static int write_files(struct grade_plan *p, struct sandbox *sb, const struct gr
 	if (ni < 0)
 		snprintf(err, errlen, "cannot list the included files of the problem");
 	srcs[n] = NULL;
-	if (ret == 0 && n > 0 && p->lang->compile_argv)
-		p->compile_argv = prob_compile_argv(p->lang, srcs);
+	if (ret == 0 && (n > 0 || req->ncompiler_options) && p->lang->compile_argv)
+		p->compile_argv =
+		    prob_compile_argv(p->lang, srcs, (const char *const *)req->compiler_options);
 	prob_argv_free(inc);
 	free(inc_dir);
 	return ret;

@@ -313,6 +313,21 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 	return 0;
 }
 
+/* The compile command's {options} word marks where a request's compiler
+ * options go: its place is kept, the word itself is not. */
+static void take_options_word(struct lang *l)
+{
+	l->compile_options_at = -1;
+	for (int i = 0; l->compile_argv && l->compile_argv[i]; i++)
+		if (!strcmp(l->compile_argv[i], "{options}")) {
+			free(l->compile_argv[i]);
+			for (int j = i; l->compile_argv[j]; j++)
+				l->compile_argv[j] = l->compile_argv[j + 1];
+			l->compile_options_at = i;
+			return;
+		}
+}
+
 static void lang_release(struct lang *l)
 {
 	free(l->name);
@@ -411,6 +426,7 @@ static int load_one(struct lang *l, const char *path, const char *base, const ch
 	if (ctx.raw.compile && *ctx.raw.compile &&
 	    split_words(ctx.raw.compile, l->source_file, &l->compile_argv, msg, sizeof msg) < 0)
 		goto bad;
+	take_options_word(l);
 	if (split_words(ctx.raw.run, l->source_file, &l->run_argv, msg, sizeof msg) < 0)
 		goto bad;
 	if (split_words(ctx.raw.version ? ctx.raw.version : "", l->source_file, &l->version_argv,

@@ -4,7 +4,9 @@
  *   name = python                 id used by the API and CLI
  *   display_name = Python 3.12
  *   source_file = main.py         name the submission gets in the box
- *   compile = ...                 argv, space-separated; empty = interpreted
+ *   compile = ...                 argv, space-separated; empty = interpreted. A word
+ *                                 {options} marks where a request's compiler_options
+ *                                 go (Judge0's); without it none are accepted
  *   run = /opt/judge/runtimes/python3.12/bin/python3 main.py
  *   version = ... --version       argv whose first output line is the version
  *   ro_paths = /opt/judge/runtimes/python3.12   colon-separated host folders
@@ -45,6 +47,9 @@ struct lang {
 	char *display_name;
 	char *source_file;
 	char **compile_argv; /* NULL when interpreted */
+	/* where a request's compiler_options go in compile_argv (the compile
+	 * command's {options} word, which is not kept), or -1: none accepted */
+	int compile_options_at;
 	char **run_argv;
 	char **version_argv;
 	char **ro_paths;

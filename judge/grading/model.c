@@ -28,6 +28,9 @@ void model_request_release(struct grade_request *r)
 	for (int i = 0; i < r->nargs; i++)
 		free(r->args[i]);
 	free(r->args);
+	for (int i = 0; i < r->ncompiler_options; i++)
+		free(r->compiler_options[i]);
+	free(r->compiler_options);
 	for (int i = 0; i < r->ntests; i++) {
 		free(r->tests[i].name);
 		free(r->tests[i].stdin_data);
@@ -90,6 +93,15 @@ void model_request_add_arg(struct grade_request *r, const char *arg)
 	r->args[r->nargs++] = xstrdup(arg);
 }
 
+void model_request_add_compiler_option(struct grade_request *r, const char *opt)
+{
+	/* NULL-terminated: prob_compile_argv takes the list as it is */
+	r->compiler_options = xreallocarray(r->compiler_options, (size_t)r->ncompiler_options + 2,
+					    sizeof *r->compiler_options);
+	r->compiler_options[r->ncompiler_options++] = xstrdup(opt);
+	r->compiler_options[r->ncompiler_options] = NULL;
+}
+
 /* cJSON strings end at the first NUL: the parsers never let one in. */
 static void add_str(cJSON *o, const char *key, const char *s)
 {
@@ -135,6 +147,11 @@ static void render_body(cJSON *o, const struct grade_request *r)
 		cJSON *args = cJSON_AddArrayToObject(o, "args");
 		for (int i = 0; i < r->nargs; i++)
 			cJSON_AddItemToArray(args, cJSON_CreateString(r->args[i]));
+	}
+	if (r->ncompiler_options) {
+		cJSON *opts = cJSON_AddArrayToObject(o, "compiler_options");
+		for (int i = 0; i < r->ncompiler_options; i++)
+			cJSON_AddItemToArray(opts, cJSON_CreateString(r->compiler_options[i]));
 	}
 	if (r->problem) {
 		add_str(o, "problem", r->problem);
@@ -336,6 +353,11 @@ int model_request_load(const cJSON *in, struct grade_request *out, char *err, si
 	{
 		if (cJSON_IsString(arg) && arg->valuestring)
 			model_request_add_arg(out, arg->valuestring);
+	}
+	cJSON_ArrayForEach(arg, cJSON_GetObjectItemCaseSensitive(in, "compiler_options"))
+	{
+		if (cJSON_IsString(arg) && arg->valuestring)
+			model_request_add_compiler_option(out, arg->valuestring);
 	}
 	if (problem)
 		set_str(&out->problem, NULL, problem);

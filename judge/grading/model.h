@@ -7,6 +7,7 @@
  *   {"language": "python", "source": "...",
  *    "files": [{"name": "util.h", "content": "..."}],   more files (judge run/verify, /v1, Piston)
  *    "args": ["1", "2"],                    command-line arguments of the program (when any)
+ *    "compiler_options": ["-DX=1"],         compiler flags (languages whose compile has {options})
  *    "tests": [{"name": "1", "stdin": "...", "expected_output": "...", "points": 2}],
  *                                           (expected and points optional)
  *    "problem": "sum",                      instead of tests: a package's tests
@@ -70,6 +71,8 @@ struct grade_request {
 	int nfiles;
 	char **args; /* appended to the language's run argv */
 	int nargs;
+	char **compiler_options; /* where the compile command says {options} */
+	int ncompiler_options;
 	struct grade_test_in *tests;
 	int ntests;
 	char *problem;
@@ -103,6 +106,8 @@ void model_request_add_file(struct grade_request *r, const char *name, const cha
 			    size_t len);
 /* Appends a command-line argument of the program; copies it. */
 void model_request_add_arg(struct grade_request *r, const char *arg);
+/* Appends a compiler option (the list stays NULL-terminated). */
+void model_request_add_compiler_option(struct grade_request *r, const char *opt);
 /* Makes r a function problem of name with copies of signature (may be NULL)
  * and tests (grade_func). */
 void model_request_set_function(struct grade_request *r, const char *name, const cJSON *signature,

@@ -173,10 +173,12 @@ const char *prob_judge_lang(const char *lang_code);
 
 /* The compile argv of lang for a program of several source files: lang's argv
  * with every other source file of the same language inserted after the
- * argument naming lang->source_file (the main file takes that name in the box).
- * Returns a NULL-terminated malloc'd array of malloc'd strings (free with
- * prob_argv_free), NULL when lang compiles nothing. */
-char **prob_compile_argv(const struct lang *lang, const char *const *extra_sources);
+ * argument naming lang->source_file (the main file takes that name in the box),
+ * and the request's compiler options (NULL-terminated, may be NULL) where the
+ * compile command said {options} (lang->compile_options_at). Returns a NULL-terminated malloc'd
+ * array of malloc'd strings (free with prob_argv_free), NULL when lang compiles nothing. */
+char **prob_compile_argv(const struct lang *lang, const char *const *extra_sources,
+			 const char *const *options);
 void prob_argv_free(char **argv);
 
 /* True when the file named is a source file of the same package-format

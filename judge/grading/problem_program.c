@@ -220,14 +220,20 @@ bool prob_is_source_for(const struct lang *lang, const char *file)
 	return a && b && !strcmp(a, b);
 }
 
-char **prob_compile_argv(const struct lang *lang, const char *const *extra_sources)
+char **prob_compile_argv(const struct lang *lang, const char *const *extra_sources,
+			 const char *const *options)
 {
 	if (!lang->compile_argv)
 		return NULL;
 	struct prob_strv out = {0};
 	size_t slen = strlen(lang->source_file);
 	bool inserted = false;
-	for (char **a = lang->compile_argv; *a; a++) {
+	for (char **a = lang->compile_argv;; a++) {
+		if (a - lang->compile_argv == lang->compile_options_at)
+			for (int i = 0; options && options[i]; i++)
+				prob_strv_push(&out, options[i]);
+		if (!*a)
+			break;
 		prob_strv_push(&out, *a);
 		size_t n = strlen(*a);
 		bool names_source = !strcmp(*a, lang->source_file) || !strcmp(*a, "{source}") ||

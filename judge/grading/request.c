@@ -574,27 +574,48 @@ static int validate_files(const struct judge_config *cfg, const struct lang *l, 
 	return 0;
 }
 
-/* args: the program's command-line arguments, after the language's run argv. */
-static int validate_args(const cJSON *in, struct grade_request *o, struct req_error *err)
+/* A list of at most max strings of at most MAX_ARG_BYTES under key, each
+ * handed to add. */
+static int validate_strings(const cJSON *in, const char *key, int max, struct grade_request *o,
+			    void (*add)(struct grade_request *, const char *),
+			    struct req_error *err)
 {
-	const cJSON *args = cJSON_GetObjectItemCaseSensitive(in, "args");
-	if (!args || cJSON_IsNull(args))
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(in, key);
+	if (!list || cJSON_IsNull(list))
 		return 0;
-	if (!cJSON_IsArray(args) || cJSON_GetArraySize(args) > MAX_ARGS)
-		return req_fail(err, 422, "invalid_field", "args must be at most %d strings",
-				MAX_ARGS);
+	if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > max)
+		return req_fail(err, 422, "invalid_field", "%s must be at most %d strings", key,
+				max);
 	const cJSON *a;
 	int i = 0;
-	cJSON_ArrayForEach(a, args)
+	cJSON_ArrayForEach(a, list)
 	{
 		if (!cJSON_IsString(a) || !a->valuestring)
-			return req_fail(err, 422, "invalid_field", "args[%d] must be a string", i);
+			return req_fail(err, 422, "invalid_field", "%s[%d] must be a string", key,
+					i);
 		if (strlen(a->valuestring) > MAX_ARG_BYTES)
-			return req_fail(err, 413, "too_large", "args[%d] is longer than %d bytes",
-					i, MAX_ARG_BYTES);
-		model_request_add_arg(o, a->valuestring);
+			return req_fail(err, 413, "too_large", "%s[%d] is longer than %d bytes",
+					key, i, MAX_ARG_BYTES);
+		add(o, a->valuestring);
 		i++;
 	}
+	return 0;
+}
+
+/* args: the program's command-line arguments, after the language's run argv;
+ * compiler_options: flags where the language's compile command says {options}
+ * (the compiler runs sandboxed like the program: a flag can only break the build). */
+static int validate_args(const struct lang *l, const cJSON *in, struct grade_request *o,
+			 struct req_error *err)
+{
+	if (validate_strings(in, "args", MAX_ARGS, o, model_request_add_arg, err) < 0 ||
+	    validate_strings(in, "compiler_options", MAX_ARGS, o, model_request_add_compiler_option,
+			     err) < 0)
+		return -1;
+	if (o->ncompiler_options && l->compile_options_at < 0)
+		return req_fail(err, 422, "invalid_field",
+				"compiler_options: language '%s' takes no compiler options",
+				l->name);
 	return 0;
 }
 
@@ -698,6 +719,7 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	static const char *const keys[] = {
 	    "language", "source", "code", "stdin", "expected_output", "tests", "problem", "compare",
 	    "limits", "run_all_tests", "callback_url", "idempotency_key", "files", "args",
+	    "compiler_options",
 	    /* function and test-code problems (request_func.h) */
 	    "function", "signature", "test_code", "entry_point", NULL};
 	if (check_known_keys(in, keys, "", err) < 0)
@@ -729,7 +751,7 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	int fform = req_func_validate(cfg, kind, in, o, err);
 	if (fform < 0 ||
 	    (fform == 0 &&
-	     (validate_files(cfg, l, in, o, err) < 0 || validate_args(in, o, err) < 0)) ||
+	     (validate_files(cfg, l, in, o, err) < 0 || validate_args(l, in, o, err) < 0)) ||
 	    (fform == 1 && get_string(in, "callback_url", "", false, MAX_URL + 1, &cb, err) < 0) ||
 	    (fform == 0 && validate_form(cfg, kind, in, o, &cb, err) < 0))
 		goto out;

@@ -135,7 +135,8 @@ static int check_tests(const struct judge_config *cfg, enum req_kind kind, const
 /* Keys that belong to the stdin forms and make no sense with these. */
 static int refuse_stdin_keys(const cJSON *in, const char *form, struct req_error *err)
 {
-	static const char *const keys[] = {"stdin", "expected_output", "files", "args", NULL};
+	static const char *const keys[] = {"stdin", "expected_output",	"files",
+					   "args",  "compiler_options", NULL};
 	for (const char *const *k = keys; *k; k++)
 		if (cJSON_GetObjectItemCaseSensitive(in, *k))
 			return req_fail(err, 422, "invalid_field", "%s cannot go with %s", *k,

@@ -200,9 +200,31 @@ expect "command_line_arguments: an unmatched quote is 422" 422 '.command_line_ar
 	POST /submissions '{"language_id":71,"source_code":"print(1)","command_line_arguments":"a '"'"'b"}'
 expect "config_info: command-line arguments enabled" 200 '.enable_command_line_arguments == true' GET /config_info
 
+# ---- compiler_options: shell words where the compile command says {options} ----
+copt='{"language_id":50,"source_code":"#include <stdio.h>\nint main(void){printf(\"%d %s\\n\", N, WHO);}","compiler_options":"-DN=6 '"'"'-DWHO=\"a b\"'"'"' -O0"}'
+jsub "compiler_options: C gets the flags" '.status.id == 3 and .stdout == "6 a b\n"' "$copt"
+jsub "compiler_options: C++ too" '.status.id == 3 and .stdout == "7\n"' \
+	'{"language_id":54,"source_code":"#include <cstdio>\nint main(){std::printf(\"%d\\n\", N);}","compiler_options":"-DN=7"}'
+jsub "compiler_options: C# (csc's -define)" '.status.id == 3 and .stdout == "defined\n"' \
+	'{"language_id":51,"source_code":"class P { static void Main() {\n#if GREET\nSystem.Console.WriteLine(\"defined\");\n#endif\n} }","compiler_options":"-define:GREET"}'
+jsub "compiler_options: a bad flag is the compiler's error" \
+	'.status.id == 6 and (.compile_output | test("no-such-flag"))' \
+	'{"language_id":50,"source_code":"int main(void){return 0;}","compiler_options":"--no-such-flag"}'
+expect "compiler_options: Python takes none (422)" 422 '.compiler_options | length == 1' \
+	POST /submissions '{"language_id":71,"source_code":"print(1)","compiler_options":"-O"}'
+expect "compiler_options: over 512 characters (422)" 422 '.compiler_options | length == 1' \
+	POST /submissions "$(jq -nc --arg o "$(printf -- '-DX %.0s' $(seq 200))" '{language_id: 50, source_code: "int main(){}", compiler_options: $o}')"
+expect "config_info: compiler options for C, C++, C#" 200 \
+	'.enable_compiler_options and (.allowed_languages_for_compile_options | any(test("^C ")) and any(test("C\\+\\+")) and all(test("Python") | not))' \
+	GET /config_info
+expect "/v1: compiler_options" 200 '.status == "accepted"' \
+	POST /v1/execute_with_expected '{"language":"c","source":"#include <stdio.h>\nint main(void){printf(\"%d\\n\", N);}","compiler_options":["-DN=3"],"expected_output":"3"}'
+expect "/v1: compiler_options must be strings (422)" 422 '.error.code == "invalid_field"' \
+	POST /v1/execute '{"language":"c","source":"int main(){}","compiler_options":"-O3"}'
+
 # ---- unsupported Judge0 attributes are refused, not ignored ----
-expect "compiler_options refused" 422 '.compiler_options | length == 1' \
-	POST /submissions '{"language_id":50,"source_code":"int main(){}","compiler_options":"-O3"}'
+expect "additional_files refused" 422 '.additional_files | length == 1' \
+	POST /submissions '{"language_id":50,"source_code":"int main(){}","additional_files":"UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA=="}'
 
 # ---- a client written from Judge0's documentation ----
 if bash tests/clients/judge0.sh "$U" "$KEY" >"$SVC_TMP/client.log" 2>&1; then
