@@ -2,7 +2,7 @@
 CC ?= gcc
 BUILD := build
 BIN := bin/judge
-PKGS := libpq libmicrohttpd libcjson libseccomp libpcre2-8 yaml-0.1 libcurl
+PKGS := libpq libmicrohttpd libcjson libseccomp libpcre2-8 yaml-0.1 libcurl libarchive
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wvla
 HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
@@ -16,7 +16,7 @@ BUILD := build/san
 BIN := bin/judge-san
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpq -lmicrohttpd -lcjson -lseccomp -lpcre2-8 -lyaml -lcurl)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpq -lmicrohttpd -lcjson -lseccomp -lpcre2-8 -lyaml -lcurl -larchive)
 CPPFLAGS += -I. -I/usr/include/postgresql $(PKG_CFLAGS)
 LIBS := $(PKG_LIBS) -lm
 

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 packages=(
 	# build
 	gcc g++ make pkg-config libpq-dev libmicrohttpd-dev libcjson-dev libseccomp-dev
-	libpcre2-dev libyaml-dev libcriterion-dev libcurl4-openssl-dev
+	libpcre2-dev libyaml-dev libcriterion-dev libcurl4-openssl-dev libarchive-dev
 	# run and test
 	postgresql-15 jq curl unzip patchelf clang-format hyperfine
 	# tests/integration/install.sh: systemd-analyze verify of the units

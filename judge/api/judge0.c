@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "common/base64.h"
+#include "common/utf8.h"
+#include "common/zipfiles.h"
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/log.h"
@@ -139,12 +141,6 @@ static int copy_limit(const cJSON *in, const char *name, double mul, bool up, cJ
  * do: refused unless they have Judge0's default, rather than ignored. */
 static int refuse_unsupported(const cJSON *in, struct j0_fault *f)
 {
-	static const char *const texts[] = {"additional_files"};
-	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, texts[i]);
-		if (v && !cJSON_IsNull(v) && !(cJSON_IsString(v) && !*v->valuestring))
-			return fault(f, texts[i], "is not supported by this judge");
-	}
 	static const char *const flags[] = {"redirect_stderr_to_stdout", "enable_network"};
 	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(in, flags[i])))
@@ -227,6 +223,53 @@ static int copy_args(const cJSON *in, cJSON *o, struct j0_fault *f)
 		   : 0;
 }
 
+/* One file of additional_files into the request's files (model.h). */
+static int add_zip_file(void *arg, const char *name, const char *data, size_t len, char *err,
+			size_t errlen)
+{
+	if (strchr(name, '/')) {
+		snprintf(err, errlen, "'%s': only files at the zip's top level are supported",
+			 name);
+		return -1;
+	}
+	if (memchr(data, 0, len) || !utf8_valid_text(data, len)) {
+		snprintf(err, errlen, "'%s' is not a text file (UTF-8, no NUL)", name);
+		return -1;
+	}
+	cJSON *file = cJSON_CreateObject();
+	cJSON_AddStringToObject(file, "name", name);
+	cJSON_AddStringToObject(file, "content", data);
+	cJSON_AddItemToArray(arg, file);
+	return 0;
+}
+
+/* additional_files: a base64 .zip whose files go beside the source (Judge0
+ * unzips them into the program's folder), as the request's files. */
+static int copy_additional_files(const struct api *a, const cJSON *in, cJSON *o, struct j0_fault *f)
+{
+	const char *name = "additional_files";
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, name);
+	if (!v || cJSON_IsNull(v) || (cJSON_IsString(v) && !*v->valuestring))
+		return 0;
+	if (!cJSON_IsString(v))
+		return fault(f, name, "must be a string (a base64 encoded zip)");
+	struct strbuf zip = STRBUF_INIT;
+	char err[200];
+	int ret = 0;
+	cJSON *files = cJSON_CreateArray();
+	if (!base64_decode(&zip, v->valuestring, strlen(v->valuestring)))
+		ret = fault(f, name, "is not valid base64");
+	else if (zipfiles_read(zip.buf, zip.len, 64, (size_t)a->cfg->max_source_kb * 1024,
+			       add_zip_file, files, err, sizeof err) < 0)
+		ret = fault(f, name, "%s", err);
+	strbuf_release(&zip);
+	if (ret == 0 && cJSON_GetArraySize(files))
+		cJSON_AddItemToObject(o, "files", files);
+	else
+		cJSON_Delete(files);
+	return ret;
+}
+
 /* The /v1 request object of Judge0 body in (the caller deletes it), with the
  * Judge0 language id in *lang_id; NULL with f. Other Judge0 attributes
  * (number_of_runs, stack_limit, cpu_extra_time ...) are accepted and ignored. */
@@ -268,7 +311,7 @@ static cJSON *to_request(const struct api *a, const cJSON *in, bool b64, long *l
 	    copy_limit(in, "memory_limit", 1.0 / 1024, true, limits, "memory_mb", f) < 0 ||
 	    copy_limit(in, "max_processes_and_or_threads", 1, false, limits, "processes", f) < 0 ||
 	    copy_text(in, "callback_url", false, false, o, "callback_url", f) < 0 ||
-	    copy_args(in, o, f) < 0) {
+	    copy_args(in, o, f) < 0 || copy_additional_files(a, in, o, f) < 0) {
 		cJSON_Delete(limits);
 		cJSON_Delete(o);
 		return NULL;
@@ -709,7 +752,7 @@ void j0_config_info(struct http_request *r, struct api *a)
 	cJSON_AddBoolToObject(o, "enable_callbacks", callbacks);
 	cJSON_AddNumberToObject(o, "callbacks_max_tries", (double)cfg->callback_attempts);
 	cJSON_AddNumberToObject(o, "callbacks_timeout", 10);
-	cJSON_AddFalseToObject(o, "enable_additional_files");
+	cJSON_AddTrueToObject(o, "enable_additional_files");
 	cJSON_AddNumberToObject(o, "max_queue_size", 0);
 	cJSON_AddNumberToObject(o, "cpu_time_limit", pol.time_ms / 1000.0);
 	cJSON_AddNumberToObject(o, "max_cpu_time_limit", pol.max_time_ms / 1000.0);

@@ -222,9 +222,46 @@ expect "/v1: compiler_options" 200 '.status == "accepted"' \
 expect "/v1: compiler_options must be strings (422)" 422 '.error.code == "invalid_field"' \
 	POST /v1/execute '{"language":"c","source":"int main(){}","compiler_options":"-O3"}'
 
+# ---- additional_files: a base64 zip whose files go beside the source ----
+# zipb64 NAME=CONTENT...: a zip of those files, base64 (CONTENT "@zeros:N" = N NUL bytes)
+zipb64() {
+	python3 - "$@" <<'PY'
+import base64, io, sys, zipfile
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+    for arg in sys.argv[1:]:
+        name, _, content = arg.partition("=")
+        if name.endswith("/"):
+            z.writestr(zipfile.ZipInfo(name), b"")
+        elif content.startswith("@zeros:"):
+            z.writestr(name, b"\0" * int(content[7:]))
+        else:
+            z.writestr(name, content)
+print(base64.b64encode(buf.getvalue()).decode())
+PY
+}
+af=$(zipb64 'util.h=#define N 9' 'data.txt=hello')
+jsub "additional_files: C includes a header from the zip" '.status.id == 3 and .stdout == "9\n"' \
+	"$(jq -nc --arg z "$af" '{language_id: 50, source_code: "#include <stdio.h>\n#include \"util.h\"\nint main(void){printf(\"%d\\n\", N);}", additional_files: $z}')"
+af=$(zipb64 'lib/' 'helper.py=def twice(x): return 2 * x' 'words.txt=a b c')
+jsub "additional_files: Python imports a module and reads a file of the zip" \
+	'.status.id == 3 and .stdout == "42 3\n"' \
+	"$(jq -nc --arg z "$af" '{language_id: 71, source_code: "import helper\nprint(helper.twice(21), len(open(\"words.txt\").read().split()))", additional_files: $z}')"
+for bad in "not base64!:invalid base64" "aGVsbG8=:not a zip"; do
+	expect "additional_files: ${bad#*:} (422)" 422 '.additional_files | length == 1' \
+		POST /submissions "$(jq -nc --arg z "${bad%%:*}" '{language_id: 71, source_code: "print(1)", additional_files: $z}')"
+done
+expect "additional_files: a binary file (422)" 422 '.additional_files[0] | test("not a text file")' \
+	POST /submissions "$(jq -nc --arg z "$(zipb64 'b.bin=@zeros:10')" '{language_id: 71, source_code: "print(1)", additional_files: $z}')"
+expect "additional_files: a file in a folder (422)" 422 '.additional_files[0] | test("top level")' \
+	POST /submissions "$(jq -nc --arg z "$(zipb64 'd/x.py=x = 1')" '{language_id: 71, source_code: "print(1)", additional_files: $z}')"
+expect "additional_files: a zip bomb stops at the size cap (422)" 422 '.additional_files[0] | test("larger than")' \
+	POST /submissions "$(jq -nc --arg z "$(zipb64 'big.txt=@zeros:50000000')" '{language_id: 71, source_code: "print(1)", additional_files: $z}')"
+expect "config_info: additional files enabled" 200 '.enable_additional_files == true' GET /config_info
+
 # ---- unsupported Judge0 attributes are refused, not ignored ----
-expect "additional_files refused" 422 '.additional_files | length == 1' \
-	POST /submissions '{"language_id":50,"source_code":"int main(){}","additional_files":"UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA=="}'
+expect "redirect_stderr_to_stdout refused" 422 '.redirect_stderr_to_stdout | length == 1' \
+	POST /submissions '{"language_id":71,"source_code":"print(1)","redirect_stderr_to_stdout":true}'
 
 # ---- a client written from Judge0's documentation ----
 if bash tests/clients/judge0.sh "$U" "$KEY" >"$SVC_TMP/client.log" 2>&1; then
