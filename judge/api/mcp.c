@@ -557,6 +557,49 @@ static void do_tools_list(struct http_request *r, const cJSON *id, bool modern)
 	reply_result(r, id, modern, res);
 }
 
+/* subscriptions/listen (2026-07-28, schema.ts SubscriptionsListenRequest;
+ * basic/patterns/subscriptions.mdx): the long-lived stream of change
+ * notifications the client opts in to. This server's tools never change
+ * (listChanged false) and it has no resources nor prompts, so it honors none
+ * of them: the stream holds the acknowledgment, which must come first and
+ * names what is honored (nothing), then the server's graceful teardown, the
+ * empty SubscriptionsListenResult with the subscription's id; then it closes.
+ * Holding the stream open could deliver nothing more. */
+static void do_listen(struct http_request *r, const cJSON *id, const cJSON *params)
+{
+	static const char sub_key[] = "io.modelcontextprotocol/subscriptionId";
+	const cJSON *filter = cJSON_GetObjectItemCaseSensitive(params, "notifications");
+	if (!cJSON_IsObject(filter))
+		return reply_error(r, 200, id, MCP_INVALID_PARAMS,
+				   "params.notifications (the notification filter, an object) is "
+				   "required");
+	struct strbuf out = STRBUF_INIT;
+	cJSON *ack = cJSON_CreateObject();
+	cJSON_AddStringToObject(ack, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(ack, "method", "notifications/subscriptions/acknowledged");
+	cJSON *p = cJSON_AddObjectToObject(ack, "params");
+	cJSON_AddItemToObject(cJSON_AddObjectToObject(p, "_meta"), sub_key, cJSON_Duplicate(id, 1));
+	cJSON_AddObjectToObject(p, "notifications");
+	cJSON *end = cJSON_CreateObject();
+	cJSON_AddStringToObject(end, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(end, "id", cJSON_Duplicate(id, 1));
+	cJSON *res = cJSON_AddObjectToObject(end, "result");
+	cJSON_AddItemToObject(cJSON_AddObjectToObject(res, "_meta"), sub_key,
+			      cJSON_Duplicate(id, 1));
+	mcp_era_result(res);
+	cJSON *msgs[] = {ack, end};
+	for (size_t i = 0; i < 2; i++) {
+		char *text = cJSON_PrintUnformatted(msgs[i]);
+		sse_encode(&out, 0, NULL, text);
+		free(text);
+		cJSON_Delete(msgs[i]);
+	}
+	static const char *const hdr[] = {"Cache-Control", "no-cache", "X-Accel-Buffering", "no",
+					  NULL};
+	http_respond(r, 200, "text/event-stream", out.buf, out.len, hdr);
+	strbuf_release(&out);
+}
+
 /* Renders a whole, non-negative number argument as text into buf.
  * Returns buf, or NULL when v is not such a number. */
 static const char *whole_number(const cJSON *v, char *buf, size_t len)
@@ -702,6 +745,8 @@ static void do_request(struct http_request *r, const cJSON *msg, mcp_dispatch_fn
 			do_tools_list(r, id, true);
 		else if (!strcmp(method, "tools/call"))
 			do_tools_call(r, id, params, true, dispatch, arg);
+		else if (!strcmp(method, "subscriptions/listen"))
+			do_listen(r, id, params);
 		else
 			method_not_found(r, id, method, true);
 	} else if (!strcmp(method, "initialize")) {

@@ -146,6 +146,28 @@ static struct curl_slist *mcp_modern_headers(struct curl_slist *hdr, const cJSON
 	return hdr;
 }
 
+/* Writes each message of an SSE body as one line: the judge's messages are
+ * JSON on one line, so each is one data: line (sse_encode in judge/api/sse.c).
+ * Returns -1 only when stdout is gone. */
+static int mcp_write_sse(struct strbuf *body)
+{
+	int ret = 0;
+	char *save = NULL;
+	for (char *l = strtok_r(body->buf, "\r\n", &save); l && !ret;
+	     l = strtok_r(NULL, "\r\n", &save)) {
+		if (strncmp(l, "data:", 5))
+			continue; /* a comment, an event name, an id */
+		l += 5 + (l[5] == ' ');
+		cJSON *m = cJSON_Parse(l);
+		if (m)
+			ret = mcp_write(m);
+		else
+			log_warn("mcp: a stream message that is not JSON: %.80s", l);
+		cJSON_Delete(m);
+	}
+	return ret;
+}
+
 /* Forwards one message (line, parsed as msg) to /mcp and writes the answer.
  * Returns -1 only when stdout is gone. */
 static int mcp_forward(struct mcp_bridge *br, const char *line, const cJSON *msg)
@@ -163,8 +185,12 @@ static int mcp_forward(struct mcp_bridge *br, const char *line, const cJSON *msg
 
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
 	/* one JSON reply per line: never a stream (mcp_stream.h), whose progress
-	 * this line-by-line bridge could not interleave */
-	hdr = curl_slist_append(hdr, "Accept: application/json");
+	 * this line-by-line bridge could not interleave; but subscriptions/listen
+	 * (2026-07-28) is answered as a stream only, each message of it a line */
+	bool listen =
+	    cJSON_IsString(method) && !strcmp(method->valuestring, "subscriptions/listen");
+	hdr = curl_slist_append(hdr, listen ? "Accept: application/json, text/event-stream"
+					    : "Accept: application/json");
 	hdr = curl_slist_append(hdr, "Expect:");
 	if (br->auth)
 		hdr = curl_slist_append(hdr, br->auth);
@@ -204,6 +230,12 @@ static int mcp_forward(struct mcp_bridge *br, const char *line, const cJSON *msg
 		goto failed;
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	char *ctype = NULL;
+	curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ctype);
+	if (status == 200 && ctype && !strncmp(ctype, "text/event-stream", 17)) {
+		ret = mcp_write_sse(&body);
+		goto out;
+	}
 	if (status == 202 && body.len == 0) {
 		ret = 0;
 		goto out;

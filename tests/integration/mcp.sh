@@ -287,6 +287,18 @@ for m in ping initialize resources/list logging/setLevel; do
 	mexpect "2026-07-28 $m: 404, -32601" 404 '.id == 9 and .error.code == -32601' \
 		"$(mreq 9 "$m" '{}')" "$V" "Mcp-Method: $m"
 done
+# subscriptions/listen: no list ever changes here, so the stream acknowledges nothing
+# and the server ends it at once, gracefully (an empty result with the subscription id)
+sse=$(mrpc "$(mreq 11 subscriptions/listen '{"notifications":{"toolsListChanged":true}}')" "$V" \
+	'Mcp-Method: subscriptions/listen')
+msgs=$(sed -n 's/^data: //p' <<<"$sse" | jq -sc .)
+expect_json "2026-07-28 subscriptions/listen: acknowledged (nothing honored), then ended" "$msgs" \
+	'length == 2 and .[0].method == "notifications/subscriptions/acknowledged" and
+	.[0].params.notifications == {} and .[0].params._meta["io.modelcontextprotocol/subscriptionId"] == 11 and
+	.[1].id == 11 and .[1].result.resultType == "complete" and
+	.[1].result._meta["io.modelcontextprotocol/subscriptionId"] == 11'
+mexpect "2026-07-28 subscriptions/listen without a filter: -32602" 200 '.error.code == -32602' \
+	"$(mreq 11 subscriptions/listen '{}')" "$V" 'Mcp-Method: subscriptions/listen'
 # a _meta that names a legacy version is the legacy era: served as before
 expect "a legacy version in _meta is the legacy era" 200 \
 	'.id == 9 and .result == {}' \

@@ -228,6 +228,16 @@ await step("cancel: the aborted call ends at once, the run is stored", async () 
   const again = await call("execute", { language: "python", source: "print(1)" });
   check("cancel: the client goes on (the next call is answered)", again.ok && again.s.stdout === "1\n", again.r);
 });
+// subscriptions/listen: acknowledged with nothing honored (no list here ever changes),
+// then ended by the server at once
+if (v2) {
+  await step("listen: acknowledged, nothing honored, ended gracefully", async () => {
+    const sub = await client.listen({ toolsListChanged: true });
+    const how = await sub.closed;
+    check("listen: acknowledged, nothing honored, ended gracefully",
+      JSON.stringify(sub.honoredFilter) === "{}" && how === "graceful", { f: sub.honoredFilter, how });
+  });
+}
 // v2's "auto" mode: probes with server/discover and stays modern on a modern answer
 if (v2) {
   await step("auto negotiation: 2026-07-28", async () => {

@@ -63,7 +63,8 @@ M='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcont
 out=$(bridge "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{$M}}" \
 	"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"execute\",\"arguments\":{\"language\":\"python\",\"source\":\"print(5)\"},$M}}" \
 	"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\" exécute\",$M}}" \
-	"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{$M}}")
+	"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{$M}}" \
+	"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":{},$M}}")
 expect_json "bridge 2026-07-28: server/discover" "$(sed -n 1p <<<"$out")" \
 	'.id == 1 and .result.supportedVersions[0] == "2026-07-28" and .result.resultType == "complete"'
 expect_json "bridge 2026-07-28: tools/call (Mcp-Name mirrored)" "$(sed -n 2p <<<"$out")" \
@@ -72,6 +73,9 @@ expect_json "bridge 2026-07-28: a name not plain ASCII goes as Base64, the serve
 	"$(sed -n 3p <<<"$out")" '.id == 3 and .error.code == -32602 and (.error.message | contains(" exécute"))'
 expect_json "bridge 2026-07-28: ping is gone (-32601)" "$(sed -n 4p <<<"$out")" \
 	'.id == 4 and .error.code == -32601'
+expect_json "bridge 2026-07-28: subscriptions/listen's stream, a line per message" \
+	"$(sed -n 5,6p <<<"$out" | jq -sc .)" '.[0].method == "notifications/subscriptions/acknowledged" and
+	.[1].id == 5 and .[1].result.resultType == "complete"'
 out=$("$JUDGE" --config "$ini" mcp --bogus </dev/null 2>&1)
 [ $? = 2 ] && pass "bridge: unknown option is a usage error" || fail "bridge: usage error" "$out"
 
