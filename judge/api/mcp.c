@@ -721,6 +721,11 @@ static void method_not_found(struct http_request *r, const cJSON *id, const char
 	reply_error(r, modern ? 404 : 200, id, MCP_METHOD_NOT_FOUND, msg);
 }
 
+static const char *request_header(void *r, const char *name)
+{
+	return http_header(r, name);
+}
+
 /* A request (msg: an object with a string method, an id, params an object or
  * absent), of either era. */
 static void do_request(struct http_request *r, const cJSON *msg, mcp_dispatch_fn dispatch,
@@ -730,7 +735,7 @@ static void do_request(struct http_request *r, const cJSON *msg, mcp_dispatch_fn
 	const char *method = cJSON_GetObjectItemCaseSensitive(msg, "method")->valuestring;
 	const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
 	struct mcp_era era;
-	mcp_era_classify(r, msg, &era);
+	mcp_era_classify(msg, request_header, r, &era);
 	if (era.code) {
 		log_debug("mcp: %s refused: %s", method, era.message);
 		reply_error_data(r, era.status, id, era.code, era.message, era.data);

@@ -7,7 +7,6 @@
 
 #include "common/base64.h"
 #include "common/strbuf.h"
-#include "judge/api/http.h"
 
 /* The initialize-based versions, newest first. */
 static const char *const legacy_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
@@ -97,9 +96,9 @@ static void unsupported(struct mcp_era *e, const char *requested)
 /* Header name's value with RFC 9110's optional white space around it cut off,
  * into *out (a copy); false when absent. *bad is set when it holds a byte a
  * header value must not (controls but tab, DEL, non-ASCII). */
-static bool header(struct http_request *r, const char *name, struct strbuf *out, bool *bad)
+static bool header(mcp_header_fn get, void *arg, const char *name, struct strbuf *out, bool *bad)
 {
-	const char *v = http_header(r, name);
+	const char *v = get(arg, name);
 	if (!v)
 		return false;
 	size_t n = strlen(v);
@@ -141,14 +140,14 @@ static const char *name_field(const char *method)
 }
 
 /* The checks of a request that claims version v in its _meta and is not legacy. */
-static void check_modern(struct http_request *r, const char *method, const cJSON *params,
+static void check_modern(mcp_header_fn get, void *arg, const char *method, const cJSON *params,
 			 const cJSON *meta, const char *v, struct mcp_era *e)
 {
 	struct strbuf hv = STRBUF_INIT, hm = STRBUF_INIT, hn = STRBUF_INIT, name = STRBUF_INIT;
 	bool bad_v = false, bad_m = false, bad_n = false;
-	bool has_v = header(r, "MCP-Protocol-Version", &hv, &bad_v);
-	bool has_m = header(r, "Mcp-Method", &hm, &bad_m);
-	bool has_n = header(r, "Mcp-Name", &hn, &bad_n);
+	bool has_v = header(get, arg, "MCP-Protocol-Version", &hv, &bad_v);
+	bool has_m = header(get, arg, "Mcp-Method", &hm, &bad_m);
+	bool has_n = header(get, arg, "Mcp-Name", &hn, &bad_n);
 	const char *field = name_field(method);
 	const cJSON *body_name = field ? cJSON_GetObjectItemCaseSensitive(params, field) : NULL;
 	const cJSON *caps = cJSON_GetObjectItemCaseSensitive(meta, META_CAPABILITIES);
@@ -239,7 +238,7 @@ out:
 	strbuf_release(&name);
 }
 
-void mcp_era_classify(struct http_request *r, const cJSON *msg, struct mcp_era *e)
+void mcp_era_classify(const cJSON *msg, mcp_header_fn get, void *arg, struct mcp_era *e)
 {
 	memset(e, 0, sizeof *e);
 	const char *method = cJSON_GetObjectItemCaseSensitive(msg, "method")->valuestring;
@@ -257,7 +256,7 @@ void mcp_era_classify(struct http_request *r, const cJSON *msg, struct mcp_era *
 	 * does this one; initialize opens the legacy era unless it claims a modern
 	 * version (versioning.mdx: "An initialize request selects legacy semantics") */
 	if (claim && !is_legacy(claim->valuestring))
-		return check_modern(r, method, params, meta, claim->valuestring, e);
+		return check_modern(get, arg, method, params, meta, claim->valuestring, e);
 	if (claim || !strcmp(method, "initialize"))
 		return;
 
@@ -265,7 +264,7 @@ void mcp_era_classify(struct http_request *r, const cJSON *msg, struct mcp_era *
 	 * 2026-07-28 does so too: such a request lacks its required _meta) */
 	struct strbuf hv = STRBUF_INIT;
 	bool bad = false;
-	if (header(r, "MCP-Protocol-Version", &hv, &bad) && !bad &&
+	if (header(get, arg, "MCP-Protocol-Version", &hv, &bad) && !bad &&
 	    strcmp(hv.buf, MCP_MODERN_VERSION) >= 0 && !is_legacy(hv.buf)) {
 		if (strcmp(hv.buf, MCP_MODERN_VERSION))
 			unsupported(e, hv.buf);

@@ -20,8 +20,6 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 
-struct http_request;
-
 #define MCP_SERVER_NAME	   "judge"
 #define MCP_SERVER_VERSION "1.0.0"
 /* The modern revision this server speaks (schema/2026-07-28/schema.ts). */
@@ -48,11 +46,16 @@ struct mcp_era {
 	cJSON *data; /* error.data, or NULL; owned, mcp_era_release frees it */
 };
 
+/* A request header's value by name (case-insensitive), or NULL when absent
+ * (http_header over an http_request, or a table in a test). */
+typedef const char *(*mcp_header_fn)(void *arg, const char *name);
+
 /* Classifies the JSON-RPC request msg (an object with a string method and an
- * id) that r carries, into *e (which it initialises). A legacy request is left
- * as it is; a modern one must pass every check of the 2026-07-28 transport,
- * else e->code says why it is refused. */
-void mcp_era_classify(struct http_request *r, const cJSON *msg, struct mcp_era *e);
+ * id) whose HTTP headers header(arg, name) gives, into *e (which it
+ * initialises). A legacy request is left as it is; a modern one must pass
+ * every check of the 2026-07-28 transport, else e->code says why it is
+ * refused. */
+void mcp_era_classify(const cJSON *msg, mcp_header_fn header, void *arg, struct mcp_era *e);
 void mcp_era_release(struct mcp_era *e);
 
 /* The legacy version an initialize for version v agrees on: v when this server
