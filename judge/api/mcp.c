@@ -1,5 +1,6 @@
 /* mcp: JSON-RPC 2.0 and the MCP methods of POST /mcp, in both eras (mcp_era.h): initialize,
- * ping, tools/list, tools/call (legacy); server/discover, tools/list, tools/call (2026-07-28). */
+ * ping, tools/list, tools/call (legacy); server/discover, tools/list, tools/call,
+ * subscriptions/listen (2026-07-28). */
 #include "judge/api/mcp.h"
 
 #include <cjson/cJSON.h>
