@@ -1,4 +1,6 @@
-/* mcp: JSON-RPC 2.0 and the MCP methods (initialize, ping, tools/list, tools/call) of POST /mcp. */
+/* mcp: JSON-RPC 2.0 and the MCP methods of POST /mcp, in both eras (mcp_era.h): initialize,
+ * ping, tools/list, tools/call (legacy); server/discover, tools/list, tools/call,
+ * subscriptions/listen (2026-07-28). */
 #include "judge/api/mcp.h"
 
 #include <cjson/cJSON.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 
 #include "judge/api/http.h"
+#include "judge/api/mcp_era.h"
 #include "judge/api/mcp_stream.h"
 #include "judge/api/sse.h"
 #include "common/log.h"
@@ -15,23 +18,9 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
-#define MCP_SERVER_VERSION "1.0.0"
-
-/* Newest first: an unknown client version gets the newest (the client then
- * decides whether it can go on, as the lifecycle rules say). Not 2026-07-28: that
- * revision drops initialize and sessions (server/discover, per-request _meta), which
- * this server does not speak; a client of it that falls back to initialize is
- * answered 2025-11-25. */
-static const char *const versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
-
-/* JSON-RPC error codes */
-enum {
-	RPC_PARSE_ERROR = -32700,
-	RPC_INVALID_REQUEST = -32600,
-	RPC_METHOD_NOT_FOUND = -32601,
-	RPC_INVALID_PARAMS = -32602,
-	RPC_INTERNAL_ERROR = -32603,
-};
+/* How long a client may keep tools/list and server/discover (2026-07-28,
+ * CacheableResult.ttlMs): both change only with the judge's version. */
+#define MCP_LIST_TTL_MS 3600000
 
 static const char instructions[] =
     "judge compiles and runs programs in a sandbox and grades their output. "
@@ -364,19 +353,37 @@ static void reply(struct http_request *r, int status, const cJSON *id, const cha
 	cJSON_Delete(o);
 }
 
-static void reply_error(struct http_request *r, int status, const cJSON *id, int code,
-			const char *message)
+/* Sends a JSON-RPC error; takes data (error.data, or NULL). */
+static void reply_error_data(struct http_request *r, int status, const cJSON *id, int code,
+			     const char *message, cJSON *data)
 {
 	cJSON *e = cJSON_CreateObject();
 	cJSON_AddNumberToObject(e, "code", code);
 	cJSON_AddStringToObject(e, "message", message);
+	if (data)
+		cJSON_AddItemToObject(e, "data", data);
 	reply(r, status, id, "error", e);
+}
+
+static void reply_error(struct http_request *r, int status, const cJSON *id, int code,
+			const char *message)
+{
+	reply_error_data(r, status, id, code, message, NULL);
+}
+
+/* Sends result; a modern one gets resultType and serverInfo first. Takes result. */
+static void reply_result(struct http_request *r, const cJSON *id, bool modern, cJSON *result)
+{
+	if (modern)
+		mcp_era_result(result);
+	reply(r, 200, id, "result", result);
 }
 
 /* ---- tool results ---- */
 
 struct call_state {
 	cJSON *id;		   /* the JSON-RPC request's id */
+	bool modern;		   /* the 2026-07-28 era: results with resultType */
 	struct mcp_stream *stream; /* answered as a stream (mcp_stream.h), else NULL */
 };
 
@@ -395,7 +402,8 @@ static int to_tool_result(struct http_request *r, int status, const char *body, 
 			  struct strbuf *out, void *arg)
 {
 	(void)r;
-	mcp_tool_reply(((struct call_state *)arg)->id, status, body, len, out);
+	struct call_state *cs = arg;
+	mcp_tool_reply(cs->id, status, body, len, cs->modern, out);
 	return 200;
 }
 
@@ -408,7 +416,7 @@ static bool to_stream_event(struct http_request *r, const char *event, const cha
 	return mcp_stream_event(cs->stream, cs->id, event, data, out);
 }
 
-void mcp_tool_reply(const cJSON *rpc_id, int status, const char *body, size_t len,
+void mcp_tool_reply(const cJSON *rpc_id, int status, const char *body, size_t len, bool modern,
 		    struct strbuf *out)
 {
 	cJSON *parsed = cJSON_ParseWithLength(body, len);
@@ -450,6 +458,8 @@ void mcp_tool_reply(const cJSON *rpc_id, int status, const char *body, size_t le
 	}
 	cJSON_AddBoolToObject(res, "isError", error);
 	cJSON_Delete(parsed);
+	if (modern)
+		mcp_era_result(res);
 
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
@@ -464,27 +474,50 @@ void mcp_tool_reply(const cJSON *rpc_id, int status, const char *body, size_t le
 
 /* ---- methods ---- */
 
-static void do_initialize(struct http_request *r, const cJSON *id, const cJSON *params)
+/* The capabilities of both eras: tools only, a list that never changes. */
+static void add_capabilities(cJSON *res)
 {
-	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
-	const char *v = versions[0];
-	for (size_t i = 0; cJSON_IsString(pv) && i < sizeof versions / sizeof versions[0]; i++)
-		if (!strcmp(pv->valuestring, versions[i]))
-			v = versions[i];
-	cJSON *res = cJSON_CreateObject();
-	cJSON_AddStringToObject(res, "protocolVersion", v);
 	cJSON *caps = cJSON_AddObjectToObject(res, "capabilities");
 	cJSON *tc = cJSON_AddObjectToObject(caps, "tools");
 	cJSON_AddBoolToObject(tc, "listChanged", false);
-	cJSON *si = cJSON_AddObjectToObject(res, "serverInfo");
-	cJSON_AddStringToObject(si, "name", "judge");
-	cJSON_AddStringToObject(si, "title", "judge: sandboxed code execution and grading");
-	cJSON_AddStringToObject(si, "version", MCP_SERVER_VERSION);
+}
+
+/* CacheableResult's fields (2026-07-28, SEP-2549): the list is the same for
+ * every API key, so any cache may share it. */
+static void add_cache_hint(cJSON *res)
+{
+	cJSON_AddNumberToObject(res, "ttlMs", MCP_LIST_TTL_MS);
+	cJSON_AddStringToObject(res, "cacheScope", "public");
+}
+
+static void do_initialize(struct http_request *r, const cJSON *id, const cJSON *params)
+{
+	/* an unknown version (2026-07-28 too: it has no initialize) gets the newest
+	 * legacy one; the client then decides whether it can go on */
+	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "protocolVersion",
+				mcp_era_initialize_version(cJSON_GetStringValue(pv)));
+	add_capabilities(res);
+	mcp_era_server_info(res, "serverInfo");
 	cJSON_AddStringToObject(res, "instructions", instructions);
 	reply(r, 200, id, "result", res);
 }
 
-static void do_tools_list(struct http_request *r, const cJSON *id)
+/* server/discover (2026-07-28, schema.ts DiscoverResult): the versions, the
+ * capabilities and the instructions initialize gives, as a cacheable result;
+ * the identity is in _meta's serverInfo (mcp_era_result). */
+static void do_discover(struct http_request *r, const cJSON *id)
+{
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddItemToObject(res, "supportedVersions", mcp_era_versions());
+	add_capabilities(res);
+	cJSON_AddStringToObject(res, "instructions", instructions);
+	add_cache_hint(res);
+	reply_result(r, id, true, res);
+}
+
+static void do_tools_list(struct http_request *r, const cJSON *id, bool modern)
 {
 	cJSON *res = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(res, "tools");
@@ -520,7 +553,52 @@ static void do_tools_list(struct http_request *r, const cJSON *id)
 		cJSON_AddBoolToObject(ann, "openWorldHint", false);
 		cJSON_AddItemToArray(arr, o);
 	}
-	reply(r, 200, id, "result", res);
+	if (modern)
+		add_cache_hint(res);
+	reply_result(r, id, modern, res);
+}
+
+/* subscriptions/listen (2026-07-28, schema.ts SubscriptionsListenRequest;
+ * basic/patterns/subscriptions.mdx): the long-lived stream of change
+ * notifications the client opts in to. This server's tools never change
+ * (listChanged false) and it has no resources nor prompts, so it honors none
+ * of them: the stream holds the acknowledgment, which must come first and
+ * names what is honored (nothing), then the server's graceful teardown, the
+ * empty SubscriptionsListenResult with the subscription's id; then it closes.
+ * Holding the stream open could deliver nothing more. */
+static void do_listen(struct http_request *r, const cJSON *id, const cJSON *params)
+{
+	static const char sub_key[] = "io.modelcontextprotocol/subscriptionId";
+	const cJSON *filter = cJSON_GetObjectItemCaseSensitive(params, "notifications");
+	if (!cJSON_IsObject(filter))
+		return reply_error(r, 200, id, MCP_INVALID_PARAMS,
+				   "params.notifications (the notification filter, an object) is "
+				   "required");
+	struct strbuf out = STRBUF_INIT;
+	cJSON *ack = cJSON_CreateObject();
+	cJSON_AddStringToObject(ack, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(ack, "method", "notifications/subscriptions/acknowledged");
+	cJSON *p = cJSON_AddObjectToObject(ack, "params");
+	cJSON_AddItemToObject(cJSON_AddObjectToObject(p, "_meta"), sub_key, cJSON_Duplicate(id, 1));
+	cJSON_AddObjectToObject(p, "notifications");
+	cJSON *end = cJSON_CreateObject();
+	cJSON_AddStringToObject(end, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(end, "id", cJSON_Duplicate(id, 1));
+	cJSON *res = cJSON_AddObjectToObject(end, "result");
+	cJSON_AddItemToObject(cJSON_AddObjectToObject(res, "_meta"), sub_key,
+			      cJSON_Duplicate(id, 1));
+	mcp_era_result(res);
+	cJSON *msgs[] = {ack, end};
+	for (size_t i = 0; i < 2; i++) {
+		char *text = cJSON_PrintUnformatted(msgs[i]);
+		sse_encode(&out, 0, NULL, text);
+		free(text);
+		cJSON_Delete(msgs[i]);
+	}
+	static const char *const hdr[] = {"Cache-Control", "no-cache", "X-Accel-Buffering", "no",
+					  NULL};
+	http_respond(r, 200, "text/event-stream", out.buf, out.len, hdr);
+	strbuf_release(&out);
 }
 
 /* Renders a whole, non-negative number argument as text into buf.
@@ -537,13 +615,13 @@ static const char *whole_number(const cJSON *v, char *buf, size_t len)
 /* The body of a call without arguments: an empty object, as a client would send. */
 static const cJSON no_args = {.type = cJSON_Object};
 
-static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *params,
+static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *params, bool modern,
 			  mcp_dispatch_fn dispatch, void *arg)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	if (!cJSON_IsString(name))
-		return reply_error(r, 200, id, RPC_INVALID_PARAMS,
+		return reply_error(r, 200, id, MCP_INVALID_PARAMS,
 				   "params.name (the tool's name) is required");
 	int t = 0;
 	while (t < MCP_TOOL_COUNT && strcmp(tools[t].name, name->valuestring))
@@ -552,14 +630,15 @@ static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *
 		char msg[160];
 		snprintf(msg, sizeof msg, "unknown tool '%.64s' (tools/list lists them)",
 			 name->valuestring);
-		return reply_error(r, 200, id, RPC_INVALID_PARAMS, msg);
+		return reply_error(r, 200, id, MCP_INVALID_PARAMS, msg);
 	}
 	if (args && !cJSON_IsObject(args) && !cJSON_IsNull(args))
-		return reply_error(r, 200, id, RPC_INVALID_PARAMS,
+		return reply_error(r, 200, id, MCP_INVALID_PARAMS,
 				   "params.arguments must be an object");
 
 	struct call_state *cs = xcalloc(1, sizeof *cs);
 	cs->id = cJSON_Duplicate(id, 1);
+	cs->modern = modern;
 	/* from here on every response of r is a tool result */
 	r->transform = to_tool_result;
 	r->transform_arg = cs;
@@ -585,7 +664,7 @@ static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *
 		if (mcp_stream_wanted(r, params)) {
 			/* live output as progress, then the reply (mcp_stream.h) */
 			call.stream = true;
-			cs->stream = mcp_stream_new(r->key_id, id, params);
+			cs->stream = mcp_stream_new(r->key_id, id, params, modern);
 			r->event_transform = to_stream_event;
 			r->stream_tag = mcp_stream_tag(cs->stream);
 		}
@@ -629,6 +708,67 @@ static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *
 	dispatch(r, &call, arg);
 }
 
+static void method_not_found(struct http_request *r, const cJSON *id, const char *method,
+			     bool modern)
+{
+	char msg[200];
+	if (modern && (!strcmp(method, "initialize") || !strcmp(method, "ping")))
+		snprintf(msg, sizeof msg,
+			 "method '%s' is not part of protocol version " MCP_MODERN_VERSION
+			 " (server/discover tells what this server speaks)",
+			 method);
+	else
+		snprintf(msg, sizeof msg, "method '%.64s' not found", method);
+	reply_error(r, modern ? 404 : 200, id, MCP_METHOD_NOT_FOUND, msg);
+}
+
+static const char *request_header(void *r, const char *name)
+{
+	return http_header(r, name);
+}
+
+/* A request (msg: an object with a string method, an id, params an object or
+ * absent), of either era. */
+static void do_request(struct http_request *r, const cJSON *msg, mcp_dispatch_fn dispatch,
+		       void *arg)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	const char *method = cJSON_GetObjectItemCaseSensitive(msg, "method")->valuestring;
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	struct mcp_era era;
+	mcp_era_classify(msg, request_header, r, &era);
+	if (era.code) {
+		log_debug("mcp: %s refused: %s", method, era.message);
+		reply_error_data(r, era.status, id, era.code, era.message, era.data);
+		era.data = NULL;
+	} else if (era.modern) {
+		/* 2026-07-28: stateless, no initialize nor ping (changelog.mdx, major
+		 * changes 2 and 5); a method this server does not implement is 404
+		 * with -32601 (streamable-http.mdx, "Protocol Version Header") */
+		if (!strcmp(method, "server/discover"))
+			do_discover(r, id);
+		else if (!strcmp(method, "tools/list"))
+			do_tools_list(r, id, true);
+		else if (!strcmp(method, "tools/call"))
+			do_tools_call(r, id, params, true, dispatch, arg);
+		else if (!strcmp(method, "subscriptions/listen"))
+			do_listen(r, id, params);
+		else
+			method_not_found(r, id, method, true);
+	} else if (!strcmp(method, "initialize")) {
+		do_initialize(r, id, params);
+	} else if (!strcmp(method, "ping")) {
+		reply(r, 200, id, "result", cJSON_CreateObject());
+	} else if (!strcmp(method, "tools/list")) {
+		do_tools_list(r, id, false);
+	} else if (!strcmp(method, "tools/call")) {
+		do_tools_call(r, id, params, false, dispatch, arg);
+	} else {
+		method_not_found(r, id, method, false);
+	}
+	mcp_era_release(&era);
+}
+
 void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_dispatch_fn dispatch,
 		void *arg)
 {
@@ -637,7 +777,7 @@ void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_disp
 	if (req_parse_json(cfg, r->body.buf, r->body.len, &in, &e) < 0) {
 		char msg[300];
 		snprintf(msg, sizeof msg, "parse error: %s", e.message);
-		return reply_error(r, 400, NULL, RPC_PARSE_ERROR, msg);
+		return reply_error(r, 400, NULL, MCP_PARSE_ERROR, msg);
 	}
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(in, "id");
 	const cJSON *method = cJSON_GetObjectItemCaseSensitive(in, "method");
@@ -646,10 +786,10 @@ void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_disp
 	/* an id that is not a string or a number cannot be echoed (MCP: never null) */
 	bool id_ok = cJSON_IsString(id) || cJSON_IsNumber(id);
 	if (cJSON_IsArray(in)) {
-		reply_error(r, 400, NULL, RPC_INVALID_REQUEST,
+		reply_error(r, 400, NULL, MCP_INVALID_REQUEST,
 			    "batches are not supported: send one JSON-RPC message per request");
 	} else if (!cJSON_IsObject(in) || !cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0")) {
-		reply_error(r, 400, id_ok ? id : NULL, RPC_INVALID_REQUEST,
+		reply_error(r, 400, id_ok ? id : NULL, MCP_INVALID_REQUEST,
 			    "not a JSON-RPC 2.0 message (an object with \"jsonrpc\": \"2.0\")");
 	} else if (!method && id_ok &&
 		   (cJSON_HasObjectItem(in, "result") || cJSON_HasObjectItem(in, "error"))) {
@@ -657,10 +797,12 @@ void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_disp
 		 * waits for it */
 		http_respond(r, 202, NULL, "", 0, NULL);
 	} else if (!cJSON_IsString(method) || (id && !id_ok)) {
-		reply_error(r, 400, id_ok ? id : NULL, RPC_INVALID_REQUEST,
+		reply_error(r, 400, id_ok ? id : NULL, MCP_INVALID_REQUEST,
 			    "a request has a string method and a string or number id");
 	} else if (!id) {
-		/* a notification (notifications/initialized, .../cancelled ...): no reply */
+		/* a notification (notifications/initialized, .../cancelled ...): no reply,
+		 * in either era (2026-07-28 defines none over HTTP, where closing the
+		 * stream cancels; streamable-http.mdx, "Sending Messages") */
 		char tag[300];
 		if (!strcmp(method->valuestring, "notifications/cancelled") &&
 		    mcp_stream_cancel_tag(r->key_id, params, tag, sizeof tag)) {
@@ -669,19 +811,9 @@ void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_disp
 		}
 		http_respond(r, 202, NULL, "", 0, NULL);
 	} else if (params && !cJSON_IsObject(params)) {
-		reply_error(r, 200, id, RPC_INVALID_PARAMS, "params must be an object");
-	} else if (!strcmp(method->valuestring, "initialize")) {
-		do_initialize(r, id, params);
-	} else if (!strcmp(method->valuestring, "ping")) {
-		reply(r, 200, id, "result", cJSON_CreateObject());
-	} else if (!strcmp(method->valuestring, "tools/list")) {
-		do_tools_list(r, id);
-	} else if (!strcmp(method->valuestring, "tools/call")) {
-		do_tools_call(r, id, params, dispatch, arg);
+		reply_error(r, 200, id, MCP_INVALID_PARAMS, "params must be an object");
 	} else {
-		char msg[160];
-		snprintf(msg, sizeof msg, "method '%.64s' not found", method->valuestring);
-		reply_error(r, 200, id, RPC_METHOD_NOT_FOUND, msg);
+		do_request(r, in, dispatch, arg);
 	}
 	cJSON_Delete(in);
 }

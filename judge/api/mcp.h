@@ -1,9 +1,12 @@
 /* mcp: the Model Context Protocol endpoint (POST /mcp) over the HTTP API's endpoints.
  *
- * How it works: MCP's Streamable HTTP transport, without sessions or SSE:
- * each POST holds one JSON-RPC 2.0 message; a request gets one
- * application/json reply, a notification or a client's response gets 202 and
- * no body. initialize, ping and tools/list are answered here. tools/call
+ * How it works: MCP's Streamable HTTP transport, without sessions: each POST
+ * holds one JSON-RPC 2.0 message; a request gets one application/json reply
+ * (or an SSE stream, mcp_stream.h), a notification or a client's response gets
+ * 202 and no body. Two eras are served on the one endpoint (mcp_era.h): the
+ * legacy one (2024-11-05 .. 2025-11-25: initialize, ping, tools/list) and the
+ * stateless 2026-07-28 one (server/discover, tools/list, each request with its
+ * version and capabilities in _meta, its results with resultType). tools/call
  * does not reimplement any endpoint: it hands the tool's arguments over as
  * the endpoint's parsed request body, sets r->transform, and calls the
  * endpoint's own handler through the dispatch function. Every response that
@@ -69,7 +72,9 @@ void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_disp
 		void *arg);
 
 /* The tools/call reply (JSON-RPC, one line and a newline) for request id
- * whose endpoint answered status with body (len bytes) into out. */
-void mcp_tool_reply(const cJSON *id, int status, const char *body, size_t len, struct strbuf *out);
+ * whose endpoint answered status with body (len bytes) into out; modern: a
+ * 2026-07-28 result (resultType, serverInfo). */
+void mcp_tool_reply(const cJSON *id, int status, const char *body, size_t len, bool modern,
+		    struct strbuf *out);
 /* Name of a tool ("execute_with_expected" ...), for logs. */
 const char *mcp_tool_name(enum mcp_tool t);

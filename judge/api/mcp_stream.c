@@ -19,6 +19,7 @@ struct mcp_stream {
 	cJSON *token; /* _meta.progressToken, or NULL: no progress notifications */
 	long progress;
 	char *tag;
+	bool modern;
 };
 
 /* "mcp:<key>:<id as JSON>" (a string id and a number id stay apart). */
@@ -42,9 +43,10 @@ bool mcp_stream_wanted(struct http_request *r, const cJSON *params)
 	return cJSON_IsString(tok) || cJSON_IsNumber(tok) || !strstr(accept, "application/json");
 }
 
-struct mcp_stream *mcp_stream_new(int64_t key_id, const cJSON *id, const cJSON *params)
+struct mcp_stream *mcp_stream_new(int64_t key_id, const cJSON *id, const cJSON *params, bool modern)
 {
 	struct mcp_stream *s = xcalloc(1, sizeof *s);
+	s->modern = modern;
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
 	const cJSON *tok = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
 	if (cJSON_IsString(tok) || cJSON_IsNumber(tok))
@@ -119,7 +121,7 @@ bool mcp_stream_event(struct mcp_stream *s, const cJSON *id, const char *event, 
 {
 	if (!strcmp(event, "done")) {
 		struct strbuf reply = STRBUF_INIT;
-		mcp_tool_reply(id, 200, data, strlen(data), &reply);
+		mcp_tool_reply(id, 200, data, strlen(data), s->modern, &reply);
 		while (reply.len && reply.buf[reply.len - 1] == '\n')
 			reply.buf[--reply.len] = 0;
 		sse_encode(out, 0, NULL, reply.buf);

@@ -8,8 +8,11 @@
  * "stdout: ...", "test 2: accepted"), and last comes the tools/call reply,
  * the same one a JSON answer would hold. notifications/cancelled (same API
  * key, the call's request id) ends that stream at once without a reply, as
- * the spec asks; the run itself goes on and its result is stored (an agent
- * may still fetch it with get_submission). A stream is found by its tag,
+ * the 2025 spec asks; 2026-07-28 keeps progress, and its cancellation over
+ * HTTP is the client closing the stream, which ends it the same way
+ * (streamable-http.mdx, "Cancellation"). The run itself goes on and its
+ * result is stored (an agent may still fetch it with get_submission). A
+ * stream is found by its tag,
  * "mcp:<key id>:<request id as JSON>", in this server process.
  */
 #pragma once
@@ -28,8 +31,10 @@ struct mcp_stream;
  * nothing else. Others get the JSON answer, as before streams existed. */
 bool mcp_stream_wanted(struct http_request *r, const cJSON *params);
 /* State of one streamed call of API key key_id with request id and params
- * (its _meta.progressToken is kept). Never NULL; mcp_stream_free it. */
-struct mcp_stream *mcp_stream_new(int64_t key_id, const cJSON *id, const cJSON *params);
+ * (its _meta.progressToken is kept), of the 2026-07-28 era when modern (its
+ * reply is then a modern result). Never NULL; mcp_stream_free it. */
+struct mcp_stream *mcp_stream_new(int64_t key_id, const cJSON *id, const cJSON *params,
+				  bool modern);
 void mcp_stream_free(struct mcp_stream *s);
 /* The stream's tag, for http_request.stream_tag (owned by s). */
 const char *mcp_stream_tag(const struct mcp_stream *s);

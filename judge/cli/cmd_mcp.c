@@ -6,6 +6,13 @@
  * MCP messages only; logs go to stderr. A line that is not JSON, or a judge
  * that cannot be reached, becomes a JSON-RPC error line; EOF on stdin ends
  * the process with 0.
+ *
+ * A line of the 2026-07-28 revision (its params._meta names the protocol
+ * version: no initialize came first) is sent with the headers that revision's
+ * HTTP transport requires, mirrored from the line itself: MCP-Protocol-Version,
+ * Mcp-Method, and Mcp-Name for tools/call, prompts/get and resources/read
+ * (streamable-http.mdx, "Request Metadata"). On stdio these headers do not
+ * exist; the bridge is the HTTP client here, so it adds them.
  */
 #include <curl/curl.h>
 #include <getopt.h>
@@ -18,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "judge/cli/cmd.h"
+#include "common/base64.h"
 #include "common/config.h"
 #include "common/log.h"
 #include "common/strbuf.h"
@@ -82,6 +90,84 @@ static void mcp_note_version(struct mcp_bridge *br, const cJSON *reply)
 		snprintf(br->version, sizeof br->version, "%s", v->valuestring);
 }
 
+/* Appends "name: value" to hdr, value as streamable-http.mdx's "Value Encoding"
+ * asks: plain when it is visible ASCII or inner spaces, else (and when it
+ * looks like the sentinel itself) =?base64?...?=. */
+static struct curl_slist *mcp_add_header(struct curl_slist *hdr, const char *name,
+					 const char *value)
+{
+	struct strbuf h = STRBUF_INIT;
+	size_t n = strlen(value);
+	bool plain = n && value[0] != ' ' && value[n - 1] != ' ' &&
+		     !(n >= 11 && !strncmp(value, "=?base64?", 9) && !strcmp(value + n - 2, "?="));
+	for (size_t i = 0; plain && i < n; i++)
+		plain = (unsigned char)value[i] >= 0x20 && (unsigned char)value[i] < 0x7f;
+	strbuf_addf(&h, "%s: ", name);
+	if (plain) {
+		strbuf_addstr(&h, value);
+	} else {
+		strbuf_addstr(&h, "=?base64?");
+		base64_encode(&h, value, n);
+		strbuf_addstr(&h, "?=");
+	}
+	struct curl_slist *l = curl_slist_append(hdr, h.buf);
+	strbuf_release(&h);
+	if (!l)
+		xalloc_die(0);
+	return l;
+}
+
+/* The version msg's _meta names when it is of the 2026-07-28 era or later
+ * (versions are dates), else NULL. */
+static const char *mcp_modern_version(const cJSON *msg)
+{
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+	const cJSON *v =
+	    cJSON_GetObjectItemCaseSensitive(meta, "io.modelcontextprotocol/protocolVersion");
+	return cJSON_IsString(v) && strcmp(v->valuestring, "2026-07-28") >= 0 ? v->valuestring
+									      : NULL;
+}
+
+/* Adds the headers of the modern request msg (method, version v) to hdr. */
+static struct curl_slist *mcp_modern_headers(struct curl_slist *hdr, const cJSON *msg,
+					     const char *method, const char *v)
+{
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	hdr = mcp_add_header(hdr, "MCP-Protocol-Version", v);
+	hdr = mcp_add_header(hdr, "Mcp-Method", method);
+	const char *field = !strcmp(method, "resources/read") ? "uri"
+			    : !strcmp(method, "tools/call") || !strcmp(method, "prompts/get")
+				? "name"
+				: NULL;
+	const cJSON *name = field ? cJSON_GetObjectItemCaseSensitive(params, field) : NULL;
+	if (cJSON_IsString(name))
+		hdr = mcp_add_header(hdr, "Mcp-Name", name->valuestring);
+	return hdr;
+}
+
+/* Writes each message of an SSE body as one line: the judge's messages are
+ * JSON on one line, so each is one data: line (sse_encode in judge/api/sse.c).
+ * Returns -1 only when stdout is gone. */
+static int mcp_write_sse(struct strbuf *body)
+{
+	int ret = 0;
+	char *save = NULL;
+	for (char *l = strtok_r(body->buf, "\r\n", &save); l && !ret;
+	     l = strtok_r(NULL, "\r\n", &save)) {
+		if (strncmp(l, "data:", 5))
+			continue; /* a comment, an event name, an id */
+		l += 5 + (l[5] == ' ');
+		cJSON *m = cJSON_Parse(l);
+		if (m)
+			ret = mcp_write(m);
+		else
+			log_warn("mcp: a stream message that is not JSON: %.80s", l);
+		cJSON_Delete(m);
+	}
+	return ret;
+}
+
 /* Forwards one message (line, parsed as msg) to /mcp and writes the answer.
  * Returns -1 only when stdout is gone. */
 static int mcp_forward(struct mcp_bridge *br, const char *line, const cJSON *msg)
@@ -99,12 +185,19 @@ static int mcp_forward(struct mcp_bridge *br, const char *line, const cJSON *msg
 
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
 	/* one JSON reply per line: never a stream (mcp_stream.h), whose progress
-	 * this line-by-line bridge could not interleave */
-	hdr = curl_slist_append(hdr, "Accept: application/json");
+	 * this line-by-line bridge could not interleave; but subscriptions/listen
+	 * (2026-07-28) is answered as a stream only, each message of it a line */
+	bool listen =
+	    cJSON_IsString(method) && !strcmp(method->valuestring, "subscriptions/listen");
+	hdr = curl_slist_append(hdr, listen ? "Accept: application/json, text/event-stream"
+					    : "Accept: application/json");
 	hdr = curl_slist_append(hdr, "Expect:");
 	if (br->auth)
 		hdr = curl_slist_append(hdr, br->auth);
-	if (br->version[0]) {
+	const char *modern = request ? mcp_modern_version(msg) : NULL;
+	if (modern) {
+		hdr = mcp_modern_headers(hdr, msg, method->valuestring, modern);
+	} else if (br->version[0]) {
 		strbuf_addf(&vh, "MCP-Protocol-Version: %s", br->version);
 		hdr = curl_slist_append(hdr, vh.buf);
 	}
@@ -137,6 +230,12 @@ static int mcp_forward(struct mcp_bridge *br, const char *line, const cJSON *msg
 		goto failed;
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	char *ctype = NULL;
+	curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ctype);
+	if (status == 200 && ctype && !strncmp(ctype, "text/event-stream", 17)) {
+		ret = mcp_write_sse(&body);
+		goto out;
+	}
 	if (status == 202 && body.len == 0) {
 		ret = 0;
 		goto out;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # mcp.sh: the MCP endpoint (POST /mcp) end to end on a real PostgreSQL, judge serve and
 # a native-sandbox worker: initialize, notifications, tools/list, every tool, JSON-RPC
-# errors, HTTP-level refusals, and the server still healthy afterwards.
+# errors, HTTP-level refusals, protocol revision 2026-07-28 beside the legacy era
+# (server/discover, per-request _meta, header checks, resultType, an unsupported
+# version), and the server still healthy afterwards.
 # Usage: bash tests/integration/mcp.sh [BINARY]
 cd "$(dirname "$0")/../.." || exit 1
 [ -n "${1:-}" ] && JUDGE=$1
@@ -76,7 +78,7 @@ expect "initialize 2025-11-25" 200 '.result.protocolVersion == "2025-11-25"' \
 	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
 expect "initialize: 2025-03-26 is kept" 200 '.result.protocolVersion == "2025-03-26"' \
 	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
-expect "initialize: 2026-07-28 (stateless, not spoken) gets 2025-11-25" 200 \
+expect "initialize: 2026-07-28 (stateless, no initialize) gets 2025-11-25" 200 \
 	'.result.protocolVersion == "2025-11-25"' \
 	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
 expect "initialize: an unknown version gets the latest" 200 \
@@ -97,7 +99,8 @@ expect "tools/list: every tool, each with an object inputSchema and a descriptio
 	"get_submission","list_languages","list_problems","session_close","session_create",
 	"session_execute","session_install_packages","session_list_files","session_read_file",
 	"session_write_file","solve_problem"]) and
-	all(.result.tools[]; .inputSchema.type == "object" and (.description | length > 40))' \
+	all(.result.tools[]; .inputSchema.type == "object" and (.description | length > 40)) and
+	.result.resultType == null and .result.ttlMs == null' \
 	'{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}'
 TOOLS=$LAST
 expect_json "tools/list: every tool has an outputSchema of type object" "$LAST" \
@@ -174,7 +177,143 @@ expect "batch: -32600" 400 '.id == null and .error.code == -32600' \
 expect "no jsonrpc member: -32600" 400 '.id == 5 and .error.code == -32600' '{"id":5,"method":"ping"}'
 expect "null id: -32600" 400 '.error.code == -32600' '{"jsonrpc":"2.0","id":null,"method":"ping"}'
 
-# ---- HTTP level, as every route ----
+# ---- protocol revision 2026-07-28: stateless, each request with its _meta ----
+# (docs/specification/2026-07-28: basic/versioning.mdx, basic/transports/streamable-http.mdx)
+META='{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}'
+# mreq ID METHOD PARAMS [META]: a request body whose params carry the _meta
+mreq() {
+	jq -cn --argjson id "$1" --arg m "$2" --argjson p "$3" --argjson meta "${4:-$META}" \
+		'{jsonrpc: "2.0", id: $id, method: $m, params: ($p + {_meta: $meta})}'
+}
+# mrpc BODY HEADER...: POSTs BODY with only these MCP headers; prints "BODY\nSTATUS"
+mrpc() {
+	local body=$1 h=() x
+	shift
+	for x in "$@"; do h+=(-H "$x"); done
+	curl -s -m 60 -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+		-H 'Accept: application/json, text/event-stream' "${h[@]}" -w '\n%{http_code}' \
+		"$U/mcp" --data-binary "$body"
+}
+# mexpect NAME STATUS JQ BODY HEADER...: expect through mrpc
+mexpect() { EXPECT_REQ=mrpc expect "$@"; }
+V='MCP-Protocol-Version: 2026-07-28'
+mexpect "2026-07-28 server/discover: versions, capabilities, identity, cache hints" 200 \
+	'.id == 1 and .result.resultType == "complete" and
+	.result.supportedVersions == ["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"] and
+	.result.capabilities.tools.listChanged == false and (.result.instructions | length > 50) and
+	(.result.ttlMs | type == "number" and . >= 0 and floor == .) and .result.cacheScope == "public" and
+	.result._meta["io.modelcontextprotocol/serverInfo"].name == "judge" and
+	(.result._meta["io.modelcontextprotocol/serverInfo"].version | length > 0)' \
+	"$(mreq 1 server/discover '{}')" "$V" 'Mcp-Method: server/discover'
+h=$(curl -s -D - -o /dev/null -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+	-H "$V" -H 'Mcp-Method: server/discover' -H 'Mcp-Session-Id: abc' "$U/mcp" \
+	--data-binary "$(mreq 1 server/discover '{}')")
+if grep -q "^HTTP/1.1 200" <<<"$h" && ! grep -qi "^Mcp-Session-Id" <<<"$h"; then
+	pass "2026-07-28: an Mcp-Session-Id is ignored, none is minted"
+else
+	fail "2026-07-28: an Mcp-Session-Id is ignored, none is minted" "$h"
+fi
+mexpect "2026-07-28 tools/list: the same tools, with resultType and cache hints" 200 \
+	"(.result.tools == $(jq -c .result.tools <<<"$TOOLS")) and"'
+	.result.resultType == "complete" and
+	(.result.ttlMs | . > 0) and .result.cacheScope == "public" and
+	.result._meta["io.modelcontextprotocol/serverInfo"].name == "judge"' \
+	"$(mreq 2 tools/list '{}')" "$V" 'Mcp-Method: tools/list'
+# mcall ID TOOL ARGS [META]: a 2026-07-28 tools/call body
+mcall() { mreq "$1" tools/call "$(jq -cn --arg n "$2" --argjson a "$3" '{name: $n, arguments: $a}')" "${4:-$META}"; }
+TC='Mcp-Method: tools/call'
+mexpect "2026-07-28 tools/call: a complete result, the same structuredContent" 200 \
+	'.id == 5 and .result.resultType == "complete" and .result.isError == false and
+	.result.structuredContent.status == "accepted" and
+	(.result.content[0].text | fromjson) == .result.structuredContent and
+	.result._meta["io.modelcontextprotocol/serverInfo"].name == "judge"' \
+	"$(mcall 5 execute_with_expected '{"language":"python","source":"print(2)","expected_output":"2"}')" \
+	"$V" "$TC" 'Mcp-Name: execute_with_expected'
+conforms "2026-07-28 tools/call: structuredContent conforms to outputSchema" execute_with_expected "$LAST"
+mexpect "2026-07-28 tools/call: an endpoint's refusal is an error result" 200 \
+	'.result.resultType == "complete" and .result.isError == true and
+	(.result.content[0].text | contains("unknown_language"))' \
+	"$(mcall 5 execute '{"language":"cobol","source":"x"}')" "$V" "$TC" 'Mcp-Name: execute'
+mexpect "2026-07-28 tools/call: Mcp-Name as =?base64?...?= is decoded" 200 \
+	'.result.structuredContent.stdout == "3\n"' \
+	"$(mcall 5 execute '{"language":"python","source":"print(3)"}')" "$V" "$TC" \
+	"Mcp-Name: =?base64?$(printf execute | base64)?="
+mexpect "2026-07-28 tools/call: an unknown tool is -32602 (in band)" 200 \
+	'.id == 5 and .error.code == -32602' "$(mcall 5 nope '{}')" "$V" "$TC" 'Mcp-Name: nope'
+mexpect "2026-07-28 tools/call: headers are case-insensitive, OWS is cut" 200 \
+	'.result.structuredContent.stdout == "4\n"' \
+	"$(mcall 5 execute '{"language":"python","source":"print(4)"}')" \
+	'mcp-protocol-version:  2026-07-28 ' 'MCP-METHOD: tools/call' 'mcp-name: execute'
+# header checks: 400 with HeaderMismatch -32020 (streamable-http.mdx, "Server Validation")
+hm() { mexpect "2026-07-28 header check: $1" 400 '.id == 6 and .error.code == -32020 and
+	(.error.message | startswith("Header mismatch"))' "${@:2}"; }
+B=$(mcall 6 execute '{"language":"python","source":"print(1)"}')
+hm "no MCP-Protocol-Version" "$B" "$TC" 'Mcp-Name: execute'
+hm "MCP-Protocol-Version not the body's" "$B" 'MCP-Protocol-Version: 2025-11-25' "$TC" \
+	'Mcp-Name: execute'
+hm "no Mcp-Method" "$B" "$V" 'Mcp-Name: execute'
+hm "Mcp-Method not the body's" "$B" "$V" 'Mcp-Method: tools/list' 'Mcp-Name: execute'
+hm "Mcp-Method differs in case (values are case-sensitive)" "$B" "$V" 'Mcp-Method: Tools/Call' \
+	'Mcp-Name: execute'
+hm "no Mcp-Name on tools/call" "$B" "$V" "$TC"
+hm "Mcp-Name not the body's" "$B" "$V" "$TC" 'Mcp-Name: execute_with_expected'
+hm "a broken Base64 Mcp-Name" "$B" "$V" "$TC" 'Mcp-Name: =?base64?!!!?='
+hm "Mcp-Name with a byte that is not ASCII" "$B" "$V" "$TC" $'Mcp-Name: ex\xc3\xa9cute'
+# the per-request _meta itself
+mexpect "2026-07-28: no clientCapabilities is invalid params (400)" 400 \
+	'.id == 6 and .error.code == -32602 and (.error.message | contains("clientCapabilities"))' \
+	"$(mreq 6 tools/list '{}' '{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}')" "$V" \
+	'Mcp-Method: tools/list'
+mexpect "2026-07-28: a version that is not a string is invalid params (400)" 400 \
+	'.error.code == -32602' \
+	"$(mreq 6 tools/list '{}' '{"io.modelcontextprotocol/protocolVersion":20260728}')" "$V" \
+	'Mcp-Method: tools/list'
+mexpect "2026-07-28 header without the _meta: invalid params (400)" 400 \
+	'.error.code == -32602 and (.error.message | contains("_meta"))' \
+	'{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{}}' "$V" 'Mcp-Method: tools/list'
+# versioning.mdx, "Protocol Version Negotiation": UnsupportedProtocolVersionError
+for v in 1900-01-01 2099-01-01; do
+	mexpect "unsupported version $v: 400, -32022 with supported and requested" 400 \
+		".id == 8 and .error.code == -32022 and .error.data.requested == \"$v\" and
+		(.error.data.supported | index(\"2026-07-28\") != null and index(\"2025-11-25\") != null)" \
+		"$(mreq 8 server/discover '{}' "{\"io.modelcontextprotocol/protocolVersion\":\"$v\",\"io.modelcontextprotocol/clientCapabilities\":{}}")" \
+		"MCP-Protocol-Version: $v" 'Mcp-Method: server/discover'
+done
+mexpect "unsupported version in the header alone: -32022" 400 \
+	'.error.code == -32022 and .error.data.requested == "2099-01-01"' \
+	'{"jsonrpc":"2.0","id":8,"method":"tools/list"}' 'MCP-Protocol-Version: 2099-01-01'
+# gone in 2026-07-28 (changelog.mdx: no initialize, no ping): 404 with -32601
+for m in ping initialize resources/list logging/setLevel; do
+	mexpect "2026-07-28 $m: 404, -32601" 404 '.id == 9 and .error.code == -32601' \
+		"$(mreq 9 "$m" '{}')" "$V" "Mcp-Method: $m"
+done
+# subscriptions/listen: no list ever changes here, so the stream acknowledges nothing
+# and the server ends it at once, gracefully (an empty result with the subscription id)
+sse=$(mrpc "$(mreq 11 subscriptions/listen '{"notifications":{"toolsListChanged":true}}')" "$V" \
+	'Mcp-Method: subscriptions/listen')
+msgs=$(sed -n 's/^data: //p' <<<"$sse" | jq -sc .)
+expect_json "2026-07-28 subscriptions/listen: acknowledged (nothing honored), then ended" "$msgs" \
+	'length == 2 and .[0].method == "notifications/subscriptions/acknowledged" and
+	.[0].params.notifications == {} and .[0].params._meta["io.modelcontextprotocol/subscriptionId"] == 11 and
+	.[1].id == 11 and .[1].result.resultType == "complete" and
+	.[1].result._meta["io.modelcontextprotocol/subscriptionId"] == 11'
+mexpect "2026-07-28 subscriptions/listen without a filter: -32602" 200 '.error.code == -32602' \
+	"$(mreq 11 subscriptions/listen '{}')" "$V" 'Mcp-Method: subscriptions/listen'
+# a _meta that names a legacy version is the legacy era: served as before
+expect "a legacy version in _meta is the legacy era" 200 \
+	'.id == 9 and .result == {}' \
+	"$(mreq 9 ping '{}' '{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}')"
+# progress in 2026-07-28: the same SSE stream, its last message a complete result
+sse=$(curl -s -N -m 60 -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+	-H 'Accept: application/json, text/event-stream' -H "$V" -H "$TC" -H 'Mcp-Name: execute' \
+	"$U/mcp" --data-binary "$(mcall 10 execute '{"language":"python","source":"print(7)"}' \
+	"$(jq -c '. + {progressToken: "p1"}' <<<"$META")")")
+msgs=$(sed -n 's/^data: //p' <<<"$sse" | jq -sc .)
+expect_json "2026-07-28 tools/call with a progressToken: progress, then the result" "$msgs" \
+	'length >= 2 and (.[:-1] | all(.[]; .method == "notifications/progress" and
+	.params.progressToken == "p1")) and .[-1].id == 10 and
+	.[-1].result.resultType == "complete" and .[-1].result.structuredContent.stdout == "7\n"'
+
 for m in GET DELETE; do
 	h=$(curl -s -D - -o /dev/null -X $m -H "Authorization: Bearer $KEY" "$U/mcp")
 	if grep -q "^HTTP/1.1 405" <<<"$h" && grep -qi "^Allow: POST" <<<"$h"; then

@@ -1,46 +1,62 @@
-// mcp_sdk.mjs: the official MCP TypeScript SDK against the judge, over one transport.
-// Usage: node mcp_sdk.mjs stdio JUDGE_BINARY INI URL KEY | node mcp_sdk.mjs http URL KEY
-// (tests/integration/mcp_sdk.sh copies it next to its node_modules). Prints one line
-// per check, "ok NAME" or "FAIL NAME -- DETAIL", which the shell script counts.
+// mcp_sdk.mjs: an official MCP TypeScript SDK against the judge, over one transport.
+// Usage: node mcp_sdk.mjs SDK stdio JUDGE_BINARY INI URL KEY ROOT
+//        node mcp_sdk.mjs SDK http URL KEY ROOT
+// SDK: v1 (@modelcontextprotocol/sdk 1.x: initialize, the 2025 era) or v2
+// (@modelcontextprotocol/client 2.x pinned to protocol revision 2026-07-28: no
+// initialize, server/discover, per-request _meta and headers). tests/integration/
+// mcp_sdk.sh copies it next to its node_modules. Prints one line per check, "ok NAME"
+// or "FAIL NAME -- DETAIL", which the shell script counts.
 import { readFileSync } from "node:fs";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 
-const [mode, ...rest] = process.argv.slice(2);
-let transport, problemDir;
-if (mode === "stdio") {
-  const [bin, ini, url, key, root] = rest;
-  problemDir = `${root}/problems/hello`;
-  transport = new StdioClientTransport({
-    command: bin,
-    args: ["--config", ini, "mcp", "--url", url, "--key", key],
-    stderr: "inherit", // the bridge's log, into the shell script's run.err
-  });
+const [sdk, mode, ...rest] = process.argv.slice(2);
+const v2 = sdk === "v2";
+const MODERN = "2026-07-28";
+let Client, StdioClientTransport, StreamableHTTPClientTransport, LATEST_PROTOCOL_VERSION;
+if (v2) {
+  ({ Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client"));
+  ({ StdioClientTransport } = await import("@modelcontextprotocol/client/stdio"));
 } else {
-  const [url, key, root] = rest;
-  problemDir = `${root}/problems/hello`;
-  transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+  ({ Client } = await import("@modelcontextprotocol/sdk/client/index.js"));
+  ({ StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js"));
+  ({ StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js"));
+  ({ LATEST_PROTOCOL_VERSION } = await import("@modelcontextprotocol/sdk/types.js"));
+}
+const root = rest[rest.length - 1];
+const problemDir = `${root}/problems/hello`;
+const newTransport = () => {
+  if (mode === "stdio") {
+    const [bin, ini, url, key] = rest;
+    return new StdioClientTransport({
+      command: bin,
+      args: ["--config", ini, "mcp", "--url", url, "--key", key],
+      stderr: "inherit", // the bridge's log, into the shell script's run.err
+    });
+  }
+  const [url, key] = rest;
+  return new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${key}` } },
   });
-}
+};
+const transport = newTransport();
 
 const check = (name, cond, detail) => {
-  console.log(cond ? `ok ${mode}: ${name}` : `FAIL ${mode}: ${name} -- ${JSON.stringify(detail).slice(0, 500)}`);
+  const where = `${sdk} ${mode}`;
+  console.log(cond ? `ok ${where}: ${name}` : `FAIL ${where}: ${name} -- ${JSON.stringify(detail).slice(0, 500)}`);
 };
+// callTool's options are its second argument in 2.x, its third in 1.x
+const callTool = (params, opts) => (v2 ? client.callTool(params, opts) : client.callTool(params, undefined, opts));
 // call NAME ARGS: the tool's structuredContent, checked against its text content. The
 // SDK's Client.callTool itself validates structuredContent against the outputSchema
 // listTools gave (and throws when it does not conform), so each call checks it too.
 const call = async (name, args) => {
-  const r = await client.callTool({ name, arguments: args });
+  const r = await callTool({ name, arguments: args });
   const text = r.content?.[0]?.text;
   const same = text !== undefined && JSON.stringify(JSON.parse(text)) === JSON.stringify(r.structuredContent);
   return { r, s: r.structuredContent ?? {}, ok: r.isError === false && same };
 };
 // raw NAME ARGS: a tools/call whose result is an error, through callTool as an agent
 // calls it (an error result has no structuredContent for it to check)
-const raw = (name, args) => client.callTool({ name, arguments: args });
+const raw = (name, args) => callTool({ name, arguments: args });
 const step = async (name, fn) => {
   try {
     await fn();
@@ -49,12 +65,16 @@ const step = async (name, fn) => {
   }
 };
 
-const client = new Client({ name: "judge-test", version: "1.0.0" });
+// v2: pinned to 2026-07-28, so connect is a server/discover that must offer it
+const client = v2
+  ? new Client({ name: "judge-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: MODERN } } })
+  : new Client({ name: "judge-test", version: "1.0.0" });
 let subId;
-await step("connect (initialize)", async () => {
+const connectName = v2 ? "connect (server/discover, no initialize)" : "connect (initialize)";
+await step(connectName, async () => {
   await client.connect(transport);
   const v = client.getServerVersion();
-  check("connect (initialize)", v?.name === "judge", v);
+  check(connectName, v?.name === "judge", v);
 });
 await step("listTools: all 14", async () => {
   const { tools } = await client.listTools();
@@ -69,6 +89,11 @@ await step("listTools: all 14", async () => {
 // the version the server answered (the HTTP transport sends it in MCP-Protocol-Version):
 // the SDK's latest when the server knows it (2025-11-25 and older), else 2025-11-25
 await step("protocol version negotiated", async () => {
+  if (v2) {
+    const got = client.getNegotiatedProtocolVersion();
+    check("protocol version negotiated", got === MODERN, { got });
+    return;
+  }
   const ours = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
   const want = ours.includes(LATEST_PROTOCOL_VERSION) ? LATEST_PROTOCOL_VERSION : ours[0];
   const got = mode === "http" ? transport.protocolVersion : want;
@@ -149,7 +174,7 @@ await step("session_close", async () => {
 await step("unknown tool: an error", async () => {
   let threw = false;
   try {
-    const r = await client.callTool({ name: "no_such_tool", arguments: {} });
+    const r = await callTool({ name: "no_such_tool", arguments: {} });
     threw = r.isError === true;
   } catch (e) {
     threw = /-32602|no_such_tool|unknown/i.test(String(e));
@@ -163,8 +188,8 @@ const SLEEPY = 'import time\nprint("one", flush=True)\ntime.sleep(1.5)\nprint("t
 await step("progress: live output while the run goes on", async () => {
   const seen = [];
   const t0 = Date.now();
-  const r = await client.callTool({ name: "execute", arguments: { language: "python", source: SLEEPY } },
-    undefined, { onprogress: (p) => seen.push({ ...p, t: Date.now() - t0 }) });
+  const r = await callTool({ name: "execute", arguments: { language: "python", source: SLEEPY } },
+    { onprogress: (p) => seen.push({ ...p, t: Date.now() - t0 }) });
   const done = Date.now() - t0;
   const s = r.structuredContent ?? {};
   progressId = s.id;
@@ -181,12 +206,13 @@ await step("progress: live output while the run goes on", async () => {
   check("progress: then the same result as without a stream", r.isError === false && s.status === "completed" &&
     s.stdout === "one\ntwo\n" && typeof s.id === "number", r);
 });
-await step("cancel: notifications/cancelled ends the call, the run is stored", async () => {
+// (2026-07-28: over HTTP the client's closing the stream is the cancellation)
+await step("cancel: the aborted call ends at once, the run is stored", async () => {
   if (mode === "stdio") return;
   const ac = new AbortController();
   const started = Date.now();
-  const p = client.callTool({ name: "execute", arguments: { language: "python", source: SLEEPY } },
-    undefined, { signal: ac.signal, onprogress: () => ac.abort("enough") });
+  const p = callTool({ name: "execute", arguments: { language: "python", source: SLEEPY } },
+    { signal: ac.signal, onprogress: () => ac.abort("enough") });
   let err = null;
   try {
     await p;
@@ -202,6 +228,27 @@ await step("cancel: notifications/cancelled ends the call, the run is stored", a
   const again = await call("execute", { language: "python", source: "print(1)" });
   check("cancel: the client goes on (the next call is answered)", again.ok && again.s.stdout === "1\n", again.r);
 });
+// subscriptions/listen: acknowledged with nothing honored (no list here ever changes),
+// then ended by the server at once
+if (v2) {
+  await step("listen: acknowledged, nothing honored, ended gracefully", async () => {
+    const sub = await client.listen({ toolsListChanged: true });
+    const how = await sub.closed;
+    check("listen: acknowledged, nothing honored, ended gracefully",
+      JSON.stringify(sub.honoredFilter) === "{}" && how === "graceful", { f: sub.honoredFilter, how });
+  });
+}
+// v2's "auto" mode: probes with server/discover and stays modern on a modern answer
+if (v2) {
+  await step("auto negotiation: 2026-07-28", async () => {
+    const c = new Client({ name: "judge-auto", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await c.connect(newTransport());
+    const { tools } = await c.listTools();
+    check("auto negotiation: 2026-07-28", c.getNegotiatedProtocolVersion() === MODERN && tools.length === 14,
+      { v: c.getNegotiatedProtocolVersion(), n: tools.length });
+    await c.close();
+  });
+}
 await step("close", async () => {
   await client.close();
   check("close", true);

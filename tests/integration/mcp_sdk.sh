@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# mcp_sdk.sh: the official MCP TypeScript SDK (@modelcontextprotocol/sdk, from npm)
-# against the judge, over both transports: stdio (`judge mcp`, the bridge of
-# judge/cli/cmd_mcp.c) and Streamable HTTP (POST /mcp). Each connects, lists the
-# tools and calls every one (tests/integration/mcp_sdk.mjs). Then the bridge's own
-# rules with plain pipes: a malformed line, notifications, a judge that is down, EOF.
+# mcp_sdk.sh: the official MCP TypeScript SDKs from npm against the judge, over both
+# transports: stdio (`judge mcp`, the bridge of judge/cli/cmd_mcp.c) and Streamable
+# HTTP (POST /mcp). Two SDKs: 1.x (@modelcontextprotocol/sdk, the 2025 era with
+# initialize) and 2.x (@modelcontextprotocol/client, pinned to protocol revision
+# 2026-07-28: server/discover, per-request _meta). Each connects, lists the tools and
+# calls every one (tests/integration/mcp_sdk.mjs). Then the bridge's own rules with
+# plain pipes: a malformed line, notifications, 2026-07-28 lines (the headers it
+# mirrors), a judge that is down, EOF.
 # Usage: bash tests/integration/mcp_sdk.sh [BINARY]
 cd "$(dirname "$0")/../.." || exit 1
 [ -n "${1:-}" ] && JUDGE=$1
@@ -54,6 +57,25 @@ expect_json "bridge: a judge that is down: an error per request, no crash" "$(jq
 [ "$rc" = 0 ] && pass "bridge: exits 0 at EOF after errors" || fail "bridge: exit code" "$rc"
 grep -q "cannot reach" "$SVC_TMP/down.err" && pass "bridge: logs on stderr" ||
 	fail "bridge: logs on stderr" "$(head -c 300 "$SVC_TMP/down.err")"
+# 2026-07-28 lines: the bridge mirrors version, method and name into the headers the
+# HTTP transport requires (a name that is not plain ASCII as =?base64?...?=)
+M='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}'
+out=$(bridge "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{$M}}" \
+	"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"execute\",\"arguments\":{\"language\":\"python\",\"source\":\"print(5)\"},$M}}" \
+	"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\" exécute\",$M}}" \
+	"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{$M}}" \
+	"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":{},$M}}")
+expect_json "bridge 2026-07-28: server/discover" "$(sed -n 1p <<<"$out")" \
+	'.id == 1 and .result.supportedVersions[0] == "2026-07-28" and .result.resultType == "complete"'
+expect_json "bridge 2026-07-28: tools/call (Mcp-Name mirrored)" "$(sed -n 2p <<<"$out")" \
+	'.id == 2 and .result.resultType == "complete" and .result.structuredContent.stdout == "5\n"'
+expect_json "bridge 2026-07-28: a name not plain ASCII goes as Base64, the server decodes it" \
+	"$(sed -n 3p <<<"$out")" '.id == 3 and .error.code == -32602 and (.error.message | contains(" exécute"))'
+expect_json "bridge 2026-07-28: ping is gone (-32601)" "$(sed -n 4p <<<"$out")" \
+	'.id == 4 and .error.code == -32601'
+expect_json "bridge 2026-07-28: subscriptions/listen's stream, a line per message" \
+	"$(sed -n 5,6p <<<"$out" | jq -sc .)" '.[0].method == "notifications/subscriptions/acknowledged" and
+	.[1].id == 5 and .[1].result.resultType == "complete"'
 out=$("$JUDGE" --config "$ini" mcp --bogus </dev/null 2>&1)
 [ $? = 2 ] && pass "bridge: unknown option is a usage error" || fail "bridge: usage error" "$out"
 
@@ -68,11 +90,13 @@ if [ -z "$NODE" ] || [ -z "$NPM" ]; then
 fi
 NP=$SVC_TMP/npm
 mkdir -p "$NP"
-if (cd "$NP" && "$NPM" install --no-audit --no-fund --silent @modelcontextprotocol/sdk \
-	>"$NP/install.log" 2>&1); then
-	pass "npm install @modelcontextprotocol/sdk"
+# 1.x (the 2025 era) and 2.x (2026-07-28), side by side: their package names differ
+if (cd "$NP" && "$NPM" install --no-audit --no-fund --silent @modelcontextprotocol/sdk@^1 \
+	@modelcontextprotocol/client@^2 >"$NP/install.log" 2>&1); then
+	pass "npm install @modelcontextprotocol/sdk@^1 @modelcontextprotocol/client@^2"
 else
-	fail "npm install @modelcontextprotocol/sdk" "$(tail -5 "$NP/install.log")"
+	fail "npm install @modelcontextprotocol/sdk@^1 @modelcontextprotocol/client@^2" \
+		"$(tail -5 "$NP/install.log")"
 	finish
 	exit
 fi
@@ -86,11 +110,13 @@ sdk() {
 		"FAIL "*) fail "sdk ${line#FAIL }"; n=$((n + 1)) ;;
 		esac
 	done < <(cd "$NP" && timeout 300 "$NODE" mcp_sdk.mjs "$@" 2>>"$NP/run.err")
-	[ "$n" -ge 22 ] && pass "sdk $1: every check reported ($n)" ||
-		fail "sdk $1: every check reported" "$n lines; $(tail -c 400 "$NP/run.err")"
+	[ "$n" -ge 22 ] && pass "sdk $1 $2: every check reported ($n)" ||
+		fail "sdk $1 $2: every check reported" "$n lines; $(tail -c 400 "$NP/run.err")"
 }
-sdk stdio "$BIN" "$ini" "$U" "$KEY" "$ROOT"
-sdk http "$U" "$KEY" "$ROOT"
+sdk v1 stdio "$BIN" "$ini" "$U" "$KEY" "$ROOT"
+sdk v1 http "$U" "$KEY" "$ROOT"
+sdk v2 stdio "$BIN" "$ini" "$U" "$KEY" "$ROOT"
+sdk v2 http "$U" "$KEY" "$ROOT"
 
 kill -0 "$MAIN_PID" 2>/dev/null && pass "serve still running" || fail "serve still running"
 for p in "${SVC_PIDS[@]}"; do svc_stop "$p"; done
