@@ -32,6 +32,9 @@ struct sandbox {
 	 * a native run): the sentry caches what it saw, so a gVisor session only
 	 * serves runs while this stays as it was when the session began. */
 	unsigned long box_changes;
+	/* sandbox_set_reuse_key's copy, or NULL: which other workspaces may get the
+	 * gVisor sandbox that served this one (gvisor.c). */
+	char *reuse_key;
 };
 
 /* sandbox_global_init's copy of its options (NULL before it was called). */
