@@ -99,3 +99,8 @@ extern const struct sandbox_ops gvisor_ops; /* gvisor.c */
 /* Formats the internal_error of res: status, and message (printf-style). Returns 0. */
 int sandbox_fail(struct run_result *res, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Empties sb's box (boxfiles.c): every regular file truncated, then everything
+ * removed, never following a link. Another process's open file of the box keeps
+ * no data then (a reused gVisor sandbox's caches of a closed workspace's box).
+ * 0, or -errno when something stays (-ELOOP: nested too deep). */
+int sandbox_box_empty(struct sandbox *sb);

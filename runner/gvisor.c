@@ -267,10 +267,19 @@ static void session_end(struct sandbox *sb, bool park)
 }
 
 /* The workspace is closed: its last run ended cleanly (else the sandbox is gone
- * already), so the sandbox may serve another workspace of the key. */
+ * already), so the sandbox may serve another workspace of the key. The sentry
+ * and gofer keep files of the box open (cached dentries) after it is unmounted,
+ * and with them the box's memory: the box is emptied first (its files
+ * truncated), and the sandbox discarded when that fails. */
 static void gvisor_close(struct sandbox *sb)
 {
-	session_end(sb, true);
+	struct gv_entry *e = sb->state[SANDBOX_GVISOR];
+	bool park = e && sb->reuse_key && !e->tainted;
+	int r = park ? sandbox_box_empty(sb) : 0;
+	if (r < 0)
+		log_debug("gvisor: cannot empty the box of %s (%s): not reused", e->id,
+			  strerror(-r));
+	session_end(sb, park && r == 0);
 }
 
 /* The memory cgroup's OOM kills and failures so far (they only grow). */

@@ -389,3 +389,58 @@ Test(gvisor_reuse, shutdown_removes_parked_sandboxes)
 		fclose(m);
 	config_defaults(&cfg); /* for the suite's fini */
 }
+
+/* Blocks of data held by open regular files on the filesystem dev (every
+ * process's fds). */
+static long long blocks_on(dev_t dev)
+{
+	long long n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *p;
+	while (d && (p = readdir(d))) {
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		DIR *fd = opendir(path);
+		struct dirent *f;
+		while (fd && (f = readdir(fd))) {
+			char fp[PATH_MAX + 300];
+			struct stat st;
+			snprintf(fp, sizeof(fp), "%s/%s", path, f->d_name);
+			if (f->d_name[0] != '.' && stat(fp, &st) == 0 && st.st_dev == dev &&
+			    S_ISREG(st.st_mode))
+				n += st.st_blocks;
+		}
+		if (fd)
+			closedir(fd);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+Test(gvisor_reuse, the_next_workspace_does_not_pin_the_old_box)
+{
+	start(200, 300);
+	char a[40], b[40];
+	struct sandbox *sb = open_ws("k", 1);
+	static char big[1 << 20];
+	memset(big, 'x', sizeof(big));
+	cr_assert_eq(sandbox_write_file(sb, "big", big, sizeof(big), 0644), 0);
+	run_ok(sb, "mkdir d; echo y > d/f; cat big d/f > /dev/null; ls -R > /dev/null", NULL, 0, a);
+	struct stat st;
+	cr_assert_eq(stat(sandbox_box_path(sb), &st), 0);
+	dev_t old = st.st_dev;
+	sandbox_close(sb);
+	sb = open_ws("k", 1);
+	run_ok(sb, "ls; true", NULL, 0, b);
+	cr_assert_str_eq(a, b);
+	cr_assert_eq(stat(sandbox_box_path(sb), &st), 0);
+	cr_assert_neq(st.st_dev, old, "the new box has the old one's device number");
+	/* the sandbox still has files of the old box open (the sentry's caches):
+	 * they must hold no data */
+	long long n = blocks_on(old);
+	cr_assert_eq(n, 0, "files of the closed box still hold %lld blocks", n);
+	sandbox_close(sb);
+}
