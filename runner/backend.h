@@ -29,8 +29,8 @@ struct sandbox {
 	 * before it unmounts the box. */
 	void *state[SANDBOX_BACKENDS];
 	/* Bumped whenever the box may change outside a gVisor sandbox (a host write,
-	 * a native run): the sentry caches what it saw, so a gVisor session only
-	 * serves runs while this stays as it was when the session began. */
+	 * a native run): the sentry caches what it saw, so a gVisor session binds
+	 * the box again under a new name when this moved since the last bind. */
 	unsigned long box_changes;
 	/* sandbox_set_reuse_key's copy, or NULL: which other workspaces may get the
 	 * gVisor sandbox that served this one (gvisor.c). */

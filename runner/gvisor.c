@@ -1,5 +1,5 @@
 /* gvisor: the gVisor backend — runs the programs of each workspace in a runsc
- * sandbox of their own.
+ * sandbox, which may serve later workspaces of the same reuse key.
  *
  * Theory of operation.
  *
@@ -8,30 +8,47 @@
  * entry, binds the box in, sends a job to box_init inside and turns what came
  * back into facts for run_verdict (verdict.c).
  *
- * Sessions. An entry serves the runs of one workspace (one submission: its
- * tests, run after run) for one runtime, and is destroyed with the workspace
- * (gvisor_close) or as soon as a run does not end cleanly (output limit, host
- * deadline, OOM of the sandbox, no valid trailer). Different workspaces never
- * share a sandbox. Every run gets a fresh /tmp and is reaped to the last
- * process before the next starts. Because the sentry caches what it has seen
- * of the box (exclusive file access), a session also ends when the box may
- * have changed behind it (sandbox.box_changes: a host write, a native run).
+ * Sessions. An entry serves the runs of one workspace (its tests, run after
+ * run) for one runtime. It is destroyed as soon as a run does not end cleanly
+ * (output limit, host deadline, OOM of the sandbox, no valid trailer, a setup
+ * failure). A run that hit a limit inside (CPU, memory, wall: init killed it
+ * and reported) leaves the entry to its workspace but taints it: it will serve
+ * no other. Every run gets a fresh /tmp and /dev/shm and an IPC namespace of its
+ * own, and is reaped to the last process before its status is written.
+ *
+ * Reuse across workspaces. A workspace with a reuse key (sandbox_set_reuse_key:
+ * the worker uses one per API key) hands its entry on when it closes
+ * (gvisor_close): its box is emptied (the sentry keeps files of it open in its
+ * caches, which would pin their data), unmounted on our side, and the entry
+ * parked (gvpool_park) for a later workspace of the same key and runtime, which
+ * takes it (gvpool_take_idle) before the pool. Never another key's, never one
+ * without a key, never a live one (sandbox_start). It is recycled (deleted)
+ * after gvisor_reuse_runs runs or gvisor_reuse_s seconds from its start, when
+ * tainted, and when more than max(4, 2 x pool) are parked; idle ones past their
+ * life are deleted by the reaper threads. What a workspace may leave for the
+ * next in the sandbox: nothing (box_init.c lists why; tests/test_gvisor_reuse.c
+ * checks files, /tmp, /dev/shm, processes, IPC, signals, env and uid).
  *
  * The box arrives after start: every entry binds its own empty host folder
  * <work>/<id>/b (mode 0700) at /.b inside. <work> is a shared mount, so the
  * gofer (in its own mount namespace, a slave of ours) sees what we mount under
- * it later. When the first job comes we bind the submission's box onto
- * <work>/<id>/b/box; init binds /.b/box at /box inside (the gofer opens files
- * lazily by path, so it finds the new mount). The stdin of each run is a new
- * file <work>/<id>/b/in-N that init opens as root and hands to the program as
- * fd 0; its fds 1/2 go straight to our pipes.
+ * it later. Before a job we bind the workspace's box onto <work>/<id>/b/box-N
+ * and the job tells init N (bx_job.box_seq); init binds /.b/box-N at /box when
+ * it has another there (the gofer opens files lazily by path, so it finds the
+ * new mount). N is new for every box bound: the sentry caches what it has seen
+ * under a name (--file-access-mounts=exclusive), never what it has not. So a
+ * workspace whose box changed behind the sandbox (sandbox.box_changes: a host
+ * write, a native run) keeps its sandbox: the same box is bound again under a
+ * new N, and the next run sees the host's files. The stdin of each run is a
+ * new file <work>/<id>/b/in-N that init opens as root and hands to the program
+ * as fd 0; its fds 1/2 go straight to our pipes.
  *
  * The end of a run: init reaps every process of the run, then writes a status
  * trailer and the job's secret token as the last bytes of the run on stdout;
  * we read stdout until it ends with the token (and stderr to what it holds
  * then: every writer is dead) (capture.c), check and strip the trailer. The
- * end of a session: gvpool_discard (kill the cgroup's processes, unmount the
- * box, hand the entry to a reaper). runsc's own exit code is never read as the
+ * end of a session: gvpool_park (above), or gvpool_discard (kill the cgroup's
+ * processes, unmount the box, hand the entry to a reaper). runsc's own exit code is never read as the
  * program's status. The sandbox's cgroups (made by runsc from oci.c's
  * cgroupsPath) are read, limited and removed through cg.c, v1 or v2.
  *
