@@ -48,9 +48,10 @@
  * we read stdout until it ends with the token (and stderr to what it holds
  * then: every writer is dead) (capture.c), check and strip the trailer. The
  * end of a session: gvpool_park (above), or gvpool_discard (kill the cgroup's
- * processes, unmount the box, hand the entry to a reaper). runsc's own exit code is never read as the
- * program's status. The sandbox's cgroups (made by runsc from oci.c's
- * cgroupsPath) are read, limited and removed through cg.c, v1 or v2.
+ * processes, unmount the box, hand the entry to a reaper). runsc's own exit
+ * code is never read as the program's status. The sandbox's cgroups (made by
+ * runsc from oci.c's cgroupsPath) are read, limited and removed through cg.c,
+ * v1 or v2.
  *
  * Leftovers of a process that died (SIGKILL of the worker): container ids are
  * "jgv-<pid>-<n>", bundles live in <box_root>/gvisor/<pid>, cgroups in
