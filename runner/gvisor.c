@@ -324,8 +324,10 @@ static int session_take(struct sandbox *sb, const struct run_spec *spec, struct 
 	gvpool_sig(spec, &sig);
 	struct gv_entry *e = sb->state[SANDBOX_GVISOR];
 	*cold = *fresh = false;
+	/* another runtime (a tool in gVisor, then the program): not parked, since
+	 * its caches pin the box, which is only emptied when the workspace closes */
 	if (e && strcmp(e->sig, sig.buf))
-		session_end(sb, true), e = NULL;
+		session_end(sb, false), e = NULL;
 	int r = 0;
 	if (!e) {
 		*fresh = true;
