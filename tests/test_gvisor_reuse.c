@@ -276,6 +276,22 @@ Test(gvisor_reuse, recycled_after_runs)
 	cr_assert_str_neq(id[0], id[3]);
 }
 
+Test(gvisor_reuse, at_most_four_idle_without_a_pool_the_oldest_go)
+{
+	start(200, 300);
+	static const char *const keys[] = {"a", "b", "c", "d", "e"};
+	char id[5][40], again[40];
+	for (int i = 0; i < 5; i++)
+		one_ws(keys[i], id[i]);
+	/* max(4, 2 x pool) parked: a's went when e's came */
+	one_ws("e", again);
+	cr_assert_str_eq(again, id[4]);
+	one_ws("b", again);
+	cr_assert_str_eq(again, id[1]);
+	one_ws("a", again);
+	cr_assert_str_neq(again, id[0], "the oldest parked sandbox was discarded");
+}
+
 /* True when runsc still has the container id (its state file). */
 static bool container_exists(const char *id)
 {
