@@ -186,6 +186,9 @@ static void check_compiler_backend(const char *tool_sandbox, const char *want)
 	run(&s, &res);
 	cr_assert_eq(res.status, RUN_OK, "%s / %s", res.message, res.err.buf);
 	cr_assert_str_eq(kernel_of(&res), want, "compiler saw %s", res.out.buf);
+	/* a gVisor run names its sandbox, a native one none */
+	cr_assert_eq(res.sandbox_id[0] != 0, !strcmp(want, "gvisor"), "sandbox id '%s'",
+		     res.sandbox_id);
 	run_result_release(&res);
 
 	const char *a2[] = {"/bin/sh", "-c", "cat /proc/version; ./prog", NULL};
@@ -194,6 +197,7 @@ static void check_compiler_backend(const char *tool_sandbox, const char *want)
 	cr_assert_eq(res.status, RUN_OK, "%s / %s", res.message, res.err.buf);
 	cr_assert_str_eq(kernel_of(&res), "gvisor", "program saw %s", res.out.buf);
 	cr_assert(strstr(res.out.buf, "built\n"), "%s", res.out.buf);
+	cr_assert(!strncmp(res.sandbox_id, "jgv-", 4), "sandbox id '%s'", res.sandbox_id);
 	run_result_release(&res);
 }
 
