@@ -20,6 +20,9 @@ struct judge_config {
 	long session_pool;
 	char *gvisor_platform;
 	long gvisor_start_timeout_ms;
+	char *gvisor_reuse;
+	long gvisor_reuse_runs;
+	long gvisor_reuse_s;
 	char *tool_sandbox;
 	char *cgroup_root;
 	/* [limits] */

@@ -29,9 +29,12 @@ struct sandbox {
 	 * before it unmounts the box. */
 	void *state[SANDBOX_BACKENDS];
 	/* Bumped whenever the box may change outside a gVisor sandbox (a host write,
-	 * a native run): the sentry caches what it saw, so a gVisor session only
-	 * serves runs while this stays as it was when the session began. */
+	 * a native run): the sentry caches what it saw, so a gVisor session binds
+	 * the box again under a new name when this moved since the last bind. */
 	unsigned long box_changes;
+	/* sandbox_set_reuse_key's copy, or NULL: which other workspaces may get the
+	 * gVisor sandbox that served this one (gvisor.c). */
+	char *reuse_key;
 };
 
 /* sandbox_global_init's copy of its options (NULL before it was called). */
@@ -96,3 +99,8 @@ extern const struct sandbox_ops gvisor_ops; /* gvisor.c */
 /* Formats the internal_error of res: status, and message (printf-style). Returns 0. */
 int sandbox_fail(struct run_result *res, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Empties sb's box (boxfiles.c): every regular file truncated, then everything
+ * removed, never following a link. Another process's open file of the box keeps
+ * no data then (a reused gVisor sandbox's caches of a closed workspace's box).
+ * 0, or -errno when something stays (-ELOOP: nested too deep). */
+int sandbox_box_empty(struct sandbox *sb);

@@ -249,8 +249,23 @@ int sandbox_file_list(struct sandbox *sb, const char *dir, struct sandbox_dirent
 	return 0;
 }
 
-/* Removes everything in the folder dirfd (which it closes), never following links. */
-static int remove_children(int fd, int depth)
+/* Empties a regular file name of dir (never following a link, never blocking on
+ * a FIFO): the data of a file that another process holds open stays allocated
+ * after its unlink, not after this. */
+static void truncate_at(int dir, const char *name)
+{
+	int fd = openat(dir, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		(void)!ftruncate(fd, 0);
+	close(fd);
+}
+
+/* Removes everything in the folder dirfd (which it closes), never following
+ * links; when truncate, empties each regular file first. */
+static int remove_children(int fd, int depth, bool truncate)
 {
 	if (depth > MAX_DEPTH) {
 		close(fd);
@@ -272,13 +287,16 @@ static int remove_children(int fd, int depth)
 		if (S_ISDIR(st.st_mode)) {
 			int sub = openat(dirfd(d), e->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			int r = sub < 0 ? -errno : remove_children(sub, depth + 1);
+			int r = sub < 0 ? -errno : remove_children(sub, depth + 1, truncate);
 			if (r == 0 && unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0)
 				r = -errno;
 			if (r < 0 && !rc)
 				rc = r;
-		} else if (unlinkat(dirfd(d), e->d_name, 0) < 0 && errno != ENOENT && !rc) {
-			rc = -errno;
+		} else {
+			if (truncate && S_ISREG(st.st_mode))
+				truncate_at(dirfd(d), e->d_name);
+			if (unlinkat(dirfd(d), e->d_name, 0) < 0 && errno != ENOENT && !rc)
+				rc = -errno;
 		}
 	}
 	closedir(d);
@@ -297,7 +315,7 @@ int sandbox_file_remove(struct sandbox *sb, const char *path)
 		rc = -errno;
 	} else if (S_ISDIR(st.st_mode)) {
 		int sub = openat(dir, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		rc = sub < 0 ? -errno : remove_children(sub, 0);
+		rc = sub < 0 ? -errno : remove_children(sub, 0, false);
 		if (rc == 0 && unlinkat(dir, last, AT_REMOVEDIR) < 0)
 			rc = -errno;
 	} else if (unlinkat(dir, last, 0) < 0) {
@@ -306,4 +324,15 @@ int sandbox_file_remove(struct sandbox *sb, const char *path)
 	close(dir);
 	sb->box_changes++;
 	return rc;
+}
+
+int sandbox_box_empty(struct sandbox *sb)
+{
+	if (sb->box_fd < 0)
+		return -EINVAL;
+	int fd = openat(sb->box_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	sb->box_changes++;
+	return remove_children(fd, 0, true);
 }

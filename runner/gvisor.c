@@ -1,5 +1,5 @@
 /* gvisor: the gVisor backend — runs the programs of each workspace in a runsc
- * sandbox of their own.
+ * sandbox, which may serve later workspaces of the same reuse key.
  *
  * Theory of operation.
  *
@@ -8,32 +8,50 @@
  * entry, binds the box in, sends a job to box_init inside and turns what came
  * back into facts for run_verdict (verdict.c).
  *
- * Sessions. An entry serves the runs of one workspace (one submission: its
- * tests, run after run) for one runtime, and is destroyed with the workspace
- * (gvisor_close) or as soon as a run does not end cleanly (output limit, host
- * deadline, OOM of the sandbox, no valid trailer). Different workspaces never
- * share a sandbox. Every run gets a fresh /tmp and is reaped to the last
- * process before the next starts. Because the sentry caches what it has seen
- * of the box (exclusive file access), a session also ends when the box may
- * have changed behind it (sandbox.box_changes: a host write, a native run).
+ * Sessions. An entry serves the runs of one workspace (its tests, run after
+ * run) for one runtime. It is destroyed as soon as a run does not end cleanly
+ * (output limit, host deadline, OOM of the sandbox, no valid trailer, a setup
+ * failure). A run that hit a limit inside (CPU, memory, wall: init killed it
+ * and reported) leaves the entry to its workspace but taints it: it will serve
+ * no other. Every run gets a fresh /tmp and /dev/shm and an IPC namespace of its
+ * own, and is reaped to the last process before its status is written.
+ *
+ * Reuse across workspaces. A workspace with a reuse key (sandbox_set_reuse_key:
+ * the worker uses one per API key) hands its entry on when it closes
+ * (gvisor_close): its box is emptied (the sentry keeps files of it open in its
+ * caches, which would pin their data), unmounted on our side, and the entry
+ * parked (gvpool_park) for a later workspace of the same key and runtime, which
+ * takes it (gvpool_take_idle) before the pool. Never another key's, never one
+ * without a key, never a live one (sandbox_start). It is recycled (deleted)
+ * after gvisor_reuse_runs runs or gvisor_reuse_s seconds from its start, when
+ * tainted, and when more than max(4, 2 x pool) are parked; idle ones past their
+ * life are deleted by the reaper threads. What a workspace may leave for the
+ * next in the sandbox: nothing (box_init.c lists why; tests/test_gvisor_reuse.c
+ * checks files, /tmp, /dev/shm, processes, IPC, signals, env and uid).
  *
  * The box arrives after start: every entry binds its own empty host folder
  * <work>/<id>/b (mode 0700) at /.b inside. <work> is a shared mount, so the
  * gofer (in its own mount namespace, a slave of ours) sees what we mount under
- * it later. When the first job comes we bind the submission's box onto
- * <work>/<id>/b/box; init binds /.b/box at /box inside (the gofer opens files
- * lazily by path, so it finds the new mount). The stdin of each run is a new
- * file <work>/<id>/b/in-N that init opens as root and hands to the program as
- * fd 0; its fds 1/2 go straight to our pipes.
+ * it later. Before a job we bind the workspace's box onto <work>/<id>/b/box-N
+ * and the job tells init N (bx_job.box_seq); init binds /.b/box-N at /box when
+ * it has another there (the gofer opens files lazily by path, so it finds the
+ * new mount). N is new for every box bound: the sentry caches what it has seen
+ * under a name (--file-access-mounts=exclusive), never what it has not. So a
+ * workspace whose box changed behind the sandbox (sandbox.box_changes: a host
+ * write, a native run) keeps its sandbox: the same box is bound again under a
+ * new N, and the next run sees the host's files. The stdin of each run is a
+ * new file <work>/<id>/b/in-N that init opens as root and hands to the program
+ * as fd 0; its fds 1/2 go straight to our pipes.
  *
  * The end of a run: init reaps every process of the run, then writes a status
  * trailer and the job's secret token as the last bytes of the run on stdout;
  * we read stdout until it ends with the token (and stderr to what it holds
  * then: every writer is dead) (capture.c), check and strip the trailer. The
- * end of a session: gvpool_discard (kill the cgroup's processes, unmount the
- * box, hand the entry to a reaper). runsc's own exit code is never read as the
- * program's status. The sandbox's cgroups (made by runsc from oci.c's
- * cgroupsPath) are read, limited and removed through cg.c, v1 or v2.
+ * end of a session: gvpool_park (above), or gvpool_discard (kill the cgroup's
+ * processes, unmount the box, hand the entry to a reaper). runsc's own exit
+ * code is never read as the program's status. The sandbox's cgroups (made by
+ * runsc from oci.c's cgroupsPath) are read, limited and removed through cg.c,
+ * v1 or v2.
  *
  * Leftovers of a process that died (SIGKILL of the worker): container ids are
  * "jgv-<pid>-<n>", bundles live in <box_root>/gvisor/<pid>, cgroups in
@@ -143,7 +161,8 @@ static int send_job(int fd, const void *buf, size_t len, int64_t deadline_us)
 	return ret;
 }
 
-static void build_job(const struct sandbox *sb, const struct run_spec *spec, struct strbuf *job,
+static void build_job(const struct sandbox *sb, const struct gv_entry *e,
+		      const struct run_spec *spec, struct strbuf *job,
 		      const uint8_t token[BX_TOKEN_LEN], unsigned stdin_seq, uint32_t flags)
 {
 	struct bx_job h;
@@ -163,6 +182,7 @@ static void build_job(const struct sandbox *sb, const struct run_spec *spec, str
 	h.stdin_seq = stdin_seq;
 	h.tmp_bytes = spec->limits.tmp_bytes;
 	h.job_flags = flags;
+	h.box_seq = e->box_seq;
 	for (const char *const *a = spec->argv; *a; a++)
 		h.argc++;
 	for (const char *const *a = spec->env; a && *a; a++)
@@ -252,13 +272,32 @@ static void gather_facts(const struct run_spec *spec, const struct run_result *r
 	f->deadline_hit = f->deadline_hit || (st->flags & BX_WALL_LIMIT);
 }
 
-/* Ends sb's session: its sandbox goes to the reapers. */
-static void gvisor_close(struct sandbox *sb)
+/* Ends sb's session: when park, its sandbox may wait for a later workspace of
+ * sb's reuse key (gvpool_park decides), else it goes to the reapers. */
+static void session_end(struct sandbox *sb, bool park)
 {
 	struct gv_entry *e = sb->state[SANDBOX_GVISOR];
 	sb->state[SANDBOX_GVISOR] = NULL;
-	if (e)
+	if (e && park && sb->reuse_key)
+		gvpool_park(e, sb->reuse_key);
+	else if (e)
 		gvpool_discard(e);
+}
+
+/* The workspace is closed: its last run ended cleanly (else the sandbox is gone
+ * already), so the sandbox may serve another workspace of the key. The sentry
+ * and gofer keep files of the box open (cached dentries) after it is unmounted,
+ * and with them the box's memory: the box is emptied first (its files
+ * truncated), and the sandbox discarded when that fails. */
+static void gvisor_close(struct sandbox *sb)
+{
+	struct gv_entry *e = sb->state[SANDBOX_GVISOR];
+	bool park = e && sb->reuse_key && !e->tainted;
+	int r = park ? sandbox_box_empty(sb) : 0;
+	if (r < 0)
+		log_debug("gvisor: cannot empty the box of %s (%s): not reused", e->id,
+			  strerror(-r));
+	session_end(sb, park && r == 0);
 }
 
 /* The memory cgroup's OOM kills and failures so far (they only grow). */
@@ -273,8 +312,11 @@ static void memory_events(struct gv_entry *e, long *ooms, long *failcnt)
 }
 
 /* The session's sandbox for a run of spec: the one sb already has when it runs
- * the same runtime and the box did not change behind it, else a new one (from
- * the pool) with the box bound in. *fresh tells which. */
+ * the same runtime, else one parked by an earlier workspace of sb's reuse key,
+ * else a new one (from the pool). *fresh tells when it is not sb's already.
+ * The box is bound under a new name whenever the sandbox is new to it or the
+ * box changed behind it (a host write, a native run): the sentry caches what it
+ * saw under the old name, never under a name it has not seen. */
 static int session_take(struct sandbox *sb, const struct run_spec *spec, struct gv_entry **out,
 			bool *cold, bool *fresh, char *err, size_t errlen)
 {
@@ -282,26 +324,28 @@ static int session_take(struct sandbox *sb, const struct run_spec *spec, struct 
 	gvpool_sig(spec, &sig);
 	struct gv_entry *e = sb->state[SANDBOX_GVISOR];
 	*cold = *fresh = false;
-	if (e && (strcmp(e->sig, sig.buf) || e->box_changes != sb->box_changes))
-		gvisor_close(sb), e = NULL;
-	strbuf_release(&sig);
+	/* another runtime (a tool in gVisor, then the program): not parked, since
+	 * its caches pin the box, which is only emptied when the workspace closes */
+	if (e && strcmp(e->sig, sig.buf))
+		session_end(sb, false), e = NULL;
 	int r = 0;
 	if (!e) {
 		*fresh = true;
-		r = gvpool_take(spec, &e, cold, err, errlen);
+		e = sb->reuse_key ? gvpool_take_idle(sb->reuse_key, sig.buf) : NULL;
+		if (e)
+			log_debug("gvisor: %s reused for key %s", e->id, sb->reuse_key);
+		else
+			r = gvpool_take(spec, &e, cold, err, errlen);
 	}
+	strbuf_release(&sig);
 	if (r < 0)
 		return r;
-	if (*fresh) {
-		char path[PATH_MAX];
-		gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
-		if (mount(sandbox_box_path(sb), path, NULL, MS_BIND, NULL) < 0) {
-			gvhost_fmt(err, errlen, "cannot bind the box at '%s': %s", path,
-				   strerror(errno));
+	if (*fresh || e->box_changes != sb->box_changes) {
+		sb->state[SANDBOX_GVISOR] = NULL;
+		if (gvpool_bind_box(e, sandbox_box_path(sb), err, errlen) < 0) {
 			gvpool_discard(e);
 			return -1;
 		}
-		e->box_mounted = true;
 		e->box_changes = sb->box_changes;
 		sb->state[SANDBOX_GVISOR] = e;
 	}
@@ -371,6 +415,7 @@ again:
 		goto out;
 	}
 	int64_t t_take = clock_mono_us();
+	gvhost_fmt(res->sandbox_id, sizeof(res->sandbox_id), "%s", e->id);
 	e->runs++;
 	set_run_limits(e, spec);
 	memory_events(e, &e->ooms0, &e->failcnt0);
@@ -383,7 +428,7 @@ again:
 		ret = sandbox_fail(res, "getrandom: %s", strerror(errno));
 		goto out;
 	}
-	build_job(sb, spec, &job, token, seq, 0);
+	build_job(sb, e, spec, &job, token, seq, 0);
 	int64_t wall_us = spec->limits.wall_ms > 0 ? spec->limits.wall_ms * 1000LL : 0;
 	/* init kills the run at wall_ms; this is the backstop if the sandbox hangs */
 	int64_t deadline = wall_us ? clock_mono_us() + wall_us + 500000 : 0;
@@ -393,7 +438,7 @@ again:
 		/* a sandbox that died while it waited (in the pool or between the
 		 * runs of this session): take another one */
 		log_warn("gvisor: sandbox %s was dead, taking another", e->id);
-		gvisor_close(sb);
+		session_end(sb, false);
 		e = NULL;
 		strbuf_reset(&job);
 		if (in_path[0])
@@ -439,6 +484,10 @@ again:
 	keep = stp && stp->kind != BX_SETUP_FAILED && !host_oom;
 	if (!keep)
 		gvpool_kill(e);
+	/* a run that hit a limit may serve on in its workspace, never in another */
+	if (!keep || stp->flags ||
+	    (spec->limits.stdout_bytes > 0 && res->out.len > (size_t)spec->limits.stdout_bytes))
+		e->tainted = true;
 	res->err_truncated = c.err_truncated;
 	res->out_truncated = c.out_truncated;
 	struct run_facts f;
@@ -468,7 +517,7 @@ out:
 	if (in_path[0])
 		unlink(in_path);
 	if (e && !keep)
-		gvisor_close(sb);
+		session_end(sb, false);
 	strbuf_release(&job);
 	return ret;
 }
@@ -492,14 +541,10 @@ static int live_take(struct sandbox *sb, const struct run_spec *spec, struct gv_
 	struct gv_entry *e;
 	if (gvpool_take_live(spec, true, &e, &cold, err, errlen) < 0)
 		return -1;
-	char path[PATH_MAX];
-	gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
-	if (mount(sandbox_box_path(sb), path, NULL, MS_BIND, NULL) < 0) {
-		gvhost_fmt(err, errlen, "cannot bind the box at '%s': %s", path, strerror(errno));
+	if (gvpool_bind_box(e, sandbox_box_path(sb), err, errlen) < 0) {
 		gvpool_discard(e);
 		return -1;
 	}
-	e->box_mounted = true;
 	e->runs++;
 	set_run_limits(e, spec);
 	memory_events(e, &e->ooms0, &e->failcnt0);
@@ -530,7 +575,7 @@ static int gvisor_start(struct sandbox *sb, const struct run_spec *spec, struct 
 		gvhost_fmt(err, errlen, "getrandom: %s", strerror(errno));
 		goto fail;
 	}
-	build_job(sb, spec, &job, gp->token, 0, BX_JOB_LIVE);
+	build_job(sb, e, spec, &job, gp->token, 0, BX_JOB_LIVE);
 	int r = send_job(e->in_fd, job.buf, job.len, clock_mono_us() + 5000000);
 	if (r < 0) {
 		gvhost_fmt(err, errlen, "cannot send the job to gvisor sandbox %s: %s", e->id,
@@ -625,6 +670,7 @@ static void gvisor_proc_wait(struct sandbox_proc *p, int64_t deadline_us, struct
 	if (!have)
 		f.wall_us = clock_mono_us() - p->t0_us;
 	run_verdict(&f, &p->limits, res);
+	gvhost_fmt(res->sandbox_id, sizeof(res->sandbox_id), "%s", gp->e->id);
 	gvpool_discard(gp->e);
 	gp->e = NULL;
 }
@@ -874,6 +920,11 @@ static int setup(const struct sandbox_options *opts, char *err, size_t errlen)
 	if (make_rootfs(init, err, errlen) < 0)
 		goto fail;
 	gv.env.tmp_bytes = opts->gvisor_tmp_bytes;
+	if (opts->gvisor_reuse) {
+		gv.env.reuse_runs = opts->gvisor_reuse_runs;
+		gv.env.reuse_us = opts->gvisor_reuse_s * 1000000LL;
+	}
+	gv.env.idle_max = 2 * opts->gvisor_pool > 4 ? 2 * opts->gvisor_pool : 4;
 	if (gvpool_start(&gv.env, err, errlen) < 0)
 		goto fail;
 	gv.inited = true;

@@ -16,6 +16,14 @@
  * which runs `runsc delete --force` and removes the bundle and the cgroups
  * runsc made (cg.c, every hierarchy). Nothing waits on `runsc wait`, `state`
  * or `delete` in the latency path.
+ *
+ * Reuse (gvpool_park): an entry whose workspace ended cleanly may wait, its box
+ * unmounted, in an idle list for a later workspace of the same reuse key and
+ * runtime signature (gvpool_take_idle). init blocks on its job pipe meanwhile:
+ * an idle entry costs memory, no CPU. The list holds at most idle_max entries
+ * (the oldest are discarded first); the reapers, which otherwise sleep, wake
+ * when the first parked entry reaches the end of its life (reuse_us from its
+ * start) and discard it, so nothing idles forever.
  */
 #define _GNU_SOURCE
 #include "runner/gvpool.h"
@@ -78,6 +86,8 @@ static struct {
 	struct gv_pool pools[MAX_POOLS];
 	int npools;
 	struct gv_entry *dead; /* reaper queue */
+	struct gv_entry *idle; /* parked entries, the most recently parked first */
+	int nidle;
 	int reaping;
 	bool stopping;
 	pthread_t refiller, reapers[REAPERS];
@@ -111,6 +121,7 @@ int gvpool_runsc(const struct gvpool_env *env, const char *a1, const char *a2, c
 static void entry_free(struct gv_entry *e)
 {
 	free(e->sig);
+	free(e->reuse_key);
 	if (e->in_fd >= 0)
 		close(e->in_fd);
 	if (e->out_fd >= 0)
@@ -179,15 +190,40 @@ static void entry_renice(struct gv_entry *e, int prio)
 		setpriority(PRIO_PROCESS, (id_t)tids[i], prio);
 }
 
-static void entry_unmount_box(struct gv_entry *e)
+/* Unmounts the box bound at <dir>/b/box-<box_seq> and removes its mount point.
+ * False when it stays mounted. */
+static bool entry_unmount_box(struct gv_entry *e)
 {
 	if (!e->box_mounted)
-		return;
+		return true;
 	char path[PATH_MAX];
-	gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
-	if (umount2(path, MNT_DETACH) < 0)
+	gvhost_fmt(path, sizeof(path), "%s/b/box-%u", e->dir, e->box_seq);
+	if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0) {
 		log_warn("gvisor: cannot unmount '%s': %s", path, strerror(errno));
+		return false;
+	}
+	rmdir(path);
 	e->box_mounted = false;
+	return true;
+}
+
+int gvpool_bind_box(struct gv_entry *e, const char *box, char *err, size_t errlen)
+{
+	if (!entry_unmount_box(e)) {
+		gvhost_fmt(err, errlen, "cannot unmount the box of %s", e->id);
+		return -1;
+	}
+	char path[PATH_MAX];
+	e->box_seq++;
+	gvhost_fmt(path, sizeof(path), "%s/b/box-%u", e->dir, e->box_seq);
+	if ((mkdir(path, 0755) < 0 && errno != EEXIST) ||
+	    mount(box, path, NULL, MS_BIND, NULL) < 0) {
+		gvhost_fmt(err, errlen, "cannot bind the box at '%s': %s", path, strerror(errno));
+		rmdir(path);
+		return -1;
+	}
+	e->box_mounted = true;
+	return 0;
 }
 
 /* Hands e to the reapers (they delete the container and its files). */
@@ -232,15 +268,41 @@ static void entry_reap(struct gv_entry *e)
 	if (cg)
 		cg_remove(cg);
 	e->cg_open = false;
-	char path[PATH_MAX];
-	gvhost_fmt(path, sizeof(path), "%s/b/box", e->dir);
-	umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW); /* in case: nothing may stay mounted */
+	/* in case: nothing may stay mounted */
+	if (e->box_mounted) {
+		char path[PATH_MAX];
+		gvhost_fmt(path, sizeof(path), "%s/b/box-%u", e->dir, e->box_seq);
+		umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
+		e->box_mounted = false;
+	}
 	gvhost_rm_tree(e->dir);
 	if (r != 0)
 		log_debug("gvisor: runsc delete %s exited %d", e->id, r);
 	log_debug("gvisor: reaped %s in %lld ms; it used %lld ms of CPU over %u runs", e->id,
 		  (long long)(clock_mono_us() - t0) / 1000, cpu_us / 1000, e->runs);
 	entry_free(e);
+}
+
+/* Moves the parked entries past their life (all of them when all) to the
+ * reaper queue; gp.lock held. Returns when the next one left ends (0: none). */
+static int64_t expire_idle(bool all)
+{
+	int64_t now = clock_mono_us(), next = 0;
+	for (struct gv_entry **pp = &gp.idle; *pp;) {
+		struct gv_entry *e = *pp;
+		int64_t end = e->started_us + gp.env.reuse_us;
+		if (all || end <= now) {
+			*pp = e->next;
+			gp.nidle--;
+			e->next = gp.dead;
+			gp.dead = e;
+			continue;
+		}
+		if (!next || end < next)
+			next = end;
+		pp = &e->next;
+	}
+	return next;
 }
 
 static void *reaper_main(void *arg)
@@ -251,8 +313,18 @@ static void *reaper_main(void *arg)
 	setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
 	pthread_mutex_lock(&gp.lock);
 	for (;;) {
-		while (!gp.dead && !gp.stopping)
-			pthread_cond_wait(&gp.reap_cond, &gp.lock);
+		while (!gp.dead && !gp.stopping) {
+			/* parked entries end with their life: wake for the first one */
+			int64_t next = expire_idle(false);
+			if (gp.dead)
+				break;
+			if (!next) {
+				pthread_cond_wait(&gp.reap_cond, &gp.lock);
+				continue;
+			}
+			struct timespec ts = clock_mono_after((next - clock_mono_us()) / 1000 + 1);
+			pthread_cond_timedwait(&gp.reap_cond, &gp.lock, &ts);
+		}
 		if (!gp.dead && gp.stopping)
 			break;
 		struct gv_entry *e = gp.dead;
@@ -357,7 +429,7 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 		return -1;
 	}
 	gvhost_fmt(path, sizeof(path), "%s/b", e->dir);
-	if (mkdir(path, 0700) < 0 || (strcat(path, "/box"), mkdir(path, 0755) < 0)) {
+	if (mkdir(path, 0700) < 0) {
 		gvhost_fmt(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 		goto fail;
 	}
@@ -654,6 +726,67 @@ static int entry_take(const struct run_spec *spec, const struct strbuf *warm,
 	return 0;
 }
 
+void gvpool_park(struct gv_entry *e, const char *key)
+{
+	int64_t now = clock_mono_us();
+	if (!key || gp.env.reuse_runs <= 0 || e->tainted || e->in_fd < 0 ||
+	    e->runs >= (unsigned)gp.env.reuse_runs || now - e->started_us >= gp.env.reuse_us ||
+	    !entry_unmount_box(e)) {
+		gvpool_discard(e);
+		return;
+	}
+	free(e->reuse_key);
+	e->reuse_key = xstrdup(key);
+	pthread_mutex_lock(&gp.lock);
+	if (gp.stopping || !gp.threads) {
+		pthread_mutex_unlock(&gp.lock);
+		gvpool_discard(e);
+		return;
+	}
+	e->next = gp.idle;
+	gp.idle = e;
+	gp.nidle++;
+	/* too many parked: the oldest go (the list's tail) */
+	while (gp.nidle > gp.env.idle_max) {
+		struct gv_entry **pp = &gp.idle;
+		while ((*pp)->next)
+			pp = &(*pp)->next;
+		struct gv_entry *old = *pp;
+		*pp = NULL;
+		gp.nidle--;
+		old->next = gp.dead;
+		gp.dead = old;
+	}
+	pthread_cond_broadcast(&gp.reap_cond);
+	pthread_mutex_unlock(&gp.lock);
+	log_debug("gvisor: %s parked for key %s after %u runs", e->id, key, e->runs);
+}
+
+struct gv_entry *gvpool_take_idle(const char *key, const char *sig)
+{
+	struct gv_entry *got = NULL;
+	pthread_mutex_lock(&gp.lock);
+	expire_idle(false);
+	for (struct gv_entry **pp = &gp.idle; *pp; pp = &(*pp)->next) {
+		struct gv_entry *e = *pp;
+		if (!strcmp(e->reuse_key, key) && !strcmp(e->sig, sig)) {
+			*pp = e->next;
+			gp.nidle--;
+			got = e;
+			break;
+		}
+	}
+	if (gp.dead)
+		pthread_cond_broadcast(&gp.reap_cond);
+	pthread_mutex_unlock(&gp.lock);
+	if (got) {
+		got->next = NULL;
+		free(got->reuse_key);
+		got->reuse_key = NULL;
+	}
+	return got;
+}
+
 void gvpool_sig(const struct run_spec *spec, struct strbuf *sig)
 {
 	struct strbuf warm = STRBUF_INIT;
@@ -682,6 +815,7 @@ int gvpool_take_live(const struct run_spec *spec, bool live, struct gv_entry **o
 static void refill_cond_init(void)
 {
 	clock_cond_init(&gp.refill_cond);
+	clock_cond_init(&gp.reap_cond);
 }
 
 int gvpool_start(const struct gvpool_env *env, char *err, size_t errlen)
@@ -765,6 +899,7 @@ void gvpool_stop(void)
 		return;
 	pthread_mutex_lock(&gp.lock);
 	gp.stopping = true;
+	expire_idle(true); /* parked entries: to the reapers */
 	pthread_cond_broadcast(&gp.refill_cond);
 	pthread_mutex_unlock(&gp.lock);
 	if (gp.threads && gp.env.pool_size > 0)

@@ -39,6 +39,10 @@ struct gvpool_env {
 	long long tmp_bytes;	    /* size of /tmp */
 	struct cg_root cg_root;	    /* where runsc puts the containers' cgroups */
 	bool cg_ready;
+	/* reuse by later workspaces of one key (gvpool_park); reuse_runs 0 = never */
+	int reuse_runs;	    /* runs an entry serves, at most */
+	long long reuse_us; /* its life from its start, at most */
+	int idle_max;	    /* parked entries kept, at most (the oldest go first) */
 };
 
 struct gv_pool;
@@ -54,12 +58,15 @@ struct gv_entry {
 	pid_t sandbox_pid;
 	pid_t pids[256]; /* processes of the container when it was killed, to reap */
 	int npids;
-	bool box_mounted;
+	bool box_mounted; /* a box is bound at <dir>/b/box-<box_seq> */
+	unsigned box_seq; /* boxes bound so far (names them: never a name seen before) */
 	long long started_us;
 	/* the session: the workspace it serves runs of (see gvisor.c) */
 	char *sig;		   /* its pool's signature: runs of another runtime need another */
-	unsigned long box_changes; /* sandbox.box_changes when it began */
+	unsigned long box_changes; /* sandbox.box_changes when the box was bound */
 	unsigned runs;		   /* jobs sent so far (names the stdin files) */
+	bool tainted;		   /* a run did not end cleanly: never parked */
+	char *reuse_key;	   /* parked: the key of the workspaces it may serve */
 	long ooms0, failcnt0;	   /* memory cgroup counters before the current run */
 	struct cg cg;		   /* the cgroups runsc made for it (see gvpool_cg) */
 	bool cg_open;
@@ -88,6 +95,20 @@ int gvpool_take_live(const struct run_spec *spec, bool live, struct gv_entry **o
 void gvpool_kill(struct gv_entry *e);
 /* Kills e, unmounts its box and hands it to the reapers, which free it. */
 void gvpool_discard(struct gv_entry *e);
+/* Binds the host folder box at <dir>/b/box-<n> of e, n a number e never used
+ * (box_seq, which the job tells init), after unmounting the box bound before.
+ * 0, or -1 with err (e is the caller's still). */
+int gvpool_bind_box(struct gv_entry *e, const char *box, char *err, size_t errlen);
+/* The end of e's workspace: e is idle (its last job reported) and may serve a
+ * later workspace of key: its box is unmounted and e parked for
+ * gvpool_take_idle. Discarded instead when key is NULL, reuse is off, e is
+ * tainted, has served reuse_runs runs or lived reuse_us, or the pools stop.
+ * Parked entries past their life are discarded by a reaper thread, and the
+ * oldest when more than idle_max are parked. */
+void gvpool_park(struct gv_entry *e, const char *key);
+/* A parked entry of key and runtime signature sig (gvpool_sig), the most
+ * recently parked, or NULL. The caller owns it as one from gvpool_take. */
+struct gv_entry *gvpool_take_idle(const char *key, const char *sig);
 /* The cgroups of e's container (attached on first use), or NULL when absent. */
 struct cg *gvpool_cg(struct gv_entry *e);
 

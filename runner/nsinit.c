@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/openat2.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -577,6 +578,14 @@ void nsinit_main(const struct nsinit_plan *p)
 	TRY(S_SETUID, syscall(SYS_setresuid, NSINIT_INSIDE_ID, NSINIT_INSIDE_ID, NSINIT_INSIDE_ID));
 	TRY(S_CAPSET, caps_set(true));
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* the uid change cleared the parent-death signal: set it again (else a killed
+	 * worker leaves init waiting on its program forever), then make sure the
+	 * worker did not die in between. getppid() is 0 in our pid namespace, so ask
+	 * the report pipe: no reader left (the worker holds it for the run) is POLLERR */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	struct pollfd alive = {.fd = REPORT_FD, .events = 0};
+	if (poll(&alive, 1, 0) == 1 && (alive.revents & POLLERR))
+		_exit(125);
 
 	TRY(S_PRIVATE, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 	TRY(S_ROOT, mount("judge-root", p->newroot, "tmpfs", MS_NOSUID | MS_NODEV,

@@ -132,7 +132,8 @@ static int check_options(const struct sandbox_options *o, char *err, size_t errl
 		return -1;
 	}
 	if (o->box_uid <= 0 || o->gvisor_pool < 0 || o->gvisor_memory_bytes <= 0 ||
-	    o->gvisor_tmp_bytes <= 0) {
+	    o->gvisor_tmp_bytes <= 0 ||
+	    (o->gvisor_reuse && (o->gvisor_reuse_runs <= 0 || o->gvisor_reuse_s <= 0))) {
 		snprintf(err, errlen, "incomplete sandbox options");
 		return -1;
 	}
@@ -390,6 +391,15 @@ static int open_box_file(struct sandbox *sb, const char *name, int flags)
 	return fd;
 }
 
+int sandbox_set_reuse_key(struct sandbox *sb, const char *key)
+{
+	if (key && (!key[0] || strlen(key) > 63))
+		return -EINVAL;
+	free(sb->reuse_key);
+	sb->reuse_key = key && options.gvisor_reuse ? xstrdup(key) : NULL;
+	return 0;
+}
+
 int sandbox_write_file(struct sandbox *sb, const char *name, const void *data, size_t len, int mode)
 {
 	int rc = 0;
@@ -480,6 +490,7 @@ static void reset_result(struct run_result *res)
 	res->cpu_ms = res->wall_ms = res->memory_kb = 0;
 	res->out_truncated = res->err_truncated = false;
 	res->message[0] = 0;
+	res->sandbox_id[0] = 0;
 	strbuf_reset(&res->out);
 	strbuf_reset(&res->err);
 }
@@ -542,6 +553,7 @@ void sandbox_close(struct sandbox *sb)
 		log_warn("sandbox: cannot unmount box '%s': %s", sb->box_path, strerror(errno));
 	if (rmdir(sb->box_path) < 0)
 		log_warn("sandbox: cannot remove box '%s': %s", sb->box_path, strerror(errno));
+	free(sb->reuse_key);
 	free(sb);
 }
 

@@ -5,7 +5,11 @@
  * directory. Each sandbox_run() starts a fresh sandbox (new namespaces, or a new
  * gVisor container) around the shared box, so compile and test runs of one
  * submission share files and nothing else. Different submissions never share a
- * box or a sandbox.
+ * box. A gVisor sandbox (the container, not the box) may serve the runs of
+ * several workspaces one after the other, only when they have the same reuse
+ * key (sandbox_set_reuse_key: the API key of their submissions): each run still
+ * gets its own box, /tmp, IPC namespace, uid and environment, and nothing of an
+ * earlier run survives it (see runner/gvisor.c). Different keys never share.
  *
  * Inside a run: / is read-only (the host's /usr, /lib, /lib64, /bin, /sbin and the
  * spec's ro_paths, bound at the same paths; a minimal /etc and /dev), /box is
@@ -65,6 +69,12 @@ struct sandbox_options {
 	long long gvisor_memory_bytes; /* the largest memory limit of any run */
 	long long gvisor_tmp_bytes;    /* the size of /tmp of a run */
 	int session_pool; /* sessions started ahead of need per driver (session_prepare) */
+	/* Reuse of a gVisor sandbox by later workspaces of the same reuse key:
+	 * false = never (keys are ignored). A sandbox is recycled after
+	 * gvisor_reuse_runs runs, or gvisor_reuse_s seconds after its start. */
+	bool gvisor_reuse;
+	int gvisor_reuse_runs;
+	int gvisor_reuse_s;
 };
 
 struct run_spec {
@@ -119,6 +129,10 @@ struct run_result {
 	bool out_truncated;
 	bool err_truncated;
 	char message[256]; /* internal_error: what failed in the sandbox itself */
+	/* Which sandbox served the run (gVisor: its container id; "" when none, as
+	 * natively), for tests and logs: two runs with the same id ran in the same
+	 * sandbox. */
+	char sandbox_id[40];
 };
 
 struct sandbox;
@@ -143,6 +157,14 @@ const char *run_status_name(enum run_status s);
  * message in err; *out is owned by the caller and freed with sandbox_close(). */
 int sandbox_open(enum sandbox_backend backend, int slot, long box_bytes, struct sandbox **out,
 		 char *err, size_t errlen);
+/* Sets the reuse key of sb (copied; NULL = none, the default): a gVisor sandbox
+ * that served sb may serve later workspaces of the same key once sb is closed
+ * (and sb may get one that served an earlier workspace of key), never one of
+ * another key or without a key. The caller picks keys of one tenant (the
+ * worker: "k<api key id>"; the CLI: "cli"). A no-op natively and when the
+ * options' gvisor_reuse is off. Call it before the first run. 0, or -EINVAL
+ * (a key longer than 63 bytes, or empty). */
+int sandbox_set_reuse_key(struct sandbox *sb, const char *key);
 /* Writes a file into the box (name relative, no "..", no leading '/'). */
 int sandbox_write_file(struct sandbox *sb, const char *name, const void *data, size_t len,
 		       int mode);

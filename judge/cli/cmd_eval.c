@@ -170,8 +170,11 @@ static void grade_sample(struct eval_run *r, int i, int slot)
 	}
 	struct grade_request req;
 	evset_request(p, r->language, comp->valuestring, r->timeout_ms, &req);
-	struct grade_env env = {
-	    .cfg = r->cfg, .langs = &r->langs, .backend = r->backend, .slot = slot};
+	struct grade_env env = {.cfg = r->cfg,
+				.langs = &r->langs,
+				.backend = r->backend,
+				.slot = slot,
+				.reuse_key = "cli"};
 	grade_request(&env, &req, &r->res[i]);
 	model_request_release(&req);
 }

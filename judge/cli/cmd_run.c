@@ -493,6 +493,7 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 				.langs = &langs,
 				.backend = backend,
 				.slot = 0,
+				.reuse_key = "cli",
 				.problem = have_problem ? &pb : NULL};
 	grade_request(&env, &req, &res);
 	sandbox_global_shutdown();

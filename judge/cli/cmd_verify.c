@@ -272,6 +272,7 @@ static struct grade_result *grade_one(struct verify_ctx *v, const struct problem
 				.langs = v->langs,
 				.backend = v->backend,
 				.slot = slot,
+				.reuse_key = "cli",
 				.problem = p,
 				.checker = chk};
 	grade_request(&env, &req, res);

@@ -322,6 +322,7 @@ static int run_harness(const struct grade_env *env, struct grade_plan *plan,
 	if (sandbox_open(env->backend, env->slot, env->cfg->tmp_size_mb * 1024 * 1024, &sb, err,
 			 errlen) < 0)
 		return -1;
+	sandbox_set_reuse_key(sb, env->reuse_key);
 	int rc = sandbox_write_file(sb, plan->lang->source_file, h->main_source.buf,
 				    h->main_source.len, 0644);
 	if (rc == 0 && h->user_file)

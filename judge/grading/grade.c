@@ -756,6 +756,7 @@ static int grade_in_box(const struct grade_env *env, struct grade_plan *plan,
 			      err, errlen);
 	if (rc < 0)
 		goto out;
+	sandbox_set_reuse_key(sb, env->reuse_key);
 	rc = sandbox_write_file(sb, plan->lang->source_file, plan->source, plan->source_len, 0644);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot write the source into the box: %s", strerror(-rc));

@@ -29,6 +29,11 @@ struct grade_env {
 	const struct lang_registry *langs;
 	enum sandbox_backend backend;
 	int slot; /* concurrent sandbox slot of the caller */
+	/* Optional: the reuse key of the submission's workspaces (runner/sandbox.h,
+	 * sandbox_set_reuse_key): a gVisor sandbox may serve workspaces of one key
+	 * one after the other. The worker: "k<api key id>"; the CLI: "cli". NULL =
+	 * never reused. Checker boxes (trusted tools) get none. */
+	const char *reuse_key;
 	/* Optional (judge verify): a package loaded by the caller, used when the
 	 * request's "problem" is its id instead of loading problems_dir/<id>, and
 	 * its output validator built once (checker.h) instead of once per request. */

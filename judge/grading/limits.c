@@ -151,6 +151,14 @@ int limits_sandbox_options(const struct judge_config *cfg, struct sandbox_option
 	out->gvisor_pool = (int)cfg->gvisor_pool;
 	out->session_pool = (int)cfg->session_pool;
 	out->gvisor_start_timeout_ms = (int)cfg->gvisor_start_timeout_ms;
+	const char *reuse = cfg->gvisor_reuse ? cfg->gvisor_reuse : "key";
+	if (strcmp(reuse, "key") && strcmp(reuse, "never")) {
+		snprintf(err, errlen, "gvisor_reuse must be key or never, not '%s'", reuse);
+		return -1;
+	}
+	out->gvisor_reuse = !strcmp(reuse, "key");
+	out->gvisor_reuse_runs = (int)cfg->gvisor_reuse_runs;
+	out->gvisor_reuse_s = (int)cfg->gvisor_reuse_s;
 	/* a gVisor sandbox may serve any run a request can ask for */
 	out->gvisor_memory_bytes = (long long)cfg->max_memory_limit_mb << 20;
 	out->gvisor_tmp_bytes = (long long)cfg->tmp_size_mb << 20;

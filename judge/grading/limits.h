@@ -117,6 +117,6 @@ void limits_request_caps(const struct limits_policy *p, struct limits_caps *out)
 
 /* Fills out, the runner's options, from cfg's [sandbox] keys and the limits a
  * gVisor sandbox must be sized for. Returns 0, or -1 with a message in err
- * when a path does not fit. */
+ * when a path does not fit or gvisor_reuse is neither key nor never. */
 int limits_sandbox_options(const struct judge_config *cfg, struct sandbox_options *out, char *err,
 			   size_t errlen);

@@ -244,10 +244,16 @@ static void *slot_main(void *arg)
 		log_info("worker %s: submission %" PRId64 " claimed (attempt %d)", s->name, sub.id,
 			 sub.attempts);
 		int64_t t0 = clock_mono_ms();
+		/* the sandboxes of one API key's submissions may serve each other's runs
+		 * (gVisor reuse, runner/gvisor.c); never across keys */
+		char key[32];
+		snprintf(key, sizeof key, "k%" PRId64, sub.api_key_id);
+		bool reuse = strcmp(w->cfg->gvisor_reuse ? w->cfg->gvisor_reuse : "key", "never");
 		struct grade_env env = {.cfg = w->cfg,
 					.langs = &w->langs,
 					.backend = w->backend,
 					.slot = s->index,
+					.reuse_key = reuse ? key : NULL,
 					.cancel = &s->lost};
 		struct grade_result res;
 		grade_live(s, &env, &sub, &res);

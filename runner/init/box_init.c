@@ -1,5 +1,5 @@
 /* box_init: the first process of a gVisor sandbox; runs the programs of one
- * submission, one job at a time, and reports on each.
+ * workspace at a time, one job at a time, and reports on each.
  *
  * How it works. The host starts a sandbox (runsc create + start) ahead of need
  * with this static binary as its process, running as root *inside* the
@@ -7,8 +7,10 @@
  * It may first read some runtime files (arguments "-r FILE") so that the
  * sentry's caches are warm, or run the runtime once ("-x PROGRAM ARGS --"),
  * writes one byte 'R' (ready) on stdout, then blocks on stdin for a job
- * (box_proto.h). When the first job arrives the host has already bind-mounted
- * the submission's box at /.b/box on its side; init binds it at /box inside.
+ * (box_proto.h). Before it sends a job the host has bind-mounted the job's box
+ * at /.b/box-N on its side; when N is not the box init has at /box (the first
+ * job, the first job of another workspace of the same reuse key, the same box
+ * after a host write), init detaches the old /box and binds /.b/box-N there.
  * For every job it mounts a fresh /tmp, opens the job's stdin file (/.b/in-N,
  * which only root can reach), forks the program with rlimits, the box uid and
  * no capabilities, and hands it that file as fd 0 and its own fds 1/2, which
@@ -18,7 +20,14 @@
  * sandbox, so kill(-1) reaches setsid and double-fork survivors too), reaps
  * it, and writes a bx_status trailer and the job's secret token on stdout.
  * Usage is measured here, inside: gVisor's own processes never count. Then it
- * waits for the next job of the same submission; EOF on stdin ends it.
+ * detaches that run's /tmp (nothing of it stays while the sandbox idles) and
+ * waits for the next job, blocked on stdin (no CPU); EOF on stdin ends it.
+ *
+ * What one run can leave for the next, which may be another workspace's (same
+ * reuse key): nothing but what the host keeps. Every process is dead; /tmp and
+ * /dev/shm are new tmpfs; System V IPC and POSIX message queues live in an IPC
+ * namespace of the run's own; the root and the runtimes are read-only and /.b
+ * is root's; /box is the job's box; env, uid, limits come from the job.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -412,20 +421,36 @@ static void read_job(struct job_in *in)
 	in->env = in->vec + job->argc + 1;
 }
 
-/* Mounts the box (first job), a fresh /tmp and /dev/shm, and opens the job's
- * stdin. Returns the stdin fd. */
-static int prepare_job(const struct bx_job *job, bool first)
+/* Detaches the run's /tmp and /dev/shm (what init mounted for it). */
+static void drop_tmp(void)
 {
-	/* The host mounted the box on its side of /.b/box before sending the first
-	 * job. /.b stays (mode 0700, root's): the stdin of each job comes through it. */
-	if (first && mount("/.b/box", "/box", NULL, MS_BIND, NULL) < 0)
-		setup_failed(STEP_MOUNT, errno);
+	umount2("/dev/shm", MNT_DETACH);
+	umount2("/tmp", MNT_DETACH);
+}
+
+/* Binds the job's box at /box when it is not there yet, a fresh /tmp and
+ * /dev/shm, and opens the job's stdin. Returns the stdin fd. */
+static int prepare_job(const struct bx_job *job)
+{
+	/* the box of the job at /box: the host mounted it on its side at
+	 * /.b/box-<box_seq> before sending the job. /.b stays (mode 0700, root's):
+	 * the stdin of each job comes through it too. */
+	static uint32_t box_seq;
+	if (job->box_seq != box_seq) {
+		if (box_seq)
+			umount2("/box", MNT_DETACH);
+		box_seq = 0;
+		char box[64];
+		snprintf(box, sizeof(box), "/.b/box-%u", job->box_seq);
+		if (mount(box, "/box", NULL, MS_BIND, NULL) < 0)
+			setup_failed(STEP_MOUNT, errno);
+		box_seq = job->box_seq;
+	}
 	/* a fresh /tmp for every job: nothing a run left there reaches the next;
 	 * /dev/shm (POSIX shared memory, semaphores) is the same folder, as natively */
 	char opts[64];
 	snprintf(opts, sizeof(opts), "size=%lld,mode=1777", (long long)job->tmp_bytes);
-	umount2("/dev/shm", MNT_DETACH);
-	umount2("/tmp", MNT_DETACH);
+	drop_tmp();
 	mkdir("/dev/shm", 0755);
 	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0 ||
 	    mount("/tmp", "/dev/shm", NULL, MS_BIND, NULL) < 0)
@@ -532,12 +557,12 @@ static void watch_run(const struct bx_job *job, pid_t pid, long long t0, const s
 }
 
 /* Reads one job from stdin, runs it to the end and reports on it. */
-static void run_job(bool first)
+static void run_job(void)
 {
 	struct job_in in;
 	memset(&in, 0, sizeof(in));
 	read_job(&in);
-	int stdin_fd = prepare_job(&in.job, first);
+	int stdin_fd = prepare_job(&in.job);
 
 	sigset_t chld;
 	sigemptyset(&chld);
@@ -597,6 +622,8 @@ static void run_job(bool first)
 	free(in.vec);
 	free(in.strs);
 	report();
+	/* after the report (off the run's time): the sandbox may idle now */
+	drop_tmp();
 }
 
 int main(int argc, char **argv)
@@ -630,6 +657,6 @@ int main(int argc, char **argv)
 	 * part of the program's stdout, which starts after it) */
 	write_full(1, "R", 1);
 
-	for (bool first = true;; first = false)
-		run_job(first);
+	for (;;)
+		run_job();
 }

@@ -1,6 +1,7 @@
 /* box_proto: the wire format between gvisor.c (host) and box_init (inside the sandbox).
  *
- * A sandbox serves the runs of one submission (same runtime), one at a time.
+ * A sandbox serves runs of one runtime, one at a time: those of one workspace,
+ * then (reuse, see gvisor.c) those of further workspaces of the same reuse key.
  * Init -> host, on the container's stdout, once warm: one byte 'R' (ready).
  * Host -> init, on the container's stdin (a pipe), per run: one job:
  *     struct bx_job, then argc NUL-terminated argv strings, then envc env strings,
@@ -8,6 +9,10 @@
  *     scmp.c); bx_job.len counts all of it. The program's stdin is the host's
  *     file <control dir>/in-<stdin_seq> (seen inside as /.b/in-N), or empty.
  *     A new name for every run: the sentry may cache what it has seen.
+ *     The box of the job is the host's <control dir>/box-<box_seq> (/.b/box-N):
+ *     when it is not the one init has at /box, init detaches the old /box and
+ *     binds the new one there. A new number for every box bound, never a name
+ *     used before (a new workspace, or the same box after a host write).
  * Init -> host, on the container's stdout, after every process of the run is dead:
  *     struct bx_status (fixed size), then the job's token: the last bytes of
  *     the run's output. Only init has read the token, so the program cannot
@@ -47,7 +52,7 @@ struct bx_job {
 	uint32_t stdin_seq;  /* the program's stdin is /.b/in-<stdin_seq>; 0 = empty */
 	int64_t tmp_bytes;   /* size of the run's fresh /tmp */
 	uint32_t job_flags;  /* BX_JOB_* */
-	uint32_t pad;
+	uint32_t box_seq;    /* the box of the job is /.b/box-<box_seq> (>= 1) */
 	uint8_t token[BX_TOKEN_LEN];
 };
 

@@ -1,13 +1,21 @@
 /* runner_bench: what a sandbox adds to one run, against bare execution of the same program
  * measured in the same process, interleaved run by run.
  *
- * usage: runner_bench BACKEND N C_BINARY PYTHON [cold]
+ * usage: runner_bench BACKEND N C_BINARY PYTHON [cold|session|reuse|cpu|cpu-reuse]
  *   BACKEND  native | gvisor
  *   N        runs per program (median of N)
  *   C_BINARY a program that exits at once (copied into the box as /box/a.out)
  *   PYTHON   absolute path of python3; its prefix (two levels up) is bound read-only
  *            unless it lives under /usr
  *   cold     gvisor only: no pool, every run pays runsc create + start
+ *   session  gvisor only: every run in one workspace (the tests of a submission)
+ *   reuse    gvisor only: every run a new workspace of one reuse key (submissions
+ *            of one API key: the sandbox of the last one serves the next)
+ *   cpu, cpu-reuse: gvisor only: N Python print(1) submissions back to back, each a
+ *            new workspace (cpu-reuse: of one reuse key); prints "gvisor-cpu[-reuse]
+ *            python-print N CPU_MS_PER_RUN WALL_MS_PER_RUN": the CPU of this process
+ *            and everything it reaped (runsc, sentries, gofers: all are reaped by
+ *            the end), so the machine's cost of a submission
  * Prints one line per program: "BACKEND PROGRAM N BARE_MS SANDBOX_MS" (medians).
  * Bare = fork + execve + read stdout to EOF + wait4; sandbox = sandbox_run() with
  * the same argv and the same capture of stdout. With a pool (gvisor), the driver waits
@@ -86,7 +94,8 @@ static struct run_limits run_limits;
 static double boxed(struct sandbox *sb, const char *const *argv, const char *const *env,
 		    const char *const *ro, const char *const *warm)
 {
-	struct run_spec spec = {.argv = argv, .env = env, .ro_paths = ro, .warm_argv = warm, .limits = run_limits};
+	struct run_spec spec = {
+	    .argv = argv, .env = env, .ro_paths = ro, .warm_argv = warm, .limits = run_limits};
 	spec.limits.cpu_ms = 5000;
 	spec.limits.wall_ms = 10000;
 	spec.limits.memory_kb = 256 * 1024;
@@ -140,6 +149,9 @@ int main(int argc, char **argv)
 	 * run gets a workspace, and so a sandbox, of its own (a new submission) */
 	bool cold = argc > 5 && !strcmp(argv[5], "cold");
 	bool session = argc > 5 && !strcmp(argv[5], "session");
+	bool reuse = argc > 5 && !strcmp(argv[5], "reuse");
+	bool cpu = argc > 5 && !strncmp(argv[5], "cpu", 3);
+	bool cpu_reuse = argc > 5 && !strcmp(argv[5], "cpu-reuse");
 	if (n < 1 || n > 10000)
 		return 2;
 
@@ -195,32 +207,62 @@ int main(int argc, char **argv)
 	    {"c-exit", c_bare, c_box, NULL, c_warm},
 	    {"python-print", py_argv, py_argv, pro, py_warm},
 	};
+	if (cpu) {
+		/* the machine's CPU per submission: everything this process ran and reaped */
+		double t0 = now_ms();
+		for (int i = 0; i < n; i++) {
+			struct sandbox *w = workspace(b, &prog);
+			if (cpu_reuse)
+				sandbox_set_reuse_key(w, "bench");
+			boxed(w, py_argv, env, pro, py_warm);
+			sandbox_close(w);
+		}
+		double wall = now_ms() - t0;
+		sandbox_close(sb);
+		sandbox_global_shutdown();
+		struct rusage self, kids;
+		getrusage(RUSAGE_SELF, &self);
+		getrusage(RUSAGE_CHILDREN, &kids);
+		double ms = (self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec +
+			     kids.ru_stime.tv_sec) *
+				1e3 +
+			    (self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+			     kids.ru_stime.tv_usec) /
+				1e3;
+		printf("gvisor-cpu%s python-print %d %.2f %.2f\n", cpu_reuse ? "-reuse" : "", n,
+		       ms / n, wall / n);
+		strbuf_release(&prog);
+		config_release(&cfg);
+		return 0;
+	}
 	double *tb = calloc((size_t)n, sizeof(double)), *ts = calloc((size_t)n, sizeof(double));
 	bool pool = !strcmp(backend, "gvisor") && !cold;
 	for (size_t k = 0; k < sizeof(progs) / sizeof(progs[0]); k++) {
 		if (pool)
 			gvpool_prepare(&(struct run_spec){.argv = progs[k].box_argv,
-								.ro_paths = progs[k].ro,
-								.warm_argv = progs[k].warm});
+							  .ro_paths = progs[k].ro,
+							  .warm_argv = progs[k].warm});
 		/* one untimed round of each: page cache, pool creation */
 		bare(progs[k].bare_argv, env);
 		if (pool)
 			gvpool_wait(&(struct run_spec){.argv = progs[k].box_argv,
-							     .ro_paths = progs[k].ro,
-							     .warm_argv = progs[k].warm},
-					 60000);
+						       .ro_paths = progs[k].ro,
+						       .warm_argv = progs[k].warm},
+				    60000);
 		boxed(sb, progs[k].box_argv, env, progs[k].ro, progs[k].warm);
 		for (int i = 0; i < n; i++) {
 			if (pool) {
 				gvpool_wait(&(struct run_spec){.argv = progs[k].box_argv,
-							     .ro_paths = progs[k].ro,
-							     .warm_argv = progs[k].warm},
-					 60000);
+							       .ro_paths = progs[k].ro,
+							       .warm_argv = progs[k].warm},
+					    60000);
 				usleep(150000); /* let the reaper of the last run finish */
 			}
 			tb[i] = bare(progs[k].bare_argv, env);
 			bool fresh = b == SANDBOX_GVISOR && !session;
 			struct sandbox *run_sb = fresh ? workspace(b, &prog) : sb;
+			if (fresh && reuse)
+				sandbox_set_reuse_key(run_sb, "bench");
 			ts[i] = boxed(run_sb, progs[k].box_argv, env, progs[k].ro, progs[k].warm);
 			if (fresh)
 				sandbox_close(run_sb);
@@ -228,6 +270,7 @@ int main(int argc, char **argv)
 		printf("%s%s %s %d %.2f %.2f\n", backend,
 		       cold	 ? "-cold"
 		       : session ? "-session"
+		       : reuse	 ? "-reuse"
 				 : "",
 		       progs[k].name, n, median(tb, n), median(ts, n));
 		fflush(stdout);

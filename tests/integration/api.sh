@@ -22,6 +22,7 @@ check "migrate twice" "$JUDGE" --config "$ini" migrate
 KEY=$("$JUDGE" --config "$ini" keys create --name api-test 2>/dev/null)
 KEY2=$("$JUDGE" --config "$ini" keys create --name to-revoke 2>/dev/null)
 KEY3=$("$JUDGE" --config "$ini" keys create --name limited 2>/dev/null)
+KEY4=$("$JUDGE" --config "$ini" keys create --name other-tenant 2>/dev/null)
 [[ $KEY =~ ^jk_[0-9a-f]{40}$ ]] && pass "keys create prints a key" || fail "keys create" "$KEY"
 "$JUDGE" --config "$ini" keys list >"$SVC_TMP/keys" 2>&1
 if grep -q api-test "$SVC_TMP/keys" && ! grep -q "${KEY#jk_}" "$SVC_TMP/keys"; then
@@ -286,10 +287,34 @@ wait "${waiters[@]}"
 nok=$(cat "$SVC_TMP"/wait.* | jq -r 'select(.status == "completed") | .id' | wc -l)
 [ "$nok" = 50 ] && pass "50 waiting clients all answered" || fail "50 waiting clients" "$nok of 50"
 
+# gVisor reuse (gvisor_reuse = key, the default): the submissions of one API key may
+# share a sandbox one after the other, those of two keys never. A sandbox's
+# /proc/sys/kernel/random/boot_id is its sentry's own (random per sandbox).
+BOOT='{"language":"python","source":"print(open(\"/proc/sys/kernel/random/boot_id\").read().strip())"}'
+boot_id() { req POST /v1/execute "$BOOT" | head -1 | jq -r .stdout; }
+reuse() {
+	local a1 a2 b1 a3
+	a1=$(boot_id)
+	a2=$(boot_id)
+	b1=$(AUTH=(-H "Authorization: Bearer $KEY4") && boot_id)
+	a3=$(boot_id)
+	if [[ $a1 =~ ^[0-9a-f-]{36}$ ]] && [ "$a1" = "$a2" ] && [ "$a3" = "$a1" ]; then
+		pass "gvisor: submissions of one key share a sandbox"
+	else
+		fail "gvisor: submissions of one key share a sandbox" "$a1 / $a2 / $a3"
+	fi
+	if [[ $b1 =~ ^[0-9a-f-]{36}$ ]] && [ "$b1" != "$a1" ]; then
+		pass "gvisor: another key's submission gets another sandbox"
+	else
+		fail "gvisor: another key's submission gets another sandbox" "$a1 / $b1"
+	fi
+}
+
 # ---- the same endpoints on gvisor ----
 svc_stop "$SVC_WORKER_PID"
 if svc_worker "$SVC_TMP/gvisor.ini"; then
 	endpoints gvisor
+	reuse
 else
 	fail "gvisor worker starts" "$(tail -5 "$SVC_TMP/worker.log")"
 fi
