@@ -68,7 +68,8 @@ bare_chunk() {
 	local i t0 t1
 	for i in $(seq "$CORES"); do mkdir -p "$W/p$i"; cp "$W/main.py" "$W/main.c" "$W/p$i/"; done
 	t0=$EPOCHREALTIME
-	seq "$2" | xargs -P "$CORES" -I{} bash -c 'bare_one '"$1"' "'"$W"'/p$(( {} % '"$CORES"' + 1 ))"'
+	# a folder per xargs slot: a C run must not compile over a main another one runs
+	seq "$2" | xargs -P "$CORES" --process-slot-var=SLOT -I{} bash -c 'bare_one '"$1"' "'"$W"'/p$((SLOT + 1))"'
 	t1=$EPOCHREALTIME
 	echo "$t1 - $t0" | bc -l
 }
