@@ -54,18 +54,19 @@ jq -n --rawfile s "$CPU_SRC" '{language: "python", source: $s, problem: "bench-c
 # percentile P FILE (values in ms, one per line)
 pct() { sort -n "$2" | awk -v p="$1" '{v[NR]=$1} END {i=int((NR*p+99)/100); if (i<1) i=1; printf "%.1f", v[i]}'; }
 
-# Every bare command runs in a session of its own, as the judge's runs do: with
-# the kernel's autogroup scheduling (sched_autogroup_enabled) a session is one
-# scheduling group, and on a machine shared with other sessions two bare
-# processes in the bench's session would share one group's CPU while the
-# judge's two runs got two.
+# Bare commands stay in the bench's session: with the kernel's autogroup
+# scheduling (sched_autogroup_enabled) a session is one scheduling group, and the
+# native sandbox's runs are in it too (children of the worker, no setsid), so
+# bare and native share one group's CPU whatever else loads the machine.
+# (gVisor sandboxes are scheduled in their own cpu cgroup, judge-gvisor: on a
+# machine loaded by other sessions their rows can read high. A bare command in a
+# session of its own ran 1.3-1.7x faster at load 7 on 2 cores.)
 # bare_one LANG DIR: one bare execution as the judge would do it (compile + run for C)
 bare_one() {
 	if [ "$1" = python ]; then
-		(cd "$2" && PYTHONDONTWRITEBYTECODE=1 setsid -w "$PY" main.py >/dev/null)
+		(cd "$2" && PYTHONDONTWRITEBYTECODE=1 "$PY" main.py >/dev/null)
 	else
-		(cd "$2" && setsid -w /usr/bin/gcc -std=c17 -O2 -pipe -Wall -o main main.c -lm &&
-			setsid -w ./main >/dev/null)
+		(cd "$2" && /usr/bin/gcc -std=gnu17 -O2 -pipe -Wall -o main main.c -lm && ./main >/dev/null)
 	fi
 }
 export -f bare_one
@@ -113,7 +114,7 @@ cpu_bare_chunk() {
 	local i t0 t1
 	t0=$EPOCHREALTIME
 	for i in $(seq "$1"); do printf '%s\n' "${CPU_INS[@]}"; done |
-		xargs -P "$CORES" -I{} setsid -w sh -c 'PYTHONDONTWRITEBYTECODE=1 exec "$0" "$1" <{} >/dev/null' "$PY" "$CPU_SRC"
+		xargs -P "$CORES" -I{} sh -c 'PYTHONDONTWRITEBYTECODE=1 exec "$0" "$1" <{} >/dev/null' "$PY" "$CPU_SRC"
 	t1=$EPOCHREALTIME
 	echo "$t1 - $t0" | bc -l
 }
@@ -238,6 +239,7 @@ declare -A latrow tprow
 variants=()
 status=0
 T0=$EPOCHREALTIME
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 for sb in $BACKENDS; do
 	if [ "$sb" = gvisor ]; then vs=$REUSE; else vs=-; fi
 	for reuse in $vs; do
@@ -319,5 +321,6 @@ printf '%-13s %-7s %-8s %10s %10s %9s %9s  %s\n' backend lang unit bare judge ra
 rows_of tprow python c cpu
 [ "$reuse_known" = 1 ] || [[ " $BACKENDS " != *" gvisor "* ]] ||
 	echo "(this judge has no gvisor_reuse: every gvisor row ran its defaults)"
-echo "gvisor(never) rows are reference (no target); measured in $(echo "($EPOCHREALTIME - $T0) / 60" | bc -l | xargs printf '%.1f') min"
+echo "gvisor(never) rows are reference (no target); measured in $(echo "($EPOCHREALTIME - $T0) / 60" | bc -l |
+	xargs printf '%.1f') min; load average $LOAD0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end ($CORES cores)"
 exit $status
