@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# verify.sh: `judge verify` on every problem package shipped in problems/ (each
-# submission must get the verdict its folder names), once per sandbox backend,
+# verify.sh: `judge verify` on every problem package shipped in problems/ and on
+# make bench's (tests/bench/problems/; each submission must get the verdict its
+# folder names), once per sandbox backend,
 # plus packages that verify must reject: mislabeled submissions, an output
 # validator that fails or does not compile, unsupported kinds (submit-answer),
 # scoring and multi-pass packages, and the format's output and wall limits
@@ -25,7 +26,7 @@ done
 [ ${#backends[@]} -gt 0 ] || fail "no usable sandbox backend" "$("$JUDGE" languages 2>&1 | tail -3)"
 
 for b in "${backends[@]}"; do
-	for dir in problems/*/; do
+	for dir in problems/*/ tests/bench/problems/*/; do
 		p=$(basename "$dir")
 		# gVisor runs cost several times native ones: by default it verifies the
 		# packages that cover every verdict and a compiled output validator
