@@ -18,6 +18,8 @@
 #include "judge/grading/request_func.h"
 #include "judge/grading/testdir.h"
 #include "judge/grading/limits.h"
+#include "common/clock.h"
+#include "common/log.h"
 #include "common/xalloc.h"
 
 /* Inputs read from files are capped so a wrong path cannot eat the machine. */
@@ -385,6 +387,7 @@ out:
 
 int cmd_run(int argc, char **argv, struct judge_config *cfg)
 {
+	int64_t t_start = clock_mono_us();
 	struct run_args a;
 	int rc = parse_args(argc, argv, cfg, &a);
 	if (rc >= 0)
@@ -482,9 +485,14 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	if ((a.function || a.test_code) && fill_function(&req, &a) < 0)
 		goto out;
 
+	int64_t t_init = clock_mono_us();
 	struct sandbox_options sbopts;
-	if (limits_sandbox_options(cfg, &sbopts, err, sizeof err) < 0 ||
-	    sandbox_global_init(&sbopts, err, sizeof err) < 0) {
+	int orc = limits_sandbox_options(cfg, &sbopts, err, sizeof err);
+	/* a one-shot in the native sandbox starts (and sweeps) no gVisor: its
+	 * threads, mounts and root file system would be set up for nothing */
+	if (orc == 0 && backend == SANDBOX_NATIVE)
+		snprintf(sbopts.sandbox, sizeof sbopts.sandbox, "native");
+	if (orc < 0 || sandbox_global_init(&sbopts, err, sizeof err) < 0) {
 		fprintf(stderr, "judge run: sandbox: %s\n", err);
 		ret = 1;
 		goto out;
@@ -494,12 +502,18 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 				.backend = backend,
 				.slot = 0,
 				.problem = have_problem ? &pb : NULL};
+	int64_t t_grade = clock_mono_us();
 	grade_request(&env, &req, &res);
-	sandbox_global_shutdown();
+	int64_t t_done = clock_mono_us();
 	result = model_result_render(&res);
 	char *text = cJSON_Print(result);
 	puts(text);
 	free(text);
+	fflush(stdout);
+	sandbox_global_shutdown();
+	log_debug("run: set-up %lld us, sandbox init %lld us, grading %lld us, shutdown %lld us",
+		  (long long)(t_init - t_start), (long long)(t_grade - t_init),
+		  (long long)(t_done - t_grade), (long long)(clock_mono_us() - t_done));
 	ret = 0;
 out:
 	model_request_release(&req);
