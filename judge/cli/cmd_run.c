@@ -492,6 +492,11 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	 * threads, mounts and root file system would be set up for nothing */
 	if (orc == 0 && backend == SANDBOX_NATIVE)
 		snprintf(sbopts.sandbox, sizeof sbopts.sandbox, "native");
+	/* nor pools: they fill from the second run of a runtime on, which a
+	 * one-shot never has (its tests share one sandbox); without a pool the
+	 * gVisor reapers, which the exit waits for, run at normal priority */
+	sbopts.gvisor_pool = 0;
+	sbopts.session_pool = 0;
 	if (orc < 0 || sandbox_global_init(&sbopts, err, sizeof err) < 0) {
 		fprintf(stderr, "judge run: sandbox: %s\n", err);
 		ret = 1;
