@@ -39,7 +39,7 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 STATEDIR ?= /var/lib/judge
 
-.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval format format-check clean fuzz install web FORCE
+.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval bench-oneshot format format-check clean fuzz install web FORCE
 all: $(BIN) bin/box_init
 
 # box_init: the first process of every gVisor sandbox (runner/gvisor.c); static,
@@ -137,6 +137,9 @@ bench: deps all
 
 bench-runner: deps all
 	@bash tests/bench/runner.sh $(BIN)
+
+bench-oneshot: deps all
+	@bash tests/bench/oneshot.sh $(BIN)
 
 bench-session: all
 	@bash tests/bench/session.sh

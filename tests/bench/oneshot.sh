@@ -32,7 +32,7 @@ ms() {
 
 median() { sort -n | awk '{a[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
-echo "one-shot benchmark: N=$N, bare $PY x.py vs $BIN run --sandbox B x.py (x.py = print(1))"
+echo "one-shot benchmark: N=$N, bare $PY x.py vs $BIN run --sandbox B x.py (x.py = print(1)); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 usable=""
 for b in $BACKENDS; do
 	if "$BIN" run --sandbox "$b" "$out/x.py" >"$out/probe" 2>&1 && grep -q '"status":[[:space:]]*"completed"' "$out/probe"; then
