@@ -21,20 +21,46 @@ out=$(mktemp -d /tmp/judge-bench-oneshot.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 echo 'print(1)' >"$out/x.py"
 
-# microseconds of wall time of one command (its output discarded), or "fail"
+# CPU_US = CPU microseconds (user + system) of the shell's waited-for children so
+# far; no subshell or fork (they would count themselves)
+tus() { # "0m0.012s" -> microseconds, into T_US
+	local m=${1%%m*} s=${1#*m}
+	s=${s%s}
+	T_US=$(((10#$m * 60 + 10#${s%.*}) * 1000000 + 10#${s#*.} * 1000))
+}
+child_cpu() {
+	local a b
+	times >"$out/times"
+	{
+		read -r _
+		read -r a b
+	} <"$out/times"
+	tus "$a"
+	CPU_US=$T_US
+	tus "$b"
+	CPU_US=$((CPU_US + T_US))
+}
+
+# "WALL CPU" microseconds of one command (its output discarded), or "fail". CPU is
+# that of the command and the descendants it waited for (with `judge run`: the
+# sandbox and the program): on a busy machine it moves much less than wall time.
 us() {
-	local t0 t1
+	local t0 t1 c0
+	child_cpu
+	c0=$CPU_US
 	t0=${EPOCHREALTIME/[.,]/}
 	"$@" >"$out/last" 2>&1 || {
 		echo fail
 		return
 	}
 	t1=${EPOCHREALTIME/[.,]/}
-	echo $((t1 - t0))
+	child_cpu
+	echo "$((t1 - t0)) $((CPU_US - c0))"
 }
 base_run() { (cd "$BASE" && bin/judge run "$@"); }
 
-median() { sort -n | awk '{a[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+# median of column $1 of the lines on stdin
+median() { awk -v c="$1" '{print $c}' | sort -n | awk '{a[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 echo "one-shot benchmark: N=$N, bare $PY x.py vs $BIN run --sandbox B x.py (x.py = print(1));" \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -58,20 +84,23 @@ for _ in $(seq "$N"); do
 		esac
 	done
 done
-bare=$(grep -v fail "$out/bare" | median)
-printf '\n%-12s %5s %10s %12s %10s  %s\n' row runs bare_ms judge_run_ms added_ms target
+bare=$(grep -v fail "$out/bare" | median 1)
+bare_cpu=$(grep -v fail "$out/bare" | median 2)
+printf '\n%-12s %5s %10s %12s %10s %13s  %s\n' row runs bare_ms judge_run_ms added_ms added_cpu_ms target
 for r in $rows; do
 	fails=$(grep -c fail "$out/$r")
-	med=$(grep -v fail "$out/$r" | median)
+	med=$(grep -v fail "$out/$r" | median 1)
+	cpu=$(grep -v fail "$out/$r" | median 2)
 	case $r in
 	native) target=6 ;;
 	gvisor) target=200 ;;
 	*) target=0 ;;
 	esac
-	awk -v r="$r" -v n="$N" -v bare="$bare" -v med="$med" -v t="$target" -v f="$fails" 'BEGIN {
+	awk -v r="$r" -v n="$N" -v bare="$bare" -v med="$med" -v t="$target" -v f="$fails" \
+		-v cpu="$cpu" -v bcpu="$bare_cpu" 'BEGIN {
 		added = (med - bare) / 1000
 		verdict = t == 0 ? "reference" : (added <= t ? sprintf("ok (<= +%d ms)", t) : sprintf("MISSED (<= +%d ms)", t))
 		if (f > 0) verdict = verdict sprintf(", %d runs failed", f)
-		printf "%-12s %5d %10.1f %12.1f %10.1f  %s\n", r, n, bare / 1000, med / 1000, added, verdict
+		printf "%-12s %5d %10.1f %12.1f %10.1f %13.1f  %s\n", r, n, bare / 1000, med / 1000, added, (cpu - bcpu) / 1000, verdict
 	}'
 done
