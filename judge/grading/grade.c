@@ -800,8 +800,8 @@ static int grade_in_box(const struct grade_env *env, struct grade_plan *plan,
 	/* one source (no compile_argv of several) and a language that tells a
 	 * compile error from the run: no compile step (lang.h, compile_in_run);
 	 * an interactive run talks to the validator first, so it keeps the step */
-	plan->compile_in_run =
-	    plan->lang->compile_in_run && !plan->compile_argv && !plan->interactive;
+	plan->compile_in_run = plan->lang->compile_in_run && !plan->compile_argv &&
+			       !plan->interactive && plan->ntests > 0;
 	rc = plan->compile_in_run ? 0 : grade_compile(plan, sb, res, err, errlen);
 	if (rc < 0)
 		goto out;
