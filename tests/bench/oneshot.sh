@@ -4,6 +4,7 @@
 # for each backend, N times each (default 15), one process each (no pool, no service), and
 # prints the median wall times and the added ms against the targets: native <= +6 ms,
 # gvisor <= +200 ms. A backend that cannot run here is reported and skipped.
+# added_cpu_ms: CPU of the command and of what it waited for (native rows only).
 # Env: N; BACKENDS (default "native gvisor"); BASE=DIR also measures DIR/bin/judge run
 # (a build of another commit, run from DIR with its own judge.ini and languages/),
 # interleaved with the rest, as the rows base-native and base-gvisor: a before/after
@@ -101,6 +102,9 @@ for r in $rows; do
 		added = (med - bare) / 1000
 		verdict = t == 0 ? "reference" : (added <= t ? sprintf("ok (<= +%d ms)", t) : sprintf("MISSED (<= +%d ms)", t))
 		if (f > 0) verdict = verdict sprintf(", %d runs failed", f)
-		printf "%-12s %5d %10.1f %12.1f %10.1f %13.1f  %s\n", r, n, bare / 1000, med / 1000, added, (cpu - bcpu) / 1000, verdict
+		# gvisor: the sandbox processes are reaped by the teardown child, after the
+		# command exits, so the command waits for none of them: no CPU to show
+		c = r ~ /gvisor/ ? "-" : sprintf("%.1f", (cpu - bcpu) / 1000)
+		printf "%-12s %5d %10.1f %12.1f %10.1f %13s  %s\n", r, n, bare / 1000, med / 1000, added, c, verdict
 	}'
 done
