@@ -12,7 +12,7 @@
 /* Inflates the current entry into out, stopping once the archive's total would
  * pass *left bytes. Returns 0, or -1 with err. */
 static int read_entry(struct archive *a, const char *name, struct strbuf *out, size_t *left,
-		      char *err, size_t errlen)
+		      size_t max, char *err, size_t errlen)
 {
 	char buf[16384];
 	for (;;) {
@@ -26,7 +26,7 @@ static int read_entry(struct archive *a, const char *name, struct strbuf *out, s
 		}
 		if ((size_t)n > *left) {
 			snprintf(err, errlen, "the zip's files are larger than %zu bytes in all",
-				 out->len + *left);
+				 max);
 			return -1;
 		}
 		*left -= (size_t)n;
@@ -75,7 +75,7 @@ int zipfiles_read(const void *data, size_t len, int max_files, size_t max_bytes,
 		}
 		strbuf_reset(&content);
 		/* the size in the header is the archive's word: only what inflates counts */
-		if (read_entry(a, name ? name : "?", &content, &left, err, errlen) < 0 ||
+		if (read_entry(a, name ? name : "?", &content, &left, max_bytes, err, errlen) < 0 ||
 		    fn(arg, name ? name : "", content.buf ? content.buf : "", content.len, err,
 		       errlen) < 0)
 			goto out;

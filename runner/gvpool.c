@@ -309,8 +309,10 @@ static void *reaper_main(void *arg)
 {
 	(void)arg;
 	/* deleting is background work: below the runs (nice is per thread on Linux,
-	 * and runsc inherits it) */
-	setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
+	 * and runsc inherits it). Without a pool (a one-shot `judge run`) it is what
+	 * the exit waits for: normal priority. */
+	if (gp.env.pool_size > 0)
+		setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
 	pthread_mutex_lock(&gp.lock);
 	for (;;) {
 		while (!gp.dead && !gp.stopping) {
@@ -701,21 +703,20 @@ static int entry_take(const struct run_spec *spec, const struct strbuf *warm,
 	int r = 0;
 	if (e) {
 		entry_renice(e, 0);
-	} else if (!p) {
-		/* more runtime signatures than pools: a private, unpooled one */
+	} else {
+		/* cold (and, with more runtime signatures than pools, unpooled when !p):
+		 * the run waits for this sandbox, so it starts with no warm-up, which
+		 * would only start the runtime twice (a one-shot `judge run`: ~1/3 of
+		 * its start) */
+		char *bare[] = {GVPOOL_INIT_INSIDE, NULL};
 		struct gv_pool tmp;
 		memset(&tmp, 0, sizeof(tmp));
-		tmp.ro_paths = (char **)ro_paths;
-		tmp.init_args = split_nul(warm);
+		tmp.ro_paths = p ? p->ro_paths : (char **)ro_paths;
+		tmp.init_args = bare;
 		tmp.shared = !strncmp(sig->buf, LIVE_SIG, strlen(LIVE_SIG));
 		r = entry_start(&tmp, &e, err, errlen);
 		if (r == 0)
-			e->pool = NULL;
-		for (char **a = tmp.init_args; *a; a++)
-			free(*a);
-		free(tmp.init_args);
-	} else {
-		r = entry_start(p, &e, err, errlen);
+			e->pool = p;
 	}
 	if (r < 0) {
 		free(sig_copy);

@@ -158,8 +158,10 @@ int sandbox_global_init(const struct sandbox_options *opts, char *err, size_t er
 	/* boxes must stay reachable for the sandbox uids, never writable by them */
 	chmod(o->box_root, 0755);
 
+	/* what a backend that is not started left stays for a process that starts it */
+	bool want_gvisor = strcmp(o->sandbox, "native") != 0;
 	for (int b = 0; b < SANDBOX_BACKENDS; b++)
-		if (backend_ops[b]->sweep)
+		if (backend_ops[b]->sweep && (b != SANDBOX_GVISOR || want_gvisor))
 			backend_ops[b]->sweep();
 	sweep_boxes(o->box_root);
 
@@ -168,7 +170,6 @@ int sandbox_global_init(const struct sandbox_options *opts, char *err, size_t er
 		log_warn("sandbox: native backend unavailable: %s", nerr);
 
 	tools_native = native_ok && !strcmp(o->tool_sandbox, "native");
-	bool want_gvisor = strcmp(o->sandbox, "native") != 0;
 	gvisor_ready = false;
 	snprintf(gvisor_error, sizeof gvisor_error, "gvisor backend not started (sandbox = %.*s)",
 		 (int)sizeof o->sandbox, o->sandbox);

@@ -268,6 +268,9 @@ Test(lang, bad_files_are_clear_errors, .init = make_dir, .fini = remove_dir)
 	    {"source_file = a\nrun = /x\nsession = drv.py\n", "must start with an absolute"},
 	    {"source_file = a\nrun = /x\nsession = /x 'a\n", "unterminated quote"},
 	    {"source_file = a\nrun = /x\nsession_env = A\n", "not NAME=VALUE"},
+	    {"source_file = a\nrun = /x\ncompile = /c\ncompile_in_run = (x\n",
+	     "'compile_in_run': bad pattern at offset 2"},
+	    {"source_file = a\nrun = /x\ncompile_in_run = x\n", "needs a 'compile' step"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		write_lang("bad", cases[i].text);
@@ -281,6 +284,59 @@ Test(lang, bad_files_are_clear_errors, .init = make_dir, .fini = remove_dir)
 		cr_assert_eq(reg.count, 0);
 		cr_assert_null(reg.langs);
 	}
+}
+
+/* The shipped python's compile_in_run against what CPython 3.12 prints: a
+ * syntax error of the main script is one (no traceback), a SyntaxError
+ * raised at run time is not. */
+Test(lang, compile_in_run_python)
+{
+	struct lang_registry reg;
+	char err[512] = "";
+	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof err), 0, "%s", err);
+	const struct lang *py = lang_find(&reg, "python");
+	cr_assert_not_null(py->compile_in_run);
+	const char *yes[] = {
+	    "  File \"/box/main.py\", line 1\n    print(\n         ^\nSyntaxError: '(' was "
+	    "never closed\n",
+	    "  File \"/box/main.py\", line 2\n    print(1)\n    ^\nIndentationError: expected "
+	    "an indented block after 'if' statement on line 1\n",
+	    "  File \"/box/main.py\", line 3\n    y=2\nTabError: inconsistent use of tabs and "
+	    "spaces in indentation\n",
+	    "SyntaxError: encoding problem: foo\n",
+	    "/box/main.py:1: SyntaxWarning: invalid escape sequence '\\d'\n  x = \"\\d\"\n  File "
+	    "\"/box/main.py\", line 2\n    print(\n         ^\nSyntaxError: '(' was never "
+	    "closed\n",
+	};
+	const char *no[] = {
+	    "Traceback (most recent call last):\n  File \"/box/main.py\", line 1, in "
+	    "<module>\n    raise SyntaxError(\"x\")\nSyntaxError: x\n",
+	    "Traceback (most recent call last):\n  File \"/box/main.py\", line 1, in "
+	    "<module>\n    exec(\"(\")\n  File \"<string>\", line 1\n    (\n    ^\nSyntaxError: "
+	    "'(' was never closed\n",
+	    "Traceback (most recent call last):\n  File \"/box/main.py\", line 1, in "
+	    "<module>\nZeroDivisionError: division by zero\n",
+	    "SyntaxError: x\nmore after it\n",
+	    "",
+	};
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		cr_assert(lang_compile_error_in_run(py, yes[i], strlen(yes[i])), "%s", yes[i]);
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		cr_assert(!lang_compile_error_in_run(py, no[i], strlen(no[i])), "%s", no[i]);
+	/* a long stderr is never one (the match has a bounded cost) */
+	size_t n = LANG_COMPILE_IN_RUN_MAX + 100;
+	char *big = malloc(n + 1);
+	cr_assert_not_null(big);
+	memset(big, 'x', n);
+	memcpy(big + n - 16, "\nSyntaxError: x\n", 16);
+	big[n] = 0;
+	cr_assert(!lang_compile_error_in_run(py, big, n));
+	free(big);
+	/* the other languages have none */
+	const struct lang *c = lang_find(&reg, "c");
+	cr_assert_null(c->compile_in_run);
+	cr_assert(!lang_compile_error_in_run(c, yes[0], strlen(yes[0])));
+	lang_registry_release(&reg);
 }
 
 Test(lang, empty_or_missing_folder, .init = make_dir, .fini = remove_dir)

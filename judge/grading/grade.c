@@ -390,6 +390,36 @@ static void compiler_output(void *arg, int fd, const char *data, size_t len)
 	env->on_output(env->live_arg, GRADE_COMPILER_FD, data, len);
 }
 
+/* Fills c from rr, the run of a compiler (or, compile_in_run, the program's
+ * run that told a compile error): its output (stdout then stderr, cut at
+ * COMPILE_OUTPUT_MAX), whether it compiled, its time and memory. */
+static void compile_from_run(struct grade_compile *c, const struct run_result *rr)
+{
+	struct strbuf *text = &c->output;
+	strbuf_add(text, rr->out.buf, rr->out.len);
+	strbuf_add(text, rr->err.buf, rr->err.len);
+	if (rr->status == RUN_TIMEOUT)
+		strbuf_addstr(text, "\ncompilation exceeded its time limit\n");
+	else if (rr->status == RUN_MEMORY_LIMIT)
+		strbuf_addstr(text, "\ncompilation exceeded its memory limit\n");
+	else if (rr->status == RUN_OUTPUT_LIMIT)
+		strbuf_addstr(text, "\ncompiler output exceeded its limit\n");
+	if (text->len > COMPILE_OUTPUT_MAX) {
+		/* cut at a character boundary: back up over continuation bytes */
+		size_t cut = COMPILE_OUTPUT_MAX;
+		while (cut > 0 && ((unsigned char)text->buf[cut] & 0xc0) == 0x80)
+			cut--;
+		text->len = cut;
+		text->buf[cut] = 0;
+		strbuf_addstr(text, "\n[compiler output truncated]\n");
+	}
+	c->ran = true;
+	c->ok = rr->status == RUN_OK && rr->exit_code == 0;
+	c->time_ms = rr->cpu_ms;
+	c->wall_ms = rr->wall_ms;
+	c->memory_kb = rr->memory_kb;
+}
+
 /* Compiles the source in sb into res->compile. Returns 0 when it compiled (or
  * needs no compiling), 1 on a compile error, -1 on an internal error (message
  * in err). */
@@ -420,29 +450,7 @@ int grade_compile(const struct grade_plan *p, struct sandbox *sb, struct grade_r
 			 rr.message[0] ? rr.message : "invalid run specification");
 		goto out;
 	}
-	struct strbuf *text = &c->output;
-	strbuf_add(text, rr.out.buf, rr.out.len);
-	strbuf_add(text, rr.err.buf, rr.err.len);
-	if (rr.status == RUN_TIMEOUT)
-		strbuf_addstr(text, "\ncompilation exceeded its time limit\n");
-	else if (rr.status == RUN_MEMORY_LIMIT)
-		strbuf_addstr(text, "\ncompilation exceeded its memory limit\n");
-	else if (rr.status == RUN_OUTPUT_LIMIT)
-		strbuf_addstr(text, "\ncompiler output exceeded its limit\n");
-	if (text->len > COMPILE_OUTPUT_MAX) {
-		/* cut at a character boundary: back up over continuation bytes */
-		size_t cut = COMPILE_OUTPUT_MAX;
-		while (cut > 0 && ((unsigned char)text->buf[cut] & 0xc0) == 0x80)
-			cut--;
-		text->len = cut;
-		text->buf[cut] = 0;
-		strbuf_addstr(text, "\n[compiler output truncated]\n");
-	}
-	c->ran = true;
-	c->ok = rr.status == RUN_OK && rr.exit_code == 0;
-	c->time_ms = rr.cpu_ms;
-	c->wall_ms = rr.wall_ms;
-	c->memory_kb = rr.memory_kb;
+	compile_from_run(c, &rr);
 	ret = c->ok ? 0 : 1;
 out:
 	run_result_release(&rr);
@@ -618,6 +626,28 @@ static void finish_score(const struct grade_plan *p, const struct score_test *sc
 	free(ts);
 }
 
+/* compile_in_run: when rr, the first run of the program, exited non-zero with
+ * a stderr the language's pattern matches, res becomes the compile_error the
+ * compile step would have given (compile output, no run, no tests: the tally
+ * grade_tally_start began is undone) and true is returned. A program that
+ * prints such a text and exits non-zero on purpose is judged compile_error:
+ * that only hurts itself. */
+static bool compile_error_in_run(const struct grade_plan *p, const struct run_result *rr,
+				 struct grade_result *res)
+{
+	if (!p->compile_in_run || rr->status != RUN_RUNTIME_ERROR || rr->signal || !rr->exit_code ||
+	    rr->err_truncated || !lang_compile_error_in_run(p->lang, rr->err.buf, rr->err.len))
+		return false;
+	free(res->tests);
+	res->tests = NULL;
+	res->ntests = 0;
+	res->has_tests = false;
+	res->tests_total = 0;
+	compile_from_run(&res->compile, rr);
+	res->status = SUB_COMPILE_ERROR;
+	return true;
+}
+
 /* Runs the tests in order into res. Returns 0, or -1 on the judge's own
  * failure (message in err). */
 static int run_tests(const struct grade_plan *p, struct sandbox *sb, struct grade_result *res,
@@ -635,6 +665,11 @@ static int run_tests(const struct grade_plan *p, struct sandbox *sb, struct grad
 		struct judge_extra x = {0};
 		run_result_init(&rr);
 		enum sub_status st = run_test(p, sb, i, &rr, &fb, &x, err, errlen);
+		if (i == 0 && compile_error_in_run(p, &rr, res)) {
+			run_result_release(&rr);
+			ret = 0;
+			goto out;
+		}
 		if (p->live && p->live->on_test) {
 			struct grade_test_out to = {.name = p->tests[i].name,
 						    .status = st,
@@ -764,7 +799,12 @@ static int grade_in_box(const struct grade_env *env, struct grade_plan *plan,
 	}
 	if (write_files(plan, sb, req, err, errlen) < 0 || cancelled(plan, err, errlen))
 		goto out;
-	rc = grade_compile(plan, sb, res, err, errlen);
+	/* one source (no compile_argv of several) and a language that tells a
+	 * compile error from the run: no compile step (lang.h, compile_in_run);
+	 * an interactive run talks to the validator first, so it keeps the step */
+	plan->compile_in_run = plan->lang->compile_in_run && !plan->compile_argv &&
+			       !plan->interactive && plan->ntests > 0;
+	rc = plan->compile_in_run ? 0 : grade_compile(plan, sb, res, err, errlen);
 	if (rc < 0)
 		goto out;
 	if (rc > 0) {

@@ -94,6 +94,9 @@ struct grade_plan {
 	struct checker *checker; /* custom output validator; owned when own_checker */
 	bool own_checker;
 	char **compile_argv; /* programs of several sources (prob_compile_argv), or NULL */
+	/* the language's compile_in_run holds: no compile step, the first run
+	 * tells a compile error (grade_in_box sets it once the box is written) */
+	bool compile_in_run;
 	/* the language's run argv and the request's args (strings borrowed) */
 	const char **run_argv;
 	bool scoring;	  /* a scoring problem: every test runs, groups are scored */

@@ -16,6 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "common/clock.h"
 #include "common/ini.h"
 #include "common/strbuf.h"
@@ -42,6 +45,7 @@ enum {
 	K_PRELOAD,
 	K_SESSION,
 	K_SENV,
+	K_CIR,
 };
 
 static void free_list(char **v)
@@ -187,6 +191,43 @@ static int set_paths(char ***field, const char *key, const char *value, char *er
 	return 0;
 }
 
+/* compile_in_run: compiled here, so a bad pattern is an error of the file.
+ * Byte mode (no UTF): a program's stderr need not be UTF-8. */
+static int set_regex(struct lang *l, const char *value, char *err, size_t errlen)
+{
+	int code;
+	PCRE2_SIZE off;
+	pcre2_code *re =
+	    pcre2_compile((PCRE2_SPTR)value, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
+	if (!re) {
+		PCRE2_UCHAR msg[160];
+		pcre2_get_error_message(code, msg, sizeof msg);
+		snprintf(err, errlen, "'compile_in_run': bad pattern at offset %zu: %s",
+			 (size_t)off, (const char *)msg);
+		return -1;
+	}
+	l->compile_in_run_re = re;
+	return set_str(&l->compile_in_run, value);
+}
+
+bool lang_compile_error_in_run(const struct lang *l, const char *err, size_t len)
+{
+	if (!l->compile_in_run_re || len > LANG_COMPILE_IN_RUN_MAX)
+		return false;
+	pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+	pcre2_match_context *mctx = pcre2_match_context_create(NULL);
+	if (!md || !mctx)
+		xalloc_die(0); /* pcre2's only reason for NULL here */
+	/* a pattern that backtracks badly gives up (no match), never hangs */
+	pcre2_set_match_limit(mctx, 1000000);
+	pcre2_set_depth_limit(mctx, 10000);
+	int rc = pcre2_match(l->compile_in_run_re, (PCRE2_SPTR)(err ? err : ""), err ? len : 0, 0,
+			     0, md, mctx);
+	pcre2_match_context_free(mctx);
+	pcre2_match_data_free(md);
+	return rc >= 0;
+}
+
 static const char *const key_names[] = {
     [K_NAME] = "name",
     [K_DISPLAY] = "display_name",
@@ -208,6 +249,7 @@ static const char *const key_names[] = {
     [K_PRELOAD] = "preload",
     [K_SESSION] = "session",
     [K_SENV] = "session_env",
+    [K_CIR] = "compile_in_run",
 };
 #define KEY_COUNT (sizeof key_names / sizeof key_names[0])
 
@@ -309,6 +351,8 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 		return set_long(&l->compile_processes, key, value, 4096, err, errlen);
 	case K_INSTALL:
 		return set_str(&l->install, value);
+	case K_CIR:
+		return set_regex(l, value, err, errlen);
 	}
 	return 0;
 }
@@ -345,6 +389,8 @@ static void lang_release(struct lang *l)
 	free_list(l->session_argv);
 	free_list(l->session_env);
 	free_list(l->session_ro_paths);
+	free(l->compile_in_run);
+	pcre2_code_free(l->compile_in_run_re);
 	memset(l, 0, sizeof *l);
 }
 
@@ -443,6 +489,10 @@ static int load_one(struct lang *l, const char *path, const char *base, const ch
 				 argvs[i][0]);
 			goto out;
 		}
+	if (l->compile_in_run && !l->compile_argv) {
+		snprintf(err, errlen, "%s: 'compile_in_run' needs a 'compile' step", path);
+		goto out;
+	}
 	if (!l->ro_paths)
 		l->ro_paths = xcalloc(1, sizeof(char *));
 	if (!l->env)

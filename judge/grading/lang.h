@@ -25,6 +25,11 @@
  *                                 the absolute path of the drivers folder beside the
  *                                 language files (the repo's or the installed one)
  *   session_env = ...             env of the driver (defaults to env)
+ *   compile_in_run = <regex>      a single-source program skips the compile step:
+ *                                 its first run stands for it. That run exiting
+ *                                 non-zero with a stderr this PCRE2 pattern matches
+ *                                 is a compile_error (the stderr its compile output);
+ *                                 needs compile (still used for several sources)
  * warm_up and preload only make the first run of a started sandbox faster (the
  * runner passes them on as run_spec's warm_argv and preload); without them only
  * the program itself is read ahead, when it lies outside the box.
@@ -65,6 +70,9 @@ struct lang {
 	char **session_argv;
 	char **session_env;
 	char **session_ro_paths;
+	/* compile_in_run: the pattern and its compiled form (lang_compile_error_in_run) */
+	char *compile_in_run;
+	void *compile_in_run_re;
 };
 
 struct lang_registry {
@@ -77,6 +85,11 @@ int lang_load_dir(struct lang_registry *reg, const char *dir, char *err, size_t 
 /* Returns the language called name, or NULL. */
 const struct lang *lang_find(const struct lang_registry *reg, const char *name);
 void lang_registry_release(struct lang_registry *reg);
+/* True when l has compile_in_run and a run whose stderr is err (len bytes)
+ * tells a compile error: the pattern matches (an err over
+ * LANG_COMPILE_IN_RUN_MAX bytes never does). The caller checks the exit. */
+#define LANG_COMPILE_IN_RUN_MAX (64 * 1024)
+bool lang_compile_error_in_run(const struct lang *l, const char *err, size_t len);
 /* Runs l's version argv on the host with l's env (cwd /tmp, stdin /dev/null) and
  * writes the first line of its output to out. Returns 0, or -1 with the reason in
  * out (no probe, cannot run, non-zero exit, timeout after timeout_ms). Safe to

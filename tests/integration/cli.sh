@@ -124,6 +124,44 @@ out=$("$JUDGE" run --sandbox native "$tmp/syntax.py")
 expect_json "python syntax error: compile_error with the message" "$out" \
 	'.status == "compile_error" and .compile.status == "error" and (.compile.output | contains("SyntaxError")) and (.compile.output | contains("main.py"))'
 
+# compile_in_run (languages/python.ini): one source skips the compile step and its
+# run tells a syntax error; a SyntaxError raised at run time stays a runtime_error
+printf 'if True:\nprint(1)\n' >"$tmp/indent.py"
+out=$("$JUDGE" run --sandbox native "$tmp/indent.py")
+expect_json "python IndentationError: compile_error, no run" "$out" \
+	'.status == "compile_error" and (.compile.output | test("IndentationError: expected an indented block")) and (has("exit_code") | not) and (has("tests") | not)'
+printf 'raise SyntaxError("x")\n' >"$tmp/raise.py"
+out=$("$JUDGE" run --sandbox native "$tmp/raise.py")
+expect_json "python raise SyntaxError: runtime_error" "$out" \
+	'.status == "runtime_error" and .compile.status == "ok" and (.stderr | contains("Traceback")) and .exit_code == 1'
+printf 'exec("(")\n' >"$tmp/exec.py"
+out=$("$JUDGE" run --sandbox native "$tmp/exec.py")
+expect_json "python exec(\"(\"): runtime_error" "$out" \
+	'.status == "runtime_error" and (.stderr | test("SyntaxError: .[(]. was never closed"))'
+printf 'print(input()[::-1])\n' >"$tmp/ok.py"
+printf 'abc\n' >"$tmp/ok.in"
+printf 'cba\n' >"$tmp/ok.ans"
+out=$("$JUDGE" run --sandbox native --stdin "$tmp/ok.in" --expected "$tmp/ok.ans" "$tmp/ok.py")
+expect_json "python correct program: accepted, no compile step" "$out" \
+	'.status == "accepted" and .compile == {"status": "ok", "output": "", "time_ms": 0}'
+mkdir -p "$tmp/syntests"
+for i in 1 2 3; do echo $i >"$tmp/syntests/$i.in"; echo $i >"$tmp/syntests/$i.ans"; done
+out=$("$JUDGE" run --sandbox native --tests "$tmp/syntests" "$tmp/syntax.py")
+expect_json "python syntax error, three tests: compile_error, no tests reported" "$out" \
+	'.status == "compile_error" and (.compile.output | contains("SyntaxError")) and (keys == ["compile", "language", "status"])'
+out=$("$JUDGE" run --sandbox native --problem problems/sum "$tmp/syntax.py")
+expect_json "python syntax error, problem package: compile_error, no tests" "$out" \
+	'.status == "compile_error" and (.compile.output | contains("SyntaxError")) and (keys == ["compile", "language", "status"])'
+printf 'import helper\nprint(helper.x)\n' >"$tmp/usehelper.py"
+printf 'x = (\n' >"$tmp/helper.py"
+out=$("$JUDGE" run --sandbox native "$tmp/usehelper.py" "$tmp/helper.py")
+expect_json "python two sources, syntax error in the helper: compile_error from the compile step" "$out" \
+	'.status == "compile_error" and (.compile.output | contains("File \"helper.py\", line 1")) and (.compile.output | contains("Traceback") | not)'
+printf 'x = 7\n' >"$tmp/helper.py"
+out=$("$JUDGE" run --sandbox native "$tmp/usehelper.py" "$tmp/helper.py")
+expect_json "python two sources: compiled, then run" "$out" \
+	'.status == "completed" and .stdout == "7\n" and .compile.wall_ms >= 0'
+
 # more files: a header and a second module compiled with the main source
 printf '#include "twice.h"\n#include <stdio.h>\nint main(void){printf("%%d\\n", twice(21));return 0;}\n' >"$tmp/main.c"
 printf 'int twice(int x);\n' >"$tmp/twice.h"

@@ -29,6 +29,16 @@ hostile() {
 	echo "$pid" >>"$tmp/pids"
 	(sleep 120 && kill -9 "$pid") 2>/dev/null &
 	watchdog=$!
+	# in gVisor, judge run's first child does the job and tears the sandbox down
+	# after judge run exits: its leftovers are named after that child
+	while kill -0 "$pid" 2>/dev/null; do
+		kids=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null)
+		if [ -n "$kids" ]; then
+			printf '%s\n' $kids >>"$tmp/pids"
+			break
+		fi
+		sleep 0.01
+	done
 	wait "$pid"
 	kill "$watchdog" 2>/dev/null
 	wait "$watchdog" 2>/dev/null
@@ -113,6 +123,11 @@ except Exception: pass' >"$tmp/port" &
 		--lang c $H/include_urandom.c
 	hostile "template explosion is a compile error" "$sb" '.status == "compile_error"' \
 		--lang cpp $H/template_explosion.cpp
+done
+
+# the children tearing gVisor sandboxes down (see hostile) finish first
+for p in $(sort -u "$tmp/pids"); do
+	for _ in $(seq 600); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
 done
 
 # nothing left behind: processes of sandbox uids, cgroups and boxes of dead runs
