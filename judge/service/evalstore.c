@@ -24,8 +24,8 @@ int evstore_create(struct db *db, int64_t api_key_id, const char *language, cons
 	 * NOTIFY per sample, as queue_enqueue sends */
 	PGresult *r = db_query(
 	    db,
-	    "WITH e AS (INSERT INTO evaluations (api_key_id, language, ks) VALUES "
-	    "(nullif($1::bigint, 0), $2, $3::jsonb) RETURNING id), "
+	    "WITH e AS (INSERT INTO evaluations (api_key_id, language, ks, total) VALUES "
+	    "(nullif($1::bigint, 0), $2, $3::jsonb, jsonb_array_length($5::jsonb)) RETURNING id), "
 	    "r AS (SELECT nextval(pg_get_serial_sequence('submissions', 'id')) AS sid, value, "
 	    "ord FROM jsonb_array_elements($5::jsonb) WITH ORDINALITY AS t(value, ord)), "
 	    "s AS (INSERT INTO submissions (id, request, priority, api_key_id) SELECT sid, value, "
@@ -118,4 +118,28 @@ int evstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evstore_vi
 	fill_samples(r, out);
 	PQclear(r);
 	return 1;
+}
+
+int evstore_state(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total, char *err,
+		  size_t errlen)
+{
+	char ids[24], keys[24];
+	snprintf(ids, sizeof ids, "%" PRId64, id);
+	snprintf(keys, sizeof keys, "%" PRId64, api_key_id);
+	const char *p[] = {ids, keys};
+	PGresult *r = db_query(db,
+			       "SELECT finished, total FROM evaluations WHERE id = $1::bigint "
+			       "AND ($2::bigint <= 0 OR api_key_id = $2::bigint)",
+			       2, p);
+	if (!r) {
+		snprintf(err, errlen, "cannot read the evaluation: %s", db_error(db));
+		return -1;
+	}
+	int found = PQntuples(r) == 1;
+	if (found) {
+		*done = (int)db_value_ll(r, 0, 0);
+		*total = (int)db_value_ll(r, 0, 1);
+	}
+	PQclear(r);
+	return found;
 }
