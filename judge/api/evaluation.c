@@ -306,7 +306,10 @@ static void respond_jsonl(struct http_request *r, const struct evstore_view *v)
 }
 
 /* A GET that waits: parked on one open sample at a time (the waiter hub
- * resumes it when that sample ends, or at the deadline). */
+ * resumes it when that sample ends, or at the deadline). The one waited for
+ * is the last open sample, which the workers claim last, so a run wakes the
+ * request a few times, not once per sample; while it waits, it reads the
+ * run's counts, never its results (read once, to answer). */
 struct evwait {
 	struct api *api;
 	struct http_request *r;
@@ -351,41 +354,54 @@ static int read_view(struct evwait *c, struct evstore_view *v)
 	return rc;
 }
 
+/* The submission to wait for (0: none is open); 1, or 0 answered 404, -1 answered 503. */
+static int read_open(struct evwait *c, int64_t *open_id)
+{
+	char err[256];
+	int done = 0, total = 0;
+	struct db *db = api_db(c->api, 5000, err, sizeof err);
+	int rc = db ? evstore_progress(db, c->eval_id, c->api->auth_on ? c->r->key_id : 0, &done,
+				       &total, open_id, err, sizeof err)
+		    : -1;
+	if (db)
+		db_pool_put(c->api->pool, db);
+	if (rc < 0)
+		render_db_error(c->r, "reading an evaluation", err);
+	else if (rc == 0)
+		http_error(c->r, 404, "not_found", "no evaluation %" PRId64, c->eval_id);
+	return rc;
+}
+
 static void continue_evwait(struct evwait *c)
 {
-	struct evstore_view v;
+	int64_t open = 0;
 	for (;;) {
-		if (read_view(c, &v) <= 0)
-			return;
 		bool over = clock_mono_ms() >= c->w.deadline_ms || http_stopping(c->r);
-		if (v.first_open_id && !over) {
-			/* register, then read again: an end in between is not lost */
-			waiter_unregister(c->api->waiters, &c->w);
-			c->w.id = v.first_open_id;
-			waiter_register(c->api->waiters, &c->w);
-			evstore_view_release(&v);
-			if (read_view(c, &v) <= 0)
-				return;
-			if (v.first_open_id == c->w.id) {
-				evstore_view_release(&v);
-				if (waiter_park(c->api->waiters, &c->w, ev_suspend))
-					return;
-			} else {
-				evstore_view_release(&v);
-			}
-			continue;
-		}
+		if (over || read_open(c, &open) <= 0 || !open)
+			break;
+		/* register, then read again: an end in between is not lost */
 		waiter_unregister(c->api->waiters, &c->w);
-		if (c->jsonl) {
-			respond_jsonl(c->r, &v);
-		} else {
-			cJSON *o = render_view(&v, true);
-			http_respond_json(c->r, 200, o);
-			cJSON_Delete(o);
-		}
-		evstore_view_release(&v);
-		return;
+		c->w.id = open;
+		waiter_register(c->api->waiters, &c->w);
+		if (read_open(c, &open) <= 0)
+			return;
+		if (open == c->w.id && waiter_park(c->api->waiters, &c->w, ev_suspend))
+			return;
 	}
+	waiter_unregister(c->api->waiters, &c->w);
+	if (c->r->responded)
+		return;
+	struct evstore_view v;
+	if (read_view(c, &v) <= 0)
+		return;
+	if (c->jsonl) {
+		respond_jsonl(c->r, &v);
+	} else {
+		cJSON *o = render_view(&v, true);
+		http_respond_json(c->r, 200, o);
+		cJSON_Delete(o);
+	}
+	evstore_view_release(&v);
 }
 
 void evapi_get(struct http_request *r, struct api *a, const char *id_s, const char *w,
@@ -492,9 +508,9 @@ void evapi_events(struct http_request *r, struct api *a, const char *id_s)
 	char err[256];
 	int done = 0, total = 0;
 	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc =
-	    db ? evstore_state(db, id, a->auth_on ? r->key_id : 0, &done, &total, err, sizeof err)
-	       : -1;
+	int rc = db ? evstore_progress(db, id, a->auth_on ? r->key_id : 0, &done, &total, NULL, err,
+				       sizeof err)
+		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	if (rc < 0)

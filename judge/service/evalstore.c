@@ -120,17 +120,23 @@ int evstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evstore_vi
 	return 1;
 }
 
-int evstore_state(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total, char *err,
-		  size_t errlen)
+int evstore_progress(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total,
+		     int64_t *open_id, char *err, size_t errlen)
 {
 	char ids[24], keys[24];
 	snprintf(ids, sizeof ids, "%" PRId64, id);
 	snprintf(keys, sizeof keys, "%" PRId64, api_key_id);
-	const char *p[] = {ids, keys};
-	PGresult *r = db_query(db,
-			       "SELECT finished, total FROM evaluations WHERE id = $1::bigint "
-			       "AND ($2::bigint <= 0 OR api_key_id = $2::bigint)",
-			       2, p);
+	const char *p[] = {ids, keys, open_id ? "t" : "f"};
+	/* the last open sample: the one the workers claim last (queue order) */
+	PGresult *r = db_query(
+	    db,
+	    "SELECT e.finished, e.total, CASE WHEN $3::boolean AND e.finished < e.total THEN "
+	    "(SELECT es.submission_id FROM evaluation_samples es JOIN submissions s "
+	    "ON s.id = es.submission_id WHERE es.evaluation_id = e.id "
+	    "AND s.status IN ('queued', 'running') ORDER BY es.idx DESC LIMIT 1) END "
+	    "FROM evaluations e WHERE e.id = $1::bigint "
+	    "AND ($2::bigint <= 0 OR e.api_key_id = $2::bigint)",
+	    3, p);
 	if (!r) {
 		snprintf(err, errlen, "cannot read the evaluation: %s", db_error(db));
 		return -1;
@@ -139,6 +145,8 @@ int evstore_state(struct db *db, int64_t id, int64_t api_key_id, int *done, int 
 	if (found) {
 		*done = (int)db_value_ll(r, 0, 0);
 		*total = (int)db_value_ll(r, 0, 1);
+		if (open_id)
+			*open_id = PQgetisnull(r, 0, 2) ? 0 : db_value_ll(r, 0, 2);
 	}
 	PQclear(r);
 	return found;

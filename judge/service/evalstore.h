@@ -61,8 +61,11 @@ void evstore_view_release(struct evstore_view *v);
 /* The stream id of evaluation id's progress events ("eval:<id>"). */
 #define EVSTORE_STREAM_FMT "eval:%" PRId64
 
-/* Reads evaluation id's progress (of api_key_id when > 0) from its row alone:
- * *done samples final out of *total. Returns 1 found, 0 not found, -1 with
- * err. */
-int evstore_state(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total, char *err,
-		  size_t errlen);
+/* Reads evaluation id's progress (of api_key_id when > 0) from its row
+ * (counted by the trigger) without reading its samples' results: *done
+ * samples final out of *total, and, when open_id is not NULL, *open_id the
+ * submission of its last sample (by index) not final yet (0 when all are:
+ * the one to wait for, which the workers claim last). Returns 1 found, 0 not
+ * found, -1 with err. */
+int evstore_progress(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total,
+		     int64_t *open_id, char *err, size_t errlen);
