@@ -74,8 +74,6 @@ static void fill_samples(PGresult *r, struct evstore_view *v)
 			s->result = cJSON_Parse(db_value(r, i, 4));
 		if (sub_status_is_final(s->status))
 			v->done++;
-		else if (!v->first_open_id)
-			v->first_open_id = s->submission_id;
 		v->queued += s->status == SUB_QUEUED;
 	}
 }

@@ -49,7 +49,6 @@ struct evstore_view {
 	int n;
 	int done; /* samples with a final status */
 	int queued;
-	int64_t first_open_id; /* a submission not final yet, 0 when all are */
 };
 
 /* Reads evaluation id (of api_key_id when > 0) into out (evstore_view_release
