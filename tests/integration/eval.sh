@@ -162,6 +162,26 @@ got2=$(curl -s -m 20 "${AUTH[@]}" "$U/v1/evaluations/$eid2")
 expect_json "another run: 14 samples then done, done as its GET" "$(events "$TMP/post2.sse")" \
 	"([.[].event] == [range(14) | \"sample\"] + [\"done\"]) and .[-1].data == ($got2 | del(.samples))"
 
+# a sample ended by another path than a worker's finish: the reaper gives up
+# on a claim whose lease expired after its last attempt (its lease and attempt
+# count set so here); its event and done come all the same
+EV1=$(jq -nc --slurpfile p "$TMP/problems.jsonl" '{language: "python", k: [1], timeout: 20,
+	problems: $p[0:1], samples: [{task_id: "Judge/0", completion: "    import time\n    time.sleep(100)\n"}]}')
+expect "a one-sample evaluation" 201 '.total == 1' POST /v1/evaluations "$EV1"
+eid1=$(jq -r .id <<<"$LAST")
+psql_q() { "$SVC_PG_BIN/psql" "$SVC_DB_URL" -Atc "$1"; }
+for _ in $(seq 100); do
+	[ "$(curl -s "${AUTH[@]}" "$U/v1/evaluations/$eid1" | jq -r '.samples[0].status')" = running ] && break
+	sleep 0.2
+done
+psql_q "UPDATE submissions s SET attempts = 1000, lease_until = now() - interval '1 hour'
+	FROM evaluation_samples es WHERE es.evaluation_id = $eid1 AND s.id = es.submission_id
+	AND s.status = 'running'" >/dev/null
+python3 $SSE "$U/v1/evaluations/$eid1/events" --key "$KEY" --timeout 60 >"$TMP/reaped.sse"
+expect_json "a sample the reaper gave up: its event and done" "$(events "$TMP/reaped.sse")" \
+	'[.[].event] == ["sample", "done"] and .[0].data.status == "internal_error" and
+	 .[0].data.passed == false and .[1].data.pass_at_k == {"1": 0} and .[1].data.status == "done"'
+
 # errors: 404 JSON as GET answers them; another key's evaluation is not found
 bad "events: unknown evaluation" 404 not_found GET "/v1/evaluations/999999/events"
 bad "events: bad id" 404 not_found GET "/v1/evaluations/abc/events"
