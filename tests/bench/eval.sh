@@ -9,7 +9,8 @@
 # so that a change in the machine's load hits both sides).
 # Targets: native >= 70 % of bare, gvisor >= 35 %. The API row also shows the
 # CPU each part spent per sample. Env: N (1000), NG (gvisor
-# samples, 200), T (1), BACKENDS ("native gvisor"), API (1: measure the API).
+# samples, 200), T (1), BACKENDS ("native gvisor"), API (1: measure the API),
+# SLOTS (the API worker's worker_slots, cores).
 cd "$(dirname "$0")/../.." || exit 1
 export JUDGE=${1:-bin/judge}
 source tests/lib.sh
@@ -62,7 +63,7 @@ for b in $BACKENDS; do
 	echo "    pass@1 $(cat "$D/$b.out") (expected $(python3 -c "n=$m; print(sum(1 for i in range(n) if (i//5)%2==0 and i%100!=99)/n)"))"
 done
 if [ "${API:-1}" = 1 ]; then
-	svc_up bench-eval "max_wait_s = 600" "max_body_kb = 65536" "[worker]" "worker_slots = $CORES" \
+	svc_up bench-eval "max_wait_s = 600" "max_body_kb = 65536" "[worker]" "worker_slots = ${SLOTS:-$CORES}" \
 		"[sandbox]" "sandbox = native" >/dev/null
 	jq -nc --slurpfile p "$D/problems.jsonl" --slurpfile s "$D/s.jsonl" --argjson t "$T" \
 		'{language: "python", problems: $p, samples: $s, k: [1], timeout: $t}' >"$D/body.json"
