@@ -223,7 +223,11 @@ void session_prepare(enum sandbox_backend backend, long box_bytes, const struct 
 		p->box_bytes = box_bytes;
 		session_spec_copy(&p->spec, spec);
 	}
-	if (!sp.running && !sp.stopping && pthread_create(&sp.thread, NULL, refill_main, NULL) == 0)
+	/* refill_main's timed waits are in CLOCK_MONOTONIC time: a cond of the
+	 * default clock (CLOCK_REALTIME) would see each deadline long past and
+	 * spin a core. Nothing waits on it before the thread starts. */
+	if (!sp.running && !sp.stopping && clock_cond_init(&sp.cond) == 0 &&
+	    pthread_create(&sp.thread, NULL, refill_main, NULL) == 0)
 		sp.running = true;
 	pthread_cond_broadcast(&sp.cond);
 	pthread_mutex_unlock(&sp.lock);

@@ -111,43 +111,25 @@ Test(metrics, histograms_are_cumulative)
 Test(metrics, route_labels)
 {
 	const char *const *n = route_names();
-	static const char *const want[R_COUNT] = {"execute",
-						  "execute_with_expected",
-						  "submissions",
-						  "submissions_batch",
-						  "submission",
-						  "submission_events",
-						  "languages",
-						  "problems",
-						  "problem",
-						  "health",
-						  "metrics",
-						  "mcp",
-						  "piston_runtimes",
-						  "piston_execute",
-						  "judge0_submit",
-						  "judge0_batch",
-						  "judge0_submission",
-						  "judge0_languages",
-						  "judge0_language",
-						  "judge0_statuses",
-						  "judge0_about",
-						  "judge0_config_info",
-						  "openapi",
-						  "docs",
-						  "evaluations",
-						  "evaluation",
-						  "sessions",
-						  "session",
-						  "session_execute",
-						  "session_install",
-						  "session_files",
-						  "session_file",
-						  "web",
-						  "admin_stats",
-						  "admin_keys",
-						  "admin_key",
-						  "other"};
+	static const char *const want[R_COUNT] = {"execute",	       "execute_with_expected",
+						  "submissions",       "submissions_batch",
+						  "submission",	       "submission_events",
+						  "languages",	       "problems",
+						  "problem",	       "health",
+						  "metrics",	       "mcp",
+						  "piston_runtimes",   "piston_execute",
+						  "judge0_submit",     "judge0_batch",
+						  "judge0_submission", "judge0_languages",
+						  "judge0_language",   "judge0_statuses",
+						  "judge0_about",      "judge0_config_info",
+						  "openapi",	       "docs",
+						  "evaluations",       "evaluation",
+						  "evaluation_events", "sessions",
+						  "session",	       "session_execute",
+						  "session_install",   "session_files",
+						  "session_file",      "web",
+						  "admin_stats",       "admin_keys",
+						  "admin_key",	       "other"};
 	for (int i = 0; i < R_COUNT; i++)
 		cr_assert_str_eq(n[i], want[i]);
 	const char *arg;
@@ -193,6 +175,9 @@ Test(metrics, route_labels)
 	cr_assert_eq(route_of("/v1/evaluations/7", &arg), R_EVAL);
 	cr_assert_str_eq(arg, "7");
 	cr_assert_eq(route_of("/v1/evaluations/7/x", &arg), R_OTHER);
+	cr_assert_eq(route_of("/v1/evaluations/7/events", &arg), R_EVAL_EVENTS);
+	cr_assert_str_eq(arg, "7/events");
+	cr_assert(route_method_ok(R_EVAL_EVENTS, "GET") && !route_method_ok(R_EVAL_EVENTS, "POST"));
 	cr_assert_not(route_method_ok(R_J0_SUBMIT, "GET"));
 	/* the playground, the dashboard and its admin JSON */
 	cr_assert_eq(route_of("/", &arg), R_WEB);

@@ -276,7 +276,12 @@ static void on_request(struct http_request *r, void *arg)
 	case R_EVALS:
 		return evapi_create(r, a);
 	case R_EVAL:
+		/* Accept: text/event-stream: its progress, as /events */
+		if (sse_wanted(r))
+			return evapi_events(r, a, id);
 		return evapi_get(r, a, id, http_query(r, "wait"), http_query(r, "format"));
+	case R_EVAL_EVENTS:
+		return evapi_events(r, a, id);
 	case R_SESSIONS:
 	case R_SESSION:
 	case R_SESSION_EXECUTE:

@@ -13,6 +13,7 @@
 #include "judge/api/api.h"
 #include "judge/api/http.h"
 #include "judge/api/render.h"
+#include "judge/api/sse.h"
 #include "judge/grading/evalset.h"
 #include "judge/grading/request.h"
 #include "judge/service/evalstore.h"
@@ -198,6 +199,10 @@ void evapi_create(struct http_request *r, struct api *a)
 		render_db_error(r, "creating an evaluation", err);
 		goto out;
 	}
+	if (sse_wanted(r)) { /* Accept: text/event-stream: the progress at once */
+		evapi_relay(r, a, id, false);
+		goto out;
+	}
 	char loc[64];
 	snprintf(loc, sizeof loc, "/v1/evaluations/%" PRId64, id);
 	cJSON *o = cJSON_CreateObject();
@@ -222,8 +227,9 @@ static const char *run_state(const struct evstore_view *v)
 }
 
 /* {id, status, language, total, done, pass_at_k, problems, samples}. pass@k
- * counts the samples graded so far (all of them once status is done). */
-static cJSON *render_view(const struct evstore_view *v)
+ * counts the samples graded so far (all of them once status is done).
+ * Without with_samples, samples is left out (the events' done). */
+static cJSON *render_view(const struct evstore_view *v, bool with_samples)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)v->id);
@@ -266,7 +272,10 @@ static cJSON *render_view(const struct evstore_view *v)
 			      cJSON_DetachItemFromObjectCaseSensitive(report, "pass_at_k"));
 	cJSON_AddItemToObject(o, "problems",
 			      cJSON_DetachItemFromObjectCaseSensitive(report, "problems"));
-	cJSON_AddItemToObject(o, "samples", samples);
+	if (with_samples)
+		cJSON_AddItemToObject(o, "samples", samples);
+	else
+		cJSON_Delete(samples);
 	cJSON_Delete(report);
 	free(rep);
 	return o;
@@ -297,7 +306,10 @@ static void respond_jsonl(struct http_request *r, const struct evstore_view *v)
 }
 
 /* A GET that waits: parked on one open sample at a time (the waiter hub
- * resumes it when that sample ends, or at the deadline). */
+ * resumes it when that sample ends, or at the deadline). The one waited for
+ * is the last open sample, which the workers claim last, so a run wakes the
+ * request a few times, not once per sample; while it waits, it reads the
+ * run's counts, never its results (read once, to answer). */
 struct evwait {
 	struct api *api;
 	struct http_request *r;
@@ -342,41 +354,54 @@ static int read_view(struct evwait *c, struct evstore_view *v)
 	return rc;
 }
 
+/* The submission to wait for (0: none is open); 1, or 0 answered 404, -1 answered 503. */
+static int read_open(struct evwait *c, int64_t *open_id)
+{
+	char err[256];
+	int done = 0, total = 0;
+	struct db *db = api_db(c->api, 5000, err, sizeof err);
+	int rc = db ? evstore_progress(db, c->eval_id, c->api->auth_on ? c->r->key_id : 0, &done,
+				       &total, open_id, err, sizeof err)
+		    : -1;
+	if (db)
+		db_pool_put(c->api->pool, db);
+	if (rc < 0)
+		render_db_error(c->r, "reading an evaluation", err);
+	else if (rc == 0)
+		http_error(c->r, 404, "not_found", "no evaluation %" PRId64, c->eval_id);
+	return rc;
+}
+
 static void continue_evwait(struct evwait *c)
 {
-	struct evstore_view v;
+	int64_t open = 0;
 	for (;;) {
-		if (read_view(c, &v) <= 0)
-			return;
 		bool over = clock_mono_ms() >= c->w.deadline_ms || http_stopping(c->r);
-		if (v.first_open_id && !over) {
-			/* register, then read again: an end in between is not lost */
-			waiter_unregister(c->api->waiters, &c->w);
-			c->w.id = v.first_open_id;
-			waiter_register(c->api->waiters, &c->w);
-			evstore_view_release(&v);
-			if (read_view(c, &v) <= 0)
-				return;
-			if (v.first_open_id == c->w.id) {
-				evstore_view_release(&v);
-				if (waiter_park(c->api->waiters, &c->w, ev_suspend))
-					return;
-			} else {
-				evstore_view_release(&v);
-			}
-			continue;
-		}
+		if (over || read_open(c, &open) <= 0 || !open)
+			break;
+		/* register, then read again: an end in between is not lost */
 		waiter_unregister(c->api->waiters, &c->w);
-		if (c->jsonl) {
-			respond_jsonl(c->r, &v);
-		} else {
-			cJSON *o = render_view(&v);
-			http_respond_json(c->r, 200, o);
-			cJSON_Delete(o);
-		}
-		evstore_view_release(&v);
-		return;
+		c->w.id = open;
+		waiter_register(c->api->waiters, &c->w);
+		if (read_open(c, &open) <= 0)
+			return;
+		if (open == c->w.id && waiter_park(c->api->waiters, &c->w, ev_suspend))
+			return;
 	}
+	waiter_unregister(c->api->waiters, &c->w);
+	if (c->r->responded)
+		return;
+	struct evstore_view v;
+	if (read_view(c, &v) <= 0)
+		return;
+	if (c->jsonl) {
+		respond_jsonl(c->r, &v);
+	} else {
+		cJSON *o = render_view(&v, true);
+		http_respond_json(c->r, 200, o);
+		cJSON_Delete(o);
+	}
+	evstore_view_release(&v);
 }
 
 void evapi_get(struct http_request *r, struct api *a, const char *id_s, const char *w,
@@ -417,4 +442,81 @@ void evapi_get(struct http_request *r, struct api *a, const char *id_s, const ch
 void evapi_resume(struct http_request *r)
 {
 	continue_evwait(r->ctx);
+}
+
+/* ---- progress as Server-Sent Events ---- */
+
+struct done_arg {
+	struct api *a;
+	int64_t id;
+};
+
+/* sse_opts.done_data: the run's summary, as GET shows it without samples. */
+static char *done_data(void *arg, const char *stored)
+{
+	(void)stored;
+	struct done_arg *d = arg;
+	char err[256];
+	struct evstore_view v;
+	struct db *db = api_db(d->a, 2000, err, sizeof err);
+	int rc = db ? evstore_get(db, d->id, 0, &v, err, sizeof err) : -1;
+	if (db)
+		db_pool_put(d->a->pool, db);
+	if (rc != 1)
+		return NULL; /* the stored {id, status, done, total} */
+	cJSON *o = render_view(&v, false);
+	char *text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	evstore_view_release(&v);
+	return text;
+}
+
+void evapi_relay(struct http_request *r, struct api *a, int64_t id, bool over)
+{
+	int64_t after = sse_last_event_id(http_header(r, "Last-Event-ID"));
+	if (after < 0) {
+		http_error(r, 400, "invalid_field", "Last-Event-ID must be an event's id");
+		return;
+	}
+	char stream[48], loc[64];
+	snprintf(stream, sizeof stream, EVSTORE_STREAM_FMT, id);
+	snprintf(loc, sizeof loc, "/v1/evaluations/%" PRId64, id);
+	struct done_arg *d = xcalloc(1, sizeof *d);
+	*d = (struct done_arg){a, id};
+	const char *hdr[] = {"Location", loc, NULL};
+	struct sse_opts o = {.stream = stream,
+			     .headers = hdr,
+			     .after = after,
+			     .over = over,
+			     .done_data = done_data,
+			     .arg = d,
+			     .arg_free = free};
+	if (sse_relay(r, a->sse, &o) < 0 && !r->responded)
+		http_error(r, 503, "internal", "cannot stream evaluation %" PRId64, id);
+}
+
+void evapi_events(struct http_request *r, struct api *a, const char *id_s)
+{
+	size_t n = strspn(id_s, "0123456789");
+	int64_t id = n && n <= 18 && (!id_s[n] || !strcmp(id_s + n, "/events"))
+			 ? strtoll(id_s, NULL, 10)
+			 : 0;
+	if (id <= 0) {
+		http_error(r, 404, "not_found", "no evaluation '%.40s'", id_s);
+		return;
+	}
+	char err[256];
+	int done = 0, total = 0;
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int rc = db ? evstore_progress(db, id, a->auth_on ? r->key_id : 0, &done, &total, NULL, err,
+				       sizeof err)
+		    : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc < 0)
+		render_db_error(r, "reading an evaluation", err);
+	else if (rc == 0)
+		http_error(r, 404, "not_found", "no evaluation %" PRId64, id);
+	else
+		evapi_relay(r, a, id, done >= total);
 }

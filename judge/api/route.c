@@ -5,43 +5,25 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const names[R_COUNT] = {"execute",
-					   "execute_with_expected",
-					   "submissions",
-					   "submissions_batch",
-					   "submission",
-					   "submission_events",
-					   "languages",
-					   "problems",
-					   "problem",
-					   "health",
-					   "metrics",
-					   "mcp",
-					   "piston_runtimes",
-					   "piston_execute",
-					   "judge0_submit",
-					   "judge0_batch",
-					   "judge0_submission",
-					   "judge0_languages",
-					   "judge0_language",
-					   "judge0_statuses",
-					   "judge0_about",
-					   "judge0_config_info",
-					   "openapi",
-					   "docs",
-					   "evaluations",
-					   "evaluation",
-					   "sessions",
-					   "session",
-					   "session_execute",
-					   "session_install",
-					   "session_files",
-					   "session_file",
-					   "web",
-					   "admin_stats",
-					   "admin_keys",
-					   "admin_key",
-					   "other"};
+static const char *const names[R_COUNT] = {"execute",		"execute_with_expected",
+					   "submissions",	"submissions_batch",
+					   "submission",	"submission_events",
+					   "languages",		"problems",
+					   "problem",		"health",
+					   "metrics",		"mcp",
+					   "piston_runtimes",	"piston_execute",
+					   "judge0_submit",	"judge0_batch",
+					   "judge0_submission", "judge0_languages",
+					   "judge0_language",	"judge0_statuses",
+					   "judge0_about",	"judge0_config_info",
+					   "openapi",		"docs",
+					   "evaluations",	"evaluation",
+					   "evaluation_events", "sessions",
+					   "session",		"session_execute",
+					   "session_install",	"session_files",
+					   "session_file",	"web",
+					   "admin_stats",	"admin_keys",
+					   "admin_key",		"other"};
 
 const char *const *route_names(void)
 {
@@ -174,6 +156,11 @@ enum route route_of(const char *url, const char **arg)
 	    one_segment(url + sizeof EVAL_PREFIX - 1)) {
 		*arg = url + sizeof EVAL_PREFIX - 1;
 		return R_EVAL;
+	}
+	if (!strncmp(url, EVAL_PREFIX, sizeof EVAL_PREFIX - 1) &&
+	    events_path(url + sizeof EVAL_PREFIX - 1)) {
+		*arg = url + sizeof EVAL_PREFIX - 1;
+		return R_EVAL_EVENTS;
 	}
 	size_t nak = sizeof ADMIN_KEY - 1;
 	if (!strncmp(url, ADMIN_KEY, nak) && one_segment(url + nak)) {

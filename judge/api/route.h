@@ -31,10 +31,11 @@ enum route {
 	R_J0_STATUSES,
 	R_J0_ABOUT,
 	R_J0_CONFIG,
-	R_OPENAPI, /* GET /openapi.json (docs.h) */
-	R_DOCS,	   /* GET /docs and /docs.js */
-	R_EVALS,   /* POST /v1/evaluations (evaluation.h) */
-	R_EVAL,	   /* GET /v1/evaluations/{id} */
+	R_OPENAPI,     /* GET /openapi.json (docs.h) */
+	R_DOCS,	       /* GET /docs and /docs.js */
+	R_EVALS,       /* POST /v1/evaluations (evaluation.h) */
+	R_EVAL,	       /* GET /v1/evaluations/{id} */
+	R_EVAL_EVENTS, /* GET /v1/evaluations/{id}/events */
 	/* sessions (sessions.h): arg points at the session id in the path */
 	R_SESSIONS,	   /* GET, POST /v1/sessions */
 	R_SESSION,	   /* GET, DELETE /v1/sessions/{id} */
@@ -54,7 +55,7 @@ enum route {
 
 /* Classifies a path (without the query string). *arg points into url for the
  * /{id} routes (R_GET_SUB, R_PROBLEM, R_J0_GET, R_J0_LANGUAGE, R_EVAL, R_ADMIN_KEY),
- * else it is NULL; for R_SUB_EVENTS it points at "{id}/events", and for the
+ * else it is NULL; for R_SUB_EVENTS and R_EVAL_EVENTS it points at "{id}/events", and for the
  * session routes but R_SESSIONS at the session id and what follows. */
 enum route route_of(const char *url, const char **arg);
 /* The metrics label of rt ("execute_with_expected" ...); "other" when out of range. */

@@ -24,8 +24,8 @@ int evstore_create(struct db *db, int64_t api_key_id, const char *language, cons
 	 * NOTIFY per sample, as queue_enqueue sends */
 	PGresult *r = db_query(
 	    db,
-	    "WITH e AS (INSERT INTO evaluations (api_key_id, language, ks) VALUES "
-	    "(nullif($1::bigint, 0), $2, $3::jsonb) RETURNING id), "
+	    "WITH e AS (INSERT INTO evaluations (api_key_id, language, ks, total) VALUES "
+	    "(nullif($1::bigint, 0), $2, $3::jsonb, jsonb_array_length($5::jsonb)) RETURNING id), "
 	    "r AS (SELECT nextval(pg_get_serial_sequence('submissions', 'id')) AS sid, value, "
 	    "ord FROM jsonb_array_elements($5::jsonb) WITH ORDINALITY AS t(value, ord)), "
 	    "s AS (INSERT INTO submissions (id, request, priority, api_key_id) SELECT sid, value, "
@@ -74,8 +74,6 @@ static void fill_samples(PGresult *r, struct evstore_view *v)
 			s->result = cJSON_Parse(db_value(r, i, 4));
 		if (sub_status_is_final(s->status))
 			v->done++;
-		else if (!v->first_open_id)
-			v->first_open_id = s->submission_id;
 		v->queued += s->status == SUB_QUEUED;
 	}
 }
@@ -118,4 +116,36 @@ int evstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evstore_vi
 	fill_samples(r, out);
 	PQclear(r);
 	return 1;
+}
+
+int evstore_progress(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total,
+		     int64_t *open_id, char *err, size_t errlen)
+{
+	char ids[24], keys[24];
+	snprintf(ids, sizeof ids, "%" PRId64, id);
+	snprintf(keys, sizeof keys, "%" PRId64, api_key_id);
+	const char *p[] = {ids, keys, open_id ? "t" : "f"};
+	/* the last open sample: the one the workers claim last (queue order) */
+	PGresult *r = db_query(
+	    db,
+	    "SELECT e.finished, e.total, CASE WHEN $3::boolean AND e.finished < e.total THEN "
+	    "(SELECT es.submission_id FROM evaluation_samples es JOIN submissions s "
+	    "ON s.id = es.submission_id WHERE es.evaluation_id = e.id "
+	    "AND s.status IN ('queued', 'running') ORDER BY es.idx DESC LIMIT 1) END "
+	    "FROM evaluations e WHERE e.id = $1::bigint "
+	    "AND ($2::bigint <= 0 OR e.api_key_id = $2::bigint)",
+	    3, p);
+	if (!r) {
+		snprintf(err, errlen, "cannot read the evaluation: %s", db_error(db));
+		return -1;
+	}
+	int found = PQntuples(r) == 1;
+	if (found) {
+		*done = (int)db_value_ll(r, 0, 0);
+		*total = (int)db_value_ll(r, 0, 1);
+		if (open_id)
+			*open_id = PQgetisnull(r, 0, 2) ? 0 : db_value_ll(r, 0, 2);
+	}
+	PQclear(r);
+	return found;
 }

@@ -4,9 +4,18 @@
  * priority in the same statement, so the workers grade samples like any other
  * submission, on every worker slot of every worker. Reading one joins its
  * samples' submissions: the state of the run is theirs.
+ *
+ * Progress: when a sample's submission becomes final, a trigger
+ * (migrations/0007) counts it on the evaluation's row and writes a `sample`
+ * event, and `done` after the last one, to the live output stream
+ * "eval:<id>" (outstream.h), which GET /v1/evaluations/{id}/events relays.
+ * The events:
+ *   sample  {task_id, index, submission_id, status, passed, time_ms, done, total}
+ *   done    {id, status: "done", done, total} (the relay sends the summary)
  */
 #pragma once
 #include <cjson/cJSON.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -40,7 +49,6 @@ struct evstore_view {
 	int n;
 	int done; /* samples with a final status */
 	int queued;
-	int64_t first_open_id; /* a submission not final yet, 0 when all are */
 };
 
 /* Reads evaluation id (of api_key_id when > 0) into out (evstore_view_release
@@ -48,3 +56,15 @@ struct evstore_view {
 int evstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evstore_view *out, char *err,
 		size_t errlen);
 void evstore_view_release(struct evstore_view *v);
+
+/* The stream id of evaluation id's progress events ("eval:<id>"). */
+#define EVSTORE_STREAM_FMT "eval:%" PRId64
+
+/* Reads evaluation id's progress (of api_key_id when > 0) from its row
+ * (counted by the trigger) without reading its samples' results: *done
+ * samples final out of *total, and, when open_id is not NULL, *open_id the
+ * submission of its last sample (by index) not final yet (0 when all are:
+ * the one to wait for, which the workers claim last). Returns 1 found, 0 not
+ * found, -1 with err. */
+int evstore_progress(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total,
+		     int64_t *open_id, char *err, size_t errlen);

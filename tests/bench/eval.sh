@@ -7,8 +7,10 @@
 # python3.12 processes, as many at once as cores, in the same run: bare first,
 # each judge run, then bare again (the mean of the two bare runs is the reference,
 # so that a change in the machine's load hits both sides).
-# Targets: native >= 70 % of bare, gvisor >= 35 %. Env: N (1000), NG (gvisor
-# samples, 200), T (1), BACKENDS ("native gvisor"), API (1: measure the API).
+# Targets: native >= 70 % of bare, gvisor >= 35 %. The API row also shows the
+# CPU each part spent per sample. Env: N (1000), NG (gvisor
+# samples, 200), T (1), BACKENDS ("native gvisor"), API (1: measure the API),
+# SLOTS (the API worker's worker_slots, cores).
 cd "$(dirname "$0")/../.." || exit 1
 export JUDGE=${1:-bin/judge}
 source tests/lib.sh
@@ -61,17 +63,31 @@ for b in $BACKENDS; do
 	echo "    pass@1 $(cat "$D/$b.out") (expected $(python3 -c "n=$m; print(sum(1 for i in range(n) if (i//5)%2==0 and i%100!=99)/n)"))"
 done
 if [ "${API:-1}" = 1 ]; then
-	svc_up bench-eval "max_wait_s = 600" "max_body_kb = 65536" "[worker]" "worker_slots = $CORES" \
+	svc_up bench-eval "max_wait_s = 600" "max_body_kb = 65536" "[worker]" "worker_slots = ${SLOTS:-$CORES}" \
 		"[sandbox]" "sandbox = native" >/dev/null
 	jq -nc --slurpfile p "$D/problems.jsonl" --slurpfile s "$D/s.jsonl" --argjson t "$T" \
 		'{language: "python", problems: $p, samples: $s, k: [1], timeout: $t}' >"$D/body.json"
+	# CPU ticks (/proc/PID/stat) of serve, the worker's own threads, what the
+	# worker waited for (the sandboxes) and PostgreSQL: the judge's cost per
+	# sample, which a machine shared with other work does not blur as it does
+	# the rates
+	PGPID=$(head -1 "$SVC_TMP/pg/data/postmaster.pid")
+	ticks() { awk -v f="$2" '{print $f + $(f + 1)}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+	pgticks() { local t=0 p; for p in $PGPID $(pgrep -P "$PGPID"); do t=$((t + $(ticks "$p" 14))); done; echo $t; }
+	cpu() { echo "$(ticks "$MAIN_PID" 14) $(ticks "$SVC_WORKER_PID" 14) $(ticks "$SVC_WORKER_PID" 16) $(pgticks)"; }
 	b1=$(bare "$N")
+	c0=$(cpu)
 	t0=$(now_ms)
 	id=$(curl -s "${AUTH[@]}" "${JSON[@]}" "$U/v1/evaluations" --data-binary @"$D/body.json" | jq -r .id)
 	[[ $id =~ ^[0-9]+$ ]] || { echo "POST /v1/evaluations failed"; exit 1; }
 	out=$(curl -s -m 700 "${AUTH[@]}" "$U/v1/evaluations/$id?wait=600")
 	j=$(($(now_ms) - t0))
+	c1=$(cpu)
 	b2=$(bare "$N")
 	row "API native" "$N" "$j" "$b1" "$b2" 70
 	echo "    $(jq -c '{status, done, pass_at_k}' <<<"$out")"
+	awk -v n="$N" -v hz="$(getconf CLK_TCK)" -v a="$c0" -v b="$c1" 'BEGIN {
+		split(a, x); split(b, y)
+		for (i = 1; i <= 4; i++) d[i] = (y[i] - x[i]) * 1000 / hz / n
+		printf "    CPU ms per sample: serve %.1f, worker %.1f, sandboxes %.1f, postgres %.1f\n", d[1], d[2], d[3], d[4] }'
 fi

@@ -95,7 +95,8 @@ rc=$?
 # is run: its line and the lines after it up to the next `curl` line or the end
 # of the block; the lines before (bin/judge, make, K=jk_...) and blocks without
 # curl are skipped. The README's base URL becomes
-# the test server's, `$K` and `jk_...` the test key.
+# the test server's, `$K` and `jk_...` the test key. A Server-Sent Events
+# example's body is its `done` event's data.
 mkdir -p "$SVC_TMP/readme"
 awk -v dir="$SVC_TMP/readme" '
 	/^```(sh|bash)[[:space:]]*$/ { inblock = 1; next }
@@ -114,6 +115,10 @@ for f in "$SVC_TMP"/readme/*.sh; do
 	out=$(K=$KEY bash -c 'curl() { command curl -m 60 -w "\n%{http_code}" "$@"; }; source "$1"' _ "$f" 2>&1)
 	status=${out##*$'\n'}
 	body=${out%$'\n'*}
+	# a Server-Sent Events example (Accept: text/event-stream): its done's data
+	if grep -q '^event: done' <<<"$body"; then
+		body=$(sed -n '/^event: done/{n;s/^data: //p}' <<<"$body")
+	fi
 	if [[ ! $status =~ ^2[0-9][0-9]$ ]] || ! jq -e . >/dev/null 2>&1 <<<"$body"; then
 		fail "$name" "status $status: $(head -c 400 <<<"$body")"
 		continue
