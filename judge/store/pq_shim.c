@@ -17,6 +17,14 @@ DYNLIB_SHIM(pq, PGresult *, PQexecParams,
 	     int resultFormat),
 	    (conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats,
 	     resultFormat))
+DYNLIB_SHIM(pq, PGresult *, PQprepare,
+	    (PGconn * conn, const char *stmtName, const char *query, int nParams,
+	     const Oid *paramTypes),
+	    (conn, stmtName, query, nParams, paramTypes))
+DYNLIB_SHIM(pq, PGresult *, PQexecPrepared,
+	    (PGconn * conn, const char *stmtName, int nParams, const char *const *paramValues,
+	     const int *paramLengths, const int *paramFormats, int resultFormat),
+	    (conn, stmtName, nParams, paramValues, paramLengths, paramFormats, resultFormat))
 DYNLIB_SHIM_VOID(pq, PQfinish, (PGconn * conn), (conn))
 DYNLIB_SHIM_VOID(pq, PQfreemem, (void *ptr), (ptr))
 DYNLIB_SHIM(pq, int, PQgetisnull, (const PGresult *res, int tup_num, int field_num),
