@@ -11,6 +11,7 @@
 #include "common/config.h"
 #include "common/xalloc.h"
 #include "judge/api/api.h"
+#include "judge/api/events.h"
 #include "judge/api/http.h"
 #include "judge/api/render.h"
 #include "judge/api/sse.h"
@@ -337,6 +338,17 @@ static void ev_suspend(struct waiter *w)
 	http_suspend(((struct evwait *)w->arg)->r);
 }
 
+/* A read of evaluation id returned rc: 0 (none of the caller's) is answered
+ * 404, -1 (the database: err) 503. Returns rc. */
+static int answer_read(struct http_request *r, int rc, int64_t id, const char *err)
+{
+	if (rc < 0)
+		render_db_error(r, "reading an evaluation", err);
+	else if (rc == 0)
+		http_error(r, 404, "not_found", "no evaluation %" PRId64, id);
+	return rc;
+}
+
 /* Reads the run; 1 with *v when found, 0 answered 404, -1 answered 503. */
 static int read_view(struct evwait *c, struct evstore_view *v)
 {
@@ -347,11 +359,7 @@ static int read_view(struct evwait *c, struct evstore_view *v)
 	       : -1;
 	if (db)
 		db_pool_put(c->api->pool, db);
-	if (rc < 0)
-		render_db_error(c->r, "reading an evaluation", err);
-	else if (rc == 0)
-		http_error(c->r, 404, "not_found", "no evaluation %" PRId64, c->eval_id);
-	return rc;
+	return answer_read(c->r, rc, c->eval_id, err);
 }
 
 /* The submission to wait for (0: none is open); 1, or 0 answered 404, -1 answered 503. */
@@ -365,11 +373,7 @@ static int read_open(struct evwait *c, int64_t *open_id)
 		    : -1;
 	if (db)
 		db_pool_put(c->api->pool, db);
-	if (rc < 0)
-		render_db_error(c->r, "reading an evaluation", err);
-	else if (rc == 0)
-		http_error(c->r, 404, "not_found", "no evaluation %" PRId64, c->eval_id);
-	return rc;
+	return answer_read(c->r, rc, c->eval_id, err);
 }
 
 static void continue_evwait(struct evwait *c)
@@ -446,16 +450,11 @@ void evapi_resume(struct http_request *r)
 
 /* ---- progress as Server-Sent Events ---- */
 
-struct done_arg {
-	struct api *a;
-	int64_t id;
-};
-
 /* sse_opts.done_data: the run's summary, as GET shows it without samples. */
 static char *done_data(void *arg, const char *stored)
 {
 	(void)stored;
-	struct done_arg *d = arg;
+	struct events_done_arg *d = arg;
 	char err[256];
 	struct evstore_view v;
 	struct db *db = api_db(d->a, 2000, err, sizeof err);
@@ -473,26 +472,10 @@ static char *done_data(void *arg, const char *stored)
 
 void evapi_relay(struct http_request *r, struct api *a, int64_t id, bool over)
 {
-	int64_t after = sse_last_event_id(http_header(r, "Last-Event-ID"));
-	if (after < 0) {
-		http_error(r, 400, "invalid_field", "Last-Event-ID must be an event's id");
-		return;
-	}
 	char stream[48], loc[64];
 	snprintf(stream, sizeof stream, EVSTORE_STREAM_FMT, id);
 	snprintf(loc, sizeof loc, "/v1/evaluations/%" PRId64, id);
-	struct done_arg *d = xcalloc(1, sizeof *d);
-	*d = (struct done_arg){a, id};
-	const char *hdr[] = {"Location", loc, NULL};
-	struct sse_opts o = {.stream = stream,
-			     .headers = hdr,
-			     .after = after,
-			     .over = over,
-			     .done_data = done_data,
-			     .arg = d,
-			     .arg_free = free};
-	if (sse_relay(r, a->sse, &o) < 0 && !r->responded)
-		http_error(r, 503, "internal", "cannot stream evaluation %" PRId64, id);
+	events_relay_stream(r, a, id, over, stream, loc, done_data, "evaluation");
 }
 
 void evapi_events(struct http_request *r, struct api *a, const char *id_s)
@@ -513,10 +496,6 @@ void evapi_events(struct http_request *r, struct api *a, const char *id_s)
 		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
-	if (rc < 0)
-		render_db_error(r, "reading an evaluation", err);
-	else if (rc == 0)
-		http_error(r, 404, "not_found", "no evaluation %" PRId64, id);
-	else
+	if (answer_read(r, rc, id, err) == 1)
 		evapi_relay(r, a, id, done >= total);
 }

@@ -14,16 +14,11 @@
 #include "judge/service/queue.h"
 #include "judge/store/db.h"
 
-struct done_arg {
-	struct api *a;
-	int64_t id;
-};
-
 /* sse_opts.done_data: the row's result as a synchronous execute shows it. */
 static char *done_data(void *arg, const char *stored)
 {
 	(void)stored;
-	struct done_arg *d = arg;
+	struct events_done_arg *d = arg;
 	char err[256];
 	struct queue_sub s;
 	queue_sub_init(&s);
@@ -41,30 +36,36 @@ static char *done_data(void *arg, const char *stored)
 	return text; /* NULL: the stored {"id", "status"} */
 }
 
-void events_relay(struct http_request *r, struct api *a, int64_t id, bool over)
+void events_relay_stream(struct http_request *r, struct api *a, int64_t id, bool over,
+			 const char *stream, const char *loc,
+			 char *(*render_done)(void *arg, const char *stored), const char *what)
 {
 	int64_t after = sse_last_event_id(http_header(r, "Last-Event-ID"));
 	if (after < 0) {
 		http_error(r, 400, "invalid_field", "Last-Event-ID must be an event's id");
 		return;
 	}
-	char stream[48];
-	snprintf(stream, sizeof stream, "sub:%" PRId64, id);
-	struct done_arg *d = xcalloc(1, sizeof *d);
-	*d = (struct done_arg){a, id};
-	/* the POST forms learn the submission's id here, before done */
-	char loc[64];
-	snprintf(loc, sizeof loc, "/v1/submissions/%" PRId64, id);
+	struct events_done_arg *d = xcalloc(1, sizeof *d);
+	*d = (struct events_done_arg){a, id};
+	/* the POST forms learn the record's id here, before done */
 	const char *hdr[] = {"Location", loc, NULL};
 	struct sse_opts o = {.stream = stream,
 			     .headers = hdr,
 			     .after = after,
 			     .over = over,
-			     .done_data = done_data,
+			     .done_data = render_done,
 			     .arg = d,
 			     .arg_free = free};
 	if (sse_relay(r, a->sse, &o) < 0 && !r->responded)
-		http_error(r, 503, "internal", "cannot stream submission %" PRId64, id);
+		http_error(r, 503, "internal", "cannot stream %s %" PRId64, what, id);
+}
+
+void events_relay(struct http_request *r, struct api *a, int64_t id, bool over)
+{
+	char stream[48], loc[64];
+	snprintf(stream, sizeof stream, "sub:%" PRId64, id);
+	snprintf(loc, sizeof loc, "/v1/submissions/%" PRId64, id);
+	events_relay_stream(r, a, id, over, stream, loc, done_data, "submission");
 }
 
 /* The id at the start of s ("12/events" or "12"): > 0, or -1. */

@@ -19,3 +19,16 @@ void events_get(struct http_request *r, struct api *a, const char *id_s);
 /* Relays submission id (already checked to be the caller's) to r; over: it is
  * final already. Last-Event-ID is read from r. Always answers r. */
 void events_relay(struct http_request *r, struct api *a, int64_t id, bool over);
+
+/* What a done renderer gets: the record whose stream is relayed. */
+struct events_done_arg {
+	struct api *a;
+	int64_t id;
+};
+/* The relay of any stream of output_chunks whose done event is rendered from
+ * a record: stream, headed by "Location: <loc>", done's data from
+ * render_done(struct events_done_arg *, stored data) (NULL: the stored data);
+ * what names the record in a 503. Always answers r. */
+void events_relay_stream(struct http_request *r, struct api *a, int64_t id, bool over,
+			 const char *stream, const char *loc,
+			 char *(*render_done)(void *arg, const char *stored), const char *what);
