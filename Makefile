@@ -42,11 +42,17 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 STATEDIR ?= /var/lib/judge
 
 .PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval bench-oneshot format format-check clean fuzz install web FORCE
-all: $(BIN) bin/box_init
+all: $(BIN) bin/box_init bin/ns_init
 
 # box_init: the first process of every gVisor sandbox (runner/gvisor.c); static,
 # since the sandbox root has only what the runtime needs. Not in the runner/*.c glob.
 bin/box_init: runner/init/box_init.c runner/init/box_proto.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 $(WARN) -I. -static -o $@ $<
+
+# ns_init: the first process of every native run (runner/native.c); static and
+# small, so that starting it copies nothing of the worker.
+bin/ns_init: runner/init/ns_init.c runner/nsinit.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 $(WARN) -I. -static -o $@ $<
 
@@ -92,7 +98,7 @@ $(BUILD)/tests/%: tests/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS) -lcriterion $(LDFLAGS)
 
-tests-build: $(BIN) bin/box_init $(TEST_BINS)
+tests-build: $(BIN) bin/box_init bin/ns_init $(TEST_BINS)
 
 # Installs missing Debian packages and language runtimes; quick when all is there.
 deps:
@@ -106,7 +112,7 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./$(BIN) up --config judge.ini
 
-# Installs the binary, box_init (found beside it), languages/, problems/, a
+# Installs the binary, box_init and ns_init (found beside it), languages/, problems/, a
 # judge.ini with absolute paths (kept when one is there: the new one goes
 # beside it as judge.ini.new) and the systemd units. Runtimes: `make deps`.
 install: all
@@ -114,6 +120,7 @@ install: all
 		$(DESTDIR)$(UNITDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/judge
 	install -m 755 bin/box_init $(DESTDIR)$(BINDIR)/box_init
+	install -m 755 bin/ns_init $(DESTDIR)$(BINDIR)/ns_init
 	rm -rf $(DESTDIR)$(DATADIR)/judge/languages $(DESTDIR)$(DATADIR)/judge/problems
 	cp -R languages problems $(DESTDIR)$(DATADIR)/judge/
 	chmod -R u=rwX,go=rX $(DESTDIR)$(DATADIR)/judge

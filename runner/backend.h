@@ -104,3 +104,8 @@ int sandbox_fail(struct run_result *res, const char *fmt, ...)
  * no data then (a reused gVisor sandbox's caches of a closed workspace's box).
  * 0, or -errno when something stays (-ELOOP: nested too deep). */
 int sandbox_box_empty(struct sandbox *sb);
+/* Host path of a backend's helper binary (runner/init: "box_init", "ns_init"):
+ * $env_var when set and executable, else bin/<name> beside or above the running
+ * binary (an installed judge has them beside it), else ./bin/<name>. Returns 0,
+ * or -1 when none is executable (out then names bin/<name>). */
+int sandbox_helper_path(const char *name, const char *env_var, char *out, size_t len);

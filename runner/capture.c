@@ -326,3 +326,44 @@ enum capture_end capture_pump(struct capture *c)
 	pthread_sigmask(SIG_SETMASK, &old_set, NULL);
 	return end;
 }
+
+int capture_write_all(int fd, const void *buf, size_t len, int64_t deadline_us)
+{
+	sigset_t set, old, pending;
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	sigpending(&pending);
+	bool was = sigismember(&pending, SIGPIPE);
+	int ret = 0;
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			int64_t left = deadline_us - clock_mono_us();
+			if (left <= 0) {
+				ret = -ETIMEDOUT;
+				break;
+			}
+			struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+			poll(&pfd, 1, (int)(left / 1000) + 1);
+			continue;
+		}
+		ret = n < 0 ? -errno : -EIO;
+		break;
+	}
+	if (!was) {
+		struct timespec zero = {0, 0};
+		while (sigtimedwait(&set, NULL, &zero) == SIGPIPE)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}

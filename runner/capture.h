@@ -73,3 +73,8 @@ void capture_init(struct capture *c);
 enum capture_end capture_pump(struct capture *c);
 /* Closes in_fd if still open. Does not touch the other fds. */
 void capture_release(struct capture *c);
+/* Writes all of buf to fd (a pipe to a sandbox, blocking or not) before the pump,
+ * waiting at most until deadline_us (clock_mono_us) when the pipe is full. SIGPIPE
+ * is blocked and consumed as in capture_pump, so a reader that is gone gives
+ * -EPIPE, not a signal. Returns 0 or -errno (-ETIMEDOUT). */
+int capture_write_all(int fd, const void *buf, size_t len, int64_t deadline_us);

@@ -118,49 +118,6 @@ static bool gv_cgroups(void)
 
 /* ---- one run ------------------------------------------------------------ */
 
-/* Writes the whole job header (small) before the pump; SIGPIPE is blocked and
- * consumed as in capture.c, so a dead sandbox gives EPIPE, not a signal. */
-static int send_job(int fd, const void *buf, size_t len, int64_t deadline_us)
-{
-	sigset_t set, old, pending;
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &set, &old);
-	sigpending(&pending);
-	bool was = sigismember(&pending, SIGPIPE);
-	int ret = 0;
-	const char *p = buf;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n > 0) {
-			p += n;
-			len -= (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN) {
-			int64_t left = deadline_us - clock_mono_us();
-			if (left <= 0) {
-				ret = -ETIMEDOUT;
-				break;
-			}
-			struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-			poll(&pfd, 1, (int)(left / 1000) + 1);
-			continue;
-		}
-		ret = n < 0 ? -errno : -EIO;
-		break;
-	}
-	if (!was) {
-		struct timespec zero = {0, 0};
-		while (sigtimedwait(&set, NULL, &zero) == SIGPIPE)
-			;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return ret;
-}
-
 static void build_job(const struct sandbox *sb, const struct gv_entry *e,
 		      const struct run_spec *spec, struct strbuf *job,
 		      const uint8_t token[BX_TOKEN_LEN], unsigned stdin_seq, uint32_t flags)
@@ -433,7 +390,7 @@ again:
 	/* init kills the run at wall_ms; this is the backstop if the sandbox hangs */
 	int64_t deadline = wall_us ? clock_mono_us() + wall_us + 500000 : 0;
 	fcntl(e->in_fd, F_SETFL, O_NONBLOCK);
-	int r = send_job(e->in_fd, job.buf, job.len, deadline ? deadline : INT64_MAX);
+	int r = capture_write_all(e->in_fd, job.buf, job.len, deadline ? deadline : INT64_MAX);
 	if (r == -EPIPE && !cold && attempts++ == 0) {
 		/* a sandbox that died while it waited (in the pool or between the
 		 * runs of this session): take another one */
@@ -576,7 +533,7 @@ static int gvisor_start(struct sandbox *sb, const struct run_spec *spec, struct 
 		goto fail;
 	}
 	build_job(sb, e, spec, &job, gp->token, 0, BX_JOB_LIVE);
-	int r = send_job(e->in_fd, job.buf, job.len, clock_mono_us() + 5000000);
+	int r = capture_write_all(e->in_fd, job.buf, job.len, clock_mono_us() + 5000000);
 	if (r < 0) {
 		gvhost_fmt(err, errlen, "cannot send the job to gvisor sandbox %s: %s", e->id,
 			   strerror(-r));
@@ -689,31 +646,6 @@ static void gvisor_proc_free(struct sandbox_proc *p)
 }
 
 /* ---- set-up, sweep, shutdown ------------------------------------------- */
-
-/* Host path of box_init: $JUDGE_BOX_INIT, else bin/box_init beside or above the binary. */
-static int find_init(char *out, size_t len)
-{
-	const char *env = getenv("JUDGE_BOX_INIT");
-	if (env && access(env, X_OK) == 0)
-		return gvhost_fmt(out, len, "%s", env), 0;
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -1;
-	exe[n] = 0;
-	char *slash = strrchr(exe, '/');
-	if (slash)
-		*slash = 0;
-	static const char *const rel[] = {"box_init", "../bin/box_init", "../../bin/box_init",
-					  "../../../bin/box_init"};
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		gvhost_fmt(out, len, "%s/%s", exe, rel[i]);
-		if (access(out, X_OK) == 0)
-			return 0;
-	}
-	gvhost_fmt(out, len, "bin/box_init");
-	return access(out, X_OK) == 0 ? 0 : -1;
-}
 
 /* Builds the read-only root: mount points, a minimal /etc, the init binary. */
 static int make_rootfs(const char *init, char *err, size_t errlen)
@@ -855,7 +787,8 @@ static bool gvisor_works(char *why, size_t whylen)
 	if (!gvhost_find_program(gv.env.runsc[0] ? gv.env.runsc : "runsc", why, whylen))
 		return false;
 	char init[PATH_MAX];
-	if (!gv.inited && find_init(init, sizeof(init)) < 0) {
+	if (!gv.inited &&
+	    sandbox_helper_path("box_init", "JUDGE_BOX_INIT", init, sizeof(init)) < 0) {
 		gvhost_fmt(why, whylen, "bin/box_init not found (run make)");
 		return false;
 	}
@@ -876,7 +809,7 @@ static int setup(const struct sandbox_options *opts, char *err, size_t errlen)
 	paths_from_options(opts);
 	if (!gvisor_works(err, errlen))
 		return -1;
-	if (find_init(init, sizeof(init)) < 0) {
+	if (sandbox_helper_path("box_init", "JUDGE_BOX_INIT", init, sizeof(init)) < 0) {
 		gvhost_fmt(err, errlen, "bin/box_init not found (run make)");
 		return -1;
 	}

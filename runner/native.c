@@ -1,20 +1,22 @@
 /* native: the namespace backend — one program in fresh Linux namespaces around the box.
  *
  * Theory of operation. The worker (root, multi-threaded) prepares everything in
- * memory first: the cgroup with its limits, pipes, the list of mount steps, the
- * seccomp BPF (built once). Then clone3() starts "init" in new user, mount, pid,
- * net, ipc and uts namespaces. From there on the child only makes system calls
- * (no malloc, no locks: another worker thread may have held them at clone time).
+ * memory first: the cgroup with its limits, pipes, the plan of the run's root and
+ * program (nsinit.c; the seccomp BPF is built once). Then clone3() starts a child
+ * in new user, mount, pid, ipc and uts namespaces (and the slot's network one)
+ * that execs bin/ns_init, a small static binary (runner/init/ns_init.c).
  *
- *   worker                              init (pid 1 of the new pid namespace)
- *   ------                              ----
- *   clone3 (v2: CLONE_INTO_CGROUP) ──>  join the cgroup (v1: itself, see
- *   write uid_map/gid_map               cg_self_join_fds), dup fds to 0..4,
- *                                        close the rest, wait
- *   sync byte ───────────────────────>  unshare cgroup ns, become uid 1000 (keeping
- *                                        caps of the user namespace), mount a tmpfs
- *                                        root: read-only binds, /etc, /dev, /proc,
- *                                        /tmp, /box; pivot_root; root read-only
+ *   worker                              child, then ns_init (pid 1 of the new pid namespace)
+ *   ------                              -----
+ *   clone3 (CLONE_VM | CLONE_VFORK;     join the cgroup (v1: itself, see cg_self_join_fds),
+ *     v2: CLONE_INTO_CGROUP) ───────>    fds to 0..4, capabilities kept as ambient ones,
+ *   (waits until the exec)               exec ns_init
+ *   write uid_map/gid_map
+ *   the plan, on a pipe ─────────────>  read the plan; unshare cgroup ns, become uid
+ *                                        1000 (keeping caps of the user namespace),
+ *                                        mount a tmpfs root: read-only binds, /etc,
+ *                                        /dev, /proc, /tmp, /box; pivot_root; root
+ *                                        read-only
  *                                        fork ──> program: drop caps, no_new_privs,
  *                                                 rlimits, chdir /box, seccomp, execve
  *   pump stdin/stdout/stderr,           wait for the program; report its status
@@ -23,19 +25,23 @@
  *   reap init, read report, cgroup
  *   peak/oom/cpu, remove the cgroup
  *
- * The plan and everything on the child's side live in nsinit.c; this file is
- * the worker's side: cgroups, namespaces entered, the pump, the facts of the end.
+ * Why a child that shares the worker's memory until it execs, rather than a
+ * fork that runs init's code itself: a fork copies the worker's address space
+ * (page tables of every mapping, then copy-on-write faults in the worker and the
+ * teardown at init's exit), which was a third of the judge's own CPU per run;
+ * and init then held a copy of the worker's memory (database credentials, other
+ * runs' data) in a process of the sandbox. ns_init holds only its plan.
  *
  * init is not the program, so the program keeps normal signal semantics, and when
  * init ends (or is killed) every process of the namespace dies with it: setsid and
- * double-fork survivors included. init is not dumpable: its memory is a copy of the
- * worker's, and the program (same uid) must not read it through /proc/1.
+ * double-fork survivors included.
  */
 #define _GNU_SOURCE
 #include "runner/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <poll.h>
 #include <pthread.h>
@@ -84,6 +90,7 @@ static bool ready;
 static char init_error[512] = "native backend not initialised";
 static int last_cap = 40;
 static char newroot_dir[400]; /* where init mounts its root tmpfs */
+static int ns_init_fd = -1;   /* bin/ns_init, O_PATH, executed by the clone child */
 
 /* One empty network namespace per slot, made once and entered by every run of
  * that slot: creating and destroying a network namespace per run costs about a
@@ -235,18 +242,145 @@ static int slot_netns(int slot)
 	return fd;
 }
 
-/* Starts init (nsinit_main) in new namespaces, in the network namespace net_fd
- * (> 0) or else the slot's and, on v2, straight in cg. Returns its pid, or -1 with
- * *clone_errno; *into_fd is the cgroup fd clone3 used, or -1 (then init still has
- * to join). */
-static pid_t start_init(struct sandbox *sb, struct nsinit_plan *p, struct cg *cg, int net_fd,
-			int *pidfd, int *into_fd, int *clone_errno)
+/* What the clone child needs; it reads it from the waiting thread's memory. */
+struct init_spawn {
+	int fds[5];    /* stdin r, stdout w, stderr w, plan r, report w (child ends) */
+	int fd_floor;  /* above every fd the child moves */
+	int cg_fds[3]; /* the child joins the run cgroup through these itself */
+	int ncg_fds;
+	int exe_fd; /* ns_init */
+	int last_cap;
+};
+
+/* The child's ends of the pipes and the lowest fd above them all (and above
+ * ns_init's), where the child moves them before it dups them to 0..4. */
+static void spawn_fds(struct init_spawn *s, const int fds[5])
 {
+	s->exe_fd = ns_init_fd;
+	s->last_cap = last_cap;
+	s->fd_floor = (ns_init_fd > 5 ? ns_init_fd : 5) + 1;
+	for (int i = 0; i < 5; i++) {
+		s->fds[i] = fds[i];
+		if (fds[i] >= s->fd_floor)
+			s->fd_floor = fds[i] + 1;
+	}
+}
+
+#define SPAWN_STACK (16 * 1024)
+
+/* The clone child's end: a report on fd rep, then exit. */
+__attribute__((no_sanitize("address", "undefined"), noreturn)) static void
+spawn_fail(int rep, int step, int err)
+{
+	struct nsinit_report r = {.type = NSINIT_FAIL, .step = step, .op = -1, .err = err};
+	syscall(SYS_write, rep, &r, sizeof r);
+	for (;;)
+		syscall(SYS_exit, 127);
+}
+
+/* The clone child, from clone3 to its exec of ns_init. It runs on the worker's
+ * memory (CLONE_VM: nothing is copied) while the cloning thread waits
+ * (CLONE_VFORK) and with every signal blocked, so it only makes system calls: no
+ * locks, no allocation, nothing written but its stack and, on a failure, errno
+ * (the waiting thread's; that thread reads it only when clone3 failed). */
+__attribute__((no_sanitize("address", "undefined"))) static int spawn_child(void *arg)
+{
+	const struct init_spawn *s = arg;
+	syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* into the run cgroup before anything else */
+	for (int i = 0; i < s->ncg_fds; i++)
+		if (syscall(SYS_write, s->cg_fds[i], "0", 1) != 1)
+			spawn_fail(s->fds[4], S_CGJOIN, errno);
+	/* stdin, stdout, stderr, plan, report at 0..4, ns_init at 5 (closed by the
+	 * exec), nothing else */
+	int tmp[6];
+	for (int i = 0; i < 6; i++) {
+		tmp[i] = (int)syscall(SYS_fcntl, i < 5 ? s->fds[i] : s->exe_fd, F_DUPFD_CLOEXEC,
+				      s->fd_floor);
+		if (tmp[i] < 0)
+			spawn_fail(s->fds[4], S_FDS, errno);
+	}
+	for (int i = 0; i < 6; i++)
+		if (syscall(SYS_dup3, tmp[i], i, i < 5 ? 0 : O_CLOEXEC) < 0)
+			spawn_fail(s->fds[4], S_FDS, errno);
+	if (syscall(SYS_close_range, 6, ~0U, 0) < 0)
+		spawn_fail(NSINIT_REPORT_FD, S_FDS, errno);
+	/* our capabilities in the new user namespace survive the exec as ambient
+	 * ones (our uid has no mapping there, so the exec would drop them) */
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) < 0)
+		spawn_fail(NSINIT_REPORT_FD, S_AMBIENT, errno);
+	d[0].inheritable = d[0].permitted;
+	d[1].inheritable = d[1].permitted;
+	if (syscall(SYS_capset, &h, d) < 0)
+		spawn_fail(NSINIT_REPORT_FD, S_AMBIENT, errno);
+	for (int c = 0; c <= s->last_cap; c++)
+		if (syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0)
+			spawn_fail(NSINIT_REPORT_FD, S_AMBIENT, errno);
+	char *const argv[] = {"ns_init", NULL}, *const envp[] = {NULL};
+	syscall(SYS_execveat, 5, "", argv, envp, AT_EMPTY_PATH);
+	spawn_fail(NSINIT_REPORT_FD, S_INIT_EXEC, errno);
+}
+
+/* clone3 whose child runs fn(arg) on the stack given in ca (CLONE_VM) and exits
+ * with its value. The kernel's clone3 returns twice on one stack pointer in C,
+ * so the child's side is in assembly. Returns the pid or -errno. */
+#if defined(__x86_64__)
+__attribute__((no_sanitize("address", "undefined"))) static long
+clone3_run(struct clone_args_v2 *ca, int (*fn)(void *), void *arg)
+{
+	register long r12 __asm__("r12") = (long)fn;
+	register long r13 __asm__("r13") = (long)arg;
+	long ret;
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 /* the child, on its own stack (16-aligned at the top) */
+			 "xor %%ebp, %%ebp\n\t"
+			 "mov %%r13, %%rdi\n\t"
+			 "call *%%r12\n\t"
+			 "mov %%eax, %%edi\n\t"
+			 "mov %[nr_exit], %%eax\n\t"
+			 "syscall\n\t"
+			 "ud2\n"
+			 "1:"
+			 : "=a"(ret)
+			 : "0"((long)SYS_clone3), "D"(ca), "S"(sizeof *ca), "r"(r12),
+			   "r"(r13), [nr_exit] "i"(SYS_exit)
+			 : "rcx", "r11", "memory", "cc");
+	return ret;
+}
+#else
+/* elsewhere glibc's clone(), which cannot start the child in a cgroup: the
+ * caller then joins it by pid */
+static long clone3_run(struct clone_args_v2 *ca, int (*fn)(void *), void *arg)
+{
+	if (ca->flags & CLONE_INTO_CGROUP)
+		return -EINVAL;
+	int pid = clone(fn, (char *)(uintptr_t)(ca->stack + ca->stack_size),
+			(int)ca->flags | (int)ca->exit_signal, arg, (int *)(uintptr_t)ca->pidfd);
+	return pid < 0 ? -errno : pid;
+}
+#endif
+
+/* Starts the run's init (the clone child, which execs ns_init) in new
+ * namespaces, in the network namespace net_fd (> 0) or else the slot's and, on
+ * v2, straight in cg. Returns once the child has exec'd (or failed, which its
+ * report then tells): its pid, or -1 with *clone_errno; *into_fd is the cgroup
+ * fd clone3 used, or -1 (then init still has to join). */
+static pid_t start_init(struct sandbox *sb, const struct init_spawn *spawn, struct cg *cg,
+			int net_fd, int *pidfd, int *into_fd, int *clone_errno)
+{
+	/* the child's stack, in this frame, which waits until the child's exec */
+	char stack[SPAWN_STACK] __attribute__((aligned(16)));
 	struct clone_args_v2 ca = {
-	    .flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-		     CLONE_PIDFD,
+	    .flags = CLONE_VM | CLONE_VFORK | CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
+		     CLONE_NEWIPC | CLONE_NEWUTS | CLONE_PIDFD,
 	    .pidfd = (uint64_t)(uintptr_t)pidfd,
 	    .exit_signal = SIGCHLD,
+	    .stack = (uint64_t)(uintptr_t)stack,
+	    .stack_size = sizeof stack,
 	};
 	if (net_fd > 0 && setns(net_fd, CLONE_NEWNET) < 0) {
 		/* never an empty namespace instead: the caller wants that one */
@@ -263,23 +397,26 @@ static pid_t start_init(struct sandbox *sb, struct nsinit_plan *p, struct cg *cg
 		ca.flags |= CLONE_INTO_CGROUP;
 		ca.cgroup = (uint64_t)*into_fd;
 	}
-	pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
-	if (pid < 0 && *into_fd >= 0 && (errno == EINVAL || errno == E2BIG)) {
-		/* a kernel before 5.7: start outside, join by pid below */
+	/* no handler of the worker may run in the child before its exec */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	long pid = clone3_run(&ca, spawn_child, (void *)spawn);
+	if (pid < 0 && *into_fd >= 0 && (pid == -EINVAL || pid == -E2BIG)) {
+		/* a kernel before 5.7: start outside, join by pid after */
 		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
 		ca.cgroup = 0;
 		*into_fd = -1;
-		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
+		pid = clone3_run(&ca, spawn_child, (void *)spawn);
 	}
-	if (pid == 0)
-		nsinit_main(p);
-	*clone_errno = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	*clone_errno = pid < 0 ? (int)-pid : 0;
 	if (netfd >= 0 && setns(host_netns_fd, CLONE_NEWNET) < 0) {
 		log_error("native: cannot return to the host network namespace: %s",
 			  strerror(errno));
 		abort(); /* a worker thread without its network is beyond repair */
 	}
-	return pid;
+	return pid < 0 ? -1 : (pid_t)pid;
 }
 
 /* What the run showed, for run_verdict: the cgroup's counters, how the capture
@@ -367,16 +504,66 @@ static int map_ids(pid_t pid, const struct sandbox *sb, char *err, size_t errlen
 	return 0;
 }
 
-/* The child's ends of the pipes (stdin, stdout, stderr, sync, report), and the
- * lowest fd above them all, where init moves them before it dups them to 0..4. */
-static void plan_fds(struct nsinit_plan *p, const int fds[5])
+/* When init already failed (its clone child or ns_init could not start), the
+ * reason from its report on rep_fd, in err; else false. Does not block. */
+static bool early_failure(int rep_fd, const struct nsinit_plan *p, char *err, size_t errlen)
 {
-	p->fd_floor = 5;
-	for (int i = 0; i < 5; i++) {
-		p->fds[i] = fds[i];
-		if (fds[i] >= p->fd_floor)
-			p->fd_floor = fds[i] + 1;
+	struct pollfd pfd = {.fd = rep_fd, .events = POLLIN};
+	struct nsinit_report r;
+	if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN) ||
+	    read(rep_fd, &r, sizeof r) != (ssize_t)sizeof r || r.type != NSINIT_FAIL)
+		return false;
+	nsinit_explain(p, &r, err, errlen);
+	return true;
+}
+
+/* Releases a started init: its uid and gid maps, its cgroup when it is not in
+ * it yet (no clone3 cgroup, no self-join), then the plan on plan_fd, which it
+ * reads once the maps are there. 0, or -1 with err (init is then to be killed):
+ * init's own report when it failed to start, which rep_fd carries. */
+static int release_init(pid_t pid, const struct sandbox *sb, struct cg *cg, bool in_cg,
+			const struct nsinit_plan *p, int plan_fd, int rep_fd, char *err,
+			size_t errlen)
+{
+	int rc;
+	if (map_ids(pid, sb, err, errlen) < 0)
+		goto failed;
+	if (!in_cg && (rc = cg_join(cg, pid)) < 0) {
+		snprintf(err, errlen, "joining cgroup %s: %s", cg->name, strerror(-rc));
+		goto failed;
 	}
+	/* init reads it at once; a dead init is EPIPE */
+	if ((rc = capture_write_all(plan_fd, p, nsinit_plan_size(p),
+				    clock_mono_us() + 10 * 1000000LL)) < 0) {
+		snprintf(err, errlen, "sending the sandbox its plan: %s", strerror(-rc));
+		goto failed;
+	}
+	return 0;
+failed:
+	early_failure(rep_fd, p, err, errlen);
+	return -1;
+}
+
+/* An empty plan: its head zeroed; the pool (large, for long argument lists) is
+ * written as it fills and only its used part is ever read or sent. */
+static struct nsinit_plan *plan_new(void)
+{
+	struct nsinit_plan *p = xmalloc(sizeof *p);
+	memset(p, 0, offsetof(struct nsinit_plan, pool));
+	return p;
+}
+
+/* The plan of spec's run in sb, with the backend's global parts. 0 or -1 with err. */
+static int make_plan(struct nsinit_plan *p, const struct sandbox *sb, const struct run_spec *spec,
+		     char *err, size_t errlen)
+{
+	const struct nsinit_host host = {
+	    .box_root = sandbox_options() ? sandbox_options()->box_root : "/run/judge",
+	    .newroot = newroot_dir,
+	    .filter = &filter,
+	    .last_cap = last_cap,
+	};
+	return nsinit_plan(p, sb, spec, &host, err, errlen);
 }
 
 /* The run's cgroup (the one made ahead by the previous run, or a new one) with
@@ -448,15 +635,11 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	 * of one sandbox never overlap */
 	reap_previous(st);
 
-	p = xcalloc(1, sizeof *p);
-	const char *box_root = sandbox_options() ? sandbox_options()->box_root : "/run/judge";
-	if (nsinit_plan(p, sb, spec, box_root, err, sizeof err) < 0) {
+	p = plan_new();
+	if (make_plan(p, sb, spec, err, sizeof err) < 0) {
 		sandbox_fail(res, "%s", err);
 		goto out;
 	}
-	p->filter = &filter;
-	p->last_cap = last_cap;
-	p->newroot = newroot_dir;
 
 	int rc;
 	if (run_cgroup(st, sb, l, &cg, err, sizeof err) < 0) {
@@ -464,8 +647,8 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 		goto out;
 	}
 	cg_made = true;
-	const char *name = cg.name;
-	p->ncg_fds = cg_self_join_fds(&cg, p->cg_fds);
+	struct init_spawn spawn;
+	spawn.ncg_fds = cg_self_join_fds(&cg, spawn.cg_fds);
 
 	if (spec->stdin_path) {
 		in_file = open(spec->stdin_path, O_RDONLY | O_CLOEXEC);
@@ -481,11 +664,11 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 		goto out;
 	}
 	const int child_fds[5] = {pin[0], pout[1], perr[1], psync[0], prep[1]};
-	plan_fds(p, child_fds);
+	spawn_fds(&spawn, child_fds);
 
 	int64_t t0 = clock_mono_us();
 	int into_fd = -1, clone_errno = 0;
-	pid = start_init(sb, p, &cg, spec->net_ns_fd, &pidfd, &into_fd, &clone_errno);
+	pid = start_init(sb, &spawn, &cg, spec->net_ns_fd, &pidfd, &into_fd, &clone_errno);
 	if (pid < 0) {
 		sandbox_fail(res, "clone3: %s", strerror(clone_errno));
 		goto out;
@@ -496,16 +679,9 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	close_fd(&psync[0]);
 	close_fd(&prep[1]);
 
-	if (map_ids(pid, sb, err, sizeof err) < 0) {
+	if (release_init(pid, sb, &cg, spawn.ncg_fds || into_fd >= 0, p, psync[1], prep[0], err,
+			 sizeof err) < 0) {
 		sandbox_fail(res, "%s", err);
-		goto kill;
-	}
-	if (!p->ncg_fds && into_fd < 0 && (rc = cg_join(&cg, pid)) < 0) {
-		sandbox_fail(res, "joining cgroup %s: %s", name, strerror(-rc));
-		goto kill;
-	}
-	if (write(psync[1], "g", 1) != 1) {
-		sandbox_fail(res, "releasing the sandbox: %s", strerror(errno));
 		goto kill;
 	}
 	close_fd(&psync[1]);
@@ -573,6 +749,16 @@ static int native_global_init(const struct sandbox_options *opts, char *err, siz
 	scmp_release(&filter);
 	if (scmp_build(&filter, init_error, sizeof init_error) < 0)
 		goto out;
+	char init_path[400];
+	if (sandbox_helper_path("ns_init", "JUDGE_NS_INIT", init_path, sizeof init_path) < 0) {
+		snprintf(init_error, sizeof init_error, "%s not found (run make)", init_path);
+		goto out;
+	}
+	close_fd(&ns_init_fd);
+	if ((ns_init_fd = open(init_path, O_PATH | O_CLOEXEC)) < 0) {
+		snprintf(init_error, sizeof init_error, "cannot open '%s': %m", init_path);
+		goto out;
+	}
 	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
 	if (f) {
 		if (fscanf(f, "%d", &last_cap) != 1)
@@ -615,6 +801,7 @@ static void native_global_shutdown(void)
 	}
 	pthread_mutex_unlock(&netns_lock);
 	scmp_release(&filter);
+	close_fd(&ns_init_fd);
 	ready = false;
 	snprintf(init_error, sizeof init_error, "native backend shut down");
 }
@@ -666,8 +853,10 @@ static int native_launch(struct sandbox *sb, struct native_proc *np, struct sand
 		goto out;
 	}
 	const int child_fds[5] = {pin[0], pout[1], perr[1], psync[0], prep[1]};
-	plan_fds(np->plan, child_fds);
-	np->pid = start_init(sb, np->plan, &np->cg, 0, &np->pidfd, &into_fd, &clone_errno);
+	struct init_spawn spawn;
+	spawn.ncg_fds = cg_self_join_fds(&np->cg, spawn.cg_fds);
+	spawn_fds(&spawn, child_fds);
+	np->pid = start_init(sb, &spawn, &np->cg, 0, &np->pidfd, &into_fd, &clone_errno);
 	if (np->pid < 0) {
 		np->pidfd = -1;
 		snprintf(err, errlen, "clone3: %s", strerror(clone_errno));
@@ -675,17 +864,9 @@ static int native_launch(struct sandbox *sb, struct native_proc *np, struct sand
 	}
 	close_fd(&pin[0]), close_fd(&pout[1]), close_fd(&perr[1]);
 	close_fd(&psync[0]), close_fd(&prep[1]);
-	int rc;
-	if (map_ids(np->pid, sb, err, errlen) < 0)
+	if (release_init(np->pid, sb, &np->cg, spawn.ncg_fds || into_fd >= 0, np->plan, psync[1],
+			 prep[0], err, errlen) < 0)
 		goto out;
-	if (!np->plan->ncg_fds && into_fd < 0 && (rc = cg_join(&np->cg, np->pid)) < 0) {
-		snprintf(err, errlen, "joining cgroup %s: %s", np->cg.name, strerror(-rc));
-		goto out;
-	}
-	if (write(psync[1], "g", 1) != 1) {
-		snprintf(err, errlen, "releasing the sandbox: %s", strerror(errno));
-		goto out;
-	}
 	p->in_fd = pin[1], p->out_fd = pout[0], p->err_fd = perr[0];
 	pin[1] = pout[0] = perr[0] = -1;
 	np->rep_fd = prep[0];
@@ -776,19 +957,14 @@ static int native_start(struct sandbox *sb, const struct run_spec *spec, struct 
 	sb->box_changes++;
 	struct native_proc *np = xcalloc(1, sizeof *np);
 	np->pidfd = np->rep_fd = -1;
-	np->plan = xcalloc(1, sizeof *np->plan);
-	const char *box_root = sandbox_options() ? sandbox_options()->box_root : "/run/judge";
-	if (nsinit_plan(np->plan, sb, spec, box_root, err, errlen) < 0)
+	np->plan = plan_new();
+	if (make_plan(np->plan, sb, spec, err, errlen) < 0)
 		goto fail;
-	np->plan->filter = &filter;
-	np->plan->last_cap = last_cap;
-	np->plan->newroot = newroot_dir;
 	struct native_state *st = native_state(sb);
 	if (run_cgroup(st, sb, &spec->limits, &np->cg, err, errlen) < 0) {
 		np->cg.root = NULL;
 		goto fail;
 	}
-	np->plan->ncg_fds = cg_self_join_fds(&np->cg, np->plan->cg_fds);
 	if (launch(sb, np, p, err, errlen) < 0)
 		goto fail;
 	p->impl = np;

@@ -669,3 +669,26 @@ void sandbox_proc_free(struct sandbox_proc *p)
 			close(*fds[i]);
 	free(p);
 }
+
+int sandbox_helper_path(const char *name, const char *env_var, char *out, size_t len)
+{
+	const char *env = getenv(env_var);
+	if (env && access(env, X_OK) == 0)
+		return snprintf(out, len, "%s", env) < (int)len ? 0 : -1;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		/* beside (installed), then bin/ of a build tree from bin/ or build/tests/ */
+		static const char *const rel[] = {"", "../bin/", "../../bin/", "../../../bin/"};
+		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+			if (snprintf(out, len, "%s/%s%s", exe, rel[i], name) < (int)len &&
+			    access(out, X_OK) == 0)
+				return 0;
+	}
+	snprintf(out, len, "bin/%s", name);
+	return access(out, X_OK) == 0 ? 0 : -1;
+}

@@ -411,6 +411,52 @@ Test(sandbox, missing_program_is_internal_error)
 	run_result_release(&r);
 }
 
+/* pid 1 of a run is ns_init, a small static binary started by exec: not a copy
+ * of this process (whose memory holds the worker's secrets), and it keeps no
+ * capability once the program runs. */
+Test(sandbox, init_holds_no_copy_of_the_worker)
+{
+	struct run_result r;
+	sh(&r, lim(2000, 5000),
+	   "cat /proc/1/comm; grep -E '^(VmSize|CapPrm|CapEff):' /proc/1/status");
+	cr_assert_eq(r.status, RUN_OK, "%s %s %s", run_status_name(r.status), r.message, r.err.buf);
+	cr_assert(!strncmp(r.out.buf, "ns_init\n", 8), "%s", r.out.buf);
+	const char *vm = strstr(r.out.buf, "VmSize:");
+	cr_assert(vm, "%s", r.out.buf);
+	long kb = strtol(vm + 7, NULL, 10);
+	/* the static binary, its 1 MiB plan buffer and a stack; this test process
+	 * maps far more (libraries, thread stacks) */
+	cr_assert(kb > 0 && kb < 8192, "init maps %ld kB", kb);
+	cr_assert(strstr(r.out.buf, "CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n"), "%s",
+		  r.out.buf);
+	run_result_release(&r);
+}
+
+/* Arguments travel in the plan: 64 of 4 KiB (what a request may send) arrive
+ * whole; a list over the plan's capacity is a clear internal error. */
+Test(sandbox, long_argument_lists)
+{
+	enum { N = 300, LEN = 4000 };
+	static char words[N][LEN + 1];
+	const char *argv[N + 5] = {"/bin/sh", "-c", "echo $# ${#1} ${#64}", "sh"};
+	for (int i = 0; i < N; i++) {
+		memset(words[i], 'a' + i % 26, LEN);
+		argv[4 + i] = words[i];
+	}
+	struct run_result r;
+	argv[4 + 64] = NULL;
+	run(&r, lim(2000, 5000), NULL, argv);
+	cr_assert_eq(r.status, RUN_OK, "%s %s %s", run_status_name(r.status), r.message, r.err.buf);
+	cr_assert_str_eq(r.out.buf, "64 4000 4000\n");
+	run_result_release(&r);
+
+	argv[4 + 64] = words[64];
+	run(&r, lim(2000, 5000), NULL, argv);
+	cr_assert_eq(r.status, RUN_INTERNAL_ERROR, "%s", run_status_name(r.status));
+	cr_assert(strstr(r.message, "plan too large"), "%s", r.message);
+	run_result_release(&r);
+}
+
 Test(sandbox, nothing_left_behind)
 {
 	struct run_result r;

@@ -20,7 +20,7 @@ else
 	exit
 fi
 missing=
-for f in bin/judge bin/box_init etc/judge/judge.ini share/judge/languages/csharp.ini \
+for f in bin/judge bin/box_init bin/ns_init etc/judge/judge.ini share/judge/languages/csharp.ini \
 	share/judge/languages/selftest/python.py share/judge/problems/hello/problem.yaml \
 	lib/systemd/system/judge-serve.service lib/systemd/system/judge-worker.service; do
 	[ -e "$d$P/$f" ] || missing+=" $f"
