@@ -52,7 +52,7 @@ bin/box_init: runner/init/box_init.c runner/init/box_proto.h
 
 # ns_init: the first process of every native run (runner/native.c); static and
 # small, so that starting it copies nothing of the worker.
-bin/ns_init: runner/init/ns_init.c runner/nsinit.h
+bin/ns_init: runner/init/ns_init.c runner/init/ns_proto.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 $(WARN) -I. -static -o $@ $<
 

@@ -14,7 +14,6 @@
  * exits the kernel kills whatever is left in the namespace.
  */
 #define _GNU_SOURCE
-#define NSINIT_CHILD_ONLY
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -38,7 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/nsinit.h"
+#include "runner/init/ns_proto.h"
 
 #ifndef SECBIT_NOROOT
 #define SECBIT_NOROOT		      (1 << 0)
