@@ -67,12 +67,10 @@
 #include "runner/capture.h"
 #include "runner/nsinit.h"
 #include "runner/cg.h"
+#include "runner/init/clone_run.h"
 #include "runner/scmp.h"
 #include "runner/verdict.h"
 
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
@@ -102,13 +100,6 @@ static int netns_fd[NETNS_SLOTS];
 static int host_netns_fd = -1;
 
 /* ---- the worker side ---- */
-
-/* clone3's arguments up to cgroup (version 2, Linux 5.7); an older kernel takes
- * them as long as the fields it does not know are zero */
-struct clone_args_v2 {
-	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
-	uint64_t set_tid, set_tid_size, cgroup;
-};
 
 static int write_proc(pid_t pid, const char *file, const char *text)
 {
@@ -323,47 +314,6 @@ __attribute__((no_sanitize("address", "undefined"))) static int spawn_child(void
 	spawn_fail(NSINIT_REPORT_FD, S_INIT_EXEC, errno);
 }
 
-/* clone3 whose child runs fn(arg) on the stack given in ca (CLONE_VM) and exits
- * with its value. The kernel's clone3 returns twice on one stack pointer in C,
- * so the child's side is in assembly. Returns the pid or -errno. */
-#if defined(__x86_64__)
-__attribute__((no_sanitize("address", "undefined"))) static long
-clone3_run(struct clone_args_v2 *ca, int (*fn)(void *), void *arg)
-{
-	register long r12 __asm__("r12") = (long)fn;
-	register long r13 __asm__("r13") = (long)arg;
-	long ret;
-	__asm__ volatile("syscall\n\t"
-			 "test %%rax, %%rax\n\t"
-			 "jnz 1f\n\t"
-			 /* the child, on its own stack (16-aligned at the top) */
-			 "xor %%ebp, %%ebp\n\t"
-			 "mov %%r13, %%rdi\n\t"
-			 "call *%%r12\n\t"
-			 "mov %%eax, %%edi\n\t"
-			 "mov %[nr_exit], %%eax\n\t"
-			 "syscall\n\t"
-			 "ud2\n"
-			 "1:"
-			 : "=a"(ret)
-			 : "0"((long)SYS_clone3), "D"(ca), "S"(sizeof *ca), "r"(r12),
-			   "r"(r13), [nr_exit] "i"(SYS_exit)
-			 : "rcx", "r11", "memory", "cc");
-	return ret;
-}
-#else
-/* elsewhere glibc's clone(), which cannot start the child in a cgroup: the
- * caller then joins it by pid */
-static long clone3_run(struct clone_args_v2 *ca, int (*fn)(void *), void *arg)
-{
-	if (ca->flags & CLONE_INTO_CGROUP)
-		return -EINVAL;
-	int pid = clone(fn, (char *)(uintptr_t)(ca->stack + ca->stack_size),
-			(int)ca->flags | (int)ca->exit_signal, arg, (int *)(uintptr_t)ca->pidfd);
-	return pid < 0 ? -errno : pid;
-}
-#endif
-
 /* Starts the run's init (the clone child, which execs ns_init) in new
  * namespaces, in the network namespace net_fd (> 0) or else the slot's and, on
  * v2, straight in cg. Returns once the child has exec'd (or failed, which its
@@ -401,13 +351,13 @@ static pid_t start_init(struct sandbox *sb, const struct init_spawn *spawn, stru
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	long pid = clone3_run(&ca, spawn_child, (void *)spawn);
+	long pid = clone_run(&ca, spawn_child, (void *)spawn);
 	if (pid < 0 && *into_fd >= 0 && (pid == -EINVAL || pid == -E2BIG)) {
 		/* a kernel before 5.7: start outside, join by pid after */
 		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
 		ca.cgroup = 0;
 		*into_fd = -1;
-		pid = clone3_run(&ca, spawn_child, (void *)spawn);
+		pid = clone_run(&ca, spawn_child, (void *)spawn);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	*clone_errno = pid < 0 ? (int)-pid : 0;
