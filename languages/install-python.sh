@@ -43,7 +43,48 @@ install_pip() {
 	fi
 }
 
+# link_direct TREE: the dynamic loader finds libpython by its path ($ORIGIN in
+# DT_NEEDED), not by a search of the runpath: with a runpath, every start tried
+# ~20 paths that do not exist (glibc-hwcaps/*, tls/*, x86_64/*: one openat and one
+# stat each, plus libc and libm there) before the right one; under gVisor each is
+# a trip through the sentry (~5 % of a Python hello's sandbox CPU, measured). The
+# runpaths of libpython and of the extension modules go too when none of what they
+# need is in TREE/lib (they need system libraries only): an import of ssl, zlib or
+# sqlite3 searched there the same way. Files are patched as copies, then renamed
+# over the originals (a program running meanwhile sees the old or the new file).
+# Idempotent.
+link_direct() {
+	local tree=$1 f n keep
+	command -v patchelf >/dev/null || return 0
+	patch_copy() { # FILE PATCHELF-ARGS...
+		local file=$1
+		shift
+		cp -p "$file" "$file.judge-new" && patchelf "$@" "$file.judge-new" &&
+			mv -f "$file.judge-new" "$file"
+	}
+	f=$tree/bin/python3.12
+	if patchelf --print-needed "$f" | grep -qx 'libpython3.12.so.1.0'; then
+		patch_copy "$f" --replace-needed libpython3.12.so.1.0 '$ORIGIN/../lib/libpython3.12.so.1.0'
+	fi
+	for f in "$f" "$tree/lib/libpython3.12.so.1.0" "$tree"/lib/python3.12/lib-dynload/*.so; do
+		[ -n "$(patchelf --print-rpath "$f")" ] || continue
+		keep=
+		for n in $(patchelf --print-needed "$f"); do
+			case $n in
+			/* | \$*) ;;
+			*) [ -e "$tree/lib/$n" ] && keep=1 ;;
+			esac
+		done
+		[ -n "$keep" ] || patch_copy "$f" --remove-rpath
+	done
+}
+
 if works; then
+	link_direct "$dest"
+	if ! works; then
+		echo "install-python.sh: $dest/bin/python3.12 does not run after its links were made direct" >&2
+		exit 1
+	fi
 	install_pip
 	exit 0
 fi
@@ -77,7 +118,8 @@ tar -C "$src" -cf - \
 	--exclude="./bin/pydoc*" --exclude="./bin/*-config" --exclude="./bin/*.py" . |
 	tar -C "$tmp" -xf -
 
-# rpaths relative to each file, so the tree works wherever it is
+# rpaths relative to each file, so the tree works wherever it is; then libpython
+# by its path and no search where nothing is to be found (link_direct)
 patchelf --set-rpath '$ORIGIN/../lib' "$tmp/bin/python3.12"
 patchelf --set-rpath '$ORIGIN' "$tmp/lib/libpython3.12.so.1.0"
 for so in "$tmp/$lib"/lib-dynload/*.so; do
@@ -85,6 +127,7 @@ for so in "$tmp/$lib"/lib-dynload/*.so; do
 		patchelf --set-rpath '$ORIGIN/../..' "$so"
 	fi
 done
+link_direct "$tmp"
 # bytecode for the whole stdlib, so no run has to compile (runs cannot write it)
 "$tmp/bin/python3.12" -m compileall -q -j 2 "$tmp/$lib" >/dev/null 2>&1 || true
 echo "$src" >"$tmp/.judge-source"

@@ -31,11 +31,20 @@ out=$(apt-get -s -o Debug::NoLocking=1 dist-upgrade 2>&1 | grep '^Inst .*bookwor
 	fail "apt: an upgrade takes nothing from bookworm-backports" "$(head -3 <<<"$out")"
 
 py=$R/python3.12/bin/python3.12
-if readelf -d "$py" | grep -q 'RUNPATH.*\[\$ORIGIN/../lib\]' &&
-	! readelf -d "$R/python3.12/lib/libpython3.12.so.1.0" | grep -q '/root'; then
-	pass "python: rpaths are relative"
+# libpython by its path relative to the binary, no search (install-python.sh's
+# link_direct); no runpath anywhere that names an absolute folder
+abs_rpaths() {
+	local f
+	for f in "$py" "$R/python3.12/lib/libpython3.12.so.1.0" "$R"/python3.12/lib/python3.12/lib-dynload/*.so; do
+		readelf -d "$f" | grep -E 'R(UN)?PATH' | grep -v '\[\$ORIGIN[^]:]*\]$' | sed "s|^|$f: |"
+	done
+}
+if readelf -d "$py" | grep -q 'NEEDED.*\[\$ORIGIN/../lib/libpython3.12.so.1.0\]' &&
+	! readelf -d "$py" | grep -qE 'R(UN)?PATH' && [ -z "$(abs_rpaths)" ]; then
+	pass "python: libpython by a relative path, no absolute runpaths"
 else
-	fail "python: rpaths are relative" "$(readelf -d "$py" | grep -E 'RPATH|RUNPATH')"
+	fail "python: libpython by a relative path, no absolute runpaths" \
+		"$(readelf -d "$py" | grep -E 'NEEDED|RPATH|RUNPATH'; abs_rpaths | head -3)"
 fi
 out=$(as_nobody "$py" -c 'import sys, ssl, sqlite3, ctypes, decimal; print(sys.prefix, sys.version_info[:2] == (3, 12))' 2>&1)
 [ "$out" = "$R/python3.12 True" ] && pass "python: runs as nobody from $R" || fail "python: runs as nobody" "$out"
