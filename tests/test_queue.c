@@ -770,6 +770,46 @@ Test(queue, callbacks_are_scheduled_and_recorded)
 	db_close(db);
 }
 
+/* judge_done says whether the finished submission has a callback to deliver,
+ * so that the API's sender is woken only then (queue.h). */
+Test(queue, done_payload_says_callback)
+{
+	struct db *db = fresh_db("t_cbnote");
+	char err[512];
+	struct db *listener;
+	cr_assert_eq(db_open(&listener, schema_url, 10000, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_listen(listener, QUEUE_CHANNEL_DONE), 0);
+	cJSON *r = req("cb");
+	struct queue_new in = {
+	    .request = r, .priority = QUEUE_PRIO_BULK, .callback_url = "http://127.0.0.1:9/x"};
+	int64_t with, without = enqueue(db, "plain", QUEUE_PRIO_BULK, NULL, 0);
+	cr_assert_eq(queue_enqueue(db, &in, &with, NULL, err, sizeof err), 0, "%s", err);
+	cJSON_Delete(r);
+	cJSON *v = verdict(SUB_ACCEPTED);
+	struct queue_sub s;
+	queue_sub_init(&s);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(queue_claim(db, "w", 30000, &s, err, sizeof err), 1, "%s", err);
+		cr_assert_eq(queue_finish(db, s.id, "w", 1, SUB_ACCEPTED, v, err, sizeof err), 0);
+	}
+	cJSON_Delete(v);
+	char want_with[64], want_without[64];
+	snprintf(want_with, sizeof want_with, "%" PRId64 QUEUE_DONE_CALLBACK, with);
+	snprintf(want_without, sizeof want_without, "%" PRId64, without);
+	int seen = 0;
+	struct db_notify n;
+	while (seen != 3 && db_wait_notify(listener, 5000, &n) == 1) {
+		if (!strcmp(n.payload, want_with))
+			seen |= 1;
+		else if (!strcmp(n.payload, want_without))
+			seen |= 2;
+	}
+	cr_assert_eq(seen, 3, "both finishes heard with their payloads");
+	queue_sub_release(&s);
+	db_close(listener);
+	db_close(db);
+}
+
 static char own_dir[256];
 static struct pgembed *own;
 

@@ -28,6 +28,7 @@
 #include "judge/api/submit.h"
 #include "judge/service/auth.h"
 #include "judge/service/callback.h"
+#include "judge/service/queue.h"
 #include "judge/service/sesshub.h"
 #include "judge/service/waiter.h"
 #include "judge/store/db.h"
@@ -304,10 +305,12 @@ static void on_done(struct http_request *r, void *arg)
 	log_debug("api: %s %s %d %.1f ms", r->method, r->url, r->status, took * 1000);
 }
 
-/* The waiter hub's thread heard judge_done: a callback may be due. */
-static void kick_callbacks(void *arg)
+/* The waiter hub's thread heard judge_done: a callback is due when the
+ * submission has one (or after a reconnect, when one may have been missed). */
+static void kick_callbacks(void *arg, const char *payload)
 {
-	callback_kick(((struct api *)arg)->callbacks);
+	if (!payload || strstr(payload, QUEUE_DONE_CALLBACK))
+		callback_kick(((struct api *)arg)->callbacks);
 }
 
 int api_start(struct api **out, const struct judge_config *cfg, const char *db_url, int listen_fd,

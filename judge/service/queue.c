@@ -327,7 +327,10 @@ static char *finish_json(enum sub_status st, const cJSON *result)
 	"UPDATE submissions SET status = $4, result = $5::jsonb, "                                 \
 	"finished = now(), lease_until = NULL, "                                                   \
 	"callback_next = CASE WHEN callback_url IS NOT NULL THEN now() END " CLAIM_WHERE           \
-	" RETURNING id"
+	" RETURNING id, callback_url IS NOT NULL AS cb"
+
+/* judge_done's payload (queue.h) of a row with id and cb */
+#define DONE_PAYLOAD "id::text || CASE WHEN cb THEN '" QUEUE_DONE_CALLBACK "' ELSE '' END"
 
 int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, enum sub_status status,
 		 const cJSON *result, char *err, size_t errlen)
@@ -337,7 +340,7 @@ int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, enu
 	int rc =
 	    on_claim(db,
 		     "WITH u AS (" FINISH_UPDATE ") "
-		     "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM u",
+		     "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', " DONE_PAYLOAD ") FROM u",
 		     id, worker, attempt, sub_status_name(st), json, "cannot finish", err, errlen);
 	free(json);
 	return rc;
@@ -362,7 +365,7 @@ int queue_finish_claim(struct db *db, int64_t id, const char *worker, int attemp
 	PGresult *r = db_query(
 	    db,
 	    "WITH u AS (" FINISH_UPDATE "), "
-	    "n AS (SELECT pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM u), "
+	    "n AS (SELECT pg_notify('" QUEUE_CHANNEL_DONE "', " DONE_PAYLOAD ") FROM u), "
 	    "c AS (UPDATE submissions SET status = 'running', attempts = attempts + 1, "
 	    "worker = $2, started = now(), "
 	    "lease_until = now() + $6::bigint * interval '1 millisecond' "
@@ -422,11 +425,12 @@ int queue_reap(struct db *db, int max_attempts, int *requeued, int *failed, char
 	    "format('gave up after %s attempts: the worker running it stopped (last: %s)', "
 	    "s.attempts, s.worker)), finished = now(), lease_until = NULL, "
 	    "callback_next = CASE WHEN s.callback_url IS NOT NULL THEN now() END "
-	    "FROM expired e WHERE s.id = e.id AND s.attempts >= $1::int RETURNING s.id), "
+	    "FROM expired e WHERE s.id = e.id AND s.attempts >= $1::int "
+	    "RETURNING s.id, s.callback_url IS NOT NULL AS cb), "
 	    "requeued AS (UPDATE submissions s SET status = 'queued', worker = NULL, "
 	    "lease_until = NULL FROM expired e WHERE s.id = e.id AND s.attempts < $1::int "
 	    "RETURNING s.id) "
-	    "SELECT 'f', pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM failed "
+	    "SELECT 'f', pg_notify('" QUEUE_CHANNEL_DONE "', " DONE_PAYLOAD ") FROM failed "
 	    "UNION ALL SELECT 'r', pg_notify('" QUEUE_CHANNEL_NEW "', id::text) FROM requeued",
 	    1, p);
 	if (!r) {

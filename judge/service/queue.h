@@ -38,8 +38,11 @@ struct db_pool;
 enum { QUEUE_PRIO_INTERACTIVE = 0, QUEUE_PRIO_BULK = 10 };
 
 /* NOTIFY channels. */
-#define QUEUE_CHANNEL_NEW  "judge_new"	/* payload: id of a queued submission */
-#define QUEUE_CHANNEL_DONE "judge_done" /* payload: id of a finished submission */
+#define QUEUE_CHANNEL_NEW "judge_new" /* payload: id of a queued submission */
+/* judge_done's payload: the id of a finished submission, then
+ * QUEUE_DONE_CALLBACK when it has a callback to deliver */
+#define QUEUE_CHANNEL_DONE  "judge_done"
+#define QUEUE_DONE_CALLBACK " callback"
 
 struct queue_sub {
 	int64_t id;

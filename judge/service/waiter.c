@@ -19,7 +19,7 @@ struct waiter_hub {
 	pthread_mutex_t lock; /* guards the table and every waiter's hub fields */
 	struct waiter *waiters;
 	char *db_url;
-	void (*on_notify)(void *arg);
+	waiter_notify_fn on_notify;
 	void *arg;
 	char *channel;			     /* LISTENed to */
 	int64_t (*key)(const char *payload); /* a notification's waiter id */
@@ -74,10 +74,10 @@ static int64_t next_deadline(struct waiter_hub *h)
 	return d;
 }
 
-static void notified(struct waiter_hub *h)
+static void notified(struct waiter_hub *h, const char *payload)
 {
 	if (h->on_notify)
-		h->on_notify(h->arg);
+		h->on_notify(h->arg, payload);
 }
 
 /* Opens and LISTENs, or returns NULL (logged) for the caller to retry. */
@@ -125,12 +125,12 @@ static void *hub_main(void *arg)
 			int64_t id = h->key(n.payload);
 			if (id > 0)
 				wake(h, id, 0);
-			notified(h);
+			notified(h, n.payload);
 		} else if (rc == 2) {
 			/* reconnected (and listening again): a finish may have been missed */
 			__atomic_add_fetch(&h->connects, 1, __ATOMIC_RELAXED);
 			wake(h, -1, 0);
-			notified(h);
+			notified(h, NULL);
 		} else if (rc < 0) {
 			log_warn("waiter: lost the database: %s", db_error(db));
 			db_close(db);
@@ -160,7 +160,7 @@ int64_t waiter_text_key(const char *s)
 	return h ? (int64_t)h : 1;
 }
 
-int waiter_hub_start(struct waiter_hub **out, const char *db_url, void (*on_notify)(void *arg),
+int waiter_hub_start(struct waiter_hub **out, const char *db_url, waiter_notify_fn on_notify,
 		     void *arg, char *err, size_t errlen)
 {
 	return waiter_hub_start_on(out, db_url, QUEUE_CHANNEL_DONE, id_key, on_notify, arg, err,
@@ -168,8 +168,8 @@ int waiter_hub_start(struct waiter_hub **out, const char *db_url, void (*on_noti
 }
 
 int waiter_hub_start_on(struct waiter_hub **out, const char *db_url, const char *channel,
-			int64_t (*key)(const char *payload), void (*on_notify)(void *arg),
-			void *arg, char *err, size_t errlen)
+			int64_t (*key)(const char *payload), waiter_notify_fn on_notify, void *arg,
+			char *err, size_t errlen)
 {
 	struct waiter_hub *h = xcalloc(1, sizeof *h);
 	h->db_url = xstrdup(db_url);

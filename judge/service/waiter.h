@@ -40,19 +40,22 @@ struct waiter {
 	struct waiter *next;
 };
 
+/* Called by the hub's thread, outside its lock, with each notification's
+ * payload, and with NULL after each reconnect (anything may have been missed). */
+typedef void (*waiter_notify_fn)(void *arg, const char *payload);
+
 /* Starts the hub's thread, which connects to db_url (libpq connection
  * string) itself and keeps reconnecting while PostgreSQL is away. on_notify
- * (may be NULL) is called from that thread, outside the hub's lock, after each
- * judge_done notification and after each reconnect (the callback sender's
- * kick). Returns 0 with *out, or -1 with err. */
-int waiter_hub_start(struct waiter_hub **out, const char *db_url, void (*on_notify)(void *arg),
+ * (may be NULL) hears each judge_done notification and each reconnect (the
+ * callback sender's kick). Returns 0 with *out, or -1 with err. */
+int waiter_hub_start(struct waiter_hub **out, const char *db_url, waiter_notify_fn on_notify,
 		     void *arg, char *err, size_t errlen);
 /* A hub on another channel (e.g. outstream.h's judge_output): key maps a
  * notification's payload to the id of the waiters it wakes (0: none).
  * Returns 0 with *out, or -1 with err. */
 int waiter_hub_start_on(struct waiter_hub **out, const char *db_url, const char *channel,
-			int64_t (*key)(const char *payload), void (*on_notify)(void *arg),
-			void *arg, char *err, size_t errlen);
+			int64_t (*key)(const char *payload), waiter_notify_fn on_notify, void *arg,
+			char *err, size_t errlen);
 /* A waiter id (> 0) for a text payload such as a stream id: a hash, so two
  * texts may share one (a waiter woken for nothing reads again and parks). */
 int64_t waiter_text_key(const char *s);
