@@ -669,6 +669,95 @@ Test(queue, waiter_parks_and_resumes)
 	db_close(db);
 }
 
+/* Waits until h has heard more than n notifications in all. */
+static void await_heard(struct waiter_hub *h, uint64_t n)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (waiter_mark(h).heard <= n && elapsed_ms(&t0) < 10000)
+		usleep(5000);
+	cr_assert_gt(waiter_mark(h).heard, n, "the hub heard it");
+}
+
+/* Claims and finishes the next queued submission, which must be id, and waits
+ * until h has heard its judge_done (a parked waiter of its own is resumed). */
+static void finish_heard(struct waiter_hub *h, struct db *db, int64_t id)
+{
+	char err[512];
+	struct parked q = {
+	    .w = {.id = id, .deadline_ms = clock_mono_ms() + 60000, .resume = parked_resume}};
+	q.w.arg = &q;
+	pthread_mutex_init(&q.lock, NULL);
+	waiter_register(h, &q.w);
+	cr_assert(waiter_park(h, &q.w, parked_suspend));
+	struct queue_sub s;
+	queue_sub_init(&s);
+	cJSON *v = verdict(SUB_ACCEPTED);
+	cr_assert_eq(queue_claim(db, "ws", 30000, &s, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(s.id, id);
+	cr_assert_eq(queue_finish(db, id, "ws", s.attempts, SUB_ACCEPTED, v, err, sizeof err), 0);
+	cr_assert_geq(await_resume(&q, 10000), 0, "the hub heard the finish");
+	cJSON_Delete(v);
+	queue_sub_release(&s);
+	pthread_mutex_destroy(&q.lock);
+}
+
+/* A wait for a submission queued after a mark skips its first read only when
+ * the hub is sure it heard no finish for it since. */
+Test(queue, waiter_register_since)
+{
+	struct db *db = fresh_db("t_since");
+	char err[512];
+	/* ids of its own: judge_done is heard across the schemas of tests that run
+	 * at the same time, which number their submissions from 1 */
+	cr_assert_eq(db_exec(db, "SELECT setval('submissions_id_seq', 7000000000)", 0, NULL), 0);
+	struct waiter_hub *h;
+	cr_assert_eq(waiter_hub_start(&h, schema_url, NULL, NULL, err, sizeof err), 0, "%s", err);
+	await_listening(h, 0);
+	struct parked p = {.w = {.deadline_ms = clock_mono_ms() + 60000, .resume = parked_resume}};
+	p.w.arg = &p;
+	pthread_mutex_init(&p.lock, NULL);
+
+	/* nothing finished since the mark: no read needed */
+	struct waiter_mark m = waiter_mark(h);
+	cr_assert(m.listening);
+	p.w.id = enqueue(db, "a", QUEUE_PRIO_BULK, NULL, 0);
+	cr_assert(waiter_register_since(h, &p.w, &m));
+	cr_assert(p.w.registered);
+	waiter_unregister(h, &p.w);
+	finish_heard(h, db, p.w.id);
+
+	/* it finished (and the hub heard it) before the wait registered: read */
+	m = waiter_mark(h);
+	p.w.id = enqueue(db, "b", QUEUE_PRIO_BULK, NULL, 0);
+	finish_heard(h, db, p.w.id);
+	cr_assert_not(waiter_register_since(h, &p.w, &m), "its finish was heard: read");
+	waiter_unregister(h, &p.w);
+
+	/* another submission's finish does not matter */
+	m = waiter_mark(h);
+	int64_t first = enqueue(db, "c", QUEUE_PRIO_BULK, NULL, 0);
+	p.w.id = enqueue(db, "d", QUEUE_PRIO_BULK, NULL, 0);
+	finish_heard(h, db, first);
+	cr_assert(waiter_register_since(h, &p.w, &m));
+	waiter_unregister(h, &p.w);
+
+	/* more finishes since the mark than the hub keeps: it cannot tell, read */
+	m = waiter_mark(h);
+	cr_assert_eq(db_exec(db,
+			     "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', (g + 8000000000)::text) "
+			     "FROM generate_series(1, 5000) g",
+			     0, NULL),
+		     0);
+	await_heard(h, m.heard + 4999);
+	cr_assert_not(waiter_register_since(h, &p.w, &m));
+	waiter_unregister(h, &p.w);
+
+	waiter_hub_stop(h);
+	pthread_mutex_destroy(&p.lock);
+	db_close(db);
+}
+
 #define CLAIMERS 4
 #define JOBS	 200
 

@@ -453,13 +453,15 @@ void j0_submit(struct http_request *r, struct api *a)
 			       .callback_url = p.callback_url,
 			       .front = front};
 	int64_t id = 0;
-	if (submit_enqueue_one(a, &qn, &id, NULL, err, sizeof err) < 0) {
+	struct waiter_mark mark;
+	if (submit_enqueue_one(a, &qn, &id, NULL, &mark, err, sizeof err) < 0) {
 		render_db_error(r, "judge0 enqueue", err);
 		goto out;
 	}
 	log_debug("judge0: submission %" PRId64 " queued%s", id, wait ? " (wait)" : "");
 	if (wait) {
-		submit_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, answer_wait);
+		submit_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, answer_wait,
+			    &mark);
 		goto out;
 	}
 	char tok[1][37];

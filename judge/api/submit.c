@@ -31,6 +31,8 @@ struct wait_ctx {
 	bool sync;		 /* execute*: answer with the result JSON */
 	submit_answer_fn answer; /* another front's answer, or NULL */
 	struct waiter w;	 /* w.id: the submission; w.deadline_ms: when to stop waiting */
+	bool fresh;		 /* queued by this request after mark, not read yet */
+	struct waiter_mark mark;
 };
 
 static void wait_ctx_free(void *p)
@@ -60,6 +62,17 @@ static void continue_wait(struct wait_ctx *c)
 	struct http_request *r = c->r;
 	char err[256];
 	for (;;) {
+		/* just queued by this request: it cannot be final while the hub is sure
+		 * it heard no finish for it, so park without reading */
+		if (c->fresh) {
+			c->fresh = false;
+			if (waiter_register_since(a->waiters, &c->w, &c->mark) &&
+			    clock_mono_ms() < c->w.deadline_ms) {
+				if (waiter_park(a->waiters, &c->w, suspend_request))
+					return;
+				continue;
+			}
+		}
 		/* register first, read second: a notification in between is kept */
 		waiter_register(a->waiters, &c->w);
 		struct queue_sub s;
@@ -103,9 +116,10 @@ static void continue_wait(struct wait_ctx *c)
 	}
 }
 
-/* Starts waiting for id until deadline_ms (a clock_mono_ms() time). */
+/* Starts waiting for id until deadline_ms (a clock_mono_ms() time); queued: see
+ * submit_wait. */
 static void start_wait(struct http_request *r, struct api *a, int64_t id, int64_t deadline_ms,
-		       bool sync, submit_answer_fn answer)
+		       bool sync, submit_answer_fn answer, const struct waiter_mark *queued)
 {
 	struct wait_ctx *c = xcalloc(1, sizeof *c);
 	*c = (struct wait_ctx){
@@ -116,15 +130,19 @@ static void start_wait(struct http_request *r, struct api *a, int64_t id, int64_
 	    .answer = answer,
 	    .w = {.id = id, .deadline_ms = deadline_ms, .resume = resume_request}};
 	c->w.arg = c;
+	if (queued) {
+		c->fresh = true;
+		c->mark = *queued;
+	}
 	r->ctx = c;
 	r->ctx_free = wait_ctx_free;
 	continue_wait(c);
 }
 
 void submit_wait(struct http_request *r, struct api *a, int64_t id, int64_t deadline_ms,
-		 submit_answer_fn answer)
+		 submit_answer_fn answer, const struct waiter_mark *queued)
 {
-	start_wait(r, a, id, deadline_ms, true, answer);
+	start_wait(r, a, id, deadline_ms, true, answer, queued);
 }
 
 void submit_resume(struct http_request *r)
@@ -244,7 +262,8 @@ static void enqueue(struct http_request *r, struct api *a, enum req_kind kind, b
 	};
 	int64_t id = 0;
 	bool created = true;
-	int rc = submit_enqueue_one(a, &qn, &id, &created, err, sizeof err);
+	struct waiter_mark mark;
+	int rc = submit_enqueue_one(a, &qn, &id, &created, &mark, err, sizeof err);
 	if (rc < 0) {
 		render_db_error(r, "enqueue", err);
 		goto out;
@@ -264,7 +283,8 @@ static void enqueue(struct http_request *r, struct api *a, enum req_kind kind, b
 	if (stream)
 		events_relay(r, a, id, sub_status_is_final(status));
 	else if (sync)
-		start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true, NULL);
+		start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true, NULL,
+			   created ? &mark : NULL);
 	else
 		respond_queued(r, id, created, status);
 out:
@@ -272,9 +292,11 @@ out:
 }
 
 int submit_enqueue_one(struct api *a, const struct queue_new *qn, int64_t *id, bool *created,
-		       char *err, size_t errlen)
+		       struct waiter_mark *mark, char *err, size_t errlen)
 {
 	struct db *db = api_db(a, 5000, err, errlen);
+	if (mark)
+		*mark = waiter_mark(a->waiters);
 	int rc = db ? queue_enqueue(db, qn, id, created, err, errlen) : -1;
 	if (db)
 		db_pool_put(a->pool, db);
@@ -291,10 +313,11 @@ void submit_run(struct http_request *r, struct api *a, const struct req_parsed *
 	    .api_key_id = a->auth_on ? r->key_id : 0,
 	};
 	int64_t id = 0;
-	if (submit_enqueue_one(a, &qn, &id, NULL, err, sizeof err) < 0)
+	struct waiter_mark mark;
+	if (submit_enqueue_one(a, &qn, &id, NULL, &mark, err, sizeof err) < 0)
 		return render_db_error(r, "enqueue", err);
 	log_debug("api: submission %" PRId64 " queued (sync, another front)", id);
-	start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true, answer);
+	start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true, answer, &mark);
 }
 
 /* The submissions array of a batch body, or NULL with e. */
@@ -434,5 +457,5 @@ void submit_get(struct http_request *r, struct api *a, const char *id_s, const c
 		if (wait > a->cfg->max_wait_s)
 			wait = a->cfg->max_wait_s;
 	}
-	start_wait(r, a, id, clock_mono_ms() + (int64_t)wait * 1000, false, NULL);
+	start_wait(r, a, id, clock_mono_ms() + (int64_t)wait * 1000, false, NULL, NULL);
 }

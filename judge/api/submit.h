@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "judge/grading/request.h"
+#include "judge/service/waiter.h"
 
 struct api;
 struct http_request;
@@ -34,9 +35,11 @@ void submit_stream(struct http_request *r, struct api *a, enum req_kind kind, co
 typedef void (*submit_answer_fn)(struct http_request *r, struct api *a, const struct queue_sub *s,
 				 bool final);
 /* Enqueues one submission on a connection of the pool (queue_enqueue's returns
- * and out-parameters; created may be NULL). Returns 0 or -1 with err. */
+ * and out-parameters; created may be NULL). mark (may be NULL) gets what the
+ * waiter hub had heard just before the INSERT, for submit_wait. Returns 0 or -1
+ * with err. */
 int submit_enqueue_one(struct api *a, const struct queue_new *qn, int64_t *id, bool *created,
-		       char *err, size_t errlen);
+		       struct waiter_mark *mark, char *err, size_t errlen);
 /* Enqueues the validated request p at interactive priority (no idempotency
  * key) and waits for it like /v1/execute, then answers through answer (a
  * database failure is a 503 of the API's own shape). Always answers or parks r. */
@@ -49,9 +52,11 @@ void submit_batch(struct http_request *r, struct api *a);
 void submit_get(struct http_request *r, struct api *a, const char *id_s, const char *w);
 /* Waits (parked, without a thread) for submission id until deadline_ms (a
  * clock_mono_ms() time), then answers with answer; a database error is a 503
- * and a vanished row a 404, in this API's shape. */
+ * and a vanished row a 404, in this API's shape. queued: submit_enqueue_one's
+ * mark when this request has just queued id (its first read may be skipped),
+ * else NULL. */
 void submit_wait(struct http_request *r, struct api *a, int64_t id, int64_t deadline_ms,
-		 submit_answer_fn answer);
+		 submit_answer_fn answer, const struct waiter_mark *queued);
 /* Carries on a parked request of these endpoints that was resumed (r->ctx is
  * theirs); when the server is stopping it answers with what there is. */
 void submit_resume(struct http_request *r);

@@ -13,6 +13,8 @@
 #include "judge/service/queue.h"
 #include "judge/store/db.h"
 
+#define WAITER_RECENT 4096
+
 struct waiter_hub {
 	pthread_t thread;
 	bool started;
@@ -24,8 +26,24 @@ struct waiter_hub {
 	char *channel;			     /* LISTENed to */
 	int64_t (*key)(const char *payload); /* a notification's waiter id */
 	long connects;
+	/* under lock: the ids of the last WAITER_RECENT notifications, heard in all,
+	 * and whether the thread is listening now (waiter_register_since) */
+	int64_t recent[WAITER_RECENT];
+	uint64_t heard;
+	bool listening;
 	volatile int stop;
 };
+
+/* The hub's thread heard a notification for id, or (id 0) lost or regained
+ * its connection (listening). */
+static void note(struct waiter_hub *h, int64_t id, bool listening)
+{
+	pthread_mutex_lock(&h->lock);
+	if (id > 0)
+		h->recent[h->heard++ % WAITER_RECENT] = id;
+	h->listening = listening;
+	pthread_mutex_unlock(&h->lock);
+}
 
 static void remove_locked(struct waiter_hub *h, struct waiter *w)
 {
@@ -96,6 +114,7 @@ static struct db *connect_listen(struct waiter_hub *h)
 		db_close(db);
 		return NULL;
 	}
+	note(h, 0, true);
 	__atomic_add_fetch(&h->connects, 1, __ATOMIC_RELAXED);
 	return db;
 }
@@ -123,16 +142,20 @@ static void *hub_main(void *arg)
 		int rc = db_wait_notify(db, timeout, &n);
 		if (rc == 1) {
 			int64_t id = h->key(n.payload);
-			if (id > 0)
+			if (id > 0) {
+				note(h, id, true);
 				wake(h, id, 0);
+			}
 			notified(h, n.payload);
 		} else if (rc == 2) {
 			/* reconnected (and listening again): a finish may have been missed */
 			__atomic_add_fetch(&h->connects, 1, __ATOMIC_RELAXED);
+			note(h, 0, true);
 			wake(h, -1, 0);
 			notified(h, NULL);
 		} else if (rc < 0) {
 			log_warn("waiter: lost the database: %s", db_error(db));
+			note(h, 0, false);
 			db_close(db);
 			db = NULL;
 			wake(h, -1, 0);
@@ -223,6 +246,30 @@ void waiter_register(struct waiter_hub *h, struct waiter *w)
 	w->parked = false;
 	w->notified = false;
 	pthread_mutex_unlock(&h->lock);
+}
+
+struct waiter_mark waiter_mark(struct waiter_hub *h)
+{
+	pthread_mutex_lock(&h->lock);
+	struct waiter_mark m = {
+	    .heard = h->heard, .connects = waiter_hub_connects(h), .listening = h->listening};
+	pthread_mutex_unlock(&h->lock);
+	return m;
+}
+
+bool waiter_register_since(struct waiter_hub *h, struct waiter *w, const struct waiter_mark *m)
+{
+	waiter_register(h, w);
+	pthread_mutex_lock(&h->lock);
+	/* listening all along: listening at m and now, no reconnect in between (a
+	 * reconnect counts before it listens again, so a loss shows in connects) */
+	bool sure = m->listening && h->listening && m->connects == waiter_hub_connects(h) &&
+		    h->heard - m->heard <= WAITER_RECENT;
+	for (uint64_t i = m->heard; sure && i < h->heard; i++)
+		if (h->recent[i % WAITER_RECENT] == w->id)
+			sure = false;
+	pthread_mutex_unlock(&h->lock);
+	return sure;
 }
 
 void waiter_unregister(struct waiter_hub *h, struct waiter *w)

@@ -69,6 +69,19 @@ void waiter_hub_wake(struct waiter_hub *h, int64_t id);
 /* Puts w in h's table (once; again after each resume) and forgets earlier
  * notifications: call it before reading the submission. */
 void waiter_register(struct waiter_hub *h, struct waiter *w);
+/* What the hub had heard at one moment: see waiter_register_since. */
+struct waiter_mark {
+	uint64_t heard; /* notifications heard */
+	long connects;	/* (re)connections */
+	bool listening;
+};
+struct waiter_mark waiter_mark(struct waiter_hub *h);
+/* waiter_register for a submission queued after m was taken (take m before
+ * the INSERT): returns true when the caller may park without reading the row,
+ * as it is still queued — the hub has listened all along since m and heard no
+ * notification for w->id (it keeps the last WAITER_RECENT ids it heard); false
+ * when it cannot tell: read, as after waiter_register. Saves a read per wait. */
+bool waiter_register_since(struct waiter_hub *h, struct waiter *w, const struct waiter_mark *m);
 /* Takes w out of h's table (no-op when it is not in). */
 void waiter_unregister(struct waiter_hub *h, struct waiter *w);
 /* After a read that found w->id not final: returns false when a notification
