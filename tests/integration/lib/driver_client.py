@@ -105,6 +105,10 @@ class Driver:
         return c.reply
 
     def _child_setup(self):
+        # default signal dispositions, as a sandbox gives them: a test run from a
+        # shell's background job inherits SIGINT ignored, which bash cannot trap
+        for sig in (signal.SIGINT, signal.SIGQUIT):
+            signal.signal(sig, signal.SIG_DFL)
         if self.preexec_fn:
             self.preexec_fn()
         # the driver dies with this client: a client killed mid-test (a cell
