@@ -243,10 +243,12 @@ struct init_spawn {
 	int last_cap;
 };
 
-/* The child's ends of the pipes and the lowest fd above them all (and above
- * ns_init's), where the child moves them before it dups them to 0..4. */
-static void spawn_fds(struct init_spawn *s, const int fds[5])
+/* What the clone child of a run in cg gets: the child's ends of the pipes, the
+ * lowest fd above them all (and above ns_init's), where the child moves them
+ * before it dups them to 0..4, and cg's fds it joins through (v1). */
+static void spawn_prepare(struct init_spawn *s, const int fds[5], const struct cg *cg)
 {
+	s->ncg_fds = cg_self_join_fds(cg, s->cg_fds);
 	s->exe_fd = ns_init_fd;
 	s->last_cap = last_cap;
 	s->fd_floor = (ns_init_fd > 5 ? ns_init_fd : 5) + 1;
@@ -317,10 +319,11 @@ __attribute__((no_sanitize("address", "undefined"))) static int spawn_child(void
 /* Starts the run's init (the clone child, which execs ns_init) in new
  * namespaces, in the network namespace net_fd (> 0) or else the slot's and, on
  * v2, straight in cg. Returns once the child has exec'd (or failed, which its
- * report then tells): its pid, or -1 with *clone_errno; *into_fd is the cgroup
- * fd clone3 used, or -1 (then init still has to join). */
+ * report then tells): its pid, or -1 with *clone_errno; *in_cg says whether it
+ * is in cg already (clone3 started it there, or it joins itself), else it is to
+ * be joined by pid. */
 static pid_t start_init(struct sandbox *sb, const struct init_spawn *spawn, struct cg *cg,
-			int net_fd, int *pidfd, int *into_fd, int *clone_errno)
+			int net_fd, int *pidfd, bool *in_cg, int *clone_errno)
 {
 	/* the child's stack, in this frame, which waits until the child's exec */
 	char stack[SPAWN_STACK] __attribute__((aligned(16)));
@@ -342,23 +345,24 @@ static pid_t start_init(struct sandbox *sb, const struct init_spawn *spawn, stru
 		ca.flags |= CLONE_NEWNET;
 		netfd = -1;
 	}
-	*into_fd = cg_clone_into_fd(cg);
-	if (*into_fd >= 0) {
+	int into_fd = cg_clone_into_fd(cg);
+	if (into_fd >= 0) {
 		ca.flags |= CLONE_INTO_CGROUP;
-		ca.cgroup = (uint64_t)*into_fd;
+		ca.cgroup = (uint64_t)into_fd;
 	}
 	/* no handler of the worker may run in the child before its exec */
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	long pid = clone_run(&ca, spawn_child, (void *)spawn);
-	if (pid < 0 && *into_fd >= 0 && (pid == -EINVAL || pid == -E2BIG)) {
+	if (pid < 0 && into_fd >= 0 && (pid == -EINVAL || pid == -E2BIG)) {
 		/* a kernel before 5.7: start outside, join by pid after */
 		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
 		ca.cgroup = 0;
-		*into_fd = -1;
+		into_fd = -1;
 		pid = clone_run(&ca, spawn_child, (void *)spawn);
 	}
+	*in_cg = spawn->ncg_fds > 0 || into_fd >= 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	*clone_errno = pid < 0 ? (int)-pid : 0;
 	if (netfd >= 0 && setns(host_netns_fd, CLONE_NEWNET) < 0) {
@@ -597,9 +601,6 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 		goto out;
 	}
 	cg_made = true;
-	struct init_spawn spawn;
-	spawn.ncg_fds = cg_self_join_fds(&cg, spawn.cg_fds);
-
 	if (spec->stdin_path) {
 		in_file = open(spec->stdin_path, O_RDONLY | O_CLOEXEC);
 		if (in_file < 0) {
@@ -614,11 +615,13 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 		goto out;
 	}
 	const int child_fds[5] = {pin[0], pout[1], perr[1], psync[0], prep[1]};
-	spawn_fds(&spawn, child_fds);
+	struct init_spawn spawn;
+	spawn_prepare(&spawn, child_fds, &cg);
 
 	int64_t t0 = clock_mono_us();
-	int into_fd = -1, clone_errno = 0;
-	pid = start_init(sb, &spawn, &cg, spec->net_ns_fd, &pidfd, &into_fd, &clone_errno);
+	int clone_errno = 0;
+	bool in_cg = false;
+	pid = start_init(sb, &spawn, &cg, spec->net_ns_fd, &pidfd, &in_cg, &clone_errno);
 	if (pid < 0) {
 		sandbox_fail(res, "clone3: %s", strerror(clone_errno));
 		goto out;
@@ -629,8 +632,7 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	close_fd(&psync[0]);
 	close_fd(&prep[1]);
 
-	if (release_init(pid, sb, &cg, spawn.ncg_fds || into_fd >= 0, p, psync[1], prep[0], err,
-			 sizeof err) < 0) {
+	if (release_init(pid, sb, &cg, in_cg, p, psync[1], prep[0], err, sizeof err) < 0) {
 		sandbox_fail(res, "%s", err);
 		goto kill;
 	}
@@ -796,7 +798,8 @@ static int native_launch(struct sandbox *sb, struct native_proc *np, struct sand
 			 char *err, size_t errlen)
 {
 	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
-	int psync[2] = {-1, -1}, prep[2] = {-1, -1}, into_fd = -1, clone_errno = 0, ret = -1;
+	int psync[2] = {-1, -1}, prep[2] = {-1, -1}, clone_errno = 0, ret = -1;
+	bool in_cg = false;
 	if (pipe2(pin, O_CLOEXEC) < 0 || pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0 ||
 	    pipe2(psync, O_CLOEXEC) < 0 || pipe2(prep, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -804,9 +807,8 @@ static int native_launch(struct sandbox *sb, struct native_proc *np, struct sand
 	}
 	const int child_fds[5] = {pin[0], pout[1], perr[1], psync[0], prep[1]};
 	struct init_spawn spawn;
-	spawn.ncg_fds = cg_self_join_fds(&np->cg, spawn.cg_fds);
-	spawn_fds(&spawn, child_fds);
-	np->pid = start_init(sb, &spawn, &np->cg, 0, &np->pidfd, &into_fd, &clone_errno);
+	spawn_prepare(&spawn, child_fds, &np->cg);
+	np->pid = start_init(sb, &spawn, &np->cg, 0, &np->pidfd, &in_cg, &clone_errno);
 	if (np->pid < 0) {
 		np->pidfd = -1;
 		snprintf(err, errlen, "clone3: %s", strerror(clone_errno));
@@ -814,8 +816,7 @@ static int native_launch(struct sandbox *sb, struct native_proc *np, struct sand
 	}
 	close_fd(&pin[0]), close_fd(&pout[1]), close_fd(&perr[1]);
 	close_fd(&psync[0]), close_fd(&prep[1]);
-	if (release_init(np->pid, sb, &np->cg, spawn.ncg_fds || into_fd >= 0, np->plan, psync[1],
-			 prep[0], err, errlen) < 0)
+	if (release_init(np->pid, sb, &np->cg, in_cg, np->plan, psync[1], prep[0], err, errlen) < 0)
 		goto out;
 	p->in_fd = pin[1], p->out_fd = pout[0], p->err_fd = perr[0];
 	pin[1] = pout[0] = perr[0] = -1;
