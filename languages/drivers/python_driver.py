@@ -108,6 +108,19 @@ def run_cell(ns, n, code):
     return text if len(text) <= RESULT_MAX else text[:RESULT_MAX] + "..."
 
 
+def child_exit(out):
+    """The end of a process that a cell forked (os.fork) once its copy of the
+    cell is over: it must never reply nor read the next request, which are the
+    driver's (a fork bomb's copies, each interrupted, would otherwise flood the
+    reply stream with stale replies)."""
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except Exception:
+            pass
+    os._exit(0 if out["status"] == "ok" else 1)
+
+
 class Interrupts:
     """SIGINT stops a running cell (KeyboardInterrupt); between cells it is
     ignored, so a late interrupt never kills the driver."""
@@ -131,6 +144,7 @@ def main():
     sys.modules["__main__"] = main_mod
     ns = main_mod.__dict__
     signal.signal(signal.SIGINT, Interrupts.handler)
+    driver_pid = os.getpid()
     send(reply, token, {"ready": True, "version": sys.version.split()[0]})
     n = 0
     while True:
@@ -155,6 +169,8 @@ def main():
             out["status"] = "error"
             out["error"] = error_of(e)
         Interrupts.in_cell = False
+        if os.getpid() != driver_pid:
+            child_exit(out)
         set_stdin(b"")
         send(reply, token, out)
 

@@ -13,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
 exec python3 - "$tmp" "${DRIVERS_LANGS:-node csharp python bash}" <<'PY'
-import os, sys, time
+import os, signal, sys, time
 
 sys.path.insert(0, "tests/integration/lib")
 from driver_client import Driver, DriverError, ini_session
@@ -377,6 +377,44 @@ def extra_node(d, folder):
     check("node: _ given a value by the user stays theirs", c.result == "true", repr(c))
     c = d.cell("typeof stdin + ':' + stdin")
     check("node: stdin is an empty string without input", c.result == "'string:'", repr(c))
+
+
+def extra_python(d, folder):
+    # issue 22: a process the cell forked is a copy of the driver; once its copy
+    # of the cell ends it must leave without a reply, or the next cell reads
+    # that stale reply instead of its own
+    c = d.cell("import os\nme = os.getpid()\npid = os.fork()\nif pid == 0:\n    print('child')\n"
+               "else:\n    os.waitpid(pid, 0)\nos.getpid() == me", timeout=20)
+    c2 = d.cell("1 + 1", timeout=20)
+    check("python: a forked child of a cell ends without a reply; the next cell answers for itself",
+          c.result == "True" and c.out == "child\n" and c2.result == "2" and c2.out == "",
+          "%r %r" % (c, c2))
+    # a copy that gets the cell's SIGINT too (the host signals every process of the
+    # sandbox) ends as well, and the cells after answer for themselves
+    d.begin("import os, time\nif os.fork() == 0:\n    time.sleep(60)\ntime.sleep(60)")
+    time.sleep(1.0)
+    for pid in child_pids(d.proc.pid) + [d.proc.pid]:
+        try:
+            os.kill(pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+    c = d.wait(timeout=5)
+    c2 = d.cell("print('alive')", timeout=20)
+    check("python: after an interrupted cell whose fork was interrupted too, the next cell answers for itself",
+          c.status == "error" and c.error.get("name") == "KeyboardInterrupt" and c2.out == "alive\n"
+          and c2.status == "ok", "%r %r" % (c, c2))
+
+
+def child_pids(pid):
+    """The children of pid (/proc/PID/task/*/children)."""
+    out = []
+    for t in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, t)) as f:
+                out += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return out
 
 
 def extra_csharp(d, folder):
