@@ -467,17 +467,47 @@ static void json_call(struct http_request *r, struct api *a, const char *id, con
 	cJSON_Delete(req);
 }
 
+/* path without its "." parts and a trailing '/', into out: "." and "./" are the
+ * session folder itself, "./data/" is "data". Anything else stays for
+ * sreq_path to judge ("/x", "a//b" and ".." are still refused). */
+static void drop_dots(const char *path, struct strbuf *out)
+{
+	bool first = true;
+	for (const char *s = path;;) {
+		size_t len = strcspn(s, "/");
+		bool end = !s[len];
+		bool dot = len == 1 && s[0] == '.';
+		bool trailing = len == 0 && end && s != path;
+		if (!dot && !trailing) {
+			if (!first)
+				strbuf_addch(out, '/');
+			strbuf_add(out, s, len);
+			first = false;
+		}
+		if (end)
+			break;
+		s += len + 1;
+	}
+}
+
 /* A files route: the path after "{id}/files/", checked. */
 static void file_call(struct http_request *r, struct api *a, const char *id, const char *path,
 		      const char *kind, const void *body, size_t len, bool file_json)
 {
 	struct req_error e;
-	if (!sreq_path(path, !strcmp(kind, "file_list"), &e))
-		return render_req_error(r, &e);
+	struct strbuf clean = STRBUF_INIT;
+	drop_dots(path, &clean);
+	path = clean.buf ? clean.buf : "";
+	if (!sreq_path(path, !strcmp(kind, "file_list"), &e)) {
+		render_req_error(r, &e);
+		strbuf_release(&clean);
+		return;
+	}
 	cJSON *req = cJSON_CreateObject();
 	cJSON_AddStringToObject(req, "path", path);
 	route_call(r, a, id, kind, req, body, len, file_json);
 	cJSON_Delete(req);
+	strbuf_release(&clean);
 }
 
 static void handle_file(struct http_request *r, struct api *a, const char *id, const char *arg)
