@@ -313,6 +313,20 @@ static void kick_callbacks(void *arg, const char *payload)
 		callback_kick(((struct api *)arg)->callbacks);
 }
 
+/* The keys hub's thread heard that api_keys changed (or reconnected, and may
+ * have missed it): the key list is read again at the next check. */
+static void keys_changed(void *arg, const char *payload)
+{
+	(void)payload;
+	auth_invalidate(((struct api *)arg)->auth);
+}
+
+static int64_t no_waiter(const char *payload)
+{
+	(void)payload;
+	return 0;
+}
+
 int api_start(struct api **out, const struct judge_config *cfg, const char *db_url, int listen_fd,
 	      char *err, size_t errlen)
 {
@@ -333,6 +347,9 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 	if (callback_start(&a->callbacks, a->pool, cfg, j0_callback_format, err, errlen) < 0)
 		goto fail_close;
 	if (waiter_hub_start(&a->waiters, db_url, kick_callbacks, a, err, errlen) < 0)
+		goto fail_close;
+	if (waiter_hub_start_on(&a->keys, db_url, AUTH_CHANNEL, no_waiter, keys_changed, a, err,
+				errlen) < 0)
 		goto fail_close;
 	if (sesshub_start(&a->sessions, db_url, cfg->worker_timeout_s, err, errlen) < 0)
 		goto fail_close;
@@ -362,6 +379,7 @@ void api_stop(struct api *a)
 		return;
 	http_stop(a->http);
 	waiter_hub_stop(a->waiters);
+	waiter_hub_stop(a->keys);
 	sesshub_stop(a->sessions);
 	sse_hub_stop(a->sse);
 	callback_stop(a->callbacks);

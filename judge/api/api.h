@@ -59,6 +59,7 @@ struct api {
 	struct callback_sender *callbacks;
 	struct metrics *metrics;
 	struct waiter_hub *waiters;
+	struct waiter_hub *keys;  /* LISTENs on AUTH_CHANNEL: api_keys changed (auth.h) */
 	struct sesshub *sessions; /* parks session calls until their answer (sessions.h) */
 	struct sse_hub *sse;	  /* live output relays (sse.h) */
 	/* languages' versions, probed once on first use (info.c) */

@@ -239,6 +239,9 @@ struct auth {
 	size_t nkeys;
 	int64_t loaded_ms; /* clock_mono_ms() of the last load, 0 = never */
 	int64_t last_try_ms;
+	bool stale;	      /* api_keys changed since the last load (auth_invalidate) */
+	double miss_tokens;   /* reloads a miss may still cause (AUTH_MISS_RELOADS_PER_S) */
+	int64_t miss_last_ms; /* clock_mono_ms() of the last refill */
 	double rate_per_s, burst;
 	long max_in_flight;
 	struct bucket *buckets;
@@ -253,6 +256,8 @@ struct auth *auth_new(struct db_pool *pool, long rate_per_min, long max_in_fligh
 	a->rate_per_s = (double)rate_per_min / 60.0;
 	a->burst = rate_per_min / 10 > 1 ? (double)(rate_per_min / 10) : 1.0;
 	a->max_in_flight = max_in_flight;
+	a->miss_tokens = AUTH_MISS_RELOADS_PER_S;
+	a->miss_last_ms = clock_mono_ms();
 	return a;
 }
 
@@ -297,6 +302,7 @@ static int load_keys(struct auth *a)
 	a->keys = keys;
 	a->nkeys = k;
 	a->loaded_ms = a->last_try_ms;
+	a->stale = false;
 	return 0;
 }
 
@@ -308,6 +314,20 @@ static int64_t find_key(const struct auth *a, const unsigned char digest[32])
 		if (auth_ct_equal(a->keys[i].hash, digest, 32))
 			found = a->keys[i].id;
 	return found;
+}
+
+/* Takes one of the reloads misses may cause (a token bucket, burst of one
+ * second's worth); called with a->lock held. */
+static bool miss_token(struct auth *a, int64_t now_ms)
+{
+	a->miss_tokens += (double)(now_ms - a->miss_last_ms) / 1000.0 * AUTH_MISS_RELOADS_PER_S;
+	if (a->miss_tokens > AUTH_MISS_RELOADS_PER_S)
+		a->miss_tokens = AUTH_MISS_RELOADS_PER_S;
+	a->miss_last_ms = now_ms;
+	if (a->miss_tokens < 1.0)
+		return false;
+	a->miss_tokens -= 1.0;
+	return true;
 }
 
 enum auth_result auth_check(struct auth *a, const char *header, int64_t *key_id)
@@ -331,12 +351,14 @@ enum auth_result auth_check(struct auth *a, const char *header, int64_t *key_id)
 	pthread_mutex_lock(&a->lock);
 	int64_t t = clock_mono_ms();
 	/* a database that is away is retried once a second, not by every request */
-	bool stale = !a->loaded_ms || t - a->loaded_ms > AUTH_REFRESH_MS;
-	if (stale && (!a->last_try_ms || t - a->last_try_ms > 1000))
+	bool failed_lately = a->last_try_ms != a->loaded_ms && t - a->last_try_ms <= 1000;
+	if ((!a->loaded_ms || a->stale) && !failed_lately)
 		load_keys(a);
 	int64_t id = a->loaded_ms ? find_key(a, digest) : 0;
-	/* a key created a moment ago: reload, but at most once a second */
-	if (!id && a->loaded_ms && t - a->last_try_ms > 1000 && load_keys(a) == 0)
+	/* a key created a moment ago, whose notification is still on its way: the
+	 * list is read again, at most AUTH_MISS_RELOADS_PER_S times a second (keys
+	 * that do not exist cost the database no more than that) */
+	if (!id && a->loaded_ms && !failed_lately && miss_token(a, t) && load_keys(a) == 0)
 		id = find_key(a, digest);
 	if (id) {
 		*key_id = id;
@@ -351,7 +373,7 @@ enum auth_result auth_check(struct auth *a, const char *header, int64_t *key_id)
 void auth_invalidate(struct auth *a)
 {
 	pthread_mutex_lock(&a->lock);
-	a->last_try_ms = 0;
+	a->stale = true;
 	pthread_mutex_unlock(&a->lock);
 }
 

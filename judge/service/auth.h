@@ -3,10 +3,14 @@
  *
  * A key is "jk_" followed by 40 hex digits (160 random bits from getrandom).
  * The database keeps only its hex SHA-256 (api_keys.hash). The server keeps a
- * copy of the active hashes in memory, refreshed every AUTH_REFRESH_MS and on
- * a miss (at most once a second), and compares in constant time, so checking
- * a key costs no database round trip and revoking takes effect within
- * AUTH_REFRESH_MS.
+ * copy of the active hashes in memory and compares in constant time, so
+ * checking a key costs no database round trip. Every change to api_keys
+ * NOTIFYs AUTH_CHANNEL when it commits (migrations/0008); serve LISTENs
+ * there and calls auth_invalidate, and the next check reads the list again:
+ * a revoked key is refused at once. A key that is not in the copy reads the
+ * list again too (at most AUTH_MISS_RELOADS_PER_S times a second), so a key
+ * used the moment it was created works even when its notification is still
+ * on its way.
  */
 #pragma once
 #include <stdbool.h>
@@ -19,8 +23,9 @@
 struct db;
 struct db_pool;
 
-#define AUTH_REFRESH_MS 2000
-#define AUTH_KEY_LEN	43 /* "jk_" + 40 hex */
+#define AUTH_CHANNEL		"judge_keys" /* NOTIFYed on every change to api_keys */
+#define AUTH_MISS_RELOADS_PER_S 20
+#define AUTH_KEY_LEN		43 /* "jk_" + 40 hex */
 
 /* SHA-256 of len bytes at data into out. */
 void auth_sha256(const void *data, size_t len, unsigned char out[32]);
@@ -57,8 +62,8 @@ enum auth_result { AUTH_OK, AUTH_MISSING, AUTH_INVALID, AUTH_UNAVAILABLE };
  * AUTH_OK sets *key_id; AUTH_UNAVAILABLE when the key list could not be read. */
 enum auth_result auth_check(struct auth *a, const char *header, int64_t *key_id);
 
-/* A key was just created here: the next unknown key reloads the list at
- * once, not up to a second later. */
+/* api_keys changed (a notification on AUTH_CHANNEL, or the listener
+ * reconnected and may have missed one): the next check reads the list again. */
 void auth_invalidate(struct auth *a);
 /* True when key_id (from auth_check) is an admin key, or 0 (auth = off, which
  * serve allows on loopback only). Reads the cache auth_check filled. */
