@@ -67,13 +67,16 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-# the binary looks for SYSCONFDIR/judge/judge.ini when ./judge.ini is missing
-# (judge/cli/main.c); main.o is rebuilt when SYSCONFDIR changes
-$(BUILD)/judge/cli/main.o: CPPFLAGS += -DJUDGE_SYSCONFDIR='"$(SYSCONFDIR)"'
+# an installed binary (one not in a checkout) looks for SYSCONFDIR/judge/judge.ini
+# when ./judge.ini is missing, and without one for DATADIR/judge/languages and
+# problems and STATEDIR (judge/cli/main.c); main.o is rebuilt when they change
+$(BUILD)/judge/cli/main.o: CPPFLAGS += -DJUDGE_SYSCONFDIR='"$(SYSCONFDIR)"' \
+	-DJUDGE_DATADIR='"$(DATADIR)"' -DJUDGE_STATEDIR='"$(STATEDIR)"'
 $(BUILD)/judge/cli/main.o: $(BUILD)/gen/sysconfdir
 $(BUILD)/gen/sysconfdir: FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' > $@
+	@echo '$(SYSCONFDIR) $(DATADIR) $(STATEDIR)' | cmp -s - $@ || \
+		echo '$(SYSCONFDIR) $(DATADIR) $(STATEDIR)' > $@
 FORCE:
 
 $(BUILD)/gen/migrations.c: $(MIGRATIONS) common/embed.sh

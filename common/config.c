@@ -14,19 +14,21 @@
 /* the key table reads best one key a row */
 /* clang-format off */
 #define S(sec, key, def, doc) {sec, #key, CONF_STR, offsetof(struct judge_config, key), 0, 0, def, doc}
+#define P(sec, key, def, doc) {sec, #key, CONF_PATH, offsetof(struct judge_config, key), 0, 0, def, doc}
+#define X(sec, key, def, doc) {sec, #key, CONF_PROG, offsetof(struct judge_config, key), 0, 0, def, doc}
 #define I(sec, key, lo, hi, def, doc)                                                              \
 	{sec, #key, CONF_INT, offsetof(struct judge_config, key), lo, hi, def, doc}
 
 /* judge.ini documents exactly these keys; tests/test_config.c checks that. */
 const struct config_key config_keys[] = {
-	S("paths", state_dir, "var", "where the judge keeps its state (embedded database, logs)"),
-	S("paths", languages_dir, "languages", "folder of language definition files"),
-	S("paths", problems_dir, "problems", "folder of ICPC problem packages"),
-	S("paths", runtimes_dir, "/opt/judge/runtimes",
+	P("paths", state_dir, "var", "where the judge keeps its state (embedded database, logs)"),
+	P("paths", languages_dir, "languages", "folder of language definition files"),
+	P("paths", problems_dir, "problems", "folder of ICPC problem packages"),
+	P("paths", runtimes_dir, "/opt/judge/runtimes",
 	  "where make deps installs language runtimes that sandboxes can read"),
 	S("sandbox", sandbox, "auto", "auto, gvisor or native (auto = gvisor where runsc works)"),
-	S("sandbox", runsc, "runsc", "path of the runsc binary"),
-	S("sandbox", box_root, "/run/judge", "host folder under which per-run boxes are mounted"),
+	X("sandbox", runsc, "runsc", "path of the runsc binary"),
+	P("sandbox", box_root, "/run/judge", "host folder under which per-run boxes are mounted"),
 	I("sandbox", box_uid, 1000, 2000000000, "61000",
 	  "first host uid/gid used for sandboxed programs; each slot gets its own"),
 	I("sandbox", gvisor_pool, 0, 64, "2", "gVisor sandboxes started ahead of need per runtime"),
@@ -80,7 +82,7 @@ const struct config_key config_keys[] = {
 	  "comma-separated host or host:port allowed in callback_url; empty = callbacks off"),
 	I("server", callback_attempts, 1, 100, "5",
 	  "tries of a callback POST (backoff 1 s, 2 s, 4 s ...) before giving up"),
-	S("server", callback_ca_file, "",
+	P("server", callback_ca_file, "",
 	  "PEM file of the CAs trusted for https callbacks; empty = the system's CA store"),
 	S("server", serve_user, "judge",
 	  "user that judge serve drops to when started as root (nobody when missing)"),
@@ -130,10 +132,58 @@ static const struct config_key *find_key(const char *name)
 	return NULL;
 }
 
+/* True when a path key's value is relative: resolved against a folder. A
+ * program (runsc) without a '/' is looked up in PATH, not resolved. */
+static bool relative(const struct config_key *k, const char *value)
+{
+	if (!value[0] || value[0] == '/')
+		return false;
+	return k->type == CONF_PATH || (k->type == CONF_PROG && strchr(value, '/'));
+}
+
+/* base/value in a new string (no base: value itself). */
+static char *join(const char *base, const char *value)
+{
+	size_t n = strlen(base);
+	while (n > 1 && base[n - 1] == '/')
+		n--;
+	char *out = xmalloc(n + 1 + strlen(value) + 1);
+	memcpy(out, base, n);
+	out[n] = '/';
+	strcpy(out + n + 1, value);
+	return out;
+}
+
+/* value, or for a relative path value the folder judge was started in joined
+ * to it (judge.ini's rule for every path key). NULL with err when the folder
+ * cannot be told. */
+static char *resolve_here(const struct config_key *k, const char *value, char *err, size_t errlen)
+{
+	if (!relative(k, value))
+		return xstrdup(value);
+	char *cwd = getcwd(NULL, 0);
+	if (!cwd) {
+		snprintf(err, errlen, "'%s': cannot tell the working folder: %s", k->name,
+			 strerror(errno));
+		return NULL;
+	}
+	char *out = join(cwd, value);
+	free(cwd);
+	return out;
+}
+
 static int set_key(struct judge_config *cfg, const struct config_key *k, const char *value,
 		   char *err, size_t errlen)
 {
 	char *field = (char *)cfg + k->offset;
+	if (k->type == CONF_PATH || k->type == CONF_PROG) {
+		char *copy = resolve_here(k, value, err, errlen);
+		if (!copy)
+			return -1;
+		free(*(char **)field);
+		*(char **)field = copy;
+		return 0;
+	}
 	if (k->type == CONF_STR) {
 		char *copy = xstrdup(value);
 		free(*(char **)field);
@@ -160,9 +210,28 @@ void config_defaults(struct judge_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
 	char err[256];
-	for (size_t i = 0; i < config_key_count; i++)
-		if (set_key(cfg, &config_keys[i], config_keys[i].def, err, sizeof err) < 0)
+	for (size_t i = 0; i < config_key_count; i++) {
+		const struct config_key *k = &config_keys[i];
+		char **field = (char **)((char *)cfg + k->offset);
+		/* a path default stays as the table has it: config_resolve places it */
+		if (k->type == CONF_PATH || k->type == CONF_PROG)
+			*field = xstrdup(k->def);
+		else if (set_key(cfg, k, k->def, err, sizeof err) < 0)
 			abort(); /* a bad default is a bug in the table */
+	}
+}
+
+void config_resolve(struct judge_config *cfg, const char *home)
+{
+	for (size_t i = 0; i < config_key_count; i++) {
+		const struct config_key *k = &config_keys[i];
+		char **field = (char **)((char *)cfg + k->offset);
+		if ((k->type == CONF_PATH || k->type == CONF_PROG) && relative(k, *field)) {
+			char *abs = join(home, *field);
+			free(*field);
+			*field = abs;
+		}
+	}
 }
 
 int config_set(struct judge_config *cfg, const char *name, const char *value, char *err,
@@ -203,7 +272,7 @@ int config_load(struct judge_config *cfg, const char *path, bool must_exist, cha
 void config_release(struct judge_config *cfg)
 {
 	for (size_t i = 0; i < config_key_count; i++)
-		if (config_keys[i].type == CONF_STR) {
+		if (config_keys[i].type != CONF_INT && config_keys[i].type != CONF_BOOL) {
 			char **p = (char **)((char *)cfg + config_keys[i].offset);
 			free(*p);
 			*p = NULL;

@@ -3,7 +3,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum config_type { CONF_STR, CONF_INT, CONF_BOOL };
+/* CONF_PATH: a file or folder; relative in a config file or on the command line,
+ * it is made absolute against the folder judge was started in as it is read.
+ * CONF_PROG: a program, looked up in PATH without a '/', else as CONF_PATH. */
+enum config_type { CONF_STR, CONF_INT, CONF_BOOL, CONF_PATH, CONF_PROG };
 
 struct judge_config {
 	/* [paths] */
@@ -95,8 +98,12 @@ struct config_key {
 extern const struct config_key config_keys[];
 extern const size_t config_key_count;
 
-/* Fills cfg with the defaults of the table. Strings are malloc'd. */
+/* Fills cfg with the defaults of the table. Strings are malloc'd; path
+ * defaults stay relative (config_resolve). */
 void config_defaults(struct judge_config *cfg);
+/* Makes the path keys that are still relative (defaults no file or override
+ * set) absolute against home (an absolute folder: where judge's own tree is). */
+void config_resolve(struct judge_config *cfg, const char *home);
 /* Loads path over the defaults. A missing file is an error only when
  * must_exist. Unknown keys, bad values and out-of-range numbers are errors
  * with "path:line: message" in err. Returns 0 or -1. */

@@ -109,7 +109,8 @@ Test(config, defaults_match_the_table)
 	for (size_t i = 0; i < config_key_count; i++) {
 		const struct config_key *k = &config_keys[i];
 		const char *field = (const char *)&cfg + k->offset;
-		if (k->type == CONF_STR) {
+		if (k->type == CONF_STR || k->type == CONF_PATH || k->type == CONF_PROG) {
+			/* path defaults too: relative ones are placed by config_resolve */
 			cr_assert_str_eq(*(char *const *)field, k->def, "%s", k->name);
 		} else if (k->type == CONF_INT) {
 			long v = *(const long *)field;
@@ -201,5 +202,55 @@ Test(config, missing_file)
 	cr_assert_eq(config_load(&cfg, "/nonexistent/judge.ini", false, err, sizeof err), 0);
 	cr_assert_eq(config_load(&cfg, "/nonexistent/judge.ini", true, err, sizeof err), -1);
 	cr_assert_not_null(strstr(err, "cannot open"), "%s", err);
+	config_release(&cfg);
+}
+
+/* issue 22: every relative path of a config file is relative to the folder
+ * judge was started in (state_dir = var made installs fail: a relative
+ * install cache folder), whatever the command later does with it. */
+Test(config, relative_paths_in_a_file_are_made_absolute_against_the_working_folder)
+{
+	struct judge_config cfg;
+	char err[512] = "", *cwd = getcwd(NULL, 0), want[4096];
+	strcpy(path, "/tmp/test_config.XXXXXX");
+	write_conf("[paths]\nstate_dir = var\nlanguages_dir = /abs/langs\nproblems_dir = ./p/\n"
+		   "[sandbox]\nbox_root = run/boxes\nrunsc = runsc\n"
+		   "[server]\ncallback_ca_file = \n");
+	config_defaults(&cfg);
+	int rc = config_load(&cfg, path, true, err, sizeof err);
+	unlink(path);
+	cr_assert_eq(rc, 0, "%s", err);
+	snprintf(want, sizeof want, "%s/var", cwd);
+	cr_assert_str_eq(cfg.state_dir, want);
+	cr_assert_str_eq(cfg.languages_dir, "/abs/langs");
+	snprintf(want, sizeof want, "%s/./p/", cwd);
+	cr_assert_str_eq(cfg.problems_dir, want);
+	snprintf(want, sizeof want, "%s/run/boxes", cwd);
+	cr_assert_str_eq(cfg.box_root, want);
+	cr_assert_str_eq(cfg.runsc, "runsc", "a program name is looked up in PATH, not placed");
+	cr_assert_str_eq(cfg.callback_ca_file, "", "empty stays empty (off)");
+	/* and from the command line */
+	cr_assert_eq(config_set(&cfg, "runsc", "tools/runsc", err, sizeof err), 0, "%s", err);
+	snprintf(want, sizeof want, "%s/tools/runsc", cwd);
+	cr_assert_str_eq(cfg.runsc, want);
+	/* a key no file set is left for config_resolve */
+	cr_assert_str_eq(cfg.runtimes_dir, "/opt/judge/runtimes");
+	config_release(&cfg);
+	free(cwd);
+}
+
+Test(config, defaults_are_placed_in_the_tree_given)
+{
+	struct judge_config cfg;
+	config_defaults(&cfg);
+	cr_assert_str_eq(cfg.state_dir, "var");
+	config_resolve(&cfg, "/srv/judge-checkout/");
+	cr_assert_str_eq(cfg.state_dir, "/srv/judge-checkout/var");
+	cr_assert_str_eq(cfg.languages_dir, "/srv/judge-checkout/languages");
+	cr_assert_str_eq(cfg.problems_dir, "/srv/judge-checkout/problems");
+	cr_assert_str_eq(cfg.runtimes_dir, "/opt/judge/runtimes");
+	cr_assert_str_eq(cfg.box_root, "/run/judge");
+	cr_assert_str_eq(cfg.runsc, "runsc");
+	cr_assert_str_eq(cfg.callback_ca_file, "");
 	config_release(&cfg);
 }

@@ -38,7 +38,7 @@ static const char usage_text[] =
     "  --stdin FILE         feed FILE as standard input\n"
     "  --expected FILE      compare stdout with FILE (verdict instead of 'completed')\n"
     "  --tests DIR          run every NAME.in of DIR, comparing with NAME.ans\n"
-    "  --problem DIR        grade against an ICPC problem package (its tests, limits,\n"
+    "  --problem DIR|ID     grade against an ICPC problem package (its tests, limits,\n"
     "                       comparison and output validator)\n"
     "  --compare MODE       exact, lines (default), tokens, unordered, regex\n"
     "  --compare-args ARGS  comparison flags, e.g. 'float_tolerance 1e-6 case_sensitive'\n"
@@ -549,7 +549,12 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 	}
 
 	if (problem_dir) {
-		if (prob_load(&pb, problem_dir, err, sizeof err) < 0) {
+		/* a package's folder, or the id of one of problems_dir (`--problem sum`) */
+		struct stat st;
+		bool folder = stat(problem_dir, &st) == 0 || strchr(problem_dir, '/');
+		if ((folder
+			 ? prob_load(&pb, problem_dir, err, sizeof err)
+			 : prob_open(&pb, cfg->problems_dir, problem_dir, err, sizeof err)) < 0) {
 			fprintf(stderr, "judge run: %s\n", err);
 			goto out;
 		}
