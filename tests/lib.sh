@@ -36,6 +36,31 @@ expect_json() {
 	fi
 }
 
+# shipped_ini DST [KEY = VALUE]...: writes DST, a copy of the judge.ini this
+# checkout ships with each KEY's line changed to VALUE: a test runs the judge as
+# shipped and changes only the keys it is about (the callers say why, beside
+# the call). A KEY judge.ini does not have is an error (a typo would otherwise
+# be a silent default). Arguments of the form "[section]" are skipped: every
+# key already sits in its section. Relative paths stay relative: judge resolves
+# them against the folder it is started in.
+shipped_ini() {
+	local dst=$1 a k v src
+	shift
+	src=$(dirname "${BASH_SOURCE[0]}")/../judge.ini
+	cp "$src" "$dst" || return 1
+	for a in "$@"; do
+		[[ $a == \[*\] ]] && continue
+		k=${a%%=*} v=${a#*=}
+		k=${k//[[:space:]]/} v=${v#"${v%%[![:space:]]*}"}
+		if ! grep -q "^$k *=" "$dst"; then
+			echo "shipped_ini: '$k' is not a key of judge.ini" >&2
+			return 1
+		fi
+		K=$k V=$v awk '$0 ~ "^" ENVIRON["K"] " *=" { print ENVIRON["K"] " = " ENVIRON["V"]; next } { print }' \
+			"$dst" >"$dst.tmp" && mv "$dst.tmp" "$dst" || return 1
+	done
+}
+
 # check NAME CMD...: passes when CMD exits 0.
 check() {
 	local name=$1

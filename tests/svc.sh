@@ -1,11 +1,15 @@
 # tests/svc.sh: start a real service for a test or benchmark (source it after lib.sh):
 # a private PostgreSQL (initdb in a temp dir, random port, unprivileged user),
-# `judge migrate`, `judge serve` and `judge worker` processes on random ports.
-# Everything started is stopped and removed by svc_cleanup (set as the EXIT trap).
+# `judge migrate`, `judge serve` and `judge worker` processes on random ports
+# (svc_up), or the whole service as `make run` starts it (svc_make_run). Each
+# starts from judge.ini as shipped and changes only the keys its caller names
+# (shipped_ini, lib.sh). Everything started is stopped and removed by
+# svc_cleanup (set as the EXIT trap).
 : "${JUDGE:=bin/judge}"
 SVC_TMP=$(mktemp -d /tmp/judge-svc.XXXXXX)
 chmod 755 "$SVC_TMP"
 SVC_PIDS=()
+SVC_UP_DIRS=()
 SVC_PG_BIN=${JUDGE_PG_BINDIR:-/usr/lib/postgresql/15/bin}
 SVC_PG_USER=
 SVC_DB_URL=
@@ -14,12 +18,22 @@ svc_cleanup() {
 	local p
 	for p in "${SVC_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
 	for p in "${SVC_PIDS[@]}"; do
-		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		for _ in $(seq $([ "$p" = "${UP_PID:-}" ] && echo 300 || echo 50)); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
 		kill -KILL "$p" 2>/dev/null
 	done
 	if [ -f "$SVC_TMP/pg/data/postmaster.pid" ]; then
 		svc_as_pg "$SVC_PG_BIN/pg_ctl -D '$SVC_TMP/pg/data' -m immediate -w stop" >/dev/null 2>&1
 	fi
+	# the embedded cluster of a `judge up` that did not stop in time (svc_make_run)
+	for p in "${SVC_UP_DIRS[@]}"; do
+		[ -f "$p/var/pg/data/postmaster.pid" ] &&
+			runuser -u "$(stat -c %U "$p/var/pg/data")" -- "$SVC_PG_BIN/pg_ctl" -D "$p/var/pg/data" \
+				-m immediate -w stop >/dev/null 2>&1
+		[ -n "${SVC_KEEP:-}" ] || rm -rf "$p"
+	done
 	[ -n "${SVC_KEEP:-}" ] || rm -rf "$SVC_TMP"
 }
 trap svc_cleanup EXIT
@@ -61,19 +75,16 @@ svc_pg_start() {
 	return 1
 }
 
-# svc_config FILE [EXTRA INI LINES...]: writes a judge.ini for this service.
-# The lines go under [server] unless they open their own section.
+# svc_config FILE [KEY = VALUE...]: writes a judge.ini for this service: the
+# shipped judge.ini (shipped_ini, lib.sh) with its state and its database made
+# this suite's own (suites run side by side), then the keys the caller changes
+# (each caller says why). "[section]" arguments of older calls are skipped.
 svc_config() {
 	local f=$1
 	shift
-	{
-		echo "[paths]"
-		echo "state_dir = $SVC_TMP/state"
-		echo "[database]"
-		echo "database_url = $SVC_DB_URL"
-		echo "[server]"
-		printf '%s\n' "$@"
-	} >"$f"
+	# state_dir: a private folder, not the checkout's var/ (suites run side by side);
+	# database_url: the private PostgreSQL of svc_pg_start
+	shipped_ini "$f" "state_dir = $SVC_TMP/state" "database_url = $SVC_DB_URL" "$@"
 }
 
 # svc_serve INI: starts judge serve, waits until /health answers; sets SVC_SERVE_PID.
@@ -120,9 +131,9 @@ svc_stop() {
 	kill -KILL "$1" 2>/dev/null
 }
 
-# svc_up KEY_NAME [INI LINES...]: the whole service for an API suite: PostgreSQL,
-# judge.ini (listen on a free port, auth on, then the lines, as svc_config takes
-# them), migrate, an API key, serve and a worker. Sets PORT, U, ini, KEY, AUTH,
+# svc_up KEY_NAME [KEY = VALUE...]: the whole service for an API suite: PostgreSQL,
+# judge.ini (svc_config: listen on a free port, auth on, then the caller's keys),
+# migrate, an API key, serve and a worker. Sets PORT, U, ini, KEY, AUTH,
 # JSON and MAIN_PID (serve); on a failure it reports and ends the suite.
 svc_up() {
 	local name=$1
@@ -131,7 +142,8 @@ svc_up() {
 	PORT=$(svc_port)
 	U=http://127.0.0.1:$PORT
 	ini=$SVC_TMP/judge.ini
-	svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on" "$@"
+	# listen: a free port (suites run side by side, and a `make run` may hold 8080)
+	svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on" "$@" || { fail "judge.ini"; finish; exit 1; }
 	check "migrate" "$JUDGE" --config "$ini" migrate
 	KEY=$("$JUDGE" --config "$ini" keys create --name "$name" 2>/dev/null)
 	svc_serve "$ini" || { fail "serve starts"; finish; exit 1; }
@@ -139,6 +151,47 @@ svc_up() {
 	svc_worker "$ini" || { fail "worker starts"; finish; exit 1; }
 	AUTH=(-H "Authorization: Bearer $KEY")
 	JSON=(-H "Content-Type: application/json")
+}
+
+# svc_make_run DIR [KEY = VALUE...]: the service as `make run` starts it:
+# `bin/judge up --config judge.ini` in DIR, a folder that mirrors this checkout
+# (a symbolic link per top-level entry; bin/judge is $JUDGE) with the shipped
+# judge.ini, only the caller's keys changed (listen at least: suites run side by
+# side, and a `make run` may hold 8080). Everything else is as shipped: the
+# embedded PostgreSQL, state_dir = var (DIR/var, relative), auth on, sandbox =
+# auto. Waits until /health answers and the worker has registered; sets U
+# (base URL), PORT, KEY (the admin key judge up printed, var/api-key) and
+# UP_PID. svc_cleanup stops it (SIGTERM: judge up drains and stops its cluster).
+svc_make_run() {
+	local dir=$1 f root judge
+	shift
+	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	judge=$(cd "$(dirname "$JUDGE")" && pwd)/$(basename "$JUDGE")
+	mkdir -p "$dir" && chmod 755 "$dir" || return 1
+	SVC_UP_DIRS+=("$dir")
+	for f in "$root"/*; do
+		case ${f##*/} in judge.ini | var | bin) ;; *) ln -sfn "$f" "$dir/${f##*/}" ;; esac
+	done
+	mkdir -p "$dir/bin"
+	ln -sfn "$judge" "$dir/bin/judge"
+	for f in box_init ns_init; do ln -sfn "$root/bin/$f" "$dir/bin/$f"; done
+	shipped_ini "$dir/judge.ini" "$@" || return 1
+	PORT=$(sed -n 's/^listen = .*://p' "$dir/judge.ini")
+	U=http://127.0.0.1:$PORT
+	(cd "$dir" && exec bin/judge up --config judge.ini) >"$dir/up.out" 2>"$dir/up.err" &
+	UP_PID=$!
+	SVC_PIDS+=("$UP_PID")
+	for _ in $(seq 1200); do
+		grep -q "^judge is up" "$dir/up.out" 2>/dev/null && break
+		kill -0 "$UP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if ! grep -q "^judge is up" "$dir/up.out" 2>/dev/null; then
+		echo "judge up did not come up:" >&2
+		tail -20 "$dir/up.err" >&2
+		return 1
+	fi
+	KEY=$(cat "$dir/var/api-key")
 }
 
 # HTTP helpers of the API suites, which set U (base URL), AUTH and JSON (curl

@@ -63,6 +63,8 @@ for b in $BACKENDS; do
 	echo "    pass@1 $(cat "$D/$b.out") (expected $(python3 -c "n=$m; print(sum(1 for i in range(n) if (i//5)%2==0 and i%100!=99)/n)"))"
 done
 if [ "${API:-1}" = 1 ]; then
+	# changed from judge.ini (svc.sh): room for 1000 samples in one body and one wait,
+	# and the slots measured
 	svc_up bench-eval "max_wait_s = 600" "max_body_kb = 65536" "[worker]" "worker_slots = ${SLOTS:-$CORES}" \
 		"[sandbox]" "sandbox = native" >/dev/null
 	jq -nc --slurpfile p "$D/problems.jsonl" --slurpfile s "$D/s.jsonl" --argjson t "$T" \

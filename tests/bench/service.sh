@@ -203,6 +203,8 @@ throughput() {
 svc_pg_start || exit 1
 PORT=$(svc_port)
 U=http://127.0.0.1:$PORT
+# changed from judge.ini (svc.sh): no rate or in-flight cap (the bench is the load),
+# and the bench's own problems
 svc_config "$SVC_TMP/judge.ini" "listen = 127.0.0.1:$PORT" "rate_limit_per_min = 0" "max_in_flight = 0" \
 	"[paths]" "problems_dir = $PWD/tests/bench/problems"
 "$JUDGE" --config "$SVC_TMP/judge.ini" migrate >/dev/null 2>&1 || { echo "migrate failed"; exit 1; }

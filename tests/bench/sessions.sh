@@ -18,6 +18,8 @@ for b in $BACKENDS; do
 	PORT=$(svc_port)
 	U=http://127.0.0.1:$PORT
 	ini=$SVC_TMP/$b.ini
+	# changed from judge.ini (svc.sh): no admission caps and room for 60 sessions (the
+	# bench opens 50), the backend measured, two prestarted, a long worker timeout
 	svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on" "rate_limit_per_min = 0" \
 		"max_in_flight = 0" "[sandbox]" "sandbox = $b" "session_pool = 2" "[worker]" "worker_slots = 1" \
 		"[sessions]" "sessions_per_key = 60" "sessions_per_worker = 60" "worker_timeout_s = 60" \

@@ -10,6 +10,8 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh
 
+# changed from judge.ini (svc.sh): small caps, threads and a short wait, so that the abuse
+# below reaches each limit quickly; a callback host that refuses; the native sandbox
 svc_up abuse "max_wait_s = 10" "callback_hosts = 127.0.0.1:9" "max_body_kb = 64" "max_batch = 5" \
 	"http_threads = 2" "max_in_flight = 8" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
 

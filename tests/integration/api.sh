@@ -11,6 +11,8 @@ PORT=$(svc_port)
 CB_PORT=$(svc_port)
 U=http://127.0.0.1:$PORT
 ini=$SVC_TMP/judge.ini
+# changed from judge.ini (svc.sh): small size caps and batch, so that the limit checks
+# below are cheap; a callback receiver of this suite; a 30 s wait cap; two native slots
 svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on" "max_wait_s = 30" \
 	"callback_hosts = 127.0.0.1:$CB_PORT" "callback_attempts = 3" "max_tests = 20" \
 	"max_body_kb = 256" "max_source_kb = 64" "max_stdin_kb = 64" "max_batch = 10" \
@@ -32,6 +34,7 @@ else
 fi
 
 # auth = off outside loopback is refused at start
+# auth = off on a non-loopback address: the refusal under test
 svc_config "$SVC_TMP/open.ini" "listen = 0.0.0.0:$(svc_port)" "auth = off"
 svc_refused "auth off on 0.0.0.0 refused" "$SVC_TMP/open.ini" "loopback"
 
@@ -247,6 +250,7 @@ sid=$(curl -s "${AUTH[@]}" "${JSON[@]}" "$U/v1/submissions" -d '{"language":"pyt
 
 # ---- 429: a second server with small limits ----
 P2=$(svc_port)
+# a low rate and in-flight cap: the admission control under test
 svc_config "$SVC_TMP/limited.ini" "listen = 127.0.0.1:$P2" "rate_limit_per_min = 60" "max_in_flight = 2" "max_wait_s = 30"
 if svc_serve "$SVC_TMP/limited.ini"; then
 	L=http://127.0.0.1:$P2

@@ -79,6 +79,8 @@ check "the good receiver's certificate verifies with it as CA" \
 conf() {
 	local f=$1 port=$2
 	shift 2
+	# changed from judge.ini (svc.sh): the callback receivers of this suite and their
+	# tries (the subject), auth off (loopback), a 30 s wait cap, two native slots
 	svc_config "$f" "listen = 127.0.0.1:$port" "auth = off" "max_wait_s = 30" \
 		"callback_hosts = 127.0.0.1:$GOOD, 127.0.0.1:$OTHER" "callback_attempts = $ATTEMPTS" \
 		"$@" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"

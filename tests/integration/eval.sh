@@ -102,6 +102,7 @@ expect_json "a sample of an unknown task fails alone" "$(cat "$TMP/unknown.jsonl
 	'.passed == false and (.result | test("task_id not in the problems file"))'
 # ---- the API: an evaluation's progress as Server-Sent Events ----
 SSE=tests/clients/sse_client.py
+# changed from judge.ini (svc.sh): two slots and the backend under test
 svc_up eval-events "max_wait_s = 60" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = $SB"
 svc_worker "$ini" || fail "a second worker starts"
 KEY2=$("$JUDGE" --config "$ini" keys create --name other 2>/dev/null)

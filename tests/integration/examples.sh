@@ -3,8 +3,8 @@
 # judge serve, a native worker) with its scripted model: compile_error, then
 # wrong_answer, then accepted, and the feedback the model was given;
 # examples/session_agent.py (a session: ModuleNotFoundError, an install from a
-# local PEP 503 index, the retry with its state); then every curl example of
-# README.md, run against the same server.
+# local PEP 503 index, the retry with its state). The README's and docs/'s own
+# examples are run by docs_examples.sh.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh
@@ -18,6 +18,8 @@ python3 tests/integration/lib/pep503.py --root "$SVC_TMP/index" --port 0 \
 SVC_PIDS+=($!)
 for _ in $(seq 100); do grep -q '^ready ' "$SVC_TMP/index.out" 2>/dev/null && break; sleep 0.1; done
 INDEX=$(sed -n 's/^ready //p' "$SVC_TMP/index.out")
+# changed from judge.ini (svc.sh): a 30 s wait cap, two native slots, and the local
+# index (PyPI is not reachable here)
 svc_up examples-test "max_wait_s = 30" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native" \
 	"[sessions]" "pip_index_url = ${INDEX:-http://127.0.0.1:9/simple/}"
 
@@ -89,48 +91,5 @@ expect_json "session agent: the retry used the variables of the earlier cell" "$
 rc=$?
 [ $rc = 2 ] && grep -q 401 "$SVC_TMP/session2.out" && pass "session agent reports a 401 (exit 2)" ||
 	fail "session agent bad key" "rc $rc: $(cat "$SVC_TMP/session2.out")"
-
-# ---- every curl example of README.md ----
-# Rule: in each ```sh / ```bash block, every command that starts with `curl`
-# is run: its line and the lines after it up to the next `curl` line or the end
-# of the block; the lines before (bin/judge, make, K=jk_...) and blocks without
-# curl are skipped. The README's base URL becomes
-# the test server's, `$K` and `jk_...` the test key. A Server-Sent Events
-# example's body is its `done` event's data.
-mkdir -p "$SVC_TMP/readme"
-awk -v dir="$SVC_TMP/readme" '
-	/^```(sh|bash)[[:space:]]*$/ { inblock = 1; next }
-	/^```/ { inblock = 0; incurl = 0; next }
-	!inblock { next }
-	/^curl / { n++; file = sprintf("%s/%02d.sh", dir, n); print > file; incurl = 1; next }
-	incurl { print >> file }
-' README.md
-n_ex=$(ls "$SVC_TMP/readme" | wc -l)
-echo "README.md: $n_ex curl examples"
-[ "$n_ex" -ge 2 ] && pass "README.md has curl examples ($n_ex)" || fail "README curl examples" "found $n_ex"
-for f in "$SVC_TMP"/readme/*.sh; do
-	[ -f "$f" ] || continue
-	name="README curl #$(basename "$f" .sh): $(grep -o 'http://[^ ]*' "$f" | head -1 | sed 's|http://127.0.0.1:8080||')"
-	sed -i "s|http://127.0.0.1:8080|$U|g; s|jk_\.\.\.|$KEY|g" "$f"
-	out=$(K=$KEY bash -c 'curl() { command curl -m 60 -w "\n%{http_code}" "$@"; }; source "$1"' _ "$f" 2>&1)
-	status=${out##*$'\n'}
-	body=${out%$'\n'*}
-	# a Server-Sent Events example (Accept: text/event-stream): its done's data
-	if grep -q '^event: done' <<<"$body"; then
-		body=$(sed -n '/^event: done/{n;s/^data: //p}' <<<"$body")
-	fi
-	if [[ ! $status =~ ^2[0-9][0-9]$ ]] || ! jq -e . >/dev/null 2>&1 <<<"$body"; then
-		fail "$name" "status $status: $(head -c 400 <<<"$body")"
-		continue
-	fi
-	if grep -q expected_output "$f"; then
-		# an execute example with an expected output must be accepted (the
-		# result JSON, or an MCP tool result)
-		expect_json "$name: 2xx JSON, accepted" "$body" \
-			'(.status // .result.structuredContent.status) == "accepted" and (.result.isError // false) == false'
-	else
-		pass "$name: 2xx JSON"
-	fi
-done
 
 finish

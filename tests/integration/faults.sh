@@ -49,28 +49,13 @@ as_pg "$PGBIN/createdb" -h "$T/run" -p "$PGPORT" -U judge judge
 URL="host=$T/run port=$PGPORT dbname=judge user=judge"
 sql() { psql -XAtq "$URL" -c "$1"; }
 
-cat >"$T/judge.ini" <<EOF
-[paths]
-state_dir = $T/var
-languages_dir = $PWD/languages
-problems_dir = $PWD/problems
-[sandbox]
-sandbox = native
-[server]
-listen = 127.0.0.1:$HPORT
-auth = off
-rate_limit_per_min = 0
-max_in_flight = 0
-[database]
-database_url = $URL
-[worker]
-worker_slots = 2
-lease_s = 3
-reap_interval_s = 1
-max_attempts = 3
-drain_s = 20
-log_level = info
-EOF
+# judge.ini as shipped (lib.sh), changed: this suite's own state, database and port;
+# native, two slots, auth and admission off (loopback), and the lease, reaper,
+# attempts and drain times short: the faults below are about them
+shipped_ini "$T/judge.ini" "state_dir = $T/var" "sandbox = native" "listen = 127.0.0.1:$HPORT" \
+	"auth = off" "rate_limit_per_min = 0" "max_in_flight = 0" "database_url = $URL" \
+	"worker_slots = 2" "lease_s = 3" "reap_interval_s = 1" "max_attempts = 3" "drain_s = 20" \
+	"log_level = info"
 J() { "$JUDGE" --config "$T/judge.ini" "$@"; }
 if out=$(J migrate 2>&1); then pass "migrate"; else
 	fail "migrate" "$out"

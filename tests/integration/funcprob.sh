@@ -128,6 +128,7 @@ fi
 
 # ---- the API ----
 source tests/svc.sh
+# changed from judge.ini (svc.sh): two native slots
 svc_up funcprob "max_wait_s = 60" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
 body() { # LANG FILE [EXTRA JSON]: a function request for twoSum with the shared tests
 	jq -nc --arg l "$1" --rawfile s "$2" --slurpfile t "$F/tests.json" --argjson x "${3:-{\}}" \

@@ -42,6 +42,7 @@ else
 fi
 
 # ---- over the API ----
+# changed from judge.ini (svc.sh): two slots and the backend under test
 svc_up icpc-test "max_wait_s = 60" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = $b"
 expect "api: inline tests with points give partial credit" 200 \
 	'.status == "wrong_answer" and .score == 3 and .max_score == 6 and ([.tests[].score] == [1, 0, 2]) and (.tests | length) == 3' \

@@ -10,6 +10,8 @@ source tests/lib.sh
 source tests/svc.sh
 
 CB_PORT=$(svc_port)
+# changed from judge.ini (svc.sh): the callback receiver of this suite and its tries,
+# a small batch cap (under test), a 30 s wait cap, two native slots
 svc_up judge0-test "max_wait_s = 30" "callback_hosts = 127.0.0.1:$CB_PORT" \
 	"callback_attempts = 3" "max_batch = 10" "[worker]" "worker_slots = 2" \
 	"[sandbox]" "sandbox = native"

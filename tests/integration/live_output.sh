@@ -11,6 +11,7 @@ source tests/lib.sh
 source tests/svc.sh
 
 SSE=tests/clients/sse_client.py
+# changed from judge.ini (svc.sh): a 30 s wait cap, two native slots
 svc_up live-output "max_wait_s = 30" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
 KEY2=$("$JUDGE" --config "$ini" keys create --name other 2>/dev/null)
 psql_q() { "$SVC_PG_BIN/psql" "$SVC_DB_URL" -Atc "$1" 2>&1; }
@@ -225,7 +226,9 @@ live_run gvisor
 
 # ---- a worker lost mid-run: restart, then the new attempt's output ----
 svc_stop "$SVC_WORKER_PID"
-sed 's/^worker_slots = 2/worker_slots = 1\nlease_s = 2\nreap_interval_s = 1/' "$ini" >"$SVC_TMP/lease.ini"
+# one slot, and a lease that runs out 2 s after its worker is gone (the loss under test)
+sed -e 's/^worker_slots = .*/worker_slots = 1/' -e 's/^lease_s = .*/lease_s = 2/' \
+	-e 's/^reap_interval_s = .*/reap_interval_s = 1/' "$ini" >"$SVC_TMP/lease.ini"
 svc_worker "$SVC_TMP/lease.ini" || fail "short-lease worker starts"
 LOST=$SVC_WORKER_PID
 python3 $SSE "$U/v1/execute" --key "$KEY" --post "$SLEEPY" >"$SVC_TMP/restart" &

@@ -10,6 +10,8 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh
 
+# changed from judge.ini (svc.sh): a 4 KB source cap (the refusal under test), a 30 s
+# wait cap, two native slots
 svc_up mcp-test "max_wait_s = 30" "max_source_kb = 4" "[worker]" "worker_slots = 2" \
 	"[sandbox]" "sandbox = native"
 
@@ -334,6 +336,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" \
 
 # ---- a run longer than max_wait_s: not an error, the text says to call get_submission ----
 P2=$(svc_port)
+# a 1 s wait cap: a run still going when the wait ends (under test)
 svc_config "$SVC_TMP/short.ini" "listen = 127.0.0.1:$P2" "auth = on" "max_wait_s = 1"
 if svc_serve "$SVC_TMP/short.ini"; then
 	expect "still running after max_wait_s: isError false, get_submission hint" 200 \
@@ -350,6 +353,7 @@ fi
 
 # ---- auth = off (loopback only): a web page of another origin is refused ----
 P3=$(svc_port)
+# auth = off (loopback): the Origin check under test
 svc_config "$SVC_TMP/open.ini" "listen = 127.0.0.1:$P3" "auth = off"
 if svc_serve "$SVC_TMP/open.ini"; then
 	ping='{"jsonrpc":"2.0","id":1,"method":"ping"}'

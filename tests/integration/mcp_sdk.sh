@@ -13,6 +13,7 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh
 
+# changed from judge.ini (svc.sh): a 30 s wait cap, two native slots
 svc_up mcp-sdk-test "max_wait_s = 30" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
 ROOT=$(pwd)
 BIN=$(cd "$(dirname "$JUDGE")" && pwd)/$(basename "$JUDGE")

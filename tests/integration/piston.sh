@@ -12,6 +12,8 @@ PORT=$(svc_port)
 U=http://127.0.0.1:$PORT
 ini=$SVC_TMP/judge.ini
 # Piston's clients send no key: auth off, which the judge allows on loopback only
+# changed from judge.ini (svc.sh): auth off (Piston clients send no key; loopback),
+# a 30 s wait cap, two native slots
 svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = off" "max_wait_s = 30" \
 	"[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
 check "migrate" "$JUDGE" --config "$ini" migrate
@@ -155,6 +157,7 @@ expect "GET execute: 405" 405 '.error.code == "method_not_allowed"' GET /api/v2/
 
 # ---- auth = on: the same key as the rest ----
 P2=$(svc_port)
+# auth on: the key check of the Piston paths under test
 svc_config "$SVC_TMP/auth.ini" "listen = 127.0.0.1:$P2" "auth = on" "max_wait_s = 30"
 KEY=$("$JUDGE" --config "$SVC_TMP/auth.ini" keys create --name piston 2>/dev/null)
 if svc_serve "$SVC_TMP/auth.ini"; then

@@ -22,6 +22,9 @@ for _ in $(seq 100); do grep -q '^ready ' "$IDX_OUT" 2>/dev/null && break; sleep
 INDEX=$(sed -n 's/^ready //p' "$IDX_OUT")
 [ -n "$INDEX" ] && pass "local package index up ($INDEX)" || fail "local package index up"
 
+# changed from judge.ini (svc.sh): small size caps and sessions_per_key (under test),
+# one slot, a short worker_timeout_s (a lost worker, under test), the local index
+# (PyPI is not reachable here), and the backend under test
 svc_up sessions-test "max_body_kb = 1024" "max_source_kb = 64" "max_stdin_kb = 64" \
 	"[sandbox]" "sandbox = $SANDBOX" "[worker]" "worker_slots = 1" \
 	"[sessions]" "pip_index_url = $INDEX" "sessions_per_key = 6" "worker_timeout_s = 6"

@@ -53,6 +53,8 @@ PGPORT=$(sed -n 's/.*port=\([0-9]*\).*/\1/p' <<<"$SVC_DB_URL")
 PORT=$(svc_port)
 U=http://127.0.0.1:$PORT
 ini=$SVC_TMP/judge.ini
+# changed from judge.ini (svc.sh): one native slot and two sessions per worker host,
+# and a short worker_timeout_s (the lost host is the subject)
 svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on" "[sandbox]" "sandbox = native" \
 	"[worker]" "worker_slots = 1" "[sessions]" "sessions_per_worker = 2" "worker_timeout_s = 4"
 check "migrate" "$JUDGE" --config "$ini" migrate

@@ -24,18 +24,10 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-cat >"$T/judge.ini" <<EOF
-[paths]
-state_dir = $T/var
-languages_dir = $PWD/languages
-problems_dir = $PWD/problems
-[sandbox]
-sandbox = native
-[server]
-listen = 127.0.0.1:$HPORT
-[worker]
-worker_slots = 1
-EOF
+# judge.ini as shipped (lib.sh; the embedded database, as make run), changed: this
+# suite's own state folder and port, native, one slot
+shipped_ini "$T/judge.ini" "state_dir = $T/var" "sandbox = native" "listen = 127.0.0.1:$HPORT" \
+	"worker_slots = 1"
 
 # start_up: runs judge up in the background until its banner shows (60 s at most)
 start_up() {

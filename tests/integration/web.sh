@@ -25,6 +25,8 @@ for _ in $(seq 100); do grep -q '^ready ' "$IDX_OUT" 2>/dev/null && break; sleep
 INDEX=$(sed -n 's/^ready //p' "$IDX_OUT")
 [ -n "$INDEX" ] && pass "local package index up" || fail "local package index up" "$(tail -3 "$SVC_TMP/index.log")"
 
+# changed from judge.ini (svc.sh): a 30 s wait cap, two native slots, and the local
+# index (PyPI is not reachable here)
 svc_up web-test "max_wait_s = 30" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native" \
 	"[sessions]" "pip_index_url = ${INDEX:-http://127.0.0.1:9/simple/}"
 ADMIN=$("$JUDGE" --config "$ini" keys create --name web-admin --admin 2>"$SVC_TMP/keys.err")
@@ -93,6 +95,7 @@ AUTH=(-H "Authorization: Bearer $KEY")
 # ---- a second serve with auth = off on loopback, same database ----
 OFF_PORT=$(svc_port)
 off_ini=$SVC_TMP/off.ini
+# auth = off (loopback): the pages without a key, under test
 svc_config "$off_ini" "listen = 127.0.0.1:$OFF_PORT" "auth = off" "max_wait_s = 30"
 svc_serve "$off_ini" || { fail "serve with auth = off starts"; finish; exit 1; }
 OFF=http://127.0.0.1:$OFF_PORT
