@@ -3,7 +3,7 @@
  *
  * Pure functions of a stored submission (queue.h): the Judge0 front
  * (judge0.c) and the callbacks it sends use them, so both answer alike.
- * Mapping (README, "Judge0 compatibility"):
+ * Mapping (docs/clients.md, "Judge0 compatibility"):
  *  - status: queued 1, running 2, completed and accepted 3, wrong_answer 4,
  *    timeout 5, compile_error 6, runtime_error by the signal (SIGSEGV 7,
  *    SIGXFSZ 8, SIGFPE 9, SIGABRT 10, another 12) or a non-zero exit (NZEC

@@ -93,7 +93,7 @@ static const char instructions[] =
 #define STR	    "{\"type\":\"string\"}"
 #define BOOL	    "{\"type\":\"boolean\"}"
 #define NULLABLE(t) "{\"type\":[\"" t "\",\"null\"]}"
-/* the result JSON (README "Result JSON"); a run still going after the wait is
+/* the result JSON (docs/grading.md, "Result JSON"); a run still going after the wait is
  * just {id, status} */
 #define RESULT_PROPS                                                                               \
 	"\"status\":{\"type\":\"string\",\"description\":\"accepted, wrong_answer, "               \

@@ -534,7 +534,7 @@ static void render_score(cJSON *o, const struct grade_result *r)
 	}
 }
 
-/* The whole result of a program that ran; the key order is the README's. */
+/* The whole result of a program that ran; the key order is docs/grading.md's. */
 static void render_ran(cJSON *o, const struct grade_result *r)
 {
 	render_tests(o, r);

@@ -172,7 +172,7 @@ struct grade_group_out {
 	bool accepted;
 };
 
-/* A result. Three shapes, as the README's "Result JSON":
+/* A result. Three shapes, as docs/grading.md's "Result JSON":
  *  - message != NULL: the judge failed (internal_error): status, language, message;
  *  - compile error (ran false): status, language, compile;
  *  - else the whole result, with tests when has_tests. */
