@@ -305,6 +305,37 @@ const char *sreq_content_type(const char *name)
 	return "application/octet-stream";
 }
 
+bool sreq_inline_ok(const char *content_type)
+{
+	/* what a browser shows without running anything: no HTML, SVG, XML,
+	 * PDF or script; the rest is downloaded */
+	static const char *const inert[] = {"image/png",       "image/jpeg", "image/gif",
+					    "image/webp",      "text/plain", "text/csv",
+					    "application/json"};
+	for (size_t i = 0; i < sizeof inert / sizeof inert[0]; i++)
+		if (!strcasecmp(content_type, inert[i]))
+			return true;
+	return false;
+}
+
+void sreq_disposition(const char *name, struct strbuf *out)
+{
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	if (sreq_inline_ok(sreq_content_type(name))) {
+		strbuf_addstr(out, "inline");
+		return;
+	}
+	/* RFC 6266 4.3 with RFC 8187's encoding: attr-chars as they are, every
+	 * other byte (quotes, spaces, UTF-8) percent-encoded */
+	strbuf_addstr(out, "attachment; filename*=UTF-8''");
+	for (const unsigned char *p = (const unsigned char *)base; *p; p++)
+		if (isalnum(*p) || strchr("!#$&+-.^_`|~", *p))
+			strbuf_addch(out, (char)*p);
+		else
+			strbuf_addf(out, "%%%02X", *p);
+}
+
 bool sreq_id_valid(const char *s)
 {
 	if (strlen(s) != 36)

@@ -119,6 +119,15 @@ n5xx=$(metric 'judge_http_requests_total{route="execute",code="5xx"}')
 [ "$n499" = $((r499 + 1)) ] && [ "$n5xx" = "$r5xx" ] && pass "hang-up mid-body counted 499, not 5xx" ||
 	fail "hang-up mid-body counted 499, not 5xx" "499: $r499 -> $n499, 5xx: $r5xx -> $n5xx"
 
+# ---- blame: a submitter's own regex over its limits is a verdict ----
+sf=$(metric judge_sandbox_failures)
+expect "regex (a+)+\$ over its match limit: wrong_answer with the reason" 200 \
+	'.status == "wrong_answer" and (.feedback.message | test("match limit exceeded"))' \
+	POST /v1/execute_with_expected \
+	'{"language":"python","source":"print(\"a\" * 5000 + \"!\")","compare":"regex","expected_output":"(a+)+$"}'
+[ "$(metric judge_sandbox_failures)" = "$sf" ] && pass "and judge_sandbox_failures did not move" ||
+	fail "and judge_sandbox_failures did not move" "$sf -> $(metric judge_sandbox_failures)"
+
 # ---- deadlines and the per-address cap ----
 # From 127.0.0.2: 60 connections, idle, half-sent headers or a stalled body;
 # the cap keeps 40. From 127.0.0.3: one drips a header byte every 0.3 s and
