@@ -11,6 +11,7 @@
 #include "runner/install.h"
 
 #define MAX_PATH_BYTES 1024
+#define MAX_NAME_BYTES 255 /* NAME_MAX of Linux file systems */
 
 static const cJSON *field(const cJSON *o, const char *name)
 {
@@ -271,6 +272,11 @@ bool sreq_path(const char *path, bool empty_ok, struct req_error *e)
 			req_fail(e, 400, "bad_path",
 				 "the path must stay in the session folder: relative, with no "
 				 "empty, '.' or '..' part");
+			return false;
+		}
+		if (len > MAX_NAME_BYTES) {
+			req_fail(e, 400, "bad_path", "a file or folder name is at most %d bytes",
+				 MAX_NAME_BYTES);
 			return false;
 		}
 		if (!s[len])

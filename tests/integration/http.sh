@@ -197,6 +197,16 @@ n=$(metric judge_http_deadline_closes_total)
 expect "a request that waits longer than the deadlines still answers" 200 '.status == "accepted"' \
 	POST /v1/execute_with_expected '{"language":"python","source":"import time\ntime.sleep(4)\nprint(1)","expected_output":"1"}'
 
+# ---- judge keys create --config FILE (the option after the command) ----
+K3=$("$JUDGE" keys create --config "$ini" --name after-the-command 2>"$SVC_TMP/k3.err")
+[ -n "$K3" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $K3" "$U/v1/languages")" = 200 ] &&
+	pass "judge keys create --config FILE makes a working key" ||
+	fail "judge keys create --config FILE makes a working key" "$(cat "$SVC_TMP/k3.err")"
+"$JUDGE" keys list --config="$ini" 2>&1 | grep -q after-the-command &&
+	pass "judge keys list --config=FILE reads that database" || fail "judge keys list --config=FILE reads that database"
+"$JUDGE" --help | grep -q -- "--config FILE may also follow COMMAND" &&
+	pass "the usage text says --config may follow the command" || fail "the usage text says --config may follow the command"
+
 expect "healthy at the end" 200 '.status == "ok"' GET /health
 kill -0 "$MAIN_PID" 2>/dev/null && pass "serve still running" || fail "serve still running"
 svc_log_clean "$SVC_TMP/serve.log"
