@@ -315,8 +315,7 @@ static int remove_children(int fd, int depth, bool truncate)
  * (ENOTDIR, ELOOP for a new link). */
 static bool raced(int rc)
 {
-	return rc == -ENOTEMPTY || rc == -EISDIR || rc == -ENOTDIR || rc == -ELOOP ||
-	       rc == -EEXIST;
+	return rc == -ENOTEMPTY || rc == -EISDIR || rc == -ENOTDIR || rc == -ELOOP || rc == -EEXIST;
 }
 
 /* Removes last (a name in dir) and, when a folder, all it holds; once it was
