@@ -137,10 +137,14 @@ cell "a background writer starts" "$PY" \
 	'.status == "ok"'
 : >"$SVC_TMP/race.codes"
 for i in $(seq 30); do
+	racers=() # only these: a bare wait would wait for serve and worker too
 	curl -s -m 60 -o /dev/null -w '%{http_code}\n' -X DELETE "${AUTH[@]}" "$U/v1/sessions/$PY/files/t" >>"$SVC_TMP/race.codes" &
+	racers+=($!)
 	curl -s -m 60 -o /dev/null -w '%{http_code}\n' "${AUTH[@]}" "$U/v1/sessions/$PY/files/t/a/b/f1" >>"$SVC_TMP/race.codes" &
+	racers+=($!)
 	curl -s -m 60 -o /dev/null -w '%{http_code}\n' "${AUTH[@]}" "$U/v1/sessions/$PY/files?dir=t/a/b" >>"$SVC_TMP/race.codes" &
-	wait
+	racers+=($!)
+	wait "${racers[@]}"
 done
 codes=$(sort "$SVC_TMP/race.codes" | uniq -c | tr -s ' ' | tr '\n' ';')
 [ "$(wc -l <"$SVC_TMP/race.codes")" = 90 ] && ! grep -qv '^[24]' "$SVC_TMP/race.codes" &&
