@@ -240,7 +240,7 @@ check "keys revoke" "$JUDGE" --config "$ini" keys revoke "$id2"
 # a second revoke finds no active key: an error, not a success
 out=$("$JUDGE" --config "$ini" keys revoke "$id2" 2>&1) && fail "keys revoke twice" "exit 0" ||
 	{ [[ $out == *"no active key"* ]] && pass "keys revoke twice" || fail "keys revoke twice" "$out"; }
-sleep 2.5 # the server re-reads the key list every 2 s
+sleep 2.5 # serve hears of the revoke through PostgreSQL (NOTIFY judge_keys, migrations/0008)
 [ "$(code -H "Authorization: Bearer $KEY2" "$U/v1/languages")" = 401 ] &&
 	pass "auth: revoked key 401" || fail "auth: revoked key 401"
 # a submission of one key is not visible to another
