@@ -69,10 +69,10 @@ $(BUILD)/%.o: %.c
 
 # an installed binary (one not in a checkout) looks for SYSCONFDIR/judge/judge.ini
 # when ./judge.ini is missing, and without one for DATADIR/judge/languages and
-# problems and STATEDIR (judge/cli/main.c); main.o is rebuilt when they change
-$(BUILD)/judge/cli/main.o: CPPFLAGS += -DJUDGE_SYSCONFDIR='"$(SYSCONFDIR)"' \
+# problems and STATEDIR (judge/cli/home.c); home.o is rebuilt when they change
+$(BUILD)/judge/cli/home.o: CPPFLAGS += -DJUDGE_SYSCONFDIR='"$(SYSCONFDIR)"' \
 	-DJUDGE_DATADIR='"$(DATADIR)"' -DJUDGE_STATEDIR='"$(STATEDIR)"'
-$(BUILD)/judge/cli/main.o: $(BUILD)/gen/sysconfdir
+$(BUILD)/judge/cli/home.o: $(BUILD)/gen/sysconfdir
 $(BUILD)/gen/sysconfdir: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(SYSCONFDIR) $(DATADIR) $(STATEDIR)' | cmp -s - $@ || \

@@ -15,8 +15,3 @@ int cmd_verify(int argc, char **argv, struct judge_config *cfg);
 int cmd_up(int argc, char **argv, struct judge_config *cfg);
 int cmd_mcp(int argc, char **argv, struct judge_config *cfg);
 int cmd_eval(int argc, char **argv, struct judge_config *cfg);
-
-/* After a config file was loaded over the defaults: the path keys no file set
- * go to the binary's own checkout, or for an installed binary to make
- * install's folders (main.c). */
-void cli_place_defaults(struct judge_config *cfg);

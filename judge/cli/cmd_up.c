@@ -27,6 +27,7 @@
 
 #include "judge/service/auth.h"
 #include "judge/cli/cmd.h"
+#include "judge/cli/home.h"
 #include "common/clock.h"
 #include "common/config.h"
 #include "judge/store/db.h"
@@ -286,7 +287,7 @@ static int parse_args(int argc, char **argv, struct judge_config *cfg, const cha
 			fprintf(stderr, "judge up: %s\n", cerr);
 			return 2;
 		}
-		cli_place_defaults(cfg);
+		home_place_defaults(cfg);
 		int lvl = log_parse_level(cfg->log_level);
 		if (lvl >= 0)
 			log_min_level = (enum log_level)lvl;

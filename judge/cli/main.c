@@ -1,12 +1,11 @@
 /* main: `judge [--config FILE] COMMAND ...` dispatches to the subcommands of cmd.h. */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "judge/cli/cmd.h"
+#include "judge/cli/home.h"
 #include "common/config.h"
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -32,92 +31,15 @@ static const struct command commands[] = {
     {"mcp", cmd_mcp, "MCP over stdio for desktop clients: a bridge to a judge's /mcp"},
 };
 
-/* Where `make install` put the config, the languages and problems, and the
- * state (make passes -DJUDGE_SYSCONFDIR=$(SYSCONFDIR) and the others). */
-#ifndef JUDGE_SYSCONFDIR
-#define JUDGE_SYSCONFDIR "/usr/local/etc"
-#endif
-#ifndef JUDGE_DATADIR
-#define JUDGE_DATADIR "/usr/local/share"
-#endif
-#ifndef JUDGE_STATEDIR
-#define JUDGE_STATEDIR "/var/lib/judge"
-#endif
-#define INSTALLED_CONFIG JUDGE_SYSCONFDIR "/judge/judge.ini"
-
-/* The tree this binary belongs to when it is not installed: the folder above
- * its own (bin/judge of a checkout), when that folder has languages/. Returns
- * a malloc'd absolute path, or NULL (an installed binary). */
-static char *own_tree(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = 0;
-	for (int up = 0; up < 2; up++) {
-		char *slash = strrchr(exe, '/');
-		if (!slash)
-			return NULL;
-		*slash = 0;
-	}
-	char langs[PATH_MAX + 16];
-	struct stat st;
-	snprintf(langs, sizeof langs, "%s/languages", exe[0] ? exe : "/");
-	if (stat(langs, &st) < 0 || !S_ISDIR(st.st_mode))
-		return NULL;
-	return xstrdup(exe[0] ? exe : "/");
-}
-
-/* The config when no --config names one: judge.ini in the working folder (a
- * source tree: `make run`, the tests); else, for an installed binary, the
- * installed one. A binary of a checkout run from another folder reads no file:
- * the defaults apply, found in its own tree (main). */
-static const char *default_config(const char *tree)
-{
-	if (access("judge.ini", F_OK) == 0 || tree || access(INSTALLED_CONFIG, F_OK) < 0)
-		return "judge.ini";
-	return INSTALLED_CONFIG;
-}
-
-/* Relative path keys that no file set: against the binary's own tree, or for
- * an installed binary against make install's folders. */
-static void place_defaults(struct judge_config *cfg, const char *tree)
-{
-	if (tree) {
-		config_resolve(cfg, tree);
-		return;
-	}
-	char err[256];
-	const struct {
-		const char *key, *def, *installed;
-	} where[] = {{"languages_dir", "languages", JUDGE_DATADIR "/judge/languages"},
-		     {"problems_dir", "problems", JUDGE_DATADIR "/judge/problems"},
-		     {"state_dir", "var", JUDGE_STATEDIR}};
-	const char *const now[] = {cfg->languages_dir, cfg->problems_dir, cfg->state_dir};
-	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++)
-		if (!strcmp(now[i], where[i].def))
-			config_set(cfg, where[i].key, where[i].installed, err, sizeof err);
-	char *cwd = getcwd(NULL, 0);
-	config_resolve(cfg, cwd ? cwd : "/");
-	free(cwd);
-}
-
-void cli_place_defaults(struct judge_config *cfg)
-{
-	char *tree = own_tree();
-	place_defaults(cfg, tree);
-	free(tree);
-}
-
 static void usage(FILE *out)
 {
-	fputs("usage: judge [--config FILE] COMMAND [ARGS]\n\n"
-	      "FILE defaults to ./judge.ini, else (installed) " INSTALLED_CONFIG "\n"
-	      "--config FILE may also follow COMMAND (judge keys create --config FILE);\n"
-	      "given twice, the later one wins; relative paths in FILE are relative to\n"
-	      "the folder judge is started in\n\ncommands:\n",
-	      out);
+	fprintf(out,
+		"usage: judge [--config FILE] COMMAND [ARGS]\n\n"
+		"FILE defaults to ./judge.ini, else (installed) %s\n"
+		"--config FILE may also follow COMMAND (judge keys create --config FILE);\n"
+		"given twice, the later one wins; relative paths in FILE are relative to\n"
+		"the folder judge is started in\n\ncommands:\n",
+		home_installed_config());
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fputs("\n'judge COMMAND --help' tells more.\n", out);
@@ -187,20 +109,17 @@ int main(int argc, char **argv)
 			explicit_config = 1;
 		}
 	}
-	char *tree = own_tree();
 	if (!config_path)
-		config_path = default_config(tree);
+		config_path = home_default_config();
 	struct judge_config cfg;
 	char err[512];
 	config_defaults(&cfg);
 	if (config_load(&cfg, config_path, explicit_config, err, sizeof err) < 0) {
 		fprintf(stderr, "judge: %s\n", err);
 		config_release(&cfg);
-		free(tree);
 		return 2;
 	}
-	place_defaults(&cfg, tree);
-	free(tree);
+	home_place_defaults(&cfg);
 	int lvl = log_parse_level(cfg.log_level);
 	if (lvl < 0) {
 		fprintf(stderr, "judge: log_level must be debug, info, warn or error, got '%s'\n",
