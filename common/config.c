@@ -46,6 +46,8 @@ const struct config_key config_keys[] = {
 	  "where compilers and output validators run when sandbox is gvisor: native or gvisor"),
 	S("sandbox", cgroup_root, "auto",
 	  "auto, or the cgroup (v2 path, or v1 controller folder parent) under which runs go"),
+	S("sandbox", cgroup_parent, "judge",
+	  "name of the cgroup, in each hierarchy, that holds native runs (gVisor's: <name>-gvisor)"),
 	I("limits", time_limit_ms, 1, 600000, "2000", "default CPU time limit of a run"),
 	I("limits", wall_limit_factor, 1, 100, "3", "default wall limit = factor x CPU limit + 1 s"),
 	I("limits", memory_limit_mb, 8, 65536, "256", "default memory limit of a run"),

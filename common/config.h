@@ -25,6 +25,7 @@ struct judge_config {
 	long gvisor_reuse_s;
 	char *tool_sandbox;
 	char *cgroup_root;
+	char *cgroup_parent;
 	/* [limits] */
 	long time_limit_ms;
 	long wall_limit_factor;
