@@ -100,6 +100,8 @@ const struct config_key config_keys[] = {
 	I("worker", max_attempts, 1, 100, "3",
 	  "claims of one submission (workers lost while running it) before internal_error"),
 	I("worker", reap_interval_s, 1, 3600, "5", "how often each worker requeues expired leases"),
+	I("worker", interactive_lead_ms, 0, 3600000, "10000",
+	  "interactive requests (/v1/execute*) go ahead of bulk work queued at most this long before them"),
 	I("worker", drain_s, 0, 3600, "60",
 	  "on SIGTERM, how long running submissions may finish before they are handed back"),
 	S("worker", log_level, "info", "debug, info, warn or error"),

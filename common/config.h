@@ -66,6 +66,7 @@ struct judge_config {
 	long lease_s;
 	long max_attempts;
 	long reap_interval_s;
+	long interactive_lead_ms;
 	long drain_s;
 	char *log_level;
 	/* [sessions] */

@@ -69,6 +69,7 @@ struct worker {
 	struct lang_registry langs;
 	enum sandbox_backend backend;
 	long lease_ms;
+	long lead_ms; /* interactive_lead_ms: bulk work's aging (queue.h) */
 	int nslots;
 	struct slot *slots;
 	pthread_mutex_t lock;
@@ -124,7 +125,8 @@ static bool finish_claim(struct slot *s, struct db *db, const struct queue_sub *
 			     ? queue_finish(db, sub->id, s->name, sub->attempts, st, result, err,
 					    sizeof err)
 			     : queue_finish_claim(db, sub->id, s->name, sub->attempts, st, result,
-						  s->w->lease_ms, next, &claimed, err, sizeof err);
+						  s->w->lease_ms, s->w->lead_ms, next, &claimed,
+						  err, sizeof err);
 		if (rc == 0)
 			log_info("worker %s: submission %" PRId64
 				 " finished: %s (%ld ms, attempt %d)",
@@ -224,7 +226,8 @@ static void *slot_main(void *arg)
 				}
 				db_set_reconnect_ms(db, 2000);
 			}
-			int rc = queue_claim(db, s->name, w->lease_ms, &sub, err, sizeof err);
+			int rc = queue_claim(db, s->name, w->lease_ms, w->lead_ms, &sub, err,
+					     sizeof err);
 			if (rc < 0) {
 				if (!down)
 					log_warn("worker %s: %s", s->name, err);
@@ -616,6 +619,7 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 	pthread_mutex_init(&w.lock, NULL);
 	clock_cond_init(&w.wake);
 	w.lease_ms = cfg->lease_s * 1000;
+	w.lead_ms = cfg->interactive_lead_ms;
 
 	/* signals go to sigwait in this thread only: block them before any thread */
 	sigset_t sigs;
