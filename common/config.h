@@ -28,6 +28,7 @@ struct judge_config {
 	long gvisor_reuse_s;
 	char *tool_sandbox;
 	char *cgroup_root;
+	char *cgroup_parent;
 	/* [limits] */
 	long time_limit_ms;
 	long wall_limit_factor;
@@ -68,6 +69,7 @@ struct judge_config {
 	long lease_s;
 	long max_attempts;
 	long reap_interval_s;
+	long interactive_lead_ms;
 	long drain_s;
 	char *log_level;
 	/* [sessions] */

@@ -24,7 +24,7 @@ import urllib.error
 import urllib.request
 
 FINAL = {"accepted", "wrong_answer", "timeout", "memory_limit", "output_limit",
-         "runtime_error", "compile_error", "internal_error", "completed"}
+         "runtime_error", "compile_error", "internal_error", "completed", "cancelled"}
 
 
 # ---------------------------------------------------------------- the model

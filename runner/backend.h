@@ -20,7 +20,7 @@ struct sandbox {
 	uid_t host_uid;	      /* host uid (and gid) owning the box: options' box_uid + slot */
 	gid_t host_gid;
 	long box_bytes;		 /* size cap of the box tmpfs */
-	char box_path[PATH_MAX]; /* host path of the box mount, e.g. /run/judge/box-<pid>-<n> */
+	char box_path[PATH_MAX]; /* host path of the box mount: <owner folder>/box-<n> (owner.h) */
 	int box_fd;		 /* O_PATH|O_DIRECTORY fd of the box root; -1 when closed */
 	unsigned long runs;	 /* sandbox_run calls so far (for unique run names) */
 	/* Each backend's private state for this workspace, owned by that backend's
@@ -52,10 +52,6 @@ struct sandbox_ops {
 	 * such runs go to the first backend of the table that does, which is then
 	 * always started. */
 	bool joins_netns;
-	/* Removes what crashed processes of this backend left (runsc state, cgroups,
-	 * mounts); called before any global_init. NULL when the backend's global_init
-	 * sweeps for itself. */
-	void (*sweep)(void);
 	/* Process-wide set-up: 0, or -1 with err (then the backend is unavailable). */
 	int (*global_init)(const struct sandbox_options *opts, char *err, size_t errlen);
 	/* Stops threads and removes what the process created; safe when not inited. */
@@ -98,6 +94,9 @@ extern const struct sandbox_ops native_ops; /* native.c */
 extern const struct sandbox_ops gvisor_ops; /* gvisor.c */
 
 /* Helpers of sandbox.c for the backends. */
+/* True once sandbox_global_abort began: a backend starts nothing more (no
+ * sandbox, cgroup or mount), and fails the run instead. */
+bool sandbox_aborting(void);
 /* Formats the internal_error of res: status, and message (printf-style). Returns 0. */
 int sandbox_fail(struct run_result *res, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -164,8 +164,12 @@ static int v2_enable(const char *top, char *err, size_t errlen)
 	return 0;
 }
 
-int cg_detect(struct cg_root *root, const char *spec, char *err, size_t errlen)
+int cg_detect(struct cg_root *root, const char *spec, const char *sub, char *err, size_t errlen)
 {
+	if (!sub || !*sub || strchr(sub, '/') || sub[0] == '.') {
+		snprintf(err, errlen, "bad cgroup parent name '%s'", sub ? sub : "");
+		return -1;
+	}
 	const char *base = spec && *spec && strcmp(spec, "auto") ? spec : "/sys/fs/cgroup";
 	char probe[PATH_MAX + 32];
 	snprintf(probe, sizeof probe, "%s/cgroup.controllers", base);
@@ -173,14 +177,14 @@ int cg_detect(struct cg_root *root, const char *spec, char *err, size_t errlen)
 		char dir[PATH_MAX + 8];
 		if (v2_enable(base, err, errlen) < 0)
 			return -1;
-		snprintf(dir, sizeof dir, "%s/judge", base);
+		snprintf(dir, sizeof dir, "%s/%s", base, sub);
 		if (cg_root_v2(root, dir, err, errlen) < 0)
 			return -1;
 		return v2_enable(dir, err, errlen);
 	}
 	snprintf(probe, sizeof probe, "%s/memory", base);
 	if (exists(probe))
-		return cg_root_v1(root, base, "judge", err, errlen);
+		return cg_root_v1(root, base, sub, err, errlen);
 	snprintf(err, errlen,
 		 "no usable cgroups at '%s': need cgroup2 (cgroup.controllers) or the v1 "
 		 "memory, pids and cpuacct controllers",
@@ -724,57 +728,102 @@ int cg_remove(struct cg *cg)
 	return ret;
 }
 
-/* Parses "<prefix>-<pid>-..." and returns pid, or 0. */
-static pid_t name_pid(const char *name, const char *prefix)
+/* True when name is "<word>-<owner>-...": a cgroup owner made (owner.h). */
+static bool owned_by(const char *name, const char *owner)
 {
-	size_t plen = strlen(prefix);
-	if (strncmp(name, prefix, plen) || name[plen] != '-')
-		return 0;
-	char *end;
-	long pid = strtol(name + plen + 1, &end, 10);
-	if (pid <= 0 || *end != '-')
-		return 0;
-	return (pid_t)pid;
+	const char *dash = strchr(name, '-');
+	size_t olen = strlen(owner);
+	return dash && dash > name && olen && !strncmp(dash + 1, owner, olen) &&
+	       dash[1 + olen] == '-';
 }
 
-static bool pid_stale(pid_t pid)
+/* Kills the processes of dir and of the cgroups below it, without waiting. */
+static void kill_tree(const char *dir, bool v2)
 {
-	/* our own pid can only be on a cgroup of an earlier process (e.g. a
-	 * container restarted with the same pid): sweeps run before we create any */
-	if (pid == getpid())
-		return true;
-	return kill(pid, 0) < 0 && errno == ESRCH;
+	if (v2 && write_at(dir, "cgroup.kill", "1") == 0)
+		return;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char sub[PATH_MAX];
+		if (e->d_type != DT_DIR || e->d_name[0] == '.' ||
+		    snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name) >= (int)sizeof sub)
+			continue;
+		kill_tree(sub, v2);
+	}
+	closedir(d);
+	kill_listed(dir);
 }
 
-struct sweep_arg {
-	const char *prefix;
-	bool v2;
-	int removed;
+struct owner_arg {
+	const char *owner;
+	bool remove; /* else only kill */
+	int n;
 };
 
-static void sweep_in(const char *parent, void *varg)
+static void owner_in(const char *parent, void *varg)
 {
-	struct sweep_arg *a = varg;
+	struct owner_arg *a = varg;
+	char probe[PATH_MAX];
+	snprintf(probe, sizeof probe, "%s/cgroup.controllers", parent);
+	bool v2 = exists(probe);
 	DIR *d = opendir(parent);
 	if (!d)
 		return;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		pid_t pid = name_pid(e->d_name, a->prefix);
-		if (!pid || !pid_stale(pid))
-			continue;
 		char dir[PATH_MAX];
-		if (snprintf(dir, sizeof dir, "%s/%s", parent, e->d_name) >= (int)sizeof dir)
+		if (e->d_type != DT_DIR || !owned_by(e->d_name, a->owner) ||
+		    snprintf(dir, sizeof dir, "%s/%s", parent, e->d_name) >= (int)sizeof dir)
 			continue;
-		if (remove_tree(dir, a->v2) == 0)
-			a->removed++;
+		if (!a->remove) {
+			kill_tree(dir, v2);
+			a->n++;
+		} else if (remove_tree(dir, v2) == 0) {
+			a->n++;
+		}
 	}
 	closedir(d);
 }
 
-int cg_sweep(const struct cg_root *root, const char *prefix)
+int cg_owner_kill(const char *parent, const char *owner)
 {
-	struct sweep_arg a = {.prefix = prefix, .v2 = root->version == CG_V2};
-	each_parent(root, sweep_in, &a);
-	return a.removed;
+	struct owner_arg a = {.owner = owner};
+	owner_in(parent, &a);
+	return a.n;
+}
+
+int cg_owner_remove(const char *parent, const char *owner)
+{
+	struct owner_arg a = {.owner = owner, .remove = true};
+	owner_in(parent, &a);
+	return a.n;
+}
+
+void cg_root_parents(const struct cg_root *root, void (*fn)(const char *parent, void *arg),
+		     void *arg)
+{
+	if (!root->every_v1) {
+		for (int i = 0; i < ctl_count(root); i++)
+			if (ctl_dir(root, i)[0])
+				fn(ctl_dir(root, i), arg);
+		return;
+	}
+	/* every mounted hierarchy, whether runsc made the parent there yet or not */
+	DIR *d = opendir(root->base);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char parent[PATH_MAX], probe[PATH_MAX + 16];
+		if (e->d_name[0] == '.' || snprintf(parent, sizeof parent, "%s/%s/%s", root->base,
+						    e->d_name, root->sub) >= (int)sizeof parent)
+			continue;
+		snprintf(probe, sizeof probe, "%s/%s/cgroup.procs", root->base, e->d_name);
+		if (exists(probe))
+			fn(parent, arg);
+	}
+	closedir(d);
 }

@@ -6,8 +6,9 @@
  * hybrid host, where only the core files exist: create, join, populated, kill,
  * remove work there; limits report -ENOENT cleanly).
  *
- * Run cgroups are named "<prefix>-<pid>-<n>", pid being the creating process, so
- * that cg_sweep() can recognise and remove those of dead processes.
+ * Run cgroups are named "<word>-<owner>-<n>", owner being the owner id of the
+ * creating process (runner/owner.h), so that what a dead process left is found
+ * by its owner (cg_owner_kill, cg_owner_remove), never by a pid.
  */
 #pragma once
 #include <limits.h>
@@ -43,11 +44,12 @@ struct cg {
 	bool created[3];
 };
 
-/* Detects the host's cgroups and prepares the parent folders under base ("judge"
- * inside each hierarchy). spec is "auto" (pure v2 when /sys/fs/cgroup/cgroup.controllers
- * exists, else v1 when /sys/fs/cgroup/memory exists) or a path: a cgroup2 folder, or a
- * folder holding v1 controller folders. Returns 0, or -1 with one clear message in err. */
-int cg_detect(struct cg_root *root, const char *spec, char *err, size_t errlen);
+/* Detects the host's cgroups and prepares the parent folders under base (sub,
+ * e.g. "judge", inside each hierarchy). spec is "auto" (pure v2 when
+ * /sys/fs/cgroup/cgroup.controllers exists, else v1 when /sys/fs/cgroup/memory
+ * exists) or a path: a cgroup2 folder, or a folder holding v1 controller
+ * folders. Returns 0, or -1 with one clear message in err. */
+int cg_detect(struct cg_root *root, const char *spec, const char *sub, char *err, size_t errlen);
 /* Uses the cgroup2 folder dir (created when missing) as a v2 root. 0 or -1 with err. */
 int cg_root_v2(struct cg_root *root, const char *dir, char *err, size_t errlen);
 /* Uses the v1 controllers under base (base/memory, base/pids, base/cpuacct), with run
@@ -117,7 +119,15 @@ void cg_close(struct cg *cg);
 /* Kills what is left, removes the cgroup(s) and closes the fds. Returns 0 or -errno. */
 int cg_remove(struct cg *cg);
 
-/* Removes cgroups named "<prefix>-<pid>-*" under root whose pid is dead
- * (killing their processes first, and their child cgroups; with every_v1 in
- * every hierarchy). Returns how many were removed. */
-int cg_sweep(const struct cg_root *root, const char *prefix);
+/* Calls fn(parent, arg) for every folder in which root's cgroups are made: one
+ * per controller, or with every_v1 <base>/<h>/<sub> of every mounted hierarchy
+ * h, whether that folder exists yet or not. */
+void cg_root_parents(const struct cg_root *root, void (*fn)(const char *parent, void *arg),
+		     void *arg);
+/* SIGKILLs the processes in every cgroup of the folder parent named
+ * "<word>-<owner>-..." and in their child cgroups (v2: cgroup.kill), without
+ * waiting. Returns how many cgroups matched. */
+int cg_owner_kill(const char *parent, const char *owner);
+/* Removes those cgroups, children first, killing what is still inside and
+ * waiting a little for it to go. Returns how many were removed. */
+int cg_owner_remove(const char *parent, const char *owner);

@@ -58,11 +58,14 @@ struct sandbox_options {
 	char box_root[PATH_MAX];    /* absolute host folder under which boxes are mounted */
 	long box_uid;		    /* first host uid/gid of programs; slot n gets box_uid + n */
 	char cgroup_root[PATH_MAX]; /* "auto", or the cgroup under which native runs go */
-	char sandbox[16];	    /* backends to start: "auto", "gvisor" or "native" */
-	char tool_sandbox[16];	    /* where trusted tools run under gvisor: "native", "gvisor" */
-	char runsc[PATH_MAX];	    /* the runsc binary (a path, or a name looked up in PATH) */
-	char gvisor_platform[16];   /* runsc --platform: "ptrace", "systrap" or "kvm" */
-	int gvisor_pool;	    /* gVisor sandboxes started ahead of need per runtime */
+	/* the cgroup (in each hierarchy) that holds native runs' cgroups; gVisor's
+	 * sandboxes go in "<cgroup_parent>-gvisor" */
+	char cgroup_parent[64];
+	char sandbox[16];	  /* backends to start: "auto", "gvisor" or "native" */
+	char tool_sandbox[16];	  /* where trusted tools run under gvisor: "native", "gvisor" */
+	char runsc[PATH_MAX];	  /* the runsc binary (a path, or a name looked up in PATH) */
+	char gvisor_platform[16]; /* runsc --platform: "ptrace", "systrap" or "kvm" */
+	int gvisor_pool;	  /* gVisor sandboxes started ahead of need per runtime */
 	/* a sandbox not ready this long after `runsc run` starts is killed; 0 = 20000 */
 	int gvisor_start_timeout_ms;
 	/* A gVisor sandbox starts before the run it serves is known, so its cgroup
@@ -144,13 +147,30 @@ const struct sandbox_options *sandbox_options(void);
  * backends stop (last registered first; registering fn again is a no-op): for
  * what holds sandboxes above the backends, such as prestarted sessions. */
 void sandbox_on_shutdown(void (*fn)(void));
-/* Process-wide set-up: copies opts (the caller keeps its own), detects cgroups,
- * reclaims leftovers of crashed runs (cgroups, box mounts, runsc state), starts
- * the gVisor pool when enabled. Returns 0, or -1 with a message in err (a bad
- * option, or no backend that opts ask for works). Call once before anything below. */
+/* Process-wide set-up: copies opts (the caller keeps its own), opens this
+ * process's owner folder under box_root (runner/owner.h: everything its
+ * sandboxes put on the host is found from it), reclaims what dead processes
+ * left under the same box_root (their processes, mounts, cgroups, runsc state,
+ * boxes), detects cgroups, starts the gVisor pool when enabled. Returns 0, or
+ * -1 with a message in err (a bad option, or no backend that opts ask for
+ * works). Call once before anything below. */
 int sandbox_global_init(const struct sandbox_options *opts, char *err, size_t errlen);
-/* Stops pools and removes what the process created. */
+/* Stops pools and removes everything the process created; its owner folder goes
+ * last (anything still found there is removed and logged). */
 void sandbox_global_shutdown(void);
+/* For a process that must stop now (a second signal) while other threads may
+ * still be running programs: no sandbox starts from now on, and everything the
+ * process's sandboxes hold on the host (processes, mounts, cgroups, runsc
+ * state, boxes) is killed and removed at once, without runsc and without
+ * waiting for the threads. Nothing is freed: runs in progress fail, and the
+ * process must exit soon after. The owner folder stays (empty) until the
+ * process is gone, so that whoever reclaims next (`judge up`, the next worker)
+ * also finds what a thread made in the meantime. */
+void sandbox_global_abort(void);
+/* Reclaims what dead processes left under box_root (owner.h), as
+ * sandbox_global_init does, for a process that runs no sandboxes itself (`judge
+ * up` after its worker ended). Returns how many dead owners were reclaimed. */
+int sandbox_reclaim_dead(const char *box_root);
 
 /* Parses "gvisor" / "native" / "auto" (auto: gvisor where runsc works, else native). */
 int sandbox_backend_parse(const char *s, enum sandbox_backend *out);

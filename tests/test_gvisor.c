@@ -15,6 +15,7 @@
 #include "common/config.h"
 #include "judge/grading/limits.h"
 #include "runner/gvisor/gvpool.h"
+#include "runner/owner.h"
 #include "runner/sandbox.h"
 
 #define PY "/usr/bin/python3"
@@ -526,16 +527,15 @@ Test(gvisor_leftovers, nothing_left_behind, .timeout = 120)
 		cr_assert_eq(res.status, RUN_OK, "%s", res.message);
 		run_result_release(&res);
 	}
+	/* everything of this process is found from its owner (runner/owner.h) */
+	char own[PATH_MAX], prefix[64], path[PATH_MAX];
+	snprintf(own, sizeof(own), "%s", owner_dir());
+	snprintf(prefix, sizeof(prefix), "jgv-%s-", owner_id());
 	teardown();
 
-	char prefix[64], path[PATH_MAX];
-	snprintf(prefix, sizeof(prefix), "jgv-%ld-", (long)getpid());
-	DIR *d = opendir("/run/judge/runsc");
+	cr_assert(access(own, F_OK) < 0, "the owner folder %s (runsc state, bundles) stayed", own);
+	DIR *d;
 	struct dirent *e;
-	while (d && (e = readdir(d)))
-		cr_assert(strncmp(e->d_name, prefix, strlen(prefix)), "runsc state %s", e->d_name);
-	if (d)
-		closedir(d);
 	static const char *const ctls[] = {"memory",  "pids",	 "cpu",	  "cpuacct", "cpuset",
 					   "devices", "freezer", "blkio", "systemd", NULL};
 	for (const char *const *c = ctls; *c; c++) {
@@ -547,12 +547,10 @@ Test(gvisor_leftovers, nothing_left_behind, .timeout = 120)
 		if (d)
 			closedir(d);
 	}
-	snprintf(path, sizeof(path), "/run/judge/gvisor/%ld", (long)getpid());
-	cr_assert(access(path, F_OK) < 0, "%s still exists", path);
 	FILE *m = fopen("/proc/self/mountinfo", "r");
 	char line[4096];
 	while (m && fgets(line, sizeof(line), m))
-		cr_assert(!strstr(line, path), "mount left: %s", line);
+		cr_assert(!strstr(line, own), "mount left: %s", line);
 	if (m)
 		fclose(m);
 	/* no child of ours (killed sandbox processes are reaped, not zombies) */

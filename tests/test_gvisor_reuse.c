@@ -15,6 +15,7 @@
 
 #include "common/config.h"
 #include "judge/grading/limits.h"
+#include "runner/owner.h"
 #include "runner/sandbox.h"
 
 static struct judge_config cfg;
@@ -292,12 +293,18 @@ Test(gvisor_reuse, at_most_four_idle_without_a_pool_the_oldest_go)
 	cr_assert_str_neq(again, id[0], "the oldest parked sandbox was discarded");
 }
 
+/* This process's owner folder (runner/owner.h), kept for after the shutdown. */
+static char own[PATH_MAX];
+
 /* True when runsc still has the container id (its state file). */
 static bool container_exists(const char *id)
 {
-	char prefix[64];
+	char prefix[64], root[PATH_MAX + 8];
 	snprintf(prefix, sizeof(prefix), "%s_sandbox:", id);
-	DIR *d = opendir("/run/judge/runsc");
+	if (owner_dir())
+		snprintf(own, sizeof(own), "%s", owner_dir());
+	snprintf(root, sizeof(root), "%s/runsc", own);
+	DIR *d = opendir(root);
 	struct dirent *e;
 	bool found = false;
 	while (d && (e = readdir(d)))
@@ -356,12 +363,10 @@ Test(gvisor_reuse, recycled_after_a_run_that_did_not_end_cleanly)
 static int mount_count(void)
 {
 	FILE *m = fopen("/proc/self/mountinfo", "r");
-	char line[4096], gv[64], box[64];
-	snprintf(gv, sizeof(gv), "/run/judge/gvisor/%ld", (long)getpid());
-	snprintf(box, sizeof(box), "/run/judge/box-%ld-", (long)getpid());
+	char line[4096];
 	int n = 0;
 	while (m && fgets(line, sizeof(line), m))
-		n += strstr(line, gv) || strstr(line, box);
+		n += strstr(line, owner_dir()) != NULL;
 	if (m)
 		fclose(m);
 	return n;
@@ -392,15 +397,14 @@ Test(gvisor_reuse, shutdown_removes_parked_sandboxes)
 	char a[40], b[40];
 	one_ws("a", a);
 	one_ws("b", b);
+	cr_assert(container_exists(a) && container_exists(b));
 	stop();
 	cr_assert(!container_exists(a) && !container_exists(b));
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "/run/judge/gvisor/%ld", (long)getpid());
-	cr_assert(access(path, F_OK) < 0, "%s still exists", path);
+	cr_assert(access(own, F_OK) < 0, "%s still exists", own);
 	FILE *m = fopen("/proc/self/mountinfo", "r");
 	char line[4096];
 	while (m && fgets(line, sizeof(line), m))
-		cr_assert(!strstr(line, path), "mount left: %s", line);
+		cr_assert(!strstr(line, own), "mount left: %s", line);
 	if (m)
 		fclose(m);
 	config_defaults(&cfg); /* for the suite's fini */

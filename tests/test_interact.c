@@ -39,9 +39,18 @@ Test(interact_verdict, first_match_wins)
 	    {RUN_RUNTIME_ERROR, CHECKER_REJECT, true, SUB_WRONG_ANSWER},
 	    /* the program crashed, then the validator read the end of its output */
 	    {RUN_RUNTIME_ERROR, CHECKER_REJECT, false, SUB_RUNTIME_ERROR},
-	    /* a limit the judge enforced wins over what the validator made of it */
-	    {RUN_TIMEOUT, CHECKER_REJECT, true, SUB_TIMEOUT},
+	    /* the validator rejected, then the program waited for an answer until
+	     * its limit (Kattis' guess_tle.cc): the rejection came first */
+	    {RUN_TIMEOUT, CHECKER_REJECT, true, SUB_WRONG_ANSWER},
+	    {RUN_MEMORY_LIMIT, CHECKER_REJECT, true, SUB_WRONG_ANSWER},
+	    {RUN_OUTPUT_LIMIT, CHECKER_REJECT, true, SUB_WRONG_ANSWER},
+	    /* a limit the judge enforced first wins over what the validator made
+	     * of the silence that followed */
+	    {RUN_TIMEOUT, CHECKER_REJECT, false, SUB_TIMEOUT},
 	    {RUN_MEMORY_LIMIT, CHECKER_REJECT, false, SUB_MEMORY_LIMIT},
+	    /* the validator accepted, then the program ran on past its limit */
+	    {RUN_TIMEOUT, CHECKER_ACCEPT, true, SUB_TIMEOUT},
+	    {RUN_RUNTIME_ERROR, CHECKER_ACCEPT, true, SUB_RUNTIME_ERROR},
 	    {RUN_TIMEOUT, CHECKER_FAIL, false, SUB_TIMEOUT},
 	    /* a validator that fails after a crash: the crash is the verdict */
 	    {RUN_RUNTIME_ERROR, CHECKER_FAIL, false, SUB_RUNTIME_ERROR},
@@ -159,6 +168,29 @@ Test(interact, both_waiting_is_a_timeout_not_a_hang)
 	model_result_release(&gr);
 	/* 2.5 s wall limit for the program, 3 s more for the validator, twice */
 	cr_expect_lt(clock_mono_ms() - t0, 20000, "took %ld ms", (long)(clock_mono_ms() - t0));
+}
+
+Test(interact, a_rejection_first_is_wrong_answer_whatever_follows)
+{
+	/* the validator rejects the first line; the program then spins, sleeps or
+	 * floods: the rejection came before any limit, so it is wrong_answer (and
+	 * the program is stopped then, not at its limit) */
+	package("import sys\nsys.stdin.readline()\nsys.exit(43)\n");
+	struct grade_result gr;
+	const char *after[] = {
+	    "print(0, flush=True)\nwhile True: pass\n",
+	    "import time\nprint(0, flush=True)\ntime.sleep(600)\n",
+	    "import sys\nprint(0, flush=True)\nwhile True: sys.stdout.write('x' * 65536)\n",
+	};
+	for (size_t i = 0; i < sizeof after / sizeof after[0]; i++) {
+		cr_expect_eq(grade_py(after[i], &gr), SUB_WRONG_ANSWER, "program %zu: %s", i,
+			     sub_status_name(gr.status));
+		model_result_release(&gr);
+	}
+	/* a validator that accepts first leaves the program its own verdict */
+	package("import sys\nsys.stdin.readline()\nsys.exit(42)\n");
+	cr_expect_eq(grade_py("print(0, flush=True)\nwhile True: pass\n", &gr), SUB_TIMEOUT);
+	model_result_release(&gr);
 }
 
 Test(interact, a_flood_is_output_limit)

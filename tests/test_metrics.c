@@ -193,3 +193,45 @@ Test(metrics, route_labels)
 	cr_assert(route_local_origin("http://localhost:3000"));
 	cr_assert_not(route_local_origin("http://localhost.evil.com"));
 }
+
+/* The queue of each API key: wait quantiles, sum and count (a summary), queued,
+ * oldest and running, labelled by key id and name (escaped: names are the
+ * operators' text). */
+Test(metrics, queue_wait_per_key)
+{
+	struct metrics *m = metrics_new(names, 3);
+	struct admin_key_wait keys[2] = {{.key_id = 0, .queued = 1, .oldest_s = 0.5, .claimed = 0},
+					 {.key_id = 7,
+					  .name = "eval \"bulk\"\\x",
+					  .weight = 3,
+					  .queued = 40,
+					  .running = 2,
+					  .oldest_s = 12.25,
+					  .claimed = 10,
+					  .wait_sum_s = 31,
+					  .wait_p50_s = 2.5,
+					  .wait_p99_s = 9.75,
+					  .wait_max_s = 10}};
+	struct metrics_gauges g = {.db_up = true, .keys = keys, .nkeys = 2};
+	struct strbuf sb = STRBUF_INIT;
+	metrics_render(m, &g, &sb);
+	const char *t = sb.buf;
+	cr_assert(strstr(t, "# TYPE judge_queue_wait_seconds summary\n"), "%s", t);
+	const char *lab = "key=\"7\",name=\"eval \\\"bulk\\\"\\\\x\"";
+	char line[256];
+	snprintf(line, sizeof line, "judge_queue_wait_seconds{%s,quantile=\"0.99\"}", lab);
+	cr_assert(!strncmp(sample(t, line), "9.750\n", 6), "%s", t);
+	snprintf(line, sizeof line, "judge_queue_wait_seconds{%s,quantile=\"0.5\"}", lab);
+	cr_assert(!strncmp(sample(t, line), "2.500\n", 6), "%s", t);
+	snprintf(line, sizeof line, "judge_queue_wait_seconds_count{%s}", lab);
+	cr_assert_eq(value(t, line), 10);
+	snprintf(line, sizeof line, "judge_queue_waiting{%s}", lab);
+	cr_assert_eq(value(t, line), 40);
+	snprintf(line, sizeof line, "judge_queue_running{%s}", lab);
+	cr_assert_eq(value(t, line), 2);
+	snprintf(line, sizeof line, "judge_queue_oldest_seconds{%s}", lab);
+	cr_assert(!strncmp(sample(t, line), "12.250\n", 7), "%s", t);
+	cr_assert_eq(value(t, "judge_queue_waiting{key=\"0\",name=\"\"}"), 1);
+	strbuf_release(&sb);
+	metrics_free(m);
+}

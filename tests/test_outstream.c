@@ -19,6 +19,9 @@
 #include "judge/store/migrate.h"
 #include "judge/store/pgembed.h"
 
+/* judge.ini's default interactive_lead_ms: bulk work's aging in the claim */
+#define LEAD_MS 10000
+
 static struct pgembed *cluster;
 static char cluster_dir[256];
 
@@ -148,7 +151,7 @@ Test(outstream, a_submission_gets_done_when_it_becomes_final)
 	cr_assert_eq(queue_enqueue(db, &qn, &id, NULL, err, sizeof err), 0, "%s", err);
 	struct queue_sub s;
 	queue_sub_init(&s);
-	cr_assert_eq(queue_claim(db, "w", 30000, &s, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(queue_claim(db, "w", 30000, LEAD_MS, &s, err, sizeof err), 1, "%s", err);
 	char sid[64];
 	snprintf(sid, sizeof sid, "sub:%" PRId64, id);
 	struct strbuf all = STRBUF_INIT;

@@ -354,7 +354,7 @@ Test(problem, list)
 {
 	char **ids;
 	int n = prob_list(FIX, &ids, err, sizeof err);
-	cr_assert_eq(n, 18, "got %d", n);
+	cr_assert_eq(n, 19, "got %d", n);
 	cr_assert_str_eq(ids[0], "bad-clash");
 	bool has_modern = false, has_noyaml = false;
 	for (int i = 0; i < n; i++) {
@@ -490,4 +490,65 @@ Test(problem, included_files)
 	load_ok(FIX "modern");
 	cr_assert_eq(prob_include_files(&P, "python", &dir, &names), 0);
 	cr_assert_null(dir);
+}
+
+/* DOMjudge's way of saying what a submission must get (problem_expect.c), on a
+ * package of our own in DOMjudge's style. */
+Test(problem, domjudge_expected_results)
+{
+	load_ok(FIX "domjudge-style");
+	struct prob_expect e;
+	struct {
+		const char *path;
+		bool annotated;
+		const char *names; /* joined by ',' */
+	} cases[] = {
+	    {"accepted/hello.sh", true, "CORRECT"},
+	    /* the folder's result alone, from an annotation that allows two */
+	    {"run_time_error/exit3.py", true, "RUN-ERROR"},
+	    /* a folder that is no verdict: the annotation's results */
+	    {"mixed/either.py", true, "CORRECT,WRONG-ANSWER"},
+	    /* given twice in one file: refused (the folder decides) */
+	    {"wrong_answer/twice.py", false, ""},
+	    /* the score tag with names holds results */
+	    {"wrong_answer/score_tag.py", true, "WRONG-ANSWER"},
+	    {"check_manually/look.py", true, "CHECK-MANUALLY"},
+	    {"no_output/silent.c", false, ""},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cr_assert_eq(prob_expect_read(sub_at(cases[i].path), &e, err, sizeof err), 0, "%s",
+			     err);
+		cr_expect_eq(e.annotated, cases[i].annotated, "%s", cases[i].path);
+		char joined[256] = "";
+		for (int k = 0; k < e.n; k++)
+			snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s",
+				 k ? "," : "", e.names[k]);
+		cr_expect_str_eq(joined, cases[i].names, "%s", cases[i].path);
+		cr_expect_not(e.has_score, "%s", cases[i].path);
+	}
+	/* the entry point of a folder comes from submissions.json */
+	cr_expect_str_eq(sub_at("accepted/two")->prog.main_file, "start.js");
+	cr_expect_str_eq(sub_at("accepted/two")->prog.lang, "node");
+	/* shell scripts are bash */
+	cr_expect_str_eq(sub_at("accepted/hello.sh")->prog.lang, "bash");
+}
+
+Test(problem, domjudge_result_names)
+{
+	const char *cases[][2] = {
+	    {"accepted", "CORRECT"},
+	    {"wrong_answer", "WRONG-ANSWER"},
+	    {"time_limit_exceeded", "TIMELIMIT"},
+	    {" run_time_error ", "RUN-ERROR"},
+	    {"compiler_error", "COMPILER-ERROR"},
+	    {"no_output", "NO-OUTPUT"},
+	    {"output_limit", "OUTPUT-LIMIT"},
+	    {"Wrong-Answer", "WRONG-ANSWER"},
+	    {"mixed-verdicts", "MIXED-VERDICTS"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char out[32];
+		prob_expect_name(cases[i][0], strlen(cases[i][0]), out, sizeof out);
+		cr_expect_str_eq(out, cases[i][1], "%s", cases[i][0]);
+	}
 }

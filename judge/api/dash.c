@@ -144,7 +144,8 @@ void dash_key_revoke(struct http_request *r, struct api *a, const char *id)
 	struct db *db = api_db(a, 5000, err, sizeof err);
 	if (!db)
 		return render_db_error(r, "revoke key", err);
-	int rc = auth_key_revoke(db, n, err, sizeof err);
+	struct auth_revoked ended = {0};
+	int rc = auth_key_revoke(db, n, &ended, err, sizeof err);
 	db_pool_put(a->pool, db);
 	if (rc < 0)
 		return render_db_error(r, "revoke key", err);
@@ -155,6 +156,9 @@ void dash_key_revoke(struct http_request *r, struct api *a, const char *id)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)n);
 	cJSON_AddBoolToObject(o, "revoked", true);
+	cJSON_AddNumberToObject(o, "cancelled", (double)ended.cancelled);
+	cJSON_AddNumberToObject(o, "sessions_closed", (double)ended.sessions);
+	auth_invalidate(a->auth); /* refused at once */
 	http_respond_json(r, 200, o);
 	cJSON_Delete(o);
 }

@@ -187,8 +187,11 @@ void info_metrics(struct http_request *r, struct api *a)
 	struct metrics_gauges g = {0};
 	char err[256];
 	struct db *db = api_db(a, 2000, err, sizeof err);
+	struct admin_key_wait *keys = NULL;
 	g.db_up = db && queue_counts(db, g.counts, err, sizeof err) == 0 &&
-		  sessdb_counts(db, g.sessions, err, sizeof err) == 0;
+		  sessdb_counts(db, g.sessions, err, sizeof err) == 0 &&
+		  admin_key_waits(db, &keys, &g.nkeys, err, sizeof err) == 0;
+	g.keys = keys;
 	if (db)
 		db_pool_put(a->pool, db);
 	g.in_flight = http_active(a->http);
@@ -199,4 +202,5 @@ void info_metrics(struct http_request *r, struct api *a)
 	metrics_render(a->metrics, &g, &sb);
 	http_respond(r, 200, "text/plain; version=0.0.4", sb.buf, sb.len, NULL);
 	strbuf_release(&sb);
+	free(keys);
 }

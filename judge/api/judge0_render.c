@@ -319,6 +319,7 @@ static void add_message(cJSON *o, const struct queue_sub *s)
 	const char *m = NULL;
 	switch (s->status) {
 	case SUB_INTERNAL_ERROR:
+	case SUB_CANCELLED: /* Judge0 has no such status: 13, with the reason */
 		m = str(res, "message");
 		break;
 	case SUB_TIMEOUT:

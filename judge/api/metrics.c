@@ -142,6 +142,64 @@ static void render_sessions(const struct metrics_gauges *g, struct strbuf *sb)
 		    g->sessions[SESS_STARTING] + g->sessions[SESS_READY]);
 }
 
+/* A Prometheus label value: backslash, double quote and newline escaped. */
+static void add_label(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			strbuf_addch(sb, '\\');
+		if (*s == '\n')
+			strbuf_addstr(sb, "\\n");
+		else
+			strbuf_addch(sb, *s);
+	}
+}
+
+/* The queue of each API key: the fair queue's result (judge/service/queue.h). */
+static void render_keys(const struct metrics_gauges *g, struct strbuf *sb)
+{
+	static const char *const help[] = {
+	    "# HELP judge_queue_wait_seconds Time from queued to claimed, per API key, of the "
+	    "submissions claimed in the last " ADMIN_WAIT_WINDOW_TEXT " (finished since, or "
+	    "running).\n# TYPE judge_queue_wait_seconds summary\n",
+	    "# HELP judge_queue_waiting Submissions queued now, per API key.\n"
+	    "# TYPE judge_queue_waiting gauge\n",
+	    "# HELP judge_queue_oldest_seconds How long the oldest queued submission of each API "
+	    "key has waited.\n# TYPE judge_queue_oldest_seconds gauge\n",
+	    "# HELP judge_queue_running Submissions being graded now, per API key.\n"
+	    "# TYPE judge_queue_running gauge\n",
+	};
+	struct strbuf lab = STRBUF_INIT;
+	for (int m = 0; m < 4; m++) {
+		strbuf_addstr(sb, help[m]);
+		for (size_t i = 0; i < g->nkeys; i++) {
+			const struct admin_key_wait *k = &g->keys[i];
+			strbuf_reset(&lab);
+			strbuf_addf(&lab, "key=\"%lld\",name=\"", (long long)k->key_id);
+			add_label(&lab, k->name);
+			strbuf_addch(&lab, '"');
+			if (m == 0)
+				strbuf_addf(sb,
+					    "judge_queue_wait_seconds{%s,quantile=\"0.5\"} %.3f\n"
+					    "judge_queue_wait_seconds{%s,quantile=\"0.99\"} %.3f\n"
+					    "judge_queue_wait_seconds_sum{%s} %.3f\n"
+					    "judge_queue_wait_seconds_count{%s} %ld\n",
+					    lab.buf, k->wait_p50_s, lab.buf, k->wait_p99_s, lab.buf,
+					    k->wait_sum_s, lab.buf, k->claimed);
+			else if (m == 1)
+				strbuf_addf(sb, "judge_queue_waiting{%s} %ld\n", lab.buf,
+					    k->queued);
+			else if (m == 2)
+				strbuf_addf(sb, "judge_queue_oldest_seconds{%s} %.3f\n", lab.buf,
+					    k->oldest_s);
+			else
+				strbuf_addf(sb, "judge_queue_running{%s} %ld\n", lab.buf,
+					    k->running);
+		}
+	}
+	strbuf_release(&lab);
+}
+
 static void render_db(const struct metrics_gauges *g, struct strbuf *sb)
 {
 	strbuf_addf(sb,
@@ -164,6 +222,7 @@ static void render_db(const struct metrics_gauges *g, struct strbuf *sb)
 		    "(a fault of the judge or its sandbox, never of the program).\n"
 		    "# TYPE judge_sandbox_failures gauge\njudge_sandbox_failures %ld\n",
 		    g->counts[SUB_QUEUED], g->counts[SUB_RUNNING], g->counts[SUB_INTERNAL_ERROR]);
+	render_keys(g, sb);
 	render_sessions(g, sb);
 }
 

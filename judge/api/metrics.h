@@ -10,6 +10,7 @@
 
 #include "common/strbuf.h"
 #include "judge/grading/status.h"
+#include "judge/service/admin.h"
 #include "judge/service/sessdb.h"
 
 /* The statuses of a session's cell, the "status" label of judge_session_cells_total. */
@@ -29,6 +30,9 @@ struct metrics_gauges {
 	long deadline_closes;	       /* connections cut at a header or body deadline */
 	long callbacks_delivered, callbacks_failed;
 	long sessions[SESS_STATUS_COUNT]; /* sessions by status, when db_up */
+	/* the queue of each API key (admin_key_waits), when db_up; not owned */
+	const struct admin_key_wait *keys;
+	size_t nkeys;
 };
 
 /* New counters for nroutes routes labelled names[0..nroutes-1] (kept, not

@@ -1,4 +1,5 @@
-/* cmd_keys: `judge keys create --name N [--admin] | list | revoke ID`, API key management. */
+/* cmd_keys: `judge keys create --name N [--admin] [--weight W] | list | weight ID W | revoke ID`,
+ * API key management. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,13 +14,25 @@
 
 static int usage(FILE *out)
 {
-	fputs("usage: judge keys create --name NAME [--admin]\n"
+	fputs("usage: judge keys create --name NAME [--admin] [--weight W]\n"
 	      "                                       prints a new API key (shown only once);\n"
-	      "                                       --admin: it may use /dashboard\n"
+	      "                                       --admin: it may use /dashboard;\n"
+	      "                                       --weight: its share of the workers (1-1000,\n"
+	      "                                       default 1; docs/operations.md)\n"
 	      "       judge keys list                 lists keys (never the keys themselves)\n"
-	      "       judge keys revoke ID            revokes key ID\n",
+	      "       judge keys weight ID W          sets key ID's weight\n"
+	      "       judge keys revoke ID            revokes key ID: its queued submissions\n"
+	      "                                       are cancelled, its sessions closed\n",
 	      out);
 	return out == stdout ? 0 : 2;
+}
+
+/* A weight argument: AUTH_WEIGHT_MIN..MAX, or 0 when it is not one. */
+static long parse_weight(const char *s)
+{
+	char *end;
+	long w = strtol(s, &end, 10);
+	return *s && !*end && w >= AUTH_WEIGHT_MIN && w <= AUTH_WEIGHT_MAX ? w : 0;
 }
 
 int cmd_keys(int argc, char **argv, struct judge_config *cfg)
@@ -30,7 +43,8 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 	struct pgembed *embed = NULL;
 	struct db *db = NULL;
 	const char *name = NULL;
-	long long revoke_id = 0;
+	long long revoke_id = 0, weight_id = 0;
+	long weight = 0;
 	bool admin = false;
 
 	if (argc < 2)
@@ -46,6 +60,9 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 				name = argv[i] + 7;
 			else if (!strcmp(argv[i], "--admin"))
 				admin = true;
+			else if (!strcmp(argv[i], "--weight") && i + 1 < argc &&
+				 (weight = parse_weight(argv[++i])) > 0)
+				;
 			else
 				return usage(stderr);
 		}
@@ -59,6 +76,16 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 			fputs(
 			    "judge keys revoke: needs the numeric id of a key (judge keys list)\n",
 			    stderr);
+			return 2;
+		}
+	} else if (!strcmp(verb, "weight")) {
+		char *end;
+		if (argc != 4 || (weight_id = strtoll(argv[2], &end, 10)) <= 0 || *end ||
+		    (weight = parse_weight(argv[3])) <= 0) {
+			fprintf(stderr,
+				"judge keys weight: needs the numeric id of a key and a "
+				"weight from %d to %d\n",
+				AUTH_WEIGHT_MIN, AUTH_WEIGHT_MAX);
 			return 2;
 		}
 	} else if (strcmp(verb, "list") || argc != 2) {
@@ -77,11 +104,26 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 			fprintf(stderr, "judge keys: %s\n", err);
 			goto out;
 		}
+		if (weight && auth_key_set_weight(db, id, weight, err, sizeof err) < 0) {
+			fprintf(stderr, "judge keys: %s\n", err);
+			goto out;
+		}
 		fprintf(stderr, "created %skey %lld '%s'; it is shown only this once:\n",
 			admin ? "admin " : "", (long long)id, name);
 		printf("%s\n", key);
+	} else if (weight_id) {
+		int rc = auth_key_set_weight(db, weight_id, weight, err, sizeof err);
+		if (rc <= 0) {
+			if (rc == 0)
+				fprintf(stderr, "judge keys: no key %lld\n", weight_id);
+			else
+				fprintf(stderr, "judge keys: %s\n", err);
+			goto out;
+		}
+		printf("key %lld has weight %ld\n", weight_id, weight);
 	} else if (revoke_id) {
-		int rc = auth_key_revoke(db, revoke_id, err, sizeof err);
+		struct auth_revoked ended = {0};
+		int rc = auth_key_revoke(db, revoke_id, &ended, err, sizeof err);
 		if (rc < 0) {
 			fprintf(stderr, "judge keys: %s\n", err);
 			goto out;
@@ -90,7 +132,10 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 			fprintf(stderr, "judge keys: no active key %lld\n", revoke_id);
 			goto out;
 		}
-		printf("revoked key %lld\n", revoke_id);
+		printf(
+		    "revoked key %lld: %ld queued submission%s cancelled, %ld session%s closed\n",
+		    revoke_id, ended.cancelled, ended.cancelled == 1 ? "" : "s", ended.sessions,
+		    ended.sessions == 1 ? "" : "s");
 	} else if (auth_key_list(db, stdout, err, sizeof err) < 0) {
 		fprintf(stderr, "judge keys: %s\n", err);
 		goto out;

@@ -7,8 +7,14 @@
  * sandboxes: they cannot share a process). The children get the same
  * --config, read from /proc/self/cmdline. A child that dies is restarted,
  * unless it dies right after its start (a configuration error: then all
- * stops). SIGTERM / SIGINT are passed on to both children, which drain; this
- * process waits for them and exits 0.
+ * stops). SIGTERM / SIGINT / SIGHUP are passed on to both children once, which
+ * drain; this process waits for them and exits 0. The children lead process
+ * groups of their own: a Ctrl-C (SIGINT to the terminal's foreground group) or
+ * a SIGTERM to our whole group reaches only this process, so a stop is one
+ * signal to the worker, not two; a second one is passed on as a second (the
+ * worker hands back at once). After the children ended, what a dead worker
+ * left under box_root (one killed, or one that crashed) is reclaimed here
+ * (runner/owner.h), so nothing stays behind `judge up` whatever happened.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,6 +40,7 @@
 #include "common/log.h"
 #include "judge/store/migrate.h"
 #include "judge/store/pgembed.h"
+#include "runner/sandbox.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -93,6 +100,8 @@ static pid_t spawn(const char *role, char **gargs, int ngargs)
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() != parent)
 			_exit(1);
+		/* signals to our group (the terminal's Ctrl-C) are ours to pass on */
+		setpgid(0, 0);
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
@@ -100,6 +109,8 @@ static pid_t spawn(const char *role, char **gargs, int ngargs)
 		fprintf(stderr, "judge up: cannot run judge %s: %s\n", role, strerror(errno));
 		_exit(127);
 	}
+	if (pid > 0)
+		setpgid(pid, pid); /* as the child does: whichever runs first */
 	return pid;
 }
 
@@ -187,6 +198,9 @@ static int example_key(const struct judge_config *cfg, struct db *db, char key[A
 		}
 	}
 	int64_t id;
+	/* with database_url set, nothing made state_dir yet */
+	if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST)
+		log_warn("up: cannot create '%s': %s", cfg->state_dir, strerror(errno));
 	/* the operator's own key: it opens the dashboard too */
 	if (auth_key_create_as(db, "judge up example", true, key, &id, err, sizeof err) < 0) {
 		log_warn("up: cannot create an API key for the example: %s", err);
@@ -337,7 +351,7 @@ static bool start_children(struct up *u)
 	bool stopping = false;
 	while (!up && !stopping && clock_mono_ms() < deadline) {
 		int sig = sigtimedwait(&u->sigs, NULL, &tick);
-		if (sig == SIGTERM || sig == SIGINT) {
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
 			stopping = true;
 			break;
 		}
@@ -380,14 +394,14 @@ static bool restart_child(struct up *u, struct child *k, int st)
 	return true;
 }
 
-/* Supervises the children until SIGTERM / SIGINT. Returns true when it
+/* Supervises the children until SIGTERM / SIGINT / SIGHUP. Returns true when it
  * stopped because a child failed at its start instead. */
 static bool supervise(struct up *u)
 {
 	bool stopping = false;
 	while (!stopping) {
 		int sig = sigwaitinfo(&u->sigs, NULL);
-		if (sig == SIGTERM || sig == SIGINT) {
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
 			log_info("up: signal %d: stopping serve and worker", sig);
 			break;
 		}
@@ -402,7 +416,8 @@ static bool supervise(struct up *u)
 }
 
 /* Drain: the children get SIGTERM and are waited for; the worker may take
- * drain_s, then both are killed. A second signal is passed on. */
+ * drain_s, then both are killed. A second signal is passed on. Then what
+ * ended workers left under box_root is reclaimed. */
 static void drain(struct up *u)
 {
 	struct child *kids = u->kids;
@@ -427,10 +442,17 @@ static void drain(struct up *u)
 			deadline = clock_deadline_ms(5000);
 		}
 		int sig = sigtimedwait(&u->sigs, NULL, &tick);
-		if (sig == SIGTERM || sig == SIGINT)
-			stop_children(kids, 2,
-				      SIGTERM); /* a second signal: the worker hands back */
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+			/* a second signal: the worker hands back and stops at once */
+			log_info("up: signal %d again: passing it on", sig);
+			stop_children(kids, 2, SIGTERM);
+		}
 	}
+	/* a worker that was killed (or crashed, or did not stop in time) left its
+	 * sandboxes: its owner folder is free now */
+	int n = sandbox_reclaim_dead(u->cfg->box_root);
+	if (n > 0)
+		log_info("up: reclaimed what %d ended worker%s left", n, n == 1 ? "" : "s");
 }
 
 int cmd_up(int argc, char **argv, struct judge_config *cfg)
@@ -446,6 +468,7 @@ int cmd_up(int argc, char **argv, struct judge_config *cfg)
 	sigemptyset(&u.sigs);
 	sigaddset(&u.sigs, SIGTERM);
 	sigaddset(&u.sigs, SIGINT);
+	sigaddset(&u.sigs, SIGHUP);
 	sigaddset(&u.sigs, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &u.sigs, NULL);
 

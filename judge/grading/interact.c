@@ -54,7 +54,8 @@ struct pair {
 	struct strbuf sub_errs, val_errs;
 	size_t sub_err_max;
 	bool sub_err_cut;
-	int first; /* whose stdout ended first: 1 submission, 2 validator */
+	int first;     /* whose stdout ended first: 1 submission, 2 validator */
+	bool val_done; /* the validator was waited for (checker_finish) */
 };
 
 static int stdin_fd(struct sandbox_proc *p)
@@ -156,17 +157,39 @@ static bool over_limits(struct pair *pr, const struct run_limits *l, int64_t dea
 	       (sandbox_proc_usage(pr->sub, &cpu_ms, NULL) == 0 && cpu_ms > l->cpu_ms);
 }
 
+/* The validator's verdict once its stdout and stderr have both ended first:
+ * it has exited (or is about to). A rejection ends the talk: whatever the
+ * submission does next cannot change the verdict (interact_verdict), so it is
+ * stopped now rather than at its limit, as the format's reference runner ends
+ * it by closing its output pipe (problemtools support/interactive). */
+static void validator_done(struct pair *pr, struct checker *c, const struct checker_call *call,
+			   int64_t end_us, struct interact_result *r, bool *sub_waited)
+{
+	int64_t now = clock_mono_us();
+	checker_finish(c, call, pr->val, now < end_us ? (end_us - now) / 1000 : 0, &pr->val_errs,
+		       &r->val);
+	pr->val_done = true;
+	if (r->val.outcome == CHECKER_REJECT && !*sub_waited) {
+		sandbox_proc_signal(pr->sub, SIGKILL);
+		sandbox_proc_wait(pr->sub, 0, &r->sub);
+		*sub_waited = true;
+	}
+}
+
 /* Relays until both sides ended, the submission is stopped at a limit (then
  * waited into r->sub), or end_us. */
-static void talk(struct pair *pr, const struct run_limits *l, int64_t sub_deadline_us,
-		 int64_t end_us, struct interact_result *r, bool *sub_waited)
+static void talk(struct pair *pr, struct checker *c, const struct checker_call *call,
+		 const struct run_limits *l, int64_t sub_deadline_us, int64_t end_us,
+		 struct interact_result *r, bool *sub_waited)
 {
 	while (clock_mono_us() < end_us) {
 		bool open = pr->up.from >= 0 || pr->down.from >= 0 || pr->sub_err >= 0 ||
 			    pr->val_err >= 0 || pr->up.len || pr->down.len;
 		if (!open)
 			break;
-		if (!*sub_waited && pr->up.total > (size_t)l->stdout_bytes) {
+		if (!pr->val_done && pr->first == 2 && pr->down.from < 0 && pr->val_err < 0) {
+			validator_done(pr, c, call, end_us, r, sub_waited);
+		} else if (!*sub_waited && pr->up.total > (size_t)l->stdout_bytes) {
 			/* the output cap holds for what the validator is sent too */
 			sandbox_proc_signal(pr->sub, SIGKILL);
 			sandbox_proc_wait(pr->sub, 0, &r->sub);
@@ -216,7 +239,7 @@ int interact_run(struct sandbox *sb, const struct run_spec *spec, struct checker
 	sigaddset(&pipe_set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
 	bool sub_waited = false;
-	talk(&pr, &spec->limits, sub_deadline, end, r, &sub_waited);
+	talk(&pr, c, call, &spec->limits, sub_deadline, end, r, &sub_waited);
 	struct timespec zero = {0, 0};
 	while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
 		;
@@ -226,7 +249,9 @@ int interact_run(struct sandbox *sb, const struct run_spec *spec, struct checker
 		sandbox_proc_wait(pr.sub, now < sub_deadline ? (sub_deadline - now) / 1000 : 0,
 				  &r->sub);
 	now = clock_mono_us();
-	checker_finish(c, call, pr.val, now < end ? (end - now) / 1000 : 0, &pr.val_errs, &r->val);
+	if (!pr.val_done)
+		checker_finish(c, call, pr.val, now < end ? (end - now) / 1000 : 0, &pr.val_errs,
+			       &r->val);
 	strbuf_add(&r->sub.err, pr.sub_errs.buf, pr.sub_errs.len);
 	r->sub.err_truncated = pr.sub_err_cut;
 	r->validator_first = pr.first == 2;
@@ -245,15 +270,19 @@ enum sub_status interact_verdict(const struct interact_result *r, char *err, siz
 			 rr->message[0] ? rr->message : "invalid run specification");
 		return SUB_INTERNAL_ERROR;
 	}
+	/* a validator that rejected first ended the talk: what the submission did
+	 * after that (ran out of time waiting for an answer, crashed on the closed
+	 * pipe or on the end of its input) follows from that. Kattis' rule, stated
+	 * in problemtools' examples/guess/submissions/wrong_answer/guess_tle.cc
+	 * and applied in problemtools/judge/execute.py (_run_interactive); DOMjudge
+	 * judgedaemon determineVerdict() has the same */
+	if (r->val.outcome == CHECKER_REJECT && r->validator_first)
+		return SUB_WRONG_ANSWER;
 	/* the judge stopped the submission for a limit: its verdict, whatever the
 	 * validator made of the silence that followed */
 	if (rr->status == RUN_TIMEOUT || rr->status == RUN_MEMORY_LIMIT ||
 	    rr->status == RUN_OUTPUT_LIMIT)
 		return grade_run_verdict(rr->status);
-	/* a validator that rejected first ended the talk: the submission's crash on
-	 * the closed pipe or on the end of its input follows from that */
-	if (r->val.outcome == CHECKER_REJECT && r->validator_first)
-		return SUB_WRONG_ANSWER;
 	if (rr->status != RUN_OK)
 		return grade_run_verdict(rr->status);
 	if (r->val.outcome == CHECKER_FAIL) {

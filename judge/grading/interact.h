@@ -9,7 +9,8 @@
  * neither can hang the judge: when one side ends, the other reads EOF (or a
  * write fails), and both wall limits bound the rest. The verdict
  * (interact_verdict) follows the format: the validator's exit code decides
- * (42 accepted, 43 wrong answer) unless the submission failed first.
+ * (42 accepted, 43 wrong answer) unless the submission failed first. A
+ * validator that rejects first ends the talk: the submission is stopped then.
  */
 #pragma once
 #include <stdbool.h>
@@ -34,10 +35,11 @@ int interact_run(struct sandbox *sb, const struct run_spec *spec, struct checker
 		 size_t errlen);
 
 /* The verdict of a pair that ran, first match wins: internal_error when the
- * submission's sandbox failed; the submission's timeout, memory_limit or
- * output_limit (the judge stopped it: a program that stops reading or writing
- * ends here); wrong_answer when the validator rejected before the submission
- * ended; the submission's runtime_error; the validator's word (accepted,
- * wrong_answer), or internal_error (message in err) when it failed (an exit
- * code other than 42 or 43). Pure. */
+ * submission's sandbox failed; wrong_answer when the validator rejected before
+ * the submission ended (whatever the submission did next: ran out of time
+ * waiting for an answer, crashed on the closed pipe); the submission's timeout,
+ * memory_limit or output_limit (the judge stopped it: a program that stops
+ * reading or writing ends here); the submission's runtime_error; the
+ * validator's word (accepted, wrong_answer), or internal_error (message in err)
+ * when it failed (an exit code other than 42 or 43). Pure. */
 enum sub_status interact_verdict(const struct interact_result *r, char *err, size_t errlen);

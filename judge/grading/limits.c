@@ -139,6 +139,8 @@ int limits_sandbox_options(const struct judge_config *cfg, struct sandbox_option
 			errlen) < 0 ||
 	    copy_option(out->cgroup_root, sizeof out->cgroup_root, cfg->cgroup_root, "cgroup_root",
 			err, errlen) < 0 ||
+	    copy_option(out->cgroup_parent, sizeof out->cgroup_parent, cfg->cgroup_parent,
+			"cgroup_parent", err, errlen) < 0 ||
 	    copy_option(out->sandbox, sizeof out->sandbox, cfg->sandbox, "sandbox", err, errlen) <
 		0 ||
 	    copy_option(out->tool_sandbox, sizeof out->tool_sandbox, cfg->tool_sandbox,

@@ -96,6 +96,42 @@ struct prob_submission {
 	struct prob_program prog;
 };
 
+/* Most result names one submission may be expected to get. */
+#define PROB_EXPECT_MAX 8
+
+/* A submission's expected results in DOMjudge's names (CORRECT, WRONG-ANSWER,
+ * TIMELIMIT, RUN-ERROR, COMPILER-ERROR, NO-OUTPUT, OUTPUT-LIMIT, or any other
+ * word as written, upper case), read as DOMjudge's problem import reads them
+ * (webapp SubmissionService::parseExpectedAnnotation, ImportProblemService):
+ * the first file, in name order, with an `@EXPECTED_RESULTS@: ` line or an
+ * `@EXPECTED_SCORE@: ` line (case-insensitive; the latter is a score when its
+ * value is a number, else result names), its comma-separated words trimmed,
+ * upper-cased and the package format's spellings mapped (ACCEPTED -> CORRECT,
+ * WRONG_ANSWER -> WRONG-ANSWER, TIME_LIMIT_EXCEEDED -> TIMELIMIT,
+ * RUN_TIME_ERROR -> RUN-ERROR, COMPILER_ERROR -> COMPILER-ERROR, NO_OUTPUT ->
+ * NO-OUTPUT, OUTPUT_LIMIT -> OUTPUT-LIMIT). When the folder's name maps to one
+ * of them, that one alone is expected (DOMjudge restricts the annotation to
+ * the folder's verdict). */
+struct prob_expect {
+	bool annotated; /* a file holds the line; else n == 0 */
+	int n;
+	char names[PROB_EXPECT_MAX][32];
+	bool has_score; /* `@EXPECTED_SCORE@: ` with a number: the judging's score */
+	double score;
+	char file[128]; /* the file that holds it */
+};
+
+/* Reads s's annotation into e. A file that holds the line twice makes DOMjudge
+ * refuse it: that file's annotation is ignored (as DOMjudge's import falls back
+ * to the folder). Returns 0 (e->annotated false when there is none), or -1 with
+ * err when a file cannot be read. */
+int prob_expect_read(const struct prob_submission *s, struct prob_expect *e, char *err,
+		     size_t errlen);
+
+/* DOMjudge's name of a result word or a submissions/ folder name (trimmed,
+ * upper case, the mapping above) into out. */
+void prob_expect_name(const char *word, size_t len, char *out, size_t outlen);
+
 struct problem {
 	char *id;	      /* folder name */
 	char *dir;	      /* host path of the package */

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include <cjson/cJSON.h>
+
+#include "common/strbuf.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/problem.h"
 #include "judge/grading/problem_int.h"
@@ -20,7 +23,8 @@ struct lang_def {
 };
 
 /* The package format's languages table (file endings and tie-break priorities,
- * as the Kattis problemtools language list gives them). */
+ * as the Kattis problemtools language list gives them), and the shell, which
+ * DOMjudge's language list has (bash: .bash, POSIX sh: .sh; both run in bash). */
 static const struct lang_def lang_defs[] = {
     {"cpp", 1000, ".cc .C .cpp .cxx .c++", "cpp"},
     {"c", 950, ".c", "c"},
@@ -44,6 +48,7 @@ static const struct lang_def lang_defs[] = {
     {"lisp", 200, ".lisp .cl", NULL},
     {"prolog", 100, ".pl", NULL},
     {"cobol", 50, ".cob", NULL},
+    {"bash", 25, ".sh .bash", "bash"},
 };
 #define NLANG (sizeof lang_defs / sizeof lang_defs[0])
 
@@ -332,6 +337,58 @@ static int cmp_sub(const void *a, const void *b)
 		      ((const struct prob_submission *)b)->path);
 }
 
+/* DOMjudge's submissions.json beside submissions/: per submission path
+ * ("submissions/accepted/multi/" for a folder), its entry_point among its files
+ * (DOMjudge webapp ImportProblemService). Returns 0, or -1 with L->err. */
+static int read_entry_points(struct prob_loader *L)
+{
+	struct problem *p = L->p;
+	char *path = prob_path_join(p->dir, "submissions.json");
+	struct strbuf text = STRBUF_INIT;
+	int ret = -1;
+	cJSON *root = NULL;
+	if (!prob_is_file(path)) {
+		ret = 0;
+		goto out;
+	}
+	int rc = strbuf_read_file(&text, path, (size_t)1 << 20);
+	if (rc < 0) {
+		prob_fail(L->err, L->errlen, "cannot read '%s': %s", path,
+			  rc == -EFBIG ? "file too large" : strerror(-rc));
+		goto out;
+	}
+	root = cJSON_ParseWithLength(text.buf, text.len);
+	if (!cJSON_IsObject(root)) {
+		prob_fail(L->err, L->errlen, "%s: not a JSON object", path);
+		goto out;
+	}
+	for (int i = 0; i < p->nsubs; i++) {
+		struct prob_submission *s = &p->subs[i];
+		struct strbuf key = STRBUF_INIT;
+		strbuf_addf(&key, "submissions/%s%s", s->path, s->prog.nfiles > 1 ? "/" : "");
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, key.buf);
+		if (!d && s->prog.nfiles <= 1) {
+			strbuf_addstr(&key, "/"); /* a folder of one file */
+			d = cJSON_GetObjectItemCaseSensitive(root, key.buf);
+		}
+		strbuf_release(&key);
+		const cJSON *ep = cJSON_GetObjectItemCaseSensitive(d, "entry_point");
+		if (!cJSON_IsString(ep))
+			continue;
+		for (int f = 0; f < s->prog.nfiles; f++)
+			if (!strcmp(s->prog.files[f], ep->valuestring)) {
+				free(s->prog.main_file);
+				s->prog.main_file = xstrdup(ep->valuestring);
+			}
+	}
+	ret = 0;
+out:
+	cJSON_Delete(root);
+	strbuf_release(&text);
+	free(path);
+	return ret;
+}
+
 int prob_load_submissions(struct prob_loader *L)
 {
 	struct problem *p = L->p;
@@ -368,6 +425,8 @@ int prob_load_submissions(struct prob_loader *L)
 	}
 	if (p->subs)
 		qsort(p->subs, (size_t)p->nsubs, sizeof *p->subs, cmp_sub);
+	if (read_entry_points(L) < 0)
+		goto out;
 	ret = 0;
 out:
 	prob_strv_free(folders);

@@ -15,6 +15,7 @@ static const char *const names[SUB_STATUS_COUNT] = {
     [SUB_RUNTIME_ERROR] = "runtime_error",
     [SUB_COMPILE_ERROR] = "compile_error",
     [SUB_INTERNAL_ERROR] = "internal_error",
+    [SUB_CANCELLED] = "cancelled",
 };
 
 const char *sub_status_name(enum sub_status s)

@@ -15,6 +15,7 @@ enum sub_status {
 	SUB_RUNTIME_ERROR,
 	SUB_COMPILE_ERROR,
 	SUB_INTERNAL_ERROR,
+	SUB_CANCELLED, /* queued work of an API key that was revoked: never ran */
 	SUB_STATUS_COUNT
 };
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "judge/store/db.h"
+#include "common/xalloc.h"
 
 int admin_worker_beat(struct db *db, const char *name, const char *backend, int slots, int busy,
 		      char *err, size_t errlen)
@@ -31,6 +32,72 @@ int admin_worker_leave(struct db *db, const char *name, char *err, size_t errlen
 		snprintf(err, errlen, "cannot remove worker '%s': %s", name, db_error(db));
 		return -1;
 	}
+	return 0;
+}
+
+/* Per API key: queued and running now, the oldest queued, and the queue
+ * wait (created to started) of what was claimed in the window: finished
+ * since (the finished index) or running. Rows: id, name, weight, queued,
+ * running, oldest_ms, claimed, wait_sum_ms, wait_p50_ms, wait_p99_ms,
+ * wait_max_ms. */
+#define WINDOW_SQL	      "make_interval(secs => " ADMIN_WAIT_WINDOW_STR ")"
+#define ADMIN_WAIT_WINDOW_STR "300"
+#define KEY_WAITS_SQL                                                                              \
+	"WITH recent AS (SELECT coalesce(api_key_id, 0) AS key, "                                  \
+	"  extract(epoch FROM started - created) * 1000 AS wait_ms FROM submissions "              \
+	"  WHERE finished > now() - " WINDOW_SQL " AND started IS NOT NULL "                       \
+	"  UNION ALL SELECT coalesce(api_key_id, 0), extract(epoch FROM started - created) * "     \
+	"1000 "                                                                                    \
+	"  FROM submissions WHERE status = 'running'), "                                           \
+	"w AS (SELECT key, count(*) AS n, sum(wait_ms) AS s, "                                     \
+	"  percentile_cont(0.5) WITHIN GROUP (ORDER BY wait_ms) AS p50, "                          \
+	"  percentile_cont(0.99) WITHIN GROUP (ORDER BY wait_ms) AS p99, max(wait_ms) AS mx "      \
+	"  FROM recent GROUP BY key), "                                                            \
+	"q AS (SELECT coalesce(api_key_id, 0) AS key, count(*) AS n, "                             \
+	"  extract(epoch FROM now() - min(created)) * 1000 AS oldest "                             \
+	"  FROM submissions WHERE status = 'queued' GROUP BY 1), "                                 \
+	"r AS (SELECT coalesce(api_key_id, 0) AS key, count(*) AS n FROM submissions "             \
+	"  WHERE status = 'running' GROUP BY 1), "                                                 \
+	"k AS (SELECT key FROM w UNION SELECT key FROM q) "                                        \
+	"SELECT k.key AS id, coalesce(a.name, '') AS name, coalesce(a.weight, 1) AS weight, "      \
+	"coalesce(q.n, 0) AS queued, coalesce(r.n, 0) AS running, "                                \
+	"round(coalesce(q.oldest, 0))::bigint AS oldest_ms, coalesce(w.n, 0) AS claimed, "         \
+	"round(coalesce(w.s, 0))::bigint AS wait_sum_ms, "                                         \
+	"round(coalesce(w.p50, 0))::bigint AS wait_p50_ms, "                                       \
+	"round(coalesce(w.p99, 0))::bigint AS wait_p99_ms, "                                       \
+	"round(coalesce(w.mx, 0))::bigint AS wait_max_ms "                                         \
+	"FROM k LEFT JOIN w USING (key) LEFT JOIN q USING (key) LEFT JOIN r USING (key) "          \
+	"LEFT JOIN api_keys a ON a.id = k.key"
+
+_Static_assert(ADMIN_WAIT_WINDOW_S == 300, "ADMIN_WAIT_WINDOW_STR is its text");
+
+int admin_key_waits(struct db *db, struct admin_key_wait **out, size_t *n, char *err, size_t errlen)
+{
+	*out = NULL;
+	*n = 0;
+	PGresult *res = db_query(db, KEY_WAITS_SQL " ORDER BY k.key", 0, NULL);
+	if (!res) {
+		snprintf(err, errlen, "cannot read the queue by key: %s", db_error(db));
+		return -1;
+	}
+	int rows = PQntuples(res);
+	struct admin_key_wait *k = xcalloc(rows ? (size_t)rows : 1, sizeof *k);
+	for (int i = 0; i < rows; i++) {
+		k[i].key_id = db_value_ll(res, i, 0);
+		snprintf(k[i].name, sizeof k[i].name, "%s", db_value(res, i, 1));
+		k[i].weight = (long)db_value_ll(res, i, 2);
+		k[i].queued = (long)db_value_ll(res, i, 3);
+		k[i].running = (long)db_value_ll(res, i, 4);
+		k[i].oldest_s = (double)db_value_ll(res, i, 5) / 1000;
+		k[i].claimed = (long)db_value_ll(res, i, 6);
+		k[i].wait_sum_s = (double)db_value_ll(res, i, 7) / 1000;
+		k[i].wait_p50_s = (double)db_value_ll(res, i, 8) / 1000;
+		k[i].wait_p99_s = (double)db_value_ll(res, i, 9) / 1000;
+		k[i].wait_max_s = (double)db_value_ll(res, i, 10) / 1000;
+	}
+	PQclear(res);
+	*out = k;
+	*n = (size_t)rows;
 	return 0;
 }
 
@@ -68,7 +135,8 @@ static const char stats_sql[] =
     "   coalesce(result->>'message', '') AS message, attempts, worker,"
     "   (extract(epoch FROM finished) * 1000)::bigint AS finished_ms"
     "   FROM submissions WHERE status = 'internal_error'"
-    "   ORDER BY finished DESC LIMIT 20) f))";
+    "   ORDER BY finished DESC LIMIT 20) f),"
+    " 'keys', (SELECT coalesce(json_agg(x ORDER BY x.id), '[]') FROM (" KEY_WAITS_SQL ") x))";
 
 int admin_stats(struct db *db, cJSON **out, char *err, size_t errlen)
 {

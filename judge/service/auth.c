@@ -13,6 +13,8 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "judge/service/queue.h"
+#include "judge/service/sessdb.h"
 
 /* ---- SHA-256 (FIPS 180-4); small enough to keep rather than link a crypto library ---- */
 
@@ -161,18 +163,18 @@ int auth_key_list(struct db *db, FILE *out, char *err, size_t errlen)
 		     "SELECT id, name, to_char(created AT TIME ZONE 'UTC', "
 		     "'YYYY-MM-DD HH24:MI:SS'), coalesce(to_char(revoked AT TIME ZONE "
 		     "'UTC', 'YYYY-MM-DD HH24:MI:SS'), '-'), CASE WHEN admin THEN 'admin' "
-		     "ELSE '-' END FROM api_keys ORDER BY id",
+		     "ELSE '-' END, weight FROM api_keys ORDER BY id",
 		     0, NULL);
 	if (!res) {
 		snprintf(err, errlen, "cannot list keys: %s", db_error(db));
 		return -1;
 	}
-	fprintf(out, "%-6s %-24s %-20s %-20s %s\n", "id", "name", "created (UTC)", "revoked (UTC)",
-		"admin");
+	fprintf(out, "%-6s %-24s %-20s %-20s %-6s %s\n", "id", "name", "created (UTC)",
+		"revoked (UTC)", "admin", "weight");
 	for (int i = 0; i < PQntuples(res); i++)
-		fprintf(out, "%-6s %-24s %-20s %-20s %s\n", db_value(res, i, 0),
+		fprintf(out, "%-6s %-24s %-20s %-20s %-6s %s\n", db_value(res, i, 0),
 			db_value(res, i, 1), db_value(res, i, 2), db_value(res, i, 3),
-			db_value(res, i, 4));
+			db_value(res, i, 4), db_value(res, i, 5));
 	PQclear(res);
 	return 0;
 }
@@ -182,6 +184,7 @@ int auth_key_list_json(struct db *db, cJSON **out, char *err, size_t errlen)
 	PGresult *res = db_query(
 	    db,
 	    "SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'admin', admin, "
+	    "'weight', weight, "
 	    "'created_ms', (extract(epoch FROM created) * 1000)::bigint, 'revoked_ms', "
 	    "(extract(epoch FROM revoked) * 1000)::bigint) ORDER BY id), '[]') FROM api_keys",
 	    0, NULL);
@@ -198,17 +201,64 @@ int auth_key_list_json(struct db *db, cJSON **out, char *err, size_t errlen)
 	return 0;
 }
 
-int auth_key_revoke(struct db *db, int64_t id, char *err, size_t errlen)
+/* What a revoked key's work becomes: its queued submissions are cancelled
+ * (never run, no callback), its open sessions closed with their pending calls
+ * answered 410, and everyone waiting told (judge_done, the sessions' replies);
+ * the workers holding the sessions end them at their next look (sesshost.h).
+ * One statement: the key, its work and the NOTIFYs commit together. */
+static const char revoke_sql[] =
+    "WITH k AS (UPDATE api_keys SET revoked = now() WHERE id = $1::bigint AND revoked IS NULL "
+    "RETURNING id), "
+    "c AS (UPDATE submissions s SET status = 'cancelled', finished = now(), lease_until = NULL, "
+    "callback_next = NULL, result = jsonb_build_object('status', 'cancelled', 'message', "
+    "$2::text) FROM k WHERE s.api_key_id = k.id AND s.status = 'queued' RETURNING s.id), "
+    "e AS (UPDATE sessions t SET status = 'closed', closed = now(), close_reason = $2::text "
+    "FROM k WHERE t.api_key_id = k.id AND t.status IN ('starting', 'ready') RETURNING t.id), "
+    "calls AS (UPDATE session_calls sc SET state = 'done', finished = now(), response = "
+    "jsonb_build_object('http', 410, 'error', jsonb_build_object('code', 'session_closed', "
+    "'message', $2::text)) WHERE sc.session_id IN (SELECT id FROM e) AND sc.state <> 'done' "
+    "RETURNING sc.id), "
+    "n AS (SELECT pg_notify('" QUEUE_CHANNEL_DONE "', id::text) FROM c UNION ALL "
+    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM e UNION ALL "
+    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 'c' || id) FROM calls) "
+    "SELECT (SELECT count(*) FROM k), (SELECT count(*) FROM c), (SELECT count(*) FROM e), "
+    "(SELECT count(*) FROM n)";
+
+int auth_key_revoke(struct db *db, int64_t id, struct auth_revoked *out, char *err, size_t errlen)
 {
 	char ids[32];
 	snprintf(ids, sizeof ids, "%lld", (long long)id);
-	const char *params[] = {ids};
-	PGresult *res = db_query(db,
-				 "UPDATE api_keys SET revoked = now() WHERE id = $1::bigint AND "
-				 "revoked IS NULL",
-				 1, params);
+	const char *params[] = {ids, AUTH_REVOKED_REASON};
+	PGresult *res = db_query(db, revoke_sql, 2, params);
 	if (!res) {
 		snprintf(err, errlen, "cannot revoke key %lld: %s", (long long)id, db_error(db));
+		return -1;
+	}
+	int n = (int)db_value_ll(res, 0, 0);
+	if (out) {
+		out->cancelled = (long)db_value_ll(res, 0, 1);
+		out->sessions = (long)db_value_ll(res, 0, 2);
+	}
+	PQclear(res);
+	return n == 1;
+}
+
+int auth_key_set_weight(struct db *db, int64_t id, long weight, char *err, size_t errlen)
+{
+	if (weight < AUTH_WEIGHT_MIN || weight > AUTH_WEIGHT_MAX) {
+		snprintf(err, errlen, "a key's weight must be between %d and %d, not %ld",
+			 AUTH_WEIGHT_MIN, AUTH_WEIGHT_MAX, weight);
+		return -1;
+	}
+	char ids[32], w[24];
+	snprintf(ids, sizeof ids, "%lld", (long long)id);
+	snprintf(w, sizeof w, "%ld", weight);
+	const char *params[] = {ids, w};
+	PGresult *res =
+	    db_query(db, "UPDATE api_keys SET weight = $2::int WHERE id = $1::bigint", 2, params);
+	if (!res) {
+		snprintf(err, errlen, "cannot set the weight of key %lld: %s", (long long)id,
+			 db_error(db));
 		return -1;
 	}
 	int n = atoi(PQcmdTuples(res));

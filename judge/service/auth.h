@@ -40,14 +40,33 @@ int auth_key_create(struct db *db, const char *name, char key[AUTH_KEY_LEN + 1],
  * dashboard and /v1/admin/ (create and revoke keys). */
 int auth_key_create_as(struct db *db, const char *name, bool admin, char key[AUTH_KEY_LEN + 1],
 		       int64_t *id, char *err, size_t errlen);
-/* Every key as a JSON array (caller owns it) of {id, name, admin, created_ms,
+/* Every key as a JSON array (caller owns it) of {id, name, admin, weight, created_ms,
  * revoked_ms (null while active)}; never the keys. Returns 0 or -1 with err. */
 int auth_key_list_json(struct db *db, cJSON **out, char *err, size_t errlen);
 /* Prints every key (id, name, created, revoked) to out. Returns 0 or -1. */
 int auth_key_list(struct db *db, FILE *out, char *err, size_t errlen);
-/* Revokes key id. Returns 1 when revoked, 0 when there is no such active key,
+/* What revoking a key ended. */
+struct auth_revoked {
+	long cancelled; /* queued submissions, now `cancelled` */
+	long sessions;	/* open sessions, now closed */
+};
+/* The message of a revoked key's cancelled submissions and closed sessions. */
+#define AUTH_REVOKED_REASON "its API key was revoked"
+/* Revokes key id and, in the same statement, ends its work: its queued
+ * submissions become `cancelled` (never run, no callback; running ones
+ * finish), its open sessions are closed (their pending calls answer 410;
+ * the holding worker ends the sandbox and its processes within a second,
+ * after the call in progress), and their waiters are told. Fills *out
+ * when not NULL. Returns 1 when revoked, 0 when there is no such active key,
  * -1 with err. */
-int auth_key_revoke(struct db *db, int64_t id, char *err, size_t errlen);
+int auth_key_revoke(struct db *db, int64_t id, struct auth_revoked *out, char *err, size_t errlen);
+/* A key's weight: its share of the workers against other keys with queued
+ * work (the queue policy, queue.h). */
+#define AUTH_WEIGHT_MIN 1
+#define AUTH_WEIGHT_MAX 1000
+/* Sets key id's weight (AUTH_WEIGHT_MIN..MAX). Returns 1, 0 when there is no
+ * such key, -1 with err (a weight out of range included). */
+int auth_key_set_weight(struct db *db, int64_t id, long weight, char *err, size_t errlen);
 
 struct auth;
 

@@ -243,21 +243,16 @@ int queue_get_token(struct db *db, const char *token, int64_t api_key_id, struct
 	return one_row(db, r, "cannot read submission", out, err, errlen);
 }
 
-int queue_claim(struct db *db, const char *worker, long lease_ms, struct queue_sub *out, char *err,
-		size_t errlen)
+int queue_claim(struct db *db, const char *worker, long lease_ms, long lead_ms,
+		struct queue_sub *out, char *err, size_t errlen)
 {
-	char lease[24];
+	char lease[24], lead[24];
 	snprintf(lease, sizeof lease, "%ld", lease_ms);
-	const char *p[] = {worker, lease};
+	snprintf(lead, sizeof lead, "%ld", lead_ms);
+	const char *p[] = {worker, lease, lead};
+	/* the policy is judge_claim's (migrations/0008_fair_queue.sql) */
 	PGresult *r =
-	    db_query(db,
-		     "UPDATE submissions SET status = 'running', attempts = attempts + 1, "
-		     "worker = $1, started = now(), "
-		     "lease_until = now() + $2::bigint * interval '1 millisecond' "
-		     "WHERE id = (SELECT id FROM submissions WHERE status = 'queued' "
-		     "ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT 1) "
-		     "RETURNING " SUB_COLS,
-		     2, p);
+	    db_query(db, "SELECT " SUB_COLS " FROM judge_claim($1, $2::bigint, $3::bigint)", 3, p);
 	return one_row(db, r, "cannot claim", out, err, errlen);
 }
 
@@ -347,33 +342,29 @@ int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, enu
 }
 
 int queue_finish_claim(struct db *db, int64_t id, const char *worker, int attempt,
-		       enum sub_status status, const cJSON *result, long lease_ms,
+		       enum sub_status status, const cJSON *result, long lease_ms, long lead_ms,
 		       struct queue_sub *next, bool *claimed, char *err, size_t errlen)
 {
 	*claimed = false;
 	enum sub_status st = finish_status(status, result);
 	char *json = finish_json(status, result);
-	char ids[24], att[16], lease[24];
+	char ids[24], att[16], lease[24], lead[24];
 	snprintf(ids, sizeof ids, "%" PRId64, id);
 	snprintf(att, sizeof att, "%d", attempt);
 	snprintf(lease, sizeof lease, "%ld", lease_ms);
-	const char *p[] = {ids, worker, att, sub_status_name(st), json, lease};
-	/* the finished row is 'running' in the statement's snapshot, so the claim
-	 * cannot pick it; n must be read by the outer query, or its NOTIFY would
-	 * not run. One row always: the claim's columns (NULL when the queue is
-	 * empty), then how many rows the finish changed. */
+	snprintf(lead, sizeof lead, "%ld", lead_ms);
+	const char *p[] = {ids, worker, att, sub_status_name(st), json, lease, lead};
+	/* the finished row was never 'queued', so the claim cannot pick it; n
+	 * must be read by the outer query, or its NOTIFY would not run, and c
+	 * (volatile: never inlined) runs once. One row always: the claim's columns
+	 * (NULL when the queue is empty), then how many rows the finish changed. */
 	PGresult *r = db_query(
 	    db,
 	    "WITH u AS (" FINISH_UPDATE "), "
 	    "n AS (SELECT pg_notify('" QUEUE_CHANNEL_DONE "', " DONE_PAYLOAD ") FROM u), "
-	    "c AS (UPDATE submissions SET status = 'running', attempts = attempts + 1, "
-	    "worker = $2, started = now(), "
-	    "lease_until = now() + $6::bigint * interval '1 millisecond' "
-	    "WHERE id = (SELECT id FROM submissions WHERE status = 'queued' "
-	    "ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT 1) "
-	    "RETURNING " SUB_COLS ") "
+	    "c AS (SELECT " SUB_COLS " FROM judge_claim($2, $6::bigint, $7::bigint)) "
 	    "SELECT c.*, (SELECT count(*) FROM n) FROM (SELECT 1) AS one LEFT JOIN c ON true",
-	    6, p);
+	    7, p);
 	free(json);
 	if (!r) {
 		db_fail(db, "cannot finish", err, errlen);

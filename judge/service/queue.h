@@ -3,11 +3,16 @@
  * How it works (table `submissions`, migrations/0001_init.sql):
  * - enqueue: INSERT + NOTIFY judge_new in one transaction. An idempotency key
  *   is unique per API key: the same key gives back the same submission.
- * - claim: UPDATE ... WHERE id = (SELECT id ... WHERE status = 'queued'
- *   ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING ...:
- *   the row becomes `running`, attempts + 1, with lease_until = now + lease.
- *   Lower priority numbers go first: interactive requests (/v1/execute*) use
- *   QUEUE_PRIO_INTERACTIVE, bulk submissions QUEUE_PRIO_BULK.
+ * - claim: one statement, the function judge_claim (migrations/0008): the row
+ *   becomes `running`, attempts + 1, with lease_until = now + lease. Which
+ *   row: the API key with the fewest running submissions per its weight
+ *   (api_keys.weight) goes first, so a key never waits for another key's
+ *   backlog; inside a key (and between keys at the same share) the oldest
+ *   head, where bulk work (QUEUE_PRIO_BULK: /v1/submissions, batches,
+ *   evaluations) counts as queued lead_ms later than it was, so interactive
+ *   requests (QUEUE_PRIO_INTERACTIVE: /v1/execute*) go ahead of bulk work
+ *   only by that much (docs/operations.md, "Queue policy"). SKIP LOCKED:
+ *   concurrent claims never wait for each other.
  * - the worker extends its lease while it grades (queue_extend);
  * - queue_reap() puts `running` rows whose lease expired back to `queued`, or,
  *   when they used up their attempts, ends them as internal_error;
@@ -105,10 +110,12 @@ int queue_get_token(struct db *db, const char *token, int64_t api_key_id, struct
 		    char *err, size_t errlen);
 
 /* Claims the next queued submission for worker (a unique name such as
- * "host:pid/slot") with a lease of lease_ms. Returns 1 with *out (status
- * running, attempts already counted), 0 when the queue is empty, -1 with err. */
-int queue_claim(struct db *db, const char *worker, long lease_ms, struct queue_sub *out, char *err,
-		size_t errlen);
+ * "host:pid/slot") with a lease of lease_ms, in the order of the queue policy
+ * (above) with bulk work aged by lead_ms (judge.ini interactive_lead_ms).
+ * Returns 1 with *out (status running, attempts already counted), 0 when the
+ * queue is empty, -1 with err. */
+int queue_claim(struct db *db, const char *worker, long lease_ms, long lead_ms,
+		struct queue_sub *out, char *err, size_t errlen);
 /* Extends the lease of a claim (id, worker, attempt = out->attempts of the
  * claim) to now + lease_ms. Returns 0, 1 when the claim is no longer ours
  * (reaped or finished), or -1 with err. */
@@ -122,11 +129,11 @@ int queue_extend(struct db *db, int64_t id, const char *worker, int attempt, lon
 int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, enum sub_status status,
 		 const cJSON *result, char *err, size_t errlen);
 /* queue_finish, and in the same statement (one round trip) claims the next
- * queued submission for worker as queue_claim does (lease_ms). Returns what
+ * queued submission for worker as queue_claim does (lease_ms, lead_ms). Returns what
  * queue_finish returns; *claimed tells whether *next holds a new claim (then
  * it is the caller's, whatever the return value; on -1 nothing changed). */
 int queue_finish_claim(struct db *db, int64_t id, const char *worker, int attempt,
-		       enum sub_status status, const cJSON *result, long lease_ms,
+		       enum sub_status status, const cJSON *result, long lease_ms, long lead_ms,
 		       struct queue_sub *next, bool *claimed, char *err, size_t errlen);
 /* Hands a claim back unfinished (a draining worker): status queued again, the
  * attempt not counted, NOTIFY judge_new. Returns 0, 1 when not ours, -1. */

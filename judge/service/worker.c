@@ -69,6 +69,7 @@ struct worker {
 	struct lang_registry langs;
 	enum sandbox_backend backend;
 	long lease_ms;
+	long lead_ms; /* interactive_lead_ms: bulk work's aging (queue.h) */
 	int nslots;
 	struct slot *slots;
 	pthread_mutex_t lock;
@@ -76,6 +77,7 @@ struct worker {
 	unsigned long wake_gen;
 	atomic_bool stopping;	   /* no new claims */
 	atomic_bool halt;	   /* housekeeping ends */
+	atomic_bool sessions_done; /* the drain ended the sessions */
 	struct sesshost *sessions; /* the sessions this worker holds, or NULL */
 	char name[96];		   /* host:pid, its row in worker_beats (admin.h) */
 };
@@ -123,7 +125,8 @@ static bool finish_claim(struct slot *s, struct db *db, const struct queue_sub *
 			     ? queue_finish(db, sub->id, s->name, sub->attempts, st, result, err,
 					    sizeof err)
 			     : queue_finish_claim(db, sub->id, s->name, sub->attempts, st, result,
-						  s->w->lease_ms, next, &claimed, err, sizeof err);
+						  s->w->lease_ms, s->w->lead_ms, next, &claimed,
+						  err, sizeof err);
 		if (rc == 0)
 			log_info("worker %s: submission %" PRId64
 				 " finished: %s (%ld ms, attempt %d)",
@@ -223,7 +226,8 @@ static void *slot_main(void *arg)
 				}
 				db_set_reconnect_ms(db, 2000);
 			}
-			int rc = queue_claim(db, s->name, w->lease_ms, &sub, err, sizeof err);
+			int rc = queue_claim(db, s->name, w->lease_ms, w->lead_ms, &sub, err,
+					     sizeof err);
 			if (rc < 0) {
 				if (!down)
 					log_warn("worker %s: %s", s->name, err);
@@ -528,11 +532,24 @@ static int start_slots(struct worker *w, const char *host)
 	return started;
 }
 
+/* sesshost_stop in a thread of its own: it may wait for cells in progress,
+ * and the main thread must see a second signal meanwhile. */
+static void *sessions_stop_main(void *arg)
+{
+	struct worker *w = arg;
+	sesshost_stop(w->sessions);
+	atomic_store(&w->sessions_done, true);
+	return NULL;
+}
+
 /* Waits for SIGTERM / SIGINT (sigs), then drains: the slots finish what they
- * grade for up to drain_s (a second signal cuts that short), and what still
- * runs is handed back. Joins the housekeeping thread hk, and joins the
- * started slot threads or, still grading, detaches them. Returns true when
- * every slot went idle (clean). */
+ * grade and the sessions end, for up to drain_s. A second signal cuts that
+ * short: what still grades is handed back at once, and everything the
+ * sandboxes hold on the host is removed at once (sandbox_global_abort), so a
+ * hurried stop leaves nothing behind either. Joins the housekeeping thread hk,
+ * and joins the started slot threads or, still grading, detaches them.
+ * Returns true when every slot went idle and the sessions ended (clean: the
+ * caller shuts the sandbox down the slow way). */
 static bool drain(struct worker *w, const sigset_t *sigs, pthread_t hk, int started)
 {
 	const struct judge_config *cfg = w->cfg;
@@ -540,22 +557,39 @@ static bool drain(struct worker *w, const sigset_t *sigs, pthread_t hk, int star
 	while (sig != SIGTERM && sig != SIGINT)
 		sig = sigwaitinfo(sigs, NULL);
 	log_info("worker: signal %d: draining (up to %lds)", sig, cfg->drain_s);
-	/* a session cannot move to another worker: end them, saying so at once */
-	sesshost_stop(w->sessions);
-	w->sessions = NULL;
+	int64_t t0 = clock_mono_ms();
 	atomic_store(&w->stopping, true);
 	wake_slots(w);
-	int64_t deadline = clock_mono_ms() + cfg->drain_s * 1000;
-	struct timespec tick = {0, 100 * 1000000L};
-	while (!all_idle(w) && clock_mono_ms() < deadline) {
+	/* a session cannot move to another worker: end them, saying so at once */
+	pthread_t stopper;
+	bool stopper_started = false;
+	if (!w->sessions)
+		atomic_store(&w->sessions_done, true);
+	else if (pthread_create(&stopper, NULL, sessions_stop_main, w) == 0)
+		stopper_started = true;
+	else
+		sessions_stop_main(w);
+	int64_t deadline = t0 + cfg->drain_s * 1000;
+	struct timespec tick = {0, 50 * 1000000L};
+	bool hurried = false;
+	while (!(all_idle(w) && atomic_load(&w->sessions_done)) && clock_mono_ms() < deadline) {
 		if (sigtimedwait(sigs, NULL, &tick) > 0) {
 			log_info("worker: second signal: handing back at once");
+			hurried = true;
 			break;
 		}
 	}
-	bool clean = all_idle(w);
-	if (!clean)
+	bool clean = all_idle(w) && atomic_load(&w->sessions_done);
+	if (!clean) {
 		hand_back(w);
+		/* the threads may still be grading: their sandboxes go from under them */
+		sandbox_global_abort();
+	}
+	if (stopper_started && atomic_load(&w->sessions_done))
+		pthread_join(stopper, NULL);
+	else if (stopper_started)
+		pthread_detach(stopper);
+	w->sessions = NULL;
 	atomic_store(&w->halt, true);
 	pthread_join(hk, NULL);
 	for (int i = 0; i < started; i++)
@@ -563,7 +597,11 @@ static bool drain(struct worker *w, const sigset_t *sigs, pthread_t hk, int star
 			pthread_join(w->slots[i].thread, NULL);
 		else
 			pthread_detach(w->slots[i].thread); /* still grading: exit ends them */
-	log_info("worker: stopped%s", clean ? "" : " (running submissions handed back)");
+	log_info("worker: stopped in %lld ms%s", (long long)(clock_mono_ms() - t0),
+		 clean ? ""
+		 : hurried
+		     ? " (second signal: running submissions handed back, sandboxes removed)"
+		     : " (drain_s passed: running submissions handed back, sandboxes removed)");
 	return clean;
 }
 
@@ -581,6 +619,7 @@ int worker_run(const struct judge_config *cfg, const struct worker_opts *opts)
 	pthread_mutex_init(&w.lock, NULL);
 	clock_cond_init(&w.wake);
 	w.lease_ms = cfg->lease_s * 1000;
+	w.lead_ms = cfg->interactive_lead_ms;
 
 	/* signals go to sigwait in this thread only: block them before any thread */
 	sigset_t sigs;

@@ -8,9 +8,12 @@
  * restarts) are re-opened; a finish that cannot be stored is retried until it
  * is, or until the claim is known to be lost (then another worker runs it).
  *
- * SIGTERM / SIGINT drain: no new claims; running submissions may finish for
- * drain_s seconds (a second signal ends that at once); the claims still running
- * then are handed back (queue_release) and the process exits 0.
+ * SIGTERM / SIGINT drain: no new claims; running submissions may finish and
+ * sessions end for drain_s seconds (a second signal ends that at once); the
+ * claims still running then are handed back (queue_release), every sandbox is
+ * removed at once (sandbox_global_abort) and the process exits 0. A clean
+ * drain shuts the sandboxes down in order. Either way nothing of the worker's
+ * stays on the host (docs/operations.md, "Stopping").
  */
 #pragma once
 
@@ -29,6 +32,8 @@ struct worker_opts {
  * thread, so call it from the main thread before starting others). Call it
  * once per process. Returns the process exit code: 0 after a clean drain, 1
  * when it cannot start; or WORKER_RC_ABANDONED when submissions still grading
- * after drain_s were handed back: their threads still run, so the caller must
- * end the process at once with _exit(0) (after stopping what it owns). */
+ * after drain_s (or at a second signal) were handed back and every sandbox
+ * removed under them (sandbox_global_abort): their threads still run, so the
+ * caller must end the process at once with _exit(0) (after stopping what it
+ * owns). */
 int worker_run(const struct judge_config *cfg, const struct worker_opts *opts);

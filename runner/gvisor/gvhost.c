@@ -1,6 +1,6 @@
 /* gvhost: host-side plumbing of the gVisor backend (gvisor.c) — processes, files,
- * mounts and the cgroups runsc makes for a container, and the sweep of what dead
- * owners left. Nothing here knows about pools or runs. */
+ * mounts and the cgroups runsc makes for a container. Nothing here knows about
+ * pools or runs. */
 #define _GNU_SOURCE
 #include "runner/gvisor/gvhost.h"
 
@@ -137,21 +137,6 @@ void gvhost_rm_tree(const char *path)
 	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
-bool gvhost_pid_alive(long pid)
-{
-	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
-}
-
-/* The owner pid of "jgv-<pid>-<n>" names, or -1. */
-long gvhost_owner_pid(const char *name)
-{
-	if (strncmp(name, GVHOST_ID_PREFIX, strlen(GVHOST_ID_PREFIX)))
-		return -1;
-	char *end;
-	long pid = strtol(name + strlen(GVHOST_ID_PREFIX), &end, 10);
-	return *end == '-' ? pid : -1;
-}
-
 /* Spawns argv with the given stdio (-1 = /dev/null). posix_spawn is safe in a
  * threaded process; every fd of ours is O_CLOEXEC, so the child gets only these. */
 static int spawn(const char *const *argv, int in, int out, int err, bool group, pid_t *pid)
@@ -233,10 +218,11 @@ int gvhost_wait_exit(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* Unmounts every mount at or below dir (deepest first). */
+/* Unmounts every mount at or below dir (deepest first), one a round: a round
+ * per mount, while one comes off. */
 void gvhost_umount_below(const char *dir)
 {
-	for (int round = 0; round < 8; round++) {
+	for (;;) {
 		FILE *f = fopen("/proc/self/mountinfo", "re");
 		if (!f)
 			return;

@@ -1,18 +1,17 @@
 /* gvhost: host-side plumbing of the gVisor backend (gvisor.c) — processes, files,
- * mounts, and the sweep of what dead owners left. The cgroups runsc makes for a
- * container are read, limited, killed and removed through cg.c. Nothing here
- * knows about pools or runs. */
+ * mounts. The cgroups runsc makes for a container are read, limited, killed and
+ * removed through cg.c; what a dead process left is reclaimed by its owner
+ * (runner/owner.h). Nothing here knows about pools or runs. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Container ids are "jgv-<owner pid>-<n>" (cg_sweep's prefix "jgv"); runsc puts
- * their cgroups in /sys/fs/cgroup/<controller>/judge-gvisor/<id> on v1, or
- * /sys/fs/cgroup/judge-gvisor/<id> on v2 (linux.cgroupsPath of oci.c). */
+/* Container ids are "jgv-<owner id>-<n>" (runner/owner.h); runsc puts their
+ * cgroups in /sys/fs/cgroup/<controller>/<parent>-gvisor/<id> on v1, or
+ * /sys/fs/cgroup/<parent>-gvisor/<id> on v2 (linux.cgroupsPath of oci.c), parent
+ * being the options' cgroup_parent ("judge"). */
 #define GVHOST_ID_PREFIX "jgv-"
-#define GVHOST_CG_PREFIX "jgv"
-#define GVHOST_CG_PARENT "judge-gvisor"
 
 /* Writes s into an existing file (a cgroup knob). Returns 0 or -errno. */
 /* snprintf for paths and messages; a name too long ends up cut, and then fails
@@ -30,10 +29,6 @@ void gvhost_rm_tree(const char *path);
 /* Unmounts every mount at or below dir, deepest first (lazily). */
 void gvhost_umount_below(const char *dir);
 
-/* True when pid exists (EPERM counts as existing). */
-bool gvhost_pid_alive(long pid);
-/* The owner pid of a "jgv-<pid>-<n>" name, or -1 for other names. */
-long gvhost_owner_pid(const char *name);
 /* posix_spawnp of argv with the given stdio fds (-1 = /dev/null), default signal
  * dispositions and an empty mask. Safe in a threaded process (all other fds of the
  * judge are O_CLOEXEC). Returns 0 or -errno. */

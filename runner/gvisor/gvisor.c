@@ -53,10 +53,14 @@
  * runsc from oci.c's cgroupsPath) are read, limited and removed through cg.c,
  * v1 or v2.
  *
- * Leftovers of a process that died (SIGKILL of the worker): container ids are
- * "jgv-<pid>-<n>", bundles live in <box_root>/gvisor/<pid>, cgroups in
- * judge-gvisor/<id> of every hierarchy; gvisor_sweep() deletes the
- * containers, mounts, folders and cgroups of every pid that is gone.
+ * Leftovers of a process that died (SIGKILL of the worker, a crash): everything
+ * is the process's owner's (runner/owner.h). Container ids are
+ * "jgv-<owner>-<n>", runsc's --root is <owner folder>/runsc, bundles and boxes
+ * live in <owner folder>/gvisor, cgroups are <parent>-gvisor/<id> of every
+ * hierarchy (noted in the owner folder). Whoever reclaims a dead owner kills
+ * the processes of those cgroups and any runsc still running with that
+ * --root, unmounts, removes the cgroups and the folder: no runsc call, no pid
+ * guessed from a name.
  */
 #define _GNU_SOURCE
 #include "runner/gvisor/gvpool.h"
@@ -92,13 +96,13 @@
 #include "runner/gvisor/gvhost.h"
 #include "runner/gvisor/init/box_proto.h"
 #include "runner/gvisor/oci.h"
+#include "runner/owner.h"
 #include "runner/scmp.h"
 #include "runner/verdict.h"
 
 static struct {
 	bool inited;
 	const struct sandbox_options *opts;
-	char base[PATH_MAX];	   /* <box_root>/gvisor */
 	struct gvpool_env env;	   /* paths, limits and cgroups every pool entry is made from */
 	struct scmp_filter filter; /* the program's seccomp policy, installed by box_init */
 	char init_error[512];	   /* why the backend is not running */
@@ -106,13 +110,23 @@ static struct {
     .init_error = "gvisor backend not started",
 };
 
-/* Finds where runsc puts the containers' cgroups (once, before any thread). */
+/* cg_root_parents: tells the owner where its containers' cgroups are. */
+static void note_parent(const char *parent, void *arg)
+{
+	(void)arg;
+	owner_note_cgroup_parent(parent);
+}
+
+/* Finds where runsc puts the containers' cgroups (once, before any thread):
+ * <cgroup_parent>-gvisor in every hierarchy. */
 static bool gv_cgroups(void)
 {
 	char err[256];
 	if (!gv.env.cg_ready &&
-	    cg_root_oci(&gv.env.cg_root, NULL, GVHOST_CG_PARENT, err, sizeof(err)) == 0)
+	    cg_root_oci(&gv.env.cg_root, NULL, gv.env.cg_sub, err, sizeof(err)) == 0) {
 		gv.env.cg_ready = true;
+		cg_root_parents(&gv.env.cg_root, note_parent, NULL);
+	}
 	return gv.env.cg_ready;
 }
 
@@ -718,62 +732,15 @@ fail:
 	return -1;
 }
 
-/* Takes paths and runsc's flags from o, or the defaults before sandbox_global_init
+/* Takes runsc and its flags from o, or the defaults before sandbox_global_init
  * (gvisor_works may be asked first). */
 static void paths_from_options(const struct sandbox_options *o)
 {
-	const char *box_root = o ? o->box_root : "/run/judge";
 	gvhost_fmt(gv.env.runsc, sizeof(gv.env.runsc), "%s", o ? o->runsc : "runsc");
 	gvhost_fmt(gv.env.platform, sizeof(gv.env.platform), "--platform=%s",
 		   o ? o->gvisor_platform : "ptrace");
-	gvhost_fmt(gv.env.root, sizeof(gv.env.root), "%s/runsc", box_root);
-	gvhost_fmt(gv.base, sizeof(gv.base), "%s/gvisor", box_root);
-}
-
-static void gvisor_sweep(void)
-{
-	if (!gv.inited)
-		paths_from_options(sandbox_options());
-	/* containers of dead owners: runsc keeps "<id>_sandbox:<id>.state" in its root */
-	DIR *d = opendir(gv.env.root);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			long pid = gvhost_owner_pid(e->d_name);
-			char *dot = strstr(e->d_name, ".state");
-			if (pid < 0 || gvhost_pid_alive(pid) || !dot)
-				continue;
-			char id[256];
-			gvhost_fmt(id, sizeof(id), "%.*s", (int)strcspn(e->d_name, "_"), e->d_name);
-			log_info("gvisor: deleting container %s left by dead process %ld", id, pid);
-			struct cg cg;
-			if (gv_cgroups() && cg_open(&gv.env.cg_root, id, &cg) == 0) {
-				cg_kill(&cg);
-				cg_close(&cg);
-			}
-			gvpool_runsc(&gv.env, "delete", "--force", id);
-		}
-		closedir(d);
-	}
-	/* bundles and box mounts of dead owners */
-	d = opendir(gv.base);
-	if (d) {
-		struct dirent *e;
-		char dir[PATH_MAX];
-		while ((e = readdir(d))) {
-			char *end;
-			long pid = strtol(e->d_name, &end, 10);
-			if (*end || pid <= 0 || gvhost_pid_alive(pid))
-				continue;
-			gvhost_fmt(dir, sizeof(dir), "%s/%s", gv.base, e->d_name);
-			log_info("gvisor: removing '%s' left by dead process %ld", dir, pid);
-			gvhost_umount_below(dir);
-			gvhost_rm_tree(dir);
-		}
-		closedir(d);
-	}
-	if (gv_cgroups())
-		cg_sweep(&gv.env.cg_root, GVHOST_CG_PREFIX);
+	gvhost_fmt(gv.env.cg_sub, sizeof(gv.env.cg_sub), "%s-gvisor",
+		   o ? o->cgroup_parent : "judge");
 }
 
 static bool gvisor_works(char *why, size_t whylen)
@@ -821,11 +788,18 @@ static int setup(const struct sandbox_options *opts, char *err, size_t errlen)
 	 * reap). We only ever wait for pids of our containers. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	gv.env.max_memory_bytes = opts->gvisor_memory_bytes;
-	gvhost_fmt(gv.env.work, sizeof(gv.env.work), "%s/%ld", gv.base, (long)getpid());
+	/* everything of ours is in the owner folder, for whoever reclaims it */
+	const char *own = owner_dir(), *own_id = owner_id();
+	if (!own || !own_id) {
+		gvhost_fmt(err, errlen, "no owner folder (sandbox_global_init)");
+		return -1;
+	}
+	gvhost_fmt(gv.env.owner, sizeof(gv.env.owner), "%s", own_id);
+	gvhost_fmt(gv.env.root, sizeof(gv.env.root), "%s/runsc", own);
+	gvhost_fmt(gv.env.work, sizeof(gv.env.work), "%s/gvisor", own);
 	gvhost_fmt(gv.env.rootfs, sizeof(gv.env.rootfs), "%s/rootfs", gv.env.work);
 	int r;
 	if ((r = gvhost_mkdir_p(gv.env.root, 0700)) < 0 ||
-	    (r = gvhost_mkdir_p(gv.base, 0700)) < 0 ||
 	    (r = gvhost_mkdir_p(gv.env.work, 0700)) < 0) {
 		gvhost_fmt(err, errlen, "cannot create '%s': %s", gv.env.work, strerror(-r));
 		return -1;
@@ -887,12 +861,13 @@ static void gvisor_global_shutdown(void)
 	scmp_release(&gv.filter);
 	gvhost_umount_below(gv.env.work);
 	gvhost_rm_tree(gv.env.work);
+	/* the next set-up (another owner, perhaps another cgroup_parent) notes them again */
+	gv.env.cg_ready = false;
 	gv.inited = false;
 }
 
 const struct sandbox_ops gvisor_ops = {
     .name = "gvisor",
-    .sweep = gvisor_sweep,
     .global_init = gvisor_global_init,
     .global_shutdown = gvisor_global_shutdown,
     .works = gvisor_works,

@@ -199,7 +199,8 @@ static bool entry_unmount_box(struct gv_entry *e)
 	char path[PATH_MAX];
 	gvhost_fmt(path, sizeof(path), "%s/b/box-%u", e->dir, e->box_seq);
 	if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0) {
-		log_warn("gvisor: cannot unmount '%s': %s", path, strerror(errno));
+		if (!sandbox_aborting()) /* else it is gone already */
+			log_warn("gvisor: cannot unmount '%s': %s", path, strerror(errno));
 		return false;
 	}
 	rmdir(path);
@@ -255,9 +256,13 @@ static void entry_reap(struct gv_entry *e)
 		cg_cpu_us(cg, &cpu_us);
 	int r = gvpool_runsc(&gp.env, "delete", "--force", e->id);
 	gvhost_reap_orphans();
-	/* what runsc leaves of a container that never started (its start killed) */
+	/* what runsc leaves of a container that never started (its start killed),
+	 * or when its delete failed (it does, now and then, exit 128): every process
+	 * is dead and the cgroups go below, so its state is only files */
 	char leftover[PATH_MAX];
 	gvhost_fmt(leftover, sizeof(leftover), "%s/%s_sandbox:%s.lock", gp.env.root, e->id, e->id);
+	unlink(leftover);
+	gvhost_fmt(leftover, sizeof(leftover), "%s/%s_sandbox:%s.state", gp.env.root, e->id, e->id);
 	unlink(leftover);
 	gvhost_fmt(leftover, sizeof(leftover), "%s/runsc-%s.sock", gp.env.root, e->id);
 	unlink(leftover);
@@ -420,11 +425,16 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	pthread_mutex_lock(&gp.lock);
 	unsigned long n = ++gp.serial;
 	pthread_mutex_unlock(&gp.lock);
-	gvhost_fmt(e->id, sizeof(e->id), GVHOST_ID_PREFIX "%ld-%lu", (long)getpid(), n);
+	gvhost_fmt(e->id, sizeof(e->id), GVHOST_ID_PREFIX "%s-%lu", gp.env.owner, n);
 	gvhost_fmt(e->dir, sizeof(e->dir), "%s/%s", gp.env.work, e->id);
 
-	char path[PATH_MAX], cgpath[128];
+	char path[PATH_MAX], cgpath[160];
 	int r;
+	if (sandbox_aborting()) {
+		gvhost_fmt(err, errlen, "the sandbox is stopping");
+		free(e);
+		return -1;
+	}
 	if (mkdir(e->dir, 0700) < 0) {
 		gvhost_fmt(err, errlen, "cannot create '%s': %s", e->dir, strerror(errno));
 		free(e);
@@ -439,7 +449,7 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 		goto fail;
 	char bdir[PATH_MAX + 8];
 	gvhost_fmt(bdir, sizeof(bdir), "%s/b", e->dir);
-	gvhost_fmt(cgpath, sizeof(cgpath), "/" GVHOST_CG_PARENT "/%s", e->id);
+	gvhost_fmt(cgpath, sizeof(cgpath), "/%s/%s", gp.env.cg_sub, e->id);
 	struct oci_params op = {
 	    .rootfs = gp.env.rootfs,
 	    .args = (const char *const *)p->init_args,

@@ -29,8 +29,10 @@
 struct gvpool_env {
 	char runsc[PATH_MAX];	  /* the runsc binary */
 	char platform[32];	  /* "--platform=<gvisor_platform>": a global flag of every call */
-	char root[PATH_MAX];	  /* runsc --root */
-	char work[PATH_MAX];	  /* <box_root>/gvisor/<pid>: a shared bind mount of itself */
+	char owner[32];		  /* this process's owner id (runner/owner.h): names containers */
+	char cg_sub[64];	  /* the cgroups' parent in each hierarchy ("<parent>-gvisor") */
+	char root[PATH_MAX];	  /* runsc --root: <owner folder>/runsc */
+	char work[PATH_MAX];	  /* <owner folder>/gvisor: a shared bind mount of itself */
 	char rootfs[PATH_MAX];	  /* <work>/rootfs: the read-only root of every sandbox */
 	const char *std_binds[8]; /* host folders bound read-only (static strings) */
 	int pool_size;		  /* started sandboxes kept per runtime; 0 = no pool */

@@ -68,6 +68,7 @@
 #include "runner/native/nsplan.h"
 #include "runner/cg.h"
 #include "runner/native/init/clone_run.h"
+#include "runner/owner.h"
 #include "runner/scmp.h"
 #include "runner/verdict.h"
 
@@ -150,12 +151,29 @@ struct native_state {
 	bool spare_made;
 };
 
-/* Creates a new run cgroup "judge-<pid>-<sandbox>-<n>". Returns 0 or -errno. */
+/* Creates a new run cgroup "judge-<owner>-<sandbox>-<n>" (owner.h: whoever
+ * reclaims a dead worker's things finds it by that owner). Returns 0 or -errno. */
 static int make_cg(struct sandbox *sb, struct cg *cg, char *err, size_t errlen)
 {
 	char name[64];
-	snprintf(name, sizeof name, "judge-%d-%lu-%lu", (int)getpid(), sb->serial, sb->runs++);
+	const char *owner = owner_id();
+	if (!owner || sandbox_aborting()) {
+		snprintf(err, errlen, "the sandbox is stopping");
+		return -ECANCELED;
+	}
+	if (snprintf(name, sizeof name, "judge-%s-%lu-%lu", owner, sb->serial, sb->runs++) >=
+	    (int)sizeof name) {
+		snprintf(err, errlen, "cgroup name too long");
+		return -ENAMETOOLONG;
+	}
 	return cg_create(&cg_root, name, cg, err, errlen);
+}
+
+/* cg_root_parents: tells the owner where its cgroups are. */
+static void note_parent(const char *parent, void *arg)
+{
+	(void)arg;
+	owner_note_cgroup_parent(parent);
 }
 
 static void read_reports(int fd, struct nsinit_report *exit_rep, struct nsinit_report *fail_rep)
@@ -696,11 +714,10 @@ static int native_global_init(const struct sandbox_options *opts, char *err, siz
 		snprintf(init_error, sizeof init_error, "the native sandbox needs root");
 		goto out;
 	}
-	if (cg_detect(&cg_root, opts->cgroup_root, init_error, sizeof init_error) < 0)
+	if (cg_detect(&cg_root, opts->cgroup_root, opts->cgroup_parent, init_error,
+		      sizeof init_error) < 0)
 		goto out;
-	int n = cg_sweep(&cg_root, "judge");
-	if (n > 0)
-		log_info("native: removed %d stale cgroup(s)", n);
+	cg_root_parents(&cg_root, note_parent, NULL);
 	scmp_release(&filter);
 	if (scmp_build(&filter, init_error, sizeof init_error) < 0)
 		goto out;

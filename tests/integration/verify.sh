@@ -135,6 +135,23 @@ if [ $rc -eq 0 ] && grep -q '^7 passed, 0 failed, 22 skipped$' <<<"$out" &&
 else
 	fail "--all-tests and --lang" "exit $rc: $out"
 fi
+# DOMjudge's way of saying what a submission gets: @EXPECTED_RESULTS@ lines,
+# folders such as no_output, submissions.json's entry_point, shell scripts; a
+# submission annotated TIMELIMIT is judged at the limit (its 3 s sleep is over
+# the 2.5 s wall limit there)
+out=$("$JUDGE" verify --sandbox "$b" "$FIX/domjudge-style" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^8 passed, 0 failed, 1 skipped$' <<<"$out" &&
+	grep -q '^ok   domjudge-style accepted/hello.sh (bash): accepted' <<<"$out" &&
+	grep -q '^ok   domjudge-style accepted/two (node): accepted' <<<"$out" &&
+	grep -q '^ok   domjudge-style no_output/silent.c (c): wrong_answer, .*\[expected NO-OUTPUT\]' <<<"$out" &&
+	grep -q '^ok   domjudge-style run_time_error/exit3.py (python): runtime_error, .*\[expected RUN-ERROR\]' <<<"$out" &&
+	grep -q '^ok   domjudge-style time_limit_exceeded/nap.c (c): timeout' <<<"$out" &&
+	grep -q '^skip domjudge-style check_manually/look.py: expected result CHECK-MANUALLY' <<<"$out"; then
+	pass "DOMjudge-style expected results, entry points and shell scripts"
+else
+	fail "DOMjudge-style package" "exit $rc: $out"
+fi
 # a broken package is a failure with the loader's message
 out=$("$JUDGE" verify --sandbox "$b" "$FIX/bad-no-ans" 2>&1)
 rc=$?

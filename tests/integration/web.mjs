@@ -284,6 +284,9 @@ await check("dashboard: the numbers move after a submission", async () => {
   assert(r.status() === 200, "execute " + r.status());
   await dash.waitForFunction((b) => Number(document.getElementById("m-finished").textContent) > b, before, { timeout: 15000 });
   assert(Number(await dash.locator("#m-throughput").textContent()) >= 1, "throughput");
+  // the execute's key shows in the queue by key, with the claim it just had
+  await dash.locator("#queue-keys tbody tr th").first().waitFor({ timeout: 15000 });
+  assert(await dash.locator("#queue-keys tbody tr").count() >= 1, "no row in the queue by key");
   assert(await dash.locator("#c-throughput rect").count() >= 1, "no bar in the throughput chart");
   await shot(dash, "06-dashboard");
 });

@@ -33,8 +33,21 @@ ADMIN=$("$JUDGE" --config "$ini" keys create --name web-admin --admin 2>"$SVC_TM
 [[ $ADMIN == jk_* ]] && grep -q "created admin key" "$SVC_TMP/keys.err" &&
 	pass "judge keys create --admin" || fail "judge keys create --admin" "$(cat "$SVC_TMP/keys.err")"
 "$JUDGE" --config "$ini" keys list >"$SVC_TMP/keys.list" 2>&1
-grep -E "web-admin .* admin$" "$SVC_TMP/keys.list" >/dev/null && pass "judge keys list shows the admin flag" ||
-	fail "judge keys list shows the admin flag" "$(cat "$SVC_TMP/keys.list")"
+grep -E "web-admin .* admin +1$" "$SVC_TMP/keys.list" >/dev/null && pass "judge keys list shows the admin flag and the weight" ||
+	fail "judge keys list shows the admin flag and the weight" "$(cat "$SVC_TMP/keys.list")"
+# a key's weight: its share of the workers (docs/operations.md, "Queue policy")
+aid=$(awk '$2 == "web-admin" {print $1}' "$SVC_TMP/keys.list")
+out=$("$JUDGE" --config "$ini" keys weight "$aid" 5 2>&1) && [ "$out" = "key $aid has weight 5" ] &&
+	"$JUDGE" --config "$ini" keys list 2>&1 | grep -qE "web-admin .* admin +5$" &&
+	pass "judge keys weight sets it" || fail "judge keys weight sets it" "$out"
+for w in 0 1001 x; do
+	out=$("$JUDGE" --config "$ini" keys weight "$aid" "$w" 2>&1)
+	[ $? = 2 ] && grep -q "weight from 1 to 1000" <<<"$out" && pass "judge keys weight $w is refused" ||
+		fail "judge keys weight $w is refused" "$out"
+done
+out=$("$JUDGE" --config "$ini" keys weight 999999 2 2>&1)
+[ $? = 1 ] && grep -q "no key 999999" <<<"$out" && pass "judge keys weight of no key" || fail "judge keys weight of no key" "$out"
+"$JUDGE" --config "$ini" keys weight "$aid" 1 >/dev/null 2>&1
 
 # ---- the pages' headers ----
 for p in / /dashboard /playground.js /dashboard.js /app.css; do
@@ -67,7 +80,8 @@ AUTH=("${A[@]}")
 expect "stats: the dashboard's numbers" 200 \
 	'(.queue_depth | type) == "number" and (.running | type) == "number" and (.series | type) == "array"
 	 and (.workers | length) >= 1 and (.workers[0] | .alive and .slots == 2) and (.failures | type) == "array"
-	 and (.sessions.open | type) == "number" and (.sessions.by_status | has("ready"))' \
+	 and (.sessions.open | type) == "number" and (.sessions.by_status | has("ready"))
+	 and (.keys | type) == "array"' \
 	GET /v1/admin/stats
 expect "keys: listed, never the secret" 200 \
 	'(.keys | length) >= 2 and all(.keys[]; has("hash") | not) and (.keys | map(select(.admin)) | length) == 1' \
@@ -88,7 +102,8 @@ expect_json "bad: create: no JSON content type is 415" "${out%$'\n'*}" '.error.c
 bad "revoke: not a number" 404 not_found DELETE /v1/admin/keys/abc
 bad "revoke: no such key" 404 not_found DELETE /v1/admin/keys/999999
 bad "revoke: GET is not allowed" 405 method_not_allowed GET /v1/admin/keys/1
-expect "revoke a key" 200 '.revoked == true' DELETE "/v1/admin/keys/$NEW_ID"
+expect "revoke a key: its work ends with it" 200 \
+	'.revoked == true and .cancelled == 0 and .sessions_closed == 0' DELETE "/v1/admin/keys/$NEW_ID"
 bad "revoke it again" 404 not_found DELETE "/v1/admin/keys/$NEW_ID"
 AUTH=(-H "Authorization: Bearer $KEY")
 

@@ -1,6 +1,6 @@
 // dashboard.js: the operator's page at /dashboard: queue, throughput and
-// latency over time, workers and slots, recent failures, open sessions and the
-// API keys (create, revoke). Needs an admin key (or auth = off on loopback).
+// latency over time, workers and slots, the queue of each API key, recent
+// failures, open sessions and the API keys (create, revoke). Needs an admin key (or auth = off on loopback).
 import { $, el, api, keyForm, keyFromFragment, fmtMs, ApiError } from "./common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -63,6 +63,14 @@ function render(s) {
     el("td", { text: String(w.busy) }), el("td", { text: when(w.started_ms) }),
     el("td", { text: when(w.seen_ms) + (w.alive ? "" : " (not heard from: stopped or died)") })))
     : [el("tr", {}, el("td", { colspan: "6", text: "No worker has reported. Start one: judge worker (judge up starts one)." }))]));
+  const keys = s.keys || [];
+  $("queue-keys").tBodies[0].replaceChildren(...(keys.length ? keys.map((k) => el("tr", {},
+    el("th", { scope: "row", text: k.id ? String(k.id) : "–" }), el("td", { text: k.id ? k.name : "(no key)" }),
+    el("td", { text: String(k.weight) }), el("td", { text: String(k.queued) }), el("td", { text: String(k.running) }),
+    el("td", { text: k.queued ? fmtMs(k.oldest_ms) : "–" }), el("td", { text: String(k.claimed) }),
+    el("td", { text: k.claimed ? fmtMs(k.wait_p50_ms) : "–" }), el("td", { text: k.claimed ? fmtMs(k.wait_p99_ms) : "–" }),
+    el("td", { text: k.claimed ? fmtMs(k.wait_max_ms) : "–" })))
+    : [el("tr", {}, el("td", { colspan: "10", text: "Nothing queued or claimed in the last 5 minutes." }))]));
   $("failures").tBodies[0].replaceChildren(...(s.failures.length ? s.failures.map((f) => el("tr", {},
     el("th", { scope: "row", text: "#" + f.id }), el("td", { text: when(f.finished_ms) }), el("td", { text: f.language || "" }),
     el("td", { text: String(f.attempts) }), el("td", { text: f.worker || "" }), el("td", { text: f.message })))
@@ -72,7 +80,7 @@ function render(s) {
 
 function renderKeys({ keys, own_id }) {
   $("keys").tBodies[0].replaceChildren(...keys.map((k) => el("tr", { class: k.revoked_ms ? "revoked" : null, "data-id": k.id },
-    el("th", { scope: "row", text: String(k.id) }), el("td", { text: k.name }), el("td", { text: k.admin ? "yes" : "no" }),
+    el("th", { scope: "row", text: String(k.id) }), el("td", { text: k.name }), el("td", { text: k.admin ? "yes" : "no" }), el("td", { text: String(k.weight ?? 1) }),
     el("td", { text: new Date(k.created_ms).toLocaleString() }), el("td", { text: k.revoked_ms ? new Date(k.revoked_ms).toLocaleString() : "–" }),
     el("td", {}, k.revoked_ms ? null : el("button", {
       type: "button", "aria-label": "Revoke key " + k.id + " (" + k.name + ")",
@@ -104,10 +112,12 @@ async function refresh() {
 }
 
 async function revoke(k, own) {
-  if (!confirm((own ? "This is the key this page uses. " : "") + "Revoke key " + k.id + " (" + k.name + ")?")) return;
+  if (!confirm((own ? "This is the key this page uses. " : "") + "Revoke key " + k.id + " (" + k.name + ")? "
+    + "Its queued submissions are cancelled and its sessions closed.")) return;
   try {
-    await api("DELETE", "/v1/admin/keys/" + k.id);
-    notice("Key " + k.id + " revoked.");
+    const r = await api("DELETE", "/v1/admin/keys/" + k.id);
+    notice("Key " + k.id + " revoked: " + (r.cancelled ?? 0) + " queued submission(s) cancelled, "
+      + (r.sessions_closed ?? 0) + " session(s) closed.");
     refresh();
   } catch (e) {
     failed(e);

@@ -30,7 +30,7 @@ const STATUS_TEXT = {
   memory_limit: "Memory limit exceeded", output_limit: "Output limit exceeded",
   runtime_error: "Runtime error", compile_error: "Compile error",
   internal_error: "Internal error (the judge's fault)", completed: "Completed",
-  queued: "Queued…", running: "Running…",
+  cancelled: "Cancelled (its API key was revoked)", queued: "Queued…", running: "Running…",
 };
 const FINAL = (s) => s !== "queued" && s !== "running";
 
