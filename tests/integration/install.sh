@@ -61,20 +61,22 @@ out=$(inns $P/bin/judge --help 2>&1)
 grep -q "$P/etc/judge/judge.ini" <<<"$out" && pass "judge --help names the installed config" ||
 	fail "judge --help names the installed config" "$out"
 # every language's selftest (languages_dir/selftest) works in both backends
-out=$(inns timeout 300 $P/bin/judge languages --json 2>&1)
+# stdout only: the log (e.g. a sweep of a dead process's sandboxes) goes to stderr;
+# jq -n 'input | ...', since jq -e passes on an empty input
+out=$(inns timeout 300 $P/bin/judge languages --json 2>"$tmp/err")
 nlang=$(ls languages/*.ini | wc -l)
-jq -e --argjson n "$nlang" 'length == $n and all(.[]; .backends.native.works and .backends.gvisor.works)' <<<"$out" >/dev/null 2>&1 &&
+jq -en --argjson n "$nlang" 'input | length == $n and all(.[]; .backends.native.works and .backends.gvisor.works)' <<<"$out" >/dev/null 2>&1 &&
 	pass "installed judge languages, from another folder: $(jq -r 'map(.name) | join(" ")' <<<"$out") work" ||
-	fail "installed judge languages, from another folder" "$(head -c 800 <<<"$out")"
+	fail "installed judge languages, from another folder" "$(head -c 800 <<<"$out") $(tail -3 "$tmp/err")"
 printf 'print(sum(range(10)))\n' >"$tmp/elsewhere/x.py"
 printf '#include <stdio.h>\nint main(void) { puts("from c"); return 0; }\n' >"$tmp/elsewhere/x.c"
 for run in "x.py 45" "x.c from c"; do
 	src=${run%% *} want=${run#* }
 	for b in native gvisor; do
-		out=$(inns timeout 120 $P/bin/judge run --sandbox $b "$src" 2>&1)
-		jq -e --arg w "$want" '.status == "completed" and .stdout == $w + "\n"' <<<"$out" >/dev/null 2>&1 &&
+		out=$(inns timeout 120 $P/bin/judge run --sandbox $b "$src" 2>"$tmp/err")
+		jq -en --arg w "$want" 'input | .status == "completed" and .stdout == $w + "\n"' <<<"$out" >/dev/null 2>&1 &&
 			pass "installed judge run $src --sandbox $b, from another folder" ||
-			fail "installed judge run $src --sandbox $b" "$(head -c 600 <<<"$out")"
+			fail "installed judge run $src --sandbox $b" "$(head -c 600 <<<"$out") $(tail -3 "$tmp/err")"
 	done
 done
 

@@ -1,4 +1,4 @@
--- 0008_keys_notify: every change to api_keys (a key created by `judge keys
+-- 0009_keys_notify: every change to api_keys (a key created by `judge keys
 -- create`, the admin API or `judge up`; a key revoked) NOTIFYs judge_keys in
 -- the same transaction, so `judge serve` reloads its copy of the keys when the
 -- change commits (judge/service/auth.h) instead of on a timer: a key is usable
