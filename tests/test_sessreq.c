@@ -4,7 +4,7 @@
 
 #include "common/config.h"
 #include "judge/grading/lang.h"
-#include "judge/service/sessreq.h"
+#include "judge/service/session/sessreq.h"
 
 static struct judge_config cfg;
 static struct lang_registry langs;

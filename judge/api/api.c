@@ -29,7 +29,7 @@
 #include "judge/service/auth.h"
 #include "judge/service/callback.h"
 #include "judge/service/queue.h"
-#include "judge/service/sesshub.h"
+#include "judge/service/session/sesshub.h"
 #include "judge/service/waiter.h"
 #include "judge/store/db.h"
 

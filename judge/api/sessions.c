@@ -17,9 +17,9 @@
 #include "judge/api/metrics.h"
 #include "judge/api/render.h"
 #include "judge/api/sse.h"
-#include "judge/service/sessdb.h"
-#include "judge/service/sesshub.h"
-#include "judge/service/sessreq.h"
+#include "judge/service/session/sessdb.h"
+#include "judge/service/session/sesshub.h"
+#include "judge/service/session/sessreq.h"
 #include "judge/service/waiter.h"
 #include "judge/store/db.h"
 

@@ -1,4 +1,4 @@
-/* sessions: the HTTP endpoints of stateful sessions (judge/service/sessdb.h).
+/* sessions: the HTTP endpoints of stateful sessions (judge/service/session/sessdb.h).
  *
  *   POST   /v1/sessions {language, idle_ttl?, limits?}        201 the session
  *   GET    /v1/sessions[?all=1]                               this key's sessions

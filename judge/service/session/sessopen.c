@@ -1,5 +1,5 @@
-/* sesspool: a session's sandbox and driver started, and the runner's pool told of them. */
-#include "judge/service/sesspool.h"
+/* sessopen: a session's sandbox and driver started, and the runner's pool told of them. */
+#include "judge/service/session/sessopen.h"
 
 #include <string.h>
 
@@ -29,7 +29,7 @@ static void spec_of(const struct judge_config *cfg, const struct lang *l,
 		spec->limits.processes = 128;
 }
 
-int sesspool_open(const struct judge_config *cfg, enum sandbox_backend backend,
+int sessopen_open(const struct judge_config *cfg, enum sandbox_backend backend,
 		  const struct lang *l, const struct sess_limits *limits, int slot,
 		  struct sandbox **sb, struct session **s, char *err, size_t errlen)
 {
@@ -44,7 +44,7 @@ int sesspool_open(const struct judge_config *cfg, enum sandbox_backend backend,
 	return session_start(*sb, &spec, s, err, errlen);
 }
 
-void sesspool_prepare(const struct judge_config *cfg, const struct lang_registry *langs,
+void sessopen_prepare(const struct judge_config *cfg, const struct lang_registry *langs,
 		      enum sandbox_backend backend)
 {
 	/* python first: the pool fills in this order, and most sessions are python */

@@ -1,5 +1,5 @@
-/* sesscall: one execute, install or file call in a held session (see sesscall.h). */
-#include "judge/service/sesscall.h"
+/* sessrun: one execute, install or file call in a held session (see sessrun.h). */
+#include "judge/service/session/sessrun.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -19,20 +19,20 @@
 /* The largest file the files API reads back (it travels through PostgreSQL). */
 #define FILE_GET_MAX (64L << 20)
 
-void sesscall_out_init(struct sesscall_out *o)
+void sessrun_out_init(struct sessrun_out *o)
 {
 	memset(o, 0, sizeof *o);
 	strbuf_init(&o->body);
 }
 
-void sesscall_out_release(struct sesscall_out *o)
+void sessrun_out_release(struct sessrun_out *o)
 {
 	cJSON_Delete(o->response);
 	strbuf_release(&o->body);
 	memset(o, 0, sizeof *o);
 }
 
-cJSON *sesscall_error(int status, const char *code, const char *fmt, ...)
+cJSON *sessrun_error(int status, const char *code, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -142,7 +142,7 @@ static void add_text(cJSON *o, const char *name, const struct strbuf *sb)
 	cJSON_AddStringToObject(o, name, sb->buf ? sb->buf : "");
 }
 
-static cJSON *exec_body(struct sesscall_env *env, const cJSON *req, struct cell_result *res)
+static cJSON *exec_body(struct sessrun_env *env, const cJSON *req, struct cell_result *res)
 {
 	cJSON *reply = res->reply.len ? cJSON_Parse(res->reply.buf) : NULL;
 	const char *status = cell_status(res, reply);
@@ -177,7 +177,7 @@ static cJSON *exec_body(struct sesscall_env *env, const cJSON *req, struct cell_
 	return o;
 }
 
-static void run_execute(struct sesscall_env *env, const cJSON *req, struct sesscall_out *out)
+static void run_execute(struct sessrun_env *env, const cJSON *req, struct sessrun_out *out)
 {
 	const char *code = str(req, "code"), *in = str(req, "stdin");
 	long timeout = num(req, "timeout_ms");
@@ -202,7 +202,7 @@ static void run_execute(struct sesscall_env *env, const cJSON *req, struct sessc
 	cell_result_release(&res);
 }
 
-static void run_install(struct sesscall_env *env, const cJSON *req, struct sesscall_out *out)
+static void run_install(struct sessrun_env *env, const cJSON *req, struct sessrun_out *out)
 {
 	const char *mgr = str(req, "manager");
 	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(req, "packages");
@@ -213,7 +213,7 @@ static void run_install(struct sesscall_env *env, const cJSON *req, struct sessc
 	struct install_result res;
 	install_result_init(&res);
 	if (install_packages(env->sb, env->install, mgr ? mgr : "", names, &res) < 0) {
-		out->response = sesscall_error(422, "install_failed", "%s", res.message);
+		out->response = sessrun_error(422, "install_failed", "%s", res.message);
 	} else {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "status", res.ok ? "ok" : "error");
@@ -233,27 +233,27 @@ static cJSON *file_error(int rc, const char *path)
 {
 	switch (-rc) {
 	case ENOENT:
-		return sesscall_error(404, "not_found", "no file '%.200s' in the session", path);
+		return sessrun_error(404, "not_found", "no file '%.200s' in the session", path);
 	case ELOOP:
-		return sesscall_error(400, "bad_path",
-				      "'%.200s' goes through a symlink, which is never followed",
-				      path);
+		return sessrun_error(400, "bad_path",
+				     "'%.200s' goes through a symlink, which is never followed",
+				     path);
 	case EISDIR:
-		return sesscall_error(409, "is_a_directory", "'%.200s' is a folder", path);
+		return sessrun_error(409, "is_a_directory", "'%.200s' is a folder", path);
 	case ENOTDIR:
-		return sesscall_error(409, "not_a_directory", "a part of '%.200s' is not a folder",
-				      path);
+		return sessrun_error(409, "not_a_directory", "a part of '%.200s' is not a folder",
+				     path);
 	case EFBIG:
-		return sesscall_error(413, "too_large", "'%.200s' is too large", path);
+		return sessrun_error(413, "too_large", "'%.200s' is too large", path);
 	case ENOSPC:
 	case EDQUOT:
-		return sesscall_error(413, "disk_full", "the session folder is full");
+		return sessrun_error(413, "disk_full", "the session folder is full");
 	case EINVAL:
-		return sesscall_error(400, "bad_path", "'%.200s' is not a path in the session",
-				      path);
+		return sessrun_error(400, "bad_path", "'%.200s' is not a path in the session",
+				     path);
 	default:
-		return sesscall_error(500, "internal_error", "file call on '%.200s': %s", path,
-				      strerror(-rc));
+		return sessrun_error(500, "internal_error", "file call on '%.200s': %s", path,
+				     strerror(-rc));
 	}
 }
 
@@ -262,7 +262,7 @@ static const char *dirent_type(char t)
 	return t == 'f' ? "file" : t == 'd' ? "dir" : t == 'l' ? "symlink" : "other";
 }
 
-static cJSON *file_list(struct sesscall_env *env, const char *path)
+static cJSON *file_list(struct sessrun_env *env, const char *path)
 {
 	struct sandbox_dirent *ents = NULL;
 	size_t n = 0;
@@ -284,7 +284,7 @@ static cJSON *file_list(struct sesscall_env *env, const char *path)
 	return ok_body(o);
 }
 
-static void run_file(struct sesscall_env *env, const struct sess_call *c, struct sesscall_out *out)
+static void run_file(struct sessrun_env *env, const struct sess_call *c, struct sessrun_out *out)
 {
 	const char *path = str(c->request, "path");
 	path = path ? path : "";
@@ -320,10 +320,10 @@ static void run_file(struct sesscall_env *env, const struct sess_call *c, struct
 	out->response = ok_body(o);
 }
 
-void sesscall_run(struct sesscall_env *env, const struct sess_call *c, struct sesscall_out *out)
+void sessrun_run(struct sessrun_env *env, const struct sess_call *c, struct sessrun_out *out)
 {
 	if (!c->request)
-		out->response = sesscall_error(500, "internal_error", "the call has no request");
+		out->response = sessrun_error(500, "internal_error", "the call has no request");
 	else if (!strcmp(c->kind, "execute"))
 		run_execute(env, c->request, out);
 	else if (!strcmp(c->kind, "install"))
@@ -331,5 +331,5 @@ void sesscall_run(struct sesscall_env *env, const struct sess_call *c, struct se
 	else if (!strncmp(c->kind, "file_", 5))
 		run_file(env, c, out);
 	else
-		out->response = sesscall_error(500, "internal_error", "unknown call '%s'", c->kind);
+		out->response = sessrun_error(500, "internal_error", "unknown call '%s'", c->kind);
 }

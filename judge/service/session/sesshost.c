@@ -1,5 +1,5 @@
 /* sesshost: a worker's sessions: claims, a thread per session, routed calls (sesshost.h). */
-#include "judge/service/sesshost.h"
+#include "judge/service/session/sesshost.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,10 +16,10 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/grading/lang.h"
-#include "judge/service/sesscall.h"
+#include "judge/service/session/sessrun.h"
 #include "judge/service/outstream.h"
-#include "judge/service/sessdb.h"
-#include "judge/service/sesspool.h"
+#include "judge/service/session/sessdb.h"
+#include "judge/service/session/sessopen.h"
 #include "judge/service/slots.h"
 #include "judge/store/db.h"
 #include "runner/install/install.h"
@@ -33,7 +33,7 @@
 struct hsess {
 	struct sesshost *h;
 	char id[37];
-	struct sesscall_env env;
+	struct sessrun_env env;
 	int slot, slot_fd;
 	struct sess_call *q; /* calls waiting, oldest first */
 	size_t nq, aq;
@@ -92,7 +92,7 @@ static void finish(struct sesshost *h, int64_t call_id, const struct sess_answer
 static void finish_error(struct sesshost *h, int64_t call_id, int status, const char *code,
 			 const char *msg)
 {
-	cJSON *r = sesscall_error(status, code, "%s", msg);
+	cJSON *r = sessrun_error(status, code, "%s", msg);
 	struct sess_answer a = {.response = r, .end = SESS_READY};
 	finish(h, call_id, &a);
 	cJSON_Delete(r);
@@ -103,7 +103,7 @@ static void finish_error(struct sesshost *h, int64_t call_id, int status, const 
 /* Opens the sandbox and starts the driver. Returns 0, or -1 with err. */
 static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
 {
-	return sesspool_open(h->cfg, h->backend, s->env.lang, &s->env.limits, s->slot, &s->env.sb,
+	return sessopen_open(h->cfg, h->backend, s->env.lang, &s->env.limits, s->slot, &s->env.sb,
 			     &s->env.s, err, errlen);
 }
 
@@ -166,8 +166,8 @@ static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call
 		hs_unlock(h);
 		return;
 	}
-	struct sesscall_out out;
-	sesscall_out_init(&out);
+	struct sessrun_out out;
+	sessrun_out_init(&out);
 	int64_t t0 = clock_mono_ms();
 	bool stream = !strcmp(c->kind, "execute") &&
 		      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c->request, "stream"));
@@ -180,7 +180,7 @@ static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call
 	}
 	s->env.on_output = stream ? outstream_output : NULL;
 	s->env.output_arg = stream ? s->out : NULL;
-	sesscall_run(&s->env, c, &out);
+	sessrun_run(&s->env, c, &out);
 	/* the output first: the answer's trigger writes result and done after it */
 	if (stream)
 		outstream_flush(s->out, 2000);
@@ -195,7 +195,7 @@ static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call
 	finish(h, c->id, &a);
 	log_debug("sessions: %s %s call %" PRId64 " (%" PRId64 " ms)", s->id, c->kind, c->id,
 		  clock_mono_ms() - t0);
-	sesscall_out_release(&out);
+	sessrun_out_release(&out);
 }
 
 static void *session_main(void *arg)
@@ -238,7 +238,7 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 	struct hsess *s = xcalloc(1, sizeof *s);
 	s->h = h;
 	snprintf(s->id, sizeof s->id, "%s", id);
-	s->env = (struct sesscall_env){.cfg = h->cfg, .langs = h->langs, .install = &h->inst};
+	s->env = (struct sessrun_env){.cfg = h->cfg, .langs = h->langs, .install = &h->inst};
 	s->env.lang = lang_find(h->langs, language);
 	sreq_limits_load(limits, &s->env.limits);
 	s->slot_fd = -1;
@@ -516,7 +516,7 @@ int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
 	}
 	h->started = true;
 	h->beating = pthread_create(&h->beat, NULL, beat_main, h) == 0;
-	sesspool_prepare(cfg, langs, backend);
+	sessopen_prepare(cfg, langs, backend);
 	log_info("sessions: worker %" PRId64 " (%s) holds up to %ld sessions", h->worker_id, name,
 		 cfg->sessions_per_worker);
 	*out = h;

@@ -1,5 +1,5 @@
 /* sessreq: checks and normalizes the bodies and paths of the session endpoints. */
-#include "judge/service/sessreq.h"
+#include "judge/service/session/sessreq.h"
 
 #include <ctype.h>
 #include <string.h>

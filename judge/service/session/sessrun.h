@@ -1,4 +1,4 @@
-/* sesscall: runs one routed call (execute, install, files) in a session the worker holds.
+/* sessrun: runs one routed call (execute, install, files) in a session the worker holds.
  *
  * The answer is the JSON serve relays (sessdb.h's session_calls.response):
  *   {"http": 200, "body": {...}}                       a JSON answer
@@ -10,8 +10,8 @@
 #include <stdbool.h>
 
 #include "common/strbuf.h"
-#include "judge/service/sessdb.h"
-#include "judge/service/sessreq.h"
+#include "judge/service/session/sessdb.h"
+#include "judge/service/session/sessreq.h"
 
 struct judge_config;
 struct lang;
@@ -21,7 +21,7 @@ struct session;
 struct install_options;
 
 /* What a call may use of its session (owned by the session's thread). */
-struct sesscall_env {
+struct sessrun_env {
 	const struct judge_config *cfg;
 	const struct lang_registry *langs;
 	const struct lang *lang;
@@ -35,18 +35,18 @@ struct sesscall_env {
 	void *output_arg;
 };
 
-struct sesscall_out {
+struct sessrun_out {
 	cJSON *response; /* owned */
 	struct strbuf body;
 	int cells;	/* 1 when a cell ran */
 	bool restarted; /* the driver was started again: state lost */
 };
 
-void sesscall_out_init(struct sesscall_out *o);
-void sesscall_out_release(struct sesscall_out *o);
+void sessrun_out_init(struct sessrun_out *o);
+void sessrun_out_release(struct sessrun_out *o);
 /* Runs call c of kind execute, install, file_put, file_get, file_list or
  * file_delete; always fills out->response. */
-void sesscall_run(struct sesscall_env *env, const struct sess_call *c, struct sesscall_out *out);
+void sessrun_run(struct sessrun_env *env, const struct sess_call *c, struct sessrun_out *out);
 /* {"http": status, "error": {"code", "message"}} (a new object). */
-cJSON *sesscall_error(int status, const char *code, const char *fmt, ...)
+cJSON *sessrun_error(int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -1,5 +1,5 @@
 /* sessdb: the SQL of sessions, session calls and worker heartbeats (see sessdb.h). */
-#include "judge/service/sessdb.h"
+#include "judge/service/session/sessdb.h"
 
 #include <inttypes.h>
 #include <stdio.h>
