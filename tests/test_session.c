@@ -125,7 +125,7 @@ static void expect_ok(const char *code, const char *result, const char *out)
 {
 	struct cell_result r;
 	cell(&r, code);
-	cr_assert_eq(r.status, RUN_OK, "%s: %s %s", code, run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_OK, "%s: %s %s", code, cell_status_name(r.status), r.message);
 	char want[256];
 	if (result)
 		snprintf(want, sizeof want, "\"result\": \"%s\"", result);
@@ -133,6 +133,11 @@ static void expect_ok(const char *code, const char *result, const char *out)
 		snprintf(want, sizeof want, "\"result\": null");
 	cr_assert(strstr(r.reply.buf, "\"status\": \"ok\""), "%s: %s", code, r.reply.buf);
 	cr_assert(strstr(r.reply.buf, want), "%s: %s lacks %s", code, r.reply.buf, want);
+	if (result && !strchr(result, '\\'))
+		cr_assert(r.result && !strcmp(r.result, result), "%s: the typed result", code);
+	else if (!result)
+		cr_assert_null(r.result, "%s: no result", code);
+	cr_assert_not(r.has_error);
 	if (out)
 		cr_assert_str_eq(r.out.buf, out, "%s", code);
 	cr_assert(!r.restarted);
@@ -146,7 +151,10 @@ static void py_state_result_and_errors(void)
 	expect_ok("print('hi')\nx + 1", "42", "hi\n");
 	struct cell_result r;
 	cell(&r, "def f():\n    return 1 / 0\n\nf()");
-	cr_assert_eq(r.status, RUN_OK, "the code raised, the cell ran: %s", r.message);
+	cr_assert_eq(r.status, CELL_ERROR, "the code raised: %s", r.message);
+	cr_assert(r.has_error, "%s", r.reply.buf);
+	cr_assert_str_eq(r.error_name, "ZeroDivisionError");
+	cr_assert(strstr(r.error_traceback, "<cell-3>"), "cell file names: %s", r.error_traceback);
 	cr_assert(strstr(r.reply.buf, "\"name\": \"ZeroDivisionError\""), "%s", r.reply.buf);
 	cr_assert(strstr(r.reply.buf, "<cell-3>"), "cell file names: %s", r.reply.buf);
 	cr_assert(strstr(r.reply.buf, "return 1 / 0"), "the source line: %s", r.reply.buf);
@@ -174,7 +182,7 @@ static void py_big_stdin(void)
 	/* generous limits: the sandbox's CPU (gVisor's sentry copying 8 MiB
 	 * through pipes) is not what this tests, and a loaded machine inflates it */
 	cell_in(ses, &r, "import sys\nprint(len(sys.stdin.buffer.read()))", big, 30000, 60000);
-	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_eq(r.status, CELL_OK, "%s", r.message);
 	cr_assert_str_eq(r.out.buf, "8388608\n");
 	cell_result_release(&r);
 	free(big);
@@ -199,7 +207,7 @@ static void split_token_and_lookalikes(void)
 	cr_assert_eq(session_start(sb, &spec, &ses, err, sizeof err), 0, "%s", err);
 	struct cell_result r;
 	cell(&r, "anything");
-	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_eq(r.status, CELL_OK, "%s", r.message);
 	cr_assert_eq(r.out.len, 9, "'%s'", r.out.buf);
 	cr_assert(!memcmp(r.out.buf + 5, "Zout", 4), "'%s'", r.out.buf);
 	cr_assert(strstr(r.reply.buf, "\"result\": \"7\""), "%s", r.reply.buf);
@@ -230,7 +238,7 @@ static void py_streams_output(void)
 	cell_result_init(&r);
 	cr_assert_eq(session_exec(ses, &c, &r), 0);
 	int64_t end = clock_mono_ms();
-	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_eq(r.status, CELL_OK, "%s", r.message);
 	cr_assert_str_eq(r.out.buf, "first\nsecond\n");
 	cr_assert_geq(ch.n, 2);
 	cr_assert_gt(end - ch.first_ms, 1000, "the first chunk came %lld ms before the end",
@@ -244,13 +252,13 @@ static void py_timeouts_keep_state(void)
 	expect_ok("y = 5", NULL, "");
 	struct cell_result r;
 	cell_in(ses, &r, "while True: pass", NULL, 500, 0);
-	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_TIMEOUT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(!r.restarted, "the driver stopped the cell: %s", r.message);
 	cr_assert(strstr(r.reply.buf, "KeyboardInterrupt"), "%s", r.reply.buf);
 	cr_assert_geq(r.cpu_ms, 400);
 	cell_result_release(&r);
 	cell_in(ses, &r, "import time\ntime.sleep(30)", NULL, 0, 800);
-	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_TIMEOUT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(!r.restarted);
 	cr_assert_lt(r.wall_ms, 3000);
 	cell_result_release(&r);
@@ -263,7 +271,7 @@ static void py_memory_and_exit_restart(void)
 	expect_ok("z = 1", NULL, "");
 	struct cell_result r;
 	cell(&r, "b = b'\\x01' * (400 << 20)");
-	cr_assert_eq(r.status, RUN_MEMORY_LIMIT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_MEMORY_LIMIT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(r.restarted);
 	cell_result_release(&r);
 	cell(&r, "z");
@@ -271,7 +279,7 @@ static void py_memory_and_exit_restart(void)
 	cell_result_release(&r);
 	expect_ok("z = 2", NULL, "");
 	cell(&r, "print('bye', flush=True)\nexit(3)");
-	cr_assert_eq(r.status, RUN_RUNTIME_ERROR, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_ERROR, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(r.restarted);
 	cr_assert_str_eq(r.out.buf, "bye\n");
 	cell_result_release(&r);
@@ -287,7 +295,7 @@ static void py_output_flood(void)
 	ses = start(sb, "python");
 	struct cell_result r;
 	cell(&r, "while True: print('x' * 1000)");
-	cr_assert_eq(r.status, RUN_OUTPUT_LIMIT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_OUTPUT_LIMIT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(r.out_truncated);
 	cr_assert_leq(r.out.len, 64 << 10);
 	cell_result_release(&r);
@@ -374,7 +382,7 @@ static void two_sessions_isolated(void)
 		"print(any(b'sleep' in open(f'/proc/{p}/cmdline', 'rb').read() "
 		"for p in os.listdir('/proc') if p.isdigit()))",
 		NULL, 0, 0);
-	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_eq(r.status, CELL_OK, "%s", r.message);
 	cr_assert_str_eq(r.out.buf, "False\nFalse\n", "%s", r.reply.buf);
 	cell_result_release(&r);
 	session_stop(other);
@@ -390,17 +398,19 @@ static void bash_shell_state(void)
 		  "/box/sub\none two three\none\n");
 	struct cell_result r;
 	cell_in(ses, &r, "read a; echo got $a; false", "line\n", 0, 0);
-	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_eq(r.status, CELL_ERROR, "%s", r.message);
+	cr_assert(r.has_error && !strcmp(r.error_name, "ExitStatus") &&
+		  !strcmp(r.error_value, "1"));
 	cr_assert_str_eq(r.out.buf, "got line\n");
 	cr_assert(strstr(r.reply.buf, "\"ExitStatus\"") && strstr(r.reply.buf, "\"value\": \"1\""),
 		  "%s", r.reply.buf);
 	cell_result_release(&r);
 	cell_in(ses, &r, "sleep 30", NULL, 0, 700);
-	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_TIMEOUT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(!r.restarted, "%s", r.message);
 	cell_result_release(&r);
 	cell(&r, "exit 4");
-	cr_assert_eq(r.status, RUN_RUNTIME_ERROR);
+	cr_assert_eq(r.status, CELL_ERROR, "the driver ended: the code's error");
 	cr_assert(r.restarted);
 	cell_result_release(&r);
 	expect_ok("pwd; echo \"[$w]\"", NULL, "/box\n[]\n");
@@ -461,7 +471,7 @@ static void bad_drivers_fail_clearly(void)
 	big[n] = 0;
 	t0 = clock_mono_ms();
 	cell_in(s, &r, big, NULL, 0, 500);
-	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_TIMEOUT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(strstr(r.message, "did not read the cell"), "%s", r.message);
 	cr_assert(r.restarted);
 	cr_assert_lt(clock_mono_ms() - t0, 5000);

@@ -13,7 +13,7 @@
 #pragma once
 #include <stddef.h>
 
-#include "judge/service/session/sessreq.h"
+#include "judge/grading/limits.h"
 #include "runner/sandbox.h"
 
 struct judge_config;
@@ -21,13 +21,28 @@ struct lang;
 struct lang_registry;
 struct session;
 
+/* What every session of a worker shares, from its languages. */
+struct sessopen_common {
+	/* the read-only folders of every language with a session driver: a
+	 * session's sandbox binds them all, so that a context of any of them
+	 * may start in it later */
+	char **ro_paths;
+	/* what a process's environment starts with: PATH with the folders of
+	 * those languages' programs first, HOME (the session folder), TMPDIR,
+	 * the locale, and where installed packages are found */
+	char **proc_env;
+};
+void sessopen_common_init(struct sessopen_common *c, const struct lang_registry *langs);
+void sessopen_common_release(struct sessopen_common *c);
+
 /* Opens a sandbox of backend in slot with limits (disk_mb its box) and starts
- * lang's driver in it. Returns 0 with *sb and *s set, or -1 with err (*sb may
- * be set then: close it). */
-int sessopen_open(const struct judge_config *cfg, enum sandbox_backend backend,
-		  const struct lang *lang, const struct sess_limits *limits, int slot,
-		  struct sandbox **sb, struct session **s, char *err, size_t errlen);
+ * lang's driver in it (the session's default context). Returns 0 with *sb and
+ * *s set, or -1 with err (*sb may be set then: close it). */
+int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,
+		  enum sandbox_backend backend, const struct lang *lang,
+		  const struct limits_session *limits, int slot, struct sandbox **sb,
+		  struct session **s, char *err, size_t errlen);
 /* Names each language's default session to the runner's pool (a no-op when
  * [sandbox] session_pool is 0). */
-void sessopen_prepare(const struct judge_config *cfg, const struct lang_registry *langs,
-		      enum sandbox_backend backend);
+void sessopen_prepare(const struct judge_config *cfg, const struct sessopen_common *common,
+		      const struct lang_registry *langs, enum sandbox_backend backend);

@@ -1,17 +1,18 @@
-/* sessrun: one execute, install or file call in a held session (see sessrun.h). */
+/* sessrun: one call in a held session, answered typed (see sessrun.h). */
 #include "judge/service/session/sessrun.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
+#include "common/clock.h"
 #include "common/config.h"
 #include "common/xalloc.h"
 #include "judge/grading/compare.h"
 #include "judge/grading/lang.h"
-#include "judge/grading/model.h"
+#include "judge/service/session/sessreq.h"
 #include "runner/install/install.h"
 #include "runner/sandbox.h"
 #include "runner/session/session.h"
@@ -19,317 +20,349 @@
 /* The largest file the files API reads back (it travels through PostgreSQL). */
 #define FILE_GET_MAX (64L << 20)
 
-void sessrun_out_init(struct sessrun_out *o)
-{
-	memset(o, 0, sizeof *o);
-	strbuf_init(&o->body);
-}
+/* ---- execute ---- */
 
-void sessrun_out_release(struct sessrun_out *o)
+/* The verdict against expected_output, as one-shot grading decides it. */
+static void judge_cell(const struct sess_call *c, struct sess_cell *cell)
 {
-	cJSON_Delete(o->response);
-	strbuf_release(&o->body);
-	memset(o, 0, sizeof *o);
-}
-
-cJSON *sessrun_error(int status, const char *code, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "http", status);
-	cJSON *e = cJSON_AddObjectToObject(o, "error");
-	cJSON_AddStringToObject(e, "code", code);
-	cJSON_AddStringToObject(e, "message", msg);
-	return o;
-}
-
-static cJSON *ok_body(cJSON *body)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "http", 200);
-	cJSON_AddItemToObject(o, "body", body);
-	return o;
-}
-
-static const char *str(const cJSON *o, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static long num(const cJSON *o, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-	return cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
-}
-
-/* The cell's status as the API names it. */
-static const char *cell_status(const struct cell_result *res, const cJSON *reply)
-{
-	/* stdout cut at its cap is output_limit, as in one-shot runs, also when the
-	 * cell's reply came before the runner's next limit check */
-	if (res->status == RUN_OK && res->out_truncated)
-		return "output_limit";
-	switch (res->status) {
-	case RUN_OK: {
-		const char *st = str(reply, "status");
-		return st && !strcmp(st, "ok") ? "ok" : "error";
-	}
-	case RUN_TIMEOUT:
-		return "timeout";
-	case RUN_MEMORY_LIMIT:
-		return "memory_limit";
-	case RUN_OUTPUT_LIMIT:
-		return "output_limit";
-	case RUN_RUNTIME_ERROR:
-		return "error"; /* the driver itself ended: exit(), a crash */
+	if (!c->exec.expected)
+		return;
+	cell->has_verdict = true;
+	switch (cell->status) {
+	case CELL_OK:
+		break;
+	case CELL_ERROR:
+		cell->verdict = SUB_RUNTIME_ERROR;
+		return;
+	case CELL_TIMEOUT:
+		cell->verdict = SUB_TIMEOUT;
+		return;
+	case CELL_MEMORY_LIMIT:
+		cell->verdict = SUB_MEMORY_LIMIT;
+		return;
+	case CELL_OUTPUT_LIMIT:
+		cell->verdict = SUB_OUTPUT_LIMIT;
+		return;
 	default:
-		return "internal_error";
-	}
-}
-
-/* verdict and feedback against expected_output, as one-shot grading decides. */
-static void add_verdict(cJSON *o, const cJSON *req, const char *status, const struct strbuf *out,
-			const char *language)
-{
-	const char *expected = str(req, "expected_output");
-	if (!expected)
-		return;
-	if (strcmp(status, "ok")) {
-		cJSON_AddStringToObject(o, "verdict",
-					!strcmp(status, "error") ? "runtime_error" : status);
+		cell->verdict = SUB_INTERNAL_ERROR;
 		return;
 	}
-	/* compare as the stored one-shot request would: model.c reads it */
-	cJSON *probe = cJSON_CreateObject();
-	cJSON_AddStringToObject(probe, "language", language);
-	cJSON_AddStringToObject(probe, "source", "-");
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(req, "compare");
-	if (c)
-		cJSON_AddItemToObject(probe, "compare", cJSON_Duplicate(c, 1));
-	struct grade_request gr;
-	char err[256];
-	struct cmp_opts opts;
-	cmp_opts_init(&opts, CMP_LINES);
-	if (model_request_load(probe, &gr, err, sizeof err) == 0 && gr.has_compare)
-		opts = gr.cmp;
-	model_request_release(&gr);
-	cJSON_Delete(probe);
+	struct cmp_opts lines;
+	cmp_opts_init(&lines, CMP_LINES);
 	struct cmp_feedback fb;
 	memset(&fb, 0, sizeof fb);
+	const char *expected = c->exec.expected;
 	enum cmp_outcome oc =
-	    cmp_compare(&opts, expected, strlen(expected), out->buf ? out->buf : "", out->len, &fb);
-	cJSON_AddStringToObject(o, "verdict",
-				oc == CMP_MATCH	   ? "accepted"
-				: oc == CMP_DIFFER ? "wrong_answer"
-						   : "internal_error");
+	    cmp_compare(c->exec.has_compare ? &c->exec.cmp : &lines, expected, strlen(expected),
+			cell->out.buf ? cell->out.buf : "", cell->out.len, &fb);
+	cell->verdict = oc == CMP_MATCH	   ? SUB_ACCEPTED
+			: oc == CMP_DIFFER ? SUB_WRONG_ANSWER
+					   : SUB_INTERNAL_ERROR;
 	if (oc == CMP_MATCH)
 		return;
-	cJSON *f = cJSON_AddObjectToObject(o, "feedback");
-	cJSON_AddNumberToObject(f, "line", (double)fb.line);
-	cJSON_AddNumberToObject(f, "column", (double)fb.column);
-	cJSON_AddStringToObject(f, "expected", fb.expected);
-	cJSON_AddStringToObject(f, "got", fb.got);
-	cJSON_AddStringToObject(f, "message", fb.message);
+	struct grade_feedback *f = &cell->feedback;
+	f->present = f->has_position = f->has_expected = true;
+	f->line = (long)fb.line;
+	f->column = (long)fb.column;
+	snprintf(f->expected, sizeof f->expected, "%s", fb.expected);
+	snprintf(f->got, sizeof f->got, "%s", fb.got);
+	snprintf(f->message, sizeof f->message, "%s", fb.message);
 }
 
-static void add_text(cJSON *o, const char *name, const struct strbuf *sb)
+static void take(struct strbuf *dst, struct strbuf *src)
 {
-	cJSON_AddStringToObject(o, name, sb->buf ? sb->buf : "");
+	strbuf_release(dst);
+	*dst = *src;
+	strbuf_init(src);
 }
 
-static cJSON *exec_body(struct sessrun_env *env, const cJSON *req, struct cell_result *res)
+/* The context id names ("" = the default), or NULL. */
+static struct sessrun_context *context_of(struct sessrun_env *env, const char *id)
 {
-	cJSON *reply = res->reply.len ? cJSON_Parse(res->reply.buf) : NULL;
-	const char *status = cell_status(res, reply);
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "status", status);
-	add_text(o, "stdout", &res->out);
-	add_text(o, "stderr", &res->err);
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(reply, "result");
-	const cJSON *e = cJSON_GetObjectItemCaseSensitive(reply, "error");
-	cJSON_AddItemToObject(o, "result",
-			      cJSON_IsString(r) ? cJSON_Duplicate(r, 1) : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "error",
-			      cJSON_IsObject(e) ? cJSON_Duplicate(e, 1) : cJSON_CreateNull());
-	cJSON_AddNumberToObject(o, "execution_count", (double)env->execution_count);
-	cJSON_AddNumberToObject(o, "time_ms", (double)res->cpu_ms);
-	cJSON_AddNumberToObject(o, "wall_ms", (double)res->wall_ms);
-	cJSON_AddNumberToObject(o, "memory_kb", (double)res->memory_kb);
-	/* the whole sandbox's host memory now (driver, and gVisor's sentry and gofer) */
-	cJSON_AddNumberToObject(o, "session_memory_kb", (double)session_memory_kb(env->s));
-	cJSON_AddBoolToObject(o, "stdout_truncated", res->out_truncated);
-	cJSON_AddBoolToObject(o, "stderr_truncated", res->err_truncated);
-	cJSON_AddBoolToObject(o, "restarted", res->restarted);
-	if (res->restarted)
-		cJSON_AddStringToObject(o, "message",
-					"the session's process was started again: variables, "
-					"imports and definitions are lost (files and installed "
-					"packages are kept)");
-	else if (res->message[0])
-		cJSON_AddStringToObject(o, "message", res->message);
-	add_verdict(o, req, status, &res->out, env->lang->name);
-	cJSON_Delete(reply);
-	return o;
+	if (!*id)
+		id = SESS_DEFAULT_CONTEXT;
+	for (int i = 0; i < SESS_MAX_CONTEXTS; i++)
+		if (env->contexts[i].id[0] && !strcmp(env->contexts[i].id, id))
+			return &env->contexts[i];
+	return NULL;
 }
 
-static void run_execute(struct sessrun_env *env, const cJSON *req, struct sessrun_out *out)
+static void run_execute(struct sessrun_env *env, const struct sess_call *c, struct sess_reply *out)
 {
-	const char *code = str(req, "code"), *in = str(req, "stdin");
-	long timeout = num(req, "timeout_ms");
+	struct sessrun_context *ctx = context_of(env, c->context);
+	if (!ctx) {
+		sess_reply_fail(out, SERR_NO_CONTEXT, "no context '%s' in the session", c->context);
+		return;
+	}
+	const char *code = c->exec.code ? c->exec.code : "", *in = c->exec.stdin_data;
 	struct cell_spec cell = {
-	    .code = code ? code : "",
-	    .code_len = code ? strlen(code) : 0,
+	    .context = ctx->rctx,
+	    .code = code,
+	    .code_len = strlen(code),
 	    .stdin_data = in,
 	    .stdin_len = in ? strlen(in) : 0,
-	    /* timeout_ms bounds the cell's wall time, and its CPU within the session's */
-	    .cpu_ms = timeout && timeout < env->limits.cpu_ms ? timeout : 0,
-	    .wall_ms = timeout,
 	    .on_output = env->on_output,
 	    .arg = env->output_arg,
 	};
+	limits_cell(&env->limits, c->exec.timeout_ms, &cell.cpu_ms, &cell.wall_ms);
 	struct cell_result res;
 	cell_result_init(&res);
 	session_exec(env->s, &cell, &res);
 	env->execution_count++;
 	out->cells = 1;
 	out->restarted = res.restarted;
-	out->response = ok_body(exec_body(env, req, &res));
+	struct sess_cell *r = &out->cell;
+	r->status = res.status;
+	take(&r->out, &res.out);
+	take(&r->err, &res.err);
+	r->out_truncated = res.out_truncated;
+	r->err_truncated = res.err_truncated;
+	r->result = res.result;
+	r->has_error = res.has_error;
+	r->error_name = res.error_name;
+	r->error_value = res.error_value;
+	r->error_traceback = res.error_traceback;
+	res.result = res.error_name = res.error_value = res.error_traceback = NULL;
+	r->execution_count = env->execution_count;
+	r->time_ms = res.cpu_ms;
+	r->wall_ms = res.wall_ms;
+	r->memory_kb = res.memory_kb;
+	/* the whole sandbox's host memory now (driver, and gVisor's sentry and gofer) */
+	r->session_memory_kb = session_memory_kb(env->s);
+	r->restarted = res.restarted;
+	if (res.restarted)
+		snprintf(r->message, sizeof r->message,
+			 "the session's process was started again: variables, imports and "
+			 "definitions are lost (files and installed packages are kept)");
+	else
+		snprintf(r->message, sizeof r->message, "%s", res.message);
+	judge_cell(c, r);
 	cell_result_release(&res);
 }
 
-static void run_install(struct sessrun_env *env, const cJSON *req, struct sessrun_out *out)
+/* ---- install ---- */
+
+static void run_install(struct sessrun_env *env, const struct sess_call *c, struct sess_reply *out)
 {
-	const char *mgr = str(req, "manager");
-	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(req, "packages");
-	int n = cJSON_GetArraySize(pk);
-	const char **names = xcalloc((size_t)n + 1, sizeof *names);
-	for (int i = 0; i < n; i++)
-		names[i] = cJSON_GetArrayItem(pk, i)->valuestring;
 	struct install_result res;
 	install_result_init(&res);
-	if (install_packages(env->sb, env->install, mgr ? mgr : "", names, &res) < 0) {
-		out->response = sessrun_error(422, "install_failed", "%s", res.message);
+	if (install_packages(env->sb, env->install, c->install.manager,
+			     (const char *const *)c->install.packages, &res) < 0) {
+		sess_reply_fail(out, SERR_INSTALL_FAILED, "%s", res.message);
 	} else {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "status", res.ok ? "ok" : "error");
-		cJSON_AddItemToObject(o, "packages", cJSON_Duplicate(pk, 1));
-		add_text(o, "output", &res.output);
-		cJSON_AddNumberToObject(o, "time_ms", (double)res.time_ms);
-		if (!res.ok && res.message[0])
-			cJSON_AddStringToObject(o, "message", res.message);
-		out->response = ok_body(o);
+		out->install.ok = res.ok;
+		out->install.packages =
+		    sesscall_strv_copy((const char *const *)c->install.packages);
+		take(&out->install.output, &res.output);
+		out->install.time_ms = res.time_ms;
+		if (!res.ok)
+			snprintf(out->install.message, sizeof out->install.message, "%s",
+				 res.message);
 	}
 	install_result_release(&res);
-	free(names);
 }
 
-/* A file call's -errno as the API's error. */
-static cJSON *file_error(int rc, const char *path)
+/* ---- files ---- */
+
+/* A file call's -errno as the session's error. */
+static void file_error(struct sess_reply *out, int rc, const char *path)
 {
 	switch (-rc) {
 	case ENOENT:
-		return sessrun_error(404, "not_found", "no file '%.200s' in the session", path);
+		sess_reply_fail(out, SERR_NOT_FOUND, "no file '%.200s' in the session", path);
+		break;
 	case ELOOP:
-		return sessrun_error(400, "bad_path",
-				     "'%.200s' goes through a symlink, which is never followed",
-				     path);
+		sess_reply_fail(out, SERR_BAD_PATH,
+				"'%.200s' goes through a symlink, which is never followed", path);
+		break;
 	case EISDIR:
-		return sessrun_error(409, "is_a_directory", "'%.200s' is a folder", path);
+		sess_reply_fail(out, SERR_IS_A_DIRECTORY, "'%.200s' is a folder", path);
+		break;
 	case ENOTDIR:
-		return sessrun_error(409, "not_a_directory", "a part of '%.200s' is not a folder",
-				     path);
+		sess_reply_fail(out, SERR_NOT_A_DIRECTORY, "a part of '%.200s' is not a folder",
+				path);
+		break;
 	case EFBIG:
-		return sessrun_error(413, "too_large", "'%.200s' is too large", path);
+		sess_reply_fail(out, SERR_TOO_LARGE, "'%.200s' is too large", path);
+		break;
 	case ENOSPC:
 	case EDQUOT:
-		return sessrun_error(413, "disk_full", "the session folder is full");
+		sess_reply_fail(out, SERR_DISK_FULL, "the session folder is full");
+		break;
 	case EINVAL:
-		return sessrun_error(400, "bad_path", "'%.200s' is not a path in the session",
-				     path);
+		sess_reply_fail(out, SERR_BAD_PATH, "'%.200s' is not a path in the session", path);
+		break;
 	default:
-		return sessrun_error(500, "internal_error", "file call on '%.200s': %s", path,
-				     strerror(-rc));
+		sess_reply_fail(out, SERR_INTERNAL, "file call on '%.200s': %s", path,
+				strerror(-rc));
 	}
 }
 
-static const char *dirent_type(char t)
+static void run_file(struct sessrun_env *env, const struct sess_call *c, struct sess_reply *out)
 {
-	return t == 'f' ? "file" : t == 'd' ? "dir" : t == 'l' ? "symlink" : "other";
-}
-
-static cJSON *file_list(struct sessrun_env *env, const char *path)
-{
-	struct sandbox_dirent *ents = NULL;
-	size_t n = 0;
-	int rc = sandbox_file_list(env->sb, path, &ents, &n);
-	if (rc < 0)
-		return file_error(rc, path);
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "dir", path);
-	cJSON *arr = cJSON_AddArrayToObject(o, "files");
-	for (size_t i = 0; i < n; i++) {
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "name", ents[i].name);
-		cJSON_AddStringToObject(e, "type", dirent_type(ents[i].type));
-		cJSON_AddNumberToObject(e, "size", (double)ents[i].size);
-		cJSON_AddNumberToObject(e, "mtime", (double)ents[i].mtime);
-		cJSON_AddItemToArray(arr, e);
-	}
-	free(ents);
-	return ok_body(o);
-}
-
-static void run_file(struct sessrun_env *env, const struct sess_call *c, struct sessrun_out *out)
-{
-	const char *path = str(c->request, "path");
-	path = path ? path : "";
+	const char *path = c->path ? c->path : "";
 	int rc = 0;
-	if (!strcmp(c->kind, "file_list")) {
-		out->response = file_list(env, path);
-		return;
-	}
-	if (!strcmp(c->kind, "file_put"))
+	out->file.path = xstrdup(path);
+	switch (c->kind) {
+	case SCALL_FILE_LIST:
+		rc = sandbox_file_list(env->sb, path, &out->file.entries, &out->file.nentries);
+		break;
+	case SCALL_FILE_PUT:
 		rc = sandbox_file_put(env->sb, path, c->body.buf ? c->body.buf : "", c->body.len);
-	else if (!strcmp(c->kind, "file_delete"))
+		out->file.size = (long long)c->body.len;
+		break;
+	case SCALL_FILE_DELETE:
 		rc = sandbox_file_remove(env->sb, path);
-	else
-		rc = sandbox_file_get(env->sb, path, &out->body, FILE_GET_MAX);
+		out->file.deleted = rc == 0;
+		break;
+	default:
+		rc = sandbox_file_get(env->sb, path, &out->file.bytes, FILE_GET_MAX);
+		snprintf(out->file.type, sizeof out->file.type, "%s", sessreq_content_type(path));
+	}
 	if (rc < 0) {
-		out->response = file_error(rc, path);
-		strbuf_reset(&out->body);
-		return;
+		strbuf_reset(&out->file.bytes);
+		file_error(out, rc, path);
 	}
-	if (!strcmp(c->kind, "file_get")) {
-		out->response = cJSON_CreateObject();
-		cJSON_AddNumberToObject(out->response, "http", 200);
-		cJSON_AddBoolToObject(out->response, "raw", true);
-		cJSON_AddStringToObject(out->response, "content_type", sreq_content_type(path));
-		return;
-	}
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "path", path);
-	if (!strcmp(c->kind, "file_put"))
-		cJSON_AddNumberToObject(o, "size", (double)c->body.len);
-	else
-		cJSON_AddBoolToObject(o, "deleted", true);
-	out->response = ok_body(o);
 }
 
-void sessrun_run(struct sessrun_env *env, const struct sess_call *c, struct sessrun_out *out)
+/* ---- contexts ---- */
+
+void sessrun_env_init(struct sessrun_env *env)
 {
-	if (!c->request)
-		out->response = sessrun_error(500, "internal_error", "the call has no request");
-	else if (!strcmp(c->kind, "execute"))
-		run_execute(env, c->request, out);
-	else if (!strcmp(c->kind, "install"))
-		run_install(env, c->request, out);
-	else if (!strncmp(c->kind, "file_", 5))
+	struct sessrun_context *d = &env->contexts[0];
+	snprintf(d->id, sizeof d->id, "%s", SESS_DEFAULT_CONTEXT);
+	d->lang = env->lang;
+	d->cwd = xstrdup("");
+	d->rctx = 0;
+}
+
+void sessrun_env_release(struct sessrun_env *env)
+{
+	for (int i = 0; i < SESS_MAX_CONTEXTS; i++) {
+		free(env->contexts[i].cwd);
+		memset(&env->contexts[i], 0, sizeof env->contexts[i]);
+	}
+}
+
+static void add_context(struct sess_reply *out, const struct sessrun_context *c)
+{
+	sess_reply_add_context(out, c->id, c->lang->name, c->cwd);
+}
+
+/* A new context's id: 16 hex digits, unlike any other of the session. */
+static void new_context_id(struct sessrun_env *env, char out[SESS_ID_MAX])
+{
+	char id[SESS_ID_MAX];
+	do {
+		unsigned char raw[8];
+		if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) {
+			unsigned long long x = (unsigned long long)clock_mono_us();
+			memcpy(raw, &x, sizeof raw);
+		}
+		for (size_t i = 0; i < sizeof raw; i++)
+			snprintf(id + 2 * i, 3, "%02x", raw[i]);
+	} while (context_of(env, id));
+	memcpy(out, id, SESS_ID_MAX);
+}
+
+static void context_create(struct sessrun_env *env, const struct sess_call *c,
+			   struct sess_reply *out)
+{
+	const struct lang *l =
+	    c->ctx.language[0] ? lang_find(env->langs, c->ctx.language) : env->lang;
+	if (!l || !l->session_argv) {
+		sess_reply_fail(out, SERR_BAD_REQUEST, "this worker has no sessions of '%s'",
+				c->ctx.language);
+		return;
+	}
+	struct sessrun_context *slot = NULL;
+	for (int i = 1; i < SESS_MAX_CONTEXTS && !slot; i++)
+		if (!env->contexts[i].id[0])
+			slot = &env->contexts[i];
+	if (!slot) {
+		sess_reply_fail(out, SERR_LIMIT, "the session holds %d contexts, the most it may",
+				SESS_MAX_CONTEXTS);
+		return;
+	}
+	char err[512], *cwd = c->path && *c->path ? xasprintf("/box/%s", c->path) : NULL;
+	struct session_driver d = {.argv = (const char *const *)l->session_argv,
+				   .env = (const char *const *)l->session_env};
+	int rctx;
+	int rc = session_context_start(env->s, &d, cwd, &rctx, err, sizeof err);
+	free(cwd);
+	if (rc < 0) {
+		sess_reply_fail(out, strstr(err, "too many") ? SERR_LIMIT : SERR_BAD_REQUEST,
+				"cannot start a %s context%s%s: %s", l->name,
+				c->path && *c->path ? " in " : "", c->path ? c->path : "", err);
+		return;
+	}
+	new_context_id(env, slot->id);
+	slot->lang = l;
+	slot->cwd = xstrdup(c->path ? c->path : "");
+	slot->rctx = rctx;
+	add_context(out, slot);
+}
+
+static void run_context(struct sessrun_env *env, const struct sess_call *c, struct sess_reply *out)
+{
+	char err[512];
+	if (c->kind == SCALL_CONTEXT_CREATE)
+		return context_create(env, c, out);
+	if (c->kind == SCALL_CONTEXT_LIST) {
+		for (int i = 0; i < SESS_MAX_CONTEXTS; i++)
+			if (env->contexts[i].id[0])
+				add_context(out, &env->contexts[i]);
+		return;
+	}
+	struct sessrun_context *ctx = context_of(env, c->context);
+	if (!ctx) {
+		sess_reply_fail(out, SERR_NO_CONTEXT, "no context '%s' in the session", c->context);
+		return;
+	}
+	if (c->kind == SCALL_CONTEXT_RESTART) {
+		if (session_context_restart(env->s, ctx->rctx, err, sizeof err) < 0) {
+			sess_reply_fail(out, SERR_INTERNAL, "cannot restart context '%s': %s",
+					ctx->id, err);
+			return;
+		}
+		out->restarted = true;
+		add_context(out, ctx);
+		return;
+	}
+	if (ctx == &env->contexts[0]) {
+		sess_reply_fail(out, SERR_BAD_REQUEST,
+				"the default context stays as long as the session (restart it)");
+		return;
+	}
+	session_context_stop(env->s, ctx->rctx);
+	free(ctx->cwd);
+	memset(ctx, 0, sizeof *ctx);
+}
+
+void sessrun_call(struct sessrun_env *env, const struct sess_call *c, struct sess_reply *out)
+{
+	sess_reply_init(out);
+	switch (c->kind) {
+	case SCALL_EXECUTE:
+		run_execute(env, c, out);
+		break;
+	case SCALL_INSTALL:
+		run_install(env, c, out);
+		break;
+	case SCALL_FILE_PUT:
+	case SCALL_FILE_GET:
+	case SCALL_FILE_LIST:
+	case SCALL_FILE_DELETE:
 		run_file(env, c, out);
-	else
-		out->response = sessrun_error(500, "internal_error", "unknown call '%s'", c->kind);
+		break;
+	case SCALL_CONTEXT_CREATE:
+	case SCALL_CONTEXT_LIST:
+	case SCALL_CONTEXT_RESTART:
+	case SCALL_CONTEXT_REMOVE:
+		run_context(env, c, out);
+		break;
+	default:
+		sess_reply_fail(out, SERR_INTERNAL, "the worker cannot run %s calls",
+				scall_kind_name(c->kind));
+	}
 }

@@ -1,17 +1,12 @@
-/* sessrun: runs one routed call (execute, install, files) in a session the worker holds.
- *
- * The answer is the JSON serve relays (sessdb.h's session_calls.response):
- *   {"http": 200, "body": {...}}                       a JSON answer
- *   {"http": 4xx, "error": {"code": ..., "message": ...}}   an error answer
- *   {"http": 200, "raw": true, "content_type": "image/png"} a file's bytes (in out->body)
+/* sessrun: runs one call (sesscall.h) in a session the worker holds, and answers
+ * it typed: a struct sess_reply, or a domain error (enum sess_err), never an
+ * HTTP status.
  */
 #pragma once
-#include <cjson/cJSON.h>
 #include <stdbool.h>
 
-#include "common/strbuf.h"
-#include "judge/service/session/sessdb.h"
-#include "judge/service/session/sessreq.h"
+#include "judge/grading/limits.h"
+#include "judge/service/session/sesscall.h"
 
 struct judge_config;
 struct lang;
@@ -20,14 +15,24 @@ struct sandbox;
 struct session;
 struct install_options;
 
+/* A code context of the session: its id, language and working directory
+ * (relative to the session folder), and the runner's number of it. */
+struct sessrun_context {
+	char id[SESS_ID_MAX]; /* "" = a free slot */
+	const struct lang *lang;
+	char *cwd;
+	int rctx;
+};
+
 /* What a call may use of its session (owned by the session's thread). */
 struct sessrun_env {
 	const struct judge_config *cfg;
 	const struct lang_registry *langs;
-	const struct lang *lang;
+	const struct lang *lang; /* the session's: its default context's */
 	struct sandbox *sb;
 	struct session *s;
-	struct sess_limits limits;
+	struct sessrun_context contexts[SESS_MAX_CONTEXTS]; /* [0]: the default */
+	struct limits_session limits;
 	long execution_count; /* cells run so far; execute adds one */
 	const struct install_options *install;
 	/* Optional: each piece of a cell's output as it is printed (fd 1 or 2). */
@@ -35,18 +40,11 @@ struct sessrun_env {
 	void *output_arg;
 };
 
-struct sessrun_out {
-	cJSON *response; /* owned */
-	struct strbuf body;
-	int cells;	/* 1 when a cell ran */
-	bool restarted; /* the driver was started again: state lost */
-};
-
-void sessrun_out_init(struct sessrun_out *o);
-void sessrun_out_release(struct sessrun_out *o);
-/* Runs call c of kind execute, install, file_put, file_get, file_list or
- * file_delete; always fills out->response. */
-void sessrun_run(struct sessrun_env *env, const struct sess_call *c, struct sessrun_out *out);
-/* {"http": status, "error": {"code", "message"}} (a new object). */
-cJSON *sessrun_error(int status, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Runs call c (execute, install, files, contexts: the serial kinds but close,
+ * which the session's host answers itself) and fills out (initialized here;
+ * the caller releases it). */
+void sessrun_call(struct sessrun_env *env, const struct sess_call *c, struct sess_reply *out);
+/* Sets env's default context (the session's language, runner context 0);
+ * release frees what the contexts hold. */
+void sessrun_env_init(struct sessrun_env *env);
+void sessrun_env_release(struct sessrun_env *env);
