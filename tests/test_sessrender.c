@@ -74,22 +74,26 @@ Test(sessrender, cell_json)
 
 Test(sessrender, done_of_a_streamed_cell)
 {
+	const char *st;
 	char *d = sessrender_cell_done("{\"reply\": {\"status\": \"timeout\", \"stdout\": \"a\", "
-				       "\"result\": null, \"error\": null, \"restarted\": false}}");
+				       "\"result\": null, \"error\": null, \"restarted\": false}}",
+				       &st);
+	cr_assert_str_eq(st, "timeout");
 	cJSON *j = cJSON_Parse(d);
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "status")->valuestring, "timeout");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "stdout")->valuestring, "a");
 	cJSON_Delete(j);
 	free(d);
-	d = sessrender_cell_done(
-	    "{\"error\": {\"code\": \"session_lost\", \"message\": \"gone\"}}");
+	d = sessrender_cell_done("{\"error\": {\"code\": \"session_lost\", \"message\": \"gone\"}}",
+				 &st);
+	cr_assert_null(st);
 	j = cJSON_Parse(d);
 	cr_assert_eq(cJSON_GetObjectItem(j, "http")->valuedouble, 410);
 	cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "error"), "code")->valuestring,
 			 "session_lost");
 	cJSON_Delete(j);
 	free(d);
-	d = sessrender_cell_done(NULL);
+	d = sessrender_cell_done(NULL, &st);
 	cr_assert_str_eq(d, "{}");
 	free(d);
 }

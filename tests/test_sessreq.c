@@ -8,6 +8,7 @@
 #include "judge/service/session/sessreq.h"
 
 #include <signal.h>
+#include <stdio.h>
 
 static struct judge_config cfg;
 static struct lang_registry langs;
@@ -446,4 +447,66 @@ Test(sessreq, process_calls)
 	cr_assert_eq(sessreq_signal("15"), SIGTERM);
 	cr_assert_eq(sessreq_signal("SIGCHLD"), 0);
 	cr_assert_eq(sessreq_signal("11"), 0);
+}
+
+/* The MCP session tools' arguments, as their endpoints take them. */
+Test(sessreq, tools)
+{
+	static const char *const sid = "0d9d6129-0b90-4c99-b0fd-dec24de0c3c1";
+	struct sess_call c;
+	struct req_error e;
+	char id[37];
+	char text[256];
+	snprintf(text, sizeof text,
+		 "{\"session_id\": \"%s\", \"path\": \"a.bin\", \"content\": \"AAEC\", "
+		 "\"encoding\": \"base64\"}",
+		 sid);
+	cJSON *in = cJSON_Parse(text);
+	cr_assert_eq(sessreq_tool(&cfg, &langs, SCALL_FILE_PUT, in, id, &c, &e), 0, "%s",
+		     e.message);
+	cr_assert_str_eq(id, sid);
+	cr_assert_str_eq(c.path, "a.bin");
+	cr_assert(c.body.len == 3 && !memcmp(c.body.buf, "\0\1\2", 3));
+	sess_call_release(&c);
+	cJSON_Delete(in);
+	snprintf(text, sizeof text, "{\"session_id\": \"%s\", \"code\": \"1\", \"timeout_ms\": 9}",
+		 sid);
+	in = cJSON_Parse(text);
+	cr_assert_eq(sessreq_tool(&cfg, &langs, SCALL_EXECUTE, in, id, &c, &e), 0, "%s", e.message);
+	cr_assert(c.kind == SCALL_EXECUTE && c.exec.timeout_ms == 9 && !strcmp(c.exec.code, "1"));
+	sess_call_release(&c);
+	cJSON_Delete(in);
+	static const struct {
+		enum scall_kind kind;
+		const char *args;
+		int status;
+		const char *code;
+	} bad[] = {
+	    {SCALL_CLOSE, "{}", 422, "missing_field"},
+	    {SCALL_CLOSE, "{\"session_id\": \"12345\"}", 404, "not_found"},
+	    {SCALL_FILE_PUT, "{\"session_id\": \"%s\", \"path\": \"x\"}", 422, "missing_field"},
+	    {SCALL_FILE_PUT,
+	     "{\"session_id\": \"%s\", \"path\": \"x\", \"content\": \"a\", "
+	     "\"encoding\": \"hex\"}",
+	     422, "invalid_field"},
+	    {SCALL_FILE_PUT,
+	     "{\"session_id\": \"%s\", \"path\": \"x\", \"content\": \"!!\", "
+	     "\"encoding\": \"base64\"}",
+	     422, "invalid_field"},
+	    {SCALL_FILE_GET, "{\"session_id\": \"%s\"}", 400, "bad_path"},
+	    {SCALL_EXECUTE, "{\"session_id\": \"%s\"}", 422, "missing_field"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		snprintf(text, sizeof text, bad[i].args, sid);
+#pragma GCC diagnostic pop
+		in = cJSON_Parse(text);
+		cr_assert_eq(sessreq_tool(&cfg, &langs, bad[i].kind, in, id, &c, &e), -1, "%s",
+			     text);
+		cr_assert_eq(e.http_status, bad[i].status, "%s: %d", text, e.http_status);
+		cr_assert_str_eq(e.code, bad[i].code, "%s: %s", text, e.code);
+		sess_call_release(&c);
+		cJSON_Delete(in);
+	}
 }

@@ -302,12 +302,9 @@ static long call_wait_ms(struct api *a, const struct sess_call *c, const struct 
 static char *cell_done(void *arg, const char *stored)
 {
 	struct sctx *c = arg;
-	char *data = sessrender_cell_done(stored);
-	cJSON *d = cJSON_Parse(data);
-	const cJSON *st = cJSON_GetObjectItemCaseSensitive(d, "status");
-	metrics_session_cell(c->api->metrics, cJSON_IsString(st) ? st->valuestring : NULL,
-			     (double)(clock_mono_us() - c->t0_us) / 1e6);
-	cJSON_Delete(d);
+	const char *status;
+	char *data = sessrender_cell_done(stored, &status);
+	metrics_session_cell(c->api->metrics, status, (double)(clock_mono_us() - c->t0_us) / 1e6);
 	return data;
 }
 
@@ -673,69 +670,14 @@ void sessions_handle(struct http_request *r, struct api *a, enum route rt, const
 
 /* ---- MCP ---- */
 
-/* The bytes of session_write_file's content (text, or base64). Returns 0 or
- * -1 after answering. */
-static int tool_content(struct http_request *r, const cJSON *body, struct strbuf *out)
-{
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(body, "content");
-	const cJSON *enc = cJSON_GetObjectItemCaseSensitive(body, "encoding");
-	if (!cJSON_IsString(c)) {
-		http_error(r, 422, "missing_field", "content (a string) is required");
-		return -1;
-	}
-	bool b64 = cJSON_IsString(enc) && !strcmp(enc->valuestring, "base64");
-	if (enc && !b64 && !(cJSON_IsString(enc) && !strcmp(enc->valuestring, "utf-8"))) {
-		http_error(r, 422, "invalid_field", "encoding must be \"utf-8\" or \"base64\"");
-		return -1;
-	}
-	if (!b64) {
-		strbuf_addstr(out, c->valuestring);
-		return 0;
-	}
-	if (!base64_decode(out, c->valuestring, strlen(c->valuestring))) {
-		http_error(r, 422, "invalid_field", "content is not valid base64");
-		return -1;
-	}
-	return 0;
-}
-
-static const char *tool_str(const cJSON *body, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(body, name);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 void sessions_tool(struct http_request *r, struct api *a, enum scall_kind kind, const cJSON *body)
 {
-	const char *sid = tool_str(body, "session_id");
 	char id[37];
-	if (!sid) {
-		http_error(r, 422, "missing_field", "session_id is required");
-		return;
+	struct req_error e;
+	struct sess_call c;
+	if (sessreq_tool(a->cfg, &a->langs, kind, body, id, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
 	}
-	if (id_of(r, sid, id) < 0)
-		return;
-	cJSON *rest = cJSON_Duplicate(body, 1);
-	cJSON_DeleteItemFromObjectCaseSensitive(rest, "session_id");
-	const char *path = tool_str(body, "path");
-	struct strbuf content = STRBUF_INIT;
-	switch (kind) {
-	case SCALL_EXECUTE:
-	case SCALL_INSTALL:
-	case SCALL_CLOSE:
-		json_call(r, a, id, kind, rest);
-		break;
-	case SCALL_FILE_LIST:
-		file_call(r, a, id, path ? path : "", kind, NULL, 0, false);
-		break;
-	case SCALL_FILE_PUT:
-		if (tool_content(r, body, &content) == 0)
-			file_call(r, a, id, path ? path : "", kind, content.buf ? content.buf : "",
-				  content.len, false);
-		break;
-	default:
-		file_call(r, a, id, path ? path : "", SCALL_FILE_GET, NULL, 0, true);
-	}
-	strbuf_release(&content);
-	cJSON_Delete(rest);
+	route_call(r, a, id, &c, kind == SCALL_FILE_GET);
 }

@@ -205,11 +205,12 @@ cJSON *sessrender_reply(const struct sess_call *c, const struct sess_reply *r)
 	}
 }
 
-char *sessrender_cell_done(const char *stored)
+char *sessrender_cell_done(const char *stored, const char **status)
 {
 	cJSON *j = stored ? cJSON_Parse(stored) : NULL;
 	struct sess_reply r;
 	char *out;
+	*status = NULL;
 	if (!j) {
 		cJSON_Delete(j);
 		return xstrdup("{}");
@@ -217,16 +218,17 @@ char *sessrender_cell_done(const char *stored)
 	sesscall_reply_load(SCALL_EXECUTE, j, NULL, 0, &r);
 	cJSON *o;
 	if (r.err != SERR_NONE) {
-		int status;
+		int http;
 		const char *code;
-		sessrender_error(r.err, &status, &code);
+		sessrender_error(r.err, &http, &code);
 		o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "http", status);
+		cJSON_AddNumberToObject(o, "http", http);
 		cJSON *e = cJSON_AddObjectToObject(o, "error");
 		add_text(e, "code", code);
 		add_text(e, "message", r.message);
 	} else {
 		o = sessrender_cell(&r.cell);
+		*status = cell_status_name(r.cell.status);
 	}
 	out = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);

@@ -20,8 +20,9 @@ cJSON *sessrender_reply(const struct sess_call *c, const struct sess_reply *r);
 cJSON *sessrender_cell(const struct sess_cell *cell);
 /* The data of a streamed cell's done event from the stored answer (the JSON
  * text session_calls.response holds): the cell's JSON, or {"http", "error":
- * {code, message}} for an error. malloc'd; "{}" when stored is NULL. */
-char *sessrender_cell_done(const char *stored);
+ * {code, message}} for an error. malloc'd; "{}" when stored is NULL. *status:
+ * the cell's status name (static), NULL for an error. */
+char *sessrender_cell_done(const char *stored, const char **status);
 /* The data of a process's done event from the stored end (a process_wait
  * reply, judge/service/session/sessproc.c): the process's JSON. malloc'd;
  * "{}" when stored is NULL or unreadable. */

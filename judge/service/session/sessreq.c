@@ -490,6 +490,68 @@ int sessreq_process(const struct judge_config *cfg, enum scall_kind kind, const 
 	return 0;
 }
 
+/* session_write_file's content: text, or base64. */
+static int tool_content(const cJSON *args, struct strbuf *out, struct req_error *e)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, "content");
+	const cJSON *enc = cJSON_GetObjectItemCaseSensitive(args, "encoding");
+	if (!cJSON_IsString(c))
+		return req_fail(e, 422, "missing_field", "content (a string) is required");
+	bool b64 = cJSON_IsString(enc) && !strcmp(enc->valuestring, "base64");
+	if (enc && !b64 && !(cJSON_IsString(enc) && !strcmp(enc->valuestring, "utf-8")))
+		return req_fail(e, 422, "invalid_field",
+				"encoding must be \"utf-8\" or \"base64\"");
+	if (!b64)
+		strbuf_addstr(out, c->valuestring);
+	else if (!base64_decode(out, c->valuestring, strlen(c->valuestring)))
+		return req_fail(e, 422, "invalid_field", "content is not valid base64");
+	return 0;
+}
+
+int sessreq_tool(const struct judge_config *cfg, const struct lang_registry *langs,
+		 enum scall_kind kind, const cJSON *args, char *id, struct sess_call *out,
+		 struct req_error *e)
+{
+	const cJSON *sid = cJSON_GetObjectItemCaseSensitive(args, "session_id");
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(args, "path");
+	const char *path = cJSON_IsString(p) ? p->valuestring : "";
+	sess_call_init(out, kind);
+	if (!cJSON_IsString(sid))
+		return req_fail(e, 422, "missing_field", "session_id is required");
+	if (!sessreq_id_valid(sid->valuestring))
+		return req_fail(e, 404, "not_found", "no session '%.40s'", sid->valuestring);
+	snprintf(id, 37, "%s", sid->valuestring);
+	int rc = 0;
+	cJSON *rest = cJSON_Duplicate(args, 1);
+	cJSON_DeleteItemFromObjectCaseSensitive(rest, "session_id");
+	struct strbuf content = STRBUF_INIT;
+	switch (kind) {
+	case SCALL_EXECUTE:
+		rc = sessreq_execute(cfg, langs, rest, out, e);
+		break;
+	case SCALL_INSTALL:
+		rc = sessreq_install(rest, out, e);
+		break;
+	case SCALL_CLOSE:
+		break;
+	case SCALL_FILE_PUT:
+		rc = tool_content(args, &content, e);
+		if (rc == 0)
+			rc = sessreq_file(kind, path, content.buf ? content.buf : "", content.len,
+					  out, e);
+		break;
+	case SCALL_FILE_LIST:
+	case SCALL_FILE_GET:
+		rc = sessreq_file(kind, path, NULL, 0, out, e);
+		break;
+	default:
+		rc = req_fail(e, 404, "not_found", "no such tool");
+	}
+	strbuf_release(&content);
+	cJSON_Delete(rest);
+	return rc;
+}
+
 bool sessreq_path(const char *path, bool empty_ok, struct req_error *e)
 {
 	size_t n = strlen(path);

@@ -82,6 +82,16 @@ int sessreq_process(const struct judge_config *cfg, enum scall_kind kind, const 
  * (HUP INT QUIT KILL USR1 USR2 TERM CONT STOP); 0 when none. */
 int sessreq_signal(const char *s);
 
+/* An MCP session tool's arguments (judge/api/mcp.c): session_id (into id, 37
+ * bytes: 422 missing_field when absent, 404 not_found when no session id),
+ * then for kind execute and install the body's other fields as their
+ * endpoints take them; close nothing more; file_list path (default the
+ * folder), file_get path, file_put path and content (text, or base64 with
+ * "encoding": "base64"). 0 with *out, or -1 with e. */
+int sessreq_tool(const struct judge_config *cfg, const struct lang_registry *langs,
+		 enum scall_kind kind, const cJSON *args, char *id, struct sess_call *out,
+		 struct req_error *e);
+
 /* A path of the session folder as the files API takes it (already URL-decoded):
  * relative, parts separated by single '/', no "." or ".." part, no NUL or
  * control character, valid UTF-8, at most 1024 bytes, not empty unless
