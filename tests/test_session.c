@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -480,6 +481,185 @@ static void bad_drivers_fail_clearly(void)
 	session_stop(s);
 }
 
+/* Contexts: drivers of their own in the one sandbox, each with its own state,
+ * restarted and stopped alone. */
+static void contexts_keep_their_own_state(void)
+{
+	ses = start(sb, "python");
+	expect_ok("x = 1", NULL, "");
+	const struct lang *b = lang_find(&langs, "bash"), *py = lang_find(&langs, "python");
+	struct session_driver db = {.argv = (const char *const *)b->session_argv,
+				    .env = (const char *const *)b->session_env};
+	struct session_driver dp = {.argv = (const char *const *)py->session_argv,
+				    .env = (const char *const *)py->session_env};
+	char err[512];
+	int sh, p2;
+	cr_assert_eq(session_context_start(ses, &db, "/tmp", &sh, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(session_context_start(ses, &dp, NULL, &p2, err, sizeof err), 0, "%s", err);
+	cr_assert(sh > 0 && p2 > 0 && sh != p2);
+	struct cell_result r;
+	struct cell_spec c = {.context = p2, .code = "x", .code_len = 1};
+	cell_result_init(&r);
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	cr_assert(r.status == CELL_ERROR && r.has_error && !strcmp(r.error_name, "NameError"),
+		  "a context of its own: %s", r.reply.buf);
+	c = (struct cell_spec){.context = sh, .code = "pwd; Y=3", .code_len = 8};
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	cr_assert_str_eq(r.out.buf, "/tmp\n", "started in its cwd");
+	c = (struct cell_spec){.context = sh, .code = "echo $Y", .code_len = 7};
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	cr_assert_str_eq(r.out.buf, "3\n");
+	expect_ok("x", "1", "");
+	/* a driver that dies restarts in its context alone */
+	c = (struct cell_spec){.context = p2, .code = "import os; os._exit(1)", .code_len = 22};
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	cr_assert(r.status == CELL_ERROR && r.restarted, "%s", r.message);
+	expect_ok("x", "1", "");
+	c = (struct cell_spec){.context = sh, .code = "echo $Y", .code_len = 7};
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	cr_assert_str_eq(r.out.buf, "3\n", "the others keep their state");
+	cr_assert_eq(session_context_restart(ses, sh, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	cr_assert_str_eq(r.out.buf, "\n", "a restarted context starts afresh");
+	cr_assert_eq(session_context_stop(ses, sh), 0);
+	cr_assert_eq(session_exec(ses, &c, &r), -1, "a stopped context takes no cell");
+	cr_assert_eq(session_context_stop(ses, 0), -1, "the default context stays");
+	cell_result_release(&r);
+	expect_ok("x", "1", "");
+}
+
+/* What a process's callbacks saw (from the session's reader thread). */
+struct plog {
+	pthread_mutex_t lock;
+	struct strbuf out, err;
+	int starts, exits;
+	struct session_proc_info end;
+};
+
+static void plog_start(void *arg, const struct session_proc_info *info)
+{
+	struct plog *l = arg;
+	(void)info;
+	pthread_mutex_lock(&l->lock);
+	l->starts++;
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void plog_output(void *arg, long pid, int fd, const char *data, size_t len)
+{
+	struct plog *l = arg;
+	(void)pid;
+	pthread_mutex_lock(&l->lock);
+	strbuf_add(fd == 1 ? &l->out : &l->err, data, len);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void plog_exit(void *arg, const struct session_proc_info *info)
+{
+	struct plog *l = arg;
+	pthread_mutex_lock(&l->lock);
+	l->exits++;
+	l->end.exited = info->exited;
+	l->end.exit_code = info->exit_code;
+	l->end.signal = info->signal;
+	snprintf(l->end.message, sizeof l->end.message, "%s", info->message);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static long proc_start(const char *const *argv, bool with_stdin, long timeout_ms, long output,
+		       struct plog *l)
+{
+	const char *const env[] = {"PATH=/usr/bin:/bin", NULL};
+	struct session_proc_spec spec = {.argv = argv,
+					 .env = env,
+					 .stdin_open = with_stdin,
+					 .timeout_ms = timeout_ms,
+					 .output_bytes = output,
+					 .on_start = plog_start,
+					 .on_output = plog_output,
+					 .on_exit = plog_exit,
+					 .arg = l};
+	long pid = 0;
+	char err[512];
+	cr_assert_eq(session_proc_start(ses, &spec, &pid, err, sizeof err), 0, "%s", err);
+	return pid;
+}
+
+/* Processes: commands in the session's sandbox, their output streamed, stdin
+ * fed and closed, signalled, waited for, killed at their lifetime. */
+static void processes_in_the_session(void)
+{
+	ses = start(sb, "python");
+	struct plog l = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	strbuf_init(&l.out), strbuf_init(&l.err);
+	const char *const sh[] = {"sh", "-c", "echo out; echo err >&2; read a; echo got $a; exit 5",
+				  NULL};
+	long pid = proc_start(sh, true, 0, 1 << 20, &l);
+	cr_assert_eq(session_proc_input(ses, pid, "line\n", 5), 0);
+	cr_assert_eq(session_proc_close_stdin(ses, pid), 0);
+	cr_assert_eq(session_proc_input(ses, pid, "more", 4), -EPIPE, "stdin closed");
+	struct session_proc_info info;
+	cr_assert_eq(session_proc_get(ses, pid, 20000, &info), 0);
+	cr_assert(!info.running && info.exited && info.exit_code == 5);
+	session_proc_info_release(&info);
+	pthread_mutex_lock(&l.lock);
+	cr_assert_str_eq(l.out.buf, "out\ngot line\n");
+	cr_assert_str_eq(l.err.buf, "err\n");
+	cr_assert(l.starts == 1 && l.exits == 1);
+	pthread_mutex_unlock(&l.lock);
+	cr_assert_eq(session_proc_input(ses, pid, "x", 1), -ESRCH, "ended");
+	cr_assert_eq(session_proc_signal(ses, 9999, SIGTERM), -ESRCH);
+	/* a signal to its group; a lifetime */
+	const char *const sleeper[] = {"sleep", "30", NULL};
+	long s1 = proc_start(sleeper, false, 0, 1 << 20, &l);
+	long s2 = proc_start(sleeper, false, 300, 1 << 20, &l);
+	cr_assert_eq(session_proc_input(ses, s1, "x", 1), -EPIPE, "no stdin");
+	/* the session's cells see its processes: one sandbox */
+	expect_ok("import os\nany(b'sleep' in open(f'/proc/{p}/cmdline', 'rb').read() for p in "
+		  "os.listdir('/proc') if p.isdigit())",
+		  "True", "");
+	cr_assert_eq(session_proc_signal(ses, s1, SIGTERM), 0);
+	cr_assert_eq(session_proc_get(ses, s1, 20000, &info), 0);
+	cr_assert(!info.running && !info.exited && info.signal == SIGTERM);
+	session_proc_info_release(&info);
+	cr_assert_eq(session_proc_get(ses, s2, 20000, &info), 0);
+	cr_assert(!info.running && info.signal == SIGKILL && info.timed_out, "its lifetime");
+	session_proc_info_release(&info);
+	/* output past its cap is dropped, the process goes on */
+	const char *const yes[] = {"yes", NULL};
+	long y = proc_start(yes, false, 0, 1000, &l);
+	cr_assert_eq(session_proc_get(ses, y, 300, &info), 0);
+	cr_assert(info.running && info.truncated, "truncated, still running");
+	session_proc_info_release(&info);
+	cr_assert_eq(session_proc_signal(ses, y, SIGKILL), 0);
+	cr_assert_eq(session_proc_get(ses, y, 20000, &info), 0);
+	cr_assert(!info.running);
+	session_proc_info_release(&info);
+	const char *const nope[] = {"no-such-program", NULL};
+	const char *const env[] = {"PATH=/usr/bin:/bin", NULL};
+	struct session_proc_spec bad = {.argv = nope, .env = env, .output_bytes = 10};
+	char err[512];
+	long p;
+	cr_assert_eq(session_proc_start(ses, &bad, &p, err, sizeof err), -1);
+	cr_assert(strstr(err, "no-such-program"), "%s", err);
+	struct session_proc_info *all;
+	size_t n;
+	session_proc_list(ses, &all, &n);
+	cr_assert_eq(n, 4, "the four that started");
+	cr_assert(all[0].pid == pid && all[3].pid == y, "by pid");
+	for (size_t i = 0; i < n; i++)
+		session_proc_info_release(&all[i]);
+	free(all);
+	/* the session's end ends what still runs, and says so */
+	proc_start(sleeper, false, 0, 1 << 20, &l);
+	session_stop(ses);
+	ses = NULL;
+	pthread_mutex_lock(&l.lock);
+	cr_assert(l.end.signal == SIGKILL && strstr(l.end.message, "session"), "%s", l.end.message);
+	pthread_mutex_unlock(&l.lock);
+	strbuf_release(&l.out), strbuf_release(&l.err);
+}
+
 TestSuite(session_native, .init = setup_native, .fini = teardown, .timeout = 120);
 TestSuite(session_gvisor, .init = setup_gvisor, .fini = teardown, .timeout = 180);
 
@@ -506,6 +686,8 @@ BOTH(py_finds_new_packages)
 BOTH(py_big_stdin)
 BOTH(split_token_and_lookalikes)
 BOTH(bad_drivers_fail_clearly)
+BOTH(contexts_keep_their_own_state)
+BOTH(processes_in_the_session)
 
 /* The start pool: a session started ahead of need is handed over at once, in
  * the caller's workspace, and serves that session only. */
