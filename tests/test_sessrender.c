@@ -28,6 +28,9 @@ Test(sessrender, errors_as_http)
 	    {SERR_NO_CONTEXT, 404, "not_found"},
 	    {SERR_NO_PROCESS, 404, "not_found"},
 	    {SERR_BAD_REQUEST, 422, "invalid_field"},
+	    {SERR_CONFLICT, 409, "conflict"},
+	    {SERR_FORBIDDEN, 403, "forbidden"},
+	    {SERR_LIMIT, 429, "too_many"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		int status;

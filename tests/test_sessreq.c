@@ -28,7 +28,7 @@ static void teardown(void)
 
 TestSuite(sessreq, .init = setup, .fini = teardown);
 
-/* Parses text and runs sreq_create on it; returns its result, e the error. */
+/* Parses text and runs sessreq_create on it; returns its result, e the error. */
 static int create(const char *text, struct sessreq_create *out, struct req_error *e)
 {
 	cJSON *in = cJSON_Parse(text);
@@ -233,6 +233,32 @@ Test(sessreq, content_types_and_ids)
 	cr_assert_not(sessreq_id_valid("0d9d6129-0b90-4c99-b0fd-dec24de0c3c"));
 	cr_assert_not(sessreq_id_valid("0d9d6129x0b90-4c99-b0fd-dec24de0c3c1"));
 	cr_assert_not(sessreq_id_valid("1"));
+}
+
+/* a file that a browser could run as a page is downloaded, never shown inline */
+Test(sessreq, dispositions)
+{
+	static const char *const shown[] = {"a.png", "b.JPG", "c.gif",	"d.webp",
+					    "e.txt", "f.csv", "g.json", "dir/h.log"};
+	static const char *const saved[] = {"a.html", "b.svg", "c.xml",	 "d.pdf", "e.js",
+					    "f.md",   "noext", "g.HTML", "h.zip"};
+	for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		sessreq_disposition(shown[i], &sb);
+		cr_expect_str_eq(sb.buf, "inline", "%s", shown[i]);
+		strbuf_release(&sb);
+	}
+	for (size_t i = 0; i < sizeof saved / sizeof saved[0]; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		sessreq_disposition(saved[i], &sb);
+		cr_expect(!strncmp(sb.buf, "attachment; filename*=UTF-8''", 29), "%s: %s", saved[i],
+			  sb.buf);
+		strbuf_release(&sb);
+	}
+	struct strbuf sb = STRBUF_INIT;
+	sessreq_disposition("/v1/sessions/x/files/out dir/r\"\xc3\xa9;.html", &sb);
+	cr_expect_str_eq(sb.buf, "attachment; filename*=UTF-8''r%22%C3%A9%3B.html");
+	strbuf_release(&sb);
 }
 
 Test(sessreq, limits_json_round_trip)

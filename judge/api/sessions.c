@@ -30,6 +30,10 @@
 /* How long a create waits for a worker to start the sandbox. */
 #define CREATE_WAIT_MS 30000
 
+/* The policy of a served session file: an opaque origin, no script, no
+ * loads of anything. */
+#define SESSION_FILE_CSP "sandbox; default-src 'none'"
+
 /* A parked request's state (r->ctx). */
 struct sctx {
 	struct api *api;
@@ -233,9 +237,22 @@ static void answer(struct sctx *c, const struct sess_reply *rep)
 	} else if (call->kind == SCALL_FILE_GET && c->file_json) {
 		file_as_json(r, rep);
 	} else if (call->kind == SCALL_FILE_GET) {
-		const char *hdr[] = {"X-Content-Type-Options", "nosniff", NULL};
+		/* a file a cell wrote, served from the origin of the playground
+		 * and the dashboard: never as a page of that origin (a sandbox
+		 * policy gives it an origin of its own and no script), and
+		 * downloaded unless its type is inert (docs/security.md) */
+		struct strbuf disp = STRBUF_INIT;
+		sessreq_disposition(call->path ? call->path : "", &disp);
+		const char *hdr[] = {"X-Content-Type-Options",
+				     "nosniff",
+				     "Content-Security-Policy",
+				     SESSION_FILE_CSP,
+				     "Content-Disposition",
+				     disp.buf,
+				     NULL};
 		http_respond(r, 200, rep->file.type, rep->file.bytes.buf ? rep->file.bytes.buf : "",
 			     rep->file.bytes.len, hdr);
+		strbuf_release(&disp);
 	} else {
 		cJSON *o = sessrender_reply(call, rep);
 		http_respond_json(r, sessrender_status(call->kind), o);

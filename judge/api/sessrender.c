@@ -24,6 +24,8 @@ void sessrender_error(enum sess_err e, int *status, const char **code)
 	    [SERR_INSTALL_FAILED] = {422, "install_failed"},
 	    [SERR_NO_CONTEXT] = {404, "not_found"},
 	    [SERR_NO_PROCESS] = {404, "not_found"},
+	    [SERR_CONFLICT] = {409, "conflict"},
+	    [SERR_FORBIDDEN] = {403, "forbidden"},
 	    [SERR_LIMIT] = {429, "too_many"},
 	    [SERR_SESSION_CLOSED] = {410, "session_closed"},
 	    [SERR_SESSION_LOST] = {410, "session_lost"},

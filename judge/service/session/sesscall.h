@@ -85,6 +85,8 @@ enum sess_err {
 	SERR_INSTALL_FAILED,  /* an install that could not run at all */
 	SERR_NO_CONTEXT,      /* no context of that id */
 	SERR_NO_PROCESS,      /* no process of that pid */
+	SERR_CONFLICT,	      /* the session's own programs changed the path meanwhile: retry */
+	SERR_FORBIDDEN,	      /* what the session's programs made that a call may not touch */
 	SERR_LIMIT,	      /* the session holds as many contexts or processes as it may */
 	SERR_SESSION_CLOSED,  /* the session ended while the call waited */
 	SERR_SESSION_LOST,    /* its worker stopped answering */

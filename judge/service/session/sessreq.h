@@ -100,5 +100,12 @@ bool sessreq_path(const char *path, bool empty_ok, struct req_error *e);
 /* The Content-Type a file is served with, from its name's extension
  * ("application/octet-stream" when unknown). Static. */
 const char *sessreq_content_type(const char *name);
+/* Whether a file of content_type may be shown inline: a browser runs no
+ * script in it (raster images, plain text, CSV, JSON). */
+bool sessreq_inline_ok(const char *content_type);
+/* Appends the Content-Disposition a session file named name is served
+ * with: "inline" when sessreq_inline_ok of its type, else "attachment" with its
+ * base name (RFC 6266, filename*=UTF-8''percent-encoded). */
+void sessreq_disposition(const char *name, struct strbuf *out);
 /* True when s is a session id: a UUID in lower- or upper-case hex. */
 bool sessreq_id_valid(const char *s);

@@ -192,6 +192,25 @@ static void file_error(struct sess_reply *out, int rc, const char *path)
 	case EINVAL:
 		sess_reply_fail(out, SERR_BAD_PATH, "'%.200s' is not a path in the session", path);
 		break;
+	case ENAMETOOLONG:
+		sess_reply_fail(out, SERR_BAD_PATH, "'%.200s': a name in it is too long", path);
+		break;
+	/* the session's own programs change its folder while the call runs, or
+	 * made something the call may not touch: the caller may try again */
+	case ENOTEMPTY:
+	case EEXIST:
+	case EBUSY:
+	case EAGAIN:
+		sess_reply_fail(out, SERR_CONFLICT,
+				"'%.200s' changed while this call ran (a program of the session "
+				"is writing there); try again",
+				path);
+		break;
+	case EACCES:
+	case EPERM:
+	case ETXTBSY:
+		sess_reply_fail(out, SERR_FORBIDDEN, "'%.200s': %s", path, strerror(-rc));
+		break;
 	default:
 		sess_reply_fail(out, SERR_INTERNAL, "file call on '%.200s': %s", path,
 				strerror(-rc));
