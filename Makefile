@@ -23,7 +23,7 @@ CPPFLAGS += -I. -I/usr/include/postgresql $(PKG_CFLAGS)
 LIBS := $(filter-out -lpq -lmicrohttpd -lcurl -larchive,$(PKG_LIBS)) -lm
 
 # the folder tells the layer (docs/ARCHITECTURE.md): common/ < store/, runner/ < grading/ < service/ < api/, cli/
-SRCS := $(sort $(wildcard common/*.c runner/*.c runner/*/*.c judge/*/*.c))
+SRCS := $(sort $(wildcard common/*.c runner/*.c runner/*/*.c judge/*/*.c judge/*/*/*.c))
 # the SQL migrations are built into the binary (judge/store/migrate.h)
 MIGRATIONS := $(sort $(wildcard migrations/*.sql))
 # and so are web/'s OpenAPI document, /docs page, playground and dashboard (judge/api/docs.h)
@@ -42,7 +42,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 STATEDIR ?= /var/lib/judge
 
 .PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval bench-oneshot format format-check clean fuzz install web FORCE
-all: $(BIN) bin/box_init bin/ns_init
+all: $(BIN) bin/box_init bin/ns_init bin/sessd
 
 # box_init: the first process of every gVisor sandbox (runner/gvisor/gvisor.c); static,
 # since the sandbox root has only what the runtime needs. Not in the runner/*/*.c glob (init/ is one level deeper).
@@ -58,6 +58,13 @@ NS_INIT_FLAGS := $(if $(filter x86_64,$(shell uname -m)),-ffreestanding -nostdli
 bin/ns_init: runner/native/init/ns_init.c runner/native/init/ns_proto.h runner/native/init/clone_run.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 $(WARN) -I. -static $(NS_INIT_FLAGS) -o $@ $<
+
+# sessd: the program of every session's sandbox (runner/session/session.c starts a
+# session's contexts and processes through it); static, so it needs nothing of
+# the sandbox's root. Not in the runner/*/*.c glob (init/ is one level deeper).
+bin/sessd: runner/session/init/sessd.c runner/session/init/sessd_proto.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 $(WARN) -I. -static -o $@ $<
 
 $(BIN): $(OBJS)
 	@mkdir -p $(dir $@)
@@ -104,7 +111,7 @@ $(BUILD)/tests/%: tests/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS) -lcriterion $(LDFLAGS)
 
-tests-build: $(BIN) bin/box_init bin/ns_init $(TEST_BINS)
+tests-build: $(BIN) bin/box_init bin/ns_init bin/sessd $(TEST_BINS)
 
 # Installs missing Debian packages and language runtimes; quick when all is there.
 deps:
@@ -118,7 +125,7 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./$(BIN) up --config judge.ini
 
-# Installs the binary, box_init and ns_init (found beside it), languages/, problems/, a
+# Installs the binary, box_init, ns_init and sessd (found beside it), languages/, problems/, a
 # judge.ini with absolute paths (kept when one is there: the new one goes
 # beside it as judge.ini.new) and the systemd units. Runtimes: `make deps`.
 install: all
@@ -127,6 +134,7 @@ install: all
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/judge
 	install -m 755 bin/box_init $(DESTDIR)$(BINDIR)/box_init
 	install -m 755 bin/ns_init $(DESTDIR)$(BINDIR)/ns_init
+	install -m 755 bin/sessd $(DESTDIR)$(BINDIR)/sessd
 	rm -rf $(DESTDIR)$(DATADIR)/judge/languages $(DESTDIR)$(DATADIR)/judge/problems
 	cp -R languages problems $(DESTDIR)$(DATADIR)/judge/
 	chmod -R u=rwX,go=rX $(DESTDIR)$(DATADIR)/judge
@@ -170,7 +178,7 @@ bench-sessions: deps all
 fuzz:
 	@bash tests/fuzz/run.sh
 
-FORMAT_FILES = $(wildcard common/*.[ch] judge/*/*.[ch] runner/*.[ch] runner/*/*.[ch] runner/*/init/*.[ch] tests/*.c)
+FORMAT_FILES = $(wildcard common/*.[ch] judge/*/*.[ch] judge/*/*/*.[ch] runner/*.[ch] runner/*/*.[ch] runner/*/init/*.[ch] tests/*.c)
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:

@@ -75,6 +75,7 @@ struct sandbox_ops {
 		     char *err, size_t errlen);
 	int (*proc_signal)(struct sandbox_proc *p, int sig);
 	int (*proc_usage)(struct sandbox_proc *p, long long *cpu_us, long *memory_kb);
+	int (*proc_ooms)(struct sandbox_proc *p, long *count);
 	void (*proc_wait)(struct sandbox_proc *p, int64_t deadline_us, struct run_result *res);
 	void (*proc_free)(struct sandbox_proc *p);
 };
@@ -105,8 +106,3 @@ int sandbox_fail(struct run_result *res, const char *fmt, ...)
  * no data then (a reused gVisor sandbox's caches of a closed workspace's box).
  * 0, or -errno when something stays (-ELOOP: nested too deep). */
 int sandbox_box_empty(struct sandbox *sb);
-/* Host path of a backend's helper binary (runner/gvisor/init/box_init.c,
- * runner/native/init/ns_init.c): $env_var when set and executable, else bin/<name> beside or above
- * the running binary (an installed judge has them beside it), else ./bin/<name>. Returns 0, or -1
- * when none is executable (out then names bin/<name>). */
-int sandbox_helper_path(const char *name, const char *env_var, char *out, size_t len);

@@ -746,6 +746,12 @@ int sandbox_proc_usage(struct sandbox_proc *p, long *cpu_ms, long *memory_kb)
 	return rc;
 }
 
+int sandbox_proc_oom_kills(struct sandbox_proc *p, long *count)
+{
+	*count = 0;
+	return backend_ops[p->backend]->proc_ooms(p, count);
+}
+
 int sandbox_proc_wait(struct sandbox_proc *p, long timeout_ms, struct run_result *res)
 {
 	if (p->waited)

@@ -219,6 +219,11 @@ int sandbox_file_remove(struct sandbox *sb, const char *path);
 /* Makes the folder path (and its parents, 0755, owned by the box's uid), never
  * following a link on the way. 0 (also when it exists) or -errno as above. */
 int sandbox_file_mkdir(struct sandbox *sb, const char *path);
+/* Host path of a helper binary of the judge (bin/box_init, bin/sessd ...):
+ * $env_var when set and executable, else bin/<name> beside or above the
+ * running binary (an installed judge has them beside it), else ./bin/<name>.
+ * Returns 0, or -1 when none is executable (out then names bin/<name>). */
+int sandbox_helper_path(const char *name, const char *env_var, char *out, size_t len);
 /* Host path of the box (for binding it elsewhere, never for following links in it). */
 const char *sandbox_box_path(const struct sandbox *sb);
 /* The backend and the box size sb was opened with. */
@@ -284,6 +289,10 @@ int sandbox_proc_signal(struct sandbox_proc *p, int sig);
 /* CPU time (ms) and memory (KiB) the sandbox used so far: its cgroup, so for
  * gVisor the sentry and gofer count too (that is the real cost). 0 or -errno. */
 int sandbox_proc_usage(struct sandbox_proc *p, long *cpu_ms, long *memory_kb);
+/* How many processes of the sandbox the kernel killed for lack of memory so
+ * far (its cgroup's oom_kill count): a session tells a driver killed for
+ * memory from one that ended by itself. 0 with *count, or -errno. */
+int sandbox_proc_oom_kills(struct sandbox_proc *p, long *count);
 /* Waits until the program has ended (every process of it), at most timeout_ms
  * (< 0: until its wall limit), then kills what is left and fills res (status by
  * run_verdict: timeout when killed at the timeout or past cpu_ms/wall_ms, exit

@@ -27,6 +27,11 @@ static const struct limits_policy policy = {
     .max_memory_mb = 2048,
     .max_output_kb = 262144,
     .max_processes = 256,
+    .session_memory_mb = 512,
+    .cell_time_ms = 30000,
+    .session_disk_mb = 256,
+    .max_session_disk_mb = 2048,
+    .install_time_s = 300,
 };
 
 static void assert_complete(const struct run_limits *l)
@@ -313,4 +318,53 @@ Test(limits, sandbox_options_from_judge_ini)
 	cr_assert(strstr(err, "box_root"), "%s", err);
 	free(long_root);
 	config_release(&cfg);
+}
+
+Test(limits, session_defaults_and_caps)
+{
+	struct limits_session s, req = {0};
+	limits_session(&policy, NULL, &s);
+	cr_assert_eq(s.memory_mb, 512);
+	/* the cell's CPU default is capped by the largest a request may ask */
+	cr_assert_eq(s.cpu_ms, policy.max_time_ms);
+	cr_assert_eq(s.wall_ms, limits_wall_ms(s.cpu_ms, policy.wall_factor));
+	cr_assert_eq(s.disk_mb, 256);
+	req.cpu_ms = 500;
+	req.disk_mb = 8;
+	limits_session(&policy, &req, &s);
+	cr_assert(s.cpu_ms == 500 && s.wall_ms == 500 * 3 + 1000 && s.disk_mb == 8);
+	struct limits_policy small = policy;
+	small.max_memory_mb = 128;
+	limits_session(&small, NULL, &s);
+	cr_assert_eq(s.memory_mb, 128, "the default memory never passes the cap");
+	struct limits_session_caps caps;
+	limits_session_caps(&policy, &caps);
+	cr_assert_eq(caps.memory_mb.lo, LIMITS_SESSION_MEMORY_MB_MIN);
+	cr_assert_eq(caps.memory_mb.hi, 2048);
+	cr_assert_eq(caps.wall_ms.hi, limits_wall_ms(policy.max_time_ms, policy.wall_factor));
+	cr_assert_eq(caps.disk_mb.hi, 2048);
+}
+
+Test(limits, session_sandbox_cells_and_installs)
+{
+	struct limits_session s = {
+	    .memory_mb = 300, .cpu_ms = 4000, .wall_ms = 9000, .disk_mb = 64};
+	struct run_limits l;
+	limits_session_sandbox(&policy, NULL, &s, &l);
+	assert_complete(&l);
+	cr_assert(l.memory_kb == 300 * 1024 && l.cpu_ms == 4000 && l.wall_ms == 9000);
+	cr_assert_eq(l.processes, LIMITS_SESSION_PROCESSES_MIN, "pip, pipelines, processes");
+	long cpu, wall;
+	limits_cell(&s, 0, &cpu, &wall);
+	cr_assert(cpu == 0 && wall == 0, "no timeout: the session's");
+	limits_cell(&s, 1000, &cpu, &wall);
+	cr_assert(cpu == 1000 && wall == 1000);
+	limits_cell(&s, 8000, &cpu, &wall);
+	cr_assert(cpu == 0 && wall == 8000, "a timeout never raises the session's CPU");
+	cr_assert_eq(limits_cell_wait_ms(&s, 0), 9000 + LIMITS_SESSION_CALL_SLACK_MS);
+	cr_assert_eq(limits_cell_wait_ms(&s, 500), 500 + LIMITS_SESSION_CALL_SLACK_MS);
+	limits_install(&policy, &l);
+	assert_complete(&l);
+	cr_assert(l.cpu_ms == 300000 && l.wall_ms == 300000);
+	cr_assert_eq(limits_install_wait_ms(&policy), 300000 + LIMITS_SESSION_CALL_SLACK_MS);
 }

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,7 +126,7 @@ static void expect_ok(const char *code, const char *result, const char *out)
 {
 	struct cell_result r;
 	cell(&r, code);
-	cr_assert_eq(r.status, RUN_OK, "%s: %s %s", code, run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_OK, "%s: %s %s", code, cell_status_name(r.status), r.message);
 	char want[256];
 	if (result)
 		snprintf(want, sizeof want, "\"result\": \"%s\"", result);
@@ -133,6 +134,11 @@ static void expect_ok(const char *code, const char *result, const char *out)
 		snprintf(want, sizeof want, "\"result\": null");
 	cr_assert(strstr(r.reply.buf, "\"status\": \"ok\""), "%s: %s", code, r.reply.buf);
 	cr_assert(strstr(r.reply.buf, want), "%s: %s lacks %s", code, r.reply.buf, want);
+	if (result && !strchr(result, '\\'))
+		cr_assert(r.result && !strcmp(r.result, result), "%s: the typed result", code);
+	else if (!result)
+		cr_assert_null(r.result, "%s: no result", code);
+	cr_assert_not(r.has_error);
 	if (out)
 		cr_assert_str_eq(r.out.buf, out, "%s", code);
 	cr_assert(!r.restarted);
@@ -146,7 +152,10 @@ static void py_state_result_and_errors(void)
 	expect_ok("print('hi')\nx + 1", "42", "hi\n");
 	struct cell_result r;
 	cell(&r, "def f():\n    return 1 / 0\n\nf()");
-	cr_assert_eq(r.status, RUN_OK, "the code raised, the cell ran: %s", r.message);
+	cr_assert_eq(r.status, CELL_ERROR, "the code raised: %s", r.message);
+	cr_assert(r.has_error, "%s", r.reply.buf);
+	cr_assert_str_eq(r.error_name, "ZeroDivisionError");
+	cr_assert(strstr(r.error_traceback, "<cell-3>"), "cell file names: %s", r.error_traceback);
 	cr_assert(strstr(r.reply.buf, "\"name\": \"ZeroDivisionError\""), "%s", r.reply.buf);
 	cr_assert(strstr(r.reply.buf, "<cell-3>"), "cell file names: %s", r.reply.buf);
 	cr_assert(strstr(r.reply.buf, "return 1 / 0"), "the source line: %s", r.reply.buf);
@@ -174,7 +183,7 @@ static void py_big_stdin(void)
 	/* generous limits: the sandbox's CPU (gVisor's sentry copying 8 MiB
 	 * through pipes) is not what this tests, and a loaded machine inflates it */
 	cell_in(ses, &r, "import sys\nprint(len(sys.stdin.buffer.read()))", big, 30000, 60000);
-	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_eq(r.status, CELL_OK, "%s", r.message);
 	cr_assert_str_eq(r.out.buf, "8388608\n");
 	cell_result_release(&r);
 	free(big);
@@ -199,7 +208,7 @@ static void split_token_and_lookalikes(void)
 	cr_assert_eq(session_start(sb, &spec, &ses, err, sizeof err), 0, "%s", err);
 	struct cell_result r;
 	cell(&r, "anything");
-	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_eq(r.status, CELL_OK, "%s", r.message);
 	cr_assert_eq(r.out.len, 9, "'%s'", r.out.buf);
 	cr_assert(!memcmp(r.out.buf + 5, "Zout", 4), "'%s'", r.out.buf);
 	cr_assert(strstr(r.reply.buf, "\"result\": \"7\""), "%s", r.reply.buf);
@@ -230,7 +239,7 @@ static void py_streams_output(void)
 	cell_result_init(&r);
 	cr_assert_eq(session_exec(ses, &c, &r), 0);
 	int64_t end = clock_mono_ms();
-	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_eq(r.status, CELL_OK, "%s", r.message);
 	cr_assert_str_eq(r.out.buf, "first\nsecond\n");
 	cr_assert_geq(ch.n, 2);
 	cr_assert_gt(end - ch.first_ms, 1000, "the first chunk came %lld ms before the end",
@@ -244,13 +253,13 @@ static void py_timeouts_keep_state(void)
 	expect_ok("y = 5", NULL, "");
 	struct cell_result r;
 	cell_in(ses, &r, "while True: pass", NULL, 500, 0);
-	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_TIMEOUT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(!r.restarted, "the driver stopped the cell: %s", r.message);
 	cr_assert(strstr(r.reply.buf, "KeyboardInterrupt"), "%s", r.reply.buf);
 	cr_assert_geq(r.cpu_ms, 400);
 	cell_result_release(&r);
 	cell_in(ses, &r, "import time\ntime.sleep(30)", NULL, 0, 800);
-	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_TIMEOUT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(!r.restarted);
 	cr_assert_lt(r.wall_ms, 3000);
 	cell_result_release(&r);
@@ -263,7 +272,7 @@ static void py_memory_and_exit_restart(void)
 	expect_ok("z = 1", NULL, "");
 	struct cell_result r;
 	cell(&r, "b = b'\\x01' * (400 << 20)");
-	cr_assert_eq(r.status, RUN_MEMORY_LIMIT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_MEMORY_LIMIT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(r.restarted);
 	cell_result_release(&r);
 	cell(&r, "z");
@@ -271,7 +280,7 @@ static void py_memory_and_exit_restart(void)
 	cell_result_release(&r);
 	expect_ok("z = 2", NULL, "");
 	cell(&r, "print('bye', flush=True)\nexit(3)");
-	cr_assert_eq(r.status, RUN_RUNTIME_ERROR, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_ERROR, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(r.restarted);
 	cr_assert_str_eq(r.out.buf, "bye\n");
 	cell_result_release(&r);
@@ -287,7 +296,7 @@ static void py_output_flood(void)
 	ses = start(sb, "python");
 	struct cell_result r;
 	cell(&r, "while True: print('x' * 1000)");
-	cr_assert_eq(r.status, RUN_OUTPUT_LIMIT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_OUTPUT_LIMIT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(r.out_truncated);
 	cr_assert_leq(r.out.len, 64 << 10);
 	cell_result_release(&r);
@@ -374,7 +383,7 @@ static void two_sessions_isolated(void)
 		"print(any(b'sleep' in open(f'/proc/{p}/cmdline', 'rb').read() "
 		"for p in os.listdir('/proc') if p.isdigit()))",
 		NULL, 0, 0);
-	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_eq(r.status, CELL_OK, "%s", r.message);
 	cr_assert_str_eq(r.out.buf, "False\nFalse\n", "%s", r.reply.buf);
 	cell_result_release(&r);
 	session_stop(other);
@@ -390,17 +399,19 @@ static void bash_shell_state(void)
 		  "/box/sub\none two three\none\n");
 	struct cell_result r;
 	cell_in(ses, &r, "read a; echo got $a; false", "line\n", 0, 0);
-	cr_assert_eq(r.status, RUN_OK, "%s", r.message);
+	cr_assert_eq(r.status, CELL_ERROR, "%s", r.message);
+	cr_assert(r.has_error && !strcmp(r.error_name, "ExitStatus") &&
+		  !strcmp(r.error_value, "1"));
 	cr_assert_str_eq(r.out.buf, "got line\n");
 	cr_assert(strstr(r.reply.buf, "\"ExitStatus\"") && strstr(r.reply.buf, "\"value\": \"1\""),
 		  "%s", r.reply.buf);
 	cell_result_release(&r);
 	cell_in(ses, &r, "sleep 30", NULL, 0, 700);
-	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_TIMEOUT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(!r.restarted, "%s", r.message);
 	cell_result_release(&r);
 	cell(&r, "exit 4");
-	cr_assert_eq(r.status, RUN_RUNTIME_ERROR);
+	cr_assert_eq(r.status, CELL_ERROR, "the driver ended: the code's error");
 	cr_assert(r.restarted);
 	cell_result_release(&r);
 	expect_ok("pwd; echo \"[$w]\"", NULL, "/box\n[]\n");
@@ -461,13 +472,192 @@ static void bad_drivers_fail_clearly(void)
 	big[n] = 0;
 	t0 = clock_mono_ms();
 	cell_in(s, &r, big, NULL, 0, 500);
-	cr_assert_eq(r.status, RUN_TIMEOUT, "%s %s", run_status_name(r.status), r.message);
+	cr_assert_eq(r.status, CELL_TIMEOUT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(strstr(r.message, "did not read the cell"), "%s", r.message);
 	cr_assert(r.restarted);
 	cr_assert_lt(clock_mono_ms() - t0, 5000);
 	cell_result_release(&r);
 	free(big);
 	session_stop(s);
+}
+
+/* Contexts: drivers of their own in the one sandbox, each with its own state,
+ * restarted and stopped alone. */
+static void contexts_keep_their_own_state(void)
+{
+	ses = start(sb, "python");
+	expect_ok("x = 1", NULL, "");
+	const struct lang *b = lang_find(&langs, "bash"), *py = lang_find(&langs, "python");
+	struct session_driver db = {.argv = (const char *const *)b->session_argv,
+				    .env = (const char *const *)b->session_env};
+	struct session_driver dp = {.argv = (const char *const *)py->session_argv,
+				    .env = (const char *const *)py->session_env};
+	char err[512];
+	int sh, p2;
+	cr_assert_eq(session_context_start(ses, &db, "/tmp", &sh, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(session_context_start(ses, &dp, NULL, &p2, err, sizeof err), 0, "%s", err);
+	cr_assert(sh > 0 && p2 > 0 && sh != p2);
+	struct cell_result r;
+	struct cell_spec c = {.context = p2, .code = "x", .code_len = 1};
+	cell_result_init(&r);
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	cr_assert(r.status == CELL_ERROR && r.has_error && !strcmp(r.error_name, "NameError"),
+		  "a context of its own: %s", r.reply.buf);
+	c = (struct cell_spec){.context = sh, .code = "pwd; Y=3", .code_len = 8};
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	cr_assert_str_eq(r.out.buf, "/tmp\n", "started in its cwd");
+	c = (struct cell_spec){.context = sh, .code = "echo $Y", .code_len = 7};
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	cr_assert_str_eq(r.out.buf, "3\n");
+	expect_ok("x", "1", "");
+	/* a driver that dies restarts in its context alone */
+	c = (struct cell_spec){.context = p2, .code = "import os; os._exit(1)", .code_len = 22};
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	cr_assert(r.status == CELL_ERROR && r.restarted, "%s", r.message);
+	expect_ok("x", "1", "");
+	c = (struct cell_spec){.context = sh, .code = "echo $Y", .code_len = 7};
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	cr_assert_str_eq(r.out.buf, "3\n", "the others keep their state");
+	cr_assert_eq(session_context_restart(ses, sh, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	cr_assert_str_eq(r.out.buf, "\n", "a restarted context starts afresh");
+	cr_assert_eq(session_context_stop(ses, sh), 0);
+	cr_assert_eq(session_exec(ses, &c, &r), -1, "a stopped context takes no cell");
+	cr_assert_eq(session_context_stop(ses, 0), -1, "the default context stays");
+	cell_result_release(&r);
+	expect_ok("x", "1", "");
+}
+
+/* What a process's callbacks saw (from the session's reader thread). */
+struct plog {
+	pthread_mutex_t lock;
+	struct strbuf out, err;
+	int starts, exits;
+	struct session_proc_info end;
+};
+
+static void plog_start(void *arg, const struct session_proc_info *info)
+{
+	struct plog *l = arg;
+	(void)info;
+	pthread_mutex_lock(&l->lock);
+	l->starts++;
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void plog_output(void *arg, long pid, int fd, const char *data, size_t len)
+{
+	struct plog *l = arg;
+	(void)pid;
+	pthread_mutex_lock(&l->lock);
+	strbuf_add(fd == 1 ? &l->out : &l->err, data, len);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void plog_exit(void *arg, const struct session_proc_info *info)
+{
+	struct plog *l = arg;
+	pthread_mutex_lock(&l->lock);
+	l->exits++;
+	l->end.exited = info->exited;
+	l->end.exit_code = info->exit_code;
+	l->end.signal = info->signal;
+	snprintf(l->end.message, sizeof l->end.message, "%s", info->message);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static long proc_start(const char *const *argv, bool with_stdin, long timeout_ms, long output,
+		       struct plog *l)
+{
+	const char *const env[] = {"PATH=/usr/bin:/bin", NULL};
+	struct session_proc_spec spec = {.argv = argv,
+					 .env = env,
+					 .stdin_open = with_stdin,
+					 .timeout_ms = timeout_ms,
+					 .output_bytes = output,
+					 .on_start = plog_start,
+					 .on_output = plog_output,
+					 .on_exit = plog_exit,
+					 .arg = l};
+	long pid = 0;
+	char err[512];
+	cr_assert_eq(session_proc_start(ses, &spec, &pid, err, sizeof err), 0, "%s", err);
+	return pid;
+}
+
+/* Processes: commands in the session's sandbox, their output streamed, stdin
+ * fed and closed, signalled, waited for, killed at their lifetime. */
+static void processes_in_the_session(void)
+{
+	ses = start(sb, "python");
+	struct plog l = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	strbuf_init(&l.out), strbuf_init(&l.err);
+	const char *const sh[] = {"sh", "-c", "echo out; echo err >&2; read a; echo got $a; exit 5",
+				  NULL};
+	long pid = proc_start(sh, true, 0, 1 << 20, &l);
+	cr_assert_eq(session_proc_input(ses, pid, "line\n", 5), 0);
+	cr_assert_eq(session_proc_close_stdin(ses, pid), 0);
+	cr_assert_eq(session_proc_input(ses, pid, "more", 4), -EPIPE, "stdin closed");
+	struct session_proc_info info;
+	cr_assert_eq(session_proc_get(ses, pid, 20000, &info), 0);
+	cr_assert(!info.running && info.exited && info.exit_code == 5);
+	session_proc_info_release(&info);
+	pthread_mutex_lock(&l.lock);
+	cr_assert_str_eq(l.out.buf, "out\ngot line\n");
+	cr_assert_str_eq(l.err.buf, "err\n");
+	cr_assert(l.starts == 1 && l.exits == 1);
+	pthread_mutex_unlock(&l.lock);
+	cr_assert_eq(session_proc_input(ses, pid, "x", 1), -ESRCH, "ended");
+	cr_assert_eq(session_proc_signal(ses, 9999, SIGTERM), -ESRCH);
+	/* a signal to its group; a lifetime */
+	const char *const sleeper[] = {"sleep", "30", NULL};
+	long s1 = proc_start(sleeper, false, 0, 1 << 20, &l);
+	long s2 = proc_start(sleeper, false, 300, 1 << 20, &l);
+	cr_assert_eq(session_proc_input(ses, s1, "x", 1), -EPIPE, "no stdin");
+	/* the session's cells see its processes: one sandbox */
+	expect_ok("import os\nany(b'sleep' in open(f'/proc/{p}/cmdline', 'rb').read() for p in "
+		  "os.listdir('/proc') if p.isdigit())",
+		  "True", "");
+	cr_assert_eq(session_proc_signal(ses, s1, SIGTERM), 0);
+	cr_assert_eq(session_proc_get(ses, s1, 20000, &info), 0);
+	cr_assert(!info.running && !info.exited && info.signal == SIGTERM);
+	session_proc_info_release(&info);
+	cr_assert_eq(session_proc_get(ses, s2, 20000, &info), 0);
+	cr_assert(!info.running && info.signal == SIGKILL && info.timed_out, "its lifetime");
+	session_proc_info_release(&info);
+	/* output past its cap is dropped, the process goes on */
+	const char *const yes[] = {"yes", NULL};
+	long y = proc_start(yes, false, 0, 1000, &l);
+	cr_assert_eq(session_proc_get(ses, y, 300, &info), 0);
+	cr_assert(info.running && info.truncated, "truncated, still running");
+	session_proc_info_release(&info);
+	cr_assert_eq(session_proc_signal(ses, y, SIGKILL), 0);
+	cr_assert_eq(session_proc_get(ses, y, 20000, &info), 0);
+	cr_assert(!info.running);
+	session_proc_info_release(&info);
+	const char *const nope[] = {"no-such-program", NULL};
+	const char *const env[] = {"PATH=/usr/bin:/bin", NULL};
+	struct session_proc_spec bad = {.argv = nope, .env = env, .output_bytes = 10};
+	char err[512];
+	long p;
+	cr_assert_eq(session_proc_start(ses, &bad, &p, err, sizeof err), -1);
+	cr_assert(strstr(err, "no-such-program"), "%s", err);
+	struct session_proc_info *all;
+	size_t n;
+	session_proc_list(ses, &all, &n);
+	cr_assert_eq(n, 4, "the four that started");
+	cr_assert(all[0].pid == pid && all[3].pid == y, "by pid");
+	for (size_t i = 0; i < n; i++)
+		session_proc_info_release(&all[i]);
+	free(all);
+	/* the session's end ends what still runs, and says so */
+	proc_start(sleeper, false, 0, 1 << 20, &l);
+	session_stop(ses);
+	ses = NULL;
+	pthread_mutex_lock(&l.lock);
+	cr_assert(l.end.signal == SIGKILL && strstr(l.end.message, "session"), "%s", l.end.message);
+	pthread_mutex_unlock(&l.lock);
+	strbuf_release(&l.out), strbuf_release(&l.err);
 }
 
 TestSuite(session_native, .init = setup_native, .fini = teardown, .timeout = 120);
@@ -496,6 +686,8 @@ BOTH(py_finds_new_packages)
 BOTH(py_big_stdin)
 BOTH(split_token_and_lookalikes)
 BOTH(bad_drivers_fail_clearly)
+BOTH(contexts_keep_their_own_state)
+BOTH(processes_in_the_session)
 
 /* The start pool: a session started ahead of need is handed over at once, in
  * the caller's workspace, and serves that session only. */

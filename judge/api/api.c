@@ -29,7 +29,7 @@
 #include "judge/service/auth.h"
 #include "judge/service/callback.h"
 #include "judge/service/queue.h"
-#include "judge/service/sesshub.h"
+#include "judge/service/session/sesshub.h"
 #include "judge/service/waiter.h"
 #include "judge/store/db.h"
 
@@ -85,17 +85,17 @@ static void mcp_dispatch(struct http_request *r, const struct mcp_call *call, vo
 	case MCP_SESSION_CREATE:
 		return sessions_create(r, a, call->body);
 	case MCP_SESSION_EXECUTE:
-		return sessions_tool(r, a, "execute", call->body);
+		return sessions_tool(r, a, SCALL_EXECUTE, call->body);
 	case MCP_SESSION_INSTALL:
-		return sessions_tool(r, a, "install", call->body);
+		return sessions_tool(r, a, SCALL_INSTALL, call->body);
 	case MCP_SESSION_WRITE_FILE:
-		return sessions_tool(r, a, "file_put", call->body);
+		return sessions_tool(r, a, SCALL_FILE_PUT, call->body);
 	case MCP_SESSION_READ_FILE:
-		return sessions_tool(r, a, "file_get", call->body);
+		return sessions_tool(r, a, SCALL_FILE_GET, call->body);
 	case MCP_SESSION_LIST_FILES:
-		return sessions_tool(r, a, "file_list", call->body);
+		return sessions_tool(r, a, SCALL_FILE_LIST, call->body);
 	case MCP_SESSION_CLOSE:
-		return sessions_tool(r, a, "close", call->body);
+		return sessions_tool(r, a, SCALL_CLOSE, call->body);
 	default:
 		http_error(r, 404, "not_found", "no such tool");
 	}
@@ -197,8 +197,10 @@ static void on_headers(struct http_request *r, void *arg)
 		return;
 	if (admin_route && !dash_admit(r, a))
 		return;
-	/* Piston's clients send JSON without saying so (text/plain) */
-	if (!strcmp(r->method, "POST") && !is_json(r) && rt != R_PISTON_EXECUTE)
+	/* Piston's clients send JSON without saying so (text/plain); a context's
+	 * restart takes no body */
+	if (!strcmp(r->method, "POST") && !is_json(r) && rt != R_PISTON_EXECUTE &&
+	    rt != R_SESSION_CONTEXT_RESTART)
 		http_error(r, 415, "unsupported_media_type",
 			   "the body must be JSON (Content-Type: application/json)");
 }
@@ -289,6 +291,14 @@ static void on_request(struct http_request *r, void *arg)
 	case R_SESSION_INSTALL:
 	case R_SESSION_FILES:
 	case R_SESSION_FILE:
+	case R_SESSION_CONTEXTS:
+	case R_SESSION_CONTEXT:
+	case R_SESSION_CONTEXT_RESTART:
+	case R_SESSION_PROCESSES:
+	case R_SESSION_PROCESS:
+	case R_SESSION_PROCESS_STDIN:
+	case R_SESSION_PROCESS_SIGNAL:
+	case R_SESSION_PROCESS_EVENTS:
 		return sessions_handle(r, a, rt, id);
 	default:
 		http_error(r, 404, "not_found", "no such endpoint: %.100s", r->url);

@@ -11,7 +11,7 @@
 #include "judge/grading/request.h"
 #include "judge/service/admin.h"
 #include "judge/service/auth.h"
-#include "judge/service/sessdb.h"
+#include "judge/service/session/sessdb.h"
 #include "judge/store/db.h"
 
 bool dash_admit(struct http_request *r, struct api *a)

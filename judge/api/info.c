@@ -18,7 +18,7 @@
 #include "judge/grading/problem.h"
 #include "judge/service/callback.h"
 #include "judge/service/queue.h"
-#include "judge/service/sessdb.h"
+#include "judge/service/session/sessdb.h"
 #include "judge/store/db.h"
 
 /* Probes the languages' versions once; the caller holds a->vlock. */

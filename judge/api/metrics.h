@@ -11,7 +11,7 @@
 #include "common/strbuf.h"
 #include "judge/grading/status.h"
 #include "judge/service/admin.h"
-#include "judge/service/sessdb.h"
+#include "judge/service/session/sessdb.h"
 
 /* The statuses of a session's cell, the "status" label of judge_session_cells_total. */
 #define METRICS_CELL_STATUSES                                                                      \

@@ -5,25 +5,52 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const names[R_COUNT] = {"execute",		"execute_with_expected",
-					   "submissions",	"submissions_batch",
-					   "submission",	"submission_events",
-					   "languages",		"problems",
-					   "problem",		"health",
-					   "metrics",		"mcp",
-					   "piston_runtimes",	"piston_execute",
-					   "judge0_submit",	"judge0_batch",
-					   "judge0_submission", "judge0_languages",
-					   "judge0_language",	"judge0_statuses",
-					   "judge0_about",	"judge0_config_info",
-					   "openapi",		"docs",
-					   "evaluations",	"evaluation",
-					   "evaluation_events", "sessions",
-					   "session",		"session_execute",
-					   "session_install",	"session_files",
-					   "session_file",	"web",
-					   "admin_stats",	"admin_keys",
-					   "admin_key",		"other"};
+static const char *const names[R_COUNT] = {"execute",
+					   "execute_with_expected",
+					   "submissions",
+					   "submissions_batch",
+					   "submission",
+					   "submission_events",
+					   "languages",
+					   "problems",
+					   "problem",
+					   "health",
+					   "metrics",
+					   "mcp",
+					   "piston_runtimes",
+					   "piston_execute",
+					   "judge0_submit",
+					   "judge0_batch",
+					   "judge0_submission",
+					   "judge0_languages",
+					   "judge0_language",
+					   "judge0_statuses",
+					   "judge0_about",
+					   "judge0_config_info",
+					   "openapi",
+					   "docs",
+					   "evaluations",
+					   "evaluation",
+					   "evaluation_events",
+					   "sessions",
+					   "session",
+					   "session_execute",
+					   "session_install",
+					   "session_files",
+					   "session_file",
+					   "session_contexts",
+					   "session_context",
+					   "session_context_restart",
+					   "session_processes",
+					   "session_process",
+					   "session_process_stdin",
+					   "session_process_signal",
+					   "session_process_events",
+					   "web",
+					   "admin_stats",
+					   "admin_keys",
+					   "admin_key",
+					   "other"};
 
 const char *const *route_names(void)
 {
@@ -59,7 +86,20 @@ static bool events_path(const char *s)
 
 #define SESS_PREFIX "/v1/sessions/"
 
-/* /v1/sessions/{id}[/execute | /install | /files[/{path}]], or R_OTHER. */
+/* The route of "/<name>/{x}<tail>" under a session (rest points after the
+ * session id): one segment x, then tail exactly. */
+static bool sub_route(const char *rest, const char *name, const char *tail)
+{
+	size_t n = strlen(name);
+	if (strncmp(rest, name, n) || rest[n] != '/')
+		return false;
+	const char *x = rest + n + 1;
+	size_t len = strcspn(x, "/");
+	return len > 0 && !strcmp(x + len, tail);
+}
+
+/* /v1/sessions/{id}[/execute | /install | /files[/{path}] | /contexts[/{ctx}[/restart]]
+ * | /processes[/{pid}[/stdin | /signal | /events]]], or R_OTHER. */
 static enum route session_route(const char *url, const char **arg)
 {
 	size_t n = sizeof SESS_PREFIX - 1;
@@ -76,13 +116,27 @@ static enum route session_route(const char *url, const char **arg)
 		     {R_SESSION_EXECUTE, "/execute"},
 		     {R_SESSION_INSTALL, "/install"},
 		     {R_SESSION_FILES, "/files"},
-		     {R_SESSION_FILES, "/files/"}};
+		     {R_SESSION_FILES, "/files/"},
+		     {R_SESSION_CONTEXTS, "/contexts"},
+		     {R_SESSION_PROCESSES, "/processes"}};
+	static const struct {
+		enum route rt;
+		const char *name, *tail;
+	} subs[] = {{R_SESSION_CONTEXT, "/contexts", ""},
+		    {R_SESSION_CONTEXT_RESTART, "/contexts", "/restart"},
+		    {R_SESSION_PROCESS, "/processes", ""},
+		    {R_SESSION_PROCESS_STDIN, "/processes", "/stdin"},
+		    {R_SESSION_PROCESS_SIGNAL, "/processes", "/signal"},
+		    {R_SESSION_PROCESS_EVENTS, "/processes", "/events"}};
 	*arg = id;
 	for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++)
 		if (!strcmp(rest, tails[i].tail))
 			return tails[i].rt;
 	if (!strncmp(rest, "/files/", 7))
 		return R_SESSION_FILE;
+	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+		if (sub_route(rest, subs[i].name, subs[i].tail))
+			return subs[i].rt;
 	*arg = NULL;
 	return R_OTHER;
 }
@@ -188,9 +242,18 @@ const char *route_allow(enum route rt)
 		return "GET, HEAD, DELETE";
 	case R_SESSION_EXECUTE:
 	case R_SESSION_INSTALL:
+	case R_SESSION_CONTEXT_RESTART:
+	case R_SESSION_PROCESS_SIGNAL:
 		return "POST";
 	case R_SESSION_FILE:
 		return "GET, HEAD, PUT, DELETE";
+	case R_SESSION_CONTEXTS:
+	case R_SESSION_PROCESSES:
+		return "GET, HEAD, POST";
+	case R_SESSION_CONTEXT:
+		return "DELETE";
+	case R_SESSION_PROCESS_STDIN:
+		return "POST, DELETE";
 	case R_ADMIN_KEY:
 		return "DELETE";
 	default:

@@ -37,12 +37,20 @@ enum route {
 	R_EVAL,	       /* GET /v1/evaluations/{id} */
 	R_EVAL_EVENTS, /* GET /v1/evaluations/{id}/events */
 	/* sessions (sessions.h): arg points at the session id in the path */
-	R_SESSIONS,	   /* GET, POST /v1/sessions */
-	R_SESSION,	   /* GET, DELETE /v1/sessions/{id} */
-	R_SESSION_EXECUTE, /* POST /v1/sessions/{id}/execute */
-	R_SESSION_INSTALL, /* POST /v1/sessions/{id}/install */
-	R_SESSION_FILES,   /* GET /v1/sessions/{id}/files?dir= */
-	R_SESSION_FILE,	   /* GET, PUT, DELETE /v1/sessions/{id}/files/{path} */
+	R_SESSIONS,		   /* GET, POST /v1/sessions */
+	R_SESSION,		   /* GET, DELETE /v1/sessions/{id} */
+	R_SESSION_EXECUTE,	   /* POST /v1/sessions/{id}/execute */
+	R_SESSION_INSTALL,	   /* POST /v1/sessions/{id}/install */
+	R_SESSION_FILES,	   /* GET /v1/sessions/{id}/files?dir= */
+	R_SESSION_FILE,		   /* GET, PUT, DELETE /v1/sessions/{id}/files/{path} */
+	R_SESSION_CONTEXTS,	   /* GET, POST /v1/sessions/{id}/contexts */
+	R_SESSION_CONTEXT,	   /* DELETE /v1/sessions/{id}/contexts/{ctx} */
+	R_SESSION_CONTEXT_RESTART, /* POST /v1/sessions/{id}/contexts/{ctx}/restart */
+	R_SESSION_PROCESSES,	   /* GET, POST /v1/sessions/{id}/processes */
+	R_SESSION_PROCESS,	   /* GET /v1/sessions/{id}/processes/{pid}[?wait_ms=] */
+	R_SESSION_PROCESS_STDIN,   /* POST, DELETE /v1/sessions/{id}/processes/{pid}/stdin */
+	R_SESSION_PROCESS_SIGNAL,  /* POST /v1/sessions/{id}/processes/{pid}/signal */
+	R_SESSION_PROCESS_EVENTS,  /* GET /v1/sessions/{id}/processes/{pid}/events */
 	/* the playground and the dashboard's pages and assets (docs.h) */
 	R_WEB,
 	/* the dashboard's JSON: admin keys only (admin.h) */

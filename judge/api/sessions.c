@@ -16,24 +16,25 @@
 #include "judge/api/http.h"
 #include "judge/api/metrics.h"
 #include "judge/api/render.h"
+#include "judge/api/sessrender.h"
 #include "judge/api/sse.h"
-#include "judge/service/sessdb.h"
-#include "judge/service/sesshub.h"
-#include "judge/service/sessreq.h"
+#include "judge/grading/limits.h"
+#include "judge/service/outstream.h"
+#include "judge/service/session/sessdb.h"
+#include "judge/service/session/sesshub.h"
+#include "judge/service/session/sessproc.h"
+#include "judge/service/session/sessreq.h"
 #include "judge/service/waiter.h"
 #include "judge/store/db.h"
 
 /* How long a create waits for a worker to start the sandbox. */
 #define CREATE_WAIT_MS 30000
-/* Beyond a call's own limit: routing, a driver's restart, storing the answer. */
-#define CALL_SLACK_MS 15000
-#define FILE_CALL_MS  60000
 
-/* A parked request's state (r->ctx). */
 /* The policy of a served session file: an opaque origin, no script, no
  * loads of anything. */
 #define SESSION_FILE_CSP "sandbox; default-src 'none'"
 
+/* A parked request's state (r->ctx). */
 struct sctx {
 	struct api *api;
 	struct http_request *r;
@@ -41,8 +42,8 @@ struct sctx {
 	bool create; /* waiting for the session to start, else for call_id */
 	char id[37];
 	int64_t call_id;
-	char kind[16];
-	bool file_json; /* MCP: a file's bytes as JSON */
+	struct sess_call call; /* what was stored (its answer is rendered with it) */
+	bool file_json;	       /* MCP: a file's bytes as JSON */
 	int64_t t0_us;
 };
 
@@ -52,6 +53,7 @@ static void sctx_free(void *p)
 	if (!c)
 		return;
 	waiter_unregister(sesshub_waiters(c->api->sessions), &c->w);
+	sess_call_release(&c->call);
 	free(c);
 }
 
@@ -86,6 +88,7 @@ static struct sctx *sctx_new(struct http_request *r, struct api *a, const char *
 	c->w.deadline_ms = deadline_ms;
 	c->w.resume = resume_request;
 	c->w.arg = c;
+	sess_call_init(&c->call, SCALL_CLOSE);
 	r->ctx = c;
 	r->ctx_free = sctx_free;
 	return c;
@@ -162,11 +165,11 @@ static void continue_create(struct sctx *c)
 void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 {
 	struct req_error e;
-	struct sreq_create cr;
+	struct sessreq_create cr;
 	char err[256], id[37];
-	if (sreq_create(a->cfg, &a->langs, body, &cr, &e) < 0)
+	if (sessreq_create(a->cfg, &a->langs, body, &cr, &e) < 0)
 		return render_req_error(r, &e);
-	cJSON *lim = sreq_limits_json(&cr.limits);
+	cJSON *lim = sessreq_limits_json(&cr.limits);
 	struct db *db = api_db(a, 5000, err, sizeof err);
 	int rc = db ? sessdb_create(db, key_of(a, r), cr.lang->name, lim, cr.idle_ttl_s,
 				    a->cfg->session_max_lifetime_s, a->cfg->sessions_per_key, id,
@@ -195,43 +198,51 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 
 /* ---- calls ---- */
 
-/* Answers with a worker's stored answer. */
-static void answer(struct sctx *c, const cJSON *resp, const struct strbuf *body)
+/* Answers with a session's error. */
+static void reply_error(struct http_request *r, const struct sess_reply *rep)
+{
+	int status;
+	const char *code;
+	sessrender_error(rep->err, &status, &code);
+	http_error(r, status, code, "%s", rep->message);
+}
+
+/* A file's bytes as MCP's session_read_file shows them: text, or base64. */
+static void file_as_json(struct http_request *r, const struct sess_reply *rep)
+{
+	const struct strbuf *body = &rep->file.bytes;
+	bool text = utf8_valid_text(body->buf ? body->buf : "", body->len);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "content_type", rep->file.type);
+	cJSON_AddNumberToObject(o, "size", (double)body->len);
+	cJSON_AddStringToObject(o, "encoding", text ? "utf-8" : "base64");
+	struct strbuf enc = STRBUF_INIT;
+	if (text)
+		strbuf_add(&enc, body->buf ? body->buf : "", body->len);
+	else
+		base64_encode(&enc, body->buf, body->len);
+	cJSON_AddStringToObject(o, "content", enc.buf ? enc.buf : "");
+	strbuf_release(&enc);
+	http_respond_json(r, 200, o);
+	cJSON_Delete(o);
+}
+
+/* Answers with the worker's typed answer to c->call. */
+static void answer(struct sctx *c, const struct sess_reply *rep)
 {
 	struct http_request *r = c->r;
-	const cJSON *st = cJSON_GetObjectItemCaseSensitive(resp, "http");
-	int status = cJSON_IsNumber(st) ? (int)st->valuedouble : 500;
-	const cJSON *e = cJSON_GetObjectItemCaseSensitive(resp, "error");
-	const cJSON *b = cJSON_GetObjectItemCaseSensitive(resp, "body");
-	const cJSON *ct = cJSON_GetObjectItemCaseSensitive(resp, "content_type");
-	if (cJSON_IsObject(e)) {
-		const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code"),
-			    *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
-		http_error(r, status, cJSON_IsString(code) ? code->valuestring : "internal_error",
-			   "%s", cJSON_IsString(msg) ? msg->valuestring : "");
-	} else if (cJSON_GetObjectItemCaseSensitive(resp, "raw") && c->file_json) {
-		bool text = utf8_valid_text(body->buf ? body->buf : "", body->len);
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "content_type",
-					cJSON_IsString(ct) ? ct->valuestring : "");
-		cJSON_AddNumberToObject(o, "size", (double)body->len);
-		cJSON_AddStringToObject(o, "encoding", text ? "utf-8" : "base64");
-		struct strbuf enc = STRBUF_INIT;
-		if (text)
-			strbuf_add(&enc, body->buf ? body->buf : "", body->len);
-		else
-			base64_encode(&enc, body->buf, body->len);
-		cJSON_AddStringToObject(o, "content", enc.buf ? enc.buf : "");
-		strbuf_release(&enc);
-		http_respond_json(r, 200, o);
-		cJSON_Delete(o);
-	} else if (cJSON_GetObjectItemCaseSensitive(resp, "raw")) {
+	const struct sess_call *call = &c->call;
+	if (rep->err != SERR_NONE) {
+		reply_error(r, rep);
+	} else if (call->kind == SCALL_FILE_GET && c->file_json) {
+		file_as_json(r, rep);
+	} else if (call->kind == SCALL_FILE_GET) {
 		/* a file a cell wrote, served from the origin of the playground
 		 * and the dashboard: never as a page of that origin (a sandbox
 		 * policy gives it an origin of its own and no script), and
 		 * downloaded unless its type is inert (docs/security.md) */
 		struct strbuf disp = STRBUF_INIT;
-		sreq_disposition(r->url, &disp);
+		sessreq_disposition(call->path ? call->path : "", &disp);
 		const char *hdr[] = {"X-Content-Type-Options",
 				     "nosniff",
 				     "Content-Security-Policy",
@@ -239,17 +250,17 @@ static void answer(struct sctx *c, const cJSON *resp, const struct strbuf *body)
 				     "Content-Disposition",
 				     disp.buf,
 				     NULL};
-		http_respond(r, status, cJSON_IsString(ct) ? ct->valuestring : NULL,
-			     body->buf ? body->buf : "", body->len, hdr);
+		http_respond(r, 200, rep->file.type, rep->file.bytes.buf ? rep->file.bytes.buf : "",
+			     rep->file.bytes.len, hdr);
 		strbuf_release(&disp);
 	} else {
-		http_respond_json(r, status, b ? b : resp);
+		cJSON *o = sessrender_reply(call, rep);
+		http_respond_json(r, sessrender_status(call->kind), o);
+		cJSON_Delete(o);
 	}
-	if (!strcmp(c->kind, "execute") && cJSON_IsObject(b)) {
-		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(b, "status");
-		metrics_session_cell(c->api->metrics, cJSON_IsString(cs) ? cs->valuestring : NULL,
+	if (call->kind == SCALL_EXECUTE && rep->err == SERR_NONE)
+		metrics_session_cell(c->api->metrics, cell_status_name(rep->cell.status),
 				     (double)(clock_mono_us() - c->t0_us) / 1e6);
-	}
 }
 
 static void continue_call(struct sctx *c)
@@ -259,13 +270,11 @@ static void continue_call(struct sctx *c)
 	char err[256];
 	for (;;) {
 		waiter_register(sesshub_waiters(a->sessions), &c->w);
-		cJSON *resp = NULL;
-		struct strbuf body = STRBUF_INIT;
+		struct sess_reply rep;
 		struct db *db = api_db(a, 5000, err, sizeof err);
-		bool raw = !strcmp(c->kind, "file_get");
-		int rc =
-		    db ? sessdb_call_get(db, c->call_id, &resp, raw ? &body : NULL, err, sizeof err)
-		       : -1;
+		int rc = db ? sessdb_call_get(db, c->call_id, c->call.kind,
+					      c->call.kind == SCALL_FILE_GET, &rep, err, sizeof err)
+			    : -1;
 		if (db)
 			db_pool_put(a->pool, db);
 		bool over = clock_mono_ms() >= c->w.deadline_ms || http_stopping(r);
@@ -283,42 +292,41 @@ static void continue_call(struct sctx *c)
 			    "the session's worker did not answer in time; the call may still "
 			    "run, and the session takes calls again after it");
 		else
-			answer(c, resp, &body);
-		cJSON_Delete(resp);
-		strbuf_release(&body);
+			answer(c, &rep);
+		if (rc == 1)
+			sess_reply_release(&rep);
 		return;
 	}
 }
 
-/* How long serve waits for a call's answer, from the session's limits. */
-static long call_wait_ms(struct api *a, const char *kind, const cJSON *req,
-			 const struct sess_row *row)
+/* How long serve waits for call c's answer, from the session's limits. */
+static long call_wait_ms(struct api *a, const struct sess_call *c, const struct sess_row *row)
 {
-	if (!strcmp(kind, "install"))
-		return a->cfg->install_time_limit_s * 1000 + CALL_SLACK_MS;
-	if (strcmp(kind, "execute"))
-		return FILE_CALL_MS;
-	struct sess_limits l = {0};
-	sreq_limits_load(row->limits, &l);
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(req, "timeout_ms");
-	long wall = cJSON_IsNumber(t) ? (long)t->valuedouble : l.wall_ms;
-	return (wall > 0 ? wall : 60000) + CALL_SLACK_MS;
+	struct limits_policy p;
+	limits_policy_from_config(a->cfg, &p);
+	if (c->kind == SCALL_INSTALL)
+		return limits_install_wait_ms(&p);
+	if (c->kind == SCALL_PROCESS_WAIT)
+		return c->proc.timeout_ms + LIMITS_SESSION_CALL_SLACK_MS;
+	if (c->kind != SCALL_EXECUTE)
+		return LIMITS_SESSION_CALL_MS;
+	struct limits_session l = {0};
+	sessreq_limits_load(row->limits, &l);
+	return limits_cell_wait_ms(&l, c->exec.timeout_ms);
 }
 
-/* SSE's done hook: counts the streamed cell in the metrics (the stored data is sent). */
+/* SSE's done hook: the cell's JSON from the stored answer, counted in the metrics. */
 static char *cell_done(void *arg, const char *stored)
 {
 	struct sctx *c = arg;
-	cJSON *d = stored ? cJSON_Parse(stored) : NULL;
-	const cJSON *st = cJSON_GetObjectItemCaseSensitive(d, "status");
-	metrics_session_cell(c->api->metrics, cJSON_IsString(st) ? st->valuestring : NULL,
-			     (double)(clock_mono_us() - c->t0_us) / 1e6);
-	cJSON_Delete(d);
-	return NULL;
+	const char *status;
+	char *data = sessrender_cell_done(stored, &status);
+	metrics_session_cell(c->api->metrics, status, (double)(clock_mono_us() - c->t0_us) / 1e6);
+	return data;
 }
 
 /* Relays a streamed cell's output: stdout and stderr as printed, then result
- * or error, then done with the whole answer (migrations/0003_sessions.sql). */
+ * or error, then done with the whole answer (migrations/0010_session_model.sql). */
 static void relay_cell(struct http_request *r, struct api *a, int64_t call_id)
 {
 	int64_t after = sse_last_event_id(http_header(r, "Last-Event-ID"));
@@ -337,18 +345,17 @@ static void relay_cell(struct http_request *r, struct api *a, int64_t call_id)
 			   call_id);
 }
 
-/* Stores call kind of session id and waits for its answer (or relays its
- * output as it comes, with stream). */
-static void route_call_as(struct http_request *r, struct api *a, const char *id, const char *kind,
-			  const cJSON *req, const void *body, size_t len, bool file_json,
-			  bool stream)
+/* Stores call (taken: released here) for session id and waits for its answer
+ * (or relays its output as it comes, when it is a streamed cell). */
+static void route_call(struct http_request *r, struct api *a, const char *id,
+		       struct sess_call *call, bool file_json)
 {
 	char err[256];
 	struct sess_row row = {0};
 	int64_t call_id = 0;
 	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? sessdb_call(db, id, key_of(a, r), a->cfg->worker_timeout_s, kind, req, body,
-				  len, &call_id, &row, err, sizeof err)
+	int rc = db ? sessdb_call(db, id, key_of(a, r), a->cfg->worker_timeout_s, call, &call_id,
+				  &row, err, sizeof err)
 		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
@@ -358,26 +365,21 @@ static void route_call_as(struct http_request *r, struct api *a, const char *id,
 		no_session(r, id);
 	else if (rc == 2)
 		not_open(r, &row);
-	else if (stream)
+	else if (call->kind == SCALL_EXECUTE && call->exec.stream)
 		relay_cell(r, a, call_id);
 	else {
-		struct sctx *c =
-		    sctx_new(r, a, id, clock_mono_ms() + call_wait_ms(a, kind, req, &row));
+		struct sctx *c = sctx_new(r, a, id, clock_mono_ms() + call_wait_ms(a, call, &row));
 		c->call_id = call_id;
 		c->file_json = file_json;
-		snprintf(c->kind, sizeof c->kind, "%s", kind);
+		c->call = *call;
+		sess_call_init(call, call->kind);
 		char key[48];
 		snprintf(key, sizeof key, "c%" PRId64, call_id);
 		c->w.id = sesshub_key(key);
 		continue_call(c);
 	}
+	sess_call_release(call);
 	sess_row_release(&row);
-}
-
-static void route_call(struct http_request *r, struct api *a, const char *id, const char *kind,
-		       const cJSON *req, const void *body, size_t len, bool file_json)
-{
-	route_call_as(r, a, id, kind, req, body, len, file_json, false);
 }
 
 void sessions_resume(struct http_request *r)
@@ -397,7 +399,7 @@ static int id_of(struct http_request *r, const char *arg, char id[37])
 {
 	size_t n = strcspn(arg, "/");
 	snprintf(id, 37, "%.*s", (int)(n < 36 ? n : 36), arg);
-	if (n != 36 || !sreq_id_valid(id)) {
+	if (n != 36 || !sessreq_id_valid(id)) {
 		http_error(r, 404, "not_found", "no session '%.40s'", arg);
 		return -1;
 	}
@@ -458,35 +460,51 @@ static cJSON *json_body(struct http_request *r, struct api *a)
 	return in;
 }
 
-/* A language any session may use to check compare options (only its being
- * known matters there). */
-static const char *some_language(struct api *a)
-{
-	return a->langs.count ? a->langs.langs[0].name : "python";
-}
-
-/* execute and install: the checked body, routed. */
-static void json_call(struct http_request *r, struct api *a, const char *id, const char *kind,
-		      const cJSON *in)
+/* Parses a call of kind from body in (or the path: file, context, process
+ * routes) into out. Returns 0, or -1 after answering the error. */
+static int parse_call(struct http_request *r, struct api *a, enum scall_kind kind, const cJSON *in,
+		      struct sess_call *out)
 {
 	struct req_error e;
-	cJSON *req = NULL;
-	int rc = !strcmp(kind, "execute")
-		     ? sreq_execute(a->cfg, &a->langs, some_language(a), in, &req, &e)
-		     : sreq_install(in, &req, &e);
+	int rc = -1;
+	switch (kind) {
+	case SCALL_EXECUTE:
+		rc = sessreq_execute(a->cfg, &a->langs, in, out, &e);
+		/* Accept: text/event-stream (not through MCP, whose reply is one JSON) */
+		out->exec.stream = rc == 0 && !r->transform && sse_wanted(r);
+		break;
+	case SCALL_INSTALL:
+		rc = sessreq_install(in, out, &e);
+		break;
+	case SCALL_CONTEXT_CREATE:
+		rc = sessreq_context_create(&a->langs, in, out, &e);
+		break;
+	case SCALL_PROCESS_START:
+		rc = sessreq_process_start(a->cfg, in, out, &e);
+		break;
+	default:
+		sess_call_init(out, kind);
+		rc = 0;
+	}
 	if (rc < 0)
-		return render_req_error(r, &e);
-	/* Accept: text/event-stream (not through MCP, whose reply is one JSON) */
-	bool stream = !strcmp(kind, "execute") && !r->transform && sse_wanted(r);
-	if (stream)
-		cJSON_AddBoolToObject(req, "stream", true);
-	route_call_as(r, a, id, kind, req, NULL, 0, false, stream);
-	cJSON_Delete(req);
+		render_req_error(r, &e);
+	return rc;
+}
+
+/* A body's call, routed. */
+static void json_call(struct http_request *r, struct api *a, const char *id, enum scall_kind kind,
+		      const cJSON *in)
+{
+	struct sess_call c;
+	if (parse_call(r, a, kind, in, &c) == 0)
+		route_call(r, a, id, &c, false);
+	else
+		sess_call_release(&c);
 }
 
 /* path without its "." parts and a trailing '/', into out: "." and "./" are the
  * session folder itself, "./data/" is "data". Anything else stays for
- * sreq_path to judge ("/x", "a//b" and ".." are still refused). */
+ * sessreq_path to judge ("/x", "a//b" and ".." are still refused). */
 static void drop_dots(const char *path, struct strbuf *out)
 {
 	bool first = true;
@@ -509,21 +527,18 @@ static void drop_dots(const char *path, struct strbuf *out)
 
 /* A files route: the path after "{id}/files/", checked. */
 static void file_call(struct http_request *r, struct api *a, const char *id, const char *path,
-		      const char *kind, const void *body, size_t len, bool file_json)
+		      enum scall_kind kind, const void *body, size_t len, bool file_json)
 {
 	struct req_error e;
+	struct sess_call c;
 	struct strbuf clean = STRBUF_INIT;
 	drop_dots(path, &clean);
-	path = clean.buf ? clean.buf : "";
-	if (!sreq_path(path, !strcmp(kind, "file_list"), &e)) {
-		render_req_error(r, &e);
+	if (sessreq_file(kind, clean.buf ? clean.buf : "", body, len, &c, &e) < 0) {
+		sess_call_release(&c);
 		strbuf_release(&clean);
-		return;
+		return render_req_error(r, &e);
 	}
-	cJSON *req = cJSON_CreateObject();
-	cJSON_AddStringToObject(req, "path", path);
-	route_call(r, a, id, kind, req, body, len, file_json);
-	cJSON_Delete(req);
+	route_call(r, a, id, &c, file_json);
 	strbuf_release(&clean);
 }
 
@@ -531,116 +546,182 @@ static void handle_file(struct http_request *r, struct api *a, const char *id, c
 {
 	const char *path = arg + 36 + sizeof "/files/" - 1;
 	if (!strcmp(r->method, "PUT"))
-		file_call(r, a, id, path, "file_put", r->body.buf ? r->body.buf : "", r->body.len,
-			  false);
+		file_call(r, a, id, path, SCALL_FILE_PUT, r->body.buf ? r->body.buf : "",
+			  r->body.len, false);
 	else if (!strcmp(r->method, "DELETE"))
-		file_call(r, a, id, path, "file_delete", NULL, 0, false);
+		file_call(r, a, id, path, SCALL_FILE_DELETE, NULL, 0, false);
 	else
-		file_call(r, a, id, path, "file_get", NULL, 0, false);
+		file_call(r, a, id, path, SCALL_FILE_GET, NULL, 0, false);
+}
+
+/* The segment after "{id}/<name>/" of arg, into out (at most n - 1 bytes). */
+static void segment(const char *arg, const char *name, char *out, size_t n)
+{
+	const char *x = arg + 36 + 1 + strlen(name) + 1;
+	size_t len = strcspn(x, "/");
+	snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), x);
+}
+
+static void context_call(struct http_request *r, struct api *a, const char *id, const char *arg,
+			 enum scall_kind kind)
+{
+	char ctx[SESS_ID_MAX + 8];
+	struct req_error e;
+	struct sess_call c;
+	segment(arg, "contexts", ctx, sizeof ctx);
+	if (sessreq_context(kind, ctx, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	route_call(r, a, id, &c, false);
+}
+
+/* wait_ms of the query: 0 when absent, -1 when not a whole number. */
+static long query_wait_ms(struct http_request *r)
+{
+	const char *w = http_query(r, "wait_ms");
+	char *end;
+	long v = w ? strtol(w, &end, 10) : 0;
+	return w && (!*w || *end) ? -1 : v;
+}
+
+static void process_call(struct http_request *r, struct api *a, const char *id, const char *arg,
+			 enum scall_kind kind, const cJSON *in)
+{
+	char pid[24];
+	struct req_error e;
+	struct sess_call c;
+	segment(arg, "processes", pid, sizeof pid);
+	if (sessreq_process(a->cfg, kind, pid, in,
+			    kind == SCALL_PROCESS_WAIT ? query_wait_ms(r) : 0, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	route_call(r, a, id, &c, false);
+}
+
+static char *process_done(void *arg, const char *stored)
+{
+	(void)arg;
+	return sessrender_process_done(stored);
+}
+
+/* A process's live output (sessproc.h): start, stdout and stderr as printed,
+ * done with its end. Its session must be this key's; its stream must exist
+ * (written at its start), else 404. */
+static void process_events(struct http_request *r, struct api *a, const char *id, const char *arg)
+{
+	char pidtext[24], err[256], stream[OUTSTREAM_ID_MAX];
+	segment(arg, "processes", pidtext, sizeof pidtext);
+	char *end;
+	long pid = strtol(pidtext, &end, 10);
+	if (!*pidtext || *end || pid < 1) {
+		http_error(r, 404, "not_found", "no process '%.20s'", pidtext);
+		return;
+	}
+	sessproc_stream(id, pid, stream, sizeof stream);
+	struct sess_row row = {0};
+	struct outstream_chunk *ch = NULL;
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int rc =
+	    db ? sessdb_get(db, id, key_of(a, r), a->cfg->worker_timeout_s, &row, err, sizeof err)
+	       : -1;
+	int n = rc == 1 ? outstream_read(db, stream, 0, 1, 1024, &ch, err, sizeof err) : 0;
+	if (db)
+		db_pool_put(a->pool, db);
+	sess_row_release(&row);
+	outstream_chunks_free(ch, n > 0 ? n : 0);
+	if (rc < 0 || n < 0)
+		return render_db_error(r, "process events", err);
+	if (rc == 0)
+		return no_session(r, id);
+	if (n == 0) {
+		http_error(r, 404, "not_found", "no process %ld in session %s", pid, id);
+		return;
+	}
+	int64_t after = sse_last_event_id(http_header(r, "Last-Event-ID"));
+	struct sse_opts o = {
+	    .stream = stream, .after = after > 0 ? after : 0, .done_data = process_done};
+	if (sse_relay(r, a->sse, &o) < 0 && !r->responded)
+		http_error(r, 503, "unavailable", "cannot stream the output of process %ld", pid);
 }
 
 void sessions_handle(struct http_request *r, struct api *a, enum route rt, const char *arg)
 {
 	char id[37];
-	bool post = !strcmp(r->method, "POST");
+	bool post = !strcmp(r->method, "POST"), del = !strcmp(r->method, "DELETE");
 	if (rt == R_SESSIONS && !post)
 		return list(r, a);
 	if (rt != R_SESSIONS && id_of(r, arg, id) < 0)
 		return;
 	cJSON *in = NULL;
-	if (post && !(in = json_body(r, a)))
+	if (post && rt != R_SESSION_CONTEXT_RESTART && !(in = json_body(r, a)))
 		return;
 	switch (rt) {
 	case R_SESSIONS:
 		sessions_create(r, a, in);
 		break;
 	case R_SESSION:
-		if (!strcmp(r->method, "DELETE")) {
-			cJSON *req = cJSON_CreateObject();
-			route_call(r, a, id, "close", req, NULL, 0, false);
-			cJSON_Delete(req);
-		} else {
+		if (del)
+			json_call(r, a, id, SCALL_CLOSE, NULL);
+		else
 			get_one(r, a, id);
-		}
 		break;
 	case R_SESSION_EXECUTE:
-		json_call(r, a, id, "execute", in);
+		json_call(r, a, id, SCALL_EXECUTE, in);
 		break;
 	case R_SESSION_INSTALL:
-		json_call(r, a, id, "install", in);
+		json_call(r, a, id, SCALL_INSTALL, in);
 		break;
 	case R_SESSION_FILES: {
 		const char *dir = http_query(r, "dir");
-		file_call(r, a, id, dir ? dir : "", "file_list", NULL, 0, false);
+		file_call(r, a, id, dir ? dir : "", SCALL_FILE_LIST, NULL, 0, false);
 		break;
 	}
-	default:
+	case R_SESSION_FILE:
 		handle_file(r, a, id, arg);
+		break;
+	case R_SESSION_CONTEXTS:
+		json_call(r, a, id, post ? SCALL_CONTEXT_CREATE : SCALL_CONTEXT_LIST, in);
+		break;
+	case R_SESSION_CONTEXT:
+		context_call(r, a, id, arg, SCALL_CONTEXT_REMOVE);
+		break;
+	case R_SESSION_CONTEXT_RESTART:
+		context_call(r, a, id, arg, SCALL_CONTEXT_RESTART);
+		break;
+	case R_SESSION_PROCESSES:
+		json_call(r, a, id, post ? SCALL_PROCESS_START : SCALL_PROCESS_LIST, in);
+		break;
+	case R_SESSION_PROCESS:
+		process_call(r, a, id, arg, SCALL_PROCESS_WAIT, NULL);
+		break;
+	case R_SESSION_PROCESS_STDIN:
+		process_call(r, a, id, arg, del ? SCALL_PROCESS_CLOSE_STDIN : SCALL_PROCESS_INPUT,
+			     in);
+		break;
+	case R_SESSION_PROCESS_SIGNAL:
+		process_call(r, a, id, arg, SCALL_PROCESS_SIGNAL, in);
+		break;
+	case R_SESSION_PROCESS_EVENTS:
+		process_events(r, a, id, arg);
+		break;
+	default:
+		http_error(r, 404, "not_found", "no such endpoint: %.100s", r->url);
 	}
 	cJSON_Delete(in);
 }
 
 /* ---- MCP ---- */
 
-/* The bytes of session_write_file's content (text, or base64). Returns 0 or
- * -1 after answering. */
-static int tool_content(struct http_request *r, const cJSON *body, struct strbuf *out)
+void sessions_tool(struct http_request *r, struct api *a, enum scall_kind kind, const cJSON *body)
 {
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(body, "content");
-	const cJSON *enc = cJSON_GetObjectItemCaseSensitive(body, "encoding");
-	if (!cJSON_IsString(c)) {
-		http_error(r, 422, "missing_field", "content (a string) is required");
-		return -1;
-	}
-	bool b64 = cJSON_IsString(enc) && !strcmp(enc->valuestring, "base64");
-	if (enc && !b64 && !(cJSON_IsString(enc) && !strcmp(enc->valuestring, "utf-8"))) {
-		http_error(r, 422, "invalid_field", "encoding must be \"utf-8\" or \"base64\"");
-		return -1;
-	}
-	if (!b64) {
-		strbuf_addstr(out, c->valuestring);
-		return 0;
-	}
-	if (!base64_decode(out, c->valuestring, strlen(c->valuestring))) {
-		http_error(r, 422, "invalid_field", "content is not valid base64");
-		return -1;
-	}
-	return 0;
-}
-
-static const char *tool_str(const cJSON *body, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(body, name);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-void sessions_tool(struct http_request *r, struct api *a, const char *kind, const cJSON *body)
-{
-	const char *sid = tool_str(body, "session_id");
 	char id[37];
-	if (!sid) {
-		http_error(r, 422, "missing_field", "session_id is required");
-		return;
+	struct req_error e;
+	struct sess_call c;
+	if (sessreq_tool(a->cfg, &a->langs, kind, body, id, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
 	}
-	if (id_of(r, sid, id) < 0)
-		return;
-	cJSON *rest = cJSON_Duplicate(body, 1);
-	cJSON_DeleteItemFromObjectCaseSensitive(rest, "session_id");
-	const char *path = tool_str(body, "path");
-	struct strbuf content = STRBUF_INIT;
-	if (!strcmp(kind, "execute") || !strcmp(kind, "install")) {
-		json_call(r, a, id, kind, rest);
-	} else if (!strcmp(kind, "close")) {
-		route_call(r, a, id, "close", rest, NULL, 0, false);
-	} else if (!strcmp(kind, "file_list")) {
-		file_call(r, a, id, path ? path : "", kind, NULL, 0, false);
-	} else if (!strcmp(kind, "file_put")) {
-		if (tool_content(r, body, &content) == 0)
-			file_call(r, a, id, path ? path : "", kind, content.buf ? content.buf : "",
-				  content.len, false);
-	} else {
-		file_call(r, a, id, path ? path : "", kind, NULL, 0, true);
-	}
-	strbuf_release(&content);
-	cJSON_Delete(rest);
+	route_call(r, a, id, &c, kind == SCALL_FILE_GET);
 }

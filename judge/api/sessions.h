@@ -1,24 +1,39 @@
-/* sessions: the HTTP endpoints of stateful sessions (judge/service/sessdb.h).
+/* sessions: the HTTP endpoints of stateful sessions (judge/service/session/).
  *
  *   POST   /v1/sessions {language, idle_ttl?, limits?}        201 the session
  *   GET    /v1/sessions[?all=1]                               this key's sessions
  *   GET    /v1/sessions/{id}                                  the session (any state)
  *   DELETE /v1/sessions/{id}                                  close it
- *   POST   /v1/sessions/{id}/execute {code, stdin?, timeout_ms?, expected_output?, compare?}
+ *   POST   /v1/sessions/{id}/execute {code, stdin?, timeout_ms?, expected_output?,
+ *                                     compare?, context?}
  *   POST   /v1/sessions/{id}/install {manager, packages}
  *   PUT / GET / DELETE /v1/sessions/{id}/files/{path}        raw bytes
  *   GET    /v1/sessions/{id}/files?dir=PATH                   a folder's listing
+ *   POST   /v1/sessions/{id}/contexts {language?, cwd?}       201 a code context
+ *   GET    /v1/sessions/{id}/contexts                         the contexts
+ *   POST   /v1/sessions/{id}/contexts/{ctx}/restart           its state lost, its id kept
+ *   DELETE /v1/sessions/{id}/contexts/{ctx}
+ *   POST   /v1/sessions/{id}/processes {argv, cwd?, env?, stdin?, timeout_ms?, tag?}
+ *   GET    /v1/sessions/{id}/processes                        running and ended
+ *   GET    /v1/sessions/{id}/processes/{pid}[?wait_ms=N]      its state (after its end)
+ *   POST   /v1/sessions/{id}/processes/{pid}/stdin {data, encoding?}
+ *   DELETE /v1/sessions/{id}/processes/{pid}/stdin            EOF on its stdin
+ *   POST   /v1/sessions/{id}/processes/{pid}/signal {signal}
+ *   GET    /v1/sessions/{id}/processes/{pid}/events           its output (SSE)
  *
- * serve never runs code: each call is stored for the worker that holds the
- * session and announced on its channel; the request is parked (http_suspend)
- * in the session hub's table until the answer's NOTIFY, its deadline, or the
- * worker's loss (410 session_lost) resumes it. No thread waits per call.
+ * Each body is parsed once into a typed call (sessreq.h); serve never runs
+ * code: the call is stored for the worker that holds the session and announced
+ * on its channel; the request is parked (http_suspend) in the session hub's
+ * table until the answer's NOTIFY, its deadline, or the worker's loss (410
+ * session_lost) resumes it. No thread waits per call. The typed answer is
+ * rendered by sessrender.h.
  */
 #pragma once
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 
 #include "judge/api/route.h"
+#include "judge/service/session/sesscall.h"
 
 struct api;
 struct http_request;
@@ -35,4 +50,4 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body);
 /* kind: execute, install, file_list, file_get (answered as JSON: text or
  * base64), file_put (body's "content", with "encoding": "base64" optional) or
  * close; body's "session_id" names the session. */
-void sessions_tool(struct http_request *r, struct api *a, const char *kind, const cJSON *body);
+void sessions_tool(struct http_request *r, struct api *a, enum scall_kind kind, const cJSON *body);

@@ -32,6 +32,11 @@ void limits_policy_from_config(const struct judge_config *cfg, struct limits_pol
 	    .max_memory_mb = cfg->max_memory_limit_mb,
 	    .max_output_kb = cfg->max_output_limit_kb,
 	    .max_processes = cfg->max_processes,
+	    .session_memory_mb = cfg->session_memory_mb,
+	    .cell_time_ms = cfg->cell_time_limit_ms,
+	    .session_disk_mb = cfg->session_disk_mb,
+	    .max_session_disk_mb = cfg->max_session_disk_mb,
+	    .install_time_s = cfg->install_time_limit_s,
 	};
 }
 
@@ -118,6 +123,77 @@ void limits_request_caps(const struct limits_policy *p, struct limits_caps *out)
 	    .output_kb = {1, p->max_output_kb},
 	    .processes = {1, p->max_processes},
 	};
+}
+
+/* v, but at most cap. */
+static long at_most(long v, long cap)
+{
+	return v > cap ? cap : v;
+}
+
+void limits_session(const struct limits_policy *p, const struct limits_session *req,
+		    struct limits_session *out)
+{
+	const struct limits_session none = {0};
+	if (!req)
+		req = &none;
+	out->memory_mb =
+	    pick(req->memory_mb, 0, 0, at_most(p->session_memory_mb, p->max_memory_mb));
+	out->cpu_ms = pick(req->cpu_ms, 0, 0, at_most(p->cell_time_ms, p->max_time_ms));
+	out->wall_ms = pick(req->wall_ms, 0, 0, limits_wall_ms(out->cpu_ms, p->wall_factor));
+	out->disk_mb = pick(req->disk_mb, 0, 0, p->session_disk_mb);
+}
+
+void limits_session_caps(const struct limits_policy *p, struct limits_session_caps *out)
+{
+	struct limits_caps run;
+	limits_request_caps(p, &run);
+	*out = (struct limits_session_caps){
+	    .memory_mb = {LIMITS_SESSION_MEMORY_MB_MIN, p->max_memory_mb},
+	    .cpu_ms = run.time_ms,
+	    .wall_ms = run.wall_ms,
+	    .disk_mb = {1, p->max_session_disk_mb},
+	};
+}
+
+void limits_session_sandbox(const struct limits_policy *p, const struct lang *l,
+			    const struct limits_session *s, struct run_limits *out)
+{
+	struct limits_request req = {
+	    .time_ms = s->cpu_ms, .wall_ms = s->wall_ms, .memory_mb = s->memory_mb};
+	limits_run(p, l, NULL, &req, out);
+	if (out->processes < LIMITS_SESSION_PROCESSES_MIN)
+		out->processes = LIMITS_SESSION_PROCESSES_MIN;
+}
+
+void limits_cell(const struct limits_session *s, long timeout_ms, long *cpu_ms, long *wall_ms)
+{
+	*cpu_ms = timeout_ms > 0 && timeout_ms < s->cpu_ms ? timeout_ms : 0;
+	*wall_ms = timeout_ms > 0 ? timeout_ms : 0;
+}
+
+long limits_cell_wait_ms(const struct limits_session *s, long timeout_ms)
+{
+	long wall = timeout_ms > 0 ? timeout_ms : s->wall_ms;
+	return (wall > 0 ? wall : LIMITS_SESSION_CALL_MS) + LIMITS_SESSION_CALL_SLACK_MS;
+}
+
+void limits_install(const struct limits_policy *p, struct run_limits *out)
+{
+	*out = (struct run_limits){.cpu_ms = p->install_time_s * 1000,
+				   .wall_ms = p->install_time_s * 1000,
+				   .memory_kb = LIMITS_INSTALL_MEMORY_MB * 1024,
+				   .processes = LIMITS_INSTALL_PROCESSES,
+				   .stdout_bytes = LIMITS_INSTALL_OUTPUT_KB * 1024,
+				   .stderr_bytes = LIMITS_INSTALL_OUTPUT_KB * 1024,
+				   .file_bytes = LIMITS_INSTALL_FILE_MB << 20,
+				   .open_files = LIMITS_INSTALL_OPEN_FILES,
+				   .tmp_bytes = LIMITS_INSTALL_FILE_MB << 20};
+}
+
+long limits_install_wait_ms(const struct limits_policy *p)
+{
+	return p->install_time_s * 1000 + LIMITS_SESSION_CALL_SLACK_MS;
 }
 
 /* Copies src into dst[size]; returns 0, or -1 with err naming key when it does not fit. */

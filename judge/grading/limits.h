@@ -59,6 +59,24 @@ struct prob_limits;
 #define LIMITS_PACKAGE_TIME_LIMIT_TO_TLE 1.5
 /* The smallest memory limit a request may ask: less does not start a runtime. */
 #define LIMITS_REQUEST_MEMORY_MB_MIN 8L
+/* The smallest memory a session may ask: its interpreter stays resident. */
+#define LIMITS_SESSION_MEMORY_MB_MIN 32L
+/* A session's sandbox holds at least this many processes and threads: pip, a
+ * shell's pipelines, a plotting library's threads, the session's processes. */
+#define LIMITS_SESSION_PROCESSES_MIN 128L
+/* What serve waits beyond a session call's own limit: routing through
+ * PostgreSQL, a driver's restart, storing the answer. */
+#define LIMITS_SESSION_CALL_SLACK_MS 15000L
+/* A session call with no limit of its own (files, contexts, processes). */
+#define LIMITS_SESSION_CALL_MS 60000L
+/* A package install's sandbox (runner/install/install.h): memory, processes,
+ * output kept, file and /tmp size, open files. Its time is judge.ini's
+ * install_time_limit_s, for CPU and wall alike (it mostly waits on the network). */
+#define LIMITS_INSTALL_MEMORY_MB  2048L
+#define LIMITS_INSTALL_PROCESSES  256L
+#define LIMITS_INSTALL_OUTPUT_KB  1024L
+#define LIMITS_INSTALL_FILE_MB	  512L
+#define LIMITS_INSTALL_OPEN_FILES 4096L
 
 /* judge.ini's [limits], in judge.ini's units. */
 struct limits_policy {
@@ -66,6 +84,9 @@ struct limits_policy {
 	long file_kb, open_files, tmp_mb;
 	long compile_time_ms, compile_memory_mb;
 	long max_time_ms, max_memory_mb, max_output_kb, max_processes;
+	/* [sessions] */
+	long session_memory_mb, cell_time_ms, session_disk_mb, max_session_disk_mb;
+	long install_time_s;
 };
 
 /* What a request asks for; 0 = not asked. */
@@ -83,7 +104,18 @@ struct limits_caps {
 	struct limits_range time_ms, wall_ms, memory_mb, output_kb, processes;
 };
 
-/* Fills p from cfg's [limits] keys (cfg is not kept). */
+/* A session's limits: memory of its whole sandbox (every context and process),
+ * CPU and wall time of one cell (a call's default), size of its folder. */
+struct limits_session {
+	long memory_mb, cpu_ms, wall_ms, disk_mb;
+};
+
+/* The ranges a session create's limits must fall in. */
+struct limits_session_caps {
+	struct limits_range memory_mb, cpu_ms, wall_ms, disk_mb;
+};
+
+/* Fills p from cfg's [limits] and [sessions] keys (cfg is not kept). */
 void limits_policy_from_config(const struct judge_config *cfg, struct limits_policy *p);
 
 /* The wall rule: cpu_ms × factor + LIMITS_WALL_SLACK_MS. */
@@ -114,6 +146,41 @@ void limits_validator(const struct limits_policy *p, const struct lang *l,
 /* The ranges a request's limits must fall in: up to judge.ini's max_*, and a
  * wall limit up to the wall rule applied to the largest CPU limit. */
 void limits_request_caps(const struct limits_policy *p, struct limits_caps *out);
+
+/* The limits of a session whose create asked req (fields 0: not asked; NULL:
+ * nothing): judge.ini's [sessions] defaults (session_memory_mb and
+ * cell_time_limit_ms, each capped by the largest a request may ask;
+ * session_disk_mb), and the wall rule for a wall not asked. Every field of out
+ * is > 0 when p's are. */
+void limits_session(const struct limits_policy *p, const struct limits_session *req,
+		    struct limits_session *out);
+
+/* The ranges of a session create's limits: memory from
+ * LIMITS_SESSION_MEMORY_MB_MIN, CPU and wall as a run's (limits_request_caps),
+ * disk up to max_session_disk_mb. */
+void limits_session_caps(const struct limits_policy *p, struct limits_session_caps *out);
+
+/* The limits of a session's sandbox, whose driver runs in language l (NULL:
+ * none of its defaults): memory for the whole sandbox, cpu_ms and wall_ms the
+ * default of each cell, processes at least LIMITS_SESSION_PROCESSES_MIN; the
+ * rest as a run of l. */
+void limits_session_sandbox(const struct limits_policy *p, const struct lang *l,
+			    const struct limits_session *s, struct run_limits *out);
+
+/* A cell's CPU and wall limits when its call asks timeout_ms (0: not asked):
+ * timeout_ms bounds the cell's wall time, and its CPU within the session's.
+ * 0 in *cpu_ms or *wall_ms means the session's own. */
+void limits_cell(const struct limits_session *s, long timeout_ms, long *cpu_ms, long *wall_ms);
+
+/* How long serve waits for a cell's answer: its wall limit (timeout_ms when
+ * asked, else the session's) plus LIMITS_SESSION_CALL_SLACK_MS. */
+long limits_cell_wait_ms(const struct limits_session *s, long timeout_ms);
+
+/* The limits of a package install's run (judge.ini's install_time_limit_s for
+ * CPU and wall, LIMITS_INSTALL_* for the rest), and how long serve waits for
+ * an install's answer. */
+void limits_install(const struct limits_policy *p, struct run_limits *out);
+long limits_install_wait_ms(const struct limits_policy *p);
 
 /* Fills out, the runner's options, from cfg's [sandbox] keys and the limits a
  * gVisor sandbox must be sized for. Returns 0, or -1 with a message in err

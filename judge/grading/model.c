@@ -108,7 +108,7 @@ static void add_str(cJSON *o, const char *key, const char *s)
 	cJSON_AddStringToObject(o, key, s ? s : "");
 }
 
-static void render_compare(cJSON *o, const struct cmp_opts *c)
+void model_compare_render(cJSON *o, const struct cmp_opts *c)
 {
 	cJSON *co = cJSON_AddObjectToObject(o, "compare");
 	add_str(co, "mode", cmp_mode_name(c->mode));
@@ -180,7 +180,7 @@ cJSON *model_request_render(const struct grade_request *r)
 	cJSON *o = cJSON_CreateObject();
 	render_body(o, r);
 	if (r->has_compare)
-		render_compare(o, &r->cmp);
+		model_compare_render(o, &r->cmp);
 	if (r->has_limits) {
 		cJSON *lo = cJSON_AddObjectToObject(o, "limits");
 		struct limits_request l = r->limits;
@@ -231,7 +231,7 @@ static void set_str(char **dst, size_t *len, const char *s)
 		*len = n;
 }
 
-static int load_compare(const cJSON *c, struct cmp_opts *o, char *err, size_t errlen)
+int model_compare_load(const cJSON *c, struct cmp_opts *o, char *err, size_t errlen)
 {
 	const char *mode = cJSON_IsString(c) ? c->valuestring : json_str(c, "mode");
 	if (mode) {
@@ -365,7 +365,7 @@ int model_request_load(const cJSON *in, struct grade_request *out, char *err, si
 		load_tests(in, out);
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(in, "compare");
 	out->has_compare = c != NULL;
-	if (c && load_compare(c, &out->cmp, err, errlen) < 0)
+	if (c && model_compare_load(c, &out->cmp, err, errlen) < 0)
 		return -1;
 	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(in, "limits");
 	out->has_limits = cJSON_IsObject(lim);

@@ -121,6 +121,13 @@ cJSON *model_request_render(const struct grade_request *r);
  * what was read so far (language first) and must be released either way. */
 int model_request_load(const cJSON *in, struct grade_request *out, char *err, size_t errlen);
 
+/* Adds compare options c to o as "compare": {...} (the normalized JSON above). */
+void model_compare_render(cJSON *o, const struct cmp_opts *c);
+/* Reads compare options as model_compare_render writes them (or a bare mode
+ * name) into o, which keeps what c does not say. Returns 0, or -1 with err
+ * for an unknown mode. */
+int model_compare_load(const cJSON *c, struct cmp_opts *o, char *err, size_t errlen);
+
 /* What the user reads about the first difference (compare.h's feedback, or an
  * output validator's message). */
 struct grade_feedback {

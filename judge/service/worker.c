@@ -37,7 +37,7 @@
 #include "judge/service/admin.h"
 #include "judge/service/outstream.h"
 #include "judge/service/queue.h"
-#include "judge/service/sesshost.h"
+#include "judge/service/session/sesshost.h"
 #include "judge/service/slots.h"
 #include "common/xalloc.h"
 

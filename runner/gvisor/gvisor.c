@@ -595,6 +595,19 @@ static int gvisor_proc_usage(struct sandbox_proc *p, long long *cpu_us, long *me
 	return rc < 0 ? rc : cg_memory_current_kb(cg, memory_kb);
 }
 
+static int gvisor_proc_ooms(struct sandbox_proc *p, long *count)
+{
+	struct gv_proc *gp = p->impl;
+	if (!gp->e)
+		return -ENOENT;
+	long ooms, failcnt;
+	memory_events(gp->e, &ooms, &failcnt);
+	if (ooms < 0)
+		return -ENOENT;
+	*count = ooms - gp->e->ooms0;
+	return 0;
+}
+
 /* Reads a live job's status file: true when it holds a valid end for token. */
 static bool read_status(struct gv_entry *e, const uint8_t token[BX_TOKEN_LEN], struct bx_status *st)
 {
@@ -877,6 +890,7 @@ const struct sandbox_ops gvisor_ops = {
     .start = gvisor_start,
     .proc_signal = gvisor_proc_signal,
     .proc_usage = gvisor_proc_usage,
+    .proc_ooms = gvisor_proc_ooms,
     .proc_wait = gvisor_proc_wait,
     .proc_free = gvisor_proc_free,
 };

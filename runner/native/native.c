@@ -971,6 +971,12 @@ static int native_proc_usage(struct sandbox_proc *p, long long *cpu_us, long *me
 	return rc < 0 ? rc : cg_memory_current_kb(&np->cg, memory_kb);
 }
 
+static int native_proc_ooms(struct sandbox_proc *p, long *count)
+{
+	struct native_proc *np = p->impl;
+	return cg_oom_kills(&np->cg, count);
+}
+
 /* Polls init's pidfd (init exits once the program did) and the CPU of the cgroup. */
 static void native_proc_wait(struct sandbox_proc *p, int64_t deadline_us, struct run_result *res)
 {
@@ -1038,6 +1044,7 @@ const struct sandbox_ops native_ops = {
     .start = native_start,
     .proc_signal = native_proc_signal,
     .proc_usage = native_proc_usage,
+    .proc_ooms = native_proc_ooms,
     .proc_wait = native_proc_wait,
     .proc_free = native_proc_free,
 };

@@ -13,13 +13,15 @@ declare -A may=(
 	[runner/native/init]="runner/native/init"
 	[runner/gvisor]="runner runner/gvisor runner/gvisor/init common"
 	[runner/gvisor/init]="runner/gvisor/init"
-	[runner/session]="runner runner/session common"
+	[runner/session]="runner runner/session runner/session/init common"
+	[runner/session/init]="runner/session/init"
 	[runner/install]="runner runner/install common"
 	[judge/store]="judge/store common"
 	[judge/grading]="judge/grading runner runner/session runner/install common"
-	[judge/service]="judge/service judge/grading judge/store runner runner/session runner/install common"
-	[judge/api]="judge/api judge/service judge/grading judge/store runner runner/session runner/install common"
-	[judge/cli]="judge/cli judge/api judge/service judge/grading judge/store runner runner/session runner/install common"
+	[judge/service]="judge/service judge/service/session judge/grading judge/store runner runner/session runner/install common"
+	[judge/service/session]="judge/service judge/service/session judge/grading judge/store runner runner/session runner/install common"
+	[judge/api]="judge/api judge/service judge/service/session judge/grading judge/store runner runner/session runner/install common"
+	[judge/cli]="judge/cli judge/api judge/service judge/service/session judge/grading judge/store runner runner/session runner/install common"
 )
 # the runner takes its options from its caller: it never reads judge.ini
 forbidden_in_runner="common/config.h"
@@ -27,7 +29,7 @@ forbidden_in_runner="common/config.h"
 # own rooms include it; everything else uses the sandbox through sandbox.h
 backend_rooms="runner runner/native runner/gvisor"
 
-for f in common/*.[ch] runner/*.[ch] runner/*/*.[ch] runner/*/init/*.[ch] judge/*/*.[ch]; do
+for f in common/*.[ch] runner/*.[ch] runner/*/*.[ch] runner/*/init/*.[ch] judge/*/*.[ch] judge/*/*/*.[ch]; do
 	dir=$(dirname "$f")
 	allowed=${may[$dir]-}
 	if [ -z "$allowed" ]; then

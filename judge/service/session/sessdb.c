@@ -1,5 +1,5 @@
 /* sessdb: the SQL of sessions, session calls and worker heartbeats (see sessdb.h). */
-#include "judge/service/sessdb.h"
+#include "judge/service/session/sessdb.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -267,17 +267,20 @@ int sessdb_fail_unclaimed(struct db *db, const char *id, const char *reason, cha
 	return 0;
 }
 
-int sessdb_call(struct db *db, const char *id, int64_t key, long timeout_s, const char *kind,
-		const cJSON *request, const void *body, size_t len, int64_t *call_id,
-		struct sess_row *row, char *err, size_t errlen)
+int sessdb_call(struct db *db, const char *id, int64_t key, long timeout_s,
+		const struct sess_call *c, int64_t *call_id, struct sess_row *row, char *err,
+		size_t errlen)
 {
 	char k[24];
 	snprintf(k, sizeof k, "%" PRId64, key);
+	cJSON *request = sesscall_store(c);
 	char *req = cJSON_PrintUnformatted(request);
+	cJSON_Delete(request);
+	bool has_body = c->kind == SCALL_FILE_PUT || c->kind == SCALL_PROCESS_INPUT;
 	struct strbuf hex = STRBUF_INIT, sql = STRBUF_INIT;
-	if (body)
-		bytea_hex(&hex, body, len);
-	const char *p[] = {id, k, kind, req, body ? hex.buf : NULL};
+	if (has_body)
+		bytea_hex(&hex, c->body.buf ? c->body.buf : "", c->body.len);
+	const char *p[] = {id, k, scall_kind_name(c->kind), req, has_body ? hex.buf : NULL};
 	/* the row locked, touched, the call stored and announced: one statement */
 	with_timeout(
 	    &sql,
@@ -311,18 +314,19 @@ out:
 	return ret;
 }
 
-int sessdb_call_get(struct db *db, int64_t call_id, cJSON **response, struct strbuf *body,
-		    char *err, size_t errlen)
+int sessdb_call_get(struct db *db, int64_t call_id, enum scall_kind k, bool with_body,
+		    struct sess_reply *out, char *err, size_t errlen)
 {
 	char c[24];
 	snprintf(c, sizeof c, "%" PRId64, call_id);
 	const char *p[] = {c};
-	PGresult *res = db_query(db,
-				 body ? "SELECT state, response, response_body FROM session_calls "
-					"WHERE id = $1::bigint"
-				      : "SELECT state, response, NULL FROM session_calls "
-					"WHERE id = $1::bigint",
-				 1, p);
+	PGresult *res =
+	    db_query(db,
+		     with_body ? "SELECT state, response, response_body FROM session_calls "
+				 "WHERE id = $1::bigint"
+			       : "SELECT state, response, NULL FROM session_calls "
+				 "WHERE id = $1::bigint",
+		     1, p);
 	if (!res)
 		return fail(db, err, errlen, "read a call");
 	int ret = -1;
@@ -331,21 +335,29 @@ int sessdb_call_get(struct db *db, int64_t call_id, cJSON **response, struct str
 	} else if (strcmp(db_value(res, 0, 0), "done")) {
 		ret = 0;
 	} else {
-		*response = cJSON_Parse(db_value(res, 0, 1));
-		if (body)
-			bytea_read(db_value(res, 0, 2), body);
-		ret = *response ? 1 : -1;
-		if (ret < 0)
-			snprintf(err, errlen, "call %" PRId64 ": bad response", call_id);
+		cJSON *resp = cJSON_Parse(db_value(res, 0, 1));
+		struct strbuf body = STRBUF_INIT;
+		if (with_body)
+			bytea_read(db_value(res, 0, 2), &body);
+		ret = sesscall_reply_load(k, resp, with_body ? (body.buf ? body.buf : "") : NULL,
+					  body.len, out) == 0
+			  ? 1
+			  : -1;
+		if (ret < 0) {
+			snprintf(err, errlen, "call %" PRId64 ": %s", call_id, out->message);
+			sess_reply_release(out);
+		}
+		strbuf_release(&body);
+		cJSON_Delete(resp);
 	}
 	PQclear(res);
 	return ret;
 }
 
-/* An answer of 410 with code and message (a SQL expression of the message). */
+/* The stored answer of a call whose session ended (sesscall_reply_store's
+ * error form): code a sess_err name, msg a SQL expression of the message. */
 #define GONE(code, msg)                                                                            \
-	"jsonb_build_object('http', 410, 'error', jsonb_build_object('code', '" code               \
-	"', 'message', " msg "))"
+	"jsonb_build_object('error', jsonb_build_object('code', '" code "', 'message', " msg "))"
 
 int sessdb_reap_lost(struct db *db, long timeout_s, char *err, size_t errlen)
 {
@@ -516,20 +528,20 @@ int sessdb_open_ids(struct db *db, int64_t worker, cJSON **out, char *err, size_
 	return 0;
 }
 
-void sess_call_release(struct sess_call *c)
+void sess_claimed_release(struct sess_claimed *c)
 {
-	cJSON_Delete(c->request);
-	strbuf_release(&c->body);
-	memset(c, 0, sizeof *c);
+	sess_call_release(&c->call);
+	c->load_error[0] = 0;
 }
 
 static int by_id(const void *a, const void *b)
 {
-	int64_t x = ((const struct sess_call *)a)->id, y = ((const struct sess_call *)b)->id;
+	int64_t x = ((const struct sess_claimed *)a)->call.id,
+		y = ((const struct sess_claimed *)b)->call.id;
 	return x < y ? -1 : x > y;
 }
 
-int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_call **out, char *err,
+int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_claimed **out, char *err,
 		       size_t errlen)
 {
 	char w[24], m[24];
@@ -548,13 +560,25 @@ int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_call 
 	int n = PQntuples(res);
 	*out = n ? xcalloc((size_t)n, sizeof **out) : NULL;
 	for (int i = 0; i < n; i++) {
-		struct sess_call *c = &(*out)[i];
-		strbuf_init(&c->body);
-		c->id = db_value_ll(res, i, 0);
-		copy(c->session_id, sizeof c->session_id, db_value(res, i, 1));
-		copy(c->kind, sizeof c->kind, db_value(res, i, 2));
-		c->request = cJSON_Parse(db_value(res, i, 3));
-		bytea_read(db_value(res, i, 4), &c->body);
+		struct sess_claimed *c = &(*out)[i];
+		const char *kind = db_value(res, i, 2);
+		int k = scall_kind_parse(kind);
+		cJSON *request = cJSON_Parse(db_value(res, i, 3));
+		struct strbuf body = STRBUF_INIT;
+		bytea_read(db_value(res, i, 4), &body);
+		if (k < 0) {
+			sess_call_init(&c->call, SCALL_EXECUTE);
+			snprintf(c->load_error, sizeof c->load_error, "unknown call '%s'",
+				 kind ? kind : "");
+		} else if (sesscall_load((enum scall_kind)k, request, body.buf, body.len, &c->call,
+					 c->load_error, sizeof c->load_error) < 0 &&
+			   !c->load_error[0]) {
+			snprintf(c->load_error, sizeof c->load_error, "the call cannot be read");
+		}
+		c->call.id = db_value_ll(res, i, 0);
+		copy(c->call.session_id, sizeof c->call.session_id, db_value(res, i, 1));
+		strbuf_release(&body);
+		cJSON_Delete(request);
 	}
 	PQclear(res);
 	if (n > 1)
@@ -562,23 +586,29 @@ int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_call 
 	return n;
 }
 
-int sessdb_call_finish(struct db *db, int64_t call_id, const struct sess_answer *a, char *err,
-		       size_t errlen)
+int sessdb_call_finish(struct db *db, int64_t call_id, enum scall_kind k,
+		       const struct sess_reply *reply, enum sess_status end, const char *reason,
+		       char *err, size_t errlen)
 {
 	char c[24], cells[24];
 	snprintf(c, sizeof c, "%" PRId64, call_id);
-	snprintf(cells, sizeof cells, "%d", a->cells);
-	char *resp = cJSON_PrintUnformatted(a->response);
+	snprintf(cells, sizeof cells, "%d", reply->cells);
+	cJSON *response = sesscall_reply_store(k, reply);
+	char *resp = cJSON_PrintUnformatted(response);
+	cJSON_Delete(response);
+	/* a file read answers with its bytes, an empty file too */
+	bool bytes = k == SCALL_FILE_GET && reply->err == SERR_NONE;
 	struct strbuf hex = STRBUF_INIT;
-	if (a->body)
-		bytea_hex(&hex, a->body, a->len);
+	if (bytes)
+		bytea_hex(&hex, reply->file.bytes.buf ? reply->file.bytes.buf : "",
+			  reply->file.bytes.len);
 	const char *p[] = {c,
 			   resp,
-			   a->body ? hex.buf : NULL,
+			   bytes ? hex.buf : NULL,
 			   cells,
-			   a->restarted ? "1" : "0",
-			   sess_status_name(a->end),
-			   a->reason};
+			   reply->restarted ? "1" : "0",
+			   sess_status_name(end),
+			   reason};
 	PGresult *res = db_query(
 	    db,
 	    "WITH c AS (UPDATE session_calls SET state = 'done', finished = now(), response = "

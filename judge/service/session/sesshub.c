@@ -1,6 +1,6 @@
 /* sesshub: a waiter hub on judge_session_reply plus a once-a-second reaper of lost workers
  * (sesshub.h). */
-#include "judge/service/sesshub.h"
+#include "judge/service/session/sesshub.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -10,7 +10,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "judge/service/sessdb.h"
+#include "judge/service/session/sessdb.h"
 #include "judge/service/waiter.h"
 #include "judge/store/db.h"
 

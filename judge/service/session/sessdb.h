@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "common/strbuf.h"
+#include "judge/service/session/sesscall.h"
 
 struct db;
 
@@ -82,18 +83,19 @@ int sessdb_list(struct db *db, int64_t key, long timeout_s, bool all, cJSON **ou
 /* Ends a session that never got a worker (create timed out): failed. */
 int sessdb_fail_unclaimed(struct db *db, const char *id, const char *reason, char *err,
 			  size_t errlen);
-/* Routes a call: when session id of key is ready (not expired, its worker
- * alive), stores the call (body may be NULL), touches the idle clock and
- * NOTIFYs its worker. Returns 1 with *call_id, 0 not found, 2 not open (row
- * says why: out->status and out->reason), -1 with err. row is filled in any
- * case but -1. */
-int sessdb_call(struct db *db, const char *id, int64_t key, long timeout_s, const char *kind,
-		const cJSON *request, const void *body, size_t len, int64_t *call_id,
-		struct sess_row *row, char *err, size_t errlen);
-/* Reads a call: 1 done (with *response owned by the caller, and its bytes in
- * body when body is non-NULL), 0 still open, -1 with err (also unknown id). */
-int sessdb_call_get(struct db *db, int64_t call_id, cJSON **response, struct strbuf *body,
-		    char *err, size_t errlen);
+/* Routes call c: when session id of key is ready (not expired, its worker
+ * alive), stores it (sesscall_store, and c->body as bytes), touches the idle
+ * clock and NOTIFYs its worker. Returns 1 with *call_id, 0 not found, 2 not
+ * open (row says why: out->status and out->reason), -1 with err. row is
+ * filled in any case but -1. */
+int sessdb_call(struct db *db, const char *id, int64_t key, long timeout_s,
+		const struct sess_call *c, int64_t *call_id, struct sess_row *row, char *err,
+		size_t errlen);
+/* Reads the answer of call_id, of kind k: 1 done (with *out, which the caller
+ * releases; a file's bytes too when with_body), 0 still open, -1 with err (also
+ * unknown id, and an answer that cannot be read). */
+int sessdb_call_get(struct db *db, int64_t call_id, enum scall_kind k, bool with_body,
+		    struct sess_reply *out, char *err, size_t errlen);
 /* Lost workers' sessions and calls (see above); also ends sessions nobody
  * claimed for 60 s. Returns the number of sessions it ended, or -1. */
 int sessdb_reap_lost(struct db *db, long timeout_s, char *err, size_t errlen);
@@ -120,32 +122,24 @@ int sessdb_expire(struct db *db, int64_t worker, char *err, size_t errlen);
 /* The ids of this worker's open sessions (a JSON array of strings). */
 int sessdb_open_ids(struct db *db, int64_t worker, cJSON **out, char *err, size_t errlen);
 
-struct sess_call {
-	int64_t id;
-	char session_id[37];
-	char kind[16];
-	cJSON *request; /* owned */
-	struct strbuf body;
+/* A claimed call: loaded typed, or not (then load_error says why, and the
+ * call is to be answered with it). */
+struct sess_claimed {
+	struct sess_call call; /* id and session_id set in any case */
+	char load_error[256];  /* "" when call was loaded */
 };
-void sess_call_release(struct sess_call *c);
+void sess_claimed_release(struct sess_claimed *c);
 /* Claims up to max pending calls of this worker's sessions, oldest first.
  * Returns how many (*out: a new array of them), or -1. */
-int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_call **out, char *err,
+int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_claimed **out, char *err,
 		       size_t errlen);
-/* Stores a call's answer (response JSON, bytes of a file read or NULL) and
- * NOTIFYs "c<id>". cells: 1 when a cell ran (execution_count), restarted:
- * the driver was started again; closing: the session ends (status, reason). */
-struct sess_answer {
-	const cJSON *response;
-	const void *body;
-	size_t len;
-	int cells;
-	bool restarted;
-	enum sess_status end; /* SESS_READY: stays open */
-	const char *reason;
-};
-int sessdb_call_finish(struct db *db, int64_t call_id, const struct sess_answer *a, char *err,
-		       size_t errlen);
+/* Stores the answer to call_id, of kind k (sesscall_reply_store; a file's
+ * bytes from reply->file.bytes) and NOTIFYs "c<id>". The session's
+ * execution_count grows by reply->cells, its restarts by reply->restarted;
+ * end other than SESS_READY ends the session (status, reason). */
+int sessdb_call_finish(struct db *db, int64_t call_id, enum scall_kind k,
+		       const struct sess_reply *reply, enum sess_status end, const char *reason,
+		       char *err, size_t errlen);
 /* Ends a session held here (closed or expired, with reason), answering its open calls. */
 int sessdb_end(struct db *db, const char *id, enum sess_status st, const char *reason, char *err,
 	       size_t errlen);

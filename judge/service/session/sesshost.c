@@ -1,5 +1,5 @@
 /* sesshost: a worker's sessions: claims, a thread per session, routed calls (sesshost.h). */
-#include "judge/service/sesshost.h"
+#include "judge/service/session/sesshost.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,10 +16,13 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/grading/lang.h"
-#include "judge/service/sesscall.h"
+#include "judge/grading/limits.h"
+#include "judge/service/session/sessrun.h"
 #include "judge/service/outstream.h"
-#include "judge/service/sessdb.h"
-#include "judge/service/sesspool.h"
+#include "judge/service/session/sessdb.h"
+#include "judge/service/session/sessopen.h"
+#include "judge/service/session/sessproc.h"
+#include "judge/service/session/sessreq.h"
 #include "judge/service/slots.h"
 #include "judge/store/db.h"
 #include "runner/install/install.h"
@@ -29,11 +32,16 @@
 /* Calls claimed per NOTIFY (the rest on the next one or the tick). */
 #define CLAIM_CALLS 64
 
-/* A held session. Its thread owns env; q, nq, aq and stop are under h->lock. */
+/* Process calls running at once per session (each in a thread of its own). */
+#define QUICK_MAX 64
+
+/* A held session. Its thread owns env; q, nq, aq, stop and quick are under h->lock. */
 struct hsess {
 	struct sesshost *h;
 	char id[37];
-	struct sesscall_env env;
+	struct sessrun_env env;
+	struct sessproc *procs; /* its processes */
+	int quick;		/* process calls running now (they use env.s) */
 	int slot, slot_fd;
 	struct sess_call *q; /* calls waiting, oldest first */
 	size_t nq, aq;
@@ -50,13 +58,14 @@ struct sesshost {
 	char *url;
 	int64_t worker_id;
 	struct db_pool *pool; /* the session threads' */
+	struct sessopen_common common;
 	struct install_options inst;
 	char *inst_strings[4]; /* what inst points to */
 	pthread_t thread, beat;
 	bool started, beating;
 	atomic_bool halt;
 	pthread_mutex_t lock;
-	pthread_cond_t gone; /* a session thread ended */
+	pthread_cond_t gone; /* a session thread ended, or a process call */
 	struct hsess *list;
 	long nheld;
 };
@@ -71,13 +80,16 @@ static void hs_unlock(struct sesshost *h)
 	pthread_mutex_unlock(&h->lock);
 }
 
-/* Stores a call's answer, retrying a while when PostgreSQL is away. */
-static void finish(struct sesshost *h, int64_t call_id, const struct sess_answer *a)
+/* Stores a call's answer (end: SESS_READY, or how the session ends, with
+ * reason), retrying a while when PostgreSQL is away. */
+static void finish(struct sesshost *h, int64_t call_id, enum scall_kind k,
+		   const struct sess_reply *r, enum sess_status end, const char *reason)
 {
 	char err[512];
 	for (int tries = 0; tries < 60 && !atomic_load(&h->halt); tries++) {
 		struct db *db = db_pool_get(h->pool, 5000);
-		int rc = db ? sessdb_call_finish(db, call_id, a, err, sizeof err) : -1;
+		int rc =
+		    db ? sessdb_call_finish(db, call_id, k, r, end, reason, err, sizeof err) : -1;
 		if (db)
 			db_pool_put(h->pool, db);
 		if (rc == 0)
@@ -89,13 +101,14 @@ static void finish(struct sesshost *h, int64_t call_id, const struct sess_answer
 	}
 }
 
-static void finish_error(struct sesshost *h, int64_t call_id, int status, const char *code,
+static void finish_error(struct sesshost *h, int64_t call_id, enum scall_kind k, enum sess_err e,
 			 const char *msg)
 {
-	cJSON *r = sesscall_error(status, code, "%s", msg);
-	struct sess_answer a = {.response = r, .end = SESS_READY};
-	finish(h, call_id, &a);
-	cJSON_Delete(r);
+	struct sess_reply r;
+	sess_reply_init(&r);
+	sess_reply_fail(&r, e, "%s", msg);
+	finish(h, call_id, k, &r, SESS_READY, NULL);
+	sess_reply_release(&r);
 }
 
 /* ---- one session's thread ---- */
@@ -103,15 +116,24 @@ static void finish_error(struct sesshost *h, int64_t call_id, int status, const 
 /* Opens the sandbox and starts the driver. Returns 0, or -1 with err. */
 static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
 {
-	return sesspool_open(h->cfg, h->backend, s->env.lang, &s->env.limits, s->slot, &s->env.sb,
-			     &s->env.s, err, errlen);
+	return sessopen_open(h->cfg, &h->common, h->backend, s->env.lang, &s->env.limits, s->slot,
+			     &s->env.sb, &s->env.s, err, errlen);
 }
 
 static void session_free(struct sesshost *h, struct hsess *s)
 {
 	outstream_close(s->out);
+	/* the process calls still running return at once, then none comes */
+	session_halt(s->env.s);
+	hs_lock(h);
+	s->stop = true;
+	while (s->quick > 0)
+		pthread_cond_wait(&h->gone, &h->lock);
+	hs_unlock(h);
 	if (s->env.s)
 		session_stop(s->env.s);
+	sessproc_free(s->procs);
+	sessrun_env_release(&s->env);
 	if (s->env.sb)
 		sandbox_close(s->env.sb);
 	if (s->slot_fd >= 0)
@@ -150,27 +172,19 @@ static bool next_call(struct sesshost *h, struct hsess *s, struct sess_call *c)
 
 static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call *c)
 {
-	if (!strcmp(c->kind, "close")) {
-		cJSON *body = cJSON_CreateObject();
-		cJSON_AddStringToObject(body, "id", s->id);
-		cJSON_AddStringToObject(body, "status", "closed");
-		cJSON *r = cJSON_CreateObject();
-		cJSON_AddNumberToObject(r, "http", 200);
-		cJSON_AddItemToObject(r, "body", body);
-		struct sess_answer a = {
-		    .response = r, .end = SESS_CLOSED, .reason = "closed by the client"};
-		finish(h, c->id, &a);
-		cJSON_Delete(r);
+	struct sess_reply out;
+	if (c->kind == SCALL_CLOSE) {
+		sess_reply_init(&out);
+		snprintf(out.closed, sizeof out.closed, "%s", s->id);
+		finish(h, c->id, c->kind, &out, SESS_CLOSED, "closed by the client");
+		sess_reply_release(&out);
 		hs_lock(h);
 		s->stop = true;
 		hs_unlock(h);
 		return;
 	}
-	struct sesscall_out out;
-	sesscall_out_init(&out);
 	int64_t t0 = clock_mono_ms();
-	bool stream = !strcmp(c->kind, "execute") &&
-		      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c->request, "stream"));
+	bool stream = c->kind == SCALL_EXECUTE && c->exec.stream;
 	if (stream) {
 		char id[48];
 		snprintf(id, sizeof id, "cell:%" PRId64, c->id);
@@ -180,22 +194,14 @@ static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call
 	}
 	s->env.on_output = stream ? outstream_output : NULL;
 	s->env.output_arg = stream ? s->out : NULL;
-	sesscall_run(&s->env, c, &out);
+	sessrun_call(&s->env, c, &out);
 	/* the output first: the answer's trigger writes result and done after it */
 	if (stream)
 		outstream_flush(s->out, 2000);
-	struct sess_answer a = {.response = out.response,
-				.body = out.body.len ? out.body.buf : NULL,
-				.len = out.body.len,
-				.cells = out.cells,
-				.restarted = out.restarted,
-				.end = SESS_READY};
-	if (!a.body && out.response && cJSON_GetObjectItemCaseSensitive(out.response, "raw"))
-		a.body = ""; /* an empty file is bytes too */
-	finish(h, c->id, &a);
-	log_debug("sessions: %s %s call %" PRId64 " (%" PRId64 " ms)", s->id, c->kind, c->id,
-		  clock_mono_ms() - t0);
-	sesscall_out_release(&out);
+	finish(h, c->id, c->kind, &out, SESS_READY, NULL);
+	log_debug("sessions: %s %s call %" PRId64 " (%" PRId64 " ms)", s->id,
+		  scall_kind_name(c->kind), c->id, clock_mono_ms() - t0);
+	sess_reply_release(&out);
 }
 
 static void *session_main(void *arg)
@@ -238,9 +244,10 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 	struct hsess *s = xcalloc(1, sizeof *s);
 	s->h = h;
 	snprintf(s->id, sizeof s->id, "%s", id);
-	s->env = (struct sesscall_env){.cfg = h->cfg, .langs = h->langs, .install = &h->inst};
+	s->env = (struct sessrun_env){.cfg = h->cfg, .langs = h->langs, .install = &h->inst};
 	s->env.lang = lang_find(h->langs, language);
-	sreq_limits_load(limits, &s->env.limits);
+	sessreq_limits_load(limits, &s->env.limits);
+	s->procs = sessproc_new(h->url, id, (const char *const *)h->common.proc_env);
 	s->slot_fd = -1;
 	pthread_cond_init(&s->cond, NULL);
 	const char *why = NULL;
@@ -248,6 +255,8 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 		why = "the worker lacks the language";
 	else if ((s->slot = slot_take(h->cfg->box_root, SLOT_SESSION, &s->slot_fd)) < 0)
 		why = "no sandbox slot is free";
+	if (s->env.lang)
+		sessrun_env_init(&s->env);
 	hs_lock(h);
 	s->next = h->list;
 	h->list = s;
@@ -295,32 +304,99 @@ static struct hsess *find_locked(struct sesshost *h, const char *id)
 	return NULL;
 }
 
+/* A process call, in a thread of its own beside its session's cells. */
+struct quick {
+	struct sesshost *h;
+	struct hsess *s;
+	struct sess_call call;
+};
+
+static void *quick_main(void *arg)
+{
+	struct quick *q = arg;
+	struct sess_reply out;
+	sessproc_call(q->s->procs, q->s->env.s, &q->call, &out);
+	finish(q->h, q->call.id, q->call.kind, &out, SESS_READY, NULL);
+	sess_reply_release(&out);
+	sess_call_release(&q->call);
+	hs_lock(q->h);
+	q->s->quick--;
+	pthread_cond_broadcast(&q->h->gone);
+	hs_unlock(q->h);
+	free(q);
+	return NULL;
+}
+
+/* Starts process call c (taken) beside its session's cells, or answers it. */
+static void run_quick(struct sesshost *h, struct sess_call *c)
+{
+	hs_lock(h);
+	struct hsess *s = find_locked(h, c->session_id);
+	bool ok = s && !s->stop && s->env.s && s->quick < QUICK_MAX;
+	if (ok)
+		s->quick++;
+	hs_unlock(h);
+	if (!ok) {
+		finish_error(
+		    h, c->id, c->kind, s && s->quick >= QUICK_MAX ? SERR_LIMIT : SERR_SESSION_LOST,
+		    s && s->quick >= QUICK_MAX ? "too many process calls of this session at once"
+					       : "this worker no longer holds the session");
+		return;
+	}
+	struct quick *q = xcalloc(1, sizeof *q);
+	q->h = h;
+	q->s = s;
+	q->call = *c;
+	sess_call_init(c, c->kind);
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &at, quick_main, q))
+		quick_main(q); /* no thread: here */
+	pthread_attr_destroy(&at);
+}
+
 /* Claims the pending calls of our sessions and queues each on its session. */
 static void dispatch_calls(struct sesshost *h, struct db *db)
 {
 	char err[256];
 	for (;;) {
-		struct sess_call *calls = NULL;
+		struct sess_claimed *calls = NULL;
 		int n = sessdb_calls_claim(db, h->worker_id, CLAIM_CALLS, &calls, err, sizeof err);
 		if (n < 0)
 			log_debug("sessions: %s", err);
 		for (int i = 0; i < n; i++) {
+			struct sess_call *c = &calls[i].call;
+			if (calls[i].load_error[0]) {
+				log_warn("sessions: call %" PRId64 ": %s", c->id,
+					 calls[i].load_error);
+				finish_error(h, c->id, c->kind, SERR_INTERNAL, calls[i].load_error);
+				sess_claimed_release(&calls[i]);
+				continue;
+			}
+			int64_t id = c->id;
+			if (!scall_kind_serial(c->kind)) {
+				run_quick(h, c);
+				sess_claimed_release(&calls[i]);
+				continue;
+			}
 			hs_lock(h);
-			struct hsess *s = find_locked(h, calls[i].session_id);
+			struct hsess *s = find_locked(h, c->session_id);
 			if (s && !s->stop) {
 				if (s->nq == s->aq) {
 					s->aq = s->aq ? 2 * s->aq : 8;
 					s->q = xreallocarray(s->q, s->aq, sizeof *s->q);
 				}
-				s->q[s->nq++] = calls[i];
+				s->q[s->nq++] = *c;
 				pthread_cond_signal(&s->cond);
-				memset(&calls[i], 0, sizeof calls[i]);
+				memset(c, 0, sizeof *c);
 			}
 			hs_unlock(h);
-			if (calls[i].id) {
-				finish_error(h, calls[i].id, 410, "session_lost",
+			if (c->id) {
+				finish_error(h, id, c->kind, SERR_SESSION_LOST,
 					     "this worker no longer holds the session");
-				sess_call_release(&calls[i]);
+				sess_claimed_release(&calls[i]);
 			}
 		}
 		free(calls);
@@ -475,16 +551,9 @@ static void install_setup(struct sesshost *h)
 		o->npm_cli = h->inst_strings[1];
 		free(dir);
 	}
-	long s = cfg->install_time_limit_s;
-	o->limits = (struct run_limits){.cpu_ms = s * 1000,
-					.wall_ms = s * 1000,
-					.memory_kb = 2048L * 1024,
-					.processes = 256,
-					.stdout_bytes = 1L << 20,
-					.stderr_bytes = 1L << 20,
-					.file_bytes = 512L << 20,
-					.open_files = 4096,
-					.tmp_bytes = 512L << 20};
+	struct limits_policy p;
+	limits_policy_from_config(cfg, &p);
+	limits_install(&p, &o->limits);
 }
 
 int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
@@ -499,6 +568,7 @@ int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
 	pthread_mutex_init(&h->lock, NULL);
 	clock_cond_init(&h->gone);
 	install_setup(h);
+	sessopen_common_init(&h->common, langs);
 	char host[64] = "localhost", name[128];
 	gethostname(host, sizeof host - 1);
 	snprintf(name, sizeof name, "%s:%d", host, (int)getpid());
@@ -516,7 +586,7 @@ int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
 	}
 	h->started = true;
 	h->beating = pthread_create(&h->beat, NULL, beat_main, h) == 0;
-	sesspool_prepare(cfg, langs, backend);
+	sessopen_prepare(cfg, &h->common, langs, backend);
 	log_info("sessions: worker %" PRId64 " (%s) holds up to %ld sessions", h->worker_id, name,
 		 cfg->sessions_per_worker);
 	*out = h;
@@ -566,6 +636,7 @@ void sesshost_stop(struct sesshost *h)
 		db_pool_free(h->pool);
 	for (int i = 0; i < 4; i++)
 		free(h->inst_strings[i]);
+	sessopen_common_release(&h->common);
 	pthread_mutex_destroy(&h->lock);
 	pthread_cond_destroy(&h->gone);
 	free(h->url);

@@ -1,0 +1,258 @@
+/* sessrender: the /v1 JSON of sessions' typed replies, and their errors as HTTP. */
+#include "judge/api/sessrender.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+void sessrender_error(enum sess_err e, int *status, const char **code)
+{
+	static const struct {
+		int status;
+		const char *code;
+	} map[SERR_COUNT] = {
+	    [SERR_NONE] = {200, NULL},
+	    [SERR_BAD_REQUEST] = {422, "invalid_field"},
+	    [SERR_NOT_FOUND] = {404, "not_found"},
+	    [SERR_BAD_PATH] = {400, "bad_path"},
+	    [SERR_IS_A_DIRECTORY] = {409, "is_a_directory"},
+	    [SERR_NOT_A_DIRECTORY] = {409, "not_a_directory"},
+	    [SERR_TOO_LARGE] = {413, "too_large"},
+	    [SERR_DISK_FULL] = {413, "disk_full"},
+	    [SERR_INSTALL_FAILED] = {422, "install_failed"},
+	    [SERR_NO_CONTEXT] = {404, "not_found"},
+	    [SERR_NO_PROCESS] = {404, "not_found"},
+	    [SERR_CONFLICT] = {409, "conflict"},
+	    [SERR_FORBIDDEN] = {403, "forbidden"},
+	    [SERR_LIMIT] = {429, "too_many"},
+	    [SERR_SESSION_CLOSED] = {410, "session_closed"},
+	    [SERR_SESSION_LOST] = {410, "session_lost"},
+	    [SERR_INTERNAL] = {500, "internal_error"},
+	};
+	if (e < 0 || e >= SERR_COUNT)
+		e = SERR_INTERNAL;
+	*status = map[e].status;
+	*code = map[e].code;
+}
+
+int sessrender_status(enum scall_kind k)
+{
+	return k == SCALL_CONTEXT_CREATE || k == SCALL_PROCESS_START ? 201 : 200;
+}
+
+static void add_text(cJSON *o, const char *name, const char *s)
+{
+	cJSON_AddStringToObject(o, name, s ? s : "");
+}
+
+static void add_buf(cJSON *o, const char *name, const struct strbuf *b)
+{
+	cJSON_AddStringToObject(o, name, b->buf ? b->buf : "");
+}
+
+cJSON *sessrender_cell(const struct sess_cell *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	add_text(o, "status", cell_status_name(c->status));
+	add_buf(o, "stdout", &c->out);
+	add_buf(o, "stderr", &c->err);
+	cJSON_AddItemToObject(o, "result",
+			      c->result ? cJSON_CreateString(c->result) : cJSON_CreateNull());
+	if (c->has_error) {
+		cJSON *e = cJSON_AddObjectToObject(o, "error");
+		add_text(e, "name", c->error_name);
+		add_text(e, "value", c->error_value);
+		add_text(e, "traceback", c->error_traceback);
+	} else {
+		cJSON_AddNullToObject(o, "error");
+	}
+	cJSON_AddNumberToObject(o, "execution_count", (double)c->execution_count);
+	cJSON_AddNumberToObject(o, "time_ms", (double)c->time_ms);
+	cJSON_AddNumberToObject(o, "wall_ms", (double)c->wall_ms);
+	cJSON_AddNumberToObject(o, "memory_kb", (double)c->memory_kb);
+	cJSON_AddNumberToObject(o, "session_memory_kb", (double)c->session_memory_kb);
+	cJSON_AddBoolToObject(o, "stdout_truncated", c->out_truncated);
+	cJSON_AddBoolToObject(o, "stderr_truncated", c->err_truncated);
+	cJSON_AddBoolToObject(o, "restarted", c->restarted);
+	if (c->message[0])
+		add_text(o, "message", c->message);
+	if (c->has_verdict)
+		add_text(o, "verdict", sub_status_name(c->verdict));
+	if (c->has_verdict && c->feedback.present) {
+		const struct grade_feedback *f = &c->feedback;
+		cJSON *fo = cJSON_AddObjectToObject(o, "feedback");
+		cJSON_AddNumberToObject(fo, "line", (double)f->line);
+		cJSON_AddNumberToObject(fo, "column", (double)f->column);
+		add_text(fo, "expected", f->expected);
+		add_text(fo, "got", f->got);
+		add_text(fo, "message", f->message);
+	}
+	return o;
+}
+
+static cJSON *context_json(const struct sess_context_info *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	add_text(o, "id", c->id);
+	add_text(o, "language", c->language);
+	add_text(o, "cwd", c->cwd);
+	return o;
+}
+
+static cJSON *process_json(const struct sess_process_info *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "pid", (double)p->pid);
+	cJSON *a = cJSON_AddArrayToObject(o, "argv");
+	for (char *const *s = p->argv; s && *s; s++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(*s));
+	add_text(o, "cwd", p->cwd);
+	if (p->tag[0])
+		add_text(o, "tag", p->tag);
+	cJSON_AddBoolToObject(o, "running", p->running);
+	bool ended = !p->running;
+	cJSON_AddItemToObject(o, "exit_code",
+			      ended && p->exited ? cJSON_CreateNumber(p->exit_code)
+						 : cJSON_CreateNull());
+	cJSON_AddItemToObject(
+	    o, "signal", ended && !p->exited ? cJSON_CreateNumber(p->signal) : cJSON_CreateNull());
+	if (p->message[0])
+		add_text(o, "message", p->message);
+	return o;
+}
+
+static cJSON *file_json(const struct sess_call *c, const struct sess_reply *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (c->kind == SCALL_FILE_LIST) {
+		add_text(o, "dir", r->file.path);
+		cJSON *arr = cJSON_AddArrayToObject(o, "files");
+		for (size_t i = 0; i < r->file.nentries; i++) {
+			const struct sandbox_dirent *d = &r->file.entries[i];
+			char t = d->type;
+			cJSON *e = cJSON_CreateObject();
+			add_text(e, "name", d->name);
+			add_text(e, "type",
+				 t == 'f'   ? "file"
+				 : t == 'd' ? "dir"
+				 : t == 'l' ? "symlink"
+					    : "other");
+			cJSON_AddNumberToObject(e, "size", (double)d->size);
+			cJSON_AddNumberToObject(e, "mtime", (double)d->mtime);
+			cJSON_AddItemToArray(arr, e);
+		}
+		return o;
+	}
+	add_text(o, "path", r->file.path);
+	if (c->kind == SCALL_FILE_PUT)
+		cJSON_AddNumberToObject(o, "size", (double)r->file.size);
+	else
+		cJSON_AddBoolToObject(o, "deleted", r->file.deleted);
+	return o;
+}
+
+cJSON *sessrender_reply(const struct sess_call *c, const struct sess_reply *r)
+{
+	cJSON *o;
+	switch (c->kind) {
+	case SCALL_EXECUTE:
+		return sessrender_cell(&r->cell);
+	case SCALL_INSTALL:
+		o = cJSON_CreateObject();
+		add_text(o, "status", r->install.ok ? "ok" : "error");
+		cJSON *pk = cJSON_AddArrayToObject(o, "packages");
+		for (char *const *p = r->install.packages; p && *p; p++)
+			cJSON_AddItemToArray(pk, cJSON_CreateString(*p));
+		add_buf(o, "output", &r->install.output);
+		cJSON_AddNumberToObject(o, "time_ms", (double)r->install.time_ms);
+		if (!r->install.ok && r->install.message[0])
+			add_text(o, "message", r->install.message);
+		return o;
+	case SCALL_FILE_PUT:
+	case SCALL_FILE_LIST:
+	case SCALL_FILE_DELETE:
+	case SCALL_FILE_GET:
+		return file_json(c, r);
+	case SCALL_CLOSE:
+		o = cJSON_CreateObject();
+		add_text(o, "id", r->closed);
+		add_text(o, "status", "closed");
+		return o;
+	case SCALL_CONTEXT_LIST: {
+		o = cJSON_CreateObject();
+		cJSON *a = cJSON_AddArrayToObject(o, "contexts");
+		for (size_t i = 0; i < r->ncontexts; i++)
+			cJSON_AddItemToArray(a, context_json(&r->contexts[i]));
+		return o;
+	}
+	case SCALL_CONTEXT_REMOVE:
+		o = cJSON_CreateObject();
+		add_text(o, "id", c->context);
+		cJSON_AddBoolToObject(o, "removed", true);
+		return o;
+	case SCALL_CONTEXT_CREATE:
+	case SCALL_CONTEXT_RESTART:
+		return r->ncontexts ? context_json(&r->contexts[0]) : cJSON_CreateObject();
+	case SCALL_PROCESS_LIST: {
+		o = cJSON_CreateObject();
+		cJSON *a = cJSON_AddArrayToObject(o, "processes");
+		for (size_t i = 0; i < r->nprocs; i++)
+			cJSON_AddItemToArray(a, process_json(&r->procs[i]));
+		return o;
+	}
+	default:
+		return r->nprocs ? process_json(&r->procs[0]) : cJSON_CreateObject();
+	}
+}
+
+char *sessrender_cell_done(const char *stored, const char **status)
+{
+	cJSON *j = stored ? cJSON_Parse(stored) : NULL;
+	struct sess_reply r;
+	char *out;
+	*status = NULL;
+	if (!j) {
+		cJSON_Delete(j);
+		return xstrdup("{}");
+	}
+	sesscall_reply_load(SCALL_EXECUTE, j, NULL, 0, &r);
+	cJSON *o;
+	if (r.err != SERR_NONE) {
+		int http;
+		const char *code;
+		sessrender_error(r.err, &http, &code);
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "http", http);
+		cJSON *e = cJSON_AddObjectToObject(o, "error");
+		add_text(e, "code", code);
+		add_text(e, "message", r.message);
+	} else {
+		o = sessrender_cell(&r.cell);
+		*status = cell_status_name(r.cell.status);
+	}
+	out = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	cJSON_Delete(j);
+	sess_reply_release(&r);
+	return out;
+}
+
+char *sessrender_process_done(const char *stored)
+{
+	cJSON *j = stored ? cJSON_Parse(stored) : NULL;
+	struct sess_reply r;
+	if (!j || sesscall_reply_load(SCALL_PROCESS_WAIT, j, NULL, 0, &r) < 0 || !r.nprocs) {
+		if (j)
+			sess_reply_release(&r);
+		cJSON_Delete(j);
+		return xstrdup("{}");
+	}
+	cJSON *o = process_json(&r.procs[0]);
+	char *out = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	cJSON_Delete(j);
+	sess_reply_release(&r);
+	return out;
+}

@@ -1,0 +1,672 @@
+/* sesscall: session calls and replies, typed, and their stored JSON (see sesscall.h). */
+#include "judge/service/session/sesscall.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+/* ---- kinds and errors ---- */
+
+static const struct {
+	const char *name;
+	bool serial;
+} kinds[SCALL_KIND_COUNT] = {
+    [SCALL_EXECUTE] = {"execute", true},
+    [SCALL_INSTALL] = {"install", true},
+    [SCALL_FILE_PUT] = {"file_put", true},
+    [SCALL_FILE_GET] = {"file_get", true},
+    [SCALL_FILE_LIST] = {"file_list", true},
+    [SCALL_FILE_DELETE] = {"file_delete", true},
+    [SCALL_CLOSE] = {"close", true},
+    [SCALL_CONTEXT_CREATE] = {"context_create", true},
+    [SCALL_CONTEXT_LIST] = {"context_list", true},
+    [SCALL_CONTEXT_RESTART] = {"context_restart", true},
+    [SCALL_CONTEXT_REMOVE] = {"context_remove", true},
+    [SCALL_PROCESS_START] = {"process_start", false},
+    [SCALL_PROCESS_INPUT] = {"process_input", false},
+    [SCALL_PROCESS_CLOSE_STDIN] = {"process_close_stdin", false},
+    [SCALL_PROCESS_SIGNAL] = {"process_signal", false},
+    [SCALL_PROCESS_WAIT] = {"process_wait", false},
+    [SCALL_PROCESS_LIST] = {"process_list", false},
+};
+
+const char *scall_kind_name(enum scall_kind k)
+{
+	return k >= 0 && k < SCALL_KIND_COUNT ? kinds[k].name : "unknown";
+}
+
+int scall_kind_parse(const char *s)
+{
+	for (int i = 0; s && i < SCALL_KIND_COUNT; i++)
+		if (!strcmp(s, kinds[i].name))
+			return i;
+	return -1;
+}
+
+bool scall_kind_serial(enum scall_kind k)
+{
+	return k < 0 || k >= SCALL_KIND_COUNT || kinds[k].serial;
+}
+
+static const char *const err_names[SERR_COUNT] = {
+    [SERR_NONE] = "none",
+    [SERR_BAD_REQUEST] = "bad_request",
+    [SERR_NOT_FOUND] = "not_found",
+    [SERR_BAD_PATH] = "bad_path",
+    [SERR_IS_A_DIRECTORY] = "is_a_directory",
+    [SERR_NOT_A_DIRECTORY] = "not_a_directory",
+    [SERR_TOO_LARGE] = "too_large",
+    [SERR_DISK_FULL] = "disk_full",
+    [SERR_INSTALL_FAILED] = "install_failed",
+    [SERR_NO_CONTEXT] = "no_context",
+    [SERR_NO_PROCESS] = "no_process",
+    [SERR_CONFLICT] = "conflict",
+    [SERR_FORBIDDEN] = "forbidden",
+    [SERR_LIMIT] = "limit",
+    [SERR_SESSION_CLOSED] = "session_closed",
+    [SERR_SESSION_LOST] = "session_lost",
+    [SERR_INTERNAL] = "internal_error",
+};
+
+const char *sess_err_name(enum sess_err e)
+{
+	return e >= 0 && e < SERR_COUNT ? err_names[e] : err_names[SERR_INTERNAL];
+}
+
+enum sess_err sess_err_parse(const char *s)
+{
+	for (int i = 0; s && i < SERR_COUNT; i++)
+		if (!strcmp(s, err_names[i]))
+			return (enum sess_err)i;
+	return SERR_INTERNAL;
+}
+
+/* ---- helpers ---- */
+
+char **sesscall_strv_copy(const char *const *v)
+{
+	if (!v)
+		return NULL;
+	size_t n = 0;
+	while (v[n])
+		n++;
+	char **c = xcalloc(n + 1, sizeof *c);
+	for (size_t i = 0; i < n; i++)
+		c[i] = xstrdup(v[i]);
+	return c;
+}
+
+void sesscall_strv_free(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+static void copy(char *dst, size_t n, const char *s)
+{
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
+static const char *str_of(const cJSON *o, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static char *dup_of(const cJSON *o, const char *name)
+{
+	const char *s = str_of(o, name);
+	return s ? xstrdup(s) : NULL;
+}
+
+static long long num_of(const cJSON *o, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
+}
+
+static bool bool_of(const cJSON *o, const char *name)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, name));
+}
+
+/* A JSON array of strings as a NULL-terminated list (NULL when absent). */
+static char **strv_of(const cJSON *o, const char *name)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, name);
+	if (!cJSON_IsArray(a))
+		return NULL;
+	char **v = xcalloc((size_t)cJSON_GetArraySize(a) + 1, sizeof *v);
+	size_t n = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, a) if (cJSON_IsString(it)) v[n++] = xstrdup(it->valuestring);
+	return v;
+}
+
+static void add_strv(cJSON *o, const char *name, char *const *v)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, name);
+	for (char *const *p = v; p && *p; p++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(*p));
+}
+
+static void add_text(cJSON *o, const char *name, const char *s)
+{
+	cJSON_AddStringToObject(o, name, s ? s : "");
+}
+
+static void add_buf(cJSON *o, const char *name, const struct strbuf *b)
+{
+	cJSON_AddStringToObject(o, name, b->buf ? b->buf : "");
+}
+
+/* ---- calls ---- */
+
+void sess_call_init(struct sess_call *c, enum scall_kind k)
+{
+	memset(c, 0, sizeof *c);
+	c->kind = k;
+	strbuf_init(&c->body);
+	cmp_opts_init(&c->exec.cmp, CMP_LINES);
+}
+
+void sess_call_release(struct sess_call *c)
+{
+	free(c->exec.code);
+	free(c->exec.stdin_data);
+	free(c->exec.expected);
+	sesscall_strv_free(c->install.packages);
+	free(c->path);
+	strbuf_release(&c->body);
+	sesscall_strv_free(c->proc.argv);
+	sesscall_strv_free(c->proc.env);
+	enum scall_kind k = c->kind;
+	memset(c, 0, sizeof *c);
+	c->kind = k;
+}
+
+cJSON *sesscall_store(const struct sess_call *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (c->context[0])
+		add_text(o, "context", c->context);
+	switch (c->kind) {
+	case SCALL_EXECUTE:
+		add_text(o, "code", c->exec.code);
+		if (c->exec.stdin_data)
+			add_text(o, "stdin", c->exec.stdin_data);
+		if (c->exec.timeout_ms)
+			cJSON_AddNumberToObject(o, "timeout_ms", (double)c->exec.timeout_ms);
+		if (c->exec.expected)
+			add_text(o, "expected_output", c->exec.expected);
+		if (c->exec.has_compare)
+			model_compare_render(o, &c->exec.cmp);
+		if (c->exec.stream)
+			cJSON_AddBoolToObject(o, "stream", true);
+		break;
+	case SCALL_INSTALL:
+		add_text(o, "manager", c->install.manager);
+		add_strv(o, "packages", c->install.packages);
+		break;
+	case SCALL_FILE_PUT:
+	case SCALL_FILE_GET:
+	case SCALL_FILE_LIST:
+	case SCALL_FILE_DELETE:
+		add_text(o, "path", c->path);
+		break;
+	case SCALL_CONTEXT_CREATE:
+		if (c->ctx.language[0])
+			add_text(o, "language", c->ctx.language);
+		if (c->path)
+			add_text(o, "cwd", c->path);
+		break;
+	case SCALL_PROCESS_START:
+		add_strv(o, "argv", c->proc.argv);
+		if (c->proc.env)
+			add_strv(o, "env", c->proc.env);
+		if (c->path)
+			add_text(o, "cwd", c->path);
+		if (c->proc.stdin_open)
+			cJSON_AddBoolToObject(o, "stdin", true);
+		if (c->proc.timeout_ms)
+			cJSON_AddNumberToObject(o, "timeout_ms", (double)c->proc.timeout_ms);
+		if (c->proc.tag[0])
+			add_text(o, "tag", c->proc.tag);
+		break;
+	case SCALL_PROCESS_SIGNAL:
+		cJSON_AddNumberToObject(o, "signal", c->proc.signal);
+		/* fall through */
+	case SCALL_PROCESS_INPUT:
+	case SCALL_PROCESS_CLOSE_STDIN:
+		cJSON_AddNumberToObject(o, "pid", (double)c->proc.pid);
+		break;
+	case SCALL_PROCESS_WAIT:
+		cJSON_AddNumberToObject(o, "pid", (double)c->proc.pid);
+		if (c->proc.timeout_ms)
+			cJSON_AddNumberToObject(o, "timeout_ms", (double)c->proc.timeout_ms);
+		break;
+	default:
+		break;
+	}
+	return o;
+}
+
+int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, size_t len,
+		  struct sess_call *out, char *err, size_t errlen)
+{
+	sess_call_init(out, k);
+	if (k < 0 || k >= SCALL_KIND_COUNT) {
+		snprintf(err, errlen, "unknown call kind %d", (int)k);
+		return -1;
+	}
+	if (!cJSON_IsObject(request)) {
+		snprintf(err, errlen, "the %s call has no request", scall_kind_name(k));
+		return -1;
+	}
+	copy(out->context, sizeof out->context, str_of(request, "context"));
+	if (body)
+		strbuf_add(&out->body, body, len);
+	switch (k) {
+	case SCALL_EXECUTE: {
+		out->exec.code = dup_of(request, "code");
+		out->exec.stdin_data = dup_of(request, "stdin");
+		out->exec.timeout_ms = (long)num_of(request, "timeout_ms");
+		out->exec.expected = dup_of(request, "expected_output");
+		out->exec.stream = bool_of(request, "stream");
+		const cJSON *cmp = cJSON_GetObjectItemCaseSensitive(request, "compare");
+		out->exec.has_compare = cmp != NULL;
+		if (cmp && model_compare_load(cmp, &out->exec.cmp, err, errlen) < 0)
+			return -1;
+		if (!out->exec.code) {
+			snprintf(err, errlen, "the cell has no code");
+			return -1;
+		}
+		break;
+	}
+	case SCALL_INSTALL:
+		copy(out->install.manager, sizeof out->install.manager, str_of(request, "manager"));
+		out->install.packages = strv_of(request, "packages");
+		if (!out->install.packages) {
+			snprintf(err, errlen, "the install has no packages");
+			return -1;
+		}
+		break;
+	case SCALL_FILE_PUT:
+	case SCALL_FILE_GET:
+	case SCALL_FILE_LIST:
+	case SCALL_FILE_DELETE:
+		out->path = xstrdup(str_of(request, "path") ? str_of(request, "path") : "");
+		break;
+	case SCALL_CONTEXT_CREATE:
+		copy(out->ctx.language, sizeof out->ctx.language, str_of(request, "language"));
+		out->path = dup_of(request, "cwd");
+		break;
+	case SCALL_PROCESS_START:
+		out->proc.argv = strv_of(request, "argv");
+		out->proc.env = strv_of(request, "env");
+		out->path = dup_of(request, "cwd");
+		out->proc.stdin_open = bool_of(request, "stdin");
+		out->proc.timeout_ms = (long)num_of(request, "timeout_ms");
+		copy(out->proc.tag, sizeof out->proc.tag, str_of(request, "tag"));
+		if (!out->proc.argv || !out->proc.argv[0]) {
+			snprintf(err, errlen, "the process has no argv");
+			return -1;
+		}
+		break;
+	case SCALL_PROCESS_INPUT:
+	case SCALL_PROCESS_CLOSE_STDIN:
+	case SCALL_PROCESS_SIGNAL:
+	case SCALL_PROCESS_WAIT:
+		out->proc.pid = (long)num_of(request, "pid");
+		out->proc.signal = (int)num_of(request, "signal");
+		out->proc.timeout_ms = (long)num_of(request, "timeout_ms");
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* ---- replies ---- */
+
+void sess_reply_init(struct sess_reply *r)
+{
+	memset(r, 0, sizeof *r);
+	strbuf_init(&r->cell.out);
+	strbuf_init(&r->cell.err);
+	strbuf_init(&r->install.output);
+	strbuf_init(&r->file.bytes);
+	r->cell.session_memory_kb = -1;
+	r->cell.status = CELL_INTERNAL_ERROR;
+}
+
+static void process_info_release(struct sess_process_info *p)
+{
+	sesscall_strv_free(p->argv);
+	free(p->cwd);
+}
+
+void sess_reply_release(struct sess_reply *r)
+{
+	strbuf_release(&r->cell.out);
+	strbuf_release(&r->cell.err);
+	free(r->cell.result);
+	free(r->cell.error_name);
+	free(r->cell.error_value);
+	free(r->cell.error_traceback);
+	sesscall_strv_free(r->install.packages);
+	strbuf_release(&r->install.output);
+	free(r->file.path);
+	strbuf_release(&r->file.bytes);
+	free(r->file.entries);
+	for (size_t i = 0; i < r->ncontexts; i++)
+		free(r->contexts[i].cwd);
+	free(r->contexts);
+	for (size_t i = 0; i < r->nprocs; i++)
+		process_info_release(&r->procs[i]);
+	free(r->procs);
+	memset(r, 0, sizeof *r);
+}
+
+struct sess_reply *sess_reply_fail(struct sess_reply *r, enum sess_err e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->message, sizeof r->message, fmt, ap);
+	va_end(ap);
+	r->err = e == SERR_NONE ? SERR_INTERNAL : e;
+	return r;
+}
+
+void sess_reply_add_context(struct sess_reply *r, const char *id, const char *language,
+			    const char *cwd)
+{
+	r->contexts = xreallocarray(r->contexts, r->ncontexts + 1, sizeof *r->contexts);
+	struct sess_context_info *c = &r->contexts[r->ncontexts++];
+	memset(c, 0, sizeof *c);
+	copy(c->id, sizeof c->id, id);
+	copy(c->language, sizeof c->language, language);
+	c->cwd = xstrdup(cwd ? cwd : "");
+}
+
+struct sess_process_info *sess_reply_add_process(struct sess_reply *r,
+						 const struct sess_process_info *p)
+{
+	r->procs = xreallocarray(r->procs, r->nprocs + 1, sizeof *r->procs);
+	struct sess_process_info *c = &r->procs[r->nprocs++];
+	*c = *p;
+	c->argv = sesscall_strv_copy((const char *const *)p->argv);
+	c->cwd = xstrdup(p->cwd ? p->cwd : "");
+	return c;
+}
+
+static void store_cell(cJSON *o, const struct sess_cell *c)
+{
+	add_text(o, "status", cell_status_name(c->status));
+	add_buf(o, "stdout", &c->out);
+	add_buf(o, "stderr", &c->err);
+	cJSON_AddBoolToObject(o, "stdout_truncated", c->out_truncated);
+	cJSON_AddBoolToObject(o, "stderr_truncated", c->err_truncated);
+	cJSON_AddItemToObject(o, "result",
+			      c->result ? cJSON_CreateString(c->result) : cJSON_CreateNull());
+	if (c->has_error) {
+		cJSON *e = cJSON_AddObjectToObject(o, "error");
+		add_text(e, "name", c->error_name);
+		add_text(e, "value", c->error_value);
+		add_text(e, "traceback", c->error_traceback);
+	} else {
+		cJSON_AddNullToObject(o, "error");
+	}
+	cJSON_AddNumberToObject(o, "execution_count", (double)c->execution_count);
+	cJSON_AddNumberToObject(o, "time_ms", (double)c->time_ms);
+	cJSON_AddNumberToObject(o, "wall_ms", (double)c->wall_ms);
+	cJSON_AddNumberToObject(o, "memory_kb", (double)c->memory_kb);
+	cJSON_AddNumberToObject(o, "session_memory_kb", (double)c->session_memory_kb);
+	cJSON_AddBoolToObject(o, "restarted", c->restarted);
+	if (c->message[0])
+		add_text(o, "message", c->message);
+	if (c->has_verdict)
+		add_text(o, "verdict", sub_status_name(c->verdict));
+	if (c->feedback.present) {
+		const struct grade_feedback *f = &c->feedback;
+		cJSON *fo = cJSON_AddObjectToObject(o, "feedback");
+		cJSON_AddNumberToObject(fo, "line", (double)f->line);
+		cJSON_AddNumberToObject(fo, "column", (double)f->column);
+		add_text(fo, "expected", f->expected);
+		add_text(fo, "got", f->got);
+		add_text(fo, "message", f->message);
+	}
+}
+
+static void load_cell(const cJSON *o, struct sess_cell *c)
+{
+	const char *st = str_of(o, "status");
+	c->status = CELL_INTERNAL_ERROR;
+	for (int i = 0; st && i < CELL_STATUS_COUNT; i++)
+		if (!strcmp(st, cell_status_name((enum cell_status)i)))
+			c->status = (enum cell_status)i;
+	const char *s;
+	if ((s = str_of(o, "stdout")))
+		strbuf_addstr(&c->out, s);
+	if ((s = str_of(o, "stderr")))
+		strbuf_addstr(&c->err, s);
+	c->out_truncated = bool_of(o, "stdout_truncated");
+	c->err_truncated = bool_of(o, "stderr_truncated");
+	c->result = dup_of(o, "result");
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
+	if (cJSON_IsObject(e)) {
+		c->has_error = true;
+		c->error_name = xstrdup(str_of(e, "name") ? str_of(e, "name") : "");
+		c->error_value = xstrdup(str_of(e, "value") ? str_of(e, "value") : "");
+		c->error_traceback = xstrdup(str_of(e, "traceback") ? str_of(e, "traceback") : "");
+	}
+	c->execution_count = (long)num_of(o, "execution_count");
+	c->time_ms = (long)num_of(o, "time_ms");
+	c->wall_ms = (long)num_of(o, "wall_ms");
+	c->memory_kb = (long)num_of(o, "memory_kb");
+	c->session_memory_kb = (long)num_of(o, "session_memory_kb");
+	c->restarted = bool_of(o, "restarted");
+	copy(c->message, sizeof c->message, str_of(o, "message"));
+	const char *v = str_of(o, "verdict");
+	c->has_verdict = v && sub_status_parse(v, &c->verdict) == 0;
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, "feedback");
+	if (cJSON_IsObject(f)) {
+		struct grade_feedback *fb = &c->feedback;
+		fb->present = fb->has_position = fb->has_expected = true;
+		fb->line = (long)num_of(f, "line");
+		fb->column = (long)num_of(f, "column");
+		copy(fb->expected, sizeof fb->expected, str_of(f, "expected"));
+		copy(fb->got, sizeof fb->got, str_of(f, "got"));
+		copy(fb->message, sizeof fb->message, str_of(f, "message"));
+	}
+}
+
+static char dirent_code(const char *t)
+{
+	return !t		       ? 'o'
+	       : !strcmp(t, "file")    ? 'f'
+	       : !strcmp(t, "dir")     ? 'd'
+	       : !strcmp(t, "symlink") ? 'l'
+				       : 'o';
+}
+
+static const char *dirent_type(char t)
+{
+	return t == 'f' ? "file" : t == 'd' ? "dir" : t == 'l' ? "symlink" : "other";
+}
+
+static void store_processes(cJSON *o, const struct sess_reply *r)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, "processes");
+	for (size_t i = 0; i < r->nprocs; i++) {
+		const struct sess_process_info *p = &r->procs[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "pid", (double)p->pid);
+		add_strv(e, "argv", p->argv);
+		add_text(e, "cwd", p->cwd);
+		if (p->tag[0])
+			add_text(e, "tag", p->tag);
+		cJSON_AddBoolToObject(e, "running", p->running);
+		cJSON_AddBoolToObject(e, "exited", p->exited);
+		cJSON_AddNumberToObject(e, "exit_code", p->exit_code);
+		cJSON_AddNumberToObject(e, "signal", p->signal);
+		if (p->message[0])
+			add_text(e, "message", p->message);
+		cJSON_AddItemToArray(a, e);
+	}
+}
+
+static void load_processes(const cJSON *o, struct sess_reply *r)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "processes"), *e;
+	cJSON_ArrayForEach(e, a)
+	{
+		struct sess_process_info p = {0};
+		p.pid = (long)num_of(e, "pid");
+		p.argv = strv_of(e, "argv");
+		p.cwd = dup_of(e, "cwd");
+		copy(p.tag, sizeof p.tag, str_of(e, "tag"));
+		p.running = bool_of(e, "running");
+		p.exited = bool_of(e, "exited");
+		p.exit_code = (int)num_of(e, "exit_code");
+		p.signal = (int)num_of(e, "signal");
+		copy(p.message, sizeof p.message, str_of(e, "message"));
+		sess_reply_add_process(r, &p);
+		process_info_release(&p);
+	}
+}
+
+cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r)
+{
+	cJSON *top = cJSON_CreateObject();
+	if (r->err != SERR_NONE) {
+		cJSON *e = cJSON_AddObjectToObject(top, "error");
+		add_text(e, "code", sess_err_name(r->err));
+		add_text(e, "message", r->message);
+		return top;
+	}
+	cJSON *o = cJSON_AddObjectToObject(top, "reply");
+	switch (k) {
+	case SCALL_EXECUTE:
+		store_cell(o, &r->cell);
+		break;
+	case SCALL_INSTALL:
+		cJSON_AddBoolToObject(o, "ok", r->install.ok);
+		add_strv(o, "packages", r->install.packages);
+		add_buf(o, "output", &r->install.output);
+		cJSON_AddNumberToObject(o, "time_ms", (double)r->install.time_ms);
+		if (r->install.message[0])
+			add_text(o, "message", r->install.message);
+		break;
+	case SCALL_FILE_PUT:
+	case SCALL_FILE_GET:
+	case SCALL_FILE_LIST:
+	case SCALL_FILE_DELETE:
+		add_text(o, "path", r->file.path);
+		if (k == SCALL_FILE_PUT)
+			cJSON_AddNumberToObject(o, "size", (double)r->file.size);
+		if (k == SCALL_FILE_DELETE)
+			cJSON_AddBoolToObject(o, "deleted", r->file.deleted);
+		if (k == SCALL_FILE_GET)
+			add_text(o, "content_type", r->file.type);
+		if (k == SCALL_FILE_LIST) {
+			cJSON *a = cJSON_AddArrayToObject(o, "files");
+			for (size_t i = 0; i < r->file.nentries; i++) {
+				const struct sandbox_dirent *d = &r->file.entries[i];
+				cJSON *e = cJSON_CreateObject();
+				add_text(e, "name", d->name);
+				add_text(e, "type", dirent_type(d->type));
+				cJSON_AddNumberToObject(e, "size", (double)d->size);
+				cJSON_AddNumberToObject(e, "mtime", (double)d->mtime);
+				cJSON_AddItemToArray(a, e);
+			}
+		}
+		break;
+	case SCALL_CLOSE:
+		add_text(o, "id", r->closed);
+		break;
+	default:
+		break;
+	}
+	if (r->ncontexts) {
+		cJSON *a = cJSON_AddArrayToObject(o, "contexts");
+		for (size_t i = 0; i < r->ncontexts; i++) {
+			cJSON *e = cJSON_CreateObject();
+			add_text(e, "id", r->contexts[i].id);
+			add_text(e, "language", r->contexts[i].language);
+			add_text(e, "cwd", r->contexts[i].cwd);
+			cJSON_AddItemToArray(a, e);
+		}
+	}
+	if (r->nprocs)
+		store_processes(o, r);
+	return top;
+}
+
+int sesscall_reply_load(enum scall_kind k, const cJSON *response, const void *body, size_t len,
+			struct sess_reply *out)
+{
+	sess_reply_init(out);
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(response, "error");
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(response, "reply");
+	if (cJSON_IsObject(e)) {
+		sess_reply_fail(out, sess_err_parse(str_of(e, "code")), "%s",
+				str_of(e, "message") ? str_of(e, "message") : "");
+		return 0;
+	}
+	if (!cJSON_IsObject(o)) {
+		sess_reply_fail(out, SERR_INTERNAL, "the answer of the %s call cannot be read",
+				scall_kind_name(k));
+		return -1;
+	}
+	switch (k) {
+	case SCALL_EXECUTE:
+		load_cell(o, &out->cell);
+		break;
+	case SCALL_INSTALL:
+		out->install.ok = bool_of(o, "ok");
+		out->install.packages = strv_of(o, "packages");
+		if (str_of(o, "output"))
+			strbuf_addstr(&out->install.output, str_of(o, "output"));
+		out->install.time_ms = (long)num_of(o, "time_ms");
+		copy(out->install.message, sizeof out->install.message, str_of(o, "message"));
+		break;
+	case SCALL_FILE_PUT:
+	case SCALL_FILE_GET:
+	case SCALL_FILE_LIST:
+	case SCALL_FILE_DELETE: {
+		out->file.path = xstrdup(str_of(o, "path") ? str_of(o, "path") : "");
+		out->file.size = num_of(o, "size");
+		out->file.deleted = bool_of(o, "deleted");
+		copy(out->file.type, sizeof out->file.type, str_of(o, "content_type"));
+		if (body)
+			strbuf_add(&out->file.bytes, body, len);
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "files"), *it;
+		size_t n = cJSON_IsArray(a) ? (size_t)cJSON_GetArraySize(a) : 0;
+		out->file.entries = n ? xcalloc(n, sizeof *out->file.entries) : NULL;
+		cJSON_ArrayForEach(it, a)
+		{
+			struct sandbox_dirent *d = &out->file.entries[out->file.nentries++];
+			copy(d->name, sizeof d->name, str_of(it, "name"));
+			d->type = dirent_code(str_of(it, "type"));
+			d->size = num_of(it, "size");
+			d->mtime = num_of(it, "mtime");
+		}
+		break;
+	}
+	case SCALL_CLOSE:
+		copy(out->closed, sizeof out->closed, str_of(o, "id"));
+		break;
+	default:
+		break;
+	}
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "contexts"), *it;
+	cJSON_ArrayForEach(it, a) sess_reply_add_context(out, str_of(it, "id"),
+							 str_of(it, "language"), str_of(it, "cwd"));
+	load_processes(o, out);
+	return 0;
+}

@@ -1,0 +1,132 @@
+/* sessopen: a session's sandbox and driver started, and the runner's pool told of them. */
+#include "judge/service/session/sessopen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "common/xalloc.h"
+#include "common/log.h"
+#include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
+#include "runner/install/install.h"
+#include "runner/session/prestart.h"
+
+/* Appends s to the list *v of *n unless it holds it already. */
+static void add_once(char ***v, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s))
+			return;
+	*v = xreallocarray(*v, *n + 2, sizeof **v);
+	(*v)[(*n)++] = xstrdup(s);
+	(*v)[*n] = NULL;
+}
+
+void sessopen_common_init(struct sessopen_common *c, const struct lang_registry *langs)
+{
+	size_t nro = 0, ndirs = 0;
+	char **dirs = NULL;
+	c->ro_paths = xcalloc(1, sizeof *c->ro_paths);
+	for (int i = 0; i < langs->count; i++) {
+		const struct lang *l = &langs->langs[i];
+		if (!l->session_argv)
+			continue;
+		for (char **rp = l->session_ro_paths; rp && *rp; rp++)
+			add_once(&c->ro_paths, &nro, *rp);
+		/* the folder of its programs (python3, pip, node, npm, dotnet) */
+		char *dir = xstrdup(l->run_argv && l->run_argv[0] ? l->run_argv[0] : "/");
+		char *slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = 0;
+			add_once(&dirs, &ndirs, dir);
+		}
+		free(dir);
+	}
+	struct strbuf path = STRBUF_INIT;
+	strbuf_addstr(&path, "PATH=");
+	for (size_t i = 0; i < ndirs; i++)
+		if (strcmp(dirs[i], "/bin") && strcmp(dirs[i], "/usr/bin"))
+			strbuf_addf(&path, "%s:", dirs[i]);
+	strbuf_addstr(&path, "/usr/local/bin:/usr/bin:/bin");
+	const char *env[] = {path.buf,
+			     "HOME=/box",
+			     "TMPDIR=/tmp",
+			     "LANG=C.UTF-8",
+			     "LC_ALL=C.UTF-8",
+			     "PYTHONPATH=/box/" PKG_DIR_PYTHON,
+			     "NODE_PATH=/box/" PKG_DIR_NODE "/node_modules",
+			     NULL};
+	c->proc_env = xcalloc(sizeof env / sizeof env[0], sizeof *c->proc_env);
+	for (size_t i = 0; env[i]; i++)
+		c->proc_env[i] = xstrdup(env[i]);
+	strbuf_release(&path);
+	for (size_t i = 0; i < ndirs; i++)
+		free(dirs[i]);
+	free(dirs);
+}
+
+static void free_list(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+void sessopen_common_release(struct sessopen_common *c)
+{
+	free_list(c->ro_paths);
+	free_list(c->proc_env);
+	memset(c, 0, sizeof *c);
+}
+
+/* The spec of a session of l with limits (pointers into l and common). */
+static void spec_of(const struct judge_config *cfg, const struct sessopen_common *common,
+		    const struct lang *l, const struct limits_session *limits,
+		    struct session_spec *spec)
+{
+	struct limits_policy p;
+	limits_policy_from_config(cfg, &p);
+	*spec = (struct session_spec){.argv = (const char *const *)l->session_argv,
+				      .env = (const char *const *)l->session_env,
+				      .ro_paths = (const char *const *)common->ro_paths,
+				      .warm_argv = (const char *const *)l->warm_argv,
+				      .preload = (const char *const *)l->preload};
+	limits_session_sandbox(&p, l, limits, &spec->limits);
+}
+
+int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,
+		  enum sandbox_backend backend, const struct lang *l,
+		  const struct limits_session *limits, int slot, struct sandbox **sb,
+		  struct session **s, char *err, size_t errlen)
+{
+	if (sandbox_open(backend, slot, limits->disk_mb << 20, sb, err, errlen) < 0)
+		return -1;
+	/* the package folders before the driver: it may never look again for one
+	 * that was missing at its start */
+	if (install_make_folders(*sb, err, errlen) < 0)
+		return -1;
+	struct session_spec spec;
+	spec_of(cfg, common, l, limits, &spec);
+	return session_start(*sb, &spec, s, err, errlen);
+}
+
+void sessopen_prepare(const struct judge_config *cfg, const struct sessopen_common *common,
+		      const struct lang_registry *langs, enum sandbox_backend backend)
+{
+	/* python first: the pool fills in this order, and most sessions are python */
+	const struct lang *py = lang_find(langs, "python");
+	for (int i = -1; i < langs->count; i++) {
+		const struct lang *l = i < 0 ? py : &langs->langs[i];
+		if (!l || !l->session_argv || (i >= 0 && l == py))
+			continue;
+		/* the limits of a create that names none */
+		struct limits_policy p;
+		struct limits_session lim;
+		struct session_spec spec;
+		limits_policy_from_config(cfg, &p);
+		limits_session(&p, NULL, &lim);
+		spec_of(cfg, common, l, &lim, &spec);
+		prestart_prepare(backend, lim.disk_mb << 20, &spec);
+	}
+}

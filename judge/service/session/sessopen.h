@@ -1,0 +1,48 @@
+/* sessopen: how a worker starts a session's sandbox and driver, and asks the
+ * runner to keep some started ahead of need.
+ *
+ * A create should not wait for a sandbox and an interpreter to start (the
+ * target is 60 ms): at start the worker names, for each language with a
+ * driver, the session its creates get without limits of their own
+ * (sessopen_prepare: the default limits of judge.ini's [sessions]), and the
+ * runner keeps [sandbox] session_pool of each started (runner/session/session.h,
+ * prestart_prepare). A session opened with exactly that spec is handed one
+ * over by session_start; any other starts its own. Both sides build the spec
+ * here, so they match.
+ */
+#pragma once
+#include <stddef.h>
+
+#include "judge/grading/limits.h"
+#include "runner/sandbox.h"
+
+struct judge_config;
+struct lang;
+struct lang_registry;
+struct session;
+
+/* What every session of a worker shares, from its languages. */
+struct sessopen_common {
+	/* the read-only folders of every language with a session driver: a
+	 * session's sandbox binds them all, so that a context of any of them
+	 * may start in it later */
+	char **ro_paths;
+	/* what a process's environment starts with: PATH with the folders of
+	 * those languages' programs first, HOME (the session folder), TMPDIR,
+	 * the locale, and where installed packages are found */
+	char **proc_env;
+};
+void sessopen_common_init(struct sessopen_common *c, const struct lang_registry *langs);
+void sessopen_common_release(struct sessopen_common *c);
+
+/* Opens a sandbox of backend in slot with limits (disk_mb its box) and starts
+ * lang's driver in it (the session's default context). Returns 0 with *sb and
+ * *s set, or -1 with err (*sb may be set then: close it). */
+int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,
+		  enum sandbox_backend backend, const struct lang *lang,
+		  const struct limits_session *limits, int slot, struct sandbox **sb,
+		  struct session **s, char *err, size_t errlen);
+/* Names each language's default session to the runner's pool (a no-op when
+ * [sandbox] session_pool is 0). */
+void sessopen_prepare(const struct judge_config *cfg, const struct sessopen_common *common,
+		      const struct lang_registry *langs, enum sandbox_backend backend);

@@ -1,0 +1,50 @@
+/* sessrun: runs one call (sesscall.h) in a session the worker holds, and answers
+ * it typed: a struct sess_reply, or a domain error (enum sess_err), never an
+ * HTTP status.
+ */
+#pragma once
+#include <stdbool.h>
+
+#include "judge/grading/limits.h"
+#include "judge/service/session/sesscall.h"
+
+struct judge_config;
+struct lang;
+struct lang_registry;
+struct sandbox;
+struct session;
+struct install_options;
+
+/* A code context of the session: its id, language and working directory
+ * (relative to the session folder), and the runner's number of it. */
+struct sessrun_context {
+	char id[SESS_ID_MAX]; /* "" = a free slot */
+	const struct lang *lang;
+	char *cwd;
+	int rctx;
+};
+
+/* What a call may use of its session (owned by the session's thread). */
+struct sessrun_env {
+	const struct judge_config *cfg;
+	const struct lang_registry *langs;
+	const struct lang *lang; /* the session's: its default context's */
+	struct sandbox *sb;
+	struct session *s;
+	struct sessrun_context contexts[SESS_MAX_CONTEXTS]; /* [0]: the default */
+	struct limits_session limits;
+	long execution_count; /* cells run so far; execute adds one */
+	const struct install_options *install;
+	/* Optional: each piece of a cell's output as it is printed (fd 1 or 2). */
+	void (*on_output)(void *arg, int fd, const char *data, size_t len);
+	void *output_arg;
+};
+
+/* Runs call c (execute, install, files, contexts: the serial kinds but close,
+ * which the session's host answers itself) and fills out (initialized here;
+ * the caller releases it). */
+void sessrun_call(struct sessrun_env *env, const struct sess_call *c, struct sess_reply *out);
+/* Sets env's default context (the session's language, runner context 0);
+ * release frees what the contexts hold. */
+void sessrun_env_init(struct sessrun_env *env);
+void sessrun_env_release(struct sessrun_env *env);
