@@ -445,7 +445,8 @@ static cJSON *json_body(struct http_request *r, struct api *a)
  * known matters there). */
 static const char *some_language(struct api *a)
 {
-	return a->langs.count ? a->langs.langs[0].name : "python";
+	const struct lang *l = lang_default(&a->langs);
+	return l ? l->name : "";
 }
 
 /* execute and install: the checked body, routed. */

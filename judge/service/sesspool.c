@@ -30,14 +30,15 @@ static void spec_of(const struct judge_config *cfg, const struct lang *l,
 }
 
 int sesspool_open(const struct judge_config *cfg, enum sandbox_backend backend,
-		  const struct lang *l, const struct sess_limits *limits, int slot,
-		  struct sandbox **sb, struct session **s, char *err, size_t errlen)
+		  const struct lang *l, const struct sess_limits *limits,
+		  const struct install_options *inst, int slot, struct sandbox **sb,
+		  struct session **s, char *err, size_t errlen)
 {
 	if (sandbox_open(backend, slot, limits->disk_mb << 20, sb, err, errlen) < 0)
 		return -1;
 	/* the package folders before the driver: it may never look again for one
 	 * that was missing at its start */
-	if (install_make_folders(*sb, err, errlen) < 0)
+	if (install_make_folders(*sb, inst, err, errlen) < 0)
 		return -1;
 	struct session_spec spec;
 	spec_of(cfg, l, limits, &spec);
@@ -47,11 +48,12 @@ int sesspool_open(const struct judge_config *cfg, enum sandbox_backend backend,
 void sesspool_prepare(const struct judge_config *cfg, const struct lang_registry *langs,
 		      enum sandbox_backend backend)
 {
-	/* python first: the pool fills in this order, and most sessions are python */
-	const struct lang *py = lang_find(langs, "python");
+	/* the default language first: the pool fills in this order, and most
+	 * sessions are in it */
+	const struct lang *first = lang_default(langs);
 	for (int i = -1; i < langs->count; i++) {
-		const struct lang *l = i < 0 ? py : &langs->langs[i];
-		if (!l || !l->session_argv || (i >= 0 && l == py))
+		const struct lang *l = i < 0 ? first : &langs->langs[i];
+		if (!l || !l->session_argv || (i >= 0 && l == first))
 			continue;
 		/* the limits of a create that names none */
 		cJSON *body = cJSON_CreateObject();

@@ -16,17 +16,19 @@
 #include "judge/service/sessreq.h"
 #include "runner/sandbox.h"
 
+struct install_options;
 struct judge_config;
 struct lang;
 struct lang_registry;
 struct session;
 
-/* Opens a sandbox of backend in slot with limits (disk_mb its box) and starts
- * lang's driver in it. Returns 0 with *sb and *s set, or -1 with err (*sb may
- * be set then: close it). */
+/* Opens a sandbox of backend in slot with limits (disk_mb its box), makes the
+ * package folders of inst's managers and starts lang's driver in it. Returns 0
+ * with *sb and *s set, or -1 with err (*sb may be set then: close it). */
 int sesspool_open(const struct judge_config *cfg, enum sandbox_backend backend,
-		  const struct lang *lang, const struct sess_limits *limits, int slot,
-		  struct sandbox **sb, struct session **s, char *err, size_t errlen);
+		  const struct lang *lang, const struct sess_limits *limits,
+		  const struct install_options *inst, int slot, struct sandbox **sb,
+		  struct session **s, char *err, size_t errlen);
 /* Names each language's default session to the runner's pool (a no-op when
  * [sandbox] session_pool is 0). */
 void sesspool_prepare(const struct judge_config *cfg, const struct lang_registry *langs,
