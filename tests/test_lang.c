@@ -531,7 +531,6 @@ Test(lang, registry_conflicts, .init = make_dir, .fini = remove_dir)
 	    {"package_manager = pip\npackage_command = /p\npackage_dir = p\n",
 	     "package_manager = pip\npackage_command = /p\npackage_dir = q\n",
 	     "both have package_manager pip"},
-	    {"problem_language = zz\n", "", "'zz' is not a section"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char text[512];
@@ -546,6 +545,14 @@ Test(lang, registry_conflicts, .init = make_dir, .fini = remove_dir)
 			  cases[i].message);
 		cr_assert_eq(reg.count, 0);
 	}
+	/* without the format's table, problem_language is not checked */
+	struct lang_registry reg;
+	char err[512] = "";
+	write_lang("a", "source_file = a\nrun = /x\nproblem_language = zz\n");
+	write_lang("b", "source_file = a\nrun = /x\n");
+	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(reg.nproblem_langs, 0);
+	lang_registry_release(&reg);
 	/* a problem_language of the folder's own table */
 	char path[256];
 	snprintf(path, sizeof path, "%s/problem", dir);
@@ -558,10 +565,14 @@ Test(lang, registry_conflicts, .init = make_dir, .fini = remove_dir)
 	fclose(f);
 	write_lang("a", "source_file = a.zz\nrun = /x\nproblem_language = zz\n");
 	write_lang("b", "source_file = b\nrun = /x\n");
-	struct lang_registry reg;
-	char err[512] = "";
 	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), 0, "%s", err);
 	cr_assert_eq(reg.nproblem_langs, 2);
+	lang_registry_release(&reg);
+	write_lang("b", "source_file = b\nrun = /x\nproblem_language = xx\n");
+	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), -1);
+	cr_expect(strstr(err, "b's problem_language 'xx' is not a section"), "%s", err);
+	write_lang("b", "source_file = b\nrun = /x\n");
+	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), 0, "%s", err);
 	cr_assert_str_eq(lang_by_problem_language(&reg, "zz")->name, "a");
 	cr_assert_str_eq(lang_problem_find(&reg, "yy")->name, "yy", "name defaults to the code");
 	cr_assert(has(lang_find(&reg, "a")->extensions, ".zz"), "extensions default");

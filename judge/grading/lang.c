@@ -1089,7 +1089,9 @@ static int check_registry(struct lang_registry *reg, const char *dir, char *err,
 				 l->package_manager);
 			return -1;
 		}
-		if (l->problem_language && !lang_problem_find(reg, l->problem_language)) {
+		/* a folder without the table (a trimmed copy) runs no package programs */
+		if (l->problem_language && reg->nproblem_langs &&
+		    !lang_problem_find(reg, l->problem_language)) {
 			snprintf(err, errlen,
 				 "%s: %s's problem_language '%s' is not a section of "
 				 "problem/languages.ini",

@@ -87,7 +87,8 @@
  *
  * Problem packages:
  *   problem_language = python3    the package format's language this one runs
- *                                 (a [section] of languages/problem/languages.ini):
+ *                                 (a [section] of languages/problem/languages.ini,
+ *                                 unchecked when the folder has no such file):
  *                                 package programs in it run in this language, and
  *                                 include/<it>/ holds the files added to submissions
  *
