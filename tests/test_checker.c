@@ -134,7 +134,7 @@ Test(checker, unknown_and_unsupported_problems)
 Test(checker, direct_run_reports_judgemessage)
 {
 	struct problem p;
-	cr_assert_eq(prob_load(&p, "problems/divisors", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(prob_load(&p, "problems/divisors", &langs, err, sizeof err), 0, "%s", err);
 	struct checker *c;
 	cr_assert_eq(checker_build(&p, &langs, &cfg, SANDBOX_NATIVE, 5, &c, err, sizeof err), 0,
 		     "%s", err);

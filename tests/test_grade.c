@@ -14,7 +14,7 @@
 
 static struct judge_config cfg;
 static struct lang langs_arr[1];
-static struct lang_registry langs = {langs_arr, 1};
+static struct lang_registry langs = {.langs = langs_arr, .count = 1};
 static struct grade_env env;
 static char probdir[] = "/tmp/test_grade.XXXXXX";
 
@@ -49,6 +49,18 @@ static void setup(void)
 	cr_assert(config_set(&cfg, "problems_dir", probdir, err, sizeof err) == 0, "%s", err);
 	langs_arr[0].name = "python";
 	langs_arr[0].source_file = "main.py";
+	/* the package format's language it runs, for problems' programs */
+	static char *py_files[] = {"*.py", NULL}, *none[] = {NULL};
+	static struct lang_problem table[1];
+	table[0] = (struct lang_problem){.code = "python3",
+					 .name = "Python 3",
+					 .priority = 850,
+					 .files = py_files,
+					 .shebang_files = none,
+					 .entry_files = none};
+	langs.problem_langs = table;
+	langs.nproblem_langs = 1;
+	langs_arr[0].problem_language = "python3";
 	env = (struct grade_env){.cfg = &cfg, .langs = &langs, .backend = SANDBOX_NATIVE};
 }
 

@@ -213,11 +213,23 @@ Test(funcgrade, test_code_needs_the_end_record)
 	fgrade_records_release(&r);
 }
 
-static struct lang mk_lang(const char *name)
+/* The shipped languages: their harness keys are what is under test. */
+static const struct lang_registry *shipped(void)
 {
-	struct lang l;
-	memset(&l, 0, sizeof l);
-	l.name = (char *)name;
+	static struct lang_registry reg;
+	static bool loaded;
+	if (!loaded) {
+		char e[512];
+		cr_assert_eq(lang_load_dir(&reg, "languages", e, sizeof e), 0, "%s", e);
+		loaded = true;
+	}
+	return &reg;
+}
+
+static const struct lang *mk_lang(const char *name)
+{
+	const struct lang *l = lang_find(shipped(), name);
+	cr_assert_not_null(l, "no language %s", name);
 	return l;
 }
 
@@ -227,9 +239,9 @@ Test(harness, generation)
 	    fn_req("[{\"args\":[[2,7,11,15],9],\"expected\":[0,1]},{\"args\":[[],3000000000]}]");
 	struct harness h;
 	char err[256] = "";
-	struct lang py = mk_lang("python"), cpp = mk_lang("cpp"), cs = mk_lang("csharp");
-	struct lang c = mk_lang("c");
-	cr_assert_eq(harness_make("languages/harness", &py, &req, N, &h, err, sizeof err), 0, "%s",
+	const struct lang *py = mk_lang("python"), *cpp = mk_lang("cpp"), *cs = mk_lang("csharp");
+	const struct lang *c = mk_lang("c");
+	cr_assert_eq(harness_make("languages/harness", py, &req, N, &h, err, sizeof err), 0, "%s",
 		     err);
 	cr_assert_str_eq(h.user_file, "solution.py");
 	cr_assert(strstr(h.stdin_data.buf, "[[2,7,11,15],9]"));
@@ -237,7 +249,7 @@ Test(harness, generation)
 		  "expected values never reach the sandbox: %s", h.stdin_data.buf);
 	harness_release(&h);
 	/* C++: types inferred (3000000000 needs a long), literals in main */
-	cr_assert_eq(harness_make("languages/harness", &cpp, &req, N, &h, err, sizeof err), 0, "%s",
+	cr_assert_eq(harness_make("languages/harness", cpp, &req, N, &h, err, sizeof err), 0, "%s",
 		     err);
 	cr_assert(strstr(h.main_source.buf, "auto a0 = std::vector<int>{2,7,11,15};"), "%s",
 		  h.main_source.buf + h.main_source.len - 400);
@@ -246,19 +258,19 @@ Test(harness, generation)
 	cr_assert(strstr(h.main_source.buf, "return twoSum(a0, a1);"), "free function");
 	cr_assert_null(h.user_file);
 	harness_release(&h);
-	cr_assert_eq(harness_make("languages/harness", &cs, &req, N, &h, err, sizeof err), 0, "%s",
+	cr_assert_eq(harness_make("languages/harness", cs, &req, N, &h, err, sizeof err), 0, "%s",
 		     err);
 	cr_assert(strstr(h.main_source.buf, "new object[] {new int[]{2,7,11,15}, 9L}") &&
 		      strstr(h.main_source.buf, "new object[] {new int[]{}, 3000000000L}"),
 		  "%s", h.main_source.buf + h.main_source.len - 300);
 	harness_release(&h);
-	cr_assert_eq(harness_make("languages/harness", &c, &req, N, &h, err, sizeof err), -1);
+	cr_assert_eq(harness_make("languages/harness", c, &req, N, &h, err, sizeof err), -1);
 	cr_assert(strstr(err, "not supported in c"), "%s", err);
 	harness_release(&h);
 	model_request_release(&req);
 	/* a type the tests cannot give */
 	req = fn_req("[{\"args\":[{\"a\":1}]}]");
-	cr_assert_eq(harness_make("languages/harness", &cpp, &req, N, &h, err, sizeof err), -1);
+	cr_assert_eq(harness_make("languages/harness", cpp, &req, N, &h, err, sizeof err), -1);
 	cr_assert(strstr(err, "signature"), "%s", err);
 	harness_release(&h);
 	model_request_release(&req);
@@ -275,8 +287,8 @@ Test(harness, test_program)
 	model_set(&req.entry_point, "f", 1);
 	struct harness h;
 	char err[256];
-	struct lang py = mk_lang("python");
-	cr_assert_eq(harness_make("languages/harness", &py, &req, N, &h, err, sizeof err), 0);
+	const struct lang *py = mk_lang("python");
+	cr_assert_eq(harness_make("languages/harness", py, &req, N, &h, err, sizeof err), 0);
 	cr_assert_str_eq(h.user_file, "program.py");
 	cr_assert(strstr(h.user_source.buf, "return 1\n\n\ndef check(c):") &&
 		      strstr(h.user_source.buf, "\ncheck(f)\n"),
@@ -289,14 +301,9 @@ Test(harness, test_program)
 static int validate(const char *body, struct req_error *e, struct req_parsed *p)
 {
 	static struct judge_config cfg;
-	static struct lang langs_arr[5];
-	static struct lang_registry langs = {langs_arr, 5};
-	const char *names[] = {"python", "node", "cpp", "csharp", "c"};
 	config_defaults(&cfg);
-	for (int i = 0; i < 5; i++)
-		langs_arr[i] = mk_lang(names[i]), langs_arr[i].source_file = "main.x";
 	memset(e, 0, sizeof *e);
-	return req_parse(&cfg, &langs, REQ_EXECUTE_EXPECTED, body, strlen(body), p, e);
+	return req_parse(&cfg, shipped(), REQ_EXECUTE_EXPECTED, body, strlen(body), p, e);
 }
 
 Test(request, function_forms)
@@ -349,7 +356,7 @@ Test(request, function_forms)
 	     "[\"float\"]},\"tests\":[{\"args\":[1],\"expected\":1}]}",
 	     "invalid_field", "signature.params"},
 	    {"{\"language\":\"cpp\",\"source\":\"x\",\"test_code\":\"check\"}", "invalid_field",
-	     "python and node"},
+	     "supported in node and python, not cpp"},
 	    {"{\"language\":\"python\",\"source\":\"x\",\"entry_point\":\"f\"}", "invalid_field",
 	     "needs test_code"},
 	    {"{\"language\":\"python\",\"source\":\"x\",\"test_code\":\"c\",\"entry_point\":"
@@ -385,4 +392,38 @@ Test(request, function_package)
 	model_request_init(&r);
 	cr_assert_eq(req_func_package("problems", "hello", &r, err, sizeof err), -2);
 	model_request_release(&r);
+}
+
+/* A load error of one of the language's harness_syntax_errors types is a
+ * compile_error naming the language's own user file; another type is not. */
+Test(harness, syntax_error_by_language)
+{
+	const char out[] =
+	    "\x1ejudge:" N " {\"i\":-1,\"ok\":false,\"error\":{\"type\":\"SyntaxError\","
+	    "\"message\":\"Unexpected token\",\"line\":3}}\n";
+	const char *langs[][2] = {{"python", "  File \"solution.py\", line 3\n"},
+				  {"node", "  File \"solution.js\", line 3\n"}};
+	for (int i = 0; i < 2; i++) {
+		struct fgrade_records r;
+		struct grade_result res;
+		fgrade_records_parse(&r, out, sizeof out - 1, N, 1);
+		cr_assert_not_null(r.load_error);
+		model_result_init(&res);
+		fgrade_syntax_error(mk_lang(langs[i][0]), &r, &res);
+		cr_expect_eq(res.status, SUB_COMPILE_ERROR, "%s", langs[i][0]);
+		cr_expect(!strncmp(res.compile.output.buf, langs[i][1], strlen(langs[i][1])), "%s",
+			  res.compile.output.buf);
+		model_result_release(&res);
+		fgrade_records_release(&r);
+	}
+	/* a harness that reports no syntax errors leaves the result alone */
+	struct fgrade_records r;
+	struct grade_result res;
+	fgrade_records_parse(&r, out, sizeof out - 1, N, 1);
+	model_result_init(&res);
+	res.status = SUB_RUNTIME_ERROR;
+	fgrade_syntax_error(mk_lang("cpp"), &r, &res);
+	cr_expect_eq(res.status, SUB_RUNTIME_ERROR);
+	model_result_release(&res);
+	fgrade_records_release(&r);
 }

@@ -32,8 +32,14 @@
 #define NODE	"/opt/judge/runtimes/node22/bin/node"
 #define NPM_CLI "/opt/judge/runtimes/node22/lib/node_modules/npm/bin/npm-cli.js"
 
+/* the package folders python.ini and node.ini name (package_dir) */
+#define PKG_DIR_PYTHON ".packages/python"
+#define PKG_DIR_NODE   ".packages/node"
+
 static const char *const py_ro[] = {"/opt/judge/runtimes/python3.12", NULL};
 static const char *const node_ro[] = {"/opt/judge/runtimes/node22", NULL};
+static const char *const pip_argv[] = {PYTHON, "-m", "pip", NULL};
+static const char *const npm_argv[] = {NODE, NPM_CLI, NULL};
 static struct judge_config cfg;
 static char cache_dir[64], work_dir[64], cache_sub[96];
 
@@ -85,11 +91,8 @@ static struct install_options options(const char *pip_index, const char *npm_reg
 	    .pip_index_url = pip_index,
 	    .npm_registry = npm_registry,
 	    .cache_dir = cache_sub, /* made with its parents by the first fetch */
-	    .python = PYTHON,
-	    .python_ro_paths = py_ro,
-	    .node = NODE,
-	    .npm_cli = NPM_CLI,
-	    .node_ro_paths = node_ro,
+	    .pip = {.argv = pip_argv, .ro_paths = py_ro, .dir = PKG_DIR_PYTHON},
+	    .npm = {.argv = npm_argv, .ro_paths = node_ro, .dir = PKG_DIR_NODE},
 	    .limits = {.cpu_ms = 120000,
 		       .wall_ms = 180000,
 		       .memory_kb = 1 << 20,
@@ -350,6 +353,19 @@ Test(install, bad_spec_refused_before_running)
 	const char *const none[] = {NULL};
 	cr_expect_eq(install_packages(sb, &o, "pip", none, &r), -1);
 	cr_expect_eq(install_packages(sb, &o, "gem", pkgs, &r), -1);
+	/* the caller's package folder must stay inside the box */
+	const char *const good[] = {"six", NULL};
+	const char *bad_dirs[] = {"../x", "/abs", ".packages/../..", "", NULL};
+	for (int i = 0; bad_dirs[i]; i++) {
+		struct install_options b = o;
+		b.pip.dir = bad_dirs[i];
+		cr_expect_eq(install_packages(sb, &b, "pip", good, &r), -1, "%s", bad_dirs[i]);
+		cr_expect(strstr(r.message, "package folder"), "%s", r.message);
+	}
+	struct install_options none_cfg = o;
+	none_cfg.npm.argv = NULL;
+	cr_expect_eq(install_packages(sb, &none_cfg, "npm", good, &r), -1);
+	cr_expect(strstr(r.message, "not configured"), "%s", r.message);
 	char names[512];
 	list_box(sb, "", names, sizeof names);
 	cr_expect_str_empty(names, "the box holds '%s'", names);
@@ -862,8 +878,9 @@ Test(install, make_folders)
 {
 	char err[256], names[512];
 	struct sandbox *sb = open_box();
-	cr_assert_eq(install_make_folders(sb, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(install_make_folders(sb, err, sizeof err), 0, "%s", err);
+	struct install_options o = options(NULL, NULL);
+	cr_assert_eq(install_make_folders(sb, &o, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(install_make_folders(sb, &o, err, sizeof err), 0, "%s", err);
 	list_box(sb, ".packages", names, sizeof names);
 	cr_expect_str_eq(names, "node python");
 	const char *const argv[] = {
@@ -873,6 +890,6 @@ Test(install, make_folders)
 	run_in(sb, argv, node_env, NULL, &res);
 	cr_expect_str_eq(res.out.buf, "ok\n", "%s", res.err.buf);
 	run_result_release(&res);
-	cr_expect_eq(install_make_folders(NULL, err, sizeof err), -1);
+	cr_expect_eq(install_make_folders(NULL, &o, err, sizeof err), -1);
 	sandbox_close(sb);
 }

@@ -6,6 +6,7 @@
 
 #include "common/base64.h"
 #include "judge/api/judge0_render.h"
+#include "judge/grading/lang.h"
 #include "judge/service/queue.h"
 
 /* A finished submission with result JSON res (parsed; the sub owns it). */
@@ -53,19 +54,37 @@ Test(judge0_render, status_ids)
 	cr_expect_null(j0r_status_name(0));
 }
 
+/* The shipped languages' Judge0 ids (judge0_ids in the language files): the open-source
+ * CE's (46, 50, 51, 54, 63, 71) and the hosted CE's newer ones (100, 102, 103,
+ * 105), sorted by id as GET /languages lists them. */
 Test(judge0_render, languages)
 {
 	static const struct {
 		int id;
-		const char *lang;
-	} want[] = {{46, "bash"},   {50, "c"},	     {51, "csharp"}, {54, "cpp"}, {63, "node"},
-		    {71, "python"}, {100, "python"}, {102, "node"},  {103, "c"},  {105, "cpp"}};
+		const char *lang, *name;
+	} want[] = {{46, "bash", "Bash (5.2)"},
+		    {50, "c", "C (GCC 12, gnu17)"},
+		    {51, "csharp", "C# (.NET 9)"},
+		    {54, "cpp", "C++ (GCC 12, gnu++20)"},
+		    {63, "node", "JavaScript (Node.js 22)"},
+		    {71, "python", "Python (3.12)"},
+		    {100, "python", "Python (3.12)"},
+		    {102, "node", "JavaScript (Node.js 22)"},
+		    {103, "c", "C (GCC 12, gnu17)"},
+		    {105, "cpp", "C++ (GCC 12, gnu++20)"}};
+	struct lang_registry reg;
+	char err[512];
+	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(reg.njudge0, (int)(sizeof want / sizeof want[0]));
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-		const struct j0r_lang *l = j0r_lang_by_id(want[i].id);
+		cr_expect_eq(reg.judge0[i].id, want[i].id);
+		const struct lang *l = lang_by_judge0(&reg, want[i].id);
 		cr_assert(l, "id %d", want[i].id);
-		cr_expect_str_eq(l->lang, want[i].lang);
+		cr_expect_str_eq(l->name, want[i].lang);
+		cr_expect_str_eq(l->judge0_name, want[i].name);
 	}
-	cr_expect_null(j0r_lang_by_id(62));
+	cr_expect_null(lang_by_judge0(&reg, 62));
+	lang_registry_release(&reg);
 }
 
 Test(judge0_render, fields_and_units)
@@ -77,14 +96,14 @@ Test(judge0_render, fields_and_units)
 	    SUB_ACCEPTED, "{\"status\":\"accepted\",\"exit_code\":0,\"signal\":null,"
 			  "\"time_ms\":13,\"wall_ms\":20,\"memory_kb\":9120,\"stdout\":\"1\\n\","
 			  "\"stderr\":\"\",\"compile\":{\"status\":\"ok\",\"output\":\"\"}}");
-	cJSON *o = j0r_submission(&s, f, false);
+	cJSON *o = j0r_submission(&s, NULL, f, false);
 	cr_assert(o);
 	cr_expect_eq(cJSON_GetArraySize(o), 2);
 	cr_expect_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring, "1\n");
 	cr_expect_eq(cJSON_GetObjectItem(o, "status_id")->valueint, 3);
 	cJSON_Delete(o);
 	cr_assert_eq(j0r_fields_parse(NULL, &f, bad, sizeof bad), 0);
-	o = j0r_submission(&s, f, false);
+	o = j0r_submission(&s, NULL, f, false);
 	cr_expect_eq(cJSON_GetArraySize(o), 8);
 	cr_expect_str_eq(cJSON_GetObjectItem(o, "time")->valuestring, "0.013");
 	cr_expect_eq(cJSON_GetObjectItem(o, "memory")->valueint, 9120);
@@ -94,12 +113,19 @@ Test(judge0_render, fields_and_units)
 	    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "status"), "description")->valuestring,
 	    "Accepted");
 	cJSON_Delete(o);
-	o = j0r_submission(&s, f, true);
+	o = j0r_submission(&s, NULL, f, true);
 	cr_expect_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring, "MQo=");
 	cJSON_Delete(o);
 	cr_assert_eq(j0r_fields_parse("*", &f, bad, sizeof bad), 0);
-	o = j0r_submission(&s, f, false);
+	struct lang_registry reg;
+	char err[512];
+	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof err), 0, "%s", err);
+	o = j0r_submission(&s, &reg, f, false);
+	lang_registry_release(&reg);
 	cr_expect_eq(cJSON_GetObjectItem(o, "language_id")->valueint, 100);
+	cr_expect_str_eq(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "language"), "name")->valuestring,
+	    "Python (3.12)");
 	cr_expect_str_eq(cJSON_GetObjectItem(o, "source_code")->valuestring, "print(1)");
 	cJSON_Delete(o);
 	cr_expect_eq(j0r_fields_parse("stdout,nope", &f, bad, sizeof bad), -1);
@@ -115,13 +141,13 @@ Test(judge0_render, not_utf8_needs_base64)
 	j0r_fields f;
 	char bad[8];
 	j0r_fields_parse(NULL, &f, bad, sizeof bad);
-	cr_expect_null(j0r_submission(&s, f, false));
-	cJSON *o = j0r_submission(&s, f, true);
+	cr_expect_null(j0r_submission(&s, NULL, f, false));
+	cJSON *o = j0r_submission(&s, NULL, f, true);
 	cr_assert(o);
 	cr_expect_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring, "//4=");
 	cJSON_Delete(o);
 	j0r_fields_parse("status", &f, bad, sizeof bad);
-	o = j0r_submission(&s, f, false);
+	o = j0r_submission(&s, NULL, f, false);
 	cr_expect(o); /* stdout not asked for */
 	cJSON_Delete(o);
 	queue_sub_release(&s);

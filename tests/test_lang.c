@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/strbuf.h"
 #include "judge/grading/lang.h"
 
 static char dir[64] = "/tmp/test_lang.XXXXXX";
@@ -271,6 +272,29 @@ Test(lang, bad_files_are_clear_errors, .init = make_dir, .fini = remove_dir)
 	    {"source_file = a\nrun = /x\ncompile = /c\ncompile_in_run = (x\n",
 	     "'compile_in_run': bad pattern at offset 2"},
 	    {"source_file = a\nrun = /x\ncompile_in_run = x\n", "needs a 'compile' step"},
+	    {"source_file = a\nrun = /x\naliases = a b/c\n", "'aliases' may hold only"},
+	    {"source_file = a\nrun = /x\ndefault = maybe\n", "needs yes or no"},
+	    {"source_file = a\nrun = /x\nextensions = py\n", "endings like .py"},
+	    {"source_file = a\nrun = /x\npackage_manager = gem\n", "must be pip or npm"},
+	    {"source_file = a\nrun = /x\npackage_manager = pip\n", "go together"},
+	    {"source_file = a\nrun = /x\npackage_manager = pip\npackage_command = pip\n"
+	     "package_dir = p\n",
+	     "'package_command' must start with an absolute path"},
+	    {"source_file = a\nrun = /x\npackage_manager = pip\npackage_command = /pip\n"
+	     "package_dir = ../p\n",
+	     "relative path without '..'"},
+	    {"source_file = a\nrun = /x\nfunction_harness = lisp\n", "script, stl, clr"},
+	    {"source_file = a\nrun = /x\nfunction_harness = script\n", "go together"},
+	    {"source_file = a\nrun = /x\nfunction_template = f.x\nfunction_file = s.x\n",
+	     "go together"},
+	    {"source_file = a\nrun = /x\ntestcode_template = t.x\n", "go together"},
+	    {"source_file = a\nrun = /x\ntestcode_file = ../p.x\n", "plain file name"},
+	    {"source_file = a\nrun = /x\nharness_compiles = 1\n", "needs yes or no"},
+	    {"source_file = a\nrun = /x\njudge0_ids = 71 x\n", "whole number"},
+	    {"source_file = a\nrun = /x\njudge0_ids = 0\n", "numbers from 1"},
+	    {"source_file = a\nrun = /x\njudge0_ids = 7 7\n", "has 7 twice"},
+	    {"source_file = a\nrun = /x\njudge0_name = X\n", "needs 'judge0_ids'"},
+	    {"source_file = a\nrun = /x\npiston_compiled = sometimes\n", "needs yes or no"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		write_lang("bad", cases[i].text);
@@ -414,4 +438,162 @@ Test(lang, drivers_folder_by_place, .init = make_dir_var, .fini = remove_dir)
 	cr_assert_eq(rc, 0, "%s", err);
 	cr_assert_str_eq(lang_find(&reg, "toy")->session_argv[0], LANG_DRIVERS_COPY "/d.py");
 	lang_registry_release(&reg);
+}
+
+/* Every key a language file may hold is documented at the top of lang.h, the
+ * one place the keys are listed (docs and languages/README.md point there). */
+Test(lang, every_key_documented)
+{
+	struct strbuf h = STRBUF_INIT;
+	cr_assert_eq(strbuf_read_file(&h, "judge/grading/lang.h", 1 << 20), 0);
+	const char *end = strstr(h.buf, "*/");
+	cr_assert_not_null(end);
+	int n = 0;
+	for (const char *const *k = lang_keys(); *k; k++, n++) {
+		char want[64];
+		snprintf(want, sizeof want, " %s = ", *k);
+		const char *at = strstr(h.buf, want);
+		cr_expect(at && at < end, "key '%s' is not documented atop lang.h", *k);
+	}
+	cr_assert_gt(n, 30);
+	strbuf_release(&h);
+}
+
+/* The new keys of the shipped files: what C knew by name before. */
+Test(lang, shipped_roles)
+{
+	struct lang_registry reg;
+	char err[512] = "";
+	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof err), 0, "%s", err);
+	const struct lang *py = lang_find(&reg, "python"), *node = lang_find(&reg, "node");
+	cr_assert_eq(lang_lookup(&reg, "python3"), py);
+	cr_assert_eq(lang_lookup(&reg, "javascript"), node);
+	cr_assert_eq(lang_lookup(&reg, "node"), node);
+	cr_assert_null(lang_lookup(&reg, "js"), "a Piston alias is no API alias");
+	cr_assert_eq(lang_default(&reg), py);
+	cr_assert_eq(lang_by_package_manager(&reg, "pip"), py);
+	cr_assert_eq(lang_by_package_manager(&reg, "npm"), node);
+	cr_assert_str_eq(py->package_dir, ".packages/python");
+	cr_assert_str_eq(py->package_argv[0], py->run_argv[0], "pip runs on python's interpreter");
+	cr_assert(!access(node->package_argv[1], R_OK), "npm's CLI: %s", node->package_argv[1]);
+	cr_assert_eq(py->function_harness, LANG_HARNESS_SCRIPT);
+	cr_assert(py->harness_compiles && !node->harness_compiles);
+	cr_assert(has(py->harness_syntax_errors, "IndentationError"));
+	cr_assert_eq(lang_find(&reg, "cpp")->function_harness, LANG_HARNESS_STL);
+	cr_assert_eq(lang_find(&reg, "csharp")->function_harness, LANG_HARNESS_CLR);
+	cr_assert_eq(lang_find(&reg, "c")->function_harness, LANG_HARNESS_NONE);
+	cr_assert_null(lang_find(&reg, "cpp")->testcode_template);
+	for (int i = 0; i < reg.count; i++) {
+		const struct lang *l = &reg.langs[i];
+		char path[256];
+		const char *tmpl[] = {l->function_template, l->testcode_template};
+		for (int t = 0; t < 2; t++) {
+			if (!tmpl[t])
+				continue;
+			snprintf(path, sizeof path, "languages/harness/%s", tmpl[t]);
+			cr_expect(!access(path, R_OK), "%s: %s is missing", l->name, path);
+		}
+	}
+	/* Piston: as its public runtimes listed them */
+	cr_assert_str_eq(node->piston_language, "javascript");
+	cr_assert_str_eq(node->piston_runtime, "node");
+	cr_assert_str_eq(lang_find(&reg, "cpp")->piston_language, "c++");
+	cr_assert_str_eq(py->piston_language, "python");
+	cr_assert_null(py->piston_runtime);
+	cr_assert(!py->piston_compiled && lang_find(&reg, "c")->piston_compiled);
+	cr_assert(!lang_find(&reg, "bash")->piston_compiled, "no compile: no stage");
+	cr_assert(has(lang_find(&reg, "csharp")->piston_aliases, "c#"));
+	/* problem packages */
+	cr_assert_str_eq(py->problem_language, "python3");
+	cr_assert_null(lang_find(&reg, "bash")->problem_language);
+	const struct lang_problem *p2 = lang_problem_find(&reg, "python2");
+	cr_assert(lang_problem_shebang(p2, "#!/usr/bin/env python2"));
+	cr_assert_not(lang_problem_shebang(p2, "#!/usr/bin/env python3"));
+	cr_assert(lang_problem_shebang(lang_problem_find(&reg, "c"), "anything"), "no rule");
+	struct strbuf names = STRBUF_INIT;
+	lang_names(&reg, NULL, "or", &names);
+	cr_assert_str_eq(names.buf, "bash, c, cpp, csharp, node or python");
+	strbuf_release(&names);
+	lang_registry_release(&reg);
+}
+
+/* What two files would share, and the package format's table, are errors of
+ * the folder. */
+Test(lang, registry_conflicts, .init = make_dir, .fini = remove_dir)
+{
+	const struct {
+		const char *a, *b, *message;
+	} cases[] = {
+	    {"aliases = x\n", "aliases = x\n", "alias 'x' is also"},
+	    {"aliases = b\n", "", "alias 'b' is also b's name"},
+	    {"default = yes\n", "default = yes\n", "both a and b say 'default = yes'"},
+	    {"judge0_ids = 5 6\n", "judge0_ids = 6\n", "both have judge0 id 6"},
+	    {"package_manager = pip\npackage_command = /p\npackage_dir = p\n",
+	     "package_manager = pip\npackage_command = /p\npackage_dir = q\n",
+	     "both have package_manager pip"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[512];
+		snprintf(text, sizeof text, "source_file = a\nrun = /x\n%s", cases[i].a);
+		write_lang("a", text);
+		snprintf(text, sizeof text, "source_file = a\nrun = /x\n%s", cases[i].b);
+		write_lang("b", text);
+		struct lang_registry reg;
+		char err[512] = "";
+		cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), -1, "case %zu loaded", i);
+		cr_expect(strstr(err, cases[i].message), "case %zu: '%s' lacks '%s'", i, err,
+			  cases[i].message);
+		cr_assert_eq(reg.count, 0);
+	}
+	/* without the format's table, problem_language is not checked */
+	struct lang_registry reg;
+	char err[512] = "";
+	write_lang("a", "source_file = a\nrun = /x\nproblem_language = zz\n");
+	write_lang("b", "source_file = a\nrun = /x\n");
+	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(reg.nproblem_langs, 0);
+	lang_registry_release(&reg);
+	/* a problem_language of the folder's own table */
+	char path[256];
+	snprintf(path, sizeof path, "%s/problem", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/problem/languages.ini", dir);
+	FILE *f = fopen(path, "w");
+	fputs("[zz]\npriority = 5\nfiles = *.zz *.z\n[yy]\nfiles = *.z\nshebang_files = *.z\n"
+	      "shebang = ^#!.*yy\n",
+	      f);
+	fclose(f);
+	write_lang("a", "source_file = a.zz\nrun = /x\nproblem_language = zz\n");
+	write_lang("b", "source_file = b\nrun = /x\n");
+	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(reg.nproblem_langs, 2);
+	lang_registry_release(&reg);
+	write_lang("b", "source_file = b\nrun = /x\nproblem_language = xx\n");
+	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), -1);
+	cr_expect(strstr(err, "b's problem_language 'xx' is not a section"), "%s", err);
+	write_lang("b", "source_file = b\nrun = /x\n");
+	cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), 0, "%s", err);
+	cr_assert_str_eq(lang_by_problem_language(&reg, "zz")->name, "a");
+	cr_assert_str_eq(lang_problem_find(&reg, "yy")->name, "yy", "name defaults to the code");
+	cr_assert(has(lang_find(&reg, "a")->extensions, ".zz"), "extensions default");
+	cr_assert_eq(lang_find(&reg, "b")->extensions[0], NULL, "no ending: no extensions");
+	lang_registry_release(&reg);
+	/* and its own errors */
+	const char *bad[][2] = {
+	    {"priority = 5\n", "outside a [language] section"},
+	    {"[q]\npriority = 5\n", "has no 'files'"},
+	    {"[q]\nfiles = *.q\nshebang = x\n", "go together"},
+	    {"[q]\nfiles = *.q\nshebang_files = *.q\nshebang = (\n", "bad pattern"},
+	    {"[q]\nfiles = *.q\nbogus = 1\n", "unknown key 'bogus'"},
+	    {"[q]\nfiles = *.q\n[q]\nfiles = *.r\n", "given twice"},
+	};
+	write_lang("a", "source_file = a\nrun = /x\n");
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		f = fopen(path, "w");
+		fputs(bad[i][0], f);
+		fclose(f);
+		cr_assert_eq(lang_load_dir(&reg, dir, err, sizeof err), -1, "table %zu loaded", i);
+		cr_expect(strstr(err, bad[i][1]), "table %zu: '%s' lacks '%s'", i, err, bad[i][1]);
+	}
+	unlink(path);
 }

@@ -12,17 +12,30 @@
 static struct problem P;
 static char err[1024];
 
+/* The shipped languages and the package format's table (languages/problem/). */
+static const struct lang_registry *langs(void)
+{
+	static struct lang_registry reg;
+	static bool loaded;
+	if (!loaded) {
+		char e[512];
+		cr_assert_eq(lang_load_dir(&reg, "languages", e, sizeof e), 0, "%s", e);
+		loaded = true;
+	}
+	return &reg;
+}
+
 static void load_ok(const char *dir)
 {
 	err[0] = 0;
-	int rc = prob_load(&P, dir, err, sizeof err);
+	int rc = prob_load(&P, dir, langs(), err, sizeof err);
 	cr_assert_eq(rc, 0, "loading %s failed: %s", dir, err);
 }
 
 static void load_fails(const char *dir, const char *needle)
 {
 	err[0] = 0;
-	int rc = prob_load(&P, dir, err, sizeof err);
+	int rc = prob_load(&P, dir, langs(), err, sizeof err);
 	cr_assert_eq(rc, -1, "loading %s should fail", dir);
 	cr_assert(strstr(err, needle), "error for %s should mention '%s', got '%s'", dir, needle,
 		  err);
@@ -342,11 +355,12 @@ Test(problem, ids)
 
 Test(problem, open_by_id)
 {
-	cr_assert_eq(prob_open(&P, FIX, "../problems-fixtures/modern", err, sizeof err), -2);
-	cr_assert_eq(prob_open(&P, FIX, "nothing-here", err, sizeof err), -2);
-	cr_assert_eq(prob_open(&P, FIX, "no-yaml", err, sizeof err), -2);
-	cr_assert_eq(prob_open(&P, FIX, "bad-flags", err, sizeof err), -1);
-	cr_assert_eq(prob_open(&P, FIX, "modern", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(prob_open(&P, FIX, "../problems-fixtures/modern", langs(), err, sizeof err),
+		     -2);
+	cr_assert_eq(prob_open(&P, FIX, "nothing-here", langs(), err, sizeof err), -2);
+	cr_assert_eq(prob_open(&P, FIX, "no-yaml", langs(), err, sizeof err), -2);
+	cr_assert_eq(prob_open(&P, FIX, "bad-flags", langs(), err, sizeof err), -1);
+	cr_assert_eq(prob_open(&P, FIX, "modern", langs(), err, sizeof err), 0, "%s", err);
 	cr_assert_str_eq(P.id, "modern");
 }
 
@@ -405,65 +419,23 @@ Test(problem, time_limit_legacy)
 
 Test(problem, languages_of_files)
 {
-	cr_assert_str_eq(prob_file_lang_code("x.c"), "c");
-	cr_assert_str_eq(prob_file_lang_code("x.C"), "cpp");
-	cr_assert_str_eq(prob_file_lang_code("x.cc"), "cpp");
-	cr_assert_str_eq(prob_file_lang_code("x.c++"), "cpp");
-	cr_assert_str_eq(prob_file_lang_code("x.py"), "python3");
-	cr_assert_str_eq(prob_file_lang_code("x.js"), "javascript");
-	cr_assert_str_eq(prob_file_lang_code("x.cs"), "csharp");
-	cr_assert_null(prob_file_lang_code("x.h"));
-	cr_assert_null(prob_file_lang_code("Makefile"));
-	cr_assert_str_eq(prob_judge_lang("javascript"), "node");
-	cr_assert_str_eq(prob_judge_lang("python3"), "python");
-	cr_assert_null(prob_judge_lang("java"));
-}
-
-Test(problem, compile_argv_with_more_sources)
-{
-	char *compile[] = {"/usr/bin/g++", "-O2", "-o", "main", "main.cpp", "-lm", NULL};
-	struct lang l = {.name = "cpp",
-			 .source_file = "main.cpp",
-			 .compile_argv = compile,
-			 .compile_options_at = -1};
-	const char *extra[] = {"util.cpp", "more.cc", NULL};
-	char **argv = prob_compile_argv(&l, extra, NULL);
-	const char *want[] = {"/usr/bin/g++", "-O2",	 "-o",	"main", "main.cpp",
-			      "util.cpp",     "more.cc", "-lm", NULL};
-	for (int i = 0; want[i]; i++)
-		cr_assert_str_eq(argv[i], want[i], "argv[%d]", i);
-	cr_assert_null(argv[8]);
-	prob_argv_free(argv);
-	cr_assert(prob_is_source_for(&l, "x.cc"));
-	cr_assert_not(prob_is_source_for(&l, "x.h"));
-	cr_assert_not(prob_is_source_for(&l, "x.c"));
-	struct lang py = {.name = "python", .source_file = "main.py"};
-	cr_assert_null(prob_compile_argv(&py, extra, NULL), "interpreted: nothing to compile");
-}
-
-Test(problem, compile_argv_with_options)
-{
-	/* the language file said "-o main {options} main.cpp -lm" */
-	char *compile[] = {"/usr/bin/g++", "-o", "main", "main.cpp", "-lm", NULL};
-	struct lang l = {.name = "cpp",
-			 .source_file = "main.cpp",
-			 .compile_argv = compile,
-			 .compile_options_at = 3};
-	const char *extra[] = {"util.cpp", NULL}, *opts[] = {"-DN=5", "-O3", NULL};
-	char **argv = prob_compile_argv(&l, extra, opts);
-	const char *want[] = {"/usr/bin/g++", "-o",	  "main", "-DN=5", "-O3",
-			      "main.cpp",     "util.cpp", "-lm",  NULL};
-	for (int i = 0; want[i]; i++)
-		cr_assert_str_eq(argv[i], want[i], "argv[%d]", i);
-	cr_assert_null(argv[8]);
-	prob_argv_free(argv);
-	/* at the end of the command */
-	l.compile_options_at = 5;
-	argv = prob_compile_argv(&l, NULL, opts);
-	cr_assert_str_eq(argv[5], "-DN=5");
-	cr_assert_str_eq(argv[6], "-O3");
-	cr_assert_null(argv[7]);
-	prob_argv_free(argv);
+	cr_assert_str_eq(prob_file_lang_code(langs(), "x.c"), "c");
+	cr_assert_str_eq(prob_file_lang_code(langs(), "x.C"), "cpp");
+	cr_assert_str_eq(prob_file_lang_code(langs(), "x.cc"), "cpp");
+	cr_assert_str_eq(prob_file_lang_code(langs(), "x.c++"), "cpp");
+	cr_assert_str_eq(prob_file_lang_code(langs(), "x.py"), "python3");
+	cr_assert_str_eq(prob_file_lang_code(langs(), "x.js"), "javascript");
+	cr_assert_str_eq(prob_file_lang_code(langs(), "x.cs"), "csharp");
+	cr_assert_null(prob_file_lang_code(langs(), "x.h"));
+	cr_assert_null(prob_file_lang_code(langs(), "Makefile"));
+	cr_assert_str_eq(prob_file_lang_code(langs(), "x.py2"), "python2");
+	cr_assert_str_eq(prob_file_lang_code(langs(), "x.mjs"), "javascript");
+	cr_assert_str_eq(lang_by_problem_language(langs(), "javascript")->name, "node");
+	cr_assert_str_eq(lang_by_problem_language(langs(), "python3")->name, "python");
+	cr_assert_null(lang_by_problem_language(langs(), "java"));
+	/* the format's table as problemtools has it: every language, ours or not */
+	cr_assert_eq(langs()->nproblem_langs, 22);
+	cr_assert_eq(lang_problem_find(langs(), "haskell")->priority, 600);
 }
 
 Test(problem, included_files)
@@ -471,24 +443,28 @@ Test(problem, included_files)
 	load_ok(FIX "verify-include");
 	cr_assert_null(P.unsupported);
 	char *dir, **names;
-	cr_assert_eq(prob_include_files(&P, "python", &dir, &names), 1);
+	cr_assert_eq(prob_include_files(&P, "python3", &dir, &names), 1);
 	cr_assert(strstr(dir, "verify-include/include/python3"), "%s", dir);
 	cr_assert_str_eq(names[0], "helper.py");
 	free(dir);
-	prob_argv_free(names);
+	prob_names_free(names);
 	cr_assert_eq(prob_include_files(&P, "c", &dir, &names), 2);
 	cr_assert_str_eq(names[0], "helper.c");
 	cr_assert_str_eq(names[1], "helper.h");
 	free(dir);
-	prob_argv_free(names);
-	cr_assert_eq(prob_include_files(&P, "node", &dir, &names), 1, "no include/javascript/");
+	prob_names_free(names);
+	cr_assert_eq(prob_include_files(&P, "javascript", &dir, &names), 1,
+		     "no include/javascript/");
 	cr_assert(strstr(dir, "include/default"), "%s", dir);
 	cr_assert_str_eq(names[0], "offset.txt");
 	free(dir);
-	prob_argv_free(names);
+	prob_names_free(names);
+	cr_assert_eq(prob_include_files(&P, NULL, &dir, &names), 1, "no code: include/default/");
+	free(dir);
+	prob_names_free(names);
 	prob_release(&P);
 	load_ok(FIX "modern");
-	cr_assert_eq(prob_include_files(&P, "python", &dir, &names), 0);
+	cr_assert_eq(prob_include_files(&P, "python3", &dir, &names), 0);
 	cr_assert_null(dir);
 }
 

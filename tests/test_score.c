@@ -4,18 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge/grading/lang.h"
 #include "judge/grading/problem.h"
 #include "judge/grading/score.h"
 
 #define FIX "tests/problems-fixtures/"
 
 static struct problem P;
+static struct lang_registry langs; /* none: scores need no program's language */
 static char err[1024];
 static char tmpdir[64];
 
 static void load(const char *dir)
 {
-	cr_assert_eq(prob_load(&P, dir, err, sizeof err), 0, "loading %s: %s", dir, err);
+	cr_assert_eq(prob_load(&P, dir, &langs, err, sizeof err), 0, "loading %s: %s", dir, err);
 }
 
 static void teardown(void)

@@ -249,7 +249,7 @@ static void on_request(struct http_request *r, void *arg)
 	case R_SUB_EVENTS:
 		return events_get(r, a, id);
 	case R_MCP:
-		return mcp_handle(r, a->cfg, mcp_dispatch, a);
+		return mcp_handle(r, a->cfg, &a->langs, mcp_dispatch, a);
 	case R_LANGUAGES:
 		return info_languages(r, a);
 	case R_PROBLEMS:

@@ -16,6 +16,7 @@
 #include "judge/api/render.h"
 #include "judge/api/sse.h"
 #include "judge/grading/evalset.h"
+#include "judge/grading/lang.h"
 #include "judge/grading/request.h"
 #include "judge/service/evalstore.h"
 #include "judge/service/waiter.h"
@@ -57,8 +58,8 @@ static int body_ks(const cJSON *k, cJSON **out, struct req_error *e)
 	return 0;
 }
 
-static int check_body(const struct judge_config *cfg, const cJSON *in, struct eval_body *b,
-		      struct req_error *e)
+static int check_body(const struct judge_config *cfg, const struct lang_registry *langs,
+		      const cJSON *in, struct eval_body *b, struct req_error *e)
 {
 	memset(b, 0, sizeof *b);
 	static const char *const keys[] = {"language", "problems", "samples", "k", "timeout", NULL};
@@ -80,7 +81,8 @@ static int check_body(const struct judge_config *cfg, const cJSON *in, struct ev
 	b->samples = cJSON_GetObjectItemCaseSensitive(in, "samples");
 	if (!cJSON_IsString(lang))
 		return req_fail(e, 422, "missing_field", "language is required");
-	b->language = req_language_alias(lang->valuestring);
+	const struct lang *l = lang_lookup(langs, lang->valuestring);
+	b->language = l ? l->name : lang->valuestring;
 	if (!cJSON_IsArray(b->problems) || cJSON_GetArraySize(b->problems) == 0)
 		return req_fail(e, 422, "missing_field", "problems must be a non-empty array");
 	int ns = cJSON_GetArraySize(b->samples);
@@ -185,7 +187,7 @@ void evapi_create(struct http_request *r, struct api *a)
 	struct req_error e;
 	char err[512];
 	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0 ||
-	    check_body(a->cfg, in, &b, &e) < 0 || build(a, &b, ids, reqs, &e) < 0) {
+	    check_body(a->cfg, &a->langs, in, &b, &e) < 0 || build(a, &b, ids, reqs, &e) < 0) {
 		render_req_error(r, &e);
 		goto out;
 	}

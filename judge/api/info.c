@@ -85,7 +85,7 @@ void info_problems(struct http_request *r, struct api *a)
 		struct problem p;
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "id", ids[i]);
-		if (prob_open(&p, a->cfg->problems_dir, ids[i], err, sizeof err) == 0) {
+		if (prob_open(&p, a->cfg->problems_dir, ids[i], &a->langs, err, sizeof err) == 0) {
 			cJSON_AddStringToObject(o, "name", p.name ? p.name : ids[i]);
 			cJSON_AddBoolToObject(o, "supported", p.unsupported == NULL);
 			prob_release(&p);
@@ -121,7 +121,7 @@ void info_problem(struct http_request *r, struct api *a, const char *id)
 {
 	struct problem p;
 	char err[256];
-	int rc = prob_open(&p, a->cfg->problems_dir, id, err, sizeof err);
+	int rc = prob_open(&p, a->cfg->problems_dir, id, &a->langs, err, sizeof err);
 	if (rc == -2) {
 		http_error(r, 404, "unknown_problem", "unknown problem '%.64s'", id);
 		return;

@@ -285,12 +285,12 @@ static cJSON *to_request(const struct api *a, const cJSON *in, bool b64, long *l
 		fault(f, "language_id", "can't be blank");
 		return NULL;
 	}
-	const struct j0r_lang *l = NULL;
+	const struct lang *l = NULL;
 	double idv = 0;
 	bool isnum = number_of(lid, &idv);
 	if (isnum && idv == floor(idv) && fabs(idv) < 1e9)
-		l = j0r_lang_by_id((long)idv);
-	if (!l || !lang_find(&a->langs, l->lang)) {
+		l = lang_by_judge0(&a->langs, (long)idv);
+	if (!l) {
 		if (isnum)
 			fault(f, "language_id", "language with id %.0f doesn't exist",
 			      fabs(idv) < 1e12 ? idv : 0);
@@ -298,10 +298,10 @@ static cJSON *to_request(const struct api *a, const cJSON *in, bool b64, long *l
 			fault(f, "language_id", "must be a number");
 		return NULL;
 	}
-	*lang_id = l->id;
+	*lang_id = (long)idv;
 	cJSON *o = cJSON_CreateObject();
 	cJSON *limits = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "language", l->lang);
+	cJSON_AddStringToObject(o, "language", l->name);
 	if (refuse_unsupported(in, f) < 0 ||
 	    copy_text(in, "source_code", b64, true, o, "source", f) < 0 ||
 	    copy_text(in, "stdin", b64, false, o, "stdin", f) < 0 ||
@@ -324,11 +324,9 @@ static cJSON *to_request(const struct api *a, const cJSON *in, bool b64, long *l
 		cJSON_AddItemToObject(o, "limits", limits);
 	else
 		cJSON_Delete(limits);
-	const struct lang *ours = lang_find(&a->langs, l->lang);
-	if (cJSON_GetObjectItemCaseSensitive(o, "compiler_options") && ours &&
-	    ours->compile_options_at < 0) {
+	if (cJSON_GetObjectItemCaseSensitive(o, "compiler_options") && l->compile_options_at < 0) {
 		fault(f, "compiler_options", "setting compiler options is not allowed for %s",
-		      l->name);
+		      l->judge0_name);
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -377,7 +375,8 @@ static int validate(struct api *a, const cJSON *in, bool b64, struct req_parsed 
 /* ---- answers ---- */
 
 /* Answers submission s with the fields and base64_encoded of r's query. */
-static void answer_sub(struct http_request *r, const struct queue_sub *s, int status)
+static void answer_sub(struct http_request *r, const struct api *a, const struct queue_sub *s,
+		       int status)
 {
 	j0r_fields fields;
 	char bad[80];
@@ -385,7 +384,7 @@ static void answer_sub(struct http_request *r, const struct queue_sub *s, int st
 		j0_error(r, 400, "invalid fields: [%s]", bad);
 		return;
 	}
-	cJSON *o = j0r_submission(s, fields, query_true(r, "base64_encoded"));
+	cJSON *o = j0r_submission(s, &a->langs, fields, query_true(r, "base64_encoded"));
 	if (!o) {
 		j0_error(r, 400, NOT_UTF8);
 		return;
@@ -398,9 +397,8 @@ static void answer_sub(struct http_request *r, const struct queue_sub *s, int st
 static void answer_wait(struct http_request *r, struct api *a, const struct queue_sub *s,
 			bool final)
 {
-	(void)a;
 	(void) final;
-	answer_sub(r, s, 201);
+	answer_sub(r, a, s, 201);
 }
 
 /* Reads the tokens of ids (n) into toks (37 bytes each). Returns 0 or -1. */
@@ -495,7 +493,7 @@ void j0_get(struct http_request *r, struct api *a, const char *token)
 	else if (rc == 0)
 		j0_error(r, 404, "submission '%.40s' not found", token);
 	else
-		answer_sub(r, &s, 200);
+		answer_sub(r, a, &s, 200);
 	queue_sub_release(&s);
 }
 
@@ -538,7 +536,7 @@ static void batch_get(struct http_request *r, struct api *a)
 			render_db_error(r, "judge0 batch get", err);
 			goto out;
 		}
-		cJSON *sj = rc ? j0r_submission(&s, fields, b64) : cJSON_CreateNull();
+		cJSON *sj = rc ? j0r_submission(&s, &a->langs, fields, b64) : cJSON_CreateNull();
 		queue_sub_release(&s);
 		if (!sj) {
 			j0_error(r, 400, NOT_UTF8_BATCH);
@@ -649,15 +647,12 @@ void j0_batch(struct http_request *r, struct api *a)
 
 void j0_languages(struct http_request *r, struct api *a, bool all)
 {
-	size_t n;
-	const struct j0r_lang *ls = j0r_langs(&n);
 	cJSON *arr = cJSON_CreateArray();
-	for (size_t i = 0; i < n; i++) {
-		if (!lang_find(&a->langs, ls[i].lang))
-			continue;
+	for (int i = 0; i < a->langs.njudge0; i++) {
+		const struct lang_judge0 *j = &a->langs.judge0[i];
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "id", ls[i].id);
-		cJSON_AddStringToObject(o, "name", ls[i].name);
+		cJSON_AddNumberToObject(o, "id", j->id);
+		cJSON_AddStringToObject(o, "name", j->lang->judge0_name);
 		if (all)
 			cJSON_AddFalseToObject(o, "is_archived");
 		cJSON_AddItemToArray(arr, o);
@@ -686,15 +681,14 @@ void j0_language(struct http_request *r, struct api *a, const char *id)
 		return j0_languages(r, a, true);
 	char *end;
 	long v = strtol(id, &end, 10);
-	const struct j0r_lang *jl = *id && !*end ? j0r_lang_by_id(v) : NULL;
-	const struct lang *l = jl ? lang_find(&a->langs, jl->lang) : NULL;
+	const struct lang *l = *id && !*end ? lang_by_judge0(&a->langs, v) : NULL;
 	if (!l) {
 		j0_error(r, 404, "language with id '%.20s' doesn't exist", id);
 		return;
 	}
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "id", jl->id);
-	cJSON_AddStringToObject(o, "name", jl->name);
+	cJSON_AddNumberToObject(o, "id", v);
+	cJSON_AddStringToObject(o, "name", l->judge0_name);
 	cJSON_AddFalseToObject(o, "is_archived");
 	cJSON_AddStringToObject(o, "source_file", l->source_file);
 	add_argv(o, "compile_cmd", l->compile_argv);
@@ -742,12 +736,10 @@ void j0_config_info(struct http_request *r, struct api *a)
 	cJSON_AddTrueToObject(o, "enable_compiler_options");
 	/* the languages whose compile command takes them ({options}) */
 	cJSON *allowed = cJSON_AddArrayToObject(o, "allowed_languages_for_compile_options");
-	size_t n;
-	const struct j0r_lang *ls = j0r_langs(&n);
-	for (size_t i = 0; i < n; i++) {
-		const struct lang *l = lang_find(&a->langs, ls[i].lang);
-		if (l && l->compile_options_at >= 0)
-			cJSON_AddItemToArray(allowed, cJSON_CreateString(ls[i].name));
+	for (int i = 0; i < a->langs.njudge0; i++) {
+		const struct lang *l = a->langs.judge0[i].lang;
+		if (l->compile_options_at >= 0)
+			cJSON_AddItemToArray(allowed, cJSON_CreateString(l->judge0_name));
 	}
 	cJSON_AddTrueToObject(o, "enable_command_line_arguments");
 	cJSON_AddFalseToObject(o, "enable_submission_delete");
@@ -800,10 +792,11 @@ char *j0_callback_format(const struct queue_sub *s, const char **method)
 	char bad[8];
 	j0r_fields_parse(NULL, &fields, bad, sizeof bad);
 	const cJSON *b = cJSON_GetObjectItemCaseSensitive(s->front, "base64_encoded");
-	cJSON *o = j0r_submission(s, fields, cJSON_IsTrue(b));
+	/* Judge0's default fields hold no language: no names needed */
+	cJSON *o = j0r_submission(s, NULL, fields, cJSON_IsTrue(b));
 	/* output that is not UTF-8 can only travel as base64 */
 	if (!o)
-		o = j0r_submission(s, fields, true);
+		o = j0r_submission(s, NULL, fields, true);
 	char *text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;

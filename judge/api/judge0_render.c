@@ -1,4 +1,4 @@
-/* judge0_render: Judge0 CE's language ids, status ids and submission JSON. */
+/* judge0_render: Judge0 CE's status ids and submission JSON. */
 #include "judge/api/judge0_render.h"
 
 #include <signal.h>
@@ -8,37 +8,8 @@
 
 #include "common/base64.h"
 #include "common/strbuf.h"
+#include "judge/grading/lang.h"
 #include "judge/service/queue.h"
-
-/* The open-source CE ids (46, 50, 51, 54, 63, 71) and the hosted CE's newer ones
- * (100, 102, 103, 105; the hosted CE kept 51 for C#). Each runs on our runtime:
- * the names say which, not the version Judge0 had under that id. */
-static const struct j0r_lang langs[] = {
-    {46, "bash", "Bash (5.2)"},
-    {50, "c", "C (GCC 12, gnu17)"},
-    {51, "csharp", "C# (.NET 9)"},
-    {54, "cpp", "C++ (GCC 12, gnu++20)"},
-    {63, "node", "JavaScript (Node.js 22)"},
-    {71, "python", "Python (3.12)"},
-    {100, "python", "Python (3.12)"},
-    {102, "node", "JavaScript (Node.js 22)"},
-    {103, "c", "C (GCC 12, gnu17)"},
-    {105, "cpp", "C++ (GCC 12, gnu++20)"},
-};
-
-const struct j0r_lang *j0r_langs(size_t *n)
-{
-	*n = sizeof langs / sizeof langs[0];
-	return langs;
-}
-
-const struct j0r_lang *j0r_lang_by_id(long id)
-{
-	for (size_t i = 0; i < sizeof langs / sizeof langs[0]; i++)
-		if (langs[i].id == id)
-			return &langs[i];
-	return NULL;
-}
 
 static const char *const status_names[] = {
     NULL,
@@ -403,7 +374,8 @@ static void add_fixed(cJSON *o, int a, const struct queue_sub *s)
 	}
 }
 
-cJSON *j0r_submission(const struct queue_sub *s, j0r_fields fields, bool base64)
+cJSON *j0r_submission(const struct queue_sub *s, const struct lang_registry *langs,
+		      j0r_fields fields, bool base64)
 {
 	cJSON *o = cJSON_CreateObject();
 	const cJSON *req = s->request, *res = s->result, *comp = item(res, "compile");
@@ -472,10 +444,10 @@ cJSON *j0r_submission(const struct queue_sub *s, j0r_fields fields, bool base64)
 			add_message(o, s);
 			break;
 		case A_LANGUAGE: {
-			const struct j0r_lang *l = j0r_lang_by_id(lang_id);
+			const struct lang *l = langs ? lang_by_judge0(langs, lang_id) : NULL;
 			cJSON *lj = cJSON_AddObjectToObject(o, n);
 			cJSON_AddNumberToObject(lj, "id", (double)lang_id);
-			cJSON_AddStringToObject(lj, "name", l ? l->name : "");
+			cJSON_AddStringToObject(lj, "name", l ? l->judge0_name : "");
 			break;
 		}
 		default:

@@ -1,5 +1,6 @@
-/* judge0_render (j0r_): Judge0 CE's shapes: language ids, status ids, and a
- * submission as Judge0's JSON with its fields, units and base64.
+/* judge0_render (j0r_): Judge0 CE's shapes: status ids, and a submission as
+ * Judge0's JSON with its fields, units and base64 (language ids are the
+ * languages' judge0_ids keys: lang.h).
  *
  * Pure functions of a stored submission (queue.h): the Judge0 front
  * (judge0.c) and the callbacks it sends use them, so both answer alike.
@@ -19,19 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct lang_registry;
 struct queue_sub;
-
-/* A Judge0 language id and the runtime of ours that runs it. */
-struct j0r_lang {
-	int id;
-	const char *lang; /* our language name (languages/<lang>.ini) */
-	const char *name; /* what GET /languages calls it */
-};
-
-/* The language ids we answer to (static, sorted by id), *n of them. */
-const struct j0r_lang *j0r_langs(size_t *n);
-/* The language of Judge0 id, or NULL. */
-const struct j0r_lang *j0r_lang_by_id(long id);
 
 /* Judge0's status id of s (1 to 14). */
 int j0r_status_id(const struct queue_sub *s);
@@ -47,7 +37,9 @@ typedef uint64_t j0r_fields;
 int j0r_fields_parse(const char *fields, j0r_fields *out, char *bad, size_t badlen);
 
 /* Submission s as Judge0's JSON object of the attributes in fields, text
- * attributes base64 encoded when base64. Returns a new object, or NULL when
- * !base64 and an attribute asked for is not UTF-8 text (Judge0 then answers
- * 400 asking for base64_encoded=true). */
-cJSON *j0r_submission(const struct queue_sub *s, j0r_fields fields, bool base64);
+ * attributes base64 encoded when base64; langs names its language (judge0_name;
+ * NULL: ""). Returns a new object, or NULL when !base64 and an attribute asked
+ * for is not UTF-8 text (Judge0 then answers 400 asking for
+ * base64_encoded=true). */
+cJSON *j0r_submission(const struct queue_sub *s, const struct lang_registry *langs,
+		      j0r_fields fields, bool base64);

@@ -14,6 +14,7 @@
 #include "judge/api/mcp_stream.h"
 #include "judge/api/sse.h"
 #include "common/log.h"
+#include "judge/grading/lang.h"
 #include "judge/grading/request.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -48,7 +49,7 @@ static const char instructions[] =
 /* Fields shared by execute and execute_with_expected (request.c checks them). */
 #define RUN_PROPS                                                                                  \
 	"\"language\":{\"type\":\"string\",\"description\":\"language name from "                  \
-	"list_languages, e.g. python, node, csharp, c, cpp\"},"                                    \
+	"list_languages: {languages}\"},"                                                          \
 	"\"source\":{\"type\":\"string\",\"description\":\"the whole program's source "            \
 	"code; it reads standard input and writes standard output\"},"                             \
 	"\"stdin\":{\"type\":\"string\",\"description\":\"standard input of the program\"},"       \
@@ -62,11 +63,13 @@ static const char instructions[] =
 	"\"function\":{\"type\":\"string\",\"description\":\"LeetCode style: the source "          \
 	"defines this function (or a method of class Solution); each of tests calls it "           \
 	"with args and compares the return value with expected\"},"                                \
-	"\"signature\":{\"type\":\"object\",\"description\":\"with function, for cpp and "         \
-	"csharp: {params: [types], returns: type}, types int, long, double, bool, string "         \
+	"\"signature\":{\"type\":\"object\",\"description\":\"with function, for "                 \
+	"{typed_languages}: {params: [types], returns: type}, types int, long, double, bool, "     \
+	"string "                                                                                  \
 	"and T[]; inferred from the args when absent\"},"                                          \
-	"\"test_code\":{\"type\":\"string\",\"description\":\"HumanEval style (python, "           \
-	"node): test code run after the source, e.g. def check(candidate): assert ...; "           \
+	"\"test_code\":{\"type\":\"string\",\"description\":\"HumanEval style "                    \
+	"({testcode_languages}): test code run after the source, e.g. def check(candidate): "      \
+	"assert ...; "                                                                             \
 	"passes when it runs to its end\"},"                                                       \
 	"\"entry_point\":{\"type\":\"string\",\"description\":\"with test_code: the "              \
 	"function check() gets\"},"                                                                \
@@ -247,13 +250,13 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	 true},
     [MCP_SESSION_CREATE] =
 	{"session_create", "Open a stateful session",
-	 "Starts a session: a sandboxed interpreter (python, node, csharp or bash) that keeps "
+	 "Starts a session: a sandboxed interpreter ({session_languages}) that keeps "
 	 "variables, imports, functions, files and installed packages between "
 	 "session_execute calls, like a notebook. Returns id (pass it as session_id to the "
 	 "other session tools) and expires_at: the session closes after idle_ttl seconds "
 	 "unused. It has no network; install packages with session_install_packages.",
 	 "{\"type\":\"object\",\"properties\":{\"language\":{\"type\":\"string\","
-	 "\"enum\":[\"python\",\"node\",\"csharp\",\"bash\"]},\"idle_ttl\":{\"type\":"
+	 "\"enum\":[{session_enum}]},\"idle_ttl\":{\"type\":"
 	 "\"integer\",\"description\":\"seconds unused before it closes (default 600)\"},"
 	 "\"limits\":{\"type\":\"object\",\"description\":\"optional, capped by the "
 	 "server\",\"properties\":{\"memory_mb\":{\"type\":\"integer\"},\"cpu_ms\":"
@@ -278,7 +281,7 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	 CELL_SCHEMA, false},
     [MCP_SESSION_INSTALL] =
 	{"session_install_packages", "Install packages into a session",
-	 "Installs packages with pip (python) or npm (node) into the session, from the "
+	 "Installs packages with {package_managers} into the session, from the "
 	 "registries the server allows; the next cells can import them. Names may carry "
 	 "versions: numpy, pandas==2.2.2, lodash@^4. Returns status ok or error with the "
 	 "installer's output.",
@@ -517,7 +520,64 @@ static void do_discover(struct http_request *r, const cJSON *id)
 	reply_result(r, id, true, res);
 }
 
-static void do_tools_list(struct http_request *r, const cJSON *id, bool modern)
+static bool has_sessions(const struct lang *l)
+{
+	return l->session_argv != NULL;
+}
+
+static bool has_test_code(const struct lang *l)
+{
+	return l->testcode_template != NULL;
+}
+
+static bool has_typed_harness(const struct lang *l)
+{
+	return l->function_harness == LANG_HARNESS_STL || l->function_harness == LANG_HARNESS_CLR;
+}
+
+/* The text of a tool's description or schema with the languages' facts in its
+ * {placeholders} (lang.h), so that no list of languages is written here.
+ * Returns a malloc'd string. */
+static char *fill(const char *text, const struct lang_registry *langs)
+{
+	struct strbuf out = STRBUF_INIT, v = STRBUF_INIT;
+	for (const char *p = text; *p;) {
+		const char *e = *p == '{' ? strchr(p, '}') : NULL;
+		size_t n = e ? (size_t)(e - p + 1) : 0;
+		strbuf_reset(&v);
+		if (n == 11 && !strncmp(p, "{languages}", n)) {
+			lang_names(langs, NULL, "or", &v);
+		} else if (n == 17 && !strncmp(p, "{typed_languages}", n)) {
+			lang_names(langs, has_typed_harness, "and", &v);
+		} else if (n == 20 && !strncmp(p, "{testcode_languages}", n)) {
+			lang_names(langs, has_test_code, "and", &v);
+		} else if (n == 19 && !strncmp(p, "{session_languages}", n)) {
+			lang_names(langs, has_sessions, "or", &v);
+		} else if (n == 14 && !strncmp(p, "{session_enum}", n)) {
+			for (int i = 0; i < langs->count; i++)
+				if (has_sessions(&langs->langs[i]))
+					strbuf_addf(&v, "%s\"%s\"", v.len ? "," : "",
+						    langs->langs[i].name);
+		} else if (n == 18 && !strncmp(p, "{package_managers}", n)) {
+			for (int i = 0; i < langs->count; i++) {
+				const struct lang *l = &langs->langs[i];
+				if (l->package_manager)
+					strbuf_addf(&v, "%s%s (%s)", v.len ? " or " : "",
+						    l->package_manager, l->name);
+			}
+		} else {
+			strbuf_addch(&out, *p++);
+			continue;
+		}
+		strbuf_add(&out, v.buf ? v.buf : "", v.len);
+		p += n;
+	}
+	strbuf_release(&v);
+	return out.buf ? strbuf_detach(&out, NULL) : xstrdup("");
+}
+
+static void do_tools_list(struct http_request *r, const cJSON *id, bool modern,
+			  const struct lang_registry *langs)
 {
 	cJSON *res = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(res, "tools");
@@ -534,8 +594,11 @@ static void do_tools_list(struct http_request *r, const cJSON *id, bool modern)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", t->name);
 		cJSON_AddStringToObject(o, "title", t->title);
-		cJSON_AddStringToObject(o, "description", t->description);
-		cJSON *schema = cJSON_Parse(t->schema);
+		char *desc = fill(t->description, langs), *text = fill(t->schema, langs);
+		cJSON_AddStringToObject(o, "description", desc);
+		cJSON *schema = cJSON_Parse(text);
+		free(desc);
+		free(text);
 		if (!schema) {
 			/* a typo in the table above; the test of tools/list catches it */
 			log_error("mcp: the input schema of %s is not JSON", t->name);
@@ -729,8 +792,8 @@ static const char *request_header(void *r, const char *name)
 
 /* A request (msg: an object with a string method, an id, params an object or
  * absent), of either era. */
-static void do_request(struct http_request *r, const cJSON *msg, mcp_dispatch_fn dispatch,
-		       void *arg)
+static void do_request(struct http_request *r, const cJSON *msg, const struct lang_registry *langs,
+		       mcp_dispatch_fn dispatch, void *arg)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	const char *method = cJSON_GetObjectItemCaseSensitive(msg, "method")->valuestring;
@@ -748,7 +811,7 @@ static void do_request(struct http_request *r, const cJSON *msg, mcp_dispatch_fn
 		if (!strcmp(method, "server/discover"))
 			do_discover(r, id);
 		else if (!strcmp(method, "tools/list"))
-			do_tools_list(r, id, true);
+			do_tools_list(r, id, true, langs);
 		else if (!strcmp(method, "tools/call"))
 			do_tools_call(r, id, params, true, dispatch, arg);
 		else if (!strcmp(method, "subscriptions/listen"))
@@ -760,7 +823,7 @@ static void do_request(struct http_request *r, const cJSON *msg, mcp_dispatch_fn
 	} else if (!strcmp(method, "ping")) {
 		reply(r, 200, id, "result", cJSON_CreateObject());
 	} else if (!strcmp(method, "tools/list")) {
-		do_tools_list(r, id, false);
+		do_tools_list(r, id, false, langs);
 	} else if (!strcmp(method, "tools/call")) {
 		do_tools_call(r, id, params, false, dispatch, arg);
 	} else {
@@ -769,8 +832,8 @@ static void do_request(struct http_request *r, const cJSON *msg, mcp_dispatch_fn
 	mcp_era_release(&era);
 }
 
-void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_dispatch_fn dispatch,
-		void *arg)
+void mcp_handle(struct http_request *r, const struct judge_config *cfg,
+		const struct lang_registry *langs, mcp_dispatch_fn dispatch, void *arg)
 {
 	cJSON *in = NULL;
 	struct req_error e;
@@ -813,7 +876,7 @@ void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_disp
 	} else if (params && !cJSON_IsObject(params)) {
 		reply_error(r, 200, id, MCP_INVALID_PARAMS, "params must be an object");
 	} else {
-		do_request(r, in, dispatch, arg);
+		do_request(r, in, langs, dispatch, arg);
 	}
 	cJSON_Delete(in);
 }

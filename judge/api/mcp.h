@@ -25,6 +25,7 @@
 
 struct http_request;
 struct judge_config;
+struct lang_registry;
 
 /* The tools, each one endpoint of the HTTP API. */
 enum mcp_tool {
@@ -66,10 +67,11 @@ struct mcp_call {
 typedef void (*mcp_dispatch_fn)(struct http_request *r, const struct mcp_call *call, void *arg);
 
 /* Handles POST /mcp once the body is in (authentication and admission were
- * done before, as for every route). cfg gives the body caps (request.h).
- * Always responds or has the dispatched endpoint respond. */
-void mcp_handle(struct http_request *r, const struct judge_config *cfg, mcp_dispatch_fn dispatch,
-		void *arg);
+ * done before, as for every route). cfg gives the body caps (request.h), langs
+ * the languages the tools' descriptions name. Always responds or has the
+ * dispatched endpoint respond. */
+void mcp_handle(struct http_request *r, const struct judge_config *cfg,
+		const struct lang_registry *langs, mcp_dispatch_fn dispatch, void *arg);
 
 /* The tools/call reply (JSON-RPC, one line and a newline) for request id
  * whose endpoint answered status with body (len bytes) into out; modern: a

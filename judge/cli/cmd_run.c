@@ -19,6 +19,7 @@
 #include "judge/grading/compare.h"
 #include "common/config.h"
 #include "judge/grading/grade.h"
+#include "judge/grading/compile.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/problem.h"
 #include "judge/grading/request_func.h"
@@ -34,7 +35,7 @@
 static const char usage_text[] =
     "usage: judge run [--lang L] [options] SOURCE [MORE_FILES...]\n"
     "  --lang L             language (see 'judge languages'); default: the one\n"
-    "                       whose files end like SOURCE (.py, .js, .cs, .c, .cpp ...)\n"
+    "                       whose files end like SOURCE (its extensions key)\n"
     "  --stdin FILE         feed FILE as standard input\n"
     "  --expected FILE      compare stdout with FILE (verdict instead of 'completed')\n"
     "  --tests DIR          run every NAME.in of DIR, comparing with NAME.ans\n"
@@ -144,7 +145,7 @@ static const struct lang *lang_of_file(const struct lang_registry *langs, const 
 {
 	const struct lang *found = NULL;
 	for (int i = 0; i < langs->count; i++) {
-		if (!prob_is_source_for(&langs->langs[i], file))
+		if (!compile_is_source(&langs->langs[i], file))
 			continue;
 		if (found)
 			return NULL;
@@ -553,8 +554,9 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		struct stat st;
 		bool folder = stat(problem_dir, &st) == 0 || strchr(problem_dir, '/');
 		if ((folder
-			 ? prob_load(&pb, problem_dir, err, sizeof err)
-			 : prob_open(&pb, cfg->problems_dir, problem_dir, err, sizeof err)) < 0) {
+			 ? prob_load(&pb, problem_dir, &langs, err, sizeof err)
+			 : prob_open(&pb, cfg->problems_dir, problem_dir, &langs, err,
+					   sizeof err)) < 0) {
 			fprintf(stderr, "judge run: %s\n", err);
 			goto out;
 		}

@@ -17,6 +17,7 @@
  * (runner/owner.h), so nothing stays behind `judge up` whatever happened.
  */
 #include <arpa/inet.h>
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -40,6 +41,7 @@
 #include "common/log.h"
 #include "judge/store/migrate.h"
 #include "judge/store/pgembed.h"
+#include "judge/grading/lang.h"
 #include "runner/sandbox.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -218,6 +220,40 @@ out:
 	return ret;
 }
 
+/* The example's body: the default language's self-test program, which prints
+ * "hello world" (languages/selftest), as JSON quoted for a shell's '...'. */
+static char *example_body(const struct judge_config *cfg)
+{
+	struct lang_registry langs;
+	char err[256];
+	struct strbuf src = STRBUF_INIT, path = STRBUF_INIT, out = STRBUF_INIT;
+	cJSON *o = cJSON_CreateObject();
+	if (lang_load_dir(&langs, cfg->languages_dir, err, sizeof err) == 0) {
+		const struct lang *l = lang_default(&langs);
+		const char *ext = l ? strrchr(l->source_file, '.') : NULL;
+		if (l) {
+			strbuf_addf(&path, "%s/selftest/%s%s", cfg->languages_dir, l->name,
+				    ext ? ext : "");
+			cJSON_AddStringToObject(o, "language", l->name);
+		}
+		if (l && strbuf_read_file(&src, path.buf, 4096) == 0)
+			cJSON_AddStringToObject(o, "source", src.buf ? src.buf : "");
+		lang_registry_release(&langs);
+	}
+	cJSON_AddStringToObject(o, "expected_output", "hello world\n");
+	char *json = cJSON_PrintUnformatted(o);
+	for (const char *p = json; *p; p++)
+		if (*p == '\'')
+			strbuf_addstr(&out, "'\\''");
+		else
+			strbuf_addch(&out, *p);
+	free(json);
+	cJSON_Delete(o);
+	strbuf_release(&src);
+	strbuf_release(&path);
+	return strbuf_detach(&out, NULL);
+}
+
 static void print_banner(const struct judge_config *cfg, const char *host, const char *port,
 			 const char *key)
 {
@@ -234,9 +270,9 @@ static void print_banner(const struct judge_config *cfg, const char *host, const
 	printf("curl -s %s/v1/execute_with_expected \\\n", base.buf);
 	if (key)
 		printf("  -H 'Authorization: Bearer %s' \\\n", key);
-	printf("  -H 'Content-Type: application/json' \\\n"
-	       "  -d '{\"language\": \"python\", \"source\": \"print(input()[::-1])\", "
-	       "\"stdin\": \"olleh\", \"expected_output\": \"hello\"}'\n\n");
+	char *body = example_body(cfg);
+	printf("  -H 'Content-Type: application/json' \\\n  -d '%s'\n\n", body);
+	free(body);
 	if (key)
 		printf(
 		    "(the key is kept in %s/api-key; more keys: judge keys create --name NAME)\n",

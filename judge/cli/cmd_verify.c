@@ -680,7 +680,7 @@ static void verify_problem(struct verify_ctx *v, const char *dir)
 		printf("skip %s: not a folder\n", dir);
 		return;
 	}
-	if (prob_load(&p, dir, err, sizeof err) < 0) {
+	if (prob_load(&p, dir, v->langs, err, sizeof err) < 0) {
 		v->n.failed++;
 		printf("FAIL %s: %s\n", dir, err);
 		return;

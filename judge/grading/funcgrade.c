@@ -14,6 +14,7 @@
 #include "common/xalloc.h"
 #include "judge/grading/harness.h"
 #include "judge/grading/jsonval.h"
+#include "judge/grading/compile.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/problem.h"
 
@@ -253,19 +254,22 @@ void fgrade_fold_test_code(const struct fgrade_records *r, enum run_status run,
 	strbuf_release(&msg);
 }
 
-void fgrade_syntax_error(const struct fgrade_records *r, struct grade_result *res)
+void fgrade_syntax_error(const struct lang *l, const struct fgrade_records *r,
+			 struct grade_result *res)
 {
 	const cJSON *rec = r->load_error ? r->load_error : r->end;
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(rec, "error");
 	const char *type = str_of(e, "type", "");
-	if (strcmp(type, "SyntaxError") && strcmp(type, "IndentationError") &&
-	    strcmp(type, "TabError"))
+	bool syntax = false;
+	for (char **t = l->harness_syntax_errors; *t && !syntax; t++)
+		syntax = !strcmp(type, *t);
+	const char *file = r->load_error ? l->function_file : l->testcode_file;
+	if (!syntax || !file)
 		return;
 	/* as the compile step reports it: the file, the line, the error */
 	const cJSON *line = cJSON_GetObjectItemCaseSensitive(e, "line");
 	strbuf_reset(&res->compile.output);
-	strbuf_addf(&res->compile.output, "  File \"%s\", line %d\n%s: %s\n",
-		    r->load_error ? "solution.py" : "program.py",
+	strbuf_addf(&res->compile.output, "  File \"%s\", line %d\n%s: %s\n", file,
 		    cJSON_IsNumber(line) ? line->valueint : 0, type, str_of(e, "message", ""));
 	res->compile.ran = true;
 	res->compile.ok = false;
@@ -310,8 +314,8 @@ static int make_nonce(char *out, size_t outlen)
 	return 0;
 }
 
-/* Writes the harness into a box, compiles (Python: both files, so a syntax
- * error is a compile_error), and runs it once into rr. Returns 0 when it ran,
+/* Writes the harness into a box, compiles (both files, unless the harness
+ * compiles the user's itself), and runs it once into rr. Returns 0 when it ran,
  * 1 on a compile error (in res), -1 on the judge's failure (err). */
 static int run_harness(const struct grade_env *env, struct grade_plan *plan,
 		       const struct harness *h, struct grade_result *res, struct run_result *rr,
@@ -334,12 +338,11 @@ static int run_harness(const struct grade_env *env, struct grade_plan *plan,
 	}
 	const char *extra[] = {h->user_file, NULL};
 	if (h->user_file && plan->lang->compile_argv)
-		plan->compile_argv = prob_compile_argv(plan->lang, extra, NULL);
-	/* the Python harness compiles the user's file itself (a syntax error is
-	 * its load error, fgrade_syntax_error): a second interpreter start per
-	 * sample would halve an evaluation's throughput */
-	rc = harness_compiles_itself(plan->lang->name) ? 0
-						       : grade_compile(plan, sb, res, err, errlen);
+		plan->compile_argv = compile_command(plan->lang, extra, NULL);
+	/* a harness that compiles the user's file itself (a syntax error is its
+	 * load error, fgrade_syntax_error): a second interpreter start per sample
+	 * would halve an evaluation's throughput */
+	rc = harness_compiles_itself(plan->lang) ? 0 : grade_compile(plan, sb, res, err, errlen);
 	if (rc != 0) {
 		ret = rc;
 		goto out;
@@ -363,8 +366,8 @@ out:
 }
 
 /* Folds the run into res: records, verdicts, and the run's facts. */
-static void fold_run(const struct grade_request *req, const char *nonce, struct run_result *rr,
-		     struct grade_result *res)
+static void fold_run(const struct lang *l, const struct grade_request *req, const char *nonce,
+		     struct run_result *rr, struct grade_result *res)
 {
 	struct fgrade_records recs;
 	int ncalls = req->func ? cJSON_GetArraySize(req->func->tests) : 0;
@@ -385,7 +388,7 @@ static void fold_run(const struct grade_request *req, const char *nonce, struct 
 	strbuf_add(&res->err, rr->err.buf, rr->err.len);
 	res->out_truncated = rr->out_truncated;
 	res->err_truncated = rr->err_truncated;
-	fgrade_syntax_error(&recs, res);
+	fgrade_syntax_error(l, &recs, res);
 	fgrade_records_release(&recs);
 }
 
@@ -416,7 +419,7 @@ void fgrade_request(const struct grade_env *env, const struct grade_request *req
 		rc = -1;
 	}
 	if (rc == 0)
-		fold_run(req, nonce, &rr, out);
+		fold_run(plan.lang, req, nonce, &rr, out);
 	else if (rc > 0)
 		out->status = SUB_COMPILE_ERROR;
 out:

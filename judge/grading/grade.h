@@ -93,7 +93,7 @@ struct grade_plan {
 	struct problem *owned_problem;
 	struct checker *checker; /* custom output validator; owned when own_checker */
 	bool own_checker;
-	char **compile_argv; /* programs of several sources (prob_compile_argv), or NULL */
+	char **compile_argv; /* programs of several sources (compile_command), or NULL */
 	/* the language's compile_in_run holds: no compile step, the first run
 	 * tells a compile error (grade_in_box sets it once the box is written) */
 	bool compile_in_run;

@@ -1,4 +1,4 @@
-/* harness: the Python and Node harnesses, and the dispatch per language. */
+/* harness: the script harnesses, and the dispatch by the language's harness keys. */
 #include "judge/grading/harness.h"
 
 #include <errno.h>
@@ -29,19 +29,15 @@ void harness_release(struct harness *h)
 	harness_init(h);
 }
 
-bool harness_supports(const char *lang, bool test_code)
+bool harness_supports(const struct lang *lang, bool test_code)
 {
-	static const char *const fn[] = {"python", "node", "cpp", "csharp", NULL};
-	static const char *const tc[] = {"python", "node", NULL};
-	for (const char *const *p = test_code ? tc : fn; *p; p++)
-		if (!strcmp(*p, lang))
-			return true;
-	return false;
+	return test_code ? lang->testcode_template != NULL
+			 : lang->function_harness != LANG_HARNESS_NONE;
 }
 
-bool harness_compiles_itself(const char *lang)
+bool harness_compiles_itself(const struct lang *lang)
 {
-	return !strcmp(lang, "python");
+	return lang->harness_compiles;
 }
 
 static int read_template(const char *dir, const char *name, struct strbuf *out, char *err,
@@ -85,15 +81,17 @@ static void test_program(const struct grade_request *req, struct strbuf *out)
 		strbuf_addf(out, "\ncheck(%s)\n", req->entry_point);
 }
 
-static int scripted(const char *dir, const char *ext, const struct grade_request *req,
+/* The template reads the calls (or the nonce) on stdin; the user's code goes
+ * beside it as its own file. */
+static int scripted(const char *dir, const struct lang *lang, const struct grade_request *req,
 		    const char *nonce, struct harness *h, char *err, size_t errlen)
 {
-	char tmpl[32];
-	snprintf(tmpl, sizeof tmpl, "%s.%s", req->test_code ? "testcode" : "function", ext);
-	if (read_template(dir, tmpl, &h->main_source, err, errlen) < 0)
+	bool tc = req->test_code != NULL;
+	if (read_template(dir, tc ? lang->testcode_template : lang->function_template,
+			  &h->main_source, err, errlen) < 0)
 		return -1;
-	h->user_file = xasprintf("%s.%s", req->test_code ? "program" : "solution", ext);
-	if (req->test_code) {
+	h->user_file = xstrdup(tc ? lang->testcode_file : lang->function_file);
+	if (tc) {
 		test_program(req, &h->user_source);
 		strbuf_addf(&h->stdin_data, "%s\n", nonce);
 	} else {
@@ -108,21 +106,21 @@ int harness_make(const char *dir, const struct lang *lang, const struct grade_re
 {
 	harness_init(h);
 	bool tc = req->test_code != NULL;
-	if (!harness_supports(lang->name, tc)) {
+	if (!harness_supports(lang, tc)) {
 		snprintf(err, errlen, "%s problems are not supported in %s",
 			 tc ? "test-code" : "function", lang->name);
 		return -1;
 	}
-	if (!strcmp(lang->name, "python"))
-		return scripted(dir, "py", req, nonce, h, err, errlen);
-	if (!strcmp(lang->name, "node"))
-		return scripted(dir, "js", req, nonce, h, err, errlen);
-	bool cpp = !strcmp(lang->name, "cpp");
+	if (tc || lang->function_harness == LANG_HARNESS_SCRIPT)
+		return scripted(dir, lang, req, nonce, h, err, errlen);
 	struct strbuf prelude = STRBUF_INIT;
-	int rc = read_template(dir, cpp ? "function.cpp" : "function.cs", &prelude, err, errlen);
+	int rc = read_template(dir, lang->function_template, &prelude, err, errlen);
 	if (rc == 0)
-		rc = cpp ? harness_cpp(prelude.buf, req, &h->main_source, err, errlen)
-			 : harness_csharp(prelude.buf, req, &h->main_source, err, errlen);
+		rc = lang->function_harness == LANG_HARNESS_STL
+			 ? harness_stl(prelude.buf, lang->function_file, req, &h->main_source, err,
+				       errlen)
+			 : harness_clr(prelude.buf, lang->function_file, req, &h->main_source, err,
+				       errlen);
 	strbuf_addf(&h->stdin_data, "%s\n", nonce);
 	strbuf_release(&prelude);
 	return rc;

@@ -2,10 +2,12 @@
  * test-code submission (LeetCode and HumanEval styles).
  *
  * How it works: the harness is the language's main file; the user's code sits
- * beside it (Python, Node: solution.* or program.*) or is pasted into it under
- * a #line directive (C++, C#, which need static types: from the problem's
- * signature, else inferred from the args). The static parts are files of
- * languages_dir/harness/; the per-request parts are generated here. The
+ * beside it (function_harness script: the language's function_file or
+ * testcode_file) or is pasted into it under a #line directive naming
+ * function_file (stl, clr: statically typed, types from the problem's
+ * signature, else inferred from the args). The static parts are the
+ * language's templates in languages_dir/harness/ (lang.h's harness keys); the
+ * per-request parts are generated here. The
  * harness gets the arguments (never the expected values) and a nonce on
  * stdin, and writes one record per call, "\x1ejudge:NONCE {json}\n", on
  * stdout; the host (funcgrade.h) reads and compares them. Code that tampers
@@ -31,13 +33,13 @@ struct harness {
 void harness_init(struct harness *h);
 void harness_release(struct harness *h);
 
-/* True when lang (a language name) has a harness for function problems
- * (test_code false) or test-code problems (test_code true). */
-bool harness_supports(const char *lang, bool test_code);
+/* True when lang has a harness for function problems (test_code false) or
+ * test-code problems (test_code true). */
+bool harness_supports(const struct lang *lang, bool test_code);
 
-/* True when lang's harness compiles the user's code itself (Python), so the
- * language's compile step is left out. */
-bool harness_compiles_itself(const char *lang);
+/* True when lang's harness compiles the user's code itself (harness_compiles),
+ * so the language's compile step is left out. */
+bool harness_compiles_itself(const struct lang *lang);
 
 /* Builds the harness of req (req->func or req->test_code) in lang with nonce
  * (hex, no spaces). dir is languages_dir/harness. Returns 0, or -1 with a
@@ -46,9 +48,12 @@ bool harness_compiles_itself(const char *lang);
 int harness_make(const char *dir, const struct lang *lang, const struct grade_request *req,
 		 const char *nonce, struct harness *h, char *err, size_t errlen);
 
-/* The C++ and C# parts (harness_typed.c): the user's code with the calls of
- * f's tests, arguments as literals of the signature's types. */
-int harness_cpp(const char *prelude, const struct grade_request *req, struct strbuf *out, char *err,
-		size_t errlen);
-int harness_csharp(const char *prelude, const struct grade_request *req, struct strbuf *out,
-		   char *err, size_t errlen);
+/* The typed kinds (harness_typed.c): the user's code, under a #line naming
+ * user_file, with the calls of req's tests, arguments as literals of the
+ * signature's types: stl, C++ standard-library literals in a generated main()
+ * after the prelude; clr, a table of .NET literals after the prelude, which
+ * holds Main. */
+int harness_stl(const char *prelude, const char *user_file, const struct grade_request *req,
+		struct strbuf *out, char *err, size_t errlen);
+int harness_clr(const char *prelude, const char *user_file, const struct grade_request *req,
+		struct strbuf *out, char *err, size_t errlen);

@@ -1,4 +1,6 @@
-/* harness_typed: the C++ and C# harnesses. Both need static types: the
+/* harness_typed: the typed harness kinds, stl (C++ standard-library
+ * literals in a generated main) and clr (.NET literals in a table). Both need
+ * static types: the
  * signature's, else types inferred from the tests' args (int while every value
  * fits 32 bits, long beyond, double when any has a fraction; lists of those).
  * Arguments become literals of those types in the generated main, so no JSON
@@ -101,14 +103,14 @@ static int param_types(const struct grade_func *f, char (*types)[TYPE_MAX], int 
 }
 
 /* The language's name of a signature type. */
-static void type_name(struct strbuf *sb, const char *t, bool cpp)
+static void type_name(struct strbuf *sb, const char *t, bool stl)
 {
 	size_t base = strcspn(t, "[");
 	int depth = (int)(strlen(t) - base) / 2;
 	const char *name = t;
 	char b[16];
 	snprintf(b, sizeof b, "%.*s", (int)base, t);
-	if (cpp) {
+	if (stl) {
 		name = !strcmp(b, "long") ? "long long" : !strcmp(b, "string") ? "std::string" : b;
 		for (int i = 0; i < depth; i++)
 			strbuf_addstr(sb, "std::vector<");
@@ -125,13 +127,13 @@ static void type_name(struct strbuf *sb, const char *t, bool cpp)
 /* A string literal: printable ASCII as is, every other byte in octal (C++)
  * or \uXXXX of the byte's code point (C#, which reads UTF-16: the value is
  * decoded there from the UTF-8 of the literal's escapes). */
-static void string_literal(struct strbuf *sb, const char *s, bool cpp)
+static void string_literal(struct strbuf *sb, const char *s, bool stl)
 {
 	strbuf_addch(sb, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
 			strbuf_addch(sb, *p);
-		else if (cpp)
+		else if (stl)
 			strbuf_addf(sb, "\\%03o", *p);
 		else
 			strbuf_addf(sb, "\\x%04x", *p);
@@ -140,41 +142,41 @@ static void string_literal(struct strbuf *sb, const char *s, bool cpp)
 }
 
 /* The literal of v as type t. Returns 0, or -1 when v does not fit t. */
-static int literal(struct strbuf *sb, const cJSON *v, const char *t, bool cpp)
+static int literal(struct strbuf *sb, const cJSON *v, const char *t, bool stl)
 {
 	if (!strcmp(t, "bool") && cJSON_IsBool(v)) {
 		strbuf_addstr(sb, cJSON_IsTrue(v) ? "true" : "false");
 	} else if (!strcmp(t, "string") && cJSON_IsString(v)) {
-		if (!cpp) /* C# strings are UTF-16: bytes are decoded by the harness */
+		if (!stl) /* C# strings are UTF-16: bytes are decoded by the harness */
 			strbuf_addstr(sb, "__JudgeH.U8(");
-		string_literal(sb, v->valuestring, cpp);
-		if (!cpp)
+		string_literal(sb, v->valuestring, stl);
+		if (!stl)
 			strbuf_addch(sb, ')');
 	} else if ((!strcmp(t, "int") || !strcmp(t, "long")) && cJSON_IsNumber(v) &&
 		   v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 9.2e18) {
 		long long x = (long long)v->valuedouble;
 		if (!strcmp(t, "int") && (x > 2147483647LL || x < -2147483648LL))
 			return -1;
-		const char *suf = !strcmp(t, "long") ? (cpp ? "LL" : "L") : "";
+		const char *suf = !strcmp(t, "long") ? (stl ? "LL" : "L") : "";
 		if (x == -2147483648LL) /* -2147483648 is -(a long): narrowing */
 			strbuf_addf(sb, "(-2147483647%s - 1)", suf);
 		else
 			strbuf_addf(sb, x < 0 ? "(%lld%s)" : "%lld%s", x, suf);
 	} else if (!strcmp(t, "double") && cJSON_IsNumber(v)) {
-		strbuf_addf(sb, "(%.17g%s)", v->valuedouble, cpp ? "" : "D");
+		strbuf_addf(sb, "(%.17g%s)", v->valuedouble, stl ? "" : "D");
 	} else if (strstr(t, "[]") && cJSON_IsArray(v)) {
 		char elem[TYPE_MAX];
 		snprintf(elem, sizeof elem, "%.*s", (int)strlen(t) - 2, t);
-		if (!cpp)
+		if (!stl)
 			strbuf_addstr(sb, "new ");
-		type_name(sb, t, cpp);
+		type_name(sb, t, stl);
 		strbuf_addch(sb, '{');
 		const cJSON *e;
 		cJSON_ArrayForEach(e, v)
 		{
 			if (e != v->child)
 				strbuf_addch(sb, ',');
-			if (literal(sb, e, elem, cpp) < 0)
+			if (literal(sb, e, elem, stl) < 0)
 				return -1;
 		}
 		strbuf_addch(sb, '}');
@@ -186,7 +188,7 @@ static int literal(struct strbuf *sb, const cJSON *v, const char *t, bool cpp)
 
 /* The argument literals of test i, "a0, a1" declared before the call as
  * "auto a0 = ...;" (C++, lvalues for vector<int>& parameters). */
-static int test_args(struct strbuf *sb, const cJSON *args, char (*types)[TYPE_MAX], int n, bool cpp,
+static int test_args(struct strbuf *sb, const cJSON *args, char (*types)[TYPE_MAX], int n, bool stl,
 		     int i, char *err, size_t errlen)
 {
 	if (cJSON_GetArraySize(args) != n) {
@@ -195,23 +197,30 @@ static int test_args(struct strbuf *sb, const cJSON *args, char (*types)[TYPE_MA
 		return -1;
 	}
 	for (int k = 0; k < n; k++) {
-		if (cpp)
+		if (stl)
 			strbuf_addf(sb, "\t\tauto a%d = ", k);
 		else
 			strbuf_addstr(sb, k ? ", " : "");
-		if (literal(sb, cJSON_GetArrayItem(args, k), types[k], cpp) < 0) {
+		if (literal(sb, cJSON_GetArrayItem(args, k), types[k], stl) < 0) {
 			snprintf(err, errlen, "test %d: argument %d is not of type %s", i + 1,
 				 k + 1, types[k]);
 			return -1;
 		}
-		if (cpp)
+		if (stl)
 			strbuf_addstr(sb, ";\n");
 	}
 	return 0;
 }
 
-int harness_cpp(const char *prelude, const struct grade_request *req, struct strbuf *out, char *err,
-		size_t errlen)
+/* "harness.<ext of user_file>": the generated part's name in messages. */
+static void harness_name(struct strbuf *out, const char *user_file)
+{
+	const char *dot = strrchr(user_file, '.');
+	strbuf_addf(out, "harness%s", dot ? dot : "");
+}
+
+int harness_stl(const char *prelude, const char *user_file, const struct grade_request *req,
+		struct strbuf *out, char *err, size_t errlen)
 {
 	char types[16][TYPE_MAX];
 	const struct grade_func *f = req->func;
@@ -221,9 +230,11 @@ int harness_cpp(const char *prelude, const struct grade_request *req, struct str
 	bool method =
 	    strstr(req->source, "class Solution") || strstr(req->source, "struct Solution");
 	strbuf_addstr(out, prelude);
-	strbuf_addstr(out, "\n#line 1 \"solution.cpp\"\n");
+	strbuf_addf(out, "\n#line 1 \"%s\"\n", user_file);
 	strbuf_add(out, req->source, req->source_len);
-	strbuf_addstr(out, "\n#line 1 \"harness.cpp\"\nint main() {\n\t__judge::init();\n");
+	strbuf_addstr(out, "\n#line 1 \"");
+	harness_name(out, user_file);
+	strbuf_addstr(out, "\"\nint main() {\n\t__judge::init();\n");
 	const cJSON *t;
 	int i = 0;
 	cJSON_ArrayForEach(t, f->tests)
@@ -243,15 +254,15 @@ int harness_cpp(const char *prelude, const struct grade_request *req, struct str
 	return 0;
 }
 
-int harness_csharp(const char *prelude, const struct grade_request *req, struct strbuf *out,
-		   char *err, size_t errlen)
+int harness_clr(const char *prelude, const char *user_file, const struct grade_request *req,
+		struct strbuf *out, char *err, size_t errlen)
 {
 	char types[16][TYPE_MAX];
 	const struct grade_func *f = req->func;
 	int n = param_types(f, types, 16, err, errlen);
 	if (n < 0)
 		return -1;
-	strbuf_addstr(out, "#line 1 \"solution.cs\"\n");
+	strbuf_addf(out, "#line 1 \"%s\"\n", user_file);
 	strbuf_add(out, req->source, req->source_len);
 	strbuf_addstr(out, "\n#line default\n");
 	strbuf_addstr(out, prelude);

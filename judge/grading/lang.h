@@ -1,9 +1,22 @@
-/* lang: the languages the judge runs, loaded from languages/<name>.ini.
+/* lang: the languages the judge runs, loaded from languages/<name>.ini. Every
+ * fact about a language is a key of its file: no C code names a language
+ * (tests/integration/layers.sh checks it). This comment is where the keys are
+ * documented; docs/ARCHITECTURE.md ("Add a language") and languages/README.md
+ * point here. Values are one line; lists are space-separated unless said.
  *
- * A language file, e.g. languages/python.ini:
- *   name = python                 id used by the API and CLI
+ * Running it:
+ *   name = python                 id used by the API and CLI (default: the file's
+ *                                 name, which it must equal)
+ *   aliases = python3             other names a request may give (/v1, sessions,
+ *                                 evaluations); no two languages share a name
+ *   default = yes                 the language taken where none is named (judge
+ *                                 eval, the first session pool to fill); at most one
  *   display_name = Python 3.12
  *   source_file = main.py         name the submission gets in the box
+ *   extensions = .py .py3         endings of the language's source files: judge run
+ *                                 guesses the language by them, and a request's or a
+ *                                 package's extra files with them are compiled with
+ *                                 the main one (default: source_file's ending)
  *   compile = ...                 argv, space-separated; empty = interpreted. A word
  *                                 {options} marks where a request's compiler_options
  *                                 go (Judge0's); without it none are accepted
@@ -12,24 +25,84 @@
  *   ro_paths = /opt/judge/runtimes/python3.12   colon-separated host folders
  *   env = PYTHONDONTWRITEBYTECODE=1 PATH=/usr/bin:/bin   space-separated
  *   compile_env = ...             env for the compile step (defaults to env)
- *   time_limit_ms / memory_limit_mb / processes   run defaults (0 = judge.ini's)
- *   compile_time_limit_ms / compile_memory_limit_mb / compile_processes
+ *   time_limit_ms = 0             the run's defaults (0 = judge.ini's)
+ *   memory_limit_mb = 0
+ *   processes = 0
+ *   compile_time_limit_ms = 10000   the compile step's (0 = judge.ini's)
+ *   compile_memory_limit_mb = 1024
+ *   compile_processes = 16
  *   install = languages/install-python.sh   makes the runtime present (make deps)
  *   warm_up = /opt/.../python3 -c pass   argv a sandbox started ahead of need runs
  *                                 before any job (no {source}: the box is not there)
  *   preload = /usr/lib/x86_64-linux-gnu/libstdc++.so.6:...   colon-separated host
  *                                 files such a sandbox reads ahead (missing ones skipped)
+ *   compile_in_run = <regex>      a single-source program skips the compile step:
+ *                                 its first run stands for it. That run exiting
+ *                                 non-zero with a stderr this PCRE2 pattern matches
+ *                                 is a compile_error (the stderr its compile output);
+ *                                 needs compile (still used for several sources)
+ *
+ * Sessions:
  *   session = /opt/.../python3.12 -u {drivers}/python_driver.py   argv of the
  *                                 language's session driver (languages/drivers/PROTOCOL.md);
  *                                 none = no sessions in this language. {drivers} is
  *                                 the absolute path of the drivers folder beside the
  *                                 language files (the repo's or the installed one)
  *   session_env = ...             env of the driver (defaults to env)
- *   compile_in_run = <regex>      a single-source program skips the compile step:
- *                                 its first run stands for it. That run exiting
- *                                 non-zero with a stderr this PCRE2 pattern matches
- *                                 is a compile_error (the stderr its compile output);
- *                                 needs compile (still used for several sources)
+ *   package_manager = pip         the installer of session packages: pip or npm
+ *                                 (runner/install/install.h); one language each
+ *   package_command = /opt/.../python3.12 -m pip   argv that runs it (the
+ *                                 manager's own arguments follow); binds ro_paths
+ *   package_dir = .packages/python   its folder in the session's box, relative;
+ *                                 the driver puts it on its import path
+ *
+ * Function (LeetCode style) and test-code (HumanEval style) problems (harness.h):
+ *   function_harness = script     how the calls reach the user's function: script
+ *                                 (the template reads them as JSON on stdin and the
+ *                                 user's code sits beside it as function_file), stl
+ *                                 (a generated main() with the arguments as C++
+ *                                 standard-library literals), clr (a generated table
+ *                                 of .NET literals the template's Main reads); none =
+ *                                 no function problems
+ *   function_template = function.py   the harness's static part, in languages/harness/
+ *   function_file = solution.py   the name the user's code goes by (its file, or
+ *                                 its #line name when pasted into a generated harness)
+ *   testcode_template = testcode.py   test-code problems' harness (script kind);
+ *                                 none = no test-code problems
+ *   testcode_file = program.py    the program's file beside it
+ *   harness_compiles = yes        the harness compiles the user's file itself, so a
+ *                                 harnessed run leaves the compile step out
+ *   harness_syntax_errors = SyntaxError ...   types of the harness's load error
+ *                                 that make the result a compile_error
+ *
+ * Compatible fronts:
+ *   judge0_ids = 71 100           Judge0 CE language ids this language runs
+ *   judge0_name = Python (3.12)   what Judge0's GET /languages calls them
+ *                                 (default display_name)
+ *   piston_language = javascript  Piston's name of it (default: name)
+ *   piston_runtime = node         Piston's runtime field (default: none)
+ *   piston_aliases = js node ...  the other names Piston's clients may give
+ *   piston_compiled = no          whether Piston shows a compile stage (default:
+ *                                 yes when compile is set)
+ *
+ * Problem packages:
+ *   problem_language = python3    the package format's language this one runs
+ *                                 (a [section] of languages/problem/languages.ini,
+ *                                 unchecked when the folder has no such file):
+ *                                 package programs in it run in this language, and
+ *                                 include/<it>/ holds the files added to submissions
+ *
+ * languages/problem/languages.ini is the package format's own table (Kattis
+ * problemtools' config/languages.yaml), one [code] section per language,
+ * including the many the judge does not run:
+ *   name = Python 3               priority = 850 (ties of detection: higher wins)
+ *   files = *.py *.py3            globs of its source files
+ *   shebang_files = *.py          files among those that count as evidence for it
+ *   shebang = ^#!.*python2\b      only when their first line matches this PCRE2
+ *   entry_files = __main__.py     entry point names besides main.* (case-insensitive)
+ * A program's language is the one with the most evidence files, ties to the
+ * higher priority (problemtools' rule).
+ *
  * warm_up and preload only make the first run of a started sandbox faster (the
  * runner passes them on as run_spec's warm_argv and preload); without them only
  * the program itself is read ahead, when it lies outside the box.
@@ -43,14 +116,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/strbuf.h"
+
 /* Where make deps copies languages/drivers, for trees whose own copy a sandbox
  * cannot see (under /tmp or /dev/shm: see lang_load_dir). */
 #define LANG_DRIVERS_COPY "/opt/judge/runtimes/drivers"
 
+/* How a function problem's calls reach the user's code (function_harness). */
+enum lang_harness {
+	LANG_HARNESS_NONE,
+	LANG_HARNESS_SCRIPT,
+	LANG_HARNESS_STL,
+	LANG_HARNESS_CLR,
+};
+
 struct lang {
 	char *name;
+	char **aliases; /* never NULL */
+	bool is_default;
 	char *display_name;
 	char *source_file;
+	char **extensions;   /* never NULL; ".py" */
 	char **compile_argv; /* NULL when interpreted */
 	/* where a request's compiler_options go in compile_argv (the compile
 	 * command's {options} word, which is not kept), or -1: none accepted */
@@ -70,21 +156,85 @@ struct lang {
 	char **session_argv;
 	char **session_env;
 	char **session_ro_paths;
+	/* session packages: all NULL when the language has no package manager */
+	char *package_manager;
+	char **package_argv;
+	char *package_dir;
 	/* compile_in_run: the pattern and its compiled form (lang_compile_error_in_run) */
 	char *compile_in_run;
 	void *compile_in_run_re;
+	/* function and test-code problems */
+	enum lang_harness function_harness;
+	char *function_template, *function_file; /* NULL with LANG_HARNESS_NONE */
+	char *testcode_template, *testcode_file; /* NULL: no test-code problems */
+	bool harness_compiles;
+	char **harness_syntax_errors; /* never NULL */
+	/* Judge0 and Piston */
+	int *judge0_ids;
+	int njudge0_ids;
+	char *judge0_name;
+	char *piston_language; /* never NULL */
+	char *piston_runtime;  /* NULL when Piston lists none */
+	char **piston_aliases; /* never NULL */
+	bool piston_compiled;
+	/* the package format's language code it runs, or NULL */
+	char *problem_language;
+};
+
+/* A language of the problem package format (languages/problem/languages.ini). */
+struct lang_problem {
+	char *code;
+	char *name;
+	long priority;
+	char **files;	      /* globs, never NULL */
+	char **shebang_files; /* never NULL */
+	void *shebang_re;     /* NULL: every file counts */
+	char **entry_files;   /* never NULL */
+};
+
+/* A Judge0 language id and the language that runs it. */
+struct lang_judge0 {
+	int id;
+	const struct lang *lang;
 };
 
 struct lang_registry {
-	struct lang *langs;
+	struct lang *langs; /* sorted by name */
 	int count;
+	struct lang_problem *problem_langs; /* the format's order */
+	int nproblem_langs;
+	struct lang_judge0 *judge0; /* sorted by id */
+	int njudge0;
 };
 
-/* Loads every *.ini under dir, sorted by name. Returns 0, or -1 with a message. */
+/* Loads every *.ini under dir, sorted by name, and dir/problem/languages.ini
+ * when it exists. Returns 0, or -1 with a message. */
 int lang_load_dir(struct lang_registry *reg, const char *dir, char *err, size_t errlen);
 /* Returns the language called name, or NULL. */
 const struct lang *lang_find(const struct lang_registry *reg, const char *name);
+/* Returns the language called name or with name among its aliases, or NULL. */
+const struct lang *lang_lookup(const struct lang_registry *reg, const char *name);
+/* The language marked default, else the first one; NULL when there is none. */
+const struct lang *lang_default(const struct lang_registry *reg);
+/* The language that runs Judge0 language id, or NULL. */
+const struct lang *lang_by_judge0(const struct lang_registry *reg, long id);
+/* The language whose problem_language is code, or NULL. */
+const struct lang *lang_by_problem_language(const struct lang_registry *reg, const char *code);
+/* The language whose package manager is manager, or NULL. */
+const struct lang *lang_by_package_manager(const struct lang_registry *reg, const char *manager);
+/* Appends to out the names of the languages keep() is true of (NULL keep:
+ * all), as "a, b <conj> c" (conj "and", "or"); "none" when there is none. */
+void lang_names(const struct lang_registry *reg, bool (*keep)(const struct lang *),
+		const char *conj, struct strbuf *out);
+/* The format's language called code, or NULL. */
+const struct lang_problem *lang_problem_find(const struct lang_registry *reg, const char *code);
+/* True when the first line of a file (line, without its newline) matches pl's
+ * shebang; true when pl has none. */
+bool lang_problem_shebang(const struct lang_problem *pl, const char *line);
 void lang_registry_release(struct lang_registry *reg);
+/* The keys of a language file, NULL-terminated (static); for the test that
+ * every key is documented above. */
+const char *const *lang_keys(void);
 /* True when l has compile_in_run and a run whose stderr is err (len bytes)
  * tells a compile error: the pattern matches (an err over
  * LANG_COMPILE_IN_RUN_MAX bytes never does). The caller checks the exit. */

@@ -95,7 +95,7 @@ void model_request_add_arg(struct grade_request *r, const char *arg)
 
 void model_request_add_compiler_option(struct grade_request *r, const char *opt)
 {
-	/* NULL-terminated: prob_compile_argv takes the list as it is */
+	/* NULL-terminated: compile_command takes the list as it is */
 	r->compiler_options = xreallocarray(r->compiler_options, (size_t)r->ncompiler_options + 2,
 					    sizeof *r->compiler_options);
 	r->compiler_options[r->ncompiler_options++] = xstrdup(opt);

@@ -470,10 +470,11 @@ static void read_timelimit_file(struct problem *p)
 	free(path);
 }
 
-int prob_load(struct problem *p, const char *dir, char *err, size_t errlen)
+int prob_load(struct problem *p, const char *dir, const struct lang_registry *langs, char *err,
+	      size_t errlen)
 {
 	memset(p, 0, sizeof *p);
-	struct prob_loader L = {.p = p, .err = err, .errlen = errlen};
+	struct prob_loader L = {.p = p, .langs = langs, .err = err, .errlen = errlen};
 	L.defaults.accept_score = 1;
 	L.defaults.max_score = -1;
 	bool custom = false;
@@ -527,7 +528,8 @@ out:
 	return ret;
 }
 
-int prob_open(struct problem *p, const char *problems_dir, const char *id, char *err, size_t errlen)
+int prob_open(struct problem *p, const char *problems_dir, const char *id,
+	      const struct lang_registry *langs, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof *p);
 	if (!prob_id_valid(id)) {
@@ -541,7 +543,7 @@ int prob_open(struct problem *p, const char *problems_dir, const char *id, char 
 		prob_fail(err, errlen, "no problem '%s'", id);
 		ret = -2;
 	} else {
-		ret = prob_load(p, dir, err, errlen);
+		ret = prob_load(p, dir, langs, err, errlen);
 	}
 	free(yaml);
 	free(dir);

@@ -28,18 +28,19 @@ enum prob_format {
 
 /* A program given as one file or a folder of files: an output validator or a
  * submission. Language detection follows the package format's languages table
- * (file extensions, most files wins, ties by priority; .py is Python 2 only
- * with a python2 shebang). */
+ * (languages/problem/languages.ini: file globs, most evidence files wins, ties
+ * by priority; a shebang rule may keep files from counting). */
 struct prob_program {
 	char *name;   /* base name of the file or folder */
 	char *dir;    /* host folder that holds the files */
 	char **files; /* file names relative to dir, sorted; NULL-terminated */
 	int nfiles;
-	char *main_file;   /* entry point among files (the single file, main.*, __main__.py,
-			      else the smallest source file); NULL when no source */
+	char *main_file;   /* entry point among files (the single file, main.*, an
+			      entry file of the language, else the smallest source file);
+			      NULL when no source */
 	char *lang_code;   /* package-format language code ("cpp", "python3", "java"), or NULL */
-	const char *lang;  /* judge language name (c, cpp, csharp, node, python) or NULL when
-			      the judge has no such language; static string */
+	char *lang;	   /* the judge language that runs lang_code (its problem_language),
+			      or NULL when the judge has none */
 	char *unsupported; /* why the judge cannot run it (build/run scripts...), or NULL */
 };
 
@@ -160,16 +161,18 @@ struct problem {
  * 64 bytes, so it never holds '/', '..' or anything a shell or path would read. */
 bool prob_id_valid(const char *id);
 
-/* Loads the package in folder dir (any path; its base name becomes the id).
- * Returns 0 and fills p (release with prob_release), or -1 with a message in
- * err naming the file at fault; p is then left empty. */
-int prob_load(struct problem *p, const char *dir, char *err, size_t errlen);
+/* Loads the package in folder dir (any path; its base name becomes the id);
+ * langs tells its programs' languages (the format's table and the languages
+ * that run them). Returns 0 and fills p (release with prob_release), or -1
+ * with a message in err naming the file at fault; p is then left empty. */
+int prob_load(struct problem *p, const char *dir, const struct lang_registry *langs, char *err,
+	      size_t errlen);
 
 /* Loads problems_dir/id after checking id with prob_id_valid. Returns 0, -1 on a
  * bad package (message in err), or -2 when the id is invalid or no such package
  * exists (for a 404). */
-int prob_open(struct problem *p, const char *problems_dir, const char *id, char *err,
-	      size_t errlen);
+int prob_open(struct problem *p, const char *problems_dir, const char *id,
+	      const struct lang_registry *langs, char *err, size_t errlen);
 
 void prob_release(struct problem *p);
 
@@ -192,31 +195,16 @@ int prob_infer_time_limit(const struct prob_limits *l, double t_ac, double t_tle
 void prob_legacy_time_limit(const struct prob_limits *l, double t_ac, double *limit,
 			    double *tle_margin);
 
-/* Included files (include/) that go with a submission in judge language
- * judge_lang: the regular files of include/<code>/ for its package-format
- * language code, else of include/default/ (2025-09). Returns the count (0 when
- * none) with *dir (the host folder, malloc'd) and *names (sorted,
- * NULL-terminated; free with prob_argv_free), or -1 on a listing error. */
-int prob_include_files(const struct problem *p, const char *judge_lang, char **dir, char ***names);
+/* Included files (include/) that go with a submission in the package-format
+ * language code (a judge language's problem_language; NULL: none): the regular
+ * files of include/<code>/, else of include/default/ (2025-09). Returns the
+ * count (0 when none) with *dir (the host folder, malloc'd) and *names (sorted,
+ * NULL-terminated; free with prob_names_free), or -1 on a listing error. */
+int prob_include_files(const struct problem *p, const char *code, char **dir, char ***names);
+/* Frees a NULL-terminated vector of malloc'd strings; names may be NULL. */
+void prob_names_free(char **names);
 
-/* Package-format language code of one file name by its extension ("c", "cpp",
- * "csharp", "python3", "javascript", "java", ...), or NULL. */
-const char *prob_file_lang_code(const char *file);
-
-/* Judge language name ("c", "cpp", "csharp", "node", "python") of a package
- * language code, or NULL when the judge does not run that language. */
-const char *prob_judge_lang(const char *lang_code);
-
-/* The compile argv of lang for a program of several source files: lang's argv
- * with every other source file of the same language inserted after the
- * argument naming lang->source_file (the main file takes that name in the box),
- * and the request's compiler options (NULL-terminated, may be NULL) where the
- * compile command said {options} (lang->compile_options_at). Returns a NULL-terminated malloc'd
- * array of malloc'd strings (free with prob_argv_free), NULL when lang compiles nothing. */
-char **prob_compile_argv(const struct lang *lang, const char *const *extra_sources,
-			 const char *const *options);
-void prob_argv_free(char **argv);
-
-/* True when the file named is a source file of the same package-format
- * language as lang's source_file (so it must be compiled with it). */
-bool prob_is_source_for(const struct lang *lang, const char *file);
+/* Package-format language code of one file name by the table of langs (globs
+ * and priority; a file a shebang rule would have to read never counts), or
+ * NULL. */
+const char *prob_file_lang_code(const struct lang_registry *langs, const char *file);

@@ -45,6 +45,7 @@ int prob_yml_args(struct yml *y, yaml_node_t *n, struct prob_strv *out, const ch
 /* The state of one prob_load. */
 struct prob_loader {
 	struct problem *p;
+	const struct lang_registry *langs; /* the programs' languages */
 	char **problem_args;	     /* problem.yaml validator_flags / output_validator_args */
 	struct prob_strv test_names; /* to catch a test and a group of one name */
 	struct prob_group defaults;  /* legacy problem.yaml grading: every group's start */
@@ -55,9 +56,10 @@ struct prob_loader {
 
 /* problem_program.c */
 
-/* Fills prog from a file or a folder at path. Returns 0, or -1 with a message
- * in err (prog then needs prob_program_release). */
-int prob_program_load(struct prob_program *prog, const char *path, char *err, size_t errlen);
+/* Fills prog from a file or a folder at path, its language by langs' table.
+ * Returns 0, or -1 with a message in err (prog then needs prob_program_release). */
+int prob_program_load(struct prob_program *prog, const char *path,
+		      const struct lang_registry *langs, char *err, size_t errlen);
 void prob_program_release(struct prob_program *prog);
 /* Finds and loads the output validator program when the package has or asks
  * for one (custom_asked: legacy `validation: custom`). Returns 0 or -1. */

@@ -2,6 +2,7 @@
  * example submissions, include/ files) and their languages, by the package
  * format's languages table. Part of the problem module (prob_). */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,119 +16,64 @@
 #include "judge/grading/problem_int.h"
 #include "common/xalloc.h"
 
-struct lang_def {
-	const char *code;
-	int priority;
-	const char *exts;  /* space-separated, with the dot; case matters (.C is C++) */
-	const char *judge; /* judge language name, or NULL */
-};
-
-/* The package format's languages table (file endings and tie-break priorities,
- * as the Kattis problemtools language list gives them), and the shell, which
- * DOMjudge's language list has (bash: .bash, POSIX sh: .sh; both run in bash). */
-static const struct lang_def lang_defs[] = {
-    {"cpp", 1000, ".cc .C .cpp .cxx .c++", "cpp"},
-    {"c", 950, ".c", "c"},
-    {"python2", 860, ".py .py2", NULL},
-    {"python3", 850, ".py .py3", "python"},
-    {"java", 800, ".java", NULL},
-    {"csharp", 700, ".cs", "csharp"},
-    {"fsharp", 675, ".fs", NULL},
-    {"ruby", 650, ".rb", NULL},
-    {"haskell", 600, ".hs .c", NULL},
-    {"rust", 575, ".rs", NULL},
-    {"scala", 550, ".sc .scala", NULL},
-    {"javascript", 500, ".js .mjs .cjs", "node"},
-    {"php", 450, ".php", NULL},
-    {"go", 400, ".go", NULL},
-    {"ocaml", 375, ".ml", NULL},
-    {"pascal", 350, ".pas", NULL},
-    {"objectivec", 300, ".m .c", NULL},
-    {"kotlin", 250, ".kt", NULL},
-    {"typescript", 225, ".ts", NULL},
-    {"lisp", 200, ".lisp .cl", NULL},
-    {"prolog", 100, ".pl", NULL},
-    {"cobol", 50, ".cob", NULL},
-    {"bash", 25, ".sh .bash", "bash"},
-};
-#define NLANG (sizeof lang_defs / sizeof lang_defs[0])
-
-static bool has_ext(const char *file, const char *exts)
+/* True when file matches one of the globs (case matters: *.C is C++). */
+static bool matches(const char *file, char *const *globs)
 {
-	const char *dot = strrchr(file, '.');
-	if (!dot || dot == file)
-		return false;
-	size_t n = strlen(dot);
-	for (const char *p = exts; *p;) {
-		const char *q = strchr(p, ' ');
-		size_t m = q ? (size_t)(q - p) : strlen(p);
-		if (m == n && !memcmp(p, dot, n))
+	for (; *globs; globs++)
+		if (!fnmatch(*globs, file, 0))
 			return true;
-		p = q ? q + 1 : p + m;
-	}
 	return false;
 }
 
-const char *prob_file_lang_code(const char *file)
+/* Whether file counts as evidence for pl (problemtools' rule): always, unless
+ * it matches pl's shebang_files; then only when its first line matches pl's
+ * shebang. path NULL: the file cannot be read, and such a file never counts. */
+static bool evidence(const struct lang_problem *pl, const char *file, const char *path)
 {
-	const struct lang_def *best = NULL;
-	for (size_t i = 0; i < NLANG; i++) {
-		if (!has_ext(file, lang_defs[i].exts))
-			continue;
-		/* .py alone is Python 3 unless a shebang says otherwise (see detect_lang) */
-		if (!strcmp(lang_defs[i].code, "python2") && !prob_ends_with(file, ".py2"))
-			continue;
-		if (!best || lang_defs[i].priority > best->priority)
-			best = &lang_defs[i];
-	}
-	return best ? best->code : NULL;
-}
-
-const char *prob_judge_lang(const char *lang_code)
-{
-	for (size_t i = 0; lang_code && i < NLANG; i++)
-		if (!strcmp(lang_defs[i].code, lang_code))
-			return lang_defs[i].judge;
-	return NULL;
-}
-
-static bool python2_shebang(const char *path)
-{
+	if (!matches(file, pl->files))
+		return false;
+	if (!matches(file, pl->shebang_files))
+		return true;
+	if (!path)
+		return false;
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return false;
 	char line[256] = "";
-	bool yes =
-	    fgets(line, sizeof line, f) && !strncmp(line, "#!", 2) && strstr(line, "python2");
+	bool got = fgets(line, sizeof line, f) != NULL;
 	fclose(f);
-	return yes;
+	line[strcspn(line, "\r\n")] = 0;
+	return got && lang_problem_shebang(pl, line);
+}
+
+const char *prob_file_lang_code(const struct lang_registry *langs, const char *file)
+{
+	const struct lang_problem *best = NULL;
+	for (int i = 0; i < langs->nproblem_langs; i++) {
+		const struct lang_problem *pl = &langs->problem_langs[i];
+		if (evidence(pl, file, NULL) && (!best || pl->priority > best->priority))
+			best = pl;
+	}
+	return best ? best->code : NULL;
 }
 
 /* Picks the program's language: the one with the most evidence files, ties to
- * the higher priority. A .py file is evidence for Python 2 only with a python2
- * shebang, and always for Python 3. */
-static const struct lang_def *detect_lang(const char *dir, char *const *files)
+ * the higher priority. */
+static const struct lang_problem *detect_lang(const struct lang_registry *langs, const char *dir,
+					      char *const *files)
 {
-	const struct lang_def *best = NULL;
+	const struct lang_problem *best = NULL;
 	int best_n = 0;
-	for (size_t i = 0; i < NLANG; i++) {
+	for (int i = 0; i < langs->nproblem_langs; i++) {
+		const struct lang_problem *pl = &langs->problem_langs[i];
 		int n = 0;
 		for (int f = 0; files[f]; f++) {
-			if (!has_ext(files[f], lang_defs[i].exts))
-				continue;
-			if (!strcmp(lang_defs[i].code, "python2") &&
-			    prob_ends_with(files[f], ".py")) {
-				char *p = prob_path_join(dir, files[f]);
-				bool yes = python2_shebang(p);
-				free(p);
-				if (!yes)
-					continue;
-			}
-			n++;
+			char *path = prob_path_join(dir, files[f]);
+			n += evidence(pl, files[f], path);
+			free(path);
 		}
-		if (n > best_n ||
-		    (n == best_n && n > 0 && lang_defs[i].priority > best->priority)) {
-			best = &lang_defs[i];
+		if (n > best_n || (n == best_n && n > 0 && pl->priority > best->priority)) {
+			best = pl;
 			best_n = n;
 		}
 	}
@@ -140,7 +86,8 @@ static bool is_main_name(const char *f)
 }
 
 /* Fills prog from a file or a folder at path. */
-int prob_program_load(struct prob_program *prog, const char *path, char *err, size_t errlen)
+int prob_program_load(struct prob_program *prog, const char *path,
+		      const struct lang_registry *langs, char *err, size_t errlen)
 {
 	memset(prog, 0, sizeof *prog);
 	const char *base = strrchr(path, '/');
@@ -180,28 +127,29 @@ int prob_program_load(struct prob_program *prog, const char *path, char *err, si
 	for (int i = 0; i < files.n; i++)
 		if (!strcmp(files.v[i], "build") || !strcmp(files.v[i], "run"))
 			prog->unsupported = xstrdup("build/run scripts are not supported");
-	const struct lang_def *ld = detect_lang(prog->dir, prog->files);
-	if (!ld) {
+	const struct lang_problem *pl = detect_lang(langs, prog->dir, prog->files);
+	if (!pl) {
 		if (!prog->unsupported)
 			prog->unsupported = xstrdup("no source file of a known language");
 		return 0;
 	}
-	prog->lang_code = xstrdup(ld->code);
-	prog->lang = ld->judge;
+	prog->lang_code = xstrdup(pl->code);
+	const struct lang *runs = lang_by_problem_language(langs, pl->code);
+	prog->lang = runs ? xstrdup(runs->name) : NULL;
 	const char *main_file = NULL, *single = NULL;
 	for (int i = 0; i < files.n; i++) {
 		const char *f = files.v[i];
-		if (!has_ext(f, ld->exts))
+		if (!matches(f, pl->files))
 			continue;
 		if (!single)
 			single = f; /* smallest: files are sorted */
-		if (!main_file && (is_main_name(f) || !strcmp(f, "__main__.py")))
+		if (!main_file && (is_main_name(f) || matches(f, pl->entry_files)))
 			main_file = f;
 	}
 	prog->main_file = xstrdup(main_file ? main_file : single ? single : "");
 	if (!prog->lang && !prog->unsupported) {
 		char msg[96];
-		snprintf(msg, sizeof msg, "language %s is not supported by the judge", ld->code);
+		snprintf(msg, sizeof msg, "language %s is not supported by the judge", pl->code);
 		prog->unsupported = xstrdup(msg);
 	}
 	return 0;
@@ -214,51 +162,14 @@ void prob_program_release(struct prob_program *prog)
 	prob_strv_free(prog->files);
 	free(prog->main_file);
 	free(prog->lang_code);
+	free(prog->lang);
 	free(prog->unsupported);
 	memset(prog, 0, sizeof *prog);
 }
 
-bool prob_is_source_for(const struct lang *lang, const char *file)
+void prob_names_free(char **names)
 {
-	const char *a = prob_file_lang_code(lang->source_file);
-	const char *b = prob_file_lang_code(file);
-	return a && b && !strcmp(a, b);
-}
-
-char **prob_compile_argv(const struct lang *lang, const char *const *extra_sources,
-			 const char *const *options)
-{
-	if (!lang->compile_argv)
-		return NULL;
-	struct prob_strv out = {0};
-	size_t slen = strlen(lang->source_file);
-	bool inserted = false;
-	for (char **a = lang->compile_argv;; a++) {
-		if (a - lang->compile_argv == lang->compile_options_at)
-			for (int i = 0; options && options[i]; i++)
-				prob_strv_push(&out, options[i]);
-		if (!*a)
-			break;
-		prob_strv_push(&out, *a);
-		size_t n = strlen(*a);
-		bool names_source = !strcmp(*a, lang->source_file) || !strcmp(*a, "{source}") ||
-				    (n > slen && (*a)[n - slen - 1] == '/' &&
-				     !strcmp(*a + n - slen, lang->source_file));
-		if (names_source && !inserted) {
-			for (int i = 0; extra_sources && extra_sources[i]; i++)
-				prob_strv_push(&out, extra_sources[i]);
-			inserted = true;
-		}
-	}
-	if (!inserted)
-		for (int i = 0; extra_sources && extra_sources[i]; i++)
-			prob_strv_push(&out, extra_sources[i]);
-	return out.v;
-}
-
-void prob_argv_free(char **argv)
-{
-	prob_strv_free(argv);
+	prob_strv_free(names);
 }
 
 /* Finds the output validator program: output_validator/ (2025-09) is the
@@ -314,7 +225,7 @@ int prob_load_validator(struct prob_loader *L, bool custom_asked)
 			  p->dir);
 		goto out;
 	}
-	if (prob_program_load(&p->validator, prog_path, L->err, L->errlen) < 0)
+	if (prob_program_load(&p->validator, prog_path, L->langs, L->err, L->errlen) < 0)
 		goto out;
 	p->custom_validator = true;
 	if (p->validator.unsupported && !p->unsupported) {
@@ -408,7 +319,7 @@ int prob_load_submissions(struct prob_loader *L)
 			}
 			struct prob_submission *s = &p->subs[p->nsubs];
 			memset(s, 0, sizeof *s);
-			int rc = prob_program_load(&s->prog, path, L->err, L->errlen);
+			int rc = prob_program_load(&s->prog, path, L->langs, L->err, L->errlen);
 			free(path);
 			if (rc < 0) {
 				prob_program_release(&s->prog);
@@ -434,14 +345,10 @@ out:
 	return ret;
 }
 
-int prob_include_files(const struct problem *p, const char *judge_lang, char **dir, char ***names)
+int prob_include_files(const struct problem *p, const char *code, char **dir, char ***names)
 {
 	*dir = NULL;
 	*names = NULL;
-	const char *code = NULL;
-	for (size_t i = 0; i < NLANG && !code; i++)
-		if (lang_defs[i].judge && judge_lang && !strcmp(lang_defs[i].judge, judge_lang))
-			code = lang_defs[i].code;
 	char *inc = prob_path_join(p->dir, "include");
 	char *d = code ? prob_path_join(inc, code) : NULL;
 	if (!d || !prob_is_dir(d)) {

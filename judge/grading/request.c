@@ -634,8 +634,8 @@ static int unknown_language(const struct lang_registry *langs, const char *langu
 
 /* A problem id of /v1/submissions: valid and a package this judge can grade.
  * Loading reads only problem.yaml and folder listings: cheap. */
-static int validate_problem(const struct judge_config *cfg, enum req_kind kind, const char *problem,
-			    struct req_error *err)
+static int validate_problem(const struct judge_config *cfg, const struct lang_registry *langs,
+			    enum req_kind kind, const char *problem, struct req_error *err)
 {
 	if (kind != REQ_SUBMISSION)
 		return req_fail(err, 422, "invalid_field",
@@ -646,7 +646,7 @@ static int validate_problem(const struct judge_config *cfg, enum req_kind kind, 
 		    "problem id must match [a-z0-9][a-z0-9_-]* (at most 64 characters)");
 	struct problem pb;
 	char perr[256];
-	int prc = prob_open(&pb, cfg->problems_dir, problem, perr, sizeof perr);
+	int prc = prob_open(&pb, cfg->problems_dir, problem, langs, perr, sizeof perr);
 	if (prc == -2)
 		return req_fail(err, 422, "unknown_problem", "unknown problem '%s'", problem);
 	if (prc < 0)
@@ -662,8 +662,9 @@ static int validate_problem(const struct judge_config *cfg, enum req_kind kind, 
 
 /* The form of the request: a problem, inline tests, or one run; and the
  * callback URL's type (checked beside the other strings, as always). */
-static int validate_form(const struct judge_config *cfg, enum req_kind kind, const cJSON *in,
-			 struct grade_request *o, const char **cb, struct req_error *err)
+static int validate_form(const struct judge_config *cfg, const struct lang_registry *langs,
+			 enum req_kind kind, const cJSON *in, struct grade_request *o,
+			 const char **cb, struct req_error *err)
 {
 	const char *stdin_s, *expected, *problem;
 	size_t max_stdin = (size_t)cfg->max_stdin_kb * 1024;
@@ -681,7 +682,7 @@ static int validate_form(const struct judge_config *cfg, enum req_kind kind, con
 				"give only one of tests, problem, or stdin/expected_output");
 	bool any_expected = expected != NULL;
 	if (problem) {
-		if (validate_problem(cfg, kind, problem, err) < 0)
+		if (validate_problem(cfg, langs, kind, problem, err) < 0)
 			return -1;
 		copy_string(&o->problem, NULL, problem);
 		any_expected = true;
@@ -697,15 +698,6 @@ static int validate_form(const struct judge_config *cfg, enum req_kind kind, con
 		return req_fail(err, 422, "missing_field",
 				"expected_output (or tests with expected_output) is required");
 	return 0;
-}
-
-const char *req_language_alias(const char *name)
-{
-	static const char *const aliases[][2] = {{"python3", "python"}, {"javascript", "node"}};
-	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-		if (!strcmp(name, aliases[i][0]))
-			return aliases[i][1];
-	return name;
 }
 
 int req_validate(const struct judge_config *cfg, const struct lang_registry *langs,
@@ -730,11 +722,11 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	const struct lang *l;
 	if (get_string(in, "language", "", true, 64, &language, err) < 0)
 		goto out;
-	language = req_language_alias(language);
-	if (!(l = lang_find(langs, language))) {
+	if (!(l = lang_lookup(langs, language))) {
 		unknown_language(langs, language, err);
 		goto out;
 	}
+	language = l->name;
 	/* "code" is what SDKs and agent tool schemas call the source */
 	const char *src_key = cJSON_GetObjectItemCaseSensitive(in, "code") ? "code" : "source";
 	if (!strcmp(src_key, "code") && cJSON_GetObjectItemCaseSensitive(in, "source")) {
@@ -749,12 +741,12 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	}
 	copy_string(&o->language, NULL, language);
 	copy_string(&o->source, &o->source_len, source);
-	int fform = req_func_validate(cfg, kind, in, o, err);
+	int fform = req_func_validate(cfg, langs, l, kind, in, o, err);
 	if (fform < 0 ||
 	    (fform == 0 &&
 	     (validate_files(cfg, l, in, o, err) < 0 || validate_args(l, in, o, err) < 0)) ||
 	    (fform == 1 && get_string(in, "callback_url", "", false, MAX_URL + 1, &cb, err) < 0) ||
-	    (fform == 0 && validate_form(cfg, kind, in, o, &cb, err) < 0))
+	    (fform == 0 && validate_form(cfg, langs, kind, in, o, &cb, err) < 0))
 		goto out;
 	if (validate_compare(in, o->problem != NULL, o, err) < 0 || check_regexes(o, err) < 0 ||
 	    validate_limits(cfg, in, o, err) < 0 ||

@@ -61,10 +61,6 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 
 void req_parsed_release(struct req_parsed *p);
 
-/* The language name an alias stands for ("python3" is "python", "javascript"
- * is "node"), or name itself (static or name; never NULL). */
-const char *req_language_alias(const char *name);
-
 /* True when id is a problem id: [a-z0-9][a-z0-9_-]*, at most 64 characters.
  * Such an id can never name a path outside problems_dir. */
 bool req_problem_id_valid(const char *id);

@@ -9,6 +9,7 @@
 #include "common/config.h"
 #include "common/strbuf.h"
 #include "judge/grading/harness.h"
+#include "judge/grading/lang.h"
 
 #define MAX_NAME     64
 #define PACKAGE_MAX  ((size_t)64 << 20)
@@ -144,8 +145,31 @@ static int refuse_stdin_keys(const cJSON *in, const char *form, struct req_error
 	return 0;
 }
 
-static int validate_test_code(const struct judge_config *cfg, const cJSON *in,
-			      struct grade_request *o, struct req_error *err)
+static bool has_test_code(const struct lang *l)
+{
+	return harness_supports(l, true);
+}
+
+static bool has_function(const struct lang *l)
+{
+	return harness_supports(l, false);
+}
+
+/* "<form> is supported in a, b and c, not <l>". Returns -1. */
+static int unsupported(const struct lang_registry *langs, const struct lang *l, bool test_code,
+		       struct req_error *err)
+{
+	struct strbuf names = STRBUF_INIT;
+	lang_names(langs, test_code ? has_test_code : has_function, "and", &names);
+	req_fail(err, 422, "invalid_field", "%s supported in %s, not %s",
+		 test_code ? "test_code is" : "function problems are", names.buf, l->name);
+	strbuf_release(&names);
+	return -1;
+}
+
+static int validate_test_code(const struct judge_config *cfg, const struct lang_registry *langs,
+			      const struct lang *l, const cJSON *in, struct grade_request *o,
+			      struct req_error *err)
 {
 	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(in, "test_code");
 	const cJSON *ep = cJSON_GetObjectItemCaseSensitive(in, "entry_point");
@@ -162,9 +186,8 @@ static int validate_test_code(const struct judge_config *cfg, const cJSON *in,
 	    cJSON_GetObjectItemCaseSensitive(in, "function"))
 		return req_fail(err, 422, "invalid_field",
 				"test_code cannot go with tests, problem or function");
-	if (!harness_supports(o->language, true))
-		return req_fail(err, 422, "invalid_field",
-				"test_code is supported in python and node, not %s", o->language);
+	if (!harness_supports(l, true))
+		return unsupported(langs, l, true, err);
 	model_set(&o->test_code, tc->valuestring, strlen(tc->valuestring));
 	if (ep)
 		model_set(&o->entry_point, ep->valuestring, strlen(ep->valuestring));
@@ -201,22 +224,20 @@ static int validate_package(const struct judge_config *cfg, enum req_kind kind, 
 	return 1;
 }
 
-int req_func_validate(const struct judge_config *cfg, enum req_kind kind, const cJSON *in,
+int req_func_validate(const struct judge_config *cfg, const struct lang_registry *langs,
+		      const struct lang *l, enum req_kind kind, const cJSON *in,
 		      struct grade_request *o, struct req_error *err)
 {
 	const cJSON *fn = cJSON_GetObjectItemCaseSensitive(in, "function");
 	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(in, "signature");
 	if (cJSON_GetObjectItemCaseSensitive(in, "test_code"))
-		return validate_test_code(cfg, in, o, err);
+		return validate_test_code(cfg, langs, l, in, o, err);
 	if (cJSON_GetObjectItemCaseSensitive(in, "entry_point"))
 		return req_fail(err, 422, "invalid_field", "entry_point needs test_code");
 	if (!fn)
 		return sig ? req_fail(err, 422, "invalid_field", "signature needs function") : 0;
-	if (!harness_supports(o->language, false))
-		return req_fail(err, 422, "invalid_field",
-				"function problems are supported in python, node, cpp and "
-				"csharp, not %s",
-				o->language);
+	if (!harness_supports(l, false))
+		return unsupported(langs, l, false, err);
 	if (refuse_stdin_keys(in, "function", err) < 0)
 		return -1;
 	if (cJSON_GetObjectItemCaseSensitive(in, "problem") &&

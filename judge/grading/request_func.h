@@ -6,17 +6,20 @@
  * "returns": T}}; or {"problem": ID, "function": true or the package's name},
  * which reads problems_dir/ID/function.json (problems/README.md) into the same
  * form, its samples shown and its secret tests hidden. A test-code request:
- * {"test_code": "...", "entry_point"?: "f"} (Python, Node).
+ * {"test_code": "...", "entry_point"?: "f"} (languages with a testcode_template).
  */
 #pragma once
 #include <cjson/cJSON.h>
 
 #include "judge/grading/request.h"
 
+struct lang;
+
 /* Validates the function or test-code form of in into o (language already
- * set). Returns 1 when in has that form (done), 0 when it has not (the
- * caller validates the other forms), -1 with err. */
-int req_func_validate(const struct judge_config *cfg, enum req_kind kind, const cJSON *in,
+ * set: l, one of langs). Returns 1 when in has that form (done), 0 when it has
+ * not (the caller validates the other forms), -1 with err. */
+int req_func_validate(const struct judge_config *cfg, const struct lang_registry *langs,
+		      const struct lang *l, enum req_kind kind, const cJSON *in,
 		      struct grade_request *o, struct req_error *err);
 
 /* Loads the function package problems_dir/id/function.json into o (function,

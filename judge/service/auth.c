@@ -14,7 +14,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/service/queue.h"
-#include "judge/service/sessdb.h"
+#include "judge/service/session/sessdb.h"
 
 /* ---- SHA-256 (FIPS 180-4); small enough to keep rather than link a crypto library ---- */
 

@@ -13,7 +13,7 @@
 // in timers and unhandled rejections while a cell runs become its error;
 // after it they are printed to stderr. The session folder is the working
 // directory at start (/box in a sandbox); npm installs go to its
-// .packages/node (runner/install.h PKG_DIR_NODE), which `require` searches
+// .packages/node (node.ini package_dir), which `require` searches
 // before the usual places.
 'use strict';
 const fs = require('fs');

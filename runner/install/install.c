@@ -183,9 +183,24 @@ static bool check_common(const char *spec, char *why, size_t whylen)
 	return true;
 }
 
+bool install_manager_known(const char *manager)
+{
+	return manager && (!strcmp(manager, "pip") || !strcmp(manager, "npm"));
+}
+
+char *install_path_env(const char *manager, const char *dir)
+{
+	/* what a program other than the session's driver reads to find them */
+	if (!strcmp(manager, "pip"))
+		return xasprintf("PYTHONPATH=/box/%s", dir);
+	if (!strcmp(manager, "npm"))
+		return xasprintf("NODE_PATH=/box/%s/node_modules", dir);
+	return NULL;
+}
+
 bool install_check_package(const char *manager, const char *spec, char *why, size_t whylen)
 {
-	if (!manager || (strcmp(manager, "pip") && strcmp(manager, "npm")))
+	if (!install_manager_known(manager))
 		return why_f(why, whylen, "unknown package manager '%s' (pip or npm)",
 			     manager ? manager : "");
 	if (!check_common(spec, why, whylen))
@@ -229,13 +244,16 @@ static int make_folder(struct sandbox *sb, const char *dir, struct install_resul
 	return 0;
 }
 
-int install_make_folders(struct sandbox *sb, char *err, size_t errlen)
+int install_make_folders(struct sandbox *sb, const struct install_options *opts, char *err,
+			 size_t errlen)
 {
 	struct install_result r;
 	install_result_init(&r);
-	int rc = !sb ? fail(&r, "no sandbox") : make_folder(sb, PKG_DIR_PYTHON, &r);
-	if (rc == 0)
-		rc = make_folder(sb, PKG_DIR_NODE, &r);
+	int rc = !sb || !opts ? fail(&r, "no sandbox") : 0;
+	const struct install_manager *ms[] = {opts ? &opts->pip : NULL, opts ? &opts->npm : NULL};
+	for (size_t i = 0; rc == 0 && i < 2; i++)
+		if (ms[i]->argv && ms[i]->dir)
+			rc = make_folder(sb, ms[i]->dir, &r);
 	if (rc < 0)
 		snprintf(err, errlen, "%s", r.message);
 	install_result_release(&r);
@@ -250,29 +268,27 @@ static char *dir_of(const char *path)
 }
 
 struct install_cmd {
-	const char *argv[48 + PACKAGES_MAX];
+	const char *argv[64 + PACKAGES_MAX];
 	const char *env[12];
-	char url[64], target[64], path_env[512];
+	char url[64], target[256], path_env[512];
 };
 
-/* argv and env of `python -m pip install` or `node npm-cli.js install`. */
-static void build_cmd(struct install_cmd *c, const struct install_options *o, bool pip, int port,
+/* argv and env of `<m's argv> install ...` (pip's or npm's arguments). */
+static void build_cmd(struct install_cmd *c, const struct install_manager *m, bool pip, int port,
 		      const char *const *packages)
 {
 	int a = 0, e = 0;
-	char *bindir = dir_of(pip ? o->python : o->node);
+	char *bindir = dir_of(m->argv[0]);
 	snprintf(c->path_env, sizeof c->path_env, "PATH=%s:/usr/local/bin:/usr/bin:/bin", bindir);
 	free(bindir);
 	snprintf(c->url, sizeof c->url, "http://127.0.0.1:%d%s", port,
 		 pip ? PIP_INDEX : NPM_REGISTRY);
-	snprintf(c->target, sizeof c->target, "/box/%s", pip ? PKG_DIR_PYTHON : PKG_DIR_NODE);
+	snprintf(c->target, sizeof c->target, "/box/%s", m->dir);
 	const char *const *fixed;
 	/* --timeout: the proxy answers a page once it has fetched all of it, and
 	 * a slow registry should end by the install's wall limit, not by pip's
 	 * 15 s or npm's default */
-	static const char *const pip_args[] = {"-m",
-					       "pip",
-					       "install",
+	static const char *const pip_args[] = {"install",
 					       "--no-cache-dir",
 					       "--disable-pip-version-check",
 					       "--no-input",
@@ -294,9 +310,8 @@ static void build_cmd(struct install_cmd *c, const struct install_options *o, bo
 					       "/dev/null",
 					       "--fetch-timeout=600000",
 					       NULL};
-	c->argv[a++] = pip ? o->python : o->node;
-	if (!pip)
-		c->argv[a++] = o->npm_cli;
+	for (int i = 0; m->argv[i] && a < 16; i++)
+		c->argv[a++] = m->argv[i];
 	for (fixed = pip ? pip_args : npm_args; *fixed; fixed++)
 		c->argv[a++] = *fixed;
 	c->argv[a++] = pip ? "--target" : "--prefix";
@@ -311,9 +326,25 @@ static void build_cmd(struct install_cmd *c, const struct install_options *o, bo
 	c->env[e++] = "HOME=/tmp";
 	c->env[e++] = "TMPDIR=/tmp";
 	c->env[e++] = "LANG=C.UTF-8";
+	/* pip's interpreter reads no user site; neither manager reads a user
+	 * config or checks for its own updates */
 	c->env[e++] = pip ? "PYTHONNOUSERSITE=1" : "NO_UPDATE_NOTIFIER=1";
 	c->env[e++] = pip ? "PIP_CONFIG_FILE=/dev/null" : "npm_config_update_notifier=false";
 	c->env[e] = NULL;
+}
+
+/* A package folder: relative, inside the box, no '..' or '.' part. */
+static bool dir_ok(const char *d)
+{
+	if (!d || !*d || *d == '/' || strlen(d) > 200)
+		return false;
+	for (const char *p = d; *p;) {
+		size_t n = strcspn(p, "/");
+		if (!n || (n == 1 && *p == '.') || (n == 2 && !strncmp(p, "..", 2)))
+			return false;
+		p += n + (p[n] == '/');
+	}
+	return true;
 }
 
 /* Checks the arguments and every spec. 0, or -1 with res->message. */
@@ -323,13 +354,16 @@ static int check_args(struct sandbox *sb, const struct install_options *o, const
 	char why[256];
 	if (!sb || !o || !manager || !packages || !packages[0])
 		return fail(res, "nothing to install");
-	bool pip = !strcmp(manager, "pip");
-	if (!pip && strcmp(manager, "npm"))
+	if (!install_manager_known(manager))
 		return fail(res, "unknown package manager '%s' (pip or npm)", manager);
-	const char *bin = pip ? o->python : o->node;
+	bool pip = !strcmp(manager, "pip");
+	const struct install_manager *m = pip ? &o->pip : &o->npm;
 	const char *reg = pip ? o->pip_index_url : o->npm_registry;
-	if (!bin || bin[0] != '/' || (!pip && (!o->npm_cli || o->npm_cli[0] != '/')))
+	if (!m->argv || !m->argv[0] || m->argv[0][0] != '/')
 		return fail(res, "%s installs are not configured (no runtime)", manager);
+	if (!dir_ok(m->dir))
+		return fail(res, "%s installs are not configured (bad package folder '%s')",
+			    manager, m->dir ? m->dir : "");
 	if (!reg || !reg[0])
 		return fail(res, "%s installs are not configured (no registry)", manager);
 	if (!o->cache_dir || o->cache_dir[0] != '/')
@@ -367,7 +401,8 @@ int install_packages(struct sandbox *sb, const struct install_options *opts, con
 	if (check_args(sb, opts, manager, packages, res) < 0)
 		goto out;
 	bool pip = !strcmp(manager, "pip");
-	const char *dir = pip ? PKG_DIR_PYTHON : PKG_DIR_NODE;
+	const struct install_manager *m = pip ? &opts->pip : &opts->npm;
+	const char *dir = m->dir;
 	if (make_folder(sb, dir, res) < 0)
 		goto out;
 	struct regproxy_options po = {
@@ -381,11 +416,11 @@ int install_packages(struct sandbox *sb, const struct install_options *opts, con
 		goto out;
 	}
 	cmd = xcalloc(1, sizeof *cmd);
-	build_cmd(cmd, opts, pip, regproxy_port(rp), packages);
+	build_cmd(cmd, m, pip, regproxy_port(rp), packages);
 	struct run_spec spec = {
 	    .argv = cmd->argv,
 	    .env = cmd->env,
-	    .ro_paths = pip ? opts->python_ro_paths : opts->node_ro_paths,
+	    .ro_paths = m->ro_paths,
 	    .limits = opts->limits,
 	    .net_ns_fd = regproxy_netns_fd(rp),
 	    .box_subdir = dir,

@@ -326,7 +326,7 @@ def extra_node(d, folder):
         check("node: SIGINT ends a cell awaiting forever", c.status == "error" and "SIGINT" in c.error.get("value", ""), repr(c))
     except DriverError as e:
         check("node: SIGINT ends a cell awaiting forever", False, str(e))
-    # packages: npm installs into <session>/.packages/node (runner/install/install.h PKG_DIR_NODE)
+    # packages: npm installs into <session>/.packages/node (node.ini package_dir)
     for base, val in ((".packages/node/node_modules", "from packages"), ("node_modules", "from the folder")):
         p = os.path.join(folder, base, "judge-test-pkg")
         os.makedirs(p)

@@ -143,7 +143,10 @@ fi
 mkdir -p "$tmp/langs/selftest"
 cp languages/python.ini "$tmp/langs/"
 cp languages/selftest/python.py "$tmp/langs/selftest/"
-sed -e 's/^name = python/name = broken/' -e 's|^run = .*|run = /bin/false|' languages/python.ini >"$tmp/langs/broken.ini"
+# (without what two languages cannot share: names, the default, Judge0 ids...)
+sed -e 's/^name = python/name = broken/' -e 's|^run = .*|run = /bin/false|' \
+	-e '/^\(aliases\|default\|package_\|judge0_\|piston_\|problem_language\)/d' \
+	languages/python.ini >"$tmp/langs/broken.ini"
 cp languages/selftest/python.py "$tmp/langs/selftest/broken.py"
 printf '[paths]\nlanguages_dir = %s\n' "$tmp/langs" >"$tmp/judge.ini"
 out=$("$JUDGE" --config "$tmp/judge.ini" selftest --sandbox "${backends%% *}" 2>&1)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # layers.sh: each folder includes only the headers of its own layer and those
 # below it (docs/ARCHITECTURE.md, "Layers"), and inside runner/ each room only
-# what its README allows. One check per source file.
+# what its README allows. One check per source file. And no C file names a
+# language: facts about languages live in languages/ (lib/langnames.py says
+# what counts).
 source "$(dirname "$0")/../lib.sh"
 cd "$(dirname "$0")/../.."
 
@@ -61,5 +63,32 @@ if grep -nE '"(native|gvisor)"' runner/sandbox.c runner/boxfiles.c runner/verdic
 	fail "the runner's core names no backend"
 else
 	pass "the runner's core names no backend"
+fi
+
+# no language name in C outside tests/: the rule (lib/langnames.py) first
+# proves it still finds one, on a file that breaks it in each way it knows
+sources=(common/*.[ch] runner/*.[ch] runner/*/*.[ch] runner/*/init/*.[ch] judge/*/*.[ch] judge/*/*/*.[ch])
+probe=$(mktemp /tmp/judge-layers.XXXXXX.c)
+trap 'rm -f "$probe"' EXIT
+cat >"$probe" <<'C'
+/* a comment may name python and node */
+static int is_py(const char *l) { return !strcmp(l, "Python"); }
+static const char *const msg = "function problems are supported in python and cpp";
+static int harness_csharp(void);
+static const char *const piston = "c#";
+static const char *const media = "text/x-python"; /* a media type is no language */
+static const char *const key = "c"; /* lang-ok: a JSON key */
+C
+found=$(python3 tests/integration/lib/langnames.py languages "$probe" | sed "s|$probe|probe|")
+want=$(printf '%s\n' 'probe:2: string literal: "Python"' 'probe:3: name in a string literal: python' \
+	'probe:3: name in a string literal: cpp' 'probe:4: identifier: harness_csharp' \
+	'probe:5: string literal: "c#"')
+if [ "$found" = "$want" ]; then pass "the language-name rule finds what it should"; else
+	fail "the language-name rule finds what it should" "got: $found"
+fi
+if out=$(python3 tests/integration/lib/langnames.py languages "${sources[@]}"); then
+	pass "no language name in C outside tests (${#sources[@]} files)"
+else
+	fail "no language name in C outside tests" "$(printf '\n%s' "$out")"
 fi
 finish

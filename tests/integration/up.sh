@@ -63,7 +63,7 @@ fi
 [ "$(stat -c %U "$T/var/pg/data")" = judge ] && pass "cluster owned by judge" || fail "cluster owned by judge"
 grep -q "^curl " "$T/up.out" && pass "prints a curl example" || fail "prints a curl example"
 res=$(run_example)
-expect_json "the example gives a verdict" "$res" '.status == "accepted" and .stdout == "hello\n"'
+expect_json "the example gives a verdict" "$res" '.status == "accepted" and .stdout == "hello world\n"'
 # the playground's address carries the key (tests/integration/web.sh opens it in a browser)
 url=$(sed -n 's|^open \(http://[^ ]*/#key=jk_[0-9a-f]*\) in a browser.*|\1|p' "$T/up.out")
 [ -n "$url" ] && [ "${url##*#key=}" = "$(cat "$T/var/api-key")" ] &&

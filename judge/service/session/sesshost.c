@@ -116,7 +116,8 @@ static void finish_error(struct sesshost *h, int64_t call_id, enum scall_kind k,
 /* Opens the sandbox and starts the driver. Returns 0, or -1 with err. */
 static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
 {
-	return sessopen_open(h->cfg, &h->common, h->backend, s->env.lang, &s->env.limits, s->slot,
+	return sessopen_open(h->cfg, &h->common, h->backend, s->env.lang, &s->env.limits, &h->inst,
+			     s->slot,
 			     &s->env.sb, &s->env.s, err, errlen);
 }
 
@@ -521,11 +522,20 @@ static void *host_main(void *arg)
 	return NULL;
 }
 
+/* The package manager of a language with one (its package_* keys). */
+static void manager_of(const struct lang *l, struct install_manager *m)
+{
+	m->argv = (const char *const *)l->package_argv;
+	m->ro_paths = (const char *const *)l->ro_paths;
+	m->dir = l->package_dir;
+}
+
 /* pip and npm of the worker's languages, for installs into sessions. */
 static void install_setup(struct sesshost *h)
 {
 	const struct judge_config *cfg = h->cfg;
-	const struct lang *py = lang_find(h->langs, "python"), *node = lang_find(h->langs, "node");
+	const struct lang *pip = lang_by_package_manager(h->langs, "pip");
+	const struct lang *npm = lang_by_package_manager(h->langs, "npm");
 	struct install_options *o = &h->inst;
 	o->pip_index_url = cfg->pip_index_url;
 	o->npm_registry = cfg->npm_registry;
@@ -535,22 +545,10 @@ static void install_setup(struct sesshost *h)
 	if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST)
 		log_warn("sessions: cannot create '%s': %s (installs fail)", cfg->state_dir,
 			 strerror(errno));
-	if (py) {
-		o->python = py->run_argv[0];
-		o->python_ro_paths = (const char *const *)py->ro_paths;
-	}
-	if (node) {
-		o->node = node->run_argv[0];
-		o->node_ro_paths = (const char *const *)node->ro_paths;
-		/* npm's CLI beside node: <prefix>/bin/node, <prefix>/lib/node_modules/npm */
-		char *dir = xstrdup(node->run_argv[0]);
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = 0;
-		h->inst_strings[1] = xasprintf("%s/../lib/node_modules/npm/bin/npm-cli.js", dir);
-		o->npm_cli = h->inst_strings[1];
-		free(dir);
-	}
+	if (pip)
+		manager_of(pip, &o->pip);
+	if (npm)
+		manager_of(npm, &o->npm);
 	struct limits_policy p;
 	limits_policy_from_config(cfg, &p);
 	limits_install(&p, &o->limits);

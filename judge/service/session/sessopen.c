@@ -49,17 +49,29 @@ void sessopen_common_init(struct sessopen_common *c, const struct lang_registry 
 		if (strcmp(dirs[i], "/bin") && strcmp(dirs[i], "/usr/bin"))
 			strbuf_addf(&path, "%s:", dirs[i]);
 	strbuf_addstr(&path, "/usr/local/bin:/usr/bin:/bin");
+	char *pkg_env[2] = {NULL, NULL};
 	const char *env[] = {path.buf,
 			     "HOME=/box",
 			     "TMPDIR=/tmp",
 			     "LANG=C.UTF-8",
 			     "LC_ALL=C.UTF-8",
-			     "PYTHONPATH=/box/" PKG_DIR_PYTHON,
-			     "NODE_PATH=/box/" PKG_DIR_NODE "/node_modules",
+			     NULL,
+			     NULL,
 			     NULL};
+	/* where each language's installs go, on its import path (install.h) */
+	size_t n = 5, npkg = 0;
+	for (int i = 0; i < langs->count && npkg < 2; i++) {
+		const struct lang *l = &langs->langs[i];
+		if (l->package_manager && l->package_dir) {
+			pkg_env[npkg] = install_path_env(l->package_manager, l->package_dir);
+			env[n++] = pkg_env[npkg++];
+		}
+	}
 	c->proc_env = xcalloc(sizeof env / sizeof env[0], sizeof *c->proc_env);
 	for (size_t i = 0; env[i]; i++)
 		c->proc_env[i] = xstrdup(env[i]);
+	for (size_t i = 0; i < 2; i++)
+		free(pkg_env[i]);
 	strbuf_release(&path);
 	for (size_t i = 0; i < ndirs; i++)
 		free(dirs[i]);
@@ -97,14 +109,14 @@ static void spec_of(const struct judge_config *cfg, const struct sessopen_common
 
 int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,
 		  enum sandbox_backend backend, const struct lang *l,
-		  const struct limits_session *limits, int slot, struct sandbox **sb,
-		  struct session **s, char *err, size_t errlen)
+		  const struct limits_session *limits, const struct install_options *inst, int slot,
+		  struct sandbox **sb, struct session **s, char *err, size_t errlen)
 {
 	if (sandbox_open(backend, slot, limits->disk_mb << 20, sb, err, errlen) < 0)
 		return -1;
 	/* the package folders before the driver: it may never look again for one
 	 * that was missing at its start */
-	if (install_make_folders(*sb, err, errlen) < 0)
+	if (install_make_folders(*sb, inst, err, errlen) < 0)
 		return -1;
 	struct session_spec spec;
 	spec_of(cfg, common, l, limits, &spec);
@@ -114,11 +126,12 @@ int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *
 void sessopen_prepare(const struct judge_config *cfg, const struct sessopen_common *common,
 		      const struct lang_registry *langs, enum sandbox_backend backend)
 {
-	/* python first: the pool fills in this order, and most sessions are python */
-	const struct lang *py = lang_find(langs, "python");
+	/* the default language first: the pool fills in this order, and most
+	 * sessions are in it */
+	const struct lang *first = lang_default(langs);
 	for (int i = -1; i < langs->count; i++) {
-		const struct lang *l = i < 0 ? py : &langs->langs[i];
-		if (!l || !l->session_argv || (i >= 0 && l == py))
+		const struct lang *l = i < 0 ? first : &langs->langs[i];
+		if (!l || !l->session_argv || (i >= 0 && l == first))
 			continue;
 		/* the limits of a create that names none */
 		struct limits_policy p;

@@ -16,6 +16,7 @@
 #include "judge/grading/limits.h"
 #include "runner/sandbox.h"
 
+struct install_options;
 struct judge_config;
 struct lang;
 struct lang_registry;
@@ -35,13 +36,14 @@ struct sessopen_common {
 void sessopen_common_init(struct sessopen_common *c, const struct lang_registry *langs);
 void sessopen_common_release(struct sessopen_common *c);
 
-/* Opens a sandbox of backend in slot with limits (disk_mb its box) and starts
- * lang's driver in it (the session's default context). Returns 0 with *sb and
- * *s set, or -1 with err (*sb may be set then: close it). */
+/* Opens a sandbox of backend in slot with limits (disk_mb its box), makes the
+ * package folders of inst's managers and starts lang's driver in it (the
+ * session's default context). Returns 0 with *sb and *s set, or -1 with err
+ * (*sb may be set then: close it). */
 int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,
 		  enum sandbox_backend backend, const struct lang *lang,
-		  const struct limits_session *limits, int slot, struct sandbox **sb,
-		  struct session **s, char *err, size_t errlen);
+		  const struct limits_session *limits, const struct install_options *inst, int slot,
+		  struct sandbox **sb, struct session **s, char *err, size_t errlen);
 /* Names each language's default session to the runner's pool (a no-op when
  * [sandbox] session_pool is 0). */
 void sessopen_prepare(const struct judge_config *cfg, const struct sessopen_common *common,

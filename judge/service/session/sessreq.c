@@ -74,18 +74,26 @@ static int get_text(const cJSON *o, const char *name, bool required, long max_kb
 	return 0;
 }
 
+static bool has_sessions(const struct lang *l)
+{
+	return l->session_argv != NULL;
+}
+
 const struct lang *sessreq_language(const struct lang_registry *langs, const char *name,
 				    struct req_error *e)
 {
-	const struct lang *l = lang_find(langs, req_language_alias(name));
-	if (!l || !l->session_argv) {
-		req_fail(e, 422, "unknown_language",
-			 l ? "language '%.40s' has no sessions"
-			   : "unknown language '%.40s' (python, node, csharp or bash)",
-			 name);
+	const struct lang *l = lang_lookup(langs, name);
+	if (l && l->session_argv)
+		return l;
+	if (l) {
+		req_fail(e, 422, "unknown_language", "language '%.40s' has no sessions", name);
 		return NULL;
 	}
-	return l;
+	struct strbuf names = STRBUF_INIT;
+	lang_names(langs, has_sessions, "or", &names);
+	req_fail(e, 422, "unknown_language", "unknown language '%.40s' (%s)", name, names.buf);
+	strbuf_release(&names);
+	return NULL;
 }
 
 /* A limit of the create body in range r; absent leaves *out as it is. */
@@ -164,7 +172,7 @@ static int check_compare(const struct judge_config *cfg, const struct lang_regis
 {
 	cJSON *probe = cJSON_CreateObject();
 	/* any language: compare options do not depend on it */
-	cJSON_AddStringToObject(probe, "language", langs->count ? langs->langs[0].name : "python");
+	cJSON_AddStringToObject(probe, "language", lang_default(langs)->name);
 	cJSON_AddStringToObject(probe, "source", "pass");
 	cJSON_AddStringToObject(probe, "expected_output", "");
 	cJSON_AddItemToObject(probe, "compare", cJSON_Duplicate(c, 1));
@@ -601,8 +609,8 @@ const char *sessreq_content_type(const char *name)
 	    {"html", "text/html"},	{"json", "application/json"},
 	    {"xml", "application/xml"}, {"zip", "application/zip"},
 	    {"gz", "application/gzip"}, {"tar", "application/x-tar"},
-	    {"py", "text/x-python"},	{"js", "text/javascript"},
-	    {"cs", "text/plain"},	{"sh", "text/x-shellscript"},
+	    {"py", "text/x-python"},	{"js", "text/javascript"},    /* lang-ok: file endings */
+	    {"cs", "text/plain"},	{"sh", "text/x-shellscript"}, /* lang-ok: file endings */
 	    {"log", "text/plain"},	{"parquet", "application/vnd.apache.parquet"},
 	};
 	const char *base = strrchr(name, '/');
