@@ -6,16 +6,19 @@
  * "returns": T}}; or {"problem": ID, "function": true or the package's name},
  * which reads problems_dir/ID/function.json (problems/README.md) into the same
  * form, its samples shown and its secret tests hidden. A test-code request:
- * {"test_code": "...", "entry_point"?: "f"} (Python, Node).
+ * {"test_code": "...", "entry_point"?: "f"} (Python, Node). An eval set's
+ * program: {"eval": {"rule": "exit_zero" | "silent" | "exec", "stderr_fails"?:
+ * [...]}} (evrun.h; source is the whole program, compiler_options allowed).
  */
 #pragma once
 #include <cjson/cJSON.h>
 
 #include "judge/grading/request.h"
 
-/* Validates the function or test-code form of in into o (language already
- * set). Returns 1 when in has that form (done), 0 when it has not (the
- * caller validates the other forms), -1 with err. */
+/* Validates the function, test-code or eval form of in into o (language
+ * already set). Returns 1 when in has the function or test-code form (done),
+ * 2 for the eval form (the caller validates args and compiler_options), 0 when
+ * it has none (the caller validates the other forms), -1 with err. */
 int req_func_validate(const struct judge_config *cfg, enum req_kind kind, const cJSON *in,
 		      struct grade_request *o, struct req_error *err);
 
