@@ -86,13 +86,11 @@ static int check_body(const struct judge_config *cfg, const cJSON *in, struct ev
 		return req_fail(e, 422, "invalid_field", "language must be a string");
 	b->language = lang ? req_language_alias(lang->valuestring) : NULL;
 	if (fmt && (!cJSON_IsString(fmt) || !evfmt_find(fmt->valuestring)))
-		return req_fail(e, 422, "invalid_field", "format must be one of %s",
-				evfmt_names());
+		return req_fail(e, 422, "invalid_field", "format must be one of %s", evfmt_names());
 	b->format = fmt ? fmt->valuestring : NULL;
 	const struct evformat *f = b->format ? evfmt_find(b->format) : NULL;
 	bool need_problems = !f || f->id_key;
-	if (need_problems &&
-	    (!cJSON_IsArray(b->problems) || cJSON_GetArraySize(b->problems) == 0))
+	if (need_problems && (!cJSON_IsArray(b->problems) || cJSON_GetArraySize(b->problems) == 0))
 		return req_fail(e, 422, "missing_field", "problems must be a non-empty array");
 	if (!need_problems && b->problems && !cJSON_IsArray(b->problems))
 		return req_fail(e, 422, "invalid_field", "problems must be an array");
@@ -191,7 +189,7 @@ static int build(struct api *a, const struct eval_body *b, cJSON *task_ids, cJSO
 		cJSON_AddItemToArray(reqs, rq);
 		cJSON_AddItemToArray(task_ids, cJSON_CreateString(it->task_id));
 	}
-	*language = xstrdup(b->language	 ? b->language
+	*language = xstrdup(b->language	  ? b->language
 			    : items.n > 0 ? items.v[0].req.language
 					  : "python");
 	ret = 0;
@@ -214,9 +212,8 @@ void evapi_create(struct http_request *r, struct api *a)
 	}
 	struct db *db = api_db(a, 5000, err, sizeof err);
 	int64_t id = 0;
-	int rc =
-	    db ? evstore_create(db, r->key_id, language, b.ks, ids, reqs, &id, err, sizeof err)
-	       : -1;
+	int rc = db ? evstore_create(db, r->key_id, language, b.ks, ids, reqs, &id, err, sizeof err)
+		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	if (rc < 0) {

@@ -182,7 +182,8 @@ static int read_completion_files(const char *path, cJSON *arr, char ***files, in
 		DIR *d = opendir(path);
 		struct dirent *e;
 		while (d && (e = readdir(d))) {
-			if ((!has_suffix(e->d_name, ".json") && !has_suffix(e->d_name, ".json.gz")) ||
+			if ((!has_suffix(e->d_name, ".json") &&
+			     !has_suffix(e->d_name, ".json.gz")) ||
 			    strstr(e->d_name, ".results.json"))
 				continue;
 			names = xreallocarray(names, (size_t)n + 1, sizeof *names);
@@ -220,8 +221,8 @@ struct eval_run {
 	struct lang_registry langs;
 	enum sandbox_backend backend;
 	struct evset set;
-	cJSON *samples;		  /* the sample objects */
-	cJSON **sobjs;		  /* by index */
+	cJSON *samples; /* the sample objects */
+	cJSON **sobjs;	/* by index */
 	int nsamples;
 	char **sample_files; /* MultiPL-E: each sample's file */
 	int nsample_files;
@@ -362,11 +363,16 @@ static int parse_eval_args(int argc, char **argv, const struct judge_config *cfg
 			   struct eval_args *a)
 {
 	static const struct option opts[] = {
-	    {"problems", required_argument, 0, 'p'}, {"samples", required_argument, 0, 's'},
-	    {"k", required_argument, 0, 'k'},	     {"lang", required_argument, 0, 'l'},
-	    {"timeout", required_argument, 0, 't'},  {"jobs", required_argument, 0, 'j'},
-	    {"sandbox", required_argument, 0, 'b'},  {"out", required_argument, 0, 'o'},
-	    {"format", required_argument, 0, 'f'},   {"help", no_argument, 0, 'h'},
+	    {"problems", required_argument, 0, 'p'},
+	    {"samples", required_argument, 0, 's'},
+	    {"k", required_argument, 0, 'k'},
+	    {"lang", required_argument, 0, 'l'},
+	    {"timeout", required_argument, 0, 't'},
+	    {"jobs", required_argument, 0, 'j'},
+	    {"sandbox", required_argument, 0, 'b'},
+	    {"out", required_argument, 0, 'o'},
+	    {"format", required_argument, 0, 'f'},
+	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0},
 	};
 	memset(a, 0, sizeof *a);

@@ -32,6 +32,8 @@ void evset_items_release(struct evset_items *it)
 		free(it->v[i].task_id);
 		free(it->v[i].error);
 		free(it->v[i].result);
+		free(it->v[i].out);
+		free(it->v[i].err);
 		model_request_release(&it->v[i].req);
 	}
 	free(it->v);
@@ -56,8 +58,7 @@ int evset_load(struct evset *s, const char *languages_dir, const char *format,
 			snprintf(err, errlen, "unknown format '%.40s' (known: %s)", format,
 				 evfmt_names());
 		else
-			snprintf(err, errlen,
-				 "the problems are in no format the judge knows (%s)",
+			snprintf(err, errlen, "the problems are in no format the judge knows (%s)",
 				 evfmt_names());
 		return -1;
 	}
@@ -126,6 +127,14 @@ void evset_item_judge(struct evset_item *it, enum sub_status st, const cJSON *re
 {
 	char buf[600];
 	free(it->result);
+	free(it->out);
+	free(it->err);
+	it->status = it->error ? SUB_INTERNAL_ERROR : st;
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(result, "exit_code");
+	it->exit_code = cJSON_IsNumber(code) ? code->valueint : -1;
+	const char *o = str_of(result, "stdout"), *e = str_of(result, "stderr");
+	it->out = xstrndup(o ? o : "", 2048);
+	it->err = xstrndup(e ? e : "", 2048);
 	if (it->error) {
 		it->passed = false;
 		snprintf(buf, sizeof buf, "failed: %s", it->error);

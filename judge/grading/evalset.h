@@ -30,7 +30,7 @@ struct evset {
 	/* the language of samples whose set does not name it (--lang, the body's
 	 * "language"); NULL = python */
 	char *language;
-	long timeout_ms; /* per sample; 0 = the language's */
+	long timeout_ms;	  /* per sample; 0 = the language's */
 	struct evfmt_facts facts; /* languages/evalsets/<format>.ini */
 };
 
@@ -44,6 +44,9 @@ struct evset_item {
 	/* the verdict, once graded (evset_item_judge) */
 	bool passed;
 	char *result; /* "passed", "timed out", "failed: ..." */
+	enum sub_status status;
+	int exit_code;	 /* -1 when the program did not exit */
+	char *out, *err; /* its stdout and stderr (at most 2 KiB each) */
 };
 
 struct evset_items {

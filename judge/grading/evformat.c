@@ -23,8 +23,8 @@ extern char **environ;
  * specific formats come before human-eval's. */
 static const struct evformat *const formats[] = {
     &evfmt_humanevalx,
-//MULTIPLE
-//MBPP
+    &evfmt_multiple,
+    &evfmt_mbpp,
     &evfmt_humaneval,
 };
 
@@ -107,11 +107,11 @@ static int facts_key(void *ctx, const char *section, const char *key, const char
 		memset(l, 0, sizeof *l);
 		l->name = xstrdup(section);
 	}
-	char **one = !strcmp(key, "language") ? &l->language
-		     : !strcmp(key, "rule")	  ? &l->rule
-		     : !strcmp(key, "program")	  ? &l->program
-		     : !strcmp(key, "trim")	  ? &l->trim
-						  : NULL;
+	char **one = !strcmp(key, "language")  ? &l->language
+		     : !strcmp(key, "rule")    ? &l->rule
+		     : !strcmp(key, "program") ? &l->program
+		     : !strcmp(key, "trim")    ? &l->trim
+					       : NULL;
 	if (one) {
 		char **dst = one;
 		free(*dst);

@@ -50,8 +50,7 @@ struct evfmt_lang {
 	char *rule;
 	char *program; /* the assembly template, or NULL */
 	char *trim;    /* the completion's trimming rule, or NULL */
-	struct evfmt_list compiler_options, header, header_if_missing,
-	    task_options, stderr_fails;
+	struct evfmt_list compiler_options, header, header_if_missing, task_options, stderr_fails;
 };
 
 struct evfmt_facts {

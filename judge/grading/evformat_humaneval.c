@@ -15,7 +15,8 @@
 
 static bool is_function(const cJSON *p)
 {
-	return evfmt_str(p, "function") && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(p, "tests"));
+	return evfmt_str(p, "function") &&
+	       cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(p, "tests"));
 }
 
 static bool detect(const cJSON *p, const cJSON *smp)

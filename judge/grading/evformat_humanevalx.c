@@ -86,8 +86,8 @@ static void expand(const struct evset *s, const cJSON *smp, int index, struct ev
 	const char *prompt = evfmt_str(smp, "prompt");
 	if (!prompt)
 		prompt = evfmt_str(p->obj, "prompt");
-	char *code = l->trim && !strcmp(l->trim, "indented_body") ? trim_indented_body(gen)
-								    : xstrdup(gen);
+	char *code =
+	    l->trim && !strcmp(l->trim, "indented_body") ? trim_indented_body(gen) : xstrdup(gen);
 	struct strbuf header = STRBUF_INIT, prog = STRBUF_INIT;
 	evfmt_add_header(&header, l, prompt);
 	struct evfmt_part parts[] = {{"header", header.buf},
@@ -144,7 +144,8 @@ static int write_results(const struct evfmt_output *o, FILE *f, char *err, size_
 			cJSON_AddNumberToObject(r, "completion_id",
 						cJSON_IsNumber(cid) ? cid->valuedouble : seen[k]);
 			seen[k]++;
-			cJSON_AddStringToObject(r, "test_code", it->req.source ? it->req.source : "");
+			cJSON_AddStringToObject(r, "test_code",
+						it->req.source ? it->req.source : "");
 			const char *prompt = evfmt_str(smp, "prompt");
 			const char *gen = evfmt_str(smp, "generation");
 			cJSON_AddStringToObject(r, "prompt", prompt ? prompt : "");

@@ -43,8 +43,7 @@ static void feedback(struct grade_feedback *fb, const char *what, const char *te
 	utf8_sanitize(&clean, text, len);
 	memset(fb, 0, sizeof *fb);
 	fb->present = true;
-	snprintf(fb->message, sizeof fb->message, "%s%s%s", what, clean.len ? ": " : "",
-		 clean.buf);
+	snprintf(fb->message, sizeof fb->message, "%s%s%s", what, clean.len ? ": " : "", clean.buf);
 	strbuf_release(&clean);
 }
 
@@ -118,8 +117,8 @@ static int run_program(const struct grade_env *env, struct grade_plan *plan,
 		goto out;
 	sandbox_set_reuse_key(sb, env->reuse_key);
 	if (rule == EVRUN_EXEC) {
-		rc = sandbox_write_file(sb, plan->lang->source_file, harness.buf, harness.len,
-					0644);
+		rc =
+		    sandbox_write_file(sb, plan->lang->source_file, harness.buf, harness.len, 0644);
 		if (rc == 0)
 			rc = sandbox_write_file(sb, "program.py", req->source, req->source_len,
 						0644);
@@ -137,8 +136,8 @@ static int run_program(const struct grade_env *env, struct grade_plan *plan,
 		    !(plan->lang->compile_in_run && !req->ncompiler_options);
 	if (step && req->ncompiler_options) {
 		const char *none[] = {NULL};
-		plan->compile_argv = prob_compile_argv(
-		    plan->lang, none, (const char *const *)req->compiler_options);
+		plan->compile_argv =
+		    prob_compile_argv(plan->lang, none, (const char *const *)req->compiler_options);
 	}
 	rc = step ? grade_compile(plan, sb, res, err, errlen) : 0;
 	if (rc != 0) {

@@ -206,8 +206,8 @@ static int validate_eval(const cJSON *in, struct grade_request *o, struct req_er
 					"eval.stderr_fails: each must be a string of 1 to 200 "
 					"bytes");
 	}
-	static const char *const others[] = {"tests",	 "problem", "function", "stdin",
-					     "expected_output", "files", NULL};
+	static const char *const others[] = {"tests",		"problem", "function", "stdin",
+					     "expected_output", "files",   NULL};
 	for (const char *const *k = others; *k; k++)
 		if (cJSON_GetObjectItemCaseSensitive(in, *k))
 			return req_fail(err, 422, "invalid_field", "%s cannot go with eval", *k);
