@@ -98,8 +98,10 @@ def hx_samples(ctx, lang, which):
             gens.append(("canonical", p["canonical_solution"]))
         if which in ("all", "wrong"):
             w = hx_wrong(lang, p)
-            # every problem gets the first wrong body; the others on every 8th
-            gens += w if int(p["task_id"].split("/")[1]) % 8 == 0 else w[:1]
+            # the first wrong body on every --wrong-every'th problem (1: all);
+            # all of them on every 8th
+            n = int(p["task_id"].split("/")[1])
+            gens += w if n % 8 == 0 else w[:1] if n % ctx.a.wrong_every == 0 else []
         for cid, (kind, g) in enumerate(gens):
             rows.append({"task_id": p["task_id"], "completion_id": cid, "prompt": p["prompt"],
                          "generation": g})
@@ -338,6 +340,8 @@ def main():
     ap.add_argument("--langs", type=lambda s: s.split(","), default=None)
     ap.add_argument("--timeout", type=float, default=10.0,
                     help="seconds per sample on both sides (MBPP, MultiPL-E); HumanEval-X: 5")
+    ap.add_argument("--wrong-every", type=int, default=1,
+                    help="HumanEval-X: the first wrong body on every Nth problem only")
     ap.add_argument("--mbpp-files", type=lambda s: s.split(","), default=None)
     ap.add_argument("--mpe-dir", help="MultiPL-E completion files, a folder per language")
     ap.add_argument("--json", help="also write the rows as JSON here")
