@@ -23,7 +23,7 @@ CPPFLAGS += -I. -I/usr/include/postgresql $(PKG_CFLAGS)
 LIBS := $(filter-out -lpq -lmicrohttpd -lcurl -larchive,$(PKG_LIBS)) -lm
 
 # the folder tells the layer (docs/ARCHITECTURE.md): common/ < store/, runner/ < grading/ < service/ < api/, cli/
-SRCS := $(sort $(wildcard common/*.c runner/*.c judge/*/*.c))
+SRCS := $(sort $(wildcard common/*.c runner/*.c runner/*/*.c judge/*/*.c))
 # the SQL migrations are built into the binary (judge/store/migrate.h)
 MIGRATIONS := $(sort $(wildcard migrations/*.sql))
 # and so are web/'s OpenAPI document, /docs page, playground and dashboard (judge/api/docs.h)
@@ -44,18 +44,18 @@ STATEDIR ?= /var/lib/judge
 .PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval bench-oneshot format format-check clean fuzz install web FORCE
 all: $(BIN) bin/box_init bin/ns_init
 
-# box_init: the first process of every gVisor sandbox (runner/gvisor.c); static,
-# since the sandbox root has only what the runtime needs. Not in the runner/*.c glob.
-bin/box_init: runner/init/box_init.c runner/init/box_proto.h
+# box_init: the first process of every gVisor sandbox (runner/gvisor/gvisor.c); static,
+# since the sandbox root has only what the runtime needs. Not in the runner/*/*.c glob (init/ is one level deeper).
+bin/box_init: runner/gvisor/init/box_init.c runner/gvisor/init/box_proto.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 $(WARN) -I. -static -o $@ $<
 
-# ns_init: the first process of every native run (runner/native.c); static and
+# ns_init: the first process of every native run (runner/native/native.c); static and
 # small, so that starting it copies nothing of the worker. On x86-64 without libc
 # (its own _start and system calls): glibc's static start-up was half its cost.
 NS_INIT_FLAGS := $(if $(filter x86_64,$(shell uname -m)),-ffreestanding -nostdlib -fno-pie -no-pie \
 	-fno-stack-protector -fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables)
-bin/ns_init: runner/init/ns_init.c runner/init/ns_proto.h runner/init/clone_run.h
+bin/ns_init: runner/native/init/ns_init.c runner/native/init/ns_proto.h runner/native/init/clone_run.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 $(WARN) -I. -static $(NS_INIT_FLAGS) -o $@ $<
 
@@ -168,7 +168,7 @@ bench-sessions: deps all
 fuzz:
 	@bash tests/fuzz/run.sh
 
-FORMAT_FILES = $(wildcard common/*.[ch] judge/*/*.[ch] runner/*.[ch] runner/init/*.[ch] tests/*.c)
+FORMAT_FILES = $(wildcard common/*.[ch] judge/*/*.[ch] runner/*.[ch] runner/*/*.[ch] runner/*/init/*.[ch] tests/*.c)
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:

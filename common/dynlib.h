@@ -5,7 +5,7 @@
  * ~4.5 ms of CPU at every process start (an empty program linked the same
  * way: 5.4 ms, without them 0.7 ms), which a one-shot `judge run` never uses.
  * So the binary does not link them: each function of theirs the code calls
- * is a shim (judge/store/pq_shim.c, judge/api/mhd_shim.c, runner/curl_shim.c,
+ * is a shim (judge/store/pq_shim.c, judge/api/mhd_shim.c, runner/install/curl_shim.c,
  * common/archive_shim.c) that finds the real one through dynlib_sym the first
  * time it is called.
  * A call of a function without a shim fails to link: add a line to the shim.

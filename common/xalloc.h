@@ -9,7 +9,7 @@
  * they are checked before allocating, as errors of the request.
  *
  * Not for a sandbox child between fork and execve (allocating there is unsafe
- * in a threaded parent) nor for runner/init/box_init.c (static, no libraries).
+ * in a threaded parent) nor for runner/gvisor/init/box_init.c (static, no libraries).
  */
 #pragma once
 #include <stddef.h>

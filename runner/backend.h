@@ -1,4 +1,5 @@
-/* backend: what sandbox.c shares with its backends (native.c, gvisor.c). Not for judge/. */
+/* backend: what the runner's core (sandbox.c, boxfiles.c) shares with its
+ * backends (runner/native/, runner/gvisor/). Nothing else includes it. */
 #pragma once
 #include <limits.h>
 #include <stdbool.h>
@@ -37,19 +38,20 @@ struct sandbox {
 	char *reuse_key;
 };
 
-/* sandbox_global_init's copy of its options (NULL before it was called). */
-const struct sandbox_options *sandbox_options(void);
-
 /* One backend. sandbox.c calls a backend only through its table (backend_ops),
  * never by name.
  *
  * Live processes (sandbox_start and sandbox_proc_*, sandbox.h) are the
- * operations sessions (runner/session.c) and interactive problems build on:
+ * operations sessions (runner/session/session.c) and interactive problems build on:
  * start, signal, usage, wait, free. Their state lives in struct sandbox_proc,
  * not in the workspace's slot, so a workspace's sandbox_run calls (e.g. a
  * native install into a session's box) do not disturb them. */
 struct sandbox_ops {
 	const char *name;
+	/* The backend honours run_spec.net_ns_fd and box_subdir (package installs):
+	 * such runs go to the first backend of the table that does, which is then
+	 * always started. */
+	bool joins_netns;
 	/* Removes what crashed processes of this backend left (runsc state, cgroups,
 	 * mounts); called before any global_init. NULL when the backend's global_init
 	 * sweeps for itself. */
@@ -104,8 +106,8 @@ int sandbox_fail(struct run_result *res, const char *fmt, ...)
  * no data then (a reused gVisor sandbox's caches of a closed workspace's box).
  * 0, or -errno when something stays (-ELOOP: nested too deep). */
 int sandbox_box_empty(struct sandbox *sb);
-/* Host path of a backend's helper binary (runner/init: "box_init", "ns_init"):
- * $env_var when set and executable, else bin/<name> beside or above the running
- * binary (an installed judge has them beside it), else ./bin/<name>. Returns 0,
- * or -1 when none is executable (out then names bin/<name>). */
+/* Host path of a backend's helper binary (runner/gvisor/init/box_init.c,
+ * runner/native/init/ns_init.c): $env_var when set and executable, else bin/<name> beside or above
+ * the running binary (an installed judge has them beside it), else ./bin/<name>. Returns 0, or -1
+ * when none is executable (out then names bin/<name>). */
 int sandbox_helper_path(const char *name, const char *env_var, char *out, size_t len);

@@ -126,6 +126,31 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+int sandbox_file_mkdir(struct sandbox *sb, const char *path)
+{
+	const char *last;
+	int dir = open_parent(sb, path, true, &last);
+	if (dir < 0)
+		return dir;
+	int rc = 0;
+	if (mkdirat(dir, last, 0755) == 0) {
+		if (fchownat(dir, last, sb->host_uid, sb->host_gid, AT_SYMLINK_NOFOLLOW) < 0)
+			rc = -errno;
+	} else if (errno != EEXIST) {
+		rc = -errno;
+	}
+	if (rc == 0) {
+		/* what stands there must be a folder, reached without a link */
+		int fd = open_beneath(dir, last, O_PATH | O_DIRECTORY, 0);
+		rc = fd < 0 ? fd : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	close(dir);
+	sb->box_changes++;
+	return rc;
+}
+
 int sandbox_file_put(struct sandbox *sb, const char *path, const void *data, size_t len)
 {
 	const char *last;

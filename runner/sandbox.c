@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -19,9 +20,9 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "runner/backend.h"
-#include "runner/session_pool.h"
 
-/* Every backend, indexed by enum sandbox_backend: sandbox.c calls them only here. */
+/* Every backend, indexed by enum sandbox_backend, in the order "auto" prefers
+ * them. sandbox.c calls backends only through this table. */
 static const struct sandbox_ops *const backend_ops[SANDBOX_BACKENDS] = {
     [SANDBOX_GVISOR] = &gvisor_ops,
     [SANDBOX_NATIVE] = &native_ops,
@@ -30,9 +31,14 @@ static const struct sandbox_ops *const backend_ops[SANDBOX_BACKENDS] = {
 static struct sandbox_options options;
 static bool inited; /* options holds sandbox_global_init's copy */
 static atomic_ulong serial;
-static bool gvisor_ready;
-static bool tools_native; /* trusted tools run natively under gvisor (tool_sandbox) */
-static char gvisor_error[512];
+static bool ready[SANDBOX_BACKENDS]; /* global_init succeeded */
+static int tool_backend = -1;	     /* tool_sandbox's backend, when it is ready */
+
+/* Functions sandbox_global_shutdown calls first, last registered first. */
+#define MAX_SHUTDOWN_HOOKS 8
+static void (*shutdown_hooks[MAX_SHUTDOWN_HOOKS])(void);
+static int nshutdown_hooks;
+static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const struct sandbox_options *sandbox_options(void)
 {
@@ -107,6 +113,50 @@ static int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
+/* The backend named s: 0 with *out, or -1. */
+static int backend_index(const char *s, enum sandbox_backend *out)
+{
+	for (int b = 0; b < SANDBOX_BACKENDS; b++) {
+		if (!strcmp(s, backend_ops[b]->name)) {
+			*out = (enum sandbox_backend)b;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* "gvisor or native": the backends' names, for messages. */
+static const char *backend_names(void)
+{
+	static char buf[128];
+	if (!buf[0])
+		for (int b = 0; b < SANDBOX_BACKENDS; b++)
+			snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s",
+				 b == 0			     ? ""
+				 : b == SANDBOX_BACKENDS - 1 ? " or "
+							     : ", ",
+				 backend_ops[b]->name);
+	return buf;
+}
+
+/* The backend that honours a run's network namespace and box_subdir (package
+ * installs), or -1. */
+static int netns_backend(void)
+{
+	for (int b = 0; b < SANDBOX_BACKENDS; b++)
+		if (backend_ops[b]->joins_netns)
+			return b;
+	return -1;
+}
+
+/* Whether global_init starts backend b: every one for "auto", else the one
+ * named, and always the one that runs package installs (joins_netns). */
+static bool wanted(const struct sandbox_options *o, int b)
+{
+	return !strcmp(o->sandbox, "auto") || !strcmp(o->sandbox, backend_ops[b]->name) ||
+	       backend_ops[b]->joins_netns;
+}
+
 /* Checks what no backend can work without. Returns 0, or -1 with err. */
 static int check_options(const struct sandbox_options *o, char *err, size_t errlen)
 {
@@ -114,14 +164,14 @@ static int check_options(const struct sandbox_options *o, char *err, size_t errl
 		snprintf(err, errlen, "box_root must be an absolute path, not '%s'", o->box_root);
 		return -1;
 	}
-	if (strcmp(o->sandbox, "auto") && strcmp(o->sandbox, "native") &&
-	    strcmp(o->sandbox, "gvisor")) {
-		snprintf(err, errlen, "sandbox must be auto, gvisor or native, not '%s'",
+	enum sandbox_backend b;
+	if (strcmp(o->sandbox, "auto") && backend_index(o->sandbox, &b) < 0) {
+		snprintf(err, errlen, "sandbox must be auto or %s, not '%s'", backend_names(),
 			 o->sandbox);
 		return -1;
 	}
-	if (strcmp(o->tool_sandbox, "native") && strcmp(o->tool_sandbox, "gvisor")) {
-		snprintf(err, errlen, "tool_sandbox must be native or gvisor, not '%s'",
+	if (backend_index(o->tool_sandbox, &b) < 0) {
+		snprintf(err, errlen, "tool_sandbox must be %s, not '%s'", backend_names(),
 			 o->tool_sandbox);
 		return -1;
 	}
@@ -142,7 +192,6 @@ static int check_options(const struct sandbox_options *o, char *err, size_t errl
 
 int sandbox_global_init(const struct sandbox_options *opts, char *err, size_t errlen)
 {
-	char nerr[512] = "";
 	if (check_options(opts, err, errlen) < 0)
 		return -1;
 	/* a copy: the backends read it for as long as the process runs */
@@ -159,73 +208,92 @@ int sandbox_global_init(const struct sandbox_options *opts, char *err, size_t er
 	chmod(o->box_root, 0755);
 
 	/* what a backend that is not started left stays for a process that starts it */
-	bool want_gvisor = strcmp(o->sandbox, "native") != 0;
 	for (int b = 0; b < SANDBOX_BACKENDS; b++)
-		if (backend_ops[b]->sweep && (b != SANDBOX_GVISOR || want_gvisor))
+		if (backend_ops[b]->sweep && wanted(o, b))
 			backend_ops[b]->sweep();
 	sweep_boxes(o->box_root);
 
-	bool native_ok = backend_ops[SANDBOX_NATIVE]->global_init(o, nerr, sizeof nerr) == 0;
-	if (!native_ok)
-		log_warn("sandbox: native backend unavailable: %s", nerr);
-
-	tools_native = native_ok && !strcmp(o->tool_sandbox, "native");
-	gvisor_ready = false;
-	snprintf(gvisor_error, sizeof gvisor_error, "gvisor backend not started (sandbox = %.*s)",
-		 (int)sizeof o->sandbox, o->sandbox);
-	if (want_gvisor) {
-		gvisor_ready = backend_ops[SANDBOX_GVISOR]->global_init(o, gvisor_error,
-									sizeof gvisor_error) == 0;
-		if (!gvisor_ready)
-			log_warn("sandbox: gvisor backend unavailable: %s", gvisor_error);
+	char why[SANDBOX_BACKENDS][512];
+	bool any = false;
+	for (int b = 0; b < SANDBOX_BACKENDS; b++) {
+		ready[b] = false;
+		snprintf(why[b], sizeof why[b], "%s backend not started (sandbox = %.*s)",
+			 backend_ops[b]->name, (int)sizeof o->sandbox, o->sandbox);
+		if (!wanted(o, b))
+			continue;
+		ready[b] = backend_ops[b]->global_init(o, why[b], sizeof why[b]) == 0;
+		if (!ready[b])
+			log_warn("sandbox: %s backend unavailable: %s", backend_ops[b]->name,
+				 why[b]);
+		any = any || ready[b];
 	}
+	enum sandbox_backend tb;
+	tool_backend = backend_index(o->tool_sandbox, &tb) == 0 && ready[tb] ? (int)tb : -1;
 
-	if (!strcmp(o->sandbox, "native") && !native_ok) {
-		snprintf(err, errlen, "native sandbox: %s", nerr);
+	enum sandbox_backend named;
+	if (backend_index(o->sandbox, &named) == 0 && !ready[named]) {
+		snprintf(err, errlen, "%s sandbox: %s", backend_ops[named]->name, why[named]);
 		return -1;
 	}
-	if (!strcmp(o->sandbox, "gvisor") && !gvisor_ready) {
-		snprintf(err, errlen, "gvisor sandbox: %s", gvisor_error);
-		return -1;
-	}
-	if (!native_ok && !gvisor_ready) {
-		snprintf(err, errlen, "no sandbox works here: native: %s; gvisor: %s", nerr,
-			 gvisor_error);
+	if (!any) {
+		struct strbuf msg = STRBUF_INIT;
+		strbuf_addstr(&msg, "no sandbox works here");
+		for (int b = 0; b < SANDBOX_BACKENDS; b++)
+			strbuf_addf(&msg, "%s %s: %s", b ? ";" : ":", backend_ops[b]->name, why[b]);
+		snprintf(err, errlen, "%s", msg.buf);
+		strbuf_release(&msg);
 		return -1;
 	}
 	return 0;
 }
 
+void sandbox_on_shutdown(void (*fn)(void))
+{
+	pthread_mutex_lock(&hooks_lock);
+	bool known = false;
+	for (int i = 0; i < nshutdown_hooks; i++)
+		known = known || shutdown_hooks[i] == fn;
+	if (!known && nshutdown_hooks < MAX_SHUTDOWN_HOOKS)
+		shutdown_hooks[nshutdown_hooks++] = fn;
+	pthread_mutex_unlock(&hooks_lock);
+}
+
 void sandbox_global_shutdown(void)
 {
-	session_pool_stop(); /* its sessions' sandboxes first */
-	for (int b = 0; b < SANDBOX_BACKENDS; b++)
+	/* what sits above the backends (prestarted sessions) stops first */
+	pthread_mutex_lock(&hooks_lock);
+	int n = nshutdown_hooks;
+	void (*hooks[MAX_SHUTDOWN_HOOKS])(void);
+	memcpy(hooks, shutdown_hooks, sizeof hooks);
+	pthread_mutex_unlock(&hooks_lock);
+	while (n > 0)
+		hooks[--n]();
+	for (int b = 0; b < SANDBOX_BACKENDS; b++) {
 		backend_ops[b]->global_shutdown();
-	gvisor_ready = false;
+		ready[b] = false;
+	}
 }
 
 int sandbox_backend_parse(const char *s, enum sandbox_backend *out)
 {
 	if (!s)
 		return -1;
-	for (int b = 0; b < SANDBOX_BACKENDS; b++) {
-		if (!strcmp(s, backend_ops[b]->name)) {
-			*out = (enum sandbox_backend)b;
-			return 0;
-		}
-	}
-	if (!strcmp(s, "auto")) {
-		char why[256];
-		*out = backend_ops[SANDBOX_GVISOR]->works(why, sizeof why) ? SANDBOX_GVISOR
-									   : SANDBOX_NATIVE;
+	if (backend_index(s, out) == 0)
 		return 0;
-	}
-	return -1;
+	if (strcmp(s, "auto"))
+		return -1;
+	/* the first that works, in the table's order of preference; else the last */
+	char why[256];
+	int b = 0;
+	while (b < SANDBOX_BACKENDS - 1 && !backend_ops[b]->works(why, sizeof why))
+		b++;
+	*out = (enum sandbox_backend)b;
+	return 0;
 }
 
 const char *sandbox_backend_name(enum sandbox_backend b)
 {
-	return (unsigned)b < SANDBOX_BACKENDS ? backend_ops[b]->name : "native";
+	return (unsigned)b < SANDBOX_BACKENDS ? backend_ops[b]->name : "unknown";
 }
 
 bool sandbox_backend_works(enum sandbox_backend b, char *why, size_t whylen)
@@ -468,9 +536,38 @@ const char *sandbox_box_path(const struct sandbox *sb)
 	return sb->box_path;
 }
 
+enum sandbox_backend sandbox_backend_of(const struct sandbox *sb)
+{
+	return sb->backend;
+}
+
+long sandbox_box_bytes(const struct sandbox *sb)
+{
+	return sb->box_bytes;
+}
+
+bool sandbox_is_fresh(const struct sandbox *sb)
+{
+	if (sb->runs || sb->box_changes)
+		return false;
+	for (int b = 0; b < SANDBOX_BACKENDS; b++)
+		if (sb->state[b])
+			return false;
+	return true;
+}
+
+void sandbox_swap(struct sandbox *a, struct sandbox *b)
+{
+	struct sandbox tmp = *a;
+	*a = *b;
+	*b = tmp;
+}
+
 enum sandbox_backend sandbox_tool_backend(enum sandbox_backend b)
 {
-	return tools_native ? SANDBOX_NATIVE : b;
+	/* the table runs from most to least isolated: tool_sandbox may make a
+	 * workspace's tools run in a lighter backend, never in a heavier one */
+	return tool_backend > (int)b ? (enum sandbox_backend)tool_backend : b;
 }
 
 void sandbox_prepare(enum sandbox_backend backend, const struct run_spec *spec)
@@ -534,7 +631,7 @@ int sandbox_run(struct sandbox *sb, const struct run_spec *spec, struct run_resu
 	enum sandbox_backend b =
 	    spec->trusted_tool ? sandbox_tool_backend(sb->backend) : sb->backend;
 	if (spec->net_ns_fd > 0 || spec->box_subdir)
-		b = SANDBOX_NATIVE; /* only the native backend can honour them */
+		b = netns_backend(); /* only such a backend can honour them */
 	if ((unsigned)b >= SANDBOX_BACKENDS)
 		return sandbox_fail(res, "no such backend %d", (int)b);
 	return backend_ops[b]->run(sb, spec, res);
@@ -615,6 +712,11 @@ void sandbox_proc_fds(const struct sandbox_proc *p, int *in_fd, int *out_fd, int
 		*out_fd = p->out_fd;
 	if (err_fd)
 		*err_fd = p->err_fd;
+}
+
+void sandbox_proc_rebind(struct sandbox_proc *p, struct sandbox *sb)
+{
+	p->sb = sb;
 }
 
 void sandbox_proc_close_stdin(struct sandbox_proc *p)

@@ -1,4 +1,5 @@
-/* sandbox: run one program in an isolated box; two backends (gvisor, native) behind one call.
+/* sandbox: run one program in an isolated box; backends (runner/gvisor/, runner/native/) behind one
+ * call.
  *
  * A `struct sandbox` is the workspace of one submission: a private, size-capped
  * folder (the box) that every run of that submission sees at /box, its working
@@ -9,7 +10,7 @@
  * several workspaces one after the other, only when they have the same reuse
  * key (sandbox_set_reuse_key: the API key of their submissions): each run still
  * gets its own box, /tmp, IPC namespace, uid and environment, and nothing of an
- * earlier run survives it (see runner/gvisor.c). Different keys never share.
+ * earlier run survives it (see runner/gvisor/gvisor.c). Different keys never share.
  *
  * Inside a run: / is read-only (the host's /usr, /lib, /lib64, /bin, /sbin and the
  * spec's ro_paths, bound at the same paths; a minimal /etc and /dev), /box is
@@ -68,7 +69,7 @@ struct sandbox_options {
 	 * and /tmp are sized for the largest run it may serve. */
 	long long gvisor_memory_bytes; /* the largest memory limit of any run */
 	long long gvisor_tmp_bytes;    /* the size of /tmp of a run */
-	int session_pool; /* sessions started ahead of need per driver (session_prepare) */
+	int session_pool; /* sessions started ahead of need per driver (prestart_prepare) */
 	/* Reuse of a gVisor sandbox by later workspaces of the same reuse key:
 	 * false = never (keys are ignored). A sandbox is recycled after
 	 * gvisor_reuse_runs runs, or gvisor_reuse_s seconds after its start. */
@@ -99,7 +100,7 @@ struct run_spec {
 	/* Another run of this workspace is likely to follow (a compile, a test that
 	 * is not the last): the backend may prepare for it while this one runs. */
 	bool more_runs;
-	/* Package installs (runner/install.h). Either field makes the run native
+	/* Package installs (runner/install/install.h). Either field makes the run native
 	 * whatever the workspace's backend. net_ns_fd > 0: the run joins this
 	 * network namespace (an fd of its ns/net) instead of an empty one; 0 = the
 	 * default (fd 0 is never a namespace here, and zeroed specs keep meaning
@@ -137,6 +138,12 @@ struct run_result {
 
 struct sandbox;
 
+/* sandbox_global_init's copy of its options (NULL before it was called). */
+const struct sandbox_options *sandbox_options(void);
+/* Registers fn to run at the start of sandbox_global_shutdown, before the
+ * backends stop (last registered first; registering fn again is a no-op): for
+ * what holds sandboxes above the backends, such as prestarted sessions. */
+void sandbox_on_shutdown(void (*fn)(void));
 /* Process-wide set-up: copies opts (the caller keeps its own), detects cgroups,
  * reclaims leftovers of crashed runs (cgroups, box mounts, runsc state), starts
  * the gVisor pool when enabled. Returns 0, or -1 with a message in err (a bad
@@ -189,8 +196,20 @@ int sandbox_file_get(struct sandbox *sb, const char *path, struct strbuf *out, s
 int sandbox_file_list(struct sandbox *sb, const char *dir, struct sandbox_dirent **out, size_t *n);
 /* Removes a file, a symlink (not what it points to) or a folder with all it holds. */
 int sandbox_file_remove(struct sandbox *sb, const char *path);
+/* Makes the folder path (and its parents, 0755, owned by the box's uid), never
+ * following a link on the way. 0 (also when it exists) or -errno as above. */
+int sandbox_file_mkdir(struct sandbox *sb, const char *path);
 /* Host path of the box (for binding it elsewhere, never for following links in it). */
 const char *sandbox_box_path(const struct sandbox *sb);
+/* The backend and the box size sb was opened with. */
+enum sandbox_backend sandbox_backend_of(const struct sandbox *sb);
+long sandbox_box_bytes(const struct sandbox *sb);
+/* True when nothing has run in sb and nothing was written into its box. */
+bool sandbox_is_fresh(const struct sandbox *sb);
+/* Swaps the contents of two workspaces (box, slot, uid, backend state): a
+ * workspace prepared ahead of need (runner/session/prestart.c) becomes the
+ * caller's. Live processes started on either follow with sandbox_proc_rebind. */
+void sandbox_swap(struct sandbox *a, struct sandbox *b);
 /* Runs spec in a fresh sandbox around the box. Always fills res (initialise it
  * with run_result_init); returns 0 when a status was decided (including
  * internal_error, with res->message set), -1 only on invalid arguments.
@@ -234,6 +253,8 @@ int sandbox_start(struct sandbox *sb, const struct run_spec *spec, struct sandbo
  * (read). Owned by p: do not close them, use sandbox_proc_close_stdin. Blocking
  * mode; the caller may make them non-blocking. Any may be NULL. */
 void sandbox_proc_fds(const struct sandbox_proc *p, int *in_fd, int *out_fd, int *err_fd);
+/* Points p at the workspace sb after sandbox_swap moved its box there. */
+void sandbox_proc_rebind(struct sandbox_proc *p, struct sandbox *sb);
 /* Closes the program's stdin (it reads EOF). */
 void sandbox_proc_close_stdin(struct sandbox_proc *p);
 /* Sends sig to the program's processes (native: every process of the run;

@@ -14,7 +14,7 @@
 
 #include "common/config.h"
 #include "judge/grading/limits.h"
-#include "runner/gvpool.h"
+#include "runner/gvisor/gvpool.h"
 #include "runner/sandbox.h"
 
 #define PY "/usr/bin/python3"

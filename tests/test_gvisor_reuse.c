@@ -1,5 +1,5 @@
 /* test_gvisor_reuse: a gVisor sandbox serving several workspaces of one reuse key
- * (sandbox_set_reuse_key, runner/gvisor.c): the same sandbox for the same key,
+ * (sandbox_set_reuse_key, runner/gvisor/gvisor.c): the same sandbox for the same key,
  * never for another key or without one, recycled after gvisor_reuse_runs,
  * gvisor_reuse_s or a run that did not end cleanly; and nothing of a workspace
  * reaches the next one in that sandbox (files, /tmp, /dev/shm, processes, IPC

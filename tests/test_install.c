@@ -25,8 +25,8 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "judge/grading/limits.h"
-#include "runner/install.h"
-#include "runner/regproxy.h"
+#include "runner/install/install.h"
+#include "runner/install/regproxy.h"
 
 #define PYTHON	"/opt/judge/runtimes/python3.12/bin/python3.12"
 #define NODE	"/opt/judge/runtimes/node22/bin/node"

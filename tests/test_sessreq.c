@@ -224,7 +224,7 @@ Test(sessreq, limits_json_round_trip)
 	cJSON_Delete(j);
 }
 
-/* install_check_package (runner/install.c) decides the names; here: that a
+/* install_check_package (runner/install/install.c) decides the names; here: that a
  * refused one is the client's 422 invalid_package, and good ones pass. */
 Test(sessreq, install_names)
 {

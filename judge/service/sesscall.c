@@ -12,9 +12,9 @@
 #include "judge/grading/compare.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/model.h"
-#include "runner/install.h"
+#include "runner/install/install.h"
 #include "runner/sandbox.h"
-#include "runner/session.h"
+#include "runner/session/session.h"
 
 /* The largest file the files API reads back (it travels through PostgreSQL). */
 #define FILE_GET_MAX (64L << 20)

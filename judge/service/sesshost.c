@@ -22,8 +22,8 @@
 #include "judge/service/sesspool.h"
 #include "judge/service/slots.h"
 #include "judge/store/db.h"
-#include "runner/install.h"
-#include "runner/session.h"
+#include "runner/install/install.h"
+#include "runner/session/session.h"
 
 #define TICK_MS 1000
 /* Calls claimed per NOTIFY (the rest on the next one or the tick). */

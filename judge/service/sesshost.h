@@ -5,7 +5,7 @@
  * channel judge_w<id>, and once a second beats, expires idle sessions and
  * drops the ones that ended elsewhere. With room (sessions_per_worker) it
  * claims new sessions; each gets a thread of its own that opens a sandbox,
- * starts the language's driver (runner/session.h), marks the session ready,
+ * starts the language's driver (runner/session/session.h), marks the session ready,
  * and then runs its calls one at a time, in the order serve stored them.
  * Calls reach it through the host thread, which claims the pending calls of
  * its sessions on each NOTIFY and queues them on their session's thread.

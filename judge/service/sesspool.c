@@ -7,8 +7,8 @@
 #include "common/log.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
-#include "runner/install.h"
-#include "runner/session.h"
+#include "runner/install/install.h"
+#include "runner/session/prestart.h"
 
 /* The driver spec of a session of l with limits (pointers into l). */
 static void spec_of(const struct judge_config *cfg, const struct lang *l,
@@ -61,7 +61,7 @@ void sesspool_prepare(const struct judge_config *cfg, const struct lang_registry
 		if (sreq_create(cfg, langs, body, &c, &e) == 0) {
 			struct session_spec spec;
 			spec_of(cfg, l, &c.limits, &spec);
-			session_prepare(backend, c.limits.disk_mb << 20, &spec);
+			prestart_prepare(backend, c.limits.disk_mb << 20, &spec);
 		} else {
 			log_warn("sessions: no pool for %s: %s", l->name, e.message);
 		}

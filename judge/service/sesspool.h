@@ -5,8 +5,8 @@
  * target is 60 ms): at start the worker names, for each language with a
  * driver, the session its creates get without limits of their own
  * (sesspool_prepare: the default limits of judge.ini's [sessions]), and the
- * runner keeps [sandbox] session_pool of each started (runner/session.h,
- * session_prepare). A session opened with exactly that spec is handed one
+ * runner keeps [sandbox] session_pool of each started (runner/session/session.h,
+ * prestart_prepare). A session opened with exactly that spec is handed one
  * over by session_start; any other starts its own. Both sides build the spec
  * here, so they match.
  */

@@ -8,7 +8,7 @@
 #include "common/config.h"
 #include "common/utf8.h"
 #include "judge/grading/lang.h"
-#include "runner/install.h"
+#include "runner/install/install.h"
 
 #define MAX_PATH_BYTES 1024
 

@@ -245,7 +245,7 @@ static void *slot_main(void *arg)
 			 sub.attempts);
 		int64_t t0 = clock_mono_ms();
 		/* the sandboxes of one API key's submissions may serve each other's runs
-		 * (gVisor reuse, runner/gvisor.c); never across keys */
+		 * (gVisor reuse, runner/gvisor/gvisor.c); never across keys */
 		char key[32];
 		snprintf(key, sizeof key, "k%" PRId64, sub.api_key_id);
 		bool reuse = strcmp(w->cfg->gvisor_reuse ? w->cfg->gvisor_reuse : "key", "never");

@@ -14,7 +14,7 @@ import types
 
 # all imported at start, before the box (sys.path[0]) can shadow them: a user's
 # traceback.py must not break the driver's error replies
-# runner/install.h PKG_DIR_PYTHON, under the session folder (the cwd: /box in a sandbox)
+# runner/install/install.h PKG_DIR_PYTHON, under the session folder (the cwd: /box in a sandbox)
 PKG_DIR = os.path.join(os.getcwd(), ".packages", "python")
 RESULT_MAX = 1 << 20  # a repr longer than this is cut: the reply is not output
 

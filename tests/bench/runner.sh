@@ -20,7 +20,7 @@ out=$(mktemp -d /tmp/judge-bench-runner.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 
 make -s all >/dev/null || exit 1
-objs=$(ls "$BUILD"/common/*.o "$BUILD"/judge/*/*.o "$BUILD"/runner/*.o "$BUILD"/gen/*.o 2>/dev/null | grep -v "/judge/cli/main\.o$")
+objs=$(ls "$BUILD"/common/*.o "$BUILD"/judge/*/*.o "$BUILD"/runner/*.o "$BUILD"/runner/*/*.o "$BUILD"/gen/*.o 2>/dev/null | grep -v "/judge/cli/main\.o$")
 PKGS="libpq libmicrohttpd libcjson libseccomp libpcre2-8 yaml-0.1 libcurl"
 libs=$(pkg-config --libs $PKGS 2>/dev/null || echo -lpq -lmicrohttpd -lcjson -lseccomp -lpcre2-8 -lyaml -lcurl)
 gcc -std=gnu11 -O2 -pthread -fPIE -pie -I. -I/usr/include/postgresql -o "$out/runner_bench" \

@@ -35,7 +35,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "judge/grading/limits.h"
-#include "runner/gvpool.h"
+#include "runner/gvisor/gvpool.h"
 #include "runner/sandbox.h"
 
 extern char **environ;

@@ -16,8 +16,8 @@
 #include "common/log.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
-#include "runner/session.h"
-#include "runner/session_pool.h"
+#include "runner/session/session.h"
+#include "runner/session/prestart.h"
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -67,13 +67,13 @@ int main(int argc, char **argv)
 	spec.limits.memory_kb = 256 * 1024;
 	spec.limits.processes = 64;
 	long box = 32 << 20;
-	session_prepare(b, box, &spec);
+	prestart_prepare(b, box, &spec);
 	double *starts = calloc((size_t)n, sizeof(double)), *cells = calloc((size_t)(n * m), sizeof(double));
 	int nc = 0;
 	const char *code = strcmp(lang, "bash") ? "1 + 1" : "true";
 	for (int i = 0; i < n; i++) {
 		if (!cold)
-			session_pool_wait(b, box, &spec, 60000);
+			prestart_wait(b, box, &spec, 60000);
 		int64_t t0 = clock_mono_us();
 		struct sandbox *sb;
 		struct session *s;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # drivers.sh: the session drivers (languages/drivers/PROTOCOL.md) run directly as
-# host subprocesses, no sandbox (runner/session.c's path is tested with it):
+# host subprocesses, no sandbox (runner/session/session.c's path is tested with it):
 # state across cells, results, errors with tracebacks trimmed to the user's
 # cells, stdin, output that streams, SIGINT, exit and EOF. Each language's argv
 # and env come from the `session` and `session_env`/`env` keys of its
@@ -326,7 +326,7 @@ def extra_node(d, folder):
         check("node: SIGINT ends a cell awaiting forever", c.status == "error" and "SIGINT" in c.error.get("value", ""), repr(c))
     except DriverError as e:
         check("node: SIGINT ends a cell awaiting forever", False, str(e))
-    # packages: npm installs into <session>/.packages/node (runner/install.h PKG_DIR_NODE)
+    # packages: npm installs into <session>/.packages/node (runner/install/install.h PKG_DIR_NODE)
     for base, val in ((".packages/node/node_modules", "from packages"), ("node_modules", "from the folder")):
         p = os.path.join(folder, base, "judge-test-pkg")
         os.makedirs(p)

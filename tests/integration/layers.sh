@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
 # layers.sh: each folder includes only the headers of its own layer and those
-# below it (docs/ARCHITECTURE.md, "Layers"). One check per source file.
+# below it (docs/ARCHITECTURE.md, "Layers"), and inside runner/ each room only
+# what its README allows. One check per source file.
 source "$(dirname "$0")/../lib.sh"
 cd "$(dirname "$0")/../.."
 
 # folder -> the folders whose headers it may include (its own included)
 declare -A may=(
 	[common]="common"
-	[runner]="runner runner/init common"
-	[runner/init]="runner/init"
+	[runner]="runner common"
+	[runner/native]="runner runner/native runner/native/init common"
+	[runner/native/init]="runner/native/init"
+	[runner/gvisor]="runner runner/gvisor runner/gvisor/init common"
+	[runner/gvisor/init]="runner/gvisor/init"
+	[runner/session]="runner runner/session common"
+	[runner/install]="runner runner/install common"
 	[judge/store]="judge/store common"
-	[judge/grading]="judge/grading runner common"
-	[judge/service]="judge/service judge/grading judge/store runner common"
-	[judge/api]="judge/api judge/service judge/grading judge/store runner common"
-	[judge/cli]="judge/cli judge/api judge/service judge/grading judge/store runner common"
+	[judge/grading]="judge/grading runner runner/session runner/install common"
+	[judge/service]="judge/service judge/grading judge/store runner runner/session runner/install common"
+	[judge/api]="judge/api judge/service judge/grading judge/store runner runner/session runner/install common"
+	[judge/cli]="judge/cli judge/api judge/service judge/grading judge/store runner runner/session runner/install common"
 )
 # the runner takes its options from its caller: it never reads judge.ini
 forbidden_in_runner="common/config.h"
+# the backends' contract: only the runner's core (runner/*.c) and the backends'
+# own rooms include it; everything else uses the sandbox through sandbox.h
+backend_rooms="runner runner/native runner/gvisor"
 
-for f in common/*.[ch] runner/*.[ch] runner/init/*.[ch] judge/*/*.[ch]; do
+for f in common/*.[ch] runner/*.[ch] runner/*/*.[ch] runner/*/init/*.[ch] judge/*/*.[ch]; do
 	dir=$(dirname "$f")
 	allowed=${may[$dir]-}
 	if [ -z "$allowed" ]; then
@@ -32,9 +41,23 @@ for f in common/*.[ch] runner/*.[ch] runner/init/*.[ch] judge/*/*.[ch]; do
 		for a in $allowed; do
 			[ "$(dirname "$inc")" = "$a" ] && ok=true
 		done
-		[ "$dir" = runner ] && [ "$inc" = "$forbidden_in_runner" ] && ok=false
+		case $dir in runner*) [ "$inc" = "$forbidden_in_runner" ] && ok=false ;; esac
+		if [ "$inc" = runner/backend.h ] && ! grep -qw "$dir" <<<"$backend_rooms"; then
+			ok=false
+		fi
 		$ok || bad="$bad $inc"
 	done < <(sed -nE 's/^#include "([^"]+)".*/\1/p' "$f")
-	if [ -z "$bad" ]; then pass "$f"; else fail "$f" "includes a higher layer:$bad"; fi
+	if [ -z "$bad" ]; then pass "$f"; else fail "$f" "includes a higher layer or another room's internals:$bad"; fi
 done
+
+# every room of runner/ says what lives there and its invariants
+for room in runner runner/native runner/gvisor runner/session runner/install; do
+	if [ -s "$room/README.md" ]; then pass "$room has a README"; else fail "$room has a README"; fi
+done
+# the core names no backend but in its table: start-up iterates backend_ops[]
+if grep -nE '"(native|gvisor)"' runner/sandbox.c runner/boxfiles.c runner/verdict.c; then
+	fail "the runner's core names no backend"
+else
+	pass "the runner's core names no backend"
+fi
 finish

@@ -1,6 +1,6 @@
 /* regcache: the install proxy's cache of upstream responses (see regcache.h). */
 #define _GNU_SOURCE
-#include "runner/regcache.h"
+#include "runner/install/regcache.h"
 
 #include <curl/curl.h>
 #include <errno.h>

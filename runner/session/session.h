@@ -71,13 +71,15 @@ int session_exec(struct session *s, const struct cell_spec *cell, struct cell_re
 long session_memory_kb(struct session *s);
 /* Ends the driver and its sandbox (not the box: sandbox_close does that). */
 void session_stop(struct session *s);
-/* Keeps sandbox_options' session_pool sessions like spec started ahead of need
- * in backend, with boxes of box_bytes (a worker calls it at start for each
- * language with a driver). session_start then hands one over when its sb (of that
- * backend and box size, nothing run in it yet) and spec match: the pooled box
- * becomes sb's. A pooled session serves one session only. No-op when the
- * option is 0. */
-void session_prepare(enum sandbox_backend backend, long box_bytes, const struct session_spec *spec);
+/* Deep copy of src into dst (argv, env, ro_paths, warm_argv, preload, limits);
+ * release frees it. Sessions and prestart's pools keep such copies. */
+void session_spec_copy(struct session_spec *dst, const struct session_spec *src);
+void session_spec_release(struct session_spec *s);
+/* session_start without prestart's pools: what the pools themselves call. */
+int session_start_new(struct sandbox *sb, const struct session_spec *spec, struct session **out,
+		      char *err, size_t errlen);
+/* Points s at the workspace sb (prestart moved its box there, sandbox_swap). */
+void session_rebind(struct session *s, struct sandbox *sb);
 
 void cell_result_init(struct cell_result *res);
 void cell_result_release(struct cell_result *res);

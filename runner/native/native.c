@@ -2,9 +2,9 @@
  *
  * Theory of operation. The worker (root, multi-threaded) prepares everything in
  * memory first: the cgroup with its limits, pipes, the plan of the run's root and
- * program (nsinit.c; the seccomp BPF is built once). Then clone3() starts a child
+ * program (nsplan.c; the seccomp BPF is built once). Then clone3() starts a child
  * in new user, mount, pid, ipc and uts namespaces (and the slot's network one)
- * that execs bin/ns_init, a small static binary (runner/init/ns_init.c).
+ * that execs bin/ns_init, a small static binary (runner/native/init/ns_init.c).
  *
  *   worker                              child, then ns_init (pid 1 of the new pid namespace)
  *   ------                              -----
@@ -65,9 +65,9 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "runner/capture.h"
-#include "runner/nsinit.h"
+#include "runner/native/nsplan.h"
 #include "runner/cg.h"
-#include "runner/init/clone_run.h"
+#include "runner/native/init/clone_run.h"
 #include "runner/scmp.h"
 #include "runner/verdict.h"
 
@@ -395,7 +395,7 @@ static void end_facts(struct run_facts *f, const struct nsinit_plan *p, struct c
 	f->capture_failed = end == CAPTURE_FAILED;
 	f->capture_errno = cap->error;
 	if (fail_rep->type) {
-		nsinit_explain(p, fail_rep, msg, sizeof msg);
+		nsplan_explain(p, fail_rep, msg, sizeof msg);
 		run_facts_fault(f, "%s", msg);
 	}
 	if (exit_rep->type == NSINIT_EXIT && WIFSIGNALED(exit_rep->status)) {
@@ -467,7 +467,7 @@ static bool early_failure(int rep_fd, const struct nsinit_plan *p, char *err, si
 	if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN) ||
 	    read(rep_fd, &r, sizeof r) != (ssize_t)sizeof r || r.type != NSINIT_FAIL)
 		return false;
-	nsinit_explain(p, &r, err, errlen);
+	nsplan_explain(p, &r, err, errlen);
 	return true;
 }
 
@@ -511,13 +511,13 @@ static struct nsinit_plan *plan_new(void)
 static int make_plan(struct nsinit_plan *p, const struct sandbox *sb, const struct run_spec *spec,
 		     char *err, size_t errlen)
 {
-	const struct nsinit_host host = {
+	const struct nsplan_host host = {
 	    .box_root = sandbox_options() ? sandbox_options()->box_root : "/run/judge",
 	    .newroot = newroot_dir,
 	    .filter = &filter,
 	    .last_cap = last_cap,
 	};
-	return nsinit_plan(p, sb, spec, &host, err, errlen);
+	return nsplan_build(p, sb, spec, &host, err, errlen);
 }
 
 /* The run's cgroup (the one made ahead by the previous run, or a new one) with
@@ -1009,6 +1009,7 @@ static void native_proc_free(struct sandbox_proc *p)
 
 const struct sandbox_ops native_ops = {
     .name = "native",
+    .joins_netns = true,
     .global_init = native_global_init,
     .global_shutdown = native_global_shutdown,
     .works = native_works,

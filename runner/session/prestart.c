@@ -1,8 +1,8 @@
-/* session_pool: sessions started ahead of need, so that creating one costs a
+/* prestart: sessions started ahead of need, so that creating one costs a
  * hand-over instead of a sandbox and a runtime start (~0.1 s native, ~0.3 s
  * gVisor for Python).
  *
- * How it works. session_prepare() names a (backend, box size, driver spec); a
+ * How it works. prestart_prepare() names a (backend, box size, driver spec); a
  * refill thread keeps `size` sessions of each started: its own workspace
  * (sandbox_open with a slot of the pool's range, POOL_SLOT0..), the driver
  * running and its ready reply read. session_start() takes one whose key matches
@@ -12,10 +12,10 @@
  * session serves one session only: it is never given back.
  *
  * The refill thread is also the parent of native drivers' init (PDEATHSIG is
- * per thread): it lives until session_pool_stop.
+ * per thread): it lives until prestart_stop.
  */
 #define _GNU_SOURCE
-#include "runner/session_pool.h"
+#include "runner/session/prestart.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -28,7 +28,6 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "runner/backend.h"
 
 #define MAX_POOLS  16
 #define POOL_SLOT0 65000 /* slots 65000..65499: apart from the callers' */
@@ -60,48 +59,6 @@ static struct {
 	pthread_t thread;
 	unsigned next_slot;
 } sp = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
-
-/* ---- spec copies ---- */
-
-static const char *const *copy_list(const char *const *v)
-{
-	if (!v)
-		return NULL;
-	size_t n = 0;
-	while (v[n])
-		n++;
-	char **c = xcalloc(n + 1, sizeof *c);
-	for (size_t i = 0; i < n; i++)
-		c[i] = xstrdup(v[i]);
-	return (const char *const *)c;
-}
-
-static void free_list(const char *const *v)
-{
-	for (const char *const *p = v; p && *p; p++)
-		free((char *)*p);
-	free((void *)v);
-}
-
-void session_spec_copy(struct session_spec *dst, const struct session_spec *src)
-{
-	*dst = *src;
-	dst->argv = copy_list(src->argv);
-	dst->env = copy_list(src->env);
-	dst->ro_paths = copy_list(src->ro_paths);
-	dst->warm_argv = copy_list(src->warm_argv);
-	dst->preload = copy_list(src->preload);
-}
-
-void session_spec_release(struct session_spec *s)
-{
-	free_list(s->argv);
-	free_list(s->env);
-	free_list(s->ro_paths);
-	free_list(s->warm_argv);
-	free_list(s->preload);
-	memset(s, 0, sizeof *s);
-}
 
 /* ---- the pools ---- */
 
@@ -205,7 +162,7 @@ static void *refill_main(void *arg)
 	return NULL;
 }
 
-void session_prepare(enum sandbox_backend backend, long box_bytes, const struct session_spec *spec)
+void prestart_prepare(enum sandbox_backend backend, long box_bytes, const struct session_spec *spec)
 {
 	const struct sandbox_options *o = sandbox_options();
 	int size = o ? o->session_pool : 0;
@@ -227,30 +184,21 @@ void session_prepare(enum sandbox_backend backend, long box_bytes, const struct 
 	 * default clock (CLOCK_REALTIME) would see each deadline long past and
 	 * spin a core. Nothing waits on it before the thread starts. */
 	if (!sp.running && !sp.stopping && clock_cond_init(&sp.cond) == 0 &&
-	    pthread_create(&sp.thread, NULL, refill_main, NULL) == 0)
+	    pthread_create(&sp.thread, NULL, refill_main, NULL) == 0) {
 		sp.running = true;
+		sandbox_on_shutdown(prestart_stop);
+	}
 	pthread_cond_broadcast(&sp.cond);
 	pthread_mutex_unlock(&sp.lock);
 	free(key);
 }
 
-/* Moves workspace from into to (the two swap contents): to gets the pooled box. */
-static void swap_workspaces(struct sandbox *to, struct sandbox *from)
-{
-	struct sandbox tmp = *to;
-	*to = *from;
-	*from = tmp;
-}
-
-bool session_pool_take(struct sandbox *sb, const struct session_spec *spec, struct session **out)
+bool prestart_take(struct sandbox *sb, const struct session_spec *spec, struct session **out)
 {
 	/* only a workspace nothing ran in can take over a pooled box */
-	if (!sp.running || sb->runs || sb->box_changes)
+	if (!sp.running || !sandbox_is_fresh(sb))
 		return false;
-	for (int b = 0; b < SANDBOX_BACKENDS; b++)
-		if (sb->state[b])
-			return false;
-	char *key = key_of(sb->backend, sb->box_bytes, spec);
+	char *key = key_of(sandbox_backend_of(sb), sandbox_box_bytes(sb), spec);
 	pthread_mutex_lock(&sp.lock);
 	struct spool *p = pool_find(key);
 	struct pooled *e = p ? p->ready : NULL;
@@ -263,7 +211,7 @@ bool session_pool_take(struct sandbox *sb, const struct session_spec *spec, stru
 	free(key);
 	if (!e)
 		return false;
-	swap_workspaces(sb, e->sb);
+	sandbox_swap(sb, e->sb); /* sb gets the pooled box */
 	session_rebind(e->s, sb);
 	sandbox_close(e->sb); /* the caller's fresh box */
 	*out = e->s;
@@ -271,8 +219,8 @@ bool session_pool_take(struct sandbox *sb, const struct session_spec *spec, stru
 	return true;
 }
 
-bool session_pool_wait(enum sandbox_backend backend, long box_bytes,
-		       const struct session_spec *spec, long timeout_ms)
+bool prestart_wait(enum sandbox_backend backend, long box_bytes, const struct session_spec *spec,
+		   long timeout_ms)
 {
 	char *key = key_of(backend, box_bytes, spec);
 	int64_t until = clock_mono_ms() + timeout_ms;
@@ -289,7 +237,7 @@ bool session_pool_wait(enum sandbox_backend backend, long box_bytes,
 	return ready;
 }
 
-void session_pool_stop(void)
+void prestart_stop(void)
 {
 	pthread_mutex_lock(&sp.lock);
 	bool running = sp.running;

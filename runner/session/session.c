@@ -1,5 +1,5 @@
 /* session: a language driver kept running in a live sandbox (sandbox_start),
- * one cell at a time (runner/session.h, languages/drivers/PROTOCOL.md).
+ * one cell at a time (runner/session/session.h, languages/drivers/PROTOCOL.md).
  *
  * How it works. session_start starts the driver with a fresh JUDGE_TOKEN and
  * reads its stdout until the ready reply. A cell is one request on the driver's
@@ -18,7 +18,7 @@
  * a crash) ends the cell as memory_limit or runtime_error and is restarted.
  */
 #define _GNU_SOURCE
-#include "runner/session.h"
+#include "runner/session/session.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -34,8 +34,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "runner/backend.h"
-#include "runner/session_pool.h"
+#include "runner/session/prestart.h"
 
 #define POLL_MS		   10
 #define INTERRUPT_GRACE_MS 1000
@@ -466,6 +465,46 @@ int session_exec(struct session *s, const struct cell_spec *cell, struct cell_re
 
 /* ---- the session ---- */
 
+static const char *const *copy_list(const char *const *v)
+{
+	if (!v)
+		return NULL;
+	size_t n = 0;
+	while (v[n])
+		n++;
+	char **c = xcalloc(n + 1, sizeof *c);
+	for (size_t i = 0; i < n; i++)
+		c[i] = xstrdup(v[i]);
+	return (const char *const *)c;
+}
+
+static void free_list(const char *const *v)
+{
+	for (const char *const *p = v; p && *p; p++)
+		free((char *)*p);
+	free((void *)v);
+}
+
+void session_spec_copy(struct session_spec *dst, const struct session_spec *src)
+{
+	*dst = *src;
+	dst->argv = copy_list(src->argv);
+	dst->env = copy_list(src->env);
+	dst->ro_paths = copy_list(src->ro_paths);
+	dst->warm_argv = copy_list(src->warm_argv);
+	dst->preload = copy_list(src->preload);
+}
+
+void session_spec_release(struct session_spec *s)
+{
+	free_list(s->argv);
+	free_list(s->env);
+	free_list(s->ro_paths);
+	free_list(s->warm_argv);
+	free_list(s->preload);
+	memset(s, 0, sizeof *s);
+}
+
 int session_start(struct sandbox *sb, const struct session_spec *spec, struct session **out,
 		  char *err, size_t errlen)
 {
@@ -474,7 +513,7 @@ int session_start(struct sandbox *sb, const struct session_spec *spec, struct se
 		snprintf(err, errlen, "invalid session specification");
 		return -1;
 	}
-	if (session_pool_take(sb, spec, out))
+	if (prestart_take(sb, spec, out))
 		return 0;
 	return session_start_new(sb, spec, out, err, errlen);
 }
@@ -499,7 +538,7 @@ void session_rebind(struct session *s, struct sandbox *sb)
 {
 	s->sb = sb;
 	if (s->proc)
-		s->proc->sb = sb;
+		sandbox_proc_rebind(s->proc, sb);
 }
 
 long session_memory_kb(struct session *s)

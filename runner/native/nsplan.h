@@ -1,13 +1,13 @@
-/* nsinit: the worker's side of a native run's plan (the format is in
- * runner/init/ns_proto.h): builds it from a run spec, and explains ns_init's
+/* nsplan: the worker's side of a native run's plan (the format is in
+ * runner/native/init/ns_proto.h): builds it from a run spec, and explains ns_init's
  * reports. Not for judge/. */
 #pragma once
-#include "runner/init/ns_proto.h"
+#include "runner/native/init/ns_proto.h"
 #include "runner/sandbox.h"
 #include "runner/scmp.h"
 
 /* What the worker adds to every plan from its global set-up. */
-struct nsinit_host {
+struct nsplan_host {
 	const char *box_root;		  /* read-only paths under it are refused */
 	const char *newroot;		  /* host folder where init mounts its root */
 	const struct scmp_filter *filter; /* installed by the program before execve */
@@ -18,8 +18,8 @@ struct nsinit_host {
  * caller up to its pool). Read-only paths under box_root, /proc, /sys, /dev,
  * /root, /home, /run or /etc itself are refused. Returns 0 or -1 with the reason
  * in err. */
-int nsinit_plan(struct nsinit_plan *p, const struct sandbox *sb, const struct run_spec *spec,
-		const struct nsinit_host *host, char *err, size_t errlen);
+int nsplan_build(struct nsinit_plan *p, const struct sandbox *sb, const struct run_spec *spec,
+		 const struct nsplan_host *host, char *err, size_t errlen);
 /* Writes what failed, from a NSINIT_FAIL report, into buf. */
-void nsinit_explain(const struct nsinit_plan *p, const struct nsinit_report *r, char *buf,
+void nsplan_explain(const struct nsinit_plan *p, const struct nsinit_report *r, char *buf,
 		    size_t len);

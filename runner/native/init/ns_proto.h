@@ -1,4 +1,4 @@
-/* ns_proto: what the worker (runner/native.c, nsinit.c) and bin/ns_init
+/* ns_proto: what the worker (runner/native/native.c, nsplan.c) and bin/ns_init
  * (ns_init.c) exchange — the plan of one native run, its root and its program,
  * built in the worker, sent over a pipe and carried out by ns_init inside the new
  * namespaces; and the reports that come back. The plan is position independent

@@ -59,7 +59,7 @@
  * containers, mounts, folders and cgroups of every pid that is gone.
  */
 #define _GNU_SOURCE
-#include "runner/gvpool.h"
+#include "runner/gvisor/gvpool.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -89,9 +89,9 @@
 #include "runner/backend.h"
 #include "runner/capture.h"
 #include "runner/cg.h"
-#include "runner/gvhost.h"
-#include "runner/init/box_proto.h"
-#include "runner/oci.h"
+#include "runner/gvisor/gvhost.h"
+#include "runner/gvisor/init/box_proto.h"
+#include "runner/gvisor/oci.h"
 #include "runner/scmp.h"
 #include "runner/verdict.h"
 

@@ -1,9 +1,9 @@
-/* nsinit: the worker's side of a native run's plan — the root and the program,
- * built before clone and carried out by bin/ns_init (runner/init/ns_init.c) in the
+/* nsplan: the worker's side of a native run's plan — the root and the program,
+ * built before clone and carried out by bin/ns_init (runner/native/init/ns_init.c) in the
  * new namespaces; see the "theory of operation" atop native.c.
  */
 #define _GNU_SOURCE
-#include "runner/nsinit.h"
+#include "runner/native/nsplan.h"
 
 #include <errno.h>
 #include <linux/filter.h>
@@ -216,8 +216,8 @@ static int add_box(struct nsinit_plan *p, const struct sandbox *sb, const char *
 	return 0;
 }
 
-int nsinit_plan(struct nsinit_plan *p, const struct sandbox *sb, const struct run_spec *spec,
-		const struct nsinit_host *host, char *err, size_t errlen)
+int nsplan_build(struct nsinit_plan *p, const struct sandbox *sb, const struct run_spec *spec,
+		 const struct nsplan_host *host, char *err, size_t errlen)
 {
 	const struct run_limits *l = &spec->limits;
 	const char *box_root = host->box_root;
@@ -331,7 +331,7 @@ int nsinit_plan(struct nsinit_plan *p, const struct sandbox *sb, const struct ru
 	return 0;
 }
 
-void nsinit_explain(const struct nsinit_plan *p, const struct nsinit_report *r, char *buf,
+void nsplan_explain(const struct nsinit_plan *p, const struct nsinit_report *r, char *buf,
 		    size_t len)
 {
 	const char *what = r->step >= 0 && r->step <= S_EXEC ? step_names[r->step] : "?";

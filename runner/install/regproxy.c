@@ -1,6 +1,6 @@
 /* regproxy: the registry proxy of a package install (see regproxy.h). */
 #define _GNU_SOURCE
-#include "runner/regproxy.h"
+#include "runner/install/regproxy.h"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -24,7 +24,7 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "runner/regcache.h"
+#include "runner/install/regcache.h"
 
 #define MAX_CONNS     32
 #define HEAD_MAX      16384

@@ -11,7 +11,7 @@
  * manager is not the session's code.
  */
 #define _GNU_SOURCE
-#include "runner/install.h"
+#include "runner/install/install.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,8 +25,7 @@
 
 #include "common/clock.h"
 #include "common/xalloc.h"
-#include "runner/backend.h"
-#include "runner/regproxy.h"
+#include "runner/install/regproxy.h"
 
 #define SPEC_MAX     200
 #define PACKAGES_MAX 64
@@ -219,32 +218,12 @@ static int fail(struct install_result *res, const char *fmt, ...)
 	return -1;
 }
 
-/* Makes the package folder with its parents, owned by the box's uid, walking
- * from the box's fd without following a symlink (the session's code may have
- * planted one; the sandbox's bind checks again, beneath the box). */
+/* Makes the package folder with its parents, owned by the box's uid, never
+ * following a symlink (the session's code may have planted one; the sandbox's
+ * bind checks again, beneath the box). */
 static int make_folder(struct sandbox *sb, const char *dir, struct install_result *res)
 {
-	char buf[128];
-	int rc = 0;
-	snprintf(buf, sizeof buf, "%s", dir);
-	int dfd = fcntl(sb->box_fd, F_DUPFD_CLOEXEC, 0);
-	if (dfd < 0)
-		return fail(res, "cannot open the box: %s", strerror(errno));
-	for (char *part = strtok(buf, "/"); part; part = strtok(NULL, "/")) {
-		if (mkdirat(dfd, part, 0755) == 0 &&
-		    fchownat(dfd, part, sb->host_uid, sb->host_gid, AT_SYMLINK_NOFOLLOW) < 0) {
-			rc = -errno;
-			break;
-		}
-		int nfd = openat(dfd, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		rc = nfd < 0 ? -errno : 0;
-		close(dfd);
-		dfd = nfd;
-		if (nfd < 0)
-			break;
-	}
-	if (dfd >= 0)
-		close(dfd);
+	int rc = sandbox_file_mkdir(sb, dir);
 	if (rc < 0)
 		return fail(res, "cannot make the package folder '%s': %s", dir, strerror(-rc));
 	return 0;

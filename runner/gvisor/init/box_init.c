@@ -55,7 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runner/init/box_proto.h"
+#include "runner/gvisor/init/box_proto.h"
 
 #define POLL_MS 20
 /* A tree that used no CPU since the last poll is polled ever less often, up to

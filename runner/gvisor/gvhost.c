@@ -2,7 +2,7 @@
  * mounts and the cgroups runsc makes for a container, and the sweep of what dead
  * owners left. Nothing here knows about pools or runs. */
 #define _GNU_SOURCE
-#include "runner/gvhost.h"
+#include "runner/gvisor/gvhost.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
  * ro_paths and the warm-up its language gives: warm_argv, preload), pool_size of
  * each, filled from the second run of a signature on (or at once after
  * gvpool_prepare). A pool entry is an OCI bundle (oci.c) whose process is
- * box_init (runner/init/box_init.c), started with `runsc run --detach`; init
+ * box_init (runner/gvisor/init/box_init.c), started with `runsc run --detach`; init
  * warms the runtime up (as nobody, before any job exists), says 'R' and waits on
  * its stdin, a pipe held by this process. A refill thread (at a low CPU
  * priority, raised when the entry is taken) starts new ones in the background.
@@ -26,7 +26,7 @@
  * start) and discard it, so nothing idles forever.
  */
 #define _GNU_SOURCE
-#include "runner/gvpool.h"
+#include "runner/gvisor/gvpool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,8 +46,8 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "runner/backend.h"
-#include "runner/gvhost.h"
-#include "runner/oci.h"
+#include "runner/gvisor/gvhost.h"
+#include "runner/gvisor/oci.h"
 
 #define MAX_POOLS 16
 /* Every runsc subcommand gets the same global flags (start without --network=none

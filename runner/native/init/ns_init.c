@@ -1,4 +1,4 @@
-/* ns_init: the first process of every native run (runner/native.c), pid 1 of the
+/* ns_init: the first process of every native run (runner/native/native.c), pid 1 of the
  * run's new pid namespace; a small static binary, so that starting it copies
  * nothing of the worker (see the "theory of operation" atop native.c).
  *
@@ -39,8 +39,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "runner/init/clone_run.h"
-#include "runner/init/ns_proto.h"
+#include "runner/native/init/clone_run.h"
+#include "runner/native/init/ns_proto.h"
 
 #if defined(__x86_64__)
 /* A system call: its result, or -errno. */

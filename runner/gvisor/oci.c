@@ -6,7 +6,7 @@
  * program. gVisor's root is not root on the host: the sentry and gofer run
  * confined by runsc, and --network=none leaves only loopback.
  */
-#include "runner/oci.h"
+#include "runner/gvisor/oci.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
