@@ -112,7 +112,7 @@ def completions(lang, right, wrong):
     bad = {"py": "    return (\n", "js": "  return );\n}", "cpp": "    return +;",
            "cs": "        return +;"}[lang]
     early = {"py": "    import sys\n    sys.exit(0)\n", "js": "  process.exit(0);\n}",
-             "cpp": "    exit(0);", "cs": "        System.Environment.Exit(0); return default;"}[lang]
+             "cpp": "    exit(0);", "cs": "        System.Environment.Exit(0); throw new Exception();"}[lang]
     after = {"py": "\n\ndef main():\n    print(42)\n", "js": "\n\nconsole.log(add(1, 2));\nnonsense(",
              "cpp": "\n}\nint main() { junk", "cs": "\n    }\n    junk("}[lang]
     # MultiPL-E's completion begins after the stripped prompt: a newline first
