@@ -92,7 +92,7 @@ def hx_samples(ctx, lang, which):
     probs = read_jsonl(os.path.join(ctx.data, "codegeex/codegeex/benchmark/humaneval-x",
                                     lang, "data", "humaneval_%s.jsonl.gz" % lang))
     rows, kinds = [], {}
-    for p in probs:
+    for p in probs[:ctx.a.limit or len(probs)]:
         gens = []
         if which in ("all", "canonical"):
             gens.append(("canonical", p["canonical_solution"]))
@@ -340,6 +340,7 @@ def main():
     ap.add_argument("--langs", type=lambda s: s.split(","), default=None)
     ap.add_argument("--timeout", type=float, default=10.0,
                     help="seconds per sample on both sides (MBPP, MultiPL-E); HumanEval-X: 5")
+    ap.add_argument("--limit", type=int, default=0, help="HumanEval-X: the first N problems only")
     ap.add_argument("--wrong-every", type=int, default=1,
                     help="HumanEval-X: the first wrong body on every Nth problem only")
     ap.add_argument("--mbpp-files", type=lambda s: s.split(","), default=None)

@@ -60,7 +60,7 @@ expect_json "humaneval-x python: generation cut at the first unindented line" \
 printf '%s\n' '{"task_id": "JavaScript/0", "prompt": "", "completion": "  return x + y;\n}\n"}' \
 	'{"task_id": "Go/0", "prompt": "", "generation": "x"}' >"$TMP/odd.jsonl"
 jq -c '.task_id = "Go/0"' "$F/humaneval-x/humaneval_js.jsonl" | head -1 >"$TMP/odd_problems.jsonl"
-head -1 "$F/humaneval-x/humaneval_js.jsonl" >>"$TMP/odd_problems.jsonl"
+cat "$F/humaneval-x/humaneval_js.jsonl" >>"$TMP/odd_problems.jsonl" # JavaScript/1 gets no sample
 "$JUDGE" eval --sandbox "$SB" --problems "$TMP/odd_problems.jsonl" --samples "$TMP/odd.jsonl" \
 	>"$TMP/odd.out" 2>&1
 expect_json "humaneval-x: no generation, a language we do not run: each fails alone" \
@@ -99,16 +99,16 @@ for l in py js cpp cs; do
 	expect_json "multipl-e $l: results keep the file's fields, not its completions" "$R" \
 		'all(.[]; has("completions") | not) and all(.[]; has("prompt") and has("tests") and .temperature == 0.2) and
 		 all(.[].results[]; keys == ["exit_code", "program", "status", "stderr", "stdout", "timestamp"]) and
-		 all(.[]; .results[0].program == .prompt + (.results[0].program | ltrimstr(.prompt)))'
+		 all(.[]; .prompt as $p | .results[0].program | startswith($p))'
 	expect_json "multipl-e $l: the text after the stop token is cut" "$R" \
-		'all(.[]; .results[5].program == .results[0].program)'
+		'all(.[]; (.results[5].program | gsub("\n+"; "\n")) == (.results[0].program | gsub("\n+"; "\n")))'
 	n=$(jq 'length' <<<"$R")
 	c=$(jq '[.[].results[] | select(.status == "OK" and .exit_code == 0)] | length' <<<"$R")
 	hdr=$(head -1 <<<"$out") row=$(sed -n 2p <<<"$out")
+	est=$(cut -d, -f3 <<<"$row")
 	[ "$hdr" = "Dataset,Pass@k,Estimate,NumProblems,MinCompletions,MaxCompletions" ] &&
-		[[ "$row" == "mpe-$l,1,"*",$n,6,6" ]] &&
-		jq -en "(${row#mpe-$l,1,} | split(\",\")[0] | tonumber) - ($c / (6 * $n)) | fabs < 1e-12" \
-			>/dev/null 2>&1 <<<"\"${row#mpe-$l,1,}\"" &&
+		[ "$(cut -d, -f1,2,4- <<<"$row")" = "mpe-$l,1,$n,6,6" ] &&
+		python3 -c "import sys; sys.exit(abs($est - $c / (6 * $n)) > 1e-12)" 2>/dev/null &&
 		pass "multipl-e $l: pass_k.py's CSV ($row)" || fail "multipl-e $l: CSV" "$out"
 done
 # C#: Debug.Assert(x.Equals(y)) on a List compares references: the right
