@@ -17,6 +17,7 @@
 #include "judge/api/sse.h"
 #include "judge/grading/evalset.h"
 #include "judge/grading/lang.h"
+#include "judge/grading/evformat.h"
 #include "judge/grading/request.h"
 #include "judge/service/evalstore.h"
 #include "judge/service/waiter.h"
@@ -27,7 +28,8 @@
 
 /* What a POST body holds, checked. */
 struct eval_body {
-	const char *language;
+	const char *language; /* NULL: the set names it, else python */
+	const char *format;   /* NULL: told from the problems (evformat.h) */
 	const cJSON *problems, *samples;
 	cJSON *ks;
 	long timeout_ms;
@@ -62,7 +64,8 @@ static int check_body(const struct judge_config *cfg, const struct lang_registry
 		      const cJSON *in, struct eval_body *b, struct req_error *e)
 {
 	memset(b, 0, sizeof *b);
-	static const char *const keys[] = {"language", "problems", "samples", "k", "timeout", NULL};
+	static const char *const keys[] = {"language", "problems", "samples", "k",
+					   "timeout",  "format",   NULL};
 	const cJSON *it;
 	if (!cJSON_IsObject(in))
 		return req_fail(e, 422, "invalid_field", "the request must be a JSON object");
@@ -77,14 +80,22 @@ static int check_body(const struct judge_config *cfg, const struct lang_registry
 	}
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(in, "language");
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "timeout");
+	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(in, "format");
 	b->problems = cJSON_GetObjectItemCaseSensitive(in, "problems");
 	b->samples = cJSON_GetObjectItemCaseSensitive(in, "samples");
-	if (!cJSON_IsString(lang))
-		return req_fail(e, 422, "missing_field", "language is required");
-	const struct lang *l = lang_lookup(langs, lang->valuestring);
-	b->language = l ? l->name : lang->valuestring;
-	if (!cJSON_IsArray(b->problems) || cJSON_GetArraySize(b->problems) == 0)
+	if (lang && !cJSON_IsString(lang))
+		return req_fail(e, 422, "invalid_field", "language must be a string");
+	const struct lang *l = lang ? lang_lookup(langs, lang->valuestring) : NULL;
+	b->language = !lang ? NULL : l ? l->name : lang->valuestring;
+	if (fmt && (!cJSON_IsString(fmt) || !evfmt_find(fmt->valuestring)))
+		return req_fail(e, 422, "invalid_field", "format must be one of %s", evfmt_names());
+	b->format = fmt ? fmt->valuestring : NULL;
+	const struct evformat *f = b->format ? evfmt_find(b->format) : NULL;
+	bool need_problems = !f || f->id_key;
+	if (need_problems && (!cJSON_IsArray(b->problems) || cJSON_GetArraySize(b->problems) == 0))
 		return req_fail(e, 422, "missing_field", "problems must be a non-empty array");
+	if (!need_problems && b->problems && !cJSON_IsArray(b->problems))
+		return req_fail(e, 422, "invalid_field", "problems must be an array");
 	int ns = cJSON_GetArraySize(b->samples);
 	if (!cJSON_IsArray(b->samples) || ns == 0)
 		return req_fail(e, 422, "missing_field", "samples must be a non-empty array");
@@ -102,24 +113,15 @@ static int check_body(const struct judge_config *cfg, const struct lang_registry
 	return body_ks(cJSON_GetObjectItemCaseSensitive(in, "k"), &b->ks, e);
 }
 
-/* The sample's request, as a client's body, validated by request.c into the
+/* An item's request, as a client's body, validated by request.c into the
  * normalized request the workers read. */
-static int sample_request(struct api *a, const struct eval_body *b, const struct evset *set,
-			  const cJSON *s, int i, cJSON **out, struct req_error *e)
+static int item_request(struct api *a, struct evset_item *it, cJSON **out, struct req_error *e)
 {
-	const cJSON *tid = cJSON_GetObjectItemCaseSensitive(s, "task_id");
-	const cJSON *comp = cJSON_GetObjectItemCaseSensitive(s, "completion");
-	const struct evset_problem *p =
-	    cJSON_IsString(tid) ? evset_find(set, tid->valuestring) : NULL;
-	if (!p || !cJSON_IsString(comp))
-		return req_fail(e, 422, "invalid_field",
-				"samples[%d] needs a task_id of the problems and a completion", i);
-	struct grade_request gr;
-	evset_request(p, b->language, comp->valuestring, b->timeout_ms, &gr);
+	struct grade_request *gr = &it->req;
 	/* an empty completion is a (failing) sample, not a bad request */
-	if (gr.source_len == 0)
-		model_set(&gr.source, "\n", 1), gr.source_len = 1;
-	cJSON *body = model_request_render(&gr);
+	if (gr->source_len == 0)
+		model_set(&gr->source, "\n", 1), gr->source_len = 1;
+	cJSON *body = model_request_render(gr);
 	cJSON_DeleteItemFromObjectCaseSensitive(body, "run_all_tests");
 	cJSON *fn = cJSON_DetachItemFromObjectCaseSensitive(body, "function");
 	if (fn) { /* the client's shape: function, tests, signature at the top */
@@ -132,50 +134,70 @@ static int sample_request(struct api *a, const struct eval_body *b, const struct
 			cJSON_AddItemToObject(body, "signature", sig);
 		cJSON_Delete(fn);
 	}
-	model_request_release(&gr);
 	struct req_parsed parsed;
 	int rc = req_validate(a->cfg, &a->langs, REQ_SUBMISSION, body, &parsed, e);
 	cJSON_Delete(body);
-	if (rc < 0) {
-		char m[sizeof e->message];
-		memcpy(m, e->message, sizeof m);
-		snprintf(e->message, sizeof e->message, "samples[%d]: %.200s", i, m);
+	if (rc < 0)
 		return -1;
-	}
 	*out = parsed.request;
 	parsed.request = NULL;
 	req_parsed_release(&parsed);
 	return 0;
 }
 
+/* The set of the body, its samples expanded into items, their requests into
+ * reqs and task ids into task_ids; *language: the run's (the body's, else the
+ * first item's; owned). */
 static int build(struct api *a, const struct eval_body *b, cJSON *task_ids, cJSON *reqs,
-		 struct req_error *e)
+		 char **language, struct req_error *e)
 {
 	struct evset set;
+	struct evset_items items = {0};
 	char err[256];
-	int ret = -1, i = 0;
-	evset_init(&set);
-	const cJSON *p;
-	cJSON_ArrayForEach(p, b->problems)
-	{
-		if (evset_add(&set, p, err, sizeof err) < 0) {
-			req_fail(e, 422, "invalid_field", "problems: %s", err);
+	int ret = -1;
+	if (evset_load(&set, a->cfg->languages_dir, b->format, b->problems,
+		       cJSON_GetArrayItem(b->samples, 0), b->language, b->timeout_ms, err,
+		       sizeof err) < 0) {
+		req_fail(e, 422, "invalid_field", "problems: %s", err);
+		goto out;
+	}
+	set.default_language = lang_default(&a->langs)->name;
+	if (set.fmt->id_key && cJSON_GetArraySize(b->problems) == 0) {
+		req_fail(e, 422, "missing_field", "problems must be a non-empty array");
+		goto out;
+	}
+	int i = 0;
+	const cJSON *s;
+	cJSON_ArrayForEach(s, b->samples) evset_expand(&set, s, i++, &items);
+	if (items.n > EVAL_MAX_SAMPLES) {
+		req_fail(e, 413, "too_large", "the samples hold %d completions, at most %d allowed",
+			 items.n, EVAL_MAX_SAMPLES);
+		goto out;
+	}
+	for (i = 0; i < items.n; i++) {
+		struct evset_item *it = &items.v[i];
+		cJSON *rq = NULL;
+		if (it->error) {
+			req_fail(e, 422, "invalid_field", "samples[%d]: %.200s", it->sample,
+				 it->error);
 			goto out;
 		}
-	}
-	const cJSON *s;
-	cJSON_ArrayForEach(s, b->samples)
-	{
-		cJSON *rq = NULL;
-		if (sample_request(a, b, &set, s, i++, &rq, e) < 0)
+		if (item_request(a, it, &rq, e) < 0) {
+			char m[sizeof e->message];
+			memcpy(m, e->message, sizeof m);
+			snprintf(e->message, sizeof e->message, "samples[%d]: %.200s", it->sample,
+				 m);
 			goto out;
+		}
 		cJSON_AddItemToArray(reqs, rq);
-		cJSON_AddItemToArray(
-		    task_ids, cJSON_CreateString(
-				  cJSON_GetObjectItemCaseSensitive(s, "task_id")->valuestring));
+		cJSON_AddItemToArray(task_ids, cJSON_CreateString(it->task_id));
 	}
+	*language = xstrdup(b->language	  ? b->language
+			    : items.n > 0 ? items.v[0].req.language
+					  : lang_default(&a->langs)->name);
 	ret = 0;
 out:
+	evset_items_release(&items);
 	evset_release(&set);
 	return ret;
 }
@@ -185,17 +207,17 @@ void evapi_create(struct http_request *r, struct api *a)
 	cJSON *in = NULL, *ids = cJSON_CreateArray(), *reqs = cJSON_CreateArray();
 	struct eval_body b = {0};
 	struct req_error e;
-	char err[512];
+	char err[512], *language = NULL;
 	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0 ||
-	    check_body(a->cfg, &a->langs, in, &b, &e) < 0 || build(a, &b, ids, reqs, &e) < 0) {
+	    check_body(a->cfg, &a->langs, in, &b, &e) < 0 ||
+	    build(a, &b, ids, reqs, &language, &e) < 0) {
 		render_req_error(r, &e);
 		goto out;
 	}
 	struct db *db = api_db(a, 5000, err, sizeof err);
 	int64_t id = 0;
-	int rc =
-	    db ? evstore_create(db, r->key_id, b.language, b.ks, ids, reqs, &id, err, sizeof err)
-	       : -1;
+	int rc = db ? evstore_create(db, r->key_id, language, b.ks, ids, reqs, &id, err, sizeof err)
+		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	if (rc < 0) {
@@ -218,6 +240,7 @@ void evapi_create(struct http_request *r, struct api *a)
 	free(text);
 	cJSON_Delete(o);
 out:
+	free(language);
 	cJSON_Delete(in);
 	cJSON_Delete(b.ks);
 	cJSON_Delete(ids);

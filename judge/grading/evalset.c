@@ -7,6 +7,7 @@
 
 #include "common/xalloc.h"
 #include "judge/grading/passk.h"
+#include "judge/grading/evformat.h"
 
 void evset_init(struct evset *s)
 {
@@ -20,7 +21,23 @@ void evset_release(struct evset *s)
 		cJSON_Delete(s->problems[i].obj);
 	}
 	free(s->problems);
+	free(s->language);
+	evfmt_facts_release(&s->facts);
 	evset_init(s);
+}
+
+void evset_items_release(struct evset_items *it)
+{
+	for (int i = 0; i < it->n; i++) {
+		free(it->v[i].task_id);
+		free(it->v[i].error);
+		free(it->v[i].result);
+		free(it->v[i].out);
+		free(it->v[i].err);
+		model_request_release(&it->v[i].req);
+	}
+	free(it->v);
+	memset(it, 0, sizeof *it);
 }
 
 static const char *str_of(const cJSON *o, const char *key)
@@ -29,27 +46,59 @@ static const char *str_of(const cJSON *o, const char *key)
 	return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
 }
 
+int evset_load(struct evset *s, const char *languages_dir, const char *format,
+	       const cJSON *problems, const cJSON *first_sample, const char *language,
+	       long timeout_ms, char *err, size_t errlen)
+{
+	evset_init(s);
+	const cJSON *first = cJSON_GetArrayItem(problems, 0);
+	s->fmt = format ? evfmt_find(format) : evfmt_detect(first, first_sample);
+	if (!s->fmt) {
+		if (format)
+			snprintf(err, errlen, "unknown format '%.40s' (known: %s)", format,
+				 evfmt_names());
+		else
+			snprintf(err, errlen, "the problems are in no format the judge knows (%s)",
+				 evfmt_names());
+		return -1;
+	}
+	s->language = language ? xstrdup(language) : NULL;
+	s->timeout_ms = timeout_ms;
+	if (evfmt_facts_load(&s->facts, languages_dir, s->fmt->name, err, errlen) < 0)
+		return -1;
+	const cJSON *p;
+	cJSON_ArrayForEach(p, problems)
+	{
+		if (evset_add(s, p, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int evset_add(struct evset *s, const cJSON *p, char *err, size_t errlen)
 {
-	const char *id = str_of(p, "task_id");
+	const char *key = s->fmt->id_key;
+	if (!key) {
+		snprintf(err, errlen, "format %s has no problems file", s->fmt->name);
+		return -1;
+	}
+	const cJSON *idv = cJSON_GetObjectItemCaseSensitive(p, key);
+	char num[32];
+	const char *id = str_of(p, key);
+	if (!id && cJSON_IsNumber(idv) && idv->valuedouble == (double)(long long)idv->valuedouble) {
+		snprintf(num, sizeof num, "%lld", (long long)idv->valuedouble); /* MBPP's ints */
+		id = num;
+	}
 	if (!id) {
-		snprintf(err, errlen, "a problem has no task_id");
+		snprintf(err, errlen, "a problem has no %s", key);
 		return -1;
 	}
 	if (evset_find(s, id)) {
-		snprintf(err, errlen, "task_id '%.100s' appears twice", id);
+		snprintf(err, errlen, "%s '%.100s' appears twice", key, id);
 		return -1;
 	}
-	bool he = str_of(p, "test") != NULL;
-	bool fn =
-	    str_of(p, "function") && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(p, "tests"));
-	if (!he && !fn) {
-		snprintf(err, errlen,
-			 "problem '%.100s' has neither test (with prompt, entry_point) nor "
-			 "function with tests",
-			 id);
+	if (s->fmt->check(p, err, errlen) < 0)
 		return -1;
-	}
 	s->problems = xreallocarray(s->problems, (size_t)s->count + 1, sizeof *s->problems);
 	s->problems[s->count].task_id = xstrdup(id);
 	s->problems[s->count].obj = cJSON_Duplicate(p, 1);
@@ -65,40 +114,35 @@ const struct evset_problem *evset_find(const struct evset *s, const char *task_i
 	return NULL;
 }
 
-void evset_request(const struct evset_problem *p, const char *language, const char *completion,
-		   long timeout_ms, struct grade_request *out)
+void evset_expand(const struct evset *s, const cJSON *smp, int index, struct evset_items *out)
 {
-	model_request_init(out);
-	model_set(&out->language, language, strlen(language));
-	const cJSON *o = p->obj;
-	const char *test = str_of(o, "test");
-	if (test) {
-		const char *prompt = str_of(o, "prompt"), *ep = str_of(o, "entry_point");
-		char *src = xasprintf("%s%s", prompt ? prompt : "", completion);
-		out->source = src;
-		out->source_len = strlen(src);
-		model_set(&out->test_code, test, strlen(test));
-		if (ep)
-			model_set(&out->entry_point, ep, strlen(ep));
-	} else {
-		model_set(&out->source, completion, strlen(completion));
-		out->source_len = strlen(completion);
-		const cJSON *sig = cJSON_GetObjectItemCaseSensitive(o, "signature");
-		model_request_set_function(out, str_of(o, "function"),
-					   cJSON_IsObject(sig) ? sig : NULL,
-					   cJSON_GetObjectItemCaseSensitive(o, "tests"));
-		const char *cmp = str_of(o, "compare");
-		if (cmp && !strcmp(cmp, "unordered")) {
-			cmp_opts_init(&out->cmp, CMP_UNORDERED);
-			out->has_compare = true;
-		}
+	if (!cJSON_IsObject(smp)) {
+		evfmt_item_fail(evfmt_item_add(out, index, 0, ""), "sample is not an object");
+		return;
 	}
-	if (timeout_ms > 0) {
-		/* an endless sample costs its time limit and little more */
-		out->has_limits = true;
-		out->limits.time_ms = timeout_ms;
-		out->limits.wall_ms = timeout_ms + 250;
+	s->fmt->expand(s, smp, index, out);
+}
+
+void evset_item_judge(struct evset_item *it, enum sub_status st, const cJSON *result)
+{
+	char buf[600];
+	free(it->result);
+	free(it->out);
+	free(it->err);
+	it->status = it->error ? SUB_INTERNAL_ERROR : st;
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(result, "exit_code");
+	it->exit_code = cJSON_IsNumber(code) ? code->valueint : -1;
+	const char *o = str_of(result, "stdout"), *e = str_of(result, "stderr");
+	it->out = xstrndup(o ? o : "", 2048);
+	it->err = xstrndup(e ? e : "", 2048);
+	if (it->error) {
+		it->passed = false;
+		snprintf(buf, sizeof buf, "failed: %s", it->error);
+		it->result = xstrdup(buf);
+		return;
 	}
+	it->passed = st == SUB_ACCEPTED;
+	it->result = xstrdup(evset_result_text(st, result, buf, sizeof buf));
 }
 
 /* Problems in the order of their first sample, with n and c. */

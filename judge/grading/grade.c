@@ -18,6 +18,7 @@
 #include "judge/grading/compare.h"
 #include "judge/grading/interact.h"
 #include "common/config.h"
+#include "judge/grading/evrun.h"
 #include "judge/grading/funcgrade.h"
 #include "judge/grading/compile.h"
 #include "judge/grading/lang.h"
@@ -841,6 +842,10 @@ void grade_request(const struct grade_env *env, const struct grade_request *req,
 	struct grade_plan plan;
 	if (req->func || req->test_code) {
 		fgrade_request(env, req, out);
+		return;
+	}
+	if (req->eval) {
+		evrun_request(env, req, out);
 		return;
 	}
 	model_result_init(out);

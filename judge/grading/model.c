@@ -48,7 +48,29 @@ void model_request_release(struct grade_request *r)
 	}
 	free(r->test_code);
 	free(r->entry_point);
+	if (r->eval) {
+		free(r->eval->rule);
+		for (int i = 0; i < r->eval->nstderr_fails; i++)
+			free(r->eval->stderr_fails[i]);
+		free(r->eval->stderr_fails);
+		free(r->eval);
+	}
 	model_request_init(r);
+}
+
+void model_request_set_eval(struct grade_request *r, const char *rule)
+{
+	if (!r->eval)
+		r->eval = xcalloc(1, sizeof *r->eval);
+	model_set(&r->eval->rule, rule, strlen(rule));
+}
+
+void model_request_add_stderr_fail(struct grade_request *r, const char *text)
+{
+	struct grade_eval *e = r->eval;
+	e->stderr_fails =
+	    xreallocarray(e->stderr_fails, (size_t)e->nstderr_fails + 1, sizeof *e->stderr_fails);
+	e->stderr_fails[e->nstderr_fails++] = xstrdup(text);
 }
 
 void model_set(char **dst, const char *s, size_t len)
@@ -168,7 +190,7 @@ static void render_body(cJSON *o, const struct grade_request *r)
 			if (t->points >= 0)
 				cJSON_AddNumberToObject(tj, "points", t->points);
 		}
-	} else if (!r->func && !r->test_code) { /* those forms have no stdin */
+	} else if (!r->func && !r->test_code && !r->eval) { /* those forms have no stdin */
 		add_str(o, "stdin", r->stdin_data);
 		if (r->expected)
 			add_str(o, "expected_output", r->expected);
@@ -202,6 +224,16 @@ cJSON *model_request_render(const struct grade_request *r)
 		add_str(o, "test_code", r->test_code);
 	if (r->entry_point)
 		add_str(o, "entry_point", r->entry_point);
+	if (r->eval) {
+		cJSON *e = cJSON_AddObjectToObject(o, "eval");
+		add_str(e, "rule", r->eval->rule);
+		if (r->eval->nstderr_fails) {
+			cJSON *a = cJSON_AddArrayToObject(e, "stderr_fails");
+			for (int i = 0; i < r->eval->nstderr_fails; i++)
+				cJSON_AddItemToArray(a,
+						     cJSON_CreateString(r->eval->stderr_fails[i]));
+		}
+	}
 	return o;
 }
 
@@ -378,6 +410,17 @@ int model_request_load(const cJSON *in, struct grade_request *out, char *err, si
 		set_str(&out->test_code, NULL, tc);
 	if (ep)
 		set_str(&out->entry_point, NULL, ep);
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(in, "eval");
+	const char *rule = json_str(ev, "rule");
+	if (rule) {
+		model_request_set_eval(out, rule);
+		const cJSON *t;
+		cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(ev, "stderr_fails"))
+		{
+			if (cJSON_IsString(t) && t->valuestring)
+				model_request_add_stderr_fail(out, t->valuestring);
+		}
+	}
 	return 0;
 }
 

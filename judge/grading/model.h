@@ -61,6 +61,16 @@ struct grade_func {
 	cJSON *tests;	  /* owned, never NULL */
 };
 
+/* An eval set's assembled program (evrun.h): source is the whole program, run
+ * once with no input and judged by the set's harness's rule (evrun_rule_parse:
+ * "exit_zero", "silent", "exec"); stderr_fails: with exit_zero, a stderr holding
+ * one of these texts fails too (MultiPL-E's C# rule). */
+struct grade_eval {
+	char *rule;
+	char **stderr_fails;
+	int nstderr_fails;
+};
+
 /* A request. Every pointer is owned (model_request_release frees it). Exactly
  * one form: problem != NULL, or ntests > 0, or one run of stdin_data/expected. */
 struct grade_request {
@@ -88,6 +98,7 @@ struct grade_request {
 	struct grade_func *func; /* function problem, or NULL */
 	char *test_code;	 /* test-code problem (HumanEval style), or NULL */
 	char *entry_point;	 /* its function under test (check(entry_point)), or NULL */
+	struct grade_eval *eval; /* an eval set's program, or NULL */
 };
 
 /* Empty request: no fields, compare options of mode lines. */
@@ -112,6 +123,11 @@ void model_request_add_compiler_option(struct grade_request *r, const char *opt)
  * and tests (grade_func). */
 void model_request_set_function(struct grade_request *r, const char *name, const cJSON *signature,
 				const cJSON *tests);
+/* Makes r an eval set's program judged by rule (copied; evrun.h), with no
+ * stderr texts yet. */
+void model_request_set_eval(struct grade_request *r, const char *rule);
+/* Appends a text whose presence in stderr fails an eval program (r->eval set). */
+void model_request_add_stderr_fail(struct grade_request *r, const char *text);
 /* The normalized JSON of r (the caller deletes it); never NULL. */
 cJSON *model_request_render(const struct grade_request *r);
 /* Reads normalized JSON (as stored, possibly by an older binary) into out, which

@@ -714,7 +714,7 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	    "limits", "run_all_tests", "callback_url", "idempotency_key", "files", "args",
 	    "compiler_options",
 	    /* function and test-code problems (request_func.h) */
-	    "function", "signature", "test_code", "entry_point", NULL};
+	    "function", "signature", "test_code", "entry_point", "eval", NULL};
 	if (check_known_keys(in, keys, "", err) < 0)
 		return -1;
 
@@ -745,7 +745,8 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	if (fform < 0 ||
 	    (fform == 0 &&
 	     (validate_files(cfg, l, in, o, err) < 0 || validate_args(l, in, o, err) < 0)) ||
-	    (fform == 1 && get_string(in, "callback_url", "", false, MAX_URL + 1, &cb, err) < 0) ||
+	    (fform == 2 && validate_args(l, in, o, err) < 0) ||
+	    (fform >= 1 && get_string(in, "callback_url", "", false, MAX_URL + 1, &cb, err) < 0) ||
 	    (fform == 0 && validate_form(cfg, langs, kind, in, o, &cb, err) < 0))
 		goto out;
 	if (validate_compare(in, o->problem != NULL, o, err) < 0 || check_regexes(o, err) < 0 ||

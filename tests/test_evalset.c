@@ -1,0 +1,352 @@
+/* test_evalset: the eval-set formats without a sandbox (judge/grading/evalset.c,
+ * evformat*.c, evrun.c's verdict, request_func.c's eval form): how each set's
+ * program is assembled from the repo's languages/evalsets facts, what each
+ * rule decides on a run's facts, Python's float repr of the printouts, and the
+ * eval form of a request through validation and the queue's JSON. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "judge/grading/evalset.h"
+#include "judge/grading/evformat.h"
+#include "judge/grading/evrun.h"
+#include "judge/grading/lang.h"
+#include "judge/grading/request.h"
+
+static char *pyfloat(double d)
+{
+	static char out[64];
+	struct strbuf sb = STRBUF_INIT;
+	evfmt_pyfloat(&sb, d);
+	snprintf(out, sizeof out, "%s", sb.buf);
+	strbuf_release(&sb);
+	return out;
+}
+
+Test(evformat, python_float_repr)
+{
+	/* as Python's repr() prints them (checked with python3) */
+	cr_assert_str_eq(pyfloat(0.5), "0.5");
+	cr_assert_str_eq(pyfloat(1.0), "1.0");
+	cr_assert_str_eq(pyfloat(0.0), "0.0");
+	cr_assert_str_eq(pyfloat(161.0 / 164.0), "0.9817073170731707");
+	cr_assert_str_eq(pyfloat(0.1 + 0.2), "0.30000000000000004");
+	cr_assert_str_eq(pyfloat(1e-05), "1e-05");
+	cr_assert_str_eq(pyfloat(0.0001), "0.0001");
+	cr_assert_str_eq(pyfloat(1e16), "1e+16");
+	cr_assert_str_eq(pyfloat(123456789012345.0), "123456789012345.0");
+	cr_assert_str_eq(pyfloat(-2.5), "-2.5");
+	cr_assert_str_eq(pyfloat(1.0 / 3.0), "0.3333333333333333");
+}
+
+/* A set loaded from the repo's languages/ (tests run from the repo root). */
+static void load(struct evset *s, const char *format, const char *problems_json)
+{
+	char err[300] = "";
+	cJSON *p = problems_json ? cJSON_Parse(problems_json) : NULL;
+	int rc = evset_load(s, "languages", format, p, NULL, NULL, 0, err, sizeof err);
+	cJSON_Delete(p);
+	cr_assert_eq(rc, 0, "%s", err);
+	s->default_language = "python"; /* languages/python.ini says default = yes */
+}
+
+static struct evset_items expand(const struct evset *s, const char *sample_json)
+{
+	struct evset_items it = {0};
+	cJSON *smp = cJSON_Parse(sample_json);
+	cr_assert_not_null(smp);
+	evset_expand(s, smp, 0, &it);
+	cJSON_Delete(smp);
+	return it;
+}
+
+static bool has_option(const struct grade_request *r, const char *o)
+{
+	for (int i = 0; i < r->ncompiler_options; i++)
+		if (!strcmp(r->compiler_options[i], o))
+			return true;
+	return false;
+}
+
+Test(evformat, humanevalx_cpp)
+{
+	struct evset s;
+	load(&s, NULL,
+	     "[{\"task_id\":\"CPP/0\",\"prompt\":\"#include<stdio.h>\\n#include<vector>\\nint "
+	     "f(){\\n\","
+	     "\"test\":\"int main(){}\\n\",\"declaration\":\"int f(){\\n\",\"example_test\":\"\"},"
+	     "{\"task_id\":\"CPP/162\",\"prompt\":\"int "
+	     "g(){\\n\",\"test\":\"T\",\"declaration\":\"\"}]");
+	cr_assert_str_eq(s.fmt->name, "humaneval-x", "told from the problems");
+	struct evset_items it = expand(
+	    &s, "{\"task_id\":\"CPP/0\",\"prompt\":\"#include<stdio.h>\\n#include<vector>\\nint "
+		"f(){\\n\",\"generation\":\"    return 1;\\n}\\n\"}");
+	cr_assert_eq(it.n, 1);
+	cr_assert_null(it.v[0].error);
+	const struct grade_request *r = &it.v[0].req;
+	cr_assert_str_eq(r->language, "cpp", "the task id names it");
+	/* the standard includes the prompt lacks, an empty line, prompt, generation, test */
+	cr_assert_str_eq(
+	    r->source,
+	    "#include<stdlib.h>\n#include<algorithm>\n#include<math.h>\n#include<string>\n"
+	    "#include<climits>\n#include<cstring>\n#include<iostream>\n\n"
+	    "#include<stdio.h>\n#include<vector>\nint f(){\n    return 1;\n}\n\nint "
+	    "main(){}\n");
+	cr_assert(has_option(r, "-std=c++11") && has_option(r, "-O0"));
+	cr_assert(!has_option(r, "-lcrypto"), "only task 162 links OpenSSL");
+	cr_assert_str_eq(r->eval->rule, "exit_zero");
+	evset_items_release(&it);
+	it = expand(&s, "{\"task_id\":\"CPP/162\",\"generation\":\"}\"}");
+	cr_assert(has_option(&it.v[0].req, "-lcrypto") && has_option(&it.v[0].req, "-lssl"));
+	cr_assert(strstr(it.v[0].req.source, "int g(){\n}\nT"), "the problem's prompt when the "
+								"sample has none");
+	evset_items_release(&it);
+	/* what the harness cannot run fails alone, with a reason */
+	it = expand(&s, "{\"task_id\":\"CPP/0\",\"completion\":\"x\"}");
+	cr_assert_str_eq(it.v[0].error, "sample has no generation string");
+	evset_items_release(&it);
+	it = expand(&s, "{\"task_id\":\"CPP/9\",\"generation\":\"x\"}");
+	cr_assert_str_eq(it.v[0].error, "task_id not in the problems file");
+	evset_items_release(&it);
+	evset_release(&s);
+}
+
+Test(evformat, humanevalx_python_and_js)
+{
+	struct evset s;
+	load(&s, "humaneval-x",
+	     "[{\"task_id\":\"Python/0\",\"prompt\":\"def f():\\n\",\"test\":\"check(f)\","
+	     "\"declaration\":\"\"},{\"task_id\":\"JavaScript/0\",\"prompt\":\"const f = () => "
+	     "{\\n\",\"test\":\"testF()\\n\",\"declaration\":\"\"},{\"task_id\":\"Go/0\","
+	     "\"prompt\":\"\",\"test\":\"\",\"declaration\":\"\"}]");
+	/* cut before the first non-empty line that starts neither with a space nor a tab */
+	struct evset_items it =
+	    expand(&s, "{\"task_id\":\"Python/0\",\"prompt\":\"def f():\\n\",\"generation\":\"    "
+		       "return 1\\n\\n\\tx = 2\\nprint(3)\\n    y\"}");
+	const struct grade_request *r = &it.v[0].req;
+	cr_assert_str_eq(r->language, "python");
+	cr_assert_str_eq(r->eval->rule, "exec");
+	const char *body = strstr(r->source, "def f():\n");
+	cr_assert_not_null(body);
+	cr_assert_str_eq(body, "def f():\n    return 1\n\n\tx = 2\ncheck(f)\n");
+	cr_assert(!strncmp(r->source, "import math\nimport re\n", 22), "%s", r->source);
+	cr_assert(strstr(r->source, "try:\n    import numpy\nexcept ImportError:\n"),
+		  "numpy, which our Python lacks, is guarded");
+	evset_items_release(&it);
+	it = expand(&s, "{\"task_id\":\"Python/0\",\"generation\":\"def g():\\n    pass\\n\"}");
+	cr_assert(strstr(it.v[0].req.source, "def f():\n\ncheck(f)\n"), "an unindented start: "
+									"nothing kept");
+	evset_items_release(&it);
+	it = expand(&s, "{\"task_id\":\"JavaScript/0\",\"prompt\":\"const f = () => "
+			"{\\n\",\"generation\":\"  return 1;\\n}\\n\"}");
+	r = &it.v[0].req;
+	cr_assert_str_eq(r->language, "node");
+	cr_assert_str_eq(r->eval->rule, "silent");
+	cr_assert_str_eq(r->source, "const f = () => {\n  return 1;\n}\n\ntestF()\n");
+	evset_items_release(&it);
+	it = expand(&s, "{\"task_id\":\"Go/0\",\"generation\":\"\"}");
+	cr_assert(it.v[0].error && strstr(it.v[0].error, "'Go' is not one the judge runs"));
+	evset_items_release(&it);
+	evset_release(&s);
+}
+
+Test(evformat, multiple)
+{
+	struct evset s;
+	char err[200];
+	cJSON *first = cJSON_Parse("{\"name\":\"N\",\"language\":\"cpp\",\"tests\":\"\","
+				   "\"completions\":[]}");
+	cr_assert_eq(evset_load(&s, "languages", NULL, NULL, first, NULL, 0, err, sizeof err), 0,
+		     "%s", err);
+	cJSON_Delete(first);
+	cr_assert_str_eq(s.fmt->name, "multipl-e", "told from the first sample");
+	struct evset_items it = expand(
+	    &s, "{\"name\":\"HumanEval_0_x\",\"language\":\"cpp\",\"prompt\":\"long f() "
+		"{\\n\",\"tests\":\"}\\nint main() {}\\n\",\"stop_tokens\":[\"\\n}\"],"
+		"\"completions\":[\"\\n    return 1;\",\"\\n    return 2;\\n}\\njunk\\n}\"]}");
+	cr_assert_eq(it.n, 2, "one item per completion");
+	cr_assert_str_eq(it.v[1].task_id, "HumanEval_0_x");
+	cr_assert_eq(it.v[1].completion, 1);
+	cr_assert_str_eq(it.v[0].req.source, "long f() {\n\n    return 1;\n}\nint main() {}\n");
+	cr_assert_str_eq(it.v[1].req.source, "long f() {\n\n    return 2;\n}\nint main() {}\n",
+			 "cut at the earliest stop token");
+	cr_assert(has_option(&it.v[0].req, "-std=c++17") && has_option(&it.v[0].req, "-O0"));
+	evset_items_release(&it);
+	it = expand(&s, "{\"name\":\"X\",\"language\":\"cs\",\"prompt\":\"\",\"tests\":\"\","
+			"\"stop_tokens\":[],\"completions\":[\"x\"]}");
+	const struct grade_request *r = &it.v[0].req;
+	cr_assert_str_eq(r->language, "csharp");
+	cr_assert(has_option(r, "-define:DEBUG"), "Debug.Assert compiled in");
+	cr_assert_eq(r->eval->nstderr_fails, 2);
+	cr_assert_str_eq(r->eval->stderr_fails[0], "System.Diagnostics.DefaultTraceListener.Fail");
+	evset_items_release(&it);
+	it = expand(&s, "{\"name\":\"X\",\"language\":\"rkt\",\"prompt\":\"\",\"tests\":\"\","
+			"\"completions\":[\"a\",\"b\"]}");
+	cr_assert_eq(it.n, 2);
+	cr_assert(it.v[0].error && it.v[1].error, "a language we do not run fails each");
+	evset_items_release(&it);
+	evset_release(&s);
+}
+
+Test(evformat, mbpp_full_and_sanitized)
+{
+	struct evset s;
+	load(&s, NULL,
+	     "[{\"task_id\":12,\"text\":\"t\",\"code\":\"class Node: pass\","
+	     "\"test_setup_code\":\"root = Node()\",\"test_list\":[\"assert a\",\"assert b\"],"
+	     "\"challenge_test_list\":[\"assert c\"]},"
+	     "{\"task_id\":21,\"prompt\":\"p\",\"code\":\"x\",\"test_imports\":[\"import math\"],"
+	     "\"test_list\":[\"assert math.pi\"]}]");
+	cr_assert_str_eq(s.fmt->name, "mbpp");
+	cr_assert_not_null(evset_find(&s, "12"), "MBPP's int task ids");
+	struct evset_items it = expand(&s, "{\"task_id\":12,\"completion\":\"class Node: pass\"}");
+	/* the setup uses the sample's class: after it */
+	cr_assert_str_eq(it.v[0].req.source, "class Node: pass\nroot = Node()\nassert a\nassert b");
+	cr_assert_str_eq(it.v[0].req.language, "python");
+	cr_assert_str_eq(it.v[0].req.eval->rule, "exec");
+	evset_items_release(&it);
+	it = expand(&s, "{\"task_id\":\"21\",\"completion\":\"def f(): pass\"}");
+	cr_assert_str_eq(it.v[0].req.source, "import math\ndef f(): pass\nassert math.pi");
+	evset_items_release(&it);
+	evset_release(&s);
+}
+
+Test(evformat, humaneval_unchanged_and_unknown)
+{
+	struct evset s;
+	load(&s, NULL,
+	     "[{\"task_id\":\"H/0\",\"prompt\":\"def f():\\n\",\"test\":\"def check(c): "
+	     "pass\",\"entry_point\":\"f\"}]");
+	cr_assert_str_eq(s.fmt->name, "human-eval");
+	struct evset_items it = expand(&s, "{\"task_id\":\"H/0\",\"completion\":\"    return 1\"}");
+	const struct grade_request *r = &it.v[0].req;
+	cr_assert_str_eq(r->source, "def f():\n    return 1");
+	cr_assert_str_eq(r->test_code, "def check(c): pass");
+	cr_assert_str_eq(r->entry_point, "f");
+	cr_assert_null(r->eval, "human-eval keeps the test-code harness");
+	evset_items_release(&it);
+	evset_release(&s);
+	char err[300];
+	cJSON *p = cJSON_Parse("[{\"task_id\":\"x\"}]");
+	cr_assert_eq(evset_load(&s, "languages", NULL, p, NULL, NULL, 0, err, sizeof err), -1);
+	cr_assert(strstr(err, "no format the judge knows"), "%s", err);
+	evset_release(&s);
+	cr_assert_eq(evset_load(&s, "languages", "nope", p, NULL, NULL, 0, err, sizeof err), -1);
+	cr_assert(strstr(err, "unknown format 'nope'"), "%s", err);
+	evset_release(&s);
+	cJSON_Delete(p);
+}
+
+static struct run_result rr_of(enum run_status st, int code, const char *out, const char *err)
+{
+	struct run_result r;
+	run_result_init(&r);
+	r.status = st;
+	r.exit_code = code;
+	strbuf_addstr(&r.out, out);
+	strbuf_addstr(&r.err, err);
+	return r;
+}
+
+Test(evrun, verdicts)
+{
+	struct grade_feedback fb;
+	char *fails[] = {"Unhandled Exception"};
+	struct {
+		enum evrun_rule rule;
+		enum run_status st;
+		int code;
+		const char *out, *err;
+		enum sub_status want;
+	} c[] = {
+	    /* HumanEval-X JavaScript: any output fails, the exit code does not count */
+	    {EVRUN_SILENT, RUN_OK, 0, "", "Assertion failed\n", SUB_WRONG_ANSWER},
+	    {EVRUN_SILENT, RUN_OK, 0, "debug\n", "", SUB_WRONG_ANSWER},
+	    {EVRUN_SILENT, RUN_RUNTIME_ERROR, 1, "", "", SUB_ACCEPTED},
+	    {EVRUN_SILENT, RUN_OK, 0, "", "", SUB_ACCEPTED},
+	    {EVRUN_SILENT, RUN_TIMEOUT, 0, "", "", SUB_TIMEOUT},
+	    /* C++, MultiPL-E: the exit code; a stderr text of the set fails too */
+	    {EVRUN_EXIT_ZERO, RUN_OK, 0, "noise", "noise", SUB_ACCEPTED},
+	    {EVRUN_EXIT_ZERO, RUN_RUNTIME_ERROR, 134, "", "Assertion failed", SUB_RUNTIME_ERROR},
+	    {EVRUN_EXIT_ZERO, RUN_OK, 0, "", "x Unhandled Exception y", SUB_WRONG_ANSWER},
+	    {EVRUN_EXIT_ZERO, RUN_MEMORY_LIMIT, 0, "", "", SUB_MEMORY_LIMIT},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct run_result rr = rr_of(c[i].st, c[i].code, c[i].out, c[i].err);
+		enum sub_status st = evrun_verdict(c[i].rule, &rr, fails, 1, &fb);
+		cr_assert_eq(st, c[i].want, "case %zu: %s", i, sub_status_name(st));
+		cr_assert(st == SUB_ACCEPTED || st == SUB_TIMEOUT || st == SUB_MEMORY_LIMIT ||
+			      (fb.present && fb.message[0]),
+			  "case %zu: a failure says why", i);
+		run_result_release(&rr);
+	}
+	enum evrun_rule r;
+	cr_assert_eq(evrun_rule_parse("silent", &r), 0);
+	cr_assert_eq(r, EVRUN_SILENT);
+	cr_assert_eq(evrun_rule_parse("nope", &r), -1);
+}
+
+/* Parses body as the API does, with the repo's languages/. */
+static int validate(const char *body, struct req_error *e, struct req_parsed *p)
+{
+	static struct judge_config cfg;
+	static struct lang_registry langs;
+	static bool loaded;
+	char err[300] = "";
+	config_defaults(&cfg);
+	if (!loaded) {
+		cr_assert_eq(lang_load_dir(&langs, "languages", err, sizeof err), 0, "%s", err);
+		loaded = true;
+	}
+	memset(e, 0, sizeof *e);
+	return req_parse(&cfg, &langs, REQ_SUBMISSION, body, strlen(body), p, e);
+}
+
+Test(evrun, request_form)
+{
+	struct req_parsed p;
+	struct req_error e;
+	cr_assert_eq(
+	    validate("{\"language\":\"cpp\",\"source\":\"int main(){}\","
+		     "\"compiler_options\":[\"-std=c++11\"],\"eval\":{\"rule\":\"exit_zero\","
+		     "\"stderr_fails\":[\"boom\"]}}",
+		     &e, &p),
+	    0, "%s", e.message);
+	const cJSON *ev = cJSON_GetObjectItem(p.request, "eval");
+	cr_assert_str_eq(cJSON_GetObjectItem(ev, "rule")->valuestring, "exit_zero");
+	cr_assert_null(cJSON_GetObjectItem(p.request, "stdin"), "no stdin in the queue's JSON");
+	struct grade_request back;
+	char err[256];
+	cr_assert_eq(model_request_load(p.request, &back, err, sizeof err), 0);
+	cr_assert_str_eq(back.eval->rule, "exit_zero");
+	cr_assert_eq(back.eval->nstderr_fails, 1);
+	cr_assert_str_eq(back.eval->stderr_fails[0], "boom");
+	cr_assert_eq(back.ncompiler_options, 1);
+	model_request_release(&back);
+	req_parsed_release(&p);
+	struct {
+		const char *body, *says;
+	} bad[] = {
+	    {"{\"language\":\"python\",\"source\":\"x\",\"eval\":{\"rule\":\"nope\"}}",
+	     "eval.rule"},
+	    {"{\"language\":\"node\",\"source\":\"x\",\"eval\":{\"rule\":\"exec\"}}", "not node"},
+	    {"{\"language\":\"python\",\"source\":\"x\",\"eval\":{\"rule\":\"exec\"},\"stdin\":"
+	     "\"1\"}",
+	     "stdin cannot go with eval"},
+	    {"{\"language\":\"python\",\"source\":\"x\",\"eval\":{\"rule\":\"exec\",\"x\":1}}",
+	     "unknown field"},
+	    {"{\"language\":\"python\",\"source\":\"x\",\"eval\":{\"rule\":\"exit_zero\","
+	     "\"stderr_fails\":[1]}}",
+	     "stderr_fails"},
+	    {"{\"language\":\"python\",\"source\":\"x\",\"eval\":{\"rule\":\"exec\"},"
+	     "\"test_code\":\"t\"}",
+	     "test_code cannot go with eval"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(validate(bad[i].body, &e, &p), -1, "%s", bad[i].body);
+		cr_assert_eq(e.http_status, 422);
+		cr_assert(strstr(e.message, bad[i].says), "%s: %s", bad[i].body, e.message);
+	}
+}
