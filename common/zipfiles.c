@@ -25,7 +25,8 @@ static int read_entry(struct archive *a, const char *name, struct strbuf *out, s
 			return -1;
 		}
 		if ((size_t)n > *left) {
-			snprintf(err, errlen, "the zip's files are larger than %zu bytes in all",
+			snprintf(err, errlen,
+				 "'%s': the zip's files are larger than %zu bytes in all", name,
 				 max);
 			return -1;
 		}

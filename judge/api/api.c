@@ -21,6 +21,7 @@
 #include "judge/api/mcp.h"
 #include "judge/api/metrics.h"
 #include "judge/api/piston.h"
+#include "judge/api/problems.h"
 #include "judge/api/render.h"
 #include "judge/api/route.h"
 #include "judge/api/sessions.h"
@@ -79,9 +80,11 @@ static void mcp_dispatch(struct http_request *r, const struct mcp_call *call, vo
 	case MCP_LIST_LANGUAGES:
 		return info_languages(r, a);
 	case MCP_LIST_PROBLEMS:
-		return info_problems(r, a);
+		return problems_list(r, a);
 	case MCP_GET_PROBLEM:
-		return info_problem(r, a, call->id);
+		return problems_get(r, a, call->id, NULL);
+	case MCP_UPLOAD_PROBLEM:
+		return problems_mcp_upload(r, a, call->body);
 	case MCP_SESSION_CREATE:
 		return sessions_create(r, a, call->body);
 	case MCP_SESSION_EXECUTE:
@@ -197,6 +200,11 @@ static void on_headers(struct http_request *r, void *arg)
 		return;
 	if (admin_route && !dash_admit(r, a))
 		return;
+	/* uploads are zips, PATCH is JSON (problems.h) */
+	if (rt == R_PROBLEMS || rt == R_PROBLEM) {
+		problems_headers(r, a, rt);
+		return;
+	}
 	/* Piston's clients send JSON without saying so (text/plain) */
 	if (!strcmp(r->method, "POST") && !is_json(r) && rt != R_PISTON_EXECUTE)
 		http_error(r, 415, "unsupported_media_type",
@@ -251,9 +259,8 @@ static void on_request(struct http_request *r, void *arg)
 	case R_LANGUAGES:
 		return info_languages(r, a);
 	case R_PROBLEMS:
-		return info_problems(r, a);
 	case R_PROBLEM:
-		return info_problem(r, a, id);
+		return problems_handle(r, a, rt, id);
 	case R_PISTON_RUNTIMES:
 		return piston_runtimes(r, a);
 	case R_PISTON_EXECUTE:
@@ -338,9 +345,12 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 		goto fail_close;
 	if (sse_hub_start(&a->sse, db_url, a->pool, err, errlen) < 0)
 		goto fail_close;
+	/* problems_dir's packages into the store before the first request */
+	problems_load_dir(a);
 	struct http_opts ho = {.listen_fd = listen_fd,
 			       .threads = (int)threads,
 			       .max_body = (size_t)cfg->max_body_kb * 1024,
+			       .max_upload = (size_t)cfg->problem_max_mb << 20,
 			       .headers = on_headers,
 			       .handler = on_request,
 			       .done = on_done,

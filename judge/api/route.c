@@ -193,6 +193,10 @@ const char *route_allow(enum route rt)
 		return "GET, HEAD, PUT, DELETE";
 	case R_ADMIN_KEY:
 		return "DELETE";
+	case R_PROBLEMS:
+		return "GET, HEAD, POST";
+	case R_PROBLEM:
+		return "GET, HEAD, PUT, PATCH, DELETE";
 	default:
 		return takes_post(rt) ? "POST" : "GET, HEAD";
 	}
