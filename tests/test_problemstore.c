@@ -199,7 +199,7 @@ Test(problemstore, versions_access_and_the_verification_trigger, .init = setup, 
 	cr_assert_eq(put(db, "echo", k1, false, &a, false, &v, &job2), PS_TAKEN);
 	cr_assert_eq(put(db, "echo", k1, true, &a, false, &v, &job2), PS_SAME);
 	cr_assert_eq(v, 1);
-	cr_assert_eq(job2, job, "the same verification");
+	cr_assert_eq(job2, job, "the same verification, still running");
 	/* another key: private is not found; a POST of the id is refused */
 	cr_assert_eq(put(db, "echo", k2, true, &b, false, &v, &job2), PS_NOT_FOUND);
 	cr_assert_eq(put(db, "echo", k2, false, &b, false, &v, &job2), PS_TAKEN);

@@ -351,6 +351,28 @@ static const char *result_error(int rc, const char *id, bool replace, char *buf,
 	}
 }
 
+/* Answers a put that problemstore would refuse. Returns 0 when it may go on,
+ * else 1 (answered). */
+static int refused_early(struct http_request *r, struct api *a, const struct upload *u)
+{
+	char err[256];
+	struct problemstore_put in = {.id = u->id, .who = actor(a, r), .replace = u->replace};
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int rc = db ? problemstore_may_put(db, &in, err, sizeof err) : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc == PS_DONE)
+		return 0;
+	if (rc < 0) {
+		render_db_error(r, "storing a problem", err);
+		return 1;
+	}
+	char msg[256];
+	const char *code = result_error(rc, u->id, u->replace, msg, sizeof msg);
+	http_error(r, rc == PS_TAKEN ? 409 : rc == PS_NOT_FOUND ? 404 : 403, code, "%s", msg);
+	return 1;
+}
+
 /* Stores the zip as problem u->id and answers (see problems.h). */
 static void upload(struct http_request *r, struct api *a, const struct upload *u, const void *zip,
 		   size_t len)
@@ -373,6 +395,9 @@ static void upload(struct http_request *r, struct api *a, const struct upload *u
 	}
 	if (u->id)
 		snprintf(id, sizeof id, "%s", u->id);
+	/* who may put it is decided before the zip is read (and again when stored) */
+	if (u->id && refused_early(r, a, u) != 0)
+		return;
 	if (package_from_zip(&pk, zip, len, tmp_root, &caps, err, sizeof err) < 0) {
 		bad_package(r, u->id, "invalid_package", err);
 		return;

@@ -122,6 +122,8 @@ enum route route_of(const char *url, const char **arg)
 	    {"/dashboard", R_WEB},
 	    {"/playground.js", R_WEB},
 	    {"/dashboard.js", R_WEB},
+	    {"/problems", R_WEB},
+	    {"/problems.js", R_WEB},
 	    {"/app.css", R_WEB},
 	    {"/v1/admin/stats", R_ADMIN_STATS},
 	    {"/v1/admin/keys", R_ADMIN_KEYS},

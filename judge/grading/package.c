@@ -31,8 +31,8 @@ bool package_path_valid(const char *path, char *why, size_t whylen)
 		return false;
 	}
 	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
-		if (*c < 0x20 || *c == 0x7f || *c == '\\') {
-			snprintf(why, whylen, "a name may not hold a control character or '\\'");
+		if (*c < 0x20 || *c == 0x7f) {
+			snprintf(why, whylen, "a name may not hold a control character");
 			return false;
 		}
 	if (path[0] == '/') {

@@ -3,14 +3,14 @@
  * its content hash (docs/problems.md).
  *
  * Every path is checked before anything is written: relative, '/'-separated,
- * no empty, "." or ".." segment, no backslash or control character, valid
- * UTF-8, at most PACKAGE_PATH_MAX bytes; a file and a folder of one name, or a
- * name given twice, are refused. Names whose segment starts with '.' (.git,
- * .DS_Store) and a zip's __MACOSX/ folder are left out. Links and devices are
- * refused (a zip's entries by zipfiles.h; a folder's by lstat, never
- * followed). Sizes are capped: the files' count, and their bytes in all,
- * counted as a zip inflates (a bomb stops at the cap) and from each file's
- * size before a folder's file is read (a sparse 10 GB file is refused unread).
+ * no empty, "." or ".." segment, no control character, valid UTF-8 (a
+ * backslash is a character like another: DOMjudge's examples hold one), at most PACKAGE_PATH_MAX
+ * bytes; a file and a folder of one name, or a name given twice, are refused. Names whose segment
+ * starts with '.' (.git, .DS_Store) and a zip's __MACOSX/ folder are left out. Links and devices
+ * are refused (a zip's entries by zipfiles.h; a folder's by lstat, never followed). Sizes are
+ * capped: the files' count, and their bytes in all, counted as a zip inflates (a bomb stops at the
+ * cap) and from each file's size before a folder's file is read (a sparse 10 GB file is refused
+ * unread).
  *
  * A package's content hash is the SHA-256 of its manifest: one line
  * "<file sha256> <size> <path>\n" per file, in byte order of the paths. Two

@@ -169,14 +169,16 @@ static int lock_problem(struct db *db, const char *id, int64_t *owner, bool *is_
 }
 
 /* The version of id whose content is hash when it is current or being
- * verified: 1 with *version and *job, 0 when none, -1 with err. */
+ * verified: 1 with *version and *job (its verification while it runs, else
+ * 0), 0 when none, -1 with err. */
 static int same_version(struct db *db, const char *id, const char *hash, int *version, int64_t *job,
 			char *err, size_t errlen)
 {
 	const char *p[] = {id, hash};
 	PGresult *r =
 	    db_query(db,
-		     "SELECT v.version, coalesce(v.verification, 0) FROM problem_versions "
+		     "SELECT v.version, CASE WHEN v.status = 'verifying' THEN v.verification "
+		     "ELSE 0 END FROM problem_versions "
 		     "v JOIN problems p ON p.id = v.problem_id WHERE v.problem_id = $1 "
 		     "AND v.hash = $2 AND (v.status = 'verifying' OR v.version = "
 		     "p.current_version) ORDER BY v.version DESC LIMIT 1",
@@ -287,6 +289,25 @@ static int put_version(struct db *db, const struct problemstore_put *in, int *ve
 		return -1;
 	}
 	return 0;
+}
+
+int problemstore_may_put(struct db *db, const struct problemstore_put *in, char *err, size_t errlen)
+{
+	const char *p[] = {in->id};
+	PGresult *r = db_query(db,
+			       "SELECT coalesce(api_key_id, 0), visibility = 'public', retired IS "
+			       "NOT NULL FROM problems WHERE id = $1",
+			       1, p);
+	if (!r) {
+		db_fail(db, "cannot read problem", err, errlen);
+		return -1;
+	}
+	int ret = in->replace ? PS_NOT_FOUND : PS_DONE;
+	if (PQntuples(r) == 1)
+		ret = put_existing(in, db_value_ll(r, 0, 0), !strcmp(db_value(r, 0, 1), "t"),
+				   !strcmp(db_value(r, 0, 2), "t"));
+	PQclear(r);
+	return ret;
 }
 
 int problemstore_put(struct db *db, const struct problemstore_put *in, int *version, int64_t *job,

@@ -63,10 +63,16 @@ struct problemstore_put {
 
 /* Stores in->pk as a new version of in->id (created when new). Returns the
  * result (PS_DONE with *version and, when verify, *job: the verification's
- * submission id; PS_SAME with the existing *version and its *job, 0 when
- * none), or -1 with err. */
+ * submission id; PS_SAME with the existing *version and, while it is being
+ * verified, its *job, else 0), or -1 with err. */
 int problemstore_put(struct db *db, const struct problemstore_put *in, int *version, int64_t *job,
 		     char *err, size_t errlen);
+
+/* What problemstore_put would decide of in's access (in->pk unused), without
+ * storing anything: an upload is refused before its zip is read. Returns
+ * PS_DONE when the put may go on, else its result, or -1 with err. */
+int problemstore_may_put(struct db *db, const struct problemstore_put *in, char *err,
+			 size_t errlen);
 
 /* The version a submission of problem id gets now (its current version, when
  * who may see it and it is not retired). Returns 1 with *version and
