@@ -51,6 +51,7 @@ struct judge_config {
 	long max_batch;
 	long max_wait_s;
 	long http_threads;
+	long http_header_timeout_s, http_body_timeout_s, http_max_conns_per_ip;
 	long rate_limit_per_min;
 	long max_in_flight;
 	char *callback_hosts;

@@ -289,7 +289,9 @@ static void truncate_at(int dir, const char *name)
 }
 
 /* Removes everything in the folder dirfd (which it closes), never following
- * links; when truncate, empties each regular file first. */
+ * links; when truncate, empties each regular file first. What is gone
+ * already counts as removed: a program of the session may remove or rewrite
+ * the tree meanwhile, and then the caller tries again (remove_tree). */
 static int remove_children(int fd, int depth, bool truncate)
 {
 	if (depth > MAX_DEPTH) {
@@ -309,23 +311,66 @@ static int remove_children(int fd, int depth, bool truncate)
 		struct stat st;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
+		int r = 0;
 		if (S_ISDIR(st.st_mode)) {
 			int sub = openat(dirfd(d), e->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			int r = sub < 0 ? -errno : remove_children(sub, depth + 1, truncate);
-			if (r == 0 && unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0)
+			if (sub < 0)
+				r = errno == ENOENT ? 0 : -errno;
+			else
+				r = remove_children(sub, depth + 1, truncate);
+			if (r == 0 && unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0 &&
+			    errno != ENOENT)
 				r = -errno;
-			if (r < 0 && !rc)
-				rc = r;
 		} else {
 			if (truncate && S_ISREG(st.st_mode))
 				truncate_at(dirfd(d), e->d_name);
-			if (unlinkat(dirfd(d), e->d_name, 0) < 0 && errno != ENOENT && !rc)
-				rc = -errno;
+			if (unlinkat(dirfd(d), e->d_name, 0) < 0 && errno != ENOENT)
+				r = -errno;
 		}
+		if (r < 0 && !rc)
+			rc = r;
 	}
 	closedir(d);
 	return rc;
+}
+
+/* Whether rc may come from the tree changing under a removal: a folder
+ * filled again (ENOTEMPTY), a file turned folder (EISDIR) or the reverse
+ * (ENOTDIR, ELOOP for a new link). */
+static bool raced(int rc)
+{
+	return rc == -ENOTEMPTY || rc == -EISDIR || rc == -ENOTDIR || rc == -ELOOP || rc == -EEXIST;
+}
+
+/* Removes last (a name in dir) and, when a folder, all it holds; once it was
+ * seen, its being gone is success. */
+static int remove_tree(int dir, const char *last)
+{
+	struct stat st;
+	if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	int rc = 0;
+	/* a program that keeps writing there can win a few rounds; past these
+	 * the caller gets a conflict (409), never a server error */
+	for (int round = 0; round < 8; round++) {
+		if (round && fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT ? 0 : -errno;
+		if (S_ISDIR(st.st_mode)) {
+			int sub =
+			    openat(dir, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			rc = sub < 0 ? -errno : remove_children(sub, 0, false);
+			if (rc == 0 && unlinkat(dir, last, AT_REMOVEDIR) < 0)
+				rc = -errno;
+		} else {
+			rc = unlinkat(dir, last, 0) < 0 ? -errno : 0;
+		}
+		if (rc == -ENOENT)
+			return 0;
+		if (!raced(rc))
+			return rc;
+	}
+	return rc == -ENOTDIR || rc == -EISDIR || rc == -ELOOP ? -ENOTEMPTY : rc;
 }
 
 int sandbox_file_remove(struct sandbox *sb, const char *path)
@@ -334,18 +379,7 @@ int sandbox_file_remove(struct sandbox *sb, const char *path)
 	int dir = open_parent(sb, path, false, &last);
 	if (dir < 0)
 		return dir;
-	struct stat st;
-	int rc = 0;
-	if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		rc = -errno;
-	} else if (S_ISDIR(st.st_mode)) {
-		int sub = openat(dir, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		rc = sub < 0 ? -errno : remove_children(sub, 0, false);
-		if (rc == 0 && unlinkat(dir, last, AT_REMOVEDIR) < 0)
-			rc = -errno;
-	} else if (unlinkat(dir, last, 0) < 0) {
-		rc = -errno;
-	}
+	int rc = remove_tree(dir, last);
 	close(dir);
 	sb->box_changes++;
 	return rc;

@@ -362,7 +362,9 @@ int sandbox_open(enum sandbox_backend backend, int slot, long box_bytes, struct 
 	if (inodes > 65536)
 		inodes = 65536;
 	char opts[160];
-	snprintf(opts, sizeof opts, "size=%ld,nr_inodes=%ld,mode=0755,uid=%u,gid=%u", box_bytes,
+	/* 0700: only the box's own uid (its slot's, unique on the machine) and
+	 * root enter it; another local user reads nothing of a run or session */
+	snprintf(opts, sizeof opts, "size=%ld,nr_inodes=%ld,mode=0700,uid=%u,gid=%u", box_bytes,
 		 inodes, (unsigned)sb->host_uid, (unsigned)sb->host_gid);
 	if (mount("judge-box", sb->box_path, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
 		rc = -errno;

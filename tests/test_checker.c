@@ -226,6 +226,25 @@ Test(checker, multi_pass_beyond_the_limit_is_the_package_fault)
 	rm_tmp(dir);
 }
 
+/* A validator that runs out of its own time on an output: the output was not
+ * accepted (a verdict with the reason), not the judge's fault. */
+Test(checker, validator_over_its_limits_is_a_verdict)
+{
+	const char *dir = tmp_package(
+	    "name: Slow\nvalidation: custom\nlimits:\n  validation_time: 1\n",
+	    "import sys\nif sys.stdin.read().strip() != '3':\n    while True:\n        pass\n"
+	    "sys.exit(42)\n");
+	cJSON *res = grade(dir, "p", "python", "print(input())\n");
+	cr_assert_str_eq(str(res, "status"), "accepted", "%s", cJSON_Print(res));
+	cJSON_Delete(res);
+	res = grade(dir, "p", "python", "print('x' * 1000)\n");
+	cr_assert_str_eq(str(res, "status"), "wrong_answer", "%s", cJSON_Print(res));
+	const cJSON *fb = cJSON_GetObjectItemCaseSensitive(res, "feedback");
+	cr_assert(strstr(str(fb, "message"), "output validator timed out"), "%s", cJSON_Print(res));
+	cJSON_Delete(res);
+	rm_tmp(dir);
+}
+
 Test(checker, scoring_takes_the_validator_score)
 {
 	/* score.txt holds the submission's number: its score on the test */

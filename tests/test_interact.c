@@ -46,6 +46,8 @@ Test(interact_verdict, first_match_wins)
 	    /* a validator that fails after a crash: the crash is the verdict */
 	    {RUN_RUNTIME_ERROR, CHECKER_FAIL, false, SUB_RUNTIME_ERROR},
 	    {RUN_OK, CHECKER_FAIL, false, SUB_INTERNAL_ERROR},
+	    /* the validator hit its own limits on this output: not accepted */
+	    {RUN_OK, CHECKER_LIMIT, false, SUB_WRONG_ANSWER},
 	    {RUN_INTERNAL_ERROR, CHECKER_ACCEPT, false, SUB_INTERNAL_ERROR},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

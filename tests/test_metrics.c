@@ -35,7 +35,8 @@ Test(metrics, counters_by_route_and_status_class)
 	metrics_request(m, 0, 404, 0.001);
 	metrics_request(m, 1, 429, 0.001);
 	metrics_request(m, 1, 503, 0.001);
-	metrics_request(m, 1, 0, 0.001);    /* the client went away: nothing was sent */
+	metrics_request(m, 1, 0, 0.001);    /* nothing was sent */
+	metrics_request(m, 1, 499, 0.001);  /* the client went away first: not 5xx */
 	metrics_request(m, 99, 200, 0.001); /* out of range: the last route */
 	metrics_auth_failure(m);
 	metrics_auth_failure(m);
@@ -52,6 +53,7 @@ Test(metrics, counters_by_route_and_status_class)
 	cr_assert_eq(value(t, "judge_http_requests_total{route=\"beta\",code=\"429\"}"), 1);
 	cr_assert_eq(value(t, "judge_http_requests_total{route=\"beta\",code=\"4xx\"}"), 0);
 	cr_assert_eq(value(t, "judge_http_requests_total{route=\"beta\",code=\"5xx\"}"), 2);
+	cr_assert_eq(value(t, "judge_http_requests_total{route=\"beta\",code=\"499\"}"), 1);
 	cr_assert_eq(value(t, "judge_http_requests_total{route=\"other\",code=\"2xx\"}"), 1);
 	cr_assert_eq(value(t, "judge_auth_failures_total"), 2);
 	cr_assert_eq(value(t, "judge_rate_limited_total"), 1);

@@ -215,6 +215,32 @@ Test(sessreq, content_types_and_ids)
 	cr_assert_not(sreq_id_valid("1"));
 }
 
+/* a file that a browser could run as a page is downloaded, never shown inline */
+Test(sessreq, dispositions)
+{
+	static const char *const shown[] = {"a.png", "b.JPG", "c.gif",	"d.webp",
+					    "e.txt", "f.csv", "g.json", "dir/h.log"};
+	static const char *const saved[] = {"a.html", "b.svg", "c.xml",	 "d.pdf", "e.js",
+					    "f.md",   "noext", "g.HTML", "h.zip"};
+	for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		sreq_disposition(shown[i], &sb);
+		cr_expect_str_eq(sb.buf, "inline", "%s", shown[i]);
+		strbuf_release(&sb);
+	}
+	for (size_t i = 0; i < sizeof saved / sizeof saved[0]; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		sreq_disposition(saved[i], &sb);
+		cr_expect(!strncmp(sb.buf, "attachment; filename*=UTF-8''", 29), "%s: %s", saved[i],
+			  sb.buf);
+		strbuf_release(&sb);
+	}
+	struct strbuf sb = STRBUF_INIT;
+	sreq_disposition("/v1/sessions/x/files/out dir/r\"\xc3\xa9;.html", &sb);
+	cr_expect_str_eq(sb.buf, "attachment; filename*=UTF-8''r%22%C3%A9%3B.html");
+	strbuf_release(&sb);
+}
+
 Test(sessreq, limits_json_round_trip)
 {
 	struct sess_limits l = {256, 1000, 4000, 64}, back;

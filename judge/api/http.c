@@ -11,11 +11,32 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+
+/* Where a connection is in its current request, for its deadline. */
+enum conn_phase {
+	PH_HEADERS, /* waiting for a request's headers: header deadline */
+	PH_BODY,    /* headers in, body coming: body deadline */
+	PH_HANDLER, /* the request is whole: no deadline (it may wait or stream) */
+};
+
+/* One per TCP connection (libmicrohttpd's socket context), from its STARTED
+ * to its CLOSED notification. CLOSED comes before libmicrohttpd closes the
+ * socket and both hold conns_lock, so the reaper never shuts down an fd that
+ * was closed and reused. */
+struct http_conn {
+	struct http_conn *prev, *next;
+	struct MHD_Connection *conn;
+	int fd;
+	pthread_t owner; /* the pool thread that serves it */
+	enum conn_phase phase;
+	int64_t deadline_ms; /* clock_mono_ms(), CLOCK_NEVER for none */
+};
 
 struct http_server {
 	struct MHD_Daemon *daemon;
@@ -25,6 +46,14 @@ struct http_server {
 	size_t nparked, aparked;
 	long active;
 	bool stopping;
+	/* the deadline reaper: conns_lock guards the list, each conn's phase
+	 * and deadline, reaper_stop and cut */
+	pthread_mutex_t conns_lock;
+	pthread_cond_t reaper_cond;
+	pthread_t reaper;
+	bool reaper_started, reaper_stop;
+	struct http_conn *conns;
+	long cut; /* connections shut down at a deadline */
 };
 
 int http_listen(const char *addr, char *err, size_t errlen)
@@ -299,15 +328,58 @@ static enum MHD_Result count_cl(void *cls, enum MHD_ValueKind kind, const char *
 	return MHD_YES;
 }
 
-/* Refuses bodies whose length is ambiguous: libmicrohttpd takes the first of
- * two different Content-Lengths, and chunked over a Content-Length (a proxy
- * may take the other: smuggling, RFC 9112 6.3), and reads a body of an
- * unknown Transfer-Encoding until the client closes.
- * Returns true when it responded. */
+/* RFC 9110 5.6.2: a field name is a token. */
+static bool is_token(const char *p)
+{
+	if (!*p)
+		return false;
+	for (; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("!#$%&'*+-.^_`|~", *p)))
+			return false;
+	return true;
+}
+
+static enum MHD_Result find_bad_name(void *cls, enum MHD_ValueKind kind, const char *key,
+				     const char *value)
+{
+	(void)kind;
+	(void)value;
+	const char **bad = cls;
+	if (!is_token(key ? key : "")) {
+		*bad = key ? key : "";
+		return MHD_NO;
+	}
+	return MHD_YES;
+}
+
+/* Refuses header lines and bodies whose meaning is ambiguous. A field name
+ * that is not a token: libmicrohttpd 0.9.75 splits a line at its first colon
+ * and keeps "Transfer-Encoding " (space before the colon) as a name of its
+ * own, so it reads no chunked body where a proxy in front may read one
+ * (RFC 9112 5.1 asks for a 400). Two different Content-Lengths (libmicrohttpd
+ * takes the first), chunked over a Content-Length (a proxy may take the
+ * other: smuggling, RFC 9112 6.3), a length that is not digits, and a body of
+ * an unknown Transfer-Encoding, which libmicrohttpd reads until the client
+ * closes. Returns true when it responded. */
 static bool framing_error(struct http_request *r)
 {
+	const char *bad = NULL;
+	MHD_get_connection_values(r->conn, MHD_HEADER_KIND, find_bad_name, &bad);
+	if (bad) {
+		http_error(r, 400, "bad_request",
+			   "malformed header field name '%.60s' (no space may come before the "
+			   "colon)",
+			   bad);
+		return true;
+	}
 	struct cl_count c = {0};
 	MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_cl, &c);
+	if (c.first && (!*c.first || strspn(c.first, "0123456789") != strlen(c.first))) {
+		http_error(r, 400, "bad_request", "Content-Length '%.40s' is not a number",
+			   c.first);
+		return true;
+	}
 	if (c.differ) {
 		http_error(r, 400, "bad_request", "conflicting Content-Length headers");
 		return true;
@@ -340,6 +412,156 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
 	return MHD_http_unescape(s);
 }
 
+/* ---- connections and their deadlines ---- */
+
+static struct http_conn *conn_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/* Moves hc to phase ph and sets the phase's deadline from now. */
+static void conn_phase(struct http_server *s, struct http_conn *hc, enum conn_phase ph)
+{
+	if (!hc)
+		return;
+	int64_t t = ph == PH_HEADERS ? s->opts.header_timeout_ms
+		    : ph == PH_BODY  ? s->opts.body_timeout_ms
+				     : 0;
+	pthread_mutex_lock(&s->conns_lock);
+	hc->phase = ph;
+	hc->deadline_ms = t > 0 ? clock_mono_ms() + t : CLOCK_NEVER;
+	pthread_mutex_unlock(&s->conns_lock);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct http_server *s = cls;
+	struct http_conn *hc = *socket_context;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		hc = xcalloc(1, sizeof *hc);
+		hc->conn = conn;
+		hc->fd = ci ? ci->connect_fd : -1;
+		hc->owner = pthread_self();
+		pthread_mutex_lock(&s->conns_lock);
+		hc->next = s->conns;
+		if (s->conns)
+			s->conns->prev = hc;
+		s->conns = hc;
+		pthread_mutex_unlock(&s->conns_lock);
+		*socket_context = hc;
+		conn_phase(s, hc, PH_HEADERS);
+		return;
+	}
+	if (code != MHD_CONNECTION_NOTIFY_CLOSED || !hc)
+		return;
+	pthread_mutex_lock(&s->conns_lock);
+	if (hc->prev)
+		hc->prev->next = hc->next;
+	else
+		s->conns = hc->next;
+	if (hc->next)
+		hc->next->prev = hc->prev;
+	pthread_mutex_unlock(&s->conns_lock);
+	free(hc);
+	*socket_context = NULL;
+}
+
+/* libmicrohttpd's own timeout is for idleness: a client that sends a byte
+ * now and then keeps its connection forever (slowloris). This thread shuts
+ * down a connection whose headers or body are late; libmicrohttpd then
+ * sees the socket end and closes it in its own thread. */
+static void *reaper_main(void *arg)
+{
+	struct http_server *s = arg;
+	pthread_mutex_lock(&s->conns_lock);
+	while (!s->reaper_stop) {
+		int64_t now = clock_mono_ms();
+		for (struct http_conn *hc = s->conns; hc; hc = hc->next) {
+			if (hc->deadline_ms > now || hc->fd < 0)
+				continue;
+			log_debug("http: closing a connection whose %s did not arrive in time",
+				  hc->phase == PH_HEADERS ? "request headers" : "request body");
+			shutdown(hc->fd, SHUT_RDWR);
+			hc->deadline_ms = CLOCK_NEVER;
+			s->cut++;
+		}
+		struct timespec ts = clock_mono_after(250);
+		pthread_cond_timedwait(&s->reaper_cond, &s->conns_lock, &ts);
+	}
+	pthread_mutex_unlock(&s->conns_lock);
+	return NULL;
+}
+
+long http_deadline_closes(struct http_server *s)
+{
+	pthread_mutex_lock(&s->conns_lock);
+	long n = s->cut;
+	pthread_mutex_unlock(&s->conns_lock);
+	return n;
+}
+
+/* libmicrohttpd 0.9.75 answers a Content-Length that is not a number (or
+ * too large for 64 bits) on its own, before the request reaches this module,
+ * and sends that answer's head twice (parse_connection_headers queues it,
+ * then the state machine builds the head again). The only hook left is its
+ * log line, written in the thread that serves the connection, at that
+ * moment: this answers the request with one JSON error and ends the
+ * connection, so what libmicrohttpd writes after it is never sent. */
+static const struct {
+	const char *log; /* how libmicrohttpd's message starts */
+	int status;
+	const char *code, *message;
+} mhd_refusals[] = {
+    {"Failed to parse `Content-Length' header", 400, "bad_request",
+     "the Content-Length header is not a number"},
+    {"Too large value of 'Content-Length' header", 413, "too_large",
+     "the Content-Length header is too large"},
+};
+
+static void refuse_current(struct http_server *s, int status, const char *code, const char *message)
+{
+	pthread_mutex_lock(&s->conns_lock);
+	/* the connection this thread is parsing: its headers are in, the request
+	 * has reached no handler, and no answer is queued yet */
+	struct http_conn *found = NULL;
+	int n = 0;
+	for (struct http_conn *hc = s->conns; hc; hc = hc->next) {
+		if (!pthread_equal(hc->owner, pthread_self()) || hc->phase != PH_HEADERS ||
+		    hc->fd < 0 ||
+		    !MHD_get_connection_info(hc->conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE))
+			continue;
+		const union MHD_ConnectionInfo *st =
+		    MHD_get_connection_info(hc->conn, MHD_CONNECTION_INFO_HTTP_STATUS);
+		if (st && st->http_status)
+			continue;
+		found = hc;
+		n++;
+	}
+	if (n == 1) {
+		char body[256], head[512];
+		int blen =
+		    snprintf(body, sizeof body,
+			     "{\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}\n", code, message);
+		int hlen =
+		    snprintf(head, sizeof head,
+			     "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+			     "Content-Length: %d\r\nConnection: close\r\n\r\n",
+			     status, status == 413 ? "Content Too Large" : "Bad Request", blen);
+		/* a fresh answer on an idle socket: its buffer takes it at once */
+		struct iovec iov[2] = {{head, (size_t)hlen}, {body, (size_t)blen}};
+		struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+		if (sendmsg(found->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+			log_debug("http: cannot answer a malformed request: %s", strerror(errno));
+		shutdown(found->fd, SHUT_RDWR);
+	}
+	pthread_mutex_unlock(&s->conns_lock);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -358,6 +580,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		strbuf_init(&r->body);
 		*con_cls = r;
 		__atomic_add_fetch(&s->active, 1, __ATOMIC_RELAXED);
+		r->hc = conn_of(conn);
+		conn_phase(s, r->hc, PH_BODY);
+		if (framing_error(r))
+			return MHD_YES;
 		r->max_body = s->opts.max_body;
 		/* a body announced larger than any cap is refused before it is read */
 		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
@@ -369,8 +595,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				   most / 1024);
 			return MHD_YES;
 		}
-		if (framing_error(r))
-			return MHD_YES;
 		if (s->opts.headers)
 			s->opts.headers(r, s->opts.arg);
 		/* the hook may have raised r->max_body (uploads) */
@@ -393,6 +617,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	/* the request is whole: what comes now may wait or stream for long */
+	conn_phase(s, r->hc, PH_HANDLER);
 	if (r->responded)
 		return MHD_YES;
 	if (r->too_large) {
@@ -415,12 +641,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
-	(void)conn;
-	(void)toe;
 	struct http_server *s = cls;
 	struct http_request *r = *con_cls;
+	/* the next request on this connection has header_timeout for its headers */
+	conn_phase(s, conn_of(conn), PH_HEADERS);
 	if (!r)
 		return;
+	/* gone before an answer was queued: the client's doing (or its deadline's) */
+	if (!r->responded && (toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT ||
+			      toe == MHD_REQUEST_TERMINATED_READ_ERROR ||
+			      toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED))
+		r->status = HTTP_CLIENT_CLOSED;
 	if (s->opts.done)
 		s->opts.done(r, s->opts.arg);
 	if (r->ctx_free)
@@ -438,11 +669,26 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	(void)cls;
+	for (size_t i = 0; i < sizeof mhd_refusals / sizeof mhd_refusals[0]; i++)
+		if (!strncmp(fmt, mhd_refusals[i].log, strlen(mhd_refusals[i].log)))
+			refuse_current(cls, mhd_refusals[i].status, mhd_refusals[i].code,
+				       mhd_refusals[i].message);
 	char buf[512];
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	buf[strcspn(buf, "\n")] = 0;
 	log_debug("http: %s", buf);
+}
+
+static void stop_reaper(struct http_server *s)
+{
+	if (!s->reaper_started)
+		return;
+	pthread_mutex_lock(&s->conns_lock);
+	s->reaper_stop = true;
+	pthread_cond_signal(&s->reaper_cond);
+	pthread_mutex_unlock(&s->conns_lock);
+	pthread_join(s->reaper, NULL);
+	s->reaper_started = false;
 }
 
 int http_start(struct http_server **out, const struct http_opts *opts, char *err, size_t errlen)
@@ -450,22 +696,39 @@ int http_start(struct http_server **out, const struct http_opts *opts, char *err
 	struct http_server *s = xcalloc(1, sizeof *s);
 	s->opts = *opts;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->conns_lock, NULL);
+	clock_cond_init(&s->reaper_cond);
+	int rc = pthread_create(&s->reaper, NULL, reaper_main, s);
+	if (rc) {
+		snprintf(err, errlen, "cannot start the HTTP deadline thread: %s", strerror(rc));
+		goto fail;
+	}
+	s->reaper_started = true;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
 			 MHD_USE_ERROR_LOG;
+	/* PER_IP_CONNECTION_LIMIT: a connection past it is closed on accept */
 	s->daemon = MHD_start_daemon(
 	    flags, 0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, opts->listen_fd,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(opts->threads > 0 ? opts->threads : 1),
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned)120, MHD_OPTION_CONNECTION_LIMIT, (unsigned)10000, MHD_OPTION_EXTERNAL_LOGGER,
-	    mhd_log, NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
+	    on_connection, s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)10000, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)(opts->max_conns_per_ip > 0 ? opts->max_conns_per_ip : 0),
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+	    MHD_OPTION_END);
 	if (!s->daemon) {
 		snprintf(err, errlen, "cannot start the HTTP server");
-		pthread_mutex_destroy(&s->lock);
-		free(s);
-		return -1;
+		goto fail;
 	}
 	*out = s;
 	return 0;
+fail:
+	stop_reaper(s);
+	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->conns_lock);
+	pthread_cond_destroy(&s->reaper_cond);
+	free(s);
+	return -1;
 }
 
 void http_stop(struct http_server *s)
@@ -482,6 +745,9 @@ void http_stop(struct http_server *s)
 	for (int i = 0; i < 50 && http_active(s) > 0; i++)
 		clock_sleep_ms(20);
 	MHD_stop_daemon(s->daemon);
+	stop_reaper(s);
+	pthread_mutex_destroy(&s->conns_lock);
+	pthread_cond_destroy(&s->reaper_cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s->parked);
 	free(s);

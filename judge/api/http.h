@@ -14,6 +14,11 @@
  * (http_stopping() tells them); a request parked after that gets 503.
  * Every request ends in the done callback (metrics, admission bookkeeping),
  * also when the client went away.
+ * Deadlines: libmicrohttpd's own timeout only ends idle connections, so a
+ * thread of this module closes a connection whose request headers, or whole
+ * body, take longer than the configured time (slowloris); requests that are
+ * whole (waiting, streaming) have none. Header lines and lengths that a proxy
+ * could read another way are refused 400 (framing_error).
  */
 #pragma once
 #include <cjson/cJSON.h>
@@ -45,7 +50,8 @@ struct http_request {
 	bool responded;	 /* a response was queued */
 	bool suspended;
 	unsigned long suspends; /* http_suspend calls so far (a resume may come at once) */
-	int status;		/* status of the response, for the done callback */
+	int status;		/* status of the response, for the done callback
+				 * (HTTP_CLIENT_CLOSED: the client went first) */
 	int64_t start_us;	/* clock_mono_us() at the start */
 	/* For the handler: kept across suspend/resume, freed by ctx_free at the end. */
 	void *ctx;
@@ -69,7 +75,12 @@ struct http_request {
 	/* Optional (MCP): a name by which another request may end this
 	 * request's stream (sse_cancel); owned by the handler, read at once. */
 	const char *stream_tag;
+	struct http_conn *hc; /* private to http.c: the connection's deadline */
 };
+
+/* http_request.status of a request whose client went away (or was cut off
+ * at a deadline) before an answer was queued: nginx's 499, never sent. */
+#define HTTP_CLIENT_CLOSED 499
 
 /* Called when the body is complete, and again after each http_resume().
  * It must respond or suspend before it returns. */
@@ -82,6 +93,11 @@ struct http_opts {
 	int threads;	   /* threads of the pool, >= 1 */
 	size_t max_body;   /* bytes */
 	size_t max_upload; /* the most a headers hook may raise a request's max_body to */
+	/* A connection gets header_timeout_ms for a request's headers, from its
+	 * start or from the end of its previous request, then body_timeout_ms
+	 * for the whole body; past either it is closed (0: no deadline). */
+	int64_t header_timeout_ms, body_timeout_ms;
+	int max_conns_per_ip; /* open connections of one address; 0 = no cap */
 	/* Optional: called once the headers are in, before the body is read. It
 	 * may respond (refuse); then the body is never read and the handler is
 	 * not called. */
@@ -103,6 +119,8 @@ void http_stop(struct http_server *s);
 bool http_stopping(struct http_request *r);
 /* Number of requests being served now (also the suspended ones). */
 long http_active(const struct http_server *s);
+/* Connections closed so far because their headers or body came too late. */
+long http_deadline_closes(struct http_server *s);
 
 /* Value of a request header or of a query parameter; NULL when absent.
  * Valid while the request lives. */

@@ -96,6 +96,7 @@ void info_metrics(struct http_request *r, struct api *a)
 	if (db)
 		db_pool_put(a->pool, db);
 	g.in_flight = http_active(a->http);
+	g.deadline_closes = http_deadline_closes(a->http);
 	g.callbacks_delivered = callback_delivered(a->callbacks);
 	g.callbacks_failed = callback_failed(a->callbacks);
 	struct strbuf sb = STRBUF_INIT;

@@ -18,8 +18,9 @@ struct histogram {
 };
 
 /* status classes counted per route */
-enum { SC_2XX, SC_4XX, SC_429, SC_5XX, SC_COUNT };
-static const char *const sc_names[SC_COUNT] = {"2xx", "4xx", "429", "5xx"};
+/* 499: the client went away before an answer (nginx's code), not a 5xx */
+enum { SC_2XX, SC_4XX, SC_429, SC_499, SC_5XX, SC_COUNT };
+static const char *const sc_names[SC_COUNT] = {"2xx", "4xx", "429", "499", "5xx"};
 
 struct metrics {
 	pthread_mutex_t lock;
@@ -85,6 +86,7 @@ void metrics_request(struct metrics *m, int route, int status, double seconds)
 {
 	int rt = route >= 0 && route < m->nroutes ? route : m->nroutes - 1;
 	int sc = status == 429		    ? SC_429
+		 : status == 499	    ? SC_499
 		 : status >= 500 || !status ? SC_5XX
 		 : status >= 400	    ? SC_4XX
 					    : SC_2XX;
@@ -169,7 +171,8 @@ static void render_db(const struct metrics_gauges *g, struct strbuf *sb)
 static void render_counters(struct metrics *m, struct strbuf *sb)
 {
 	strbuf_addstr(sb, "# HELP judge_http_requests_total HTTP requests by route and status "
-			  "class.\n# TYPE judge_http_requests_total counter\n");
+			  "class (499: the client went away before the answer).\n# TYPE "
+			  "judge_http_requests_total counter\n");
 	for (int i = 0; i < m->nroutes; i++)
 		for (int k = 0; k < SC_COUNT; k++)
 			strbuf_addf(sb, "judge_http_requests_total{route=\"%s\",code=\"%s\"} %ld\n",
@@ -211,10 +214,14 @@ void metrics_render(struct metrics *m, const struct metrics_gauges *g, struct st
 	    out,
 	    "# HELP judge_http_in_flight Requests being served or waiting.\n"
 	    "# TYPE judge_http_in_flight gauge\njudge_http_in_flight %ld\n"
+	    "# HELP judge_http_deadline_closes_total Connections closed because a request's "
+	    "headers or body came too late.\n"
+	    "# TYPE judge_http_deadline_closes_total counter\n"
+	    "judge_http_deadline_closes_total %ld\n"
 	    "# HELP judge_callbacks_delivered_total Callbacks answered 2xx.\n"
 	    "# TYPE judge_callbacks_delivered_total counter\n"
 	    "judge_callbacks_delivered_total %ld\n"
 	    "# HELP judge_callbacks_failed_total Callback attempts that failed.\n"
 	    "# TYPE judge_callbacks_failed_total counter\njudge_callbacks_failed_total %ld\n",
-	    g->in_flight, g->callbacks_delivered, g->callbacks_failed);
+	    g->in_flight, g->deadline_closes, g->callbacks_delivered, g->callbacks_failed);
 }

@@ -26,6 +26,7 @@ struct metrics_gauges {
 	bool db_up;		       /* the database answered counts */
 	long counts[SUB_STATUS_COUNT]; /* submissions by status, when db_up */
 	long in_flight;		       /* requests being served or parked */
+	long deadline_closes;	       /* connections cut at a header or body deadline */
 	long callbacks_delivered, callbacks_failed;
 	long sessions[SESS_STATUS_COUNT]; /* sessions by status, when db_up */
 };
@@ -37,7 +38,8 @@ struct metrics *metrics_new(const char *const *names, int nroutes);
 void metrics_free(struct metrics *m);
 
 /* Counts one answered request of route (out of range: the last route) with
- * its HTTP status (0: none was sent, counted as 5xx) and duration. */
+ * its HTTP status (0: none was sent, counted as 5xx; 499: the client went
+ * away before an answer, counted apart) and duration. */
 void metrics_request(struct metrics *m, int route, int status, double seconds);
 /* Adds one enqueue-to-result time of a synchronous execute. */
 void metrics_exec_latency(struct metrics *m, double seconds);

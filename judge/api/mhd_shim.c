@@ -56,3 +56,17 @@ struct MHD_Daemon *MHD_start_daemon(unsigned int flags, uint16_t port, MHD_Accep
 	va_end(ap);
 	return d;
 }
+
+/* variadic too, but none of the kinds asked for (fd, socket context, header
+ * size, status) takes an argument after the kind */
+const union MHD_ConnectionInfo *MHD_get_connection_info(struct MHD_Connection *connection,
+							enum MHD_ConnectionInfoType info_type, ...)
+{
+	static typeof(&MHD_get_connection_info) fn;
+	typeof(&MHD_get_connection_info) f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+	if (!f) {
+		f = (typeof(&MHD_get_connection_info))dynlib_sym(&mhd, "MHD_get_connection_info");
+		__atomic_store_n(&fn, f, __ATOMIC_RELEASE);
+	}
+	return f(connection, info_type);
+}

@@ -30,6 +30,10 @@
 #define FILE_CALL_MS  60000
 
 /* A parked request's state (r->ctx). */
+/* The policy of a served session file: an opaque origin, no script, no
+ * loads of anything. */
+#define SESSION_FILE_CSP "sandbox; default-src 'none'"
+
 struct sctx {
 	struct api *api;
 	struct http_request *r;
@@ -222,9 +226,22 @@ static void answer(struct sctx *c, const cJSON *resp, const struct strbuf *body)
 		http_respond_json(r, 200, o);
 		cJSON_Delete(o);
 	} else if (cJSON_GetObjectItemCaseSensitive(resp, "raw")) {
-		const char *hdr[] = {"X-Content-Type-Options", "nosniff", NULL};
+		/* a file a cell wrote, served from the origin of the playground
+		 * and the dashboard: never as a page of that origin (a sandbox
+		 * policy gives it an origin of its own and no script), and
+		 * downloaded unless its type is inert (docs/security.md) */
+		struct strbuf disp = STRBUF_INIT;
+		sreq_disposition(r->url, &disp);
+		const char *hdr[] = {"X-Content-Type-Options",
+				     "nosniff",
+				     "Content-Security-Policy",
+				     SESSION_FILE_CSP,
+				     "Content-Disposition",
+				     disp.buf,
+				     NULL};
 		http_respond(r, status, cJSON_IsString(ct) ? ct->valuestring : NULL,
 			     body->buf ? body->buf : "", body->len, hdr);
+		strbuf_release(&disp);
 	} else {
 		http_respond_json(r, status, b ? b : resp);
 	}

@@ -156,19 +156,23 @@ void submit_resume(struct http_request *r)
 }
 
 /* The idempotency key of one request, for single and batch requests alike:
- * the Idempotency-Key header (header, NULL when none) or else the body's
- * idempotency_key. Returns 0 with *out (NULL: none; it points into header or
- * body), or -1 with e (422 invalid_field). */
+ * the Idempotency-Key header (header, NULL when none) or the body's
+ * idempotency_key (both: they must be equal). Returns 0 with *out (NULL: none; it points into
+ * header or body), or -1 with e (422 invalid_field). */
 static int idempotency_key(const char *header, const cJSON *body, const char **out,
 			   struct req_error *e)
 {
 	const char *k = header;
 	const cJSON *bk = cJSON_GetObjectItemCaseSensitive(body, "idempotency_key");
 	*out = NULL;
+	if (bk && !cJSON_IsNull(bk) && !cJSON_IsString(bk))
+		return req_fail(e, 422, "invalid_field", "idempotency_key must be a string");
+	/* both given: they must agree, or one of them would be silently dropped */
+	if (k && cJSON_IsString(bk) && strcmp(k, bk->valuestring))
+		return req_fail(e, 422, "invalid_field",
+				"the Idempotency-Key header and the body's idempotency_key differ");
 	if (!k && cJSON_IsString(bk))
 		k = bk->valuestring;
-	else if (!k && bk && !cJSON_IsNull(bk))
-		return req_fail(e, 422, "invalid_field", "idempotency_key must be a string");
 	if (k && (!*k || strlen(k) > 200 || !utf8_valid_text(k, strlen(k))))
 		return req_fail(e, 422, "invalid_field",
 				"the idempotency key must be 1 to 200 bytes of UTF-8 text");

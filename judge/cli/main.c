@@ -52,11 +52,40 @@ static const char *default_config(void)
 static void usage(FILE *out)
 {
 	fputs("usage: judge [--config FILE] COMMAND [ARGS]\n\n"
-	      "FILE defaults to ./judge.ini, else " INSTALLED_CONFIG "\n\ncommands:\n",
+	      "FILE defaults to ./judge.ini, else " INSTALLED_CONFIG "\n"
+	      "--config FILE may also follow COMMAND (judge keys create --config FILE);\n"
+	      "given twice, the later one wins\n\ncommands:\n",
 	      out);
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fputs("\n'judge COMMAND --help' tells more.\n", out);
+}
+
+/* Takes a --config FILE (or --config=FILE) out of a command's arguments
+ * argv[1..*argc), up to a "--" (what follows it is the program's), so that
+ * `judge keys create --config X` means what `judge --config X keys create`
+ * does. Returns the last one given, or NULL; *argc shrinks. */
+static const char *config_after_command(int *argc, char **argv)
+{
+	const char *path = NULL;
+	int out = 1;
+	int i = 1;
+	for (; i < *argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--config") && i + 1 < *argc) {
+			path = argv[++i];
+			continue;
+		}
+		if (!strncmp(argv[i], "--config=", 9)) {
+			path = argv[i] + 9;
+			continue;
+		}
+		argv[out++] = argv[i];
+	}
+	for (; i < *argc; i++)
+		argv[out++] = argv[i];
+	argv[out] = NULL;
+	*argc = out;
+	return path;
 }
 
 int main(int argc, char **argv)
@@ -87,6 +116,15 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* `up` reads its own --config: it passes it on to the children it starts */
+	int cargc = argc - i;
+	if (strcmp(argv[i], "up")) {
+		const char *later = config_after_command(&cargc, argv + i);
+		if (later) {
+			config_path = later;
+			explicit_config = 1;
+		}
+	}
 	if (!config_path)
 		config_path = default_config();
 	struct judge_config cfg;
@@ -107,7 +145,7 @@ int main(int argc, char **argv)
 	log_min_level = (enum log_level)lvl;
 	for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
 		if (!strcmp(commands[c].name, argv[i])) {
-			int rc = commands[c].fn(argc - i, argv + i, &cfg);
+			int rc = commands[c].fn(cargc, argv + i, &cfg);
 			config_release(&cfg);
 			return rc;
 		}

@@ -357,6 +357,12 @@ static void validator_verdict(struct checker *c, const struct checker_call *call
 	}
 	set_message(v->message, sizeof v->message, why.buf, why.len);
 	strbuf_release(&why);
+	if (rr->status == RUN_TIMEOUT || rr->status == RUN_MEMORY_LIMIT ||
+	    rr->status == RUN_OUTPUT_LIMIT) {
+		v->outcome = CHECKER_LIMIT;
+		log_info("checker: problem %s: %s", c->problem_id, v->message);
+		return;
+	}
 	log_warn("checker: problem %s: %s", c->problem_id, v->message);
 }
 

@@ -6,9 +6,13 @@
  * A validator is trusted to judge but not trusted with the machine: it is
  * compiled and run in a sandbox workspace of its own, never the submission's box
  * (so a submission can neither read the answers nor plant files for the
- * validator). Anything but exit 42 or 43 (another code, a signal, a timeout, a
- * memory overrun) is a fault of the package: CHECKER_FAIL, which the grader
- * reports as internal_error, never as a verdict against the submission.
+ * validator). Another exit code or a signal is a fault of the package:
+ * CHECKER_FAIL, which the grader reports as internal_error. A validator that
+ * hits its own time, memory or output limit on this output is CHECKER_LIMIT:
+ * the output was not accepted, and the grader gives the submission
+ * wrong_answer with that reason, since what a submission writes can drive
+ * a validator past its limits and internal_error would count it as the
+ * judge's fault (docs/security.md, "Blame").
  */
 #pragma once
 #include <stdbool.h>
@@ -21,11 +25,12 @@ struct lang_registry;
 struct problem;
 struct checker;
 
-enum checker_outcome { CHECKER_ACCEPT, CHECKER_REJECT, CHECKER_FAIL };
+enum checker_outcome { CHECKER_ACCEPT, CHECKER_REJECT, CHECKER_FAIL, CHECKER_LIMIT };
 
 struct checker_verdict {
 	enum checker_outcome outcome;
-	char message[512]; /* judgemessage.txt (accept/reject), or why the validator failed;
+	char message[512]; /* judgemessage.txt (accept/reject), or why the validator failed
+			      or which limit it hit;
 			      valid UTF-8, may be empty */
 	long cpu_ms;
 	long wall_ms;

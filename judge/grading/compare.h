@@ -33,9 +33,12 @@
  *    are both valid UTF-8, byte mode otherwise (. is one byte), so invalid
  *    output bytes behave predictably. NUL bytes are allowed on both sides.
  *    Default flags: no (?s), (?m), (?i) -- write them in the pattern. Match,
- *    depth and heap limits bound time and memory; a bad pattern or a limit hit
- *    is CMP_ERROR (the pattern is the problem setter's fault, not the
- *    submission's). Big outputs need patterns that do not backtrack per
+ *    depth and heap limits bound time and memory. A bad pattern is CMP_ERROR
+ *    (the problem setter's fault; a request's own pattern is refused 422
+ *    before it runs); a limit hit is CMP_DIFFER with the limit named in the
+ *    feedback: the output was not shown to match, and whoever wrote the
+ *    pattern (often the submitter) gets a verdict, not an internal error
+ *    (which would count as the judge's fault). Big outputs need patterns that do not backtrack per
  *    repetition, e.g. (?s).*, [0-9\s]*+ or (?:\d+\n)*+ rather than (\d+\n)*.
  *  - checker: CMP_ERROR here; grade runs checkers.
  * Memory: no allocation in exact, lines and tokens modes (streaming over the

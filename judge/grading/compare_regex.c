@@ -227,14 +227,20 @@ enum cmp_outcome cmp_regex(const struct cmp_opts *o, const char *pat, size_t ple
 		PCRE2_UCHAR msg[160];
 		if (pcre2_get_error_message(rc, msg, sizeof(msg)) < 0)
 			snprintf((char *)msg, sizeof(msg), "error %d", rc);
-		if (lim)
+		if (lim) {
+			/* the pattern's own limit on this output: the output was not
+			 * shown to match, which is a verdict, not the judge's fault */
+			ret = CMP_DIFFER;
+			cmp_snippet(fb->got, sizeof(fb->got), g, gn, 0, 0, cmp_window_end(g, gn, 0),
+				    0);
 			cmp_fb_msg(
 			    fb,
 			    "regex %s exceeded: the pattern backtracks too much for this output "
 			    "(use atomic groups or possessive quantifiers)",
 			    lim);
-		else
+		} else {
 			cmp_fb_msg(fb, "regex match failed: %s", (const char *)msg);
+		}
 		goto out;
 	}
 

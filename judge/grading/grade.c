@@ -181,8 +181,9 @@ struct judge_extra {
 	struct score_test score;
 };
 
-/* Asks the package's output validator (checker.h). Its failure is the judge's
- * fault (internal_error), never a verdict against the submission. */
+/* Asks the package's output validator (checker.h). Its crash is the
+ * package's fault (internal_error); its own limits hit on this output are
+ * wrong_answer with the reason (checker.h). */
 static enum sub_status judge_checker(const struct grade_plan *p, const struct grade_test *t,
 				     const struct run_result *rr, struct grade_feedback *fb,
 				     struct judge_extra *x, char *err, size_t errlen)
@@ -214,8 +215,12 @@ static enum sub_status judge_checker(const struct grade_plan *p, const struct gr
 		return SUB_ACCEPTED;
 	}
 	fb->present = true;
-	snprintf(fb->message, sizeof fb->message, "%s",
-		 v.message[0] ? v.message : "rejected by the output validator");
+	if (v.outcome == CHECKER_LIMIT)
+		snprintf(fb->message, sizeof fb->message, "not accepted: %.400s on this output",
+			 v.message);
+	else
+		snprintf(fb->message, sizeof fb->message, "%s",
+			 v.message[0] ? v.message : "rejected by the output validator");
 	return SUB_WRONG_ANSWER;
 }
 

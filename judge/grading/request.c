@@ -16,6 +16,7 @@
 #include "judge/grading/request_func.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
+#include "common/xalloc.h"
 
 #define MAX_PROBLEM_ID 64
 #define MAX_TEST_NAME  128
@@ -758,6 +759,42 @@ out:
 	return ret;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The first name that appears twice in one object of v (depth first), or
+ * NULL. cJSON keeps every member and its lookups return the first, while
+ * most parsers keep the last: a body with a key twice means two different
+ * requests to two readers, so it is refused (RFC 8259 4: names SHOULD be
+ * unique). Sorting the names keeps an object of n keys at n log n. */
+static const char *duplicate_key(const cJSON *v)
+{
+	if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
+		return NULL;
+	const char *dup = NULL;
+	if (cJSON_IsObject(v)) {
+		size_t n = 0;
+		for (const cJSON *c = v->child; c; c = c->next)
+			n++;
+		if (n > 1) {
+			const char **names = xcalloc(n, sizeof *names);
+			size_t i = 0;
+			for (const cJSON *c = v->child; c; c = c->next)
+				names[i++] = c->string ? c->string : "";
+			qsort(names, n, sizeof *names, name_cmp);
+			for (i = 1; i < n && !dup; i++)
+				if (!strcmp(names[i - 1], names[i]))
+					dup = names[i];
+			free(names);
+		}
+	}
+	for (const cJSON *c = v->child; c && !dup; c = c->next)
+		dup = duplicate_key(c);
+	return dup;
+}
+
 int req_parse_json(const struct judge_config *cfg, const char *body, size_t len, cJSON **out,
 		   struct req_error *err)
 {
@@ -795,6 +832,13 @@ int req_parse_json(const struct judge_config *cfg, const char *body, size_t len,
 			}
 			i++; /* skip the escaped character */
 		}
+	const char *dup = duplicate_key(in);
+	if (dup) {
+		int rc = req_fail(err, 400, "invalid_json",
+				  "the key \"%.80s\" appears twice in one object", dup);
+		cJSON_Delete(in);
+		return rc;
+	}
 	*out = in;
 	return 0;
 }

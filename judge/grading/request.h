@@ -43,7 +43,8 @@ int req_fail(struct req_error *err, int http_status, const char *code, const cha
     __attribute__((format(printf, 4, 5)));
 
 /* Parses body (len bytes, not NUL-terminated, at most max_body_kb) as JSON:
- * valid UTF-8, one value with only white space after it, no \u0000 escape.
+ * valid UTF-8, one value with only white space after it, no \u0000 escape,
+ * no key twice in one object (400 invalid_json naming the key).
  * Returns 0 with *out (the caller frees it), or -1 with err. */
 int req_parse_json(const struct judge_config *cfg, const char *body, size_t len, cJSON **out,
 		   struct req_error *err);

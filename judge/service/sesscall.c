@@ -251,6 +251,22 @@ static cJSON *file_error(int rc, const char *path)
 	case EINVAL:
 		return sesscall_error(400, "bad_path", "'%.200s' is not a path in the session",
 				      path);
+	case ENAMETOOLONG:
+		return sesscall_error(400, "bad_path", "'%.200s': a name in it is too long", path);
+	/* the session's own programs change its folder while the call runs, or
+	 * made something the call may not touch: the caller may try again */
+	case ENOTEMPTY:
+	case EEXIST:
+	case EBUSY:
+	case EAGAIN:
+		return sesscall_error(409, "conflict",
+				      "'%.200s' changed while this call ran (a program of the "
+				      "session is writing there); try again",
+				      path);
+	case EACCES:
+	case EPERM:
+	case ETXTBSY:
+		return sesscall_error(403, "forbidden", "'%.200s': %s", path, strerror(-rc));
 	default:
 		return sesscall_error(500, "internal_error", "file call on '%.200s': %s", path,
 				      strerror(-rc));

@@ -11,6 +11,7 @@
 #include "runner/install/install.h"
 
 #define MAX_PATH_BYTES 1024
+#define MAX_NAME_BYTES 255 /* NAME_MAX of Linux file systems */
 
 static const cJSON *field(const cJSON *o, const char *name)
 {
@@ -273,6 +274,11 @@ bool sreq_path(const char *path, bool empty_ok, struct req_error *e)
 				 "empty, '.' or '..' part");
 			return false;
 		}
+		if (len > MAX_NAME_BYTES) {
+			req_fail(e, 400, "bad_path", "a file or folder name is at most %d bytes",
+				 MAX_NAME_BYTES);
+			return false;
+		}
 		if (!s[len])
 			return true;
 		s += len + 1;
@@ -303,6 +309,37 @@ const char *sreq_content_type(const char *name)
 		if (!strcasecmp(dot + 1, types[i][0]))
 			return types[i][1];
 	return "application/octet-stream";
+}
+
+bool sreq_inline_ok(const char *content_type)
+{
+	/* what a browser shows without running anything: no HTML, SVG, XML,
+	 * PDF or script; the rest is downloaded */
+	static const char *const inert[] = {"image/png",       "image/jpeg", "image/gif",
+					    "image/webp",      "text/plain", "text/csv",
+					    "application/json"};
+	for (size_t i = 0; i < sizeof inert / sizeof inert[0]; i++)
+		if (!strcasecmp(content_type, inert[i]))
+			return true;
+	return false;
+}
+
+void sreq_disposition(const char *name, struct strbuf *out)
+{
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	if (sreq_inline_ok(sreq_content_type(name))) {
+		strbuf_addstr(out, "inline");
+		return;
+	}
+	/* RFC 6266 4.3 with RFC 8187's encoding: attr-chars as they are, every
+	 * other byte (quotes, spaces, UTF-8) percent-encoded */
+	strbuf_addstr(out, "attachment; filename*=UTF-8''");
+	for (const unsigned char *p = (const unsigned char *)base; *p; p++)
+		if (isalnum(*p) || strchr("!#$&+-.^_`|~", *p))
+			strbuf_addch(out, (char)*p);
+		else
+			strbuf_addf(out, "%%%02X", *p);
 }
 
 bool sreq_id_valid(const char *s)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/strbuf.h"
 #include "judge/grading/request.h"
 
 struct judge_config;
@@ -60,5 +61,12 @@ bool sreq_path(const char *path, bool empty_ok, struct req_error *e);
 /* The Content-Type a file is served with, from its name's extension
  * ("application/octet-stream" when unknown). Static. */
 const char *sreq_content_type(const char *name);
+/* Whether a file of content_type may be shown inline: a browser runs no
+ * script in it (raster images, plain text, CSV, JSON). */
+bool sreq_inline_ok(const char *content_type);
+/* Appends the Content-Disposition a session file named name is served
+ * with: "inline" when sreq_inline_ok of its type, else "attachment" with its
+ * base name (RFC 6266, filename*=UTF-8''percent-encoded). */
+void sreq_disposition(const char *name, struct strbuf *out);
 /* True when s is a session id: a UUID in lower- or upper-case hex. */
 bool sreq_id_valid(const char *s);

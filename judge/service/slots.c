@@ -11,8 +11,10 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 
-int slot_take(const char *box_root, int *fd_out)
+int slot_take(const char *box_root, enum slot_kind kind, int *fd_out)
 {
+	int first = kind == SLOT_SESSION ? SLOT_GRADE_END : SLOT_CLI_END;
+	int end = kind == SLOT_SESSION ? SLOT_LOCKS_MAX : SLOT_GRADE_END;
 	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
 	int ret = -1;
 	strbuf_addf(&dir, "%s-slots", box_root);
@@ -20,7 +22,7 @@ int slot_take(const char *box_root, int *fd_out)
 		log_error("slots: cannot create '%s': %s", dir.buf, strerror(errno));
 		goto out;
 	}
-	for (int n = 0; n < SLOT_LOCKS_MAX; n++) {
+	for (int n = first; n < end; n++) {
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%d", dir.buf, n);
 		int fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -35,7 +37,8 @@ int slot_take(const char *box_root, int *fd_out)
 		}
 		close(fd);
 	}
-	log_error("slots: all %d sandbox slot numbers are taken", SLOT_LOCKS_MAX);
+	log_error("slots: all %d %s slot numbers are taken", end - first,
+		  kind == SLOT_SESSION ? "session" : "grading");
 out:
 	strbuf_release(&dir);
 	strbuf_release(&path);

@@ -7,8 +7,19 @@
  */
 #pragma once
 
-#define SLOT_LOCKS_MAX 4096
+/* Three ranges that never meet, so a session's sandbox never runs under a
+ * uid a grading run or a one-shot command uses (docs/security.md):
+ * - [0, SLOT_CLI_END): one-shot commands (judge run, eval, verify), which
+ *   number their sandboxes 0..jobs-1 without locks;
+ * - [SLOT_CLI_END, SLOT_GRADE_END): a worker's grading slots;
+ * - [SLOT_GRADE_END, SLOT_LOCKS_MAX): sessions (and the runner's session
+ *   pool has 65000.. of its own, runner/session_pool.c). */
+#define SLOT_CLI_END   1024
+#define SLOT_GRADE_END 5120
+#define SLOT_LOCKS_MAX 8192
 
-/* Takes the lowest free slot number. Returns it with *fd (close it to give the
- * number back), or -1 (logged). */
-int slot_take(const char *box_root, int *fd);
+enum slot_kind { SLOT_GRADE, SLOT_SESSION };
+
+/* Takes the lowest free slot number of kind's range. Returns it with *fd
+ * (close it to give the number back), or -1 (logged). */
+int slot_take(const char *box_root, enum slot_kind kind, int *fd);

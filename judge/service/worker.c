@@ -566,7 +566,7 @@ static int start_slots(struct worker *w, const char *host)
 	for (int i = 0; i < w->nslots; i++) {
 		struct slot *s = &w->slots[i];
 		s->w = w;
-		s->index = slot_take(w->cfg->box_root, &s->lock_fd);
+		s->index = slot_take(w->cfg->box_root, SLOT_GRADE, &s->lock_fd);
 		if (s->index < 0) {
 			atomic_store(&s->done, true);
 			break;

@@ -78,7 +78,10 @@
 #define P_PIDFD 3
 #endif
 #define CPU_TICK_MS 10
-#define NETNS_SLOTS 256
+/* slots below this keep their network namespace: the callers' slot numbers
+ * (one-shot, grading and session ranges, judge/service/slots.h) stay below
+ * it; made on first use only */
+#define NETNS_SLOTS 8192
 
 /* ---- global state (set once by native_global_init) ---- */
 

@@ -10,8 +10,10 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh
 
+# no per-address cap: 600 connections from 127.0.0.1 below (http.sh tests the cap)
 svc_up abuse "max_wait_s = 10" "callback_hosts = 127.0.0.1:9" "max_body_kb = 64" "max_batch = 5" \
-	"http_threads = 2" "max_in_flight = 8" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native"
+	"http_threads = 2" "max_in_flight = 8" "http_max_conns_per_ip = 0" "[worker]" "worker_slots = 2" \
+	"[sandbox]" "sandbox = native"
 
 PY=$(command -v python3 || echo /opt/judge/runtimes/python3.12/bin/python3)
 AH="Authorization: Bearer $KEY"

@@ -112,6 +112,63 @@ bad "nor written through" 400 bad_path PUT "/v1/sessions/$PY/files/dirlink/x" "b
 expect "the symlink is listed, as a symlink" 200 \
 	'[.files[] | select(.name == "link")][0].type == "symlink"' GET "/v1/sessions/$PY/files"
 
+# ---- files served from the API's origin never run as its pages ----
+grep -qi "^content-disposition: inline" "$SVC_TMP/png.h" && grep -qi "^content-security-policy: sandbox" "$SVC_TMP/png.h" &&
+	pass "an image: inline, under a sandbox policy" || fail "an image: inline, under a sandbox policy" "$(cat "$SVC_TMP/png.h")"
+cell "the code writes HTML and SVG" "$PY" \
+	$'open("out/page.html", "w").write("<script>alert(1)</script>")\nopen("out/pic.svg", "w").write("<svg xmlns=\'http://www.w3.org/2000/svg\'><script>alert(1)</script></svg>")' \
+	'.status == "ok"'
+for f in page.html pic.svg; do
+	h=$(curl -s -m 30 "${AUTH[@]}" -D - -o /dev/null "$U/v1/sessions/$PY/files/out/$f" | tr -d '\r')
+	grep -qi "^content-disposition: attachment; filename\*=UTF-8''$f\$" <<<"$h" &&
+		grep -qi "^content-security-policy: sandbox" <<<"$h" && grep -qi '^x-content-type-options: nosniff' <<<"$h" &&
+		pass "$f: an attachment under a sandbox policy" || fail "$f: an attachment under a sandbox policy" "$h"
+done
+
+# ---- file names and races: 4xx or success, never 500 ----
+N256=$(printf 'n%.0s' $(seq 256))
+bad "a 256-byte file name (read)" 400 bad_path GET "/v1/sessions/$PY/files/$N256"
+bad "a 256-byte file name (write)" 400 bad_path PUT "/v1/sessions/$PY/files/d/$N256" "x"
+bad "a 256-byte folder name (delete)" 400 bad_path DELETE "/v1/sessions/$PY/files/$N256/x"
+expect "a 255-byte name is fine" 200 '.size == 1' PUT "/v1/sessions/$PY/files/${N256:1}" "x"
+# a program of the session rewrites a tree while the API removes it
+cell "a background writer starts" "$PY" \
+	$'import subprocess\nwriter = subprocess.Popen(["bash", "-c", "while :; do mkdir -p t/a/b t/c; for i in 1 2 3 4 5 6; do echo x > t/a/b/f$i; echo y > t/c/g$i; done; sleep 0.002; done"])' \
+	'.status == "ok"'
+: >"$SVC_TMP/race.codes"
+for i in $(seq 30); do
+	racers=() # only these: a bare wait would wait for serve and worker too
+	curl -s -m 60 -o /dev/null -w '%{http_code}\n' -X DELETE "${AUTH[@]}" "$U/v1/sessions/$PY/files/t" >>"$SVC_TMP/race.codes" &
+	racers+=($!)
+	curl -s -m 60 -o /dev/null -w '%{http_code}\n' "${AUTH[@]}" "$U/v1/sessions/$PY/files/t/a/b/f1" >>"$SVC_TMP/race.codes" &
+	racers+=($!)
+	curl -s -m 60 -o /dev/null -w '%{http_code}\n' "${AUTH[@]}" "$U/v1/sessions/$PY/files?dir=t/a/b" >>"$SVC_TMP/race.codes" &
+	racers+=($!)
+	wait "${racers[@]}"
+done
+codes=$(sort "$SVC_TMP/race.codes" | uniq -c | tr -s ' ' | tr '\n' ';')
+[ "$(wc -l <"$SVC_TMP/race.codes")" = 90 ] && ! grep -qv '^[24]' "$SVC_TMP/race.codes" &&
+	pass "90 deletes, reads and lists racing the writer: 2xx or 4xx only ($codes)" ||
+	fail "deletes, reads and lists racing the writer: 2xx or 4xx only" "$codes"
+cell "the writer stops" "$PY" 'writer.kill(); writer.wait()' '.status == "ok"'
+
+# ---- on the host: the session's folder is its own (mode 0700, a uid of its own) ----
+expect "a marker file" 200 '.size == 6' PUT "/v1/sessions/$PY/files/marker-$PY" "marker"
+BOX_ROOT=$(sed -n 's/^box_root *= *//p' "$ini" | tail -1)
+BOX_ROOT=${BOX_ROOT:-/run/judge}
+box=$(dirname "$(ls -d "$BOX_ROOT"/box-*/"marker-$PY" "$BOX_ROOT"/box-*/*/"marker-$PY" 2>/dev/null | head -1)")
+if [ "$box" = . ]; then
+	fail "the session's folder on the host" "no box under $BOX_ROOT holds marker-$PY"
+else
+	top=$box
+	while [ "$(dirname "$top")" != "$BOX_ROOT" ]; do top=$(dirname "$top"); done
+	read -r mode uid < <(stat -c '%a %u' "$top")
+	[ "$mode" = 700 ] && pass "the session's folder is mode 0700" || fail "the session's folder is mode 0700" "$mode"
+	# box_uid 61000: one-shot commands use 61000..62023, grading 62024..66119 (slots.h)
+	[ "$uid" -ge $((61000 + 5120)) ] && pass "owned by a session uid ($uid), outside the runs' ranges" ||
+		fail "owned by a session uid, outside the runs' ranges" "uid $uid"
+fi
+
 # ---- state and results ----
 cell "state: a variable" "$PY" 'x = 41' '.status == "ok" and .result == null'
 cell "state: it is there in the next cell" "$PY" 'x + 1' '.result == "42"'

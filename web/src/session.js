@@ -185,7 +185,9 @@ export class Session {
       const res = await fetch("/v1/sessions/" + this.id + "/files/" + name.split("/").map(encodeURIComponent).join("/"),
         { headers: authHeaders(), cache: "no-store", credentials: "omit" });
       if (!res.ok) throw new Error("download failed: HTTP " + res.status);
-      const url = URL.createObjectURL(await res.blob());
+      // as bytes, whatever the file's type: a blob: URL has this page's
+      // origin, so an HTML or SVG file opened from it would run as the page
+      const url = URL.createObjectURL(new Blob([await res.arrayBuffer()], { type: "application/octet-stream" }));
       const a = el("a", { href: url, download: name.split("/").pop(), hidden: true });
       document.body.append(a);
       a.click();
