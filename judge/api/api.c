@@ -307,6 +307,7 @@ static void on_done(struct http_request *r, void *arg)
 	struct api *a = arg;
 	if (r->admitted)
 		auth_done(a->auth, r->key_id);
+	problems_done(r);
 	double took = (double)(clock_mono_us() - r->start_us) / 1e6;
 	metrics_request(a->metrics, r->route, r->status, took);
 	log_debug("api: %s %s %d %.1f ms", r->method, r->url, r->status, took * 1000);

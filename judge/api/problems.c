@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,35 @@ static bool media_type(struct http_request *r, const char *const *types)
 	return false;
 }
 
+/* The uploads whose bodies the server holds now (problems_headers admits,
+ * problems_done releases). */
+static struct {
+	pthread_mutex_t lock;
+	const struct http_request *held[PROBLEMS_UPLOADS_MAX];
+} uploads = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static bool upload_hold(const struct http_request *r)
+{
+	bool ok = false;
+	pthread_mutex_lock(&uploads.lock);
+	for (int i = 0; i < PROBLEMS_UPLOADS_MAX && !ok; i++)
+		if (!uploads.held[i]) {
+			uploads.held[i] = r;
+			ok = true;
+		}
+	pthread_mutex_unlock(&uploads.lock);
+	return ok;
+}
+
+void problems_done(struct http_request *r)
+{
+	pthread_mutex_lock(&uploads.lock);
+	for (int i = 0; i < PROBLEMS_UPLOADS_MAX; i++)
+		if (uploads.held[i] == r)
+			uploads.held[i] = NULL;
+	pthread_mutex_unlock(&uploads.lock);
+}
+
 bool problems_headers(struct http_request *r, struct api *a, enum route rt)
 {
 	if (is_upload(r, rt)) {
@@ -84,6 +114,13 @@ bool problems_headers(struct http_request *r, struct api *a, enum route rt)
 			http_error(r, 415, "unsupported_media_type",
 				   "the body must be a zip of the problem package (Content-Type: "
 				   "application/zip)");
+			return false;
+		}
+		if (!upload_hold(r)) {
+			const char *hdr[] = {"Retry-After", "5", NULL};
+			http_error_h(r, 429, hdr, "rate_limited",
+				     "%d problem uploads are being read now; retry in 5 s",
+				     PROBLEMS_UPLOADS_MAX);
 			return false;
 		}
 		r->max_body = (size_t)a->cfg->problem_max_mb << 20;
@@ -220,6 +257,7 @@ struct upload {
 	bool keep;
 	bool replace; /* PUT */
 	long wait_s;
+	bool from_body; /* the zip is r->body (an HTTP upload, held by upload_hold) */
 };
 
 /* Replaces the temporary folder's path in msg by the problem's id, so a
@@ -398,7 +436,14 @@ static void upload(struct http_request *r, struct api *a, const struct upload *u
 	/* who may put it is decided before the zip is read (and again when stored) */
 	if (u->id && refused_early(r, a, u) != 0)
 		return;
-	if (package_from_zip(&pk, zip, len, tmp_root, &caps, err, sizeof err) < 0) {
+	int zrc = package_from_zip(&pk, zip, len, tmp_root, &caps, err, sizeof err);
+	if (u->from_body) {
+		/* unpacked: the zip's memory goes, and its place among the uploads
+		 * held, before the wait for the verification */
+		strbuf_release(&r->body);
+		problems_done(r);
+	}
+	if (zrc < 0) {
 		bad_package(r, u->id, "invalid_package", err);
 		return;
 	}
@@ -506,7 +551,8 @@ static void upload_http(struct http_request *r, struct api *a, const char *path_
 {
 	struct upload u = {.id = path_id ? path_id : http_query(r, "id"),
 			   .visibility = http_query(r, "visibility"),
-			   .replace = path_id != NULL};
+			   .replace = path_id != NULL,
+			   .from_body = true};
 	if (u.visibility && !visibility_valid(u.visibility)) {
 		http_error(r, 422, "invalid_field", "visibility must be public or private");
 		return;

@@ -36,6 +36,13 @@ struct problem;
  * answered. */
 bool problems_headers(struct http_request *r, struct api *a, enum route rt);
 
+/* Uploads held in memory at once, by the whole server: a zip may be
+ * problem_max_mb, so a further upload is 429 before its body is read. */
+#define PROBLEMS_UPLOADS_MAX 4
+
+/* A request is over: it no longer counts among the uploads held. */
+void problems_done(struct http_request *r);
+
 /* Handles R_PROBLEMS and R_PROBLEM (id: the path's id) once the body is in. */
 void problems_handle(struct http_request *r, struct api *a, enum route rt, const char *id);
 

@@ -301,9 +301,24 @@ rc=$?
 printf 'x' | curl -s -o /dev/null -w '%{http_code}' "${A1[@]}" -H 'Content-Length: 10737418240' \
 	"${ZIPH[@]}" -X POST "$U/v1/problems?id=huge" --data-binary @- -m 20 >"$H/st" 2>/dev/null
 [ "$(cat "$H/st")" = 413 ] && pass "a 10 GB body declared: 413 before it is read" || fail "10 GB body" "$(cat "$H/st")"
+printf 'not a zip' >"$H/junk.zip"
+# uploads held in memory at once are capped (PROBLEMS_UPLOADS_MAX = 4): four
+# slow ones hold the places while their bodies trickle in, a fifth is 429
+head -c 200000 /dev/urandom >"$H/slow.zip"
+slow=()
+for n in 1 2 3 4; do
+	curl -s -o /dev/null -m 120 --limit-rate 20k "${A1[@]}" "${ZIPH[@]}" --data-binary "@$H/slow.zip" \
+		"$U/v1/problems?id=slow$n" &
+	slow+=($!)
+done
+sleep 2
+out=$(upload A1 POST "/v1/problems?id=fifth" "$H/junk.zip" 2>/dev/null)
+expect_json "a fifth upload while four are read: 429 with Retry-After" "${out%$'\n'*}" '.error.code == "rate_limited"'
+wait "${slow[@]}"
+out=$(upload A1 POST "/v1/problems?id=sixth" "$H/slow.zip")
+expect_json "once they are read, uploads are taken again" "${out%$'\n'*}" '.error.code == "invalid_package"'
 out=$(curl -s -m 20 "${A1[@]}" "${JSON[@]}" -X POST "$U/v1/problems?id=x" -d '{}' -w '\n%{http_code}')
 expect_json "a JSON body is not a package: 415" "${out%$'\n'*}" '.error.code == "unsupported_media_type"'
-printf 'not a zip' >"$H/junk.zip"
 out=$(upload A1 POST "/v1/problems?id=junk" "$H/junk.zip")
 expect_json "not a zip: 422" "${out%$'\n'*}" '.error.code == "invalid_package" and (.error.message | test("not a zip"))'
 pyzip "$H/noyaml.zip" "data/sample/1.in=1"
