@@ -23,7 +23,8 @@
 const struct config_key config_keys[] = {
 	P("paths", state_dir, "var", "where the judge keeps its state (embedded database, logs)"),
 	P("paths", languages_dir, "languages", "folder of language definition files"),
-	P("paths", problems_dir, "problems", "folder of ICPC problem packages"),
+	P("paths", problems_dir, "problems",
+	  "folder of ICPC problem packages, loaded into the database when judge serve starts"),
 	P("paths", runtimes_dir, "/opt/judge/runtimes",
 	  "where make deps installs language runtimes that sandboxes can read"),
 	S("sandbox", sandbox, "auto", "auto, gvisor or native (auto = gvisor where runsc works)"),
@@ -130,6 +131,13 @@ const struct config_key config_keys[] = {
 	I("sessions", install_time_limit_s, 5, 3600, "300", "wall limit of one package install"),
 	I("sessions", worker_timeout_s, 2, 3600, "10",
 	  "a worker silent this long has lost its sessions (their calls answer 410 session_lost)"),
+	S("problems", problem_upload, "keys",
+	  "who may upload problem packages: keys (any API key), admin (admin keys) or off"),
+	I("problems", problem_max_mb, 1, 4096, "256",
+	  "largest problem package: its zip, and its files uncompressed in all"),
+	I("problems", problem_max_files, 1, 1000000, "10000", "most files in one problem package"),
+	I("problems", problem_cache_mb, 0, 1048576, "4096",
+	  "a worker's copies of problem packages (state_dir/problems) are trimmed to this; 0 = never"),
 };
 /* clang-format on */
 const size_t config_key_count = sizeof config_keys / sizeof config_keys[0];

@@ -86,6 +86,11 @@ struct judge_config {
 	long cell_time_limit_ms;
 	long install_time_limit_s;
 	long worker_timeout_s;
+	/* [problems] */
+	char *problem_upload;
+	long problem_max_mb;
+	long problem_max_files;
+	long problem_cache_mb;
 };
 
 struct config_key {

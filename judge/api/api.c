@@ -21,6 +21,7 @@
 #include "judge/api/mcp.h"
 #include "judge/api/metrics.h"
 #include "judge/api/piston.h"
+#include "judge/api/problems.h"
 #include "judge/api/render.h"
 #include "judge/api/route.h"
 #include "judge/api/sessions.h"
@@ -79,9 +80,11 @@ static void mcp_dispatch(struct http_request *r, const struct mcp_call *call, vo
 	case MCP_LIST_LANGUAGES:
 		return info_languages(r, a);
 	case MCP_LIST_PROBLEMS:
-		return info_problems(r, a);
+		return problems_list(r, a);
 	case MCP_GET_PROBLEM:
-		return info_problem(r, a, call->id);
+		return problems_get(r, a, call->id, NULL);
+	case MCP_UPLOAD_PROBLEM:
+		return problems_mcp_upload(r, a, call->body);
 	case MCP_SESSION_CREATE:
 		return sessions_create(r, a, call->body);
 	case MCP_SESSION_EXECUTE:
@@ -197,6 +200,11 @@ static void on_headers(struct http_request *r, void *arg)
 		return;
 	if (admin_route && !dash_admit(r, a))
 		return;
+	/* uploads are zips, PATCH is JSON (problems.h) */
+	if (rt == R_PROBLEMS || rt == R_PROBLEM) {
+		problems_headers(r, a, rt);
+		return;
+	}
 	/* Piston's clients send JSON without saying so (text/plain); a context's
 	 * restart takes no body */
 	if (!strcmp(r->method, "POST") && !is_json(r) && rt != R_PISTON_EXECUTE &&
@@ -253,9 +261,8 @@ static void on_request(struct http_request *r, void *arg)
 	case R_LANGUAGES:
 		return info_languages(r, a);
 	case R_PROBLEMS:
-		return info_problems(r, a);
 	case R_PROBLEM:
-		return info_problem(r, a, id);
+		return problems_handle(r, a, rt, id);
 	case R_PISTON_RUNTIMES:
 		return piston_runtimes(r, a);
 	case R_PISTON_EXECUTE:
@@ -310,6 +317,7 @@ static void on_done(struct http_request *r, void *arg)
 	struct api *a = arg;
 	if (r->admitted)
 		auth_done(a->auth, r->key_id);
+	problems_done(r);
 	double took = (double)(clock_mono_us() - r->start_us) / 1e6;
 	metrics_request(a->metrics, r->route, r->status, took);
 	log_debug("api: %s %s %d %.1f ms", r->method, r->url, r->status, took * 1000);
@@ -365,9 +373,12 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 		goto fail_close;
 	if (sse_hub_start(&a->sse, db_url, a->pool, err, errlen) < 0)
 		goto fail_close;
+	/* problems_dir's packages into the store before the first request */
+	problems_load_dir(a);
 	struct http_opts ho = {.listen_fd = listen_fd,
 			       .threads = (int)threads,
 			       .max_body = (size_t)cfg->max_body_kb * 1024,
+			       .max_upload = (size_t)cfg->problem_max_mb << 20,
 			       .header_timeout_ms = (int64_t)cfg->http_header_timeout_s * 1000,
 			       .body_timeout_ms = (int64_t)cfg->http_body_timeout_s * 1000,
 			       .max_conns_per_ip = (int)cfg->http_max_conns_per_ip,

@@ -11,7 +11,8 @@
  *   GET  /v1/submissions/{id}[?wait=S]            {"id", "status", "result", times}
  *   GET  /v1/submissions/{id}/events              live output as Server-Sent Events
  *        (events.h; also the POSTs above with Accept: text/event-stream)
- *   GET  /v1/languages, /v1/problems, /v1/problems/{id}
+ *   GET  /v1/languages
+ *   /v1/problems, /v1/problems/{id}               upload, list, read, publish, retire (problems.h)
  *   GET  /health (no key needed), /metrics (Prometheus text, no key needed)
  *   POST /mcp                                     MCP tools over these endpoints (mcp.h)
  *   GET  /api/v2/runtimes, POST /api/v2/execute   Piston v2 compatible (piston.h)

@@ -1,5 +1,5 @@
-/* docs: serves the OpenAPI document, the reference page, the playground and the dashboard built
- * from web/. */
+/* docs: serves the OpenAPI document, the reference page, the playground, the problems page
+ * and the dashboard built from web/. */
 #include "judge/api/docs.h"
 
 #include <stdbool.h>
@@ -27,6 +27,8 @@ void docs_serve(struct http_request *r)
 	    {"/dashboard", "dashboard.html", "text/html; charset=utf-8"},
 	    {"/playground.js", "playground.js", "text/javascript; charset=utf-8"},
 	    {"/dashboard.js", "dashboard.js", "text/javascript; charset=utf-8"},
+	    {"/problems", "problems.html", "text/html; charset=utf-8"},
+	    {"/problems.js", "problems.js", "text/javascript; charset=utf-8"},
 	    {"/app.css", "app.css", "text/css; charset=utf-8"},
 	};
 	/* The playground and the dashboard hold an API key: only their own

@@ -584,23 +584,31 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		conn_phase(s, r->hc, PH_BODY);
 		if (framing_error(r))
 			return MHD_YES;
-		/* a body announced larger than the cap is refused before it is read */
+		r->max_body = s->opts.max_body;
+		/* a body announced larger than any cap is refused before it is read */
 		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 							     MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && strtoull(cl, NULL, 10) > s->opts.max_body) {
+		size_t most = s->opts.max_upload > r->max_body ? s->opts.max_upload : r->max_body;
+		if (cl && strtoull(cl, NULL, 10) > most) {
 			r->too_large = true;
 			http_error(r, 413, "too_large", "the request body is larger than %zu KiB",
-				   s->opts.max_body / 1024);
+				   most / 1024);
 			return MHD_YES;
 		}
 		if (s->opts.headers)
 			s->opts.headers(r, s->opts.arg);
+		/* the hook may have raised r->max_body (uploads) */
+		if (!r->responded && cl && strtoull(cl, NULL, 10) > r->max_body) {
+			r->too_large = true;
+			http_error(r, 413, "too_large", "the request body is larger than %zu KiB",
+				   r->max_body / 1024);
+		}
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
 		/* the body of a refused request is read past, never kept */
 		bool keep = !r->responded && !r->too_large;
-		if (keep && r->body.len + *upload_data_size <= s->opts.max_body)
+		if (keep && r->body.len + *upload_data_size <= r->max_body)
 			strbuf_add(&r->body, upload_data, *upload_data_size);
 		else if (keep) {
 			r->too_large = true;
@@ -615,7 +623,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_YES;
 	if (r->too_large) {
 		http_error(r, 413, "too_large", "the request body is larger than %zu KiB",
-			   s->opts.max_body / 1024);
+			   r->max_body / 1024);
 		return MHD_YES;
 	}
 	unsigned long suspends = r->suspends;

@@ -44,8 +44,10 @@ struct http_request {
 	const char *method;
 	const char *url; /* path, without the query string */
 	struct strbuf body;
-	bool too_large; /* the body passed max_body; it was not kept */
-	bool responded; /* a response was queued */
+	size_t max_body; /* the body's cap: http_opts.max_body, unless the headers
+			    hook raised it (up to http_opts.max_upload) */
+	bool too_large;	 /* the body passed max_body; it was not kept */
+	bool responded;	 /* a response was queued */
 	bool suspended;
 	unsigned long suspends; /* http_suspend calls so far (a resume may come at once) */
 	int status;		/* status of the response, for the done callback
@@ -87,9 +89,10 @@ typedef void (*http_handler_fn)(struct http_request *r, void *arg);
 typedef void (*http_done_fn)(struct http_request *r, void *arg);
 
 struct http_opts {
-	int listen_fd;	 /* a bound, listening socket (http_listen) */
-	int threads;	 /* threads of the pool, >= 1 */
-	size_t max_body; /* bytes */
+	int listen_fd;	   /* a bound, listening socket (http_listen) */
+	int threads;	   /* threads of the pool, >= 1 */
+	size_t max_body;   /* bytes */
+	size_t max_upload; /* the most a headers hook may raise a request's max_body to */
 	/* A connection gets header_timeout_ms for a request's headers, from its
 	 * start or from the end of its previous request, then body_timeout_ms
 	 * for the whole body; past either it is closed (0: no deadline). */

@@ -248,6 +248,27 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 						   "\"required\":[\"id\",\"name\",\"supported\","
 						   "\"samples\"]}",
 	 true},
+    [MCP_UPLOAD_PROBLEM] =
+	{"upload_problem", "Upload a problem package",
+	 "Stores an ICPC problem package (legacy, 2023-07 or 2025-09 format: problem.yaml, "
+	 "data/sample, data/secret, optional output validator and submissions/<verdict>/) "
+	 "given as a zip in base64, as a new problem of this key (private unless visibility is "
+	 "public), or with replace as a new version of one of its own. The judge checks the "
+	 "package and grades its example submissions; a package whose submissions do not get "
+	 "their folders' verdicts is refused unless keep is true. Returns the problem with its "
+	 "verification report; solve it with solve_problem. Needs a key allowed to upload.",
+	 "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":"
+	 "\"the problem id: [a-z0-9][a-z0-9_-]*\"},\"package_base64\":{\"type\":\"string\","
+	 "\"description\":\"the zip of the package, base64 (within the server's body cap)\"},"
+	 "\"visibility\":{\"type\":\"string\",\"enum\":[\"private\",\"public\"]},\"keep\":"
+	 "{\"type\":\"boolean\",\"description\":\"store it even if its submissions do not get "
+	 "their verdicts\"},\"replace\":{\"type\":\"boolean\",\"description\":\"a new version "
+	 "of an existing problem of this key\"}},\"required\":[\"id\",\"package_base64\"]}",
+	 "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"name\":" STR
+	 ",\"version\":{\"type\":\"integer\"},\"status\":{\"type\":\"string\",\"description\":"
+	 "\"ready, verifying, refused or failed\"},\"visibility\":" STR
+	 ",\"verification\":{\"type\":\"object\"}},\"required\":[\"id\",\"version\",\"status\"]}",
+	 false},
     [MCP_SESSION_CREATE] =
 	{"session_create", "Open a stateful session",
 	 "Starts a session: a sandboxed interpreter ({session_languages}) that keeps "
@@ -439,10 +460,16 @@ void mcp_tool_reply(const cJSON *rpc_id, int status, const char *body, size_t le
 			    cJSON_IsString(msg) ? msg->valuestring : "the request failed");
 	} else if (status == 202) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(parsed, "id");
-		strbuf_addf(&sb,
-			    "not finished yet: call get_submission with {\"id\": %.0f, "
-			    "\"wait_s\": 30} for the verdict. ",
-			    cJSON_IsNumber(id) ? id->valuedouble : 0.0);
+		if (cJSON_IsString(id)) /* a problem still being verified */
+			strbuf_addf(&sb,
+				    "still being verified: call get_problem with {\"id\": \"%s\"} "
+				    "later for its state. ",
+				    id->valuestring);
+		else
+			strbuf_addf(&sb,
+				    "not finished yet: call get_submission with {\"id\": %.0f, "
+				    "\"wait_s\": 30} for the verdict. ",
+				    cJSON_IsNumber(id) ? id->valuedouble : 0.0);
 	}
 	if (!error) {
 		size_t n = len;
@@ -582,13 +609,14 @@ static void do_tools_list(struct http_request *r, const cJSON *id, bool modern,
 	cJSON *res = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(res, "tools");
 	/* in the order a model should meet them */
-	static const enum mcp_tool order[] = {MCP_EXECUTE_EXPECTED,   MCP_EXECUTE,
-					      MCP_SOLVE_PROBLEM,      MCP_GET_SUBMISSION,
-					      MCP_LIST_LANGUAGES,     MCP_LIST_PROBLEMS,
-					      MCP_GET_PROBLEM,	      MCP_SESSION_CREATE,
-					      MCP_SESSION_EXECUTE,    MCP_SESSION_INSTALL,
-					      MCP_SESSION_WRITE_FILE, MCP_SESSION_READ_FILE,
-					      MCP_SESSION_LIST_FILES, MCP_SESSION_CLOSE};
+	static const enum mcp_tool order[] = {MCP_EXECUTE_EXPECTED,  MCP_EXECUTE,
+					      MCP_SOLVE_PROBLEM,     MCP_GET_SUBMISSION,
+					      MCP_LIST_LANGUAGES,    MCP_LIST_PROBLEMS,
+					      MCP_GET_PROBLEM,	     MCP_UPLOAD_PROBLEM,
+					      MCP_SESSION_CREATE,    MCP_SESSION_EXECUTE,
+					      MCP_SESSION_INSTALL,   MCP_SESSION_WRITE_FILE,
+					      MCP_SESSION_READ_FILE, MCP_SESSION_LIST_FILES,
+					      MCP_SESSION_CLOSE};
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
 		const struct tool *t = &tools[order[i]];
 		cJSON *o = cJSON_CreateObject();
@@ -756,6 +784,7 @@ static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *
 		}
 		call.id = a_id->valuestring;
 		break;
+	case MCP_UPLOAD_PROBLEM:
 	case MCP_SESSION_CREATE:
 	case MCP_SESSION_EXECUTE:
 	case MCP_SESSION_INSTALL:

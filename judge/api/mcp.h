@@ -36,6 +36,7 @@ enum mcp_tool {
 	MCP_LIST_LANGUAGES,   /* GET /v1/languages */
 	MCP_LIST_PROBLEMS,    /* GET /v1/problems */
 	MCP_GET_PROBLEM,      /* GET /v1/problems/{id} */
+	MCP_UPLOAD_PROBLEM,   /* POST (PUT with replace) /v1/problems: a zip in base64 */
 	/* sessions (sessions.h): the arguments are the body, with session_id */
 	MCP_SESSION_CREATE,	/* POST /v1/sessions */
 	MCP_SESSION_EXECUTE,	/* POST /v1/sessions/{id}/execute */

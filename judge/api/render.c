@@ -45,6 +45,10 @@ cJSON *render_sub(const struct queue_sub *s)
 	const cJSON *prob = cJSON_GetObjectItemCaseSensitive(s->request, "problem");
 	if (cJSON_IsString(prob))
 		cJSON_AddStringToObject(o, "problem", prob->valuestring);
+	/* the version it was queued against, graded against (problems.h) */
+	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(s->request, "problem_version");
+	if (cJSON_IsNumber(pv))
+		cJSON_AddNumberToObject(o, "problem_version", pv->valuedouble);
 	cJSON_AddNumberToObject(o, "created_ms", (double)s->created_ms);
 	add_time(o, "started_ms", s->started_ms);
 	add_time(o, "finished_ms", s->finished_ms);

@@ -176,6 +176,8 @@ enum route route_of(const char *url, const char **arg)
 	    {"/dashboard", R_WEB},
 	    {"/playground.js", R_WEB},
 	    {"/dashboard.js", R_WEB},
+	    {"/problems", R_WEB},
+	    {"/problems.js", R_WEB},
 	    {"/app.css", R_WEB},
 	    {"/v1/admin/stats", R_ADMIN_STATS},
 	    {"/v1/admin/keys", R_ADMIN_KEYS},
@@ -256,6 +258,10 @@ const char *route_allow(enum route rt)
 		return "POST, DELETE";
 	case R_ADMIN_KEY:
 		return "DELETE";
+	case R_PROBLEMS:
+		return "GET, HEAD, POST";
+	case R_PROBLEM:
+		return "GET, HEAD, PUT, PATCH, DELETE";
 	default:
 		return takes_post(rt) ? "POST" : "GET, HEAD";
 	}

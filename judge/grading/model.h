@@ -11,6 +11,8 @@
  *    "tests": [{"name": "1", "stdin": "...", "expected_output": "...", "points": 2}],
  *                                           (expected and points optional)
  *    "problem": "sum",                      instead of tests: a package's tests
+ *    "problem_version": 3,                  the version it was queued against (the API
+ *                                           adds it; the worker reads it, problemrun.h)
  *    "stdin": "...", "expected_output": "...",   instead of both: one run
  *    "compare": {"mode": "tokens", "case_sensitive": false, "space_change_sensitive": false,
  *                "float_absolute_tolerance": 1e-6, "float_relative_tolerance": 1e-6,

@@ -13,7 +13,6 @@
 #include "common/config.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
-#include "judge/grading/problem.h"
 #include "judge/grading/request_func.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
@@ -632,10 +631,10 @@ static int unknown_language(const struct lang_registry *langs, const char *langu
 	return -1;
 }
 
-/* A problem id of /v1/submissions: valid and a package this judge can grade.
- * Loading reads only problem.yaml and folder listings: cheap. */
-static int validate_problem(const struct judge_config *cfg, const struct lang_registry *langs,
-			    enum req_kind kind, const char *problem, struct req_error *err)
+/* A problem id of /v1/submissions, by its form: whether such a problem
+ * exists for the key, and which version, is the API's to decide
+ * (judge/api/problems.h: problems_pin, from the database). */
+static int validate_problem(enum req_kind kind, const char *problem, struct req_error *err)
 {
 	if (kind != REQ_SUBMISSION)
 		return req_fail(err, 422, "invalid_field",
@@ -644,27 +643,13 @@ static int validate_problem(const struct judge_config *cfg, const struct lang_re
 		return req_fail(
 		    err, 422, "invalid_field",
 		    "problem id must match [a-z0-9][a-z0-9_-]* (at most 64 characters)");
-	struct problem pb;
-	char perr[256];
-	int prc = prob_open(&pb, cfg->problems_dir, problem, langs, perr, sizeof perr);
-	if (prc == -2)
-		return req_fail(err, 422, "unknown_problem", "unknown problem '%s'", problem);
-	if (prc < 0)
-		return req_fail(err, 422, "unsupported_problem",
-				"problem '%s' cannot be loaded: %s", problem, perr);
-	int ret = 0;
-	if (pb.unsupported)
-		ret = req_fail(err, 422, "unsupported_problem", "problem '%s' is not supported: %s",
-			       problem, pb.unsupported);
-	prob_release(&pb);
-	return ret;
+	return 0;
 }
 
 /* The form of the request: a problem, inline tests, or one run; and the
  * callback URL's type (checked beside the other strings, as always). */
-static int validate_form(const struct judge_config *cfg, const struct lang_registry *langs,
-			 enum req_kind kind, const cJSON *in, struct grade_request *o,
-			 const char **cb, struct req_error *err)
+static int validate_form(const struct judge_config *cfg, enum req_kind kind, const cJSON *in,
+			 struct grade_request *o, const char **cb, struct req_error *err)
 {
 	const char *stdin_s, *expected, *problem;
 	size_t max_stdin = (size_t)cfg->max_stdin_kb * 1024;
@@ -682,7 +667,7 @@ static int validate_form(const struct judge_config *cfg, const struct lang_regis
 				"give only one of tests, problem, or stdin/expected_output");
 	bool any_expected = expected != NULL;
 	if (problem) {
-		if (validate_problem(cfg, langs, kind, problem, err) < 0)
+		if (validate_problem(kind, problem, err) < 0)
 			return -1;
 		copy_string(&o->problem, NULL, problem);
 		any_expected = true;
@@ -747,7 +732,7 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	     (validate_files(cfg, l, in, o, err) < 0 || validate_args(l, in, o, err) < 0)) ||
 	    (fform == 2 && validate_args(l, in, o, err) < 0) ||
 	    (fform >= 1 && get_string(in, "callback_url", "", false, MAX_URL + 1, &cb, err) < 0) ||
-	    (fform == 0 && validate_form(cfg, langs, kind, in, o, &cb, err) < 0))
+	    (fform == 0 && validate_form(cfg, kind, in, o, &cb, err) < 0))
 		goto out;
 	if (validate_compare(in, o->problem != NULL, o, err) < 0 || check_regexes(o, err) < 0 ||
 	    validate_limits(cfg, in, o, err) < 0 ||

@@ -36,6 +36,7 @@
 #include "judge/store/pgembed.h"
 #include "judge/service/admin.h"
 #include "judge/service/outstream.h"
+#include "judge/service/problemrun.h"
 #include "judge/service/queue.h"
 #include "judge/service/session/sesshost.h"
 #include "judge/service/slots.h"
@@ -174,8 +175,8 @@ static void live_test(void *arg, const struct grade_test_out *t)
 
 /* Grades sub with its output streamed live as "sub:<id>" (the database adds
  * the done when the result is stored: after everything written here). */
-static void grade_live(struct slot *s, struct grade_env *env, const struct queue_sub *sub,
-		       struct grade_result *res)
+static void grade_live(struct slot *s, struct db *db, struct grade_env *env,
+		       const struct queue_sub *sub, struct grade_result *res)
 {
 	char id[48];
 	snprintf(id, sizeof id, "sub:%" PRId64, sub->id);
@@ -191,10 +192,57 @@ static void grade_live(struct slot *s, struct grade_env *env, const struct queue
 		env->on_test = live_test;
 		env->live_arg = s->live;
 	}
-	grade_stored(env, sub->request, res);
+	/* a problem's package: the version it was queued against, from the
+	 * worker's copy (problemrun.h) */
+	struct problemrun_pkg pk;
+	char err[1024];
+	int rc = problemrun_load(db, s->w->cfg, &s->w->langs, sub->request, sub->api_key_id, &pk,
+				 err, sizeof err);
+	if (rc < 0) {
+		model_result_init(res);
+		model_result_fail(res, NULL, "%s", err);
+	} else {
+		env->problem = rc ? &pk.p : NULL;
+		grade_stored(env, sub->request, res);
+	}
+	problemrun_pkg_release(&pk);
 	if (s->live && outstream_flush(s->live, LIVE_FLUSH_MS) < 0)
 		log_warn("worker %s: the live output of submission %" PRId64 " is incomplete",
 			 s->name, sub->id);
+}
+
+/* A verification job's line: a "verify" event of its live output. */
+static void live_line(void *arg, const char *text)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "line", text);
+	char *json = cJSON_PrintUnformatted(j);
+	outstream_event(arg, "verify", json);
+	free(json);
+	cJSON_Delete(j);
+}
+
+/* Runs the verification job sub (problemrun.h) with its lines streamed live
+ * as "sub:<id>". Returns the result JSON and its *status. */
+static cJSON *verify_job(struct slot *s, struct db *db, const struct grade_env *env,
+			 const struct queue_sub *sub, enum sub_status *status)
+{
+	char id[48];
+	snprintf(id, sizeof id, "sub:%" PRId64, sub->id);
+	outstream_begin(s->live, id);
+	struct problemrun_env pe = {.cfg = env->cfg,
+				    .langs = env->langs,
+				    .backend = env->backend,
+				    .slot = env->slot,
+				    .reuse_key = env->reuse_key,
+				    .cancel = env->cancel,
+				    .line = s->live ? live_line : NULL,
+				    .arg = s->live};
+	cJSON *result = problemrun_verify(db, &pe, sub->request, status);
+	if (s->live && outstream_flush(s->live, LIVE_FLUSH_MS) < 0)
+		log_warn("worker %s: the live output of verification %" PRId64 " is incomplete",
+			 s->name, sub->id);
+	return result;
 }
 
 static void *slot_main(void *arg)
@@ -260,10 +308,18 @@ static void *slot_main(void *arg)
 					.reuse_key = reuse ? key : NULL,
 					.cancel = &s->lost};
 		struct grade_result res;
-		grade_live(s, &env, &sub, &res);
-		cJSON *result = model_result_render(&res);
-		have = finish_claim(s, db, &sub, res.status, result, (long)(clock_mono_ms() - t0),
-				    &next);
+		model_result_init(&res);
+		cJSON *result;
+		enum sub_status status;
+		if (problemrun_is_verify(sub.request)) {
+			result = verify_job(s, db, &env, &sub, &status);
+		} else {
+			grade_live(s, db, &env, &sub, &res);
+			result = model_result_render(&res);
+			status = res.status;
+		}
+		have =
+		    finish_claim(s, db, &sub, status, result, (long)(clock_mono_ms() - t0), &next);
 		cJSON_Delete(result);
 		model_result_release(&res);
 		if (have) {

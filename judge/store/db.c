@@ -313,6 +313,37 @@ PGresult *db_query(struct db *db, const char *sql, int nparams, const char *cons
 	return NULL;
 }
 
+PGresult *db_query_bin(struct db *db, const char *sql, int nparams, const char *const *params,
+		       const int *lengths, bool binary_result)
+{
+	db->err[0] = 0;
+	db->sqlstate[0] = 0;
+	if (ensure(db, NULL) < 0)
+		return NULL;
+	int formats[16] = {0}, lens[16] = {0};
+	if (nparams > 16) {
+		set_err(db, "", "too many binary parameters");
+		return NULL;
+	}
+	for (int i = 0; lengths && i < nparams; i++) {
+		formats[i] = lengths[i] >= 0;
+		lens[i] = lengths[i] >= 0 ? lengths[i] : 0;
+	}
+	PGresult *r = PQexecParams(db->conn, sql, nparams, NULL, params, lens, formats,
+				   binary_result ? 1 : 0);
+	ExecStatusType st = PQresultStatus(r);
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+		return r;
+	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	if (state)
+		snprintf(db->sqlstate, sizeof db->sqlstate, "%s", state);
+	set_err(db, "", r ? PQresultErrorMessage(r) : PQerrorMessage(db->conn));
+	if (!db->err[0])
+		set_err(db, "", PQerrorMessage(db->conn));
+	PQclear(r);
+	return NULL;
+}
+
 int db_exec(struct db *db, const char *sql, int nparams, const char *const *params)
 {
 	PGresult *r = db_query(db, sql, nparams, params);

@@ -50,6 +50,13 @@ long db_reconnects(const struct db *db);
  * when its status is PGRES_COMMAND_OK or PGRES_TUPLES_OK; else NULL with the
  * message in db_error() and db_sqlstate(). */
 PGresult *db_query(struct db *db, const char *sql, int nparams, const char *const *params);
+/* db_query with binary parameters (bytea): params[i] is lengths[i] bytes sent
+ * as binary when lengths[i] >= 0, else text as in db_query (lengths may be
+ * NULL: all text). With binary_result every field comes back in binary form
+ * (a bytea's raw bytes: PQgetvalue, PQgetlength), so select bytea only. Not
+ * kept prepared. Returns as db_query. */
+PGresult *db_query_bin(struct db *db, const char *sql, int nparams, const char *const *params,
+		       const int *lengths, bool binary_result);
 /* db_query for statements whose rows do not matter. Returns 0 or -1. */
 int db_exec(struct db *db, const char *sql, int nparams, const char *const *params);
 /* SQLSTATE of the last failed query ("" when none or not a server error),

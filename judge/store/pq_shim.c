@@ -27,6 +27,8 @@ DYNLIB_SHIM(pq, PGresult *, PQexecPrepared,
 	    (conn, stmtName, nParams, paramValues, paramLengths, paramFormats, resultFormat))
 DYNLIB_SHIM_VOID(pq, PQfinish, (PGconn * conn), (conn))
 DYNLIB_SHIM_VOID(pq, PQfreemem, (void *ptr), (ptr))
+DYNLIB_SHIM(pq, int, PQgetlength, (const PGresult *res, int tup_num, int field_num),
+	    (res, tup_num, field_num))
 DYNLIB_SHIM(pq, int, PQgetisnull, (const PGresult *res, int tup_num, int field_num),
 	    (res, tup_num, field_num))
 DYNLIB_SHIM(pq, char *, PQgetvalue, (const PGresult *res, int tup_num, int field_num),

@@ -1,11 +1,11 @@
-// web.mjs: the playground and the dashboard in a real browser (Debian's
+// web.mjs: the playground, the problems page and the dashboard in a real browser (Debian's
 // chromium driven by playwright-core; never a downloaded browser). Prints one
 // "ok NAME" / "FAIL NAME -- DETAIL" / "skip NAME -- WHY" line per check;
 // tests/integration/web.sh counts them.
-// Usage: node web.mjs URL KEY ADMIN_KEY OFF_URL SHOTS_DIR
+// Usage: node web.mjs URL KEY ADMIN_KEY OFF_URL SHOTS_DIR PACKAGE_ZIP
 import { chromium } from "playwright-core";
 
-const [, , U, KEY, ADMIN, OFF, SHOTS] = process.argv;
+const [, , U, KEY, ADMIN, OFF, SHOTS, PACKAGE_ZIP] = process.argv;
 const ok = (n) => console.log("ok " + n);
 const bad = (n, d) => console.log("FAIL " + n + " -- " + String(d).replace(/\s+/g, " ").slice(0, 400));
 const skip = (n, d) => console.log("skip " + n + " -- " + d);
@@ -309,6 +309,59 @@ await check("dashboard: create a key (shown once) and revoke it", async () => {
   }
   assert(st === 401, "the revoked key still gets " + st);
   await shot(dash, "07-keys");
+});
+
+// ---- the problems page: upload a zip, read the report, try it in the playground ----
+const pp = watch(await ctx.newPage());
+await check("problems page: lists the problems this key sees", async () => {
+  await pp.goto(U + "/problems");
+  await pp.locator("#problems tbody tr[data-id=hello]").waitFor({ timeout: 15000 });
+  const txt = await pp.locator("#problems tbody tr[data-id=hello]").innerText();
+  assert(/every key/.test(txt), "hello's row: " + txt);
+});
+await check("problems page: a zip uploaded, verified by a worker, its report shown", async () => {
+  await pp.setInputFiles("#up-file", PACKAGE_ZIP);
+  await pp.fill("#up-id", "webprob");
+  await pp.click("#up-go");
+  await pp.waitForFunction(() => {
+    const s = document.getElementById("report-state");
+    return s && s.dataset.status && s.dataset.status !== "verifying";
+  }, null, { timeout: 180000 });
+  const st = await pp.locator("#report-state").getAttribute("data-status");
+  assert(st === "ready", "status " + st + ": " + (await pp.locator("#report-body").innerText()).slice(0, 300));
+  const row = await pp.locator("#report-table tbody tr", { hasText: "accepted/double.py" }).innerText();
+  assert(/as expected/.test(row) && /accepted/.test(row), "report row: " + row);
+  await pp.locator("#problems tbody tr[data-id=webprob]").waitFor({ timeout: 10000 });
+  await shot(pp, "10-problem-report");
+});
+await check("problems page: Try opens it in the playground, where a solution is accepted", async () => {
+  await pp.click("#try");
+  await pp.waitForURL(/\?problem=webprob/, { timeout: 10000 });
+  await pp.waitForFunction(() => document.getElementById("problem").value === "webprob" &&
+    !document.getElementById("statement").hidden, null, { timeout: 15000 });
+  assert(await pp.locator("input[name=mode][value=problem]").isChecked(), "not in Problem mode");
+  await pp.selectOption("#language", "python");
+  await setCode(pp, "print(2 * int(input()))\n");
+  await pp.click("#submit");
+  const st = await finalVerdict(pp, 120000);
+  assert(st === "accepted", "the solution got " + st);
+  await shot(pp, "11-problem-tried");
+});
+await check("problems page: publish and retire the key's own problem", async () => {
+  await pp.goto(U + "/problems");
+  const row = pp.locator("#problems tbody tr[data-id=webprob]");
+  await row.waitFor({ timeout: 15000 });
+  await row.getByRole("button", { name: "Publish webprob" }).click();
+  await pp.locator("#problems tbody tr[data-id=webprob]", { hasText: "every key" }).waitFor({ timeout: 10000 });
+  pp.once("dialog", (d) => d.accept());
+  await pp.locator("#problems tbody tr[data-id=webprob]").getByRole("button", { name: "Retire webprob" }).click();
+  await pp.locator("#problems tbody tr[data-id=webprob]").waitFor({ state: "detached", timeout: 10000 });
+});
+await check("problems page: a refused package shows what failed", async () => {
+  await pp.setInputFiles("#up-file", { name: "junk.zip", mimeType: "application/zip", buffer: Buffer.from("not a zip") });
+  await pp.fill("#up-id", "junk");
+  await pp.click("#up-go");
+  await pp.locator("#notice", { hasText: "not a zip" }).waitFor({ timeout: 15000 });
 });
 
 // ---- auth = off on loopback: no key at all ----

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# web.sh: the playground (/) and the operator dashboard (/dashboard) in a real
-# browser: Debian's chromium driven headless by playwright-core from npm
+# web.sh: the playground (/), the problems page (/problems) and the operator
+# dashboard (/dashboard) in a real browser: Debian's chromium driven headless by playwright-core from npm
 # (tests/integration/web.mjs; never a downloaded browser). Also, with curl: the
 # pages' headers (strict CSP, no inline scripts or styles), the admin endpoints
 # (403 for a key without the admin flag, bad bodies are 4xx JSON), `judge keys
@@ -50,7 +50,7 @@ out=$("$JUDGE" --config "$ini" keys weight 999999 2 2>&1)
 "$JUDGE" --config "$ini" keys weight "$aid" 1 >/dev/null 2>&1
 
 # ---- the pages' headers ----
-for p in / /dashboard /playground.js /dashboard.js /app.css; do
+for p in / /dashboard /problems /playground.js /dashboard.js /problems.js /app.css; do
 	curl -s -m 20 -D "$SVC_TMP/h" -o "$SVC_TMP/b" "$U$p"
 	csp=$(sed -n 's/^content-security-policy: //Ip' "$SVC_TMP/h" | tr -d '\r')
 	if grep -q "^HTTP/1.1 200" "$SVC_TMP/h" && [[ $csp == *"default-src 'none'"* ]] &&
@@ -61,7 +61,7 @@ for p in / /dashboard /playground.js /dashboard.js /app.css; do
 		fail "GET $p: a strict CSP" "$(head -c 600 "$SVC_TMP/h")"
 	fi
 done
-for f in index.html dashboard.html; do
+for f in index.html dashboard.html problems.html; do
 	# no inline script or style, nothing from another host
 	if grep -Eqi '<script>|<script [^>]*>[^<]|<style|[[:space:]]style=|[[:space:]]on[a-z]+=|(src|href)="(https?:)?//' web/$f; then
 		fail "web/$f: no inline script or style, nothing from another host"
@@ -131,8 +131,9 @@ mkdir -p "$B/web/src"
 cp web/src/*.js web/src/*.mjs web/src/package*.json "$B/web/src/"
 if (cd "$B/web/src" && timeout 300 "$NPM" ci --no-audit --no-fund --silent >"$B/npm.log" 2>&1 &&
 	"$NODE" build.mjs >>"$B/npm.log" 2>&1); then
-	if cmp -s "$B/web/playground.js" web/playground.js && cmp -s "$B/web/dashboard.js" web/dashboard.js; then
-		pass "web/playground.js and web/dashboard.js are what web/src/ builds (make web)"
+	if cmp -s "$B/web/playground.js" web/playground.js && cmp -s "$B/web/dashboard.js" web/dashboard.js &&
+		cmp -s "$B/web/problems.js" web/problems.js; then
+		pass "web/playground.js, dashboard.js and problems.js are what web/src/ builds (make web)"
 	else
 		fail "the committed bundles are stale: run 'make web' and commit them"
 	fi
@@ -174,6 +175,14 @@ else
 	exit
 fi
 cp tests/integration/web.mjs "$PW/"
+# a package for the problems page to upload: one test, an accepted Python submission
+PK=$SVC_TMP/webprob
+mkdir -p "$PK/data/sample" "$PK/data/secret" "$PK/submissions/accepted"
+printf 'problem_format_version: 2025-09\nname: Web upload\nlimits:\n  time_limit: 5\n' >"$PK/problem.yaml"
+echo 3 >"$PK/data/sample/1.in" && echo 6 >"$PK/data/sample/1.ans"
+echo 5 >"$PK/data/secret/2.in" && echo 10 >"$PK/data/secret/2.ans"
+printf 'print(2 * int(input()))\n' >"$PK/submissions/accepted/double.py"
+(cd "$PK" && zip -qr "$SVC_TMP/webprob.zip" .)
 n=0
 while IFS= read -r line; do
 	case $line in
@@ -181,7 +190,7 @@ while IFS= read -r line; do
 	"FAIL "*) fail "browser: ${line#FAIL }"; n=$((n + 1)) ;;
 	"skip "*) skip "browser: ${line#skip }"; n=$((n + 1)) ;;
 	esac
-done < <(cd "$PW" && CHROMIUM=$CHROMIUM timeout 600 "$NODE" web.mjs "$U" "$KEY" "$ADMIN" "$OFF" "$SHOTS" \
+done < <(cd "$PW" && CHROMIUM=$CHROMIUM timeout 600 "$NODE" web.mjs "$U" "$KEY" "$ADMIN" "$OFF" "$SHOTS" "$SVC_TMP/webprob.zip" \
 	2>>"$PW/run.err")
 [ "$n" -ge 15 ] && pass "browser: every check reported ($n)" ||
 	fail "browser: every check reported" "$n lines; $(tail -c 600 "$PW/run.err")"

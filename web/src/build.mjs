@@ -1,4 +1,4 @@
-// build.mjs: bundles the playground and the dashboard into web/ (`make web`).
+// build.mjs: bundles the playground, the dashboard and the problems page into web/ (`make web`).
 // The output is committed: `make` embeds it without Node or the network, and
 // tests/integration/web.sh rebuilds it and fails when it differs.
 import * as esbuild from "esbuild";
@@ -7,7 +7,7 @@ import path from "node:path";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 await esbuild.build({
-  entryPoints: [path.join(here, "playground.js"), path.join(here, "dashboard.js")],
+  entryPoints: [path.join(here, "playground.js"), path.join(here, "dashboard.js"), path.join(here, "problems.js")],
   outdir: path.join(here, ".."),
   bundle: true,
   minify: true,

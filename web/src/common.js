@@ -38,10 +38,11 @@ export function keyFromFragment() {
 }
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, data) {
     super(message);
     this.status = status;
     this.code = code;
+    this.data = data; // the whole answer (a refused package carries its problem)
   }
 }
 
@@ -54,14 +55,18 @@ function headers(json) {
 }
 
 // api(method, path, body?): the parsed JSON answer with its HTTP status as
-// .status; an error answer throws ApiError(status, code, message).
+// .status; an error answer throws ApiError(status, code, message, data).
+// A Blob body (a file) is sent as it is, with its own type.
 export async function api(method, path, body, signal) {
   let res;
+  const raw = body instanceof Blob;
+  const h = headers(body !== undefined && !raw);
+  if (raw) h["Content-Type"] = body.type || "application/octet-stream";
   try {
     res = await fetch(path, {
       method,
-      headers: headers(body !== undefined),
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: h,
+      body: body === undefined || raw ? body : JSON.stringify(body),
       signal,
       cache: "no-store",
       credentials: "omit",
@@ -78,7 +83,7 @@ export async function api(method, path, body, signal) {
   }
   if (!res.ok) {
     const err = (data && data.error) || {};
-    throw new ApiError(res.status, err.code || "http_" + res.status, err.message || res.statusText);
+    throw new ApiError(res.status, err.code || "http_" + res.status, err.message || res.statusText, data);
   }
   if (data && typeof data === "object") Object.defineProperty(data, "httpStatus", { value: res.status });
   return data;

@@ -137,6 +137,21 @@ async function loadProblems() {
   }
 }
 
+// /?problem=ID (the Problems page's "Try"): Problem mode with that problem open
+async function openProblemFromAddress() {
+  const id = new URLSearchParams(location.search).get("problem");
+  if (!id) return;
+  document.querySelector("input[name=mode][value=problem]").checked = true;
+  setMode("problem");
+  await loadProblems();
+  if (![...$("problem").options].some((o) => o.value === id && !o.disabled)) {
+    setNotice("Problem " + id + " cannot be tried with this key (unknown, not ready, or not supported).", true);
+    return;
+  }
+  $("problem").value = id;
+  await onProblem();
+}
+
 async function onProblem() {
   const id = $("problem").value;
   state.problem = null;
@@ -402,6 +417,7 @@ function main() {
   $("expected").value = STARTER_EXPECTED;
   setMode(document.querySelector("input[name=mode]:checked").value);
   loadLanguages();
+  openProblemFromAddress();
   document.body.dataset.ready = "1";
 }
 
