@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,24 @@ static void note_parent(const char *parent, void *arg)
 	owner_note_cgroup_parent(parent);
 }
 
+/* True once pid runs the program path (its exec done), within ~5 s. */
+static bool execd(pid_t pid, const char *path)
+{
+	for (int i = 0; i < 500; i++) {
+		char link[64], target[256];
+		snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+		ssize_t n = readlink(link, target, sizeof target - 1);
+		if (n > 0) {
+			target[n] = 0;
+			char real[PATH_MAX];
+			if (realpath(path, real) && !strcmp(target, real))
+				return true;
+		}
+		usleep(10000);
+	}
+	return false;
+}
+
 /* A process that owns what a worker's sandboxes would: a tmpfs box with a
  * file, a cgroup "judge-<id>-1" with a process inside, a process whose
  * arguments name its runsc --root. It writes its id on fd, then waits to be
@@ -156,6 +175,9 @@ static pid_t fake_worker(int fd, pid_t *inmate, pid_t *runsc)
 	int in = 0, rs = 0;
 	char id[64];
 	cr_assert_eq(sscanf(buf, "%63s %d %d", id, &in, &rs), 3);
+	/* until both have exec'd: a child between fork and exec still holds the
+	 * owner's lock, and the owner would not look dead yet */
+	cr_assert(execd(in, "/bin/sleep") && execd(rs, "/bin/sh"), "the fake sandbox did not start");
 	*inmate = in;
 	*runsc = rs;
 	dprintf(fd, "%s", id);
