@@ -1,6 +1,6 @@
-/* api: the HTTP API (docs/ARCHITECTURE.md): its state, routing and admission; the endpoints
- * are in submit.h (submissions) and info.h (read-only), rendered by render.h,
- * counted by metrics.h, parked by the waiter of waiter.h.
+/* api: the HTTP API (docs/ARCHITECTURE.md): its shared state, start and stop;
+ * routing and admission are router.h's; the endpoints are in submit.h (submissions) and info.h
+ * (read-only), rendered by render.h, counted by metrics.h, parked by the waiter of waiter.h.
  *
  *   POST /v1/execute, /v1/execute_with_expected   enqueue (interactive priority) and
  *        answer with the result JSON (+ "id") once it is final; after max_wait_s
