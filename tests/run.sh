@@ -16,8 +16,10 @@ for t in tests/integration/*.sh; do [ -f "$t" ] && jobs+=("bash $t"); done
 run_one() { # $1 = command; output to $JUDGE_TEST_LOGS/<name>.log, status to .rc
 	local name
 	name=$(basename "${1##* }")
+	local t0=$SECONDS
 	$1 >"$JUDGE_TEST_LOGS/$name.log" 2>&1
 	echo $? >"$JUDGE_TEST_LOGS/$name.rc"
+	echo $((SECONDS - t0)) >"$JUDGE_TEST_LOGS/$name.secs"
 }
 export -f run_one
 # a distinctive name: suites use short variable names of their own
@@ -44,6 +46,9 @@ for rc in "$logs"/*.rc; do
 		grep -qE 'Synthesis|passed, [0-9]+ failed' "$log" || fail=$((fail + 1))
 	fi
 done
+# the slowest suites, to keep CI's time in view
+for f in "$logs"/*.secs; do echo "$(cat "$f") $(basename "$f" .secs)"; done | sort -rn | head -12 |
+	awk '{printf "%s%s %ss", (NR > 1 ? ", " : "slowest suites: "), $2, $1} END {print ""}'
 [ ${#suites_failed[@]} -gt 0 ] && echo "failed suites: ${suites_failed[*]}"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ ${#suites_failed[@]} -eq 0 ]
