@@ -32,7 +32,7 @@ forbidden_in_runner="common/config.h"
 backend_rooms="runner runner/native runner/gvisor"
 
 for f in common/*.[ch] runner/*.[ch] runner/*/*.[ch] runner/*/init/*.[ch] judge/*/*.[ch] judge/*/*/*.[ch]; do
-	dir=$(dirname "$f")
+	dir=${f%/*}
 	allowed=${may[$dir]-}
 	if [ -z "$allowed" ]; then
 		fail "$f" "folder $dir has no layer in layers.sh"
@@ -43,10 +43,10 @@ for f in common/*.[ch] runner/*.[ch] runner/*/*.[ch] runner/*/init/*.[ch] judge/
 		[ -n "$inc" ] || continue
 		ok=false
 		for a in $allowed; do
-			[ "$(dirname "$inc")" = "$a" ] && ok=true
+			[ "${inc%/*}" = "$a" ] && ok=true
 		done
 		case $dir in runner*) [ "$inc" = "$forbidden_in_runner" ] && ok=false ;; esac
-		if [ "$inc" = runner/backend.h ] && ! grep -qw "$dir" <<<"$backend_rooms"; then
+		if [ "$inc" = runner/backend.h ] && [[ " $backend_rooms " != *" $dir "* ]]; then
 			ok=false
 		fi
 		$ok || bad="$bad $inc"
