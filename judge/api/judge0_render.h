@@ -1,4 +1,4 @@
-/* judge0_render (j0r_): Judge0 CE's shapes: status ids, and a submission as
+/* judge0_render (judge0_render_): Judge0 CE's shapes: status ids, and a submission as
  * Judge0's JSON with its fields, units and base64 (language ids are the
  * languages' judge0_ids keys: lang.h).
  *

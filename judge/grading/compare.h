@@ -1,4 +1,4 @@
-/* compare (cmp_): decides whether a program's output matches the expected output.
+/* compare (compare_): decides whether a program's output matches the expected output.
  * Modes: exact, lines, tokens (ICPC default validator), unordered,
  * regex (PCRE2, whole output), checker (run by grade, not here).
  *

@@ -1,4 +1,4 @@
-/* compare_int: helpers shared by the files of the compare module (cmp_), not a
+/* compare_int: helpers shared by the files of the compare module (compare_), not a
  * public API. */
 #pragma once
 #include <stdbool.h>

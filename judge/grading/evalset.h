@@ -1,4 +1,4 @@
-/* evalset (evset_): an evaluation set in one of the published formats
+/* evalset (evalset_): an evaluation set in one of the published formats
  * (evformat.h: human-eval and the project's function problems, HumanEval-X,
  * MultiPL-E, MBPP), its samples expanded into graded items, and the pass@k
  * report. Shared by `judge eval` (offline) and /v1/evaluations, so both read

@@ -1,4 +1,4 @@
-/* evformat (evfmt_): the published formats of eval sets, one module each
+/* evformat (evformat_): the published formats of eval sets, one module each
  * (evformat_<set>.c) registered in one table (evformat.c), and each set's
  * per-language facts, read from languages/evalsets/<format>.ini.
  *

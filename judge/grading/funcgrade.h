@@ -1,4 +1,4 @@
-/* funcgrade (fgrade_): grading function problems (LeetCode style) and
+/* funcgrade (funcgrade_): grading function problems (LeetCode style) and
  * test-code problems (HumanEval style).
  *
  * How it works: the harness (harness.h) and the user's code go into one box

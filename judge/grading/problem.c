@@ -175,8 +175,8 @@ void problem_strv_release(struct problem_strv *s)
 
 /* Appends the words of a validator-flags value: a string of words, or (2023-07+)
  * a sequence of strings. */
-int problem_yml_args(struct yml *y, yaml_node_t *n, struct problem_strv *out, const char *what,
-		     const char *file, char *err, size_t errlen)
+int problem_yml_args(struct yaml_file *y, yaml_node_t *n, struct problem_strv *out,
+		     const char *what, const char *file, char *err, size_t errlen)
 {
 	if (yaml_is_null(n))
 		return 0;
@@ -222,8 +222,8 @@ bool problem_id_valid(const char *id)
 
 /* ---- problem.yaml ---- */
 
-static int parse_type(struct problem *p, struct yml *y, yaml_node_t *n, const char *file, char *err,
-		      size_t errlen)
+static int parse_type(struct problem *p, struct yaml_file *y, yaml_node_t *n, const char *file,
+		      char *err, size_t errlen)
 {
 	struct problem_strv words = {0};
 	if (problem_yml_args(y, n, &words, "type", file, err, errlen) < 0)
@@ -246,7 +246,7 @@ static int parse_type(struct problem *p, struct yml *y, yaml_node_t *n, const ch
 	return 0;
 }
 
-static int parse_limits(struct problem *p, struct yml *y, yaml_node_t *lim, const char *file,
+static int parse_limits(struct problem *p, struct yaml_file *y, yaml_node_t *lim, const char *file,
 			char *err, size_t errlen)
 {
 	struct problem_limits *l = &p->limits;
@@ -298,7 +298,7 @@ static int parse_limits(struct problem *p, struct yml *y, yaml_node_t *lim, cons
 	return 0;
 }
 
-static char *name_of(struct yml *y, yaml_node_t *n)
+static char *name_of(struct yaml_file *y, yaml_node_t *n)
 {
 	if (!n)
 		return NULL;
@@ -317,7 +317,8 @@ static char *name_of(struct yml *y, yaml_node_t *n)
 
 /* Legacy problem.yaml `grading:` {accept_score, reject_score, objective, ...}:
  * the scores every test group starts from. */
-static int legacy_grading(struct problem_loader *L, struct yml *y, yaml_node_t *g, const char *file)
+static int legacy_grading(struct problem_loader *L, struct yaml_file *y, yaml_node_t *g,
+			  const char *file)
 {
 	if (!g || g->type != YAML_MAPPING_NODE)
 		return 0;
@@ -333,7 +334,7 @@ static int load_yaml(struct problem_loader *L, bool *custom_asked)
 {
 	struct problem *p = L->p;
 	char *file = problem_path_join(p->dir, "problem.yaml");
-	struct yml y;
+	struct yaml_file y;
 	bool present;
 	int ret = -1;
 	struct problem_strv args = {0};

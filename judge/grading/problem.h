@@ -1,4 +1,4 @@
-/* problem (prob_): ICPC problem packages (Kattis problem package format, legacy
+/* problem (problem_): ICPC problem packages (Kattis problem package format, legacy
  * and 2023-07 / 2025-09 versions) loaded from a folder.
  *
  * A package is a folder holding problem.yaml, data/sample and data/secret (test

@@ -1,6 +1,6 @@
 /* problem_data: the test data of a problem package, data/sample and
  * data/secret walked depth-first with the validator flags of each group. Part
- * of the problem module (prob_). */
+ * of the problem module (problem_). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +57,7 @@ static int group_cfg_load(struct problem_loader *L, const char *dir, const char 
 {
 	const char *names[] = {"test_group.yaml", "testdata.yaml"};
 	int ret = -1;
-	struct yml y;
+	struct yaml_file y;
 	bool present = false;
 	char *path = NULL;
 	for (size_t i = 0; i < 2 && !present; i++) {
@@ -129,7 +129,7 @@ static int add_test(struct problem_loader *L, const char *dir, const char *base,
 		/* 2023-07+: NAME.yaml configures one test case */
 		file = xstrndup(in, bl - 3);
 		char *yp = xasprintf("%s.yaml", file);
-		struct yml y;
+		struct yaml_file y;
 		bool present;
 		int rc = yaml_load(&y, yp, &present, L->err, L->errlen);
 		if (rc == 0 && present) {

@@ -2,7 +2,7 @@
  * the package states it in DOMjudge's way, a `@EXPECTED_RESULTS@: ` (or
  * `@EXPECTED_SCORE@: `) line in a source file (DOMjudge's own
  * example_problems/ do). Part of the problem module
- * (prob_); `judge verify` turns the names into verdicts. */
+ * (problem_); `judge verify` turns the names into verdicts. */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>

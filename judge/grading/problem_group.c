@@ -1,5 +1,5 @@
 /* problem_group: the scoring settings of a test group (testdata.yaml /
- * test_group.yaml). Part of the problem module (prob_).
+ * test_group.yaml). Part of the problem module (problem_).
  *
  * The three formats spell them differently, and real packages mix them (Kattis'
  * own 2023-07-draft examples still use the legacy keys), so every spelling is
@@ -45,7 +45,7 @@ static int parse_agg(struct problem_loader *L, const char *w, const char *path,
 }
 
 /* legacy grader_flags: the aggregation word; verdict words are the judge's own rule */
-static void grader_flags(struct problem_loader *L, struct yml *y, yaml_node_t *n,
+static void grader_flags(struct problem_loader *L, struct yaml_file *y, yaml_node_t *n,
 			 struct problem_group *g)
 {
 	const char *s = yaml_scalar(n);
@@ -88,8 +88,8 @@ static int parse_range(struct problem_loader *L, const char *s, const char *path
 	return 0;
 }
 
-static int parse_max(struct problem_loader *L, struct yml *y, yaml_node_t *n, const char *path,
-		     struct problem_group *g)
+static int parse_max(struct problem_loader *L, struct yaml_file *y, yaml_node_t *n,
+		     const char *path, struct problem_group *g)
 {
 	const char *s = yaml_scalar(n);
 	if (yaml_is_null(n))
@@ -102,7 +102,7 @@ static int parse_max(struct problem_loader *L, struct yml *y, yaml_node_t *n, co
 	return yaml_double(n, "max_score", path, 0, &g->max_score, L->err, L->errlen);
 }
 
-int problem_group_settings(struct problem_loader *L, struct yml *y, yaml_node_t *root,
+int problem_group_settings(struct problem_loader *L, struct yaml_file *y, yaml_node_t *root,
 			   const char *path, struct problem_group *g)
 {
 	yaml_node_t *sc = yaml_get(y, root, "scoring");

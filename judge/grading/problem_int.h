@@ -1,4 +1,4 @@
-/* problem_int: helpers shared by the files of the problem module (prob_):
+/* problem_int: helpers shared by the files of the problem module (problem_):
  * problem.c, problem_program.c and problem_data.c. Not a public API. */
 #pragma once
 #include <stdbool.h>
@@ -39,8 +39,8 @@ void problem_strv_release(struct problem_strv *s);
 /* Appends the words of a validator-flags value n (named what in file): a string
  * of words, or (2023-07+) a sequence of strings. Returns 0, or -1 with a
  * message in err. */
-int problem_yml_args(struct yml *y, yaml_node_t *n, struct problem_strv *out, const char *what,
-		     const char *file, char *err, size_t errlen);
+int problem_yml_args(struct yaml_file *y, yaml_node_t *n, struct problem_strv *out,
+		     const char *what, const char *file, char *err, size_t errlen);
 
 /* The state of one problem_load. */
 struct problem_loader {
@@ -79,7 +79,7 @@ int problem_load_data(struct problem_loader *L);
  * y, read from path) into g, which holds the inherited ones. Returns 0, or -1
  * with a message in L->err; a setting the judge cannot honour sets
  * L->p->unsupported. */
-int problem_group_settings(struct problem_loader *L, struct yml *y, yaml_node_t *root,
+int problem_group_settings(struct problem_loader *L, struct yaml_file *y, yaml_node_t *root,
 			   const char *path, struct problem_group *g);
 /* Appends a group named name (copying settings) and returns its index. */
 int problem_group_add(struct problem_loader *L, const char *name, int parent,

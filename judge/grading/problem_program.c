@@ -1,6 +1,6 @@
 /* problem_program: the programs of a problem package (output validator,
  * example submissions, include/ files) and their languages, by the package
- * format's languages table. Part of the problem module (prob_). */
+ * format's languages table. Part of the problem module (problem_). */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* request (req_): turns a client's request body into the typed request of model.h.
+/* request (request_): turns a client's request body into the typed request of model.h.
  *
  * Everything a client sends passes through here before it reaches the queue:
  * the body must be UTF-8 JSON, every field has a type, a range and a cap from

@@ -11,7 +11,7 @@
 #include "common/xalloc.h"
 
 /* Parses path. A missing file leaves y unloaded and returns 0 (*present false). */
-int yaml_load(struct yml *y, const char *path, bool *present, char *err, size_t errlen)
+int yaml_load(struct yaml_file *y, const char *path, bool *present, char *err, size_t errlen)
 {
 	memset(y, 0, sizeof *y);
 	if (present)
@@ -52,14 +52,14 @@ out:
 	return ret;
 }
 
-void yaml_release(struct yml *y)
+void yaml_release(struct yaml_file *y)
 {
 	if (y->loaded)
 		yaml_document_delete(&y->doc);
 	y->loaded = false;
 }
 
-yaml_node_t *yaml_root_map(struct yml *y)
+yaml_node_t *yaml_root_map(struct yaml_file *y)
 {
 	if (!y->loaded)
 		return NULL;
@@ -72,7 +72,7 @@ const char *yaml_scalar(yaml_node_t *n)
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
-yaml_node_t *yaml_get(struct yml *y, yaml_node_t *map, const char *key)
+yaml_node_t *yaml_get(struct yaml_file *y, yaml_node_t *map, const char *key)
 {
 	if (!map || map->type != YAML_MAPPING_NODE)
 		return NULL;

@@ -1,4 +1,4 @@
-/* evalstore (evstore_): evaluation runs in PostgreSQL (migrations/0005).
+/* evalstore (evalstore_): evaluation runs in PostgreSQL (migrations/0005).
  *
  * An evaluation is one row plus one submission per sample, enqueued at bulk
  * priority in the same statement, so the workers grade samples like any other
