@@ -359,14 +359,16 @@ Test(gvisor, cpu_timeout_ends_promptly)
 	const char *argv[] = {"/bin/sh", "-c", "while :; do :; done", NULL};
 	struct run_spec s = spec_of(argv);
 	s.limits.cpu_ms = 500;
-	s.limits.wall_ms = 5000;
+	s.limits.wall_ms = 30000;
 	struct run_result res;
 	long long t0 = now_ms();
 	run(&s, &res);
 	long long took = now_ms() - t0;
 	cr_assert_eq(res.status, RUN_TIMEOUT, "status %s", run_status_name(res.status));
 	cr_assert_geq(res.cpu_ms, 450);
-	cr_assert_lt(took, 2500, "took %lld ms", took);
+	/* the CPU limit ended it, not the wall limit: a bound far from any
+	 * machine's speed (a loaded 2-core machine took 3 s for 0.5 s of CPU) */
+	cr_assert_lt(took, 20000, "took %lld ms", took);
 	run_result_release(&res);
 }
 
@@ -381,7 +383,7 @@ Test(gvisor, wall_timeout_ends_promptly)
 	run(&s, &res);
 	long long took = now_ms() - t0;
 	cr_assert_eq(res.status, RUN_TIMEOUT, "status %s", run_status_name(res.status));
-	cr_assert_lt(took, 2000, "took %lld ms", took);
+	cr_assert_lt(took, 10000, "took %lld ms", took);
 	run_result_release(&res);
 }
 
@@ -396,7 +398,7 @@ Test(gvisor, output_limit)
 	cr_assert_eq(res.status, RUN_OUTPUT_LIMIT, "status %s", run_status_name(res.status));
 	cr_assert_leq(res.out.len, (size_t)(64 << 10));
 	cr_assert(res.out_truncated);
-	cr_assert_lt(now_ms() - t0, 3000);
+	cr_assert_lt(now_ms() - t0, 20000, "yes was not stopped at its output limit");
 	run_result_release(&res);
 }
 
@@ -624,7 +626,7 @@ Test(gvisor_start, hung_runsc_run_is_bounded_and_killed, .timeout = 60)
 	cr_assert_eq(res.status, RUN_INTERNAL_ERROR, "status %d: %s", res.status, res.message);
 	cr_assert(strstr(res.message, "gvisor sandbox did not start within 2 s"), "%s",
 		  res.message);
-	cr_assert_lt(took, 2000 + 4000, "took %lld ms", took);
+	cr_assert_lt(took, 15000, "took %lld ms", took);
 	run_result_release(&res);
 
 	static const char *const names[] = {"self", "child"};

@@ -505,7 +505,9 @@ Test(lang, shipped_roles)
 	cr_assert(has(lang_find(&reg, "csharp")->piston_aliases, "c#"));
 	/* problem packages */
 	cr_assert_str_eq(py->problem_language, "python3");
-	cr_assert_null(lang_find(&reg, "bash")->problem_language);
+	/* DOMjudge's shell submissions (languages/problem/languages.ini [bash]) */
+	cr_assert_str_eq(lang_find(&reg, "bash")->problem_language, "bash");
+	cr_assert_null(lang_by_problem_language(&reg, "java"), "a language of the format none of ours runs");
 	const struct lang_problem *p2 = lang_problem_find(&reg, "python2");
 	cr_assert(lang_problem_shebang(p2, "#!/usr/bin/env python2"));
 	cr_assert_not(lang_problem_shebang(p2, "#!/usr/bin/env python3"));

@@ -129,7 +129,13 @@ Test(metrics, route_labels)
 						  "evaluation_events", "sessions",
 						  "session",	       "session_execute",
 						  "session_install",   "session_files",
-						  "session_file",      "web",
+						  "session_file",      "session_contexts",
+						  "session_context",   "session_context_restart",
+						  "session_processes", "session_process",
+						  "session_process_stdin",
+						  "session_process_signal",
+						  "session_process_events",
+						  "web",
 						  "admin_stats",       "admin_keys",
 						  "admin_key",	       "other"};
 	for (int i = 0; i < R_COUNT; i++)

@@ -433,8 +433,10 @@ Test(problem, languages_of_files)
 	cr_assert_str_eq(lang_by_problem_language(langs(), "javascript")->name, "node");
 	cr_assert_str_eq(lang_by_problem_language(langs(), "python3")->name, "python");
 	cr_assert_null(lang_by_problem_language(langs(), "java"));
-	/* the format's table as problemtools has it: every language, ours or not */
-	cr_assert_eq(langs()->nproblem_langs, 22);
+	/* the format's table as problemtools has it: every language, ours or not,
+	 * and DOMjudge's shell (bash) */
+	cr_assert_eq(langs()->nproblem_langs, 23);
+	cr_assert_str_eq(prob_file_lang_code(langs(), "run.sh"), "bash");
 	cr_assert_eq(lang_problem_find(langs(), "haskell")->priority, 600);
 }
 

@@ -261,7 +261,7 @@ static void py_timeouts_keep_state(void)
 	cell_in(ses, &r, "import time\ntime.sleep(30)", NULL, 0, 800);
 	cr_assert_eq(r.status, CELL_TIMEOUT, "%s %s", cell_status_name(r.status), r.message);
 	cr_assert(!r.restarted);
-	cr_assert_lt(r.wall_ms, 3000);
+	cr_assert_lt(r.wall_ms, 15000, "the sleep(30) cell was not stopped at its wall limit");
 	cell_result_release(&r);
 	expect_ok("y", "5", "");
 }

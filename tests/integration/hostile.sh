@@ -149,8 +149,9 @@ if [ -z "$left" ]; then pass "no process of a sandbox uid left"; else fail "proc
 stale=
 for d in /sys/fs/cgroup/*/judge/judge-* /sys/fs/cgroup/judge/judge-*; do
 	[ -d "$d" ] || continue
-	pid=$(basename "$d" | cut -d- -f2)
-	kill -0 "$pid" 2>/dev/null || stale="$stale $d"
+	# judge-<owner>-...: the owner is o<pid>x<random> (runner/owner.c)
+	pid=$(basename "$d" | cut -d- -f2 | sed -n 's/^o\([0-9]*\)x.*/\1/p')
+	[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && stale="$stale $d"
 done
 if [ -z "$stale" ]; then pass "no cgroup of a finished run left"; else fail "cgroups left" "$stale"; fi
 box_root=$(sed -n 's/^box_root *= *//p' judge.ini)
