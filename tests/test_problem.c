@@ -436,7 +436,7 @@ Test(problem, languages_of_files)
 	/* the format's table as problemtools has it: every language, ours or not,
 	 * and DOMjudge's shell (bash) */
 	cr_assert_eq(langs()->nproblem_langs, 23);
-	cr_assert_str_eq(prob_file_lang_code(langs(), "run.sh"), "bash");
+	cr_assert_str_eq(problem_file_lang_code(langs(), "run.sh"), "bash");
 	cr_assert_eq(lang_problem_find(langs(), "haskell")->priority, 600);
 }
 
