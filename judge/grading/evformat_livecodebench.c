@@ -207,14 +207,15 @@ static void expand(const struct evset *s, const cJSON *smp, int index, struct ev
 				       : "sample has no code_list");
 		return;
 	}
-	const struct evfmt_lang *l = evfmt_lang_find(&s->facts, "python");
+	/* one language: the ini's first (only) section */
+	const struct evfmt_lang *l = s->facts.n > 0 ? &s->facts.langs[0] : NULL;
 	cJSON *ins = cJSON_CreateArray(), *outs = cJSON_CreateArray();
 	char err[200] = "";
 	int rc = add_tests(p->obj, "public_test_cases", ins, outs, err, sizeof err);
 	if (rc == 0)
 		rc = add_tests(p->obj, "private_test_cases", ins, outs, err, sizeof err);
 	if (rc == 0 && !l)
-		snprintf(err, sizeof err, "languages/evalsets/livecodebench.ini has no [python]");
+		snprintf(err, sizeof err, "languages/evalsets/livecodebench.ini has no section");
 	int ntests = cJSON_GetArraySize(ins), t = evfmt_lcb_timeout_s(s->timeout_ms);
 	char *fn = func_name(p->obj);
 	const cJSON *c;
