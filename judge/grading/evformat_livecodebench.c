@@ -35,8 +35,8 @@ static const int lcb_ks[] = {1, 5, 10, 20, 40, 50, 75, 100, 125, 150, 200, 500, 
 static bool detect(const cJSON *p, const cJSON *smp)
 {
 	if (p)
-		return evfmt_str(p, "question_id") && evfmt_str(p, "public_test_cases");
-	return smp && evfmt_str(smp, "question_id") &&
+		return evformat_str(p, "question_id") && evformat_str(p, "public_test_cases");
+	return smp && evformat_str(smp, "question_id") &&
 	       cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(smp, "code_list"));
 }
 
@@ -139,7 +139,7 @@ out:
 static int add_tests(const cJSON *p, const char *key, cJSON *ins, cJSON *outs, char *err,
 		     size_t errlen)
 {
-	const char *text = evfmt_str(p, key);
+	const char *text = evformat_str(p, key);
 	cJSON *tests = NULL;
 	char why[160];
 	if (!text) {
@@ -154,7 +154,7 @@ static int add_tests(const cJSON *p, const char *key, cJSON *ins, cJSON *outs, c
 	int ret = 0;
 	cJSON_ArrayForEach(t, tests)
 	{
-		const char *in = evfmt_str(t, "input"), *o = evfmt_str(t, "output");
+		const char *in = evformat_str(t, "input"), *o = evformat_str(t, "output");
 		if (!in || !o) {
 			snprintf(err, errlen, "%s: a test needs input and output strings", key);
 			ret = -1;
@@ -170,9 +170,9 @@ static int add_tests(const cJSON *p, const char *key, cJSON *ins, cJSON *outs, c
 /* metadata's func_name (a JSON string holding an object), or NULL. */
 static char *func_name(const cJSON *p)
 {
-	const char *m = evfmt_str(p, "metadata");
+	const char *m = evformat_str(p, "metadata");
 	cJSON *md = m ? cJSON_Parse(m) : NULL;
-	const char *fn = evfmt_str(md, "func_name");
+	const char *fn = evformat_str(md, "func_name");
 	char *r = fn ? xstrdup(fn) : NULL;
 	cJSON_Delete(md);
 	return r;
@@ -196,19 +196,19 @@ int evfmt_lcb_timeout_s(long timeout_ms)
 	return (int)((timeout_ms + 999) / 1000);
 }
 
-static void expand(const struct evset *s, const cJSON *smp, int index, struct evset_items *out)
+static void expand(const struct evalset *s, const cJSON *smp, int index, struct evalset_items *out)
 {
-	const char *qid = evfmt_str(smp, "question_id");
-	const struct evset_problem *p = qid ? evset_find(s, qid) : NULL;
+	const char *qid = evformat_str(smp, "question_id");
+	const struct evalset_problem *p = qid ? evalset_find(s, qid) : NULL;
 	const cJSON *codes = cJSON_GetObjectItemCaseSensitive(smp, "code_list");
 	if (!p || !cJSON_IsArray(codes)) {
-		struct evset_item *it = evfmt_item_add(out, index, 0, qid);
-		evfmt_item_fail(it, !p ? "question_id not in the problems file"
+		struct evalset_item *it = evformat_item_add(out, index, 0, qid);
+		evformat_item_fail(it, !p ? "question_id not in the problems file"
 				       : "sample has no code_list");
 		return;
 	}
 	/* one language: the ini's first (only) section */
-	const struct evfmt_lang *l = s->facts.n > 0 ? &s->facts.langs[0] : NULL;
+	const struct evformat_lang *l = s->facts.n > 0 ? &s->facts.langs[0] : NULL;
 	cJSON *ins = cJSON_CreateArray(), *outs = cJSON_CreateArray();
 	char err[200] = "";
 	int rc = add_tests(p->obj, "public_test_cases", ins, outs, err, sizeof err);
@@ -222,9 +222,9 @@ static void expand(const struct evset *s, const cJSON *smp, int index, struct ev
 	int k = 0;
 	cJSON_ArrayForEach(c, codes)
 	{
-		struct evset_item *it = evfmt_item_add(out, index, k++, qid);
+		struct evalset_item *it = evformat_item_add(out, index, k++, qid);
 		if (rc < 0 || !l || !cJSON_IsString(c)) {
-			evfmt_item_fail(it, *err ? err : "code_list holds a non-string");
+			evformat_item_fail(it, *err ? err : "code_list holds a non-string");
 			continue;
 		}
 		cJSON *doc = cJSON_CreateObject();
@@ -236,7 +236,7 @@ static void expand(const struct evset *s, const cJSON *smp, int index, struct ev
 		cJSON_AddNumberToObject(doc, "timeout", t);
 		char *src = cJSON_PrintUnformatted(doc);
 		cJSON_Delete(doc);
-		evfmt_item_program(s, it, l, src);
+		evformat_item_program(s, it, l, src);
 		free(src);
 		/* the runner's global deadline: (timeout + 1) per test, and 5 s */
 		it->req.has_limits = true;
@@ -250,8 +250,8 @@ static void expand(const struct evset *s, const cJSON *smp, int index, struct ev
 
 static int by_qid(const void *a, const void *b)
 {
-	const struct evset_problem *x = *(const struct evset_problem *const *)a;
-	const struct evset_problem *y = *(const struct evset_problem *const *)b;
+	const struct evalset_problem *x = *(const struct evalset_problem *const *)a;
+	const struct evalset_problem *y = *(const struct evalset_problem *const *)b;
 	return strcmp(x->task_id, y->task_id);
 }
 
@@ -259,11 +259,11 @@ static int by_qid(const void *a, const void *b)
  * them into its stdout; else what the runner records when its worker died:
  * [-2] with a TestRunnerError (compute_code_generation_metrics.py: the empty
  * metadata list raises an IndexError). */
-static void item_record(const struct evset_item *it, int ntests, cJSON **results, char **meta)
+static void item_record(const struct evalset_item *it, int ntests, cJSON **results, char **meta)
 {
 	cJSON *rec = it->out ? cJSON_Parse(it->out) : NULL;
 	cJSON *r = cJSON_DetachItemFromObjectCaseSensitive(rec, "results");
-	const char *m = evfmt_str(rec, "metadata");
+	const char *m = evformat_str(rec, "metadata");
 	if (cJSON_IsArray(r) && m) {
 		*results = r;
 		*meta = xstrdup(m);
@@ -287,7 +287,7 @@ static void item_record(const struct evset_item *it, int ntests, cJSON **results
 
 /* custom_evaluator's file names: FILE minus its last five characters (".json")
  * + "_codegeneration_output.json", then "_eval.json" and "_eval_all.json". */
-static char *out_name(const struct evfmt_output *o, const char *suffix)
+static char *out_name(const struct evformat_output *o, const char *suffix)
 {
 	if (o->out_path)
 		return xasprintf("%s%s", o->out_path, suffix);
@@ -299,7 +299,7 @@ static char *out_name(const struct evfmt_output *o, const char *suffix)
 static int write_json(const char *path, cJSON *v, char *err, size_t errlen)
 {
 	char *text = cJSON_Print(v);
-	int rc = evfmt_write_file(path, text, strlen(text), false, err, errlen);
+	int rc = evformat_write_file(path, text, strlen(text), false, err, errlen);
 	free(text);
 	return rc;
 }
@@ -308,12 +308,12 @@ static const char *const fields[] = {"question_title", "question_content", "plat
 				     "question_id",    "contest_id",	   "contest_date",
 				     "starter_code",   "difficulty",	   NULL};
 
-static int write_results(const struct evfmt_output *o, FILE *f, char *err, size_t errlen)
+static int write_results(const struct evformat_output *o, FILE *f, char *err, size_t errlen)
 {
-	const struct evset *s = o->set;
-	const struct evset_items *items = o->items;
+	const struct evalset *s = o->set;
+	const struct evalset_items *items = o->items;
 	/* the problems with samples, by question_id (the benchmark's order) */
-	const struct evset_problem **ps = xcalloc((size_t)s->count + 1, sizeof *ps);
+	const struct evalset_problem **ps = xcalloc((size_t)s->count + 1, sizeof *ps);
 	int np = 0, ret = -1;
 	for (int i = 0; i < s->count; i++)
 		for (int j = 0; j < items->n; j++)
@@ -344,7 +344,7 @@ static int write_results(const struct evfmt_output *o, FILE *f, char *err, size_
 		cJSON *codes = cJSON_CreateArray(), *graded = cJSON_CreateArray();
 		cJSON *per = cJSON_CreateArray(), *meta = cJSON_CreateArray();
 		for (int j = 0; j < items->n; j++) {
-			const struct evset_item *it = &items->v[j];
+			const struct evalset_item *it = &items->v[j];
 			if (!it->task_id || strcmp(it->task_id, ps[k]->task_id))
 				continue;
 			const cJSON *cl =
@@ -414,7 +414,7 @@ static int write_results(const struct evfmt_output *o, FILE *f, char *err, size_
 		goto out;
 	struct strbuf line = STRBUF_INIT;
 	if (pass1 >= 0)
-		evfmt_pyfloat(&line, pass1);
+		evformat_pyfloat(&line, pass1);
 	fprintf(f, "%s\n", pass1 >= 0 ? line.buf : "nan");
 	strbuf_release(&line);
 	fprintf(stderr, "judge eval: results in %s, %s and %s\n", p1, p2, p3);

@@ -198,23 +198,23 @@ static void fold(const struct lang *l, const struct grade_request *req, enum evr
 	res->run.wall_ms = rr->wall_ms;
 	res->run.memory_kb = rr->memory_kb;
 	if (rule == EVRUN_LCB) {
-		struct fgrade_records recs;
-		fgrade_records_parse(&recs, rr->out.buf, rr->out.len, nonce, 0);
-		fgrade_fold_test_code(&recs, rr->status, res);
+		struct funcgrade_records recs;
+		funcgrade_records_parse(&recs, rr->out.buf, rr->out.len, nonce, 0);
+		funcgrade_fold_test_code(&recs, rr->status, res);
 		res->status = evrun_lcb_verdict(recs.end, rr->status);
 		const cJSON *lcb = cJSON_GetObjectItemCaseSensitive(recs.end, "lcb");
 		char *text = lcb ? cJSON_PrintUnformatted(lcb) : NULL;
 		if (text)
 			strbuf_addstr(&res->out, text);
 		free(text);
-		fgrade_records_release(&recs);
+		funcgrade_records_release(&recs);
 	} else if (rule == EVRUN_EXEC) {
-		struct fgrade_records recs;
-		fgrade_records_parse(&recs, rr->out.buf, rr->out.len, nonce, 0);
-		fgrade_fold_test_code(&recs, rr->status, res);
+		struct funcgrade_records recs;
+		funcgrade_records_parse(&recs, rr->out.buf, rr->out.len, nonce, 0);
+		funcgrade_fold_test_code(&recs, rr->status, res);
 		strbuf_add(&res->out, recs.stray.buf, recs.stray.len);
-		fgrade_syntax_error(l, &recs, res);
-		fgrade_records_release(&recs);
+		funcgrade_syntax_error(l, &recs, res);
+		funcgrade_records_release(&recs);
 	} else {
 		res->status = evrun_verdict(rule, rr, req->eval->stderr_fails,
 					    req->eval->nstderr_fails, &res->feedback);
