@@ -70,7 +70,7 @@ static enum run_status decide(const struct run_facts *f, const struct run_limits
 }
 
 enum run_status verdict_decide(const struct run_facts *f, const struct run_limits *l,
-			    struct run_result *res)
+			       struct run_result *res)
 {
 	res->message[0] = 0;
 	res->exit_code = f->end == RUN_END_EXITED ? f->code : 0;

@@ -66,8 +66,7 @@ struct run_facts {
 /* Clears f: nothing seen, end unknown. */
 void verdict_facts_init(struct run_facts *f);
 /* Sets f->fault and formats f->message (printf-style). */
-void verdict_fault(struct run_facts *f, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void verdict_fault(struct run_facts *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Decides the status of a run from facts f and the run's complete limits l
  * (in the order documented above), and fills res's status, exit_code,
@@ -75,4 +74,4 @@ void verdict_fault(struct run_facts *f, const char *fmt, ...)
  * leaves res's output alone. A memory_limit without a measured peak reports
  * the limit as the peak. Returns the status. */
 enum run_status verdict_decide(const struct run_facts *f, const struct run_limits *l,
-			    struct run_result *res);
+			       struct run_result *res);

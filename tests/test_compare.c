@@ -54,7 +54,7 @@ static int parse_args(char *args, struct compare_options *o, char *err, size_t e
 		snprintf(err, errlen, "bad mode");
 		return -1;
 	}
-	compare_opts_init(o, m);
+	compare_options_init(o, m);
 	return compare_parse_flags(o, argc - 1, argv + 1, err, errlen);
 }
 
@@ -164,7 +164,7 @@ Test(compare, golden_cases, .timeout = 120)
 /* ---- direct checks ---- */
 
 static enum compare_outcome cmp_str(const char *mode_and_flags, const char *e, const char *g,
-				struct compare_feedback *fb)
+				    struct compare_feedback *fb)
 {
 	char buf[256], err[256];
 	struct compare_options o;
@@ -192,7 +192,7 @@ Test(compare, flag_errors)
 {
 	struct compare_options o;
 	char err[128];
-	compare_opts_init(&o, CMP_TOKENS);
+	compare_options_init(&o, CMP_TOKENS);
 	cr_assert(o.float_abs_tol < 0 && o.float_rel_tol < 0 && !o.case_sensitive);
 	const char *a1[] = {"float_tolerance"};
 	cr_assert_eq(compare_parse_flags(&o, 1, a1, err, sizeof(err)), -1);
@@ -296,10 +296,10 @@ Test(compare, snippets_keep_utf8_whole)
 		for (size_t cut = 0; cut < 4; cut++) {
 			struct compare_options o;
 			struct compare_feedback fb;
-			compare_opts_init(&o, modes[m]);
+			compare_options_init(&o, modes[m]);
 			/* shift the alignment so every cut position gets tried */
-			enum compare_outcome r = compare_outputs(&o, e.buf + cut, e.len - cut, g.buf + cut,
-							 g.len - cut, &fb);
+			enum compare_outcome r = compare_outputs(&o, e.buf + cut, e.len - cut,
+								 g.buf + cut, g.len - cut, &fb);
 			cr_assert_eq(r, CMP_DIFFER);
 			cr_assert(fb_strings_valid(&fb), "mode %zu cut %zu", m, cut);
 			if (modes[m] == CMP_EXACT || modes[m] == CMP_LINES) {
@@ -443,14 +443,14 @@ Test(compare, large_inputs_all_modes, .timeout = 600)
 	struct compare_options o;
 
 	/* streaming modes: no allocation beyond the inputs */
-	compare_opts_init(&o, CMP_EXACT);
+	compare_options_init(&o, CMP_EXACT);
 	cr_assert_eq(compare_outputs(&o, e.buf, e.len, same.buf, same.len, &fb), CMP_MATCH);
 	cr_assert_eq(compare_outputs(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_DIFFER);
 	cr_assert_eq(fb.line, 1);
-	compare_opts_init(&o, CMP_LINES);
+	compare_options_init(&o, CMP_LINES);
 	cr_assert_eq(compare_outputs(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_MATCH);
 	cr_assert_eq(compare_outputs(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_DIFFER);
-	compare_opts_init(&o, CMP_TOKENS);
+	compare_options_init(&o, CMP_TOKENS);
 	cr_assert_eq(compare_outputs(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_MATCH);
 	cr_assert_eq(compare_outputs(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_DIFFER);
 	long lines = fb.line;
@@ -467,7 +467,7 @@ Test(compare, large_inputs_all_modes, .timeout = 600)
 		     "streaming modes grew the peak RSS by %ld KiB", grown);
 
 	/* regex: a pattern that does not backtrack per line, bounded by the heap limit */
-	compare_opts_init(&o, CMP_REGEX);
+	compare_options_init(&o, CMP_REGEX);
 	const char *pat = "[0-9 .\\n]*+";
 	cr_assert_eq(compare_outputs(&o, pat, strlen(pat), e.buf, e.len, &fb), CMP_MATCH, "%s",
 		     fb.message);
@@ -482,7 +482,7 @@ Test(compare, large_inputs_all_modes, .timeout = 600)
 	/* unordered: O(lines) memory, checked against 16 bytes a line */
 	swap_pairs(&perm, &e);
 	rss0 = max_rss_kib();
-	compare_opts_init(&o, CMP_UNORDERED);
+	compare_options_init(&o, CMP_UNORDERED);
 	cr_assert_eq(compare_outputs(&o, e.buf, e.len, perm.buf, perm.len, &fb), CMP_MATCH, "%s",
 		     fb.message);
 	cr_assert_eq(compare_outputs(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_DIFFER);
@@ -523,9 +523,10 @@ Test(compare, unordered_radix_path, .timeout = 120)
 		strbuf_addf(&g, "wORD%u\n", perm[i] / 3);
 	struct compare_options o;
 	struct compare_feedback fb;
-	compare_opts_init(&o, CMP_UNORDERED);
+	compare_options_init(&o, CMP_UNORDERED);
 	o.unordered_tokens = true;
-	cr_assert_eq(compare_outputs(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_MATCH, "%s", fb.message);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_MATCH, "%s",
+		     fb.message);
 	o.case_sensitive = true;
 	cr_assert_eq(compare_outputs(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_DIFFER);
 	o.case_sensitive = false;
@@ -546,7 +547,8 @@ Test(compare, unordered_radix_path, .timeout = 120)
 		strbuf_addf(&g, "%d.5000001\n", (int)perm[i] - N / 2);
 	}
 	o.float_abs_tol = 1e-6;
-	cr_assert_eq(compare_outputs(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_MATCH, "%s", fb.message);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_MATCH, "%s",
+		     fb.message);
 	o.float_abs_tol = 1e-8;
 	cr_assert_eq(compare_outputs(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_DIFFER);
 	cr_assert(strstr(fb.message, "number 1 of 120000 in sorted order: expected -60000"), "%s",

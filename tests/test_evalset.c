@@ -202,7 +202,8 @@ Test(evformat, mbpp_full_and_sanitized)
 	     "\"test_list\":[\"assert math.pi\"]}]");
 	cr_assert_str_eq(s.fmt->name, "mbpp");
 	cr_assert_not_null(evalset_find(&s, "12"), "MBPP's int task ids");
-	struct evalset_items it = expand(&s, "{\"task_id\":12,\"completion\":\"class Node: pass\"}");
+	struct evalset_items it =
+	    expand(&s, "{\"task_id\":12,\"completion\":\"class Node: pass\"}");
 	/* the setup uses the sample's class: after it */
 	cr_assert_str_eq(it.v[0].req.source, "class Node: pass\nroot = Node()\nassert a\nassert b");
 	cr_assert_str_eq(it.v[0].req.language, "python");
@@ -221,7 +222,8 @@ Test(evformat, humaneval_unchanged_and_unknown)
 	     "[{\"task_id\":\"H/0\",\"prompt\":\"def f():\\n\",\"test\":\"def check(c): "
 	     "pass\",\"entry_point\":\"f\"}]");
 	cr_assert_str_eq(s.fmt->name, "human-eval");
-	struct evalset_items it = expand(&s, "{\"task_id\":\"H/0\",\"completion\":\"    return 1\"}");
+	struct evalset_items it =
+	    expand(&s, "{\"task_id\":\"H/0\",\"completion\":\"    return 1\"}");
 	const struct grade_request *r = &it.v[0].req;
 	cr_assert_str_eq(r->source, "def f():\n    return 1");
 	cr_assert_str_eq(r->test_code, "def check(c): pass");

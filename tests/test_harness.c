@@ -164,7 +164,7 @@ Test(funcgrade, records_and_verdicts)
 	model_result_release(&res);
 	/* unordered compare accepts [2,1] */
 	req.has_compare = true;
-	compare_opts_init(&req.cmp, CMP_UNORDERED);
+	compare_options_init(&req.cmp, CMP_UNORDERED);
 	model_result_init(&res);
 	funcgrade_fold_function(&req, &r, RUN_OK, &res);
 	cr_assert_eq(res.tests[1].status, SUB_ACCEPTED);
@@ -379,7 +379,8 @@ Test(request, function_package)
 	struct grade_request r;
 	char err[256];
 	model_request_init(&r);
-	cr_assert_eq(request_func_package("problems", "two-sum", &r, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(request_func_package("problems", "two-sum", &r, err, sizeof err), 0, "%s",
+		     err);
 	cr_assert_str_eq(r.func->name, "twoSum");
 	const cJSON *t0 = cJSON_GetArrayItem(r.func->tests, 0);
 	cr_assert_str_eq(cJSON_GetObjectItem(t0, "name")->valuestring, "sample-1");

@@ -492,8 +492,8 @@ Test(problem, domjudge_expected_results)
 	    {"no_output/silent.c", false, ""},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		cr_assert_eq(problem_expect_read(sub_at(cases[i].path), &e, err, sizeof err), 0, "%s",
-			     err);
+		cr_assert_eq(problem_expect_read(sub_at(cases[i].path), &e, err, sizeof err), 0,
+			     "%s", err);
 		cr_expect_eq(e.annotated, cases[i].annotated, "%s", cases[i].path);
 		char joined[256] = "";
 		for (int k = 0; k < e.n; k++)

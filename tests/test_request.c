@@ -419,40 +419,48 @@ Test(request, compare)
 Test(request, callback_url)
 {
 	struct request_error e;
-	cr_expect_eq(request_callback_url_check("http://hooks.example/x", cfg.callback_hosts, &e), 0);
-	cr_expect_eq(request_callback_url_check("http://HOOKS.example:80/x", cfg.callback_hosts, &e),
+	cr_expect_eq(request_callback_url_check("http://hooks.example/x", cfg.callback_hosts, &e),
 		     0);
-	cr_expect_eq(request_callback_url_check("http://127.0.0.1:9000/cb", cfg.callback_hosts, &e), 0);
+	cr_expect_eq(
+	    request_callback_url_check("http://HOOKS.example:80/x", cfg.callback_hosts, &e), 0);
+	cr_expect_eq(request_callback_url_check("http://127.0.0.1:9000/cb", cfg.callback_hosts, &e),
+		     0);
 	cr_expect_eq(request_callback_url_check("http://127.0.0.1:9001/cb", cfg.callback_hosts, &e),
 		     -1);
 	cr_expect_str_eq(e.code, "callback_not_allowed");
-	cr_expect_eq(request_callback_url_check("http://evil.example/", cfg.callback_hosts, &e), -1);
-	cr_expect_eq(
-	    request_callback_url_check("http://hooks.example.evil.example/", cfg.callback_hosts, &e),
-	    -1);
-	cr_expect_eq(
-	    request_callback_url_check("http://hooks.example@evil.example/", cfg.callback_hosts, &e),
-	    -1);
+	cr_expect_eq(request_callback_url_check("http://evil.example/", cfg.callback_hosts, &e),
+		     -1);
+	cr_expect_eq(request_callback_url_check("http://hooks.example.evil.example/",
+						cfg.callback_hosts, &e),
+		     -1);
+	cr_expect_eq(request_callback_url_check("http://hooks.example@evil.example/",
+						cfg.callback_hosts, &e),
+		     -1);
 	/* https: the same allowlist; a host:port entry means 443 when no port is given */
-	cr_expect_eq(request_callback_url_check("https://hooks.example/", cfg.callback_hosts, &e), 0);
-	cr_expect_eq(request_callback_url_check("https://127.0.0.1:9000/cb", cfg.callback_hosts, &e),
+	cr_expect_eq(request_callback_url_check("https://hooks.example/", cfg.callback_hosts, &e),
 		     0);
-	cr_expect_eq(request_callback_url_check("https://127.0.0.1/cb", cfg.callback_hosts, &e), -1);
+	cr_expect_eq(
+	    request_callback_url_check("https://127.0.0.1:9000/cb", cfg.callback_hosts, &e), 0);
+	cr_expect_eq(request_callback_url_check("https://127.0.0.1/cb", cfg.callback_hosts, &e),
+		     -1);
 	cr_expect_eq(request_callback_url_check("https://h.example/x", "h.example:443", &e), 0);
 	cr_expect_eq(request_callback_url_check("http://h.example/x", "h.example:443", &e), -1);
-	cr_expect_eq(request_callback_url_check("https://evil.example/", cfg.callback_hosts, &e), -1);
+	cr_expect_eq(request_callback_url_check("https://evil.example/", cfg.callback_hosts, &e),
+		     -1);
 	cr_expect_str_eq(e.code, "callback_not_allowed");
-	cr_expect_eq(
-	    request_callback_url_check("https://hooks.example@evil.example/", cfg.callback_hosts, &e),
-	    -1);
+	cr_expect_eq(request_callback_url_check("https://hooks.example@evil.example/",
+						cfg.callback_hosts, &e),
+		     -1);
 	cr_expect_eq(request_callback_url_check("https://hooks.example:443@evil.example/",
-					    cfg.callback_hosts, &e),
+						cfg.callback_hosts, &e),
 		     -1);
-	cr_expect_eq(request_callback_url_check("httpss://hooks.example/", cfg.callback_hosts, &e), -1);
+	cr_expect_eq(request_callback_url_check("httpss://hooks.example/", cfg.callback_hosts, &e),
+		     -1);
 	cr_expect_eq(request_callback_url_check("file:///etc/passwd", cfg.callback_hosts, &e), -1);
-	cr_expect_eq(request_callback_url_check("ftp://hooks.example/", cfg.callback_hosts, &e), -1);
-	cr_expect_eq(request_callback_url_check("http://hooks.example:99999/", cfg.callback_hosts, &e),
+	cr_expect_eq(request_callback_url_check("ftp://hooks.example/", cfg.callback_hosts, &e),
 		     -1);
+	cr_expect_eq(
+	    request_callback_url_check("http://hooks.example:99999/", cfg.callback_hosts, &e), -1);
 	cr_expect_eq(request_callback_url_check("http://hooks.example/a b", cfg.callback_hosts, &e),
 		     -1);
 	cr_expect_eq(request_callback_url_check("http://hooks.example/", "", &e), -1);
@@ -462,13 +470,13 @@ Test(request, callback_url)
 	       422, "callback_not_allowed");
 	char host[64], path[64];
 	int port;
-	cr_assert_eq(request_url_split("http://a.b:81", host, sizeof host, &port, path, sizeof path),
-		     0);
+	cr_assert_eq(
+	    request_url_split("http://a.b:81", host, sizeof host, &port, path, sizeof path), 0);
 	cr_expect_str_eq(host, "a.b");
 	cr_expect_eq(port, 81);
 	cr_expect_str_eq(path, "/");
-	cr_assert_eq(request_url_split("HTTPS://A.b?q=1", host, sizeof host, &port, path, sizeof path),
-		     0);
+	cr_assert_eq(
+	    request_url_split("HTTPS://A.b?q=1", host, sizeof host, &port, path, sizeof path), 0);
 	cr_expect_str_eq(host, "a.b");
 	cr_expect_eq(port, 443);
 	cr_expect_str_eq(path, "/?q=1");

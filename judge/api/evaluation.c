@@ -45,16 +45,16 @@ static int body_ks(const cJSON *k, cJSON **out, struct request_error *e)
 		return 0;
 	}
 	if (!cJSON_IsArray(k) || cJSON_GetArraySize(k) < 1 || cJSON_GetArraySize(k) > EVAL_MAX_KS)
-		return request_fail(e, 422, "invalid_field", "k must be an array of 1 to %d numbers",
-				EVAL_MAX_KS);
+		return request_fail(e, 422, "invalid_field",
+				    "k must be an array of 1 to %d numbers", EVAL_MAX_KS);
 	const cJSON *it;
 	cJSON_ArrayForEach(it, k)
 	{
 		if (!cJSON_IsNumber(it) || it->valuedouble < 1 || it->valuedouble > 1e6 ||
 		    it->valuedouble != (double)(int)it->valuedouble)
 			return request_fail(e, 422, "invalid_field",
-					"k: each must be a whole number "
-					"from 1 to 1000000");
+					    "k: each must be a whole number "
+					    "from 1 to 1000000");
 		cJSON_AddItemToArray(*out, cJSON_CreateNumber(it->valuedouble));
 	}
 	return 0;
@@ -76,7 +76,7 @@ static int check_body(const struct judge_config *cfg, const struct lang_registry
 			known |= !strcmp(it->string, keys[i]);
 		if (!known)
 			return request_fail(e, 422, "invalid_field", "unknown field '%.40s'",
-					it->string);
+					    it->string);
 	}
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(in, "language");
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "timeout");
@@ -88,7 +88,8 @@ static int check_body(const struct judge_config *cfg, const struct lang_registry
 	const struct lang *l = lang ? lang_lookup(langs, lang->valuestring) : NULL;
 	b->language = !lang ? NULL : l ? l->name : lang->valuestring;
 	if (fmt && (!cJSON_IsString(fmt) || !evformat_find(fmt->valuestring)))
-		return request_fail(e, 422, "invalid_field", "format must be one of %s", evformat_names());
+		return request_fail(e, 422, "invalid_field", "format must be one of %s",
+				    evformat_names());
 	b->format = fmt ? fmt->valuestring : NULL;
 	const struct evformat *f = b->format ? evformat_find(b->format) : NULL;
 	bool need_problems = !f || f->id_key;
@@ -100,13 +101,14 @@ static int check_body(const struct judge_config *cfg, const struct lang_registry
 	if (!cJSON_IsArray(b->samples) || ns == 0)
 		return request_fail(e, 422, "missing_field", "samples must be a non-empty array");
 	if (ns > EVAL_MAX_SAMPLES)
-		return request_fail(e, 413, "too_large", "samples has %d entries, at most %d allowed",
-				ns, EVAL_MAX_SAMPLES);
+		return request_fail(e, 413, "too_large",
+				    "samples has %d entries, at most %d allowed", ns,
+				    EVAL_MAX_SAMPLES);
 	if (t && (!cJSON_IsNumber(t) || !(t->valuedouble > 0) ||
 		  t->valuedouble * 1000 > (double)cfg->max_time_limit_ms))
 		return request_fail(e, 422, "invalid_field",
-				"timeout must be seconds above 0, at most %ld ms",
-				cfg->max_time_limit_ms);
+				    "timeout must be seconds above 0, at most %ld ms",
+				    cfg->max_time_limit_ms);
 	b->timeout_ms = t ? (long)(t->valuedouble * 1000) : 0;
 	if (b->timeout_ms == 0 && t)
 		b->timeout_ms = 1;
@@ -115,7 +117,8 @@ static int check_body(const struct judge_config *cfg, const struct lang_registry
 
 /* An item's request, as a client's body, validated by request.c into the
  * normalized request the workers read. */
-static int item_request(struct api *a, struct evalset_item *it, cJSON **out, struct request_error *e)
+static int item_request(struct api *a, struct evalset_item *it, cJSON **out,
+			struct request_error *e)
 {
 	struct grade_request *gr = &it->req;
 	/* an empty completion is a (failing) sample, not a bad request */
@@ -156,8 +159,8 @@ static int build(struct api *a, const struct eval_body *b, cJSON *task_ids, cJSO
 	char err[256];
 	int ret = -1;
 	if (evalset_load(&set, a->cfg->languages_dir, b->format, b->problems,
-		       cJSON_GetArrayItem(b->samples, 0), b->language, b->timeout_ms, err,
-		       sizeof err) < 0) {
+			 cJSON_GetArrayItem(b->samples, 0), b->language, b->timeout_ms, err,
+			 sizeof err) < 0) {
 		request_fail(e, 422, "invalid_field", "problems: %s", err);
 		goto out;
 	}
@@ -170,8 +173,9 @@ static int build(struct api *a, const struct eval_body *b, cJSON *task_ids, cJSO
 	const cJSON *s;
 	cJSON_ArrayForEach(s, b->samples) evalset_expand(&set, s, i++, &items);
 	if (items.n > EVAL_MAX_SAMPLES) {
-		request_fail(e, 413, "too_large", "the samples hold %d completions, at most %d allowed",
-			 items.n, EVAL_MAX_SAMPLES);
+		request_fail(e, 413, "too_large",
+			     "the samples hold %d completions, at most %d allowed", items.n,
+			     EVAL_MAX_SAMPLES);
 		goto out;
 	}
 	for (i = 0; i < items.n; i++) {
@@ -179,7 +183,7 @@ static int build(struct api *a, const struct eval_body *b, cJSON *task_ids, cJSO
 		cJSON *rq = NULL;
 		if (it->error) {
 			request_fail(e, 422, "invalid_field", "samples[%d]: %.200s", it->sample,
-				 it->error);
+				     it->error);
 			goto out;
 		}
 		if (item_request(a, it, &rq, e) < 0) {
@@ -216,8 +220,9 @@ void evaluation_create(struct http_request *r, struct api *a)
 	}
 	struct db *db = api_db(a, 5000, err, sizeof err);
 	int64_t id = 0;
-	int rc = db ? evalstore_create(db, r->key_id, language, b.ks, ids, reqs, &id, err, sizeof err)
-		    : -1;
+	int rc =
+	    db ? evalstore_create(db, r->key_id, language, b.ks, ids, reqs, &id, err, sizeof err)
+	       : -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	if (rc < 0) {
@@ -279,7 +284,8 @@ static cJSON *render_view(const struct evalstore_view *v, bool with_samples)
 			bool passed = s->status == SUB_ACCEPTED;
 			cJSON_AddBoolToObject(j, "passed", passed);
 			cJSON_AddStringToObject(
-			    j, "result", evalset_result_text(s->status, s->result, buf, sizeof buf));
+			    j, "result",
+			    evalset_result_text(s->status, s->result, buf, sizeof buf));
 			const cJSON *t = cJSON_GetObjectItemCaseSensitive(s->result, "time_ms");
 			cJSON_AddNumberToObject(j, "time_ms",
 						cJSON_IsNumber(t) ? t->valuedouble : 0);
@@ -379,9 +385,9 @@ static int read_view(struct evwait *c, struct evalstore_view *v)
 {
 	char err[256];
 	struct db *db = api_db(c->api, 5000, err, sizeof err);
-	int rc =
-	    db ? evalstore_get(db, c->eval_id, c->api->auth_on ? c->r->key_id : 0, v, err, sizeof err)
-	       : -1;
+	int rc = db ? evalstore_get(db, c->eval_id, c->api->auth_on ? c->r->key_id : 0, v, err,
+				    sizeof err)
+		    : -1;
 	if (db)
 		db_pool_put(c->api->pool, db);
 	return answer_read(c->r, rc, c->eval_id, err);
@@ -394,7 +400,7 @@ static int read_open(struct evwait *c, int64_t *open_id)
 	int done = 0, total = 0;
 	struct db *db = api_db(c->api, 5000, err, sizeof err);
 	int rc = db ? evalstore_progress(db, c->eval_id, c->api->auth_on ? c->r->key_id : 0, &done,
-				       &total, open_id, err, sizeof err)
+					 &total, open_id, err, sizeof err)
 		    : -1;
 	if (db)
 		db_pool_put(c->api->pool, db);
@@ -434,7 +440,7 @@ static void continue_evwait(struct evwait *c)
 }
 
 void evaluation_get(struct http_request *r, struct api *a, const char *id_s, const char *w,
-	       const char *fmt)
+		    const char *fmt)
 {
 	char *end;
 	errno = 0;
@@ -516,8 +522,8 @@ void evaluation_events(struct http_request *r, struct api *a, const char *id_s)
 	char err[256];
 	int done = 0, total = 0;
 	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? evalstore_progress(db, id, a->auth_on ? r->key_id : 0, &done, &total, NULL, err,
-				       sizeof err)
+	int rc = db ? evalstore_progress(db, id, a->auth_on ? r->key_id : 0, &done, &total, NULL,
+					 err, sizeof err)
 		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);

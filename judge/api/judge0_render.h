@@ -1,4 +1,4 @@
-/* judge0_render (j0r_): Judge0 CE's shapes: status ids, and a submission as
+/* judge0_render (judge0_render_): Judge0 CE's shapes: status ids, and a submission as
  * Judge0's JSON with its fields, units and base64 (language ids are the
  * languages' judge0_ids keys: lang.h).
  *
@@ -42,4 +42,4 @@ int judge0_render_fields_parse(const char *fields, j0r_fields *out, char *bad, s
  * for is not UTF-8 text (Judge0 then answers 400 asking for
  * base64_encoded=true). */
 cJSON *judge0_render_submission(const struct queue_sub *s, const struct lang_registry *langs,
-		      j0r_fields fields, bool base64);
+				j0r_fields fields, bool base64);

@@ -696,7 +696,8 @@ void problems_handle(struct http_request *r, struct api *a, enum route rt, const
 
 /* ---- submissions ---- */
 
-int problems_pin(struct api *a, struct http_request *r, struct request_parsed *p, struct request_error *e)
+int problems_pin(struct api *a, struct http_request *r, struct request_parsed *p,
+		 struct request_error *e)
 {
 	if (!p->req.problem)
 		return 0;
@@ -713,13 +714,14 @@ int problems_pin(struct api *a, struct http_request *r, struct request_parsed *p
 	if (rc < 0) {
 		log_warn("api: problem %s: %s", p->req.problem, err);
 		return request_fail(e, 503, "unavailable",
-				"the database is not available, retry later");
+				    "the database is not available, retry later");
 	}
 	if (rc == 0)
-		return request_fail(e, 422, "unknown_problem", "unknown problem '%s'", p->req.problem);
+		return request_fail(e, 422, "unknown_problem", "unknown problem '%s'",
+				    p->req.problem);
 	if (unsupported) {
 		request_fail(e, 422, "unsupported_problem", "problem '%s' is not supported: %s",
-			 p->req.problem, unsupported);
+			     p->req.problem, unsupported);
 		free(unsupported);
 		return -1;
 	}

@@ -169,13 +169,14 @@ static int idempotency_key(const char *header, const cJSON *body, const char **o
 		return request_fail(e, 422, "invalid_field", "idempotency_key must be a string");
 	/* both given: they must agree, or one of them would be silently dropped */
 	if (k && cJSON_IsString(bk) && strcmp(k, bk->valuestring))
-		return request_fail(e, 422, "invalid_field",
-				"the Idempotency-Key header and the body's idempotency_key differ");
+		return request_fail(
+		    e, 422, "invalid_field",
+		    "the Idempotency-Key header and the body's idempotency_key differ");
 	if (!k && cJSON_IsString(bk))
 		k = bk->valuestring;
 	if (k && (!*k || strlen(k) > 200 || !utf8_valid_text(k, strlen(k))))
 		return request_fail(e, 422, "invalid_field",
-				"the idempotency key must be 1 to 200 bytes of UTF-8 text");
+				    "the idempotency key must be 1 to 200 bytes of UTF-8 text");
 	*out = k;
 	return 0;
 }
@@ -339,7 +340,8 @@ static const cJSON *batch_items(const struct api *a, const cJSON *in, struct req
 	const cJSON *subs =
 	    cJSON_IsArray(in) ? in : cJSON_GetObjectItemCaseSensitive(in, "submissions");
 	if (!cJSON_IsArray(subs)) {
-		request_fail(e, 422, "missing_field", "submissions (an array of requests) is required");
+		request_fail(e, 422, "missing_field",
+			     "submissions (an array of requests) is required");
 		return NULL;
 	}
 	if (cJSON_IsObject(in) && cJSON_GetArraySize(in) != 1) {
@@ -349,7 +351,7 @@ static const cJSON *batch_items(const struct api *a, const cJSON *in, struct req
 	int n = cJSON_GetArraySize(subs);
 	if (n == 0 || n > a->cfg->max_batch) {
 		request_fail(e, n ? 413 : 422, n ? "too_large" : "invalid_field",
-			 "a batch holds 1 to %ld submissions, not %d", a->cfg->max_batch, n);
+			     "a batch holds 1 to %ld submissions, not %d", a->cfg->max_batch, n);
 		return NULL;
 	}
 	return subs;

@@ -29,7 +29,8 @@ void submit_enqueue(struct http_request *r, struct api *a, enum request_kind kin
 /* The same at interactive priority, answered with the submission's live
  * output (events.h) instead of waiting; a refused request is answered as
  * submit_enqueue does. */
-void submit_stream(struct http_request *r, struct api *a, enum request_kind kind, const cJSON *body);
+void submit_stream(struct http_request *r, struct api *a, enum request_kind kind,
+		   const cJSON *body);
 /* How a front other than /v1 (piston.c, judge0.c) answers a run it waited for: s is
  * the submission, final unless the wait of max_wait_s ran out. It must respond. */
 typedef void (*submit_answer_fn)(struct http_request *r, struct api *a, const struct queue_sub *s,

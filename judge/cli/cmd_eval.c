@@ -474,12 +474,14 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 	if (a->problems && read_jsonl(a->problems, &problems) < 0)
 		return 1;
 	/* the format of the problems, or of the samples when there are none */
-	const struct evformat *fmt =
-	    a->format ? evformat_find(a->format) : evformat_detect(cJSON_GetArrayItem(problems, 0), NULL);
+	const struct evformat *fmt = a->format
+					 ? evformat_find(a->format)
+					 : evformat_detect(cJSON_GetArrayItem(problems, 0), NULL);
 	if (!fmt && !problems) {
 		struct stat st;
-		fmt = stat(a->samples[0], &st) == 0 && S_ISDIR(st.st_mode) ? evformat_find("multipl-e")
-									   : NULL;
+		fmt = stat(a->samples[0], &st) == 0 && S_ISDIR(st.st_mode)
+			  ? evformat_find("multipl-e")
+			  : NULL;
 	}
 	if (load_samples(r, a, fmt ? fmt->file_samples : false) < 0) {
 		cJSON_Delete(problems);
@@ -487,7 +489,7 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 	}
 	if (!fmt)
 		fmt = evformat_detect(cJSON_GetArrayItem(problems, 0),
-				   cJSON_GetArrayItem(r->samples, 0));
+				      cJSON_GetArrayItem(r->samples, 0));
 	if (fmt && fmt->file_samples && !r->sample_files) { /* told from the samples */
 		cJSON_Delete(r->samples);
 		r->samples = NULL;
@@ -497,12 +499,12 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 		}
 	}
 	int rc = evalset_load(&r->set, r->cfg->languages_dir, fmt ? fmt->name : NULL,
-			    fmt && fmt->id_key ? problems : NULL, cJSON_GetArrayItem(r->samples, 0),
-			    l ? l->name : NULL,
-			    a->timeout_ms >= 0		     ? a->timeout_ms
-			    : fmt && fmt->default_timeout_ms ? fmt->default_timeout_ms
-							     : 3000,
-			    err, sizeof err);
+			      fmt && fmt->id_key ? problems : NULL,
+			      cJSON_GetArrayItem(r->samples, 0), l ? l->name : NULL,
+			      a->timeout_ms >= 0	       ? a->timeout_ms
+			      : fmt && fmt->default_timeout_ms ? fmt->default_timeout_ms
+							       : 3000,
+			      err, sizeof err);
 	cJSON_Delete(problems);
 	r->set.default_language = lang_default(&r->langs)->name;
 	if (rc < 0) {
@@ -536,14 +538,14 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 	int ret;
 	if (r->set.fmt->write) {
 		struct evformat_output o = {.set = &r->set,
-					 .samples = r->sobjs,
-					 .nsamples = r->nsamples,
-					 .sample_files = (const char *const *)r->sample_files,
-					 .items = &r->items,
-					 .samples_path = a->samples[0],
-					 .out_path = a->out,
-					 .ks = a->ks,
-					 .nks = a->nks};
+					    .samples = r->sobjs,
+					    .nsamples = r->nsamples,
+					    .sample_files = (const char *const *)r->sample_files,
+					    .items = &r->items,
+					    .samples_path = a->samples[0],
+					    .out_path = a->out,
+					    .ks = a->ks,
+					    .nks = a->nks};
 		ret = r->set.fmt->write(&o, stdout, err, sizeof err) < 0 ? 1 : 0;
 		if (ret)
 			fprintf(stderr, "judge eval: %s\n", err);

@@ -92,14 +92,14 @@ static int read_into(const char *path, const char *what, struct strbuf *sb)
 
 /* Splits "a b  c" into compare options through compare_parse_flags, so the CLI
  * and problem packages accept the same flag words. Returns 0 or -1 (reported). */
-static int compare_opts(const char *mode, const char *args, struct compare_options *o)
+static int parse_compare(const char *mode, const char *args, struct compare_options *o)
 {
 	enum compare_mode m = CMP_LINES;
 	if (mode && compare_mode_parse(mode, &m) < 0) {
 		fprintf(stderr, "judge run: unknown compare mode '%s'\n", mode);
 		return -1;
 	}
-	compare_opts_init(o, m);
+	compare_options_init(o, m);
 	if (!args)
 		return 0;
 	char *copy = xstrdup(args), *save = NULL;
@@ -328,7 +328,7 @@ static int fill_request(struct grade_request *req, const struct run_args *a,
 				       ans ? strlen(ans) : 0);
 	}
 	req->has_compare = a->compare_mode || a->compare_args;
-	if (req->has_compare && compare_opts(a->compare_mode, a->compare_args, &req->cmp) < 0)
+	if (req->has_compare && parse_compare(a->compare_mode, a->compare_args, &req->cmp) < 0)
 		return -1;
 	req->run_all_tests = a->all_tests;
 	req->has_limits = true;
@@ -553,9 +553,8 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		/* a package's folder, or the id of one of problems_dir (`--problem sum`) */
 		struct stat st;
 		bool folder = stat(problem_dir, &st) == 0 || strchr(problem_dir, '/');
-		if ((folder
-			 ? problem_load(&pb, problem_dir, &langs, err, sizeof err)
-			 : problem_open(&pb, cfg->problems_dir, problem_dir, &langs, err,
+		if ((folder ? problem_load(&pb, problem_dir, &langs, err, sizeof err)
+			    : problem_open(&pb, cfg->problems_dir, problem_dir, &langs, err,
 					   sizeof err)) < 0) {
 			fprintf(stderr, "judge run: %s\n", err);
 			goto out;

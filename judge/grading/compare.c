@@ -31,7 +31,7 @@ static const char *const mode_names[] = {
     [CMP_UNORDERED] = "unordered", [CMP_REGEX] = "regex", [CMP_CHECKER] = "checker",
 };
 
-void compare_opts_init(struct compare_options *o, enum compare_mode mode)
+void compare_options_init(struct compare_options *o, enum compare_mode mode)
 {
 	memset(o, 0, sizeof(*o));
 	o->mode = mode;
@@ -104,8 +104,8 @@ static size_t esc_append(char *dst, size_t cap, size_t *pos, const char *s, size
 /* Writes an escaped window of s (len bytes) into dst: from up to `before` bytes
  * ahead of pos (not before lo) to at most hi, "..." marking cuts. The start is
  * moved back onto the first byte of a UTF-8 sequence. */
-void compare_snippet(char *dst, size_t cap, const char *s, size_t len, size_t lo, size_t pos, size_t hi,
-		 size_t before)
+void compare_snippet(char *dst, size_t cap, const char *s, size_t len, size_t lo, size_t pos,
+		     size_t hi, size_t before)
 {
 	size_t start = pos > lo + before ? pos - before : lo;
 	for (int k = 0; k < 3 && start > lo && ((unsigned char)s[start] & 0xc0) == 0x80; k++)
@@ -197,7 +197,8 @@ size_t compare_line_window_end(const char *s, size_t len, size_t pos)
  * whole characters: for é vs è the difference is at the C3, not at A9/A8. */
 static size_t char_start(const char *a, size_t an, const char *b, size_t bn, size_t j)
 {
-	for (int k = 0; k < 3 && j > 0 && (compare_is_cont(a, an, j) || compare_is_cont(b, bn, j)); k++)
+	for (int k = 0; k < 3 && j > 0 && (compare_is_cont(a, an, j) || compare_is_cont(b, bn, j));
+	     k++)
 		j--;
 	return j;
 }
@@ -366,7 +367,8 @@ static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
 	return true;
 }
 
-int compare_parse_flags(struct compare_options *o, int argc, const char *const *argv, char *err, size_t errlen)
+int compare_parse_flags(struct compare_options *o, int argc, const char *const *argv, char *err,
+			size_t errlen)
 {
 	char q[64];
 	for (int i = 0; i < argc; i++) {
@@ -428,7 +430,7 @@ int compare_parse_flags(struct compare_options *o, int argc, const char *const *
 /* ---- exact ---- */
 
 static enum compare_outcome cmp_exact(const char *e, size_t en, const char *g, size_t gn,
-				  struct compare_feedback *fb)
+				      struct compare_feedback *fb)
 {
 	size_t n = en < gn ? en : gn, i = 0;
 	/* memcmp by blocks finds the block quickly; then bytewise */
@@ -443,25 +445,26 @@ static enum compare_outcome cmp_exact(const char *e, size_t en, const char *g, s
 	long ecol;
 	compare_line_col(e, i, &fb->expected_line, &ecol);
 	compare_snippet(fb->expected, sizeof(fb->expected), e, en, compare_line_start(e, i), i,
-		    i < en ? compare_window_end(e, en, i) : en, SNIP_BEFORE);
+			i < en ? compare_window_end(e, en, i) : en, SNIP_BEFORE);
 	compare_snippet(fb->got, sizeof(fb->got), g, gn, compare_line_start(g, i), i,
-		    i < gn ? compare_window_end(g, gn, i) : gn, SNIP_BEFORE);
+			i < gn ? compare_window_end(g, gn, i) : gn, SNIP_BEFORE);
 	char es[48], gs[48];
 	if (i == gn) {
 		compare_snippet(es, sizeof(es), e, en, i, i, en, 0);
 		compare_fb_msg(fb,
-			   "line %ld, column %ld: output ended early: expected %zu more "
-			   "bytes ('%s')",
-			   fb->line, fb->column, en - i, es);
+			       "line %ld, column %ld: output ended early: expected %zu more "
+			       "bytes ('%s')",
+			       fb->line, fb->column, en - i, es);
 	} else if (i == en) {
 		compare_snippet(gs, sizeof(gs), g, gn, i, i, gn, 0);
-		compare_fb_msg(fb, "line %ld, column %ld: extra output after the expected end: '%s'",
-			   fb->line, fb->column, gs);
+		compare_fb_msg(fb,
+			       "line %ld, column %ld: extra output after the expected end: '%s'",
+			       fb->line, fb->column, gs);
 	} else {
 		compare_snippet(es, sizeof(es), e, en, i, i, compare_window_end(e, en, i), 0);
 		compare_snippet(gs, sizeof(gs), g, gn, i, i, compare_window_end(g, gn, i), 0);
 		compare_fb_msg(fb, "line %ld, column %ld: expected '%s', got '%s'", fb->line,
-			   fb->column, es, gs);
+			       fb->column, es, gs);
 	}
 	return CMP_DIFFER;
 }
@@ -469,7 +472,7 @@ static enum compare_outcome cmp_exact(const char *e, size_t en, const char *g, s
 /* ---- lines ---- */
 
 static enum compare_outcome cmp_lines(const char *e, size_t en, const char *g, size_t gn,
-				  struct compare_feedback *fb)
+				      struct compare_feedback *fb)
 {
 	size_t eend = compare_rstrip_all(e, en), gend = compare_rstrip_all(g, gn);
 	size_t ei = 0, gi = 0;
@@ -483,9 +486,9 @@ static enum compare_outcome cmp_lines(const char *e, size_t en, const char *g, s
 		if (gdone) {
 			long more = count_lines(e + ei, eend - ei);
 			compare_snippet(fb->expected, sizeof(fb->expected), e, en, ei, ei,
-				    compare_line_window_end(e, en, ei), 0);
-			compare_snippet(es, sizeof(es), e, en, ei, ei, compare_line_window_end(e, en, ei),
-				    0);
+					compare_line_window_end(e, en, ei), 0);
+			compare_snippet(es, sizeof(es), e, en, ei, ei,
+					compare_line_window_end(e, en, ei), 0);
 			compare_fb_msg(
 			    fb, "output ended early: expected %ld more line%s, from line %ld: '%s'",
 			    more, more == 1 ? "" : "s", line, es);
@@ -494,9 +497,9 @@ static enum compare_outcome cmp_lines(const char *e, size_t en, const char *g, s
 		if (edone) {
 			long more = count_lines(g + gi, gend - gi);
 			compare_snippet(fb->got, sizeof(fb->got), g, gn, gi, gi,
-				    compare_line_window_end(g, gn, gi), 0);
-			compare_snippet(gs, sizeof(gs), g, gn, gi, gi, compare_line_window_end(g, gn, gi),
-				    0);
+					compare_line_window_end(g, gn, gi), 0);
+			compare_snippet(gs, sizeof(gs), g, gn, gi, gi,
+					compare_line_window_end(g, gn, gi), 0);
 			compare_fb_msg(
 			    fb,
 			    "extra output after the expected end: %ld more line%s, from line "
@@ -522,21 +525,21 @@ static enum compare_outcome cmp_lines(const char *e, size_t en, const char *g, s
 		size_t ehi = ei + el - j > SNIP_AFTER ? ei + j + SNIP_AFTER : ei + el;
 		size_t ghi = gi + gl - j > SNIP_AFTER ? gi + j + SNIP_AFTER : gi + gl;
 		compare_snippet(fb->expected, sizeof(fb->expected), e, en, ei, ei + j, ehi,
-			    SNIP_BEFORE);
+				SNIP_BEFORE);
 		compare_snippet(fb->got, sizeof(fb->got), g, gn, gi, gi + j, ghi, SNIP_BEFORE);
 		compare_snippet(es, sizeof(es), e, en, ei + j, ei + j, ei + el, 0);
 		compare_snippet(gs, sizeof(gs), g, gn, gi + j, gi + j, gi + gl, 0);
 		if (j == gl)
-			compare_fb_msg(fb,
-				   "line %ld, column %ld: expected '%s', got the end of the line",
-				   line, fb->column, es);
+			compare_fb_msg(
+			    fb, "line %ld, column %ld: expected '%s', got the end of the line",
+			    line, fb->column, es);
 		else if (j == el)
-			compare_fb_msg(fb,
-				   "line %ld, column %ld: expected the end of the line, got '%s'",
-				   line, fb->column, gs);
+			compare_fb_msg(
+			    fb, "line %ld, column %ld: expected the end of the line, got '%s'",
+			    line, fb->column, gs);
 		else
 			compare_fb_msg(fb, "line %ld, column %ld: expected '%s', got '%s'", line,
-				   fb->column, es, gs);
+				       fb->column, es, gs);
 		return CMP_DIFFER;
 	}
 }
@@ -575,8 +578,8 @@ static size_t tp_token_end(const struct tokpos *t)
 
 enum tok_result { TOK_OK, TOK_STRING, TOK_NOT_FLOAT, TOK_FAR };
 
-static enum tok_result tok_check(const struct compare_options *o, const char *a, size_t an, const char *b,
-				 size_t bn, double *jv, double *tv)
+static enum tok_result tok_check(const struct compare_options *o, const char *a, size_t an,
+				 const char *b, size_t bn, double *jv, double *tv)
 {
 	if (an == bn && !memcmp(a, b, an))
 		return TOK_OK;
@@ -599,32 +602,32 @@ static void tok_where(struct compare_feedback *fb, const struct tokpos *e, const
 	fb->token = tok;
 }
 
-static enum compare_outcome tok_space_differ(const struct tokpos *e, const struct tokpos *g, long tok,
-					 struct compare_feedback *fb)
+static enum compare_outcome tok_space_differ(const struct tokpos *e, const struct tokpos *g,
+					     long tok, struct compare_feedback *fb)
 {
 	char es[48], gs[48];
 	tok_where(fb, e, g, tok);
 	compare_snippet(fb->expected, sizeof(fb->expected), e->s, e->n, e->line_start, e->i,
-		    compare_window_end(e->s, e->n, e->i), SNIP_BEFORE);
+			compare_window_end(e->s, e->n, e->i), SNIP_BEFORE);
 	compare_snippet(fb->got, sizeof(fb->got), g->s, g->n, g->line_start, g->i,
-		    compare_window_end(g->s, g->n, g->i), SNIP_BEFORE);
+			compare_window_end(g->s, g->n, g->i), SNIP_BEFORE);
 	if (e->i < e->n)
 		compare_snippet(es, sizeof(es), e->s, e->n, e->i, e->i, e->i + 1, 0);
 	if (g->i < g->n)
 		compare_snippet(gs, sizeof(gs), g->s, g->n, g->i, g->i, g->i + 1, 0);
 	bool e_ws = e->i < e->n && compare_is_ws((unsigned char)e->s[e->i]);
 	compare_fb_msg(fb,
-		   "line %ld, column %ld: whitespace differs "
-		   "(space_change_sensitive): expected "
-		   "%s%s%s, got %s%s%s",
-		   fb->line, fb->column, e_ws ? "'" : "", e_ws ? es : "no whitespace",
-		   e_ws ? "'" : "", g->i < g->n ? "'" : "",
-		   g->i < g->n ? gs : "the end of the output", g->i < g->n ? "'" : "");
+		       "line %ld, column %ld: whitespace differs "
+		       "(space_change_sensitive): expected "
+		       "%s%s%s, got %s%s%s",
+		       fb->line, fb->column, e_ws ? "'" : "", e_ws ? es : "no whitespace",
+		       e_ws ? "'" : "", g->i < g->n ? "'" : "",
+		       g->i < g->n ? gs : "the end of the output", g->i < g->n ? "'" : "");
 	return CMP_DIFFER;
 }
 
 static enum compare_outcome cmp_tokens(const struct compare_options *o, const char *es_, size_t en,
-				   const char *gs_, size_t gn, struct compare_feedback *fb)
+				       const char *gs_, size_t gn, struct compare_feedback *fb)
 {
 	struct tokpos e = {es_, en, 0, 1, 0}, g = {gs_, gn, 0, 1, 0};
 	char es[48], gs[48];
@@ -651,10 +654,11 @@ static enum compare_outcome cmp_tokens(const struct compare_options *o, const ch
 			tok_where(fb, &e, &g, tok);
 			compare_piece(fb->expected, sizeof(fb->expected), e.s + e.i, ee - e.i);
 			compare_piece(es, sizeof(es), e.s + e.i, ee - e.i);
-			compare_fb_msg(fb,
-				   "output ended early: expected token %ld '%s' (line %ld of the "
-				   "expected output)%s",
-				   tok, es, e.line, tok == 1 ? "; the output has no tokens" : "");
+			compare_fb_msg(
+			    fb,
+			    "output ended early: expected token %ld '%s' (line %ld of the "
+			    "expected output)%s",
+			    tok, es, e.line, tok == 1 ? "; the output has no tokens" : "");
 			return CMP_DIFFER;
 		}
 		size_t ge = tp_token_end(&g);
@@ -700,16 +704,17 @@ static enum compare_outcome cmp_tokens(const struct compare_options *o, const ch
 		compare_piece(fb->got, sizeof(fb->got), g.s + g.i, ge - g.i);
 		compare_piece(gs, sizeof(gs), g.s + g.i, ge - g.i);
 		compare_fb_msg(fb,
-			   "line %ld, column %ld: extra output after the expected end: "
-			   "token %ld '%s'",
-			   fb->line, fb->column, tok + 1, gs);
+			       "line %ld, column %ld: extra output after the expected end: "
+			       "token %ld '%s'",
+			       fb->line, fb->column, tok + 1, gs);
 		return CMP_DIFFER;
 	}
 	return CMP_MATCH;
 }
 
-enum compare_outcome compare_outputs(const struct compare_options *o, const char *expected, size_t expected_len,
-			     const char *got, size_t got_len, struct compare_feedback *fb)
+enum compare_outcome compare_outputs(const struct compare_options *o, const char *expected,
+				     size_t expected_len, const char *got, size_t got_len,
+				     struct compare_feedback *fb)
 {
 	memset(fb, 0, sizeof(*fb));
 	/* memchr and memcmp must not see NULL, even with a length of 0 */
@@ -729,7 +734,8 @@ enum compare_outcome compare_outputs(const struct compare_options *o, const char
 	case CMP_REGEX:
 		return compare_regex(o, expected, expected_len, got, got_len, fb);
 	case CMP_CHECKER:
-		compare_fb_msg(fb, "checker comparison is run by the grader, not by compare_outputs");
+		compare_fb_msg(fb,
+			       "checker comparison is run by the grader, not by compare_outputs");
 		return CMP_ERROR;
 	}
 	compare_fb_msg(fb, "unknown comparison mode %d", (int)o->mode);

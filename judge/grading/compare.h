@@ -1,4 +1,4 @@
-/* compare (cmp_): decides whether a program's output matches the expected output.
+/* compare (compare_): decides whether a program's output matches the expected output.
  * Modes: exact, lines, tokens (ICPC default validator), unordered,
  * regex (PCRE2, whole output), checker (run by grade, not here).
  *
@@ -87,7 +87,7 @@ struct compare_feedback {
 };
 
 /* Defaults for mode (tolerances unset, case-insensitive tokens). */
-void compare_opts_init(struct compare_options *o, enum compare_mode mode);
+void compare_options_init(struct compare_options *o, enum compare_mode mode);
 /* Parses a mode name ("exact", "lines", ...). Returns 0 or -1. */
 int compare_mode_parse(const char *s, enum compare_mode *out);
 const char *compare_mode_name(enum compare_mode m);
@@ -96,9 +96,10 @@ const char *compare_mode_name(enum compare_mode m);
  * "regex_depth_limit N", "regex_heap_limit_kib N" (1..CMP_REGEX_MAX_*).
  * Tolerances must be finite and >= 0. Returns 0, or -1 with a message in err. */
 int compare_parse_flags(struct compare_options *o, int argc, const char *const *argv, char *err,
-		    size_t errlen);
+			size_t errlen);
 /* Compares got against expected. Linear time, memory bounded apart from the
  * inputs (see above for unordered). Fills fb on CMP_DIFFER and CMP_ERROR (zeroes it on
  * CMP_MATCH). CMP_CHECKER is CMP_ERROR here. Thread-safe. */
-enum compare_outcome compare_outputs(const struct compare_options *o, const char *expected, size_t expected_len,
-			     const char *got, size_t got_len, struct compare_feedback *fb);
+enum compare_outcome compare_outputs(const struct compare_options *o, const char *expected,
+				     size_t expected_len, const char *got, size_t got_len,
+				     struct compare_feedback *fb);

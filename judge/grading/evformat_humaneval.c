@@ -6,7 +6,8 @@
  * the test-code harness, funcgrade.h) or {"task_id", "function", "tests",
  * "signature"?, "compare"?} (a sample's completion is the whole source of the
  * function). Other keys (canonical_solution ...) are ignored. A sample is
- * {"task_id", "completion"}; the language is --lang's (default: the registry's default language). */
+ * {"task_id", "completion"}; the language is --lang's (default: the registry's default language).
+ */
 #include <string.h>
 
 #include "common/xalloc.h"
@@ -43,7 +44,7 @@ static void expand(const struct evalset *s, const cJSON *smp, int index, struct 
 	struct evalset_item *it = evformat_item_add(out, index, 0, tid);
 	if (!p || !comp) {
 		evformat_item_fail(it, !p ? "task_id not in the problems file"
-				       : "sample has no completion string");
+					  : "sample has no completion string");
 		return;
 	}
 	const char *language = s->language ? s->language : s->default_language;
@@ -52,7 +53,8 @@ static void expand(const struct evalset *s, const cJSON *smp, int index, struct 
 	const cJSON *o = p->obj;
 	const char *test = evformat_str(o, "test");
 	if (test) {
-		const char *prompt = evformat_str(o, "prompt"), *ep = evformat_str(o, "entry_point");
+		const char *prompt = evformat_str(o, "prompt"),
+			   *ep = evformat_str(o, "entry_point");
 		char *src = xasprintf("%s%s", prompt ? prompt : "", comp);
 		r->source = src;
 		r->source_len = strlen(src);
@@ -68,7 +70,7 @@ static void expand(const struct evalset *s, const cJSON *smp, int index, struct 
 					   cJSON_GetObjectItemCaseSensitive(o, "tests"));
 		const char *cmp = evformat_str(o, "compare");
 		if (cmp && !strcmp(cmp, "unordered")) {
-			compare_opts_init(&r->cmp, CMP_UNORDERED);
+			compare_options_init(&r->cmp, CMP_UNORDERED);
 			r->has_compare = true;
 		}
 	}

@@ -70,7 +70,7 @@ static void expand(const struct evalset *s, const cJSON *smp, int index, struct 
 	    evformat_item_add(out, index, cJSON_IsNumber(cid) ? cid->valueint : 0, tid);
 	if (!p || !gen) {
 		evformat_item_fail(it, !p ? "task_id not in the problems file"
-				       : "sample has no generation string");
+					  : "sample has no generation string");
 		return;
 	}
 	char lang[32];
@@ -91,9 +91,9 @@ static void expand(const struct evalset *s, const cJSON *smp, int index, struct 
 	struct strbuf header = STRBUF_INIT, prog = STRBUF_INIT;
 	evformat_add_header(&header, l, prompt);
 	struct evformat_part parts[] = {{"header", header.buf},
-				     {"prompt", prompt},
-				     {"completion", code},
-				     {"test", evformat_str(p->obj, "test")}};
+					{"prompt", prompt},
+					{"completion", code},
+					{"test", evformat_str(p->obj, "test")}};
 	char err[200];
 	if (evformat_assemble(&prog, l, parts, 4, err, sizeof err) < 0)
 		evformat_item_fail(it, err);

@@ -204,7 +204,7 @@ static void expand(const struct evalset *s, const cJSON *smp, int index, struct 
 	if (!p || !cJSON_IsArray(codes)) {
 		struct evalset_item *it = evformat_item_add(out, index, 0, qid);
 		evformat_item_fail(it, !p ? "question_id not in the problems file"
-				       : "sample has no code_list");
+					  : "sample has no code_list");
 		return;
 	}
 	/* one language: the ini's first (only) section */

@@ -67,11 +67,12 @@ static void expand(const struct evalset *s, const cJSON *smp, int index, struct 
 	struct evalset_item *it = evformat_item_add(out, index, 0, tid);
 	if (!p || !comp) {
 		evformat_item_fail(it, !p ? "task_id not in the problems file"
-				       : "sample has no completion string");
+					  : "sample has no completion string");
 		return;
 	}
 	bool sanitized = cJSON_GetObjectItemCaseSensitive(p->obj, "test_imports") != NULL;
-	const struct evformat_lang *l = evformat_lang_find(&s->facts, sanitized ? "sanitized" : "full");
+	const struct evformat_lang *l =
+	    evformat_lang_find(&s->facts, sanitized ? "sanitized" : "full");
 	if (!l) {
 		evformat_item_fail(it, "languages/evalsets/mbpp.ini has no such variant");
 		return;
@@ -81,9 +82,9 @@ static void expand(const struct evalset *s, const cJSON *smp, int index, struct 
 	joined(&imports, p->obj, "test_imports");
 	const char *setup = evformat_str(p->obj, "test_setup_code");
 	struct evformat_part parts[] = {{"completion", comp},
-				     {"test_setup_code", setup},
-				     {"test_imports", imports.buf},
-				     {"test_list", tests.buf}};
+					{"test_setup_code", setup},
+					{"test_imports", imports.buf},
+					{"test_list", tests.buf}};
 	char err[200];
 	if (evformat_assemble(&prog, l, parts, 4, err, sizeof err) < 0)
 		evformat_item_fail(it, err);

@@ -59,8 +59,8 @@ static void expand(const struct evalset *s, const cJSON *smp, int index, struct 
 	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(smp, "completions");
 	if (!name || !lang || !prompt || !tests || !cJSON_IsArray(comps)) {
 		evformat_item_fail(evformat_item_add(out, index, 0, name),
-				"a MultiPL-E completions file needs name, language, prompt, "
-				"tests and completions");
+				   "a MultiPL-E completions file needs name, language, prompt, "
+				   "tests and completions");
 		return;
 	}
 	const struct evformat_lang *l = evformat_lang_find(&s->facts, lang);
@@ -118,8 +118,8 @@ static const char *status_of(const struct evalset_item *it, int *exit_code)
 
 /* One completions file's results: the object without completions, plus
  * results, as main.py writes it (indent 2). */
-static int write_one(const struct evformat_output *o, int si, const char *dir, int64_t now, char *err,
-		     size_t errlen)
+static int write_one(const struct evformat_output *o, int si, const char *dir, int64_t now,
+		     char *err, size_t errlen)
 {
 	const cJSON *smp = o->samples[si];
 	const char *file = o->sample_files ? o->sample_files[si] : "completions.json";

@@ -49,8 +49,8 @@ static void file_record(struct funcgrade_records *r, cJSON *rec)
 	}
 }
 
-void funcgrade_records_parse(struct funcgrade_records *r, const char *out, size_t len, const char *nonce,
-			  int ncalls)
+void funcgrade_records_parse(struct funcgrade_records *r, const char *out, size_t len,
+			     const char *nonce, int ncalls)
 {
 	memset(r, 0, sizeof *r);
 	strbuf_init(&r->stray);
@@ -196,7 +196,7 @@ static void add_test(struct grade_result *res, const char *name, enum sub_status
 }
 
 void funcgrade_fold_function(const struct grade_request *req, const struct funcgrade_records *r,
-			  enum run_status run, struct grade_result *res)
+			     enum run_status run, struct grade_result *res)
 {
 	int n = cJSON_GetArraySize(req->func->tests);
 	bool any_expected = false, decided = false;
@@ -231,7 +231,7 @@ void funcgrade_fold_function(const struct grade_request *req, const struct funcg
 }
 
 void funcgrade_fold_test_code(const struct funcgrade_records *r, enum run_status run,
-			   struct grade_result *res)
+			      struct grade_result *res)
 {
 	struct strbuf msg = STRBUF_INIT;
 	const cJSON *end = r->end;
@@ -255,7 +255,7 @@ void funcgrade_fold_test_code(const struct funcgrade_records *r, enum run_status
 }
 
 void funcgrade_syntax_error(const struct lang *l, const struct funcgrade_records *r,
-			 struct grade_result *res)
+			    struct grade_result *res)
 {
 	const cJSON *rec = r->load_error ? r->load_error : r->end;
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(rec, "error");
@@ -393,7 +393,7 @@ static void fold_run(const struct lang *l, const struct grade_request *req, cons
 }
 
 void funcgrade_request(const struct grade_env *env, const struct grade_request *req,
-		    struct grade_result *out)
+		       struct grade_result *out)
 {
 	char err[512] = "", nonce[32], dir[1024];
 	struct grade_plan plan;

@@ -71,7 +71,7 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env,
 	} else {
 		p->owned_problem = xcalloc(1, sizeof *p->owned_problem);
 		if (problem_open(p->owned_problem, env->cfg->problems_dir, id, env->langs, err,
-			      errlen) < 0)
+				 errlen) < 0)
 			return -1;
 		pb = p->owned_problem;
 	}

@@ -1,4 +1,4 @@
-/* jsonval (jv_): comparing and showing JSON values, for function problems.
+/* jsonval (jsonval_): comparing and showing JSON values, for function problems.
  *
  * Exact by default: same type and value (numbers as doubles, so 1 and 1.0
  * are equal, integers beyond 2^53 lose their last digits), objects by keys

@@ -131,8 +131,9 @@ long limits_package_wall_ms(long cpu_ms, double time_limit_to_tle);
  * nothing). With a package, the wall limit follows limits_package_wall_ms and
  * the output limit defaults to LIMITS_PACKAGE_OUTPUT_MB. Every field of out is
  * set and > 0 when p's are. */
-void limits_run(const struct limits_policy *p, const struct lang *l, const struct problem_limits *pkg,
-		const struct limits_request *req, struct run_limits *out);
+void limits_run(const struct limits_policy *p, const struct lang *l,
+		const struct problem_limits *pkg, const struct limits_request *req,
+		struct run_limits *out);
 
 /* The limits of a compile in language l (NULL: judge.ini's compile limits). */
 void limits_compile(const struct limits_policy *p, const struct lang *l, struct run_limits *out);

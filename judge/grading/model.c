@@ -13,7 +13,7 @@
 void model_request_init(struct grade_request *r)
 {
 	memset(r, 0, sizeof *r);
-	compare_opts_init(&r->cmp, CMP_LINES);
+	compare_options_init(&r->cmp, CMP_LINES);
 }
 
 void model_request_release(struct grade_request *r)
@@ -272,7 +272,7 @@ int model_compare_load(const cJSON *c, struct compare_options *o, char *err, siz
 			snprintf(err, errlen, "unknown compare mode '%s'", mode);
 			return -1;
 		}
-		compare_opts_init(o, m);
+		compare_options_init(o, m);
 	}
 	if (!cJSON_IsObject(c))
 		return 0;

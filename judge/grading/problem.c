@@ -175,8 +175,8 @@ void problem_strv_release(struct problem_strv *s)
 
 /* Appends the words of a validator-flags value: a string of words, or (2023-07+)
  * a sequence of strings. */
-int problem_yml_args(struct yaml_file *y, yaml_node_t *n, struct problem_strv *out, const char *what,
-		  const char *file, char *err, size_t errlen)
+int problem_yml_args(struct yaml_file *y, yaml_node_t *n, struct problem_strv *out,
+		     const char *what, const char *file, char *err, size_t errlen)
 {
 	if (yaml_is_null(n))
 		return 0;
@@ -190,7 +190,7 @@ int problem_yml_args(struct yaml_file *y, yaml_node_t *n, struct problem_strv *o
 			const char *s = yaml_scalar(yaml_document_get_node(&y->doc, *i));
 			if (!s) {
 				problem_fail(err, errlen, "%s: %s must be a list of strings", file,
-					  what);
+					     what);
 				return -1;
 			}
 			problem_strv_push(out, s);
@@ -222,8 +222,8 @@ bool problem_id_valid(const char *id)
 
 /* ---- problem.yaml ---- */
 
-static int parse_type(struct problem *p, struct yaml_file *y, yaml_node_t *n, const char *file, char *err,
-		      size_t errlen)
+static int parse_type(struct problem *p, struct yaml_file *y, yaml_node_t *n, const char *file,
+		      char *err, size_t errlen)
 {
 	struct problem_strv words = {0};
 	if (problem_yml_args(y, n, &words, "type", file, err, errlen) < 0)
@@ -262,37 +262,37 @@ static int parse_limits(struct problem *p, struct yaml_file *y, yaml_node_t *lim
 		return -1;
 	}
 	if (yaml_double(yaml_get(y, lim, "time_limit"), "limits.time_limit", file, 1e-3,
-		       &l->time_limit_s, err, errlen) < 0 ||
+			&l->time_limit_s, err, errlen) < 0 ||
 	    yaml_double(yaml_get(y, tm, "ac_to_time_limit"), "ac_to_time_limit", file, 1,
-		       &l->ac_to_time_limit, err, errlen) < 0 ||
+			&l->ac_to_time_limit, err, errlen) < 0 ||
 	    yaml_double(yaml_get(y, tm, "time_limit_to_tle"), "time_limit_to_tle", file, 1,
-		       &l->time_limit_to_tle, err, errlen) < 0 ||
+			&l->time_limit_to_tle, err, errlen) < 0 ||
 	    yaml_double(yaml_get(y, lim, "time_resolution"), "limits.time_resolution", file, 1e-3,
-		       &l->time_resolution, err, errlen) < 0 ||
+			&l->time_resolution, err, errlen) < 0 ||
 	    yaml_double(yaml_get(y, lim, "time_multiplier"), "limits.time_multiplier", file, 1e-3,
-		       &l->time_multiplier, err, errlen) < 0 ||
+			&l->time_multiplier, err, errlen) < 0 ||
 	    yaml_double(yaml_get(y, lim, "time_safety_margin"), "limits.time_safety_margin", file,
-		       1e-3, &l->time_safety_margin, err, errlen) < 0 ||
-	    yaml_long(yaml_get(y, lim, "memory"), "limits.memory", file, &l->memory_mb, err, errlen) <
-		0 ||
-	    yaml_long(yaml_get(y, lim, "output"), "limits.output", file, &l->output_mb, err, errlen) <
-		0 ||
+			1e-3, &l->time_safety_margin, err, errlen) < 0 ||
+	    yaml_long(yaml_get(y, lim, "memory"), "limits.memory", file, &l->memory_mb, err,
+		      errlen) < 0 ||
+	    yaml_long(yaml_get(y, lim, "output"), "limits.output", file, &l->output_mb, err,
+		      errlen) < 0 ||
 	    yaml_long(yaml_get(y, lim, "compilation_time"), "limits.compilation_time", file,
-		     &l->compilation_time_s, err, errlen) < 0 ||
+		      &l->compilation_time_s, err, errlen) < 0 ||
 	    yaml_long(yaml_get(y, lim, "compilation_memory"), "limits.compilation_memory", file,
-		     &l->compilation_memory_mb, err, errlen) < 0 ||
+		      &l->compilation_memory_mb, err, errlen) < 0 ||
 	    yaml_long(yaml_get(y, lim, "validation_time"), "limits.validation_time", file,
-		     &l->validation_time_s, err, errlen) < 0 ||
+		      &l->validation_time_s, err, errlen) < 0 ||
 	    yaml_long(yaml_get(y, lim, "validation_memory"), "limits.validation_memory", file,
-		     &l->validation_memory_mb, err, errlen) < 0 ||
+		      &l->validation_memory_mb, err, errlen) < 0 ||
 	    yaml_long(yaml_get(y, lim, "validation_output"), "limits.validation_output", file,
-		     &l->validation_output_mb, err, errlen) < 0 ||
+		      &l->validation_output_mb, err, errlen) < 0 ||
 	    yaml_long(yaml_get(y, lim, "validation_passes"), "limits.validation_passes", file,
-		     &l->validation_passes, err, errlen) < 0)
+		      &l->validation_passes, err, errlen) < 0)
 		return -1;
 	if (l->validation_passes > PROB_MAX_PASSES) {
 		problem_fail(err, errlen, "%s: limits.validation_passes must be 1 to %d", file,
-			  PROB_MAX_PASSES);
+			     PROB_MAX_PASSES);
 		return -1;
 	}
 	return 0;
@@ -317,7 +317,8 @@ static char *name_of(struct yaml_file *y, yaml_node_t *n)
 
 /* Legacy problem.yaml `grading:` {accept_score, reject_score, objective, ...}:
  * the scores every test group starts from. */
-static int legacy_grading(struct problem_loader *L, struct yaml_file *y, yaml_node_t *g, const char *file)
+static int legacy_grading(struct problem_loader *L, struct yaml_file *y, yaml_node_t *g,
+			  const char *file)
 {
 	if (!g || g->type != YAML_MAPPING_NODE)
 		return 0;
@@ -353,7 +354,8 @@ static int load_yaml(struct problem_loader *L, bool *custom_asked)
 	else if (!strncmp(ver, "2025-09", 7) || !strcmp(ver, "draft"))
 		p->format = PROB_2025_09;
 	else {
-		problem_fail(L->err, L->errlen, "%s: unknown problem_format_version '%s'", file, ver);
+		problem_fail(L->err, L->errlen, "%s: unknown problem_format_version '%s'", file,
+			     ver);
 		goto out;
 	}
 	p->name = name_of(&y, yaml_get(&y, root, "name"));
@@ -366,8 +368,8 @@ static int load_yaml(struct problem_loader *L, bool *custom_asked)
 		problem_strv_split(&w, val);
 		if (w.n == 0 || (strcmp(w.v[0], "default") && strcmp(w.v[0], "custom"))) {
 			problem_fail(L->err, L->errlen,
-				  "%s: validation must start with default or custom, got '%s'",
-				  file, val);
+				     "%s: validation must start with default or custom, got '%s'",
+				     file, val);
 			problem_strv_release(&w);
 			goto out;
 		}
@@ -385,10 +387,10 @@ static int load_yaml(struct problem_loader *L, bool *custom_asked)
 		}
 		problem_strv_release(&w);
 	}
-	if (problem_yml_args(&y, yaml_get(&y, root, "validator_flags"), &args, "validator_flags", file,
-			  L->err, L->errlen) < 0 ||
+	if (problem_yml_args(&y, yaml_get(&y, root, "validator_flags"), &args, "validator_flags",
+			     file, L->err, L->errlen) < 0 ||
 	    problem_yml_args(&y, yaml_get(&y, root, "output_validator_args"), &args,
-			  "output_validator_args", file, L->err, L->errlen) < 0)
+			     "output_validator_args", file, L->err, L->errlen) < 0)
 		goto out;
 	L->problem_args = args.v;
 	args.v = NULL;
@@ -425,7 +427,8 @@ static void find_statement(struct problem *p)
 		int n = problem_is_dir(dir) ? problem_list_dir(dir, &names) : 0;
 		for (int i = 0; i < n && !p->statement_path; i++)
 			if (!strncmp(names[i], "problem.", 8) &&
-			    (problem_ends_with(names[i], ".md") || problem_ends_with(names[i], ".tex")))
+			    (problem_ends_with(names[i], ".md") ||
+			     problem_ends_with(names[i], ".tex")))
 				p->statement_path = problem_path_join(dir, names[i]);
 		problem_strv_free(names);
 		free(dir);
@@ -471,7 +474,7 @@ static void read_timelimit_file(struct problem *p)
 }
 
 int problem_load(struct problem *p, const char *dir, const struct lang_registry *langs, char *err,
-	      size_t errlen)
+		 size_t errlen)
 {
 	memset(p, 0, sizeof *p);
 	struct problem_loader L = {.p = p, .langs = langs, .err = err, .errlen = errlen};
@@ -529,7 +532,7 @@ out:
 }
 
 int problem_open(struct problem *p, const char *problems_dir, const char *id,
-	      const struct lang_registry *langs, char *err, size_t errlen)
+		 const struct lang_registry *langs, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof *p);
 	if (!problem_id_valid(id)) {
@@ -585,7 +588,7 @@ int problem_list(const char *problems_dir, char ***ids, char *err, size_t errlen
 	int n = problem_list_dir(problems_dir, &names);
 	if (n < 0) {
 		problem_fail(err, errlen, "cannot list problems folder '%s': %s", problems_dir,
-			  strerror(errno));
+			     strerror(errno));
 		return -1;
 	}
 	struct problem_strv out = {0};
@@ -626,7 +629,7 @@ int problem_infer_time_limit(const struct problem_limits *l, double t_ac, double
 }
 
 void problem_legacy_time_limit(const struct problem_limits *l, double t_ac, double *limit,
-			    double *tle_margin)
+			       double *tle_margin)
 {
 	double mult = l->time_multiplier > 0 ? l->time_multiplier : 5;
 	double margin = l->time_safety_margin > 0 ? l->time_safety_margin : 2;

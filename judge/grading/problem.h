@@ -1,4 +1,4 @@
-/* problem (prob_): ICPC problem packages (Kattis problem package format, legacy
+/* problem (problem_): ICPC problem packages (Kattis problem package format, legacy
  * and 2023-07 / 2025-09 versions) loaded from a folder.
  *
  * A package is a folder holding problem.yaml, data/sample and data/secret (test
@@ -51,15 +51,15 @@ enum problem_agg { PROB_AGG_SUM, PROB_AGG_MIN, PROB_AGG_PASS_FAIL };
 /* A test group: data/sample, data/secret and every folder below them, with the
  * scoring settings of its testdata.yaml / test_group.yaml (score.h aggregates). */
 struct problem_group {
-	char *name;	     /* "sample", "secret", "secret/subtask1" */
-	int parent;	     /* index in problem.groups; -1 for sample and secret */
-	enum problem_agg agg;   /* inherited from the parent group unless given */
-	double max_score;    /* 2025-09 max_score, 2023-07 scoring.score; < 0: not given
-				(never inherited) */
-	bool has_accept;     /* legacy accept_score given (inherited) */
-	double accept_score; /* legacy: an accepted test's score (default 1) */
-	double reject_score; /* legacy: a rejected test's score (default 0) */
-	bool has_range;	     /* legacy range "lo hi": the group's score is clamped */
+	char *name;	      /* "sample", "secret", "secret/subtask1" */
+	int parent;	      /* index in problem.groups; -1 for sample and secret */
+	enum problem_agg agg; /* inherited from the parent group unless given */
+	double max_score;     /* 2025-09 max_score, 2023-07 scoring.score; < 0: not given
+				 (never inherited) */
+	bool has_accept;      /* legacy accept_score given (inherited) */
+	double accept_score;  /* legacy: an accepted test's score (default 1) */
+	double reject_score;  /* legacy: a rejected test's score (default 0) */
+	bool has_range;	      /* legacy range "lo hi": the group's score is clamped */
 	double range_lo, range_hi;
 };
 
@@ -68,7 +68,8 @@ struct problem_test {
 	char *in_path;	/* host paths */
 	char *ans_path; /* NULL only in interactive problems */
 	bool is_sample;
-	struct compare_options cmp;   /* default validator options (mode CMP_CHECKER with a custom one) */
+	struct compare_options
+	    cmp;	       /* default validator options (mode CMP_CHECKER with a custom one) */
 	char **validator_args; /* arguments for the output validator, NULL-terminated */
 	int validator_argc;
 	int group; /* index in problem.groups of the folder that holds it */
@@ -127,7 +128,7 @@ struct problem_expect {
  * to the folder). Returns 0 (e->annotated false when there is none), or -1 with
  * err when a file cannot be read. */
 int problem_expect_read(const struct problem_submission *s, struct problem_expect *e, char *err,
-		     size_t errlen);
+			size_t errlen);
 
 /* DOMjudge's name of a result word or a submissions/ folder name (trimmed,
  * upper case, the mapping above) into out. */
@@ -146,7 +147,7 @@ struct problem {
 	char *unsupported; /* why the judge cannot grade this problem, or NULL */
 	bool custom_validator;
 	struct problem_program validator; /* when custom_validator */
-	struct problem_test *tests;       /* samples first, then secret, each in lexicographic order */
+	struct problem_test *tests; /* samples first, then secret, each in lexicographic order */
 	int ntests;
 	struct problem_group *groups; /* parents before children, in walk order */
 	int ngroups;
@@ -166,13 +167,13 @@ bool problem_id_valid(const char *id);
  * that run them). Returns 0 and fills p (release with problem_release), or -1
  * with a message in err naming the file at fault; p is then left empty. */
 int problem_load(struct problem *p, const char *dir, const struct lang_registry *langs, char *err,
-	      size_t errlen);
+		 size_t errlen);
 
 /* Loads problems_dir/id after checking id with problem_id_valid. Returns 0, -1 on a
  * bad package (message in err), or -2 when the id is invalid or no such package
  * exists (for a 404). */
 int problem_open(struct problem *p, const char *problems_dir, const char *id,
-	      const struct lang_registry *langs, char *err, size_t errlen);
+		 const struct lang_registry *langs, char *err, size_t errlen);
 
 void problem_release(struct problem *p);
 
@@ -186,14 +187,15 @@ void problem_ids_free(char **ids);
  * multiple of time_resolution that is at least t_ac * ac_to_time_limit and at
  * most t_tle / time_limit_to_tle (t_tle < 0: no time_limit_exceeded submission).
  * Returns 0 with *out in seconds, or -1 when no multiple fits. */
-int problem_infer_time_limit(const struct problem_limits *l, double t_ac, double t_tle, double *out);
+int problem_infer_time_limit(const struct problem_limits *l, double t_ac, double t_tle,
+			     double *out);
 
 /* The same for legacy packages, as Kattis problemtools does it: the limit is
  * t_ac * time_multiplier rounded to whole seconds (at least 1), and a
  * time_limit_exceeded submission must still time out at the margin
  * max(limit + 1, round(t_ac * time_multiplier * time_safety_margin)). */
 void problem_legacy_time_limit(const struct problem_limits *l, double t_ac, double *limit,
-			    double *tle_margin);
+			       double *tle_margin);
 
 /* Included files (include/) that go with a submission in the package-format
  * language code (a judge language's problem_language; NULL: none): the regular

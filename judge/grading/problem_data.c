@@ -1,6 +1,6 @@
 /* problem_data: the test data of a problem package, data/sample and
  * data/secret walked depth-first with the validator flags of each group. Part
- * of the problem module (prob_). */
+ * of the problem module (problem_). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +15,9 @@
 
 /* Validator arguments and scoring settings of a group, as inherited by its tests. */
 struct group_cfg {
-	char **args;		 /* NULL-terminated; owned */
+	char **args;		    /* NULL-terminated; owned */
 	struct problem_group score; /* name and parent unset */
-	int index;		 /* in problem.groups */
+	int index;		    /* in problem.groups */
 };
 
 static void group_cfg_copy(struct group_cfg *dst, const struct group_cfg *src)
@@ -83,7 +83,7 @@ static int group_cfg_load(struct problem_loader *L, const char *dir, const char 
 	if (flags || L->p->format == PROB_LEGACY) {
 		/* legacy: the closest testdata.yaml counts as a whole, a missing key is empty */
 		if (problem_yml_args(&y, flags, &args, "output_validator_flags", path, L->err,
-				  L->errlen) < 0) {
+				     L->errlen) < 0) {
 			problem_strv_release(&args);
 			goto out;
 		}
@@ -119,7 +119,7 @@ static int add_test(struct problem_loader *L, const char *dir, const char *base,
 		ans = NULL;
 		if (!p->interactive && !p->multi_pass && !p->submit_answer) {
 			problem_fail(L->err, L->errlen, "test '%s' has no answer file %s.ans", name,
-				  name);
+				     name);
 			goto out;
 		}
 	}
@@ -139,7 +139,7 @@ static int add_test(struct problem_loader *L, const char *dir, const char *base,
 				problem_strv_release(&args);
 				problem_strv_copy(&args, L->problem_args);
 				rc = problem_yml_args(&y, ov, &args, "output_validator_args", yp,
-						   L->err, L->errlen);
+						      L->err, L->errlen);
 			}
 			if (!yaml_is_null(yaml_get(&y, root, "args")) && !p->unsupported)
 				p->unsupported =
@@ -157,7 +157,7 @@ static int add_test(struct problem_loader *L, const char *dir, const char *base,
 	}
 	if (args.n > ARGS_MAX) {
 		problem_fail(L->err, L->errlen, "test '%s': more than %d validator arguments", name,
-			  ARGS_MAX);
+			     ARGS_MAX);
 		goto out;
 	}
 	if (p->ntests == L->cap) {
@@ -167,14 +167,14 @@ static int add_test(struct problem_loader *L, const char *dir, const char *base,
 	struct problem_test *t = &p->tests[p->ntests];
 	memset(t, 0, sizeof *t);
 	if (p->custom_validator) {
-		compare_opts_init(&t->cmp, CMP_CHECKER);
+		compare_options_init(&t->cmp, CMP_CHECKER);
 	} else {
 		char cerr[256] = "";
-		compare_opts_init(&t->cmp, CMP_TOKENS);
+		compare_options_init(&t->cmp, CMP_TOKENS);
 		if (compare_parse_flags(&t->cmp, args.n, (const char *const *)args.v, cerr,
-				    sizeof cerr) < 0) {
+					sizeof cerr) < 0) {
 			problem_fail(L->err, L->errlen, "test '%s': bad output validator flags: %s",
-				  name, cerr);
+				     name, cerr);
 			goto out;
 		}
 	}
@@ -253,7 +253,7 @@ static int walk_data(struct problem_loader *L, const char *dir, const char *name
 		int rc;
 		if (i + 1 < ne && !strcmp(ents[i].key, ents[i + 1].key)) {
 			problem_fail(L->err, L->errlen, "data/%s is both a test case and a group",
-				  sub);
+				     sub);
 			rc = -1;
 		} else if (ents[i].group) {
 			rc = walk_data(L, path, sub, is_sample, &g, depth + 1);
@@ -304,7 +304,8 @@ int problem_load_data(struct problem_loader *L)
 	}
 	if (p->ntests == 0) {
 		problem_fail(L->err, L->errlen,
-			  "%s: no test cases (NAME.in) under data/sample or data/secret", p->dir);
+			     "%s: no test cases (NAME.in) under data/sample or data/secret",
+			     p->dir);
 		goto out;
 	}
 	ret = 0;

@@ -2,7 +2,7 @@
  * the package states it in DOMjudge's way, a `@EXPECTED_RESULTS@: ` (or
  * `@EXPECTED_SCORE@: `) line in a source file (DOMjudge's own
  * example_problems/ do). Part of the problem module
- * (prob_); `judge verify` turns the names into verdicts. */
+ * (problem_); `judge verify` turns the names into verdicts. */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -115,7 +115,8 @@ static int parse(const char *text, size_t len, struct problem_expect *e)
 		while (p <= end && e->n < PROB_EXPECT_MAX) {
 			const char *comma = memchr(p, ',', (size_t)(end - p));
 			const char *stop = comma ? comma : end;
-			problem_expect_name(p, (size_t)(stop - p), e->names[e->n], sizeof e->names[0]);
+			problem_expect_name(p, (size_t)(stop - p), e->names[e->n],
+					    sizeof e->names[0]);
 			if (e->names[e->n][0])
 				e->n++;
 			p = stop + 1;
@@ -125,7 +126,7 @@ static int parse(const char *text, size_t len, struct problem_expect *e)
 }
 
 int problem_expect_read(const struct problem_submission *s, struct problem_expect *e, char *err,
-		     size_t errlen)
+			size_t errlen)
 {
 	memset(e, 0, sizeof *e);
 	const struct problem_program *prog = &s->prog;

@@ -1,5 +1,5 @@
 /* problem_group: the scoring settings of a test group (testdata.yaml /
- * test_group.yaml). Part of the problem module (prob_).
+ * test_group.yaml). Part of the problem module (problem_).
  *
  * The three formats spell them differently, and real packages mix them (Kattis'
  * own 2023-07-draft examples still use the legacy keys), so every spelling is
@@ -26,7 +26,8 @@ static void unsupported(struct problem_loader *L, const char *what, const char *
 		L->p->unsupported = xasprintf("%s '%s' is not supported", what, word);
 }
 
-static int parse_agg(struct problem_loader *L, const char *w, const char *path, enum problem_agg *out)
+static int parse_agg(struct problem_loader *L, const char *w, const char *path,
+		     enum problem_agg *out)
 {
 	if (!strcmp(w, "sum"))
 		*out = PROB_AGG_SUM;
@@ -36,14 +37,16 @@ static int parse_agg(struct problem_loader *L, const char *w, const char *path, 
 		*out = PROB_AGG_PASS_FAIL;
 	else {
 		problem_fail(L->err, L->errlen,
-			  "%s: score aggregation must be sum, min or pass-fail, got '%s'", path, w);
+			     "%s: score aggregation must be sum, min or pass-fail, got '%s'", path,
+			     w);
 		return -1;
 	}
 	return 0;
 }
 
 /* legacy grader_flags: the aggregation word; verdict words are the judge's own rule */
-static void grader_flags(struct problem_loader *L, struct yaml_file *y, yaml_node_t *n, struct problem_group *g)
+static void grader_flags(struct problem_loader *L, struct yaml_file *y, yaml_node_t *n,
+			 struct problem_group *g)
 {
 	const char *s = yaml_scalar(n);
 	struct problem_strv w = {0};
@@ -61,21 +64,22 @@ static void grader_flags(struct problem_loader *L, struct yaml_file *y, yaml_nod
 }
 
 /* range: "lo hi", each a number or ±inf */
-static int parse_range(struct problem_loader *L, const char *s, const char *path, struct problem_group *g)
+static int parse_range(struct problem_loader *L, const char *s, const char *path,
+		       struct problem_group *g)
 {
 	char *end1, *end2;
 	double lo = strtod(s, &end1);
 	double hi = end1 != s ? strtod(end1, &end2) : NAN;
 	if (end1 == s || end2 == end1 || isnan(lo) || isnan(hi) || lo > hi) {
 		problem_fail(L->err, L->errlen, "%s: range must be two numbers \"lo hi\", got '%s'",
-			  path, s);
+			     path, s);
 		return -1;
 	}
 	while (*end2 == ' ' || *end2 == '\t')
 		end2++;
 	if (*end2) {
 		problem_fail(L->err, L->errlen, "%s: range must be two numbers \"lo hi\", got '%s'",
-			  path, s);
+			     path, s);
 		return -1;
 	}
 	g->has_range = true;
@@ -84,8 +88,8 @@ static int parse_range(struct problem_loader *L, const char *s, const char *path
 	return 0;
 }
 
-static int parse_max(struct problem_loader *L, struct yaml_file *y, yaml_node_t *n, const char *path,
-		     struct problem_group *g)
+static int parse_max(struct problem_loader *L, struct yaml_file *y, yaml_node_t *n,
+		     const char *path, struct problem_group *g)
 {
 	const char *s = yaml_scalar(n);
 	if (yaml_is_null(n))
@@ -98,8 +102,8 @@ static int parse_max(struct problem_loader *L, struct yaml_file *y, yaml_node_t 
 	return yaml_double(n, "max_score", path, 0, &g->max_score, L->err, L->errlen);
 }
 
-int problem_group_settings(struct problem_loader *L, struct yaml_file *y, yaml_node_t *root, const char *path,
-			struct problem_group *g)
+int problem_group_settings(struct problem_loader *L, struct yaml_file *y, yaml_node_t *root,
+			   const char *path, struct problem_group *g)
 {
 	yaml_node_t *sc = yaml_get(y, root, "scoring");
 	yaml_node_t *agg = yaml_get(y, root, "score_aggregation");
@@ -120,12 +124,12 @@ int problem_group_settings(struct problem_loader *L, struct yaml_file *y, yaml_n
 	yaml_node_t *acc = yaml_get(y, root, "accept_score");
 	if (!yaml_is_null(acc)) {
 		if (yaml_double(acc, "accept_score", path, -1e12, &g->accept_score, L->err,
-			       L->errlen) < 0)
+				L->errlen) < 0)
 			return -1;
 		g->has_accept = true;
 	}
 	if (yaml_double(yaml_get(y, root, "reject_score"), "reject_score", path, -1e12,
-		       &g->reject_score, L->err, L->errlen) < 0)
+			&g->reject_score, L->err, L->errlen) < 0)
 		return -1;
 	const char *range = yaml_scalar(yaml_get(y, root, "range"));
 	if (range && *range && parse_range(L, range, path, g) < 0)
@@ -134,7 +138,7 @@ int problem_group_settings(struct problem_loader *L, struct yaml_file *y, yaml_n
 }
 
 int problem_group_add(struct problem_loader *L, const char *name, int parent,
-		   const struct problem_group *settings)
+		      const struct problem_group *settings)
 {
 	struct problem *p = L->p;
 	p->groups = xreallocarray(p->groups, (size_t)p->ngroups + 1, sizeof *p->groups);

@@ -1,4 +1,4 @@
-/* problem_int: helpers shared by the files of the problem module (prob_):
+/* problem_int: helpers shared by the files of the problem module (problem_):
  * problem.c, problem_program.c and problem_data.c. Not a public API. */
 #pragma once
 #include <stdbool.h>
@@ -39,17 +39,17 @@ void problem_strv_release(struct problem_strv *s);
 /* Appends the words of a validator-flags value n (named what in file): a string
  * of words, or (2023-07+) a sequence of strings. Returns 0, or -1 with a
  * message in err. */
-int problem_yml_args(struct yaml_file *y, yaml_node_t *n, struct problem_strv *out, const char *what,
-		  const char *file, char *err, size_t errlen);
+int problem_yml_args(struct yaml_file *y, yaml_node_t *n, struct problem_strv *out,
+		     const char *what, const char *file, char *err, size_t errlen);
 
 /* The state of one problem_load. */
 struct problem_loader {
 	struct problem *p;
 	const struct lang_registry *langs; /* the programs' languages */
-	char **problem_args;	     /* problem.yaml validator_flags / output_validator_args */
+	char **problem_args;		/* problem.yaml validator_flags / output_validator_args */
 	struct problem_strv test_names; /* to catch a test and a group of one name */
-	struct problem_group defaults;  /* legacy problem.yaml grading: every group's start */
-	int cap;		     /* allocated entries of p->tests */
+	struct problem_group defaults;	/* legacy problem.yaml grading: every group's start */
+	int cap;			/* allocated entries of p->tests */
 	char *err;
 	size_t errlen;
 };
@@ -59,7 +59,7 @@ struct problem_loader {
 /* Fills prog from a file or a folder at path, its language by langs' table.
  * Returns 0, or -1 with a message in err (prog then needs problem_program_release). */
 int problem_program_load(struct problem_program *prog, const char *path,
-		      const struct lang_registry *langs, char *err, size_t errlen);
+			 const struct lang_registry *langs, char *err, size_t errlen);
 void problem_program_release(struct problem_program *prog);
 /* Finds and loads the output validator program when the package has or asks
  * for one (custom_asked: legacy `validation: custom`). Returns 0 or -1. */
@@ -79,8 +79,8 @@ int problem_load_data(struct problem_loader *L);
  * y, read from path) into g, which holds the inherited ones. Returns 0, or -1
  * with a message in L->err; a setting the judge cannot honour sets
  * L->p->unsupported. */
-int problem_group_settings(struct problem_loader *L, struct yaml_file *y, yaml_node_t *root, const char *path,
-			struct problem_group *g);
+int problem_group_settings(struct problem_loader *L, struct yaml_file *y, yaml_node_t *root,
+			   const char *path, struct problem_group *g);
 /* Appends a group named name (copying settings) and returns its index. */
 int problem_group_add(struct problem_loader *L, const char *name, int parent,
-		   const struct problem_group *settings);
+		      const struct problem_group *settings);

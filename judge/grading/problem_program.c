@@ -1,6 +1,6 @@
 /* problem_program: the programs of a problem package (output validator,
  * example submissions, include/ files) and their languages, by the package
- * format's languages table. Part of the problem module (prob_). */
+ * format's languages table. Part of the problem module (problem_). */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -87,7 +87,7 @@ static bool is_main_name(const char *f)
 
 /* Fills prog from a file or a folder at path. */
 int problem_program_load(struct problem_program *prog, const char *path,
-		      const struct lang_registry *langs, char *err, size_t errlen)
+			 const struct lang_registry *langs, char *err, size_t errlen)
 {
 	memset(prog, 0, sizeof *prog);
 	const char *base = strrchr(path, '/');
@@ -220,9 +220,9 @@ int problem_load_validator(struct problem_loader *L, bool custom_asked)
 		prog_path = problem_path_join(many, names[0]);
 	} else {
 		problem_fail(L->err, L->errlen,
-			  "%s: validation is custom but there is no output_validator/ "
-			  "or output_validators/",
-			  p->dir);
+			     "%s: validation is custom but there is no output_validator/ "
+			     "or output_validators/",
+			     p->dir);
 		goto out;
 	}
 	if (problem_program_load(&p->validator, prog_path, L->langs, L->err, L->errlen) < 0)
@@ -265,7 +265,7 @@ static int read_entry_points(struct problem_loader *L)
 	int rc = strbuf_read_file(&text, path, (size_t)1 << 20);
 	if (rc < 0) {
 		problem_fail(L->err, L->errlen, "cannot read '%s': %s", path,
-			  rc == -EFBIG ? "file too large" : strerror(-rc));
+			     rc == -EFBIG ? "file too large" : strerror(-rc));
 		goto out;
 	}
 	root = cJSON_ParseWithLength(text.buf, text.len);

@@ -64,7 +64,7 @@ bool request_problem_id_valid(const char *id)
 }
 
 int request_url_split(const char *url, char *host, size_t hostlen, int *port, char *path,
-		  size_t pathlen)
+		      size_t pathlen)
 {
 	const char *h;
 	*port = 80;
@@ -140,18 +140,20 @@ int request_callback_url_check(const char *url, const char *allowlist, struct re
 	char host[256], path[MAX_URL];
 	int port;
 	if (strlen(url) > MAX_URL)
-		return request_fail(err, 422, "invalid_field", "callback_url is longer than %d bytes",
-				MAX_URL);
-	if (request_url_split(url, host, sizeof host, &port, path, sizeof path) < 0)
 		return request_fail(err, 422, "invalid_field",
-				"callback_url must be an http:// or https:// URL with a host name, "
-				"optional port and path");
+				    "callback_url is longer than %d bytes", MAX_URL);
+	if (request_url_split(url, host, sizeof host, &port, path, sizeof path) < 0)
+		return request_fail(
+		    err, 422, "invalid_field",
+		    "callback_url must be an http:// or https:// URL with a host name, "
+		    "optional port and path");
 	if (!allowlist || !*allowlist)
-		return request_fail(err, 422, "callback_not_allowed",
-				"callbacks are disabled on this server (callback_hosts is empty)");
+		return request_fail(
+		    err, 422, "callback_not_allowed",
+		    "callbacks are disabled on this server (callback_hosts is empty)");
 	if (!host_allowed(host, port, allowlist))
 		return request_fail(err, 422, "callback_not_allowed",
-				"callback_url host '%s' is not in callback_hosts", host);
+				    "callback_url host '%s' is not in callback_hosts", host);
 	return 0;
 }
 
@@ -163,14 +165,16 @@ static int get_string(const cJSON *obj, const char *name, const char *where, boo
 	*out = NULL;
 	if (!v || cJSON_IsNull(v)) {
 		if (required)
-			return request_fail(err, 422, "missing_field", "%s%s is required", where, name);
+			return request_fail(err, 422, "missing_field", "%s%s is required", where,
+					    name);
 		return 0;
 	}
 	if (!cJSON_IsString(v) || !v->valuestring)
-		return request_fail(err, 422, "invalid_field", "%s%s must be a string", where, name);
+		return request_fail(err, 422, "invalid_field", "%s%s must be a string", where,
+				    name);
 	if (max_bytes && strlen(v->valuestring) > max_bytes)
-		return request_fail(err, 413, "too_large", "%s%s is larger than %zu KiB", where, name,
-				max_bytes / 1024);
+		return request_fail(err, 413, "too_large", "%s%s is larger than %zu KiB", where,
+				    name, max_bytes / 1024);
 	*out = v->valuestring;
 	return 0;
 }
@@ -183,7 +187,7 @@ static int get_bool(const cJSON *obj, const char *name, const char *where, bool 
 		return 0;
 	if (!cJSON_IsBool(v))
 		return request_fail(err, 422, "invalid_field", "%s%s must be true or false", where,
-				name);
+				    name);
 	*out = cJSON_IsTrue(v);
 	return 0;
 }
@@ -197,15 +201,16 @@ static int get_int(const cJSON *obj, const char *name, const char *where, long l
 	if (!v || cJSON_IsNull(v))
 		return 0;
 	if (!cJSON_IsNumber(v))
-		return request_fail(err, 422, "invalid_field", "%s%s must be a number", where, name);
+		return request_fail(err, 422, "invalid_field", "%s%s must be a number", where,
+				    name);
 	double d = v->valuedouble;
 	/* the range first: converting 1e300 or inf to an integer is undefined */
 	if (d != d || d < (double)lo || d > (double)hi)
 		return request_fail(err, 422, "invalid_field", "%s%s must be between %ld and %ld",
-				where, name, lo, hi);
+				    where, name, lo, hi);
 	if (d != (double)(long)d)
 		return request_fail(err, 422, "invalid_field", "%s%s must be a whole number", where,
-				name);
+				    name);
 	*out = (long)d;
 	return 0;
 }
@@ -221,8 +226,8 @@ static int check_known_keys(const cJSON *obj, const char *const *keys, const cha
 			if (it->string && !strcmp(it->string, keys[i]))
 				ok = true;
 		if (!ok)
-			return request_fail(err, 422, "invalid_field", "unknown field '%s%s'", where,
-					it->string ? it->string : "");
+			return request_fail(err, 422, "invalid_field", "unknown field '%s%s'",
+					    where, it->string ? it->string : "");
 	}
 	return 0;
 }
@@ -291,7 +296,7 @@ static int collect_flags(const cJSON *flags, const char **argv, int *argc, char 
 		     tok = strtok_r(NULL, " \t\r\n", &save)) {
 			if (*argc >= 48)
 				return request_fail(err, 422, "invalid_field",
-						"compare.flags has too many words");
+						    "compare.flags has too many words");
 			argv[(*argc)++] = tok;
 		}
 	} else if (cJSON_IsArray(flags)) {
@@ -300,12 +305,12 @@ static int collect_flags(const cJSON *flags, const char **argv, int *argc, char 
 		{
 			if (!cJSON_IsString(f) || *argc >= 48)
 				return request_fail(err, 422, "invalid_field",
-						"compare.flags must be at most 48 strings");
+						    "compare.flags must be at most 48 strings");
 			argv[(*argc)++] = f->valuestring;
 		}
 	} else {
 		return request_fail(err, 422, "invalid_field",
-				"compare.flags must be a string or an array of strings");
+				    "compare.flags must be a string or an array of strings");
 	}
 	return 0;
 }
@@ -333,13 +338,14 @@ static int read_keys(const cJSON *c, struct compare_keys *k, struct request_erro
 			continue;
 		if (!cJSON_IsNumber(t) || t->valuedouble < 0 || t->valuedouble != t->valuedouble)
 			return request_fail(err, 422, "invalid_field",
-					"compare.%s must be a number >= 0", tol_keys[i]);
+					    "compare.%s must be a number >= 0", tol_keys[i]);
 		k->tol[i] = t->valuedouble;
 	}
 	return 0;
 }
 
-static int apply_keys(const struct compare_keys *k, struct compare_options *o, struct request_error *err)
+static int apply_keys(const struct compare_keys *k, struct compare_options *o,
+		      struct request_error *err)
 {
 	o->case_sensitive |= k->case_sensitive;
 	o->space_change_sensitive |= k->space_change_sensitive;
@@ -348,9 +354,10 @@ static int apply_keys(const struct compare_keys *k, struct compare_options *o, s
 			continue;
 		/* 1e999 parses to infinity */
 		if (!isfinite(k->tol[i]))
-			return request_fail(err, 422, "invalid_field",
-					"compare: bad value 'inf' for '%s' (a finite number >= 0)",
-					tol_keys[i]);
+			return request_fail(
+			    err, 422, "invalid_field",
+			    "compare: bad value 'inf' for '%s' (a finite number >= 0)",
+			    tol_keys[i]);
 		if (i != 1)
 			o->float_abs_tol = k->tol[i];
 		if (i != 0)
@@ -407,18 +414,19 @@ static int validate_compare(const cJSON *in, bool has_problem, struct grade_requ
 			return -1;
 	} else {
 		return request_fail(err, 422, "invalid_field",
-				"compare must be a mode name or an object");
+				    "compare must be a mode name or an object");
 	}
 	enum compare_mode mode = CMP_LINES;
 	if (mode_s && compare_mode_parse(mode_s, &mode) < 0)
 		return request_fail(err, 422, "invalid_field",
-				"compare.mode '%.40s' is not one of exact, lines, tokens, "
-				"unordered, regex, checker",
-				mode_s);
+				    "compare.mode '%.40s' is not one of exact, lines, tokens, "
+				    "unordered, regex, checker",
+				    mode_s);
 	if (mode == CMP_CHECKER && !has_problem)
-		return request_fail(err, 422, "invalid_field",
-				"compare.mode 'checker' needs a problem with an output validator");
-	compare_opts_init(&out->cmp, mode);
+		return request_fail(
+		    err, 422, "invalid_field",
+		    "compare.mode 'checker' needs a problem with an output validator");
+	compare_options_init(&out->cmp, mode);
 	out->has_compare = true;
 	if (!cJSON_IsObject(c))
 		return 0;
@@ -432,7 +440,7 @@ static int check_regex(const char *pat, const char *what, struct request_error *
 {
 	struct compare_options o;
 	struct compare_feedback fb;
-	compare_opts_init(&o, CMP_REGEX);
+	compare_options_init(&o, CMP_REGEX);
 	memset(&fb, 0, sizeof fb);
 	if (compare_outputs(&o, pat, strlen(pat), "", 0, &fb) == CMP_ERROR &&
 	    !strncmp(fb.message, "bad regex", 9))
@@ -464,7 +472,7 @@ static int get_points(const cJSON *t, const char *where, double *out, struct req
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
 	    v->valuedouble > 1e6)
 		return request_fail(err, 422, "invalid_field",
-				"%spoints must be a number from 0 to 1000000", where);
+				    "%spoints must be a number from 0 to 1000000", where);
 	*out = v->valuedouble;
 	return 0;
 }
@@ -478,8 +486,8 @@ static int validate_tests(const struct judge_config *cfg, const cJSON *tests,
 	if (n == 0)
 		return request_fail(err, 422, "invalid_field", "tests must not be empty");
 	if (n > cfg->max_tests)
-		return request_fail(err, 413, "too_large", "tests has %d entries, at most %ld allowed",
-				n, cfg->max_tests);
+		return request_fail(err, 413, "too_large",
+				    "tests has %d entries, at most %ld allowed", n, cfg->max_tests);
 	size_t max_stdin = (size_t)cfg->max_stdin_kb * 1024;
 	int i = 0;
 	const cJSON *t;
@@ -490,8 +498,8 @@ static int validate_tests(const struct judge_config *cfg, const cJSON *tests,
 		i++;
 		snprintf(where, sizeof where, "tests[%d].", i - 1);
 		if (!cJSON_IsObject(t))
-			return request_fail(err, 422, "invalid_field", "tests[%d] must be an object",
-					i - 1);
+			return request_fail(err, 422, "invalid_field",
+					    "tests[%d] must be an object", i - 1);
 		if (check_known_keys(t, keys, where, err) < 0)
 			return -1;
 		const char *name, *in, *exp;
@@ -536,8 +544,8 @@ static int validate_files(const struct judge_config *cfg, const struct lang *l, 
 		return request_fail(err, 422, "invalid_field", "files must be an array of objects");
 	int n = cJSON_GetArraySize(files);
 	if (n > MAX_FILES)
-		return request_fail(err, 413, "too_large", "files has %d entries, at most %d allowed",
-				n, MAX_FILES);
+		return request_fail(err, 413, "too_large",
+				    "files has %d entries, at most %d allowed", n, MAX_FILES);
 	static const char *const keys[] = {"name", "content", NULL};
 	const cJSON *f;
 	int i = 0;
@@ -547,27 +555,28 @@ static int validate_files(const struct judge_config *cfg, const struct lang *l, 
 		const char *name, *content;
 		snprintf(where, sizeof where, "files[%d].", i);
 		if (!cJSON_IsObject(f))
-			return request_fail(err, 422, "invalid_field", "files[%d] must be an object",
-					i);
+			return request_fail(err, 422, "invalid_field",
+					    "files[%d] must be an object", i);
 		if (check_known_keys(f, keys, where, err) < 0 ||
 		    get_string(f, "name", where, true, 0, &name, err) < 0 ||
 		    get_string(f, "content", where, true, (size_t)cfg->max_source_kb * 1024,
 			       &content, err) < 0)
 			return -1;
 		if (!file_name_ok(name))
-			return request_fail(err, 422, "invalid_field",
-					"files[%d].name must be a plain file name of at most %d "
-					"characters [A-Za-z0-9._-], not starting with '.' or '-'",
-					i, MAX_FILE_NAME);
+			return request_fail(
+			    err, 422, "invalid_field",
+			    "files[%d].name must be a plain file name of at most %d "
+			    "characters [A-Za-z0-9._-], not starting with '.' or '-'",
+			    i, MAX_FILE_NAME);
 		if (l->source_file && !strcmp(name, l->source_file))
 			return request_fail(err, 422, "invalid_field",
-					"files[%d].name '%s' is the name of the source itself", i,
-					name);
+					    "files[%d].name '%s' is the name of the source itself",
+					    i, name);
 		for (int j = 0; j < o->nfiles; j++)
 			if (!strcmp(o->files[j].name, name))
 				return request_fail(err, 422, "invalid_field",
-						"files[%d].name '%s' is also files[%d]'s", i, name,
-						j);
+						    "files[%d].name '%s' is also files[%d]'s", i,
+						    name, j);
 		model_request_add_file(o, name, content, strlen(content));
 		i++;
 	}
@@ -585,17 +594,17 @@ static int validate_strings(const cJSON *in, const char *key, int max, struct gr
 		return 0;
 	if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > max)
 		return request_fail(err, 422, "invalid_field", "%s must be at most %d strings", key,
-				max);
+				    max);
 	const cJSON *a;
 	int i = 0;
 	cJSON_ArrayForEach(a, list)
 	{
 		if (!cJSON_IsString(a) || !a->valuestring)
-			return request_fail(err, 422, "invalid_field", "%s[%d] must be a string", key,
-					i);
+			return request_fail(err, 422, "invalid_field", "%s[%d] must be a string",
+					    key, i);
 		if (strlen(a->valuestring) > MAX_ARG_BYTES)
 			return request_fail(err, 413, "too_large", "%s[%d] is longer than %d bytes",
-					key, i, MAX_ARG_BYTES);
+					    key, i, MAX_ARG_BYTES);
 		add(o, a->valuestring);
 		i++;
 	}
@@ -614,8 +623,8 @@ static int validate_args(const struct lang *l, const cJSON *in, struct grade_req
 		return -1;
 	if (o->ncompiler_options && l->compile_options_at < 0)
 		return request_fail(err, 422, "invalid_field",
-				"compiler_options: language '%s' takes no compiler options",
-				l->name);
+				    "compiler_options: language '%s' takes no compiler options",
+				    l->name);
 	return 0;
 }
 
@@ -626,7 +635,7 @@ static int unknown_language(const struct lang_registry *langs, const char *langu
 	for (int i = 0; i < langs->count && names.len < 150; i++)
 		strbuf_addf(&names, "%s%s", i ? ", " : "", langs->langs[i].name);
 	request_fail(err, 422, "unknown_language", "unknown language '%.40s' (known: %s)", language,
-		 names.buf);
+		     names.buf);
 	strbuf_release(&names);
 	return -1;
 }
@@ -638,7 +647,7 @@ static int validate_problem(enum request_kind kind, const char *problem, struct 
 {
 	if (kind != REQ_SUBMISSION)
 		return request_fail(err, 422, "invalid_field",
-				"problem is accepted by /v1/submissions only");
+				    "problem is accepted by /v1/submissions only");
 	if (!request_problem_id_valid(problem))
 		return request_fail(
 		    err, 422, "invalid_field",
@@ -664,7 +673,7 @@ static int validate_form(const struct judge_config *cfg, enum request_kind kind,
 	int forms = (tests != NULL) + (problem != NULL) + (stdin_s || expected);
 	if (forms > 1)
 		return request_fail(err, 422, "invalid_field",
-				"give only one of tests, problem, or stdin/expected_output");
+				    "give only one of tests, problem, or stdin/expected_output");
 	bool any_expected = expected != NULL;
 	if (problem) {
 		if (validate_problem(kind, problem, err) < 0)
@@ -681,12 +690,13 @@ static int validate_form(const struct judge_config *cfg, enum request_kind kind,
 	}
 	if (kind == REQ_EXECUTE_EXPECTED && !any_expected)
 		return request_fail(err, 422, "missing_field",
-				"expected_output (or tests with expected_output) is required");
+				    "expected_output (or tests with expected_output) is required");
 	return 0;
 }
 
 int request_validate(const struct judge_config *cfg, const struct lang_registry *langs,
-		 enum request_kind kind, const cJSON *in, struct request_parsed *out, struct request_error *err)
+		     enum request_kind kind, const cJSON *in, struct request_parsed *out,
+		     struct request_error *err)
 {
 	int ret = -1;
 	memset(out, 0, sizeof *out);
@@ -788,18 +798,18 @@ static const char *duplicate_key(const cJSON *v)
 }
 
 int request_parse_json(const struct judge_config *cfg, const char *body, size_t len, cJSON **out,
-		   struct request_error *err)
+		       struct request_error *err)
 {
 	*out = NULL;
 	if (len == 0)
 		return request_fail(err, 400, "invalid_json", "the request body is empty");
 	if ((size_t)cfg->max_body_kb * 1024 < len)
-		return request_fail(err, 413, "too_large", "the request body is larger than %ld KiB",
-				cfg->max_body_kb);
+		return request_fail(err, 413, "too_large",
+				    "the request body is larger than %ld KiB", cfg->max_body_kb);
 	/* JSON text is UTF-8 (RFC 8259); NUL bytes would cut strings short */
 	if (!utf8_valid_text(body, len))
 		return request_fail(err, 400, "invalid_encoding",
-				"the request body is not valid UTF-8 text");
+				    "the request body is not valid UTF-8 text");
 	const char *end = NULL;
 	cJSON *in = cJSON_ParseWithLengthOpts(body, len, &end, 0);
 	if (in && end) /* only white space may follow the value */
@@ -812,7 +822,7 @@ int request_parse_json(const struct judge_config *cfg, const char *body, size_t 
 	if (!in) {
 		size_t at = end && end >= body ? (size_t)(end - body) : 0;
 		return request_fail(err, 400, "invalid_json",
-				"the body is not valid JSON (near byte %zu)", at);
+				    "the body is not valid JSON (near byte %zu)", at);
 	}
 	/* "\u0000" decodes to a NUL that would silently cut a string short */
 	for (size_t i = 0; i + 5 < len; i++)
@@ -820,14 +830,14 @@ int request_parse_json(const struct judge_config *cfg, const char *body, size_t 
 			if (body[i + 1] == 'u' && !strncmp(body + i + 2, "0000", 4)) {
 				cJSON_Delete(in);
 				return request_fail(err, 422, "invalid_field",
-						"strings must not contain NUL (\\u0000)");
+						    "strings must not contain NUL (\\u0000)");
 			}
 			i++; /* skip the escaped character */
 		}
 	const char *dup = duplicate_key(in);
 	if (dup) {
 		int rc = request_fail(err, 400, "invalid_json",
-				  "the key \"%.80s\" appears twice in one object", dup);
+				      "the key \"%.80s\" appears twice in one object", dup);
 		cJSON_Delete(in);
 		return rc;
 	}
@@ -835,8 +845,9 @@ int request_parse_json(const struct judge_config *cfg, const char *body, size_t 
 	return 0;
 }
 
-int request_parse(const struct judge_config *cfg, const struct lang_registry *langs, enum request_kind kind,
-	      const char *body, size_t len, struct request_parsed *out, struct request_error *err)
+int request_parse(const struct judge_config *cfg, const struct lang_registry *langs,
+		  enum request_kind kind, const char *body, size_t len, struct request_parsed *out,
+		  struct request_error *err)
 {
 	cJSON *in;
 	memset(out, 0, sizeof *out);

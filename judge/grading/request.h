@@ -1,4 +1,4 @@
-/* request (req_): turns a client's request body into the typed request of model.h.
+/* request (request_): turns a client's request body into the typed request of model.h.
  *
  * Everything a client sends passes through here before it reaches the queue:
  * the body must be UTF-8 JSON, every field has a type, a range and a cap from
@@ -47,17 +47,18 @@ int request_fail(struct request_error *err, int http_status, const char *code, c
  * no key twice in one object (400 invalid_json naming the key).
  * Returns 0 with *out (the caller frees it), or -1 with err. */
 int request_parse_json(const struct judge_config *cfg, const char *body, size_t len, cJSON **out,
-		   struct request_error *err);
+		       struct request_error *err);
 
-/* Parses body with request_parse_json, then validates it with request_validate. Returns 0 and fills out
- * (release with request_parsed_release), or -1 with err filled. */
-int request_parse(const struct judge_config *cfg, const struct lang_registry *langs, enum request_kind kind,
-	      const char *body, size_t len, struct request_parsed *out, struct request_error *err);
+/* Parses body with request_parse_json, then validates it with request_validate. Returns 0 and fills
+ * out (release with request_parsed_release), or -1 with err filled. */
+int request_parse(const struct judge_config *cfg, const struct lang_registry *langs,
+		  enum request_kind kind, const char *body, size_t len, struct request_parsed *out,
+		  struct request_error *err);
 
 /* Validates one request object in. Returns 0 and fills out, or -1 with err. */
 int request_validate(const struct judge_config *cfg, const struct lang_registry *langs,
-		 enum request_kind kind, const cJSON *in, struct request_parsed *out,
-		 struct request_error *err);
+		     enum request_kind kind, const cJSON *in, struct request_parsed *out,
+		     struct request_error *err);
 
 void request_parsed_release(struct request_parsed *p);
 
@@ -75,4 +76,4 @@ int request_callback_url_check(const char *url, const char *allowlist, struct re
  * or 443) and path (starts with '/'). Returns 0 or -1 when the URL is not of
  * that form. */
 int request_url_split(const char *url, char *host, size_t hostlen, int *port, char *path,
-		  size_t pathlen);
+		      size_t pathlen);

@@ -54,19 +54,20 @@ static int check_signature(const cJSON *sig, struct request_error *err)
 	const cJSON *ret = cJSON_GetObjectItemCaseSensitive(sig, "returns");
 	if (!cJSON_IsArray(params) || cJSON_GetArraySize(params) > MAX_PARAMS)
 		return request_fail(err, 422, "invalid_field",
-				"signature.params must be an array of at most %d types",
-				MAX_PARAMS);
+				    "signature.params must be an array of at most %d types",
+				    MAX_PARAMS);
 	const cJSON *p;
 	cJSON_ArrayForEach(p, params)
 	{
 		if (!cJSON_IsString(p) || !request_func_type_valid(p->valuestring))
-			return request_fail(err, 422, "invalid_field",
-					"signature.params: each type is int, long, double, bool "
-					"or string, followed by [] for lists");
+			return request_fail(
+			    err, 422, "invalid_field",
+			    "signature.params: each type is int, long, double, bool "
+			    "or string, followed by [] for lists");
 	}
 	if (ret && !(cJSON_IsString(ret) && request_func_type_valid(ret->valuestring)))
 		return request_fail(err, 422, "invalid_field",
-				"signature.returns must be a type like params'");
+				    "signature.returns must be a type like params'");
 	return 0;
 }
 
@@ -81,25 +82,27 @@ static int check_test(const cJSON *t, int i, int nparams, struct request_error *
 		if (strcmp(it->string, "args") && strcmp(it->string, "expected") &&
 		    strcmp(it->string, "name") && strcmp(it->string, "hidden"))
 			return request_fail(err, 422, "invalid_field",
-					"unknown field 'tests[%d].%.40s' (a function problem's "
-					"tests have args, expected, name, hidden)",
-					i, it->string);
+					    "unknown field 'tests[%d].%.40s' (a function problem's "
+					    "tests have args, expected, name, hidden)",
+					    i, it->string);
 	}
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(t, "args");
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
 	const cJSON *hidden = cJSON_GetObjectItemCaseSensitive(t, "hidden");
 	if (!cJSON_IsArray(args))
 		return request_fail(err, 422, "missing_field",
-				"tests[%d].args is required: an array of the call's arguments", i);
+				    "tests[%d].args is required: an array of the call's arguments",
+				    i);
 	if (nparams >= 0 && cJSON_GetArraySize(args) != nparams)
 		return request_fail(err, 422, "invalid_field",
-				"tests[%d].args has %d arguments, the signature %d", i,
-				cJSON_GetArraySize(args), nparams);
+				    "tests[%d].args has %d arguments, the signature %d", i,
+				    cJSON_GetArraySize(args), nparams);
 	if (name && !(cJSON_IsString(name) && strlen(name->valuestring) <= 128))
-		return request_fail(err, 422, "invalid_field", "tests[%d].name must be a string", i);
+		return request_fail(err, 422, "invalid_field", "tests[%d].name must be a string",
+				    i);
 	if (hidden && !cJSON_IsBool(hidden))
-		return request_fail(err, 422, "invalid_field", "tests[%d].hidden must be true or false",
-				i);
+		return request_fail(err, 422, "invalid_field",
+				    "tests[%d].hidden must be true or false", i);
 	return 0;
 }
 
@@ -108,12 +111,12 @@ static int check_tests(const struct judge_config *cfg, enum request_kind kind, c
 {
 	if (!cJSON_IsArray(tests) || cJSON_GetArraySize(tests) == 0)
 		return request_fail(err, 422, "missing_field",
-				"tests is required with function: [{\"args\": [...], "
-				"\"expected\": value}, ...]");
+				    "tests is required with function: [{\"args\": [...], "
+				    "\"expected\": value}, ...]");
 	int n = cJSON_GetArraySize(tests), i = 0, nexp = 0;
 	if (n > cfg->max_tests)
-		return request_fail(err, 413, "too_large", "tests has %d entries, at most %ld allowed",
-				n, cfg->max_tests);
+		return request_fail(err, 413, "too_large",
+				    "tests has %d entries, at most %ld allowed", n, cfg->max_tests);
 	const cJSON *params = sig ? cJSON_GetObjectItemCaseSensitive(sig, "params") : NULL;
 	const cJSON *t;
 	cJSON_ArrayForEach(t, tests)
@@ -128,7 +131,7 @@ static int check_tests(const struct judge_config *cfg, enum request_kind kind, c
 	/* arguments and expected values are the function problem's stdin */
 	if (len > (size_t)cfg->max_stdin_kb * 1024 * 4)
 		return request_fail(err, 413, "too_large", "tests is larger than %ld KiB",
-				cfg->max_stdin_kb * 4);
+				    cfg->max_stdin_kb * 4);
 	if (kind == REQ_EXECUTE_EXPECTED && nexp == 0)
 		return request_fail(err, 422, "missing_field", "tests need expected values here");
 	return 0;
@@ -142,7 +145,7 @@ static int refuse_stdin_keys(const cJSON *in, const char *form, struct request_e
 	for (const char *const *k = keys; *k; k++)
 		if (cJSON_GetObjectItemCaseSensitive(in, *k))
 			return request_fail(err, 422, "invalid_field", "%s cannot go with %s", *k,
-					form);
+					    form);
 	return 0;
 }
 
@@ -163,7 +166,7 @@ static int unsupported(const struct lang_registry *langs, const struct lang *l, 
 	struct strbuf names = STRBUF_INIT;
 	lang_names(langs, test_code ? has_test_code : has_function, "and", &names);
 	request_fail(err, 422, "invalid_field", "%s supported in %s, not %s",
-		 test_code ? "test_code is" : "function problems are", names.buf, l->name);
+		     test_code ? "test_code is" : "function problems are", names.buf, l->name);
 	strbuf_release(&names);
 	return -1;
 }
@@ -175,18 +178,19 @@ static int validate_test_code(const struct judge_config *cfg, const struct lang_
 	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(in, "test_code");
 	const cJSON *ep = cJSON_GetObjectItemCaseSensitive(in, "entry_point");
 	if (!cJSON_IsString(tc) || !*tc->valuestring)
-		return request_fail(err, 422, "invalid_field", "test_code must be a non-empty string");
+		return request_fail(err, 422, "invalid_field",
+				    "test_code must be a non-empty string");
 	if (strlen(tc->valuestring) > (size_t)cfg->max_source_kb * 1024)
 		return request_fail(err, 413, "too_large", "test_code is larger than %ld KiB",
-				cfg->max_source_kb);
+				    cfg->max_source_kb);
 	if (ep && !(cJSON_IsString(ep) && ident_ok(ep->valuestring)))
 		return request_fail(err, 422, "invalid_field",
-				"entry_point must be a name [A-Za-z_][A-Za-z0-9_]*");
+				    "entry_point must be a name [A-Za-z_][A-Za-z0-9_]*");
 	if (cJSON_GetObjectItemCaseSensitive(in, "tests") ||
 	    cJSON_GetObjectItemCaseSensitive(in, "problem") ||
 	    cJSON_GetObjectItemCaseSensitive(in, "function"))
 		return request_fail(err, 422, "invalid_field",
-				"test_code cannot go with tests, problem or function");
+				    "test_code cannot go with tests, problem or function");
 	if (!harness_supports(l, true))
 		return unsupported(langs, l, true, err);
 	model_set(&o->test_code, tc->valuestring, strlen(tc->valuestring));
@@ -211,32 +215,34 @@ static int validate_eval(const struct lang *l, const cJSON *in, struct grade_req
 	cJSON_ArrayForEach(it, ev)
 	{
 		if (strcmp(it->string, "rule") && strcmp(it->string, "stderr_fails"))
-			return request_fail(err, 422, "invalid_field", "eval: unknown field '%.40s'",
-					it->string);
+			return request_fail(err, 422, "invalid_field",
+					    "eval: unknown field '%.40s'", it->string);
 	}
 	if (!cJSON_IsString(rule) || evrun_rule_parse(rule->valuestring, &r) < 0)
 		return request_fail(err, 422, "invalid_field",
-				"eval.rule must be exit_zero, silent or exec");
+				    "eval.rule must be exit_zero, silent or exec");
 	if (r == EVRUN_EXEC && !harness_compiles_itself(l))
-		return request_fail(err, 422, "invalid_field",
-				"eval.rule exec needs a language whose harness loads the program "
-				"itself (harness_compiles), not %s",
-				o->language);
+		return request_fail(
+		    err, 422, "invalid_field",
+		    "eval.rule exec needs a language whose harness loads the program "
+		    "itself (harness_compiles), not %s",
+		    o->language);
 	if (fails && (!cJSON_IsArray(fails) || cJSON_GetArraySize(fails) > 8))
 		return request_fail(err, 422, "invalid_field",
-				"eval.stderr_fails must be an array of at most 8 strings");
+				    "eval.stderr_fails must be an array of at most 8 strings");
 	cJSON_ArrayForEach(it, fails)
 	{
 		if (!cJSON_IsString(it) || !*it->valuestring || strlen(it->valuestring) > 200)
 			return request_fail(err, 422, "invalid_field",
-					"eval.stderr_fails: each must be a string of 1 to 200 "
-					"bytes");
+					    "eval.stderr_fails: each must be a string of 1 to 200 "
+					    "bytes");
 	}
 	static const char *const others[] = {"tests",		"problem", "function", "stdin",
 					     "expected_output", "files",   NULL};
 	for (const char *const *k = others; *k; k++)
 		if (cJSON_GetObjectItemCaseSensitive(in, *k))
-			return request_fail(err, 422, "invalid_field", "%s cannot go with eval", *k);
+			return request_fail(err, 422, "invalid_field", "%s cannot go with eval",
+					    *k);
 	model_request_set_eval(o, rule->valuestring);
 	cJSON_ArrayForEach(it, fails) model_request_add_stderr_fail(o, it->valuestring);
 	return 2;
@@ -250,37 +256,38 @@ static int validate_package(const struct judge_config *cfg, enum request_kind ki
 	char perr[256];
 	if (kind != REQ_SUBMISSION)
 		return request_fail(err, 422, "invalid_field",
-				"problem is accepted by /v1/submissions only");
+				    "problem is accepted by /v1/submissions only");
 	if (!cJSON_IsString(pid) || !request_problem_id_valid(pid->valuestring))
 		return request_fail(err, 422, "invalid_field",
-				"problem id must match [a-z0-9][a-z0-9_-]* (at most 64 "
-				"characters)");
+				    "problem id must match [a-z0-9][a-z0-9_-]* (at most 64 "
+				    "characters)");
 	if (cJSON_GetObjectItemCaseSensitive(in, "tests"))
 		return request_fail(err, 422, "invalid_field", "give only one of tests or problem");
 	int rc = request_func_package(cfg->problems_dir, pid->valuestring, o, perr, sizeof perr);
 	if (rc == -2)
 		return request_fail(err, 422, "unknown_problem",
-				"problem '%s' has no function form (function.json)",
-				pid->valuestring);
+				    "problem '%s' has no function form (function.json)",
+				    pid->valuestring);
 	if (rc < 0)
 		return request_fail(err, 422, "unsupported_problem", "problem '%s': %s",
-				pid->valuestring, perr);
+				    pid->valuestring, perr);
 	if (cJSON_IsString(fn) && strcmp(fn->valuestring, o->func->name))
 		return request_fail(err, 422, "invalid_field",
-				"problem '%s' asks for function '%s', not '%.64s'",
-				pid->valuestring, o->func->name, fn->valuestring);
+				    "problem '%s' asks for function '%s', not '%.64s'",
+				    pid->valuestring, o->func->name, fn->valuestring);
 	return 1;
 }
 
 int request_func_validate(const struct judge_config *cfg, const struct lang_registry *langs,
-		      const struct lang *l, enum request_kind kind, const cJSON *in,
-		      struct grade_request *o, struct request_error *err)
+			  const struct lang *l, enum request_kind kind, const cJSON *in,
+			  struct grade_request *o, struct request_error *err)
 {
 	const cJSON *fn = cJSON_GetObjectItemCaseSensitive(in, "function");
 	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(in, "signature");
 	if (cJSON_GetObjectItemCaseSensitive(in, "eval")) {
 		if (cJSON_GetObjectItemCaseSensitive(in, "test_code"))
-			return request_fail(err, 422, "invalid_field", "test_code cannot go with eval");
+			return request_fail(err, 422, "invalid_field",
+					    "test_code cannot go with eval");
 		return validate_eval(l, in, o, err);
 	}
 	if (cJSON_GetObjectItemCaseSensitive(in, "test_code"))
@@ -288,7 +295,8 @@ int request_func_validate(const struct judge_config *cfg, const struct lang_regi
 	if (cJSON_GetObjectItemCaseSensitive(in, "entry_point"))
 		return request_fail(err, 422, "invalid_field", "entry_point needs test_code");
 	if (!fn)
-		return sig ? request_fail(err, 422, "invalid_field", "signature needs function") : 0;
+		return sig ? request_fail(err, 422, "invalid_field", "signature needs function")
+			   : 0;
 	if (!harness_supports(l, false))
 		return unsupported(langs, l, false, err);
 	if (refuse_stdin_keys(in, "function", err) < 0)
@@ -298,9 +306,9 @@ int request_func_validate(const struct judge_config *cfg, const struct lang_regi
 		return validate_package(cfg, kind, in, fn, o, err);
 	if (!cJSON_IsString(fn) || !ident_ok(fn->valuestring))
 		return request_fail(err, 422, "invalid_field",
-				"function must be a name [A-Za-z_][A-Za-z0-9_]* of at most %d "
-				"characters",
-				MAX_NAME);
+				    "function must be a name [A-Za-z_][A-Za-z0-9_]* of at most %d "
+				    "characters",
+				    MAX_NAME);
 	if (sig && check_signature(sig, err) < 0)
 		return -1;
 	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(in, "tests");
@@ -322,7 +330,7 @@ static int package_compare(const cJSON *c, struct grade_request *o, char *err, s
 		snprintf(err, errlen, "compare must be exact or unordered");
 		return -1;
 	}
-	compare_opts_init(&o->cmp, m);
+	compare_options_init(&o->cmp, m);
 	o->has_compare = true;
 	const cJSON *tol = cJSON_GetObjectItemCaseSensitive(c, "float_tolerance");
 	if (cJSON_IsNumber(tol) && tol->valuedouble >= 0)
@@ -370,8 +378,8 @@ static cJSON *package_tests(const cJSON *pkg, char *err, size_t errlen)
 	return all;
 }
 
-int request_func_package(const char *problems_dir, const char *id, struct grade_request *o, char *err,
-		     size_t errlen)
+int request_func_package(const char *problems_dir, const char *id, struct grade_request *o,
+			 char *err, size_t errlen)
 {
 	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
 	cJSON *pkg = NULL, *tests = NULL;

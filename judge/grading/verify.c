@@ -227,7 +227,7 @@ static enum sub_status verdict_at(const struct grade_result *r, long cpu_ms, lon
 /* What one submission must get. */
 struct expect {
 	struct expectation e;	  /* by its folder (or built from dj) */
-	struct problem_expect dj;	  /* DOMjudge names, when dj.n > 0 */
+	struct problem_expect dj; /* DOMjudge names, when dj.n > 0 */
 	bool at_limit_too;	  /* problemtools: the verdict at the limit counts too */
 	long low_ms, low_wall_ms; /* the limit, when the run was at a higher one */
 };
@@ -444,9 +444,9 @@ static cJSON *entry(cJSON *subs, const struct problem_submission *s, const char 
 	return o;
 }
 
-static void report(struct verify_ctx *v, const struct problem *p, const struct problem_submission *s,
-		   const char *lang, bool ok, const struct grade_result *res, const char *why,
-		   const struct expect *x)
+static void report(struct verify_ctx *v, const struct problem *p,
+		   const struct problem_submission *s, const char *lang, bool ok,
+		   const struct grade_result *res, const char *why, const struct expect *x)
 {
 	cJSON *e = entry(v->subs, s, lang, ok ? "ok" : "fail", x);
 	if (res) {
@@ -742,7 +742,8 @@ static void verify_runs(struct verify_ctx *v, cJSON *rep, const struct problem *
 			     "no accepted submission ran; time limit %.3g s (judge.ini)", limit_s);
 		} else if (legacy) {
 			problem_legacy_time_limit(&p->limits, slowest / 1000.0, &limit_s, &tle_s);
-		} else if (problem_infer_time_limit(&p->limits, slowest / 1000.0, -1, &limit_s) < 0) {
+		} else if (problem_infer_time_limit(&p->limits, slowest / 1000.0, -1, &limit_s) <
+			   0) {
 			limit_s = o->cfg->time_limit_ms / 1000.0;
 			fallback = true;
 		}

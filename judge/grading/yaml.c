@@ -94,7 +94,7 @@ bool yaml_is_null(yaml_node_t *n)
 }
 
 int yaml_double(yaml_node_t *n, const char *what, const char *file, double lo, double *out,
-	       char *err, size_t errlen)
+		char *err, size_t errlen)
 {
 	if (yaml_is_null(n))
 		return 0;
@@ -111,7 +111,7 @@ int yaml_double(yaml_node_t *n, const char *what, const char *file, double lo, d
 }
 
 int yaml_long(yaml_node_t *n, const char *what, const char *file, long *out, char *err,
-	     size_t errlen)
+	      size_t errlen)
 {
 	double v = 0;
 	if (yaml_is_null(n))

@@ -1,4 +1,4 @@
-/* yaml (yml_): a small reader for the YAML files of problem packages, over
+/* yaml (yaml_): a small reader for the YAML files of problem packages, over
  * libyaml's document API: a file is parsed whole into a node tree, and keys and
  * scalars are picked out of it. */
 #pragma once
@@ -41,8 +41,8 @@ bool yaml_is_null(yaml_node_t *n);
 /* Reads the number n (named what in file) of at least lo into *out; a null n
  * leaves *out unchanged. Returns 0, or -1 with a message in err. */
 int yaml_double(yaml_node_t *n, const char *what, const char *file, double lo, double *out,
-	       char *err, size_t errlen);
+		char *err, size_t errlen);
 
 /* The same for a positive whole number (a fraction is rounded up), at most 1e9. */
 int yaml_long(yaml_node_t *n, const char *what, const char *file, long *out, char *err,
-	     size_t errlen);
+	      size_t errlen);

@@ -11,8 +11,8 @@
 #include "judge/store/db.h"
 
 int evalstore_create(struct db *db, int64_t api_key_id, const char *language, const cJSON *ks,
-		   const cJSON *task_ids, const cJSON *requests, int64_t *id, char *err,
-		   size_t errlen)
+		     const cJSON *task_ids, const cJSON *requests, int64_t *id, char *err,
+		     size_t errlen)
 {
 	char key[24], prio[8];
 	snprintf(key, sizeof key, "%" PRId64, api_key_id);
@@ -78,8 +78,8 @@ static void fill_samples(PGresult *r, struct evalstore_view *v)
 	}
 }
 
-int evalstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evalstore_view *out, char *err,
-		size_t errlen)
+int evalstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evalstore_view *out,
+		  char *err, size_t errlen)
 {
 	char ids[24], keys[24];
 	memset(out, 0, sizeof *out);
@@ -119,7 +119,7 @@ int evalstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evalstor
 }
 
 int evalstore_progress(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total,
-		     int64_t *open_id, char *err, size_t errlen)
+		       int64_t *open_id, char *err, size_t errlen)
 {
 	char ids[24], keys[24];
 	snprintf(ids, sizeof ids, "%" PRId64, id);

@@ -1,4 +1,4 @@
-/* evalstore (evstore_): evaluation runs in PostgreSQL (migrations/0005).
+/* evalstore (evalstore_): evaluation runs in PostgreSQL (migrations/0005).
  *
  * An evaluation is one row plus one submission per sample, enqueued at bulk
  * priority in the same statement, so the workers grade samples like any other
@@ -28,8 +28,8 @@ struct db;
  * requests, model.h). One statement: all or nothing. Returns 0 with *id, or
  * -1 with err. */
 int evalstore_create(struct db *db, int64_t api_key_id, const char *language, const cJSON *ks,
-		   const cJSON *task_ids, const cJSON *requests, int64_t *id, char *err,
-		   size_t errlen);
+		     const cJSON *task_ids, const cJSON *requests, int64_t *id, char *err,
+		     size_t errlen);
 
 /* One sample of an evaluation, as read. */
 struct evalstore_sample {
@@ -53,8 +53,8 @@ struct evalstore_view {
 
 /* Reads evaluation id (of api_key_id when > 0) into out (evalstore_view_release
  * it). Returns 1 found, 0 not found, -1 with err. */
-int evalstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evalstore_view *out, char *err,
-		size_t errlen);
+int evalstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evalstore_view *out,
+		  char *err, size_t errlen);
 void evalstore_view_release(struct evalstore_view *v);
 
 /* The stream id of evaluation id's progress events ("eval:<id>"). */
@@ -67,4 +67,4 @@ void evalstore_view_release(struct evalstore_view *v);
  * the one to wait for, which the workers claim last). Returns 1 found, 0 not
  * found, -1 with err. */
 int evalstore_progress(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total,
-		     int64_t *open_id, char *err, size_t errlen);
+		       int64_t *open_id, char *err, size_t errlen);

@@ -74,8 +74,8 @@ static int load(struct db *db, const struct judge_config *cfg, const struct lang
 }
 
 int problemrun_load(struct db *db, const struct judge_config *cfg,
-		    const struct lang_registry *langs, const cJSON *request,
-		    int64_t key_id, struct problemrun_pkg *pk, char *err, size_t errlen)
+		    const struct lang_registry *langs, const cJSON *request, int64_t key_id,
+		    struct problemrun_pkg *pk, char *err, size_t errlen)
 {
 	memset(pk, 0, sizeof *pk);
 	pk->copy.lock_fd = -1;

@@ -332,11 +332,10 @@ int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, enu
 {
 	enum sub_status st = finish_status(status, result);
 	char *json = finish_json(status, result);
-	int rc =
-	    on_claim(db,
-		     "WITH u AS (" FINISH_UPDATE ") "
-		     "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', " DONE_PAYLOAD ") FROM u",
-		     id, worker, attempt, status_name(st), json, "cannot finish", err, errlen);
+	int rc = on_claim(db,
+			  "WITH u AS (" FINISH_UPDATE ") "
+			  "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', " DONE_PAYLOAD ") FROM u",
+			  id, worker, attempt, status_name(st), json, "cannot finish", err, errlen);
 	free(json);
 	return rc;
 }

@@ -228,12 +228,12 @@ static void gather_facts(const struct run_spec *spec, const struct run_result *r
 	f->peak_kb = (long)(own > st->peak_tree_kb ? own : st->peak_tree_kb);
 	if (st->kind == BX_SETUP_FAILED) {
 		verdict_fault(f, "gvisor init failed at step %u: %s", st->setup_step,
-				strerror(st->err));
+			      strerror(st->err));
 		return;
 	}
 	if (st->kind == BX_EXEC_FAILED) {
 		verdict_fault(f, "cannot execute '%s' in the gvisor sandbox: %s", spec->argv[0],
-				strerror(st->err));
+			      strerror(st->err));
 		return;
 	}
 	f->end = st->kind == BX_SIGNALED ? RUN_END_SIGNALED : RUN_END_EXITED;

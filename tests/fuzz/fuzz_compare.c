@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t en = len, gn = size - len;
 
 	struct compare_options o;
-	compare_opts_init(&o, mode);
+	compare_options_init(&o, mode);
 	o.case_sensitive = fl & 1;
 	o.space_change_sensitive = fl & 2;
 	o.unordered_tokens = fl & 4;
@@ -106,10 +106,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		must((r == CMP_MATCH) == (en == gn && !memcmp(e, g, en)), "exact is memcmp");
 	if (mode == CMP_LINES && r == CMP_MATCH) {
 		struct compare_options t;
-		compare_opts_init(&t, CMP_TOKENS);
+		compare_options_init(&t, CMP_TOKENS);
 		t.case_sensitive = true;
 		must(run(&t, e, en, g, gn) == CMP_MATCH, "lines-equal implies tokens-equal");
-		compare_opts_init(&t, CMP_UNORDERED);
+		compare_options_init(&t, CMP_UNORDERED);
 		must(run(&t, e, en, g, gn) == CMP_MATCH, "lines-equal implies unordered-equal");
 	}
 	if (mode == CMP_TOKENS && r == CMP_MATCH && !o.space_change_sensitive) {

@@ -171,7 +171,7 @@ void sess_call_init(struct sess_call *c, enum scall_kind k)
 	memset(c, 0, sizeof *c);
 	c->kind = k;
 	strbuf_init(&c->body);
-	compare_opts_init(&c->exec.cmp, CMP_LINES);
+	compare_options_init(&c->exec.cmp, CMP_LINES);
 }
 
 void sess_call_release(struct sess_call *c)

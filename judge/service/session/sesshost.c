@@ -117,8 +117,7 @@ static void finish_error(struct sesshost *h, int64_t call_id, enum scall_kind k,
 static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
 {
 	return sessopen_open(h->cfg, &h->common, h->backend, s->env.lang, &s->env.limits, &h->inst,
-			     s->slot,
-			     &s->env.sb, &s->env.s, err, errlen);
+			     s->slot, &s->env.sb, &s->env.s, err, errlen);
 }
 
 static void session_free(struct sesshost *h, struct hsess *s)

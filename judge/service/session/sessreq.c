@@ -34,8 +34,8 @@ static int known_keys(const cJSON *o, const char *const *keys, const char *where
 		for (size_t i = 0; keys[i] && !ok; i++)
 			ok = it->string && !strcmp(it->string, keys[i]);
 		if (!ok)
-			return request_fail(e, 422, "invalid_field", "unknown field '%s%.60s'", where,
-					it->string ? it->string : "");
+			return request_fail(e, 422, "invalid_field", "unknown field '%s%.60s'",
+					    where, it->string ? it->string : "");
 	}
 	return 0;
 }
@@ -50,7 +50,8 @@ static int get_long(const cJSON *o, const char *name, const char *where, long lo
 	double d = cJSON_IsNumber(v) ? v->valuedouble : -1e300;
 	if (!cJSON_IsNumber(v) || d != d || d < (double)lo || d > (double)hi || d != (long)d)
 		return request_fail(e, 422, "invalid_field",
-				"%s%s must be a whole number from %ld to %ld", where, name, lo, hi);
+				    "%s%s must be a whole number from %ld to %ld", where, name, lo,
+				    hi);
 	*out = (long)d;
 	return 0;
 }
@@ -195,7 +196,7 @@ static int get_context(const cJSON *in, struct sess_call *out, struct request_er
 		return -1;
 	if (id && !sessreq_context_id_valid(id))
 		return request_fail(e, 422, "invalid_field",
-				"context must be a context id (letters, digits, '_' and '-')");
+				    "context must be a context id (letters, digits, '_' and '-')");
 	snprintf(out->context, sizeof out->context, "%s", id ? id : "");
 	return 0;
 }
@@ -246,8 +247,8 @@ int sessreq_install(const cJSON *in, struct sess_call *out, struct request_error
 	int n = cJSON_IsArray(pk) ? cJSON_GetArraySize(pk) : 0;
 	if (n < 1 || n > SESS_MAX_PACKAGES)
 		return request_fail(e, 422, "invalid_field",
-				"packages must be an array of 1 to %d package names",
-				SESS_MAX_PACKAGES);
+				    "packages must be an array of 1 to %d package names",
+				    SESS_MAX_PACKAGES);
 	const cJSON *it;
 	cJSON_ArrayForEach(it, pk)
 	{
@@ -256,8 +257,8 @@ int sessreq_install(const cJSON *in, struct sess_call *out, struct request_error
 			return request_fail(e, 422, "invalid_field", "packages holds only strings");
 		if (!utf8_valid_text(it->valuestring, strlen(it->valuestring)) ||
 		    !install_check_package(mgr, it->valuestring, why, sizeof why))
-			return request_fail(e, 422, "invalid_package", "package '%.60s' is refused: %s",
-					it->valuestring, why);
+			return request_fail(e, 422, "invalid_package",
+					    "package '%.60s' is refused: %s", it->valuestring, why);
 	}
 	snprintf(out->install.manager, sizeof out->install.manager, "%s", mgr);
 	out->install.packages = xcalloc((size_t)n + 1, sizeof *out->install.packages);
@@ -387,7 +388,7 @@ int sessreq_process_start(const struct judge_config *cfg, const cJSON *in, struc
 		return -1;
 	if (tag && (strlen(tag) >= SESS_ID_MAX || !utf8_valid_text(tag, strlen(tag))))
 		return request_fail(e, 422, "invalid_field", "tag is at most %d bytes",
-				SESS_ID_MAX - 1);
+				    SESS_ID_MAX - 1);
 	snprintf(out->proc.tag, sizeof out->proc.tag, "%s", tag ? tag : "");
 	const cJSON *st = field(in, "stdin");
 	if (st && !cJSON_IsBool(st))
@@ -399,15 +400,16 @@ int sessreq_process_start(const struct judge_config *cfg, const cJSON *in, struc
 		return request_fail(e, 422, "missing_field", "argv is required");
 	int n = cJSON_IsArray(argv) ? cJSON_GetArraySize(argv) : 0;
 	if (n < 1 || n > MAX_ARGV)
-		return request_fail(e, 422, "invalid_field", "argv must be an array of 1 to %d strings",
-				MAX_ARGV);
+		return request_fail(e, 422, "invalid_field",
+				    "argv must be an array of 1 to %d strings", MAX_ARGV);
 	out->proc.argv = xcalloc((size_t)n + 1, sizeof *out->proc.argv);
 	int i = 0;
 	cJSON_ArrayForEach(it, argv)
 	{
 		if (!cJSON_IsString(it) ||
 		    !utf8_valid_text(it->valuestring, strlen(it->valuestring)))
-			return request_fail(e, 422, "invalid_field", "argv holds only strings of text");
+			return request_fail(e, 422, "invalid_field",
+					    "argv holds only strings of text");
 		bytes += strlen(it->valuestring) + 1;
 		out->proc.argv[i++] = xstrdup(it->valuestring);
 	}
@@ -423,19 +425,20 @@ int sessreq_process_start(const struct judge_config *cfg, const cJSON *in, struc
 		{
 			if (!it->string || !env_name_valid(it->string))
 				return request_fail(e, 422, "invalid_field",
-						"env: '%.40s' is not a variable name",
-						it->string ? it->string : "");
+						    "env: '%.40s' is not a variable name",
+						    it->string ? it->string : "");
 			if (!cJSON_IsString(it) ||
 			    !utf8_valid_text(it->valuestring, strlen(it->valuestring)))
 				return request_fail(e, 422, "invalid_field",
-						"env: %.40s must be a string of text", it->string);
+						    "env: %.40s must be a string of text",
+						    it->string);
 			out->proc.env[i] = xasprintf("%s=%s", it->string, it->valuestring);
 			bytes += strlen(out->proc.env[i++]) + 1;
 		}
 	}
 	if (bytes > max)
 		return request_fail(e, 413, "too_large", "argv and env are larger than %ld KiB",
-				cfg->max_source_kb);
+				    cfg->max_source_kb);
 	return 0;
 }
 
@@ -450,8 +453,8 @@ int sessreq_process(const struct judge_config *cfg, enum scall_kind kind, const 
 	out->proc.pid = n;
 	if (kind == SCALL_PROCESS_WAIT) {
 		if (wait_ms < 0 || wait_ms > SESSREQ_MAX_WAIT_MS)
-			return request_fail(e, 422, "invalid_field", "wait_ms must be from 0 to %ld",
-					SESSREQ_MAX_WAIT_MS);
+			return request_fail(e, 422, "invalid_field",
+					    "wait_ms must be from 0 to %ld", SESSREQ_MAX_WAIT_MS);
 		out->proc.timeout_ms = wait_ms;
 		return 0;
 	}
@@ -461,7 +464,7 @@ int sessreq_process(const struct judge_config *cfg, enum scall_kind kind, const 
 		if (!cJSON_IsObject(in) || known_keys(in, keys, "", e) < 0)
 			return cJSON_IsObject(in) ? -1
 						  : request_fail(e, 422, "invalid_field",
-							     "the body must be a JSON object");
+								 "the body must be a JSON object");
 		char num[16];
 		if (cJSON_IsNumber(sg))
 			snprintf(num, sizeof num, "%d", (int)sg->valuedouble);
@@ -471,9 +474,10 @@ int sessreq_process(const struct judge_config *cfg, enum scall_kind kind, const 
 		if (!sg)
 			return request_fail(e, 422, "missing_field", "signal is required");
 		if (!out->proc.signal)
-			return request_fail(e, 422, "invalid_field",
-					"signal must be one of SIGHUP, SIGINT, SIGQUIT, SIGKILL, "
-					"SIGUSR1, SIGUSR2, SIGTERM, SIGCONT, SIGSTOP");
+			return request_fail(
+			    e, 422, "invalid_field",
+			    "signal must be one of SIGHUP, SIGINT, SIGQUIT, SIGKILL, "
+			    "SIGUSR1, SIGUSR2, SIGTERM, SIGCONT, SIGSTOP");
 		return 0;
 	}
 	if (kind != SCALL_PROCESS_INPUT)
@@ -488,14 +492,14 @@ int sessreq_process(const struct judge_config *cfg, enum scall_kind kind, const 
 	bool b64 = enc && !strcmp(enc, "base64");
 	if (enc && !b64 && strcmp(enc, "utf-8"))
 		return request_fail(e, 422, "invalid_field",
-				"encoding must be \"utf-8\" or \"base64\"");
+				    "encoding must be \"utf-8\" or \"base64\"");
 	if (!b64)
 		strbuf_addstr(&out->body, data);
 	else if (!base64_decode(&out->body, data, strlen(data)))
 		return request_fail(e, 422, "invalid_field", "data is not valid base64");
 	if (out->body.len > (size_t)cfg->max_stdin_kb * 1024)
 		return request_fail(e, 413, "too_large", "data is larger than %ld KiB",
-				cfg->max_stdin_kb);
+				    cfg->max_stdin_kb);
 	return 0;
 }
 
@@ -509,7 +513,7 @@ static int tool_content(const cJSON *args, struct strbuf *out, struct request_er
 	bool b64 = cJSON_IsString(enc) && !strcmp(enc->valuestring, "base64");
 	if (enc && !b64 && !(cJSON_IsString(enc) && !strcmp(enc->valuestring, "utf-8")))
 		return request_fail(e, 422, "invalid_field",
-				"encoding must be \"utf-8\" or \"base64\"");
+				    "encoding must be \"utf-8\" or \"base64\"");
 	if (!b64)
 		strbuf_addstr(out, c->valuestring);
 	else if (!base64_decode(out, c->valuestring, strlen(c->valuestring)))
@@ -570,12 +574,14 @@ bool sessreq_path(const char *path, bool empty_ok, struct request_error *e)
 		return empty_ok;
 	}
 	if (n > MAX_PATH_BYTES || !utf8_valid_text(path, n)) {
-		request_fail(e, 400, "bad_path", "a path is at most %d bytes of UTF-8", MAX_PATH_BYTES);
+		request_fail(e, 400, "bad_path", "a path is at most %d bytes of UTF-8",
+			     MAX_PATH_BYTES);
 		return false;
 	}
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
 		if (*p < 0x20 || *p == 0x7f || *p == '\\') {
-			request_fail(e, 400, "bad_path", "the path holds a control character or '\\'");
+			request_fail(e, 400, "bad_path",
+				     "the path holds a control character or '\\'");
 			return false;
 		}
 	const char *s = path;
@@ -583,13 +589,13 @@ bool sessreq_path(const char *path, bool empty_ok, struct request_error *e)
 		size_t len = strcspn(s, "/");
 		if (len == 0 || (len == 1 && s[0] == '.') || (len == 2 && !strncmp(s, "..", 2))) {
 			request_fail(e, 400, "bad_path",
-				 "the path must stay in the session folder: relative, with no "
-				 "empty, '.' or '..' part");
+				     "the path must stay in the session folder: relative, with no "
+				     "empty, '.' or '..' part");
 			return false;
 		}
 		if (len > MAX_NAME_BYTES) {
-			request_fail(e, 400, "bad_path", "a file or folder name is at most %d bytes",
-				 MAX_NAME_BYTES);
+			request_fail(e, 400, "bad_path",
+				     "a file or folder name is at most %d bytes", MAX_NAME_BYTES);
 			return false;
 		}
 		if (!s[len])

@@ -48,13 +48,13 @@ static void judge_cell(const struct sess_call *c, struct sess_cell *cell)
 		return;
 	}
 	struct compare_options lines;
-	compare_opts_init(&lines, CMP_LINES);
+	compare_options_init(&lines, CMP_LINES);
 	struct compare_feedback fb;
 	memset(&fb, 0, sizeof fb);
 	const char *expected = c->exec.expected;
 	enum compare_outcome oc =
 	    compare_outputs(c->exec.has_compare ? &c->exec.cmp : &lines, expected, strlen(expected),
-			cell->out.buf ? cell->out.buf : "", cell->out.len, &fb);
+			    cell->out.buf ? cell->out.buf : "", cell->out.len, &fb);
 	cell->verdict = oc == CMP_MATCH	   ? SUB_ACCEPTED
 			: oc == CMP_DIFFER ? SUB_WRONG_ANSWER
 					   : SUB_INTERNAL_ERROR;
