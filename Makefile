@@ -20,7 +20,7 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpq -lmicrohtt
 CPPFLAGS += -I. -I/usr/include/postgresql $(PKG_CFLAGS)
 # libpq, libmicrohttpd, libcurl and libarchive are loaded on first use, not linked (common/dynlib.h):
 # they and their ~30 dependencies cost ~4.5 ms at every start of a one-shot `judge run`
-LIBS := $(filter-out -lpq -lmicrohttpd -lcurl -larchive,$(PKG_LIBS)) -lm
+LIBS := $(filter-out -lpq -lmicrohttpd -lcurl -larchive,$(PKG_LIBS)) -lz -lm
 
 # the folder tells the layer (docs/ARCHITECTURE.md): common/ < store/, runner/ < grading/ < service/ < api/, cli/
 SRCS := $(sort $(wildcard common/*.c runner/*.c runner/*/*.c judge/*/*.c judge/*/*/*.c))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/config.h"
+#include "common/strbuf.h"
 #include "judge/grading/evalset.h"
 #include "judge/grading/evformat.h"
 #include "judge/grading/evrun.h"
@@ -351,4 +352,132 @@ Test(evrun, request_form)
 		cr_assert_eq(e.http_status, 422);
 		cr_assert(strstr(e.message, bad[i].says), "%s: %s", bad[i].body, e.message);
 	}
+}
+
+/* ---- LiveCodeBench ---- */
+
+Test(evformat, lcb_unpickle_str)
+{
+	/* pickle.dumps("héllo", protocol=p) for p 2 (3 the same but for its byte), 4, 5 */
+	static const unsigned char p2[] =
+	    "\x80\x02\x58\x06\x00\x00\x00\x68\xc3\xa9\x6c\x6c\x6f\x71\x00\x2e";
+	static const unsigned char p4[] =
+	    "\x80\x04\x95\x0a\x00\x00\x00\x00\x00\x00\x00\x8c\x06\x68\xc3\xa9\x6c\x6c\x6f\x94\x2e";
+	static const unsigned char p5[] =
+	    "\x80\x05\x95\x0a\x00\x00\x00\x00\x00\x00\x00\x8c\x06\x68\xc3\xa9\x6c\x6c\x6f\x94\x2e";
+	const unsigned char *v[] = {p2, p4, p5};
+	size_t n[] = {sizeof p2 - 1, sizeof p4 - 1, sizeof p5 - 1};
+	for (int i = 0; i < 3; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		cr_assert_eq(evfmt_lcb_unpickle_str(v[i], n[i], &sb), 0, "pickle %d", i);
+		cr_assert_str_eq(sb.buf, "h\xc3\xa9llo");
+		strbuf_release(&sb);
+	}
+	/* an int (5), a str cut short, trailing bytes: not ours */
+	struct strbuf sb = STRBUF_INIT;
+	cr_assert_eq(evfmt_lcb_unpickle_str((const unsigned char *)"\x80\x04\x4b\x05\x2e", 5, &sb),
+		     -1);
+	cr_assert_eq(evfmt_lcb_unpickle_str(p4, n[1] - 4, &sb), -1);
+	cr_assert_eq(evfmt_lcb_unpickle_str(p2, n[0] - 1, &sb), -1);
+	strbuf_release(&sb);
+}
+
+/* base64(zlib(pickle(json.dumps([{"input": "2\n", "output": "4\n", "testtype": "stdin"}])))) */
+#define LCB_PACKED                                                                                 \
+	"eJxrYJlqwwABPRbR1UqZeQWlJUpWCkpGMXlKOgpK+aUlUAETiEBJanFJSWVBKkiouCQlM0+pNnaKHgCVcRRJ"
+
+Test(evformat, lcb_tests)
+{
+	cJSON *t = NULL;
+	char err[200] = "";
+	cr_assert_eq(evfmt_lcb_tests(LCB_PACKED, &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(cJSON_GetArraySize(t), 1);
+	cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(t, 0), "output")->valuestring,
+			 "4\n");
+	cJSON_Delete(t);
+	cr_assert_eq(
+	    evfmt_lcb_tests("[{\"input\": \"1\", \"output\": \"2\"}]", &t, err, sizeof err), 0);
+	cJSON_Delete(t);
+	cr_assert_eq(evfmt_lcb_tests("not base64 at all!", &t, err, sizeof err), -1);
+	cr_assert(strstr(err, "neither JSON nor"), "%s", err);
+	cr_assert_null(t);
+	cr_assert_eq(evfmt_lcb_timeout_s(0), 6, "the runner's default");
+	cr_assert_eq(evfmt_lcb_timeout_s(2500), 3, "whole seconds, rounded up");
+}
+
+Test(evformat, livecodebench)
+{
+	struct evalset s;
+	load(&s, NULL,
+	     "[{\"question_id\":\"abc1_a\",\"platform\":\"atcoder\",\"metadata\":\"{}\","
+	     "\"public_test_cases\":\"[{\\\"input\\\": \\\"1\\\\n\\\", \\\"output\\\": "
+	     "\\\"2\\\\n\\\", "
+	     "\\\"testtype\\\": \\\"stdin\\\"}]\",\"private_test_cases\":\"" LCB_PACKED "\"},"
+	     "{\"question_id\":\"3000\",\"platform\":\"leetcode\","
+	     "\"metadata\":\"{\\\"func_name\\\": \\\"twoSum\\\"}\","
+	     "\"public_test_cases\":\"[]\",\"private_test_cases\":\"[]\"}]");
+	cr_assert_str_eq(s.fmt->name, "livecodebench");
+	struct evalset_items it =
+	    expand(&s, "{\"question_id\":\"abc1_a\",\"code_list\":[\"print(2)\",\"print(4)\"]}");
+	cr_assert_eq(it.n, 2, "one item per code");
+	cr_assert_eq(it.v[1].completion, 1);
+	cr_assert_str_eq(it.v[0].req.eval->rule, "lcb");
+	cr_assert_str_eq(it.v[0].req.language, "python");
+	cJSON *doc = cJSON_Parse(it.v[1].req.source);
+	cr_assert_str_eq(cJSON_GetObjectItem(doc, "code")->valuestring, "print(4)");
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(doc, "fn_name")), "stdin tests");
+	/* public first, then the private ones unpacked */
+	cr_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "inputs"), 0)->valuestring,
+			 "1\n");
+	cr_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "outputs"), 1)->valuestring,
+			 "4\n");
+	cr_assert_eq(cJSON_GetObjectItem(doc, "timeout")->valueint, 6);
+	/* the runner's global deadline: (6 + 1) x 2 tests + 5 s */
+	cr_assert_eq(it.v[0].req.limits.wall_ms, 19000);
+	cJSON_Delete(doc);
+	evalset_items_release(&it);
+	it = expand(&s, "{\"question_id\":\"3000\",\"code_list\":[\"class Solution: pass\"]}");
+	doc = cJSON_Parse(it.v[0].req.source);
+	cr_assert_str_eq(cJSON_GetObjectItem(doc, "fn_name")->valuestring, "twoSum");
+	cJSON_Delete(doc);
+	evalset_items_release(&it);
+	it = expand(&s, "{\"question_id\":\"nope\",\"code_list\":[\"x\"]}");
+	cr_assert_str_eq(it.v[0].error, "question_id not in the problems file");
+	evalset_items_release(&it);
+	evalset_release(&s);
+	/* a problem whose tests cannot be read is refused with why */
+	evalset_init(&s);
+	char err[300] = "";
+	cJSON *p = cJSON_Parse("[{\"question_id\":\"x\",\"public_test_cases\":\"[]\","
+			       "\"private_test_cases\":\"@@@\",\"metadata\":\"{}\"}]");
+	cr_assert_eq(evalset_load(&s, "languages", NULL, p, NULL, NULL, 0, err, sizeof err), -1);
+	cr_assert(strstr(err, "private_test_cases"), "%s", err);
+	cJSON_Delete(p);
+	evalset_release(&s);
+}
+
+Test(evrun, lcb_verdicts)
+{
+	struct {
+		const char *end;
+		enum run_status run;
+		enum sub_status want;
+	} cases[] = {
+	    {"{\"end\":true,\"lcb\":{\"results\":[true,true]}}", RUN_OK, SUB_ACCEPTED},
+	    {"{\"end\":false,\"lcb\":{\"results\":[true,false]}}", RUN_OK, SUB_WRONG_ANSWER},
+	    {"{\"end\":false,\"lcb\":{\"results\":[-2]}}", RUN_OK, SUB_WRONG_ANSWER},
+	    {"{\"end\":false,\"lcb\":{\"results\":[true,-3]}}", RUN_OK, SUB_TIMEOUT},
+	    {"{\"end\":false,\"lcb\":{\"results\":[-4]}}", RUN_OK, SUB_RUNTIME_ERROR},
+	    /* no record: the worker died (sys.exit) or the global deadline passed */
+	    {NULL, RUN_OK, SUB_WRONG_ANSWER},
+	    {NULL, RUN_TIMEOUT, SUB_TIMEOUT},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cJSON *e = cases[i].end ? cJSON_Parse(cases[i].end) : NULL;
+		cr_assert_eq(evrun_lcb_verdict(e, cases[i].run), cases[i].want, "case %zu", i);
+		cJSON_Delete(e);
+	}
+	enum evrun_rule r;
+	cr_assert_eq(evrun_rule_parse("lcb", &r), 0);
+	cr_assert_eq(r, EVRUN_LCB);
 }

@@ -507,7 +507,8 @@ Test(lang, shipped_roles)
 	cr_assert_str_eq(py->problem_language, "python3");
 	/* DOMjudge's shell submissions (languages/problem/languages.ini [bash]) */
 	cr_assert_str_eq(lang_find(&reg, "bash")->problem_language, "bash");
-	cr_assert_null(lang_by_problem_language(&reg, "java"), "a language of the format none of ours runs");
+	cr_assert_null(lang_by_problem_language(&reg, "java"),
+		       "a language of the format none of ours runs");
 	const struct lang_problem *p2 = lang_problem_find(&reg, "python2");
 	cr_assert(lang_problem_shebang(p2, "#!/usr/bin/env python2"));
 	cr_assert_not(lang_problem_shebang(p2, "#!/usr/bin/env python3"));

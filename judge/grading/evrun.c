@@ -25,6 +25,7 @@ static const char *const rule_names[] = {
     [EVRUN_EXIT_ZERO] = "exit_zero",
     [EVRUN_SILENT] = "silent",
     [EVRUN_EXEC] = "exec",
+    [EVRUN_LCB] = "lcb",
 };
 
 int evrun_rule_parse(const char *s, enum evrun_rule *out)
@@ -82,6 +83,23 @@ enum sub_status evrun_verdict(enum evrun_rule rule, const struct run_result *rr,
 	return SUB_ACCEPTED;
 }
 
+enum sub_status evrun_lcb_verdict(const cJSON *end, enum run_status run)
+{
+	if (!end)
+		return run == RUN_OK ? SUB_WRONG_ANSWER : grade_run_verdict(run);
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(end, "end")))
+		return SUB_ACCEPTED;
+	const cJSON *results = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(end, "lcb"), "results");
+	const cJSON *last = NULL, *r;
+	cJSON_ArrayForEach(r, results) last = r;
+	if (cJSON_IsNumber(last) && last->valuedouble == -3)
+		return SUB_TIMEOUT;
+	if (cJSON_IsNumber(last) && last->valuedouble == -4)
+		return SUB_RUNTIME_ERROR;
+	return SUB_WRONG_ANSWER;
+}
+
 /* A fresh nonce: 24 hex digits the program never sees in its source. */
 static int make_nonce(char *out, size_t outlen)
 {
@@ -104,8 +122,10 @@ static int run_program(const struct grade_env *env, struct grade_plan *plan,
 	struct sandbox *sb = NULL;
 	struct strbuf harness = STRBUF_INIT, path = STRBUF_INIT, in = STRBUF_INIT;
 	int ret = -1, rc;
-	if (rule == EVRUN_EXEC) {
-		strbuf_addf(&path, "%s/harness/exec.py", env->cfg->languages_dir);
+	bool harnessed = rule == EVRUN_EXEC || rule == EVRUN_LCB;
+	if (harnessed) {
+		strbuf_addf(&path, "%s/harness/%s.py", env->cfg->languages_dir,
+			    rule == EVRUN_LCB ? "lcb" : "exec");
 		if ((rc = strbuf_read_file(&harness, path.buf, HARNESS_MAX)) < 0) {
 			snprintf(err, errlen, "cannot read harness '%s': %s", path.buf,
 				 strerror(-rc));
@@ -117,7 +137,7 @@ static int run_program(const struct grade_env *env, struct grade_plan *plan,
 			 errlen) < 0)
 		goto out;
 	sandbox_set_reuse_key(sb, env->reuse_key);
-	if (rule == EVRUN_EXEC) {
+	if (harnessed) {
 		rc =
 		    sandbox_write_file(sb, plan->lang->source_file, harness.buf, harness.len, 0644);
 		if (rc == 0)
@@ -133,7 +153,7 @@ static int run_program(const struct grade_env *env, struct grade_plan *plan,
 	}
 	/* the exec harness compiles the program itself; a language that tells a
 	 * compile error from its run needs no step: a syntax error fails the run */
-	bool step = rule != EVRUN_EXEC && plan->lang->compile_argv &&
+	bool step = !harnessed && plan->lang->compile_argv &&
 		    !(plan->lang->compile_in_run && !req->ncompiler_options);
 	if (step && req->ncompiler_options) {
 		const char *none[] = {NULL};
@@ -177,7 +197,18 @@ static void fold(const struct lang *l, const struct grade_request *req, enum evr
 	res->run.time_ms = rr->cpu_ms;
 	res->run.wall_ms = rr->wall_ms;
 	res->run.memory_kb = rr->memory_kb;
-	if (rule == EVRUN_EXEC) {
+	if (rule == EVRUN_LCB) {
+		struct funcgrade_records recs;
+		funcgrade_records_parse(&recs, rr->out.buf, rr->out.len, nonce, 0);
+		funcgrade_fold_test_code(&recs, rr->status, res);
+		res->status = evrun_lcb_verdict(recs.end, rr->status);
+		const cJSON *lcb = cJSON_GetObjectItemCaseSensitive(recs.end, "lcb");
+		char *text = lcb ? cJSON_PrintUnformatted(lcb) : NULL;
+		if (text)
+			strbuf_addstr(&res->out, text);
+		free(text);
+		funcgrade_records_release(&recs);
+	} else if (rule == EVRUN_EXEC) {
 		struct funcgrade_records recs;
 		funcgrade_records_parse(&recs, rr->out.buf, rr->out.len, nonce, 0);
 		funcgrade_fold_test_code(&recs, rr->status, res);

@@ -11,7 +11,7 @@ with task ids) and the throughput of both sides in the same run.
     agree.py SET --data DIR --work DIR [--judge bin/judge] [--sandbox native]
              [--jobs 2] [--only canonical|wrong] [--langs cpp,js]
 
-SET: humaneval-x, mbpp, multipl-e. DIR holds the data fetched as
+SET: humaneval-x, mbpp, multipl-e, livecodebench. DIR holds the data fetched as
 docs/evaluations.md says (nothing here downloads). The reference runs with
 Debian's python3 (/usr/bin/python3) and the apt packages named there.
 """
@@ -306,6 +306,93 @@ def multiple(ctx):
     return rows_out
 
 
+# ---- LiveCodeBench (LiveCodeBench/LiveCodeBench, code generation) ----
+
+# The runner's own codegen_metrics on the samples; the benchmark rows turned
+# into its evaluation samples as code_generation.py does (that module imports
+# HF datasets, so the few lines are here): public then private tests, the
+# private ones JSON or base64+zlib+pickle, fn_name from metadata's func_name.
+LCB_REF = r"""
+import base64, json, pickle, sys, zlib
+from lcb_runner.evaluation.compute_code_generation_metrics import codegen_metrics
+probs = sorted((json.loads(l) for l in open(sys.argv[1]) if l.strip()), key=lambda p: p["question_id"])
+samples = {s["question_id"]: s["code_list"] for s in json.load(open(sys.argv[2]))}
+probs = [p for p in probs if p["question_id"] in samples]
+def tests(t):
+    try:
+        return json.loads(t)
+    except Exception:
+        return json.loads(pickle.loads(zlib.decompress(base64.b64decode(t.encode("utf-8")))))
+evs = []
+for p in probs:
+    ts = tests(p["public_test_cases"]) + tests(p["private_test_cases"])
+    evs.append({"input_output": json.dumps({"inputs": [t["input"] for t in ts],
+                "outputs": [t["output"] for t in ts],
+                "fn_name": json.loads(p["metadata"]).get("func_name", None)})})
+# codegen_metrics wants as many generations for every problem: one call each
+with open(sys.argv[3], "w") as f:
+    for p, ev in zip(probs, evs):
+        metrics, results, meta = codegen_metrics([ev], [samples[p["question_id"]]], k_list=[1],
+                                                 num_process_evaluate=int(sys.argv[5]),
+                                                 timeout=int(sys.argv[4]))
+        for j, r in enumerate(results[0]):
+            f.write(json.dumps({"task_id": p["question_id"], "completion_id": j,
+                                "passed": bool(all(x is True or (not isinstance(x, bool) and x > 0) for x in r)) and len(r) > 0,
+                                "result": meta[0][j][:200], "tests": r}) + "\n")
+"""
+
+
+def lcb_wrong(code):
+    """Deliberately wrong versions of a passing code, each (kind, text)."""
+    return [("prints more", code + "\nprint(0)\n"), ("exits first", "exit()\n" + code),
+            ("syntax error", code + "\n)\n")]
+
+
+def livecodebench(ctx):
+    probs_path = ctx.a.lcb_problems or os.path.join(ctx.repo, "tests/evalsets/livecodebench/problems.jsonl")
+    smp_path = ctx.a.lcb_samples or os.path.join(ctx.repo, "tests/evalsets/livecodebench/samples.json")
+    ref_root = os.path.join(ctx.data, "livecodebench")
+    d = os.path.join(ctx.work, "livecodebench")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    samples, kinds = [], {}
+    for s in json.load(open(smp_path)):
+        codes = list(s["code_list"])
+        if ctx.a.only in ("all", "wrong") and codes:
+            codes += [c for _, c in lcb_wrong(codes[0])]
+        if ctx.a.only == "wrong":
+            codes = codes[len(s["code_list"]):]
+        samples.append({"question_id": s["question_id"], "code_list": codes})
+        for j in range(len(codes)):
+            kinds[(s["question_id"], j)] = "code %d" % j
+    with open(os.path.join(d, "samples.json"), "w") as f:
+        json.dump(samples, f)
+    drv = os.path.join(d, "ref_lcb.py")
+    with open(drv, "w") as f:
+        f.write(LCB_REF)
+    t = str(int(ctx.a.timeout))
+    env = dict(os.environ, PYTHONPATH=ref_root)
+    rc, tref = run([REF_PY, drv, probs_path, os.path.join(d, "samples.json"), os.path.join(d, "ref.jsonl"),
+                    t, str(ctx.a.jobs)], cwd=d, env=env, log=os.path.join(d, "ref.log"))
+    rc2, tj = ctx.judge_eval(["--problems", probs_path, "--samples", os.path.join(d, "samples.json"),
+                              "--timeout", t], os.path.join(d, "judge.log"))
+    if rc or rc2:
+        sys.exit("livecodebench: a run failed (rc %d, %d): see %s" % (rc, rc2, d))
+    ref_r = {(r["task_id"], r["completion_id"]): r for r in read_jsonl(os.path.join(d, "ref.jsonl"))}
+    j_r = {}
+    for e in json.load(open(os.path.join(d, "samples_codegeneration_output_eval_all.json"))):
+        for j, g in enumerate(e["graded_list"]):
+            j_r[(e["question_id"], j)] = {"passed": g, "result": e["metadata"][j][:200]}
+    # the per-test result lists too ([True, -2], [-4], ...), as _eval.json holds them
+    m = json.load(open(os.path.join(d, "samples_codegeneration_output_eval.json")))
+    qids = sorted({q for q, _ in kinds})
+    same = sum(1 for (q, j), r in ref_r.items()
+               if m[1].get(str(qids.index(q)), [])[j:j + 1] == [r["tests"]])
+    print("livecodebench: per-test results identical for %d of %d samples" % (same, len(ref_r)),
+          file=sys.stderr)
+    return [compare("LiveCodeBench", "python", kinds, ref_r, j_r, tref, tj)]
+
+
 # ---- comparison ----
 
 def compare(set_name, lang, kinds, ref_r, j_r, tref, tj):
@@ -325,7 +412,7 @@ def compare(set_name, lang, kinds, ref_r, j_r, tref, tj):
             "ref_rate": n / tref, "judge_rate": n / tj}
 
 
-SETS = {"humaneval-x": humanevalx, "mbpp": mbpp, "multipl-e": multiple}
+SETS = {"humaneval-x": humanevalx, "mbpp": mbpp, "multipl-e": multiple, "livecodebench": livecodebench}
 
 
 def main():
@@ -345,6 +432,8 @@ def main():
                     help="HumanEval-X: the first wrong body on every Nth problem only")
     ap.add_argument("--mbpp-files", type=lambda s: s.split(","), default=None)
     ap.add_argument("--mpe-dir", help="MultiPL-E completion files, a folder per language")
+    ap.add_argument("--lcb-problems", help="LiveCodeBench: a problems .jsonl (default: our fixtures)")
+    ap.add_argument("--lcb-samples", help="LiveCodeBench: custom_evaluator samples .json (default: ours)")
     ap.add_argument("--json", help="also write the rows as JSON here")
     a = ap.parse_args()
     rows = SETS[a.set](Ctx(a))

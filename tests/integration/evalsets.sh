@@ -6,7 +6,9 @@
 # CodeGeeX's own harness when they were written), the harness's results file
 # and printout; MultiPL-E (completion files, the statuses of its evaluator,
 # .results.json per problem, pass_k.py's CSV); MBPP (mbpp.jsonl and
-# sanitized-mbpp.json); the API with the same files; input errors.
+# sanitized-mbpp.json); LiveCodeBench (stdin and call-based tests, private
+# tests base64+zlib+pickle, its per-test results and three files); the API
+# with the same files; input errors.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh # its EXIT trap removes SVC_TMP
@@ -138,6 +140,40 @@ for v in "mbpp.jsonl samples.jsonl" "sanitized-mbpp.json samples-sanitized.jsonl
 	expect_json "mbpp $1: pass@1 JSON" "$(cat "$TMP/mbpp.out")" "(.[\"1\"] - $want | fabs) < 1e-12"
 done
 
+# ---- LiveCodeBench: code_list per problem, the runner's verdict per code ----
+L=$F/livecodebench
+cp "$L/samples.json" "$TMP/lcb.json"
+# --timeout 2: the runner's per-test alarm (default 6), kept short for the endless codes
+out=$("$JUDGE" eval --sandbox "$SB" -j 2 --timeout 2 --problems "$L/problems.jsonl" \
+	--samples "$TMP/lcb.json" 2>"$TMP/lcb.err")
+A=$TMP/lcb_codegeneration_output_eval_all.json
+E=$TMP/lcb_codegeneration_output_eval.json
+if [ -f "$A" ] && [ -f "$E" ] && [ -f "$TMP/lcb_codegeneration_output.json" ]; then
+	expect_json "livecodebench: every code as the runner decides (expected.json)" "$(cat "$A")" \
+		"(map({key: .question_id, value: .graded_list}) | from_entries) == $(jq -c . "$L/expected.json")"
+	expect_json "livecodebench: _eval_all.json rows sorted by question_id, with pass@1 and metadata" "$(cat "$A")" \
+		'(map(.question_id) == (map(.question_id) | sort)) and all(.[]; (.["pass@1"] | type) == "number"
+		 and (.metadata | length) == (.code_list | length) and (.output_list == .code_list))'
+	# per test (problems by question_id: 3000, 3001, abc001_a, abc002_b): the
+	# first failing test ends the list; -3 timeout, -4 error,
+	# sys.exit in call-based code: the runner's dead-worker record
+	expect_json "livecodebench: _eval.json [metrics, results, metadata] per test" "$(cat "$E")" \
+		'length == 3 and (.[0] | has("pass@1") and has("detail")) and
+		 .[1]["2"][9] == [-3] and .[1]["2"][7] == [-4] and .[1]["2"][0] == [true, true, true] and
+		 .[1]["2"][4] == [-2] and .[1]["0"][5] == [-2] and .[1]["1"][3] == [-3] and
+		 (.[2][0][5] | fromjson | .error_code) == -5 and
+		 (.[2][2][3] | fromjson | .error_message) == "Wrong answer at output_line_idx=0: 7 != 6"'
+	want=$(jq '[.[] | (map(select(.)) | length) / length] | add / length' "$L/expected.json")
+	[ -n "$out" ] && jq -en "($out - $want) | fabs < 1e-12" >/dev/null &&
+		pass "livecodebench: pass@1 printed bare ($out)" || fail "livecodebench: printout" "$out"
+else
+	fail "livecodebench: the three results files" "$(tail -3 "$TMP/lcb.err")"
+fi
+jq -c '.private_test_cases = "not base64!"' <(head -1 "$L/problems.jsonl") >"$TMP/lcb_bad.jsonl"
+"$JUDGE" eval --problems "$TMP/lcb_bad.jsonl" --samples "$TMP/lcb.json" >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "private_test_cases: test cases are neither JSON nor" "$TMP/err" &&
+	pass "livecodebench: unreadable private tests: told" || fail "lcb bad private tests" "$(cat "$TMP/err")"
+
 # ---- errors ----
 "$JUDGE" eval --format nope --samples "$TMP/odd.jsonl" >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "unknown --format" "$TMP/err" && pass "usage: unknown --format" ||
@@ -173,6 +209,13 @@ eid=$(jq -r .id <<<"$LAST")
 wait_done "/v1/evaluations/$eid"
 expect_json "GET multipl-e: the evaluator's verdicts" "$LAST" \
 	'.status == "done" and ([.samples[] | .passed] == ([true, false, false, false, true, true] | . + .))'
+body=$(jq -nc --slurpfile p "$F/livecodebench/problems.jsonl" --slurpfile s "$F/livecodebench/samples.json" \
+	'{problems: $p, samples: ($s[0] | map(select(.question_id == "3000"))), timeout: 2}')
+expect "POST livecodebench: one sample per code" 201 '.total == 6' POST /v1/evaluations "$body"
+eid=$(jq -r .id <<<"$LAST")
+wait_done "/v1/evaluations/$eid"
+expect_json "GET livecodebench: the runner's verdicts" "$LAST" \
+	"(.status == \"done\") and ([.samples[] | .passed] == $(jq -c '.["3000"]' "$F/livecodebench/expected.json"))"
 bad "an unknown format" 422 invalid_field POST /v1/evaluations '{"format": "nope", "samples": [{}]}'
 bad "problems in no known format" 422 invalid_field POST /v1/evaluations \
 	'{"problems": [{"task_id": "x"}], "samples": [{"task_id": "x"}]}'
