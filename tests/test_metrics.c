@@ -113,25 +113,55 @@ Test(metrics, histograms_are_cumulative)
 Test(metrics, route_labels)
 {
 	const char *const *n = route_names();
-	static const char *const want[R_COUNT] = {"execute",	       "execute_with_expected",
-						  "submissions",       "submissions_batch",
-						  "submission",	       "submission_events",
-						  "languages",	       "problems",
-						  "problem",	       "health",
-						  "metrics",	       "mcp",
-						  "piston_runtimes",   "piston_execute",
-						  "judge0_submit",     "judge0_batch",
-						  "judge0_submission", "judge0_languages",
-						  "judge0_language",   "judge0_statuses",
-						  "judge0_about",      "judge0_config_info",
-						  "openapi",	       "docs",
-						  "evaluations",       "evaluation",
-						  "evaluation_events", "sessions",
-						  "session",	       "session_execute",
-						  "session_install",   "session_files",
-						  "session_file",      "web",
-						  "admin_stats",       "admin_keys",
-						  "admin_key",	       "other"};
+	static const char *const want[R_COUNT] = {"execute",
+						  "execute_with_expected",
+						  "submissions",
+						  "submissions_batch",
+						  "submission",
+						  "submission_events",
+						  "languages",
+						  "problems",
+						  "problem",
+						  "health",
+						  "metrics",
+						  "mcp",
+						  "piston_runtimes",
+						  "piston_execute",
+						  "judge0_submit",
+						  "judge0_batch",
+						  "judge0_submission",
+						  "judge0_languages",
+						  "judge0_language",
+						  "judge0_statuses",
+						  "judge0_about",
+						  "judge0_config_info",
+						  "openapi",
+						  "docs",
+						  "evaluations",
+						  "evaluation",
+						  "evaluation_events",
+						  "sessions",
+						  "session",
+						  "session_execute",
+						  "session_install",
+						  "session_files",
+						  "session_file",
+						  "session_contexts",
+						  "session_context",
+						  "session_context_restart",
+						  "session_processes",
+						  "session_process",
+						  "session_process_stdin",
+						  "session_process_signal",
+						  "session_process_events",
+						  "web",
+						  "admin_stats",
+						  "admin_keys",
+						  "admin_key",
+						  "e2b_api",
+						  "e2b_envd",
+						  "e2b_code",
+						  "other"};
 	for (int i = 0; i < R_COUNT; i++)
 		cr_assert_str_eq(n[i], want[i]);
 	const char *arg;
@@ -163,6 +193,13 @@ Test(metrics, route_labels)
 	cr_assert(route_method_ok(R_MCP, "POST"));
 	cr_assert_not(route_method_ok(R_MCP, "GET"));
 	cr_assert(route_method_ok(R_LANGUAGES, "HEAD"));
+	/* E2B's control plane: arg is what follows the prefix */
+	cr_assert_eq(route_of("/v2/sandboxes", &arg), R_E2B_API);
+	cr_assert_str_eq(arg, "");
+	cr_assert_eq(route_of("/sandboxes/abc/timeout", &arg), R_E2B_API);
+	cr_assert_str_eq(arg, "/abc/timeout");
+	cr_assert_eq(route_of("/sandboxesx", &arg), R_OTHER);
+	cr_assert(route_method_ok(R_E2B_API, "DELETE") && route_method_ok(R_E2B_CODE, "POST"));
 	/* Judge0's paths */
 	cr_assert_eq(route_of("/submissions", &arg), R_J0_SUBMIT);
 	cr_assert_eq(route_of("/submissions/batch", &arg), R_J0_BATCH);
