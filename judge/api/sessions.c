@@ -734,6 +734,14 @@ void sessions_call(struct http_request *r, struct api *a, const char *id, enum s
 		json_call(r, a, sid, kind, in);
 }
 
+void sessions_file(struct http_request *r, struct api *a, const char *id, const char *path,
+		   enum scall_kind kind, const void *body, size_t len)
+{
+	char sid[37];
+	if (id_of(r, id, sid) == 0)
+		file_call(r, a, sid, path, kind, body, len, false);
+}
+
 void sessions_context(struct http_request *r, struct api *a, const char *id, const char *ctx,
 		      enum scall_kind kind)
 {

@@ -53,6 +53,10 @@ void sessions_get(struct http_request *r, struct api *a, const char *id);
 void sessions_list(struct http_request *r, struct api *a);
 void sessions_call(struct http_request *r, struct api *a, const char *id, enum scall_kind kind,
 		   const cJSON *in);
+/* A file call of kind (file_get, file_put with body, file_list, file_delete)
+ * on path, relative to the session folder, of session id. */
+void sessions_file(struct http_request *r, struct api *a, const char *id, const char *path,
+		   enum scall_kind kind, const void *body, size_t len);
 /* A call on context ctx of session id: context_restart or context_remove. */
 void sessions_context(struct http_request *r, struct api *a, const char *id, const char *ctx,
 		      enum scall_kind kind);

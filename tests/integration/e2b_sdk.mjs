@@ -120,6 +120,38 @@ await step('contexts', async () => {
 	check('a js context: 42', js.language === 'javascript' && ex.text === '42',
 		JSON.stringify([js, ex.toJSON()]));
 });
+await step('files', async () => {
+	const w = await s.files.write('/home/user/hello.txt', 'hello world');
+	check('files.write: the written file', w.path === '/home/user/hello.txt' &&
+		w.name === 'hello.txt' && w.type === 'file', JSON.stringify(w));
+	check('files.read: its text', (await s.files.read('/home/user/hello.txt')) === 'hello world');
+	const bytes = await s.files.read('hello.txt', { format: 'bytes' });
+	check('files.read bytes, a relative path', bytes instanceof Uint8Array &&
+		Buffer.from(bytes).toString() === 'hello world', String(bytes));
+	const r = await s.files.write('rel/dir/a.txt', 'A');
+	check('files.write relative, folders made', r.path === '/home/user/rel/dir/a.txt' &&
+		(await s.files.read('rel/dir/a.txt')) === 'A', JSON.stringify(r));
+	await s.files.write('/home/user/empty.txt', '');
+	check('files.read of an empty file', (await s.files.read('/home/user/empty.txt')) === '');
+	const ex = await s.runCode("open('hello.txt').read()");
+	check('code sees the file', ex.text === 'hello world', JSON.stringify(ex.toJSON()));
+	let err;
+	try {
+		await s.files.read('/home/user/nope.txt');
+	} catch (e) {
+		err = e;
+	}
+	check('files.read of a missing file: FileNotFoundError', err?.name === 'FileNotFoundError',
+		`${err?.name}: ${err?.message}`);
+	err = undefined;
+	try {
+		await s.files.read('/etc/passwd');
+	} catch (e) {
+		err = e;
+	}
+	check('files.read outside /home/user: refused', err instanceof SandboxError,
+		`${err?.name}: ${err?.message}`);
+});
 await step('connect', async () => {
 	const s2 = await Sandbox.connect(id);
 	const ex = await s2.runCode('x + 41');
