@@ -7,6 +7,9 @@
  * traceback), end_of_execution (../shared/E2B-PROTOCOL.md §4.1). The lines
  * come at the cell's end, not as it prints. A sandbox that is not running is
  * a 502, as E2B's edge answers; an unknown context a 404.
+ * /contexts (create, list, remove, restart) are the session's context calls;
+ * a language is named by its e2b_names (in its languages ini file), a cwd is
+ * /home/user (the session folder) or under it.
  */
 #pragma once
 
