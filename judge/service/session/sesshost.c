@@ -117,8 +117,7 @@ static void finish_error(struct sesshost *h, int64_t call_id, enum scall_kind k,
 static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
 {
 	return sessopen_open(h->cfg, &h->common, h->backend, s->env.lang, &s->env.limits, &h->inst,
-			     s->slot,
-			     &s->env.sb, &s->env.s, err, errlen);
+			     s->slot, &s->env.sb, &s->env.s, err, errlen);
 }
 
 static void session_free(struct sesshost *h, struct hsess *s)
@@ -254,7 +253,7 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 	const char *why = NULL;
 	if (!s->env.lang || !s->env.lang->session_argv)
 		why = "the worker lacks the language";
-	else if ((s->slot = slot_take(h->cfg->box_root, SLOT_SESSION, &s->slot_fd)) < 0)
+	else if ((s->slot = slots_take(h->cfg->box_root, SLOT_SESSION, &s->slot_fd)) < 0)
 		why = "no sandbox slot is free";
 	if (s->env.lang)
 		sessrun_env_init(&s->env);
