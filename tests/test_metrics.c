@@ -158,6 +158,9 @@ Test(metrics, route_labels)
 						  "admin_stats",
 						  "admin_keys",
 						  "admin_key",
+						  "e2b_api",
+						  "e2b_envd",
+						  "e2b_code",
 						  "other"};
 	for (int i = 0; i < R_COUNT; i++)
 		cr_assert_str_eq(n[i], want[i]);
@@ -190,6 +193,13 @@ Test(metrics, route_labels)
 	cr_assert(route_method_ok(R_MCP, "POST"));
 	cr_assert_not(route_method_ok(R_MCP, "GET"));
 	cr_assert(route_method_ok(R_LANGUAGES, "HEAD"));
+	/* E2B's control plane: arg is what follows the prefix */
+	cr_assert_eq(route_of("/v2/sandboxes", &arg), R_E2B_API);
+	cr_assert_str_eq(arg, "");
+	cr_assert_eq(route_of("/sandboxes/abc/timeout", &arg), R_E2B_API);
+	cr_assert_str_eq(arg, "/abc/timeout");
+	cr_assert_eq(route_of("/sandboxesx", &arg), R_OTHER);
+	cr_assert(route_method_ok(R_E2B_API, "DELETE") && route_method_ok(R_E2B_CODE, "POST"));
 	/* Judge0's paths */
 	cr_assert_eq(route_of("/submissions", &arg), R_J0_SUBMIT);
 	cr_assert_eq(route_of("/submissions/batch", &arg), R_J0_BATCH);

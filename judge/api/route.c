@@ -50,6 +50,9 @@ static const char *const names[R_COUNT] = {"execute",
 					   "admin_stats",
 					   "admin_keys",
 					   "admin_key",
+					   "e2b_api",
+					   "e2b_envd",
+					   "e2b_code",
 					   "other"};
 
 const char *const *route_names(void)
@@ -223,6 +226,14 @@ enum route route_of(const char *url, const char **arg)
 		*arg = url + nak;
 		return R_ADMIN_KEY;
 	}
+	static const char *const e2b[] = {"/sandboxes", "/v2/sandboxes"};
+	for (size_t i = 0; i < sizeof e2b / sizeof e2b[0]; i++) {
+		size_t n = strlen(e2b[i]);
+		if (!strncmp(url, e2b[i], n) && (!url[n] || url[n] == '/')) {
+			*arg = url + n;
+			return R_E2B_API;
+		}
+	}
 	return session_route(url, arg);
 }
 
@@ -258,6 +269,10 @@ const char *route_allow(enum route rt)
 		return "POST, DELETE";
 	case R_ADMIN_KEY:
 		return "DELETE";
+	case R_E2B_API:
+	case R_E2B_ENVD:
+	case R_E2B_CODE:
+		return "GET, HEAD, POST, PUT, DELETE";
 	case R_PROBLEMS:
 		return "GET, HEAD, POST";
 	case R_PROBLEM:

@@ -57,6 +57,12 @@ enum route {
 	R_ADMIN_STATS, /* GET /v1/admin/stats */
 	R_ADMIN_KEYS,  /* GET (list), POST (create) /v1/admin/keys */
 	R_ADMIN_KEY,   /* DELETE /v1/admin/keys/{id} (revoke) */
+	/* the E2B front (e2b_control.h): arg points after "/sandboxes" or
+	 * "/v2/sandboxes" ("" or "/{id}[/...]"); the sandbox's own traffic is
+	 * routed by its E2b-Sandbox-Port header (api.c), not by path */
+	R_E2B_API,  /* /sandboxes[/...], /v2/sandboxes[/...] */
+	R_E2B_ENVD, /* E2b-Sandbox-Port: 49983 (e2b_envd.h) */
+	R_E2B_CODE, /* E2b-Sandbox-Port: 49999 (e2b_code.h) */
 	R_OTHER,
 	R_COUNT
 };

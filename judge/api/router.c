@@ -13,6 +13,9 @@
 #include "common/xalloc.h"
 #include "judge/api/dash.h"
 #include "judge/api/docs.h"
+#include "judge/api/e2b_code.h"
+#include "judge/api/e2b_control.h"
+#include "judge/api/e2b_envd.h"
 #include "judge/api/evaluation.h"
 #include "judge/api/events.h"
 #include "judge/api/api.h"
@@ -113,6 +116,13 @@ static bool admit(struct http_request *r, struct api *a)
 		/* Judge0's clients send the key as X-Auth-Token */
 		const char *h = http_header(r, "Authorization"),
 			   *xt = http_header(r, "X-Auth-Token");
+		/* E2B's SDKs: X-API-KEY to the control plane; the sandbox's
+		 * traffic carries its access tokens, which are the key
+		 * (e2b_control.h) */
+		static const char *const e2b[] = {"X-API-KEY", "X-Access-Token",
+						  "E2B-Traffic-Access-Token"};
+		for (size_t i = 0; !xt && i < sizeof e2b / sizeof e2b[0]; i++)
+			xt = http_header(r, e2b[i]);
 		char bearer[96];
 		if (!h && xt) {
 			snprintf(bearer, sizeof bearer, "Bearer %.80s", xt);
@@ -147,6 +157,19 @@ static bool admit(struct http_request *r, struct api *a)
 	return true;
 }
 
+/* The route of r: E2B's sandbox traffic by its E2b-Sandbox-Id and
+ * E2b-Sandbox-Port headers (*arg: the sandbox id), else by path (route_of). */
+static enum route route_request(struct http_request *r, const char **arg)
+{
+	const char *sb = http_header(r, "E2b-Sandbox-Id");
+	if (sb) {
+		const char *port = http_header(r, "E2b-Sandbox-Port");
+		*arg = sb;
+		return port && !strcmp(port, "49999") ? R_E2B_CODE : R_E2B_ENVD;
+	}
+	return route_of(r->url, arg);
+}
+
 /* What the headers alone decide: route, method, API key, admission and
  * content type. It runs before the body is read, so the body of a request
  * refused here is never buffered (a client without a key cannot make the
@@ -155,7 +178,7 @@ void router_headers(struct http_request *r, void *arg)
 {
 	struct api *a = arg;
 	const char *id = NULL;
-	enum route rt = route_of(r->url, &id);
+	enum route rt = route_request(r, &id);
 	r->route = rt;
 	if (rt == R_OTHER) {
 		http_error(r, 404, "not_found", "no such endpoint: %.100s", r->url);
@@ -196,7 +219,8 @@ void router_headers(struct http_request *r, void *arg)
 	/* Piston's clients send JSON without saying so (text/plain); a context's
 	 * restart takes no body */
 	if (!strcmp(r->method, "POST") && !is_json(r) && rt != R_PISTON_EXECUTE &&
-	    rt != R_SESSION_CONTEXT_RESTART)
+	    rt != R_SESSION_CONTEXT_RESTART && rt != R_E2B_ENVD && rt != R_E2B_CODE &&
+	    rt != R_E2B_API)
 		http_error(r, 415, "unsupported_media_type",
 			   "the body must be JSON (Content-Type: application/json)");
 }
@@ -206,7 +230,7 @@ void router_request(struct http_request *r, void *arg)
 {
 	struct api *a = arg;
 	const char *id = NULL;
-	enum route rt = route_of(r->url, &id);
+	enum route rt = route_request(r, &id);
 	/* the submission and session endpoints park requests */
 	if (r->ctx) {
 		if (rt == R_EVAL)
@@ -295,6 +319,12 @@ void router_request(struct http_request *r, void *arg)
 	case R_SESSION_PROCESS_SIGNAL:
 	case R_SESSION_PROCESS_EVENTS:
 		return sessions_handle(r, a, rt, id);
+	case R_E2B_API:
+		return e2b_control_handle(r, a, id);
+	case R_E2B_ENVD:
+		return e2b_envd_handle(r, a, id);
+	case R_E2B_CODE:
+		return e2b_code_handle(r, a, id);
 	default:
 		http_error(r, 404, "not_found", "no such endpoint: %.100s", r->url);
 	}

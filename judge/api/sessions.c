@@ -712,6 +712,51 @@ void sessions_handle(struct http_request *r, struct api *a, enum route rt, const
 	cJSON_Delete(in);
 }
 
+/* ---- the E2B front (e2b_*.c): the same calls, rendered by its transform ---- */
+
+void sessions_get(struct http_request *r, struct api *a, const char *id)
+{
+	char sid[37];
+	if (id_of(r, id, sid) == 0)
+		get_one(r, a, sid);
+}
+
+void sessions_list(struct http_request *r, struct api *a)
+{
+	list(r, a);
+}
+
+void sessions_call(struct http_request *r, struct api *a, const char *id, enum scall_kind kind,
+		   const cJSON *in)
+{
+	char sid[37];
+	if (id_of(r, id, sid) == 0)
+		json_call(r, a, sid, kind, in);
+}
+
+void sessions_file(struct http_request *r, struct api *a, const char *id, const char *path,
+		   enum scall_kind kind, const void *body, size_t len)
+{
+	char sid[37];
+	if (id_of(r, id, sid) == 0)
+		file_call(r, a, sid, path, kind, body, len, false);
+}
+
+void sessions_context(struct http_request *r, struct api *a, const char *id, const char *ctx,
+		      enum scall_kind kind)
+{
+	char sid[37];
+	struct request_error e;
+	struct sess_call c;
+	if (id_of(r, id, sid) < 0)
+		return;
+	if (sessreq_context(kind, ctx, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	route_call(r, a, sid, &c, false);
+}
+
 /* ---- MCP ---- */
 
 void sessions_tool(struct http_request *r, struct api *a, enum scall_kind kind, const cJSON *body)

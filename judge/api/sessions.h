@@ -45,6 +45,22 @@ bool sessions_owns(const struct http_request *r);
 /* Goes on with a parked request after the hub resumed it. */
 void sessions_resume(struct http_request *r);
 
+/* The E2B front's way in (judge/api/e2b_control.h): one session of id (a
+ * 404 when id is not a session id), this key's open sessions (list's JSON
+ * of GET /v1/sessions), and a call of kind with body in, answered as /v1
+ * answers it (the caller's r->transform renders it). */
+void sessions_get(struct http_request *r, struct api *a, const char *id);
+void sessions_list(struct http_request *r, struct api *a);
+void sessions_call(struct http_request *r, struct api *a, const char *id, enum scall_kind kind,
+		   const cJSON *in);
+/* A file call of kind (file_get, file_put with body, file_list, file_delete)
+ * on path, relative to the session folder, of session id. */
+void sessions_file(struct http_request *r, struct api *a, const char *id, const char *path,
+		   enum scall_kind kind, const void *body, size_t len);
+/* A call on context ctx of session id: context_restart or context_remove. */
+void sessions_context(struct http_request *r, struct api *a, const char *id, const char *ctx,
+		      enum scall_kind kind);
+
 /* The MCP tools' entry points: the same endpoints with a parsed body. */
 void sessions_create(struct http_request *r, struct api *a, const cJSON *body);
 /* kind: execute, install, file_list, file_get (answered as JSON: text or

@@ -68,6 +68,8 @@ enum {
 	K_P_ALIASES,
 	K_P_COMPILED,
 	K_PROBLEM,
+	K_E2B_NAMES,
+	K_E2B_DEFAULT,
 };
 
 static void free_list(char **v)
@@ -382,6 +384,8 @@ static const char *const key_names[] = {
     [K_P_ALIASES] = "piston_aliases",
     [K_P_COMPILED] = "piston_compiled",
     [K_PROBLEM] = "problem_language",
+    [K_E2B_NAMES] = "e2b_names",
+    [K_E2B_DEFAULT] = "e2b_default",
     NULL,
 };
 #define KEY_COUNT (sizeof key_names / sizeof key_names[0] - 1)
@@ -507,6 +511,7 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 		return set_str(&l->piston_runtime, value);
 	case K_P_ALIASES:
 		free_list(l->piston_aliases);
+		free_list(l->e2b_names);
 		l->piston_aliases = split_sep(value, ' ');
 		return 0;
 	case K_P_COMPILED: {
@@ -518,6 +523,12 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 	}
 	case K_PROBLEM:
 		return set_str(&l->problem_language, value);
+	case K_E2B_NAMES:
+		free_list(l->e2b_names);
+		l->e2b_names = split_sep(value, ' ');
+		return 0;
+	case K_E2B_DEFAULT:
+		return set_bool(&l->e2b_default, key, value, err, errlen);
 	case K_DISPLAY:
 		return set_str(&l->display_name, value);
 	case K_SOURCE:
@@ -740,6 +751,8 @@ static int finish_lang(struct lang *l, const struct parse_ctx *ctx, const char *
 		l->piston_language = xstrdup(l->name);
 	if (!l->piston_aliases)
 		l->piston_aliases = xcalloc(1, sizeof(char *));
+	if (!l->e2b_names)
+		l->e2b_names = xcalloc(1, sizeof(char *));
 	l->piston_compiled =
 	    ctx->piston_compiled >= 0 ? ctx->piston_compiled == 1 : l->compile_argv != NULL;
 	return 0;
@@ -841,6 +854,15 @@ static bool in_list(char *const *v, const char *s)
 		if (!strcmp(*v, s))
 			return true;
 	return false;
+}
+
+const struct lang *lang_by_e2b(const struct lang_registry *reg, const char *name)
+{
+	for (int i = 0; name && i < reg->count; i++)
+		if (reg->langs[i].session_argv &&
+		    (name[0] ? in_list(reg->langs[i].e2b_names, name) : reg->langs[i].e2b_default))
+			return &reg->langs[i];
+	return NULL;
 }
 
 const struct lang *lang_lookup(const struct lang_registry *reg, const char *name)

@@ -84,6 +84,9 @@
  *   piston_aliases = js node ...  the other names Piston's clients may give
  *   piston_compiled = no          whether Piston shows a compile stage (default:
  *                                 yes when compile is set)
+ *   e2b_names = javascript js     the names E2B's SDKs give it (the first is the
+ *                                 one the E2B front reports); default none
+ *   e2b_default = yes             an E2B sandbox's default context (default no)
  *
  * Problem packages:
  *   problem_language = python3    the package format's language this one runs
@@ -177,6 +180,9 @@ struct lang {
 	char *piston_runtime;  /* NULL when Piston lists none */
 	char **piston_aliases; /* never NULL */
 	bool piston_compiled;
+	/* the E2B front (judge/api/e2b_code.h) */
+	char **e2b_names; /* never NULL */
+	bool e2b_default;
 	/* the package format's language code it runs, or NULL */
 	char *problem_language;
 };
@@ -216,6 +222,9 @@ const struct lang *lang_find(const struct lang_registry *reg, const char *name);
 const struct lang *lang_lookup(const struct lang_registry *reg, const char *name);
 /* The language marked default, else the first one; NULL when there is none. */
 const struct lang *lang_default(const struct lang_registry *reg);
+/* The session language E2B's clients call name (e2b_names), or with name ""
+ * the one marked e2b_default; NULL when there is none. */
+const struct lang *lang_by_e2b(const struct lang_registry *reg, const char *name);
 /* The language that runs Judge0 language id, or NULL. */
 const struct lang *lang_by_judge0(const struct lang_registry *reg, long id);
 /* The language whose problem_language is code, or NULL. */

@@ -1,0 +1,292 @@
+/* e2b_control: E2B's /sandboxes routes, rendered from the session endpoints' answers. */
+#include "judge/api/e2b_control.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "common/xalloc.h"
+#include "judge/api/api.h"
+#include "judge/api/http.h"
+#include "judge/api/sessions.h"
+#include "judge/grading/lang.h"
+#include "judge/service/session/sesscall.h"
+
+/* What a control-plane request asks (the transform renders by it). */
+enum op {
+	OP_CREATE,  /* POST /sandboxes, /v2/sandboxes */
+	OP_LIST,    /* GET /sandboxes, /v2/sandboxes */
+	OP_INFO,    /* GET /sandboxes/{id} */
+	OP_CONNECT, /* POST [/v2]/sandboxes/{id}/connect */
+	OP_KILL,    /* DELETE /sandboxes/{id} */
+	OP_TIMEOUT, /* POST /sandboxes/{id}/timeout */
+	OP_METRICS, /* GET /sandboxes/{id}/metrics */
+};
+
+struct ectx {
+	enum op op;
+	bool auth_on;
+	char token[160]; /* the caller's key: the sandbox's access tokens ("" = none) */
+};
+
+void e2b_control_message(const char *body, struct strbuf *out)
+{
+	cJSON *j = cJSON_Parse(body ? body : "");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(j, "error"), "message");
+	strbuf_addstr(out, cJSON_IsString(m) ? m->valuestring : body ? body : "");
+	cJSON_Delete(j);
+}
+
+void e2b_control_error(struct strbuf *out, int status, const char *message)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "code", status);
+	cJSON_AddStringToObject(o, "message", message);
+	char *s = cJSON_PrintUnformatted(o);
+	strbuf_addstr(out, s);
+	free(s);
+	cJSON_Delete(o);
+}
+
+/* E2B's status for a /v1 error status: an ended or unknown session is not
+ * found; a refused body is a bad request; the rest stay. */
+static int error_status(int status)
+{
+	if (status == 410)
+		return 404;
+	if (status == 422 || status == 415)
+		return 400;
+	return status;
+}
+
+static const char *str(const cJSON *o, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double num(const cJSON *o, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* True when session s (its /v1 JSON) takes calls: E2B's "running". */
+static bool running(const cJSON *s)
+{
+	const char *st = str(s, "status");
+	return !strcmp(st, "ready") || !strcmp(st, "starting");
+}
+
+/* The sandbox of create and connect (Sandbox in E2B's OpenAPI). */
+static cJSON *sandbox_json(const struct ectx *c, const cJSON *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "sandboxID", str(s, "id"));
+	cJSON_AddStringToObject(o, "templateID", E2B_TEMPLATE);
+	cJSON_AddStringToObject(o, "alias", E2B_TEMPLATE);
+	cJSON_AddStringToObject(o, "clientID", "judge");
+	cJSON_AddStringToObject(o, "envdVersion", E2B_ENVD_VERSION);
+	if (c->token[0]) {
+		cJSON_AddStringToObject(o, "envdAccessToken", c->token);
+		cJSON_AddStringToObject(o, "trafficAccessToken", c->token);
+	} else {
+		cJSON_AddNullToObject(o, "trafficAccessToken");
+	}
+	cJSON_AddNullToObject(o, "domain");
+	return o;
+}
+
+/* A sandbox as get-info and list show it (SandboxDetail, ListedSandbox). */
+static cJSON *detail_json(const cJSON *s)
+{
+	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(s, "limits");
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "templateID", E2B_TEMPLATE);
+	cJSON_AddStringToObject(o, "alias", E2B_TEMPLATE);
+	cJSON_AddStringToObject(o, "sandboxID", str(s, "id"));
+	cJSON_AddStringToObject(o, "clientID", "judge");
+	cJSON_AddStringToObject(o, "startedAt", str(s, "created_at"));
+	cJSON_AddStringToObject(o, "endAt", str(s, "expires_at"));
+	cJSON_AddStringToObject(o, "envdVersion", E2B_ENVD_VERSION);
+	cJSON_AddNumberToObject(o, "cpuCount", 1);
+	cJSON_AddNumberToObject(o, "memoryMB", num(lim, "memory_mb"));
+	cJSON_AddNumberToObject(o, "diskSizeMB", num(lim, "disk_mb"));
+	cJSON_AddStringToObject(o, "state", "running");
+	cJSON_AddItemToObject(o, "metadata", cJSON_CreateObject());
+	return o;
+}
+
+static void print_json(struct strbuf *out, cJSON *o)
+{
+	char *s = cJSON_PrintUnformatted(o);
+	strbuf_addstr(out, s);
+	free(s);
+	cJSON_Delete(o);
+}
+
+/* The transform: the session endpoint's answer (status, body) as E2B's. */
+static int render(struct http_request *r, int status, const char *body, size_t len,
+		  struct strbuf *out, void *arg)
+{
+	(void)r;
+	(void)len;
+	struct ectx *c = arg;
+	cJSON *j = cJSON_Parse(body);
+	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "code"))) {
+		/* already E2B's (reply_error) */
+		cJSON_Delete(j);
+		return -1;
+	}
+	if (status >= 300) {
+		cJSON_Delete(j);
+		struct strbuf m = STRBUF_INIT;
+		e2b_control_message(body, &m);
+		int st = error_status(status);
+		e2b_control_error(out, st, m.buf ? m.buf : "");
+		strbuf_release(&m);
+		return st;
+	}
+	int ret = 200;
+	switch (c->op) {
+	case OP_CREATE:
+		print_json(out, sandbox_json(c, j));
+		ret = 201;
+		break;
+	case OP_LIST: {
+		cJSON *arr = cJSON_CreateArray(), *s;
+		cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(j, "sessions"))
+		{
+			if (running(s))
+				cJSON_AddItemToArray(arr, detail_json(s));
+		}
+		print_json(out, arr);
+		break;
+	}
+	case OP_INFO:
+	case OP_CONNECT:
+	case OP_TIMEOUT:
+	case OP_METRICS:
+		if (!running(j)) {
+			e2b_control_error(out, 404, "the sandbox is not running");
+			ret = 404;
+		} else if (c->op == OP_INFO) {
+			print_json(out, detail_json(j));
+		} else if (c->op == OP_CONNECT) {
+			print_json(out, sandbox_json(c, j));
+		} else if (c->op == OP_METRICS) {
+			strbuf_addstr(out, "[]");
+		} else {
+			ret = 204;
+		}
+		break;
+	case OP_KILL:
+		ret = 204;
+		break;
+	}
+	cJSON_Delete(j);
+	return ret;
+}
+
+static void reply_error(struct http_request *r, int status, const char *message)
+{
+	struct strbuf b = STRBUF_INIT;
+	e2b_control_error(&b, status, message);
+	http_respond(r, status, "application/json", b.buf, b.len, NULL);
+	strbuf_release(&b);
+}
+
+/* The create body into the /v1 create's: a Python session whose idle TTL is
+ * the sandbox's timeout (300 s when absent, clamped to the judge's cap).
+ * Returns NULL after answering a 400. */
+static cJSON *create_body(struct http_request *r, struct api *a)
+{
+	cJSON *in = cJSON_ParseWithLength(r->body.buf ? r->body.buf : "", r->body.len);
+	if (!cJSON_IsObject(in)) {
+		cJSON_Delete(in);
+		reply_error(r, 400, "the body must be a JSON object");
+		return NULL;
+	}
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "timeout");
+	double timeout = cJSON_IsNumber(t) ? t->valuedouble : 300;
+	cJSON_Delete(in);
+	if (timeout < 1)
+		timeout = 1;
+	if (timeout > (double)a->cfg->session_max_idle_ttl_s)
+		timeout = (double)a->cfg->session_max_idle_ttl_s;
+	const struct lang *l = lang_by_e2b(&a->langs, "");
+	if (!l) {
+		reply_error(r, 503, "no session language is marked e2b_default (languages/*.ini)");
+		return NULL;
+	}
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "language", l->name);
+	cJSON_AddNumberToObject(o, "idle_ttl", (long)timeout);
+	return o;
+}
+
+/* The sandbox id after "/" in arg into id (at most 36 bytes), and what
+ * follows it. */
+static const char *split(const char *arg, char id[48])
+{
+	const char *s = arg + 1;
+	size_t n = strcspn(s, "/");
+	snprintf(id, 48, "%.*s", (int)(n < 47 ? n : 47), s);
+	return s + n;
+}
+
+void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
+{
+	bool post = !strcmp(r->method, "POST"), del = !strcmp(r->method, "DELETE");
+	char id[48] = "";
+	const char *rest = "";
+	enum op op;
+	if (!*arg || !strcmp(arg, "/")) {
+		op = post ? OP_CREATE : OP_LIST;
+		if (del)
+			return reply_error(r, 405, "DELETE needs a sandbox id");
+	} else {
+		rest = split(arg, id);
+		if (!*rest && del)
+			op = OP_KILL;
+		else if (!*rest && !post)
+			op = OP_INFO;
+		else if (!strcmp(rest, "/connect") && post)
+			op = OP_CONNECT;
+		else if (!strcmp(rest, "/timeout") && post)
+			op = OP_TIMEOUT;
+		else if (!strcmp(rest, "/metrics") && !post && !del)
+			op = OP_METRICS;
+		else
+			return reply_error(r, 404, "this judge does not serve that E2B endpoint");
+	}
+	struct ectx *c = xcalloc(1, sizeof *c);
+	c->op = op;
+	c->auth_on = a->auth_on;
+	const char *key = http_header(r, "X-API-KEY");
+	if (a->auth_on && key)
+		snprintf(c->token, sizeof c->token, "%s", key);
+	r->transform = render;
+	r->transform_arg = c;
+	r->transform_free = free;
+	switch (op) {
+	case OP_CREATE: {
+		cJSON *in = create_body(r, a);
+		if (in)
+			sessions_create(r, a, in);
+		cJSON_Delete(in);
+		break;
+	}
+	case OP_LIST:
+		sessions_list(r, a);
+		break;
+	case OP_KILL:
+		sessions_call(r, a, id, SCALL_CLOSE, NULL);
+		break;
+	default:
+		sessions_get(r, a, id);
+	}
+}

@@ -1,0 +1,194 @@
+// e2b_sdk.mjs: the unmodified @e2b/code-interpreter SDK (from npm) against a judge.
+// Env: E2B_API_URL, E2B_SANDBOX_URL (the judge's origin), E2B_API_KEY (a judge key),
+// OTHER_KEY (another judge key). Prints "ok NAME" or "FAIL NAME -- DETAIL" per check.
+import { Sandbox, NotFoundError, SandboxError, AuthenticationError } from '@e2b/code-interpreter';
+
+function check(name, cond, detail) {
+	console.log(cond ? `ok ${name}` : `FAIL ${name} -- ${detail ?? ''}`);
+}
+async function step(name, fn) {
+	try {
+		await fn();
+	} catch (e) {
+		console.log(`FAIL ${name} -- threw ${e?.name}: ${String(e?.message).slice(0, 300)}`);
+	}
+}
+
+let s;
+await step('create', async () => {
+	s = await Sandbox.create({ timeoutMs: 120000 });
+	check('create: a sandbox id', typeof s.sandboxId === 'string' && s.sandboxId.length > 0,
+		s.sandboxId);
+});
+if (!s) process.exit(0);
+const id = s.sandboxId;
+
+await step('isRunning', async () => check('isRunning: true', (await s.isRunning()) === true));
+await step('getInfo', async () => {
+	const info = await s.getInfo();
+	check('getInfo: same id, startedAt a date, running',
+		info.sandboxId === id && info.startedAt instanceof Date &&
+		!isNaN(info.startedAt) && info.state === 'running', JSON.stringify(info));
+});
+await step('setTimeout', async () => {
+	await s.setTimeout(60000);
+	check('setTimeout: resolves', true);
+});
+await step('list', async () => {
+	const items = await Sandbox.list().nextItems();
+	check('list: holds the sandbox', items.some((x) => x.sandboxId === id),
+		JSON.stringify(items.map((x) => x.sandboxId)));
+});
+await step('list: another key sees none of it', async () => {
+	const items = await Sandbox.list({ apiKey: process.env.OTHER_KEY }).nextItems();
+	check('list: another key sees none of it', !items.some((x) => x.sandboxId === id),
+		JSON.stringify(items));
+});
+await step('getInfo: another key', async () => {
+	let err;
+	try {
+		await Sandbox.getInfo(id, { apiKey: process.env.OTHER_KEY });
+	} catch (e) {
+		err = e;
+	}
+	check('getInfo: another key gets NotFoundError', err instanceof NotFoundError,
+		`${err?.name}: ${err?.message}`);
+});
+await step('runCode x = 1', async () => {
+	const ex = await s.runCode('x = 1');
+	check('runCode x = 1: no result, no error', ex.results.length === 0 && !ex.error,
+		JSON.stringify(ex.toJSON()));
+});
+await step('runCode x + 1', async () => {
+	const ex = await s.runCode('x + 1');
+	check('runCode x + 1: text 2, the main result', ex.text === '2' &&
+		ex.results[0].isMainResult === true && ex.error === undefined &&
+		ex.executionCount >= 2, JSON.stringify(ex.toJSON()));
+});
+await step('runCode print', async () => {
+	const seen = [];
+	const ex = await s.runCode('print("hello")', { onStdout: (m) => seen.push(m.line) });
+	check('runCode print: stdout and onStdout', ex.logs.stdout.join('') === 'hello\n' &&
+		seen.join('') === 'hello\n' && ex.results.length === 0, JSON.stringify(ex.toJSON()));
+});
+await step('runCode stderr', async () => {
+	const ex = await s.runCode('import sys; sys.stderr.write("oops\\n")');
+	check('runCode stderr: logs.stderr', ex.logs.stderr.join('') === 'oops\n',
+		JSON.stringify(ex.toJSON()));
+});
+await step('runCode 1/0', async () => {
+	let cb;
+	const ex = await s.runCode('1/0', { onError: (e) => { cb = e; } });
+	check('runCode 1/0: execution.error ZeroDivisionError, onError',
+		ex.error?.name === 'ZeroDivisionError' && /division by zero/.test(ex.error?.value) &&
+		typeof ex.error?.traceback === 'string' && cb?.name === 'ZeroDivisionError',
+		JSON.stringify(ex.toJSON()));
+});
+await step("runCode 'abc'", async () => {
+	const ex = await s.runCode("'abc'");
+	check("runCode 'abc': text abc (quotes stripped)", ex.text === 'abc',
+		JSON.stringify(ex.toJSON()));
+});
+await step('runCode: state persists', async () => {
+	const ex = await s.runCode('x * 10');
+	check('runCode x * 10: 10', ex.text === '10', JSON.stringify(ex.toJSON()));
+});
+await step('contexts', async () => {
+	const ctx = await s.createCodeContext({ cwd: '/home/user' });
+	check('createCodeContext: python in /home/user', ctx.language === 'python' &&
+		ctx.cwd === '/home/user' && typeof ctx.id === 'string', JSON.stringify(ctx));
+	let ex = await s.runCode('y = 5\ny', { context: ctx });
+	check('runCode in a context: 5', ex.text === '5', JSON.stringify(ex.toJSON()));
+	ex = await s.runCode("'y' in dir()");
+	check('the default context does not see it', ex.text === 'False', JSON.stringify(ex.toJSON()));
+	const list = await s.listCodeContexts();
+	check('listCodeContexts: holds it', list.some((c) => c.id === ctx.id), JSON.stringify(list));
+	await s.restartCodeContext(ctx);
+	ex = await s.runCode("'y' in dir()", { context: ctx });
+	check('restartCodeContext: its state is gone', ex.text === 'False', JSON.stringify(ex.toJSON()));
+	await s.removeCodeContext(ctx.id);
+	let err;
+	try {
+		await s.runCode('1', { context: ctx });
+	} catch (e) {
+		err = e;
+	}
+	check('removeCodeContext: a run in it is NotFoundError', err instanceof NotFoundError,
+		`${err?.name}: ${err?.message}`);
+	const js = await s.createCodeContext({ language: 'js' });
+	ex = await s.runCode('const a = 40; a + 2', { context: js });
+	check('a js context: 42', js.language === 'javascript' && ex.text === '42',
+		JSON.stringify([js, ex.toJSON()]));
+});
+await step('files', async () => {
+	const w = await s.files.write('/home/user/hello.txt', 'hello world');
+	check('files.write: the written file', w.path === '/home/user/hello.txt' &&
+		w.name === 'hello.txt' && w.type === 'file', JSON.stringify(w));
+	check('files.read: its text', (await s.files.read('/home/user/hello.txt')) === 'hello world');
+	const bytes = await s.files.read('hello.txt', { format: 'bytes' });
+	check('files.read bytes, a relative path', bytes instanceof Uint8Array &&
+		Buffer.from(bytes).toString() === 'hello world', String(bytes));
+	const r = await s.files.write('rel/dir/a.txt', 'A');
+	check('files.write relative, folders made', r.path === '/home/user/rel/dir/a.txt' &&
+		(await s.files.read('rel/dir/a.txt')) === 'A', JSON.stringify(r));
+	await s.files.write('/home/user/empty.txt', '');
+	check('files.read of an empty file', (await s.files.read('/home/user/empty.txt')) === '');
+	const ex = await s.runCode("open('hello.txt').read()");
+	check('code sees the file', ex.text === 'hello world', JSON.stringify(ex.toJSON()));
+	let err;
+	try {
+		await s.files.read('/home/user/nope.txt');
+	} catch (e) {
+		err = e;
+	}
+	check('files.read of a missing file: FileNotFoundError', err?.name === 'FileNotFoundError',
+		`${err?.name}: ${err?.message}`);
+	err = undefined;
+	try {
+		await s.files.read('/etc/passwd');
+	} catch (e) {
+		err = e;
+	}
+	check('files.read outside /home/user: refused', err instanceof SandboxError,
+		`${err?.name}: ${err?.message}`);
+});
+await step('connect', async () => {
+	const s2 = await Sandbox.connect(id);
+	const ex = await s2.runCode('x + 41');
+	check('connect: the same sandbox, its state', s2.sandboxId === id && ex.text === '42',
+		JSON.stringify(ex.toJSON()));
+});
+await step('kill', async () => check('kill: true', (await s.kill()) === true));
+await step('isRunning after kill', async () =>
+	check('isRunning after kill: false', (await s.isRunning()) === false));
+await step('runCode after kill', async () => {
+	let err;
+	try {
+		await s.runCode('1');
+	} catch (e) {
+		err = e;
+	}
+	check('runCode after kill: rejects', err instanceof SandboxError, `${err?.name}`);
+});
+await step('kill again', async () =>
+	check('Sandbox.kill after kill: false', (await Sandbox.kill(id)) === false));
+await step('getInfo after kill', async () => {
+	let err;
+	try {
+		await Sandbox.getInfo(id);
+	} catch (e) {
+		err = e;
+	}
+	check('getInfo after kill: NotFoundError', err instanceof NotFoundError,
+		`${err?.name}: ${err?.message}`);
+});
+await step('bad key', async () => {
+	let err;
+	try {
+		await Sandbox.create({ apiKey: 'jk_not_a_key' });
+	} catch (e) {
+		err = e;
+	}
+	check('create with a bad key: AuthenticationError', err instanceof AuthenticationError,
+		`${err?.name}: ${err?.message}`);
+});
