@@ -159,12 +159,13 @@ cell "the writer stops" "$PY" 'writer.kill(); writer.wait()' '.status == "ok"'
 expect "a marker file" 200 '.size == 6' PUT "/v1/sessions/$PY/files/marker-$PY" "marker"
 BOX_ROOT=$(sed -n 's/^box_root *= *//p' "$ini" | tail -1)
 BOX_ROOT=${BOX_ROOT:-/run/judge}
-box=$(dirname "$(ls -d "$BOX_ROOT"/box-*/"marker-$PY" "$BOX_ROOT"/box-*/*/"marker-$PY" 2>/dev/null | head -1)")
+# boxes live in their owner's folder: <box_root>/owners/<owner>/box-N (runner/owner.h)
+box=$(dirname "$(find "$BOX_ROOT" -maxdepth 6 -name "marker-$PY" 2>/dev/null | head -1)")
 if [ "$box" = . ]; then
 	fail "the session's folder on the host" "no box under $BOX_ROOT holds marker-$PY"
 else
 	top=$box
-	while [ "$(dirname "$top")" != "$BOX_ROOT" ]; do top=$(dirname "$top"); done
+	while [ "$top" != "$BOX_ROOT" ] && [[ "$(basename "$top")" != box-* ]]; do top=$(dirname "$top"); done
 	read -r mode uid < <(stat -c '%a %u' "$top")
 	[ "$mode" = 700 ] && pass "the session's folder is mode 0700" || fail "the session's folder is mode 0700" "$mode"
 	# box_uid 61000: one-shot commands use 61000..62023, grading 62024..66119 (slots.h)
@@ -310,7 +311,8 @@ bad "a session id that is no UUID" 404 not_found GET /v1/sessions/12345
 bad "path: .." 400 bad_path GET "/v1/sessions/$PY/files/../../../etc/passwd"
 bad "path: encoded .." 400 bad_path GET "/v1/sessions/$PY/files/%2e%2e/%2e%2e/etc/passwd"
 bad "path: an absolute one (//)" 400 bad_path GET "/v1/sessions/$PY/files//etc/passwd"
-bad "path: a dot part" 400 bad_path PUT "/v1/sessions/$PY/files/a/./b" "x"
+# '.' parts are dropped (issue 22: ?dir=. lists the folder), '..' never
+expect "path: a dot part is dropped (a/./b is a/b)" 200 '.path == "a/b"' PUT "/v1/sessions/$PY/files/a/./b" "x"
 bad "path: a control character" 400 bad_path GET "/v1/sessions/$PY/files/a%0ab"
 bad "list: ?dir=.." 400 bad_path GET "/v1/sessions/$PY/files?dir=.."
 bad "a folder read as a file" 409 is_a_directory GET "/v1/sessions/$PY/files/out"
