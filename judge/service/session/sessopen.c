@@ -50,14 +50,8 @@ void sessopen_common_init(struct sessopen_common *c, const struct lang_registry 
 			strbuf_addf(&path, "%s:", dirs[i]);
 	strbuf_addstr(&path, "/usr/local/bin:/usr/bin:/bin");
 	char *pkg_env[2] = {NULL, NULL};
-	const char *env[] = {path.buf,
-			     "HOME=/box",
-			     "TMPDIR=/tmp",
-			     "LANG=C.UTF-8",
-			     "LC_ALL=C.UTF-8",
-			     NULL,
-			     NULL,
-			     NULL};
+	const char *env[] = {path.buf,	       "HOME=/box", "TMPDIR=/tmp", "LANG=C.UTF-8",
+			     "LC_ALL=C.UTF-8", NULL,	    NULL,	   NULL};
 	/* where each language's installs go, on its import path (install.h) */
 	size_t n = 5, npkg = 0;
 	for (int i = 0; i < langs->count && npkg < 2; i++) {
@@ -105,6 +99,7 @@ static void spec_of(const struct judge_config *cfg, const struct sessopen_common
 				      .warm_argv = (const char *const *)l->warm_argv,
 				      .preload = (const char *const *)l->preload};
 	limits_session_sandbox(&p, l, limits, &spec->limits);
+	spec->cpu_millis = limits->cpu_millis;
 }
 
 int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,
