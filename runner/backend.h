@@ -65,7 +65,7 @@ struct sandbox_ops {
 	void (*prepare)(const struct run_spec *spec);
 	/* Runs spec: sandbox_run has checked spec (every limit > 0) and reset res.
 	 * Fills res and returns 0 when a status was decided (internal_error
-	 * included, with res->message set), by run_verdict (verdict.h). */
+	 * included, with res->message set), by verdict_decide (verdict.h). */
 	int (*run)(struct sandbox *sb, const struct run_spec *spec, struct run_result *res);
 	/* Ends this backend's state in sb->state[] (kills, reaps, frees). */
 	void (*close)(struct sandbox *sb);

@@ -306,7 +306,7 @@ int sandbox_proc_tasks(struct sandbox_proc *p, long *tasks, long *pids_refused, 
 int sandbox_proc_oom_kills(struct sandbox_proc *p, long *count);
 /* Waits until the program has ended (every process of it), at most timeout_ms
  * (< 0: until its wall limit), then kills what is left and fills res (status by
- * run_verdict: timeout when killed at the timeout or past cpu_ms/wall_ms, exit
+ * verdict_decide: timeout when killed at the timeout or past cpu_ms/wall_ms, exit
  * code or signal, memory_limit...). res's out/err stay empty: the caller reads
  * the pipes. Returns 0; -1 when already waited for (res untouched). */
 int sandbox_proc_wait(struct sandbox_proc *p, long timeout_ms, struct run_result *res);

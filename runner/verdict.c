@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-void run_facts_init(struct run_facts *f)
+void verdict_facts_init(struct run_facts *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->end = RUN_END_UNKNOWN;
 }
 
-void run_facts_fault(struct run_facts *f, const char *fmt, ...)
+void verdict_fault(struct run_facts *f, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -69,8 +69,8 @@ static enum run_status decide(const struct run_facts *f, const struct run_limits
 	return RUN_OK;
 }
 
-enum run_status run_verdict(const struct run_facts *f, const struct run_limits *l,
-			    struct run_result *res)
+enum run_status verdict_decide(const struct run_facts *f, const struct run_limits *l,
+			       struct run_result *res)
 {
 	res->message[0] = 0;
 	res->exit_code = f->end == RUN_END_EXITED ? f->code : 0;

@@ -1,7 +1,7 @@
 /* verdict: the one place that turns what a backend saw of a run into its status.
  *
  * A backend (native.c, gvisor.c) never decides a status itself: it fills a
- * `struct run_facts` with what it observed and calls run_verdict(), which
+ * `struct run_facts` with what it observed and calls verdict_decide(), which
  * applies the rules below, first match wins:
  *
  *  1. fault: the sandbox itself failed (set-up, exec of the program, a
@@ -42,7 +42,7 @@ enum run_end {
 	RUN_END_SIGNALED /* code is the signal */
 };
 
-/* What a backend observed of one run. Zero (run_facts_init) means "not seen". */
+/* What a backend observed of one run. Zero (verdict_facts_init) means "not seen". */
 struct run_facts {
 	/* the sandbox's own failure (rule 1): message says what failed */
 	bool fault;
@@ -64,15 +64,14 @@ struct run_facts {
 };
 
 /* Clears f: nothing seen, end unknown. */
-void run_facts_init(struct run_facts *f);
+void verdict_facts_init(struct run_facts *f);
 /* Sets f->fault and formats f->message (printf-style). */
-void run_facts_fault(struct run_facts *f, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void verdict_fault(struct run_facts *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Decides the status of a run from facts f and the run's complete limits l
  * (in the order documented above), and fills res's status, exit_code,
  * signal, cpu_ms, wall_ms, memory_kb and message (internal_error only). It
  * leaves res's output alone. A memory_limit without a measured peak reports
  * the limit as the peak. Returns the status. */
-enum run_status run_verdict(const struct run_facts *f, const struct run_limits *l,
-			    struct run_result *res);
+enum run_status verdict_decide(const struct run_facts *f, const struct run_limits *l,
+			       struct run_result *res);

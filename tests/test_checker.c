@@ -134,11 +134,11 @@ Test(checker, unknown_and_unsupported_problems)
 Test(checker, direct_run_reports_judgemessage)
 {
 	struct problem p;
-	cr_assert_eq(prob_load(&p, "problems/divisors", &langs, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(problem_load(&p, "problems/divisors", &langs, err, sizeof err), 0, "%s", err);
 	struct checker *c;
 	cr_assert_eq(checker_build(&p, &langs, &cfg, SANDBOX_NATIVE, 5, &c, err, sizeof err), 0,
 		     "%s", err);
-	const struct prob_test *t = &p.tests[0]; /* sample/1: n = 12 */
+	const struct problem_test *t = &p.tests[0]; /* sample/1: n = 12 */
 	struct checker_verdict v;
 	const char good[] = "6 4 3 12 2 1\n", dup[] = "1 2 3 4 6 12 12", junk[] = "1 2 x";
 	checker_run(c, t->in_path, t->ans_path, good, strlen(good), NULL, &v);
@@ -154,7 +154,7 @@ Test(checker, direct_run_reports_judgemessage)
 	cr_assert_eq(v.outcome, CHECKER_ACCEPT);
 	cr_assert_str_eq(v.message, "");
 	checker_close(c);
-	prob_release(&p);
+	problem_release(&p);
 }
 
 /* A package in a fresh folder under /tmp: problem.yaml, one test, a Python

@@ -21,7 +21,7 @@ static const char *cases_dir(void)
 	return d && *d ? d : "tests/cmp";
 }
 
-static bool fb_strings_valid(const struct cmp_feedback *fb)
+static bool fb_strings_valid(const struct compare_feedback *fb)
 {
 	const char *s[] = {fb->expected, fb->got, fb->message};
 	for (size_t i = 0; i < 3; i++) {
@@ -42,23 +42,23 @@ static int read_part(const char *dir, const char *name, struct strbuf *sb)
 }
 
 /* Splits args into mode and flags; fills o. Returns 0 or -1. */
-static int parse_args(char *args, struct cmp_opts *o, char *err, size_t errlen)
+static int parse_args(char *args, struct compare_options *o, char *err, size_t errlen)
 {
 	const char *argv[64];
 	int argc = 0;
 	for (char *save = NULL, *t = strtok_r(args, " \t\r\n", &save); t && argc < 64;
 	     t = strtok_r(NULL, " \t\r\n", &save))
 		argv[argc++] = t;
-	enum cmp_mode m;
-	if (argc < 1 || cmp_mode_parse(argv[0], &m)) {
+	enum compare_mode m;
+	if (argc < 1 || compare_mode_parse(argv[0], &m)) {
 		snprintf(err, errlen, "bad mode");
 		return -1;
 	}
-	cmp_opts_init(o, m);
-	return cmp_parse_flags(o, argc - 1, argv + 1, err, errlen);
+	compare_options_init(o, m);
+	return compare_parse_flags(o, argc - 1, argv + 1, err, errlen);
 }
 
-static const char *outcome_name(enum cmp_outcome r)
+static const char *outcome_name(enum compare_outcome r)
 {
 	return r == CMP_MATCH ? "accepted" : r == CMP_DIFFER ? "wrong_answer" : "error";
 }
@@ -72,8 +72,8 @@ static bool run_case(const char *dir, const char *name)
 		      verdict = STRBUF_INIT, msg = STRBUF_INIT, pos = STRBUF_INIT;
 	bool ok = false;
 	char err[256];
-	struct cmp_opts o;
-	struct cmp_feedback fb;
+	struct compare_options o;
+	struct compare_feedback fb;
 	if (read_part(path, "args", &args) || read_part(path, "expected", &exp) ||
 	    read_part(path, "got", &got) || read_part(path, "verdict", &verdict)) {
 		cr_log_error("%s: missing args, expected, got or verdict", name);
@@ -84,7 +84,7 @@ static bool run_case(const char *dir, const char *name)
 		cr_log_error("%s: bad args: %s", name, err);
 		goto out;
 	}
-	enum cmp_outcome r = cmp_compare(&o, exp.buf, exp.len, got.buf, got.len, &fb);
+	enum compare_outcome r = compare_outputs(&o, exp.buf, exp.len, got.buf, got.len, &fb);
 	while (verdict.len && strchr(" \n\r\t", verdict.buf[verdict.len - 1]))
 		verdict.buf[--verdict.len] = 0;
 	if (strcmp(outcome_name(r), verdict.buf)) {
@@ -163,14 +163,14 @@ Test(compare, golden_cases, .timeout = 120)
 
 /* ---- direct checks ---- */
 
-static enum cmp_outcome cmp_str(const char *mode_and_flags, const char *e, const char *g,
-				struct cmp_feedback *fb)
+static enum compare_outcome cmp_str(const char *mode_and_flags, const char *e, const char *g,
+				    struct compare_feedback *fb)
 {
 	char buf[256], err[256];
-	struct cmp_opts o;
+	struct compare_options o;
 	snprintf(buf, sizeof(buf), "%s", mode_and_flags);
 	cr_assert_eq(parse_args(buf, &o, err, sizeof(err)), 0, "%s", err);
-	enum cmp_outcome r = cmp_compare(&o, e, strlen(e), g, strlen(g), fb);
+	enum compare_outcome r = compare_outputs(&o, e, strlen(e), g, strlen(g), fb);
 	cr_assert(fb_strings_valid(fb));
 	return r;
 }
@@ -179,40 +179,40 @@ Test(compare, mode_names)
 {
 	static const char *names[] = {"exact", "lines", "tokens", "unordered", "regex", "checker"};
 	for (size_t i = 0; i < 6; i++) {
-		enum cmp_mode m;
-		cr_assert_eq(cmp_mode_parse(names[i], &m), 0);
-		cr_assert_str_eq(cmp_mode_name(m), names[i]);
+		enum compare_mode m;
+		cr_assert_eq(compare_mode_parse(names[i], &m), 0);
+		cr_assert_str_eq(compare_mode_name(m), names[i]);
 	}
-	enum cmp_mode m;
-	cr_assert_eq(cmp_mode_parse("Tokens", &m), -1);
-	cr_assert_eq(cmp_mode_parse("", &m), -1);
+	enum compare_mode m;
+	cr_assert_eq(compare_mode_parse("Tokens", &m), -1);
+	cr_assert_eq(compare_mode_parse("", &m), -1);
 }
 
 Test(compare, flag_errors)
 {
-	struct cmp_opts o;
+	struct compare_options o;
 	char err[128];
-	cmp_opts_init(&o, CMP_TOKENS);
+	compare_options_init(&o, CMP_TOKENS);
 	cr_assert(o.float_abs_tol < 0 && o.float_rel_tol < 0 && !o.case_sensitive);
 	const char *a1[] = {"float_tolerance"};
-	cr_assert_eq(cmp_parse_flags(&o, 1, a1, err, sizeof(err)), -1);
+	cr_assert_eq(compare_parse_flags(&o, 1, a1, err, sizeof(err)), -1);
 	cr_assert(strstr(err, "needs a value"), "%s", err);
 	const char *a2[] = {"float_absolute_tolerance", "-1"};
-	cr_assert_eq(cmp_parse_flags(&o, 2, a2, err, sizeof(err)), -1);
+	cr_assert_eq(compare_parse_flags(&o, 2, a2, err, sizeof(err)), -1);
 	const char *a3[] = {"float_relative_tolerance", "nan"};
-	cr_assert_eq(cmp_parse_flags(&o, 2, a3, err, sizeof(err)), -1);
+	cr_assert_eq(compare_parse_flags(&o, 2, a3, err, sizeof(err)), -1);
 	const char *a4[] = {"casesensitive"};
-	cr_assert_eq(cmp_parse_flags(&o, 1, a4, err, sizeof(err)), -1);
+	cr_assert_eq(compare_parse_flags(&o, 1, a4, err, sizeof(err)), -1);
 	cr_assert(strstr(err, "unknown comparison flag 'casesensitive'"), "%s", err);
 	const char *a5[] = {"regex_match_limit", "0"};
-	cr_assert_eq(cmp_parse_flags(&o, 2, a5, err, sizeof(err)), -1);
+	cr_assert_eq(compare_parse_flags(&o, 2, a5, err, sizeof(err)), -1);
 	const char *a7[] = {"regex_match_limit", "50000001"};
-	cr_assert_eq(cmp_parse_flags(&o, 2, a7, err, sizeof(err)), -1);
+	cr_assert_eq(compare_parse_flags(&o, 2, a7, err, sizeof(err)), -1);
 	cr_assert(strstr(err, "from 1 to 50000000"), "%s", err);
 	const char *a8[] = {"regex_heap_limit_kib", "99999999999999999999999"};
-	cr_assert_eq(cmp_parse_flags(&o, 2, a8, err, sizeof(err)), -1);
+	cr_assert_eq(compare_parse_flags(&o, 2, a8, err, sizeof(err)), -1);
 	const char *a6[] = {"bad\xff\x01"};
-	cr_assert_eq(cmp_parse_flags(&o, 1, a6, err, sizeof(err)), -1);
+	cr_assert_eq(compare_parse_flags(&o, 1, a6, err, sizeof(err)), -1);
 	cr_assert(utf8_valid_text(err, strlen(err)), "%s", err);
 	const char *ok[] = {"case_sensitive",
 			    "space_change_sensitive",
@@ -223,7 +223,7 @@ Test(compare, flag_errors)
 			    "unordered_tokens",
 			    "regex_match_limit",
 			    "1000"};
-	cr_assert_eq(cmp_parse_flags(&o, 9, ok, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(compare_parse_flags(&o, 9, ok, err, sizeof(err)), 0, "%s", err);
 	cr_assert(o.case_sensitive && o.space_change_sensitive && o.unordered_tokens);
 	cr_assert_float_eq(o.float_rel_tol, 1e-6, 1e-12);
 	cr_assert_float_eq(o.float_abs_tol, 0.5, 1e-12);
@@ -232,14 +232,14 @@ Test(compare, flag_errors)
 
 Test(compare, checker_is_error)
 {
-	struct cmp_feedback fb;
+	struct compare_feedback fb;
 	cr_assert_eq(cmp_str("checker", "a", "a", &fb), CMP_ERROR);
 	cr_assert(fb.message[0]);
 }
 
 Test(compare, feedback_positions)
 {
-	struct cmp_feedback fb;
+	struct compare_feedback fb;
 	cr_assert_eq(cmp_str("lines", "1 2 3\n4 5 6\n", "1 2 3\n4 5 7\n", &fb), CMP_DIFFER);
 	cr_assert_eq(fb.line, 2);
 	cr_assert_eq(fb.column, 5);
@@ -291,15 +291,15 @@ Test(compare, snippets_keep_utf8_whole)
 		strbuf_addstr(&e, "\x01\xff\xc3\xa9");
 		strbuf_addstr(&g, "\x01\xff\xc3\xa9");
 	}
-	static const enum cmp_mode modes[] = {CMP_EXACT, CMP_LINES, CMP_TOKENS, CMP_UNORDERED};
+	static const enum compare_mode modes[] = {CMP_EXACT, CMP_LINES, CMP_TOKENS, CMP_UNORDERED};
 	for (size_t m = 0; m < 4; m++) {
 		for (size_t cut = 0; cut < 4; cut++) {
-			struct cmp_opts o;
-			struct cmp_feedback fb;
-			cmp_opts_init(&o, modes[m]);
+			struct compare_options o;
+			struct compare_feedback fb;
+			compare_options_init(&o, modes[m]);
 			/* shift the alignment so every cut position gets tried */
-			enum cmp_outcome r = cmp_compare(&o, e.buf + cut, e.len - cut, g.buf + cut,
-							 g.len - cut, &fb);
+			enum compare_outcome r = compare_outputs(&o, e.buf + cut, e.len - cut,
+								 g.buf + cut, g.len - cut, &fb);
 			cr_assert_eq(r, CMP_DIFFER);
 			cr_assert(fb_strings_valid(&fb), "mode %zu cut %zu", m, cut);
 			if (modes[m] == CMP_EXACT || modes[m] == CMP_LINES) {
@@ -316,7 +316,7 @@ Test(compare, snippets_keep_utf8_whole)
 /* A pathological pattern must stop at the match limit quickly, as a difference. */
 Test(compare, regex_catastrophic_is_bounded, .timeout = 30)
 {
-	struct cmp_feedback fb;
+	struct compare_feedback fb;
 	char got[4096];
 	memset(got, 'a', sizeof(got) - 2);
 	got[sizeof(got) - 2] = '!';
@@ -325,7 +325,7 @@ Test(compare, regex_catastrophic_is_bounded, .timeout = 30)
 	for (size_t i = 0; i < 4; i++) {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		enum cmp_outcome r = cmp_str("regex", pats[i], got, &fb);
+		enum compare_outcome r = cmp_str("regex", pats[i], got, &fb);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 		cr_log_info("regex '%s': %s in %.2f s: %s", pats[i], outcome_name(r), s,
@@ -340,7 +340,7 @@ Test(compare, regex_catastrophic_is_bounded, .timeout = 30)
 
 Test(compare, regex_bad_pattern_is_error)
 {
-	struct cmp_feedback fb;
+	struct compare_feedback fb;
 	const char *bad[] = {"(abc", "a{2,1}", "[z-a]", "\\", "(?<n>a)(?<n>b)", "*a"};
 	for (size_t i = 0; i < 6; i++) {
 		cr_assert_eq(cmp_str("regex", bad[i], "abc", &fb), CMP_ERROR, "%s", bad[i]);
@@ -439,39 +439,39 @@ Test(compare, large_inputs_all_modes, .timeout = 600)
 	gen(&off, 0, n, 1);
 	gen(&crlf, 0, n, 2);
 	long rss0 = max_rss_kib();
-	struct cmp_feedback fb;
-	struct cmp_opts o;
+	struct compare_feedback fb;
+	struct compare_options o;
 
 	/* streaming modes: no allocation beyond the inputs */
-	cmp_opts_init(&o, CMP_EXACT);
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, same.buf, same.len, &fb), CMP_MATCH);
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_DIFFER);
+	compare_options_init(&o, CMP_EXACT);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, same.buf, same.len, &fb), CMP_MATCH);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_DIFFER);
 	cr_assert_eq(fb.line, 1);
-	cmp_opts_init(&o, CMP_LINES);
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_MATCH);
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_DIFFER);
-	cmp_opts_init(&o, CMP_TOKENS);
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_MATCH);
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_DIFFER);
+	compare_options_init(&o, CMP_LINES);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_MATCH);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_DIFFER);
+	compare_options_init(&o, CMP_TOKENS);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_MATCH);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_DIFFER);
 	long lines = fb.line;
 	cr_assert_gt(lines, (long)(size / 32));
 	o.float_abs_tol = 0.01;
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_MATCH);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_MATCH);
 	o.float_abs_tol = 0.0001;
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_DIFFER);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_DIFFER);
 	cr_assert_eq(fb.line, lines);
 	o.space_change_sensitive = true;
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_DIFFER);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, crlf.buf, crlf.len, &fb), CMP_DIFFER);
 	long grown = max_rss_kib() - rss0;
 	cr_assert_lt(CHECK_RSS ? grown : 0, 8 * 1024,
 		     "streaming modes grew the peak RSS by %ld KiB", grown);
 
 	/* regex: a pattern that does not backtrack per line, bounded by the heap limit */
-	cmp_opts_init(&o, CMP_REGEX);
+	compare_options_init(&o, CMP_REGEX);
 	const char *pat = "[0-9 .\\n]*+";
-	cr_assert_eq(cmp_compare(&o, pat, strlen(pat), e.buf, e.len, &fb), CMP_MATCH, "%s",
+	cr_assert_eq(compare_outputs(&o, pat, strlen(pat), e.buf, e.len, &fb), CMP_MATCH, "%s",
 		     fb.message);
-	cr_assert_eq(cmp_compare(&o, pat, strlen(pat), crlf.buf, crlf.len, &fb), CMP_DIFFER);
+	cr_assert_eq(compare_outputs(&o, pat, strlen(pat), crlf.buf, crlf.len, &fb), CMP_DIFFER);
 	cr_assert_eq(fb.line, 1);
 	cr_assert_eq(fb.column, (long)strcspn(crlf.buf, "\r") + 1);
 	grown = max_rss_kib() - rss0;
@@ -482,10 +482,10 @@ Test(compare, large_inputs_all_modes, .timeout = 600)
 	/* unordered: O(lines) memory, checked against 16 bytes a line */
 	swap_pairs(&perm, &e);
 	rss0 = max_rss_kib();
-	cmp_opts_init(&o, CMP_UNORDERED);
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, perm.buf, perm.len, &fb), CMP_MATCH, "%s",
+	compare_options_init(&o, CMP_UNORDERED);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, perm.buf, perm.len, &fb), CMP_MATCH, "%s",
 		     fb.message);
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_DIFFER);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_DIFFER);
 	cr_assert_eq(fb.expected_line, lines);
 	grown = max_rss_kib() - rss0;
 	/* two item arrays and the temporary of glibc's merge sort */
@@ -493,7 +493,7 @@ Test(compare, large_inputs_all_modes, .timeout = 600)
 		     "unordered grew RSS by %ld KiB", grown);
 	o.unordered_tokens = true;
 	o.float_abs_tol = 0.01;
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_MATCH, "%s",
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, off.buf, off.len, &fb), CMP_MATCH, "%s",
 		     fb.message);
 	strbuf_release(&e);
 	strbuf_release(&off);
@@ -521,19 +521,20 @@ Test(compare, unordered_radix_path, .timeout = 120)
 		strbuf_addf(&e, "Word%u%s", i / 3, i % 10 == 9 ? "\n" : " ");
 	for (unsigned i = 0; i < N; i++)
 		strbuf_addf(&g, "wORD%u\n", perm[i] / 3);
-	struct cmp_opts o;
-	struct cmp_feedback fb;
-	cmp_opts_init(&o, CMP_UNORDERED);
+	struct compare_options o;
+	struct compare_feedback fb;
+	compare_options_init(&o, CMP_UNORDERED);
 	o.unordered_tokens = true;
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_MATCH, "%s", fb.message);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_MATCH, "%s",
+		     fb.message);
 	o.case_sensitive = true;
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_DIFFER);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_DIFFER);
 	o.case_sensitive = false;
 	/* one word of the output replaced: one missing, one unexpected */
 	char *w = strstr(g.buf, "wORD7\n");
 	cr_assert(w);
 	memcpy(w, "wORD8", 5);
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_DIFFER);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_DIFFER);
 	cr_assert(strstr(fb.message, "1 expected token missing, 1 unexpected; e.g. 'Word7'"), "%s",
 		  fb.message);
 	cr_assert_str_eq(fb.got, "wORD8");
@@ -546,9 +547,10 @@ Test(compare, unordered_radix_path, .timeout = 120)
 		strbuf_addf(&g, "%d.5000001\n", (int)perm[i] - N / 2);
 	}
 	o.float_abs_tol = 1e-6;
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_MATCH, "%s", fb.message);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_MATCH, "%s",
+		     fb.message);
 	o.float_abs_tol = 1e-8;
-	cr_assert_eq(cmp_compare(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_DIFFER);
+	cr_assert_eq(compare_outputs(&o, e.buf, e.len, g.buf, g.len, &fb), CMP_DIFFER);
 	cr_assert(strstr(fb.message, "number 1 of 120000 in sorted order: expected -60000"), "%s",
 		  fb.message);
 	free(perm);

@@ -19,7 +19,7 @@ static char *pyfloat(double d)
 {
 	static char out[64];
 	struct strbuf sb = STRBUF_INIT;
-	evfmt_pyfloat(&sb, d);
+	evformat_pyfloat(&sb, d);
 	snprintf(out, sizeof out, "%s", sb.buf);
 	strbuf_release(&sb);
 	return out;
@@ -42,22 +42,22 @@ Test(evformat, python_float_repr)
 }
 
 /* A set loaded from the repo's languages/ (tests run from the repo root). */
-static void load(struct evset *s, const char *format, const char *problems_json)
+static void load(struct evalset *s, const char *format, const char *problems_json)
 {
 	char err[300] = "";
 	cJSON *p = problems_json ? cJSON_Parse(problems_json) : NULL;
-	int rc = evset_load(s, "languages", format, p, NULL, NULL, 0, err, sizeof err);
+	int rc = evalset_load(s, "languages", format, p, NULL, NULL, 0, err, sizeof err);
 	cJSON_Delete(p);
 	cr_assert_eq(rc, 0, "%s", err);
 	s->default_language = "python"; /* languages/python.ini says default = yes */
 }
 
-static struct evset_items expand(const struct evset *s, const char *sample_json)
+static struct evalset_items expand(const struct evalset *s, const char *sample_json)
 {
-	struct evset_items it = {0};
+	struct evalset_items it = {0};
 	cJSON *smp = cJSON_Parse(sample_json);
 	cr_assert_not_null(smp);
-	evset_expand(s, smp, 0, &it);
+	evalset_expand(s, smp, 0, &it);
 	cJSON_Delete(smp);
 	return it;
 }
@@ -72,7 +72,7 @@ static bool has_option(const struct grade_request *r, const char *o)
 
 Test(evformat, humanevalx_cpp)
 {
-	struct evset s;
+	struct evalset s;
 	load(&s, NULL,
 	     "[{\"task_id\":\"CPP/0\",\"prompt\":\"#include<stdio.h>\\n#include<vector>\\nint "
 	     "f(){\\n\","
@@ -80,7 +80,7 @@ Test(evformat, humanevalx_cpp)
 	     "{\"task_id\":\"CPP/162\",\"prompt\":\"int "
 	     "g(){\\n\",\"test\":\"T\",\"declaration\":\"\"}]");
 	cr_assert_str_eq(s.fmt->name, "humaneval-x", "told from the problems");
-	struct evset_items it = expand(
+	struct evalset_items it = expand(
 	    &s, "{\"task_id\":\"CPP/0\",\"prompt\":\"#include<stdio.h>\\n#include<vector>\\nint "
 		"f(){\\n\",\"generation\":\"    return 1;\\n}\\n\"}");
 	cr_assert_eq(it.n, 1);
@@ -97,32 +97,32 @@ Test(evformat, humanevalx_cpp)
 	cr_assert(has_option(r, "-std=c++11") && has_option(r, "-O0"));
 	cr_assert(!has_option(r, "-lcrypto"), "only task 162 links OpenSSL");
 	cr_assert_str_eq(r->eval->rule, "exit_zero");
-	evset_items_release(&it);
+	evalset_items_release(&it);
 	it = expand(&s, "{\"task_id\":\"CPP/162\",\"generation\":\"}\"}");
 	cr_assert(has_option(&it.v[0].req, "-lcrypto") && has_option(&it.v[0].req, "-lssl"));
 	cr_assert(strstr(it.v[0].req.source, "int g(){\n}\nT"), "the problem's prompt when the "
 								"sample has none");
-	evset_items_release(&it);
+	evalset_items_release(&it);
 	/* what the harness cannot run fails alone, with a reason */
 	it = expand(&s, "{\"task_id\":\"CPP/0\",\"completion\":\"x\"}");
 	cr_assert_str_eq(it.v[0].error, "sample has no generation string");
-	evset_items_release(&it);
+	evalset_items_release(&it);
 	it = expand(&s, "{\"task_id\":\"CPP/9\",\"generation\":\"x\"}");
 	cr_assert_str_eq(it.v[0].error, "task_id not in the problems file");
-	evset_items_release(&it);
-	evset_release(&s);
+	evalset_items_release(&it);
+	evalset_release(&s);
 }
 
 Test(evformat, humanevalx_python_and_js)
 {
-	struct evset s;
+	struct evalset s;
 	load(&s, "humaneval-x",
 	     "[{\"task_id\":\"Python/0\",\"prompt\":\"def f():\\n\",\"test\":\"check(f)\","
 	     "\"declaration\":\"\"},{\"task_id\":\"JavaScript/0\",\"prompt\":\"const f = () => "
 	     "{\\n\",\"test\":\"testF()\\n\",\"declaration\":\"\"},{\"task_id\":\"Go/0\","
 	     "\"prompt\":\"\",\"test\":\"\",\"declaration\":\"\"}]");
 	/* cut before the first non-empty line that starts neither with a space nor a tab */
-	struct evset_items it =
+	struct evalset_items it =
 	    expand(&s, "{\"task_id\":\"Python/0\",\"prompt\":\"def f():\\n\",\"generation\":\"    "
 		       "return 1\\n\\n\\tx = 2\\nprint(3)\\n    y\"}");
 	const struct grade_request *r = &it.v[0].req;
@@ -134,35 +134,35 @@ Test(evformat, humanevalx_python_and_js)
 	cr_assert(!strncmp(r->source, "import math\nimport re\n", 22), "%s", r->source);
 	cr_assert(strstr(r->source, "try:\n    import numpy\nexcept ImportError:\n"),
 		  "numpy, which our Python lacks, is guarded");
-	evset_items_release(&it);
+	evalset_items_release(&it);
 	it = expand(&s, "{\"task_id\":\"Python/0\",\"generation\":\"def g():\\n    pass\\n\"}");
 	cr_assert(strstr(it.v[0].req.source, "def f():\n\ncheck(f)\n"), "an unindented start: "
 									"nothing kept");
-	evset_items_release(&it);
+	evalset_items_release(&it);
 	it = expand(&s, "{\"task_id\":\"JavaScript/0\",\"prompt\":\"const f = () => "
 			"{\\n\",\"generation\":\"  return 1;\\n}\\n\"}");
 	r = &it.v[0].req;
 	cr_assert_str_eq(r->language, "node");
 	cr_assert_str_eq(r->eval->rule, "silent");
 	cr_assert_str_eq(r->source, "const f = () => {\n  return 1;\n}\n\ntestF()\n");
-	evset_items_release(&it);
+	evalset_items_release(&it);
 	it = expand(&s, "{\"task_id\":\"Go/0\",\"generation\":\"\"}");
 	cr_assert(it.v[0].error && strstr(it.v[0].error, "'Go' is not one the judge runs"));
-	evset_items_release(&it);
-	evset_release(&s);
+	evalset_items_release(&it);
+	evalset_release(&s);
 }
 
 Test(evformat, multiple)
 {
-	struct evset s;
+	struct evalset s;
 	char err[200];
 	cJSON *first = cJSON_Parse("{\"name\":\"N\",\"language\":\"cpp\",\"tests\":\"\","
 				   "\"completions\":[]}");
-	cr_assert_eq(evset_load(&s, "languages", NULL, NULL, first, NULL, 0, err, sizeof err), 0,
+	cr_assert_eq(evalset_load(&s, "languages", NULL, NULL, first, NULL, 0, err, sizeof err), 0,
 		     "%s", err);
 	cJSON_Delete(first);
 	cr_assert_str_eq(s.fmt->name, "multipl-e", "told from the first sample");
-	struct evset_items it = expand(
+	struct evalset_items it = expand(
 	    &s, "{\"name\":\"HumanEval_0_x\",\"language\":\"cpp\",\"prompt\":\"long f() "
 		"{\\n\",\"tests\":\"}\\nint main() {}\\n\",\"stop_tokens\":[\"\\n}\"],"
 		"\"completions\":[\"\\n    return 1;\",\"\\n    return 2;\\n}\\njunk\\n}\"]}");
@@ -173,7 +173,7 @@ Test(evformat, multiple)
 	cr_assert_str_eq(it.v[1].req.source, "long f() {\n\n    return 2;\n}\nint main() {}\n",
 			 "cut at the earliest stop token");
 	cr_assert(has_option(&it.v[0].req, "-std=c++17") && has_option(&it.v[0].req, "-O0"));
-	evset_items_release(&it);
+	evalset_items_release(&it);
 	it = expand(&s, "{\"name\":\"X\",\"language\":\"cs\",\"prompt\":\"\",\"tests\":\"\","
 			"\"stop_tokens\":[],\"completions\":[\"x\"]}");
 	const struct grade_request *r = &it.v[0].req;
@@ -181,18 +181,18 @@ Test(evformat, multiple)
 	cr_assert(has_option(r, "-define:DEBUG"), "Debug.Assert compiled in");
 	cr_assert_eq(r->eval->nstderr_fails, 2);
 	cr_assert_str_eq(r->eval->stderr_fails[0], "System.Diagnostics.DefaultTraceListener.Fail");
-	evset_items_release(&it);
+	evalset_items_release(&it);
 	it = expand(&s, "{\"name\":\"X\",\"language\":\"rkt\",\"prompt\":\"\",\"tests\":\"\","
 			"\"completions\":[\"a\",\"b\"]}");
 	cr_assert_eq(it.n, 2);
 	cr_assert(it.v[0].error && it.v[1].error, "a language we do not run fails each");
-	evset_items_release(&it);
-	evset_release(&s);
+	evalset_items_release(&it);
+	evalset_release(&s);
 }
 
 Test(evformat, mbpp_full_and_sanitized)
 {
-	struct evset s;
+	struct evalset s;
 	load(&s, NULL,
 	     "[{\"task_id\":12,\"text\":\"t\",\"code\":\"class Node: pass\","
 	     "\"test_setup_code\":\"root = Node()\",\"test_list\":[\"assert a\",\"assert b\"],"
@@ -200,42 +200,44 @@ Test(evformat, mbpp_full_and_sanitized)
 	     "{\"task_id\":21,\"prompt\":\"p\",\"code\":\"x\",\"test_imports\":[\"import math\"],"
 	     "\"test_list\":[\"assert math.pi\"]}]");
 	cr_assert_str_eq(s.fmt->name, "mbpp");
-	cr_assert_not_null(evset_find(&s, "12"), "MBPP's int task ids");
-	struct evset_items it = expand(&s, "{\"task_id\":12,\"completion\":\"class Node: pass\"}");
+	cr_assert_not_null(evalset_find(&s, "12"), "MBPP's int task ids");
+	struct evalset_items it =
+	    expand(&s, "{\"task_id\":12,\"completion\":\"class Node: pass\"}");
 	/* the setup uses the sample's class: after it */
 	cr_assert_str_eq(it.v[0].req.source, "class Node: pass\nroot = Node()\nassert a\nassert b");
 	cr_assert_str_eq(it.v[0].req.language, "python");
 	cr_assert_str_eq(it.v[0].req.eval->rule, "exec");
-	evset_items_release(&it);
+	evalset_items_release(&it);
 	it = expand(&s, "{\"task_id\":\"21\",\"completion\":\"def f(): pass\"}");
 	cr_assert_str_eq(it.v[0].req.source, "import math\ndef f(): pass\nassert math.pi");
-	evset_items_release(&it);
-	evset_release(&s);
+	evalset_items_release(&it);
+	evalset_release(&s);
 }
 
 Test(evformat, humaneval_unchanged_and_unknown)
 {
-	struct evset s;
+	struct evalset s;
 	load(&s, NULL,
 	     "[{\"task_id\":\"H/0\",\"prompt\":\"def f():\\n\",\"test\":\"def check(c): "
 	     "pass\",\"entry_point\":\"f\"}]");
 	cr_assert_str_eq(s.fmt->name, "human-eval");
-	struct evset_items it = expand(&s, "{\"task_id\":\"H/0\",\"completion\":\"    return 1\"}");
+	struct evalset_items it =
+	    expand(&s, "{\"task_id\":\"H/0\",\"completion\":\"    return 1\"}");
 	const struct grade_request *r = &it.v[0].req;
 	cr_assert_str_eq(r->source, "def f():\n    return 1");
 	cr_assert_str_eq(r->test_code, "def check(c): pass");
 	cr_assert_str_eq(r->entry_point, "f");
 	cr_assert_null(r->eval, "human-eval keeps the test-code harness");
-	evset_items_release(&it);
-	evset_release(&s);
+	evalset_items_release(&it);
+	evalset_release(&s);
 	char err[300];
 	cJSON *p = cJSON_Parse("[{\"task_id\":\"x\"}]");
-	cr_assert_eq(evset_load(&s, "languages", NULL, p, NULL, NULL, 0, err, sizeof err), -1);
+	cr_assert_eq(evalset_load(&s, "languages", NULL, p, NULL, NULL, 0, err, sizeof err), -1);
 	cr_assert(strstr(err, "no format the judge knows"), "%s", err);
-	evset_release(&s);
-	cr_assert_eq(evset_load(&s, "languages", "nope", p, NULL, NULL, 0, err, sizeof err), -1);
+	evalset_release(&s);
+	cr_assert_eq(evalset_load(&s, "languages", "nope", p, NULL, NULL, 0, err, sizeof err), -1);
 	cr_assert(strstr(err, "unknown format 'nope'"), "%s", err);
-	evset_release(&s);
+	evalset_release(&s);
 	cJSON_Delete(p);
 }
 
@@ -276,7 +278,7 @@ Test(evrun, verdicts)
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		struct run_result rr = rr_of(c[i].st, c[i].code, c[i].out, c[i].err);
 		enum sub_status st = evrun_verdict(c[i].rule, &rr, fails, 1, &fb);
-		cr_assert_eq(st, c[i].want, "case %zu: %s", i, sub_status_name(st));
+		cr_assert_eq(st, c[i].want, "case %zu: %s", i, status_name(st));
 		cr_assert(st == SUB_ACCEPTED || st == SUB_TIMEOUT || st == SUB_MEMORY_LIMIT ||
 			      (fb.present && fb.message[0]),
 			  "case %zu: a failure says why", i);
@@ -289,7 +291,7 @@ Test(evrun, verdicts)
 }
 
 /* Parses body as the API does, with the repo's languages/. */
-static int validate(const char *body, struct req_error *e, struct req_parsed *p)
+static int validate(const char *body, struct request_error *e, struct request_parsed *p)
 {
 	static struct judge_config cfg;
 	static struct lang_registry langs;
@@ -301,13 +303,13 @@ static int validate(const char *body, struct req_error *e, struct req_parsed *p)
 		loaded = true;
 	}
 	memset(e, 0, sizeof *e);
-	return req_parse(&cfg, &langs, REQ_SUBMISSION, body, strlen(body), p, e);
+	return request_parse(&cfg, &langs, REQ_SUBMISSION, body, strlen(body), p, e);
 }
 
 Test(evrun, request_form)
 {
-	struct req_parsed p;
-	struct req_error e;
+	struct request_parsed p;
+	struct request_error e;
 	cr_assert_eq(
 	    validate("{\"language\":\"cpp\",\"source\":\"int main(){}\","
 		     "\"compiler_options\":[\"-std=c++11\"],\"eval\":{\"rule\":\"exit_zero\","
@@ -325,7 +327,7 @@ Test(evrun, request_form)
 	cr_assert_str_eq(back.eval->stderr_fails[0], "boom");
 	cr_assert_eq(back.ncompiler_options, 1);
 	model_request_release(&back);
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 	struct {
 		const char *body, *says;
 	} bad[] = {

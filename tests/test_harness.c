@@ -40,9 +40,9 @@ Test(passk, defined_and_report)
 	cr_assert(passk_defined(ns, 3, 3));
 	cr_assert(!passk_defined(ns, 3, 4));
 	cr_assert(!passk_defined(ns, 0, 1));
-	struct evset_sample s[] = {{"a", true}, {"a", false}, {"b", false}, {"b", false}};
+	struct evalset_sample s[] = {{"a", true}, {"a", false}, {"b", false}, {"b", false}};
 	int ks[] = {1, 2, 10};
-	cJSON *r = evset_report(s, 4, ks, 3);
+	cJSON *r = evalset_report(s, 4, ks, 3);
 	const cJSON *pk = cJSON_GetObjectItem(r, "pass_at_k");
 	cr_assert(NEAR(cJSON_GetObjectItem(pk, "1")->valuedouble, 0.25));
 	cr_assert(NEAR(cJSON_GetObjectItem(pk, "2")->valuedouble, 0.5));
@@ -53,22 +53,22 @@ Test(passk, defined_and_report)
 	cr_assert_eq(cJSON_GetObjectItem(a, "c")->valueint, 1);
 	cJSON_Delete(r);
 	int k[8];
-	cr_assert_eq(evset_parse_ks("1,10,100", k, 8), 3);
+	cr_assert_eq(evalset_parse_ks("1,10,100", k, 8), 3);
 	cr_assert_eq(k[2], 100);
-	cr_assert_eq(evset_parse_ks("1,,2", k, 8), -1);
-	cr_assert_eq(evset_parse_ks("0", k, 8), -1);
-	cr_assert_eq(evset_parse_ks("", k, 8), -1);
+	cr_assert_eq(evalset_parse_ks("1,,2", k, 8), -1);
+	cr_assert_eq(evalset_parse_ks("0", k, 8), -1);
+	cr_assert_eq(evalset_parse_ks("", k, 8), -1);
 }
 
 static bool eq(const char *e, const char *g, double tol, bool unordered)
 {
-	struct jv_opts o;
-	jv_opts_init(&o);
+	struct jsonval_opts o;
+	jsonval_opts_init(&o);
 	o.abs_tol = o.rel_tol = tol;
 	o.unordered = unordered;
 	cJSON *a = cJSON_Parse(e), *b = cJSON_Parse(g);
 	cr_assert(a && b, "%s / %s", e, g);
-	bool r = jv_equal(a, b, &o);
+	bool r = jsonval_equal(a, b, &o);
 	cJSON_Delete(a);
 	cJSON_Delete(b);
 	return r;
@@ -103,10 +103,10 @@ Test(jsonval, tolerance_and_unordered)
 	cr_assert(!eq("[1,2]", "[1,2,3]", -1, true));
 	struct strbuf sb = STRBUF_INIT;
 	cJSON *args = cJSON_Parse("[[2,7,11,15],9,\"x\"]");
-	jv_show_args(&sb, args, 100);
+	jsonval_show_args(&sb, args, 100);
 	cr_assert_str_eq(sb.buf, "[2,7,11,15], 9, \"x\"");
 	strbuf_reset(&sb);
-	jv_show(&sb, cJSON_GetArrayItem(args, 0), 5);
+	jsonval_show(&sb, cJSON_GetArrayItem(args, 0), 5);
 	cr_assert_str_eq(sb.buf, "[2,7,...");
 	strbuf_release(&sb);
 	cJSON_Delete(args);
@@ -140,8 +140,8 @@ Test(funcgrade, records_and_verdicts)
 	    "\x1ejudge:" N " {\"i\":1,\"ok\":true,\"value\":[2,1]}\n"
 	    "\x1ejudge:" N " {\"i\":2,\"ok\":false,\"error\":{\"type\":\"KeyError\","
 	    "\"message\":\"3\",\"line\":4}}\n";
-	struct fgrade_records r;
-	fgrade_records_parse(&r, out, sizeof out - 1, N, 4);
+	struct funcgrade_records r;
+	funcgrade_records_parse(&r, out, sizeof out - 1, N, 4);
 	cr_assert_not_null(r.calls[0]);
 	cr_assert_not_null(r.calls[1]);
 	cr_assert_not_null(r.calls[2]);
@@ -149,7 +149,7 @@ Test(funcgrade, records_and_verdicts)
 	cr_assert(strstr(r.stray.buf, "noise") && strstr(r.stray.buf, "ffff"));
 	struct grade_result res;
 	model_result_init(&res);
-	fgrade_fold_function(&req, &r, RUN_TIMEOUT, &res);
+	funcgrade_fold_function(&req, &r, RUN_TIMEOUT, &res);
 	cr_assert_eq(res.ntests, 4);
 	cr_assert_eq(res.tests[0].status, SUB_ACCEPTED);
 	cr_assert_str_eq(res.tests[0].output, "hi\n");
@@ -164,53 +164,53 @@ Test(funcgrade, records_and_verdicts)
 	model_result_release(&res);
 	/* unordered compare accepts [2,1] */
 	req.has_compare = true;
-	cmp_opts_init(&req.cmp, CMP_UNORDERED);
+	compare_options_init(&req.cmp, CMP_UNORDERED);
 	model_result_init(&res);
-	fgrade_fold_function(&req, &r, RUN_OK, &res);
+	funcgrade_fold_function(&req, &r, RUN_OK, &res);
 	cr_assert_eq(res.tests[1].status, SUB_ACCEPTED);
 	cr_assert_eq(res.tests[3].status, SUB_RUNTIME_ERROR, "exited early");
 	cr_assert(strstr(res.tests[3].feedback.message, "exited before"));
 	model_result_release(&res);
-	fgrade_records_release(&r);
+	funcgrade_records_release(&r);
 	model_request_release(&req);
 }
 
 Test(funcgrade, test_code_needs_the_end_record)
 {
-	struct fgrade_records r;
+	struct funcgrade_records r;
 	struct grade_result res;
 	char buf[600];
 	const char ok[] = "x\x1ejudge:" N " {\"end\":true}\n";
-	fgrade_records_parse(&r, ok, sizeof ok - 1, N, 0);
+	funcgrade_records_parse(&r, ok, sizeof ok - 1, N, 0);
 	model_result_init(&res);
-	fgrade_fold_test_code(&r, RUN_OK, &res);
+	funcgrade_fold_test_code(&r, RUN_OK, &res);
 	cr_assert_eq(res.status, SUB_ACCEPTED);
-	cr_assert_str_eq(fgrade_eval_result(&res, buf, sizeof buf), "passed");
+	cr_assert_str_eq(funcgrade_eval_result(&res, buf, sizeof buf), "passed");
 	model_result_release(&res);
-	fgrade_records_release(&r);
+	funcgrade_records_release(&r);
 	/* printing a fake end record without the nonce: exited early */
 	const char fake[] = "\x1ejudge:000 {\"end\":true}\n";
-	fgrade_records_parse(&r, fake, sizeof fake - 1, N, 0);
+	funcgrade_records_parse(&r, fake, sizeof fake - 1, N, 0);
 	model_result_init(&res);
-	fgrade_fold_test_code(&r, RUN_OK, &res);
+	funcgrade_fold_test_code(&r, RUN_OK, &res);
 	cr_assert_eq(res.status, SUB_WRONG_ANSWER);
-	cr_assert_str_eq(fgrade_eval_result(&res, buf, sizeof buf),
+	cr_assert_str_eq(funcgrade_eval_result(&res, buf, sizeof buf),
 			 "failed: the program exited before its checks ended");
 	model_result_release(&res);
 	model_result_init(&res);
-	fgrade_fold_test_code(&r, RUN_TIMEOUT, &res);
-	cr_assert_str_eq(fgrade_eval_result(&res, buf, sizeof buf), "timed out");
+	funcgrade_fold_test_code(&r, RUN_TIMEOUT, &res);
+	cr_assert_str_eq(funcgrade_eval_result(&res, buf, sizeof buf), "timed out");
 	model_result_release(&res);
-	fgrade_records_release(&r);
+	funcgrade_records_release(&r);
 	const char bad[] = "\x1ejudge:" N " {\"end\":false,\"error\":{\"type\":\"AssertionError\","
 			   "\"message\":\"\",\"line\":9}}\n";
-	fgrade_records_parse(&r, bad, sizeof bad - 1, N, 0);
+	funcgrade_records_parse(&r, bad, sizeof bad - 1, N, 0);
 	model_result_init(&res);
-	fgrade_fold_test_code(&r, RUN_OK, &res);
-	cr_assert_str_eq(fgrade_eval_result(&res, buf, sizeof buf),
+	funcgrade_fold_test_code(&r, RUN_OK, &res);
+	cr_assert_str_eq(funcgrade_eval_result(&res, buf, sizeof buf),
 			 "failed: AssertionError (line 9)");
 	model_result_release(&res);
-	fgrade_records_release(&r);
+	funcgrade_records_release(&r);
 }
 
 /* The shipped languages: their harness keys are what is under test. */
@@ -298,18 +298,18 @@ Test(harness, test_program)
 	model_request_release(&req);
 }
 
-static int validate(const char *body, struct req_error *e, struct req_parsed *p)
+static int validate(const char *body, struct request_error *e, struct request_parsed *p)
 {
 	static struct judge_config cfg;
 	config_defaults(&cfg);
 	memset(e, 0, sizeof *e);
-	return req_parse(&cfg, shipped(), REQ_EXECUTE_EXPECTED, body, strlen(body), p, e);
+	return request_parse(&cfg, shipped(), REQ_EXECUTE_EXPECTED, body, strlen(body), p, e);
 }
 
 Test(request, function_forms)
 {
-	struct req_parsed p;
-	struct req_error e;
+	struct request_parsed p;
+	struct request_error e;
 	cr_assert_eq(validate("{\"language\":\"python\",\"source\":\"x\",\"function\":\"twoSum\","
 			      "\"tests\":[{\"args\":[[2,7],9],\"expected\":[0,1]}],"
 			      "\"compare\":\"unordered\"}",
@@ -324,7 +324,7 @@ Test(request, function_forms)
 	cr_assert_eq(model_request_load(p.request, &back, err, sizeof err), 0);
 	cr_assert_str_eq(back.func->name, "twoSum");
 	model_request_release(&back);
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 	struct {
 		const char *body, *code, *says;
 	} bad[] = {
@@ -369,9 +369,9 @@ Test(request, function_forms)
 		cr_assert(strstr(e.message, bad[i].says), "%s: %s", bad[i].body, e.message);
 		cr_assert_eq(e.http_status, 422);
 	}
-	cr_assert(req_func_type_valid("int[][]"));
-	cr_assert(!req_func_type_valid("int[]x"));
-	cr_assert(!req_func_type_valid("map"));
+	cr_assert(request_func_type_valid("int[][]"));
+	cr_assert(!request_func_type_valid("int[]x"));
+	cr_assert(!request_func_type_valid("map"));
 }
 
 Test(request, function_package)
@@ -379,7 +379,8 @@ Test(request, function_package)
 	struct grade_request r;
 	char err[256];
 	model_request_init(&r);
-	cr_assert_eq(req_func_package("problems", "two-sum", &r, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(request_func_package("problems", "two-sum", &r, err, sizeof err), 0, "%s",
+		     err);
 	cr_assert_str_eq(r.func->name, "twoSum");
 	const cJSON *t0 = cJSON_GetArrayItem(r.func->tests, 0);
 	cr_assert_str_eq(cJSON_GetObjectItem(t0, "name")->valuestring, "sample-1");
@@ -390,7 +391,7 @@ Test(request, function_package)
 	cr_assert_eq(r.cmp.mode, CMP_UNORDERED);
 	model_request_release(&r);
 	model_request_init(&r);
-	cr_assert_eq(req_func_package("problems", "hello", &r, err, sizeof err), -2);
+	cr_assert_eq(request_func_package("problems", "hello", &r, err, sizeof err), -2);
 	model_request_release(&r);
 }
 
@@ -404,26 +405,26 @@ Test(harness, syntax_error_by_language)
 	const char *langs[][2] = {{"python", "  File \"solution.py\", line 3\n"},
 				  {"node", "  File \"solution.js\", line 3\n"}};
 	for (int i = 0; i < 2; i++) {
-		struct fgrade_records r;
+		struct funcgrade_records r;
 		struct grade_result res;
-		fgrade_records_parse(&r, out, sizeof out - 1, N, 1);
+		funcgrade_records_parse(&r, out, sizeof out - 1, N, 1);
 		cr_assert_not_null(r.load_error);
 		model_result_init(&res);
-		fgrade_syntax_error(mk_lang(langs[i][0]), &r, &res);
+		funcgrade_syntax_error(mk_lang(langs[i][0]), &r, &res);
 		cr_expect_eq(res.status, SUB_COMPILE_ERROR, "%s", langs[i][0]);
 		cr_expect(!strncmp(res.compile.output.buf, langs[i][1], strlen(langs[i][1])), "%s",
 			  res.compile.output.buf);
 		model_result_release(&res);
-		fgrade_records_release(&r);
+		funcgrade_records_release(&r);
 	}
 	/* a harness that reports no syntax errors leaves the result alone */
-	struct fgrade_records r;
+	struct funcgrade_records r;
 	struct grade_result res;
-	fgrade_records_parse(&r, out, sizeof out - 1, N, 1);
+	funcgrade_records_parse(&r, out, sizeof out - 1, N, 1);
 	model_result_init(&res);
 	res.status = SUB_RUNTIME_ERROR;
-	fgrade_syntax_error(mk_lang("cpp"), &r, &res);
+	funcgrade_syntax_error(mk_lang("cpp"), &r, &res);
 	cr_expect_eq(res.status, SUB_RUNTIME_ERROR);
 	model_result_release(&res);
-	fgrade_records_release(&r);
+	funcgrade_records_release(&r);
 }

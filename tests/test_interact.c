@@ -184,7 +184,7 @@ Test(interact, a_rejection_first_is_wrong_answer_whatever_follows)
 	};
 	for (size_t i = 0; i < sizeof after / sizeof after[0]; i++) {
 		cr_expect_eq(grade_py(after[i], &gr), SUB_WRONG_ANSWER, "program %zu: %s", i,
-			     sub_status_name(gr.status));
+			     status_name(gr.status));
 		model_result_release(&gr);
 	}
 	/* a validator that accepts first leaves the program its own verdict */

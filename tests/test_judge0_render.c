@@ -25,7 +25,7 @@ static struct queue_sub sub(enum sub_status st, const char *res)
 static int status_of(enum sub_status st, const char *res)
 {
 	struct queue_sub s = sub(st, res);
-	int id = j0r_status_id(&s);
+	int id = judge0_render_status_id(&s);
 	queue_sub_release(&s);
 	return id;
 }
@@ -48,10 +48,10 @@ Test(judge0_render, status_ids)
 	cr_expect_eq(status_of(SUB_MEMORY_LIMIT, "{}"), 12);
 	cr_expect_eq(status_of(SUB_OUTPUT_LIMIT, "{}"), 8);
 	cr_expect_eq(status_of(SUB_INTERNAL_ERROR, "{}"), 13);
-	cr_expect_str_eq(j0r_status_name(11), "Runtime Error (NZEC)");
-	cr_expect_str_eq(j0r_status_name(14), "Exec Format Error");
-	cr_expect_null(j0r_status_name(15));
-	cr_expect_null(j0r_status_name(0));
+	cr_expect_str_eq(judge0_render_status_name(11), "Runtime Error (NZEC)");
+	cr_expect_str_eq(judge0_render_status_name(14), "Exec Format Error");
+	cr_expect_null(judge0_render_status_name(15));
+	cr_expect_null(judge0_render_status_name(0));
 }
 
 /* The shipped languages' Judge0 ids (judge0_ids in the language files): the open-source
@@ -91,19 +91,19 @@ Test(judge0_render, fields_and_units)
 {
 	j0r_fields f;
 	char bad[80];
-	cr_assert_eq(j0r_fields_parse("stdout, status_id", &f, bad, sizeof bad), 0);
+	cr_assert_eq(judge0_render_fields_parse("stdout, status_id", &f, bad, sizeof bad), 0);
 	struct queue_sub s = sub(
 	    SUB_ACCEPTED, "{\"status\":\"accepted\",\"exit_code\":0,\"signal\":null,"
 			  "\"time_ms\":13,\"wall_ms\":20,\"memory_kb\":9120,\"stdout\":\"1\\n\","
 			  "\"stderr\":\"\",\"compile\":{\"status\":\"ok\",\"output\":\"\"}}");
-	cJSON *o = j0r_submission(&s, NULL, f, false);
+	cJSON *o = judge0_render_submission(&s, NULL, f, false);
 	cr_assert(o);
 	cr_expect_eq(cJSON_GetArraySize(o), 2);
 	cr_expect_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring, "1\n");
 	cr_expect_eq(cJSON_GetObjectItem(o, "status_id")->valueint, 3);
 	cJSON_Delete(o);
-	cr_assert_eq(j0r_fields_parse(NULL, &f, bad, sizeof bad), 0);
-	o = j0r_submission(&s, NULL, f, false);
+	cr_assert_eq(judge0_render_fields_parse(NULL, &f, bad, sizeof bad), 0);
+	o = judge0_render_submission(&s, NULL, f, false);
 	cr_expect_eq(cJSON_GetArraySize(o), 8);
 	cr_expect_str_eq(cJSON_GetObjectItem(o, "time")->valuestring, "0.013");
 	cr_expect_eq(cJSON_GetObjectItem(o, "memory")->valueint, 9120);
@@ -113,14 +113,14 @@ Test(judge0_render, fields_and_units)
 	    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "status"), "description")->valuestring,
 	    "Accepted");
 	cJSON_Delete(o);
-	o = j0r_submission(&s, NULL, f, true);
+	o = judge0_render_submission(&s, NULL, f, true);
 	cr_expect_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring, "MQo=");
 	cJSON_Delete(o);
-	cr_assert_eq(j0r_fields_parse("*", &f, bad, sizeof bad), 0);
+	cr_assert_eq(judge0_render_fields_parse("*", &f, bad, sizeof bad), 0);
 	struct lang_registry reg;
 	char err[512];
 	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof err), 0, "%s", err);
-	o = j0r_submission(&s, &reg, f, false);
+	o = judge0_render_submission(&s, &reg, f, false);
 	lang_registry_release(&reg);
 	cr_expect_eq(cJSON_GetObjectItem(o, "language_id")->valueint, 100);
 	cr_expect_str_eq(
@@ -128,7 +128,7 @@ Test(judge0_render, fields_and_units)
 	    "Python (3.12)");
 	cr_expect_str_eq(cJSON_GetObjectItem(o, "source_code")->valuestring, "print(1)");
 	cJSON_Delete(o);
-	cr_expect_eq(j0r_fields_parse("stdout,nope", &f, bad, sizeof bad), -1);
+	cr_expect_eq(judge0_render_fields_parse("stdout,nope", &f, bad, sizeof bad), -1);
 	cr_expect_str_eq(bad, "nope");
 	queue_sub_release(&s);
 }
@@ -140,14 +140,14 @@ Test(judge0_render, not_utf8_needs_base64)
 			       "\"stdout_base64\":\"//4=\",\"stdout\":\"\\ufffd\\ufffd\"}");
 	j0r_fields f;
 	char bad[8];
-	j0r_fields_parse(NULL, &f, bad, sizeof bad);
-	cr_expect_null(j0r_submission(&s, NULL, f, false));
-	cJSON *o = j0r_submission(&s, NULL, f, true);
+	judge0_render_fields_parse(NULL, &f, bad, sizeof bad);
+	cr_expect_null(judge0_render_submission(&s, NULL, f, false));
+	cJSON *o = judge0_render_submission(&s, NULL, f, true);
 	cr_assert(o);
 	cr_expect_str_eq(cJSON_GetObjectItem(o, "stdout")->valuestring, "//4=");
 	cJSON_Delete(o);
-	j0r_fields_parse("status", &f, bad, sizeof bad);
-	o = j0r_submission(&s, NULL, f, false);
+	judge0_render_fields_parse("status", &f, bad, sizeof bad);
+	o = judge0_render_submission(&s, NULL, f, false);
 	cr_expect(o); /* stdout not asked for */
 	cJSON_Delete(o);
 	queue_sub_release(&s);

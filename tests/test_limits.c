@@ -112,7 +112,7 @@ Test(limits, language_defaults_win_over_judge_ini)
 Test(limits, package_wins_over_language)
 {
 	struct lang lang = {.time_limit_ms = 5000, .memory_limit_mb = 512, .processes = 10};
-	struct prob_limits pkg = {.time_limit_s = 1.5, .memory_mb = 1024, .output_mb = 3};
+	struct problem_limits pkg = {.time_limit_s = 1.5, .memory_mb = 1024, .output_mb = 3};
 	struct run_limits l;
 	limits_run(&policy, &lang, &pkg, NULL, &l);
 	cr_assert_eq(l.cpu_ms, 1500);
@@ -126,7 +126,7 @@ Test(limits, package_wins_over_language)
 	limits_run(&policy, &lang, &pkg, NULL, &l);
 	cr_assert_eq(l.cpu_ms, 1);
 	/* a package that gives nothing leaves the language's */
-	struct prob_limits none = {0};
+	struct problem_limits none = {0};
 	limits_run(&policy, &lang, &none, NULL, &l);
 	cr_assert_eq(l.cpu_ms, 5000);
 	cr_assert_eq(l.memory_kb, 512 * 1024);
@@ -143,7 +143,7 @@ Test(limits, package_wall_rule)
 	cr_assert_eq(limits_package_wall_ms(1500, 2), 4000);
 	cr_assert_eq(limits_package_wall_ms(0, 1.5), LIMITS_WALL_SLACK_MS);
 
-	struct prob_limits pkg = {.time_limit_s = 5, .time_limit_to_tle = 1.5};
+	struct problem_limits pkg = {.time_limit_s = 5, .time_limit_to_tle = 1.5};
 	struct run_limits l;
 	limits_run(&policy, NULL, &pkg, NULL, &l);
 	cr_assert_eq(l.cpu_ms, 5000);
@@ -160,7 +160,7 @@ Test(limits, package_wall_rule)
 
 Test(limits, package_output_default)
 {
-	struct prob_limits pkg = {.time_limit_s = 1};
+	struct problem_limits pkg = {.time_limit_s = 1};
 	struct run_limits l;
 	limits_run(&policy, NULL, &pkg, NULL, &l);
 	cr_assert_eq(l.stdout_bytes, LIMITS_PACKAGE_OUTPUT_MB << 20);
@@ -177,7 +177,7 @@ Test(limits, package_output_default)
 Test(limits, request_wins_over_everything)
 {
 	struct lang lang = {.time_limit_ms = 5000, .memory_limit_mb = 512, .processes = 10};
-	struct prob_limits pkg = {.time_limit_s = 1.5, .memory_mb = 1024, .output_mb = 3};
+	struct problem_limits pkg = {.time_limit_s = 1.5, .memory_mb = 1024, .output_mb = 3};
 	struct limits_request req = {
 	    .time_ms = 300, .wall_ms = 900, .memory_mb = 64, .output_kb = 10, .processes = 3};
 	struct run_limits l;
@@ -273,7 +273,7 @@ Test(limits, validator_limits)
 	assert_complete(&l);
 
 	struct lang node = {.processes = 32};
-	struct prob_limits pkg = {
+	struct problem_limits pkg = {
 	    .validation_time_s = 4, .validation_memory_mb = 300, .validation_output_mb = 2};
 	limits_validator(&policy, &node, &pkg, &l);
 	cr_assert_eq(l.cpu_ms, 4000);

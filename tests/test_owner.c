@@ -177,7 +177,8 @@ static pid_t fake_worker(int fd, pid_t *inmate, pid_t *runsc)
 	cr_assert_eq(sscanf(buf, "%63s %d %d", id, &in, &rs), 3);
 	/* until both have exec'd: a child between fork and exec still holds the
 	 * owner's lock, and the owner would not look dead yet */
-	cr_assert(execd(in, "/bin/sleep") && execd(rs, "/bin/sh"), "the fake sandbox did not start");
+	cr_assert(execd(in, "/bin/sleep") && execd(rs, "/bin/sh"),
+		  "the fake sandbox did not start");
 	*inmate = in;
 	*runsc = rs;
 	dprintf(fd, "%s", id);

@@ -28,21 +28,21 @@ static const struct lang_registry *langs(void)
 static void load_ok(const char *dir)
 {
 	err[0] = 0;
-	int rc = prob_load(&P, dir, langs(), err, sizeof err);
+	int rc = problem_load(&P, dir, langs(), err, sizeof err);
 	cr_assert_eq(rc, 0, "loading %s failed: %s", dir, err);
 }
 
 static void load_fails(const char *dir, const char *needle)
 {
 	err[0] = 0;
-	int rc = prob_load(&P, dir, langs(), err, sizeof err);
+	int rc = problem_load(&P, dir, langs(), err, sizeof err);
 	cr_assert_eq(rc, -1, "loading %s should fail", dir);
 	cr_assert(strstr(err, needle), "error for %s should mention '%s', got '%s'", dir, needle,
 		  err);
 	cr_assert_null(P.tests, "a failed load leaves the problem empty");
 }
 
-static const struct prob_test *test_named(const char *name)
+static const struct problem_test *test_named(const char *name)
 {
 	for (int i = 0; i < P.ntests; i++)
 		if (!strcmp(P.tests[i].name, name))
@@ -51,7 +51,7 @@ static const struct prob_test *test_named(const char *name)
 	return NULL;
 }
 
-static const struct prob_submission *sub_at(const char *path)
+static const struct problem_submission *sub_at(const char *path)
 {
 	for (int i = 0; i < P.nsubs; i++)
 		if (!strcmp(P.subs[i].path, path))
@@ -62,7 +62,7 @@ static const struct prob_submission *sub_at(const char *path)
 
 static void teardown(void)
 {
-	prob_release(&P);
+	problem_release(&P);
 }
 
 TestSuite(problem, .fini = teardown);
@@ -102,13 +102,13 @@ Test(problem, legacy_metadata)
 Test(problem, legacy_flags_closest_testdata_yaml_wins_whole)
 {
 	load_ok(FIX "legacy-groups");
-	const struct prob_test *s = test_named("sample/a");
+	const struct problem_test *s = test_named("sample/a");
 	cr_assert_eq(s->cmp.mode, CMP_TOKENS);
 	cr_assert_float_eq(s->cmp.float_abs_tol, 1e-6, 1e-12, "problem validator_flags apply");
 	cr_assert_float_eq(s->cmp.float_rel_tol, 1e-6, 1e-12);
 	cr_assert_not(s->cmp.case_sensitive);
 
-	const struct prob_test *g1 = test_named("secret/g1/01");
+	const struct problem_test *g1 = test_named("secret/g1/01");
 	cr_assert(g1->cmp.case_sensitive, "g1/testdata.yaml");
 	cr_assert_float_eq(g1->cmp.float_abs_tol, 1e-6, 1e-12, "problem flags come first");
 	cr_assert_eq(g1->validator_argc, 3);
@@ -116,11 +116,11 @@ Test(problem, legacy_flags_closest_testdata_yaml_wins_whole)
 	cr_assert_str_eq(g1->validator_args[2], "case_sensitive");
 	cr_assert_null(g1->validator_args[3]);
 
-	const struct prob_test *sub = test_named("secret/g1/sub/x");
+	const struct problem_test *sub = test_named("secret/g1/sub/x");
 	cr_assert(sub->cmp.space_change_sensitive, "sub/testdata.yaml");
 	cr_assert_not(sub->cmp.case_sensitive, "legacy: the closest file replaces, not merges");
 
-	const struct prob_test *g2 = test_named("secret/g2/01");
+	const struct problem_test *g2 = test_named("secret/g2/01");
 	cr_assert_not(g2->cmp.case_sensitive, "g1's flags do not leak into g2");
 	cr_assert_eq(g2->validator_argc, 2);
 }
@@ -129,27 +129,27 @@ Test(problem, legacy_submissions_and_languages)
 {
 	load_ok(FIX "legacy-groups");
 	cr_assert_eq(P.nsubs, 5, "got %d submissions", P.nsubs);
-	const struct prob_submission *a = sub_at("accepted/a.py");
+	const struct problem_submission *a = sub_at("accepted/a.py");
 	cr_assert_str_eq(a->folder, "accepted");
 	cr_assert_str_eq(a->prog.lang, "python");
 	cr_assert_str_eq(a->prog.main_file, "a.py");
 
-	const struct prob_submission *m = sub_at("accepted/multi");
+	const struct problem_submission *m = sub_at("accepted/multi");
 	cr_assert_str_eq(m->prog.lang_code, "cpp");
 	cr_assert_str_eq(m->prog.lang, "cpp");
 	cr_assert_eq(m->prog.nfiles, 3);
 	cr_assert_str_eq(m->prog.main_file, "main.cpp");
 
-	const struct prob_submission *j = sub_at("wrong_answer/Main.java");
+	const struct problem_submission *j = sub_at("wrong_answer/Main.java");
 	cr_assert_str_eq(j->prog.lang_code, "java");
 	cr_assert_null(j->prog.lang);
 	cr_assert(j->prog.unsupported && strstr(j->prog.unsupported, "java"));
 
-	const struct prob_submission *py2 = sub_at("wrong_answer/old.py");
+	const struct problem_submission *py2 = sub_at("wrong_answer/old.py");
 	cr_assert_str_eq(py2->prog.lang_code, "python2", "a python2 shebang makes it Python 2");
 	cr_assert_null(py2->prog.lang);
 
-	const struct prob_submission *c = sub_at("run_time_error/prog");
+	const struct problem_submission *c = sub_at("run_time_error/prog");
 	cr_assert_str_eq(c->prog.lang, "c");
 	cr_assert_str_eq(c->prog.main_file, "a.c", "no main.*: the smallest source file");
 	cr_assert_eq(c->prog.nfiles, 3, "headers belong to the program");
@@ -179,14 +179,14 @@ Test(problem, modern_args_inherit_key_by_key)
 {
 	load_ok(FIX "modern");
 	cr_assert_eq(test_named("sample/1")->validator_argc, 0);
-	const struct prob_test *g1 = test_named("secret/g1/01");
+	const struct problem_test *g1 = test_named("secret/g1/01");
 	cr_assert_eq(g1->validator_argc, 2, "g1's test_group.yaml has no args: secret's apply");
 	cr_assert_str_eq(g1->validator_args[0], "--mode");
 	cr_assert_str_eq(g1->validator_args[1], "strict");
-	const struct prob_test *g2 = test_named("secret/g2/01");
+	const struct problem_test *g2 = test_named("secret/g2/01");
 	cr_assert_eq(g2->validator_argc, 1);
 	cr_assert_str_eq(g2->validator_args[0], "--g2");
-	const struct prob_test *one = test_named("secret/g2/02");
+	const struct problem_test *one = test_named("secret/g2/02");
 	cr_assert_eq(one->validator_argc, 2, "02.yaml configures that test alone");
 	cr_assert_str_eq(one->validator_args[1], "two words");
 }
@@ -255,7 +255,7 @@ Test(problem, scoring_groups_are_read)
 	cr_assert_eq(P.groups[1].max_score, -1, "not given: unbounded");
 	cr_assert_eq(test_named("secret/group2/3")->group, 3);
 	cr_assert_eq(test_named("sample/1")->group, 0);
-	prob_release(&P);
+	problem_release(&P);
 }
 
 Test(problem, scoring_2025_09_defaults, .init = make_tmp, .fini = remove_tmp)
@@ -266,7 +266,7 @@ Test(problem, scoring_2025_09_defaults, .init = make_tmp, .fini = remove_tmp)
 	cr_assert_str_eq(P.groups[0].name, "secret");
 	cr_assert_eq(P.groups[0].max_score, 100, "data/secret sums to 100 by default");
 	cr_assert_eq(P.groups[0].agg, PROB_AGG_SUM);
-	prob_release(&P);
+	problem_release(&P);
 }
 
 Test(problem, legacy_grading_sets_the_test_scores, .init = make_tmp, .fini = remove_tmp)
@@ -277,7 +277,7 @@ Test(problem, legacy_grading_sets_the_test_scores, .init = make_tmp, .fini = rem
 	cr_assert_null(P.unsupported, "got %s", P.unsupported);
 	cr_assert(P.groups[0].has_accept);
 	cr_assert_float_eq(P.groups[0].accept_score, 5, 1e-9);
-	prob_release(&P);
+	problem_release(&P);
 }
 
 Test(problem, legacy_multi_pass_is_graded_as_multi_pass)
@@ -288,7 +288,7 @@ Test(problem, legacy_multi_pass_is_graded_as_multi_pass)
 	cr_assert(P.custom_validator);
 	cr_assert_null(P.unsupported, "got %s", P.unsupported);
 	cr_assert_eq(P.limits.validation_passes, 2, "the format's default");
-	prob_release(&P);
+	problem_release(&P);
 }
 
 Test(problem, unknown_kinds_are_unsupported, .init = make_tmp, .fini = remove_tmp)
@@ -319,7 +319,7 @@ Test(problem, unknown_kinds_are_unsupported, .init = make_tmp, .fini = remove_tm
 				  "case %zu: got %s", i, P.unsupported);
 		else
 			cr_assert_null(P.unsupported, "case %zu: got %s", i, P.unsupported);
-		prob_release(&P);
+		problem_release(&P);
 	}
 }
 
@@ -339,35 +339,35 @@ Test(problem, bad_packages_say_what_is_wrong)
 
 Test(problem, ids)
 {
-	cr_assert(prob_id_valid("sum"));
-	cr_assert(prob_id_valid("two-sum"));
-	cr_assert(prob_id_valid("a_1"));
-	cr_assert(prob_id_valid("9lives"));
+	cr_assert(problem_id_valid("sum"));
+	cr_assert(problem_id_valid("two-sum"));
+	cr_assert(problem_id_valid("a_1"));
+	cr_assert(problem_id_valid("9lives"));
 	const char *bad[] = {"",   "..", ".",	"../etc", "a/b",  "/abs", "Sum",
 			     "-x", "_x", "a b", "a.b",	  "a\\b", "é"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		cr_assert_not(prob_id_valid(bad[i]), "'%s' must be refused", bad[i]);
+		cr_assert_not(problem_id_valid(bad[i]), "'%s' must be refused", bad[i]);
 	char longid[80];
 	memset(longid, 'a', 65);
 	longid[65] = 0;
-	cr_assert_not(prob_id_valid(longid));
+	cr_assert_not(problem_id_valid(longid));
 }
 
 Test(problem, open_by_id)
 {
-	cr_assert_eq(prob_open(&P, FIX, "../problems-fixtures/modern", langs(), err, sizeof err),
+	cr_assert_eq(problem_open(&P, FIX, "../problems-fixtures/modern", langs(), err, sizeof err),
 		     -2);
-	cr_assert_eq(prob_open(&P, FIX, "nothing-here", langs(), err, sizeof err), -2);
-	cr_assert_eq(prob_open(&P, FIX, "no-yaml", langs(), err, sizeof err), -2);
-	cr_assert_eq(prob_open(&P, FIX, "bad-flags", langs(), err, sizeof err), -1);
-	cr_assert_eq(prob_open(&P, FIX, "modern", langs(), err, sizeof err), 0, "%s", err);
+	cr_assert_eq(problem_open(&P, FIX, "nothing-here", langs(), err, sizeof err), -2);
+	cr_assert_eq(problem_open(&P, FIX, "no-yaml", langs(), err, sizeof err), -2);
+	cr_assert_eq(problem_open(&P, FIX, "bad-flags", langs(), err, sizeof err), -1);
+	cr_assert_eq(problem_open(&P, FIX, "modern", langs(), err, sizeof err), 0, "%s", err);
 	cr_assert_str_eq(P.id, "modern");
 }
 
 Test(problem, list)
 {
 	char **ids;
-	int n = prob_list(FIX, &ids, err, sizeof err);
+	int n = problem_list(FIX, &ids, err, sizeof err);
 	cr_assert_eq(n, 19, "got %d", n);
 	cr_assert_str_eq(ids[0], "bad-clash");
 	bool has_modern = false, has_noyaml = false;
@@ -377,59 +377,59 @@ Test(problem, list)
 	}
 	cr_assert(has_modern && !has_noyaml);
 	cr_assert_null(ids[n]);
-	prob_ids_free(ids);
-	cr_assert_eq(prob_list(FIX "nope", &ids, err, sizeof err), -1);
+	problem_ids_free(ids);
+	cr_assert_eq(problem_list(FIX "nope", &ids, err, sizeof err), -1);
 }
 
 Test(problem, time_limit_2025_09)
 {
-	struct prob_limits l = {
+	struct problem_limits l = {
 	    .ac_to_time_limit = 2, .time_limit_to_tle = 1.5, .time_resolution = 1};
 	double out = 0;
-	cr_assert_eq(prob_infer_time_limit(&l, 0.3, -1, &out), 0);
+	cr_assert_eq(problem_infer_time_limit(&l, 0.3, -1, &out), 0);
 	cr_assert_float_eq(out, 1, 1e-9);
-	cr_assert_eq(prob_infer_time_limit(&l, 0.5, -1, &out), 0);
+	cr_assert_eq(problem_infer_time_limit(&l, 0.5, -1, &out), 0);
 	cr_assert_float_eq(out, 1, 1e-9, "2 x 0.5 s is exactly 1 s, not 2");
-	cr_assert_eq(prob_infer_time_limit(&l, 0.6, -1, &out), 0);
+	cr_assert_eq(problem_infer_time_limit(&l, 0.6, -1, &out), 0);
 	cr_assert_float_eq(out, 2, 1e-9);
-	cr_assert_eq(prob_infer_time_limit(&l, 0.6, 3.0, &out), 0, "2 s x 1.5 = 3 s <= T_tle");
-	cr_assert_eq(prob_infer_time_limit(&l, 0.6, 2.9, &out), -1, "no limit fits");
+	cr_assert_eq(problem_infer_time_limit(&l, 0.6, 3.0, &out), 0, "2 s x 1.5 = 3 s <= T_tle");
+	cr_assert_eq(problem_infer_time_limit(&l, 0.6, 2.9, &out), -1, "no limit fits");
 	l.time_resolution = 0.5;
-	cr_assert_eq(prob_infer_time_limit(&l, 0.6, -1, &out), 0);
+	cr_assert_eq(problem_infer_time_limit(&l, 0.6, -1, &out), 0);
 	cr_assert_float_eq(out, 1.5, 1e-9);
-	cr_assert_eq(prob_infer_time_limit(&l, 0, -1, &out), 0);
+	cr_assert_eq(problem_infer_time_limit(&l, 0, -1, &out), 0);
 	cr_assert_float_eq(out, 0.5, 1e-9, "never zero");
 }
 
 Test(problem, time_limit_legacy)
 {
-	struct prob_limits l = {.time_multiplier = 5, .time_safety_margin = 2};
+	struct problem_limits l = {.time_multiplier = 5, .time_safety_margin = 2};
 	double lim, margin;
-	prob_legacy_time_limit(&l, 0.42, &lim, &margin);
+	problem_legacy_time_limit(&l, 0.42, &lim, &margin);
 	cr_assert_float_eq(lim, 2, 1e-9);
 	cr_assert_float_eq(margin, 4, 1e-9);
-	prob_legacy_time_limit(&l, 0.05, &lim, &margin);
+	problem_legacy_time_limit(&l, 0.05, &lim, &margin);
 	cr_assert_float_eq(lim, 1, 1e-9, "at least one second");
 	cr_assert_float_eq(margin, 2, 1e-9, "margin at least limit + 1");
 	l.time_safety_margin = 4;
-	prob_legacy_time_limit(&l, 1.0, &lim, &margin);
+	problem_legacy_time_limit(&l, 1.0, &lim, &margin);
 	cr_assert_float_eq(lim, 5, 1e-9);
 	cr_assert_float_eq(margin, 20, 1e-9);
 }
 
 Test(problem, languages_of_files)
 {
-	cr_assert_str_eq(prob_file_lang_code(langs(), "x.c"), "c");
-	cr_assert_str_eq(prob_file_lang_code(langs(), "x.C"), "cpp");
-	cr_assert_str_eq(prob_file_lang_code(langs(), "x.cc"), "cpp");
-	cr_assert_str_eq(prob_file_lang_code(langs(), "x.c++"), "cpp");
-	cr_assert_str_eq(prob_file_lang_code(langs(), "x.py"), "python3");
-	cr_assert_str_eq(prob_file_lang_code(langs(), "x.js"), "javascript");
-	cr_assert_str_eq(prob_file_lang_code(langs(), "x.cs"), "csharp");
-	cr_assert_null(prob_file_lang_code(langs(), "x.h"));
-	cr_assert_null(prob_file_lang_code(langs(), "Makefile"));
-	cr_assert_str_eq(prob_file_lang_code(langs(), "x.py2"), "python2");
-	cr_assert_str_eq(prob_file_lang_code(langs(), "x.mjs"), "javascript");
+	cr_assert_str_eq(problem_file_lang_code(langs(), "x.c"), "c");
+	cr_assert_str_eq(problem_file_lang_code(langs(), "x.C"), "cpp");
+	cr_assert_str_eq(problem_file_lang_code(langs(), "x.cc"), "cpp");
+	cr_assert_str_eq(problem_file_lang_code(langs(), "x.c++"), "cpp");
+	cr_assert_str_eq(problem_file_lang_code(langs(), "x.py"), "python3");
+	cr_assert_str_eq(problem_file_lang_code(langs(), "x.js"), "javascript");
+	cr_assert_str_eq(problem_file_lang_code(langs(), "x.cs"), "csharp");
+	cr_assert_null(problem_file_lang_code(langs(), "x.h"));
+	cr_assert_null(problem_file_lang_code(langs(), "Makefile"));
+	cr_assert_str_eq(problem_file_lang_code(langs(), "x.py2"), "python2");
+	cr_assert_str_eq(problem_file_lang_code(langs(), "x.mjs"), "javascript");
 	cr_assert_str_eq(lang_by_problem_language(langs(), "javascript")->name, "node");
 	cr_assert_str_eq(lang_by_problem_language(langs(), "python3")->name, "python");
 	cr_assert_null(lang_by_problem_language(langs(), "java"));
@@ -443,28 +443,28 @@ Test(problem, included_files)
 	load_ok(FIX "verify-include");
 	cr_assert_null(P.unsupported);
 	char *dir, **names;
-	cr_assert_eq(prob_include_files(&P, "python3", &dir, &names), 1);
+	cr_assert_eq(problem_include_files(&P, "python3", &dir, &names), 1);
 	cr_assert(strstr(dir, "verify-include/include/python3"), "%s", dir);
 	cr_assert_str_eq(names[0], "helper.py");
 	free(dir);
-	prob_names_free(names);
-	cr_assert_eq(prob_include_files(&P, "c", &dir, &names), 2);
+	problem_names_free(names);
+	cr_assert_eq(problem_include_files(&P, "c", &dir, &names), 2);
 	cr_assert_str_eq(names[0], "helper.c");
 	cr_assert_str_eq(names[1], "helper.h");
 	free(dir);
-	prob_names_free(names);
-	cr_assert_eq(prob_include_files(&P, "javascript", &dir, &names), 1,
+	problem_names_free(names);
+	cr_assert_eq(problem_include_files(&P, "javascript", &dir, &names), 1,
 		     "no include/javascript/");
 	cr_assert(strstr(dir, "include/default"), "%s", dir);
 	cr_assert_str_eq(names[0], "offset.txt");
 	free(dir);
-	prob_names_free(names);
-	cr_assert_eq(prob_include_files(&P, NULL, &dir, &names), 1, "no code: include/default/");
+	problem_names_free(names);
+	cr_assert_eq(problem_include_files(&P, NULL, &dir, &names), 1, "no code: include/default/");
 	free(dir);
-	prob_names_free(names);
-	prob_release(&P);
+	problem_names_free(names);
+	problem_release(&P);
 	load_ok(FIX "modern");
-	cr_assert_eq(prob_include_files(&P, "python3", &dir, &names), 0);
+	cr_assert_eq(problem_include_files(&P, "python3", &dir, &names), 0);
 	cr_assert_null(dir);
 }
 
@@ -473,7 +473,7 @@ Test(problem, included_files)
 Test(problem, domjudge_expected_results)
 {
 	load_ok(FIX "domjudge-style");
-	struct prob_expect e;
+	struct problem_expect e;
 	struct {
 		const char *path;
 		bool annotated;
@@ -492,8 +492,8 @@ Test(problem, domjudge_expected_results)
 	    {"no_output/silent.c", false, ""},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		cr_assert_eq(prob_expect_read(sub_at(cases[i].path), &e, err, sizeof err), 0, "%s",
-			     err);
+		cr_assert_eq(problem_expect_read(sub_at(cases[i].path), &e, err, sizeof err), 0,
+			     "%s", err);
 		cr_expect_eq(e.annotated, cases[i].annotated, "%s", cases[i].path);
 		char joined[256] = "";
 		for (int k = 0; k < e.n; k++)
@@ -524,7 +524,7 @@ Test(problem, domjudge_result_names)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char out[32];
-		prob_expect_name(cases[i][0], strlen(cases[i][0]), out, sizeof out);
+		problem_expect_name(cases[i][0], strlen(cases[i][0]), out, sizeof out);
 		cr_expect_str_eq(out, cases[i][1], "%s", cases[i][0]);
 	}
 }

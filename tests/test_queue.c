@@ -128,7 +128,7 @@ static int64_t enqueue(struct db *db, const char *src, int prio, const char *key
 static cJSON *verdict(enum sub_status status)
 {
 	cJSON *r = cJSON_CreateObject();
-	cJSON_AddStringToObject(r, "status", sub_status_name(status));
+	cJSON_AddStringToObject(r, "status", status_name(status));
 	return r;
 }
 
@@ -211,7 +211,7 @@ Test(queue, status_check_constraint_matches_enum)
 		const char *e = strchr(p + 1, '\'');
 		cr_assert(e);
 		cr_assert_lt(n, SUB_STATUS_COUNT, "more states in SQL than in C: %s", def);
-		const char *name = sub_status_name((enum sub_status)n);
+		const char *name = status_name((enum sub_status)n);
 		cr_assert(strlen(name) == (size_t)(e - p - 1) && !strncmp(name, p + 1, e - p - 1),
 			  "state %d: C has %s, SQL has %.*s", n, name, (int)(e - p - 1), p + 1);
 		n++;

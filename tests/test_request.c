@@ -70,18 +70,18 @@ static void teardown(void)
 TestSuite(request, .init = setup, .fini = teardown);
 
 /* Parses body for kind; returns the HTTP status (200 when valid) and keeps the code. */
-static int check(enum req_kind kind, const char *body, char *code, struct req_parsed *keep)
+static int check(enum request_kind kind, const char *body, char *code, struct request_parsed *keep)
 {
-	struct req_parsed p;
-	struct req_error e = {0};
-	int rc = req_parse(&cfg, &langs, kind, body, strlen(body), &p, &e);
+	struct request_parsed p;
+	struct request_error e = {0};
+	int rc = request_parse(&cfg, &langs, kind, body, strlen(body), &p, &e);
 	if (code)
 		strcpy(code, rc < 0 ? e.code : "ok");
 	if (rc == 0) {
 		if (keep)
 			*keep = p;
 		else
-			req_parsed_release(&p);
+			request_parsed_release(&p);
 		return 200;
 	}
 	return e.http_status;
@@ -97,7 +97,7 @@ static int check(enum req_kind kind, const char *body, char *code, struct req_pa
 
 Test(request, valid_minimal_normalizes)
 {
-	struct req_parsed p;
+	struct request_parsed p;
 	cr_assert_eq(
 	    check(REQ_EXECUTE, "{\"language\":\"python\",\"source\":\"print(1)\"}", NULL, &p), 200);
 	cJSON *r = p.request;
@@ -106,12 +106,12 @@ Test(request, valid_minimal_normalizes)
 	cr_expect_null(cJSON_GetObjectItem(r, "expected_output"));
 	cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(r, "run_all_tests")));
 	cr_expect_null(p.callback_url);
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 }
 
 Test(request, valid_full)
 {
-	struct req_parsed p;
+	struct request_parsed p;
 	const char *body =
 	    "{\"language\":\"c\",\"source\":\"int main(){}\",\"tests\":[{\"name\":\"a\","
 	    "\"stdin\":\"1 2\",\"expected_output\":\"3\"},{\"stdin\":\"x\"}],"
@@ -134,7 +134,7 @@ Test(request, valid_full)
 		     1000);
 	cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(r, "run_all_tests")));
 	cr_expect_str_eq(p.callback_url, "http://hooks.example/done?x=1");
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 }
 
 Test(request, problem)
@@ -187,20 +187,20 @@ Test(request, bad_json_and_encoding)
 	EXPECT(REQ_EXECUTE, "{\"language\":\"c\",\"source\":\"h\xc3\xa9llo \xf0\x9f\x98\x80\"}",
 	       200, "ok");
 	/* a NUL byte in the raw body */
-	struct req_parsed p;
-	struct req_error e;
+	struct request_parsed p;
+	struct request_error e;
 	const char nul[] = "{\"language\":\"c\",\"source\":\"a\0b\"}";
-	cr_expect_eq(req_parse(&cfg, &langs, REQ_EXECUTE, nul, sizeof nul - 1, &p, &e), -1);
+	cr_expect_eq(request_parse(&cfg, &langs, REQ_EXECUTE, nul, sizeof nul - 1, &p, &e), -1);
 	cr_expect_eq(e.http_status, 400);
 }
 
 /* a key twice in one object: cJSON would keep the first, most parsers the last */
 Test(request, duplicate_keys)
 {
-	struct req_error e = {0};
+	struct request_error e = {0};
 	cJSON *in = NULL;
 	const char *top = "{\"language\":\"c\",\"source\":\"x\",\"source\":\"y\"}";
-	cr_expect_eq(req_parse_json(&cfg, top, strlen(top), &in, &e), -1);
+	cr_expect_eq(request_parse_json(&cfg, top, strlen(top), &in, &e), -1);
 	cr_expect_eq(e.http_status, 400);
 	cr_expect_str_eq(e.code, "invalid_json");
 	cr_expect(strstr(e.message, "\"source\""), "%s", e.message);
@@ -218,7 +218,7 @@ Test(request, duplicate_keys)
 	       "{\"stdin\":\"2\"}]}",
 	       200, "ok");
 	const char *cased = "{\"a\":1,\"A\":2,\"b\":{\"a\":1}}";
-	cr_expect_eq(req_parse_json(&cfg, cased, strlen(cased), &in, &e), 0, "%s", e.message);
+	cr_expect_eq(request_parse_json(&cfg, cased, strlen(cased), &in, &e), 0, "%s", e.message);
 	cJSON_Delete(in);
 }
 
@@ -246,7 +246,7 @@ Test(request, fields)
 
 Test(request, files_and_args)
 {
-	struct req_parsed p;
+	struct request_parsed p;
 	const char *body = "{\"language\":\"python\",\"source\":\"import u\",\"files\":[{\"name\":"
 			   "\"u.py\",\"content\":\"x = 1\"}],\"args\":[\"1\",\"a b\"]}";
 	cr_assert_eq(check(REQ_EXECUTE, body, NULL, &p), 200);
@@ -259,7 +259,7 @@ Test(request, files_and_args)
 			    "\"u.py\",\"content\":\"x = 1\"}],\"args\":[\"1\",\"a b\"],\"stdin\":"
 			    "\"\",\"run_all_tests\":false}");
 	free(s);
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 #define PY "{\"language\":\"python\",\"source\":\"x\","
 	EXPECT(REQ_EXECUTE, PY "\"files\":{}}", 422, "invalid_field");
 	EXPECT(REQ_EXECUTE, PY "\"files\":[1]}", 422, "invalid_field");
@@ -294,7 +294,7 @@ Test(request, files_and_args)
 
 Test(request, compiler_options)
 {
-	struct req_parsed p;
+	struct request_parsed p;
 	const char *body =
 	    "{\"language\":\"c\",\"source\":\"x\",\"compiler_options\":[\"-DN=1\",\"-O0\"]}";
 	cr_assert_eq(check(REQ_EXECUTE, body, NULL, &p), 200);
@@ -309,7 +309,7 @@ Test(request, compiler_options)
 	cr_assert_eq(back.ncompiler_options, 2);
 	cr_expect_str_eq(back.compiler_options[0], "-DN=1");
 	model_request_release(&back);
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 	/* python's compile command has no {options} */
 	EXPECT(REQ_EXECUTE,
 	       "{\"language\":\"python\",\"source\":\"x\",\"compiler_options\":[\"-O\"]}", 422,
@@ -418,57 +418,65 @@ Test(request, compare)
 
 Test(request, callback_url)
 {
-	struct req_error e;
-	cr_expect_eq(req_callback_url_check("http://hooks.example/x", cfg.callback_hosts, &e), 0);
-	cr_expect_eq(req_callback_url_check("http://HOOKS.example:80/x", cfg.callback_hosts, &e),
+	struct request_error e;
+	cr_expect_eq(request_callback_url_check("http://hooks.example/x", cfg.callback_hosts, &e),
 		     0);
-	cr_expect_eq(req_callback_url_check("http://127.0.0.1:9000/cb", cfg.callback_hosts, &e), 0);
-	cr_expect_eq(req_callback_url_check("http://127.0.0.1:9001/cb", cfg.callback_hosts, &e),
+	cr_expect_eq(
+	    request_callback_url_check("http://HOOKS.example:80/x", cfg.callback_hosts, &e), 0);
+	cr_expect_eq(request_callback_url_check("http://127.0.0.1:9000/cb", cfg.callback_hosts, &e),
+		     0);
+	cr_expect_eq(request_callback_url_check("http://127.0.0.1:9001/cb", cfg.callback_hosts, &e),
 		     -1);
 	cr_expect_str_eq(e.code, "callback_not_allowed");
-	cr_expect_eq(req_callback_url_check("http://evil.example/", cfg.callback_hosts, &e), -1);
-	cr_expect_eq(
-	    req_callback_url_check("http://hooks.example.evil.example/", cfg.callback_hosts, &e),
-	    -1);
-	cr_expect_eq(
-	    req_callback_url_check("http://hooks.example@evil.example/", cfg.callback_hosts, &e),
-	    -1);
+	cr_expect_eq(request_callback_url_check("http://evil.example/", cfg.callback_hosts, &e),
+		     -1);
+	cr_expect_eq(request_callback_url_check("http://hooks.example.evil.example/",
+						cfg.callback_hosts, &e),
+		     -1);
+	cr_expect_eq(request_callback_url_check("http://hooks.example@evil.example/",
+						cfg.callback_hosts, &e),
+		     -1);
 	/* https: the same allowlist; a host:port entry means 443 when no port is given */
-	cr_expect_eq(req_callback_url_check("https://hooks.example/", cfg.callback_hosts, &e), 0);
-	cr_expect_eq(req_callback_url_check("https://127.0.0.1:9000/cb", cfg.callback_hosts, &e),
+	cr_expect_eq(request_callback_url_check("https://hooks.example/", cfg.callback_hosts, &e),
 		     0);
-	cr_expect_eq(req_callback_url_check("https://127.0.0.1/cb", cfg.callback_hosts, &e), -1);
-	cr_expect_eq(req_callback_url_check("https://h.example/x", "h.example:443", &e), 0);
-	cr_expect_eq(req_callback_url_check("http://h.example/x", "h.example:443", &e), -1);
-	cr_expect_eq(req_callback_url_check("https://evil.example/", cfg.callback_hosts, &e), -1);
-	cr_expect_str_eq(e.code, "callback_not_allowed");
 	cr_expect_eq(
-	    req_callback_url_check("https://hooks.example@evil.example/", cfg.callback_hosts, &e),
-	    -1);
-	cr_expect_eq(req_callback_url_check("https://hooks.example:443@evil.example/",
-					    cfg.callback_hosts, &e),
+	    request_callback_url_check("https://127.0.0.1:9000/cb", cfg.callback_hosts, &e), 0);
+	cr_expect_eq(request_callback_url_check("https://127.0.0.1/cb", cfg.callback_hosts, &e),
 		     -1);
-	cr_expect_eq(req_callback_url_check("httpss://hooks.example/", cfg.callback_hosts, &e), -1);
-	cr_expect_eq(req_callback_url_check("file:///etc/passwd", cfg.callback_hosts, &e), -1);
-	cr_expect_eq(req_callback_url_check("ftp://hooks.example/", cfg.callback_hosts, &e), -1);
-	cr_expect_eq(req_callback_url_check("http://hooks.example:99999/", cfg.callback_hosts, &e),
+	cr_expect_eq(request_callback_url_check("https://h.example/x", "h.example:443", &e), 0);
+	cr_expect_eq(request_callback_url_check("http://h.example/x", "h.example:443", &e), -1);
+	cr_expect_eq(request_callback_url_check("https://evil.example/", cfg.callback_hosts, &e),
 		     -1);
-	cr_expect_eq(req_callback_url_check("http://hooks.example/a b", cfg.callback_hosts, &e),
+	cr_expect_str_eq(e.code, "callback_not_allowed");
+	cr_expect_eq(request_callback_url_check("https://hooks.example@evil.example/",
+						cfg.callback_hosts, &e),
 		     -1);
-	cr_expect_eq(req_callback_url_check("http://hooks.example/", "", &e), -1);
+	cr_expect_eq(request_callback_url_check("https://hooks.example:443@evil.example/",
+						cfg.callback_hosts, &e),
+		     -1);
+	cr_expect_eq(request_callback_url_check("httpss://hooks.example/", cfg.callback_hosts, &e),
+		     -1);
+	cr_expect_eq(request_callback_url_check("file:///etc/passwd", cfg.callback_hosts, &e), -1);
+	cr_expect_eq(request_callback_url_check("ftp://hooks.example/", cfg.callback_hosts, &e),
+		     -1);
+	cr_expect_eq(
+	    request_callback_url_check("http://hooks.example:99999/", cfg.callback_hosts, &e), -1);
+	cr_expect_eq(request_callback_url_check("http://hooks.example/a b", cfg.callback_hosts, &e),
+		     -1);
+	cr_expect_eq(request_callback_url_check("http://hooks.example/", "", &e), -1);
 	cr_expect_str_eq(e.code, "callback_not_allowed");
 	EXPECT(REQ_SUBMISSION,
 	       "{\"language\":\"c\",\"source\":\"x\",\"callback_url\":\"http://evil.example/\"}",
 	       422, "callback_not_allowed");
 	char host[64], path[64];
 	int port;
-	cr_assert_eq(req_url_split("http://a.b:81", host, sizeof host, &port, path, sizeof path),
-		     0);
+	cr_assert_eq(
+	    request_url_split("http://a.b:81", host, sizeof host, &port, path, sizeof path), 0);
 	cr_expect_str_eq(host, "a.b");
 	cr_expect_eq(port, 81);
 	cr_expect_str_eq(path, "/");
-	cr_assert_eq(req_url_split("HTTPS://A.b?q=1", host, sizeof host, &port, path, sizeof path),
-		     0);
+	cr_assert_eq(
+	    request_url_split("HTTPS://A.b?q=1", host, sizeof host, &port, path, sizeof path), 0);
 	cr_expect_str_eq(host, "a.b");
 	cr_expect_eq(port, 443);
 	cr_expect_str_eq(path, "/?q=1");
@@ -476,24 +484,24 @@ Test(request, callback_url)
 
 Test(request, problem_ids)
 {
-	cr_expect(req_problem_id_valid("two-sum"));
-	cr_expect(req_problem_id_valid("a_1"));
-	cr_expect(!req_problem_id_valid("-a"));
-	cr_expect(!req_problem_id_valid("a/b"));
-	cr_expect(!req_problem_id_valid(".."));
-	cr_expect(!req_problem_id_valid("a.b"));
-	cr_expect(!req_problem_id_valid("A"));
-	cr_expect(!req_problem_id_valid(
+	cr_expect(request_problem_id_valid("two-sum"));
+	cr_expect(request_problem_id_valid("a_1"));
+	cr_expect(!request_problem_id_valid("-a"));
+	cr_expect(!request_problem_id_valid("a/b"));
+	cr_expect(!request_problem_id_valid(".."));
+	cr_expect(!request_problem_id_valid("a.b"));
+	cr_expect(!request_problem_id_valid("A"));
+	cr_expect(!request_problem_id_valid(
 	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
 }
 
 /* The normalized JSON (stored in submissions.request) for body, printed. */
 static char *normalized(const char *body)
 {
-	struct req_parsed p;
+	struct request_parsed p;
 	cr_assert_eq(check(REQ_SUBMISSION, body, NULL, &p), 200, "%s", body);
 	char *s = cJSON_PrintUnformatted(p.request);
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 	return s;
 }
 
@@ -535,7 +543,7 @@ Test(request, normalized_json_keeps_its_shape)
 
 Test(request, typed_request)
 {
-	struct req_parsed p;
+	struct request_parsed p;
 	const char *body =
 	    "{\"language\":\"c\",\"source\":\"int main(){}\",\"tests\":[{\"name\":\"a\","
 	    "\"stdin\":\"1 2\",\"expected_output\":\"3\"},{\"stdin\":\"x\"}],"
@@ -569,7 +577,7 @@ Test(request, typed_request)
 	cr_expect_eq(r->limits.wall_ms, 0, "not given");
 	cr_expect_eq(r->limits.processes, 0, "not given");
 	cr_expect(r->run_all_tests);
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 
 	cr_assert_eq(check(REQ_EXECUTE,
 			   "{\"language\":\"python\",\"source\":\"s\",\"stdin\":\"in\"}", NULL, &p),
@@ -579,17 +587,17 @@ Test(request, typed_request)
 	cr_expect(!p.req.has_compare);
 	cr_expect_eq(p.req.cmp.mode, CMP_LINES, "the default");
 	cr_expect(!p.req.has_limits);
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 }
 
 /* The error message for body, or "" when it is valid. */
 static const char *message_of(const char *body, char *buf, size_t len)
 {
-	struct req_parsed p;
-	struct req_error e = {0};
+	struct request_parsed p;
+	struct request_error e = {0};
 	buf[0] = 0;
-	if (req_parse(&cfg, &langs, REQ_EXECUTE, body, strlen(body), &p, &e) == 0)
-		req_parsed_release(&p);
+	if (request_parse(&cfg, &langs, REQ_EXECUTE, body, strlen(body), &p, &e) == 0)
+		request_parsed_release(&p);
 	else
 		snprintf(buf, len, "%s", e.message);
 	return buf;
@@ -597,7 +605,7 @@ static const char *message_of(const char *body, char *buf, size_t len)
 
 Test(request, compare_keys_and_flags)
 {
-	struct req_parsed p;
+	struct request_parsed p;
 	/* explicit keys apply after the flags, so they win */
 	cr_assert_eq(
 	    check(REQ_EXECUTE,
@@ -611,7 +619,7 @@ Test(request, compare_keys_and_flags)
 	cr_expect(p.req.cmp.space_change_sensitive);
 	cr_expect(!p.req.cmp.case_sensitive);
 	cr_expect(p.req.cmp.unordered_tokens);
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 	/* a false key does not undo a flag */
 	cr_assert_eq(check(REQ_EXECUTE,
 			   "{\"language\":\"c\",\"source\":\"x\",\"compare\":{\"mode\":\"tokens\","
@@ -619,7 +627,7 @@ Test(request, compare_keys_and_flags)
 			   NULL, &p),
 		     200);
 	cr_expect(p.req.cmp.case_sensitive);
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 
 	char m[256];
 	cr_expect_str_eq(message_of("{\"language\":\"c\",\"source\":\"x\",\"compare\":{"
@@ -645,7 +653,7 @@ Test(request, compare_keys_and_flags)
 /* Inline tests may carry points (partial credit); bad ones are named. */
 Test(request, test_points)
 {
-	struct req_parsed p;
+	struct request_parsed p;
 	cr_assert_eq(
 	    check(REQ_EXECUTE_EXPECTED,
 		  "{\"language\":\"c\",\"source\":\"x\",\"tests\":[{\"stdin\":\"1\","
@@ -654,7 +662,7 @@ Test(request, test_points)
 	    200);
 	cr_expect_float_eq(p.req.tests[0].points, 2.5, 1e-12);
 	cr_expect_lt(p.req.tests[1].points, 0, "not given");
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 	char m[256];
 	cr_expect_str_eq(message_of("{\"language\":\"c\",\"source\":\"x\",\"tests\":[{"
 				    "\"expected_output\":\"a\",\"points\":-1}]}",
@@ -669,13 +677,13 @@ Test(request, test_points)
 /* SDKs and agent tool schemas say "code"; python3 and javascript are aliases. */
 Test(request, code_and_language_aliases)
 {
-	struct req_parsed p;
+	struct request_parsed p;
 	cr_assert_eq(
 	    check(REQ_EXECUTE, "{\"language\":\"python3\",\"code\":\"print(1)\"}", NULL, &p), 200);
 	cr_expect_str_eq(cJSON_GetObjectItem(p.request, "language")->valuestring, "python");
 	cr_expect_str_eq(cJSON_GetObjectItem(p.request, "source")->valuestring, "print(1)");
 	cr_expect_null(cJSON_GetObjectItem(p.request, "code"));
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 	EXPECT(REQ_EXECUTE, "{\"language\":\"python\",\"code\":\"1\",\"source\":\"2\"}", 422,
 	       "invalid_field");
 	EXPECT(REQ_EXECUTE, "{\"language\":\"python\",\"code\":\"\"}", 422, "missing_field");

@@ -17,12 +17,12 @@ static char tmpdir[64];
 
 static void load(const char *dir)
 {
-	cr_assert_eq(prob_load(&P, dir, &langs, err, sizeof err), 0, "loading %s: %s", dir, err);
+	cr_assert_eq(problem_load(&P, dir, &langs, err, sizeof err), 0, "loading %s: %s", dir, err);
 }
 
 static void teardown(void)
 {
-	prob_release(&P);
+	problem_release(&P);
 	if (tmpdir[0]) {
 		char cmd[128];
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -94,7 +94,7 @@ Test(sesscall, calls_round_trip)
 	c.exec.timeout_ms = 700;
 	c.exec.expected = strdup("1\n");
 	c.exec.has_compare = true;
-	cmp_opts_init(&c.exec.cmp, CMP_TOKENS);
+	compare_options_init(&c.exec.cmp, CMP_TOKENS);
 	c.exec.cmp.float_abs_tol = 0.5;
 	c.exec.stream = true;
 	snprintf(c.context, sizeof c.context, "ctx1");

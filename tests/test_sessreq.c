@@ -29,7 +29,7 @@ static void teardown(void)
 TestSuite(sessreq, .init = setup, .fini = teardown);
 
 /* Parses text and runs sessreq_create on it; returns its result, e the error. */
-static int create(const char *text, struct sessreq_create *out, struct req_error *e)
+static int create(const char *text, struct sessreq_create *out, struct request_error *e)
 {
 	cJSON *in = cJSON_Parse(text);
 	cr_assert_not_null(in, "bad test JSON: %s", text);
@@ -41,7 +41,7 @@ static int create(const char *text, struct sessreq_create *out, struct req_error
 Test(sessreq, create_defaults_and_aliases)
 {
 	struct sessreq_create c;
-	struct req_error e;
+	struct request_error e;
 	cr_assert_eq(create("{\"language\": \"python3\"}", &c, &e), 0, "%s", e.message);
 	cr_assert_str_eq(c.lang->name, "python");
 	cr_assert_eq(c.idle_ttl_s, cfg.session_idle_ttl_s);
@@ -66,7 +66,7 @@ Test(sessreq, create_defaults_and_aliases)
 Test(sessreq, create_cpus_and_budget)
 {
 	struct sessreq_create c;
-	struct req_error e;
+	struct request_error e;
 	cr_assert_eq(create("{\"language\": \"python\"}", &c, &e), 0, "%s", e.message);
 	cr_assert_eq(c.limits.cpu_millis, cfg.session_cpus * 1000);
 	cr_assert_eq(c.limits.cpu_budget_s, 0);
@@ -123,7 +123,7 @@ Test(sessreq, create_refusals)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct sessreq_create c;
-		struct req_error e;
+		struct request_error e;
 		cr_assert_eq(create(cases[i].body, &c, &e), -1, "accepted: %s", cases[i].body);
 		cr_assert_eq(e.http_status, cases[i].status, "%s: %d", cases[i].body,
 			     e.http_status);
@@ -132,7 +132,7 @@ Test(sessreq, create_refusals)
 	}
 }
 
-static int execute(const char *text, struct sess_call *out, struct req_error *e)
+static int execute(const char *text, struct sess_call *out, struct request_error *e)
 {
 	cJSON *in = cJSON_Parse(text);
 	cr_assert_not_null(in, "bad test JSON: %s", text);
@@ -144,7 +144,7 @@ static int execute(const char *text, struct sess_call *out, struct req_error *e)
 Test(sessreq, execute_typed)
 {
 	struct sess_call c;
-	struct req_error e;
+	struct request_error e;
 	cr_assert_eq(execute("{\"code\": \"x = 1\", \"stdin\": \"a\", \"timeout_ms\": 500, "
 			     "\"expected_output\": \"1\", \"compare\": \"tokens\", "
 			     "\"context\": \"c-2\"}",
@@ -188,7 +188,7 @@ Test(sessreq, execute_refusals)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct sess_call out;
-		struct req_error e;
+		struct request_error e;
 		cr_assert_eq(execute(cases[i].body, &out, &e), -1, "accepted: %s", cases[i].body);
 		sess_call_release(&out);
 		cr_assert_eq(e.http_status, cases[i].status, "%s: %d %s", cases[i].body,
@@ -206,7 +206,7 @@ Test(sessreq, execute_huge_code_is_413)
 	cJSON *in = cJSON_CreateObject();
 	cJSON_AddStringToObject(in, "code", code);
 	struct sess_call out;
-	struct req_error e;
+	struct request_error e;
 	cr_assert_eq(sessreq_execute(&cfg, &langs, in, &out, &e), -1);
 	sess_call_release(&out);
 	cr_assert_eq(e.http_status, 413);
@@ -229,7 +229,7 @@ Test(sessreq, install_shape)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		cJSON *in = cJSON_Parse(bad[i]);
 		struct sess_call out;
-		struct req_error e;
+		struct request_error e;
 		cr_assert_eq(sessreq_install(in, &out, &e), -1, "accepted: %s", bad[i]);
 		cr_assert_eq(e.http_status, 422, "%s", bad[i]);
 		sess_call_release(&out);
@@ -244,7 +244,7 @@ Test(sessreq, paths)
 	static const char *const bad[] = {"",	  "/etc/passwd", "..",	  "../x", "a/../../x",
 					  "a/..", "./a",	 "a/./b", "a//b", "a/",
 					  "a\\b", "a\nb",	 "\x01"};
-	struct req_error e;
+	struct request_error e;
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
 		cr_assert(sessreq_path(good[i], false, &e), "refused '%s': %s", good[i], e.message);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -323,7 +323,7 @@ Test(sessreq, install_names)
 	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
 		cJSON *in = cJSON_Parse(refused[i]);
 		struct sess_call out;
-		struct req_error e;
+		struct request_error e;
 		cr_assert_eq(sessreq_install(in, &out, &e), -1, "accepted: %s", refused[i]);
 		cr_assert_eq(e.http_status, 422);
 		cr_assert_str_eq(e.code, "invalid_package", "%s: %s", refused[i], e.code);
@@ -337,7 +337,7 @@ Test(sessreq, install_names)
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
 		cJSON *in = cJSON_Parse(good[i]);
 		struct sess_call out;
-		struct req_error e;
+		struct request_error e;
 		cr_assert_eq(sessreq_install(in, &out, &e), 0, "%s: %s", good[i], e.message);
 		int n = 0;
 		while (out.install.packages[n])
@@ -352,7 +352,7 @@ Test(sessreq, install_names)
 Test(sessreq, files)
 {
 	struct sess_call c;
-	struct req_error e;
+	struct request_error e;
 	cr_assert_eq(sessreq_file(SCALL_FILE_PUT, "a/b.txt", "xyz", 3, &c, &e), 0, "%s", e.message);
 	cr_assert_str_eq(c.path, "a/b.txt");
 	cr_assert_eq(c.body.len, 3);
@@ -365,8 +365,8 @@ Test(sessreq, files)
 }
 
 static int parse_with(int (*fn)(const struct lang_registry *, const cJSON *, struct sess_call *,
-				struct req_error *),
-		      const char *text, struct sess_call *out, struct req_error *e)
+				struct request_error *),
+		      const char *text, struct sess_call *out, struct request_error *e)
 {
 	cJSON *in = cJSON_Parse(text);
 	cr_assert_not_null(in, "bad test JSON: %s", text);
@@ -378,7 +378,7 @@ static int parse_with(int (*fn)(const struct lang_registry *, const cJSON *, str
 Test(sessreq, contexts)
 {
 	struct sess_call c;
-	struct req_error e;
+	struct request_error e;
 	cr_assert_eq(parse_with(sessreq_context_create,
 				"{\"language\": \"javascript\", "
 				"\"cwd\": \"work/a\"}",
@@ -418,7 +418,7 @@ Test(sessreq, contexts)
 	cr_assert_not(sessreq_context_id_valid(longid));
 }
 
-static int start(const char *text, struct sess_call *out, struct req_error *e)
+static int start(const char *text, struct sess_call *out, struct request_error *e)
 {
 	cJSON *in = cJSON_Parse(text);
 	cr_assert_not_null(in, "bad test JSON: %s", text);
@@ -430,7 +430,7 @@ static int start(const char *text, struct sess_call *out, struct req_error *e)
 Test(sessreq, process_start)
 {
 	struct sess_call c;
-	struct req_error e;
+	struct request_error e;
 	cr_assert_eq(start("{\"argv\": [\"bash\", \"-c\", \"echo $X\"], \"env\": {\"X\": \"1\"}, "
 			   "\"cwd\": \"sub\", \"stdin\": true, \"timeout_ms\": 5000, "
 			   "\"tag\": \"server\"}",
@@ -470,7 +470,7 @@ Test(sessreq, process_start)
 Test(sessreq, process_calls)
 {
 	struct sess_call c;
-	struct req_error e;
+	struct request_error e;
 	cJSON *in = cJSON_Parse("{\"data\": \"aGk=\", \"encoding\": \"base64\"}");
 	cr_assert_eq(sessreq_process(&cfg, SCALL_PROCESS_INPUT, "7", in, 0, &c, &e), 0, "%s",
 		     e.message);
@@ -518,7 +518,7 @@ Test(sessreq, tools)
 {
 	static const char *const sid = "0d9d6129-0b90-4c99-b0fd-dec24de0c3c1";
 	struct sess_call c;
-	struct req_error e;
+	struct request_error e;
 	char id[37];
 	char text[256];
 	snprintf(text, sizeof text,

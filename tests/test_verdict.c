@@ -34,7 +34,7 @@ TestSuite(verdict, .init = setup, .fini = teardown);
 static struct run_facts exited(int code)
 {
 	struct run_facts f;
-	run_facts_init(&f);
+	verdict_facts_init(&f);
 	f.end = RUN_END_EXITED;
 	f.code = code;
 	f.cpu_us = 12000;
@@ -53,7 +53,7 @@ static struct run_facts signalled(int sig)
 
 static enum run_status verdict(const struct run_facts *f)
 {
-	return run_verdict(f, &lim, &res);
+	return verdict_decide(f, &lim, &res);
 }
 
 /* ---- one rule each ---- */
@@ -90,7 +90,7 @@ Test(verdict, signal_is_runtime_error)
 Test(verdict, fault_is_internal_error_with_its_message)
 {
 	struct run_facts f = exited(0);
-	run_facts_fault(&f, "cannot execute '%s': %s", "/box/a", strerror(ENOENT));
+	verdict_fault(&f, "cannot execute '%s': %s", "/box/a", strerror(ENOENT));
 	cr_assert_eq(verdict(&f), RUN_INTERNAL_ERROR);
 	cr_assert_str_eq(res.message, "cannot execute '/box/a': No such file or directory");
 }
@@ -138,7 +138,7 @@ Test(verdict, host_oom_with_sigkill_is_memory_limit)
 Test(verdict, host_oom_without_status_is_memory_limit_at_the_limit)
 {
 	struct run_facts f;
-	run_facts_init(&f);
+	verdict_facts_init(&f);
 	f.host_oom = true;
 	cr_assert_eq(verdict(&f), RUN_MEMORY_LIMIT);
 	cr_assert_eq(res.memory_kb, lim.memory_kb, "no peak measured: the limit is reported");
@@ -187,7 +187,7 @@ Test(verdict, deadline_sigkill_is_timeout_not_runtime_error)
 Test(verdict, deadline_without_status_is_timeout)
 {
 	struct run_facts f;
-	run_facts_init(&f);
+	verdict_facts_init(&f);
 	f.deadline_hit = true;
 	f.wall_us = 3500000;
 	cr_assert_eq(verdict(&f), RUN_TIMEOUT);
@@ -197,11 +197,11 @@ Test(verdict, deadline_without_status_is_timeout)
 Test(verdict, no_status_is_internal_error_with_the_backend_message)
 {
 	struct run_facts f;
-	run_facts_init(&f);
+	verdict_facts_init(&f);
 	snprintf(f.message, sizeof(f.message), "sandbox init lost the worker");
 	cr_assert_eq(verdict(&f), RUN_INTERNAL_ERROR);
 	cr_assert_str_eq(res.message, "sandbox init lost the worker");
-	run_facts_init(&f);
+	verdict_facts_init(&f);
 	cr_assert_eq(verdict(&f), RUN_INTERNAL_ERROR);
 	cr_assert_str_not_empty(res.message, "a default message");
 }
@@ -214,7 +214,7 @@ Test(verdict, unlimited_cpu_never_times_out_on_usage)
 	struct run_facts f = exited(0);
 	f.cpu_us = 1LL << 40;
 	f.peak_kb = 1L << 30;
-	cr_assert_eq(run_verdict(&f, &l, &res), RUN_OK);
+	cr_assert_eq(verdict_decide(&f, &l, &res), RUN_OK);
 }
 
 /* ---- ties: which rule wins ---- */
@@ -223,7 +223,7 @@ Test(verdict, fault_beats_everything)
 {
 	struct run_facts f = signalled(SIGKILL);
 	f.output_over = f.oom_kill = f.deadline_hit = f.capture_failed = true;
-	run_facts_fault(&f, "sandbox set-up failed: mount: EPERM");
+	verdict_fault(&f, "sandbox set-up failed: mount: EPERM");
 	cr_assert_eq(verdict(&f), RUN_INTERNAL_ERROR);
 	cr_assert_str_eq(res.message, "sandbox set-up failed: mount: EPERM");
 }
@@ -257,7 +257,7 @@ Test(verdict, output_beats_memory_and_time)
 Test(verdict, output_beats_missing_status)
 {
 	struct run_facts f;
-	run_facts_init(&f);
+	verdict_facts_init(&f);
 	f.output_over = true;
 	cr_assert_eq(verdict(&f), RUN_OUTPUT_LIMIT);
 	cr_assert_str_empty(res.message);
@@ -273,7 +273,7 @@ Test(verdict, oom_beats_deadline)
 Test(verdict, host_oom_beats_deadline_without_status)
 {
 	struct run_facts f;
-	run_facts_init(&f);
+	verdict_facts_init(&f);
 	f.host_oom = f.deadline_hit = true;
 	cr_assert_eq(verdict(&f), RUN_MEMORY_LIMIT);
 }
@@ -297,7 +297,7 @@ Test(verdict, timeout_beats_nonzero_exit)
 Test(verdict, timeout_beats_missing_status)
 {
 	struct run_facts f;
-	run_facts_init(&f);
+	verdict_facts_init(&f);
 	f.cpu_limit_hit = true;
 	snprintf(f.message, sizeof(f.message), "init killed");
 	cr_assert_eq(verdict(&f), RUN_TIMEOUT);

@@ -51,7 +51,7 @@ struct db *api_db(struct api *a, int wait_ms, char *err, size_t errlen)
 
 /* A tool that runs code: waits for the verdict like an execute, or streams
  * the run's live output (mcp_stream.h). */
-static void run_tool(struct http_request *r, struct api *a, enum req_kind kind,
+static void run_tool(struct http_request *r, struct api *a, enum request_kind kind,
 		     const struct mcp_call *call)
 {
 	if (call->stream)
@@ -222,7 +222,7 @@ static void on_request(struct http_request *r, void *arg)
 	/* the submission and session endpoints park requests */
 	if (r->ctx) {
 		if (rt == R_EVAL)
-			return evapi_resume(r);
+			return evaluation_resume(r);
 		return sessions_owns(r) ? sessions_resume(r) : submit_resume(r);
 	}
 	switch (rt) {
@@ -268,30 +268,30 @@ static void on_request(struct http_request *r, void *arg)
 	case R_PISTON_EXECUTE:
 		return piston_execute(r, a);
 	case R_J0_SUBMIT:
-		return j0_submit(r, a);
+		return judge0_submit(r, a);
 	case R_J0_BATCH:
-		return j0_batch(r, a);
+		return judge0_batch(r, a);
 	case R_J0_GET:
-		return j0_get(r, a, id);
+		return judge0_get(r, a, id);
 	case R_J0_LANGUAGES:
-		return j0_languages(r, a, false);
+		return judge0_languages(r, a, false);
 	case R_J0_LANGUAGE:
-		return j0_language(r, a, id);
+		return judge0_language(r, a, id);
 	case R_J0_STATUSES:
-		return j0_statuses(r, a);
+		return judge0_statuses(r, a);
 	case R_J0_ABOUT:
-		return j0_about(r, a);
+		return judge0_about(r, a);
 	case R_J0_CONFIG:
-		return j0_config_info(r, a);
+		return judge0_config_info(r, a);
 	case R_EVALS:
-		return evapi_create(r, a);
+		return evaluation_create(r, a);
 	case R_EVAL:
 		/* Accept: text/event-stream: its progress, as /events */
 		if (sse_wanted(r))
-			return evapi_events(r, a, id);
-		return evapi_get(r, a, id, http_query(r, "wait"), http_query(r, "format"));
+			return evaluation_events(r, a, id);
+		return evaluation_get(r, a, id, http_query(r, "wait"), http_query(r, "format"));
 	case R_EVAL_EVENTS:
-		return evapi_events(r, a, id);
+		return evaluation_events(r, a, id);
 	case R_SESSIONS:
 	case R_SESSION:
 	case R_SESSION_EXECUTE:
@@ -362,7 +362,7 @@ int api_start(struct api **out, const struct judge_config *cfg, const char *db_u
 	if (db_pool_new(&a->pool, db_url, (int)threads + 4, 10000, err, errlen) < 0)
 		goto fail_close;
 	a->auth = auth_new(a->pool, cfg->rate_limit_per_min, cfg->max_in_flight);
-	if (callback_start(&a->callbacks, a->pool, cfg, j0_callback_format, err, errlen) < 0)
+	if (callback_start(&a->callbacks, a->pool, cfg, judge0_callback_format, err, errlen) < 0)
 		goto fail_close;
 	if (waiter_hub_start(&a->waiters, db_url, kick_callbacks, a, err, errlen) < 0)
 		goto fail_close;

@@ -55,8 +55,8 @@ void dash_stats(struct http_request *r, struct api *a)
 static void create_key(struct http_request *r, struct api *a)
 {
 	cJSON *in = NULL;
-	struct req_error e;
-	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0)
+	struct request_error e;
+	if (request_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0)
 		return render_req_error(r, &e);
 	if (!cJSON_IsObject(in)) {
 		http_error(r, 422, "missing_field", "the body must be an object with 'name'");

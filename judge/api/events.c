@@ -27,7 +27,7 @@ static char *done_data(void *arg, const char *stored)
 	if (db)
 		db_pool_put(d->a->pool, db);
 	char *text = NULL;
-	if (rc == 1 && sub_status_is_final(s.status)) {
+	if (rc == 1 && status_is_final(s.status)) {
 		cJSON *res = render_result(&s);
 		text = cJSON_PrintUnformatted(res);
 		cJSON_Delete(res);
@@ -96,6 +96,6 @@ void events_get(struct http_request *r, struct api *a, const char *id_s)
 	else if (rc == 0)
 		http_error(r, 404, "not_found", "no submission %" PRId64, id);
 	else
-		events_relay(r, a, id, sub_status_is_final(s.status));
+		events_relay(r, a, id, status_is_final(s.status));
 	queue_sub_release(&s);
 }

@@ -343,14 +343,14 @@ static cJSON *front_of(long lang_id, bool b64)
 	return fr;
 }
 
-/* Validates one Judge0 submission into p (req_parsed_release it) and its
+/* Validates one Judge0 submission into p (request_parsed_release it) and its
  * front. Returns 0, or -1 with *err_json, Judge0's error object (new), and
  * *status. */
-static int validate(struct api *a, const cJSON *in, bool b64, struct req_parsed *p, cJSON **front,
-		    cJSON **err_json, int *status)
+static int validate(struct api *a, const cJSON *in, bool b64, struct request_parsed *p,
+		    cJSON **front, cJSON **err_json, int *status)
 {
 	struct j0_fault f;
-	struct req_error e;
+	struct request_error e;
 	long lang_id = 0;
 	*front = NULL;
 	memset(p, 0, sizeof *p);
@@ -360,7 +360,7 @@ static int validate(struct api *a, const cJSON *in, bool b64, struct req_parsed 
 		*status = 422;
 		return -1;
 	}
-	int rc = req_validate(a->cfg, &a->langs, REQ_EXECUTE, v1, p, &e);
+	int rc = request_validate(a->cfg, &a->langs, REQ_EXECUTE, v1, p, &e);
 	cJSON_Delete(v1);
 	if (rc < 0) {
 		*err_json = cJSON_CreateObject();
@@ -380,11 +380,11 @@ static void answer_sub(struct http_request *r, const struct api *a, const struct
 {
 	j0r_fields fields;
 	char bad[80];
-	if (j0r_fields_parse(http_query(r, "fields"), &fields, bad, sizeof bad) < 0) {
+	if (judge0_render_fields_parse(http_query(r, "fields"), &fields, bad, sizeof bad) < 0) {
 		j0_error(r, 400, "invalid fields: [%s]", bad);
 		return;
 	}
-	cJSON *o = j0r_submission(s, &a->langs, fields, query_true(r, "base64_encoded"));
+	cJSON *o = judge0_render_submission(s, &a->langs, fields, query_true(r, "base64_encoded"));
 	if (!o) {
 		j0_error(r, 400, NOT_UTF8);
 		return;
@@ -424,20 +424,20 @@ static int read_tokens(struct api *a, const int64_t *ids, size_t n, char (*toks)
 	return ret;
 }
 
-void j0_submit(struct http_request *r, struct api *a)
+void judge0_submit(struct http_request *r, struct api *a)
 {
 	cJSON *in = NULL, *front = NULL, *ej = NULL;
-	struct req_parsed p = {0};
-	struct req_error e;
+	struct request_parsed p = {0};
+	struct request_error e;
 	char err[256], bad[80];
 	int status;
 	bool b64 = query_true(r, "base64_encoded"), wait = query_true(r, "wait");
 	j0r_fields fields;
-	if (j0r_fields_parse(http_query(r, "fields"), &fields, bad, sizeof bad) < 0) {
+	if (judge0_render_fields_parse(http_query(r, "fields"), &fields, bad, sizeof bad) < 0) {
 		j0_error(r, 400, "invalid fields: [%s]", bad);
 		return;
 	}
-	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0) {
+	if (request_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0) {
 		j0_error(r, e.http_status, "%s", e.message);
 		return;
 	}
@@ -472,13 +472,13 @@ void j0_submit(struct http_request *r, struct api *a)
 	http_respond_json(r, 201, o);
 	cJSON_Delete(o);
 out:
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 	cJSON_Delete(front);
 	cJSON_Delete(ej);
 	cJSON_Delete(in);
 }
 
-void j0_get(struct http_request *r, struct api *a, const char *token)
+void judge0_get(struct http_request *r, struct api *a, const char *token)
 {
 	char err[256];
 	struct queue_sub s;
@@ -503,7 +503,7 @@ static void batch_get(struct http_request *r, struct api *a)
 	const char *tokens = http_query(r, "tokens");
 	char err[256], bad[80];
 	j0r_fields fields;
-	if (j0r_fields_parse(http_query(r, "fields"), &fields, bad, sizeof bad) < 0) {
+	if (judge0_render_fields_parse(http_query(r, "fields"), &fields, bad, sizeof bad) < 0) {
 		j0_error(r, 400, "invalid fields: [%s]", bad);
 		return;
 	}
@@ -536,7 +536,8 @@ static void batch_get(struct http_request *r, struct api *a)
 			render_db_error(r, "judge0 batch get", err);
 			goto out;
 		}
-		cJSON *sj = rc ? j0r_submission(&s, &a->langs, fields, b64) : cJSON_CreateNull();
+		cJSON *sj =
+		    rc ? judge0_render_submission(&s, &a->langs, fields, b64) : cJSON_CreateNull();
 		queue_sub_release(&s);
 		if (!sj) {
 			j0_error(r, 400, NOT_UTF8_BATCH);
@@ -557,16 +558,16 @@ out:
 static void batch_post(struct http_request *r, struct api *a)
 {
 	cJSON *in = NULL, *out = NULL;
-	struct req_error e;
+	struct request_error e;
 	char err[256];
 	bool b64 = query_true(r, "base64_encoded");
 	int n = 0, nq = 0;
-	struct req_parsed *ps = NULL;
+	struct request_parsed *ps = NULL;
 	cJSON **fronts = NULL;
 	struct queue_new *qn = NULL;
 	int64_t *ids = NULL;
 	char(*toks)[37] = NULL;
-	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0) {
+	if (request_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0) {
 		j0_error(r, e.http_status, "%s", e.message);
 		return;
 	}
@@ -623,7 +624,7 @@ static void batch_post(struct http_request *r, struct api *a)
 	http_respond_json(r, 201, out);
 out:
 	for (i = 0; ps && i < n; i++) {
-		req_parsed_release(&ps[i]);
+		request_parsed_release(&ps[i]);
 		cJSON_Delete(fronts[i]);
 	}
 	free(ps);
@@ -635,7 +636,7 @@ out:
 	cJSON_Delete(in);
 }
 
-void j0_batch(struct http_request *r, struct api *a)
+void judge0_batch(struct http_request *r, struct api *a)
 {
 	if (!strcmp(r->method, "POST"))
 		batch_post(r, a);
@@ -645,7 +646,7 @@ void j0_batch(struct http_request *r, struct api *a)
 
 /* ---- read-only endpoints ---- */
 
-void j0_languages(struct http_request *r, struct api *a, bool all)
+void judge0_languages(struct http_request *r, struct api *a, bool all)
 {
 	cJSON *arr = cJSON_CreateArray();
 	for (int i = 0; i < a->langs.njudge0; i++) {
@@ -675,10 +676,10 @@ static void add_argv(cJSON *o, const char *name, char **argv)
 	strbuf_release(&b);
 }
 
-void j0_language(struct http_request *r, struct api *a, const char *id)
+void judge0_language(struct http_request *r, struct api *a, const char *id)
 {
 	if (!strcmp(id, "all"))
-		return j0_languages(r, a, true);
+		return judge0_languages(r, a, true);
 	char *end;
 	long v = strtol(id, &end, 10);
 	const struct lang *l = *id && !*end ? lang_by_judge0(&a->langs, v) : NULL;
@@ -697,21 +698,21 @@ void j0_language(struct http_request *r, struct api *a, const char *id)
 	cJSON_Delete(o);
 }
 
-void j0_statuses(struct http_request *r, struct api *a)
+void judge0_statuses(struct http_request *r, struct api *a)
 {
 	(void)a;
 	cJSON *arr = cJSON_CreateArray();
-	for (int id = 1; j0r_status_name(id); id++) {
+	for (int id = 1; judge0_render_status_name(id); id++) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "id", id);
-		cJSON_AddStringToObject(o, "description", j0r_status_name(id));
+		cJSON_AddStringToObject(o, "description", judge0_render_status_name(id));
 		cJSON_AddItemToArray(arr, o);
 	}
 	http_respond_json(r, 200, arr);
 	cJSON_Delete(arr);
 }
 
-void j0_about(struct http_request *r, struct api *a)
+void judge0_about(struct http_request *r, struct api *a)
 {
 	(void)a;
 	cJSON *o = cJSON_CreateObject();
@@ -724,7 +725,7 @@ void j0_about(struct http_request *r, struct api *a)
 	cJSON_Delete(o);
 }
 
-void j0_config_info(struct http_request *r, struct api *a)
+void judge0_config_info(struct http_request *r, struct api *a)
 {
 	const struct judge_config *cfg = a->cfg;
 	struct limits_policy pol;
@@ -782,7 +783,7 @@ void j0_config_info(struct http_request *r, struct api *a)
 	cJSON_Delete(o);
 }
 
-char *j0_callback_format(const struct queue_sub *s, const char **method)
+char *judge0_callback_format(const struct queue_sub *s, const char **method)
 {
 	const cJSON *api = cJSON_GetObjectItemCaseSensitive(s->front, "api");
 	if (!cJSON_IsString(api) || strcmp(api->valuestring, "judge0"))
@@ -790,13 +791,13 @@ char *j0_callback_format(const struct queue_sub *s, const char **method)
 	*method = "PUT";
 	j0r_fields fields;
 	char bad[8];
-	j0r_fields_parse(NULL, &fields, bad, sizeof bad);
+	judge0_render_fields_parse(NULL, &fields, bad, sizeof bad);
 	const cJSON *b = cJSON_GetObjectItemCaseSensitive(s->front, "base64_encoded");
 	/* Judge0's default fields hold no language: no names needed */
-	cJSON *o = j0r_submission(s, NULL, fields, cJSON_IsTrue(b));
+	cJSON *o = judge0_render_submission(s, NULL, fields, cJSON_IsTrue(b));
 	/* output that is not UTF-8 can only travel as base64 */
 	if (!o)
-		o = j0r_submission(s, NULL, fields, true);
+		o = judge0_render_submission(s, NULL, fields, true);
 	char *text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;

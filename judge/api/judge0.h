@@ -1,4 +1,4 @@
-/* judge0 (j0_): the Judge0 CE compatible API, at Judge0's own paths.
+/* judge0 (judge0_): the Judge0 CE compatible API, at Judge0's own paths.
  *
  *   POST /submissions[?base64_encoded&wait&fields]   201 {"token"}; wait=true: the submission
  *   GET  /submissions/{token}[?base64_encoded&fields]
@@ -7,7 +7,7 @@
  *   GET  /languages, /languages/all, /languages/{id}, /statuses, /about, /config_info
  *
  * A thin front: a Judge0 body becomes the /v1 request object and goes through
- * the same validation (req_validate) and queue (queue.h) as /v1; Judge0's
+ * the same validation (request_validate) and queue (queue.h) as /v1; Judge0's
  * own fields (language_id, base64_encoded) are kept in submissions.front. The
  * answer is rendered by judge0_render.h. Submissions are named by their UUID
  * token and, with keys on, only the key that made one can read it.
@@ -21,22 +21,22 @@ struct http_request;
 struct queue_sub;
 
 /* POST /submissions. */
-void j0_submit(struct http_request *r, struct api *a);
+void judge0_submit(struct http_request *r, struct api *a);
 /* POST or GET /submissions/batch. */
-void j0_batch(struct http_request *r, struct api *a);
+void judge0_batch(struct http_request *r, struct api *a);
 /* GET /submissions/{token}. */
-void j0_get(struct http_request *r, struct api *a, const char *token);
+void judge0_get(struct http_request *r, struct api *a, const char *token);
 /* GET /languages (all: also /languages/all). */
-void j0_languages(struct http_request *r, struct api *a, bool all);
-/* GET /languages/{id} ("all" is j0_languages). */
-void j0_language(struct http_request *r, struct api *a, const char *id);
+void judge0_languages(struct http_request *r, struct api *a, bool all);
+/* GET /languages/{id} ("all" is judge0_languages). */
+void judge0_language(struct http_request *r, struct api *a, const char *id);
 /* GET /statuses, /about, /config_info. */
-void j0_statuses(struct http_request *r, struct api *a);
-void j0_about(struct http_request *r, struct api *a);
-void j0_config_info(struct http_request *r, struct api *a);
+void judge0_statuses(struct http_request *r, struct api *a);
+void judge0_about(struct http_request *r, struct api *a);
+void judge0_config_info(struct http_request *r, struct api *a);
 
 /* The callback of a submission made through this API (callback.h's
  * callback_format_fn): Judge0 PUTs the submission with its default fields,
  * base64 encoded when the submission was. Returns the body (the caller frees
  * it) with *method "PUT", or NULL for any other submission. */
-char *j0_callback_format(const struct queue_sub *s, const char **method);
+char *judge0_callback_format(const struct queue_sub *s, const char **method);

@@ -29,7 +29,7 @@ static const char *const status_names[] = {
     "Exec Format Error",
 };
 
-const char *j0r_status_name(int id)
+const char *judge0_render_status_name(int id)
 {
 	return id >= 1 && id <= 14 ? status_names[id] : NULL;
 }
@@ -61,7 +61,7 @@ static int runtime_error_id(const cJSON *res)
 	}
 }
 
-int j0r_status_id(const struct queue_sub *s)
+int judge0_render_status_id(const struct queue_sub *s)
 {
 	switch (s->status) {
 	case SUB_QUEUED:
@@ -170,7 +170,7 @@ static const char *const attr_names[A_COUNT] = {
 
 #define BIT(a) ((j0r_fields)1 << (a))
 
-int j0r_fields_parse(const char *fields, j0r_fields *out, char *bad, size_t badlen)
+int judge0_render_fields_parse(const char *fields, j0r_fields *out, char *bad, size_t badlen)
 {
 	if (!fields) {
 		*out = BIT(A_STDOUT) | BIT(A_TIME) | BIT(A_MEMORY) | BIT(A_STDERR) | BIT(A_TOKEN) |
@@ -334,7 +334,7 @@ static void add_status(cJSON *o, int id)
 {
 	cJSON *st = cJSON_AddObjectToObject(o, "status");
 	cJSON_AddNumberToObject(st, "id", id);
-	cJSON_AddStringToObject(st, "description", j0r_status_name(id));
+	cJSON_AddStringToObject(st, "description", judge0_render_status_name(id));
 }
 
 /* The attributes that are fixed or echoed from the request. */
@@ -374,13 +374,13 @@ static void add_fixed(cJSON *o, int a, const struct queue_sub *s)
 	}
 }
 
-cJSON *j0r_submission(const struct queue_sub *s, const struct lang_registry *langs,
-		      j0r_fields fields, bool base64)
+cJSON *judge0_render_submission(const struct queue_sub *s, const struct lang_registry *langs,
+				j0r_fields fields, bool base64)
 {
 	cJSON *o = cJSON_CreateObject();
 	const cJSON *req = s->request, *res = s->result, *comp = item(res, "compile");
 	long lang_id = num(s->front, "language_id", 0);
-	int sid = j0r_status_id(s);
+	int sid = judge0_render_status_id(s);
 	bool ran = item(res, "time_ms") != NULL;
 	bool ok = true;
 	for (int a = 0; a < A_COUNT && ok; a++) {

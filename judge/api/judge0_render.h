@@ -1,4 +1,4 @@
-/* judge0_render (j0r_): Judge0 CE's shapes: status ids, and a submission as
+/* judge0_render (judge0_render_): Judge0 CE's shapes: status ids, and a submission as
  * Judge0's JSON with its fields, units and base64 (language ids are the
  * languages' judge0_ids keys: lang.h).
  *
@@ -24,9 +24,9 @@ struct lang_registry;
 struct queue_sub;
 
 /* Judge0's status id of s (1 to 14). */
-int j0r_status_id(const struct queue_sub *s);
+int judge0_render_status_id(const struct queue_sub *s);
 /* The description of status id ("Accepted"), or NULL when id is not 1 to 14. */
-const char *j0r_status_name(int id);
+const char *judge0_render_status_name(int id);
 
 /* A set of submission attributes (a bit per attribute). */
 typedef uint64_t j0r_fields;
@@ -34,12 +34,12 @@ typedef uint64_t j0r_fields;
  * stderr, token, compile_output, message, status), "*" every attribute, else
  * a comma-separated list. Returns 0 with *out, or -1 with the first unknown
  * name in bad. */
-int j0r_fields_parse(const char *fields, j0r_fields *out, char *bad, size_t badlen);
+int judge0_render_fields_parse(const char *fields, j0r_fields *out, char *bad, size_t badlen);
 
 /* Submission s as Judge0's JSON object of the attributes in fields, text
  * attributes base64 encoded when base64; langs names its language (judge0_name;
  * NULL: ""). Returns a new object, or NULL when !base64 and an attribute asked
  * for is not UTF-8 text (Judge0 then answers 400 asking for
  * base64_encoded=true). */
-cJSON *j0r_submission(const struct queue_sub *s, const struct lang_registry *langs,
-		      j0r_fields fields, bool base64);
+cJSON *judge0_render_submission(const struct queue_sub *s, const struct lang_registry *langs,
+				j0r_fields fields, bool base64);

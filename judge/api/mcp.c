@@ -868,8 +868,8 @@ void mcp_handle(struct http_request *r, const struct judge_config *cfg,
 		const struct lang_registry *langs, mcp_dispatch_fn dispatch, void *arg)
 {
 	cJSON *in = NULL;
-	struct req_error e;
-	if (req_parse_json(cfg, r->body.buf, r->body.len, &in, &e) < 0) {
+	struct request_error e;
+	if (request_parse_json(cfg, r->body.buf, r->body.len, &in, &e) < 0) {
 		char msg[300];
 		snprintf(msg, sizeof msg, "parse error: %s", e.message);
 		return reply_error(r, 400, NULL, MCP_PARSE_ERROR, msg);

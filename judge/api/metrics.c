@@ -212,7 +212,7 @@ static void render_db(const struct metrics_gauges *g, struct strbuf *sb)
 			  "# TYPE judge_submissions gauge\n");
 	for (int s = 0; s < SUB_STATUS_COUNT; s++)
 		strbuf_addf(sb, "judge_submissions{status=\"%s\"} %ld\n",
-			    sub_status_name((enum sub_status)s), g->counts[s]);
+			    status_name((enum sub_status)s), g->counts[s]);
 	strbuf_addf(sb,
 		    "# HELP judge_queue_depth Submissions waiting for a worker.\n"
 		    "# TYPE judge_queue_depth gauge\njudge_queue_depth %ld\n"

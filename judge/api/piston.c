@@ -487,7 +487,7 @@ static void answer(struct http_request *r, struct api *a, const struct queue_sub
 {
 	if (!final) {
 		fail(r, 504, "the run did not finish within %ld s (submission %lld is %s)",
-		     a->cfg->max_wait_s, (long long)s->id, sub_status_name(s->status));
+		     a->cfg->max_wait_s, (long long)s->id, status_name(s->status));
 		return;
 	}
 	const cJSON *res = s->result;
@@ -536,9 +536,9 @@ static void answer(struct http_request *r, struct api *a, const struct queue_sub
 void piston_execute(struct http_request *r, struct api *a)
 {
 	cJSON *in = NULL, *body = NULL;
-	struct req_error e;
-	struct req_parsed p = {0};
-	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0) {
+	struct request_error e;
+	struct request_parsed p = {0};
+	if (request_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0) {
 		fail(r, e.http_status == 413 ? 413 : 400, "%s", e.message);
 		goto out;
 	}
@@ -549,13 +549,13 @@ void piston_execute(struct http_request *r, struct api *a)
 	if (!(body = v1_body(r, a, in)))
 		goto out;
 	/* the same validation as /v1/execute: caps, file names, args */
-	if (req_validate(a->cfg, &a->langs, REQ_EXECUTE, body, &p, &e) < 0) {
+	if (request_validate(a->cfg, &a->langs, REQ_EXECUTE, body, &p, &e) < 0) {
 		fail(r, e.http_status == 413 ? 413 : 400, "%s", e.message);
 		goto out;
 	}
 	submit_run(r, a, &p, answer);
 out:
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 	cJSON_Delete(body);
 	cJSON_Delete(in);
 }

@@ -240,7 +240,7 @@ void problems_get(struct http_request *r, struct api *a, const char *id, const c
 		return;
 	}
 	cJSON *o = NULL;
-	int rc = prob_id_valid(id) ? read_problem(r, a, id, v, &o) : 0;
+	int rc = problem_id_valid(id) ? read_problem(r, a, id, v, &o) : 0;
 	if (rc == 0)
 		http_error(r, 404, "unknown_problem", "unknown problem '%.64s'%s", id,
 			   v ? " (or no such version)" : "");
@@ -426,7 +426,7 @@ static void upload(struct http_request *r, struct api *a, const struct upload *u
 		tmp_root = "/tmp";
 	struct package_caps caps = {.max_files = (int)a->cfg->problem_max_files,
 				    .max_bytes = (int64_t)a->cfg->problem_max_mb << 20};
-	if (u->id && !prob_id_valid(u->id)) {
+	if (u->id && !problem_id_valid(u->id)) {
 		http_error(r, 422, "invalid_field",
 			   "a problem id matches [a-z0-9][a-z0-9_-]* (at most 64 characters)");
 		return;
@@ -450,7 +450,7 @@ static void upload(struct http_request *r, struct api *a, const struct upload *u
 	if (!u->id) {
 		/* the zip's one top-level folder names it */
 		const char *base = strcmp(pk.dir, pk.tmp) ? strrchr(pk.dir, '/') + 1 : NULL;
-		if (!base || !prob_id_valid(base)) {
+		if (!base || !problem_id_valid(base)) {
 			http_error(r, 422, "missing_field",
 				   "give the problem's id (?id=), or zip the package in a folder "
 				   "named by it ([a-z0-9][a-z0-9_-]*)");
@@ -458,7 +458,7 @@ static void upload(struct http_request *r, struct api *a, const struct upload *u
 		}
 		snprintf(id, sizeof id, "%s", base);
 	}
-	if (prob_load(&p, pk.dir, &a->langs, err, sizeof err) < 0) {
+	if (problem_load(&p, pk.dir, &a->langs, err, sizeof err) < 0) {
 		unhost(err, sizeof err, pk.dir);
 		bad_package(r, id, "invalid_package", err);
 		goto out;
@@ -511,7 +511,7 @@ static void upload(struct http_request *r, struct api *a, const struct upload *u
 out:
 	cJSON_Delete(info);
 	if (loaded)
-		prob_release(&p);
+		problem_release(&p);
 	package_release(&pk);
 }
 
@@ -565,7 +565,7 @@ static void upload_http(struct http_request *r, struct api *a, const char *path_
 		http_error(r, 422, "invalid_field", "wait must be a whole number of seconds");
 		return;
 	}
-	if (path_id && !prob_id_valid(path_id)) {
+	if (path_id && !problem_id_valid(path_id)) {
 		http_error(r, 404, "unknown_problem", "unknown problem '%.64s'", path_id);
 		return;
 	}
@@ -609,7 +609,7 @@ void problems_mcp_upload(struct http_request *r, struct api *a, const cJSON *bod
 			   .keep = cJSON_IsTrue(keep),
 			   .replace = cJSON_IsTrue(replace),
 			   .wait_s = a->cfg->max_wait_s};
-	if (u.replace && !prob_id_valid(u.id))
+	if (u.replace && !problem_id_valid(u.id))
 		http_error(r, 404, "unknown_problem", "unknown problem '%.64s'", u.id);
 	else
 		upload(r, a, &u, bytes.buf ? bytes.buf : "", bytes.len);
@@ -632,9 +632,9 @@ static void changed(struct http_request *r, struct api *a, const char *id, int r
 static void patch(struct http_request *r, struct api *a, const char *id)
 {
 	cJSON *in = NULL;
-	struct req_error e;
+	struct request_error e;
 	char err[256];
-	if (req_parse_json(a->cfg, r->body.buf ? r->body.buf : "", r->body.len, &in, &e) < 0)
+	if (request_parse_json(a->cfg, r->body.buf ? r->body.buf : "", r->body.len, &in, &e) < 0)
 		return render_req_error(r, &e);
 	const cJSON *vis = cJSON_GetObjectItemCaseSensitive(in, "visibility");
 	if (!cJSON_IsObject(in) || cJSON_GetArraySize(in) != 1 || !cJSON_IsString(vis) ||
@@ -683,7 +683,7 @@ void problems_handle(struct http_request *r, struct api *a, enum route rt, const
 	}
 	if (!strcmp(m, "PUT"))
 		return upload_http(r, a, id);
-	if (!prob_id_valid(id)) {
+	if (!problem_id_valid(id)) {
 		http_error(r, 404, "unknown_problem", "unknown problem '%.64s'", id);
 		return;
 	}
@@ -696,7 +696,8 @@ void problems_handle(struct http_request *r, struct api *a, enum route rt, const
 
 /* ---- submissions ---- */
 
-int problems_pin(struct api *a, struct http_request *r, struct req_parsed *p, struct req_error *e)
+int problems_pin(struct api *a, struct http_request *r, struct request_parsed *p,
+		 struct request_error *e)
 {
 	if (!p->req.problem)
 		return 0;
@@ -712,14 +713,15 @@ int problems_pin(struct api *a, struct http_request *r, struct req_parsed *p, st
 		db_pool_put(a->pool, db);
 	if (rc < 0) {
 		log_warn("api: problem %s: %s", p->req.problem, err);
-		return req_fail(e, 503, "unavailable",
-				"the database is not available, retry later");
+		return request_fail(e, 503, "unavailable",
+				    "the database is not available, retry later");
 	}
 	if (rc == 0)
-		return req_fail(e, 422, "unknown_problem", "unknown problem '%s'", p->req.problem);
+		return request_fail(e, 422, "unknown_problem", "unknown problem '%s'",
+				    p->req.problem);
 	if (unsupported) {
-		req_fail(e, 422, "unsupported_problem", "problem '%s' is not supported: %s",
-			 p->req.problem, unsupported);
+		request_fail(e, 422, "unsupported_problem", "problem '%s' is not supported: %s",
+			     p->req.problem, unsupported);
 		free(unsupported);
 		return -1;
 	}
@@ -744,7 +746,7 @@ static void load_one(struct api *a, struct db *db, const char *id)
 		free(dir);
 		return;
 	}
-	if (prob_load(&p, dir, &a->langs, err, sizeof err) < 0) {
+	if (problem_load(&p, dir, &a->langs, err, sizeof err) < 0) {
 		log_warn("problems: '%s' is not loaded: %s", dir, err);
 		package_release(&pk);
 		free(dir);
@@ -764,7 +766,7 @@ static void load_one(struct api *a, struct db *db, const char *id)
 		log_info("problems: '%s' loaded as version %d (%d files, %s)", dir, version,
 			 pk.nfiles, pk.hash);
 	cJSON_Delete(info);
-	prob_release(&p);
+	problem_release(&p);
 	package_release(&pk);
 	free(dir);
 }
@@ -775,7 +777,7 @@ void problems_load_dir(struct api *a)
 	char **ids = NULL, err[512];
 	if (!root || !*root)
 		return;
-	int n = prob_list(root, &ids, err, sizeof err);
+	int n = problem_list(root, &ids, err, sizeof err);
 	if (n < 0) {
 		log_info("problems: no problems loaded from '%s': %s", root, err);
 		return;
@@ -783,7 +785,7 @@ void problems_load_dir(struct api *a)
 	struct db *db = api_db(a, 10000, err, sizeof err);
 	if (!db) {
 		log_warn("problems: '%s' is not loaded: %s", root, err);
-		prob_ids_free(ids);
+		problem_ids_free(ids);
 		return;
 	}
 	int64_t t0 = clock_mono_ms();
@@ -792,5 +794,5 @@ void problems_load_dir(struct api *a)
 	db_pool_put(a->pool, db);
 	log_info("problems: %d package(s) of '%s' checked in %lld ms", n, root,
 		 (long long)(clock_mono_ms() - t0));
-	prob_ids_free(ids);
+	problem_ids_free(ids);
 }

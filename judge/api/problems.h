@@ -57,7 +57,8 @@ void problems_mcp_upload(struct http_request *r, struct api *a, const cJSON *bod
 /* Pins a validated submission p that names a problem to the version the key
  * may use now ("problem_version" in p->request). Returns 0 (also when p names
  * no problem), or -1 with e (422 unknown_problem, unsupported_problem; 503). */
-int problems_pin(struct api *a, struct http_request *r, struct req_parsed *p, struct req_error *e);
+int problems_pin(struct api *a, struct http_request *r, struct request_parsed *p,
+		 struct request_error *e);
 
 /* Loads problems_dir's packages into the store (the operator's, public, no
  * verification; a package whose files did not change adds no version).

@@ -38,7 +38,7 @@ cJSON *render_sub(const struct queue_sub *s)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)s->id);
-	cJSON_AddStringToObject(o, "status", sub_status_name(s->status));
+	cJSON_AddStringToObject(o, "status", status_name(s->status));
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(s->request, "language");
 	if (cJSON_IsString(lang))
 		cJSON_AddStringToObject(o, "language", lang->valuestring);
@@ -67,7 +67,7 @@ cJSON *render_result(const struct queue_sub *s)
 	cJSON *res = s->result ? cJSON_Duplicate(s->result, 1) : cJSON_CreateObject();
 	cJSON_AddNumberToObject(res, "id", (double)s->id);
 	if (!cJSON_GetObjectItemCaseSensitive(res, "status"))
-		cJSON_AddStringToObject(res, "status", sub_status_name(s->status));
+		cJSON_AddStringToObject(res, "status", status_name(s->status));
 	return res;
 }
 
@@ -78,7 +78,7 @@ void render_db_error(struct http_request *r, const char *what, const char *err)
 	http_error_h(r, 503, hdr, "unavailable", "the database is not available, retry later");
 }
 
-void render_req_error(struct http_request *r, const struct req_error *e)
+void render_req_error(struct http_request *r, const struct request_error *e)
 {
 	http_error(r, e->http_status, e->code, "%s", e->message);
 }

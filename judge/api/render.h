@@ -4,7 +4,7 @@
 
 struct http_request;
 struct queue_sub;
-struct req_error;
+struct request_error;
 
 /* A submission as GET /v1/submissions/{id} shows it: id, status, language,
  * problem, times, attempts, callback state, result. Returns a new object
@@ -16,7 +16,7 @@ cJSON *render_result(const struct queue_sub *s);
 /* Logs what failed (what: err) and answers 503 unavailable + Retry-After: 1. */
 void render_db_error(struct http_request *r, const char *what, const char *err);
 /* Answers the status, code and message of a request error (request.h). */
-void render_req_error(struct http_request *r, const struct req_error *e);
+void render_req_error(struct http_request *r, const struct request_error *e);
 /* Answers status with {"<key>": "<message>"}: the error shape of a front that
  * is not ours (Judge0's "error", Piston's "message"). */
 void render_keyed_error(struct http_request *r, int status, const char *key, const char *fmt, ...)

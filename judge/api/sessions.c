@@ -164,7 +164,7 @@ static void continue_create(struct sctx *c)
 
 void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 {
-	struct req_error e;
+	struct request_error e;
 	struct sessreq_create cr;
 	char err[256], id[37];
 	if (sessreq_create(a->cfg, &a->langs, body, &cr, &e) < 0)
@@ -452,8 +452,8 @@ static void list(struct http_request *r, struct api *a)
 static cJSON *json_body(struct http_request *r, struct api *a)
 {
 	cJSON *in = NULL;
-	struct req_error e;
-	if (req_parse_json(a->cfg, r->body.buf ? r->body.buf : "", r->body.len, &in, &e) < 0) {
+	struct request_error e;
+	if (request_parse_json(a->cfg, r->body.buf ? r->body.buf : "", r->body.len, &in, &e) < 0) {
 		render_req_error(r, &e);
 		return NULL;
 	}
@@ -465,7 +465,7 @@ static cJSON *json_body(struct http_request *r, struct api *a)
 static int parse_call(struct http_request *r, struct api *a, enum scall_kind kind, const cJSON *in,
 		      struct sess_call *out)
 {
-	struct req_error e;
+	struct request_error e;
 	int rc = -1;
 	switch (kind) {
 	case SCALL_EXECUTE:
@@ -529,7 +529,7 @@ static void drop_dots(const char *path, struct strbuf *out)
 static void file_call(struct http_request *r, struct api *a, const char *id, const char *path,
 		      enum scall_kind kind, const void *body, size_t len, bool file_json)
 {
-	struct req_error e;
+	struct request_error e;
 	struct sess_call c;
 	struct strbuf clean = STRBUF_INIT;
 	drop_dots(path, &clean);
@@ -566,7 +566,7 @@ static void context_call(struct http_request *r, struct api *a, const char *id, 
 			 enum scall_kind kind)
 {
 	char ctx[SESS_ID_MAX + 8];
-	struct req_error e;
+	struct request_error e;
 	struct sess_call c;
 	segment(arg, "contexts", ctx, sizeof ctx);
 	if (sessreq_context(kind, ctx, &c, &e) < 0) {
@@ -589,7 +589,7 @@ static void process_call(struct http_request *r, struct api *a, const char *id, 
 			 enum scall_kind kind, const cJSON *in)
 {
 	char pid[24];
-	struct req_error e;
+	struct request_error e;
 	struct sess_call c;
 	segment(arg, "processes", pid, sizeof pid);
 	if (sessreq_process(a->cfg, kind, pid, in,
@@ -717,7 +717,7 @@ void sessions_handle(struct http_request *r, struct api *a, enum route rt, const
 void sessions_tool(struct http_request *r, struct api *a, enum scall_kind kind, const cJSON *body)
 {
 	char id[37];
-	struct req_error e;
+	struct request_error e;
 	struct sess_call c;
 	if (sessreq_tool(a->cfg, &a->langs, kind, body, id, &c, &e) < 0) {
 		sess_call_release(&c);

@@ -79,7 +79,7 @@ cJSON *sessrender_cell(const struct sess_cell *c)
 	if (c->message[0])
 		add_text(o, "message", c->message);
 	if (c->has_verdict)
-		add_text(o, "verdict", sub_status_name(c->verdict));
+		add_text(o, "verdict", status_name(c->verdict));
 	if (c->has_verdict && c->feedback.present) {
 		const struct grade_feedback *f = &c->feedback;
 		cJSON *fo = cJSON_AddObjectToObject(o, "feedback");

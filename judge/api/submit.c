@@ -84,7 +84,7 @@ static void continue_wait(struct wait_ctx *c)
 		       : -1;
 		if (db)
 			db_pool_put(a->pool, db);
-		bool final = rc == 1 && sub_status_is_final(s.status);
+		bool final = rc == 1 && status_is_final(s.status);
 		bool over = clock_mono_ms() >= c->w.deadline_ms;
 		if (rc == 1 && !final && !over) {
 			queue_sub_release(&s);
@@ -160,22 +160,23 @@ void submit_resume(struct http_request *r)
  * idempotency_key (both: they must be equal). Returns 0 with *out (NULL: none; it points into
  * header or body), or -1 with e (422 invalid_field). */
 static int idempotency_key(const char *header, const cJSON *body, const char **out,
-			   struct req_error *e)
+			   struct request_error *e)
 {
 	const char *k = header;
 	const cJSON *bk = cJSON_GetObjectItemCaseSensitive(body, "idempotency_key");
 	*out = NULL;
 	if (bk && !cJSON_IsNull(bk) && !cJSON_IsString(bk))
-		return req_fail(e, 422, "invalid_field", "idempotency_key must be a string");
+		return request_fail(e, 422, "invalid_field", "idempotency_key must be a string");
 	/* both given: they must agree, or one of them would be silently dropped */
 	if (k && cJSON_IsString(bk) && strcmp(k, bk->valuestring))
-		return req_fail(e, 422, "invalid_field",
-				"the Idempotency-Key header and the body's idempotency_key differ");
+		return request_fail(
+		    e, 422, "invalid_field",
+		    "the Idempotency-Key header and the body's idempotency_key differ");
 	if (!k && cJSON_IsString(bk))
 		k = bk->valuestring;
 	if (k && (!*k || strlen(k) > 200 || !utf8_valid_text(k, strlen(k))))
-		return req_fail(e, 422, "invalid_field",
-				"the idempotency key must be 1 to 200 bytes of UTF-8 text");
+		return request_fail(e, 422, "invalid_field",
+				    "the idempotency key must be 1 to 200 bytes of UTF-8 text");
 	*out = k;
 	return 0;
 }
@@ -183,7 +184,7 @@ static int idempotency_key(const char *header, const cJSON *body, const char **o
 /* Whether submission id (found by its idempotency key) holds the request p:
  * 1 yes (with its *status), 0 no, -1 on a database error (err). */
 static int same_request(struct api *a, struct http_request *r, int64_t id,
-			const struct req_parsed *p, enum sub_status *status, char *err,
+			const struct request_parsed *p, enum sub_status *status, char *err,
 			size_t errlen)
 {
 	struct queue_sub s;
@@ -216,7 +217,7 @@ static void respond_queued(struct http_request *r, int64_t id, bool created, enu
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)id);
 	/* a repeat gets the submission's state (there is no "exists" state) */
-	cJSON_AddStringToObject(o, "status", sub_status_name(status));
+	cJSON_AddStringToObject(o, "status", status_name(status));
 	char *text = cJSON_PrintUnformatted(o);
 	const char *hdr[] = {"Location", loc, NULL};
 	struct strbuf sb = STRBUF_INIT;
@@ -227,40 +228,40 @@ static void respond_queued(struct http_request *r, int64_t id, bool created, enu
 	cJSON_Delete(o);
 }
 
-static void enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync,
+static void enqueue(struct http_request *r, struct api *a, enum request_kind kind, bool sync,
 		    const cJSON *body, bool stream);
 
-void submit_post(struct http_request *r, struct api *a, enum req_kind kind, bool sync)
+void submit_post(struct http_request *r, struct api *a, enum request_kind kind, bool sync)
 {
 	cJSON *in = NULL;
-	struct req_error e;
-	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0)
+	struct request_error e;
+	if (request_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0)
 		return render_req_error(r, &e);
 	/* Accept: text/event-stream: the live output, done carrying the answer */
 	enqueue(r, a, kind, sync, in, sse_wanted(r));
 	cJSON_Delete(in);
 }
 
-void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync,
+void submit_enqueue(struct http_request *r, struct api *a, enum request_kind kind, bool sync,
 		    const cJSON *body)
 {
 	enqueue(r, a, kind, sync, body, false);
 }
 
-void submit_stream(struct http_request *r, struct api *a, enum req_kind kind, const cJSON *body)
+void submit_stream(struct http_request *r, struct api *a, enum request_kind kind, const cJSON *body)
 {
 	enqueue(r, a, kind, true, body, true);
 }
 
-static void enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync,
+static void enqueue(struct http_request *r, struct api *a, enum request_kind kind, bool sync,
 		    const cJSON *body, bool stream)
 {
-	struct req_parsed p = {0};
-	struct req_error e;
+	struct request_parsed p = {0};
+	struct request_error e;
 	char err[256];
 	const char *ikey = NULL;
 	/* the body's idempotency_key is not part of the normalized request */
-	if (req_validate(a->cfg, &a->langs, kind, body, &p, &e) < 0 ||
+	if (request_validate(a->cfg, &a->langs, kind, body, &p, &e) < 0 ||
 	    idempotency_key(http_header(r, "Idempotency-Key"), body, &ikey, &e) < 0 ||
 	    problems_pin(a, r, &p, &e) < 0) {
 		render_req_error(r, &e);
@@ -294,14 +295,14 @@ static void enqueue(struct http_request *r, struct api *a, enum req_kind kind, b
 	log_debug("api: submission %" PRId64 " %s (%s)", id, created ? "queued" : "repeated",
 		  sync ? "sync" : "async");
 	if (stream)
-		events_relay(r, a, id, sub_status_is_final(status));
+		events_relay(r, a, id, status_is_final(status));
 	else if (sync)
 		start_wait(r, a, id, clock_mono_ms() + a->cfg->max_wait_s * 1000, true, NULL,
 			   created ? &mark : NULL);
 	else
 		respond_queued(r, id, created, status);
 out:
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 }
 
 int submit_enqueue_one(struct api *a, const struct queue_new *qn, int64_t *id, bool *created,
@@ -316,7 +317,7 @@ int submit_enqueue_one(struct api *a, const struct queue_new *qn, int64_t *id, b
 	return rc;
 }
 
-void submit_run(struct http_request *r, struct api *a, const struct req_parsed *p,
+void submit_run(struct http_request *r, struct api *a, const struct request_parsed *p,
 		submit_answer_fn answer)
 {
 	char err[256];
@@ -334,22 +335,23 @@ void submit_run(struct http_request *r, struct api *a, const struct req_parsed *
 }
 
 /* The submissions array of a batch body, or NULL with e. */
-static const cJSON *batch_items(const struct api *a, const cJSON *in, struct req_error *e)
+static const cJSON *batch_items(const struct api *a, const cJSON *in, struct request_error *e)
 {
 	const cJSON *subs =
 	    cJSON_IsArray(in) ? in : cJSON_GetObjectItemCaseSensitive(in, "submissions");
 	if (!cJSON_IsArray(subs)) {
-		req_fail(e, 422, "missing_field", "submissions (an array of requests) is required");
+		request_fail(e, 422, "missing_field",
+			     "submissions (an array of requests) is required");
 		return NULL;
 	}
 	if (cJSON_IsObject(in) && cJSON_GetArraySize(in) != 1) {
-		req_fail(e, 422, "invalid_field", "a batch has one field, submissions");
+		request_fail(e, 422, "invalid_field", "a batch has one field, submissions");
 		return NULL;
 	}
 	int n = cJSON_GetArraySize(subs);
 	if (n == 0 || n > a->cfg->max_batch) {
-		req_fail(e, n ? 413 : 422, n ? "too_large" : "invalid_field",
-			 "a batch holds 1 to %ld submissions, not %d", a->cfg->max_batch, n);
+		request_fail(e, n ? 413 : 422, n ? "too_large" : "invalid_field",
+			     "a batch holds 1 to %ld submissions, not %d", a->cfg->max_batch, n);
 		return NULL;
 	}
 	return subs;
@@ -357,16 +359,16 @@ static const cJSON *batch_items(const struct api *a, const cJSON *in, struct req
 
 /* Validates item i of a batch into ps[i] and qn[i]. Returns 0, or -1 with e. */
 static int batch_item(struct http_request *r, struct api *a, const cJSON *it, int i,
-		      struct req_parsed *ps, struct queue_new *qn, struct req_error *e)
+		      struct request_parsed *ps, struct queue_new *qn, struct request_error *e)
 {
 	const char *k = NULL;
-	if (req_validate(a->cfg, &a->langs, REQ_SUBMISSION, it, &ps[i], e) < 0 ||
+	if (request_validate(a->cfg, &a->langs, REQ_SUBMISSION, it, &ps[i], e) < 0 ||
 	    idempotency_key(NULL, it, &k, e) < 0 || problems_pin(a, r, &ps[i], e) < 0)
 		return -1;
 	/* twice in one batch: the second would silently become the first */
 	for (int j = 0; k && j < i; j++)
 		if (qn[j].idempotency_key && !strcmp(qn[j].idempotency_key, k))
-			return req_fail(
+			return request_fail(
 			    e, 422, "invalid_field",
 			    "idempotency_key '%.40s' is also the key of submissions[%d]", k, j);
 	qn[i] = (struct queue_new){.request = ps[i].request,
@@ -379,10 +381,10 @@ static int batch_item(struct http_request *r, struct api *a, const cJSON *it, in
 
 void submit_batch(struct http_request *r, struct api *a)
 {
-	struct req_error e;
+	struct request_error e;
 	char err[256];
 	cJSON *in = NULL;
-	struct req_parsed *ps = NULL;
+	struct request_parsed *ps = NULL;
 	struct queue_new *qn = NULL;
 	int64_t *ids = NULL;
 	bool *created = NULL;
@@ -395,7 +397,7 @@ void submit_batch(struct http_request *r, struct api *a)
 		return;
 	}
 	const cJSON *subs;
-	if (req_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0 ||
+	if (request_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0 ||
 	    !(subs = batch_items(a, in, &e))) {
 		render_req_error(r, &e);
 		goto out;
@@ -431,7 +433,7 @@ void submit_batch(struct http_request *r, struct api *a)
 	cJSON_Delete(o);
 out:
 	for (int j = 0; ps && j < n; j++)
-		req_parsed_release(&ps[j]);
+		request_parsed_release(&ps[j]);
 	free(ps);
 	free(qn);
 	free(ids);

@@ -1,7 +1,7 @@
 /* submit: the submission endpoints: enqueue (execute*, /v1/submissions), batch, get with wait.
  *
- * Each endpoint parses its body once (req_parse_json) and validates it once
- * (req_validate); the MCP tools hand over their already parsed arguments.
+ * Each endpoint parses its body once (request_parse_json) and validates it once
+ * (request_validate); the MCP tools hand over their already parsed arguments.
  * A request that waits for a verdict is parked in the waiter hub (waiter.h)
  * and resumed by it; submit_resume carries it on.
  */
@@ -22,14 +22,15 @@ struct queue_sub;
  * once it is final, interactive priority) and /v1/submissions (201 at once,
  * bulk priority): parses r->body and calls submit_enqueue. Always answers or
  * parks r. */
-void submit_post(struct http_request *r, struct api *a, enum req_kind kind, bool sync);
+void submit_post(struct http_request *r, struct api *a, enum request_kind kind, bool sync);
 /* The same with the body already parsed (not kept after the return). */
-void submit_enqueue(struct http_request *r, struct api *a, enum req_kind kind, bool sync,
+void submit_enqueue(struct http_request *r, struct api *a, enum request_kind kind, bool sync,
 		    const cJSON *body);
 /* The same at interactive priority, answered with the submission's live
  * output (events.h) instead of waiting; a refused request is answered as
  * submit_enqueue does. */
-void submit_stream(struct http_request *r, struct api *a, enum req_kind kind, const cJSON *body);
+void submit_stream(struct http_request *r, struct api *a, enum request_kind kind,
+		   const cJSON *body);
 /* How a front other than /v1 (piston.c, judge0.c) answers a run it waited for: s is
  * the submission, final unless the wait of max_wait_s ran out. It must respond. */
 typedef void (*submit_answer_fn)(struct http_request *r, struct api *a, const struct queue_sub *s,
@@ -43,7 +44,7 @@ int submit_enqueue_one(struct api *a, const struct queue_new *qn, int64_t *id, b
 /* Enqueues the validated request p at interactive priority (no idempotency
  * key) and waits for it like /v1/execute, then answers through answer (a
  * database failure is a 503 of the API's own shape). Always answers or parks r. */
-void submit_run(struct http_request *r, struct api *a, const struct req_parsed *p,
+void submit_run(struct http_request *r, struct api *a, const struct request_parsed *p,
 		submit_answer_fn answer);
 /* POST /v1/submissions/batch {"submissions": [request, ...]}: all or none,
  * 201 {"ids": [...]}. */

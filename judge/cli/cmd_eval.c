@@ -220,13 +220,13 @@ struct eval_run {
 	const struct judge_config *cfg;
 	struct lang_registry langs;
 	enum sandbox_backend backend;
-	struct evset set;
+	struct evalset set;
 	cJSON *samples; /* the sample objects */
 	cJSON **sobjs;	/* by index */
 	int nsamples;
 	char **sample_files; /* MultiPL-E: each sample's file */
 	int nsample_files;
-	struct evset_items items;
+	struct evalset_items items;
 	int n, next, done;
 	pthread_mutex_t mu;
 	bool bar;
@@ -248,7 +248,7 @@ static void progress(struct eval_run *r)
 
 static void grade_item(struct eval_run *r, int i, int slot)
 {
-	struct evset_item *it = &r->items.v[i];
+	struct evalset_item *it = &r->items.v[i];
 	struct grade_result res;
 	model_result_init(&res);
 	if (!it->error) {
@@ -260,7 +260,7 @@ static void grade_item(struct eval_run *r, int i, int slot)
 		grade_request(&env, &it->req, &res);
 	}
 	cJSON *rj = model_result_render(&res);
-	evset_item_judge(it, res.status, rj);
+	evalset_item_judge(it, res.status, rj);
 	cJSON_Delete(rj);
 	model_result_release(&res);
 }
@@ -318,9 +318,9 @@ static int write_humaneval(struct eval_run *r, const char *path, const int *ks, 
 		fprintf(stderr, "judge eval: cannot write '%s': %s\n", path, strerror(errno));
 		return -1;
 	}
-	struct evset_sample *rep = xcalloc((size_t)r->items.n + 1, sizeof *rep);
+	struct evalset_sample *rep = xcalloc((size_t)r->items.n + 1, sizeof *rep);
 	for (int i = 0; i < r->items.n; i++) {
-		const struct evset_item *it = &r->items.v[i];
+		const struct evalset_item *it = &r->items.v[i];
 		cJSON *o = cJSON_Duplicate(r->sobjs[it->sample], 1);
 		cJSON_DeleteItemFromObjectCaseSensitive(o, "result");
 		cJSON_DeleteItemFromObjectCaseSensitive(o, "passed");
@@ -339,7 +339,7 @@ static int write_humaneval(struct eval_run *r, const char *path, const int *ks, 
 		ret = -1;
 	}
 	if (ret == 0) {
-		cJSON *report = evset_report(rep, r->items.n, ks, nks);
+		cJSON *report = evalset_report(rep, r->items.n, ks, nks);
 		char *text =
 		    cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(report, "pass_at_k"));
 		printf("%s\n", text);
@@ -376,7 +376,7 @@ static int parse_eval_args(int argc, char **argv, const struct judge_config *cfg
 	    {0, 0, 0, 0},
 	};
 	memset(a, 0, sizeof *a);
-	a->nks = evset_parse_ks("1,10,100", a->ks, MAX_KS);
+	a->nks = evalset_parse_ks("1,10,100", a->ks, MAX_KS);
 	a->timeout_ms = 3000;
 	a->jobs = cfg->worker_slots > 0 ? (int)cfg->worker_slots : 1;
 	a->sandbox = cfg->sandbox;
@@ -405,12 +405,12 @@ static int parse_eval_args(int argc, char **argv, const struct judge_config *cfg
 			a->lang = optarg;
 			break;
 		case 'f':
-			if (!evfmt_find(optarg))
+			if (!evformat_find(optarg))
 				return usage_error("unknown --format");
 			a->format = optarg;
 			break;
 		case 'k':
-			if ((a->nks = evset_parse_ks(optarg, a->ks, MAX_KS)) < 0)
+			if ((a->nks = evalset_parse_ks(optarg, a->ks, MAX_KS)) < 0)
 				return usage_error("--k needs numbers like 1,10,100");
 			break;
 		case 't':
@@ -472,20 +472,22 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 	if (a->problems && read_jsonl(a->problems, &problems) < 0)
 		return 1;
 	/* the format of the problems, or of the samples when there are none */
-	const struct evformat *fmt =
-	    a->format ? evfmt_find(a->format) : evfmt_detect(cJSON_GetArrayItem(problems, 0), NULL);
+	const struct evformat *fmt = a->format
+					 ? evformat_find(a->format)
+					 : evformat_detect(cJSON_GetArrayItem(problems, 0), NULL);
 	if (!fmt && !problems) {
 		struct stat st;
-		fmt = stat(a->samples[0], &st) == 0 && S_ISDIR(st.st_mode) ? evfmt_find("multipl-e")
-									   : NULL;
+		fmt = stat(a->samples[0], &st) == 0 && S_ISDIR(st.st_mode)
+			  ? evformat_find("multipl-e")
+			  : NULL;
 	}
 	if (load_samples(r, a, fmt ? fmt->file_samples : false) < 0) {
 		cJSON_Delete(problems);
 		return 1;
 	}
 	if (!fmt)
-		fmt = evfmt_detect(cJSON_GetArrayItem(problems, 0),
-				   cJSON_GetArrayItem(r->samples, 0));
+		fmt = evformat_detect(cJSON_GetArrayItem(problems, 0),
+				      cJSON_GetArrayItem(r->samples, 0));
 	if (fmt && fmt->file_samples && !r->sample_files) { /* told from the samples */
 		cJSON_Delete(r->samples);
 		r->samples = NULL;
@@ -494,9 +496,10 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 			return 1;
 		}
 	}
-	int rc = evset_load(&r->set, r->cfg->languages_dir, fmt ? fmt->name : NULL,
-			    fmt && fmt->id_key ? problems : NULL, cJSON_GetArrayItem(r->samples, 0),
-			    l ? l->name : NULL, a->timeout_ms, err, sizeof err);
+	int rc =
+	    evalset_load(&r->set, r->cfg->languages_dir, fmt ? fmt->name : NULL,
+			 fmt && fmt->id_key ? problems : NULL, cJSON_GetArrayItem(r->samples, 0),
+			 l ? l->name : NULL, a->timeout_ms, err, sizeof err);
 	cJSON_Delete(problems);
 	r->set.default_language = lang_default(&r->langs)->name;
 	if (rc < 0) {
@@ -513,7 +516,7 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 	int i = 0;
 	for (cJSON *s = r->samples->child; s; s = s->next) {
 		r->sobjs[i] = s;
-		evset_expand(&r->set, s, i, &r->items);
+		evalset_expand(&r->set, s, i, &r->items);
 		i++;
 	}
 	r->n = r->items.n;
@@ -529,15 +532,15 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 	double secs = (double)(clock_mono_ms() - r->start_ms) / 1000.0;
 	int ret;
 	if (r->set.fmt->write) {
-		struct evfmt_output o = {.set = &r->set,
-					 .samples = r->sobjs,
-					 .nsamples = r->nsamples,
-					 .sample_files = (const char *const *)r->sample_files,
-					 .items = &r->items,
-					 .samples_path = a->samples[0],
-					 .out_path = a->out,
-					 .ks = a->ks,
-					 .nks = a->nks};
+		struct evformat_output o = {.set = &r->set,
+					    .samples = r->sobjs,
+					    .nsamples = r->nsamples,
+					    .sample_files = (const char *const *)r->sample_files,
+					    .items = &r->items,
+					    .samples_path = a->samples[0],
+					    .out_path = a->out,
+					    .ks = a->ks,
+					    .nks = a->nks};
 		ret = r->set.fmt->write(&o, stdout, err, sizeof err) < 0 ? 1 : 0;
 		if (ret)
 			fprintf(stderr, "judge eval: %s\n", err);
@@ -559,15 +562,15 @@ int cmd_eval(int argc, char **argv, struct judge_config *cfg)
 	if (rc >= 0)
 		return rc;
 	struct eval_run r = {.cfg = cfg};
-	evset_init(&r.set);
+	evalset_init(&r.set);
 	rc = eval_main(&r, &a);
-	evset_items_release(&r.items);
+	evalset_items_release(&r.items);
 	free(r.sobjs);
 	for (int i = 0; i < r.nsample_files; i++)
 		free(r.sample_files[i]);
 	free(r.sample_files);
 	cJSON_Delete(r.samples);
-	evset_release(&r.set);
+	evalset_release(&r.set);
 	lang_registry_release(&r.langs);
 	return rc;
 }

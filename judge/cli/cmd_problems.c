@@ -172,7 +172,7 @@ static char *id_of(const char *path)
 	size_t l = strlen(id);
 	if (l > 4 && !strcmp(id + l - 4, ".zip"))
 		id[l - 4] = 0;
-	if (!prob_id_valid(id)) {
+	if (!problem_id_valid(id)) {
 		free(id);
 		return NULL;
 	}
@@ -287,7 +287,7 @@ static int cmd_one(const struct client *c, const char *cmd, const char *id, cons
 	struct strbuf raw = STRBUF_INIT, path = STRBUF_INIT;
 	cJSON *ans = NULL;
 	const char *method = "GET", *body = NULL;
-	if (!prob_id_valid(id)) {
+	if (!problem_id_valid(id)) {
 		fprintf(stderr, "judge problems: '%s' is not a problem id\n", id);
 		return 2;
 	}

@@ -90,16 +90,16 @@ static int read_into(const char *path, const char *what, struct strbuf *sb)
 	return 0;
 }
 
-/* Splits "a b  c" into compare options through cmp_parse_flags, so the CLI
+/* Splits "a b  c" into compare options through compare_parse_flags, so the CLI
  * and problem packages accept the same flag words. Returns 0 or -1 (reported). */
-static int compare_opts(const char *mode, const char *args, struct cmp_opts *o)
+static int parse_compare(const char *mode, const char *args, struct compare_options *o)
 {
-	enum cmp_mode m = CMP_LINES;
-	if (mode && cmp_mode_parse(mode, &m) < 0) {
+	enum compare_mode m = CMP_LINES;
+	if (mode && compare_mode_parse(mode, &m) < 0) {
 		fprintf(stderr, "judge run: unknown compare mode '%s'\n", mode);
 		return -1;
 	}
-	cmp_opts_init(o, m);
+	compare_options_init(o, m);
 	if (!args)
 		return 0;
 	char *copy = xstrdup(args), *save = NULL;
@@ -108,7 +108,7 @@ static int compare_opts(const char *mode, const char *args, struct cmp_opts *o)
 	for (char *w = strtok_r(copy, " \t", &save); w && n < 64; w = strtok_r(NULL, " \t", &save))
 		words[n++] = w;
 	char err[256];
-	int rc = cmp_parse_flags(o, n, words, err, sizeof err);
+	int rc = compare_parse_flags(o, n, words, err, sizeof err);
 	free(copy);
 	if (rc < 0)
 		fprintf(stderr, "judge run: --compare-args: %s\n", err);
@@ -328,7 +328,7 @@ static int fill_request(struct grade_request *req, const struct run_args *a,
 				       ans ? strlen(ans) : 0);
 	}
 	req->has_compare = a->compare_mode || a->compare_args;
-	if (req->has_compare && compare_opts(a->compare_mode, a->compare_args, &req->cmp) < 0)
+	if (req->has_compare && parse_compare(a->compare_mode, a->compare_args, &req->cmp) < 0)
 		return -1;
 	req->run_all_tests = a->all_tests;
 	req->has_limits = true;
@@ -341,7 +341,7 @@ static int fill_request(struct grade_request *req, const struct run_args *a,
 static int fill_package(struct grade_request *req, const struct run_args *a)
 {
 	char err[512], *d = xstrdup(a->func_tests), *b = xstrdup(a->func_tests);
-	int rc = req_func_package(dirname(d), basename(b), req, err, sizeof err);
+	int rc = request_func_package(dirname(d), basename(b), req, err, sizeof err);
 	if (rc < 0)
 		fprintf(stderr, "judge run: %s\n", err);
 	else if (strcmp(req->func->name, a->function)) {
@@ -553,9 +553,8 @@ int cmd_run(int argc, char **argv, struct judge_config *cfg)
 		/* a package's folder, or the id of one of problems_dir (`--problem sum`) */
 		struct stat st;
 		bool folder = stat(problem_dir, &st) == 0 || strchr(problem_dir, '/');
-		if ((folder
-			 ? prob_load(&pb, problem_dir, &langs, err, sizeof err)
-			 : prob_open(&pb, cfg->problems_dir, problem_dir, &langs, err,
+		if ((folder ? problem_load(&pb, problem_dir, &langs, err, sizeof err)
+			    : problem_open(&pb, cfg->problems_dir, problem_dir, &langs, err,
 					   sizeof err)) < 0) {
 			fprintf(stderr, "judge run: %s\n", err);
 			goto out;
@@ -617,7 +616,7 @@ out:
 	cJSON_Delete(result);
 	testdir_release(&td);
 	if (have_problem)
-		prob_release(&pb);
+		problem_release(&pb);
 	strbuf_release(&source);
 	strbuf_release(&in);
 	strbuf_release(&exp);

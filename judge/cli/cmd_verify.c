@@ -49,13 +49,13 @@ static void verify_dir(const struct verify_opts *o, const char *dir, struct veri
 		printf("skip %s: not a folder\n", dir);
 		return;
 	}
-	if (prob_load(&p, dir, o->langs, err, sizeof err) < 0) {
+	if (problem_load(&p, dir, o->langs, err, sizeof err) < 0) {
 		n->failed++;
 		printf("FAIL %s: %s\n", dir, err);
 		return;
 	}
 	cJSON_Delete(verify_problem(o, &p, n));
-	prob_release(&p);
+	problem_release(&p);
 }
 
 int cmd_verify(int argc, char **argv, struct judge_config *cfg)

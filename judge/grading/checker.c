@@ -100,7 +100,7 @@ static int write_host_file(struct sandbox *sb, const char *name, const char *pat
 	return 0;
 }
 
-static int compile(struct checker *c, const struct prob_program *prog,
+static int compile(struct checker *c, const struct problem_program *prog,
 		   const struct judge_config *cfg, char *err, size_t errlen)
 {
 	const struct lang *l = c->lang;
@@ -154,7 +154,7 @@ int checker_build(const struct problem *p, const struct lang_registry *langs,
 		  struct checker **out, char *err, size_t errlen)
 {
 	*out = NULL;
-	const struct prob_program *prog = &p->validator;
+	const struct problem_program *prog = &p->validator;
 	if (!p->custom_validator || !prog->main_file) {
 		snprintf(err, errlen, "problem '%s' has no output validator program", p->id);
 		return -1;
@@ -176,7 +176,7 @@ int checker_build(const struct problem *p, const struct lang_registry *langs,
 		big_in = a > big_in ? a : big_in;
 		big_ans = b > big_ans ? b : big_ans;
 	}
-	const struct prob_limits *pl = &p->limits;
+	const struct problem_limits *pl = &p->limits;
 	long box = cfg->tmp_size_mb * 1024L * 1024 + big_in + big_ans;
 	int ret = -1;
 	/* only trusted tools run in this box: it lives where they run (native under

@@ -31,7 +31,7 @@ static const char *const mode_names[] = {
     [CMP_UNORDERED] = "unordered", [CMP_REGEX] = "regex", [CMP_CHECKER] = "checker",
 };
 
-void cmp_opts_init(struct cmp_opts *o, enum cmp_mode mode)
+void compare_options_init(struct compare_options *o, enum compare_mode mode)
 {
 	memset(o, 0, sizeof(*o));
 	o->mode = mode;
@@ -39,18 +39,18 @@ void cmp_opts_init(struct cmp_opts *o, enum cmp_mode mode)
 	o->float_rel_tol = -1;
 }
 
-int cmp_mode_parse(const char *s, enum cmp_mode *out)
+int compare_mode_parse(const char *s, enum compare_mode *out)
 {
 	for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++) {
 		if (!strcmp(s, mode_names[i])) {
-			*out = (enum cmp_mode)i;
+			*out = (enum compare_mode)i;
 			return 0;
 		}
 	}
 	return -1;
 }
 
-const char *cmp_mode_name(enum cmp_mode m)
+const char *compare_mode_name(enum compare_mode m)
 {
 	if ((unsigned)m >= sizeof(mode_names) / sizeof(mode_names[0]))
 		return "unknown";
@@ -104,8 +104,8 @@ static size_t esc_append(char *dst, size_t cap, size_t *pos, const char *s, size
 /* Writes an escaped window of s (len bytes) into dst: from up to `before` bytes
  * ahead of pos (not before lo) to at most hi, "..." marking cuts. The start is
  * moved back onto the first byte of a UTF-8 sequence. */
-void cmp_snippet(char *dst, size_t cap, const char *s, size_t len, size_t lo, size_t pos, size_t hi,
-		 size_t before)
+void compare_snippet(char *dst, size_t cap, const char *s, size_t len, size_t lo, size_t pos,
+		     size_t hi, size_t before)
 {
 	size_t start = pos > lo + before ? pos - before : lo;
 	for (int k = 0; k < 3 && start > lo && ((unsigned char)s[start] & 0xc0) == 0x80; k++)
@@ -128,9 +128,9 @@ void cmp_snippet(char *dst, size_t cap, const char *s, size_t len, size_t lo, si
 }
 
 /* Short escaped copy of a whole piece (a token), cut with "..." when long. */
-void cmp_piece(char *dst, size_t cap, const char *s, size_t n)
+void compare_piece(char *dst, size_t cap, const char *s, size_t n)
 {
-	cmp_snippet(dst, cap, s, n, 0, 0, n, 0);
+	compare_snippet(dst, cap, s, n, 0, 0, n, 0);
 }
 
 /* Cuts s at the first byte that does not start a valid UTF-8 sequence; only
@@ -148,7 +148,7 @@ static void utf8_trim(char *s)
 	}
 }
 
-void cmp_fb_msg(struct cmp_feedback *fb, const char *fmt, ...)
+void compare_fb_msg(struct compare_feedback *fb, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -157,7 +157,7 @@ void cmp_fb_msg(struct cmp_feedback *fb, const char *fmt, ...)
 	utf8_trim(fb->message);
 }
 
-void cmp_line_col(const char *s, size_t pos, long *line, long *col)
+void compare_line_col(const char *s, size_t pos, long *line, long *col)
 {
 	long ln = 1;
 	const char *p = s, *end = s + pos, *q;
@@ -169,7 +169,7 @@ void cmp_line_col(const char *s, size_t pos, long *line, long *col)
 	*col = (long)(end - p) + 1;
 }
 
-size_t cmp_line_start(const char *s, size_t pos)
+size_t compare_line_start(const char *s, size_t pos)
 {
 	while (pos > 0 && s[pos - 1] != '\n')
 		pos--;
@@ -177,7 +177,7 @@ size_t cmp_line_start(const char *s, size_t pos)
 }
 
 /* End of the line holding pos, plus its newline, capped at pos + SNIP_AFTER. */
-size_t cmp_window_end(const char *s, size_t len, size_t pos)
+size_t compare_window_end(const char *s, size_t len, size_t pos)
 {
 	size_t cap = len - pos > SNIP_AFTER ? pos + SNIP_AFTER : len;
 	const char *nl = memchr(s + pos, '\n', cap - pos);
@@ -186,9 +186,9 @@ size_t cmp_window_end(const char *s, size_t len, size_t pos)
 
 /* End of the line holding pos (its newline excluded), capped at pos +
  * SNIP_AFTER. */
-size_t cmp_line_window_end(const char *s, size_t len, size_t pos)
+size_t compare_line_window_end(const char *s, size_t len, size_t pos)
 {
-	size_t end = cmp_window_end(s, len, pos);
+	size_t end = compare_window_end(s, len, pos);
 	return end > pos && s[end - 1] == '\n' ? end - 1 : end;
 }
 
@@ -197,23 +197,24 @@ size_t cmp_line_window_end(const char *s, size_t len, size_t pos)
  * whole characters: for é vs è the difference is at the C3, not at A9/A8. */
 static size_t char_start(const char *a, size_t an, const char *b, size_t bn, size_t j)
 {
-	for (int k = 0; k < 3 && j > 0 && (cmp_is_cont(a, an, j) || cmp_is_cont(b, bn, j)); k++)
+	for (int k = 0; k < 3 && j > 0 && (compare_is_cont(a, an, j) || compare_is_cont(b, bn, j));
+	     k++)
 		j--;
 	return j;
 }
 
 /* Strips trailing whitespace (newlines included) from a buffer length. */
-size_t cmp_rstrip_all(const char *s, size_t n)
+size_t compare_rstrip_all(const char *s, size_t n)
 {
-	while (n && cmp_is_ws((unsigned char)s[n - 1]))
+	while (n && compare_is_ws((unsigned char)s[n - 1]))
 		n--;
 	return n;
 }
 
 /* Strips trailing line whitespace: everything is_ws but LF. */
-size_t cmp_rstrip_line(const char *s, size_t n)
+size_t compare_rstrip_line(const char *s, size_t n)
 {
-	while (n && s[n - 1] != '\n' && cmp_is_ws((unsigned char)s[n - 1]))
+	while (n && s[n - 1] != '\n' && compare_is_ws((unsigned char)s[n - 1]))
 		n--;
 	return n;
 }
@@ -234,7 +235,7 @@ static long count_lines(const char *s, size_t n)
  * floats. Does its own digit handling so tokens need not be NUL-terminated,
  * long tokens cost linear time, and the locale's decimal point does not matter.
  */
-bool cmp_parse_float(const char *s, size_t n, double *out)
+bool compare_parse_float(const char *s, size_t n, double *out)
 {
 	size_t i = 0;
 	bool neg = false;
@@ -336,7 +337,7 @@ bool cmp_parse_float(const char *s, size_t n, double *out)
 	return true;
 }
 
-bool cmp_within_tol(const struct cmp_opts *o, double j, double t)
+bool compare_within_tol(const struct compare_options *o, double j, double t)
 {
 	double d = fabs(j - t);
 	return d <= o->float_abs_tol || d <= o->float_rel_tol * fabs(j);
@@ -345,7 +346,7 @@ bool cmp_within_tol(const struct cmp_opts *o, double j, double t)
 static bool bytes_equal_fold(const char *a, const char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (cmp_fold((unsigned char)a[i]) != cmp_fold((unsigned char)b[i]))
+		if (compare_fold((unsigned char)a[i]) != compare_fold((unsigned char)b[i]))
 			return false;
 	}
 	return true;
@@ -366,7 +367,8 @@ static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
 	return true;
 }
 
-int cmp_parse_flags(struct cmp_opts *o, int argc, const char *const *argv, char *err, size_t errlen)
+int compare_parse_flags(struct compare_options *o, int argc, const char *const *argv, char *err,
+			size_t errlen)
 {
 	char q[64];
 	for (int i = 0; i < argc; i++) {
@@ -396,9 +398,9 @@ int cmp_parse_flags(struct cmp_opts *o, int argc, const char *const *argv, char 
 			double d = 0;
 			unsigned long u = 0;
 			bool ok = lim ? parse_ulong(v, max, &u)
-				      : cmp_parse_float(v, strlen(v), &d) && d >= 0;
+				      : compare_parse_float(v, strlen(v), &d) && d >= 0;
 			if (!ok) {
-				cmp_piece(q, sizeof(q), v, strlen(v));
+				compare_piece(q, sizeof(q), v, strlen(v));
 				if (lim)
 					snprintf(
 					    err, errlen,
@@ -417,7 +419,7 @@ int cmp_parse_flags(struct cmp_opts *o, int argc, const char *const *argv, char 
 			if (tol_rel || tol_both)
 				o->float_rel_tol = d;
 		} else {
-			cmp_piece(q, sizeof(q), a, strlen(a));
+			compare_piece(q, sizeof(q), a, strlen(a));
 			snprintf(err, errlen, "unknown comparison flag '%s'", q);
 			return -1;
 		}
@@ -427,8 +429,8 @@ int cmp_parse_flags(struct cmp_opts *o, int argc, const char *const *argv, char 
 
 /* ---- exact ---- */
 
-static enum cmp_outcome cmp_exact(const char *e, size_t en, const char *g, size_t gn,
-				  struct cmp_feedback *fb)
+static enum compare_outcome cmp_exact(const char *e, size_t en, const char *g, size_t gn,
+				      struct compare_feedback *fb)
 {
 	size_t n = en < gn ? en : gn, i = 0;
 	/* memcmp by blocks finds the block quickly; then bytewise */
@@ -439,39 +441,40 @@ static enum cmp_outcome cmp_exact(const char *e, size_t en, const char *g, size_
 	if (i == en && i == gn)
 		return CMP_MATCH;
 	i = char_start(e, en, g, gn, i);
-	cmp_line_col(g, i, &fb->line, &fb->column);
+	compare_line_col(g, i, &fb->line, &fb->column);
 	long ecol;
-	cmp_line_col(e, i, &fb->expected_line, &ecol);
-	cmp_snippet(fb->expected, sizeof(fb->expected), e, en, cmp_line_start(e, i), i,
-		    i < en ? cmp_window_end(e, en, i) : en, SNIP_BEFORE);
-	cmp_snippet(fb->got, sizeof(fb->got), g, gn, cmp_line_start(g, i), i,
-		    i < gn ? cmp_window_end(g, gn, i) : gn, SNIP_BEFORE);
+	compare_line_col(e, i, &fb->expected_line, &ecol);
+	compare_snippet(fb->expected, sizeof(fb->expected), e, en, compare_line_start(e, i), i,
+			i < en ? compare_window_end(e, en, i) : en, SNIP_BEFORE);
+	compare_snippet(fb->got, sizeof(fb->got), g, gn, compare_line_start(g, i), i,
+			i < gn ? compare_window_end(g, gn, i) : gn, SNIP_BEFORE);
 	char es[48], gs[48];
 	if (i == gn) {
-		cmp_snippet(es, sizeof(es), e, en, i, i, en, 0);
-		cmp_fb_msg(fb,
-			   "line %ld, column %ld: output ended early: expected %zu more "
-			   "bytes ('%s')",
-			   fb->line, fb->column, en - i, es);
+		compare_snippet(es, sizeof(es), e, en, i, i, en, 0);
+		compare_fb_msg(fb,
+			       "line %ld, column %ld: output ended early: expected %zu more "
+			       "bytes ('%s')",
+			       fb->line, fb->column, en - i, es);
 	} else if (i == en) {
-		cmp_snippet(gs, sizeof(gs), g, gn, i, i, gn, 0);
-		cmp_fb_msg(fb, "line %ld, column %ld: extra output after the expected end: '%s'",
-			   fb->line, fb->column, gs);
+		compare_snippet(gs, sizeof(gs), g, gn, i, i, gn, 0);
+		compare_fb_msg(fb,
+			       "line %ld, column %ld: extra output after the expected end: '%s'",
+			       fb->line, fb->column, gs);
 	} else {
-		cmp_snippet(es, sizeof(es), e, en, i, i, cmp_window_end(e, en, i), 0);
-		cmp_snippet(gs, sizeof(gs), g, gn, i, i, cmp_window_end(g, gn, i), 0);
-		cmp_fb_msg(fb, "line %ld, column %ld: expected '%s', got '%s'", fb->line,
-			   fb->column, es, gs);
+		compare_snippet(es, sizeof(es), e, en, i, i, compare_window_end(e, en, i), 0);
+		compare_snippet(gs, sizeof(gs), g, gn, i, i, compare_window_end(g, gn, i), 0);
+		compare_fb_msg(fb, "line %ld, column %ld: expected '%s', got '%s'", fb->line,
+			       fb->column, es, gs);
 	}
 	return CMP_DIFFER;
 }
 
 /* ---- lines ---- */
 
-static enum cmp_outcome cmp_lines(const char *e, size_t en, const char *g, size_t gn,
-				  struct cmp_feedback *fb)
+static enum compare_outcome cmp_lines(const char *e, size_t en, const char *g, size_t gn,
+				      struct compare_feedback *fb)
 {
-	size_t eend = cmp_rstrip_all(e, en), gend = cmp_rstrip_all(g, gn);
+	size_t eend = compare_rstrip_all(e, en), gend = compare_rstrip_all(g, gn);
 	size_t ei = 0, gi = 0;
 	char es[48], gs[48];
 	for (long line = 1;; line++) {
@@ -482,22 +485,22 @@ static enum cmp_outcome cmp_lines(const char *e, size_t en, const char *g, size_
 		fb->column = 1;
 		if (gdone) {
 			long more = count_lines(e + ei, eend - ei);
-			cmp_snippet(fb->expected, sizeof(fb->expected), e, en, ei, ei,
-				    cmp_line_window_end(e, en, ei), 0);
-			cmp_snippet(es, sizeof(es), e, en, ei, ei, cmp_line_window_end(e, en, ei),
-				    0);
-			cmp_fb_msg(
+			compare_snippet(fb->expected, sizeof(fb->expected), e, en, ei, ei,
+					compare_line_window_end(e, en, ei), 0);
+			compare_snippet(es, sizeof(es), e, en, ei, ei,
+					compare_line_window_end(e, en, ei), 0);
+			compare_fb_msg(
 			    fb, "output ended early: expected %ld more line%s, from line %ld: '%s'",
 			    more, more == 1 ? "" : "s", line, es);
 			return CMP_DIFFER;
 		}
 		if (edone) {
 			long more = count_lines(g + gi, gend - gi);
-			cmp_snippet(fb->got, sizeof(fb->got), g, gn, gi, gi,
-				    cmp_line_window_end(g, gn, gi), 0);
-			cmp_snippet(gs, sizeof(gs), g, gn, gi, gi, cmp_line_window_end(g, gn, gi),
-				    0);
-			cmp_fb_msg(
+			compare_snippet(fb->got, sizeof(fb->got), g, gn, gi, gi,
+					compare_line_window_end(g, gn, gi), 0);
+			compare_snippet(gs, sizeof(gs), g, gn, gi, gi,
+					compare_line_window_end(g, gn, gi), 0);
+			compare_fb_msg(
 			    fb,
 			    "extra output after the expected end: %ld more line%s, from line "
 			    "%ld: '%s'",
@@ -507,8 +510,8 @@ static enum cmp_outcome cmp_lines(const char *e, size_t en, const char *g, size_
 		const char *enl = memchr(e + ei, '\n', eend - ei);
 		const char *gnl = memchr(g + gi, '\n', gend - gi);
 		size_t eeol = enl ? (size_t)(enl - e) : eend, geol = gnl ? (size_t)(gnl - g) : gend;
-		size_t el = cmp_rstrip_line(e + ei, eeol - ei),
-		       gl = cmp_rstrip_line(g + gi, geol - gi);
+		size_t el = compare_rstrip_line(e + ei, eeol - ei),
+		       gl = compare_rstrip_line(g + gi, geol - gi);
 		size_t n = el < gl ? el : gl, j = 0;
 		while (j < n && e[ei + j] == g[gi + j])
 			j++;
@@ -521,22 +524,22 @@ static enum cmp_outcome cmp_lines(const char *e, size_t en, const char *g, size_
 		fb->column = (long)j + 1;
 		size_t ehi = ei + el - j > SNIP_AFTER ? ei + j + SNIP_AFTER : ei + el;
 		size_t ghi = gi + gl - j > SNIP_AFTER ? gi + j + SNIP_AFTER : gi + gl;
-		cmp_snippet(fb->expected, sizeof(fb->expected), e, en, ei, ei + j, ehi,
-			    SNIP_BEFORE);
-		cmp_snippet(fb->got, sizeof(fb->got), g, gn, gi, gi + j, ghi, SNIP_BEFORE);
-		cmp_snippet(es, sizeof(es), e, en, ei + j, ei + j, ei + el, 0);
-		cmp_snippet(gs, sizeof(gs), g, gn, gi + j, gi + j, gi + gl, 0);
+		compare_snippet(fb->expected, sizeof(fb->expected), e, en, ei, ei + j, ehi,
+				SNIP_BEFORE);
+		compare_snippet(fb->got, sizeof(fb->got), g, gn, gi, gi + j, ghi, SNIP_BEFORE);
+		compare_snippet(es, sizeof(es), e, en, ei + j, ei + j, ei + el, 0);
+		compare_snippet(gs, sizeof(gs), g, gn, gi + j, gi + j, gi + gl, 0);
 		if (j == gl)
-			cmp_fb_msg(fb,
-				   "line %ld, column %ld: expected '%s', got the end of the line",
-				   line, fb->column, es);
+			compare_fb_msg(
+			    fb, "line %ld, column %ld: expected '%s', got the end of the line",
+			    line, fb->column, es);
 		else if (j == el)
-			cmp_fb_msg(fb,
-				   "line %ld, column %ld: expected the end of the line, got '%s'",
-				   line, fb->column, gs);
+			compare_fb_msg(
+			    fb, "line %ld, column %ld: expected the end of the line, got '%s'",
+			    line, fb->column, gs);
 		else
-			cmp_fb_msg(fb, "line %ld, column %ld: expected '%s', got '%s'", line,
-				   fb->column, es, gs);
+			compare_fb_msg(fb, "line %ld, column %ld: expected '%s', got '%s'", line,
+				       fb->column, es, gs);
 		return CMP_DIFFER;
 	}
 }
@@ -561,36 +564,36 @@ static void tp_advance_ws(struct tokpos *t)
 
 static void tp_skip_ws(struct tokpos *t)
 {
-	while (t->i < t->n && cmp_is_ws((unsigned char)t->s[t->i]))
+	while (t->i < t->n && compare_is_ws((unsigned char)t->s[t->i]))
 		tp_advance_ws(t);
 }
 
 static size_t tp_token_end(const struct tokpos *t)
 {
 	size_t j = t->i;
-	while (j < t->n && !cmp_is_ws((unsigned char)t->s[j]))
+	while (j < t->n && !compare_is_ws((unsigned char)t->s[j]))
 		j++;
 	return j;
 }
 
 enum tok_result { TOK_OK, TOK_STRING, TOK_NOT_FLOAT, TOK_FAR };
 
-static enum tok_result tok_check(const struct cmp_opts *o, const char *a, size_t an, const char *b,
-				 size_t bn, double *jv, double *tv)
+static enum tok_result tok_check(const struct compare_options *o, const char *a, size_t an,
+				 const char *b, size_t bn, double *jv, double *tv)
 {
 	if (an == bn && !memcmp(a, b, an))
 		return TOK_OK;
-	if (cmp_use_floats(o) && cmp_parse_float(a, an, jv)) {
-		if (!cmp_parse_float(b, bn, tv))
+	if (compare_use_floats(o) && compare_parse_float(a, an, jv)) {
+		if (!compare_parse_float(b, bn, tv))
 			return TOK_NOT_FLOAT;
-		return cmp_within_tol(o, *jv, *tv) ? TOK_OK : TOK_FAR;
+		return compare_within_tol(o, *jv, *tv) ? TOK_OK : TOK_FAR;
 	}
 	if (o->case_sensitive || an != bn)
 		return TOK_STRING;
 	return bytes_equal_fold(a, b, an) ? TOK_OK : TOK_STRING;
 }
 
-static void tok_where(struct cmp_feedback *fb, const struct tokpos *e, const struct tokpos *g,
+static void tok_where(struct compare_feedback *fb, const struct tokpos *e, const struct tokpos *g,
 		      long tok)
 {
 	fb->line = g->line;
@@ -599,45 +602,45 @@ static void tok_where(struct cmp_feedback *fb, const struct tokpos *e, const str
 	fb->token = tok;
 }
 
-static enum cmp_outcome tok_space_differ(const struct tokpos *e, const struct tokpos *g, long tok,
-					 struct cmp_feedback *fb)
+static enum compare_outcome tok_space_differ(const struct tokpos *e, const struct tokpos *g,
+					     long tok, struct compare_feedback *fb)
 {
 	char es[48], gs[48];
 	tok_where(fb, e, g, tok);
-	cmp_snippet(fb->expected, sizeof(fb->expected), e->s, e->n, e->line_start, e->i,
-		    cmp_window_end(e->s, e->n, e->i), SNIP_BEFORE);
-	cmp_snippet(fb->got, sizeof(fb->got), g->s, g->n, g->line_start, g->i,
-		    cmp_window_end(g->s, g->n, g->i), SNIP_BEFORE);
+	compare_snippet(fb->expected, sizeof(fb->expected), e->s, e->n, e->line_start, e->i,
+			compare_window_end(e->s, e->n, e->i), SNIP_BEFORE);
+	compare_snippet(fb->got, sizeof(fb->got), g->s, g->n, g->line_start, g->i,
+			compare_window_end(g->s, g->n, g->i), SNIP_BEFORE);
 	if (e->i < e->n)
-		cmp_snippet(es, sizeof(es), e->s, e->n, e->i, e->i, e->i + 1, 0);
+		compare_snippet(es, sizeof(es), e->s, e->n, e->i, e->i, e->i + 1, 0);
 	if (g->i < g->n)
-		cmp_snippet(gs, sizeof(gs), g->s, g->n, g->i, g->i, g->i + 1, 0);
-	bool e_ws = e->i < e->n && cmp_is_ws((unsigned char)e->s[e->i]);
-	cmp_fb_msg(fb,
-		   "line %ld, column %ld: whitespace differs "
-		   "(space_change_sensitive): expected "
-		   "%s%s%s, got %s%s%s",
-		   fb->line, fb->column, e_ws ? "'" : "", e_ws ? es : "no whitespace",
-		   e_ws ? "'" : "", g->i < g->n ? "'" : "",
-		   g->i < g->n ? gs : "the end of the output", g->i < g->n ? "'" : "");
+		compare_snippet(gs, sizeof(gs), g->s, g->n, g->i, g->i, g->i + 1, 0);
+	bool e_ws = e->i < e->n && compare_is_ws((unsigned char)e->s[e->i]);
+	compare_fb_msg(fb,
+		       "line %ld, column %ld: whitespace differs "
+		       "(space_change_sensitive): expected "
+		       "%s%s%s, got %s%s%s",
+		       fb->line, fb->column, e_ws ? "'" : "", e_ws ? es : "no whitespace",
+		       e_ws ? "'" : "", g->i < g->n ? "'" : "",
+		       g->i < g->n ? gs : "the end of the output", g->i < g->n ? "'" : "");
 	return CMP_DIFFER;
 }
 
-static enum cmp_outcome cmp_tokens(const struct cmp_opts *o, const char *es_, size_t en,
-				   const char *gs_, size_t gn, struct cmp_feedback *fb)
+static enum compare_outcome cmp_tokens(const struct compare_options *o, const char *es_, size_t en,
+				       const char *gs_, size_t gn, struct compare_feedback *fb)
 {
 	struct tokpos e = {es_, en, 0, 1, 0}, g = {gs_, gn, 0, 1, 0};
 	char es[48], gs[48];
 	long tok = 0;
 	for (;;) {
 		if (o->space_change_sensitive) {
-			while (e.i < e.n && cmp_is_ws((unsigned char)e.s[e.i])) {
+			while (e.i < e.n && compare_is_ws((unsigned char)e.s[e.i])) {
 				if (g.i >= g.n || g.s[g.i] != e.s[e.i])
 					return tok_space_differ(&e, &g, tok + 1, fb);
 				tp_advance_ws(&e);
 				tp_advance_ws(&g);
 			}
-			if (g.i < g.n && cmp_is_ws((unsigned char)g.s[g.i]))
+			if (g.i < g.n && compare_is_ws((unsigned char)g.s[g.i]))
 				return tok_space_differ(&e, &g, tok + 1, fb);
 		} else {
 			tp_skip_ws(&e);
@@ -649,12 +652,13 @@ static enum cmp_outcome cmp_tokens(const struct cmp_opts *o, const char *es_, si
 		size_t ee = tp_token_end(&e);
 		if (g.i >= g.n) {
 			tok_where(fb, &e, &g, tok);
-			cmp_piece(fb->expected, sizeof(fb->expected), e.s + e.i, ee - e.i);
-			cmp_piece(es, sizeof(es), e.s + e.i, ee - e.i);
-			cmp_fb_msg(fb,
-				   "output ended early: expected token %ld '%s' (line %ld of the "
-				   "expected output)%s",
-				   tok, es, e.line, tok == 1 ? "; the output has no tokens" : "");
+			compare_piece(fb->expected, sizeof(fb->expected), e.s + e.i, ee - e.i);
+			compare_piece(es, sizeof(es), e.s + e.i, ee - e.i);
+			compare_fb_msg(
+			    fb,
+			    "output ended early: expected token %ld '%s' (line %ld of the "
+			    "expected output)%s",
+			    tok, es, e.line, tok == 1 ? "; the output has no tokens" : "");
 			return CMP_DIFFER;
 		}
 		size_t ge = tp_token_end(&g);
@@ -663,22 +667,22 @@ static enum cmp_outcome cmp_tokens(const struct cmp_opts *o, const char *es_, si
 		    tok_check(o, e.s + e.i, ee - e.i, g.s + g.i, ge - g.i, &jv, &tv);
 		if (r != TOK_OK) {
 			tok_where(fb, &e, &g, tok);
-			cmp_piece(fb->expected, sizeof(fb->expected), e.s + e.i, ee - e.i);
-			cmp_piece(fb->got, sizeof(fb->got), g.s + g.i, ge - g.i);
-			cmp_piece(es, sizeof(es), e.s + e.i, ee - e.i);
-			cmp_piece(gs, sizeof(gs), g.s + g.i, ge - g.i);
+			compare_piece(fb->expected, sizeof(fb->expected), e.s + e.i, ee - e.i);
+			compare_piece(fb->got, sizeof(fb->got), g.s + g.i, ge - g.i);
+			compare_piece(es, sizeof(es), e.s + e.i, ee - e.i);
+			compare_piece(gs, sizeof(gs), g.s + g.i, ge - g.i);
 			if (r == TOK_STRING)
-				cmp_fb_msg(
+				compare_fb_msg(
 				    fb, "line %ld, column %ld, token %ld: expected '%s', got '%s'",
 				    fb->line, fb->column, tok, es, gs);
 			else if (r == TOK_NOT_FLOAT)
-				cmp_fb_msg(
+				compare_fb_msg(
 				    fb,
 				    "line %ld, column %ld, token %ld: expected a number near "
 				    "'%s', got '%s'",
 				    fb->line, fb->column, tok, es, gs);
 			else
-				cmp_fb_msg(
+				compare_fb_msg(
 				    fb,
 				    "line %ld, column %ld, token %ld: expected '%s', got '%s': "
 				    "difference %.3g is above the tolerance (absolute %.3g, "
@@ -697,19 +701,20 @@ static enum cmp_outcome cmp_tokens(const struct cmp_opts *o, const char *es_, si
 		size_t ge = tp_token_end(&g);
 		fb->expected[0] = 0;
 		tok_where(fb, &e, &g, tok + 1);
-		cmp_piece(fb->got, sizeof(fb->got), g.s + g.i, ge - g.i);
-		cmp_piece(gs, sizeof(gs), g.s + g.i, ge - g.i);
-		cmp_fb_msg(fb,
-			   "line %ld, column %ld: extra output after the expected end: "
-			   "token %ld '%s'",
-			   fb->line, fb->column, tok + 1, gs);
+		compare_piece(fb->got, sizeof(fb->got), g.s + g.i, ge - g.i);
+		compare_piece(gs, sizeof(gs), g.s + g.i, ge - g.i);
+		compare_fb_msg(fb,
+			       "line %ld, column %ld: extra output after the expected end: "
+			       "token %ld '%s'",
+			       fb->line, fb->column, tok + 1, gs);
 		return CMP_DIFFER;
 	}
 	return CMP_MATCH;
 }
 
-enum cmp_outcome cmp_compare(const struct cmp_opts *o, const char *expected, size_t expected_len,
-			     const char *got, size_t got_len, struct cmp_feedback *fb)
+enum compare_outcome compare_outputs(const struct compare_options *o, const char *expected,
+				     size_t expected_len, const char *got, size_t got_len,
+				     struct compare_feedback *fb)
 {
 	memset(fb, 0, sizeof(*fb));
 	/* memchr and memcmp must not see NULL, even with a length of 0 */
@@ -725,13 +730,14 @@ enum cmp_outcome cmp_compare(const struct cmp_opts *o, const char *expected, siz
 	case CMP_TOKENS:
 		return cmp_tokens(o, expected, expected_len, got, got_len, fb);
 	case CMP_UNORDERED:
-		return cmp_unordered(o, expected, expected_len, got, got_len, fb);
+		return compare_unordered(o, expected, expected_len, got, got_len, fb);
 	case CMP_REGEX:
-		return cmp_regex(o, expected, expected_len, got, got_len, fb);
+		return compare_regex(o, expected, expected_len, got, got_len, fb);
 	case CMP_CHECKER:
-		cmp_fb_msg(fb, "checker comparison is run by the grader, not by cmp_compare");
+		compare_fb_msg(fb,
+			       "checker comparison is run by the grader, not by compare_outputs");
 		return CMP_ERROR;
 	}
-	cmp_fb_msg(fb, "unknown comparison mode %d", (int)o->mode);
+	compare_fb_msg(fb, "unknown comparison mode %d", (int)o->mode);
 	return CMP_ERROR;
 }

@@ -1,4 +1,4 @@
-/* compare (cmp_): decides whether a program's output matches the expected output.
+/* compare (compare_): decides whether a program's output matches the expected output.
  * Modes: exact, lines, tokens (ICPC default validator), unordered,
  * regex (PCRE2, whole output), checker (run by grade, not here).
  *
@@ -48,10 +48,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum cmp_mode { CMP_EXACT, CMP_LINES, CMP_TOKENS, CMP_UNORDERED, CMP_REGEX, CMP_CHECKER };
+enum compare_mode { CMP_EXACT, CMP_LINES, CMP_TOKENS, CMP_UNORDERED, CMP_REGEX, CMP_CHECKER };
 
-struct cmp_opts {
-	enum cmp_mode mode;
+struct compare_options {
+	enum compare_mode mode;
 	bool case_sensitive;	     /* tokens: default false, as the ICPC validator */
 	bool space_change_sensitive; /* tokens */
 	double float_abs_tol;	     /* < 0 when unset */
@@ -67,16 +67,16 @@ struct cmp_opts {
 #define CMP_REGEX_DEFAULT_DEPTH_LIMIT	 100000UL
 #define CMP_REGEX_DEFAULT_HEAP_LIMIT_KIB 65536UL
 /* Ceilings for the limits above, so a request cannot make a worker spin or
- * swell: larger values are refused by cmp_parse_flags and clamped by cmp_compare. */
+ * swell: larger values are refused by compare_parse_flags and clamped by compare_outputs. */
 #define CMP_REGEX_MAX_MATCH_LIMIT    50000000UL
 #define CMP_REGEX_MAX_DEPTH_LIMIT    1000000UL
 #define CMP_REGEX_MAX_HEAP_LIMIT_KIB 262144UL
 
-enum cmp_outcome { CMP_MATCH, CMP_DIFFER, CMP_ERROR };
+enum compare_outcome { CMP_MATCH, CMP_DIFFER, CMP_ERROR };
 
 /* All strings are NUL-terminated valid UTF-8 (control characters, backslash and
  * invalid bytes escaped as \n, \\, \xNN ...), so they can go into JSON as is. */
-struct cmp_feedback {
+struct compare_feedback {
 	long line;	    /* 1-based line of the first difference in the output, 0 when unknown */
 	long column;	    /* 1-based column (bytes) */
 	char expected[128]; /* short snippet around the difference */
@@ -87,18 +87,19 @@ struct cmp_feedback {
 };
 
 /* Defaults for mode (tolerances unset, case-insensitive tokens). */
-void cmp_opts_init(struct cmp_opts *o, enum cmp_mode mode);
+void compare_options_init(struct compare_options *o, enum compare_mode mode);
 /* Parses a mode name ("exact", "lines", ...). Returns 0 or -1. */
-int cmp_mode_parse(const char *s, enum cmp_mode *out);
-const char *cmp_mode_name(enum cmp_mode m);
+int compare_mode_parse(const char *s, enum compare_mode *out);
+const char *compare_mode_name(enum compare_mode m);
 /* Applies ICPC validator flags (e.g. "case_sensitive float_tolerance 1e-6"),
  * argv-style. Also accepts "unordered_tokens", and "regex_match_limit N",
  * "regex_depth_limit N", "regex_heap_limit_kib N" (1..CMP_REGEX_MAX_*).
  * Tolerances must be finite and >= 0. Returns 0, or -1 with a message in err. */
-int cmp_parse_flags(struct cmp_opts *o, int argc, const char *const *argv, char *err,
-		    size_t errlen);
+int compare_parse_flags(struct compare_options *o, int argc, const char *const *argv, char *err,
+			size_t errlen);
 /* Compares got against expected. Linear time, memory bounded apart from the
  * inputs (see above for unordered). Fills fb on CMP_DIFFER and CMP_ERROR (zeroes it on
  * CMP_MATCH). CMP_CHECKER is CMP_ERROR here. Thread-safe. */
-enum cmp_outcome cmp_compare(const struct cmp_opts *o, const char *expected, size_t expected_len,
-			     const char *got, size_t got_len, struct cmp_feedback *fb);
+enum compare_outcome compare_outputs(const struct compare_options *o, const char *expected,
+				     size_t expected_len, const char *got, size_t got_len,
+				     struct compare_feedback *fb);

@@ -120,10 +120,10 @@ static size_t regex_fail_pos(const char *pat, size_t pl, uint32_t copts, bool ut
 		size_t mid = lo + (hi - lo) / 2;
 		if (utf) { /* a subject must not end inside a character */
 			size_t m = mid;
-			while (m > lo && cmp_is_cont(g, sl, m))
+			while (m > lo && compare_is_cont(g, sl, m))
 				m--;
 			if (m == lo)
-				for (m = mid; m < hi && cmp_is_cont(g, sl, m);)
+				for (m = mid; m < hi && compare_is_cont(g, sl, m);)
 					m++;
 			if (m == lo || m == hi)
 				break;
@@ -146,10 +146,10 @@ out:
 	return pos;
 }
 
-enum cmp_outcome cmp_regex(const struct cmp_opts *o, const char *pat, size_t plen, const char *g,
-			   size_t gn, struct cmp_feedback *fb)
+enum compare_outcome compare_regex(const struct compare_options *o, const char *pat, size_t plen,
+				   const char *g, size_t gn, struct compare_feedback *fb)
 {
-	enum cmp_outcome ret = CMP_ERROR;
+	enum compare_outcome ret = CMP_ERROR;
 	pcre2_code *re = NULL;
 	pcre2_match_context *mctx = NULL;
 	pcre2_match_data *md = NULL;
@@ -165,8 +165,8 @@ enum cmp_outcome cmp_regex(const struct cmp_opts *o, const char *pat, size_t ple
 		bs++;
 	if (pl < plen && bs % 2)
 		pl++;
-	size_t sl = cmp_rstrip_all(g, gn);
-	cmp_piece(fb->expected, sizeof(fb->expected), pat, pl);
+	size_t sl = compare_rstrip_all(g, gn);
+	compare_piece(fb->expected, sizeof(fb->expected), pat, pl);
 
 	/* UTF mode only when both sides are UTF-8: PCRE2's MATCH_INVALID_UTF lets
 	 * .* run across invalid bytes but not . match one, so bytes are simpler. */
@@ -180,9 +180,9 @@ enum cmp_outcome cmp_regex(const struct cmp_opts *o, const char *pat, size_t ple
 		PCRE2_UCHAR msg[160];
 		if (pcre2_get_error_message(errcode, msg, sizeof(msg)) < 0)
 			snprintf((char *)msg, sizeof(msg), "error %d", errcode);
-		cmp_snippet(ps, sizeof(ps), pat, pl, 0, erroff < pl ? erroff : pl, pl, 16);
-		cmp_fb_msg(fb, "bad regex: %s at offset %zu: '%s'", (const char *)msg,
-			   (size_t)erroff, ps);
+		compare_snippet(ps, sizeof(ps), pat, pl, 0, erroff < pl ? erroff : pl, pl, 16);
+		compare_fb_msg(fb, "bad regex: %s at offset %zu: '%s'", (const char *)msg,
+			       (size_t)erroff, ps);
 		goto out;
 	}
 	mctx = pcre2_match_context_create(NULL);
@@ -213,13 +213,13 @@ enum cmp_outcome cmp_regex(const struct cmp_opts *o, const char *pat, size_t ple
 		size_t bad = 0, l;
 		while (bad < sl && (l = utf8_seq_len((const unsigned char *)g + bad, sl - bad)))
 			bad += l;
-		cmp_line_col(g, bad, &fb->line, &fb->column);
-		cmp_snippet(fb->got, sizeof(fb->got), g, gn, cmp_line_start(g, bad), bad,
-			    cmp_window_end(g, gn, bad), SNIP_BEFORE);
-		cmp_fb_msg(fb,
-			   "line %ld, column %ld: output is not valid UTF-8, which the (*UTF) "
-			   "pattern needs",
-			   fb->line, fb->column);
+		compare_line_col(g, bad, &fb->line, &fb->column);
+		compare_snippet(fb->got, sizeof(fb->got), g, gn, compare_line_start(g, bad), bad,
+				compare_window_end(g, gn, bad), SNIP_BEFORE);
+		compare_fb_msg(fb,
+			       "line %ld, column %ld: output is not valid UTF-8, which the (*UTF) "
+			       "pattern needs",
+			       fb->line, fb->column);
 		goto out;
 	}
 	if (rc != PCRE2_ERROR_NOMATCH) {
@@ -231,40 +231,42 @@ enum cmp_outcome cmp_regex(const struct cmp_opts *o, const char *pat, size_t ple
 			/* the pattern's own limit on this output: the output was not
 			 * shown to match, which is a verdict, not the judge's fault */
 			ret = CMP_DIFFER;
-			cmp_snippet(fb->got, sizeof(fb->got), g, gn, 0, 0, cmp_window_end(g, gn, 0),
-				    0);
-			cmp_fb_msg(
+			compare_snippet(fb->got, sizeof(fb->got), g, gn, 0, 0,
+					compare_window_end(g, gn, 0), 0);
+			compare_fb_msg(
 			    fb,
 			    "regex %s exceeded: the pattern backtracks too much for this output "
 			    "(use atomic groups or possessive quantifiers)",
 			    lim);
 		} else {
-			cmp_fb_msg(fb, "regex match failed: %s", (const char *)msg);
+			compare_fb_msg(fb, "regex match failed: %s", (const char *)msg);
 		}
 		goto out;
 	}
 
 	ret = CMP_DIFFER;
 	size_t pos = regex_fail_pos(pat, pl, copts, utf, g, sl, mlim, dlim, hlim);
-	cmp_snippet(ps, sizeof(ps), pat, pl, 0, 0, pl, 0);
+	compare_snippet(ps, sizeof(ps), pat, pl, 0, 0, pl, 0);
 	if (pos == (size_t)-1) {
-		cmp_snippet(fb->got, sizeof(fb->got), g, gn, 0, 0, cmp_window_end(g, gn, 0), 0);
-		cmp_fb_msg(fb, "output does not match the pattern '%s'", ps);
+		compare_snippet(fb->got, sizeof(fb->got), g, gn, 0, 0, compare_window_end(g, gn, 0),
+				0);
+		compare_fb_msg(fb, "output does not match the pattern '%s'", ps);
 		goto out;
 	}
-	cmp_line_col(g, pos, &fb->line, &fb->column);
-	cmp_snippet(fb->got, sizeof(fb->got), g, gn, cmp_line_start(g, pos), pos,
-		    cmp_window_end(g, gn, pos), SNIP_BEFORE);
+	compare_line_col(g, pos, &fb->line, &fb->column);
+	compare_snippet(fb->got, sizeof(fb->got), g, gn, compare_line_start(g, pos), pos,
+			compare_window_end(g, gn, pos), SNIP_BEFORE);
 	if (pos >= sl) {
-		cmp_fb_msg(fb,
-			   "line %ld, column %ld: output ended before the pattern '%s' was "
-			   "complete",
-			   fb->line, fb->column, ps);
+		compare_fb_msg(fb,
+			       "line %ld, column %ld: output ended before the pattern '%s' was "
+			       "complete",
+			       fb->line, fb->column, ps);
 	} else {
-		cmp_snippet(gs, sizeof(gs), g, gn, pos, pos, cmp_line_window_end(g, gn, pos), 0);
-		cmp_fb_msg(fb,
-			   "line %ld, column %ld: output stops matching the pattern '%s' at '%s'",
-			   fb->line, fb->column, ps, gs);
+		compare_snippet(gs, sizeof(gs), g, gn, pos, pos,
+				compare_line_window_end(g, gn, pos), 0);
+		compare_fb_msg(
+		    fb, "line %ld, column %ld: output stops matching the pattern '%s' at '%s'",
+		    fb->line, fb->column, ps, gs);
 	}
 out:
 	pcre2_match_data_free(md);

@@ -33,7 +33,8 @@ static uint32_t item_hash(const char *p, size_t n, bool ci)
 	uint32_t h = 2166136261u; /* FNV-1a: only orders the sort, equality is checked
 				     in full */
 	for (size_t i = 0; i < n; i++)
-		h = (h ^ (ci ? cmp_fold((unsigned char)p[i]) : (unsigned char)p[i])) * 16777619u;
+		h = (h ^ (ci ? compare_fold((unsigned char)p[i]) : (unsigned char)p[i])) *
+		    16777619u;
 	return h;
 }
 
@@ -55,8 +56,8 @@ static int item_cmp_ci(const void *a_, const void *b_)
 	if (a->len != b->len)
 		return a->len < b->len ? -1 : 1;
 	for (uint32_t i = 0; i < a->len; i++) {
-		unsigned char x = cmp_fold((unsigned char)a->p[i]),
-			      y = cmp_fold((unsigned char)b->p[i]);
+		unsigned char x = compare_fold((unsigned char)a->p[i]),
+			      y = compare_fold((unsigned char)b->p[i]);
 		if (x != y)
 			return x < y ? -1 : 1;
 	}
@@ -167,24 +168,24 @@ static void sort_doubles(double *v, size_t n)
 
 /* Splits one side into items (lines or tokens), counting first so each array
  * is allocated once. Returns 0, or -1 when an item is 4 GiB or more. */
-static int uside_collect(const struct cmp_opts *o, struct uside *u, bool fill)
+static int uside_collect(const struct compare_options *o, struct uside *u, bool fill)
 {
-	bool tokens = o->unordered_tokens, floats = tokens && cmp_use_floats(o);
+	bool tokens = o->unordered_tokens, floats = tokens && compare_use_floats(o);
 	bool ci = tokens && !o->case_sensitive;
 	size_t ni = 0, nf = 0;
 	if (tokens) {
 		for (size_t i = 0; i < u->n;) {
-			while (i < u->n && cmp_is_ws((unsigned char)u->s[i]))
+			while (i < u->n && compare_is_ws((unsigned char)u->s[i]))
 				i++;
 			if (i >= u->n)
 				break;
 			size_t j = i;
-			while (j < u->n && !cmp_is_ws((unsigned char)u->s[j]))
+			while (j < u->n && !compare_is_ws((unsigned char)u->s[j]))
 				j++;
 			double v;
 			if (j - i > UINT32_MAX)
 				return -1;
-			if (floats && cmp_parse_float(u->s + i, j - i, &v)) {
+			if (floats && compare_parse_float(u->s + i, j - i, &v)) {
 				if (fill)
 					u->floats[nf] = v;
 				nf++;
@@ -198,11 +199,11 @@ static int uside_collect(const struct cmp_opts *o, struct uside *u, bool fill)
 			i = j;
 		}
 	} else {
-		size_t end = cmp_rstrip_all(u->s, u->n);
+		size_t end = compare_rstrip_all(u->s, u->n);
 		for (size_t i = 0; i < end;) {
 			const char *nl = memchr(u->s + i, '\n', end - i);
 			size_t eol = nl ? (size_t)(nl - u->s) : end;
-			size_t l = cmp_rstrip_line(u->s + i, eol - i);
+			size_t l = compare_rstrip_line(u->s + i, eol - i);
 			if (l > UINT32_MAX)
 				return -1;
 			if (fill)
@@ -221,15 +222,15 @@ static int uside_collect(const struct cmp_opts *o, struct uside *u, bool fill)
 	return 0;
 }
 
-enum cmp_outcome cmp_unordered(const struct cmp_opts *o, const char *e, size_t en, const char *g,
-			       size_t gn, struct cmp_feedback *fb)
+enum compare_outcome compare_unordered(const struct compare_options *o, const char *e, size_t en,
+				       const char *g, size_t gn, struct compare_feedback *fb)
 {
-	enum cmp_outcome ret = CMP_ERROR;
+	enum compare_outcome ret = CMP_ERROR;
 	struct uside a = {.s = e, .n = en}, b = {.s = g, .n = gn};
 	const char *what = o->unordered_tokens ? "token" : "line";
 	if (uside_collect(o, &a, false) || uside_collect(o, &a, true) ||
 	    uside_collect(o, &b, false) || uside_collect(o, &b, true)) {
-		cmp_fb_msg(fb, "unordered comparison: a %s of 4 GiB or more", what);
+		compare_fb_msg(fb, "unordered comparison: a %s of 4 GiB or more", what);
 		goto out;
 	}
 	bool ci = o->unordered_tokens && !o->case_sensitive;
@@ -257,43 +258,45 @@ enum cmp_outcome cmp_unordered(const struct cmp_opts *o, const char *e, size_t e
 	if (miss || extra) {
 		long col;
 		if (miss) {
-			cmp_line_col(e, (size_t)(miss->p - e), &fb->expected_line, &col);
-			cmp_piece(fb->expected, sizeof(fb->expected), miss->p, miss->len);
-			cmp_piece(ms, sizeof(ms), miss->p, miss->len);
+			compare_line_col(e, (size_t)(miss->p - e), &fb->expected_line, &col);
+			compare_piece(fb->expected, sizeof(fb->expected), miss->p, miss->len);
+			compare_piece(ms, sizeof(ms), miss->p, miss->len);
 		}
 		if (extra) {
-			cmp_line_col(g, (size_t)(extra->p - g), &fb->line, &fb->column);
-			cmp_piece(fb->got, sizeof(fb->got), extra->p, extra->len);
-			cmp_piece(xs, sizeof(xs), extra->p, extra->len);
+			compare_line_col(g, (size_t)(extra->p - g), &fb->line, &fb->column);
+			compare_piece(fb->got, sizeof(fb->got), extra->p, extra->len);
+			compare_piece(xs, sizeof(xs), extra->p, extra->len);
 		}
 		if (miss && extra)
-			cmp_fb_msg(fb,
-				   "%zu expected %s%s missing, %zu unexpected; e.g. '%s' (expected "
-				   "line %ld) is missing, '%s' (line %ld) is unexpected",
-				   nmiss, what, nmiss == 1 ? "" : "s", nextra, ms,
-				   fb->expected_line, xs, fb->line);
+			compare_fb_msg(
+			    fb,
+			    "%zu expected %s%s missing, %zu unexpected; e.g. '%s' (expected "
+			    "line %ld) is missing, '%s' (line %ld) is unexpected",
+			    nmiss, what, nmiss == 1 ? "" : "s", nextra, ms, fb->expected_line, xs,
+			    fb->line);
 		else if (miss)
-			cmp_fb_msg(
+			compare_fb_msg(
 			    fb,
 			    "output ended early: %zu expected %s%s missing, e.g. '%s' (expected "
 			    "line %ld)",
 			    nmiss, what, nmiss == 1 ? "" : "s", ms, fb->expected_line);
 		else
-			cmp_fb_msg(fb, "extra output: %zu unexpected %s%s, e.g. '%s' (line %ld)",
-				   nextra, what, nextra == 1 ? "" : "s", xs, fb->line);
+			compare_fb_msg(fb,
+				       "extra output: %zu unexpected %s%s, e.g. '%s' (line %ld)",
+				       nextra, what, nextra == 1 ? "" : "s", xs, fb->line);
 		goto out;
 	}
 	if (a.nfloats != b.nfloats) {
-		cmp_fb_msg(fb, "expected %zu numbers, got %zu", a.nfloats, b.nfloats);
+		compare_fb_msg(fb, "expected %zu numbers, got %zu", a.nfloats, b.nfloats);
 		goto out;
 	}
 	sort_doubles(a.floats, a.nfloats);
 	sort_doubles(b.floats, b.nfloats);
 	for (size_t i = 0; i < a.nfloats; i++) {
-		if (!cmp_within_tol(o, a.floats[i], b.floats[i])) {
+		if (!compare_within_tol(o, a.floats[i], b.floats[i])) {
 			snprintf(fb->expected, sizeof(fb->expected), "%.15g", a.floats[i]);
 			snprintf(fb->got, sizeof(fb->got), "%.15g", b.floats[i]);
-			cmp_fb_msg(
+			compare_fb_msg(
 			    fb,
 			    "number %zu of %zu in sorted order: expected %.10g, got %.10g: "
 			    "difference %.3g is above the tolerance (absolute %.3g, relative "

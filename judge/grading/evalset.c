@@ -9,12 +9,12 @@
 #include "judge/grading/passk.h"
 #include "judge/grading/evformat.h"
 
-void evset_init(struct evset *s)
+void evalset_init(struct evalset *s)
 {
 	memset(s, 0, sizeof *s);
 }
 
-void evset_release(struct evset *s)
+void evalset_release(struct evalset *s)
 {
 	for (int i = 0; i < s->count; i++) {
 		free(s->problems[i].task_id);
@@ -22,11 +22,11 @@ void evset_release(struct evset *s)
 	}
 	free(s->problems);
 	free(s->language);
-	evfmt_facts_release(&s->facts);
-	evset_init(s);
+	evformat_facts_release(&s->facts);
+	evalset_init(s);
 }
 
-void evset_items_release(struct evset_items *it)
+void evalset_items_release(struct evalset_items *it)
 {
 	for (int i = 0; i < it->n; i++) {
 		free(it->v[i].task_id);
@@ -46,36 +46,36 @@ static const char *str_of(const cJSON *o, const char *key)
 	return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
 }
 
-int evset_load(struct evset *s, const char *languages_dir, const char *format,
-	       const cJSON *problems, const cJSON *first_sample, const char *language,
-	       long timeout_ms, char *err, size_t errlen)
+int evalset_load(struct evalset *s, const char *languages_dir, const char *format,
+		 const cJSON *problems, const cJSON *first_sample, const char *language,
+		 long timeout_ms, char *err, size_t errlen)
 {
-	evset_init(s);
+	evalset_init(s);
 	const cJSON *first = cJSON_GetArrayItem(problems, 0);
-	s->fmt = format ? evfmt_find(format) : evfmt_detect(first, first_sample);
+	s->fmt = format ? evformat_find(format) : evformat_detect(first, first_sample);
 	if (!s->fmt) {
 		if (format)
 			snprintf(err, errlen, "unknown format '%.40s' (known: %s)", format,
-				 evfmt_names());
+				 evformat_names());
 		else
 			snprintf(err, errlen, "the problems are in no format the judge knows (%s)",
-				 evfmt_names());
+				 evformat_names());
 		return -1;
 	}
 	s->language = language ? xstrdup(language) : NULL;
 	s->timeout_ms = timeout_ms;
-	if (evfmt_facts_load(&s->facts, languages_dir, s->fmt->name, err, errlen) < 0)
+	if (evformat_facts_load(&s->facts, languages_dir, s->fmt->name, err, errlen) < 0)
 		return -1;
 	const cJSON *p;
 	cJSON_ArrayForEach(p, problems)
 	{
-		if (evset_add(s, p, err, errlen) < 0)
+		if (evalset_add(s, p, err, errlen) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-int evset_add(struct evset *s, const cJSON *p, char *err, size_t errlen)
+int evalset_add(struct evalset *s, const cJSON *p, char *err, size_t errlen)
 {
 	const char *key = s->fmt->id_key;
 	if (!key) {
@@ -93,7 +93,7 @@ int evset_add(struct evset *s, const cJSON *p, char *err, size_t errlen)
 		snprintf(err, errlen, "a problem has no %s", key);
 		return -1;
 	}
-	if (evset_find(s, id)) {
+	if (evalset_find(s, id)) {
 		snprintf(err, errlen, "%s '%.100s' appears twice", key, id);
 		return -1;
 	}
@@ -106,7 +106,7 @@ int evset_add(struct evset *s, const cJSON *p, char *err, size_t errlen)
 	return 0;
 }
 
-const struct evset_problem *evset_find(const struct evset *s, const char *task_id)
+const struct evalset_problem *evalset_find(const struct evalset *s, const char *task_id)
 {
 	for (int i = 0; i < s->count; i++)
 		if (!strcmp(s->problems[i].task_id, task_id))
@@ -114,16 +114,16 @@ const struct evset_problem *evset_find(const struct evset *s, const char *task_i
 	return NULL;
 }
 
-void evset_expand(const struct evset *s, const cJSON *smp, int index, struct evset_items *out)
+void evalset_expand(const struct evalset *s, const cJSON *smp, int index, struct evalset_items *out)
 {
 	if (!cJSON_IsObject(smp)) {
-		evfmt_item_fail(evfmt_item_add(out, index, 0, ""), "sample is not an object");
+		evformat_item_fail(evformat_item_add(out, index, 0, ""), "sample is not an object");
 		return;
 	}
 	s->fmt->expand(s, smp, index, out);
 }
 
-void evset_item_judge(struct evset_item *it, enum sub_status st, const cJSON *result)
+void evalset_item_judge(struct evalset_item *it, enum sub_status st, const cJSON *result)
 {
 	char buf[600];
 	free(it->result);
@@ -142,7 +142,7 @@ void evset_item_judge(struct evset_item *it, enum sub_status st, const cJSON *re
 		return;
 	}
 	it->passed = st == SUB_ACCEPTED;
-	it->result = xstrdup(evset_result_text(st, result, buf, sizeof buf));
+	it->result = xstrdup(evalset_result_text(st, result, buf, sizeof buf));
 }
 
 /* Problems in the order of their first sample, with n and c. */
@@ -151,7 +151,7 @@ struct tally {
 	int n, c;
 };
 
-static int tally_samples(const struct evset_sample *s, int n, struct tally *t)
+static int tally_samples(const struct evalset_sample *s, int n, struct tally *t)
 {
 	int np = 0;
 	for (int i = 0; i < n; i++) {
@@ -166,7 +166,7 @@ static int tally_samples(const struct evset_sample *s, int n, struct tally *t)
 	return np;
 }
 
-cJSON *evset_report(const struct evset_sample *samples, int n, const int *ks, int nks)
+cJSON *evalset_report(const struct evalset_sample *samples, int n, const int *ks, int nks)
 {
 	struct tally *t = xcalloc((size_t)n + 1, sizeof *t);
 	int np = tally_samples(samples, n, t);
@@ -205,7 +205,7 @@ cJSON *evset_report(const struct evset_sample *samples, int n, const int *ks, in
 	return o;
 }
 
-int evset_parse_ks(const char *s, int *ks, int max)
+int evalset_parse_ks(const char *s, int *ks, int max)
 {
 	int n = 0;
 	while (*s) {
@@ -219,7 +219,7 @@ int evset_parse_ks(const char *s, int *ks, int max)
 	return n > 0 ? n : -1;
 }
 
-const char *evset_result_text(enum sub_status st, const cJSON *result, char *buf, size_t buflen)
+const char *evalset_result_text(enum sub_status st, const cJSON *result, char *buf, size_t buflen)
 {
 	if (st == SUB_ACCEPTED)
 		return "passed";
@@ -241,6 +241,6 @@ const char *evset_result_text(enum sub_status st, const cJSON *result, char *buf
 		snprintf(buf, buflen, "failed: %.*s", (int)(e - b), b);
 		return buf;
 	}
-	snprintf(buf, buflen, "failed: %s", why ? why : sub_status_name(st));
+	snprintf(buf, buflen, "failed: %s", why ? why : status_name(st));
 	return buf;
 }

@@ -30,7 +30,7 @@ static const struct evformat *const formats[] = {
 
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
-const struct evformat *evfmt_find(const char *name)
+const struct evformat *evformat_find(const char *name)
 {
 	for (size_t i = 0; i < NFORMATS; i++)
 		if (!strcmp(formats[i]->name, name))
@@ -38,7 +38,7 @@ const struct evformat *evfmt_find(const char *name)
 	return NULL;
 }
 
-const struct evformat *evfmt_detect(const cJSON *problem, const cJSON *sample)
+const struct evformat *evformat_detect(const cJSON *problem, const cJSON *sample)
 {
 	for (size_t i = 0; i < NFORMATS; i++)
 		if (formats[i]->detect(problem, sample))
@@ -46,7 +46,7 @@ const struct evformat *evfmt_detect(const cJSON *problem, const cJSON *sample)
 	return NULL;
 }
 
-const char *evfmt_names(void)
+const char *evformat_names(void)
 {
 	static char buf[256];
 	if (!buf[0])
@@ -58,14 +58,14 @@ const char *evfmt_names(void)
 
 /* ---- facts ---- */
 
-static void list_add(struct evfmt_list *l, const char *s)
+static void list_add(struct evformat_list *l, const char *s)
 {
 	l->v = xreallocarray(l->v, (size_t)l->n + 2, sizeof *l->v);
 	l->v[l->n++] = xstrdup(s);
 	l->v[l->n] = NULL;
 }
 
-static void list_words(struct evfmt_list *l, const char *s)
+static void list_words(struct evformat_list *l, const char *s)
 {
 	while (*s) {
 		size_t sp = strspn(s, " \t");
@@ -80,7 +80,7 @@ static void list_words(struct evfmt_list *l, const char *s)
 	}
 }
 
-static void list_release(struct evfmt_list *l)
+static void list_release(struct evformat_list *l)
 {
 	for (int i = 0; i < l->n; i++)
 		free(l->v[i]);
@@ -91,14 +91,14 @@ static void list_release(struct evfmt_list *l)
 static int facts_key(void *ctx, const char *section, const char *key, const char *value, char *err,
 		     size_t errlen)
 {
-	struct evfmt_facts *f = ctx;
+	struct evformat_facts *f = ctx;
 	if (!*section) {
 		snprintf(err, errlen, "'%s' outside a [language] section", key);
 		return -1;
 	}
-	struct evfmt_lang *l = f->n ? &f->langs[f->n - 1] : NULL;
+	struct evformat_lang *l = f->n ? &f->langs[f->n - 1] : NULL;
 	if (!l || strcmp(l->name, section)) {
-		if (evfmt_lang_find(f, section)) {
+		if (evformat_lang_find(f, section)) {
 			snprintf(err, errlen, "section [%s] appears twice", section);
 			return -1;
 		}
@@ -133,8 +133,8 @@ static int facts_key(void *ctx, const char *section, const char *key, const char
 	return 0;
 }
 
-int evfmt_facts_load(struct evfmt_facts *f, const char *languages_dir, const char *name, char *err,
-		     size_t errlen)
+int evformat_facts_load(struct evformat_facts *f, const char *languages_dir, const char *name,
+			char *err, size_t errlen)
 {
 	memset(f, 0, sizeof *f);
 	struct strbuf path = STRBUF_INIT;
@@ -152,10 +152,10 @@ int evfmt_facts_load(struct evfmt_facts *f, const char *languages_dir, const cha
 	return ret;
 }
 
-void evfmt_facts_release(struct evfmt_facts *f)
+void evformat_facts_release(struct evformat_facts *f)
 {
 	for (int i = 0; i < f->n; i++) {
-		struct evfmt_lang *l = &f->langs[i];
+		struct evformat_lang *l = &f->langs[i];
 		free(l->name);
 		free(l->language);
 		free(l->rule);
@@ -171,7 +171,7 @@ void evfmt_facts_release(struct evfmt_facts *f)
 	memset(f, 0, sizeof *f);
 }
 
-const struct evfmt_lang *evfmt_lang_find(const struct evfmt_facts *f, const char *name)
+const struct evformat_lang *evformat_lang_find(const struct evformat_facts *f, const char *name)
 {
 	for (int i = 0; i < f->n; i++)
 		if (!strcasecmp(f->langs[i].name, name))
@@ -179,7 +179,7 @@ const struct evfmt_lang *evfmt_lang_find(const struct evfmt_facts *f, const char
 	return NULL;
 }
 
-const struct evfmt_lang *evfmt_lang_of(const struct evfmt_facts *f, const char *language)
+const struct evformat_lang *evformat_lang_of(const struct evformat_facts *f, const char *language)
 {
 	for (int i = 0; i < f->n; i++)
 		if (!strcmp(f->langs[i].language, language))
@@ -189,16 +189,17 @@ const struct evfmt_lang *evfmt_lang_of(const struct evfmt_facts *f, const char *
 
 /* ---- helpers ---- */
 
-const char *evfmt_str(const cJSON *o, const char *key)
+const char *evformat_str(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
 }
 
-struct evset_item *evfmt_item_add(struct evset_items *out, int index, int c, const char *task_id)
+struct evalset_item *evformat_item_add(struct evalset_items *out, int index, int c,
+				       const char *task_id)
 {
 	out->v = xreallocarray(out->v, (size_t)out->n + 1, sizeof *out->v);
-	struct evset_item *it = &out->v[out->n++];
+	struct evalset_item *it = &out->v[out->n++];
 	memset(it, 0, sizeof *it);
 	it->sample = index;
 	it->completion = c;
@@ -207,14 +208,14 @@ struct evset_item *evfmt_item_add(struct evset_items *out, int index, int c, con
 	return it;
 }
 
-void evfmt_item_fail(struct evset_item *it, const char *why)
+void evformat_item_fail(struct evalset_item *it, const char *why)
 {
 	free(it->error);
 	it->error = xstrdup(why);
 }
 
-void evfmt_item_program(const struct evset *s, struct evset_item *it, const struct evfmt_lang *l,
-			const char *src)
+void evformat_item_program(const struct evalset *s, struct evalset_item *it,
+			   const struct evformat_lang *l, const char *src)
 {
 	struct grade_request *r = &it->req;
 	model_set(&r->language, l->language, strlen(l->language));
@@ -224,7 +225,7 @@ void evfmt_item_program(const struct evset *s, struct evset_item *it, const stru
 	for (int i = 0; i < l->compiler_options.n; i++)
 		model_request_add_compiler_option(r, l->compiler_options.v[i]);
 	for (int i = 0; i < l->task_options.n; i++) {
-		struct evfmt_list w = {0};
+		struct evformat_list w = {0};
 		list_words(&w, l->task_options.v[i]);
 		if (w.n > 1 && strstr(it->task_id, w.v[0]))
 			for (int j = 1; j < w.n; j++)
@@ -241,7 +242,7 @@ void evfmt_item_program(const struct evset *s, struct evset_item *it, const stru
 	}
 }
 
-void evfmt_add_header(struct strbuf *sb, const struct evfmt_lang *l, const char *prompt)
+void evformat_add_header(struct strbuf *sb, const struct evformat_lang *l, const char *prompt)
 {
 	for (int i = 0; i < l->header_if_missing.n; i++)
 		if (!prompt || !strstr(prompt, l->header_if_missing.v[i]))
@@ -254,8 +255,8 @@ void evfmt_add_header(struct strbuf *sb, const struct evfmt_lang *l, const char 
 			strbuf_addf(sb, "%s\n", l->header.v[i]);
 }
 
-int evfmt_assemble(struct strbuf *sb, const struct evfmt_lang *l, const struct evfmt_part *parts,
-		   int n, char *err, size_t errlen)
+int evformat_assemble(struct strbuf *sb, const struct evformat_lang *l,
+		      const struct evformat_part *parts, int n, char *err, size_t errlen)
 {
 	if (!l->program) {
 		snprintf(err, errlen, "[%s] has no program template", l->name);
@@ -287,7 +288,7 @@ int evfmt_assemble(struct strbuf *sb, const struct evfmt_lang *l, const struct e
 	return 0;
 }
 
-void evfmt_pyfloat(struct strbuf *sb, double d)
+void evformat_pyfloat(struct strbuf *sb, double d)
 {
 	if (isnan(d)) {
 		strbuf_addstr(sb, "nan");
@@ -335,24 +336,24 @@ void evfmt_pyfloat(struct strbuf *sb, double d)
 	}
 }
 
-int evfmt_tally(const struct evset_items *items, struct evfmt_tally *t)
+int evformat_tally(const struct evalset_items *items, struct evformat_tally *t)
 {
 	int np = 0;
 	for (int i = 0; i < items->n; i++) {
-		const struct evset_item *it = &items->v[i];
+		const struct evalset_item *it = &items->v[i];
 		int j = 0;
 		while (j < np && strcmp(t[j].task_id, it->task_id))
 			j++;
 		if (j == np)
-			t[np++] = (struct evfmt_tally){.task_id = it->task_id};
+			t[np++] = (struct evformat_tally){.task_id = it->task_id};
 		t[j].n++;
 		t[j].c += it->passed;
 	}
 	return np;
 }
 
-int evfmt_write_file(const char *path, const char *text, size_t len, bool gz, char *err,
-		     size_t errlen)
+int evformat_write_file(const char *path, const char *text, size_t len, bool gz, char *err,
+			size_t errlen)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {

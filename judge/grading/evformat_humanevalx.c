@@ -22,17 +22,17 @@
 
 static bool detect(const cJSON *p, const cJSON *smp)
 {
-	const char *tid = evfmt_str(p ? p : smp, "task_id");
+	const char *tid = evformat_str(p ? p : smp, "task_id");
 	if (!tid || !strchr(tid, '/'))
 		return false;
-	return p ? evfmt_str(p, "declaration") && evfmt_str(p, "test")
-		 : evfmt_str(smp, "generation") != NULL;
+	return p ? evformat_str(p, "declaration") && evformat_str(p, "test")
+		 : evformat_str(smp, "generation") != NULL;
 }
 
 static int check(const cJSON *p, char *err, size_t errlen)
 {
-	const char *tid = evfmt_str(p, "task_id");
-	if (!strchr(tid, '/') || !evfmt_str(p, "prompt") || !evfmt_str(p, "test")) {
+	const char *tid = evformat_str(p, "task_id");
+	if (!strchr(tid, '/') || !evformat_str(p, "prompt") || !evformat_str(p, "test")) {
 		snprintf(err, errlen,
 			 "problem '%.100s' is not HumanEval-X's (LANG/N task_id, prompt, test)",
 			 tid);
@@ -61,44 +61,44 @@ static char *trim_indented_body(const char *code)
 	return strbuf_detach(&sb, NULL);
 }
 
-static void expand(const struct evset *s, const cJSON *smp, int index, struct evset_items *out)
+static void expand(const struct evalset *s, const cJSON *smp, int index, struct evalset_items *out)
 {
-	const char *tid = evfmt_str(smp, "task_id"), *gen = evfmt_str(smp, "generation");
-	const struct evset_problem *p = tid ? evset_find(s, tid) : NULL;
+	const char *tid = evformat_str(smp, "task_id"), *gen = evformat_str(smp, "generation");
+	const struct evalset_problem *p = tid ? evalset_find(s, tid) : NULL;
 	const cJSON *cid = cJSON_GetObjectItemCaseSensitive(smp, "completion_id");
-	struct evset_item *it =
-	    evfmt_item_add(out, index, cJSON_IsNumber(cid) ? cid->valueint : 0, tid);
+	struct evalset_item *it =
+	    evformat_item_add(out, index, cJSON_IsNumber(cid) ? cid->valueint : 0, tid);
 	if (!p || !gen) {
-		evfmt_item_fail(it, !p ? "task_id not in the problems file"
-				       : "sample has no generation string");
+		evformat_item_fail(it, !p ? "task_id not in the problems file"
+					  : "sample has no generation string");
 		return;
 	}
 	char lang[32];
 	snprintf(lang, sizeof lang, "%.*s", (int)strcspn(tid, "/"), tid);
-	const struct evfmt_lang *l = evfmt_lang_find(&s->facts, lang);
+	const struct evformat_lang *l = evformat_lang_find(&s->facts, lang);
 	if (!l) {
 		char why[160];
 		snprintf(why, sizeof why, "HumanEval-X language '%.32s' is not one the judge runs",
 			 lang);
-		evfmt_item_fail(it, why);
+		evformat_item_fail(it, why);
 		return;
 	}
-	const char *prompt = evfmt_str(smp, "prompt");
+	const char *prompt = evformat_str(smp, "prompt");
 	if (!prompt)
-		prompt = evfmt_str(p->obj, "prompt");
+		prompt = evformat_str(p->obj, "prompt");
 	char *code =
 	    l->trim && !strcmp(l->trim, "indented_body") ? trim_indented_body(gen) : xstrdup(gen);
 	struct strbuf header = STRBUF_INIT, prog = STRBUF_INIT;
-	evfmt_add_header(&header, l, prompt);
-	struct evfmt_part parts[] = {{"header", header.buf},
-				     {"prompt", prompt},
-				     {"completion", code},
-				     {"test", evfmt_str(p->obj, "test")}};
+	evformat_add_header(&header, l, prompt);
+	struct evformat_part parts[] = {{"header", header.buf},
+					{"prompt", prompt},
+					{"completion", code},
+					{"test", evformat_str(p->obj, "test")}};
 	char err[200];
-	if (evfmt_assemble(&prog, l, parts, 4, err, sizeof err) < 0)
-		evfmt_item_fail(it, err);
+	if (evformat_assemble(&prog, l, parts, 4, err, sizeof err) < 0)
+		evformat_item_fail(it, err);
 	else
-		evfmt_item_program(s, it, l, prog.buf);
+		evformat_item_program(s, it, l, prog.buf);
 	strbuf_release(&header);
 	strbuf_release(&prog);
 	free(code);
@@ -124,17 +124,17 @@ static char *results_path(const char *samples)
 	return strbuf_detach(&sb, NULL);
 }
 
-static int write_results(const struct evfmt_output *o, FILE *f, char *err, size_t errlen)
+static int write_results(const struct evformat_output *o, FILE *f, char *err, size_t errlen)
 {
-	const struct evset_items *items = o->items;
-	struct evfmt_tally *t = xcalloc((size_t)items->n + 1, sizeof *t);
-	int np = evfmt_tally(items, t), ret = -1;
+	const struct evalset_items *items = o->items;
+	struct evformat_tally *t = xcalloc((size_t)items->n + 1, sizeof *t);
+	int np = evformat_tally(items, t), ret = -1;
 	struct strbuf text = STRBUF_INIT;
 	int *seen = xcalloc((size_t)np + 1, sizeof *seen);
 	/* grouped by task, in the order of their first sample */
 	for (int k = 0; k < np; k++) {
 		for (int i = 0; i < items->n; i++) {
-			const struct evset_item *it = &items->v[i];
+			const struct evalset_item *it = &items->v[i];
 			if (strcmp(it->task_id, t[k].task_id))
 				continue;
 			const cJSON *smp = o->samples[it->sample];
@@ -146,8 +146,8 @@ static int write_results(const struct evfmt_output *o, FILE *f, char *err, size_
 			seen[k]++;
 			cJSON_AddStringToObject(r, "test_code",
 						it->req.source ? it->req.source : "");
-			const char *prompt = evfmt_str(smp, "prompt");
-			const char *gen = evfmt_str(smp, "generation");
+			const char *prompt = evformat_str(smp, "prompt");
+			const char *gen = evformat_str(smp, "generation");
 			cJSON_AddStringToObject(r, "prompt", prompt ? prompt : "");
 			cJSON_AddStringToObject(r, "generation", gen ? gen : "");
 			cJSON_AddStringToObject(r, "result", it->result ? it->result : "");
@@ -170,7 +170,7 @@ static int write_results(const struct evfmt_output *o, FILE *f, char *err, size_
 	char *path = o->out_path ? xstrdup(o->out_path) : results_path(o->samples_path);
 	size_t pl = strlen(path);
 	bool gz = pl > 3 && !strcmp(path + pl - 3, ".gz");
-	if (evfmt_write_file(path, text.buf, text.len, gz, err, errlen) < 0)
+	if (evformat_write_file(path, text.buf, text.len, gz, err, errlen) < 0)
 		goto out;
 	if (np == o->set->count) {
 		/* {'pass@1': 0.5, ...} for each k every task reaches */
@@ -187,7 +187,7 @@ static int write_results(const struct evfmt_output *o, FILE *f, char *err, size_
 			for (int k = 0; k < np; k++)
 				sum += passk_estimate(t[k].n, t[k].c, o->ks[j]);
 			strbuf_addf(&line, "%s'pass@%d': ", first ? "" : ", ", o->ks[j]);
-			evfmt_pyfloat(&line, sum / np);
+			evformat_pyfloat(&line, sum / np);
 			first = false;
 		}
 		fprintf(f, "%s}\n", line.buf);

@@ -21,7 +21,7 @@ static bool detect(const cJSON *p, const cJSON *smp)
 {
 	(void)smp;
 	return p && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(p, "test_list")) &&
-	       evfmt_str(p, "code") && !cJSON_GetObjectItemCaseSensitive(p, "base_input");
+	       evformat_str(p, "code") && !cJSON_GetObjectItemCaseSensitive(p, "base_input");
 }
 
 static int check(const cJSON *p, char *err, size_t errlen)
@@ -53,42 +53,43 @@ static void joined(struct strbuf *sb, const cJSON *o, const char *key)
 	}
 }
 
-static void expand(const struct evset *s, const cJSON *smp, int index, struct evset_items *out)
+static void expand(const struct evalset *s, const cJSON *smp, int index, struct evalset_items *out)
 {
 	const cJSON *idv = cJSON_GetObjectItemCaseSensitive(smp, "task_id");
 	char num[32];
-	const char *tid = evfmt_str(smp, "task_id");
+	const char *tid = evformat_str(smp, "task_id");
 	if (!tid && cJSON_IsNumber(idv)) {
 		snprintf(num, sizeof num, "%lld", (long long)idv->valuedouble);
 		tid = num;
 	}
-	const char *comp = evfmt_str(smp, "completion");
-	const struct evset_problem *p = tid ? evset_find(s, tid) : NULL;
-	struct evset_item *it = evfmt_item_add(out, index, 0, tid);
+	const char *comp = evformat_str(smp, "completion");
+	const struct evalset_problem *p = tid ? evalset_find(s, tid) : NULL;
+	struct evalset_item *it = evformat_item_add(out, index, 0, tid);
 	if (!p || !comp) {
-		evfmt_item_fail(it, !p ? "task_id not in the problems file"
-				       : "sample has no completion string");
+		evformat_item_fail(it, !p ? "task_id not in the problems file"
+					  : "sample has no completion string");
 		return;
 	}
 	bool sanitized = cJSON_GetObjectItemCaseSensitive(p->obj, "test_imports") != NULL;
-	const struct evfmt_lang *l = evfmt_lang_find(&s->facts, sanitized ? "sanitized" : "full");
+	const struct evformat_lang *l =
+	    evformat_lang_find(&s->facts, sanitized ? "sanitized" : "full");
 	if (!l) {
-		evfmt_item_fail(it, "languages/evalsets/mbpp.ini has no such variant");
+		evformat_item_fail(it, "languages/evalsets/mbpp.ini has no such variant");
 		return;
 	}
 	struct strbuf tests = STRBUF_INIT, imports = STRBUF_INIT, prog = STRBUF_INIT;
 	joined(&tests, p->obj, "test_list");
 	joined(&imports, p->obj, "test_imports");
-	const char *setup = evfmt_str(p->obj, "test_setup_code");
-	struct evfmt_part parts[] = {{"completion", comp},
-				     {"test_setup_code", setup},
-				     {"test_imports", imports.buf},
-				     {"test_list", tests.buf}};
+	const char *setup = evformat_str(p->obj, "test_setup_code");
+	struct evformat_part parts[] = {{"completion", comp},
+					{"test_setup_code", setup},
+					{"test_imports", imports.buf},
+					{"test_list", tests.buf}};
 	char err[200];
-	if (evfmt_assemble(&prog, l, parts, 4, err, sizeof err) < 0)
-		evfmt_item_fail(it, err);
+	if (evformat_assemble(&prog, l, parts, 4, err, sizeof err) < 0)
+		evformat_item_fail(it, err);
 	else
-		evfmt_item_program(s, it, l, prog.buf);
+		evformat_item_program(s, it, l, prog.buf);
 	strbuf_release(&tests);
 	strbuf_release(&imports);
 	strbuf_release(&prog);

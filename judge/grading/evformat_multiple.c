@@ -24,8 +24,8 @@
 
 static bool detect(const cJSON *p, const cJSON *smp)
 {
-	return !p && smp && evfmt_str(smp, "name") && evfmt_str(smp, "language") &&
-	       evfmt_str(smp, "tests") &&
+	return !p && smp && evformat_str(smp, "name") && evformat_str(smp, "language") &&
+	       evformat_str(smp, "tests") &&
 	       cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(smp, "completions"));
 }
 
@@ -52,32 +52,32 @@ static char *cut_at_stop(const char *s, const cJSON *stops)
 	return xstrndup(s, end);
 }
 
-static void expand(const struct evset *s, const cJSON *smp, int index, struct evset_items *out)
+static void expand(const struct evalset *s, const cJSON *smp, int index, struct evalset_items *out)
 {
-	const char *name = evfmt_str(smp, "name"), *lang = evfmt_str(smp, "language");
-	const char *prompt = evfmt_str(smp, "prompt"), *tests = evfmt_str(smp, "tests");
+	const char *name = evformat_str(smp, "name"), *lang = evformat_str(smp, "language");
+	const char *prompt = evformat_str(smp, "prompt"), *tests = evformat_str(smp, "tests");
 	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(smp, "completions");
 	if (!name || !lang || !prompt || !tests || !cJSON_IsArray(comps)) {
-		evfmt_item_fail(evfmt_item_add(out, index, 0, name),
-				"a MultiPL-E completions file needs name, language, prompt, "
-				"tests and completions");
+		evformat_item_fail(evformat_item_add(out, index, 0, name),
+				   "a MultiPL-E completions file needs name, language, prompt, "
+				   "tests and completions");
 		return;
 	}
-	const struct evfmt_lang *l = evfmt_lang_find(&s->facts, lang);
+	const struct evformat_lang *l = evformat_lang_find(&s->facts, lang);
 	int c = 0;
 	const cJSON *comp;
 	cJSON_ArrayForEach(comp, comps)
 	{
-		struct evset_item *it = evfmt_item_add(out, index, c++, name);
+		struct evalset_item *it = evformat_item_add(out, index, c++, name);
 		if (!l) {
 			char why[160];
 			snprintf(why, sizeof why,
 				 "MultiPL-E language '%.32s' is not one the judge runs", lang);
-			evfmt_item_fail(it, why);
+			evformat_item_fail(it, why);
 			continue;
 		}
 		if (!cJSON_IsString(comp)) {
-			evfmt_item_fail(it, "a completion is not a string");
+			evformat_item_fail(it, "a completion is not a string");
 			continue;
 		}
 		char *code = l->trim && !strcmp(l->trim, "stop_tokens")
@@ -85,20 +85,20 @@ static void expand(const struct evset *s, const cJSON *smp, int index, struct ev
 					       cJSON_GetObjectItemCaseSensitive(smp, "stop_tokens"))
 				 : xstrdup(comp->valuestring);
 		struct strbuf prog = STRBUF_INIT;
-		struct evfmt_part parts[] = {
+		struct evformat_part parts[] = {
 		    {"prompt", prompt}, {"completion", code}, {"tests", tests}};
 		char err[200];
-		if (evfmt_assemble(&prog, l, parts, 3, err, sizeof err) < 0)
-			evfmt_item_fail(it, err);
+		if (evformat_assemble(&prog, l, parts, 3, err, sizeof err) < 0)
+			evformat_item_fail(it, err);
 		else
-			evfmt_item_program(s, it, l, prog.buf);
+			evformat_item_program(s, it, l, prog.buf);
 		strbuf_release(&prog);
 		free(code);
 	}
 }
 
 /* containerized_eval's status of an item, and the exit code to report. */
-static const char *status_of(const struct evset_item *it, int *exit_code)
+static const char *status_of(const struct evalset_item *it, int *exit_code)
 {
 	*exit_code = it->exit_code;
 	if (it->passed)
@@ -118,8 +118,8 @@ static const char *status_of(const struct evset_item *it, int *exit_code)
 
 /* One completions file's results: the object without completions, plus
  * results, as main.py writes it (indent 2). */
-static int write_one(const struct evfmt_output *o, int si, const char *dir, int64_t now, char *err,
-		     size_t errlen)
+static int write_one(const struct evformat_output *o, int si, const char *dir, int64_t now,
+		     char *err, size_t errlen)
 {
 	const cJSON *smp = o->samples[si];
 	const char *file = o->sample_files ? o->sample_files[si] : "completions.json";
@@ -136,7 +136,7 @@ static int write_one(const struct evfmt_output *o, int si, const char *dir, int6
 	cJSON_DeleteItemFromObjectCaseSensitive(r, "results");
 	cJSON *arr = cJSON_AddArrayToObject(r, "results");
 	for (int i = 0; i < o->items->n; i++) {
-		const struct evset_item *it = &o->items->v[i];
+		const struct evalset_item *it = &o->items->v[i];
 		if (it->sample != si)
 			continue;
 		int code;
@@ -154,7 +154,7 @@ static int write_one(const struct evfmt_output *o, int si, const char *dir, int6
 		cJSON_AddItemToArray(arr, e);
 	}
 	char *text = cJSON_Print(r);
-	int ret = evfmt_write_file(path, text, strlen(text), gz, err, errlen);
+	int ret = evformat_write_file(path, text, strlen(text), gz, err, errlen);
 	free(text);
 	cJSON_Delete(r);
 	free(path);
@@ -172,7 +172,7 @@ static double estimator(int n, int c, int k)
 	return 1.0 - prod;
 }
 
-static int write_results(const struct evfmt_output *o, FILE *f, char *err, size_t errlen)
+static int write_results(const struct evformat_output *o, FILE *f, char *err, size_t errlen)
 {
 	char *dir;
 	if (o->out_path) {
@@ -232,7 +232,7 @@ static int write_results(const struct evfmt_output *o, FILE *f, char *err, size_
 			const double sums[] = {s1, s10, s100};
 			for (int j = t == 0.2 ? 0 : 1; j < (t == 0.2 ? 1 : 3); j++) {
 				strbuf_reset(&line);
-				evfmt_pyfloat(&line, sums[j] / np);
+				evformat_pyfloat(&line, sums[j] / np);
 				fprintf(f, "%s,%d,%s,%d,%d,%d\n", name, ks[j], line.buf, np, minc,
 					maxc);
 			}

@@ -121,8 +121,8 @@ static int run_program(const struct grade_env *env, struct grade_plan *plan,
 		rc =
 		    sandbox_write_file(sb, plan->lang->source_file, harness.buf, harness.len, 0644);
 		if (rc == 0)
-			rc = sandbox_write_file(sb, plan->lang->testcode_file, req->source, req->source_len,
-						0644);
+			rc = sandbox_write_file(sb, plan->lang->testcode_file, req->source,
+						req->source_len, 0644);
 	} else {
 		rc = sandbox_write_file(sb, plan->lang->source_file, req->source, req->source_len,
 					0644);
@@ -178,12 +178,12 @@ static void fold(const struct lang *l, const struct grade_request *req, enum evr
 	res->run.wall_ms = rr->wall_ms;
 	res->run.memory_kb = rr->memory_kb;
 	if (rule == EVRUN_EXEC) {
-		struct fgrade_records recs;
-		fgrade_records_parse(&recs, rr->out.buf, rr->out.len, nonce, 0);
-		fgrade_fold_test_code(&recs, rr->status, res);
+		struct funcgrade_records recs;
+		funcgrade_records_parse(&recs, rr->out.buf, rr->out.len, nonce, 0);
+		funcgrade_fold_test_code(&recs, rr->status, res);
 		strbuf_add(&res->out, recs.stray.buf, recs.stray.len);
-		fgrade_syntax_error(l, &recs, res);
-		fgrade_records_release(&recs);
+		funcgrade_syntax_error(l, &recs, res);
+		funcgrade_records_release(&recs);
 	} else {
 		res->status = evrun_verdict(rule, rr, req->eval->stderr_fails,
 					    req->eval->nstderr_fails, &res->feedback);

@@ -22,7 +22,7 @@
 /* Shown values are cut to this many bytes in a feedback message. */
 #define SHOW_MAX 120
 
-void fgrade_records_release(struct fgrade_records *r)
+void funcgrade_records_release(struct funcgrade_records *r)
 {
 	for (int i = 0; i < r->ncalls; i++)
 		cJSON_Delete(r->calls[i]);
@@ -34,7 +34,7 @@ void fgrade_records_release(struct fgrade_records *r)
 }
 
 /* Files one parsed record; a duplicate or out-of-range index is dropped. */
-static void file_record(struct fgrade_records *r, cJSON *rec)
+static void file_record(struct funcgrade_records *r, cJSON *rec)
 {
 	const cJSON *i = cJSON_GetObjectItemCaseSensitive(rec, "i");
 	if (cJSON_GetObjectItemCaseSensitive(rec, "end") && !r->end) {
@@ -49,8 +49,8 @@ static void file_record(struct fgrade_records *r, cJSON *rec)
 	}
 }
 
-void fgrade_records_parse(struct fgrade_records *r, const char *out, size_t len, const char *nonce,
-			  int ncalls)
+void funcgrade_records_parse(struct funcgrade_records *r, const char *out, size_t len,
+			     const char *nonce, int ncalls)
 {
 	memset(r, 0, sizeof *r);
 	strbuf_init(&r->stray);
@@ -89,7 +89,7 @@ static void show_call(struct strbuf *sb, const char *fn, const cJSON *test, cons
 		return;
 	}
 	strbuf_addf(sb, "%s(", fn);
-	jv_show_args(sb, cJSON_GetObjectItemCaseSensitive(test, "args"), SHOW_MAX);
+	jsonval_show_args(sb, cJSON_GetObjectItemCaseSensitive(test, "args"), SHOW_MAX);
 	strbuf_addch(sb, ')');
 }
 
@@ -104,10 +104,10 @@ static void show_error(struct strbuf *sb, const cJSON *rec)
 		strbuf_addf(sb, " (line %d)", line->valueint);
 }
 
-static struct jv_opts jv_of(const struct grade_request *req)
+static struct jsonval_opts jv_of(const struct grade_request *req)
 {
-	struct jv_opts o;
-	jv_opts_init(&o);
+	struct jsonval_opts o;
+	jsonval_opts_init(&o);
 	if (req->has_compare) {
 		o.abs_tol = req->cmp.float_abs_tol;
 		o.rel_tol = req->cmp.float_rel_tol;
@@ -128,14 +128,14 @@ static enum sub_status judge_call(const struct grade_request *req, const cJSON *
 		return SUB_RUNTIME_ERROR;
 	}
 	const cJSON *got = cJSON_GetObjectItemCaseSensitive(rec, "value");
-	struct jv_opts o = jv_of(req);
-	if (!exp || jv_equal(exp, got, &o))
+	struct jsonval_opts o = jv_of(req);
+	if (!exp || jsonval_equal(exp, got, &o))
 		return exp ? SUB_ACCEPTED : SUB_COMPLETED;
 	strbuf_addstr(msg, " returned ");
-	jv_show(msg, got, SHOW_MAX);
+	jsonval_show(msg, got, SHOW_MAX);
 	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(test, "hidden"))) {
 		strbuf_addstr(msg, ", expected ");
-		jv_show(msg, exp, SHOW_MAX);
+		jsonval_show(msg, exp, SHOW_MAX);
 	}
 	return SUB_WRONG_ANSWER;
 }
@@ -195,8 +195,8 @@ static void add_test(struct grade_result *res, const char *name, enum sub_status
 		set_feedback(&o->feedback, msg);
 }
 
-void fgrade_fold_function(const struct grade_request *req, const struct fgrade_records *r,
-			  enum run_status run, struct grade_result *res)
+void funcgrade_fold_function(const struct grade_request *req, const struct funcgrade_records *r,
+			     enum run_status run, struct grade_result *res)
 {
 	int n = cJSON_GetArraySize(req->func->tests);
 	bool any_expected = false, decided = false;
@@ -230,8 +230,8 @@ void fgrade_fold_function(const struct grade_request *req, const struct fgrade_r
 		res->status = SUB_COMPLETED;
 }
 
-void fgrade_fold_test_code(const struct fgrade_records *r, enum run_status run,
-			   struct grade_result *res)
+void funcgrade_fold_test_code(const struct funcgrade_records *r, enum run_status run,
+			      struct grade_result *res)
 {
 	struct strbuf msg = STRBUF_INIT;
 	const cJSON *end = r->end;
@@ -254,8 +254,8 @@ void fgrade_fold_test_code(const struct fgrade_records *r, enum run_status run,
 	strbuf_release(&msg);
 }
 
-void fgrade_syntax_error(const struct lang *l, const struct fgrade_records *r,
-			 struct grade_result *res)
+void funcgrade_syntax_error(const struct lang *l, const struct funcgrade_records *r,
+			    struct grade_result *res)
 {
 	const cJSON *rec = r->load_error ? r->load_error : r->end;
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(rec, "error");
@@ -278,7 +278,7 @@ void fgrade_syntax_error(const struct lang *l, const struct fgrade_records *r,
 	memset(&res->feedback, 0, sizeof res->feedback);
 }
 
-const char *fgrade_eval_result(const struct grade_result *res, char *buf, size_t buflen)
+const char *funcgrade_eval_result(const struct grade_result *res, char *buf, size_t buflen)
 {
 	if (res->status == SUB_ACCEPTED)
 		return "passed";
@@ -287,7 +287,7 @@ const char *fgrade_eval_result(const struct grade_result *res, char *buf, size_t
 	const char *why = res->feedback.present		     ? res->feedback.message
 			  : res->message		     ? res->message
 			  : res->status == SUB_COMPILE_ERROR ? "compile error"
-							     : sub_status_name(res->status);
+							     : status_name(res->status);
 	if (res->status == SUB_COMPILE_ERROR && res->compile.output.len) {
 		/* the compiler's last line: "SyntaxError: invalid syntax" */
 		const char *s = res->compile.output.buf, *e = s + res->compile.output.len;
@@ -340,7 +340,7 @@ static int run_harness(const struct grade_env *env, struct grade_plan *plan,
 	if (h->user_file && plan->lang->compile_argv)
 		plan->compile_argv = compile_command(plan->lang, extra, NULL);
 	/* a harness that compiles the user's file itself (a syntax error is its
-	 * load error, fgrade_syntax_error): a second interpreter start per sample
+	 * load error, funcgrade_syntax_error): a second interpreter start per sample
 	 * would halve an evaluation's throughput */
 	rc = harness_compiles_itself(plan->lang) ? 0 : grade_compile(plan, sb, res, err, errlen);
 	if (rc != 0) {
@@ -369,13 +369,13 @@ out:
 static void fold_run(const struct lang *l, const struct grade_request *req, const char *nonce,
 		     struct run_result *rr, struct grade_result *res)
 {
-	struct fgrade_records recs;
+	struct funcgrade_records recs;
 	int ncalls = req->func ? cJSON_GetArraySize(req->func->tests) : 0;
-	fgrade_records_parse(&recs, rr->out.buf, rr->out.len, nonce, ncalls);
+	funcgrade_records_parse(&recs, rr->out.buf, rr->out.len, nonce, ncalls);
 	if (req->func)
-		fgrade_fold_function(req, &recs, rr->status, res);
+		funcgrade_fold_function(req, &recs, rr->status, res);
 	else
-		fgrade_fold_test_code(&recs, rr->status, res);
+		funcgrade_fold_test_code(&recs, rr->status, res);
 	res->ran = true;
 	res->run.exited = rr->status == RUN_OK || (rr->status == RUN_RUNTIME_ERROR && !rr->signal);
 	res->run.exit_code = rr->exit_code;
@@ -388,12 +388,12 @@ static void fold_run(const struct lang *l, const struct grade_request *req, cons
 	strbuf_add(&res->err, rr->err.buf, rr->err.len);
 	res->out_truncated = rr->out_truncated;
 	res->err_truncated = rr->err_truncated;
-	fgrade_syntax_error(l, &recs, res);
-	fgrade_records_release(&recs);
+	funcgrade_syntax_error(l, &recs, res);
+	funcgrade_records_release(&recs);
 }
 
-void fgrade_request(const struct grade_env *env, const struct grade_request *req,
-		    struct grade_result *out)
+void funcgrade_request(const struct grade_env *env, const struct grade_request *req,
+		       struct grade_result *out)
 {
 	char err[512] = "", nonce[32], dir[1024];
 	struct grade_plan plan;

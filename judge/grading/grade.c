@@ -70,8 +70,8 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env,
 		p->checker = env->checker;
 	} else {
 		p->owned_problem = xcalloc(1, sizeof *p->owned_problem);
-		if (prob_open(p->owned_problem, env->cfg->problems_dir, id, env->langs, err,
-			      errlen) < 0)
+		if (problem_open(p->owned_problem, env->cfg->problems_dir, id, env->langs, err,
+				 errlen) < 0)
 			return -1;
 		pb = p->owned_problem;
 	}
@@ -90,7 +90,7 @@ static int plan_problem(struct grade_plan *p, const struct grade_env *env,
 	p->tests = xcalloc((size_t)pb->ntests, sizeof *p->tests);
 	p->explicit_tests = true;
 	for (int i = 0; i < pb->ntests; i++) {
-		const struct prob_test *pt = &pb->tests[i];
+		const struct problem_test *pt = &pb->tests[i];
 		struct grade_test *g = &p->tests[p->ntests++];
 		g->name = xstrdup(pt->name);
 		g->stdin_path = xstrdup(pt->in_path);
@@ -134,7 +134,7 @@ void grade_plan_release(struct grade_plan *p)
 	if (p->own_checker)
 		checker_close(p->checker);
 	if (p->owned_problem)
-		prob_release(p->owned_problem);
+		problem_release(p->owned_problem);
 	free(p->owned_problem);
 	compile_argv_free(p->compile_argv);
 	free(p->run_argv);
@@ -232,7 +232,7 @@ static enum sub_status judge_output(const struct grade_plan *p, const struct gra
 				    const struct run_result *rr, struct grade_feedback *fb,
 				    struct judge_extra *x, char *err, size_t errlen)
 {
-	const struct cmp_opts *cmp = t->cmp ? t->cmp : &p->cmp;
+	const struct compare_options *cmp = t->cmp ? t->cmp : &p->cmp;
 	/* an output validator judges tests with no answer file too (multi-pass) */
 	if (cmp->mode == CMP_CHECKER && t->stdin_path)
 		return judge_checker(p, t, rr, fb, x, err, errlen);
@@ -252,9 +252,9 @@ static enum sub_status judge_output(const struct grade_plan *p, const struct gra
 		exp = file.buf;
 		exp_len = file.len;
 	}
-	struct cmp_feedback cf;
+	struct compare_feedback cf;
 	memset(&cf, 0, sizeof cf);
-	enum cmp_outcome o = cmp_compare(cmp, exp, exp_len, rr->out.buf, rr->out.len, &cf);
+	enum compare_outcome o = compare_outputs(cmp, exp, exp_len, rr->out.buf, rr->out.len, &cf);
 	strbuf_release(&file);
 	if (o == CMP_MATCH)
 		return SUB_ACCEPTED;
@@ -733,7 +733,7 @@ static int write_files(struct grade_plan *p, struct sandbox *sb, const struct gr
 	/* the package's included files go in last: they win over the submission's */
 	char *inc_dir = NULL, **inc = NULL;
 	int ni = p->problem
-		     ? prob_include_files(p->problem, p->lang->problem_language, &inc_dir, &inc)
+		     ? problem_include_files(p->problem, p->lang->problem_language, &inc_dir, &inc)
 		     : 0;
 	int ret = ni < 0 ? -1 : 0;
 	for (int i = 0; i < ni && ret == 0; i++) {
@@ -760,7 +760,7 @@ static int write_files(struct grade_plan *p, struct sandbox *sb, const struct gr
 	if (ret == 0 && (n > 0 || req->ncompiler_options) && p->lang->compile_argv)
 		p->compile_argv =
 		    compile_command(p->lang, srcs, (const char *const *)req->compiler_options);
-	prob_names_free(inc);
+	problem_names_free(inc);
 	free(inc_dir);
 	return ret;
 }
@@ -841,7 +841,7 @@ void grade_request(const struct grade_env *env, const struct grade_request *req,
 	char err[512] = "";
 	struct grade_plan plan;
 	if (req->func || req->test_code) {
-		fgrade_request(env, req, out);
+		funcgrade_request(env, req, out);
 		return;
 	}
 	if (req->eval) {

@@ -66,9 +66,10 @@ struct grade_test {
 	const char *expected; /* borrowed from the request */
 	size_t expected_len;
 	bool has_expected;
-	char *expected_path;	    /* host file read at compare time */
-	bool hide_data;		    /* secret test: no expected snippet in feedback */
-	const struct cmp_opts *cmp; /* problem packages: the test group's options, else NULL */
+	char *expected_path; /* host file read at compare time */
+	bool hide_data;	     /* secret test: no expected snippet in feedback */
+	const struct compare_options
+	    *cmp; /* problem packages: the test group's options, else NULL */
 	const char *const *validator_args; /* custom output validator arguments */
 	double points;			   /* inline tests' "points", < 0 when not given */
 };
@@ -84,7 +85,7 @@ struct grade_plan {
 	size_t source_len;
 	struct run_limits run_limits;
 	struct run_limits compile_limits;
-	struct cmp_opts cmp;
+	struct compare_options cmp;
 	bool run_all;
 	struct grade_test *tests;
 	int ntests;

@@ -7,13 +7,13 @@
 
 #include "common/xalloc.h"
 
-void jv_opts_init(struct jv_opts *o)
+void jsonval_opts_init(struct jsonval_opts *o)
 {
 	o->abs_tol = o->rel_tol = -1;
 	o->unordered = false;
 }
 
-static bool num_equal(double e, double g, const struct jv_opts *o)
+static bool num_equal(double e, double g, const struct jsonval_opts *o)
 {
 	if (e == g)
 		return true;
@@ -25,9 +25,9 @@ static bool num_equal(double e, double g, const struct jv_opts *o)
 	return o->rel_tol >= 0 && d <= o->rel_tol * fabs(e);
 }
 
-static bool deep_equal(const cJSON *e, const cJSON *g, const struct jv_opts *o);
+static bool deep_equal(const cJSON *e, const cJSON *g, const struct jsonval_opts *o);
 
-static bool object_equal(const cJSON *e, const cJSON *g, const struct jv_opts *o)
+static bool object_equal(const cJSON *e, const cJSON *g, const struct jsonval_opts *o)
 {
 	if (cJSON_GetArraySize(e) != cJSON_GetArraySize(g))
 		return false;
@@ -41,7 +41,7 @@ static bool object_equal(const cJSON *e, const cJSON *g, const struct jv_opts *o
 	return true;
 }
 
-static bool deep_equal(const cJSON *e, const cJSON *g, const struct jv_opts *o)
+static bool deep_equal(const cJSON *e, const cJSON *g, const struct jsonval_opts *o)
 {
 	if (cJSON_IsBool(e) || cJSON_IsBool(g))
 		return cJSON_IsBool(e) && cJSON_IsBool(g) && cJSON_IsTrue(e) == cJSON_IsTrue(g);
@@ -66,7 +66,7 @@ static bool deep_equal(const cJSON *e, const cJSON *g, const struct jv_opts *o)
 
 /* Greedy matching of each expected element to an unused equal one: quadratic,
  * but lists of results are short, and tolerances rule out sorting. */
-static bool unordered_equal(const cJSON *e, const cJSON *g, const struct jv_opts *o)
+static bool unordered_equal(const cJSON *e, const cJSON *g, const struct jsonval_opts *o)
 {
 	int n = cJSON_GetArraySize(e);
 	if (n != cJSON_GetArraySize(g))
@@ -89,7 +89,7 @@ static bool unordered_equal(const cJSON *e, const cJSON *g, const struct jv_opts
 	return ok;
 }
 
-bool jv_equal(const cJSON *expected, const cJSON *got, const struct jv_opts *o)
+bool jsonval_equal(const cJSON *expected, const cJSON *got, const struct jsonval_opts *o)
 {
 	if (!expected || !got)
 		return !expected && !got;
@@ -111,7 +111,7 @@ static void cut(struct strbuf *sb, size_t start, size_t max)
 	strbuf_addstr(sb, "...");
 }
 
-void jv_show(struct strbuf *sb, const cJSON *v, size_t max)
+void jsonval_show(struct strbuf *sb, const cJSON *v, size_t max)
 {
 	size_t start = sb->len;
 	if (!v) {
@@ -124,7 +124,7 @@ void jv_show(struct strbuf *sb, const cJSON *v, size_t max)
 	cut(sb, start, max);
 }
 
-void jv_show_args(struct strbuf *sb, const cJSON *args, size_t max)
+void jsonval_show_args(struct strbuf *sb, const cJSON *args, size_t max)
 {
 	size_t start = sb->len;
 	const cJSON *a;
@@ -132,7 +132,7 @@ void jv_show_args(struct strbuf *sb, const cJSON *args, size_t max)
 	{
 		if (a != args->child)
 			strbuf_addstr(sb, ", ");
-		jv_show(sb, a, max);
+		jsonval_show(sb, a, max);
 		if (sb->len - start > max)
 			break;
 	}

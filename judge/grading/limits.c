@@ -62,8 +62,9 @@ static void common_limits(const struct limits_policy *p, struct run_limits *out)
 	out->tmp_bytes = p->tmp_mb << 20;
 }
 
-void limits_run(const struct limits_policy *p, const struct lang *l, const struct prob_limits *pkg,
-		const struct limits_request *req, struct run_limits *out)
+void limits_run(const struct limits_policy *p, const struct lang *l,
+		const struct problem_limits *pkg, const struct limits_request *req,
+		struct run_limits *out)
 {
 	const struct limits_request none = {0};
 	if (!req)
@@ -103,7 +104,7 @@ void limits_compile(const struct limits_policy *p, const struct lang *l, struct 
 }
 
 void limits_validator(const struct limits_policy *p, const struct lang *l,
-		      const struct prob_limits *pkg, struct run_limits *out)
+		      const struct problem_limits *pkg, struct run_limits *out)
 {
 	long time_s = pkg ? pkg->validation_time_s : 0;
 	long memory_mb = pkg ? pkg->validation_memory_mb : 0;

@@ -35,7 +35,7 @@
 
 struct judge_config;
 struct lang;
-struct prob_limits;
+struct problem_limits;
 
 /* Added to cpu × factor by the wall rule: a sandbox's start-up and a host's jitter. */
 #define LIMITS_WALL_SLACK_MS 1000L
@@ -140,8 +140,9 @@ long limits_package_wall_ms(long cpu_ms, double time_limit_to_tle);
  * nothing). With a package, the wall limit follows limits_package_wall_ms and
  * the output limit defaults to LIMITS_PACKAGE_OUTPUT_MB. Every field of out is
  * set and > 0 when p's are. */
-void limits_run(const struct limits_policy *p, const struct lang *l, const struct prob_limits *pkg,
-		const struct limits_request *req, struct run_limits *out);
+void limits_run(const struct limits_policy *p, const struct lang *l,
+		const struct problem_limits *pkg, const struct limits_request *req,
+		struct run_limits *out);
 
 /* The limits of a compile in language l (NULL: judge.ini's compile limits). */
 void limits_compile(const struct limits_policy *p, const struct lang *l, struct run_limits *out);
@@ -150,7 +151,7 @@ void limits_compile(const struct limits_policy *p, const struct lang *l, struct 
  * judge.ini's processes) for package pkg (NULL, or validation_* at 0: the
  * LIMITS_VALIDATOR_* defaults). */
 void limits_validator(const struct limits_policy *p, const struct lang *l,
-		      const struct prob_limits *pkg, struct run_limits *out);
+		      const struct problem_limits *pkg, struct run_limits *out);
 
 /* The ranges a request's limits must fall in: up to judge.ini's max_*, and a
  * wall limit up to the wall rule applied to the largest CPU limit. */

@@ -13,7 +13,7 @@
 void model_request_init(struct grade_request *r)
 {
 	memset(r, 0, sizeof *r);
-	cmp_opts_init(&r->cmp, CMP_LINES);
+	compare_options_init(&r->cmp, CMP_LINES);
 }
 
 void model_request_release(struct grade_request *r)
@@ -130,10 +130,10 @@ static void add_str(cJSON *o, const char *key, const char *s)
 	cJSON_AddStringToObject(o, key, s ? s : "");
 }
 
-void model_compare_render(cJSON *o, const struct cmp_opts *c)
+void model_compare_render(cJSON *o, const struct compare_options *c)
 {
 	cJSON *co = cJSON_AddObjectToObject(o, "compare");
-	add_str(co, "mode", cmp_mode_name(c->mode));
+	add_str(co, "mode", compare_mode_name(c->mode));
 	cJSON_AddBoolToObject(co, "case_sensitive", c->case_sensitive);
 	cJSON_AddBoolToObject(co, "space_change_sensitive", c->space_change_sensitive);
 	if (c->float_abs_tol >= 0)
@@ -263,16 +263,16 @@ static void set_str(char **dst, size_t *len, const char *s)
 		*len = n;
 }
 
-int model_compare_load(const cJSON *c, struct cmp_opts *o, char *err, size_t errlen)
+int model_compare_load(const cJSON *c, struct compare_options *o, char *err, size_t errlen)
 {
 	const char *mode = cJSON_IsString(c) ? c->valuestring : json_str(c, "mode");
 	if (mode) {
-		enum cmp_mode m;
-		if (cmp_mode_parse(mode, &m) < 0) {
+		enum compare_mode m;
+		if (compare_mode_parse(mode, &m) < 0) {
 			snprintf(err, errlen, "unknown compare mode '%s'", mode);
 			return -1;
 		}
-		cmp_opts_init(o, m);
+		compare_options_init(o, m);
 	}
 	if (!cJSON_IsObject(c))
 		return 0;
@@ -534,7 +534,7 @@ cJSON *model_test_render(const struct grade_test_out *t)
 {
 	cJSON *tj = cJSON_CreateObject();
 	add_str(tj, "name", t->name);
-	add_str(tj, "status", sub_status_name(t->status));
+	add_str(tj, "status", status_name(t->status));
 	render_run(tj, &t->run);
 	render_feedback(tj, &t->feedback);
 	if (t->has_score)
@@ -597,7 +597,7 @@ static void render_ran(cJSON *o, const struct grade_result *r)
 cJSON *model_result_render(const struct grade_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
-	add_str(o, "status", sub_status_name(r->status));
+	add_str(o, "status", status_name(r->status));
 	if (r->language)
 		add_str(o, "language", r->language);
 	if (r->status == SUB_INTERNAL_ERROR || r->message) {

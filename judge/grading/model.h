@@ -93,7 +93,7 @@ struct grade_request {
 	char *expected; /* one run: NULL = nothing to compare with */
 	size_t expected_len;
 	bool has_compare; /* false: lines, and no "compare" key in the JSON */
-	struct cmp_opts cmp;
+	struct compare_options cmp;
 	bool has_limits;	      /* a "limits" object was given (it may be empty) */
 	struct limits_request limits; /* the request's own; 0 = not given (limits.h) */
 	bool run_all_tests;
@@ -140,11 +140,11 @@ cJSON *model_request_render(const struct grade_request *r);
 int model_request_load(const cJSON *in, struct grade_request *out, char *err, size_t errlen);
 
 /* Adds compare options c to o as "compare": {...} (the normalized JSON above). */
-void model_compare_render(cJSON *o, const struct cmp_opts *c);
+void model_compare_render(cJSON *o, const struct compare_options *c);
 /* Reads compare options as model_compare_render writes them (or a bare mode
  * name) into o, which keeps what c does not say. Returns 0, or -1 with err
  * for an unknown mode. */
-int model_compare_load(const cJSON *c, struct cmp_opts *o, char *err, size_t errlen);
+int model_compare_load(const cJSON *c, struct compare_options *o, char *err, size_t errlen);
 
 /* What the user reads about the first difference (compare.h's feedback, or an
  * output validator's message). */

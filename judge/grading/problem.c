@@ -34,7 +34,7 @@
 
 /* ---- small helpers ---- */
 
-void prob_fail(char *err, size_t errlen, const char *fmt, ...)
+void problem_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -42,7 +42,7 @@ void prob_fail(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-char *prob_path_join(const char *a, const char *b)
+char *problem_path_join(const char *a, const char *b)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, a);
@@ -52,19 +52,19 @@ char *prob_path_join(const char *a, const char *b)
 	return strbuf_detach(&sb, NULL);
 }
 
-bool prob_is_dir(const char *path)
+bool problem_is_dir(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool prob_is_file(const char *path)
+bool problem_is_file(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool prob_ends_with(const char *s, const char *suffix)
+bool problem_ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 	return n >= m && !strcmp(s + n - m, suffix);
@@ -83,7 +83,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Sorted names in dir (ignored names left out). Returns count or -1 (errno set). */
-int prob_list_dir(const char *dir, char ***out)
+int problem_list_dir(const char *dir, char ***out)
 {
 	*out = NULL;
 	DIR *d = opendir(dir);
@@ -110,7 +110,7 @@ int prob_list_dir(const char *dir, char ***out)
 	return n;
 }
 
-void prob_strv_free(char **v)
+void problem_strv_free(char **v)
 {
 	if (!v)
 		return;
@@ -119,12 +119,12 @@ void prob_strv_free(char **v)
 	free(v);
 }
 
-void prob_ids_free(char **ids)
+void problem_ids_free(char **ids)
 {
-	prob_strv_free(ids);
+	problem_strv_free(ids);
 }
 
-void prob_strv_push(struct prob_strv *s, const char *x)
+void problem_strv_push(struct problem_strv *s, const char *x)
 {
 	if (s->n + 1 >= s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 8;
@@ -134,7 +134,7 @@ void prob_strv_push(struct prob_strv *s, const char *x)
 	s->v[s->n] = NULL;
 }
 
-void prob_strv_split(struct prob_strv *s, const char *text)
+void problem_strv_split(struct problem_strv *s, const char *text)
 {
 	const char *p = text;
 	while (p && *p) {
@@ -145,21 +145,21 @@ void prob_strv_split(struct prob_strv *s, const char *text)
 			q++;
 		if (q > p) {
 			char *w = xstrndup(p, (size_t)(q - p));
-			prob_strv_push(s, w);
+			problem_strv_push(s, w);
 			free(w);
 		}
 		p = q;
 	}
 }
 
-void prob_strv_copy(struct prob_strv *dst, char *const *src)
+void problem_strv_copy(struct problem_strv *dst, char *const *src)
 {
 	for (int i = 0; src && src[i]; i++)
-		prob_strv_push(dst, src[i]);
+		problem_strv_push(dst, src[i]);
 }
 
 /* Makes s->v an allocated (possibly empty) NULL-terminated vector. */
-void prob_strv_finish(struct prob_strv *s)
+void problem_strv_finish(struct problem_strv *s)
 {
 	if (!s->v) {
 		s->v = xcalloc(1, sizeof *s->v);
@@ -167,47 +167,47 @@ void prob_strv_finish(struct prob_strv *s)
 	}
 }
 
-void prob_strv_release(struct prob_strv *s)
+void problem_strv_release(struct problem_strv *s)
 {
-	prob_strv_free(s->v);
+	problem_strv_free(s->v);
 	memset(s, 0, sizeof *s);
 }
 
 /* Appends the words of a validator-flags value: a string of words, or (2023-07+)
  * a sequence of strings. */
-int prob_yml_args(struct yml *y, yaml_node_t *n, struct prob_strv *out, const char *what,
-		  const char *file, char *err, size_t errlen)
+int problem_yml_args(struct yaml_file *y, yaml_node_t *n, struct problem_strv *out,
+		     const char *what, const char *file, char *err, size_t errlen)
 {
-	if (yml_is_null(n))
+	if (yaml_is_null(n))
 		return 0;
 	if (n->type == YAML_SCALAR_NODE) {
-		prob_strv_split(out, yml_scalar(n));
+		problem_strv_split(out, yaml_scalar(n));
 		return 0;
 	}
 	if (n->type == YAML_SEQUENCE_NODE) {
 		for (yaml_node_item_t *i = n->data.sequence.items.start;
 		     i < n->data.sequence.items.top; i++) {
-			const char *s = yml_scalar(yaml_document_get_node(&y->doc, *i));
+			const char *s = yaml_scalar(yaml_document_get_node(&y->doc, *i));
 			if (!s) {
-				prob_fail(err, errlen, "%s: %s must be a list of strings", file,
-					  what);
+				problem_fail(err, errlen, "%s: %s must be a list of strings", file,
+					     what);
 				return -1;
 			}
-			prob_strv_push(out, s);
+			problem_strv_push(out, s);
 		}
 		return 0;
 	}
 	if (n->type == YAML_MAPPING_NODE) {
 		/* legacy testdata.yaml: {name: VALIDATOR, flags: "..."} */
-		return prob_yml_args(y, yml_get(y, n, "flags"), out, what, file, err, errlen);
+		return problem_yml_args(y, yaml_get(y, n, "flags"), out, what, file, err, errlen);
 	}
-	prob_fail(err, errlen, "%s: %s must be a string or a list of strings", file, what);
+	problem_fail(err, errlen, "%s: %s must be a string or a list of strings", file, what);
 	return -1;
 }
 
 /* ---- ids ---- */
 
-bool prob_id_valid(const char *id)
+bool problem_id_valid(const char *id)
 {
 	if (!id || !*id || strlen(id) > 64)
 		return false;
@@ -222,11 +222,11 @@ bool prob_id_valid(const char *id)
 
 /* ---- problem.yaml ---- */
 
-static int parse_type(struct problem *p, struct yml *y, yaml_node_t *n, const char *file, char *err,
-		      size_t errlen)
+static int parse_type(struct problem *p, struct yaml_file *y, yaml_node_t *n, const char *file,
+		      char *err, size_t errlen)
 {
-	struct prob_strv words = {0};
-	if (prob_yml_args(y, n, &words, "type", file, err, errlen) < 0)
+	struct problem_strv words = {0};
+	if (problem_yml_args(y, n, &words, "type", file, err, errlen) < 0)
 		return -1;
 	for (int i = 0; i < words.n; i++) {
 		const char *w = words.v[i];
@@ -242,109 +242,110 @@ static int parse_type(struct problem *p, struct yml *y, yaml_node_t *n, const ch
 			/* a kind the judge does not know is never graded as another kind */
 			p->unsupported = xasprintf("problem type '%s' is not supported", w);
 	}
-	prob_strv_release(&words);
+	problem_strv_release(&words);
 	return 0;
 }
 
-static int parse_limits(struct problem *p, struct yml *y, yaml_node_t *lim, const char *file,
+static int parse_limits(struct problem *p, struct yaml_file *y, yaml_node_t *lim, const char *file,
 			char *err, size_t errlen)
 {
-	struct prob_limits *l = &p->limits;
-	if (!lim || yml_is_null(lim))
+	struct problem_limits *l = &p->limits;
+	if (!lim || yaml_is_null(lim))
 		return 0;
 	if (lim->type != YAML_MAPPING_NODE) {
-		prob_fail(err, errlen, "%s: limits must be a mapping", file);
+		problem_fail(err, errlen, "%s: limits must be a mapping", file);
 		return -1;
 	}
-	yaml_node_t *tm = yml_get(y, lim, "time_multipliers");
-	if (tm && !yml_is_null(tm) && tm->type != YAML_MAPPING_NODE) {
-		prob_fail(err, errlen, "%s: limits.time_multipliers must be a mapping", file);
+	yaml_node_t *tm = yaml_get(y, lim, "time_multipliers");
+	if (tm && !yaml_is_null(tm) && tm->type != YAML_MAPPING_NODE) {
+		problem_fail(err, errlen, "%s: limits.time_multipliers must be a mapping", file);
 		return -1;
 	}
-	if (yml_double(yml_get(y, lim, "time_limit"), "limits.time_limit", file, 1e-3,
-		       &l->time_limit_s, err, errlen) < 0 ||
-	    yml_double(yml_get(y, tm, "ac_to_time_limit"), "ac_to_time_limit", file, 1,
-		       &l->ac_to_time_limit, err, errlen) < 0 ||
-	    yml_double(yml_get(y, tm, "time_limit_to_tle"), "time_limit_to_tle", file, 1,
-		       &l->time_limit_to_tle, err, errlen) < 0 ||
-	    yml_double(yml_get(y, lim, "time_resolution"), "limits.time_resolution", file, 1e-3,
-		       &l->time_resolution, err, errlen) < 0 ||
-	    yml_double(yml_get(y, lim, "time_multiplier"), "limits.time_multiplier", file, 1e-3,
-		       &l->time_multiplier, err, errlen) < 0 ||
-	    yml_double(yml_get(y, lim, "time_safety_margin"), "limits.time_safety_margin", file,
-		       1e-3, &l->time_safety_margin, err, errlen) < 0 ||
-	    yml_long(yml_get(y, lim, "memory"), "limits.memory", file, &l->memory_mb, err, errlen) <
-		0 ||
-	    yml_long(yml_get(y, lim, "output"), "limits.output", file, &l->output_mb, err, errlen) <
-		0 ||
-	    yml_long(yml_get(y, lim, "compilation_time"), "limits.compilation_time", file,
-		     &l->compilation_time_s, err, errlen) < 0 ||
-	    yml_long(yml_get(y, lim, "compilation_memory"), "limits.compilation_memory", file,
-		     &l->compilation_memory_mb, err, errlen) < 0 ||
-	    yml_long(yml_get(y, lim, "validation_time"), "limits.validation_time", file,
-		     &l->validation_time_s, err, errlen) < 0 ||
-	    yml_long(yml_get(y, lim, "validation_memory"), "limits.validation_memory", file,
-		     &l->validation_memory_mb, err, errlen) < 0 ||
-	    yml_long(yml_get(y, lim, "validation_output"), "limits.validation_output", file,
-		     &l->validation_output_mb, err, errlen) < 0 ||
-	    yml_long(yml_get(y, lim, "validation_passes"), "limits.validation_passes", file,
-		     &l->validation_passes, err, errlen) < 0)
+	if (yaml_double(yaml_get(y, lim, "time_limit"), "limits.time_limit", file, 1e-3,
+			&l->time_limit_s, err, errlen) < 0 ||
+	    yaml_double(yaml_get(y, tm, "ac_to_time_limit"), "ac_to_time_limit", file, 1,
+			&l->ac_to_time_limit, err, errlen) < 0 ||
+	    yaml_double(yaml_get(y, tm, "time_limit_to_tle"), "time_limit_to_tle", file, 1,
+			&l->time_limit_to_tle, err, errlen) < 0 ||
+	    yaml_double(yaml_get(y, lim, "time_resolution"), "limits.time_resolution", file, 1e-3,
+			&l->time_resolution, err, errlen) < 0 ||
+	    yaml_double(yaml_get(y, lim, "time_multiplier"), "limits.time_multiplier", file, 1e-3,
+			&l->time_multiplier, err, errlen) < 0 ||
+	    yaml_double(yaml_get(y, lim, "time_safety_margin"), "limits.time_safety_margin", file,
+			1e-3, &l->time_safety_margin, err, errlen) < 0 ||
+	    yaml_long(yaml_get(y, lim, "memory"), "limits.memory", file, &l->memory_mb, err,
+		      errlen) < 0 ||
+	    yaml_long(yaml_get(y, lim, "output"), "limits.output", file, &l->output_mb, err,
+		      errlen) < 0 ||
+	    yaml_long(yaml_get(y, lim, "compilation_time"), "limits.compilation_time", file,
+		      &l->compilation_time_s, err, errlen) < 0 ||
+	    yaml_long(yaml_get(y, lim, "compilation_memory"), "limits.compilation_memory", file,
+		      &l->compilation_memory_mb, err, errlen) < 0 ||
+	    yaml_long(yaml_get(y, lim, "validation_time"), "limits.validation_time", file,
+		      &l->validation_time_s, err, errlen) < 0 ||
+	    yaml_long(yaml_get(y, lim, "validation_memory"), "limits.validation_memory", file,
+		      &l->validation_memory_mb, err, errlen) < 0 ||
+	    yaml_long(yaml_get(y, lim, "validation_output"), "limits.validation_output", file,
+		      &l->validation_output_mb, err, errlen) < 0 ||
+	    yaml_long(yaml_get(y, lim, "validation_passes"), "limits.validation_passes", file,
+		      &l->validation_passes, err, errlen) < 0)
 		return -1;
 	if (l->validation_passes > PROB_MAX_PASSES) {
-		prob_fail(err, errlen, "%s: limits.validation_passes must be 1 to %d", file,
-			  PROB_MAX_PASSES);
+		problem_fail(err, errlen, "%s: limits.validation_passes must be 1 to %d", file,
+			     PROB_MAX_PASSES);
 		return -1;
 	}
 	return 0;
 }
 
-static char *name_of(struct yml *y, yaml_node_t *n)
+static char *name_of(struct yaml_file *y, yaml_node_t *n)
 {
 	if (!n)
 		return NULL;
-	if (yml_scalar(n))
-		return *yml_scalar(n) ? xstrdup(yml_scalar(n)) : NULL;
+	if (yaml_scalar(n))
+		return *yaml_scalar(n) ? xstrdup(yaml_scalar(n)) : NULL;
 	if (n->type != YAML_MAPPING_NODE ||
 	    n->data.mapping.pairs.start == n->data.mapping.pairs.top)
 		return NULL;
-	const char *en = yml_scalar(yml_get(y, n, "en"));
+	const char *en = yaml_scalar(yaml_get(y, n, "en"));
 	if (en)
 		return xstrdup(en);
 	yaml_node_pair_t *first = n->data.mapping.pairs.start;
-	const char *v = yml_scalar(yaml_document_get_node(&y->doc, first->value));
+	const char *v = yaml_scalar(yaml_document_get_node(&y->doc, first->value));
 	return v ? xstrdup(v) : NULL;
 }
 
 /* Legacy problem.yaml `grading:` {accept_score, reject_score, objective, ...}:
  * the scores every test group starts from. */
-static int legacy_grading(struct prob_loader *L, struct yml *y, yaml_node_t *g, const char *file)
+static int legacy_grading(struct problem_loader *L, struct yaml_file *y, yaml_node_t *g,
+			  const char *file)
 {
 	if (!g || g->type != YAML_MAPPING_NODE)
 		return 0;
-	const char *objective = yml_scalar(yml_get(y, g, "objective"));
+	const char *objective = yaml_scalar(yaml_get(y, g, "objective"));
 	if (objective && strcmp(objective, "max") && !L->p->unsupported)
 		L->p->unsupported = xasprintf("grading objective '%s' is not supported", objective);
-	return prob_group_settings(L, y, g, file, &L->defaults);
+	return problem_group_settings(L, y, g, file, &L->defaults);
 }
 
 /* Reads problem.yaml. *custom tells whether problem.yaml asks for a custom
  * validator (legacy `validation: custom`). */
-static int load_yaml(struct prob_loader *L, bool *custom_asked)
+static int load_yaml(struct problem_loader *L, bool *custom_asked)
 {
 	struct problem *p = L->p;
-	char *file = prob_path_join(p->dir, "problem.yaml");
-	struct yml y;
+	char *file = problem_path_join(p->dir, "problem.yaml");
+	struct yaml_file y;
 	bool present;
 	int ret = -1;
-	struct prob_strv args = {0};
-	if (yml_load(&y, file, &present, L->err, L->errlen) < 0)
+	struct problem_strv args = {0};
+	if (yaml_load(&y, file, &present, L->err, L->errlen) < 0)
 		goto out;
 	if (!present) {
-		prob_fail(L->err, L->errlen, "%s: no problem.yaml", p->dir);
+		problem_fail(L->err, L->errlen, "%s: no problem.yaml", p->dir);
 		goto out;
 	}
-	yaml_node_t *root = yml_root_map(&y);
-	const char *ver = yml_scalar(yml_get(&y, root, "problem_format_version"));
+	yaml_node_t *root = yaml_root_map(&y);
+	const char *ver = yaml_scalar(yaml_get(&y, root, "problem_format_version"));
 	p->format_version = xstrdup(ver && *ver ? ver : "legacy");
 	if (!ver || !*ver || !strncmp(ver, "legacy", 6))
 		p->format = PROB_LEGACY;
@@ -353,22 +354,23 @@ static int load_yaml(struct prob_loader *L, bool *custom_asked)
 	else if (!strncmp(ver, "2025-09", 7) || !strcmp(ver, "draft"))
 		p->format = PROB_2025_09;
 	else {
-		prob_fail(L->err, L->errlen, "%s: unknown problem_format_version '%s'", file, ver);
+		problem_fail(L->err, L->errlen, "%s: unknown problem_format_version '%s'", file,
+			     ver);
 		goto out;
 	}
-	p->name = name_of(&y, yml_get(&y, root, "name"));
-	if (parse_type(p, &y, yml_get(&y, root, "type"), file, L->err, L->errlen) < 0)
+	p->name = name_of(&y, yaml_get(&y, root, "name"));
+	if (parse_type(p, &y, yaml_get(&y, root, "type"), file, L->err, L->errlen) < 0)
 		goto out;
-	const char *val = yml_scalar(yml_get(&y, root, "validation"));
+	const char *val = yaml_scalar(yaml_get(&y, root, "validation"));
 	if (val && *val) {
 		/* legacy: "default" or "custom", then maybe "interactive" and "score" */
-		struct prob_strv w = {0};
-		prob_strv_split(&w, val);
+		struct problem_strv w = {0};
+		problem_strv_split(&w, val);
 		if (w.n == 0 || (strcmp(w.v[0], "default") && strcmp(w.v[0], "custom"))) {
-			prob_fail(L->err, L->errlen,
-				  "%s: validation must start with default or custom, got '%s'",
-				  file, val);
-			prob_strv_release(&w);
+			problem_fail(L->err, L->errlen,
+				     "%s: validation must start with default or custom, got '%s'",
+				     file, val);
+			problem_strv_release(&w);
 			goto out;
 		}
 		*custom_asked = !strcmp(w.v[0], "custom");
@@ -383,23 +385,23 @@ static int load_yaml(struct prob_loader *L, bool *custom_asked)
 			else if (!p->unsupported)
 				p->unsupported = xasprintf("validation '%s' is not supported", val);
 		}
-		prob_strv_release(&w);
+		problem_strv_release(&w);
 	}
-	if (prob_yml_args(&y, yml_get(&y, root, "validator_flags"), &args, "validator_flags", file,
-			  L->err, L->errlen) < 0 ||
-	    prob_yml_args(&y, yml_get(&y, root, "output_validator_args"), &args,
-			  "output_validator_args", file, L->err, L->errlen) < 0)
+	if (problem_yml_args(&y, yaml_get(&y, root, "validator_flags"), &args, "validator_flags",
+			     file, L->err, L->errlen) < 0 ||
+	    problem_yml_args(&y, yaml_get(&y, root, "output_validator_args"), &args,
+			     "output_validator_args", file, L->err, L->errlen) < 0)
 		goto out;
 	L->problem_args = args.v;
 	args.v = NULL;
-	if (legacy_grading(L, &y, yml_get(&y, root, "grading"), file) < 0)
+	if (legacy_grading(L, &y, yaml_get(&y, root, "grading"), file) < 0)
 		goto out;
-	if (parse_limits(p, &y, yml_get(&y, root, "limits"), file, L->err, L->errlen) < 0)
+	if (parse_limits(p, &y, yaml_get(&y, root, "limits"), file, L->err, L->errlen) < 0)
 		goto out;
 	ret = 0;
 out:
-	prob_strv_release(&args);
-	yml_release(&y);
+	problem_strv_release(&args);
+	yaml_release(&y);
 	free(file);
 	return ret;
 }
@@ -411,10 +413,10 @@ static void find_statement(struct problem *p)
 	const char *dirs[] = {"statement", "problem_statement"};
 	const char *files[] = {"problem.en.md", "problem.md", "problem.en.tex", "problem.tex"};
 	for (int d = 0; d < 2; d++) {
-		char *dir = prob_path_join(p->dir, dirs[d]);
+		char *dir = problem_path_join(p->dir, dirs[d]);
 		for (int f = 0; f < 4; f++) {
-			char *path = prob_path_join(dir, files[f]);
-			if (prob_is_file(path)) {
+			char *path = problem_path_join(dir, files[f]);
+			if (problem_is_file(path)) {
 				p->statement_path = path;
 				free(dir);
 				return;
@@ -422,12 +424,13 @@ static void find_statement(struct problem *p)
 			free(path);
 		}
 		char **names = NULL;
-		int n = prob_is_dir(dir) ? prob_list_dir(dir, &names) : 0;
+		int n = problem_is_dir(dir) ? problem_list_dir(dir, &names) : 0;
 		for (int i = 0; i < n && !p->statement_path; i++)
 			if (!strncmp(names[i], "problem.", 8) &&
-			    (prob_ends_with(names[i], ".md") || prob_ends_with(names[i], ".tex")))
-				p->statement_path = prob_path_join(dir, names[i]);
-		prob_strv_free(names);
+			    (problem_ends_with(names[i], ".md") ||
+			     problem_ends_with(names[i], ".tex")))
+				p->statement_path = problem_path_join(dir, names[i]);
+		problem_strv_free(names);
 		free(dir);
 		if (p->statement_path)
 			return;
@@ -439,7 +442,7 @@ static char *name_from_statement(const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *name = NULL;
-	if (!path || !prob_ends_with(path, ".tex") || strbuf_read_file(&sb, path, YML_MAX) < 0)
+	if (!path || !problem_ends_with(path, ".tex") || strbuf_read_file(&sb, path, YML_MAX) < 0)
 		goto out;
 	const char *s = strstr(sb.buf, "\\problemname{");
 	if (!s)
@@ -456,7 +459,7 @@ out:
 /* BAPCtools and DOMjudge keep a computed time limit in .timelimit (seconds). */
 static void read_timelimit_file(struct problem *p)
 {
-	char *path = prob_path_join(p->dir, ".timelimit");
+	char *path = problem_path_join(p->dir, ".timelimit");
 	struct strbuf sb = STRBUF_INIT;
 	if (strbuf_read_file(&sb, path, 64) == 0) {
 		char *end;
@@ -470,11 +473,11 @@ static void read_timelimit_file(struct problem *p)
 	free(path);
 }
 
-int prob_load(struct problem *p, const char *dir, const struct lang_registry *langs, char *err,
-	      size_t errlen)
+int problem_load(struct problem *p, const char *dir, const struct lang_registry *langs, char *err,
+		 size_t errlen)
 {
 	memset(p, 0, sizeof *p);
-	struct prob_loader L = {.p = p, .langs = langs, .err = err, .errlen = errlen};
+	struct problem_loader L = {.p = p, .langs = langs, .err = err, .errlen = errlen};
 	L.defaults.accept_score = 1;
 	L.defaults.max_score = -1;
 	bool custom = false;
@@ -485,19 +488,19 @@ int prob_load(struct problem *p, const char *dir, const struct lang_registry *la
 	p->dir = xstrndup(dir, n);
 	const char *base = strrchr(p->dir, '/');
 	p->id = xstrdup(base ? base + 1 : p->dir);
-	if (!prob_is_dir(p->dir)) {
-		prob_fail(err, errlen, "no problem package at '%s'", p->dir);
+	if (!problem_is_dir(p->dir)) {
+		problem_fail(err, errlen, "no problem package at '%s'", p->dir);
 		goto out;
 	}
-	struct prob_limits *l = &p->limits;
+	struct problem_limits *l = &p->limits;
 	l->ac_to_time_limit = 2.0;
 	l->time_limit_to_tle = 1.5;
 	l->time_resolution = 1.0;
 	l->time_multiplier = 5;
 	l->time_safety_margin = 2;
 	l->validation_passes = 2;
-	if (load_yaml(&L, &custom) < 0 || prob_load_validator(&L, custom) < 0 ||
-	    prob_load_data(&L) < 0 || prob_load_submissions(&L) < 0)
+	if (load_yaml(&L, &custom) < 0 || problem_load_validator(&L, custom) < 0 ||
+	    problem_load_data(&L) < 0 || problem_load_submissions(&L) < 0)
 		goto out;
 	if (l->time_limit_s <= 0)
 		read_timelimit_file(p);
@@ -522,47 +525,47 @@ int prob_load(struct problem *p, const char *dir, const struct lang_registry *la
 	}
 	ret = 0;
 out:
-	prob_strv_free(L.problem_args);
+	problem_strv_free(L.problem_args);
 	if (ret < 0)
-		prob_release(p);
+		problem_release(p);
 	return ret;
 }
 
-int prob_open(struct problem *p, const char *problems_dir, const char *id,
-	      const struct lang_registry *langs, char *err, size_t errlen)
+int problem_open(struct problem *p, const char *problems_dir, const char *id,
+		 const struct lang_registry *langs, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof *p);
-	if (!prob_id_valid(id)) {
-		prob_fail(err, errlen, "invalid problem id (use a-z, 0-9, '_' and '-')");
+	if (!problem_id_valid(id)) {
+		problem_fail(err, errlen, "invalid problem id (use a-z, 0-9, '_' and '-')");
 		return -2;
 	}
-	char *dir = prob_path_join(problems_dir, id);
-	char *yaml = prob_path_join(dir, "problem.yaml");
+	char *dir = problem_path_join(problems_dir, id);
+	char *yaml = problem_path_join(dir, "problem.yaml");
 	int ret;
-	if (!prob_is_file(yaml)) {
-		prob_fail(err, errlen, "no problem '%s'", id);
+	if (!problem_is_file(yaml)) {
+		problem_fail(err, errlen, "no problem '%s'", id);
 		ret = -2;
 	} else {
-		ret = prob_load(p, dir, langs, err, errlen);
+		ret = problem_load(p, dir, langs, err, errlen);
 	}
 	free(yaml);
 	free(dir);
 	return ret;
 }
 
-void prob_release(struct problem *p)
+void problem_release(struct problem *p)
 {
 	free(p->id);
 	free(p->dir);
 	free(p->name);
 	free(p->format_version);
 	free(p->unsupported);
-	prob_program_release(&p->validator);
+	problem_program_release(&p->validator);
 	for (int i = 0; i < p->ntests; i++) {
 		free(p->tests[i].name);
 		free(p->tests[i].in_path);
 		free(p->tests[i].ans_path);
-		prob_strv_free(p->tests[i].validator_args);
+		problem_strv_free(p->tests[i].validator_args);
 	}
 	free(p->tests);
 	for (int i = 0; i < p->ngroups; i++)
@@ -571,43 +574,43 @@ void prob_release(struct problem *p)
 	for (int i = 0; i < p->nsubs; i++) {
 		free(p->subs[i].folder);
 		free(p->subs[i].path);
-		prob_program_release(&p->subs[i].prog);
+		problem_program_release(&p->subs[i].prog);
 	}
 	free(p->subs);
 	free(p->statement_path);
 	memset(p, 0, sizeof *p);
 }
 
-int prob_list(const char *problems_dir, char ***ids, char *err, size_t errlen)
+int problem_list(const char *problems_dir, char ***ids, char *err, size_t errlen)
 {
 	char **names = NULL;
 	*ids = NULL;
-	int n = prob_list_dir(problems_dir, &names);
+	int n = problem_list_dir(problems_dir, &names);
 	if (n < 0) {
-		prob_fail(err, errlen, "cannot list problems folder '%s': %s", problems_dir,
-			  strerror(errno));
+		problem_fail(err, errlen, "cannot list problems folder '%s': %s", problems_dir,
+			     strerror(errno));
 		return -1;
 	}
-	struct prob_strv out = {0};
+	struct problem_strv out = {0};
 	for (int i = 0; i < n; i++) {
-		if (!prob_id_valid(names[i]))
+		if (!problem_id_valid(names[i]))
 			continue;
-		char *dir = prob_path_join(problems_dir, names[i]);
-		char *yaml = prob_path_join(dir, "problem.yaml");
-		if (prob_is_file(yaml))
-			prob_strv_push(&out, names[i]);
+		char *dir = problem_path_join(problems_dir, names[i]);
+		char *yaml = problem_path_join(dir, "problem.yaml");
+		if (problem_is_file(yaml))
+			problem_strv_push(&out, names[i]);
 		free(yaml);
 		free(dir);
 	}
-	prob_strv_free(names);
-	prob_strv_finish(&out);
+	problem_strv_free(names);
+	problem_strv_finish(&out);
 	*ids = out.v;
 	return out.n;
 }
 
 /* ---- time limits ---- */
 
-int prob_infer_time_limit(const struct prob_limits *l, double t_ac, double t_tle, double *out)
+int problem_infer_time_limit(const struct problem_limits *l, double t_ac, double t_tle, double *out)
 {
 	double res = l->time_resolution > 0 ? l->time_resolution : 1.0;
 	double ac = l->ac_to_time_limit >= 1 ? l->ac_to_time_limit : 2.0;
@@ -625,8 +628,8 @@ int prob_infer_time_limit(const struct prob_limits *l, double t_ac, double t_tle
 	return 0;
 }
 
-void prob_legacy_time_limit(const struct prob_limits *l, double t_ac, double *limit,
-			    double *tle_margin)
+void problem_legacy_time_limit(const struct problem_limits *l, double t_ac, double *limit,
+			       double *tle_margin)
 {
 	double mult = l->time_multiplier > 0 ? l->time_multiplier : 5;
 	double margin = l->time_safety_margin > 0 ? l->time_safety_margin : 2;

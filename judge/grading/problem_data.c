@@ -1,6 +1,6 @@
 /* problem_data: the test data of a problem package, data/sample and
  * data/secret walked depth-first with the validator flags of each group. Part
- * of the problem module (prob_). */
+ * of the problem module (problem_). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,21 +15,21 @@
 
 /* Validator arguments and scoring settings of a group, as inherited by its tests. */
 struct group_cfg {
-	char **args;		 /* NULL-terminated; owned */
-	struct prob_group score; /* name and parent unset */
-	int index;		 /* in problem.groups */
+	char **args;		    /* NULL-terminated; owned */
+	struct problem_group score; /* name and parent unset */
+	int index;		    /* in problem.groups */
 };
 
 static void group_cfg_copy(struct group_cfg *dst, const struct group_cfg *src)
 {
-	struct prob_strv s = {0};
-	prob_strv_copy(&s, src->args);
+	struct problem_strv s = {0};
+	problem_strv_copy(&s, src->args);
 	dst->args = s.v;
 }
 
 /* What a group inherits of its parent's scoring: the aggregation and the legacy
  * test scores, not the group's own maximum or range. */
-static void group_score_inherit(struct prob_group *dst, const struct group_cfg *parent)
+static void group_score_inherit(struct problem_group *dst, const struct group_cfg *parent)
 {
 	*dst = parent->score;
 	dst->max_score = -1;
@@ -39,7 +39,7 @@ static void group_score_inherit(struct prob_group *dst, const struct group_cfg *
 
 /* 2025-09 defaults (as problemtools reads the spec): data/secret sums to 100,
  * the groups below it are pass-fail unless they say otherwise. */
-static void group_score_defaults(const struct problem *p, const char *name, struct prob_group *g)
+static void group_score_defaults(const struct problem *p, const char *name, struct problem_group *g)
 {
 	if (p->format != PROB_2025_09 || !name)
 		return;
@@ -52,18 +52,18 @@ static void group_score_defaults(const struct problem *p, const char *name, stru
 }
 
 /* Reads a group's configuration file in dir over parent. */
-static int group_cfg_load(struct prob_loader *L, const char *dir, const char *name,
+static int group_cfg_load(struct problem_loader *L, const char *dir, const char *name,
 			  const struct group_cfg *parent, struct group_cfg *out)
 {
 	const char *names[] = {"test_group.yaml", "testdata.yaml"};
 	int ret = -1;
-	struct yml y;
+	struct yaml_file y;
 	bool present = false;
 	char *path = NULL;
 	for (size_t i = 0; i < 2 && !present; i++) {
 		free(path);
-		path = prob_path_join(dir, names[i]);
-		if (yml_load(&y, path, &present, L->err, L->errlen) < 0)
+		path = problem_path_join(dir, names[i]);
+		if (yaml_load(&y, path, &present, L->err, L->errlen) < 0)
 			goto out;
 	}
 	group_score_inherit(&out->score, parent);
@@ -73,81 +73,81 @@ static int group_cfg_load(struct prob_loader *L, const char *dir, const char *na
 		ret = 0;
 		goto out;
 	}
-	yaml_node_t *root = yml_root_map(&y);
-	if (prob_group_settings(L, &y, root, path, &out->score) < 0)
+	yaml_node_t *root = yaml_root_map(&y);
+	if (problem_group_settings(L, &y, root, path, &out->score) < 0)
 		goto out;
-	yaml_node_t *flags = yml_get(&y, root, "output_validator_args");
+	yaml_node_t *flags = yaml_get(&y, root, "output_validator_args");
 	if (!flags)
-		flags = yml_get(&y, root, "output_validator_flags");
-	struct prob_strv args = {0};
+		flags = yaml_get(&y, root, "output_validator_flags");
+	struct problem_strv args = {0};
 	if (flags || L->p->format == PROB_LEGACY) {
 		/* legacy: the closest testdata.yaml counts as a whole, a missing key is empty */
-		if (prob_yml_args(&y, flags, &args, "output_validator_flags", path, L->err,
-				  L->errlen) < 0) {
-			prob_strv_release(&args);
+		if (problem_yml_args(&y, flags, &args, "output_validator_flags", path, L->err,
+				     L->errlen) < 0) {
+			problem_strv_release(&args);
 			goto out;
 		}
-		prob_strv_finish(&args);
+		problem_strv_finish(&args);
 		out->args = args.v;
 	} else {
 		group_cfg_copy(out, parent);
 	}
-	if (yml_get(&y, root, "args") && !yml_is_null(yml_get(&y, root, "args")) &&
+	if (yaml_get(&y, root, "args") && !yaml_is_null(yaml_get(&y, root, "args")) &&
 	    !L->p->unsupported)
 		L->p->unsupported = xstrdup("test groups with command-line args are not supported");
 	ret = 0;
 out:
-	yml_release(&y);
+	yaml_release(&y);
 	free(path);
 	return ret;
 }
 
-static int add_test(struct prob_loader *L, const char *dir, const char *base, const char *name,
+static int add_test(struct problem_loader *L, const char *dir, const char *base, const char *name,
 		    bool is_sample, const struct group_cfg *g)
 {
 	struct problem *p = L->p;
 	int ret = -1;
-	struct prob_strv args = {0};
+	struct problem_strv args = {0};
 	char *file = NULL;
-	char *in = prob_path_join(dir, base);
+	char *in = problem_path_join(dir, base);
 	size_t bl = strlen(in);
 	char *ans = xmalloc(bl + 2);
 	memcpy(ans, in, bl - 3);
 	strcpy(ans + bl - 3, ".ans");
-	if (!prob_is_file(ans)) {
+	if (!problem_is_file(ans)) {
 		free(ans);
 		ans = NULL;
 		if (!p->interactive && !p->multi_pass && !p->submit_answer) {
-			prob_fail(L->err, L->errlen, "test '%s' has no answer file %s.ans", name,
-				  name);
+			problem_fail(L->err, L->errlen, "test '%s' has no answer file %s.ans", name,
+				     name);
 			goto out;
 		}
 	}
-	prob_strv_copy(&args, L->problem_args);
-	prob_strv_copy(&args, g->args);
+	problem_strv_copy(&args, L->problem_args);
+	problem_strv_copy(&args, g->args);
 	if (p->format != PROB_LEGACY) {
 		/* 2023-07+: NAME.yaml configures one test case */
 		file = xstrndup(in, bl - 3);
 		char *yp = xasprintf("%s.yaml", file);
-		struct yml y;
+		struct yaml_file y;
 		bool present;
-		int rc = yml_load(&y, yp, &present, L->err, L->errlen);
+		int rc = yaml_load(&y, yp, &present, L->err, L->errlen);
 		if (rc == 0 && present) {
-			yaml_node_t *root = yml_root_map(&y);
-			yaml_node_t *ov = yml_get(&y, root, "output_validator_args");
+			yaml_node_t *root = yaml_root_map(&y);
+			yaml_node_t *ov = yaml_get(&y, root, "output_validator_args");
 			if (ov) {
-				prob_strv_release(&args);
-				prob_strv_copy(&args, L->problem_args);
-				rc = prob_yml_args(&y, ov, &args, "output_validator_args", yp,
-						   L->err, L->errlen);
+				problem_strv_release(&args);
+				problem_strv_copy(&args, L->problem_args);
+				rc = problem_yml_args(&y, ov, &args, "output_validator_args", yp,
+						      L->err, L->errlen);
 			}
-			if (!yml_is_null(yml_get(&y, root, "args")) && !p->unsupported)
+			if (!yaml_is_null(yaml_get(&y, root, "args")) && !p->unsupported)
 				p->unsupported =
 				    xstrdup("test cases with command-line args are not supported");
 		}
-		yml_release(&y);
+		yaml_release(&y);
 		char *files_dir = xasprintf("%s.files", file);
-		if (prob_is_dir(files_dir) && !p->unsupported)
+		if (problem_is_dir(files_dir) && !p->unsupported)
 			p->unsupported =
 			    xstrdup("test cases with .files folders are not supported");
 		free(files_dir);
@@ -156,25 +156,25 @@ static int add_test(struct prob_loader *L, const char *dir, const char *base, co
 			goto out;
 	}
 	if (args.n > ARGS_MAX) {
-		prob_fail(L->err, L->errlen, "test '%s': more than %d validator arguments", name,
-			  ARGS_MAX);
+		problem_fail(L->err, L->errlen, "test '%s': more than %d validator arguments", name,
+			     ARGS_MAX);
 		goto out;
 	}
 	if (p->ntests == L->cap) {
 		L->cap = L->cap ? L->cap * 2 : 32;
 		p->tests = xreallocarray(p->tests, (size_t)L->cap, sizeof *p->tests);
 	}
-	struct prob_test *t = &p->tests[p->ntests];
+	struct problem_test *t = &p->tests[p->ntests];
 	memset(t, 0, sizeof *t);
 	if (p->custom_validator) {
-		cmp_opts_init(&t->cmp, CMP_CHECKER);
+		compare_options_init(&t->cmp, CMP_CHECKER);
 	} else {
 		char cerr[256] = "";
-		cmp_opts_init(&t->cmp, CMP_TOKENS);
-		if (cmp_parse_flags(&t->cmp, args.n, (const char *const *)args.v, cerr,
-				    sizeof cerr) < 0) {
-			prob_fail(L->err, L->errlen, "test '%s': bad output validator flags: %s",
-				  name, cerr);
+		compare_options_init(&t->cmp, CMP_TOKENS);
+		if (compare_parse_flags(&t->cmp, args.n, (const char *const *)args.v, cerr,
+					sizeof cerr) < 0) {
+			problem_fail(L->err, L->errlen, "test '%s': bad output validator flags: %s",
+				     name, cerr);
 			goto out;
 		}
 	}
@@ -186,13 +186,13 @@ static int add_test(struct prob_loader *L, const char *dir, const char *base, co
 	ans = NULL;
 	t->is_sample = is_sample;
 	t->group = g->index;
-	prob_strv_finish(&args);
+	problem_strv_finish(&args);
 	t->validator_args = args.v;
 	t->validator_argc = args.n;
 	args.v = NULL;
 	ret = 0;
 out:
-	prob_strv_release(&args);
+	problem_strv_release(&args);
 	free(in);
 	free(ans);
 	free(file);
@@ -211,36 +211,36 @@ static int cmp_entry(const void *a, const void *b)
 	return strcmp(((const struct entry *)a)->key, ((const struct entry *)b)->key);
 }
 
-static int walk_data(struct prob_loader *L, const char *dir, const char *name, bool is_sample,
+static int walk_data(struct problem_loader *L, const char *dir, const char *name, bool is_sample,
 		     const struct group_cfg *parent, int depth)
 {
 	if (depth > DATA_MAX_DEPTH) {
-		prob_fail(L->err, L->errlen, "data/%s: test groups nested too deep", name);
+		problem_fail(L->err, L->errlen, "data/%s: test groups nested too deep", name);
 		return -1;
 	}
 	struct group_cfg g = {0};
 	if (group_cfg_load(L, dir, name, parent, &g) < 0) {
-		prob_strv_free(g.args);
+		problem_strv_free(g.args);
 		return -1;
 	}
-	g.index = prob_group_add(L, name, depth > 1 ? parent->index : -1, &g.score);
+	g.index = problem_group_add(L, name, depth > 1 ? parent->index : -1, &g.score);
 	int ret = -1;
 	char **names = NULL;
 	struct entry *ents = NULL;
-	int n = prob_list_dir(dir, &names), ne = 0;
+	int n = problem_list_dir(dir, &names), ne = 0;
 	if (n < 0) {
-		prob_fail(L->err, L->errlen, "cannot list 'data/%s': %s", name, strerror(errno));
+		problem_fail(L->err, L->errlen, "cannot list 'data/%s': %s", name, strerror(errno));
 		goto out;
 	}
 	ents = xcalloc((size_t)n + 1, sizeof *ents);
 	for (int i = 0; i < n; i++) {
-		char *path = prob_path_join(dir, names[i]);
-		if (prob_is_dir(path) && !prob_ends_with(names[i], ".files")) {
+		char *path = problem_path_join(dir, names[i]);
+		if (problem_is_dir(path) && !problem_ends_with(names[i], ".files")) {
 			ents[ne].key = xstrdup(names[i]);
 			ents[ne].group = true;
 			ents[ne++].file = xstrdup(names[i]);
-		} else if (prob_ends_with(names[i], ".in") && strlen(names[i]) > 3 &&
-			   prob_is_file(path)) {
+		} else if (problem_ends_with(names[i], ".in") && strlen(names[i]) > 3 &&
+			   problem_is_file(path)) {
 			ents[ne].key = xstrndup(names[i], strlen(names[i]) - 3);
 			ents[ne++].file = xstrdup(names[i]);
 		}
@@ -248,12 +248,12 @@ static int walk_data(struct prob_loader *L, const char *dir, const char *name, b
 	}
 	qsort(ents, (size_t)ne, sizeof *ents, cmp_entry);
 	for (int i = 0; i < ne; i++) {
-		char *path = prob_path_join(dir, ents[i].file);
-		char *sub = prob_path_join(name, ents[i].key);
+		char *path = problem_path_join(dir, ents[i].file);
+		char *sub = problem_path_join(name, ents[i].key);
 		int rc;
 		if (i + 1 < ne && !strcmp(ents[i].key, ents[i + 1].key)) {
-			prob_fail(L->err, L->errlen, "data/%s is both a test case and a group",
-				  sub);
+			problem_fail(L->err, L->errlen, "data/%s is both a test case and a group",
+				     sub);
 			rc = -1;
 		} else if (ents[i].group) {
 			rc = walk_data(L, path, sub, is_sample, &g, depth + 1);
@@ -272,19 +272,19 @@ out:
 		free(ents[i].file);
 	}
 	free(ents);
-	prob_strv_free(names);
-	prob_strv_free(g.args);
+	problem_strv_free(names);
+	problem_strv_free(g.args);
 	return ret;
 }
 
-int prob_load_data(struct prob_loader *L)
+int problem_load_data(struct problem_loader *L)
 {
 	struct problem *p = L->p;
-	char *data = prob_path_join(p->dir, "data");
+	char *data = problem_path_join(p->dir, "data");
 	int ret = -1;
 	struct group_cfg none = {.score = L->defaults}, root = {0};
-	if (!prob_is_dir(data)) {
-		prob_fail(L->err, L->errlen, "%s: no data folder", p->dir);
+	if (!problem_is_dir(data)) {
+		problem_fail(L->err, L->errlen, "%s: no data folder", p->dir);
 		goto out;
 	}
 	/* legacy: data/ itself is the root group and may hold a testdata.yaml */
@@ -292,9 +292,9 @@ int prob_load_data(struct prob_loader *L)
 		goto out;
 	const char *parts[] = {"sample", "secret"};
 	for (int i = 0; i < 2; i++) {
-		char *d = prob_path_join(data, parts[i]);
+		char *d = problem_path_join(data, parts[i]);
 		int rc = 0;
-		if (prob_is_dir(d))
+		if (problem_is_dir(d))
 			rc = walk_data(L, d, parts[i], i == 0, &root, 1);
 		free(d);
 		if (rc < 0)
@@ -303,13 +303,14 @@ int prob_load_data(struct prob_loader *L)
 			p->nsamples = p->ntests;
 	}
 	if (p->ntests == 0) {
-		prob_fail(L->err, L->errlen,
-			  "%s: no test cases (NAME.in) under data/sample or data/secret", p->dir);
+		problem_fail(L->err, L->errlen,
+			     "%s: no test cases (NAME.in) under data/sample or data/secret",
+			     p->dir);
 		goto out;
 	}
 	ret = 0;
 out:
-	prob_strv_free(root.args);
+	problem_strv_free(root.args);
 	free(data);
 	return ret;
 }

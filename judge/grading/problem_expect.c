@@ -2,7 +2,7 @@
  * the package states it in DOMjudge's way, a `@EXPECTED_RESULTS@: ` (or
  * `@EXPECTED_SCORE@: `) line in a source file (DOMjudge's own
  * example_problems/ do). Part of the problem module
- * (prob_); `judge verify` turns the names into verdicts. */
+ * (problem_); `judge verify` turns the names into verdicts. */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -34,7 +34,7 @@ static const char *const remap[][2] = {
     {"OUTPUT_LIMIT", "OUTPUT-LIMIT"},
 };
 
-void prob_expect_name(const char *word, size_t len, char *out, size_t outlen)
+void problem_expect_name(const char *word, size_t len, char *out, size_t outlen)
 {
 	while (len && isspace((unsigned char)*word))
 		word++, len--;
@@ -84,7 +84,7 @@ static bool is_number(const char *p, const char *end, double *out)
 /* Parses the annotation of one file's text into e. Returns 1 when found, 0 when
  * absent, -1 when a tag is given twice or both give result names (DOMjudge then
  * refuses the annotation and goes by the folder). */
-static int parse(const char *text, size_t len, struct prob_expect *e)
+static int parse(const char *text, size_t len, struct problem_expect *e)
 {
 	bool found = false, names = false;
 	e->n = 0;
@@ -115,7 +115,8 @@ static int parse(const char *text, size_t len, struct prob_expect *e)
 		while (p <= end && e->n < PROB_EXPECT_MAX) {
 			const char *comma = memchr(p, ',', (size_t)(end - p));
 			const char *stop = comma ? comma : end;
-			prob_expect_name(p, (size_t)(stop - p), e->names[e->n], sizeof e->names[0]);
+			problem_expect_name(p, (size_t)(stop - p), e->names[e->n],
+					    sizeof e->names[0]);
 			if (e->names[e->n][0])
 				e->n++;
 			p = stop + 1;
@@ -124,17 +125,17 @@ static int parse(const char *text, size_t len, struct prob_expect *e)
 	return found ? 1 : 0;
 }
 
-int prob_expect_read(const struct prob_submission *s, struct prob_expect *e, char *err,
-		     size_t errlen)
+int problem_expect_read(const struct problem_submission *s, struct problem_expect *e, char *err,
+			size_t errlen)
 {
 	memset(e, 0, sizeof *e);
-	const struct prob_program *prog = &s->prog;
+	const struct problem_program *prog = &s->prog;
 	for (int i = 0; i < prog->nfiles; i++) {
-		char *path = prob_path_join(prog->dir, prog->files[i]);
+		char *path = problem_path_join(prog->dir, prog->files[i]);
 		struct strbuf text = STRBUF_INIT;
 		int rc = strbuf_read_file(&text, path, FILE_MAX);
 		if (rc < 0 && rc != -EFBIG) {
-			prob_fail(err, errlen, "cannot read '%s': %s", path, strerror(-rc));
+			problem_fail(err, errlen, "cannot read '%s': %s", path, strerror(-rc));
 			strbuf_release(&text);
 			free(path);
 			return -1;
@@ -156,7 +157,7 @@ int prob_expect_read(const struct prob_submission *s, struct prob_expect *e, cha
 	if (!e->annotated)
 		return 0;
 	char folder[32];
-	prob_expect_name(s->folder, strlen(s->folder), folder, sizeof folder);
+	problem_expect_name(s->folder, strlen(s->folder), folder, sizeof folder);
 	for (int i = 0; i < e->n; i++)
 		if (!strcmp(e->names[i], folder)) {
 			snprintf(e->names[0], sizeof e->names[0], "%s", folder);

@@ -1,5 +1,5 @@
 /* problem_group: the scoring settings of a test group (testdata.yaml /
- * test_group.yaml). Part of the problem module (prob_).
+ * test_group.yaml). Part of the problem module (problem_).
  *
  * The three formats spell them differently, and real packages mix them (Kattis'
  * own 2023-07-draft examples still use the legacy keys), so every spelling is
@@ -20,13 +20,14 @@
 #include "judge/grading/problem_int.h"
 #include "common/xalloc.h"
 
-static void unsupported(struct prob_loader *L, const char *what, const char *word)
+static void unsupported(struct problem_loader *L, const char *what, const char *word)
 {
 	if (!L->p->unsupported)
 		L->p->unsupported = xasprintf("%s '%s' is not supported", what, word);
 }
 
-static int parse_agg(struct prob_loader *L, const char *w, const char *path, enum prob_agg *out)
+static int parse_agg(struct problem_loader *L, const char *w, const char *path,
+		     enum problem_agg *out)
 {
 	if (!strcmp(w, "sum"))
 		*out = PROB_AGG_SUM;
@@ -35,19 +36,21 @@ static int parse_agg(struct prob_loader *L, const char *w, const char *path, enu
 	else if (!strcmp(w, "pass-fail"))
 		*out = PROB_AGG_PASS_FAIL;
 	else {
-		prob_fail(L->err, L->errlen,
-			  "%s: score aggregation must be sum, min or pass-fail, got '%s'", path, w);
+		problem_fail(L->err, L->errlen,
+			     "%s: score aggregation must be sum, min or pass-fail, got '%s'", path,
+			     w);
 		return -1;
 	}
 	return 0;
 }
 
 /* legacy grader_flags: the aggregation word; verdict words are the judge's own rule */
-static void grader_flags(struct prob_loader *L, struct yml *y, yaml_node_t *n, struct prob_group *g)
+static void grader_flags(struct problem_loader *L, struct yaml_file *y, yaml_node_t *n,
+			 struct problem_group *g)
 {
-	const char *s = yml_scalar(n);
-	struct prob_strv w = {0};
-	prob_strv_split(&w, s ? s : "");
+	const char *s = yaml_scalar(n);
+	struct problem_strv w = {0};
+	problem_strv_split(&w, s ? s : "");
 	for (int i = 0; i < w.n; i++) {
 		if (!strcmp(w.v[i], "sum"))
 			g->agg = PROB_AGG_SUM;
@@ -56,26 +59,27 @@ static void grader_flags(struct prob_loader *L, struct yml *y, yaml_node_t *n, s
 		else if (!strcmp(w.v[i], "max") || !strcmp(w.v[i], "avg"))
 			unsupported(L, "grader flag", w.v[i]);
 	}
-	prob_strv_release(&w);
+	problem_strv_release(&w);
 	(void)y;
 }
 
 /* range: "lo hi", each a number or ±inf */
-static int parse_range(struct prob_loader *L, const char *s, const char *path, struct prob_group *g)
+static int parse_range(struct problem_loader *L, const char *s, const char *path,
+		       struct problem_group *g)
 {
 	char *end1, *end2;
 	double lo = strtod(s, &end1);
 	double hi = end1 != s ? strtod(end1, &end2) : NAN;
 	if (end1 == s || end2 == end1 || isnan(lo) || isnan(hi) || lo > hi) {
-		prob_fail(L->err, L->errlen, "%s: range must be two numbers \"lo hi\", got '%s'",
-			  path, s);
+		problem_fail(L->err, L->errlen, "%s: range must be two numbers \"lo hi\", got '%s'",
+			     path, s);
 		return -1;
 	}
 	while (*end2 == ' ' || *end2 == '\t')
 		end2++;
 	if (*end2) {
-		prob_fail(L->err, L->errlen, "%s: range must be two numbers \"lo hi\", got '%s'",
-			  path, s);
+		problem_fail(L->err, L->errlen, "%s: range must be two numbers \"lo hi\", got '%s'",
+			     path, s);
 		return -1;
 	}
 	g->has_range = true;
@@ -84,61 +88,61 @@ static int parse_range(struct prob_loader *L, const char *s, const char *path, s
 	return 0;
 }
 
-static int parse_max(struct prob_loader *L, struct yml *y, yaml_node_t *n, const char *path,
-		     struct prob_group *g)
+static int parse_max(struct problem_loader *L, struct yaml_file *y, yaml_node_t *n,
+		     const char *path, struct problem_group *g)
 {
-	const char *s = yml_scalar(n);
-	if (yml_is_null(n))
+	const char *s = yaml_scalar(n);
+	if (yaml_is_null(n))
 		return 0;
 	if (s && !strcmp(s, "unbounded")) {
 		g->max_score = -1;
 		return 0;
 	}
 	(void)y;
-	return yml_double(n, "max_score", path, 0, &g->max_score, L->err, L->errlen);
+	return yaml_double(n, "max_score", path, 0, &g->max_score, L->err, L->errlen);
 }
 
-int prob_group_settings(struct prob_loader *L, struct yml *y, yaml_node_t *root, const char *path,
-			struct prob_group *g)
+int problem_group_settings(struct problem_loader *L, struct yaml_file *y, yaml_node_t *root,
+			   const char *path, struct problem_group *g)
 {
-	yaml_node_t *sc = yml_get(y, root, "scoring");
-	yaml_node_t *agg = yml_get(y, root, "score_aggregation");
-	yaml_node_t *max = yml_get(y, root, "max_score");
+	yaml_node_t *sc = yaml_get(y, root, "scoring");
+	yaml_node_t *agg = yaml_get(y, root, "score_aggregation");
+	yaml_node_t *max = yaml_get(y, root, "max_score");
 	if (sc && sc->type == YAML_MAPPING_NODE) {
-		agg = agg ? agg : yml_get(y, sc, "aggregation");
-		max = max ? max : yml_get(y, sc, "score");
+		agg = agg ? agg : yaml_get(y, sc, "aggregation");
+		max = max ? max : yaml_get(y, sc, "score");
 	}
-	const char *grading = yml_scalar(yml_get(y, root, "grading"));
+	const char *grading = yaml_scalar(yaml_get(y, root, "grading"));
 	if (grading && strcmp(grading, "default"))
 		unsupported(L, "grading", grading);
-	grader_flags(L, y, yml_get(y, root, "grader_flags"), g);
-	const char *a = yml_scalar(agg);
+	grader_flags(L, y, yaml_get(y, root, "grader_flags"), g);
+	const char *a = yaml_scalar(agg);
 	if (a && *a && parse_agg(L, a, path, &g->agg) < 0)
 		return -1;
 	if (parse_max(L, y, max, path, g) < 0)
 		return -1;
-	yaml_node_t *acc = yml_get(y, root, "accept_score");
-	if (!yml_is_null(acc)) {
-		if (yml_double(acc, "accept_score", path, -1e12, &g->accept_score, L->err,
-			       L->errlen) < 0)
+	yaml_node_t *acc = yaml_get(y, root, "accept_score");
+	if (!yaml_is_null(acc)) {
+		if (yaml_double(acc, "accept_score", path, -1e12, &g->accept_score, L->err,
+				L->errlen) < 0)
 			return -1;
 		g->has_accept = true;
 	}
-	if (yml_double(yml_get(y, root, "reject_score"), "reject_score", path, -1e12,
-		       &g->reject_score, L->err, L->errlen) < 0)
+	if (yaml_double(yaml_get(y, root, "reject_score"), "reject_score", path, -1e12,
+			&g->reject_score, L->err, L->errlen) < 0)
 		return -1;
-	const char *range = yml_scalar(yml_get(y, root, "range"));
+	const char *range = yaml_scalar(yaml_get(y, root, "range"));
 	if (range && *range && parse_range(L, range, path, g) < 0)
 		return -1;
 	return 0;
 }
 
-int prob_group_add(struct prob_loader *L, const char *name, int parent,
-		   const struct prob_group *settings)
+int problem_group_add(struct problem_loader *L, const char *name, int parent,
+		      const struct problem_group *settings)
 {
 	struct problem *p = L->p;
 	p->groups = xreallocarray(p->groups, (size_t)p->ngroups + 1, sizeof *p->groups);
-	struct prob_group *g = &p->groups[p->ngroups];
+	struct problem_group *g = &p->groups[p->ngroups];
 	*g = *settings;
 	g->name = xstrdup(name);
 	g->parent = parent;

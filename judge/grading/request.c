@@ -27,7 +27,7 @@
 #define MAX_ARGS      64
 #define MAX_ARG_BYTES 4096
 
-int req_fail(struct req_error *err, int http_status, const char *code, const char *fmt, ...)
+int request_fail(struct request_error *err, int http_status, const char *code, const char *fmt, ...)
 {
 	va_list ap;
 	err->http_status = http_status;
@@ -38,7 +38,7 @@ int req_fail(struct req_error *err, int http_status, const char *code, const cha
 	return -1;
 }
 
-void req_parsed_release(struct req_parsed *p)
+void request_parsed_release(struct request_parsed *p)
 {
 	model_request_release(&p->req);
 	cJSON_Delete(p->request);
@@ -47,7 +47,7 @@ void req_parsed_release(struct req_parsed *p)
 	p->callback_url = NULL;
 }
 
-bool req_problem_id_valid(const char *id)
+bool request_problem_id_valid(const char *id)
 {
 	size_t n = strlen(id);
 	if (n == 0 || n > MAX_PROBLEM_ID)
@@ -63,8 +63,8 @@ bool req_problem_id_valid(const char *id)
 	return true;
 }
 
-int req_url_split(const char *url, char *host, size_t hostlen, int *port, char *path,
-		  size_t pathlen)
+int request_url_split(const char *url, char *host, size_t hostlen, int *port, char *path,
+		      size_t pathlen)
 {
 	const char *h;
 	*port = 80;
@@ -135,83 +135,88 @@ static bool host_allowed(const char *host, int port, const char *allowlist)
 	return false;
 }
 
-int req_callback_url_check(const char *url, const char *allowlist, struct req_error *err)
+int request_callback_url_check(const char *url, const char *allowlist, struct request_error *err)
 {
 	char host[256], path[MAX_URL];
 	int port;
 	if (strlen(url) > MAX_URL)
-		return req_fail(err, 422, "invalid_field", "callback_url is longer than %d bytes",
-				MAX_URL);
-	if (req_url_split(url, host, sizeof host, &port, path, sizeof path) < 0)
-		return req_fail(err, 422, "invalid_field",
-				"callback_url must be an http:// or https:// URL with a host name, "
-				"optional port and path");
+		return request_fail(err, 422, "invalid_field",
+				    "callback_url is longer than %d bytes", MAX_URL);
+	if (request_url_split(url, host, sizeof host, &port, path, sizeof path) < 0)
+		return request_fail(
+		    err, 422, "invalid_field",
+		    "callback_url must be an http:// or https:// URL with a host name, "
+		    "optional port and path");
 	if (!allowlist || !*allowlist)
-		return req_fail(err, 422, "callback_not_allowed",
-				"callbacks are disabled on this server (callback_hosts is empty)");
+		return request_fail(
+		    err, 422, "callback_not_allowed",
+		    "callbacks are disabled on this server (callback_hosts is empty)");
 	if (!host_allowed(host, port, allowlist))
-		return req_fail(err, 422, "callback_not_allowed",
-				"callback_url host '%s' is not in callback_hosts", host);
+		return request_fail(err, 422, "callback_not_allowed",
+				    "callback_url host '%s' is not in callback_hosts", host);
 	return 0;
 }
 
 /* A string field: absent is fine (returns 0 with *out NULL) unless required. */
 static int get_string(const cJSON *obj, const char *name, const char *where, bool required,
-		      size_t max_bytes, const char **out, struct req_error *err)
+		      size_t max_bytes, const char **out, struct request_error *err)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
 	*out = NULL;
 	if (!v || cJSON_IsNull(v)) {
 		if (required)
-			return req_fail(err, 422, "missing_field", "%s%s is required", where, name);
+			return request_fail(err, 422, "missing_field", "%s%s is required", where,
+					    name);
 		return 0;
 	}
 	if (!cJSON_IsString(v) || !v->valuestring)
-		return req_fail(err, 422, "invalid_field", "%s%s must be a string", where, name);
+		return request_fail(err, 422, "invalid_field", "%s%s must be a string", where,
+				    name);
 	if (max_bytes && strlen(v->valuestring) > max_bytes)
-		return req_fail(err, 413, "too_large", "%s%s is larger than %zu KiB", where, name,
-				max_bytes / 1024);
+		return request_fail(err, 413, "too_large", "%s%s is larger than %zu KiB", where,
+				    name, max_bytes / 1024);
 	*out = v->valuestring;
 	return 0;
 }
 
 static int get_bool(const cJSON *obj, const char *name, const char *where, bool *out,
-		    struct req_error *err)
+		    struct request_error *err)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
 	if (!v || cJSON_IsNull(v))
 		return 0;
 	if (!cJSON_IsBool(v))
-		return req_fail(err, 422, "invalid_field", "%s%s must be true or false", where,
-				name);
+		return request_fail(err, 422, "invalid_field", "%s%s must be true or false", where,
+				    name);
 	*out = cJSON_IsTrue(v);
 	return 0;
 }
 
 /* An integer field within [lo, hi]; absent leaves *out at 0. */
 static int get_int(const cJSON *obj, const char *name, const char *where, long lo, long hi,
-		   long *out, struct req_error *err)
+		   long *out, struct request_error *err)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
 	*out = 0;
 	if (!v || cJSON_IsNull(v))
 		return 0;
 	if (!cJSON_IsNumber(v))
-		return req_fail(err, 422, "invalid_field", "%s%s must be a number", where, name);
+		return request_fail(err, 422, "invalid_field", "%s%s must be a number", where,
+				    name);
 	double d = v->valuedouble;
 	/* the range first: converting 1e300 or inf to an integer is undefined */
 	if (d != d || d < (double)lo || d > (double)hi)
-		return req_fail(err, 422, "invalid_field", "%s%s must be between %ld and %ld",
-				where, name, lo, hi);
+		return request_fail(err, 422, "invalid_field", "%s%s must be between %ld and %ld",
+				    where, name, lo, hi);
 	if (d != (double)(long)d)
-		return req_fail(err, 422, "invalid_field", "%s%s must be a whole number", where,
-				name);
+		return request_fail(err, 422, "invalid_field", "%s%s must be a whole number", where,
+				    name);
 	*out = (long)d;
 	return 0;
 }
 
 static int check_known_keys(const cJSON *obj, const char *const *keys, const char *where,
-			    struct req_error *err)
+			    struct request_error *err)
 {
 	const cJSON *it;
 	cJSON_ArrayForEach(it, obj)
@@ -221,8 +226,8 @@ static int check_known_keys(const cJSON *obj, const char *const *keys, const cha
 			if (it->string && !strcmp(it->string, keys[i]))
 				ok = true;
 		if (!ok)
-			return req_fail(err, 422, "invalid_field", "unknown field '%s%s'", where,
-					it->string ? it->string : "");
+			return request_fail(err, 422, "invalid_field", "unknown field '%s%s'",
+					    where, it->string ? it->string : "");
 	}
 	return 0;
 }
@@ -237,13 +242,13 @@ static void copy_string(char **dst, size_t *len, const char *s)
 }
 
 static int validate_limits(const struct judge_config *cfg, const cJSON *in,
-			   struct grade_request *out, struct req_error *err)
+			   struct grade_request *out, struct request_error *err)
 {
 	const cJSON *l = cJSON_GetObjectItemCaseSensitive(in, "limits");
 	if (!l || cJSON_IsNull(l))
 		return 0;
 	if (!cJSON_IsObject(l))
-		return req_fail(err, 422, "invalid_field", "limits must be an object");
+		return request_fail(err, 422, "invalid_field", "limits must be an object");
 	static const char *const keys[] = {"time_ms",	"wall_ms",   "memory_mb",
 					   "output_kb", "processes", NULL};
 	if (check_known_keys(l, keys, "limits.", err) < 0)
@@ -277,21 +282,21 @@ static int validate_limits(const struct judge_config *cfg, const cJSON *in,
  * 1e-6 case_sensitive" or ["float_tolerance", "1e-6"]), into argv (words cut
  * in buf). */
 static int collect_flags(const cJSON *flags, const char **argv, int *argc, char *buf, size_t buflen,
-			 struct req_error *err)
+			 struct request_error *err)
 {
 	*argc = 0;
 	if (!flags || cJSON_IsNull(flags))
 		return 0;
 	if (cJSON_IsString(flags)) {
 		if (strlen(flags->valuestring) >= buflen)
-			return req_fail(err, 422, "invalid_field", "compare.flags is too long");
+			return request_fail(err, 422, "invalid_field", "compare.flags is too long");
 		strcpy(buf, flags->valuestring);
 		char *save = NULL;
 		for (char *tok = strtok_r(buf, " \t\r\n", &save); tok;
 		     tok = strtok_r(NULL, " \t\r\n", &save)) {
 			if (*argc >= 48)
-				return req_fail(err, 422, "invalid_field",
-						"compare.flags has too many words");
+				return request_fail(err, 422, "invalid_field",
+						    "compare.flags has too many words");
 			argv[(*argc)++] = tok;
 		}
 	} else if (cJSON_IsArray(flags)) {
@@ -299,13 +304,13 @@ static int collect_flags(const cJSON *flags, const char **argv, int *argc, char 
 		cJSON_ArrayForEach(f, flags)
 		{
 			if (!cJSON_IsString(f) || *argc >= 48)
-				return req_fail(err, 422, "invalid_field",
-						"compare.flags must be at most 48 strings");
+				return request_fail(err, 422, "invalid_field",
+						    "compare.flags must be at most 48 strings");
 			argv[(*argc)++] = f->valuestring;
 		}
 	} else {
-		return req_fail(err, 422, "invalid_field",
-				"compare.flags must be a string or an array of strings");
+		return request_fail(err, 422, "invalid_field",
+				    "compare.flags must be a string or an array of strings");
 	}
 	return 0;
 }
@@ -320,7 +325,7 @@ struct compare_keys {
 	double tol[3]; /* by tol_keys; < 0 when not given */
 };
 
-static int read_keys(const cJSON *c, struct compare_keys *k, struct req_error *err)
+static int read_keys(const cJSON *c, struct compare_keys *k, struct request_error *err)
 {
 	memset(k, 0, sizeof *k);
 	if (get_bool(c, "case_sensitive", "compare.", &k->case_sensitive, err) < 0 ||
@@ -332,14 +337,15 @@ static int read_keys(const cJSON *c, struct compare_keys *k, struct req_error *e
 		if (!t || cJSON_IsNull(t))
 			continue;
 		if (!cJSON_IsNumber(t) || t->valuedouble < 0 || t->valuedouble != t->valuedouble)
-			return req_fail(err, 422, "invalid_field",
-					"compare.%s must be a number >= 0", tol_keys[i]);
+			return request_fail(err, 422, "invalid_field",
+					    "compare.%s must be a number >= 0", tol_keys[i]);
 		k->tol[i] = t->valuedouble;
 	}
 	return 0;
 }
 
-static int apply_keys(const struct compare_keys *k, struct cmp_opts *o, struct req_error *err)
+static int apply_keys(const struct compare_keys *k, struct compare_options *o,
+		      struct request_error *err)
 {
 	o->case_sensitive |= k->case_sensitive;
 	o->space_change_sensitive |= k->space_change_sensitive;
@@ -348,9 +354,10 @@ static int apply_keys(const struct compare_keys *k, struct cmp_opts *o, struct r
 			continue;
 		/* 1e999 parses to infinity */
 		if (!isfinite(k->tol[i]))
-			return req_fail(err, 422, "invalid_field",
-					"compare: bad value 'inf' for '%s' (a finite number >= 0)",
-					tol_keys[i]);
+			return request_fail(
+			    err, 422, "invalid_field",
+			    "compare: bad value 'inf' for '%s' (a finite number >= 0)",
+			    tol_keys[i]);
 		if (i != 1)
 			o->float_abs_tol = k->tol[i];
 		if (i != 0)
@@ -360,7 +367,7 @@ static int apply_keys(const struct compare_keys *k, struct cmp_opts *o, struct r
 }
 
 /* The flags and keys of a compare object into o. */
-static int compare_object(const cJSON *c, struct cmp_opts *o, struct req_error *err)
+static int compare_object(const cJSON *c, struct compare_options *o, struct request_error *err)
 {
 	const char *argv[64];
 	int argc;
@@ -371,8 +378,8 @@ static int compare_object(const cJSON *c, struct cmp_opts *o, struct req_error *
 			  sizeof buf, err) < 0 ||
 	    read_keys(c, &k, err) < 0)
 		return -1;
-	if (argc && cmp_parse_flags(o, argc, argv, perr, sizeof perr) < 0)
-		return req_fail(err, 422, "invalid_field", "compare: %s", perr);
+	if (argc && compare_parse_flags(o, argc, argv, perr, sizeof perr) < 0)
+		return request_fail(err, 422, "invalid_field", "compare: %s", perr);
 	if (apply_keys(&k, o, err) < 0 || get_bool(c, "unordered_tokens", "compare.", &ut, err) < 0)
 		return -1;
 	o->unordered_tokens |= ut;
@@ -383,7 +390,7 @@ static int compare_object(const cJSON *c, struct cmp_opts *o, struct req_error *
  * and/or the normalized keys of model.h, parsed once into out->cmp. A bad flag
  * is the client's error here rather than an internal_error later. */
 static int validate_compare(const cJSON *in, bool has_problem, struct grade_request *out,
-			    struct req_error *err)
+			    struct request_error *err)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(in, "compare");
 	if (!c || cJSON_IsNull(c))
@@ -406,19 +413,20 @@ static int validate_compare(const cJSON *in, bool has_problem, struct grade_requ
 		if (get_string(c, "mode", "compare.", false, 64, &mode_s, err) < 0)
 			return -1;
 	} else {
-		return req_fail(err, 422, "invalid_field",
-				"compare must be a mode name or an object");
+		return request_fail(err, 422, "invalid_field",
+				    "compare must be a mode name or an object");
 	}
-	enum cmp_mode mode = CMP_LINES;
-	if (mode_s && cmp_mode_parse(mode_s, &mode) < 0)
-		return req_fail(err, 422, "invalid_field",
-				"compare.mode '%.40s' is not one of exact, lines, tokens, "
-				"unordered, regex, checker",
-				mode_s);
+	enum compare_mode mode = CMP_LINES;
+	if (mode_s && compare_mode_parse(mode_s, &mode) < 0)
+		return request_fail(err, 422, "invalid_field",
+				    "compare.mode '%.40s' is not one of exact, lines, tokens, "
+				    "unordered, regex, checker",
+				    mode_s);
 	if (mode == CMP_CHECKER && !has_problem)
-		return req_fail(err, 422, "invalid_field",
-				"compare.mode 'checker' needs a problem with an output validator");
-	cmp_opts_init(&out->cmp, mode);
+		return request_fail(
+		    err, 422, "invalid_field",
+		    "compare.mode 'checker' needs a problem with an output validator");
+	compare_options_init(&out->cmp, mode);
 	out->has_compare = true;
 	if (!cJSON_IsObject(c))
 		return 0;
@@ -428,19 +436,19 @@ static int validate_compare(const cJSON *in, bool has_problem, struct grade_requ
 /* One pattern of compare mode regex: compiled (and tried on an empty output)
  * now, so a bad pattern is the client's 422 rather than an internal_error
  * after the run. */
-static int check_regex(const char *pat, const char *what, struct req_error *err)
+static int check_regex(const char *pat, const char *what, struct request_error *err)
 {
-	struct cmp_opts o;
-	struct cmp_feedback fb;
-	cmp_opts_init(&o, CMP_REGEX);
+	struct compare_options o;
+	struct compare_feedback fb;
+	compare_options_init(&o, CMP_REGEX);
 	memset(&fb, 0, sizeof fb);
-	if (cmp_compare(&o, pat, strlen(pat), "", 0, &fb) == CMP_ERROR &&
+	if (compare_outputs(&o, pat, strlen(pat), "", 0, &fb) == CMP_ERROR &&
 	    !strncmp(fb.message, "bad regex", 9))
-		return req_fail(err, 422, "invalid_field", "%s: %s", what, fb.message);
+		return request_fail(err, 422, "invalid_field", "%s: %s", what, fb.message);
 	return 0;
 }
 
-static int check_regexes(const struct grade_request *r, struct req_error *err)
+static int check_regexes(const struct grade_request *r, struct request_error *err)
 {
 	if (r->cmp.mode != CMP_REGEX)
 		return 0;
@@ -456,30 +464,30 @@ static int check_regexes(const struct grade_request *r, struct req_error *err)
 }
 
 /* "points" of a test: a number from 0 to 1e6 (its share of the score), or absent. */
-static int get_points(const cJSON *t, const char *where, double *out, struct req_error *err)
+static int get_points(const cJSON *t, const char *where, double *out, struct request_error *err)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "points");
 	if (!v || cJSON_IsNull(v))
 		return 0;
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
 	    v->valuedouble > 1e6)
-		return req_fail(err, 422, "invalid_field",
-				"%spoints must be a number from 0 to 1000000", where);
+		return request_fail(err, 422, "invalid_field",
+				    "%spoints must be a number from 0 to 1000000", where);
 	*out = v->valuedouble;
 	return 0;
 }
 
 static int validate_tests(const struct judge_config *cfg, const cJSON *tests,
-			  struct grade_request *out, bool *any_expected, struct req_error *err)
+			  struct grade_request *out, bool *any_expected, struct request_error *err)
 {
 	if (!cJSON_IsArray(tests))
-		return req_fail(err, 422, "invalid_field", "tests must be an array of objects");
+		return request_fail(err, 422, "invalid_field", "tests must be an array of objects");
 	int n = cJSON_GetArraySize(tests);
 	if (n == 0)
-		return req_fail(err, 422, "invalid_field", "tests must not be empty");
+		return request_fail(err, 422, "invalid_field", "tests must not be empty");
 	if (n > cfg->max_tests)
-		return req_fail(err, 413, "too_large", "tests has %d entries, at most %ld allowed",
-				n, cfg->max_tests);
+		return request_fail(err, 413, "too_large",
+				    "tests has %d entries, at most %ld allowed", n, cfg->max_tests);
 	size_t max_stdin = (size_t)cfg->max_stdin_kb * 1024;
 	int i = 0;
 	const cJSON *t;
@@ -490,8 +498,8 @@ static int validate_tests(const struct judge_config *cfg, const cJSON *tests,
 		i++;
 		snprintf(where, sizeof where, "tests[%d].", i - 1);
 		if (!cJSON_IsObject(t))
-			return req_fail(err, 422, "invalid_field", "tests[%d] must be an object",
-					i - 1);
+			return request_fail(err, 422, "invalid_field",
+					    "tests[%d] must be an object", i - 1);
 		if (check_known_keys(t, keys, where, err) < 0)
 			return -1;
 		const char *name, *in, *exp;
@@ -527,17 +535,17 @@ static bool file_name_ok(const char *n)
 
 /* files: [{name, content}], written beside the source (model.h). */
 static int validate_files(const struct judge_config *cfg, const struct lang *l, const cJSON *in,
-			  struct grade_request *o, struct req_error *err)
+			  struct grade_request *o, struct request_error *err)
 {
 	const cJSON *files = cJSON_GetObjectItemCaseSensitive(in, "files");
 	if (!files || cJSON_IsNull(files))
 		return 0;
 	if (!cJSON_IsArray(files))
-		return req_fail(err, 422, "invalid_field", "files must be an array of objects");
+		return request_fail(err, 422, "invalid_field", "files must be an array of objects");
 	int n = cJSON_GetArraySize(files);
 	if (n > MAX_FILES)
-		return req_fail(err, 413, "too_large", "files has %d entries, at most %d allowed",
-				n, MAX_FILES);
+		return request_fail(err, 413, "too_large",
+				    "files has %d entries, at most %d allowed", n, MAX_FILES);
 	static const char *const keys[] = {"name", "content", NULL};
 	const cJSON *f;
 	int i = 0;
@@ -547,27 +555,28 @@ static int validate_files(const struct judge_config *cfg, const struct lang *l, 
 		const char *name, *content;
 		snprintf(where, sizeof where, "files[%d].", i);
 		if (!cJSON_IsObject(f))
-			return req_fail(err, 422, "invalid_field", "files[%d] must be an object",
-					i);
+			return request_fail(err, 422, "invalid_field",
+					    "files[%d] must be an object", i);
 		if (check_known_keys(f, keys, where, err) < 0 ||
 		    get_string(f, "name", where, true, 0, &name, err) < 0 ||
 		    get_string(f, "content", where, true, (size_t)cfg->max_source_kb * 1024,
 			       &content, err) < 0)
 			return -1;
 		if (!file_name_ok(name))
-			return req_fail(err, 422, "invalid_field",
-					"files[%d].name must be a plain file name of at most %d "
-					"characters [A-Za-z0-9._-], not starting with '.' or '-'",
-					i, MAX_FILE_NAME);
+			return request_fail(
+			    err, 422, "invalid_field",
+			    "files[%d].name must be a plain file name of at most %d "
+			    "characters [A-Za-z0-9._-], not starting with '.' or '-'",
+			    i, MAX_FILE_NAME);
 		if (l->source_file && !strcmp(name, l->source_file))
-			return req_fail(err, 422, "invalid_field",
-					"files[%d].name '%s' is the name of the source itself", i,
-					name);
+			return request_fail(err, 422, "invalid_field",
+					    "files[%d].name '%s' is the name of the source itself",
+					    i, name);
 		for (int j = 0; j < o->nfiles; j++)
 			if (!strcmp(o->files[j].name, name))
-				return req_fail(err, 422, "invalid_field",
-						"files[%d].name '%s' is also files[%d]'s", i, name,
-						j);
+				return request_fail(err, 422, "invalid_field",
+						    "files[%d].name '%s' is also files[%d]'s", i,
+						    name, j);
 		model_request_add_file(o, name, content, strlen(content));
 		i++;
 	}
@@ -578,24 +587,24 @@ static int validate_files(const struct judge_config *cfg, const struct lang *l, 
  * handed to add. */
 static int validate_strings(const cJSON *in, const char *key, int max, struct grade_request *o,
 			    void (*add)(struct grade_request *, const char *),
-			    struct req_error *err)
+			    struct request_error *err)
 {
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(in, key);
 	if (!list || cJSON_IsNull(list))
 		return 0;
 	if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > max)
-		return req_fail(err, 422, "invalid_field", "%s must be at most %d strings", key,
-				max);
+		return request_fail(err, 422, "invalid_field", "%s must be at most %d strings", key,
+				    max);
 	const cJSON *a;
 	int i = 0;
 	cJSON_ArrayForEach(a, list)
 	{
 		if (!cJSON_IsString(a) || !a->valuestring)
-			return req_fail(err, 422, "invalid_field", "%s[%d] must be a string", key,
-					i);
+			return request_fail(err, 422, "invalid_field", "%s[%d] must be a string",
+					    key, i);
 		if (strlen(a->valuestring) > MAX_ARG_BYTES)
-			return req_fail(err, 413, "too_large", "%s[%d] is longer than %d bytes",
-					key, i, MAX_ARG_BYTES);
+			return request_fail(err, 413, "too_large", "%s[%d] is longer than %d bytes",
+					    key, i, MAX_ARG_BYTES);
 		add(o, a->valuestring);
 		i++;
 	}
@@ -606,27 +615,27 @@ static int validate_strings(const cJSON *in, const char *key, int max, struct gr
  * compiler_options: flags where the language's compile command says {options}
  * (the compiler runs sandboxed like the program: a flag can only break the build). */
 static int validate_args(const struct lang *l, const cJSON *in, struct grade_request *o,
-			 struct req_error *err)
+			 struct request_error *err)
 {
 	if (validate_strings(in, "args", MAX_ARGS, o, model_request_add_arg, err) < 0 ||
 	    validate_strings(in, "compiler_options", MAX_ARGS, o, model_request_add_compiler_option,
 			     err) < 0)
 		return -1;
 	if (o->ncompiler_options && l->compile_options_at < 0)
-		return req_fail(err, 422, "invalid_field",
-				"compiler_options: language '%s' takes no compiler options",
-				l->name);
+		return request_fail(err, 422, "invalid_field",
+				    "compiler_options: language '%s' takes no compiler options",
+				    l->name);
 	return 0;
 }
 
 static int unknown_language(const struct lang_registry *langs, const char *language,
-			    struct req_error *err)
+			    struct request_error *err)
 {
 	struct strbuf names = STRBUF_INIT;
 	for (int i = 0; i < langs->count && names.len < 150; i++)
 		strbuf_addf(&names, "%s%s", i ? ", " : "", langs->langs[i].name);
-	req_fail(err, 422, "unknown_language", "unknown language '%.40s' (known: %s)", language,
-		 names.buf);
+	request_fail(err, 422, "unknown_language", "unknown language '%.40s' (known: %s)", language,
+		     names.buf);
 	strbuf_release(&names);
 	return -1;
 }
@@ -634,13 +643,13 @@ static int unknown_language(const struct lang_registry *langs, const char *langu
 /* A problem id of /v1/submissions, by its form: whether such a problem
  * exists for the key, and which version, is the API's to decide
  * (judge/api/problems.h: problems_pin, from the database). */
-static int validate_problem(enum req_kind kind, const char *problem, struct req_error *err)
+static int validate_problem(enum request_kind kind, const char *problem, struct request_error *err)
 {
 	if (kind != REQ_SUBMISSION)
-		return req_fail(err, 422, "invalid_field",
-				"problem is accepted by /v1/submissions only");
-	if (!req_problem_id_valid(problem))
-		return req_fail(
+		return request_fail(err, 422, "invalid_field",
+				    "problem is accepted by /v1/submissions only");
+	if (!request_problem_id_valid(problem))
+		return request_fail(
 		    err, 422, "invalid_field",
 		    "problem id must match [a-z0-9][a-z0-9_-]* (at most 64 characters)");
 	return 0;
@@ -648,8 +657,8 @@ static int validate_problem(enum req_kind kind, const char *problem, struct req_
 
 /* The form of the request: a problem, inline tests, or one run; and the
  * callback URL's type (checked beside the other strings, as always). */
-static int validate_form(const struct judge_config *cfg, enum req_kind kind, const cJSON *in,
-			 struct grade_request *o, const char **cb, struct req_error *err)
+static int validate_form(const struct judge_config *cfg, enum request_kind kind, const cJSON *in,
+			 struct grade_request *o, const char **cb, struct request_error *err)
 {
 	const char *stdin_s, *expected, *problem;
 	size_t max_stdin = (size_t)cfg->max_stdin_kb * 1024;
@@ -663,8 +672,8 @@ static int validate_form(const struct judge_config *cfg, enum req_kind kind, con
 		tests = NULL;
 	int forms = (tests != NULL) + (problem != NULL) + (stdin_s || expected);
 	if (forms > 1)
-		return req_fail(err, 422, "invalid_field",
-				"give only one of tests, problem, or stdin/expected_output");
+		return request_fail(err, 422, "invalid_field",
+				    "give only one of tests, problem, or stdin/expected_output");
 	bool any_expected = expected != NULL;
 	if (problem) {
 		if (validate_problem(kind, problem, err) < 0)
@@ -680,20 +689,21 @@ static int validate_form(const struct judge_config *cfg, enum req_kind kind, con
 			copy_string(&o->expected, &o->expected_len, expected);
 	}
 	if (kind == REQ_EXECUTE_EXPECTED && !any_expected)
-		return req_fail(err, 422, "missing_field",
-				"expected_output (or tests with expected_output) is required");
+		return request_fail(err, 422, "missing_field",
+				    "expected_output (or tests with expected_output) is required");
 	return 0;
 }
 
-int req_validate(const struct judge_config *cfg, const struct lang_registry *langs,
-		 enum req_kind kind, const cJSON *in, struct req_parsed *out, struct req_error *err)
+int request_validate(const struct judge_config *cfg, const struct lang_registry *langs,
+		     enum request_kind kind, const cJSON *in, struct request_parsed *out,
+		     struct request_error *err)
 {
 	int ret = -1;
 	memset(out, 0, sizeof *out);
 	model_request_init(&out->req);
 	struct grade_request *o = &out->req;
 	if (!cJSON_IsObject(in))
-		return req_fail(err, 422, "invalid_field", "the request must be a JSON object");
+		return request_fail(err, 422, "invalid_field", "the request must be a JSON object");
 	static const char *const keys[] = {
 	    "language", "source", "code", "stdin", "expected_output", "tests", "problem", "compare",
 	    "limits", "run_all_tests", "callback_url", "idempotency_key", "files", "args",
@@ -715,18 +725,18 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	/* "code" is what SDKs and agent tool schemas call the source */
 	const char *src_key = cJSON_GetObjectItemCaseSensitive(in, "code") ? "code" : "source";
 	if (!strcmp(src_key, "code") && cJSON_GetObjectItemCaseSensitive(in, "source")) {
-		req_fail(err, 422, "invalid_field", "give source or code, not both");
+		request_fail(err, 422, "invalid_field", "give source or code, not both");
 		goto out;
 	}
 	if (get_string(in, src_key, "", true, (size_t)cfg->max_source_kb * 1024, &source, err) < 0)
 		goto out;
 	if (!*source) {
-		req_fail(err, 422, "missing_field", "source is empty");
+		request_fail(err, 422, "missing_field", "source is empty");
 		goto out;
 	}
 	copy_string(&o->language, NULL, language);
 	copy_string(&o->source, &o->source_len, source);
-	int fform = req_func_validate(cfg, langs, l, kind, in, o, err);
+	int fform = request_func_validate(cfg, langs, l, kind, in, o, err);
 	if (fform < 0 ||
 	    (fform == 0 &&
 	     (validate_files(cfg, l, in, o, err) < 0 || validate_args(l, in, o, err) < 0)) ||
@@ -739,7 +749,7 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	    get_bool(in, "run_all_tests", "", &o->run_all_tests, err) < 0)
 		goto out;
 	if (cb) {
-		if (req_callback_url_check(cb, cfg->callback_hosts, err) < 0)
+		if (request_callback_url_check(cb, cfg->callback_hosts, err) < 0)
 			goto out;
 		copy_string(&out->callback_url, NULL, cb);
 	}
@@ -747,7 +757,7 @@ int req_validate(const struct judge_config *cfg, const struct lang_registry *lan
 	ret = 0;
 out:
 	if (ret < 0)
-		req_parsed_release(out);
+		request_parsed_release(out);
 	return ret;
 }
 
@@ -787,19 +797,19 @@ static const char *duplicate_key(const cJSON *v)
 	return dup;
 }
 
-int req_parse_json(const struct judge_config *cfg, const char *body, size_t len, cJSON **out,
-		   struct req_error *err)
+int request_parse_json(const struct judge_config *cfg, const char *body, size_t len, cJSON **out,
+		       struct request_error *err)
 {
 	*out = NULL;
 	if (len == 0)
-		return req_fail(err, 400, "invalid_json", "the request body is empty");
+		return request_fail(err, 400, "invalid_json", "the request body is empty");
 	if ((size_t)cfg->max_body_kb * 1024 < len)
-		return req_fail(err, 413, "too_large", "the request body is larger than %ld KiB",
-				cfg->max_body_kb);
+		return request_fail(err, 413, "too_large",
+				    "the request body is larger than %ld KiB", cfg->max_body_kb);
 	/* JSON text is UTF-8 (RFC 8259); NUL bytes would cut strings short */
 	if (!utf8_valid_text(body, len))
-		return req_fail(err, 400, "invalid_encoding",
-				"the request body is not valid UTF-8 text");
+		return request_fail(err, 400, "invalid_encoding",
+				    "the request body is not valid UTF-8 text");
 	const char *end = NULL;
 	cJSON *in = cJSON_ParseWithLengthOpts(body, len, &end, 0);
 	if (in && end) /* only white space may follow the value */
@@ -811,23 +821,23 @@ int req_parse_json(const struct judge_config *cfg, const char *body, size_t len,
 			}
 	if (!in) {
 		size_t at = end && end >= body ? (size_t)(end - body) : 0;
-		return req_fail(err, 400, "invalid_json",
-				"the body is not valid JSON (near byte %zu)", at);
+		return request_fail(err, 400, "invalid_json",
+				    "the body is not valid JSON (near byte %zu)", at);
 	}
 	/* "\u0000" decodes to a NUL that would silently cut a string short */
 	for (size_t i = 0; i + 5 < len; i++)
 		if (body[i] == '\\') {
 			if (body[i + 1] == 'u' && !strncmp(body + i + 2, "0000", 4)) {
 				cJSON_Delete(in);
-				return req_fail(err, 422, "invalid_field",
-						"strings must not contain NUL (\\u0000)");
+				return request_fail(err, 422, "invalid_field",
+						    "strings must not contain NUL (\\u0000)");
 			}
 			i++; /* skip the escaped character */
 		}
 	const char *dup = duplicate_key(in);
 	if (dup) {
-		int rc = req_fail(err, 400, "invalid_json",
-				  "the key \"%.80s\" appears twice in one object", dup);
+		int rc = request_fail(err, 400, "invalid_json",
+				      "the key \"%.80s\" appears twice in one object", dup);
 		cJSON_Delete(in);
 		return rc;
 	}
@@ -835,14 +845,15 @@ int req_parse_json(const struct judge_config *cfg, const char *body, size_t len,
 	return 0;
 }
 
-int req_parse(const struct judge_config *cfg, const struct lang_registry *langs, enum req_kind kind,
-	      const char *body, size_t len, struct req_parsed *out, struct req_error *err)
+int request_parse(const struct judge_config *cfg, const struct lang_registry *langs,
+		  enum request_kind kind, const char *body, size_t len, struct request_parsed *out,
+		  struct request_error *err)
 {
 	cJSON *in;
 	memset(out, 0, sizeof *out);
-	if (req_parse_json(cfg, body, len, &in, err) < 0)
+	if (request_parse_json(cfg, body, len, &in, err) < 0)
 		return -1;
-	int rc = req_validate(cfg, langs, kind, in, out, err);
+	int rc = request_validate(cfg, langs, kind, in, out, err);
 	cJSON_Delete(in);
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* request (req_): turns a client's request body into the typed request of model.h.
+/* request (request_): turns a client's request body into the typed request of model.h.
  *
  * Everything a client sends passes through here before it reaches the queue:
  * the body must be UTF-8 JSON, every field has a type, a range and a cap from
@@ -17,13 +17,13 @@ struct judge_config;
 struct lang_registry;
 
 /* What the endpoint asks of the body. */
-enum req_kind {
+enum request_kind {
 	REQ_EXECUTE,	      /* /v1/execute: expected output optional */
 	REQ_EXECUTE_EXPECTED, /* /v1/execute_with_expected: expected_output or tests needed */
 	REQ_SUBMISSION,	      /* /v1/submissions: inline tests, stdin, or a problem */
 };
 
-struct req_error {
+struct request_error {
 	int http_status;   /* 400, 413, 415, 422 ... */
 	char code[32];	   /* invalid_json, invalid_field, missing_field, unknown_language,
 			      unknown_problem, too_large, invalid_encoding, callback_not_allowed */
@@ -32,47 +32,48 @@ struct req_error {
 
 /* A validated request: the typed request, its normalized JSON for the queue
  * (model_request_render) and what the service keeps beside it. */
-struct req_parsed {
+struct request_parsed {
 	struct grade_request req; /* owned */
 	cJSON *request;		  /* normalized request (model.h); owned */
 	char *callback_url;	  /* validated callback URL, or NULL; owned */
 };
 
 /* Sets err and returns -1 (for one-line error returns). */
-int req_fail(struct req_error *err, int http_status, const char *code, const char *fmt, ...)
+int request_fail(struct request_error *err, int http_status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Parses body (len bytes, not NUL-terminated, at most max_body_kb) as JSON:
  * valid UTF-8, one value with only white space after it, no \u0000 escape,
  * no key twice in one object (400 invalid_json naming the key).
  * Returns 0 with *out (the caller frees it), or -1 with err. */
-int req_parse_json(const struct judge_config *cfg, const char *body, size_t len, cJSON **out,
-		   struct req_error *err);
+int request_parse_json(const struct judge_config *cfg, const char *body, size_t len, cJSON **out,
+		       struct request_error *err);
 
-/* Parses body with req_parse_json, then validates it with req_validate. Returns 0 and fills out
- * (release with req_parsed_release), or -1 with err filled. */
-int req_parse(const struct judge_config *cfg, const struct lang_registry *langs, enum req_kind kind,
-	      const char *body, size_t len, struct req_parsed *out, struct req_error *err);
+/* Parses body with request_parse_json, then validates it with request_validate. Returns 0 and fills
+ * out (release with request_parsed_release), or -1 with err filled. */
+int request_parse(const struct judge_config *cfg, const struct lang_registry *langs,
+		  enum request_kind kind, const char *body, size_t len, struct request_parsed *out,
+		  struct request_error *err);
 
 /* Validates one request object in. Returns 0 and fills out, or -1 with err. */
-int req_validate(const struct judge_config *cfg, const struct lang_registry *langs,
-		 enum req_kind kind, const cJSON *in, struct req_parsed *out,
-		 struct req_error *err);
+int request_validate(const struct judge_config *cfg, const struct lang_registry *langs,
+		     enum request_kind kind, const cJSON *in, struct request_parsed *out,
+		     struct request_error *err);
 
-void req_parsed_release(struct req_parsed *p);
+void request_parsed_release(struct request_parsed *p);
 
 /* True when id is a problem id: [a-z0-9][a-z0-9_-]*, at most 64 characters.
  * Such an id can never name a path outside problems_dir. */
-bool req_problem_id_valid(const char *id);
+bool request_problem_id_valid(const char *id);
 
 /* Checks a callback URL: http:// or https://, a host listed in allowlist
  * (comma-separated host names or host:port, the port defaulting to 80 or 443;
  * empty = callbacks disabled), an optional port and path; no user info.
  * Returns 0, or -1 with err filled. */
-int req_callback_url_check(const char *url, const char *allowlist, struct req_error *err);
+int request_callback_url_check(const char *url, const char *allowlist, struct request_error *err);
 
 /* Splits an http:// or https:// URL into host (lower case), port (default 80
  * or 443) and path (starts with '/'). Returns 0 or -1 when the URL is not of
  * that form. */
-int req_url_split(const char *url, char *host, size_t hostlen, int *port, char *path,
-		  size_t pathlen);
+int request_url_split(const char *url, char *host, size_t hostlen, int *port, char *path,
+		      size_t pathlen);

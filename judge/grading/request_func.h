@@ -23,16 +23,16 @@ struct lang;
  * test-code form (done), 2 for the eval form (the caller validates args and
  * compiler_options), 0 when it has none (the caller validates the other
  * forms), -1 with err. */
-int req_func_validate(const struct judge_config *cfg, const struct lang_registry *langs,
-		      const struct lang *l, enum req_kind kind, const cJSON *in,
-		      struct grade_request *o, struct req_error *err);
+int request_func_validate(const struct judge_config *cfg, const struct lang_registry *langs,
+			  const struct lang *l, enum request_kind kind, const cJSON *in,
+			  struct grade_request *o, struct request_error *err);
 
 /* Loads the function package problems_dir/id/function.json into o (function,
  * signature, tests; compare and limits unless o has its own). Returns 0, -2
  * when the problem has no function.json, -1 with a message in err. */
-int req_func_package(const char *problems_dir, const char *id, struct grade_request *o, char *err,
-		     size_t errlen);
+int request_func_package(const char *problems_dir, const char *id, struct grade_request *o,
+			 char *err, size_t errlen);
 
 /* True when s is a type of a signature: int, long, double, bool, string, or
  * one of them followed by [] (any depth up to 4). */
-bool req_func_type_valid(const char *s);
+bool request_func_type_valid(const char *s);

@@ -36,7 +36,7 @@ static double share(const struct problem *p, int g, const double *budget)
 	return left > 0 ? left / open : 0;
 }
 
-static void test_score(const struct prob_group *g, double budget, const struct score_test *t,
+static void test_score(const struct problem_group *g, double budget, const struct score_test *t,
 		       double *score, double *max)
 {
 	double full = g->has_accept ? g->accept_score : budget >= 0 ? budget : 1;
@@ -66,7 +66,7 @@ static void acc_add(struct acc *a, double s, double m, bool accepted)
 	a->n++;
 }
 
-static void acc_finish(const struct prob_group *g, double budget, const struct acc *a,
+static void acc_finish(const struct problem_group *g, double budget, const struct acc *a,
 		       struct score_group *out)
 {
 	out->accepted = a->n == 0 || a->all;
@@ -98,7 +98,7 @@ double score_problem(const struct problem *p, const struct score_test *tests,
 	double *child = xcalloc((size_t)ng + 1, sizeof *child);
 	struct acc *acc = xcalloc((size_t)ng + 1, sizeof *acc);
 	for (int g = 0; g < ng; g++) {
-		const struct prob_group *pg = &p->groups[g];
+		const struct problem_group *pg = &p->groups[g];
 		budget[g] = pg->max_score >= 0 ? pg->max_score
 			    : pg->parent >= 0  ? child[pg->parent]
 					       : -1;

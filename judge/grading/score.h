@@ -1,5 +1,5 @@
 /* score (score_): the score of a scoring problem's submission, from its tests'
- * outcomes and the package's test groups (problem.h, struct prob_group).
+ * outcomes and the package's test groups (problem.h, struct problem_group).
  *
  * Rules (the ICPC package format's, read for all three versions):
  *  - Each group has a budget: its max_score when given, else a share of its

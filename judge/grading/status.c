@@ -18,12 +18,12 @@ static const char *const names[SUB_STATUS_COUNT] = {
     [SUB_CANCELLED] = "cancelled",
 };
 
-const char *sub_status_name(enum sub_status s)
+const char *status_name(enum sub_status s)
 {
 	return (unsigned)s < SUB_STATUS_COUNT ? names[s] : "internal_error";
 }
 
-int sub_status_parse(const char *s, enum sub_status *out)
+int status_parse(const char *s, enum sub_status *out)
 {
 	for (int i = 0; i < SUB_STATUS_COUNT; i++)
 		if (!strcmp(s, names[i])) {
@@ -33,7 +33,7 @@ int sub_status_parse(const char *s, enum sub_status *out)
 	return -1;
 }
 
-bool sub_status_is_final(enum sub_status s)
+bool status_is_final(enum sub_status s)
 {
 	return s != SUB_QUEUED && s != SUB_RUNNING;
 }

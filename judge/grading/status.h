@@ -20,8 +20,8 @@ enum sub_status {
 };
 
 /* API string of s ("queued", "accepted", ...). */
-const char *sub_status_name(enum sub_status s);
+const char *status_name(enum sub_status s);
 /* Parses an API string; returns -1 when unknown. */
-int sub_status_parse(const char *s, enum sub_status *out);
+int status_parse(const char *s, enum sub_status *out);
 /* True for every state but queued and running. */
-bool sub_status_is_final(enum sub_status s);
+bool status_is_final(enum sub_status s);

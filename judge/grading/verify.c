@@ -87,7 +87,7 @@ static void set_names(char *buf, size_t len, unsigned set)
 	for (int s = 0; s < SUB_STATUS_COUNT; s++)
 		if (set & BIT(s)) {
 			size_t n = strlen(buf);
-			snprintf(buf + n, len - n, "%s%s", n ? " or " : "", sub_status_name(s));
+			snprintf(buf + n, len - n, "%s%s", n ? " or " : "", status_name(s));
 		}
 }
 
@@ -128,11 +128,11 @@ static int read_file(const char *dir, const char *name, struct strbuf *sb, char 
 
 /* The request for one submission of the package into req (initialized here).
  * Returns 0, or -1 with err. */
-static int make_request(const struct problem *p, const struct prob_submission *s,
+static int make_request(const struct problem *p, const struct problem_submission *s,
 			const struct lang *l, long time_ms, bool all_tests,
 			struct grade_request *req, char *err, size_t errlen)
 {
-	const struct prob_program *prog = &s->prog;
+	const struct problem_program *prog = &s->prog;
 	model_request_init(req);
 	model_set(&req->language, l->name, strlen(l->name));
 	model_set(&req->problem, p->id, strlen(p->id));
@@ -227,7 +227,7 @@ static enum sub_status verdict_at(const struct grade_result *r, long cpu_ms, lon
 /* What one submission must get. */
 struct expect {
 	struct expectation e;	  /* by its folder (or built from dj) */
-	struct prob_expect dj;	  /* DOMjudge names, when dj.n > 0 */
+	struct problem_expect dj; /* DOMjudge names, when dj.n > 0 */
 	bool at_limit_too;	  /* problemtools: the verdict at the limit counts too */
 	long low_ms, low_wall_ms; /* the limit, when the run was at a higher one */
 };
@@ -238,7 +238,7 @@ static bool matches(const struct verify_ctx *v, const struct problem *p, const s
 {
 	const struct expectation *e = &x->e;
 	enum sub_status s = result->status;
-	const char *st = sub_status_name(s);
+	const char *st = status_name(s);
 	char want[160];
 	why[0] = 0;
 	if (s == SUB_INTERNAL_ERROR) {
@@ -279,7 +279,7 @@ static bool matches(const struct verify_ctx *v, const struct problem *p, const s
 		set_names(want, sizeof want, e->final);
 		if (low != s)
 			snprintf(why, whylen, "got %s (%s at the time limit), expected %s", st,
-				 sub_status_name(low), want);
+				 status_name(low), want);
 		else
 			snprintf(why, whylen, "got %s, expected %s", st, want);
 		return false;
@@ -291,7 +291,7 @@ static bool matches(const struct verify_ctx *v, const struct problem *p, const s
 		if (!(e->permitted & BIT(t->status))) {
 			set_names(want, sizeof want, e->permitted);
 			snprintf(why, whylen, "test %s got %s, only %s permitted",
-				 t->name ? t->name : "?", sub_status_name(t->status), want);
+				 t->name ? t->name : "?", status_name(t->status), want);
 			return false;
 		}
 		required_seen |= (e->required & BIT(t->status)) != 0;
@@ -321,19 +321,19 @@ static const struct {
 /* Fills x for s: its DOMjudge annotation, else its folder (a DOMjudge-only
  * folder name such as no_output as a one-name annotation). Returns false with
  * why when there is nothing to check it against (then it is skipped). */
-static bool expect_of(const struct problem *p, const struct prob_submission *s, struct expect *x,
+static bool expect_of(const struct problem *p, const struct problem_submission *s, struct expect *x,
 		      char *why, size_t whylen)
 {
 	memset(x, 0, sizeof *x);
 	char err[256];
-	if (prob_expect_read(s, &x->dj, err, sizeof err) < 0) {
+	if (problem_expect_read(s, &x->dj, err, sizeof err) < 0) {
 		snprintf(why, whylen, "%s", err);
 		return false;
 	}
 	const struct expectation *fe = expectation_of(s->folder);
 	if (!x->dj.n) {
 		char name[32];
-		prob_expect_name(s->folder, strlen(s->folder), name, sizeof name);
+		problem_expect_name(s->folder, strlen(s->folder), name, sizeof name);
 		if (!fe && !strcmp(name, "NO-OUTPUT")) {
 			x->dj.n = 1;
 			snprintf(x->dj.names[0], sizeof x->dj.names[0], "%s", name);
@@ -369,7 +369,7 @@ static bool expect_of(const struct problem *p, const struct prob_submission *s, 
 }
 
 /* What x expects, in the package's words: DOMjudge's names or the folder. */
-static void expected_text(const struct prob_submission *s, const struct expect *x, char *buf,
+static void expected_text(const struct problem_submission *s, const struct expect *x, char *buf,
 			  size_t len)
 {
 	size_t n = 0;
@@ -394,7 +394,7 @@ static bool lang_selected(const struct verify_opts *o, const char *name)
  * NULL with err. */
 static struct grade_result *grade_one(struct verify_ctx *v, const struct problem *p,
 				      struct checker *chk, int slot,
-				      const struct prob_submission *s, const struct lang *l,
+				      const struct problem_submission *s, const struct lang *l,
 				      long time_ms, char *err, size_t errlen)
 {
 	const struct verify_opts *o = v->o;
@@ -426,7 +426,7 @@ static void result_free(struct grade_result *res)
 }
 
 /* The report's entry of one submission. */
-static cJSON *entry(cJSON *subs, const struct prob_submission *s, const char *lang,
+static cJSON *entry(cJSON *subs, const struct problem_submission *s, const char *lang,
 		    const char *outcome, const struct expect *x)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -444,13 +444,13 @@ static cJSON *entry(cJSON *subs, const struct prob_submission *s, const char *la
 	return o;
 }
 
-static void report(struct verify_ctx *v, const struct problem *p, const struct prob_submission *s,
-		   const char *lang, bool ok, const struct grade_result *res, const char *why,
-		   const struct expect *x)
+static void report(struct verify_ctx *v, const struct problem *p,
+		   const struct problem_submission *s, const char *lang, bool ok,
+		   const struct grade_result *res, const char *why, const struct expect *x)
 {
 	cJSON *e = entry(v->subs, s, lang, ok ? "ok" : "fail", x);
 	if (res) {
-		cJSON_AddStringToObject(e, "status", sub_status_name(res->status));
+		cJSON_AddStringToObject(e, "status", status_name(res->status));
 		cJSON_AddNumberToObject(e, "time_ms", res->ran ? (double)res->run.time_ms : 0);
 		if (res->has_score) {
 			cJSON_AddNumberToObject(e, "score", res->score);
@@ -468,7 +468,7 @@ static void report(struct verify_ctx *v, const struct problem *p, const struct p
 		char want[160];
 		expected_text(s, x, want, sizeof want);
 		say(v, "ok   %s %s (%s): %s%s, %ld ms [expected %s]", p->id, s->path, lang,
-		    sub_status_name(res->status), score, res->ran ? res->run.time_ms : 0, want);
+		    status_name(res->status), score, res->ran ? res->run.time_ms : 0, want);
 	} else {
 		v->n.failed++;
 		say(v, "FAIL %s %s (%s): %s", p->id, s->path, lang, why);
@@ -481,7 +481,7 @@ static void report(struct verify_ctx *v, const struct problem *p, const struct p
 	}
 }
 
-static void skip(struct verify_ctx *v, const struct problem *p, const struct prob_submission *s,
+static void skip(struct verify_ctx *v, const struct problem *p, const struct problem_submission *s,
 		 const char *why)
 {
 	v->n.skipped++;
@@ -491,7 +491,7 @@ static void skip(struct verify_ctx *v, const struct problem *p, const struct pro
 
 /* One submission of a pass; results are printed in submission order. */
 struct job {
-	const struct prob_submission *s;
+	const struct problem_submission *s;
 	struct expect x;
 	const struct lang *l;
 	long ms;
@@ -606,7 +606,7 @@ static void run_pass(struct verify_ctx *v, const struct problem *p, struct check
 	ps.jobs = xcalloc((size_t)p->nsubs + 1, sizeof *ps.jobs);
 	pthread_mutex_init(&ps.mu, NULL);
 	for (int i = 0; i < p->nsubs; i++) {
-		const struct prob_submission *s = &p->subs[i];
+		const struct problem_submission *s = &p->subs[i];
 		struct expect x;
 		char why[256];
 		bool has = expect_of(p, s, &x, why, sizeof why);
@@ -741,8 +741,9 @@ static void verify_runs(struct verify_ctx *v, cJSON *rep, const struct problem *
 			note(v, "note", p,
 			     "no accepted submission ran; time limit %.3g s (judge.ini)", limit_s);
 		} else if (legacy) {
-			prob_legacy_time_limit(&p->limits, slowest / 1000.0, &limit_s, &tle_s);
-		} else if (prob_infer_time_limit(&p->limits, slowest / 1000.0, -1, &limit_s) < 0) {
+			problem_legacy_time_limit(&p->limits, slowest / 1000.0, &limit_s, &tle_s);
+		} else if (problem_infer_time_limit(&p->limits, slowest / 1000.0, -1, &limit_s) <
+			   0) {
 			limit_s = o->cfg->time_limit_ms / 1000.0;
 			fallback = true;
 		}

@@ -15,7 +15,7 @@
  * CPU or wall time is a timeout): problemtools verifyproblem's rule
  * (Submissions.check_submission, judge/cache.py _reclassify). A submission
  * whose expected results are a DOMjudge `@EXPECTED_RESULTS@:` line (problem.h,
- * prob_expect_read) runs at the limit alone and its verdict, in DOMjudge's
+ * problem_expect_read) runs at the limit alone and its verdict, in DOMjudge's
  * names (NO-OUTPUT: a wrong answer with no output at all), must be one of
  * them, as DOMjudge's judging verifier checks it. Each submission is
  * graded through grade_request exactly as the API would grade it.

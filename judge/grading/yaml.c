@@ -11,7 +11,7 @@
 #include "common/xalloc.h"
 
 /* Parses path. A missing file leaves y unloaded and returns 0 (*present false). */
-int yml_load(struct yml *y, const char *path, bool *present, char *err, size_t errlen)
+int yaml_load(struct yaml_file *y, const char *path, bool *present, char *err, size_t errlen)
 {
 	memset(y, 0, sizeof *y);
 	if (present)
@@ -52,14 +52,14 @@ out:
 	return ret;
 }
 
-void yml_release(struct yml *y)
+void yaml_release(struct yaml_file *y)
 {
 	if (y->loaded)
 		yaml_document_delete(&y->doc);
 	y->loaded = false;
 }
 
-yaml_node_t *yml_root_map(struct yml *y)
+yaml_node_t *yaml_root_map(struct yaml_file *y)
 {
 	if (!y->loaded)
 		return NULL;
@@ -67,18 +67,18 @@ yaml_node_t *yml_root_map(struct yml *y)
 	return root && root->type == YAML_MAPPING_NODE ? root : NULL;
 }
 
-const char *yml_scalar(yaml_node_t *n)
+const char *yaml_scalar(yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
-yaml_node_t *yml_get(struct yml *y, yaml_node_t *map, const char *key)
+yaml_node_t *yaml_get(struct yaml_file *y, yaml_node_t *map, const char *key)
 {
 	if (!map || map->type != YAML_MAPPING_NODE)
 		return NULL;
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++) {
-		const char *k = yml_scalar(yaml_document_get_node(&y->doc, p->key));
+		const char *k = yaml_scalar(yaml_document_get_node(&y->doc, p->key));
 		if (k && !strcmp(k, key))
 			return yaml_document_get_node(&y->doc, p->value);
 	}
@@ -86,19 +86,19 @@ yaml_node_t *yml_get(struct yml *y, yaml_node_t *map, const char *key)
 }
 
 /* YAML null: a missing value, "~" or "null". */
-bool yml_is_null(yaml_node_t *n)
+bool yaml_is_null(yaml_node_t *n)
 {
-	const char *s = yml_scalar(n);
+	const char *s = yaml_scalar(n);
 	return !n || (s && (!*s || !strcmp(s, "~") || !strcmp(s, "null")) &&
 		      n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE);
 }
 
-int yml_double(yaml_node_t *n, const char *what, const char *file, double lo, double *out,
-	       char *err, size_t errlen)
+int yaml_double(yaml_node_t *n, const char *what, const char *file, double lo, double *out,
+		char *err, size_t errlen)
 {
-	if (yml_is_null(n))
+	if (yaml_is_null(n))
 		return 0;
-	const char *s = yml_scalar(n);
+	const char *s = yaml_scalar(n);
 	char *end = NULL;
 	double v = s ? strtod(s, &end) : NAN;
 	if (!s || end == s || *end || !isfinite(v) || v < lo) {
@@ -110,17 +110,17 @@ int yml_double(yaml_node_t *n, const char *what, const char *file, double lo, do
 	return 0;
 }
 
-int yml_long(yaml_node_t *n, const char *what, const char *file, long *out, char *err,
-	     size_t errlen)
+int yaml_long(yaml_node_t *n, const char *what, const char *file, long *out, char *err,
+	      size_t errlen)
 {
 	double v = 0;
-	if (yml_is_null(n))
+	if (yaml_is_null(n))
 		return 0;
-	if (yml_double(n, what, file, 0, &v, err, errlen) < 0)
+	if (yaml_double(n, what, file, 0, &v, err, errlen) < 0)
 		return -1;
 	if (v <= 0 || v > 1e9) {
 		snprintf(err, errlen, "%s: %s must be a positive whole number, got '%s'", file,
-			 what, yml_scalar(n));
+			 what, yaml_scalar(n));
 		return -1;
 	}
 	*out = (long)ceil(v);

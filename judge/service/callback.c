@@ -48,14 +48,14 @@ static size_t on_answer(char *data, size_t size, size_t n, void *arg)
 	return *got > MAX_ANSWER ? 0 : size * n;
 }
 
-/* Sets the URL from the parts req_url_split checked, then reads back what
+/* Sets the URL from the parts request_url_split checked, then reads back what
  * libcurl parsed: its host and port must be those, so no URL that two parsers
  * read differently can send the result to a host the allowlist did not name. */
 static int set_url(CURL *c, CURLU *u, const char *url, char *err, size_t errlen)
 {
 	char host[256], path[4096];
 	int port;
-	if (req_url_split(url, host, sizeof host, &port, path, sizeof path) < 0) {
+	if (request_url_split(url, host, sizeof host, &port, path, sizeof path) < 0) {
 		snprintf(err, errlen, "not an http:// or https:// url: '%.100s'", url);
 		return -1;
 	}
@@ -193,17 +193,17 @@ static int deliver_one(struct callback_sender *s)
 		method = "POST";
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "id", (double)sub.id);
-		cJSON_AddStringToObject(o, "status", sub_status_name(sub.status));
+		cJSON_AddStringToObject(o, "status", status_name(sub.status));
 		cJSON_AddItemToObject(
 		    o, "result", sub.result ? cJSON_Duplicate(sub.result, 1) : cJSON_CreateNull());
 		body = cJSON_PrintUnformatted(o);
 		cJSON_Delete(o);
 	}
 	int status = -1;
-	struct req_error e;
+	struct request_error e;
 	if (!sub.callback_url) {
 		snprintf(err, sizeof err, "no callback_url");
-	} else if (req_callback_url_check(sub.callback_url, s->allowlist, &e) < 0) {
+	} else if (request_callback_url_check(sub.callback_url, s->allowlist, &e) < 0) {
 		/* the allowlist changed since the submission was accepted */
 		snprintf(err, sizeof err, "%s", e.message);
 		attempt = s->attempts; /* do not retry */

@@ -40,7 +40,7 @@ long callback_delivered(const struct callback_sender *s);
 long callback_failed(const struct callback_sender *s);
 
 /* Sends body (len bytes, application/json) with method (POST or PUT) to an http:// or https:// url
- * (as req_url_split reads it) with a timeout for connect, send and the answer
+ * (as request_url_split reads it) with a timeout for connect, send and the answer
  * together; https certificates are checked against ca_file when it is not
  * NULL or empty, else the system's CA store. Needs curl_global_init (done by
  * callback_start). Returns the HTTP status of the answer, or -1 with err. */

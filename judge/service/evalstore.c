@@ -10,9 +10,9 @@
 #include "judge/service/queue.h"
 #include "judge/store/db.h"
 
-int evstore_create(struct db *db, int64_t api_key_id, const char *language, const cJSON *ks,
-		   const cJSON *task_ids, const cJSON *requests, int64_t *id, char *err,
-		   size_t errlen)
+int evalstore_create(struct db *db, int64_t api_key_id, const char *language, const cJSON *ks,
+		     const cJSON *task_ids, const cJSON *requests, int64_t *id, char *err,
+		     size_t errlen)
 {
 	char key[24], prio[8];
 	snprintf(key, sizeof key, "%" PRId64, api_key_id);
@@ -47,7 +47,7 @@ int evstore_create(struct db *db, int64_t api_key_id, const char *language, cons
 	return 0;
 }
 
-void evstore_view_release(struct evstore_view *v)
+void evalstore_view_release(struct evalstore_view *v)
 {
 	for (int i = 0; i < v->n; i++) {
 		free(v->samples[i].task_id);
@@ -59,27 +59,27 @@ void evstore_view_release(struct evstore_view *v)
 	memset(v, 0, sizeof *v);
 }
 
-static void fill_samples(PGresult *r, struct evstore_view *v)
+static void fill_samples(PGresult *r, struct evalstore_view *v)
 {
 	v->n = PQntuples(r);
 	v->samples = xcalloc((size_t)v->n + 1, sizeof *v->samples);
 	for (int i = 0; i < v->n; i++) {
-		struct evstore_sample *s = &v->samples[i];
+		struct evalstore_sample *s = &v->samples[i];
 		s->idx = (int)db_value_ll(r, i, 0);
 		s->task_id = xstrdup(db_value(r, i, 1));
 		s->submission_id = db_value_ll(r, i, 2);
-		if (sub_status_parse(db_value(r, i, 3), &s->status) < 0)
+		if (status_parse(db_value(r, i, 3), &s->status) < 0)
 			s->status = SUB_INTERNAL_ERROR;
 		if (!PQgetisnull(r, i, 4))
 			s->result = cJSON_Parse(db_value(r, i, 4));
-		if (sub_status_is_final(s->status))
+		if (status_is_final(s->status))
 			v->done++;
 		v->queued += s->status == SUB_QUEUED;
 	}
 }
 
-int evstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evstore_view *out, char *err,
-		size_t errlen)
+int evalstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evalstore_view *out,
+		  char *err, size_t errlen)
 {
 	char ids[24], keys[24];
 	memset(out, 0, sizeof *out);
@@ -110,7 +110,7 @@ int evstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evstore_vi
 		     1, p);
 	if (!r) {
 		snprintf(err, errlen, "cannot read the evaluation: %s", db_error(db));
-		evstore_view_release(out);
+		evalstore_view_release(out);
 		return -1;
 	}
 	fill_samples(r, out);
@@ -118,8 +118,8 @@ int evstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evstore_vi
 	return 1;
 }
 
-int evstore_progress(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total,
-		     int64_t *open_id, char *err, size_t errlen)
+int evalstore_progress(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total,
+		       int64_t *open_id, char *err, size_t errlen)
 {
 	char ids[24], keys[24];
 	snprintf(ids, sizeof ids, "%" PRId64, id);

@@ -1,4 +1,4 @@
-/* evalstore (evstore_): evaluation runs in PostgreSQL (migrations/0005).
+/* evalstore (evalstore_): evaluation runs in PostgreSQL (migrations/0005).
  *
  * An evaluation is one row plus one submission per sample, enqueued at bulk
  * priority in the same statement, so the workers grade samples like any other
@@ -27,12 +27,12 @@ struct db;
  * and requests are JSON arrays of the same length (task id strings; normalized
  * requests, model.h). One statement: all or nothing. Returns 0 with *id, or
  * -1 with err. */
-int evstore_create(struct db *db, int64_t api_key_id, const char *language, const cJSON *ks,
-		   const cJSON *task_ids, const cJSON *requests, int64_t *id, char *err,
-		   size_t errlen);
+int evalstore_create(struct db *db, int64_t api_key_id, const char *language, const cJSON *ks,
+		     const cJSON *task_ids, const cJSON *requests, int64_t *id, char *err,
+		     size_t errlen);
 
 /* One sample of an evaluation, as read. */
-struct evstore_sample {
+struct evalstore_sample {
 	int idx;
 	char *task_id;
 	int64_t submission_id;
@@ -40,22 +40,22 @@ struct evstore_sample {
 	cJSON *result; /* NULL while not final */
 };
 
-struct evstore_view {
+struct evalstore_view {
 	int64_t id;
 	char *language;
 	cJSON *ks;
 	int64_t created_ms;
-	struct evstore_sample *samples;
+	struct evalstore_sample *samples;
 	int n;
 	int done; /* samples with a final status */
 	int queued;
 };
 
-/* Reads evaluation id (of api_key_id when > 0) into out (evstore_view_release
+/* Reads evaluation id (of api_key_id when > 0) into out (evalstore_view_release
  * it). Returns 1 found, 0 not found, -1 with err. */
-int evstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evstore_view *out, char *err,
-		size_t errlen);
-void evstore_view_release(struct evstore_view *v);
+int evalstore_get(struct db *db, int64_t id, int64_t api_key_id, struct evalstore_view *out,
+		  char *err, size_t errlen);
+void evalstore_view_release(struct evalstore_view *v);
 
 /* The stream id of evaluation id's progress events ("eval:<id>"). */
 #define EVSTORE_STREAM_FMT "eval:%" PRId64
@@ -66,5 +66,5 @@ void evstore_view_release(struct evstore_view *v);
  * submission of its last sample (by index) not final yet (0 when all are:
  * the one to wait for, which the workers claim last). Returns 1 found, 0 not
  * found, -1 with err. */
-int evstore_progress(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total,
-		     int64_t *open_id, char *err, size_t errlen);
+int evalstore_progress(struct db *db, int64_t id, int64_t api_key_id, int *done, int *total,
+		       int64_t *open_id, char *err, size_t errlen);

@@ -22,7 +22,7 @@ void problemrun_pkg_release(struct problemrun_pkg *pk)
 	if (!pk)
 		return;
 	if (pk->loaded)
-		prob_release(&pk->p);
+		problem_release(&pk->p);
 	problemstore_copy_release(&pk->copy);
 	memset(pk, 0, sizeof *pk);
 	pk->copy.lock_fd = -1;
@@ -36,7 +36,7 @@ static int named(const cJSON *request, const char **id, int *version)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(request, "problem_version");
 	if (!p)
 		return 0;
-	if (!cJSON_IsString(p) || !prob_id_valid(p->valuestring))
+	if (!cJSON_IsString(p) || !problem_id_valid(p->valuestring))
 		return -1;
 	*id = p->valuestring;
 	*version = 0;
@@ -60,7 +60,7 @@ static int load(struct db *db, const struct judge_config *cfg, const struct lang
 	if (rc <= 0)
 		return -1;
 	char lerr[1024];
-	if (prob_load(&pk->p, pk->copy.dir, langs, lerr, sizeof lerr) < 0) {
+	if (problem_load(&pk->p, pk->copy.dir, langs, lerr, sizeof lerr) < 0) {
 		snprintf(err, errlen, "problem '%s' version %d: %s", id, version, lerr);
 		return -1;
 	}
@@ -74,8 +74,8 @@ static int load(struct db *db, const struct judge_config *cfg, const struct lang
 }
 
 int problemrun_load(struct db *db, const struct judge_config *cfg,
-		    const struct lang_registry *langs, const cJSON *request,
-		    int64_t key_id, struct problemrun_pkg *pk, char *err, size_t errlen)
+		    const struct lang_registry *langs, const cJSON *request, int64_t key_id,
+		    struct problemrun_pkg *pk, char *err, size_t errlen)
 {
 	memset(pk, 0, sizeof *pk);
 	pk->copy.lock_fd = -1;

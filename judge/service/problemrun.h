@@ -40,8 +40,8 @@ char *problemrun_cache_dir(const struct judge_config *cfg);
  * problem, -1 with err (the submission's internal_error). Release pk with
  * problemrun_pkg_release either way. */
 int problemrun_load(struct db *db, const struct judge_config *cfg,
-		    const struct lang_registry *langs, const cJSON *request,
-		    int64_t key_id, struct problemrun_pkg *pk, char *err, size_t errlen);
+		    const struct lang_registry *langs, const cJSON *request, int64_t key_id,
+		    struct problemrun_pkg *pk, char *err, size_t errlen);
 void problemrun_pkg_release(struct problemrun_pkg *pk);
 
 /* True when the stored request is a verification job. */

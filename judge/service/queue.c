@@ -54,7 +54,7 @@ static int read_row(const PGresult *r, int row, struct queue_sub *s, char *err, 
 	queue_sub_release(s);
 	s->id = db_value_ll(r, row, 0);
 	const char *st = db_value(r, row, 1);
-	if (!st || sub_status_parse(st, &s->status) < 0) {
+	if (!st || status_parse(st, &s->status) < 0) {
 		snprintf(err, errlen, "submission %" PRId64 " has unknown status '%s'", s->id,
 			 st ? st : "");
 		return -1;
@@ -294,7 +294,7 @@ int queue_extend(struct db *db, int64_t id, const char *worker, int attempt, lon
 /* The state stored for status and its result: only a final one ends a claim. */
 static enum sub_status finish_status(enum sub_status st, const cJSON *result)
 {
-	return result && sub_status_is_final(st) && (unsigned)st < SUB_STATUS_COUNT
+	return result && status_is_final(st) && (unsigned)st < SUB_STATUS_COUNT
 		   ? st
 		   : SUB_INTERNAL_ERROR;
 }
@@ -332,11 +332,10 @@ int queue_finish(struct db *db, int64_t id, const char *worker, int attempt, enu
 {
 	enum sub_status st = finish_status(status, result);
 	char *json = finish_json(status, result);
-	int rc =
-	    on_claim(db,
-		     "WITH u AS (" FINISH_UPDATE ") "
-		     "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', " DONE_PAYLOAD ") FROM u",
-		     id, worker, attempt, sub_status_name(st), json, "cannot finish", err, errlen);
+	int rc = on_claim(db,
+			  "WITH u AS (" FINISH_UPDATE ") "
+			  "SELECT pg_notify('" QUEUE_CHANNEL_DONE "', " DONE_PAYLOAD ") FROM u",
+			  id, worker, attempt, status_name(st), json, "cannot finish", err, errlen);
 	free(json);
 	return rc;
 }
@@ -353,7 +352,7 @@ int queue_finish_claim(struct db *db, int64_t id, const char *worker, int attemp
 	snprintf(att, sizeof att, "%d", attempt);
 	snprintf(lease, sizeof lease, "%ld", lease_ms);
 	snprintf(lead, sizeof lead, "%ld", lead_ms);
-	const char *p[] = {ids, worker, att, sub_status_name(st), json, lease, lead};
+	const char *p[] = {ids, worker, att, status_name(st), json, lease, lead};
 	/* the finished row was never 'queued', so the claim cannot pick it; n
 	 * must be read by the outer query, or its NOTIFY would not run, and c
 	 * (volatile: never inlined) runs once. One row always: the claim's columns
@@ -457,7 +456,7 @@ int queue_counts(struct db *db, long counts[SUB_STATUS_COUNT], char *err, size_t
 		counts[i] = 0;
 	for (int i = 0; i < PQntuples(r); i++) {
 		enum sub_status st;
-		if (sub_status_parse(PQgetvalue(r, i, 0), &st) == 0)
+		if (status_parse(PQgetvalue(r, i, 0), &st) == 0)
 			counts[st] = (long)db_value_ll(r, i, 1);
 	}
 	PQclear(r);

@@ -11,7 +11,7 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 
-int slot_take(const char *box_root, enum slot_kind kind, int *fd_out)
+int slots_take(const char *box_root, enum slot_kind kind, int *fd_out)
 {
 	int first = kind == SLOT_SESSION ? SLOT_GRADE_END : SLOT_CLI_END;
 	int end = kind == SLOT_SESSION ? SLOT_LOCKS_MAX : SLOT_GRADE_END;

@@ -22,4 +22,4 @@ enum slot_kind { SLOT_GRADE, SLOT_SESSION };
 
 /* Takes the lowest free slot number of kind's range. Returns it with *fd
  * (close it to give the number back), or -1 (logged). */
-int slot_take(const char *box_root, enum slot_kind kind, int *fd);
+int slots_take(const char *box_root, enum slot_kind kind, int *fd);

@@ -345,7 +345,7 @@ int waiter_wait(struct waiter_hub *h, struct db_pool *pool, int64_t id, int64_t 
 			ret = 2;
 			break;
 		}
-		if (sub_status_is_final(out->status)) {
+		if (status_is_final(out->status)) {
 			ret = 1;
 			break;
 		}

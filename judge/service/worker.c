@@ -119,7 +119,7 @@ static bool finish_claim(struct slot *s, struct db *db, const struct queue_sub *
 			 enum sub_status st, const cJSON *result, long ms, struct queue_sub *next)
 {
 	char err[512];
-	const char *status = sub_status_name(st);
+	const char *status = status_name(st);
 	for (int tries = 0;; tries++) {
 		bool claimed = false;
 		int rc = atomic_load(&s->w->stopping)
@@ -570,7 +570,7 @@ static int start_slots(struct worker *w, const char *host)
 	for (int i = 0; i < w->nslots; i++) {
 		struct slot *s = &w->slots[i];
 		s->w = w;
-		s->index = slot_take(w->cfg->box_root, SLOT_GRADE, &s->lock_fd);
+		s->index = slots_take(w->cfg->box_root, SLOT_GRADE, &s->lock_fd);
 		if (s->index < 0) {
 			atomic_store(&s->done, true);
 			break;

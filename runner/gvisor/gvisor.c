@@ -6,7 +6,7 @@
  * Sandboxes are started ahead of need, in a pool per runtime (gvpool.c: pools,
  * the refill thread, the reapers). This file is the run path: it takes an
  * entry, binds the box in, sends a job to box_init inside and turns what came
- * back into facts for run_verdict (verdict.c).
+ * back into facts for verdict_decide (verdict.c).
  *
  * Sessions. An entry serves the runs of one workspace (its tests, run after
  * run) for one runtime. It is destroyed as soon as a run does not end cleanly
@@ -227,13 +227,13 @@ static void gather_facts(const struct run_spec *spec, const struct run_result *r
 	long long own = st->maxrss_kb - st->file_rss_kb;
 	f->peak_kb = (long)(own > st->peak_tree_kb ? own : st->peak_tree_kb);
 	if (st->kind == BX_SETUP_FAILED) {
-		run_facts_fault(f, "gvisor init failed at step %u: %s", st->setup_step,
-				strerror(st->err));
+		verdict_fault(f, "gvisor init failed at step %u: %s", st->setup_step,
+			      strerror(st->err));
 		return;
 	}
 	if (st->kind == BX_EXEC_FAILED) {
-		run_facts_fault(f, "cannot execute '%s' in the gvisor sandbox: %s", spec->argv[0],
-				strerror(st->err));
+		verdict_fault(f, "cannot execute '%s' in the gvisor sandbox: %s", spec->argv[0],
+			      strerror(st->err));
 		return;
 	}
 	f->end = st->kind == BX_SIGNALED ? RUN_END_SIGNALED : RUN_END_EXITED;
@@ -462,13 +462,13 @@ again:
 	res->err_truncated = c.err_truncated;
 	res->out_truncated = c.out_truncated;
 	struct run_facts f;
-	run_facts_init(&f);
+	verdict_facts_init(&f);
 	gather_facts(spec, res, stp, end, e, host_oom, &f);
 	f.capture_failed = end == CAPTURE_FAILED;
 	f.capture_errno = c.error;
 	if (!stp)
 		f.wall_us = t_done - t_sent;
-	run_verdict(&f, &spec->limits, res);
+	verdict_decide(&f, &spec->limits, res);
 	if (spec->limits.stdout_bytes > 0 && res->out.len > (size_t)spec->limits.stdout_bytes) {
 		res->out.len = (size_t)spec->limits.stdout_bytes;
 		res->out.buf[res->out.len] = 0;
@@ -659,7 +659,7 @@ static void gvisor_proc_wait(struct sandbox_proc *p, int64_t deadline_us, struct
 	const char *argv[] = {gp->argv0, NULL};
 	struct run_spec spec = {.argv = argv, .limits = p->limits};
 	struct run_facts f;
-	run_facts_init(&f);
+	verdict_facts_init(&f);
 	gather_facts(&spec, res, have ? &st : NULL, late ? CAPTURE_DEADLINE : CAPTURE_DONE, gp->e,
 		     host_oom, &f);
 	if (!have && gp->killed && !late) {
@@ -668,7 +668,7 @@ static void gvisor_proc_wait(struct sandbox_proc *p, int64_t deadline_us, struct
 	}
 	if (!have)
 		f.wall_us = clock_mono_us() - p->t0_us;
-	run_verdict(&f, &p->limits, res);
+	verdict_decide(&f, &p->limits, res);
 	gvhost_fmt(res->sandbox_id, sizeof(res->sandbox_id), "%s", gp->e->id);
 	gvpool_discard(gp->e);
 	gp->e = NULL;

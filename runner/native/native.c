@@ -394,7 +394,7 @@ static pid_t start_init(struct sandbox *sb, const struct init_spawn *spawn, stru
 	return pid < 0 ? -1 : (pid_t)pid;
 }
 
-/* What the run showed, for run_verdict: the cgroup's counters, how the capture
+/* What the run showed, for verdict_decide: the cgroup's counters, how the capture
  * ended, init's reports and init's own end (si). */
 static void end_facts(struct run_facts *f, const struct nsinit_plan *p, struct cg *cg,
 		      enum capture_end end, const struct capture *cap, bool cpu_over,
@@ -402,7 +402,7 @@ static void end_facts(struct run_facts *f, const struct nsinit_plan *p, struct c
 		      const siginfo_t *si)
 {
 	char msg[256];
-	run_facts_init(f);
+	verdict_facts_init(f);
 	long peak = 0, ooms = 0;
 	cg_cpu_us(cg, &f->cpu_us);
 	if (cg_memory_peak_kb(cg, &peak) < 0)
@@ -417,7 +417,7 @@ static void end_facts(struct run_facts *f, const struct nsinit_plan *p, struct c
 	f->capture_errno = cap->error;
 	if (fail_rep->type) {
 		nsplan_explain(p, fail_rep, msg, sizeof msg);
-		run_facts_fault(f, "%s", msg);
+		verdict_fault(f, "%s", msg);
 	}
 	if (exit_rep->type == NSINIT_EXIT && WIFSIGNALED(exit_rep->status)) {
 		f->end = RUN_END_SIGNALED;
@@ -679,7 +679,7 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	struct run_facts f;
 	end_facts(&f, p, &cg, end, &cap, ts.over, &exit_rep, &fail_rep, &si);
 	f.wall_us = clock_mono_us() - t0;
-	run_verdict(&f, l, res);
+	verdict_decide(&f, l, res);
 	goto out;
 
 kill:
@@ -1027,7 +1027,7 @@ static void native_proc_wait(struct sandbox_proc *p, int64_t deadline_us, struct
 		f.code = SIGKILL;
 	}
 	f.wall_us = clock_mono_us() - p->t0_us;
-	run_verdict(&f, &p->limits, res);
+	verdict_decide(&f, &p->limits, res);
 	native_proc_end(np);
 }
 

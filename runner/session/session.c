@@ -436,10 +436,10 @@ static bool frames(struct session *s)
 		/* payloads are read as text where they are text (pids, statuses) */
 		char saved = nl[1 + len];
 		nl[1 + len] = 0;
-		lock(s);
+		session_lock(s);
 		on_frame(s, op, id, nl + 1, len);
 		pthread_cond_broadcast(&s->cond);
-		unlock(s);
+		session_unlock(s);
 		nl[1 + len] = saved;
 		at += head + len;
 	}
@@ -485,10 +485,10 @@ static void *reader_main(void *arg)
 			break;
 		}
 	}
-	lock(s);
+	session_lock(s);
 	s->gone = true;
 	pthread_cond_broadcast(&s->cond);
-	unlock(s);
+	session_unlock(s);
 	return NULL;
 }
 
@@ -517,7 +517,7 @@ static void sandbox_end(struct session *s, const char *why)
 	char drop;
 	while (read(s->wake[0], &drop, 1) == 1)
 		;
-	lock(s);
+	session_lock(s);
 	s->gone = true;
 	s->ready = false;
 	strbuf_reset(&s->rbuf);
@@ -528,7 +528,7 @@ static void sandbox_end(struct session *s, const char *why)
 		if (s->ctx[i].state != CTX_FREE)
 			s->ctx[i].state = CTX_DEAD;
 	pthread_cond_broadcast(&s->cond);
-	unlock(s);
+	session_unlock(s);
 }
 
 /* Starts sessd in a live sandbox around the box and waits for its R. 0 or -1 with err. */
@@ -566,9 +566,9 @@ static int sandbox_begin(struct session *s, char *err, size_t errlen)
 	free(ro);
 	if (rc < 0)
 		return -1;
-	lock(s);
+	session_lock(s);
 	s->gone = s->ready = false;
-	unlock(s);
+	session_unlock(s);
 	if (pthread_create(&s->reader, NULL, reader_main, s)) {
 		snprintf(err, errlen, "cannot start the session's reader thread");
 		sandbox_end(s, "the session could not start");
@@ -577,11 +577,11 @@ static int sandbox_begin(struct session *s, char *err, size_t errlen)
 	s->reader_on = true;
 	long timeout = s->spec.start_timeout_ms > 0 ? s->spec.start_timeout_ms : START_TIMEOUT_MS;
 	int64_t deadline = clock_mono_ms() + timeout;
-	lock(s);
+	session_lock(s);
 	while (!s->ready && !s->gone && clock_mono_ms() < deadline)
-		wait_until(s, deadline);
+		session_wait_until(s, deadline);
 	bool ready = s->ready;
-	unlock(s);
+	session_unlock(s);
 	if (!ready) {
 		snprintf(err, errlen, "the session's sandbox did not start sessd within %ld ms",
 			 timeout);
@@ -617,7 +617,7 @@ static int ctx_launch(struct session *s, struct context *c, char *err, size_t er
 		n++;
 	char tokenvar[TOKEN_HEX + 16];
 	const char **env = xcalloc(n + 2, sizeof *env);
-	lock(s);
+	session_lock(s);
 	unsigned long old = c->sid;
 	new_token(c->token);
 	c->sid = ++s->next_sid;
@@ -627,7 +627,7 @@ static int ctx_launch(struct session *s, struct context *c, char *err, size_t er
 	strbuf_reset(&c->errout);
 	strbuf_reset(&c->reply);
 	unsigned long sid = c->sid;
-	unlock(s);
+	session_unlock(s);
 	if (old)
 		session_send_signal(s, old, SIGKILL); /* the old driver's group, if any is left */
 	snprintf(tokenvar, sizeof tokenvar, "JUDGE_TOKEN=%.*s", TOKEN_HEX, c->token);
@@ -638,10 +638,10 @@ static int ctx_launch(struct session *s, struct context *c, char *err, size_t er
 	free(env);
 	long timeout = s->spec.start_timeout_ms > 0 ? s->spec.start_timeout_ms : START_TIMEOUT_MS;
 	int64_t deadline = clock_mono_ms() + timeout;
-	lock(s);
+	session_lock(s);
 	while (rc == 0 && !c->got_reply && !c->failed && !c->ended && !s->gone &&
 	       clock_mono_ms() < deadline)
-		wait_until(s, deadline);
+		session_wait_until(s, deadline);
 	int ret = -1;
 	if (rc < 0)
 		snprintf(err, errlen, "cannot reach the session's sessd: %s", strerror(-rc));
@@ -662,7 +662,7 @@ static int ctx_launch(struct session *s, struct context *c, char *err, size_t er
 		snprintf(err, errlen, "the driver did not get ready within %ld ms", timeout);
 	c->state = ret == 0 ? CTX_READY : CTX_DEAD;
 	strbuf_reset(&c->errout);
-	unlock(s);
+	session_unlock(s);
 	if (ret < 0 && rc == 0)
 		session_send_signal(s, sid, SIGKILL);
 	return ret;
@@ -807,23 +807,23 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 	long cpu0 = 0, ooms0 = 0;
 	sandbox_proc_usage(s->proc, &cpu0, NULL);
 	sandbox_proc_oom_kills(s->proc, &ooms0);
-	lock(s);
+	session_lock(s);
 	c->cell = &run;
 	c->drained = c->ended = false;
 	ctx_scan(c); /* what it printed between cells is this cell's */
 	unsigned long sid = c->sid;
-	unlock(s);
+	session_unlock(s);
 	int64_t t0 = clock_mono_ms(), interrupt_at = 0;
 	enum run_status why = RUN_TIMEOUT;
 	bool deaf = false;
 	int sent = send_cell(s, sid, cell, t0 + wall_ms);
-	lock(s);
+	session_lock(s);
 	while (sent == 0 && !run.replied && !run.malformed && !c->ended && !s->gone) {
-		wait_until(s, clock_mono_ms() + POLL_MS);
+		session_wait_until(s, clock_mono_ms() + POLL_MS);
 		if (run.replied || run.malformed || c->ended || s->gone)
 			break;
 		bool drained = c->drained;
-		unlock(s);
+		session_unlock(s);
 		long cpu = 0, mem = 0;
 		if (sandbox_proc_usage(s->proc, &cpu, &mem) == 0) {
 			res->cpu_ms = cpu - cpu0;
@@ -833,7 +833,7 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 		int64_t now = clock_mono_ms();
 		if (now - t0 > wall_ms && !drained && !interrupt_at) {
 			deaf = true; /* it never took the whole cell */
-			lock(s);
+			session_lock(s);
 			break;
 		}
 		bool over = res->out_truncated || res->cpu_ms > cpu_ms || now - t0 > wall_ms;
@@ -842,14 +842,14 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 			interrupt_at = now;
 			session_send_signal(s, sid, SIGINT);
 		}
-		lock(s);
+		session_lock(s);
 		if (interrupt_at && now - interrupt_at > INTERRUPT_GRACE_MS)
 			break;
 	}
 	c->cell = NULL;
 	bool replied = run.replied, ended = c->ended, gone = s->gone;
 	int status = c->status;
-	unlock(s);
+	session_unlock(s);
 	long cpu = 0, ooms = 0;
 	if (!gone && sandbox_proc_usage(s->proc, &cpu, NULL) == 0)
 		res->cpu_ms = cpu - cpu0;
@@ -907,10 +907,10 @@ int session_exec(struct session *s, const struct cell_spec *cell, struct cell_re
 		return -1;
 	cell_result_reset(res);
 	struct context *c = &s->ctx[cell->context];
-	lock(s);
+	session_lock(s);
 	bool free_ctx = c->state == CTX_FREE, lost = c->state_lost;
 	c->state_lost = false;
-	unlock(s);
+	session_unlock(s);
 	if (free_ctx)
 		return -1;
 	enum run_status st;
@@ -1035,9 +1035,9 @@ void session_kill(struct session *s)
 {
 	if (!s)
 		return;
-	lock(s);
+	session_lock(s);
 	s->halted = true;
-	unlock(s);
+	session_unlock(s);
 	pthread_mutex_lock(&s->wlock);
 	if (s->proc)
 		sandbox_proc_signal(s->proc, SIGKILL);
@@ -1086,13 +1086,13 @@ int session_context_start(struct session *s, const struct session_driver *d, con
 		snprintf(err, errlen, "invalid driver");
 		return -1;
 	}
-	lock(s);
+	session_lock(s);
 	int i = 1;
 	while (i < SESSION_MAX_CONTEXTS && s->ctx[i].state != CTX_FREE)
 		i++;
 	if (i < SESSION_MAX_CONTEXTS)
 		ctx_set(&s->ctx[i], d->argv, d->env, cwd);
-	unlock(s);
+	session_unlock(s);
 	if (i == SESSION_MAX_CONTEXTS) {
 		snprintf(err, errlen, "too many contexts: a session holds at most %d",
 			 SESSION_MAX_CONTEXTS);
@@ -1105,9 +1105,9 @@ int session_context_start(struct session *s, const struct session_driver *d, con
 		     : 0;
 	pthread_mutex_unlock(&s->plock);
 	if (rc < 0) {
-		lock(s);
+		session_lock(s);
 		ctx_clear(&s->ctx[i]);
-		unlock(s);
+		session_unlock(s);
 		return -1;
 	}
 	*ctx = i;
@@ -1131,10 +1131,10 @@ int session_context_stop(struct session *s, int ctx)
 {
 	if (ctx <= 0 || ctx >= SESSION_MAX_CONTEXTS || s->ctx[ctx].state == CTX_FREE)
 		return -1;
-	lock(s);
+	session_lock(s);
 	unsigned long sid = s->ctx[ctx].sid;
 	ctx_clear(&s->ctx[ctx]);
-	unlock(s);
+	session_unlock(s);
 	session_send_signal(s, sid, SIGKILL);
 	return 0;
 }

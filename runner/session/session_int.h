@@ -81,19 +81,19 @@ struct session {
 	struct strbuf rbuf; /* the reader's frames read so far */
 };
 
-static inline void lock(struct session *s)
+static inline void session_lock(struct session *s)
 {
 	pthread_mutex_lock(&s->lock);
 }
 
-static inline void unlock(struct session *s)
+static inline void session_unlock(struct session *s)
 {
 	pthread_mutex_unlock(&s->lock);
 }
 
 /* Waits on the session's condition until deadline (clock_mono_ms), at most
  * POLL_MS; lock held. */
-static inline void wait_until(struct session *s, int64_t deadline_ms)
+static inline void session_wait_until(struct session *s, int64_t deadline_ms)
 {
 	int64_t left = deadline_ms - clock_mono_ms();
 	struct timespec ts = clock_mono_after(left < 0 ? 0 : left > POLL_MS ? POLL_MS : left);

@@ -176,10 +176,10 @@ int session_proc_start(struct session *s, const struct session_proc_spec *spec, 
 	pthread_mutex_unlock(&s->plock);
 	if (up < 0)
 		return -1;
-	lock(s);
+	session_lock(s);
 	struct proc *p = proc_slot(s);
 	if (!p) {
-		unlock(s);
+		session_unlock(s);
 		snprintf(err, errlen, "too many processes: a session runs at most %d at once",
 			 SESSION_MAX_PROCS);
 		return -1;
@@ -198,15 +198,15 @@ int session_proc_start(struct session *s, const struct session_proc_spec *spec, 
 	p->arg = spec->arg;
 	long id = p->pid;
 	unsigned long sid = p->sid;
-	unlock(s);
+	session_unlock(s);
 	int rc = session_send_spawn(s, sid, spec->stdin_open, spec->cwd, spec->timeout_ms,
 				    spec->argv, spec->env);
 	int64_t deadline = clock_mono_ms() + SEND_TIMEOUT_MS;
-	lock(s);
+	session_lock(s);
 	p = proc_find(s, id);
 	while (rc == 0 && p && !p->started && !p->failed && !s->gone &&
 	       clock_mono_ms() < deadline) {
-		wait_until(s, deadline);
+		session_wait_until(s, deadline);
 		p = proc_find(s, id);
 	}
 	int ret = -1;
@@ -225,7 +225,7 @@ int session_proc_start(struct session *s, const struct session_proc_spec *spec, 
 		p->on_exit = NULL; /* it never started: nothing to report */
 		session_proc_clear(p);
 	}
-	unlock(s);
+	session_unlock(s);
 	if (ret == 0)
 		*pid = id;
 	return ret;
@@ -234,7 +234,7 @@ int session_proc_start(struct session *s, const struct session_proc_spec *spec, 
 /* The sessd id of running process pid with an open stdin, or 0 with *rc. */
 static unsigned long stdin_of(struct session *s, long pid, bool closing, int *rc)
 {
-	lock(s);
+	session_lock(s);
 	struct proc *p = proc_find(s, pid);
 	unsigned long sid = 0;
 	*rc = !p || !p->running ? -ESRCH : !p->stdin_open || p->stdin_closed ? -EPIPE : 0;
@@ -242,7 +242,7 @@ static unsigned long stdin_of(struct session *s, long pid, bool closing, int *rc
 		sid = p->sid;
 		p->stdin_closed = closing;
 	}
-	unlock(s);
+	session_unlock(s);
 	return sid;
 }
 
@@ -266,10 +266,10 @@ int session_proc_close_stdin(struct session *s, long pid)
 
 int session_proc_signal(struct session *s, long pid, int sig)
 {
-	lock(s);
+	session_lock(s);
 	struct proc *p = proc_find(s, pid);
 	unsigned long sid = p && p->running ? p->sid : 0;
-	unlock(s);
+	session_unlock(s);
 	if (!sid)
 		return -ESRCH;
 	session_send_signal(s, sid, sig);
@@ -279,15 +279,15 @@ int session_proc_signal(struct session *s, long pid, int sig)
 int session_proc_get(struct session *s, long pid, long timeout_ms, struct session_proc_info *out)
 {
 	int64_t deadline = clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
-	lock(s);
+	session_lock(s);
 	struct proc *p = proc_find(s, pid);
 	while (p && p->running && !s->gone && clock_mono_ms() < deadline) {
-		wait_until(s, deadline);
+		session_wait_until(s, deadline);
 		p = proc_find(s, pid);
 	}
 	if (p)
 		proc_info(p, out);
-	unlock(s);
+	session_unlock(s);
 	return p ? 0 : -ESRCH;
 }
 
@@ -302,11 +302,11 @@ int session_proc_list(struct session *s, struct session_proc_info **out, size_t 
 {
 	*out = xcalloc(SESSION_MAX_PROCS, sizeof **out);
 	*n = 0;
-	lock(s);
+	session_lock(s);
 	for (int i = 0; i < SESSION_MAX_PROCS; i++)
 		if (s->procs[i].used && (s->procs[i].started || s->procs[i].failed))
 			proc_info(&s->procs[i], &(*out)[(*n)++]);
-	unlock(s);
+	session_unlock(s);
 	qsort(*out, *n, sizeof **out, by_pid);
 	return 0;
 }

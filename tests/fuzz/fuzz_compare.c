@@ -1,4 +1,4 @@
-/* fuzz_compare: libFuzzer target for cmp_compare (all modes, flags from the input).
+/* fuzz_compare: libFuzzer target for compare_outputs (all modes, flags from the input).
  *
  * Input: [mode][flags][len lo][len hi] expected (len bytes, or what there is) got (the rest).
  * Besides "no crash, no sanitizer report", it checks invariants and aborts when
@@ -16,7 +16,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_fb(const struct cmp_feedback *fb, enum cmp_outcome r)
+static void check_fb(const struct compare_feedback *fb, enum compare_outcome r)
 {
 	const char *s[] = {fb->expected, fb->got, fb->message};
 	size_t caps[] = {sizeof(fb->expected), sizeof(fb->got), sizeof(fb->message)};
@@ -37,14 +37,14 @@ static void check_fb(const struct cmp_feedback *fb, enum cmp_outcome r)
 	}
 }
 
-static enum cmp_outcome run(const struct cmp_opts *o, const char *e, size_t en, const char *g,
+static enum compare_outcome run(const struct compare_options *o, const char *e, size_t en, const char *g,
 			    size_t gn)
 {
-	struct cmp_feedback fb;
-	enum cmp_outcome r = cmp_compare(o, e, en, g, gn, &fb);
+	struct compare_feedback fb;
+	enum compare_outcome r = compare_outputs(o, e, en, g, gn, &fb);
 	check_fb(&fb, r);
 	if (r == CMP_ERROR && o->mode != CMP_REGEX) {
-		fprintf(stderr, "error in mode %s: %s\n", cmp_mode_name(o->mode), fb.message);
+		fprintf(stderr, "error in mode %s: %s\n", compare_mode_name(o->mode), fb.message);
 		abort();
 	}
 	return r;
@@ -62,9 +62,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 4)
 		return 0;
-	static const enum cmp_mode modes[] = {CMP_EXACT, CMP_LINES, CMP_TOKENS, CMP_UNORDERED,
+	static const enum compare_mode modes[] = {CMP_EXACT, CMP_LINES, CMP_TOKENS, CMP_UNORDERED,
 					      CMP_REGEX};
-	enum cmp_mode mode = modes[data[0] % 5];
+	enum compare_mode mode = modes[data[0] % 5];
 	uint8_t fl = data[1];
 	size_t len = (size_t)data[2] | (size_t)data[3] << 8;
 	data += 4, size -= 4;
@@ -78,8 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(g, data + len, size - len);
 	size_t en = len, gn = size - len;
 
-	struct cmp_opts o;
-	cmp_opts_init(&o, mode);
+	struct compare_options o;
+	compare_options_init(&o, mode);
 	o.case_sensitive = fl & 1;
 	o.space_change_sensitive = fl & 2;
 	o.unordered_tokens = fl & 4;
@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.regex_match_limit = 20000; /* keeps runs fast; the limit path gets fuzzed too */
 	o.regex_heap_limit_kib = 4096;
 
-	enum cmp_outcome r = run(&o, e, en, g, gn);
+	enum compare_outcome r = run(&o, e, en, g, gn);
 	if (mode != CMP_REGEX) {
 		must(run(&o, e, en, e, en) == CMP_MATCH, "expected compared with itself");
 		must(run(&o, g, gn, g, gn) == CMP_MATCH, "output compared with itself");
@@ -105,15 +105,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mode == CMP_EXACT)
 		must((r == CMP_MATCH) == (en == gn && !memcmp(e, g, en)), "exact is memcmp");
 	if (mode == CMP_LINES && r == CMP_MATCH) {
-		struct cmp_opts t;
-		cmp_opts_init(&t, CMP_TOKENS);
+		struct compare_options t;
+		compare_options_init(&t, CMP_TOKENS);
 		t.case_sensitive = true;
 		must(run(&t, e, en, g, gn) == CMP_MATCH, "lines-equal implies tokens-equal");
-		cmp_opts_init(&t, CMP_UNORDERED);
+		compare_options_init(&t, CMP_UNORDERED);
 		must(run(&t, e, en, g, gn) == CMP_MATCH, "lines-equal implies unordered-equal");
 	}
 	if (mode == CMP_TOKENS && r == CMP_MATCH && !o.space_change_sensitive) {
-		struct cmp_opts t = o;
+		struct compare_options t = o;
 		t.mode = CMP_UNORDERED;
 		t.unordered_tokens = true;
 		must(run(&t, e, en, g, gn) == CMP_MATCH,

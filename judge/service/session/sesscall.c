@@ -171,7 +171,7 @@ void sess_call_init(struct sess_call *c, enum scall_kind k)
 	memset(c, 0, sizeof *c);
 	c->kind = k;
 	strbuf_init(&c->body);
-	cmp_opts_init(&c->exec.cmp, CMP_LINES);
+	compare_options_init(&c->exec.cmp, CMP_LINES);
 }
 
 void sess_call_release(struct sess_call *c)
@@ -430,7 +430,7 @@ static void store_cell(cJSON *o, const struct sess_cell *c)
 	if (c->message[0])
 		add_text(o, "message", c->message);
 	if (c->has_verdict)
-		add_text(o, "verdict", sub_status_name(c->verdict));
+		add_text(o, "verdict", status_name(c->verdict));
 	if (c->feedback.present) {
 		const struct grade_feedback *f = &c->feedback;
 		cJSON *fo = cJSON_AddObjectToObject(o, "feedback");
@@ -472,7 +472,7 @@ static void load_cell(const cJSON *o, struct sess_cell *c)
 	c->restarted = bool_of(o, "restarted");
 	copy(c->message, sizeof c->message, str_of(o, "message"));
 	const char *v = str_of(o, "verdict");
-	c->has_verdict = v && sub_status_parse(v, &c->verdict) == 0;
+	c->has_verdict = v && status_parse(v, &c->verdict) == 0;
 	const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, "feedback");
 	if (cJSON_IsObject(f)) {
 		struct grade_feedback *fb = &c->feedback;

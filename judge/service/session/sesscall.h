@@ -120,7 +120,7 @@ struct sess_call {
 		long timeout_ms;  /* 0: the session's limits */
 		char *expected;	  /* NULL: no verdict */
 		bool has_compare; /* false: lines */
-		struct cmp_opts cmp;
+		struct compare_options cmp;
 		bool stream; /* its output is streamed (cell:<call id>, judge/api/sse.h) */
 	} exec;
 	struct {

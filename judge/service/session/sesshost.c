@@ -265,7 +265,7 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 	const char *why = NULL;
 	if (!s->env.lang || !s->env.lang->session_argv)
 		why = "the worker lacks the language";
-	else if ((s->slot = slot_take(h->cfg->box_root, SLOT_SESSION, &s->slot_fd)) < 0)
+	else if ((s->slot = slots_take(h->cfg->box_root, SLOT_SESSION, &s->slot_fd)) < 0)
 		why = "no sandbox slot is free";
 	if (s->env.lang)
 		sessrun_env_init(&s->env);

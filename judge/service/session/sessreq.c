@@ -25,7 +25,7 @@ static const cJSON *field(const cJSON *o, const char *name)
 }
 
 static int known_keys(const cJSON *o, const char *const *keys, const char *where,
-		      struct req_error *e)
+		      struct request_error *e)
 {
 	const cJSON *it;
 	cJSON_ArrayForEach(it, o)
@@ -34,42 +34,43 @@ static int known_keys(const cJSON *o, const char *const *keys, const char *where
 		for (size_t i = 0; keys[i] && !ok; i++)
 			ok = it->string && !strcmp(it->string, keys[i]);
 		if (!ok)
-			return req_fail(e, 422, "invalid_field", "unknown field '%s%.60s'", where,
-					it->string ? it->string : "");
+			return request_fail(e, 422, "invalid_field", "unknown field '%s%.60s'",
+					    where, it->string ? it->string : "");
 	}
 	return 0;
 }
 
 /* An integer in [lo, hi]; absent leaves *out as it is. */
 static int get_long(const cJSON *o, const char *name, const char *where, long lo, long hi,
-		    long *out, struct req_error *e)
+		    long *out, struct request_error *e)
 {
 	const cJSON *v = field(o, name);
 	if (!v)
 		return 0;
 	double d = cJSON_IsNumber(v) ? v->valuedouble : -1e300;
 	if (!cJSON_IsNumber(v) || d != d || d < (double)lo || d > (double)hi || d != (long)d)
-		return req_fail(e, 422, "invalid_field",
-				"%s%s must be a whole number from %ld to %ld", where, name, lo, hi);
+		return request_fail(e, 422, "invalid_field",
+				    "%s%s must be a whole number from %ld to %ld", where, name, lo,
+				    hi);
 	*out = (long)d;
 	return 0;
 }
 
 /* A string of at most max_kb KiB of UTF-8 text; absent leaves *out NULL. */
 static int get_text(const cJSON *o, const char *name, bool required, long max_kb, const char **out,
-		    struct req_error *e)
+		    struct request_error *e)
 {
 	const cJSON *v = field(o, name);
 	*out = NULL;
 	if (!v)
-		return required ? req_fail(e, 422, "missing_field", "%s is required", name) : 0;
+		return required ? request_fail(e, 422, "missing_field", "%s is required", name) : 0;
 	if (!cJSON_IsString(v))
-		return req_fail(e, 422, "invalid_field", "%s must be a string", name);
+		return request_fail(e, 422, "invalid_field", "%s must be a string", name);
 	size_t n = strlen(v->valuestring);
 	if (n > (size_t)max_kb * 1024)
-		return req_fail(e, 413, "too_large", "%s is larger than %ld KiB", name, max_kb);
+		return request_fail(e, 413, "too_large", "%s is larger than %ld KiB", name, max_kb);
 	if (!utf8_valid_text(v->valuestring, n))
-		return req_fail(e, 422, "invalid_encoding", "%s must be UTF-8 text", name);
+		return request_fail(e, 422, "invalid_encoding", "%s must be UTF-8 text", name);
 	*out = v->valuestring;
 	return 0;
 }
@@ -80,47 +81,47 @@ static bool has_sessions(const struct lang *l)
 }
 
 const struct lang *sessreq_language(const struct lang_registry *langs, const char *name,
-				    struct req_error *e)
+				    struct request_error *e)
 {
 	const struct lang *l = lang_lookup(langs, name);
 	if (l && l->session_argv)
 		return l;
 	if (l) {
-		req_fail(e, 422, "unknown_language", "language '%.40s' has no sessions", name);
+		request_fail(e, 422, "unknown_language", "language '%.40s' has no sessions", name);
 		return NULL;
 	}
 	struct strbuf names = STRBUF_INIT;
 	lang_names(langs, has_sessions, "or", &names);
-	req_fail(e, 422, "unknown_language", "unknown language '%.40s' (%s)", name, names.buf);
+	request_fail(e, 422, "unknown_language", "unknown language '%.40s' (%s)", name, names.buf);
 	strbuf_release(&names);
 	return NULL;
 }
 
 /* A limit of the create body in range r; absent leaves *out as it is. */
 static int get_limit(const cJSON *o, const char *name, struct limits_range r, long *out,
-		     struct req_error *e)
+		     struct request_error *e)
 {
 	return get_long(o, name, "limits.", r.lo, r.hi, out, e);
 }
 
 /* limits.cpus: a number of CPUs (fractions too) within r (thousandths), into
  * *millis; absent leaves it as it is. */
-static int get_cpus(const cJSON *o, struct limits_range r, long *millis, struct req_error *e)
+static int get_cpus(const cJSON *o, struct limits_range r, long *millis, struct request_error *e)
 {
 	const cJSON *v = field(o, "cpus");
 	if (!v)
 		return 0;
 	double d = cJSON_IsNumber(v) ? v->valuedouble * 1000 : -1e300;
 	if (!cJSON_IsNumber(v) || d != d || d < (double)r.lo - 1e-6 || d > (double)r.hi + 1e-6)
-		return req_fail(e, 422, "invalid_field",
-				"limits.cpus must be a number from %g to %g", (double)r.lo / 1000,
-				(double)r.hi / 1000);
+		return request_fail(e, 422, "invalid_field",
+				    "limits.cpus must be a number from %g to %g",
+				    (double)r.lo / 1000, (double)r.hi / 1000);
 	*millis = (long)(d + 0.5);
 	return 0;
 }
 
 static int create_limits(const struct judge_config *cfg, const cJSON *in, struct limits_session *l,
-			 struct req_error *e)
+			 struct request_error *e)
 {
 	struct limits_policy p;
 	struct limits_session_caps caps;
@@ -129,7 +130,7 @@ static int create_limits(const struct judge_config *cfg, const cJSON *in, struct
 	limits_session_caps(&p, &caps);
 	const cJSON *lim = field(in, "limits");
 	if (lim && !cJSON_IsObject(lim))
-		return req_fail(e, 422, "invalid_field", "limits must be an object");
+		return request_fail(e, 422, "invalid_field", "limits must be an object");
 	if (lim) {
 		static const char *const keys[] = {
 		    "memory_mb", "cpu_ms", "wall_ms", "disk_mb", "cpus", "cpu_budget_s", NULL};
@@ -147,13 +148,13 @@ static int create_limits(const struct judge_config *cfg, const cJSON *in, struct
 }
 
 int sessreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
-		   const cJSON *in, struct sessreq_create *out, struct req_error *e)
+		   const cJSON *in, struct sessreq_create *out, struct request_error *e)
 {
 	static const char *const keys[] = {"language", "idle_ttl", "limits", NULL};
 	const char *name;
 	memset(out, 0, sizeof *out);
 	if (!cJSON_IsObject(in))
-		return req_fail(e, 422, "invalid_field", "the body must be a JSON object");
+		return request_fail(e, 422, "invalid_field", "the body must be a JSON object");
 	if (known_keys(in, keys, "", e) < 0 || get_text(in, "language", true, 1, &name, e) < 0)
 		return -1;
 	if (!(out->lang = sessreq_language(langs, name, e)))
@@ -193,7 +194,7 @@ void sessreq_limits_load(const cJSON *j, struct limits_session *out)
 
 /* compare as one-shot grading takes it: request.c checks it in a probe body. */
 static int check_compare(const struct judge_config *cfg, const struct lang_registry *langs,
-			 const cJSON *c, struct sess_call *out, struct req_error *e)
+			 const cJSON *c, struct sess_call *out, struct request_error *e)
 {
 	cJSON *probe = cJSON_CreateObject();
 	/* any language: compare options do not depend on it */
@@ -201,32 +202,32 @@ static int check_compare(const struct judge_config *cfg, const struct lang_regis
 	cJSON_AddStringToObject(probe, "source", "pass");
 	cJSON_AddStringToObject(probe, "expected_output", "");
 	cJSON_AddItemToObject(probe, "compare", cJSON_Duplicate(c, 1));
-	struct req_parsed p = {0};
-	int rc = req_validate(cfg, langs, REQ_EXECUTE_EXPECTED, probe, &p, e);
+	struct request_parsed p = {0};
+	int rc = request_validate(cfg, langs, REQ_EXECUTE_EXPECTED, probe, &p, e);
 	if (rc == 0) {
 		out->exec.has_compare = p.req.has_compare;
 		out->exec.cmp = p.req.cmp;
 	}
-	req_parsed_release(&p);
+	request_parsed_release(&p);
 	cJSON_Delete(probe);
 	return rc;
 }
 
 /* A context id of the body ("context"): "" when absent. */
-static int get_context(const cJSON *in, struct sess_call *out, struct req_error *e)
+static int get_context(const cJSON *in, struct sess_call *out, struct request_error *e)
 {
 	const char *id;
 	if (get_text(in, "context", false, 1, &id, e) < 0)
 		return -1;
 	if (id && !sessreq_context_id_valid(id))
-		return req_fail(e, 422, "invalid_field",
-				"context must be a context id (letters, digits, '_' and '-')");
+		return request_fail(e, 422, "invalid_field",
+				    "context must be a context id (letters, digits, '_' and '-')");
 	snprintf(out->context, sizeof out->context, "%s", id ? id : "");
 	return 0;
 }
 
 int sessreq_execute(const struct judge_config *cfg, const struct lang_registry *langs,
-		    const cJSON *in, struct sess_call *out, struct req_error *e)
+		    const cJSON *in, struct sess_call *out, struct request_error *e)
 {
 	static const char *const keys[] = {"code",    "stdin",	 "timeout_ms", "expected_output",
 					   "compare", "context", NULL};
@@ -234,7 +235,7 @@ int sessreq_execute(const struct judge_config *cfg, const struct lang_registry *
 	long timeout = 0;
 	sess_call_init(out, SCALL_EXECUTE);
 	if (!cJSON_IsObject(in))
-		return req_fail(e, 422, "invalid_field", "the body must be a JSON object");
+		return request_fail(e, 422, "invalid_field", "the body must be a JSON object");
 	if (known_keys(in, keys, "", e) < 0 ||
 	    get_text(in, "code", true, cfg->max_source_kb, &code, e) < 0 ||
 	    get_text(in, "stdin", false, cfg->max_stdin_kb, &in_s, e) < 0 ||
@@ -244,7 +245,7 @@ int sessreq_execute(const struct judge_config *cfg, const struct lang_registry *
 		return -1;
 	const cJSON *cmp = field(in, "compare");
 	if (cmp && !expected)
-		return req_fail(e, 422, "missing_field", "compare needs expected_output");
+		return request_fail(e, 422, "missing_field", "compare needs expected_output");
 	if (cmp && check_compare(cfg, langs, cmp, out, e) < 0)
 		return -1;
 	out->exec.code = xstrdup(code);
@@ -254,35 +255,35 @@ int sessreq_execute(const struct judge_config *cfg, const struct lang_registry *
 	return 0;
 }
 
-int sessreq_install(const cJSON *in, struct sess_call *out, struct req_error *e)
+int sessreq_install(const cJSON *in, struct sess_call *out, struct request_error *e)
 {
 	static const char *const keys[] = {"manager", "packages", NULL};
 	const char *mgr;
 	sess_call_init(out, SCALL_INSTALL);
 	if (!cJSON_IsObject(in))
-		return req_fail(e, 422, "invalid_field", "the body must be a JSON object");
+		return request_fail(e, 422, "invalid_field", "the body must be a JSON object");
 	if (known_keys(in, keys, "", e) < 0 || get_text(in, "manager", true, 1, &mgr, e) < 0)
 		return -1;
 	if (strcmp(mgr, "pip") && strcmp(mgr, "npm"))
-		return req_fail(e, 422, "invalid_field", "manager must be \"pip\" or \"npm\"");
+		return request_fail(e, 422, "invalid_field", "manager must be \"pip\" or \"npm\"");
 	const cJSON *pk = field(in, "packages");
 	if (!pk)
-		return req_fail(e, 422, "missing_field", "packages is required");
+		return request_fail(e, 422, "missing_field", "packages is required");
 	int n = cJSON_IsArray(pk) ? cJSON_GetArraySize(pk) : 0;
 	if (n < 1 || n > SESS_MAX_PACKAGES)
-		return req_fail(e, 422, "invalid_field",
-				"packages must be an array of 1 to %d package names",
-				SESS_MAX_PACKAGES);
+		return request_fail(e, 422, "invalid_field",
+				    "packages must be an array of 1 to %d package names",
+				    SESS_MAX_PACKAGES);
 	const cJSON *it;
 	cJSON_ArrayForEach(it, pk)
 	{
 		char why[200];
 		if (!cJSON_IsString(it))
-			return req_fail(e, 422, "invalid_field", "packages holds only strings");
+			return request_fail(e, 422, "invalid_field", "packages holds only strings");
 		if (!utf8_valid_text(it->valuestring, strlen(it->valuestring)) ||
 		    !install_check_package(mgr, it->valuestring, why, sizeof why))
-			return req_fail(e, 422, "invalid_package", "package '%.60s' is refused: %s",
-					it->valuestring, why);
+			return request_fail(e, 422, "invalid_package",
+					    "package '%.60s' is refused: %s", it->valuestring, why);
 	}
 	snprintf(out->install.manager, sizeof out->install.manager, "%s", mgr);
 	out->install.packages = xcalloc((size_t)n + 1, sizeof *out->install.packages);
@@ -292,7 +293,7 @@ int sessreq_install(const cJSON *in, struct sess_call *out, struct req_error *e)
 }
 
 int sessreq_file(enum scall_kind kind, const char *path, const void *body, size_t len,
-		 struct sess_call *out, struct req_error *e)
+		 struct sess_call *out, struct request_error *e)
 {
 	sess_call_init(out, kind);
 	if (!sessreq_path(path, kind == SCALL_FILE_LIST, e))
@@ -317,7 +318,7 @@ bool sessreq_context_id_valid(const char *s)
 }
 
 /* A working directory of the body ("cwd"): a folder of the session, "" when absent. */
-static int get_cwd(const cJSON *in, struct sess_call *out, struct req_error *e)
+static int get_cwd(const cJSON *in, struct sess_call *out, struct request_error *e)
 {
 	const char *cwd;
 	if (get_text(in, "cwd", false, 2, &cwd, e) < 0)
@@ -332,13 +333,13 @@ static int get_cwd(const cJSON *in, struct sess_call *out, struct req_error *e)
 }
 
 int sessreq_context_create(const struct lang_registry *langs, const cJSON *in,
-			   struct sess_call *out, struct req_error *e)
+			   struct sess_call *out, struct request_error *e)
 {
 	static const char *const keys[] = {"language", "cwd", NULL};
 	const char *name;
 	sess_call_init(out, SCALL_CONTEXT_CREATE);
 	if (!cJSON_IsObject(in))
-		return req_fail(e, 422, "invalid_field", "the body must be a JSON object");
+		return request_fail(e, 422, "invalid_field", "the body must be a JSON object");
 	if (known_keys(in, keys, "", e) < 0 || get_text(in, "language", false, 1, &name, e) < 0 ||
 	    get_cwd(in, out, e) < 0)
 		return -1;
@@ -350,11 +351,11 @@ int sessreq_context_create(const struct lang_registry *langs, const cJSON *in,
 }
 
 int sessreq_context(enum scall_kind kind, const char *id, struct sess_call *out,
-		    struct req_error *e)
+		    struct request_error *e)
 {
 	sess_call_init(out, kind);
 	if (!sessreq_context_id_valid(id))
-		return req_fail(e, 404, "not_found", "no context '%.40s'", id);
+		return request_fail(e, 404, "not_found", "no context '%.40s'", id);
 	snprintf(out->context, sizeof out->context, "%s", id);
 	return 0;
 }
@@ -397,86 +398,88 @@ static bool env_name_valid(const char *s)
 #define MAX_ARGV 256
 
 int sessreq_process_start(const struct judge_config *cfg, const cJSON *in, struct sess_call *out,
-			  struct req_error *e)
+			  struct request_error *e)
 {
 	static const char *const keys[] = {"argv",	 "cwd", "env", "stdin",
 					   "timeout_ms", "tag", NULL};
 	const char *tag;
 	sess_call_init(out, SCALL_PROCESS_START);
 	if (!cJSON_IsObject(in))
-		return req_fail(e, 422, "invalid_field", "the body must be a JSON object");
+		return request_fail(e, 422, "invalid_field", "the body must be a JSON object");
 	if (known_keys(in, keys, "", e) < 0 || get_cwd(in, out, e) < 0 ||
 	    get_long(in, "timeout_ms", "", 1, 7L * 24 * 3600 * 1000, &out->proc.timeout_ms, e) <
 		0 ||
 	    get_text(in, "tag", false, 1, &tag, e) < 0)
 		return -1;
 	if (tag && (strlen(tag) >= SESS_ID_MAX || !utf8_valid_text(tag, strlen(tag))))
-		return req_fail(e, 422, "invalid_field", "tag is at most %d bytes",
-				SESS_ID_MAX - 1);
+		return request_fail(e, 422, "invalid_field", "tag is at most %d bytes",
+				    SESS_ID_MAX - 1);
 	snprintf(out->proc.tag, sizeof out->proc.tag, "%s", tag ? tag : "");
 	const cJSON *st = field(in, "stdin");
 	if (st && !cJSON_IsBool(st))
-		return req_fail(e, 422, "invalid_field", "stdin must be true or false");
+		return request_fail(e, 422, "invalid_field", "stdin must be true or false");
 	out->proc.stdin_open = cJSON_IsTrue(st);
 	size_t bytes = 0, max = (size_t)cfg->max_source_kb * 1024;
 	const cJSON *argv = field(in, "argv"), *it;
 	if (!argv)
-		return req_fail(e, 422, "missing_field", "argv is required");
+		return request_fail(e, 422, "missing_field", "argv is required");
 	int n = cJSON_IsArray(argv) ? cJSON_GetArraySize(argv) : 0;
 	if (n < 1 || n > MAX_ARGV)
-		return req_fail(e, 422, "invalid_field", "argv must be an array of 1 to %d strings",
-				MAX_ARGV);
+		return request_fail(e, 422, "invalid_field",
+				    "argv must be an array of 1 to %d strings", MAX_ARGV);
 	out->proc.argv = xcalloc((size_t)n + 1, sizeof *out->proc.argv);
 	int i = 0;
 	cJSON_ArrayForEach(it, argv)
 	{
 		if (!cJSON_IsString(it) ||
 		    !utf8_valid_text(it->valuestring, strlen(it->valuestring)))
-			return req_fail(e, 422, "invalid_field", "argv holds only strings of text");
+			return request_fail(e, 422, "invalid_field",
+					    "argv holds only strings of text");
 		bytes += strlen(it->valuestring) + 1;
 		out->proc.argv[i++] = xstrdup(it->valuestring);
 	}
 	if (!out->proc.argv[0][0])
-		return req_fail(e, 422, "invalid_field", "argv[0] names the program");
+		return request_fail(e, 422, "invalid_field", "argv[0] names the program");
 	const cJSON *env = field(in, "env");
 	if (env && !cJSON_IsObject(env))
-		return req_fail(e, 422, "invalid_field", "env must be an object of strings");
+		return request_fail(e, 422, "invalid_field", "env must be an object of strings");
 	if (env) {
 		out->proc.env = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof *out->proc.env);
 		i = 0;
 		cJSON_ArrayForEach(it, env)
 		{
 			if (!it->string || !env_name_valid(it->string))
-				return req_fail(e, 422, "invalid_field",
-						"env: '%.40s' is not a variable name",
-						it->string ? it->string : "");
+				return request_fail(e, 422, "invalid_field",
+						    "env: '%.40s' is not a variable name",
+						    it->string ? it->string : "");
 			if (!cJSON_IsString(it) ||
 			    !utf8_valid_text(it->valuestring, strlen(it->valuestring)))
-				return req_fail(e, 422, "invalid_field",
-						"env: %.40s must be a string of text", it->string);
+				return request_fail(e, 422, "invalid_field",
+						    "env: %.40s must be a string of text",
+						    it->string);
 			out->proc.env[i] = xasprintf("%s=%s", it->string, it->valuestring);
 			bytes += strlen(out->proc.env[i++]) + 1;
 		}
 	}
 	if (bytes > max)
-		return req_fail(e, 413, "too_large", "argv and env are larger than %ld KiB",
-				cfg->max_source_kb);
+		return request_fail(e, 413, "too_large", "argv and env are larger than %ld KiB",
+				    cfg->max_source_kb);
 	return 0;
 }
 
 int sessreq_process(const struct judge_config *cfg, enum scall_kind kind, const char *pid,
-		    const cJSON *in, long wait_ms, struct sess_call *out, struct req_error *e)
+		    const cJSON *in, long wait_ms, struct sess_call *out, struct request_error *e)
 {
 	char *end;
 	sess_call_init(out, kind);
 	long n = strtol(pid, &end, 10);
 	if (!*pid || *end || n < 1 || n > 1000000000L)
-		return req_fail(e, 404, "not_found", "no process '%.20s'", pid);
+		return request_fail(e, 404, "not_found", "no process '%.20s'", pid);
 	out->proc.pid = n;
 	if (kind == SCALL_PROCESS_WAIT) {
 		if (wait_ms < 0 || wait_ms > SESSREQ_MAX_WAIT_MS)
-			return req_fail(e, 422, "invalid_field", "wait_ms must be from 0 to %ld",
-					SESSREQ_MAX_WAIT_MS);
+			return request_fail(e, 422, "invalid_field",
+					    "wait_ms must be from 0 to %ld", SESSREQ_MAX_WAIT_MS);
 		out->proc.timeout_ms = wait_ms;
 		return 0;
 	}
@@ -485,8 +488,8 @@ int sessreq_process(const struct judge_config *cfg, enum scall_kind kind, const 
 		const cJSON *sg = cJSON_IsObject(in) ? field(in, "signal") : NULL;
 		if (!cJSON_IsObject(in) || known_keys(in, keys, "", e) < 0)
 			return cJSON_IsObject(in) ? -1
-						  : req_fail(e, 422, "invalid_field",
-							     "the body must be a JSON object");
+						  : request_fail(e, 422, "invalid_field",
+								 "the body must be a JSON object");
 		char num[16];
 		if (cJSON_IsNumber(sg))
 			snprintf(num, sizeof num, "%d", (int)sg->valuedouble);
@@ -494,11 +497,12 @@ int sessreq_process(const struct judge_config *cfg, enum scall_kind kind, const 
 				   : cJSON_IsNumber(sg) ? sessreq_signal(num)
 							: 0;
 		if (!sg)
-			return req_fail(e, 422, "missing_field", "signal is required");
+			return request_fail(e, 422, "missing_field", "signal is required");
 		if (!out->proc.signal)
-			return req_fail(e, 422, "invalid_field",
-					"signal must be one of SIGHUP, SIGINT, SIGQUIT, SIGKILL, "
-					"SIGUSR1, SIGUSR2, SIGTERM, SIGCONT, SIGSTOP");
+			return request_fail(
+			    e, 422, "invalid_field",
+			    "signal must be one of SIGHUP, SIGINT, SIGQUIT, SIGKILL, "
+			    "SIGUSR1, SIGUSR2, SIGTERM, SIGCONT, SIGSTOP");
 		return 0;
 	}
 	if (kind != SCALL_PROCESS_INPUT)
@@ -506,54 +510,54 @@ int sessreq_process(const struct judge_config *cfg, enum scall_kind kind, const 
 	static const char *const keys[] = {"data", "encoding", NULL};
 	const char *data, *enc;
 	if (!cJSON_IsObject(in))
-		return req_fail(e, 422, "invalid_field", "the body must be a JSON object");
+		return request_fail(e, 422, "invalid_field", "the body must be a JSON object");
 	if (known_keys(in, keys, "", e) < 0 || get_text(in, "encoding", false, 1, &enc, e) < 0 ||
 	    get_text(in, "data", true, cfg->max_stdin_kb * 2, &data, e) < 0)
 		return -1;
 	bool b64 = enc && !strcmp(enc, "base64");
 	if (enc && !b64 && strcmp(enc, "utf-8"))
-		return req_fail(e, 422, "invalid_field",
-				"encoding must be \"utf-8\" or \"base64\"");
+		return request_fail(e, 422, "invalid_field",
+				    "encoding must be \"utf-8\" or \"base64\"");
 	if (!b64)
 		strbuf_addstr(&out->body, data);
 	else if (!base64_decode(&out->body, data, strlen(data)))
-		return req_fail(e, 422, "invalid_field", "data is not valid base64");
+		return request_fail(e, 422, "invalid_field", "data is not valid base64");
 	if (out->body.len > (size_t)cfg->max_stdin_kb * 1024)
-		return req_fail(e, 413, "too_large", "data is larger than %ld KiB",
-				cfg->max_stdin_kb);
+		return request_fail(e, 413, "too_large", "data is larger than %ld KiB",
+				    cfg->max_stdin_kb);
 	return 0;
 }
 
 /* session_write_file's content: text, or base64. */
-static int tool_content(const cJSON *args, struct strbuf *out, struct req_error *e)
+static int tool_content(const cJSON *args, struct strbuf *out, struct request_error *e)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, "content");
 	const cJSON *enc = cJSON_GetObjectItemCaseSensitive(args, "encoding");
 	if (!cJSON_IsString(c))
-		return req_fail(e, 422, "missing_field", "content (a string) is required");
+		return request_fail(e, 422, "missing_field", "content (a string) is required");
 	bool b64 = cJSON_IsString(enc) && !strcmp(enc->valuestring, "base64");
 	if (enc && !b64 && !(cJSON_IsString(enc) && !strcmp(enc->valuestring, "utf-8")))
-		return req_fail(e, 422, "invalid_field",
-				"encoding must be \"utf-8\" or \"base64\"");
+		return request_fail(e, 422, "invalid_field",
+				    "encoding must be \"utf-8\" or \"base64\"");
 	if (!b64)
 		strbuf_addstr(out, c->valuestring);
 	else if (!base64_decode(out, c->valuestring, strlen(c->valuestring)))
-		return req_fail(e, 422, "invalid_field", "content is not valid base64");
+		return request_fail(e, 422, "invalid_field", "content is not valid base64");
 	return 0;
 }
 
 int sessreq_tool(const struct judge_config *cfg, const struct lang_registry *langs,
 		 enum scall_kind kind, const cJSON *args, char *id, struct sess_call *out,
-		 struct req_error *e)
+		 struct request_error *e)
 {
 	const cJSON *sid = cJSON_GetObjectItemCaseSensitive(args, "session_id");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(args, "path");
 	const char *path = cJSON_IsString(p) ? p->valuestring : "";
 	sess_call_init(out, kind);
 	if (!cJSON_IsString(sid))
-		return req_fail(e, 422, "missing_field", "session_id is required");
+		return request_fail(e, 422, "missing_field", "session_id is required");
 	if (!sessreq_id_valid(sid->valuestring))
-		return req_fail(e, 404, "not_found", "no session '%.40s'", sid->valuestring);
+		return request_fail(e, 404, "not_found", "no session '%.40s'", sid->valuestring);
 	snprintf(id, 37, "%s", sid->valuestring);
 	int rc = 0;
 	cJSON *rest = cJSON_Duplicate(args, 1);
@@ -579,42 +583,44 @@ int sessreq_tool(const struct judge_config *cfg, const struct lang_registry *lan
 		rc = sessreq_file(kind, path, NULL, 0, out, e);
 		break;
 	default:
-		rc = req_fail(e, 404, "not_found", "no such tool");
+		rc = request_fail(e, 404, "not_found", "no such tool");
 	}
 	strbuf_release(&content);
 	cJSON_Delete(rest);
 	return rc;
 }
 
-bool sessreq_path(const char *path, bool empty_ok, struct req_error *e)
+bool sessreq_path(const char *path, bool empty_ok, struct request_error *e)
 {
 	size_t n = strlen(path);
 	if (!n) {
 		if (!empty_ok)
-			req_fail(e, 400, "bad_path", "a file path is required");
+			request_fail(e, 400, "bad_path", "a file path is required");
 		return empty_ok;
 	}
 	if (n > MAX_PATH_BYTES || !utf8_valid_text(path, n)) {
-		req_fail(e, 400, "bad_path", "a path is at most %d bytes of UTF-8", MAX_PATH_BYTES);
+		request_fail(e, 400, "bad_path", "a path is at most %d bytes of UTF-8",
+			     MAX_PATH_BYTES);
 		return false;
 	}
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
 		if (*p < 0x20 || *p == 0x7f || *p == '\\') {
-			req_fail(e, 400, "bad_path", "the path holds a control character or '\\'");
+			request_fail(e, 400, "bad_path",
+				     "the path holds a control character or '\\'");
 			return false;
 		}
 	const char *s = path;
 	for (;;) {
 		size_t len = strcspn(s, "/");
 		if (len == 0 || (len == 1 && s[0] == '.') || (len == 2 && !strncmp(s, "..", 2))) {
-			req_fail(e, 400, "bad_path",
-				 "the path must stay in the session folder: relative, with no "
-				 "empty, '.' or '..' part");
+			request_fail(e, 400, "bad_path",
+				     "the path must stay in the session folder: relative, with no "
+				     "empty, '.' or '..' part");
 			return false;
 		}
 		if (len > MAX_NAME_BYTES) {
-			req_fail(e, 400, "bad_path", "a file or folder name is at most %d bytes",
-				 MAX_NAME_BYTES);
+			request_fail(e, 400, "bad_path",
+				     "a file or folder name is at most %d bytes", MAX_NAME_BYTES);
 			return false;
 		}
 		if (!s[len])

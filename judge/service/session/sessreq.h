@@ -3,7 +3,7 @@
  *
  * Pure functions of plain values (no database, no sandbox): a front checks a
  * request here before anything is stored, and what it stores is the typed
- * call this fills. Errors are request.h's struct req_error (HTTP status, code,
+ * call this fills. Errors are request.h's struct request_error (HTTP status, code,
  * message), since only fronts call these.
  */
 #pragma once
@@ -29,12 +29,12 @@ struct sessreq_create {
  * "javascript") of a language with a session driver. Returns it, or NULL with
  * e (422 unknown_language). */
 const struct lang *sessreq_language(const struct lang_registry *langs, const char *name,
-				    struct req_error *e);
+				    struct request_error *e);
 /* POST /v1/sessions {language, idle_ttl?, limits?: {memory_mb, cpu_ms,
  * wall_ms, disk_mb, cpus, cpu_budget_s}}: ranges and defaults from the limits policy of cfg.
  * Returns 0, or -1 with e. */
 int sessreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
-		   const cJSON *in, struct sessreq_create *out, struct req_error *e);
+		   const cJSON *in, struct sessreq_create *out, struct request_error *e);
 /* The JSON of limits (for sessions.limits) and back (missing fields 0). */
 cJSON *sessreq_limits_json(const struct limits_session *l);
 void sessreq_limits_load(const cJSON *j, struct limits_session *out);
@@ -43,26 +43,26 @@ void sessreq_limits_load(const cJSON *j, struct limits_session *out);
  * compare?, context?}: 0 with *out (an execute call; the caller releases it),
  * or -1 with e. compare is checked as one-shot grading checks it. */
 int sessreq_execute(const struct judge_config *cfg, const struct lang_registry *langs,
-		    const cJSON *in, struct sess_call *out, struct req_error *e);
+		    const cJSON *in, struct sess_call *out, struct request_error *e);
 /* POST /v1/sessions/{id}/install {manager: "pip" | "npm", packages: [...]}:
  * every spec checked with install_check_package; 1 to SESS_MAX_PACKAGES.
  * Returns 0 with *out, or -1 with e (422 invalid_package for a refused name). */
-int sessreq_install(const cJSON *in, struct sess_call *out, struct req_error *e);
+int sessreq_install(const cJSON *in, struct sess_call *out, struct request_error *e);
 /* A files call of kind (file_put with body, file_get, file_list, file_delete)
  * on path (already URL-decoded; "" is the folder, for file_list only): 0 with
  * *out, or -1 with e (400 bad_path). */
 int sessreq_file(enum scall_kind kind, const char *path, const void *body, size_t len,
-		 struct sess_call *out, struct req_error *e);
+		 struct sess_call *out, struct request_error *e);
 
 /* POST /v1/sessions/{id}/contexts {language?, cwd?}: a context of a language
  * with a session driver (default: the session's), working in cwd (a folder of
  * the session, default the session folder). */
 int sessreq_context_create(const struct lang_registry *langs, const cJSON *in,
-			   struct sess_call *out, struct req_error *e);
+			   struct sess_call *out, struct request_error *e);
 /* A call of kind (context_restart, context_remove) on context id (from the path):
  * 0, or -1 with e (404 not_found: not a context id). */
 int sessreq_context(enum scall_kind kind, const char *id, struct sess_call *out,
-		    struct req_error *e);
+		    struct request_error *e);
 /* True when s is a context id: 1 to SESS_ID_MAX - 1 of [A-Za-z0-9_-]. */
 bool sessreq_context_id_valid(const char *s);
 
@@ -70,14 +70,14 @@ bool sessreq_context_id_valid(const char *s);
  * timeout_ms?, tag?}: argv 1 to 256 strings (argv[0] an absolute path or a name
  * looked up in PATH), together with env at most max_source_kb. */
 int sessreq_process_start(const struct judge_config *cfg, const cJSON *in, struct sess_call *out,
-			  struct req_error *e);
+			  struct request_error *e);
 /* The process calls that name one (pid from the path, checked here): input
  * {data, encoding?: "utf-8" | "base64"} (body), close_stdin, signal {signal:
  * "SIGTERM" | 15 ...}, wait (timeout_ms from ?wait_ms=, at most
  * SESSREQ_MAX_WAIT_MS). in is the body (NULL for none). */
 #define SESSREQ_MAX_WAIT_MS 300000L
 int sessreq_process(const struct judge_config *cfg, enum scall_kind kind, const char *pid,
-		    const cJSON *in, long wait_ms, struct sess_call *out, struct req_error *e);
+		    const cJSON *in, long wait_ms, struct sess_call *out, struct request_error *e);
 /* The signal named s ("SIGTERM", "TERM", "15"), among those a process may get
  * (HUP INT QUIT KILL USR1 USR2 TERM CONT STOP); 0 when none. */
 int sessreq_signal(const char *s);
@@ -90,13 +90,13 @@ int sessreq_signal(const char *s);
  * "encoding": "base64"). 0 with *out, or -1 with e. */
 int sessreq_tool(const struct judge_config *cfg, const struct lang_registry *langs,
 		 enum scall_kind kind, const cJSON *args, char *id, struct sess_call *out,
-		 struct req_error *e);
+		 struct request_error *e);
 
 /* A path of the session folder as the files API takes it (already URL-decoded):
  * relative, parts separated by single '/', no "." or ".." part, no NUL or
  * control character, valid UTF-8, at most 1024 bytes, not empty unless
  * empty_ok (the folder itself). Returns true, or false with e (400 bad_path). */
-bool sessreq_path(const char *path, bool empty_ok, struct req_error *e);
+bool sessreq_path(const char *path, bool empty_ok, struct request_error *e);
 /* The Content-Type a file is served with, from its name's extension
  * ("application/octet-stream" when unknown). Static. */
 const char *sessreq_content_type(const char *name);

@@ -47,14 +47,14 @@ static void judge_cell(const struct sess_call *c, struct sess_cell *cell)
 		cell->verdict = SUB_INTERNAL_ERROR;
 		return;
 	}
-	struct cmp_opts lines;
-	cmp_opts_init(&lines, CMP_LINES);
-	struct cmp_feedback fb;
+	struct compare_options lines;
+	compare_options_init(&lines, CMP_LINES);
+	struct compare_feedback fb;
 	memset(&fb, 0, sizeof fb);
 	const char *expected = c->exec.expected;
-	enum cmp_outcome oc =
-	    cmp_compare(c->exec.has_compare ? &c->exec.cmp : &lines, expected, strlen(expected),
-			cell->out.buf ? cell->out.buf : "", cell->out.len, &fb);
+	enum compare_outcome oc =
+	    compare_outputs(c->exec.has_compare ? &c->exec.cmp : &lines, expected, strlen(expected),
+			    cell->out.buf ? cell->out.buf : "", cell->out.len, &fb);
 	cell->verdict = oc == CMP_MATCH	   ? SUB_ACCEPTED
 			: oc == CMP_DIFFER ? SUB_WRONG_ANSWER
 					   : SUB_INTERNAL_ERROR;
