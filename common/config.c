@@ -126,6 +126,13 @@ const struct config_key config_keys[] = {
 	I("sessions", session_disk_mb, 1, 65536, "256",
 	  "size of a session's folder (files and packages), when the request gives none"),
 	I("sessions", max_session_disk_mb, 1, 65536, "2048", "largest disk_mb a request may ask"),
+	I("sessions", session_cpus, 0, 1024, "1",
+	  "CPUs a session's processes may keep busy together, background ones included (a kernel quota: "
+	  "more is slowed down), when the request gives no cpus; 0 = no quota"),
+	I("sessions", max_session_cpus, 1, 1024, "2", "largest cpus a request may ask"),
+	I("sessions", session_cpu_budget_s, 0, 31536000, "0",
+	  "CPU seconds a session may use in all (every process, background ones included); past "
+	  "them it is closed with a reason; 0 = no budget"),
 	I("sessions", cell_time_limit_ms, 1, 600000, "30000",
 	  "CPU limit of one cell, when neither the session nor the call gives one"),
 	I("sessions", install_time_limit_s, 5, 3600, "300", "wall limit of one package install"),

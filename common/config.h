@@ -83,6 +83,9 @@ struct judge_config {
 	long session_memory_mb;
 	long session_disk_mb;
 	long max_session_disk_mb;
+	long session_cpus;
+	long max_session_cpus;
+	long session_cpu_budget_s;
 	long cell_time_limit_ms;
 	long install_time_limit_s;
 	long worker_timeout_s;

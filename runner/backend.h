@@ -9,6 +9,8 @@
 
 #include "runner/sandbox.h"
 
+struct cg;
+
 /* How many backends there are (enum sandbox_backend). */
 #define SANDBOX_BACKENDS 2
 
@@ -76,6 +78,8 @@ struct sandbox_ops {
 	int (*proc_signal)(struct sandbox_proc *p, int sig);
 	int (*proc_usage)(struct sandbox_proc *p, long long *cpu_us, long *memory_kb);
 	int (*proc_ooms)(struct sandbox_proc *p, long *count);
+	/* The live process's cgroup (for sandbox_proc_tasks), or NULL. */
+	struct cg *(*proc_cg)(struct sandbox_proc *p);
 	void (*proc_wait)(struct sandbox_proc *p, int64_t deadline_us, struct run_result *res);
 	void (*proc_free)(struct sandbox_proc *p);
 };

@@ -1,6 +1,8 @@
 /* cg: control groups for runs, v1 and v2 (see cg.h).
  *
- * v1 puts each run in three hierarchies (memory, pids, cpuacct); v2 in one.
+ * v1 puts each run in three hierarchies (memory, pids, cpuacct), and a
+ * session's also in cpu when that is a hierarchy of its own (cg_add_cpu); v2
+ * in one.
  * Files read on the hot path (CPU usage, cgroup.procs) are opened once at
  * creation. Every function returns -errno and never exits.
  */
@@ -19,14 +21,15 @@
 
 #include "common/clock.h"
 
-enum { C_MEM, C_PIDS, C_CPU, C_N };
+enum { C_MEM, C_PIDS, C_CPU, C_CPUCTL, C_N };
+_Static_assert(C_N <= CG_MAX_CTL, "cg.h's CG_MAX_CTL");
 
 /* The parent folder of controller i (v2: the one folder for all). */
 static const char *ctl_dir(const struct cg_root *r, int i)
 {
 	if (r->version == CG_V2)
 		return i == 0 ? r->v2 : "";
-	return i == C_MEM ? r->memory : i == C_PIDS ? r->pids : r->cpuacct;
+	return i == C_MEM ? r->memory : i == C_PIDS ? r->pids : i == C_CPU ? r->cpuacct : r->cpu;
 }
 
 static int ctl_count(const struct cg_root *r)
@@ -111,12 +114,33 @@ int cg_root_v2(struct cg_root *root, const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
+/* v1: root->cpu = <base>/cpu/<sub> when cpu is mounted apart from cpuacct
+ * (e.g. Docker hosts mount "cpu" and "cpuacct" as two hierarchies; systemd
+ * mounts "cpu,cpuacct" once, with both names as links to it). */
+static void cpu_hierarchy(struct cg_root *root, const char *base, const char *sub)
+{
+	char cpu[PATH_MAX], acct[PATH_MAX], probe[PATH_MAX + 32];
+	root->cpu[0] = 0;
+	snprintf(probe, sizeof probe, "%s/cpu/cpu.cfs_quota_us", base);
+	if (!exists(probe))
+		return;
+	snprintf(probe, sizeof probe, "%s/cpu", base);
+	if (!realpath(probe, cpu))
+		return;
+	snprintf(probe, sizeof probe, "%s/cpuacct", base);
+	if (realpath(probe, acct) && !strcmp(cpu, acct))
+		return;
+	if (snprintf(root->cpu, sizeof root->cpu, "%s/%s", cpu, sub) >= (int)sizeof root->cpu ||
+	    mkdir_p1(root->cpu) < 0)
+		root->cpu[0] = 0;
+}
+
 int cg_root_v1(struct cg_root *root, const char *base, const char *sub, char *err, size_t errlen)
 {
 	memset(root, 0, sizeof(*root));
-	static const char *const ctl[C_N] = {"memory", "pids", "cpuacct"};
-	char *dst[C_N] = {root->memory, root->pids, root->cpuacct};
-	for (int i = 0; i < C_N; i++) {
+	static const char *const ctl[C_CPUCTL] = {"memory", "pids", "cpuacct"};
+	char *dst[C_CPUCTL] = {root->memory, root->pids, root->cpuacct};
+	for (int i = 0; i < C_CPUCTL; i++) {
 		char top[PATH_MAX], probe[PATH_MAX + 32];
 		snprintf(top, sizeof top, "%s/%s", base, ctl[i]);
 		snprintf(probe, sizeof probe, "%s/tasks", top);
@@ -139,6 +163,7 @@ int cg_root_v1(struct cg_root *root, const char *base, const char *sub, char *er
 	char probe[PATH_MAX + 32];
 	snprintf(probe, sizeof probe, "%s/memory.memsw.limit_in_bytes", root->memory);
 	root->memsw = exists(probe);
+	cpu_hierarchy(root, base, sub);
 	root->version = CG_V1;
 	return 0;
 }
@@ -279,8 +304,8 @@ int cg_open(const struct cg_root *root, const char *name, struct cg *cg)
 	int found = 0;
 	for (int i = 0; i < ctl_count(root); i++) {
 		struct stat st;
-		if (cg_path(cg, i, NULL, path, sizeof path) < 0 || stat(path, &st) < 0 ||
-		    !S_ISDIR(st.st_mode))
+		if (!ctl_dir(root, i)[0] || cg_path(cg, i, NULL, path, sizeof path) < 0 ||
+		    stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		cg->created[i] = true;
 		found++;
@@ -303,7 +328,8 @@ int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char 
 	}
 	char path[PATH_MAX];
 	int rc;
-	for (int i = 0; i < ctl_count(root); i++) {
+	/* v1's cpu hierarchy only through cg_add_cpu */
+	for (int i = 0; i < ctl_count(root) && i != C_CPUCTL; i++) {
 		if ((rc = cg_path(cg, i, NULL, path, sizeof path)) < 0)
 			goto fail;
 		if (mkdir(path, 0755) < 0) {
@@ -403,6 +429,8 @@ int cg_join(struct cg *cg, pid_t pid)
 	char buf[24];
 	int len = snprintf(buf, sizeof buf, "%d", (int)pid);
 	for (int i = 0; i < ctl_count(cg->root); i++) {
+		if (!cg->created[i])
+			continue;
 		if (cg->procs_fd[i] < 0)
 			return -EBADF;
 		if (pwrite(cg->procs_fd[i], buf, (size_t)len, 0) != len)
@@ -411,16 +439,114 @@ int cg_join(struct cg *cg, pid_t pid)
 	return 0;
 }
 
-int cg_self_join_fds(const struct cg *cg, int fds[3])
+int cg_self_join_fds(const struct cg *cg, int fds[CG_MAX_CTL])
 {
+	int n = 0;
 	if (cg->root->version != CG_V1)
 		return 0;
 	for (int i = 0; i < C_N; i++) {
+		if (!cg->created[i])
+			continue;
 		if (cg->tasks_fd[i] < 0)
 			return 0;
-		fds[i] = cg->tasks_fd[i];
+		fds[n++] = cg->tasks_fd[i];
 	}
-	return C_N;
+	return n;
+}
+
+int cg_add_cpu(struct cg *cg, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	int rc;
+	if (cg->root->version != CG_V1 || !cg->root->cpu[0] || cg->created[C_CPUCTL])
+		return 0;
+	if ((rc = cg_path(cg, C_CPUCTL, NULL, path, sizeof path)) < 0)
+		goto fail;
+	if (mkdir(path, 0755) < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	cg->created[C_CPUCTL] = true;
+	if ((rc = cg_path(cg, C_CPUCTL, "cgroup.procs", path, sizeof path)) < 0 ||
+	    (cg->procs_fd[C_CPUCTL] = open(path, O_RDWR | O_CLOEXEC)) < 0 ||
+	    (rc = cg_path(cg, C_CPUCTL, "tasks", path, sizeof path)) < 0 ||
+	    (cg->tasks_fd[C_CPUCTL] = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
+		rc = rc < 0 ? rc : -errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot create cgroup '%s': %s", path, strerror(-rc));
+	if (cg->procs_fd[C_CPUCTL] >= 0)
+		close(cg->procs_fd[C_CPUCTL]);
+	if (cg->tasks_fd[C_CPUCTL] >= 0)
+		close(cg->tasks_fd[C_CPUCTL]);
+	cg->procs_fd[C_CPUCTL] = cg->tasks_fd[C_CPUCTL] = -1;
+	if (cg->created[C_CPUCTL] && cg_path(cg, C_CPUCTL, NULL, path, sizeof path) == 0)
+		rmdir(path);
+	cg->created[C_CPUCTL] = false;
+	return rc;
+}
+
+/* The controller whose folder holds cg's cpu.* files, or -1 when none. */
+static int cpu_ctl(const struct cg *cg)
+{
+	if (cg->root->version == CG_V2)
+		return 0;
+	if (cg->root->cpu[0])
+		return cg->created[C_CPUCTL] ? C_CPUCTL : -1;
+	char probe[PATH_MAX];
+	if (cg_path(cg, C_CPU, "cpu.cfs_quota_us", probe, sizeof probe) < 0 || !exists(probe))
+		return -1;
+	return C_CPU;
+}
+
+/* The CFS period of cg_set_cpu, in microseconds: the kernel's default. */
+#define CPU_PERIOD_US 100000L
+
+int cg_set_cpu(struct cg *cg, long millis, char *err, size_t errlen)
+{
+	int i = cpu_ctl(cg);
+	if (i < 0) {
+		snprintf(err, errlen, "no cpu controller for cgroup '%s'", cg->name);
+		return -ENOENT;
+	}
+	/* the kernel's least quota is 1 ms */
+	long long quota = millis > 0 ? (long long)millis * CPU_PERIOD_US / 1000 : -1;
+	if (quota > 0 && quota < 1000)
+		quota = 1000;
+	if (cg->root->version == CG_V2) {
+		char dir[PATH_MAX], val[64];
+		cg_path(cg, 0, NULL, dir, sizeof dir);
+		if (quota > 0)
+			snprintf(val, sizeof val, "%lld %ld", quota, CPU_PERIOD_US);
+		else
+			snprintf(val, sizeof val, "max %ld", CPU_PERIOD_US);
+		int rc = write_at(dir, "cpu.max", val);
+		if (rc < 0)
+			snprintf(err, errlen, "cannot set '%s/cpu.max' to %s: %s", dir, val,
+				 strerror(-rc));
+		return rc;
+	}
+	int rc = set_one(cg, i, "cpu.cfs_period_us", CPU_PERIOD_US, err, errlen);
+	return rc < 0 ? rc : set_one(cg, i, "cpu.cfs_quota_us", quota, err, errlen);
+}
+
+int cg_cpu_throttled_us(struct cg *cg, long long *us)
+{
+	char dir[PATH_MAX], buf[1024];
+	int i = cpu_ctl(cg), rc;
+	if (i < 0)
+		return -ENOENT;
+	cg_path(cg, i, NULL, dir, sizeof dir);
+	if ((rc = read_at(dir, "cpu.stat", buf, sizeof buf)) < 0)
+		return rc;
+	if (cg->root->version == CG_V2)
+		return find_key(buf, "throttled_usec", us);
+	if ((rc = find_key(buf, "throttled_time", us)) < 0)
+		return rc;
+	*us /= 1000;
+	return 0;
 }
 
 int cg_clone_into_fd(const struct cg *cg)

@@ -1,4 +1,5 @@
-/* cg: control groups for runs — v1 (memory, pids, cpuacct controllers) and v2.
+/* cg: control groups for runs — v1 (memory, pids, cpuacct, and cpu where it is a
+ * hierarchy of its own) and v2.
  *
  * A `struct cg_root` says where run cgroups go: one cgroup2 folder (v2), or one
  * parent folder per v1 controller. The root is a parameter everywhere, so tests
@@ -18,12 +19,19 @@
 
 enum cg_version { CG_NONE, CG_V1, CG_V2 };
 
+/* The most hierarchies one cgroup spans (v1: memory, pids, cpuacct, cpu). */
+#define CG_MAX_CTL 4
+
 struct cg_root {
 	enum cg_version version;
 	char v2[512];	  /* v2: parent folder of run cgroups */
 	char memory[512]; /* v1: parent folders, one per controller ("" = absent) */
 	char pids[512];
 	char cpuacct[512];
+	/* v1: the cpu controller's parent folder when it is mounted apart from
+	 * cpuacct ("" = co-mounted with cpuacct, whose folder then has its files,
+	 * or absent). Only cgroups given cg_add_cpu join it. */
+	char cpu[512];
 	bool memsw; /* v1: memory.memsw.* exist (swap accounting) */
 	/* v1, cgroups made by runsc (cg_root_oci): they also exist in every other
 	 * mounted hierarchy (cpu, devices, freezer...) as <base>/<h>/<sub>/<name>;
@@ -37,11 +45,11 @@ struct cg {
 	const struct cg_root *root;
 	char name[64];
 	/* open fds for the hot path: -1 when absent */
-	int cpu_fd;	 /* v1 cpuacct.usage (ns) or v2 cpu.stat */
-	int procs_fd[3]; /* cgroup.procs of each controller (v2: only [0]) */
-	int tasks_fd[3]; /* v1: tasks of each controller, for cg_self_join_fds */
-	int dir_fd;	 /* v2: the cgroup's folder, for cg_clone_into_fd */
-	bool created[3];
+	int cpu_fd;		  /* v1 cpuacct.usage (ns) or v2 cpu.stat */
+	int procs_fd[CG_MAX_CTL]; /* cgroup.procs of each controller (v2: only [0]) */
+	int tasks_fd[CG_MAX_CTL]; /* v1: tasks of each controller, for cg_self_join_fds */
+	int dir_fd;		  /* v2: the cgroup's folder, for cg_clone_into_fd */
+	bool created[CG_MAX_CTL];
 };
 
 /* Detects the host's cgroups and prepares the parent folders under base (sub,
@@ -79,6 +87,19 @@ int cg_create(const struct cg_root *root, const char *name, struct cg *cg, char 
  * Returns 0, or -errno with err (-ENOENT when the hierarchy has no such file,
  * e.g. memory.max on a cgroup2 tree without the memory controller). */
 int cg_set_limits(struct cg *cg, long memory_kb, long pids, char *err, size_t errlen);
+/* v1 with a cpu hierarchy of its own: makes cg (created, nobody in it yet) in
+ * it too, so that cg_join and cg_self_join_fds put processes there and
+ * cg_set_cpu can limit them. A no-op (0) on v2 and where cpu is co-mounted with
+ * cpuacct. 0, or -errno with err (nothing made). */
+int cg_add_cpu(struct cg *cg, char *err, size_t errlen);
+/* Limits the CPU bandwidth of the tree to millis thousandths of a CPU (1000 =
+ * one CPU) over a 100 ms period: v2 cpu.max, v1 cpu.cfs_quota_us and
+ * cpu.cfs_period_us; millis <= 0 = unlimited. Returns 0, or -errno with err
+ * (-ENOENT: no cpu controller for this cgroup). */
+int cg_set_cpu(struct cg *cg, long millis, char *err, size_t errlen);
+/* Time the tree was held back by its CPU limit so far, in microseconds (v2
+ * cpu.stat throttled_usec, v1 cpu.stat throttled_time). 0 or -errno. */
+int cg_cpu_throttled_us(struct cg *cg, long long *us);
 /* Moves pid into the cgroup (every controller). Returns 0 or -errno. */
 int cg_join(struct cg *cg, pid_t pid);
 /* The fds through which a single-threaded process joins the cgroup itself by
@@ -87,7 +108,7 @@ int cg_join(struct cg *cg, pid_t pid);
  * (~10 ms on an idle VM) on every join by pid. Fills fds (owned by cg) and
  * returns how many; 0 when the hierarchy has none (v2): use cg_clone_into_fd,
  * or cg_join where the kernel lacks it. */
-int cg_self_join_fds(const struct cg *cg, int fds[3]);
+int cg_self_join_fds(const struct cg *cg, int fds[CG_MAX_CTL]);
 /* v2: a folder fd for clone3's CLONE_INTO_CGROUP, which starts the child in the
  * cgroup and so skips that lock too; -1 on v1 (use cg_self_join_fds). */
 int cg_clone_into_fd(const struct cg *cg);

@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "runner/backend.h"
+#include "runner/cg.h"
 #include "runner/owner.h"
 
 /* Every backend, indexed by enum sandbox_backend, in the order "auto" prefers
@@ -750,6 +751,27 @@ int sandbox_proc_oom_kills(struct sandbox_proc *p, long *count)
 {
 	*count = 0;
 	return backend_ops[p->backend]->proc_ooms(p, count);
+}
+
+int sandbox_proc_tasks(struct sandbox_proc *p, long *tasks, long *pids_refused, long *throttled_ms)
+{
+	struct cg *cg = backend_ops[p->backend]->proc_cg(p);
+	long n = 0, refused = 0;
+	long long thr = 0;
+	if (!cg)
+		return -ENOENT;
+	int rc = cg_pids_current(cg, &n);
+	if (rc < 0)
+		return rc;
+	cg_pids_limit_hits(cg, &refused);
+	cg_cpu_throttled_us(cg, &thr); /* none without a CPU limit */
+	if (tasks)
+		*tasks = n;
+	if (pids_refused)
+		*pids_refused = refused;
+	if (throttled_ms)
+		*throttled_ms = (long)(thr / 1000);
+	return 0;
 }
 
 int sandbox_proc_wait(struct sandbox_proc *p, long timeout_ms, struct run_result *res)

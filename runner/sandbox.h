@@ -103,6 +103,12 @@ struct run_spec {
 	/* Another run of this workspace is likely to follow (a compile, a test that
 	 * is not the last): the backend may prepare for it while this one runs. */
 	bool more_runs;
+	/* Live processes only (sandbox_start): the CPU bandwidth of the whole
+	 * sandbox (its cgroup: every process it holds, and for gVisor its sentry
+	 * and gofer), in thousandths of a CPU (1000 = one CPU busy all the time);
+	 * 0 = unlimited. Enforced by the kernel (cgroup v2 cpu.max, v1 CFS quota):
+	 * the sandbox is slowed down, never killed for it. */
+	long cpu_millis;
 	/* Package installs (runner/install/install.h). Either field makes the run native
 	 * whatever the workspace's backend. net_ns_fd > 0: the run joins this
 	 * network namespace (an fd of its ns/net) instead of an empty one; 0 = the
@@ -289,6 +295,11 @@ int sandbox_proc_signal(struct sandbox_proc *p, int sig);
 /* CPU time (ms) and memory (KiB) the sandbox used so far: its cgroup, so for
  * gVisor the sentry and gofer count too (that is the real cost). 0 or -errno. */
 int sandbox_proc_usage(struct sandbox_proc *p, long *cpu_ms, long *memory_kb);
+/* The sandbox's tasks now (its cgroup's pids.current: processes plus threads;
+ * for gVisor the host threads of its sentry, gofer and stubs), how many forks
+ * its pids limit refused so far, and how long its CPU limit (run_spec.cpu_millis)
+ * held it back, in ms (0 without one). 0, or -errno (any may be NULL). */
+int sandbox_proc_tasks(struct sandbox_proc *p, long *tasks, long *pids_refused, long *throttled_ms);
 /* How many processes of the sandbox the kernel killed for lack of memory so
  * far (its cgroup's oom_kill count): a session tells a driver killed for
  * memory from one that ended by itself. 0 with *count, or -errno. */

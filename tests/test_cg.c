@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "runner/cg.h"
 
 #define V2_MOUNT "/sys/fs/cgroup/unified"
@@ -180,7 +181,7 @@ Test(cg_v1, no_clone_into_fd)
 	name_for(name, sizeof name, "v1into");
 	cr_assert_eq(cg_create(&root, name, &cg, err, sizeof err), 0, "%s", err);
 	cr_assert_eq(cg_clone_into_fd(&cg), -1);
-	int fds[3];
+	int fds[CG_MAX_CTL];
 	cr_assert_eq(cg_self_join_fds(&cg, fds), 3);
 	cr_assert_eq(cg_remove(&cg), 0);
 }
@@ -487,4 +488,86 @@ Test(cg_v2, open_existing_on_unified)
 	waitpid(pid, NULL, 0);
 	cr_assert(!is_dir(dir));
 	rmdir(V2_MOUNT "/judge-test");
+}
+
+static pid_t spawn_spinner(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (volatile unsigned long n = 0;; n++)
+			;
+	}
+	cr_assert(pid > 0);
+	return pid;
+}
+
+/* A session's quota (cg_add_cpu, cg_set_cpu): two busy children joined to a
+ * cgroup limited to 0.2 CPU use at most that (plus a margin) over a window,
+ * as a ratio of CPU time to the window, and the kernel reports throttling;
+ * unlimited again writes -1; removal takes the cpu hierarchy's folder too. */
+Test(cg_v1, cpu_quota_holds_busy_children)
+{
+	struct cg_root root;
+	struct cg cg;
+	char err[512], name[64], path[1024], buf[64];
+	if (access(V1_BASE "/cpu/cpu.cfs_quota_us", F_OK) < 0)
+		cr_skip_test("no cgroup v1 cpu controller");
+	cr_assert_eq(cg_root_v1(&root, V1_BASE, "judge-test", err, sizeof err), 0, "%s", err);
+	name_for(name, sizeof name, "cpuq");
+	cr_assert_eq(cg_create(&root, name, &cg, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(cg_add_cpu(&cg, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(cg_set_cpu(&cg, 200, err, sizeof err), 0, "%s", err);
+	const char *dir = root.cpu[0] ? root.cpu : root.cpuacct;
+	snprintf(path, sizeof path, "%s/%s/cpu.cfs_quota_us", dir, name);
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "%s", path);
+	cr_assert(fgets(buf, sizeof buf, f));
+	fclose(f);
+	cr_assert_eq(atoll(buf), 20000); /* 0.2 of the 100 ms period */
+	if (root.cpu[0]) {
+		int fds[CG_MAX_CTL];
+		cr_assert_eq(cg_self_join_fds(&cg, fds), 4);
+	}
+	pid_t a = spawn_spinner(), b = spawn_spinner();
+	cr_assert_eq(cg_join(&cg, a), 0);
+	cr_assert_eq(cg_join(&cg, b), 0);
+	long long u0 = 0, u1 = 0, t0 = 0, t1 = 0;
+	cr_assert_eq(cg_cpu_us(&cg, &u0), 0);
+	int64_t w0 = clock_mono_us();
+	usleep(1500 * 1000);
+	cr_assert_eq(cg_cpu_us(&cg, &u1), 0);
+	int64_t w1 = clock_mono_us();
+	double ratio = (double)(u1 - u0) / (double)(w1 - w0);
+	cr_assert(ratio <= 0.3, "two spinners used %.3f CPU under a 0.2 quota", ratio);
+	cr_assert(u1 > u0, "the spinners' CPU is counted");
+	cr_assert_eq(cg_cpu_throttled_us(&cg, &t1), 0);
+	cr_assert(t1 > t0, "no throttling reported");
+	cr_assert_eq(cg_set_cpu(&cg, 0, err, sizeof err), 0, "%s", err);
+	f = fopen(path, "r");
+	cr_assert(f);
+	cr_assert(fgets(buf, sizeof buf, f));
+	fclose(f);
+	cr_assert_eq(atoll(buf), -1);
+	cr_assert_eq(cg_remove(&cg), 0);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	cr_assert(!is_dir(path), "%s left behind", path);
+}
+
+/* Without cg_add_cpu a v1 cgroup has no cpu.* of its own (where cpu is a
+ * hierarchy apart): cg_set_cpu says so instead of limiting nothing silently. */
+Test(cg_v1, cpu_quota_needs_add_cpu)
+{
+	struct cg_root root;
+	struct cg cg;
+	char err[512] = "", name[64];
+	cr_assert_eq(cg_root_v1(&root, V1_BASE, "judge-test", err, sizeof err), 0, "%s", err);
+	if (!root.cpu[0])
+		cr_skip_test("cpu is co-mounted with cpuacct here");
+	name_for(name, sizeof name, "nocpu");
+	cr_assert_eq(cg_create(&root, name, &cg, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(cg_set_cpu(&cg, 500, err, sizeof err), -ENOENT);
+	cr_assert(strstr(err, "no cpu controller"), "%s", err);
+	cr_assert_eq(cg_remove(&cg), 0);
 }

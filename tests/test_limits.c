@@ -31,6 +31,9 @@ static const struct limits_policy policy = {
     .cell_time_ms = 30000,
     .session_disk_mb = 256,
     .max_session_disk_mb = 2048,
+    .session_cpus = 1,
+    .max_session_cpus = 2,
+    .session_cpu_budget_s = 0,
     .install_time_s = 300,
 };
 

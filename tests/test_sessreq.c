@@ -60,6 +60,44 @@ Test(sessreq, create_defaults_and_aliases)
 		  c.limits.disk_mb == 8);
 }
 
+/* A session's CPU quota and budget: judge.ini's defaults (session_cpus whole
+ * CPUs, no budget), fractions of a CPU up to max_session_cpus, a budget a
+ * request may lower but not lift. */
+Test(sessreq, create_cpus_and_budget)
+{
+	struct sessreq_create c;
+	struct request_error e;
+	cr_assert_eq(create("{\"language\": \"python\"}", &c, &e), 0, "%s", e.message);
+	cr_assert_eq(c.limits.cpu_millis, cfg.session_cpus * 1000);
+	cr_assert_eq(c.limits.cpu_budget_s, 0);
+	cr_assert_eq(create("{\"language\": \"python\", \"limits\": {\"cpus\": 0.5, "
+			    "\"cpu_budget_s\": 60}}",
+			    &c, &e),
+		     0, "%s", e.message);
+	cr_assert_eq(c.limits.cpu_millis, 500);
+	cr_assert_eq(c.limits.cpu_budget_s, 60);
+	cr_assert_eq(create("{\"language\": \"python\", \"limits\": {\"cpus\": 2}}", &c, &e), 0,
+		     "%s", e.message);
+	cr_assert_eq(c.limits.cpu_millis, 2000);
+	static const char *const refused[] = {
+	    "{\"language\": \"python\", \"limits\": {\"cpus\": 3}}", /* max_session_cpus 2 */
+	    "{\"language\": \"python\", \"limits\": {\"cpus\": 0.01}}",
+	    "{\"language\": \"python\", \"limits\": {\"cpus\": \"1\"}}",
+	    "{\"language\": \"python\", \"limits\": {\"cpu_budget_s\": 0}}",
+	    "{\"language\": \"python\", \"limits\": {\"cpu_budget_s\": 1.5}}",
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		cr_assert_eq(create(refused[i], &c, &e), -1, "accepted: %s", refused[i]);
+		cr_assert_str_eq(e.code, "invalid_field", "%s: %s", refused[i], e.code);
+	}
+	cfg.session_cpu_budget_s = 100;
+	cr_assert_eq(create("{\"language\": \"python\"}", &c, &e), 0, "%s", e.message);
+	cr_assert_eq(c.limits.cpu_budget_s, 100);
+	cr_assert_eq(
+	    create("{\"language\": \"python\", \"limits\": {\"cpu_budget_s\": 101}}", &c, &e), -1);
+	cr_assert(strstr(e.message, "cpu_budget_s"), "%s", e.message);
+}
+
 Test(sessreq, create_refusals)
 {
 	static const struct {
@@ -263,7 +301,7 @@ Test(sessreq, dispositions)
 
 Test(sessreq, limits_json_round_trip)
 {
-	struct limits_session l = {256, 1000, 4000, 64}, back;
+	struct limits_session l = {256, 1000, 4000, 64, 1500, 30}, back;
 	cJSON *j = sessreq_limits_json(&l);
 	sessreq_limits_load(j, &back);
 	cr_assert(!memcmp(&l, &back, sizeof l));

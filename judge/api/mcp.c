@@ -283,7 +283,10 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	 "server\",\"properties\":{\"memory_mb\":{\"type\":\"integer\"},\"cpu_ms\":"
 	 "{\"type\":\"integer\",\"description\":\"CPU per cell\"},\"wall_ms\":{\"type\":"
 	 "\"integer\",\"description\":\"wall time per cell\"},\"disk_mb\":{\"type\":"
-	 "\"integer\"}}}},\"required\":[\"language\"]}",
+	 "\"integer\"},\"cpus\":{\"type\":\"number\",\"description\":\"CPUs the whole "
+	 "session may keep busy, background processes included\"},\"cpu_budget_s\":{"
+	 "\"type\":\"integer\",\"description\":\"CPU seconds in all; past them the "
+	 "session is closed\"}}}},\"required\":[\"language\"]}",
 	 SESSION_SCHEMA, false},
     [MCP_SESSION_EXECUTE] =
 	{"session_execute", "Run a cell in a session",

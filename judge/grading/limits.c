@@ -36,6 +36,9 @@ void limits_policy_from_config(const struct judge_config *cfg, struct limits_pol
 	    .cell_time_ms = cfg->cell_time_limit_ms,
 	    .session_disk_mb = cfg->session_disk_mb,
 	    .max_session_disk_mb = cfg->max_session_disk_mb,
+	    .session_cpus = cfg->session_cpus,
+	    .max_session_cpus = cfg->max_session_cpus,
+	    .session_cpu_budget_s = cfg->session_cpu_budget_s,
 	    .install_time_s = cfg->install_time_limit_s,
 	};
 }
@@ -143,6 +146,9 @@ void limits_session(const struct limits_policy *p, const struct limits_session *
 	out->cpu_ms = pick(req->cpu_ms, 0, 0, at_most(p->cell_time_ms, p->max_time_ms));
 	out->wall_ms = pick(req->wall_ms, 0, 0, limits_wall_ms(out->cpu_ms, p->wall_factor));
 	out->disk_mb = pick(req->disk_mb, 0, 0, p->session_disk_mb);
+	out->cpu_millis =
+	    pick(req->cpu_millis, 0, 0, at_most(p->session_cpus, p->max_session_cpus) * 1000);
+	out->cpu_budget_s = pick(req->cpu_budget_s, 0, 0, p->session_cpu_budget_s);
 }
 
 void limits_session_caps(const struct limits_policy *p, struct limits_session_caps *out)
@@ -154,6 +160,10 @@ void limits_session_caps(const struct limits_policy *p, struct limits_session_ca
 	    .cpu_ms = run.time_ms,
 	    .wall_ms = run.wall_ms,
 	    .disk_mb = {1, p->max_session_disk_mb},
+	    .cpu_millis = {LIMITS_SESSION_CPU_MILLIS_MIN, p->max_session_cpus * 1000},
+	    /* a request may lower judge.ini's budget, never lift it */
+	    .cpu_budget_s = {1, p->session_cpu_budget_s > 0 ? p->session_cpu_budget_s
+							    : LIMITS_SESSION_CPU_BUDGET_S_MAX},
 	};
 }
 

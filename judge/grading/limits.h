@@ -86,6 +86,8 @@ struct limits_policy {
 	long max_time_ms, max_memory_mb, max_output_kb, max_processes;
 	/* [sessions] */
 	long session_memory_mb, cell_time_ms, session_disk_mb, max_session_disk_mb;
+	long session_cpus, max_session_cpus; /* whole CPUs; session_cpus 0 = no quota */
+	long session_cpu_budget_s;	     /* 0 = none */
 	long install_time_s;
 };
 
@@ -105,14 +107,21 @@ struct limits_caps {
 };
 
 /* A session's limits: memory of its whole sandbox (every context and process),
- * CPU and wall time of one cell (a call's default), size of its folder. */
+ * CPU and wall time of one cell (a call's default), size of its folder, the
+ * CPU bandwidth of its whole sandbox in thousandths of a CPU (0 = none), and
+ * the CPU seconds it may use in all before it is closed (0 = no budget). */
 struct limits_session {
-	long memory_mb, cpu_ms, wall_ms, disk_mb;
+	long memory_mb, cpu_ms, wall_ms, disk_mb, cpu_millis, cpu_budget_s;
 };
+/* The largest cpu_budget_s a request may ask when judge.ini sets none. */
+#define LIMITS_SESSION_CPU_BUDGET_S_MAX 31536000L
 
-/* The ranges a session create's limits must fall in. */
+/* The smallest CPU share a session may ask, in thousandths of a CPU. */
+#define LIMITS_SESSION_CPU_MILLIS_MIN 100L
+
+/* The ranges a session create's limits must fall in (cpu_millis: thousandths). */
 struct limits_session_caps {
-	struct limits_range memory_mb, cpu_ms, wall_ms, disk_mb;
+	struct limits_range memory_mb, cpu_ms, wall_ms, disk_mb, cpu_millis, cpu_budget_s;
 };
 
 /* Fills p from cfg's [limits] and [sessions] keys (cfg is not kept). */

@@ -537,6 +537,15 @@ static int gvisor_start(struct sandbox *sb, const struct run_spec *spec, struct 
 	if (live_take(sb, spec, &gp->e, err, errlen) < 0)
 		goto fail;
 	struct gv_entry *e = gp->e;
+	/* the container's cgroup in runsc's cpu hierarchy holds the sentry, the
+	 * gofer and (ptrace) the stubs that run the program's code */
+	struct cg *cg = gvpool_cg(e);
+	if (spec->cpu_millis > 0 && (!cg || cg_set_cpu(cg, spec->cpu_millis, err, errlen) < 0)) {
+		if (!cg)
+			gvhost_fmt(err, errlen, "gvisor sandbox %s: no cgroup to limit its CPU",
+				   e->id);
+		goto fail;
+	}
 	gp->pidfd = e->sandbox_pid > 0 ? (int)syscall(SYS_pidfd_open, e->sandbox_pid, 0) : -1;
 	if (gp->pidfd < 0) {
 		gvhost_fmt(err, errlen, "gvisor sandbox %s: no sandbox process to watch", e->id);
@@ -593,6 +602,12 @@ static int gvisor_proc_usage(struct sandbox_proc *p, long long *cpu_us, long *me
 		return -ENOENT;
 	int rc = cg_cpu_us(cg, cpu_us);
 	return rc < 0 ? rc : cg_memory_current_kb(cg, memory_kb);
+}
+
+static struct cg *gvisor_proc_cg(struct sandbox_proc *p)
+{
+	struct gv_proc *gp = p->impl;
+	return gp->e ? gvpool_cg(gp->e) : NULL;
 }
 
 static int gvisor_proc_ooms(struct sandbox_proc *p, long *count)
@@ -891,6 +906,7 @@ const struct sandbox_ops gvisor_ops = {
     .proc_signal = gvisor_proc_signal,
     .proc_usage = gvisor_proc_usage,
     .proc_ooms = gvisor_proc_ooms,
+    .proc_cg = gvisor_proc_cg,
     .proc_wait = gvisor_proc_wait,
     .proc_free = gvisor_proc_free,
 };

@@ -256,9 +256,9 @@ static int slot_netns(int slot)
 
 /* What the clone child needs; it reads it from the waiting thread's memory. */
 struct init_spawn {
-	int fds[5];    /* stdin r, stdout w, stderr w, plan r, report w (child ends) */
-	int fd_floor;  /* above every fd the child moves */
-	int cg_fds[3]; /* the child joins the run cgroup through these itself */
+	int fds[5];		/* stdin r, stdout w, stderr w, plan r, report w (child ends) */
+	int fd_floor;		/* above every fd the child moves */
+	int cg_fds[CG_MAX_CTL]; /* the child joins the run cgroup through these itself */
 	int ncg_fds;
 	int exe_fd; /* ns_init */
 	int last_cap;
@@ -936,6 +936,9 @@ static int native_start(struct sandbox *sb, const struct run_spec *spec, struct 
 		np->cg.root = NULL;
 		goto fail;
 	}
+	if (spec->cpu_millis > 0 && (cg_add_cpu(&np->cg, err, errlen) < 0 ||
+				     cg_set_cpu(&np->cg, spec->cpu_millis, err, errlen) < 0))
+		goto fail;
 	if (launch(sb, np, p, err, errlen) < 0)
 		goto fail;
 	p->impl = np;
@@ -969,6 +972,12 @@ static int native_proc_usage(struct sandbox_proc *p, long long *cpu_us, long *me
 	struct native_proc *np = p->impl;
 	int rc = cg_cpu_us(&np->cg, cpu_us);
 	return rc < 0 ? rc : cg_memory_current_kb(&np->cg, memory_kb);
+}
+
+static struct cg *native_proc_cg(struct sandbox_proc *p)
+{
+	struct native_proc *np = p->impl;
+	return np->cg.root ? &np->cg : NULL;
 }
 
 static int native_proc_ooms(struct sandbox_proc *p, long *count)
@@ -1045,6 +1054,7 @@ const struct sandbox_ops native_ops = {
     .proc_signal = native_proc_signal,
     .proc_usage = native_proc_usage,
     .proc_ooms = native_proc_ooms,
+    .proc_cg = native_proc_cg,
     .proc_wait = native_proc_wait,
     .proc_free = native_proc_free,
 };

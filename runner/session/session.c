@@ -505,6 +505,11 @@ static void sandbox_end(struct session *s, const char *why)
 		s->reader_on = false;
 	}
 	pthread_mutex_lock(&s->wlock);
+	long cpu = 0;
+	if (s->proc && sandbox_proc_usage(s->proc, &cpu, NULL) == 0 && cpu > s->cpu_now_ms)
+		s->cpu_now_ms = cpu;
+	s->cpu_before_ms += s->cpu_now_ms;
+	s->cpu_now_ms = 0;
 	sandbox_proc_free(s->proc);
 	s->proc = NULL;
 	s->in_fd = s->out_fd = s->err_fd = -1;
@@ -548,7 +553,8 @@ static int sandbox_begin(struct session *s, char *err, size_t errlen)
 			      .ro_paths = ro,
 			      .limits = s->spec.limits,
 			      .warm_argv = s->spec.warm_argv,
-			      .preload = s->spec.preload};
+			      .preload = s->spec.preload,
+			      .cpu_millis = s->spec.cpu_millis};
 	rs.limits.cpu_ms = rs.limits.wall_ms = SANDBOX_LIFE_MS;
 	pthread_mutex_lock(&s->wlock);
 	int rc = sandbox_start(s->sb, &rs, &s->proc, err, errlen);
@@ -999,6 +1005,43 @@ long session_memory_kb(struct session *s)
 		mem = -1;
 	pthread_mutex_unlock(&s->plock);
 	return mem;
+}
+
+int session_usage(struct session *s, struct session_usage *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!s)
+		return -EINVAL;
+	int rc = -ESRCH;
+	/* wlock, not plock: proc is replaced under both, and a cell holds plock */
+	pthread_mutex_lock(&s->wlock);
+	if (s->proc) {
+		long cpu = 0, mem = 0;
+		rc = sandbox_proc_usage(s->proc, &cpu, &mem);
+		if (rc == 0) {
+			if (cpu > s->cpu_now_ms)
+				s->cpu_now_ms = cpu;
+			out->memory_kb = mem;
+			sandbox_proc_tasks(s->proc, &out->tasks, &out->pids_refused,
+					   &out->throttled_ms);
+		}
+	}
+	out->cpu_ms = s->cpu_before_ms + s->cpu_now_ms;
+	pthread_mutex_unlock(&s->wlock);
+	return rc;
+}
+
+void session_kill(struct session *s)
+{
+	if (!s)
+		return;
+	session_lock(s);
+	s->halted = true;
+	session_unlock(s);
+	pthread_mutex_lock(&s->wlock);
+	if (s->proc)
+		sandbox_proc_signal(s->proc, SIGKILL);
+	pthread_mutex_unlock(&s->wlock);
 }
 
 void session_halt(struct session *s)

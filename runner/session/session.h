@@ -50,6 +50,9 @@ struct session_spec {
 	 * processes, file_bytes, open_files, tmp_bytes), or for each cell's output
 	 * (stdout_bytes, stderr_bytes). All > 0. */
 	struct run_limits limits;
+	/* The CPU bandwidth of the whole session (run_spec.cpu_millis): every
+	 * context and process, background ones included; 0 = unlimited. */
+	long cpu_millis;
 	long start_timeout_ms;	      /* a driver's start to its ready reply; 0 = 20000 */
 	const char *const *warm_argv; /* as in run_spec: a pool may start the runtime ahead */
 	const char *const *preload;
@@ -119,6 +122,22 @@ int session_exec(struct session *s, const struct cell_spec *cell, struct cell_re
 /* Host memory of everything the session's sandbox holds (every driver and
  * process, and for gVisor its sentry and gofer), in KiB; -1 when unknown. */
 long session_memory_kb(struct session *s);
+/* What the session used: its sandbox's cgroup, summed over the sandboxes it
+ * had (one more after each restart), background processes included. */
+struct session_usage {
+	long cpu_ms;	   /* CPU time of everything it ran, since its start */
+	long memory_kb;	   /* memory its sandbox holds now */
+	long tasks;	   /* processes plus threads now (sandbox_proc_tasks) */
+	long pids_refused; /* forks its pids limit refused */
+	long throttled_ms; /* time its CPU limit held it back */
+};
+/* Reads s's usage now; never waits for a cell (any thread). 0, or -errno
+ * (-ESRCH: no sandbox now; cpu_ms still holds what the ended ones used). */
+int session_usage(struct session *s, struct session_usage *out);
+/* Kills the session's sandbox now, from any thread, even while a cell runs:
+ * that cell ends at once, and no restart follows (as after session_halt); the
+ * caller then ends the session with session_halt or session_stop. */
+void session_kill(struct session *s);
 /* Ends every context and process and the sandbox at once: whoever waits in a
  * call of another thread returns, and calls from now on fail (no restart).
  * The struct stays valid until session_stop. */

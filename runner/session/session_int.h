@@ -71,6 +71,9 @@ struct session {
 	pthread_cond_t cond;
 	bool ready, gone; /* sessd said R; its stdout ended */
 	bool halted;	  /* session_halt: no restart, no more calls */
+	/* CPU of the sandboxes that ended (ms), and the last CPU read of the one
+	 * now (under wlock, like proc) */
+	long cpu_before_ms, cpu_now_ms;
 	unsigned long next_sid;
 	long next_pid;
 	struct context ctx[SESSION_MAX_CONTEXTS];

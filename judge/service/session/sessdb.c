@@ -53,8 +53,10 @@ int sess_status_parse(const char *s)
 										" AS reason, "     \
 										"s.execution_"     \
 										"count, "          \
-										"s.restarts"
-#define ROW_FROM " FROM sessions s LEFT JOIN workers w ON w.id = s.worker_id "
+										"s.restarts, "     \
+										"s.usage"
+#define ROW_NCOLS 13 /* the columns of ROW_COLS */
+#define ROW_FROM  " FROM sessions s LEFT JOIN workers w ON w.id = s.worker_id "
 
 /* sql with every "$T" replaced by the timeout (a number, from judge.ini). */
 static void with_timeout(struct strbuf *out, const char *sql, long timeout_s)
@@ -83,6 +85,7 @@ static void copy(char *dst, size_t n, const char *s)
 void sess_row_release(struct sess_row *r)
 {
 	cJSON_Delete(r->limits);
+	cJSON_Delete(r->usage);
 	memset(r, 0, sizeof *r);
 }
 
@@ -103,6 +106,8 @@ static void row_read(const PGresult *res, int i, struct sess_row *r)
 	copy(r->reason, sizeof r->reason, db_value(res, i, 9));
 	r->execution_count = (long)db_value_ll(res, i, 10);
 	r->restarts = (long)db_value_ll(res, i, 11);
+	const char *usage = db_value(res, i, 12);
+	r->usage = usage ? cJSON_Parse(usage) : NULL;
 }
 
 cJSON *sess_row_json(const struct sess_row *r)
@@ -119,6 +124,8 @@ cJSON *sess_row_json(const struct sess_row *r)
 			      r->limits ? cJSON_Duplicate(r->limits, 1) : cJSON_CreateObject());
 	cJSON_AddNumberToObject(o, "execution_count", (double)r->execution_count);
 	cJSON_AddNumberToObject(o, "restarts", (double)r->restarts);
+	if (cJSON_IsObject(r->usage))
+		cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(r->usage, 1));
 	if (r->status > SESS_READY)
 		cJSON_AddStringToObject(o, "reason", r->reason);
 	return o;
@@ -303,7 +310,8 @@ int sessdb_call(struct db *db, const char *id, int64_t key, long timeout_s,
 	ret = 0;
 	if (PQntuples(res) == 1) {
 		row_read(res, 0, row);
-		*call_id = db_value_ll(res, 0, 13);
+		/* after the row's ROW_NCOLS columns and eff */
+		*call_id = db_value_ll(res, 0, ROW_NCOLS + 1);
 		ret = *call_id > 0 ? 1 : 2;
 	}
 	PQclear(res);
@@ -627,6 +635,23 @@ int sessdb_call_finish(struct db *db, int64_t call_id, enum scall_kind k,
 	strbuf_release(&hex);
 	if (!res)
 		return fail(db, err, errlen, "store a call's answer");
+	PQclear(res);
+	return 0;
+}
+
+int sessdb_usage_store(struct db *db, int64_t worker, const cJSON *usage, char *err, size_t errlen)
+{
+	char w[24], *text = cJSON_PrintUnformatted(usage);
+	snprintf(w, sizeof w, "%" PRId64, worker);
+	const char *p[] = {text, w};
+	PGresult *res =
+	    db_query(db,
+		     "UPDATE sessions s SET usage = u.value FROM jsonb_each($1::jsonb) u "
+		     "WHERE s.id = u.key::uuid AND s.worker_id = $2::bigint",
+		     2, p);
+	free(text);
+	if (!res)
+		return fail(db, err, errlen, "store session usage");
 	PQclear(res);
 	return 0;
 }

@@ -59,10 +59,12 @@ struct sess_row {
 	char created_at[40], expires_at[40], last_used_at[40]; /* ISO 8601 UTC */
 	char reason[256];				       /* why it ended, "" while open */
 	long execution_count, restarts;
+	cJSON *usage; /* owned; NULL until its worker read it (migrations/0012) */
 };
 void sess_row_release(struct sess_row *r);
 /* The row as the API shows it: id, language, status, created_at, expires_at,
- * last_used_at, idle_ttl, limits, execution_count, and reason when ended. */
+ * last_used_at, idle_ttl, limits, execution_count, usage once read, and
+ * reason when ended. */
 cJSON *sess_row_json(const struct sess_row *r);
 
 /* ---- serve's side ---- */
@@ -140,6 +142,9 @@ int sessdb_calls_claim(struct db *db, int64_t worker, int max, struct sess_claim
 int sessdb_call_finish(struct db *db, int64_t call_id, enum scall_kind k,
 		       const struct sess_reply *reply, enum sess_status end, const char *reason,
 		       char *err, size_t errlen);
+/* Stores what this worker's sessions used: usage is an object of session id
+ * -> usage object (sesshost's reading). 0, or -1 with err. */
+int sessdb_usage_store(struct db *db, int64_t worker, const cJSON *usage, char *err, size_t errlen);
 /* Ends a session held here (closed or expired, with reason), answering its open calls. */
 int sessdb_end(struct db *db, const char *id, enum sess_status st, const char *reason, char *err,
 	       size_t errlen);

@@ -41,7 +41,11 @@ struct hsess {
 	char id[37];
 	struct sessrun_env env;
 	struct sessproc *procs; /* its processes */
-	int quick;		/* process calls running now (they use env.s) */
+	int quick;		/* process calls running now, and usage readings (they use env.s) */
+	bool live;		/* env.s started: usage_pass may read it (until stop) */
+	/* CPU its sandbox used before it was ready (a gVisor sandbox's start, a
+	 * prestarted one's warm-up): not the user's, so not in its usage */
+	long cpu0_ms;
 	int slot, slot_fd;
 	struct sess_call *q; /* calls waiting, oldest first */
 	size_t nq, aq;
@@ -224,6 +228,14 @@ static void *session_main(void *arg)
 	else
 		log_info("sessions: %s (%s) ready in %" PRId64 " ms, slot %d", s->id,
 			 s->env.lang->name, clock_mono_ms() - t0, s->slot);
+	if (rc == 0 && marked == 1) {
+		struct session_usage u0;
+		session_usage(s->env.s, &u0);
+		hs_lock(h);
+		s->cpu0_ms = u0.cpu_ms;
+		s->live = true;
+		hs_unlock(h);
+	}
 	struct sess_call c;
 	while (rc == 0 && marked == 1 && next_call(h, s, &c)) {
 		run_call(h, s, &c);
@@ -475,8 +487,91 @@ static void *beat_main(void *arg)
 	return NULL;
 }
 
+/* The reason a session over its CPU budget is closed with. */
+static void budget_reason(char *out, size_t len, long cpu_ms, long budget_s)
+{
+	snprintf(
+	    out, len,
+	    "it used its CPU budget: %ld.%01ld s of CPU time, every process included, over the "
+	    "%ld s allowed",
+	    cpu_ms / 1000, cpu_ms % 1000 / 100, budget_s);
+}
+
+/* Reads what each live session used (its sandbox's cgroup), stores it for
+ * GET /v1/sessions/{id}, and closes the sessions past their CPU budget: the
+ * row first (the API shows closed with the reason, open calls answer
+ * session_closed), then the sandbox is killed, a cell in progress with it. */
+static void usage_pass(struct sesshost *h, struct db *db)
+{
+	char err[256];
+	hs_lock(h);
+	size_t n = 0, k = 0;
+	for (struct hsess *s = h->list; s; s = s->next)
+		n += s->live && !s->stop;
+	struct hsess **pinned = xcalloc(n ? n : 1, sizeof *pinned);
+	bool *over = xcalloc(n ? n : 1, sizeof *over);
+	long *cpu = xcalloc(n ? n : 1, sizeof *cpu);
+	/* pinned like a process call: session_free waits for them */
+	for (struct hsess *s = h->list; s && k < n; s = s->next)
+		if (s->live && !s->stop) {
+			s->quick++;
+			pinned[k++] = s;
+		}
+	hs_unlock(h);
+	cJSON *all = cJSON_CreateObject();
+	for (size_t i = 0; i < k; i++) {
+		struct session_usage u;
+		long budget_s = pinned[i]->env.limits.cpu_budget_s;
+		if (session_usage(pinned[i]->env.s, &u) < 0 && !u.cpu_ms)
+			continue;
+		u.cpu_ms = u.cpu_ms > pinned[i]->cpu0_ms ? u.cpu_ms - pinned[i]->cpu0_ms : 0;
+		cJSON *o = cJSON_AddObjectToObject(all, pinned[i]->id);
+		/* when it was read (a time, not a duration: readers take rates from it) */
+		cJSON_AddNumberToObject(o, "sampled_at_ms", (double)clock_real_ms());
+		cJSON_AddNumberToObject(o, "cpu_ms", (double)u.cpu_ms);
+		cJSON_AddNumberToObject(o, "memory_kb", (double)u.memory_kb);
+		cJSON_AddNumberToObject(o, "processes", (double)u.tasks);
+		cJSON_AddNumberToObject(o, "pids_refused", (double)u.pids_refused);
+		cJSON_AddNumberToObject(o, "throttled_ms", (double)u.throttled_ms);
+		if (budget_s > 0)
+			cJSON_AddNumberToObject(o, "cpu_budget_ms", (double)budget_s * 1000);
+		cpu[i] = u.cpu_ms;
+		over[i] = budget_s > 0 && u.cpu_ms >= budget_s * 1000;
+	}
+	if (cJSON_GetArraySize(all) > 0 &&
+	    sessdb_usage_store(db, h->worker_id, all, err, sizeof err) < 0)
+		log_debug("sessions: %s", err);
+	cJSON_Delete(all);
+	for (size_t i = 0; i < k; i++) {
+		struct hsess *s = pinned[i];
+		if (over[i]) {
+			char reason[256];
+			budget_reason(reason, sizeof reason, cpu[i], s->env.limits.cpu_budget_s);
+			if (sessdb_end(db, s->id, SESS_CLOSED, reason, err, sizeof err) < 0) {
+				log_warn("sessions: %s: %s", s->id, err);
+				over[i] = false; /* the next pass tries again */
+			} else {
+				log_info("sessions: %s closed: %s", s->id, reason);
+				session_kill(s->env.s);
+			}
+		}
+		hs_lock(h);
+		if (over[i]) {
+			s->stop = true;
+			pthread_cond_signal(&s->cond);
+		}
+		s->quick--;
+		pthread_cond_broadcast(&h->gone);
+		hs_unlock(h);
+	}
+	free(pinned);
+	free(over);
+	free(cpu);
+}
+
 static void tick(struct sesshost *h, struct db *db)
 {
+	usage_pass(h, db);
 	reconcile(h, db);
 	dispatch_calls(h, db);
 	claim_sessions(h, db);

@@ -99,6 +99,7 @@ static void spec_of(const struct judge_config *cfg, const struct sessopen_common
 				      .warm_argv = (const char *const *)l->warm_argv,
 				      .preload = (const char *const *)l->preload};
 	limits_session_sandbox(&p, l, limits, &spec->limits);
+	spec->cpu_millis = limits->cpu_millis;
 }
 
 int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,

@@ -104,6 +104,22 @@ static int get_limit(const cJSON *o, const char *name, struct limits_range r, lo
 	return get_long(o, name, "limits.", r.lo, r.hi, out, e);
 }
 
+/* limits.cpus: a number of CPUs (fractions too) within r (thousandths), into
+ * *millis; absent leaves it as it is. */
+static int get_cpus(const cJSON *o, struct limits_range r, long *millis, struct request_error *e)
+{
+	const cJSON *v = field(o, "cpus");
+	if (!v)
+		return 0;
+	double d = cJSON_IsNumber(v) ? v->valuedouble * 1000 : -1e300;
+	if (!cJSON_IsNumber(v) || d != d || d < (double)r.lo - 1e-6 || d > (double)r.hi + 1e-6)
+		return request_fail(e, 422, "invalid_field",
+				    "limits.cpus must be a number from %g to %g",
+				    (double)r.lo / 1000, (double)r.hi / 1000);
+	*millis = (long)(d + 0.5);
+	return 0;
+}
+
 static int create_limits(const struct judge_config *cfg, const cJSON *in, struct limits_session *l,
 			 struct request_error *e)
 {
@@ -116,13 +132,15 @@ static int create_limits(const struct judge_config *cfg, const cJSON *in, struct
 	if (lim && !cJSON_IsObject(lim))
 		return request_fail(e, 422, "invalid_field", "limits must be an object");
 	if (lim) {
-		static const char *const keys[] = {"memory_mb", "cpu_ms", "wall_ms", "disk_mb",
-						   NULL};
+		static const char *const keys[] = {
+		    "memory_mb", "cpu_ms", "wall_ms", "disk_mb", "cpus", "cpu_budget_s", NULL};
 		if (known_keys(lim, keys, "limits.", e) < 0 ||
 		    get_limit(lim, "memory_mb", caps.memory_mb, &req.memory_mb, e) < 0 ||
 		    get_limit(lim, "cpu_ms", caps.cpu_ms, &req.cpu_ms, e) < 0 ||
 		    get_limit(lim, "wall_ms", caps.wall_ms, &req.wall_ms, e) < 0 ||
-		    get_limit(lim, "disk_mb", caps.disk_mb, &req.disk_mb, e) < 0)
+		    get_limit(lim, "disk_mb", caps.disk_mb, &req.disk_mb, e) < 0 ||
+		    get_cpus(lim, caps.cpu_millis, &req.cpu_millis, e) < 0 ||
+		    get_limit(lim, "cpu_budget_s", caps.cpu_budget_s, &req.cpu_budget_s, e) < 0)
 			return -1;
 	}
 	limits_session(&p, &req, l);
@@ -154,17 +172,24 @@ cJSON *sessreq_limits_json(const struct limits_session *l)
 	cJSON_AddNumberToObject(o, "cpu_ms", (double)l->cpu_ms);
 	cJSON_AddNumberToObject(o, "wall_ms", (double)l->wall_ms);
 	cJSON_AddNumberToObject(o, "disk_mb", (double)l->disk_mb);
+	/* 0: no quota (judge.ini session_cpus = 0) */
+	cJSON_AddNumberToObject(o, "cpus", (double)l->cpu_millis / 1000);
+	/* 0: no budget */
+	cJSON_AddNumberToObject(o, "cpu_budget_s", (double)l->cpu_budget_s);
 	return o;
 }
 
 void sessreq_limits_load(const cJSON *j, struct limits_session *out)
 {
-	const char *names[] = {"memory_mb", "cpu_ms", "wall_ms", "disk_mb"};
-	long *dst[] = {&out->memory_mb, &out->cpu_ms, &out->wall_ms, &out->disk_mb};
-	for (int i = 0; i < 4; i++) {
+	const char *names[] = {"memory_mb", "cpu_ms", "wall_ms", "disk_mb", "cpu_budget_s"};
+	long *dst[] = {&out->memory_mb, &out->cpu_ms, &out->wall_ms, &out->disk_mb,
+		       &out->cpu_budget_s};
+	for (int i = 0; i < 5; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, names[i]);
 		*dst[i] = cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
 	}
+	const cJSON *cpus = cJSON_GetObjectItemCaseSensitive(j, "cpus");
+	out->cpu_millis = cJSON_IsNumber(cpus) ? (long)(cpus->valuedouble * 1000 + 0.5) : 0;
 }
 
 /* compare as one-shot grading takes it: request.c checks it in a probe body. */

@@ -31,7 +31,7 @@ struct sessreq_create {
 const struct lang *sessreq_language(const struct lang_registry *langs, const char *name,
 				    struct request_error *e);
 /* POST /v1/sessions {language, idle_ttl?, limits?: {memory_mb, cpu_ms,
- * wall_ms, disk_mb}}: ranges and defaults from the limits policy of cfg.
+ * wall_ms, disk_mb, cpus, cpu_budget_s}}: ranges and defaults from the limits policy of cfg.
  * Returns 0, or -1 with e. */
 int sessreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
 		   const cJSON *in, struct sessreq_create *out, struct request_error *e);

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# sessions_govern.sh: a session is one bounded resource (issue 29, item 1),
+# against a real service (tests/svc.sh), on each backend that works here
+# (native, then gVisor; one that does not is reported skipped with why):
+# - background processes a cell leaves running (Popen with start_new_session,
+#   `&` in bash) are held to the session's CPU quota: their CPU use over a
+#   window of the worker's own readings is at most the quota plus a margin
+#   (a ratio, not a duration), and the kernel reports the throttling;
+# - GET /v1/sessions/{id} shows what the session used (cpu_ms, memory_kb,
+#   processes), background processes included;
+# - a bash fork bomb is held by the pids limit and later cells still answer;
+# - a session past its CPU budget is closed with the reason shown.
+# SESSIONS_BACKENDS="native" (or "gvisor") runs one only.
+cd "$(dirname "$0")/../.." || exit 1
+[ -n "${1:-}" ] && JUDGE=$1
+source tests/lib.sh
+source tests/svc.sh
+BACKENDS=${SESSIONS_BACKENDS:-native gvisor}
+
+# the smallest quota a request may ask: two loops want far more on any host,
+# so the kernel holds them to it
+QUOTA=0.1
+
+svc_up sessions-govern "[sandbox]" "sandbox = native" "[worker]" "worker_slots = 1" \
+	"[sessions]" "session_cpus = 1" "max_session_cpus = 2"
+
+# create LANG LIMITS_JSON: a session's id into SID (empty on failure)
+create() {
+	local out
+	out=$(req POST /v1/sessions "{\"language\": \"$1\", \"limits\": $2}")
+	SID=$(jq -r '.id // empty' <<<"${out%$'\n'*}" 2>/dev/null)
+	[ "${out##*$'\n'}" = 201 ] && [ -n "$SID" ] || { SID=; echo "create $1: $out" >&2; }
+}
+# run SID CODE [EXTRA JSON FIELDS]: a cell; the answer in LAST, the status in ST
+run() {
+	local body out
+	body=$(jq -nc --arg c "$2" '{code: $c}')
+	[ -n "${3:-}" ] && body=$(jq -c ". + {$3}" <<<"$body")
+	out=$(req POST "/v1/sessions/$1/execute" "$body")
+	ST=${out##*$'\n'}
+	LAST=${out%$'\n'*}
+}
+# cell NAME SID CODE JQ [EXTRA]: a cell answered 200 whose answer passes JQ
+cell() {
+	run "$2" "$3" "${5:-}"
+	if [ "$ST" != 200 ]; then
+		fail "$1" "status $ST: $(head -c 400 <<<"$LAST")"
+	else
+		expect_json "$1" "$LAST" "$4"
+	fi
+}
+# usage SID: the session's usage object into USAGE ({} before the first reading)
+usage() {
+	USAGE=$(req GET "/v1/sessions/$1" | head -n -1 | jq -c '.usage // {}')
+}
+# usage_after SID MS: waits for a reading sampled after MS (epoch ms), into USAGE
+usage_after() {
+	for _ in $(seq 40); do
+		usage "$1"
+		[ "$(jq -r '.sampled_at_ms // 0' <<<"$USAGE")" -gt "$2" ] && return 0
+		sleep 0.25
+	done
+	return 1
+}
+
+suite() {
+	local B=$1 S u1 u2 ratio
+	# ---- the CPU quota holds background processes ----
+	create python "{\"cpus\": $QUOTA}"
+	S=$SID
+	[ -n "$S" ] && pass "$B: create a session with cpus $QUOTA" || { fail "$B: create a session"; return; }
+	expect "$B: its limits show the quota" 200 ".limits.cpus == $QUOTA" GET "/v1/sessions/$S"
+	cell "$B: a cell leaves a busy loop running (Popen, new session)" "$S" \
+		$'import subprocess, sys\np = subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)\np.poll() is None' \
+		'.status == "ok" and .result == "True"'
+	expect "$B: a bash context" 201 '.language == "bash"' POST "/v1/sessions/$S/contexts" '{"language": "bash"}'
+	local SH
+	SH=$(jq -r .id <<<"$LAST")
+	cell "$B: a bash cell leaves another (busy &)" "$S" 'busy() { while :; do :; done; }; busy & echo started' \
+		'.status == "ok" and .stdout == "started\n"' '"context": "'"$SH"'"'
+	usage_after "$S" "$(($(date +%s%3N) - 200))"
+	u1=$USAGE
+	sleep 2.5
+	usage_after "$S" "$(jq -r .sampled_at_ms <<<"$u1")"
+	u2=$USAGE
+	# CPU used per second of the worker's readings (both from the same clock)
+	ratio=$(jq -n --argjson a "$u1" --argjson b "$u2" \
+		'(($b.cpu_ms - $a.cpu_ms) / ($b.sampled_at_ms - $a.sampled_at_ms)) * 1000 | round / 1000')
+	echo "  $B: two busy loops under a quota of $QUOTA CPU used $ratio CPU over" \
+		"$(jq -n --argjson a "$u1" --argjson b "$u2" '$b.sampled_at_ms - $a.sampled_at_ms') ms"
+	if jq -en --argjson a "$u1" --argjson b "$u2" --argjson q "$QUOTA" \
+		'($b.cpu_ms - $a.cpu_ms) > 0 and ($b.sampled_at_ms - $a.sampled_at_ms) >= 1500 and
+		 ($b.cpu_ms - $a.cpu_ms) / ($b.sampled_at_ms - $a.sampled_at_ms) <= $q + 0.1' >/dev/null; then
+		pass "$B: the background loops' CPU counts, at most the quota + 0.1 ($ratio)"
+	else
+		fail "$B: the background loops' CPU counts, at most the quota + 0.1" "$u1 -> $u2"
+	fi
+	expect_json "$B: the kernel held them back (throttled_ms grows)" "$u2" \
+		'.throttled_ms > '"$(jq -r '.throttled_ms' <<<"$u1")"
+	expect_json "$B: GET shows the usage: cpu_ms, memory_kb, processes" "$u2" \
+		'.cpu_ms > 0 and .memory_kb > 0 and .processes >= 3'
+	cell "$B: a cell still answers beside them" "$S" '6 * 7' '.status == "ok" and .result == "42"'
+	expect "$B: close" 200 '.status == "closed"' DELETE "/v1/sessions/$S"
+
+	# ---- a fork bomb is held by the pids limit ----
+	create python '{}'
+	S=$SID
+	[ -n "$S" ] && pass "$B: create a session" || { fail "$B: create a session"; return; }
+	expect "$B: a bash context" 201 '.language == "bash"' POST "/v1/sessions/$S/contexts" '{"language": "bash"}'
+	SH=$(jq -r .id <<<"$LAST")
+	run "$S" 'bomb() { bomb | bomb & }; bomb; echo lit' '"context": "'"$SH"'", "timeout_ms": 5000'
+	[ "$ST" = 200 ] && pass "$B: a fork bomb's cell answers ($(jq -r .status <<<"$LAST"))" ||
+		fail "$B: a fork bomb's cell answers" "status $ST: $(head -c 300 <<<"$LAST")"
+	# the bomb grows at the session's CPU quota: wait (at most ~10 s) for its limit
+	for _ in $(seq 40); do
+		sleep 0.25
+		usage "$S"
+		# gVisor: none is refused on the host (below): one reading a second on
+		[ "$B" != native ] && [ "$(jq -r '.sampled_at_ms // 0' <<<"$USAGE")" -gt 0 ] && sleep 1 && break
+		[ "$(jq -r '.pids_refused // 0' <<<"$USAGE")" -gt 0 ] && break
+	done
+	echo "  $B: usage with the bomb going: $USAGE"
+	if [ "$B" = native ]; then
+		expect_json "$B: the pids limit refused its forks" "$USAGE" '.pids_refused > 0'
+	else
+		skip "$B: the pids limit refused its forks" \
+			"gVisor holds processes by RLIMIT_NPROC inside the sandbox; its host cgroup counts the sentry's threads"
+	fi
+	cell "$B: a later python cell answers" "$S" '6 * 7' '.status == "ok" and .result == "42"'
+	cell "$B: a later bash cell answers" "$S" 'echo $((6 * 7))' '.stdout == "42\n"' '"context": "'"$SH"'"'
+	expect "$B: close ends the bomb with the session" 200 '.status == "closed"' DELETE "/v1/sessions/$S"
+
+	# ---- the CPU budget ----
+	create python '{"cpus": 2, "cpu_budget_s": 2}'
+	S=$SID
+	[ -n "$S" ] && pass "$B: create a session with a budget of 2 CPU seconds" || { fail "$B: create"; return; }
+	# the budget may end the session before the cell's answer is stored: then
+	# that answer is the 410 with the budget's reason
+	run "$S" $'import subprocess, sys\nps = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(4)]\nlen(ps)'
+	if [ "$ST" = 200 ] || { [ "$ST" = 410 ] && grep -q "CPU budget" <<<"$LAST"; }; then
+		pass "$B: background loops spend it ($ST)"
+	else
+		fail "$B: background loops spend it" "status $ST: $(head -c 300 <<<"$LAST")"
+	fi
+	local st=
+	for _ in $(seq 120); do
+		st=$(req GET "/v1/sessions/$S" | head -n -1)
+		[ "$(jq -r .status <<<"$st")" = ready ] || break
+		sleep 0.25
+	done
+	expect_json "$B: past its budget the session is closed, with the reason" "$st" \
+		'.status == "closed" and (.reason | test("CPU budget")) and .usage.cpu_ms >= 2000'
+	echo "  $B: $(jq -c '{status, reason, usage}' <<<"$st")"
+	bad "$B: a cell after it: 410" 410 session_closed POST "/v1/sessions/$S/execute" '{"code": "1"}'
+}
+
+for B in $BACKENDS; do
+	why=
+	if [ "$B" = gvisor ]; then
+		if ! command -v runsc >/dev/null; then
+			why="runsc is not installed"
+		elif [ "$(id -u)" != 0 ]; then
+			why="the gvisor backend needs root"
+		fi
+	fi
+	if [ -n "$why" ]; then
+		skip "$B: every check" "$why"
+		continue
+	fi
+	if [ "$B" != native ]; then
+		# the same database and serve; the worker of the other backend
+		svc_stop "$SVC_WORKER_PID"
+		svc_config "$SVC_TMP/$B.ini" "listen = 127.0.0.1:$PORT" "auth = on" "[sandbox]" "sandbox = $B" \
+			"[worker]" "worker_slots = 1" "[sessions]" "session_cpus = 1" "max_session_cpus = 2" ||
+			{ fail "$B: judge.ini"; continue; }
+		svc_worker "$SVC_TMP/$B.ini" || { fail "$B: worker starts"; continue; }
+	fi
+	suite "$B"
+done
+svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/worker.log"
+finish
