@@ -274,7 +274,8 @@ static int umount_all_below(const char *dir)
 			mps[n++] = xstrdup(mp);
 		}
 		fclose(f);
-		qsort(mps, n, sizeof *mps, by_length_desc);
+		if (n) /* qsort takes no NULL, even for nothing */
+			qsort(mps, n, sizeof *mps, by_length_desc);
 		int off = 0;
 		for (size_t i = 0; i < n; i++) {
 			if (umount2(mps[i], MNT_DETACH | UMOUNT_NOFOLLOW) == 0)

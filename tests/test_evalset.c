@@ -298,8 +298,8 @@ static int validate(const char *body, struct request_error *e, struct request_pa
 	static struct lang_registry langs;
 	static bool loaded;
 	char err[300] = "";
-	config_defaults(&cfg);
 	if (!loaded) {
+		config_defaults(&cfg);
 		cr_assert_eq(lang_load_dir(&langs, "languages", err, sizeof err), 0, "%s", err);
 		loaded = true;
 	}
