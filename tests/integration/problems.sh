@@ -509,7 +509,7 @@ for e in "${PKGS[@]}"; do
 	if jq -e --argjson n "$nsubs" '.status == "ready" and .verification.report.gradable
 		and (.verification.report.submissions | length) == $n
 		and all(.verification.report.submissions[]; (.message // "") | test("internal_error") | not)
-		and any(.verification.report.submissions[]; .expected == "accepted" and .outcome == "ok")' <<<"$p" >/dev/null; then
+		and any(.verification.report.submissions[]; (.expected == "accepted" or .expected == "CORRECT") and .outcome == "ok")' <<<"$p" >/dev/null; then
 		pass "$id: verified on ${where:-?} ($summary)"
 	else
 		fail "$id: verified" "$(jq -c '{status, error: .verification.report.error, n: (.verification.report.submissions | length), fails: [.verification.report.submissions[]? | select(.outcome == "fail") | {path, message}]}' <<<"$p" | head -c 700)"
