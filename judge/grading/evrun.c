@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "common/config.h"
 #include "common/log.h"
@@ -98,17 +97,6 @@ enum sub_status evrun_lcb_verdict(const cJSON *end, enum run_status run)
 	if (cJSON_IsNumber(last) && last->valuedouble == -4)
 		return SUB_RUNTIME_ERROR;
 	return SUB_WRONG_ANSWER;
-}
-
-/* A fresh nonce: 24 hex digits the program never sees in its source. */
-static int make_nonce(char *out, size_t outlen)
-{
-	unsigned char rnd[12];
-	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd || outlen < 2 * sizeof rnd + 1)
-		return -1;
-	for (size_t i = 0; i < sizeof rnd; i++)
-		snprintf(out + 2 * i, 3, "%02x", rnd[i]);
-	return 0;
 }
 
 /* Writes the program (exec: the harness as the main file, the program beside
@@ -241,7 +229,7 @@ void evrun_request(const struct grade_env *env, const struct grade_request *req,
 		snprintf(err, sizeof err, "unknown eval rule '%.40s'", req->eval->rule);
 		goto out;
 	}
-	if (make_nonce(nonce, sizeof nonce) < 0) {
+	if (funcgrade_nonce(nonce, sizeof nonce) < 0) {
 		snprintf(err, sizeof err, "getrandom: %s", strerror(errno));
 		goto out;
 	}

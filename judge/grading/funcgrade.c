@@ -303,8 +303,7 @@ const char *funcgrade_eval_result(const struct grade_result *res, char *buf, siz
 	return buf;
 }
 
-/* A fresh nonce: 24 hex digits the user's code never sees in its source. */
-static int make_nonce(char *out, size_t outlen)
+int funcgrade_nonce(char *out, size_t outlen)
 {
 	unsigned char rnd[12];
 	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd || outlen < 2 * sizeof rnd + 1)
@@ -406,7 +405,7 @@ void funcgrade_request(const struct grade_env *env, const struct grade_request *
 	if (grade_plan_make(&plan, env, req, err, sizeof err) < 0)
 		goto out;
 	snprintf(dir, sizeof dir, "%s/harness", env->cfg->languages_dir);
-	if (make_nonce(nonce, sizeof nonce) < 0) {
+	if (funcgrade_nonce(nonce, sizeof nonce) < 0) {
 		snprintf(err, sizeof err, "getrandom: %s", strerror(errno));
 		goto out;
 	}

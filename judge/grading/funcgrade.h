@@ -43,6 +43,11 @@ void funcgrade_fold_function(const struct grade_request *req, const struct funcg
 void funcgrade_fold_test_code(const struct funcgrade_records *r, enum run_status run,
 			      struct grade_result *res);
 
+/* A fresh nonce for a harness's records (funcgrade_records_parse): 24 hex
+ * digits the program never sees in its source. 0, or -1 (no randomness, or
+ * outlen under 25). */
+int funcgrade_nonce(char *out, size_t outlen);
+
 /* Makes res a compile_error when the harness's load error (or a test-code
  * program's error) has one of l's harness_syntax_errors types (Python's
  * SyntaxError...), reported as the compile step would: the user's file
