@@ -91,3 +91,23 @@ char *xasprintf(const char *fmt, ...)
 	va_end(ap);
 	return p;
 }
+
+char **xstrvdup(const char *const *v)
+{
+	if (!v)
+		return NULL;
+	size_t n = 0;
+	while (v[n])
+		n++;
+	char **c = xcalloc(n + 1, sizeof *c);
+	for (size_t i = 0; i < n; i++)
+		c[i] = xstrdup(v[i]);
+	return c;
+}
+
+void xstrvfree(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}

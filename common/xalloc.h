@@ -39,6 +39,11 @@ char *xstrndup(const char *s, size_t n) XALLOC_ATTRS;
 /* A malloc'd formatted string (caller frees). */
 char *xasprintf(const char *fmt, ...) XALLOC_ATTRS __attribute__((format(printf, 1, 2)));
 
+/* A NULL-terminated list of strings ("K=V", argv ...): a deep copy (NULL for
+ * NULL), and its release (NULL fine). */
+char **xstrvdup(const char *const *v);
+void xstrvfree(char **v);
+
 /* Logs "out of memory (N bytes)" (size 0: not known) and aborts. For libraries
  * that report their own allocation failures (libyaml, pcre2, libseccomp). */
 _Noreturn void xalloc_die(size_t size);

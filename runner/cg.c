@@ -569,28 +569,27 @@ int cg_cpu_us(struct cg *cg, long long *us)
 	return 0;
 }
 
-int cg_memory_peak_kb(struct cg *cg, long *kb)
+/* A memory counter in bytes of cg's memory controller, as KiB. */
+static int read_memory_kb(struct cg *cg, const char *v2_file, const char *v1_file, long *kb)
 {
 	char dir[PATH_MAX], buf[64];
 	bool v2 = cg->root->version == CG_V2;
 	cg_path(cg, v2 ? 0 : C_MEM, NULL, dir, sizeof dir);
-	int rc = read_at(dir, v2 ? "memory.peak" : "memory.max_usage_in_bytes", buf, sizeof buf);
+	int rc = read_at(dir, v2 ? v2_file : v1_file, buf, sizeof buf);
 	if (rc < 0)
 		return rc;
 	*kb = (long)(strtoll(buf, NULL, 10) / 1024);
 	return 0;
 }
 
+int cg_memory_peak_kb(struct cg *cg, long *kb)
+{
+	return read_memory_kb(cg, "memory.peak", "memory.max_usage_in_bytes", kb);
+}
+
 int cg_memory_current_kb(struct cg *cg, long *kb)
 {
-	char dir[PATH_MAX], buf[64];
-	bool v2 = cg->root->version == CG_V2;
-	cg_path(cg, v2 ? 0 : C_MEM, NULL, dir, sizeof dir);
-	int rc = read_at(dir, v2 ? "memory.current" : "memory.usage_in_bytes", buf, sizeof buf);
-	if (rc < 0)
-		return rc;
-	*kb = (long)(strtoll(buf, NULL, 10) / 1024);
-	return 0;
+	return read_memory_kb(cg, "memory.current", "memory.usage_in_bytes", kb);
 }
 
 int cg_oom_kills(struct cg *cg, long *count)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 #include "judge/service/session/sesscall.h"
 
 Test(sesscall, kinds_by_name)
@@ -82,7 +83,7 @@ static void round_trip(const struct sess_call *c, struct sess_call *back)
 static char **strv(const char *a, const char *b)
 {
 	const char *v[] = {a, b, NULL};
-	return sesscall_strv_copy(v);
+	return xstrvdup(v);
 }
 
 Test(sesscall, calls_round_trip)
@@ -252,7 +253,7 @@ Test(sesscall, replies_round_trip)
 	p.argv = strv("sleep", "9");
 	snprintf(p.tag, sizeof p.tag, "t");
 	sess_reply_add_process(&r, &p);
-	sesscall_strv_free(p.argv);
+	xstrvfree(p.argv);
 	reply_trip(SCALL_PROCESS_LIST, &r, &b);
 	cr_assert_eq(b.ncontexts, 2);
 	cr_assert_str_eq(b.contexts[1].cwd, "w");

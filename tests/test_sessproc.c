@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "judge/service/session/sessproc.h"
 
 Test(sessproc, environment)
@@ -17,17 +18,17 @@ Test(sessproc, environment)
 		cr_assert(env[i] && !strcmp(env[i], want[i]), "[%d] %s, want %s", i, env[i],
 			  want[i]);
 	cr_assert_null(env[5]);
-	sesscall_strv_free(env);
+	xstrvfree(env);
 	env = sessproc_env(base, NULL);
 	cr_assert_str_eq(env[2], "LANG=C.UTF-8");
 	cr_assert_null(env[3]);
-	sesscall_strv_free(env);
+	xstrvfree(env);
 	/* a name is matched whole: PATH2 is not PATH */
 	const char *other[] = {"PATH2=x", NULL};
 	env = sessproc_env(base, other);
 	cr_assert_str_eq(env[0], "PATH=/usr/bin:/bin");
 	cr_assert_str_eq(env[3], "PATH2=x");
-	sesscall_strv_free(env);
+	xstrvfree(env);
 }
 
 Test(sessproc, stream_names)

@@ -364,6 +364,32 @@ Test(sessreq, files)
 	sess_call_release(&c);
 }
 
+/* "." parts are the folder itself on every front (HTTP, MCP tools, E2B envd
+ * all come through sessreq_file); ".." and absolute paths stay refused */
+Test(sessreq, file_paths_without_dot_parts)
+{
+	struct sess_call c;
+	struct request_error e;
+	const char *cases[][2] = {
+	    {".", ""}, {"./", ""}, {"./data/", "data"}, {"a/./b.txt", "a/b.txt"}};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		cr_assert_eq(sessreq_file(SCALL_FILE_LIST, cases[i][0], NULL, 0, &c, &e), 0,
+			     "%s: %s", cases[i][0], e.message);
+		cr_assert_str_eq(c.path, cases[i][1], "%s", cases[i][0]);
+		sess_call_release(&c);
+	}
+	const char *bad[] = {"../x", "a/../../x", "/etc/passwd", "a//b"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		cr_assert_eq(sessreq_file(SCALL_FILE_GET, bad[i], NULL, 0, &c, &e), -1, "%s",
+			     bad[i]);
+		cr_assert_str_eq(e.code, "bad_path", "%s", bad[i]);
+		sess_call_release(&c);
+	}
+	cr_assert_eq(sessreq_file(SCALL_FILE_GET, "./", NULL, 0, &c, &e), -1,
+		     "a read needs a file");
+	sess_call_release(&c);
+}
+
 static int parse_with(int (*fn)(const struct lang_registry *, const cJSON *, struct sess_call *,
 				struct request_error *),
 		      const char *text, struct sess_call *out, struct request_error *e)

@@ -502,44 +502,17 @@ static void json_call(struct http_request *r, struct api *a, const char *id, enu
 		sess_call_release(&c);
 }
 
-/* path without its "." parts and a trailing '/', into out: "." and "./" are the
- * session folder itself, "./data/" is "data". Anything else stays for
- * sessreq_path to judge ("/x", "a//b" and ".." are still refused). */
-static void drop_dots(const char *path, struct strbuf *out)
-{
-	bool first = true;
-	for (const char *s = path;;) {
-		size_t len = strcspn(s, "/");
-		bool end = !s[len];
-		bool dot = len == 1 && s[0] == '.';
-		bool trailing = len == 0 && end && s != path;
-		if (!dot && !trailing) {
-			if (!first)
-				strbuf_addch(out, '/');
-			strbuf_add(out, s, len);
-			first = false;
-		}
-		if (end)
-			break;
-		s += len + 1;
-	}
-}
-
 /* A files route: the path after "{id}/files/", checked. */
 static void file_call(struct http_request *r, struct api *a, const char *id, const char *path,
 		      enum scall_kind kind, const void *body, size_t len, bool file_json)
 {
 	struct request_error e;
 	struct sess_call c;
-	struct strbuf clean = STRBUF_INIT;
-	drop_dots(path, &clean);
-	if (sessreq_file(kind, clean.buf ? clean.buf : "", body, len, &c, &e) < 0) {
+	if (sessreq_file(kind, path, body, len, &c, &e) < 0) {
 		sess_call_release(&c);
-		strbuf_release(&clean);
 		return render_req_error(r, &e);
 	}
 	route_call(r, a, id, &c, file_json);
-	strbuf_release(&clean);
 }
 
 static void handle_file(struct http_request *r, struct api *a, const char *id, const char *arg)

@@ -55,40 +55,7 @@ static void add_buf(cJSON *o, const char *name, const struct strbuf *b)
 cJSON *sessrender_cell(const struct sess_cell *c)
 {
 	cJSON *o = cJSON_CreateObject();
-	add_text(o, "status", cell_status_name(c->status));
-	add_buf(o, "stdout", &c->out);
-	add_buf(o, "stderr", &c->err);
-	cJSON_AddItemToObject(o, "result",
-			      c->result ? cJSON_CreateString(c->result) : cJSON_CreateNull());
-	if (c->has_error) {
-		cJSON *e = cJSON_AddObjectToObject(o, "error");
-		add_text(e, "name", c->error_name);
-		add_text(e, "value", c->error_value);
-		add_text(e, "traceback", c->error_traceback);
-	} else {
-		cJSON_AddNullToObject(o, "error");
-	}
-	cJSON_AddNumberToObject(o, "execution_count", (double)c->execution_count);
-	cJSON_AddNumberToObject(o, "time_ms", (double)c->time_ms);
-	cJSON_AddNumberToObject(o, "wall_ms", (double)c->wall_ms);
-	cJSON_AddNumberToObject(o, "memory_kb", (double)c->memory_kb);
-	cJSON_AddNumberToObject(o, "session_memory_kb", (double)c->session_memory_kb);
-	cJSON_AddBoolToObject(o, "stdout_truncated", c->out_truncated);
-	cJSON_AddBoolToObject(o, "stderr_truncated", c->err_truncated);
-	cJSON_AddBoolToObject(o, "restarted", c->restarted);
-	if (c->message[0])
-		add_text(o, "message", c->message);
-	if (c->has_verdict)
-		add_text(o, "verdict", status_name(c->verdict));
-	if (c->has_verdict && c->feedback.present) {
-		const struct grade_feedback *f = &c->feedback;
-		cJSON *fo = cJSON_AddObjectToObject(o, "feedback");
-		cJSON_AddNumberToObject(fo, "line", (double)f->line);
-		cJSON_AddNumberToObject(fo, "column", (double)f->column);
-		add_text(fo, "expected", f->expected);
-		add_text(fo, "got", f->got);
-		add_text(fo, "message", f->message);
-	}
+	sesscall_cell_store(o, c);
 	return o;
 }
 

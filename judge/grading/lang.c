@@ -72,26 +72,6 @@ enum {
 	K_E2B_DEFAULT,
 };
 
-static void free_list(char **v)
-{
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
-}
-
-static char **dup_list(char *const *v)
-{
-	size_t n = 0;
-	while (v[n])
-		n++;
-	char **out = xcalloc(n + 1, sizeof *out);
-	for (size_t i = 0; i < n; i++)
-		out[i] = xstrdup(v[i]);
-	return out;
-}
-
 static void list_push(char ***v, size_t *n, char *s)
 {
 	char **p = xreallocarray(*v, *n + 2, sizeof *p);
@@ -139,7 +119,7 @@ static int split_words(const char *s, const char *source, char ***out, char *err
 	return 0;
 fail:
 	strbuf_release(&w);
-	free_list(v);
+	xstrvfree(v);
 	return -1;
 }
 
@@ -192,10 +172,10 @@ static int set_env(char ***field, const char *key, const char *value, char *err,
 	for (char **p = v; *p; p++)
 		if (!strchr(*p, '=') || **p == '=') {
 			snprintf(err, errlen, "'%s': '%s' is not NAME=VALUE", key, *p);
-			free_list(v);
+			xstrvfree(v);
 			return -1;
 		}
-	free_list(*field);
+	xstrvfree(*field);
 	*field = v;
 	return 0;
 }
@@ -207,10 +187,10 @@ static int set_paths(char ***field, const char *key, const char *value, char *er
 	for (char **p = v; *p; p++)
 		if (**p != '/') {
 			snprintf(err, errlen, "'%s' needs absolute paths, got '%s'", key, *p);
-			free_list(v);
+			xstrvfree(v);
 			return -1;
 		}
-	free_list(*field);
+	xstrvfree(*field);
 	*field = v;
 	return 0;
 }
@@ -320,7 +300,7 @@ static int set_ids(struct lang *l, const char *value, char *err, size_t errlen)
 		if (ret == 0)
 			l->judge0_ids[l->njudge0_ids++] = (int)v;
 	}
-	free_list(words);
+	xstrvfree(words);
 	return ret;
 }
 
@@ -438,7 +418,7 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 		}
 		return set_str(&l->name, value);
 	case K_ALIASES:
-		free_list(l->aliases);
+		xstrvfree(l->aliases);
 		l->aliases = split_sep(value, ' ');
 		for (char **a = l->aliases; *a; a++)
 			if (!name_ok(*a)) {
@@ -452,7 +432,7 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 	case K_DEFAULT:
 		return set_bool(&l->is_default, key, value, err, errlen);
 	case K_EXT:
-		free_list(l->extensions);
+		xstrvfree(l->extensions);
 		l->extensions = split_sep(value, ' ');
 		for (char **e = l->extensions; *e; e++)
 			if (**e != '.' || !(*e)[1] || strchr(*e, '/')) {
@@ -498,7 +478,7 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 	case K_H_COMPILES:
 		return set_bool(&l->harness_compiles, key, value, err, errlen);
 	case K_H_SYNTAX:
-		free_list(l->harness_syntax_errors);
+		xstrvfree(l->harness_syntax_errors);
 		l->harness_syntax_errors = split_sep(value, ' ');
 		return 0;
 	case K_J0_IDS:
@@ -510,8 +490,8 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 	case K_P_RUNTIME:
 		return set_str(&l->piston_runtime, value);
 	case K_P_ALIASES:
-		free_list(l->piston_aliases);
-		free_list(l->e2b_names);
+		xstrvfree(l->piston_aliases);
+		xstrvfree(l->e2b_names);
 		l->piston_aliases = split_sep(value, ' ');
 		return 0;
 	case K_P_COMPILED: {
@@ -524,7 +504,7 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 	case K_PROBLEM:
 		return set_str(&l->problem_language, value);
 	case K_E2B_NAMES:
-		free_list(l->e2b_names);
+		xstrvfree(l->e2b_names);
 		l->e2b_names = split_sep(value, ' ');
 		return 0;
 	case K_E2B_DEFAULT:
@@ -562,7 +542,7 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 			return -1;
 		}
 		if (!l->warm_argv[0]) {
-			free_list(l->warm_argv);
+			xstrvfree(l->warm_argv);
 			l->warm_argv = NULL;
 		}
 		return 0;
@@ -610,35 +590,35 @@ static void lang_release(struct lang *l)
 	free(l->name);
 	free(l->display_name);
 	free(l->source_file);
-	free_list(l->compile_argv);
-	free_list(l->run_argv);
-	free_list(l->version_argv);
-	free_list(l->ro_paths);
-	free_list(l->env);
-	free_list(l->compile_env);
+	xstrvfree(l->compile_argv);
+	xstrvfree(l->run_argv);
+	xstrvfree(l->version_argv);
+	xstrvfree(l->ro_paths);
+	xstrvfree(l->env);
+	xstrvfree(l->compile_env);
 	free(l->install);
-	free_list(l->warm_argv);
-	free_list(l->preload);
-	free_list(l->session_argv);
-	free_list(l->session_env);
-	free_list(l->session_ro_paths);
+	xstrvfree(l->warm_argv);
+	xstrvfree(l->preload);
+	xstrvfree(l->session_argv);
+	xstrvfree(l->session_env);
+	xstrvfree(l->session_ro_paths);
 	free(l->compile_in_run);
 	pcre2_code_free(l->compile_in_run_re);
-	free_list(l->aliases);
-	free_list(l->extensions);
+	xstrvfree(l->aliases);
+	xstrvfree(l->extensions);
 	free(l->package_manager);
-	free_list(l->package_argv);
+	xstrvfree(l->package_argv);
 	free(l->package_dir);
 	free(l->function_template);
 	free(l->function_file);
 	free(l->testcode_template);
 	free(l->testcode_file);
-	free_list(l->harness_syntax_errors);
+	xstrvfree(l->harness_syntax_errors);
 	free(l->judge0_ids);
 	free(l->judge0_name);
 	free(l->piston_language);
 	free(l->piston_runtime);
-	free_list(l->piston_aliases);
+	xstrvfree(l->piston_aliases);
 	free(l->problem_language);
 	memset(l, 0, sizeof *l);
 }
@@ -674,7 +654,7 @@ static int load_session(struct lang *l, const char *raw, const char *path, const
 		return -1;
 	}
 	if (!l->session_argv[0]) {
-		free_list(l->session_argv);
+		xstrvfree(l->session_argv);
 		l->session_argv = NULL;
 		return 0;
 	}
@@ -685,9 +665,9 @@ static int load_session(struct lang *l, const char *raw, const char *path, const
 		return -1;
 	}
 	if (!l->session_env)
-		l->session_env = dup_list(l->env);
+		l->session_env = xstrvdup((const char *const *)l->env);
 	size_t n = 0;
-	l->session_ro_paths = dup_list(l->ro_paths);
+	l->session_ro_paths = xstrvdup((const char *const *)l->ro_paths);
 	while (l->session_ro_paths[n])
 		n++;
 	list_push(&l->session_ro_paths, &n, xstrdup(drivers));
@@ -811,11 +791,11 @@ static int load_one(struct lang *l, const char *path, const char *base, const ch
 	if (!l->env)
 		l->env = xcalloc(1, sizeof(char *));
 	if (!l->compile_env)
-		l->compile_env = dup_list(l->env);
+		l->compile_env = xstrvdup((const char *const *)l->env);
 	if (ctx.raw.session && load_session(l, ctx.raw.session, path, drivers, err, errlen) < 0)
 		goto out;
 	if (!l->session_argv && l->session_env) {
-		free_list(l->session_env);
+		xstrvfree(l->session_env);
 		l->session_env = NULL;
 	}
 	if (finish_lang(l, &ctx, path, err, errlen) < 0)
@@ -952,10 +932,10 @@ static void problem_lang_release(struct lang_problem *pl)
 {
 	free(pl->code);
 	free(pl->name);
-	free_list(pl->files);
-	free_list(pl->shebang_files);
+	xstrvfree(pl->files);
+	xstrvfree(pl->shebang_files);
 	pcre2_code_free(pl->shebang_re);
-	free_list(pl->entry_files);
+	xstrvfree(pl->entry_files);
 	memset(pl, 0, sizeof *pl);
 }
 
@@ -1196,7 +1176,7 @@ int lang_load_dir(struct lang_registry *reg, const char *dir, char *err, size_t 
 	ret = 0;
 out:
 	closedir(d);
-	free_list(names);
+	xstrvfree(names);
 	if (ret < 0)
 		lang_registry_release(reg);
 	return ret;

@@ -56,43 +56,23 @@
 
 /* ---- lists ---- */
 
-char **session_list_copy(const char *const *v)
-{
-	if (!v)
-		return NULL;
-	size_t n = 0;
-	while (v[n])
-		n++;
-	char **c = xcalloc(n + 1, sizeof *c);
-	for (size_t i = 0; i < n; i++)
-		c[i] = xstrdup(v[i]);
-	return c;
-}
-
-void session_list_free(char **v)
-{
-	for (char **p = v; p && *p; p++)
-		free(*p);
-	free(v);
-}
-
 void session_spec_copy(struct session_spec *dst, const struct session_spec *src)
 {
 	*dst = *src;
-	dst->argv = (const char *const *)session_list_copy(src->argv);
-	dst->env = (const char *const *)session_list_copy(src->env);
-	dst->ro_paths = (const char *const *)session_list_copy(src->ro_paths);
-	dst->warm_argv = (const char *const *)session_list_copy(src->warm_argv);
-	dst->preload = (const char *const *)session_list_copy(src->preload);
+	dst->argv = (const char *const *)xstrvdup(src->argv);
+	dst->env = (const char *const *)xstrvdup(src->env);
+	dst->ro_paths = (const char *const *)xstrvdup(src->ro_paths);
+	dst->warm_argv = (const char *const *)xstrvdup(src->warm_argv);
+	dst->preload = (const char *const *)xstrvdup(src->preload);
 }
 
 void session_spec_release(struct session_spec *s)
 {
-	session_list_free((char **)s->argv);
-	session_list_free((char **)s->env);
-	session_list_free((char **)s->ro_paths);
-	session_list_free((char **)s->warm_argv);
-	session_list_free((char **)s->preload);
+	xstrvfree((char **)s->argv);
+	xstrvfree((char **)s->env);
+	xstrvfree((char **)s->ro_paths);
+	xstrvfree((char **)s->warm_argv);
+	xstrvfree((char **)s->preload);
 	memset(s, 0, sizeof *s);
 }
 
@@ -928,8 +908,8 @@ int session_exec(struct session *s, const struct cell_spec *cell, struct cell_re
 static void ctx_set(struct context *c, const char *const *argv, const char *const *env,
 		    const char *cwd)
 {
-	c->argv = session_list_copy(argv);
-	c->env = session_list_copy(env);
+	c->argv = xstrvdup(argv);
+	c->env = xstrvdup(env);
 	c->cwd = xstrdup(cwd ? cwd : "/box");
 	c->state = CTX_DEAD;
 	strbuf_init(&c->pending);
@@ -939,8 +919,8 @@ static void ctx_set(struct context *c, const char *const *argv, const char *cons
 
 static void ctx_clear(struct context *c)
 {
-	session_list_free(c->argv);
-	session_list_free(c->env);
+	xstrvfree(c->argv);
+	xstrvfree(c->env);
 	free(c->cwd);
 	strbuf_release(&c->pending);
 	strbuf_release(&c->errout);

@@ -100,10 +100,6 @@ static inline void session_wait_until(struct session *s, int64_t deadline_ms)
 	pthread_cond_timedwait(&s->cond, &s->lock, &ts);
 }
 
-/* Lists of strings: copy and free (NULL-terminated; NULL fine). */
-char **session_list_copy(const char *const *v);
-void session_list_free(char **v);
-
 /* Frames to sessd (init/sessd_proto.h), under the write lock, never under
  * lock: 0 or -errno (-ETIMEDOUT: sessd did not take it by deadline
  * (clock_mono_ms); -EPIPE: it is gone). The payload is the parts' bytes. */

@@ -21,7 +21,7 @@ static void proc_info(const struct proc *p, struct session_proc_info *info)
 	memset(info, 0, sizeof *info);
 	info->pid = p->pid;
 	info->os_pid = p->os_pid;
-	info->argv = session_list_copy((const char *const *)p->argv);
+	info->argv = xstrvdup((const char *const *)p->argv);
 	info->cwd = xstrdup(p->cwd ? p->cwd : "");
 	snprintf(info->tag, sizeof info->tag, "%s", p->tag);
 	info->running = p->running;
@@ -127,14 +127,14 @@ void session_proc_frame(struct session *s, struct proc *p, char op, const char *
 
 void session_proc_clear(struct proc *p)
 {
-	session_list_free(p->argv);
+	xstrvfree(p->argv);
 	free(p->cwd);
 	memset(p, 0, sizeof *p);
 }
 
 void session_proc_info_release(struct session_proc_info *p)
 {
-	session_list_free(p->argv);
+	xstrvfree(p->argv);
 	free(p->cwd);
 	memset(p, 0, sizeof *p);
 }
@@ -187,7 +187,7 @@ int session_proc_start(struct session *s, const struct session_proc_spec *spec, 
 	p->used = true;
 	p->pid = ++s->next_pid;
 	p->sid = ++s->next_sid;
-	p->argv = session_list_copy(spec->argv);
+	p->argv = xstrvdup(spec->argv);
 	p->cwd = xstrdup(spec->cwd ? spec->cwd : "/box");
 	snprintf(p->tag, sizeof p->tag, "%s", spec->tag ? spec->tag : "");
 	p->stdin_open = spec->stdin_open;

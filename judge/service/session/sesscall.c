@@ -86,26 +86,6 @@ enum sess_err sess_err_parse(const char *s)
 
 /* ---- helpers ---- */
 
-char **sesscall_strv_copy(const char *const *v)
-{
-	if (!v)
-		return NULL;
-	size_t n = 0;
-	while (v[n])
-		n++;
-	char **c = xcalloc(n + 1, sizeof *c);
-	for (size_t i = 0; i < n; i++)
-		c[i] = xstrdup(v[i]);
-	return c;
-}
-
-void sesscall_strv_free(char **v)
-{
-	for (char **p = v; p && *p; p++)
-		free(*p);
-	free(v);
-}
-
 static void copy(char *dst, size_t n, const char *s)
 {
 	snprintf(dst, n, "%s", s ? s : "");
@@ -179,11 +159,11 @@ void sess_call_release(struct sess_call *c)
 	free(c->exec.code);
 	free(c->exec.stdin_data);
 	free(c->exec.expected);
-	sesscall_strv_free(c->install.packages);
+	xstrvfree(c->install.packages);
 	free(c->path);
 	strbuf_release(&c->body);
-	sesscall_strv_free(c->proc.argv);
-	sesscall_strv_free(c->proc.env);
+	xstrvfree(c->proc.argv);
+	xstrvfree(c->proc.env);
 	enum scall_kind k = c->kind;
 	memset(c, 0, sizeof *c);
 	c->kind = k;
@@ -346,7 +326,7 @@ void sess_reply_init(struct sess_reply *r)
 
 static void process_info_release(struct sess_process_info *p)
 {
-	sesscall_strv_free(p->argv);
+	xstrvfree(p->argv);
 	free(p->cwd);
 }
 
@@ -358,7 +338,7 @@ void sess_reply_release(struct sess_reply *r)
 	free(r->cell.error_name);
 	free(r->cell.error_value);
 	free(r->cell.error_traceback);
-	sesscall_strv_free(r->install.packages);
+	xstrvfree(r->install.packages);
 	strbuf_release(&r->install.output);
 	free(r->file.path);
 	strbuf_release(&r->file.bytes);
@@ -399,12 +379,12 @@ struct sess_process_info *sess_reply_add_process(struct sess_reply *r,
 	r->procs = xreallocarray(r->procs, r->nprocs + 1, sizeof *r->procs);
 	struct sess_process_info *c = &r->procs[r->nprocs++];
 	*c = *p;
-	c->argv = sesscall_strv_copy((const char *const *)p->argv);
+	c->argv = xstrvdup((const char *const *)p->argv);
 	c->cwd = xstrdup(p->cwd ? p->cwd : "");
 	return c;
 }
 
-static void store_cell(cJSON *o, const struct sess_cell *c)
+void sesscall_cell_store(cJSON *o, const struct sess_cell *c)
 {
 	add_text(o, "status", cell_status_name(c->status));
 	add_buf(o, "stdout", &c->out);
@@ -552,7 +532,7 @@ cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r)
 	cJSON *o = cJSON_AddObjectToObject(top, "reply");
 	switch (k) {
 	case SCALL_EXECUTE:
-		store_cell(o, &r->cell);
+		sesscall_cell_store(o, &r->cell);
 		break;
 	case SCALL_INSTALL:
 		cJSON_AddBoolToObject(o, "ok", r->install.ok);

@@ -239,12 +239,11 @@ struct sess_process_info *sess_reply_add_process(struct sess_reply *r,
  * migrations/0010_session_model.sql reads "reply"'s result and error of a
  * streamed cell, and writes answers of ended sessions as such errors. */
 cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r);
+/* A cell's fields into o, as stored and as the API shows them (one writer of
+ * the shape, so the stored reply and the rendered one cannot drift). */
+void sesscall_cell_store(cJSON *o, const struct sess_cell *c);
 /* Reads a stored answer of kind k (with a file's bytes when body is non-NULL)
  * into out, which it initializes. Lenient: a missing field is empty. Returns
  * 0, or -1 when the JSON is neither form (then out is SERR_INTERNAL). */
 int sesscall_reply_load(enum scall_kind k, const cJSON *response, const void *body, size_t len,
 			struct sess_reply *out);
-
-/* A list of strings ("K=V", argv ...): copy and free (NULL-terminated; NULL fine). */
-char **sesscall_strv_copy(const char *const *v);
-void sesscall_strv_free(char **v);

@@ -49,40 +49,32 @@ void sessopen_common_init(struct sessopen_common *c, const struct lang_registry 
 		if (strcmp(dirs[i], "/bin") && strcmp(dirs[i], "/usr/bin"))
 			strbuf_addf(&path, "%s:", dirs[i]);
 	strbuf_addstr(&path, "/usr/local/bin:/usr/bin:/bin");
-	char *pkg_env[2] = {NULL, NULL};
-	const char *env[] = {path.buf,	       "HOME=/box", "TMPDIR=/tmp", "LANG=C.UTF-8",
-			     "LC_ALL=C.UTF-8", NULL,	    NULL,	   NULL};
+	const char *fixed[] = {"HOME=/box", "TMPDIR=/tmp", "LANG=C.UTF-8", "LC_ALL=C.UTF-8"};
+	size_t nfixed = sizeof fixed / sizeof fixed[0], n = 0;
+	/* PATH, the fixed ones, one per language with a package folder, NULL */
+	c->proc_env = xcalloc(1 + nfixed + (size_t)langs->count + 1, sizeof *c->proc_env);
+	c->proc_env[n++] = xstrdup(path.buf);
+	for (size_t i = 0; i < nfixed; i++)
+		c->proc_env[n++] = xstrdup(fixed[i]);
 	/* where each language's installs go, on its import path (install.h) */
-	size_t n = 5, npkg = 0;
-	for (int i = 0; i < langs->count && npkg < 2; i++) {
+	for (int i = 0; i < langs->count; i++) {
 		const struct lang *l = &langs->langs[i];
-		if (l->package_manager && l->package_dir) {
-			pkg_env[npkg] = install_path_env(l->package_manager, l->package_dir);
-			env[n++] = pkg_env[npkg++];
-		}
+		char *v = l->package_manager && l->package_dir
+			      ? install_path_env(l->package_manager, l->package_dir)
+			      : NULL;
+		if (v)
+			c->proc_env[n++] = v;
 	}
-	c->proc_env = xcalloc(sizeof env / sizeof env[0], sizeof *c->proc_env);
-	for (size_t i = 0; env[i]; i++)
-		c->proc_env[i] = xstrdup(env[i]);
-	for (size_t i = 0; i < 2; i++)
-		free(pkg_env[i]);
 	strbuf_release(&path);
 	for (size_t i = 0; i < ndirs; i++)
 		free(dirs[i]);
 	free(dirs);
 }
 
-static void free_list(char **v)
-{
-	for (char **p = v; p && *p; p++)
-		free(*p);
-	free(v);
-}
-
 void sessopen_common_release(struct sessopen_common *c)
 {
-	free_list(c->ro_paths);
-	free_list(c->proc_env);
+	xstrvfree(c->ro_paths);
+	xstrvfree(c->proc_env);
 	memset(c, 0, sizeof *c);
 }
 

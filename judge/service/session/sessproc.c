@@ -235,7 +235,7 @@ static void start(struct sessproc *p, struct session *s, const struct sess_call 
 		hproc_put(h);
 		add_state(s, pid, 0, out);
 	}
-	sesscall_strv_free(env);
+	xstrvfree(env);
 	free(cwd);
 }
 

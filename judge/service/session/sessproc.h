@@ -33,7 +33,7 @@ void sessproc_call(struct sessproc *p, struct session *s, const struct sess_call
 void sessproc_free(struct sessproc *p);
 
 /* A process's environment: base, then the call's env, a later K= replacing
- * an earlier one. A new NULL-terminated list (sesscall_strv_free). Pure. */
+ * an earlier one. A new NULL-terminated list (xstrvfree). Pure. */
 char **sessproc_env(const char *const *base, const char *const *env);
 /* The stream of process pid of session_id ("proc:<id>:<pid>"), in out. */
 void sessproc_stream(const char *session_id, long pid, char *out, size_t len);

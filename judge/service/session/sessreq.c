@@ -292,13 +292,42 @@ int sessreq_install(const cJSON *in, struct sess_call *out, struct request_error
 	return 0;
 }
 
+/* path without its "." parts and a trailing '/', into out: "." and "./" are the
+ * session folder itself, "./data/" is "data". Anything else stays for
+ * sessreq_path to judge ("/x", "a//b" and ".." are still refused). Every
+ * front (HTTP, MCP, E2B) reaches a file through sessreq_file, so all of them
+ * read a path alike. */
+static void drop_dots(const char *path, struct strbuf *out)
+{
+	bool first = true;
+	for (const char *s = path;;) {
+		size_t len = strcspn(s, "/");
+		bool end = !s[len];
+		bool dot = len == 1 && s[0] == '.';
+		bool trailing = len == 0 && end && s != path;
+		if (!dot && !trailing) {
+			if (!first)
+				strbuf_addch(out, '/');
+			strbuf_add(out, s, len);
+			first = false;
+		}
+		if (end)
+			break;
+		s += len + 1;
+	}
+}
+
 int sessreq_file(enum scall_kind kind, const char *path, const void *body, size_t len,
 		 struct sess_call *out, struct request_error *e)
 {
+	struct strbuf clean = STRBUF_INIT;
 	sess_call_init(out, kind);
-	if (!sessreq_path(path, kind == SCALL_FILE_LIST, e))
+	drop_dots(path, &clean);
+	if (!sessreq_path(clean.buf ? clean.buf : "", kind == SCALL_FILE_LIST, e)) {
+		strbuf_release(&clean);
 		return -1;
-	out->path = xstrdup(path);
+	}
+	out->path = strbuf_detach(&clean, NULL);
 	if (body)
 		strbuf_add(&out->body, body, len);
 	return 0;

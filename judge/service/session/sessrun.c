@@ -151,8 +151,7 @@ static void run_install(struct sessrun_env *env, const struct sess_call *c, stru
 		sess_reply_fail(out, SERR_INSTALL_FAILED, "%s", res.message);
 	} else {
 		out->install.ok = res.ok;
-		out->install.packages =
-		    sesscall_strv_copy((const char *const *)c->install.packages);
+		out->install.packages = xstrvdup((const char *const *)c->install.packages);
 		take(&out->install.output, &res.output);
 		out->install.time_ms = res.time_ms;
 		if (!res.ok)
