@@ -23,7 +23,21 @@ run_one() { # $1 = command; output to $JUDGE_TEST_LOGS/<name>.log, status to .rc
 	name=$(basename "${1##* }")
 	local t0=$SECONDS
 	$1 >"$JUDGE_TEST_LOGS/$name.log" 2>&1
-	echo $? >"$JUDGE_TEST_LOGS/$name.rc"
+	local rc=$? exe left=""
+	# a Criterion binary leaves nothing running (a leaked busy child would
+	# slow every later suite): what is left is killed and fails the suite
+	if [ -x "$1" ]; then
+		exe=$(readlink -f "$1")
+		for p in /proc/[0-9]*; do
+			[ "$(readlink "$p/exe" 2>/dev/null)" = "$exe" ] && left+=" ${p#/proc/}"
+		done
+		if [ -n "$left" ]; then
+			kill -9 $left 2>/dev/null
+			echo "FAIL $name left processes running:$left" >>"$JUDGE_TEST_LOGS/$name.log"
+			[ "$rc" = 0 ] && rc=1
+		fi
+	fi
+	echo "$rc" >"$JUDGE_TEST_LOGS/$name.rc"
 	echo $((SECONDS - t0)) >"$JUDGE_TEST_LOGS/$name.secs"
 }
 export -f run_one
