@@ -70,7 +70,7 @@ Test(limits, wall_rule)
 	cr_assert_eq(limits_wall_ms(2000, 3), 7000);
 	cr_assert_eq(limits_wall_ms(1, 1), 1001);
 	cr_assert_eq(limits_wall_ms(0, 3), LIMITS_WALL_SLACK_MS);
-	cr_assert_eq(limits_wall_ms(10000, LIMITS_TOOL_WALL_FACTOR), 21000);
+	cr_assert_eq(limits_wall_ms(10000, LIMITS_TOOL_WALL_FACTOR), 51000);
 }
 
 Test(limits, run_defaults_are_judge_ini)
@@ -254,7 +254,7 @@ Test(limits, compile_limits)
 			 .processes = 1};
 	limits_compile(&many, &c, &l);
 	cr_assert_eq(l.cpu_ms, 10000);
-	cr_assert_eq(l.wall_ms, 21000);
+	cr_assert_eq(l.wall_ms, 51000);
 	cr_assert_eq(l.memory_kb, 1024 * 1024);
 	cr_assert_eq(l.processes, 16);
 }
@@ -277,7 +277,7 @@ Test(limits, validator_limits)
 	    .validation_time_s = 4, .validation_memory_mb = 300, .validation_output_mb = 2};
 	limits_validator(&policy, &node, &pkg, &l);
 	cr_assert_eq(l.cpu_ms, 4000);
-	cr_assert_eq(l.wall_ms, 9000);
+	cr_assert_eq(l.wall_ms, 21000);
 	cr_assert_eq(l.memory_kb, 300 * 1024);
 	cr_assert_eq(l.stdout_bytes, 2L << 20);
 	cr_assert_eq(l.processes, 32);

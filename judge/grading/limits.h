@@ -11,9 +11,12 @@
  * The wall rule, for every run: wall = cpu × factor + 1 s (limits_wall_ms).
  * A submission's program uses judge.ini's wall_limit_factor (default 3): it may
  * sleep or wait on I/O, and a loaded host stretches its wall time. Compilers
- * and output validators use LIMITS_TOOL_WALL_FACTOR (2): they are trusted and
- * CPU-bound, and a tool stuck on something should give its slot back sooner
- * than a program; the 1 s absorbs a sandbox's start-up.
+ * and output validators use LIMITS_TOOL_WALL_FACTOR (5): they are trusted and
+ * CPU-bound, so their CPU limit bounds the work; the wall limit only catches a
+ * tool stuck on something. It is wide because a busy host stretches wall time
+ * and a compile it cut would be charged to the submission as compile_error (a
+ * C++ compile of 5 s CPU took 41 s wall at load 25 and failed at factor 2).
+ * The 1 s absorbs a sandbox's start-up.
  *
  * A run of a problem package's test uses the package's own wall rule
  * (limits_package_wall_ms): wall = cpu × time_limit_to_tle + 1 s. The package
@@ -40,7 +43,7 @@ struct problem_limits;
 /* Added to cpu × factor by the wall rule: a sandbox's start-up and a host's jitter. */
 #define LIMITS_WALL_SLACK_MS 1000L
 /* The wall factor of trusted tools (compilers, output validators). */
-#define LIMITS_TOOL_WALL_FACTOR 2L
+#define LIMITS_TOOL_WALL_FACTOR 5L
 /* Compilers start threads and helper processes (cc1, as, ld; dotnet's build
  * server): a compile gets at least this many processes, more when judge.ini's
  * processes is higher, unless its language names its own cap. */
