@@ -114,10 +114,24 @@ suite() {
 	cell "$B: a cell still answers beside them" "$S" '6 * 7' '.status == "ok" and .result == "42"'
 	expect "$B: close" 200 '.status == "closed"' DELETE "/v1/sessions/$S"
 
-	# ---- a fork bomb is held by the pids limit ----
-	create python '{}'
+	# ---- the session's own limits: processes and CPU weight, capped ----
+	bad "$B: processes past max_session_processes: 422" 422 invalid_field POST /v1/sessions \
+		'{"language": "python", "limits": {"processes": 5000}}'
+	bad "$B: cpu_weight past max_session_cpu_weight: 422" 422 invalid_field POST /v1/sessions \
+		'{"language": "python", "limits": {"cpu_weight": 500}}'
+	# ---- a fork bomb is held by the session's pids limit ----
+	create python '{"processes": 64, "cpu_weight": 50}'
 	S=$SID
 	[ -n "$S" ] && pass "$B: create a session" || { fail "$B: create a session"; return; }
+	expect "$B: its limits show processes 64 and cpu_weight 50" 200 \
+		'.limits.processes == 64 and .limits.cpu_weight == 50' GET "/v1/sessions/$S"
+	if [ "$B" = native ]; then
+		# the worker's cgroups in the cpu hierarchy: this session's has shares 512
+		local shares
+		shares=$(cat /sys/fs/cgroup/cpu/judge/judge-o"$SVC_WORKER_PID"x*/cpu.shares 2>/dev/null | sort -u | tr '\n' ' ')
+		grep -qw 512 <<<"$shares" && pass "$B: its cgroup's cpu.shares is 512 (weight 50)" ||
+			fail "$B: its cgroup's cpu.shares is 512" "shares of the worker's cgroups: $shares"
+	fi
 	expect "$B: a bash context" 201 '.language == "bash"' POST "/v1/sessions/$S/contexts" '{"language": "bash"}'
 	SH=$(jq -r .id <<<"$LAST")
 	run "$S" 'bomb() { bomb | bomb & }; bomb; echo lit' '"context": "'"$SH"'", "timeout_ms": 5000'
@@ -135,6 +149,8 @@ suite() {
 	bomb_refused=$(jq -r '.pids_refused // 0' <<<"$USAGE")
 	if [ "$B" = native ]; then
 		expect_json "$B: the pids limit refused its forks" "$USAGE" '.pids_refused > 0'
+		# pids.max is the processes asked + 1: the sandbox's own init
+		expect_json "$B: at most the 64 processes it asked (+ the sandbox's init)" "$USAGE" '.processes <= 65'
 	else
 		skip "$B: the pids limit refused its forks" \
 			"gVisor holds processes by RLIMIT_NPROC inside the sandbox; its host cgroup counts the sentry's threads"
