@@ -111,7 +111,9 @@ struct run_spec {
 	long cpu_millis;
 	/* Live processes only: the sandbox's share of contended CPU against its
 	 * sibling cgroups, on cgroup v2's cpu.weight scale (1..10000, the kernel's
-	 * default 100; v1 cpu.shares = weight × 1024 / 100); 0 = the default. */
+	 * default 100; v1 cpu.shares = weight × 1024 / 100); 0 and 100 = the
+	 * default, written nowhere (a host without the cpu controller still runs
+	 * sessions that ask nothing of it). */
 	long cpu_weight;
 	/* Package installs (runner/install/install.h). Either field makes the run native
 	 * whatever the workspace's backend. net_ns_fd > 0: the run joins this
