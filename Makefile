@@ -41,7 +41,7 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 STATEDIR ?= /var/lib/judge
 
-.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval bench-oneshot format format-check clean fuzz install web FORCE
+.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval bench-oneshot soak bench-soak format format-check clean fuzz install web FORCE
 all: $(BIN) bin/box_init bin/ns_init bin/sessd
 
 # box_init: the first process of every gVisor sandbox (runner/gvisor/gvisor.c); static,
@@ -175,6 +175,11 @@ bench-eval: deps all
 # the session targets of issue 11 end to end (create, a trivial cell, idle memory, 50 open, npm cache)
 bench-sessions: deps all
 	@bash tests/bench/sessions.sh $(BIN)
+
+# a bounded soak (issue 29): loud, quiet and session keys against one service; the quiet
+# key's p99 under load, queue wait per key, RSS over time. SOAK_S=1800 for a long one.
+soak bench-soak: all
+	@bash tests/bench/soak.sh $(BIN)
 
 fuzz:
 	@bash tests/fuzz/run.sh

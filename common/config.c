@@ -130,6 +130,16 @@ const struct config_key config_keys[] = {
 	  "CPUs a session's processes may keep busy together, background ones included (a kernel quota: "
 	  "more is slowed down), when the request gives no cpus; 0 = no quota"),
 	I("sessions", max_session_cpus, 1, 1024, "2", "largest cpus a request may ask"),
+	I("sessions", session_cpu_weight, 1, 10000, "100",
+	  "a session's share of contended CPU against other sessions (cgroup v2 cpu.weight; v1 "
+	  "cpu.shares = weight x 1024 / 100), when the request gives no cpu_weight"),
+	I("sessions", max_session_cpu_weight, 1, 10000, "100",
+	  "largest cpu_weight a request may ask (at the default a request may only lower its own)"),
+	I("sessions", session_processes, 16, 65536, "128",
+	  "processes and threads of a session's sandbox together (every context, process and "
+	  "background program), when the request gives none; a language needing more gets its own"),
+	I("sessions", max_session_processes, 16, 65536, "1024",
+	  "largest processes a request may ask"),
 	I("sessions", session_cpu_budget_s, 0, 31536000, "0",
 	  "CPU seconds a session may use in all (every process, background ones included); past "
 	  "them it is closed with a reason; 0 = no budget"),

@@ -85,6 +85,10 @@ struct judge_config {
 	long max_session_disk_mb;
 	long session_cpus;
 	long max_session_cpus;
+	long session_cpu_weight;
+	long max_session_cpu_weight;
+	long session_processes;
+	long max_session_processes;
 	long session_cpu_budget_s;
 	long cell_time_limit_ms;
 	long install_time_limit_s;

@@ -532,6 +532,24 @@ int cg_set_cpu(struct cg *cg, long millis, char *err, size_t errlen)
 	return rc < 0 ? rc : set_one(cg, i, "cpu.cfs_quota_us", quota, err, errlen);
 }
 
+int cg_set_cpu_weight(struct cg *cg, long weight, char *err, size_t errlen)
+{
+	int i = cpu_ctl(cg);
+	if (i < 0) {
+		snprintf(err, errlen, "no cpu controller for cgroup '%s'", cg->name);
+		return -ENOENT;
+	}
+	if (weight < 1)
+		weight = 1;
+	if (weight > 10000)
+		weight = 10000;
+	if (cg->root->version == CG_V2)
+		return set_one(cg, i, "cpu.weight", weight, err, errlen);
+	/* systemd's conversion; the kernel's least is 2 */
+	long long shares = (long long)weight * 1024 / 100;
+	return set_one(cg, i, "cpu.shares", shares < 2 ? 2 : shares, err, errlen);
+}
+
 int cg_cpu_throttled_us(struct cg *cg, long long *us)
 {
 	char dir[PATH_MAX], buf[1024];

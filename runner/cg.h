@@ -97,6 +97,12 @@ int cg_add_cpu(struct cg *cg, char *err, size_t errlen);
  * cpu.cfs_period_us; millis <= 0 = unlimited. Returns 0, or -errno with err
  * (-ENOENT: no cpu controller for this cgroup). */
 int cg_set_cpu(struct cg *cg, long millis, char *err, size_t errlen);
+/* Sets cg's share of contended CPU against its siblings: weight on v2's
+ * cpu.weight scale (1..10000, default 100), v1 cpu.shares = weight × 1024 /
+ * 100 (at least 2). Returns 0, or -errno with err (-ENOENT: no cpu controller). */
+int cg_set_cpu_weight(struct cg *cg, long weight, char *err, size_t errlen);
+/* The kernel's own CPU weight (v1: 1024 shares). */
+#define CG_CPU_WEIGHT_DEFAULT 100L
 /* Time the tree was held back by its CPU limit so far, in microseconds (v2
  * cpu.stat throttled_usec, v1 cpu.stat throttled_time). 0 or -errno. */
 int cg_cpu_throttled_us(struct cg *cg, long long *us);

@@ -109,6 +109,12 @@ struct run_spec {
 	 * 0 = unlimited. Enforced by the kernel (cgroup v2 cpu.max, v1 CFS quota):
 	 * the sandbox is slowed down, never killed for it. */
 	long cpu_millis;
+	/* Live processes only: the sandbox's share of contended CPU against its
+	 * sibling cgroups, on cgroup v2's cpu.weight scale (1..10000, the kernel's
+	 * default 100; v1 cpu.shares = weight × 1024 / 100); 0 and 100 = the
+	 * default, written nowhere (a host without the cpu controller still runs
+	 * sessions that ask nothing of it). */
+	long cpu_weight;
 	/* Package installs (runner/install/install.h). Either field makes the run native
 	 * whatever the workspace's backend. net_ns_fd > 0: the run joins this
 	 * network namespace (an fd of its ns/net) instead of an empty one; 0 = the

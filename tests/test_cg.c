@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -592,4 +593,77 @@ Test(cg_v1, cpu_quota_needs_add_cpu)
 	cr_assert_eq(cg_set_cpu(&cg, 500, err, sizeof err), -ENOENT);
 	cr_assert(strstr(err, "no cpu controller"), "%s", err);
 	cr_assert_eq(cg_remove(&cg), 0);
+}
+
+/* Reads a number from dir/name/file. */
+static long long read_num(const char *dir, const char *name, const char *file)
+{
+	char path[1024], buf[64] = "";
+	snprintf(path, sizeof path, "%s/%s/%s", dir, name, file);
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "%s", path);
+	cr_assert(fgets(buf, sizeof buf, f));
+	fclose(f);
+	return atoll(buf);
+}
+
+/* A session's CPU weight (cg_set_cpu_weight): v1 cpu.shares = weight × 1024 /
+ * 100, clamped to the v2 range; two sibling cgroups of weights 100 and 400
+ * whose busy children share one CPU split it about 1:4 (asserted loosely, as
+ * a ratio: the heavier gets at least twice the lighter's CPU). */
+Test(cg_v1, cpu_weight_sets_shares_and_splits_a_cpu)
+{
+	struct cg_root root;
+	struct cg light, heavy;
+	char err[512], nl[64], nh[64];
+	if (access(V1_BASE "/cpu/cpu.shares", F_OK) < 0)
+		cr_skip_test("no cgroup v1 cpu controller");
+	cr_assert_eq(cg_root_v1(&root, V1_BASE, "judge-test", err, sizeof err), 0, "%s", err);
+	name_for(nl, sizeof nl, "wlight");
+	name_for(nh, sizeof nh, "wheavy");
+	cr_assert_eq(cg_create(&root, nl, &light, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(cg_create(&root, nh, &heavy, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(cg_add_cpu(&light, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(cg_add_cpu(&heavy, err, sizeof err), 0, "%s", err);
+	const char *dir = root.cpu[0] ? root.cpu : root.cpuacct;
+	cr_assert_eq(cg_set_cpu_weight(&light, 1, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(read_num(dir, nl, "cpu.shares"), 10);
+	cr_assert_eq(cg_set_cpu_weight(&light, 20000, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(read_num(dir, nl, "cpu.shares"), 102400, "clamped to 10000");
+	cr_assert_eq(cg_set_cpu_weight(&light, 100, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(read_num(dir, nl, "cpu.shares"), 1024);
+	cr_assert_eq(cg_set_cpu_weight(&heavy, 400, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(read_num(dir, nh, "cpu.shares"), 4096);
+	if (root.cpu[0]) {
+		int fds[CG_MAX_CTL];
+		cr_assert_eq(cg_self_join_fds(&light, fds), 4);
+	}
+	/* both on the first CPU this test may use */
+	cpu_set_t all, one;
+	cr_assert_eq(sched_getaffinity(0, sizeof all, &all), 0);
+	int cpu = 0;
+	while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &all))
+		cpu++;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	pid_t a = spawn_spinner(), b = spawn_spinner();
+	cr_assert_eq(sched_setaffinity(a, sizeof one, &one), 0);
+	cr_assert_eq(sched_setaffinity(b, sizeof one, &one), 0);
+	cr_assert_eq(cg_join(&light, a), 0);
+	cr_assert_eq(cg_join(&heavy, b), 0);
+	long long l0 = 0, l1 = 0, h0 = 0, h1 = 0;
+	cr_assert_eq(cg_cpu_us(&light, &l0), 0);
+	cr_assert_eq(cg_cpu_us(&heavy, &h0), 0);
+	usleep(1500 * 1000);
+	cr_assert_eq(cg_cpu_us(&light, &l1), 0);
+	cr_assert_eq(cg_cpu_us(&heavy, &h1), 0);
+	double ratio = (double)(h1 - h0) / (double)(l1 - l0 > 0 ? l1 - l0 : 1);
+	cr_log_info("weights 400:100 on one CPU: CPU %lld us : %lld us (%.2f)", h1 - h0, l1 - l0,
+		    ratio);
+	cr_assert(h1 > h0, "the heavier one ran");
+	cr_assert(ratio >= 2, "weights 400:100 split one CPU %.2f:1", ratio);
+	cr_assert_eq(cg_remove(&light), 0);
+	cr_assert_eq(cg_remove(&heavy), 0);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
 }

@@ -34,6 +34,10 @@ static const struct limits_policy policy = {
     .session_cpus = 1,
     .max_session_cpus = 2,
     .session_cpu_budget_s = 0,
+    .session_cpu_weight = 100,
+    .max_session_cpu_weight = 100,
+    .session_processes = 128,
+    .max_session_processes = 1024,
     .install_time_s = 300,
 };
 
@@ -346,6 +350,16 @@ Test(limits, session_defaults_and_caps)
 	cr_assert_eq(caps.memory_mb.hi, 2048);
 	cr_assert_eq(caps.wall_ms.hi, limits_wall_ms(policy.max_time_ms, policy.wall_factor));
 	cr_assert_eq(caps.disk_mb.hi, 2048);
+	/* CPU weight: judge.ini's, a request lowers it up to max_session_cpu_weight;
+	 * processes: the sandbox's default unless asked, within the caps */
+	limits_session(&policy, NULL, &s);
+	cr_assert(s.cpu_weight == 100 && s.processes == 0);
+	cr_assert(caps.cpu_weight.lo == 1 && caps.cpu_weight.hi == 100);
+	cr_assert(caps.processes.lo == LIMITS_SESSION_PROCESSES_ASK_MIN &&
+		  caps.processes.hi == 1024);
+	struct limits_session ask = {.cpu_weight = 25, .processes = 64};
+	limits_session(&policy, &ask, &s);
+	cr_assert(s.cpu_weight == 25 && s.processes == 64);
 }
 
 Test(limits, session_sandbox_cells_and_installs)
@@ -356,7 +370,14 @@ Test(limits, session_sandbox_cells_and_installs)
 	limits_session_sandbox(&policy, NULL, &s, &l);
 	assert_complete(&l);
 	cr_assert(l.memory_kb == 300 * 1024 && l.cpu_ms == 4000 && l.wall_ms == 9000);
-	cr_assert_eq(l.processes, LIMITS_SESSION_PROCESSES_MIN, "pip, pipelines, processes");
+	cr_assert_eq(l.processes, 128, "judge.ini's session_processes: pip, pipelines, processes");
+	struct lang many = {.processes = 300};
+	limits_session_sandbox(&policy, &many, &s, &l);
+	cr_assert_eq(l.processes, 300, "a language needing more gets its own");
+	s.processes = 40;
+	limits_session_sandbox(&policy, &many, &s, &l);
+	cr_assert_eq(l.processes, 40, "the session's own, as asked");
+	s.processes = 0;
 	long cpu, wall;
 	limits_cell(&s, 0, &cpu, &wall);
 	cr_assert(cpu == 0 && wall == 0, "no timeout: the session's");

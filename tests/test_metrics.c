@@ -272,3 +272,34 @@ Test(metrics, queue_wait_per_key)
 	strbuf_release(&sb);
 	metrics_free(m);
 }
+
+/* What sessions used: counters of CPU, throttling and refused forks, gauges of
+ * the open sessions' memory and processes, ended sessions by reason. */
+Test(metrics, session_usage)
+{
+	struct metrics *m = metrics_new(names, 3);
+	struct metrics_gauges g = {
+	    .db_up = true,
+	    .sess = {.cpu_s = 12.5,
+		     .throttled_s = 3.25,
+		     .pids_refused = 41,
+		     .memory_kb = 2048,
+		     .processes = 9,
+		     .ended = {[SESS_END_CPU_BUDGET] = 2, [SESS_END_IDLE] = 5}}};
+	struct strbuf sb = STRBUF_INIT;
+	metrics_render(m, &g, &sb);
+	const char *t = sb.buf;
+	cr_assert(strstr(t, "# TYPE judge_session_cpu_seconds_total counter\n"), "%s", t);
+	cr_assert(!strncmp(sample(t, "judge_session_cpu_seconds_total"), "12.500\n", 7), "%s", t);
+	cr_assert(!strncmp(sample(t, "judge_session_throttled_seconds_total"), "3.250\n", 6), "%s",
+		  t);
+	cr_assert_eq(value(t, "judge_session_pids_refused_total"), 41);
+	cr_assert_eq(value(t, "judge_session_memory_bytes"), 2048 * 1024);
+	cr_assert_eq(value(t, "judge_session_processes"), 9);
+	cr_assert_eq(value(t, "judge_sessions_ended_total{reason=\"cpu_budget\"}"), 2);
+	cr_assert_eq(value(t, "judge_sessions_ended_total{reason=\"idle\"}"), 5);
+	cr_assert_eq(value(t, "judge_sessions_ended_total{reason=\"client\"}"), 0);
+	cr_assert_eq(value(t, "judge_sessions_ended_total{reason=\"key_revoked\"}"), 0);
+	strbuf_release(&sb);
+	metrics_free(m);
+}

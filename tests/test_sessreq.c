@@ -98,6 +98,36 @@ Test(sessreq, create_cpus_and_budget)
 	cr_assert(strstr(e.message, "cpu_budget_s"), "%s", e.message);
 }
 
+/* A session's CPU weight and processes: judge.ini's weight unless asked (up
+ * to max_session_cpu_weight), processes only as asked (else the sandbox's
+ * default), each refused 422 past its cap. */
+Test(sessreq, create_weight_and_processes)
+{
+	struct sessreq_create c;
+	struct request_error e;
+	cr_assert_eq(create("{\"language\": \"python\"}", &c, &e), 0, "%s", e.message);
+	cr_assert_eq(c.limits.cpu_weight, cfg.session_cpu_weight);
+	cr_assert_eq(c.limits.processes, 0);
+	cr_assert_eq(create("{\"language\": \"python\", \"limits\": {\"cpu_weight\": 25, "
+			    "\"processes\": 64}}",
+			    &c, &e),
+		     0, "%s", e.message);
+	cr_assert(c.limits.cpu_weight == 25 && c.limits.processes == 64);
+	char over[128];
+	snprintf(over, sizeof over, "{\"language\": \"python\", \"limits\": {\"processes\": %ld}}",
+		 cfg.max_session_processes + 1);
+	cr_assert_eq(create(over, &c, &e), -1);
+	cr_assert(e.http_status == 422 && strstr(e.message, "limits.processes"), "%d %s",
+		  e.http_status, e.message);
+	snprintf(over, sizeof over, "{\"language\": \"python\", \"limits\": {\"cpu_weight\": %ld}}",
+		 cfg.max_session_cpu_weight + 1);
+	cr_assert_eq(create(over, &c, &e), -1);
+	cr_assert(e.http_status == 422 && strstr(e.message, "limits.cpu_weight"), "%d %s",
+		  e.http_status, e.message);
+	cr_assert_eq(create("{\"language\": \"python\", \"limits\": {\"processes\": 8}}", &c, &e),
+		     -1, "fewer than a driver needs");
+}
+
 Test(sessreq, create_refusals)
 {
 	static const struct {
@@ -301,7 +331,7 @@ Test(sessreq, dispositions)
 
 Test(sessreq, limits_json_round_trip)
 {
-	struct limits_session l = {256, 1000, 4000, 64, 1500, 30}, back;
+	struct limits_session l = {256, 1000, 4000, 64, 1500, 30, 50, 200}, back;
 	cJSON *j = sessreq_limits_json(&l);
 	sessreq_limits_load(j, &back);
 	cr_assert(!memcmp(&l, &back, sizeof l));

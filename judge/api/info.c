@@ -94,6 +94,7 @@ void info_metrics(struct http_request *r, struct api *a)
 	struct admin_key_wait *keys = NULL;
 	g.db_up = db && queue_counts(db, g.counts, err, sizeof err) == 0 &&
 		  sessdb_counts(db, g.sessions, err, sizeof err) == 0 &&
+		  sessdb_totals(db, &g.sess, err, sizeof err) == 0 &&
 		  admin_key_waits(db, &keys, &g.nkeys, err, sizeof err) == 0;
 	g.keys = keys;
 	if (db)

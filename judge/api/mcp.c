@@ -286,7 +286,10 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	 "\"integer\"},\"cpus\":{\"type\":\"number\",\"description\":\"CPUs the whole "
 	 "session may keep busy, background processes included\"},\"cpu_budget_s\":{"
 	 "\"type\":\"integer\",\"description\":\"CPU seconds in all; past them the "
-	 "session is closed\"}}}},\"required\":[\"language\"]}",
+	 "session is closed\"},\"cpu_weight\":{\"type\":\"integer\",\"description\":"
+	 "\"share of contended CPU against other sessions (100 by default)\"},"
+	 "\"processes\":{\"type\":\"integer\",\"description\":\"processes and threads "
+	 "of the whole session\"}}}},\"required\":[\"language\"]}",
 	 SESSION_SCHEMA, false},
     [MCP_SESSION_EXECUTE] =
 	{"session_execute", "Run a cell in a session",

@@ -140,6 +140,29 @@ static void render_sessions(const struct metrics_gauges *g, struct strbuf *sb)
 		    "# HELP judge_sessions_open Sessions starting or ready.\n"
 		    "# TYPE judge_sessions_open gauge\njudge_sessions_open %ld\n",
 		    g->sessions[SESS_STARTING] + g->sessions[SESS_READY]);
+	const struct sess_totals *t = &g->sess;
+	strbuf_addf(
+	    sb,
+	    "# HELP judge_session_cpu_seconds_total CPU time of every session's processes, "
+	    "background ones included, as their workers last read it.\n"
+	    "# TYPE judge_session_cpu_seconds_total counter\n"
+	    "judge_session_cpu_seconds_total %.3f\n"
+	    "# HELP judge_session_throttled_seconds_total Time sessions were held back by their "
+	    "CPU quota.\n# TYPE judge_session_throttled_seconds_total counter\n"
+	    "judge_session_throttled_seconds_total %.3f\n"
+	    "# HELP judge_session_pids_refused_total Forks refused by sessions' process limits.\n"
+	    "# TYPE judge_session_pids_refused_total counter\n"
+	    "judge_session_pids_refused_total %ld\n"
+	    "# HELP judge_session_memory_bytes Memory the open sessions' sandboxes hold.\n"
+	    "# TYPE judge_session_memory_bytes gauge\njudge_session_memory_bytes %.0f\n"
+	    "# HELP judge_session_processes Processes and threads of the open sessions.\n"
+	    "# TYPE judge_session_processes gauge\njudge_session_processes %ld\n"
+	    "# HELP judge_sessions_ended_total Sessions that ended, by why.\n"
+	    "# TYPE judge_sessions_ended_total counter\n",
+	    t->cpu_s, t->throttled_s, t->pids_refused, (double)t->memory_kb * 1024, t->processes);
+	for (int e = 0; e < SESS_END_COUNT; e++)
+		strbuf_addf(sb, "judge_sessions_ended_total{reason=\"%s\"} %ld\n",
+			    sess_end_name((enum sess_end)e), t->ended[e]);
 }
 
 /* A Prometheus label value: backslash, double quote and newline escaped. */

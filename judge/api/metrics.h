@@ -30,6 +30,7 @@ struct metrics_gauges {
 	long deadline_closes;	       /* connections cut at a header or body deadline */
 	long callbacks_delivered, callbacks_failed;
 	long sessions[SESS_STATUS_COUNT]; /* sessions by status, when db_up */
+	struct sess_totals sess;	  /* what sessions used, when db_up */
 	/* the queue of each API key (admin_key_waits), when db_up; not owned */
 	const struct admin_key_wait *keys;
 	size_t nkeys;

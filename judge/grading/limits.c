@@ -38,6 +38,10 @@ void limits_policy_from_config(const struct judge_config *cfg, struct limits_pol
 	    .max_session_disk_mb = cfg->max_session_disk_mb,
 	    .session_cpus = cfg->session_cpus,
 	    .max_session_cpus = cfg->max_session_cpus,
+	    .session_cpu_weight = cfg->session_cpu_weight,
+	    .max_session_cpu_weight = cfg->max_session_cpu_weight,
+	    .session_processes = cfg->session_processes,
+	    .max_session_processes = cfg->max_session_processes,
 	    .session_cpu_budget_s = cfg->session_cpu_budget_s,
 	    .install_time_s = cfg->install_time_limit_s,
 	};
@@ -149,6 +153,10 @@ void limits_session(const struct limits_policy *p, const struct limits_session *
 	out->cpu_millis =
 	    pick(req->cpu_millis, 0, 0, at_most(p->session_cpus, p->max_session_cpus) * 1000);
 	out->cpu_budget_s = pick(req->cpu_budget_s, 0, 0, p->session_cpu_budget_s);
+	out->cpu_weight =
+	    pick(req->cpu_weight, 0, 0, at_most(p->session_cpu_weight, p->max_session_cpu_weight));
+	/* 0: not asked, the sandbox's default (limits_session_sandbox) */
+	out->processes = req->processes;
 }
 
 void limits_session_caps(const struct limits_policy *p, struct limits_session_caps *out)
@@ -164,6 +172,8 @@ void limits_session_caps(const struct limits_policy *p, struct limits_session_ca
 	    /* a request may lower judge.ini's budget, never lift it */
 	    .cpu_budget_s = {1, p->session_cpu_budget_s > 0 ? p->session_cpu_budget_s
 							    : LIMITS_SESSION_CPU_BUDGET_S_MAX},
+	    .cpu_weight = {1, p->max_session_cpu_weight},
+	    .processes = {LIMITS_SESSION_PROCESSES_ASK_MIN, p->max_session_processes},
 	};
 }
 
@@ -173,8 +183,12 @@ void limits_session_sandbox(const struct limits_policy *p, const struct lang *l,
 	struct limits_request req = {
 	    .time_ms = s->cpu_ms, .wall_ms = s->wall_ms, .memory_mb = s->memory_mb};
 	limits_run(p, l, NULL, &req, out);
-	if (out->processes < LIMITS_SESSION_PROCESSES_MIN)
-		out->processes = LIMITS_SESSION_PROCESSES_MIN;
+	/* asked: as asked; else judge.ini's, or the language's when it needs more */
+	long dflt = p->session_processes > 0 ? p->session_processes : LIMITS_SESSION_PROCESSES;
+	if (s->processes > 0)
+		out->processes = s->processes;
+	else if (out->processes < dflt)
+		out->processes = dflt;
 }
 
 void limits_cell(const struct limits_session *s, long timeout_ms, long *cpu_ms, long *wall_ms)

@@ -64,9 +64,12 @@ struct problem_limits;
 #define LIMITS_REQUEST_MEMORY_MB_MIN 8L
 /* The smallest memory a session may ask: its interpreter stays resident. */
 #define LIMITS_SESSION_MEMORY_MB_MIN 32L
-/* A session's sandbox holds at least this many processes and threads: pip, a
- * shell's pipelines, a plotting library's threads, the session's processes. */
-#define LIMITS_SESSION_PROCESSES_MIN 128L
+/* A session's sandbox holds this many processes and threads when judge.ini
+ * sets no session_processes: pip, a shell's pipelines, a plotting library's
+ * threads, the session's processes. */
+#define LIMITS_SESSION_PROCESSES 128L
+/* The fewest processes a session may ask: a driver and its runtime's threads. */
+#define LIMITS_SESSION_PROCESSES_ASK_MIN 16L
 /* What serve waits beyond a session call's own limit: routing through
  * PostgreSQL, a driver's restart, storing the answer. */
 #define LIMITS_SESSION_CALL_SLACK_MS 15000L
@@ -89,8 +92,10 @@ struct limits_policy {
 	long max_time_ms, max_memory_mb, max_output_kb, max_processes;
 	/* [sessions] */
 	long session_memory_mb, cell_time_ms, session_disk_mb, max_session_disk_mb;
-	long session_cpus, max_session_cpus; /* whole CPUs; session_cpus 0 = no quota */
-	long session_cpu_budget_s;	     /* 0 = none */
+	long session_cpus, max_session_cpus;		 /* whole CPUs; session_cpus 0 = no quota */
+	long session_cpu_budget_s;			 /* 0 = none */
+	long session_cpu_weight, max_session_cpu_weight; /* cgroup v2 cpu.weight scale */
+	long session_processes, max_session_processes;
 	long install_time_s;
 };
 
@@ -111,10 +116,12 @@ struct limits_caps {
 
 /* A session's limits: memory of its whole sandbox (every context and process),
  * CPU and wall time of one cell (a call's default), size of its folder, the
- * CPU bandwidth of its whole sandbox in thousandths of a CPU (0 = none), and
- * the CPU seconds it may use in all before it is closed (0 = no budget). */
+ * CPU bandwidth of its whole sandbox in thousandths of a CPU (0 = none), the
+ * CPU seconds it may use in all before it is closed (0 = no budget), its CPU
+ * weight against other sessions (cgroup v2 cpu.weight, 1..10000) and its
+ * processes and threads together (0 = the sandbox's default). */
 struct limits_session {
-	long memory_mb, cpu_ms, wall_ms, disk_mb, cpu_millis, cpu_budget_s;
+	long memory_mb, cpu_ms, wall_ms, disk_mb, cpu_millis, cpu_budget_s, cpu_weight, processes;
 };
 /* The largest cpu_budget_s a request may ask when judge.ini sets none. */
 #define LIMITS_SESSION_CPU_BUDGET_S_MAX 31536000L
@@ -124,7 +131,8 @@ struct limits_session {
 
 /* The ranges a session create's limits must fall in (cpu_millis: thousandths). */
 struct limits_session_caps {
-	struct limits_range memory_mb, cpu_ms, wall_ms, disk_mb, cpu_millis, cpu_budget_s;
+	struct limits_range memory_mb, cpu_ms, wall_ms, disk_mb, cpu_millis, cpu_budget_s,
+	    cpu_weight, processes;
 };
 
 /* Fills p from cfg's [limits] and [sessions] keys (cfg is not kept). */
@@ -175,8 +183,8 @@ void limits_session_caps(const struct limits_policy *p, struct limits_session_ca
 
 /* The limits of a session's sandbox, whose driver runs in language l (NULL:
  * none of its defaults): memory for the whole sandbox, cpu_ms and wall_ms the
- * default of each cell, processes at least LIMITS_SESSION_PROCESSES_MIN; the
- * rest as a run of l. */
+ * default of each cell, processes as the session asked, else judge.ini's
+ * session_processes or the language's when higher; the rest as a run of l. */
 void limits_session_sandbox(const struct limits_policy *p, const struct lang *l,
 			    const struct limits_session *s, struct run_limits *out);
 

@@ -540,7 +540,10 @@ static int gvisor_start(struct sandbox *sb, const struct run_spec *spec, struct 
 	/* the container's cgroup in runsc's cpu hierarchy holds the sentry, the
 	 * gofer and (ptrace) the stubs that run the program's code */
 	struct cg *cg = gvpool_cg(e);
-	if (spec->cpu_millis > 0 && (!cg || cg_set_cpu(cg, spec->cpu_millis, err, errlen) < 0)) {
+	long weight = spec->cpu_weight != CG_CPU_WEIGHT_DEFAULT ? spec->cpu_weight : 0;
+	if ((spec->cpu_millis > 0 || weight > 0) &&
+	    (!cg || (spec->cpu_millis > 0 && cg_set_cpu(cg, spec->cpu_millis, err, errlen) < 0) ||
+	     (weight > 0 && cg_set_cpu_weight(cg, weight, err, errlen) < 0))) {
 		if (!cg)
 			gvhost_fmt(err, errlen, "gvisor sandbox %s: no cgroup to limit its CPU",
 				   e->id);

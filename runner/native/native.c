@@ -936,8 +936,11 @@ static int native_start(struct sandbox *sb, const struct run_spec *spec, struct 
 		np->cg.root = NULL;
 		goto fail;
 	}
-	if (spec->cpu_millis > 0 && (cg_add_cpu(&np->cg, err, errlen) < 0 ||
-				     cg_set_cpu(&np->cg, spec->cpu_millis, err, errlen) < 0))
+	long weight = spec->cpu_weight != CG_CPU_WEIGHT_DEFAULT ? spec->cpu_weight : 0;
+	if ((spec->cpu_millis > 0 || weight > 0) &&
+	    (cg_add_cpu(&np->cg, err, errlen) < 0 ||
+	     (spec->cpu_millis > 0 && cg_set_cpu(&np->cg, spec->cpu_millis, err, errlen) < 0) ||
+	     (weight > 0 && cg_set_cpu_weight(&np->cg, weight, err, errlen) < 0)))
 		goto fail;
 	if (launch(sb, np, p, err, errlen) < 0)
 		goto fail;

@@ -76,10 +76,10 @@ static char *key_of(enum sandbox_backend b, long box_bytes, const struct session
 {
 	struct strbuf k = STRBUF_INIT;
 	const struct run_limits *l = &spec->limits;
-	strbuf_addf(&k, "%d %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld|", (int)b, box_bytes,
-		    l->cpu_ms, l->wall_ms, l->memory_kb, l->processes, l->stdout_bytes,
+	strbuf_addf(&k, "%d %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld|", (int)b,
+		    box_bytes, l->cpu_ms, l->wall_ms, l->memory_kb, l->processes, l->stdout_bytes,
 		    l->stderr_bytes, l->file_bytes, l->open_files, l->tmp_bytes,
-		    spec->start_timeout_ms, spec->cpu_millis);
+		    spec->start_timeout_ms, spec->cpu_millis, spec->cpu_weight);
 	add_list(&k, spec->argv);
 	add_list(&k, spec->env);
 	add_list(&k, spec->ro_paths);

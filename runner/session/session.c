@@ -534,7 +534,8 @@ static int sandbox_begin(struct session *s, char *err, size_t errlen)
 			      .limits = s->spec.limits,
 			      .warm_argv = s->spec.warm_argv,
 			      .preload = s->spec.preload,
-			      .cpu_millis = s->spec.cpu_millis};
+			      .cpu_millis = s->spec.cpu_millis,
+			      .cpu_weight = s->spec.cpu_weight};
 	rs.limits.cpu_ms = rs.limits.wall_ms = SANDBOX_LIFE_MS;
 	pthread_mutex_lock(&s->wlock);
 	int rc = sandbox_start(s->sb, &rs, &s->proc, err, errlen);

@@ -53,6 +53,8 @@ struct session_spec {
 	/* The CPU bandwidth of the whole session (run_spec.cpu_millis): every
 	 * context and process, background ones included; 0 = unlimited. */
 	long cpu_millis;
+	/* Its CPU weight against other sandboxes (run_spec.cpu_weight); 0 = the kernel's. */
+	long cpu_weight;
 	long start_timeout_ms;	      /* a driver's start to its ready reply; 0 = 20000 */
 	const char *const *warm_argv; /* as in run_spec: a pool may start the runtime ahead */
 	const char *const *preload;

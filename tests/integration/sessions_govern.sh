@@ -9,7 +9,10 @@
 # - GET /v1/sessions/{id} shows what the session used (cpu_ms, memory_kb,
 #   processes), background processes included;
 # - a bash fork bomb is held by the pids limit and later cells still answer;
-# - a session past its CPU budget is closed with the reason shown.
+# - a session past its CPU budget is closed with the reason shown;
+# - /metrics sums what sessions used: the CPU, throttled time and refused
+#   forks counters grow by what the sessions above used, and the ended
+#   sessions are counted by why (client, cpu_budget).
 # SESSIONS_BACKENDS="native" (or "gvisor") runs one only.
 cd "$(dirname "$0")/../.." || exit 1
 [ -n "${1:-}" ] && JUDGE=$1
@@ -49,6 +52,10 @@ cell() {
 		expect_json "$1" "$LAST" "$4"
 	fi
 }
+# metric NAME: a sample of /metrics (0 when absent)
+metric() {
+	curl -s -m 10 "$U/metrics" | awk -v n="$1" '$1 == n { print $2; f = 1 } END { if (!f) print 0 }'
+}
 # usage SID: the session's usage object into USAGE ({} before the first reading)
 usage() {
 	USAGE=$(req GET "/v1/sessions/$1" | head -n -1 | jq -c '.usage // {}')
@@ -64,7 +71,12 @@ usage_after() {
 }
 
 suite() {
-	local B=$1 S u1 u2 ratio
+	local B=$1 S u1 u2 ratio m0_cpu m0_thr m0_pids m0_client m0_budget bomb_refused
+	m0_cpu=$(metric judge_session_cpu_seconds_total)
+	m0_thr=$(metric judge_session_throttled_seconds_total)
+	m0_pids=$(metric judge_session_pids_refused_total)
+	m0_client=$(metric 'judge_sessions_ended_total{reason="client"}')
+	m0_budget=$(metric 'judge_sessions_ended_total{reason="cpu_budget"}')
 	# ---- the CPU quota holds background processes ----
 	create python "{\"cpus\": $QUOTA}"
 	S=$SID
@@ -102,10 +114,24 @@ suite() {
 	cell "$B: a cell still answers beside them" "$S" '6 * 7' '.status == "ok" and .result == "42"'
 	expect "$B: close" 200 '.status == "closed"' DELETE "/v1/sessions/$S"
 
-	# ---- a fork bomb is held by the pids limit ----
-	create python '{}'
+	# ---- the session's own limits: processes and CPU weight, capped ----
+	bad "$B: processes past max_session_processes: 422" 422 invalid_field POST /v1/sessions \
+		'{"language": "python", "limits": {"processes": 5000}}'
+	bad "$B: cpu_weight past max_session_cpu_weight: 422" 422 invalid_field POST /v1/sessions \
+		'{"language": "python", "limits": {"cpu_weight": 500}}'
+	# ---- a fork bomb is held by the session's pids limit ----
+	create python '{"processes": 64, "cpu_weight": 50}'
 	S=$SID
 	[ -n "$S" ] && pass "$B: create a session" || { fail "$B: create a session"; return; }
+	expect "$B: its limits show processes 64 and cpu_weight 50" 200 \
+		'.limits.processes == 64 and .limits.cpu_weight == 50' GET "/v1/sessions/$S"
+	if [ "$B" = native ]; then
+		# the worker's cgroups in the cpu hierarchy: this session's has shares 512
+		local shares
+		shares=$(cat /sys/fs/cgroup/cpu/judge/judge-o"$SVC_WORKER_PID"x*/cpu.shares 2>/dev/null | sort -u | tr '\n' ' ')
+		grep -qw 512 <<<"$shares" && pass "$B: its cgroup's cpu.shares is 512 (weight 50)" ||
+			fail "$B: its cgroup's cpu.shares is 512" "shares of the worker's cgroups: $shares"
+	fi
 	expect "$B: a bash context" 201 '.language == "bash"' POST "/v1/sessions/$S/contexts" '{"language": "bash"}'
 	SH=$(jq -r .id <<<"$LAST")
 	run "$S" 'bomb() { bomb | bomb & }; bomb; echo lit' '"context": "'"$SH"'", "timeout_ms": 5000'
@@ -120,8 +146,11 @@ suite() {
 		[ "$(jq -r '.pids_refused // 0' <<<"$USAGE")" -gt 0 ] && break
 	done
 	echo "  $B: usage with the bomb going: $USAGE"
+	bomb_refused=$(jq -r '.pids_refused // 0' <<<"$USAGE")
 	if [ "$B" = native ]; then
 		expect_json "$B: the pids limit refused its forks" "$USAGE" '.pids_refused > 0'
+		# pids.max is the processes asked + 1: the sandbox's own init
+		expect_json "$B: at most the 64 processes it asked (+ the sandbox's init)" "$USAGE" '.processes <= 65'
 	else
 		skip "$B: the pids limit refused its forks" \
 			"gVisor holds processes by RLIMIT_NPROC inside the sandbox; its host cgroup counts the sentry's threads"
@@ -152,6 +181,37 @@ suite() {
 		'.status == "closed" and (.reason | test("CPU budget")) and .usage.cpu_ms >= 2000'
 	echo "  $B: $(jq -c '{status, reason, usage}' <<<"$st")"
 	bad "$B: a cell after it: 410" 410 session_closed POST "/v1/sessions/$S/execute" '{"code": "1"}'
+
+	# ---- /metrics: the sums of what the sessions above used ----
+	local m1_cpu m1_thr m1_pids m1_client m1_budget
+	m1_cpu=$(metric judge_session_cpu_seconds_total)
+	m1_thr=$(metric judge_session_throttled_seconds_total)
+	m1_pids=$(metric judge_session_pids_refused_total)
+	m1_client=$(metric 'judge_sessions_ended_total{reason="client"}')
+	m1_budget=$(metric 'judge_sessions_ended_total{reason="cpu_budget"}')
+	echo "  $B: /metrics cpu $m0_cpu -> $m1_cpu s, throttled $m0_thr -> $m1_thr s," \
+		"pids refused $m0_pids -> $m1_pids, ended client $m0_client -> $m1_client," \
+		"cpu_budget $m0_budget -> $m1_budget"
+	# the budget session alone used 2 CPU seconds
+	jq -en "$m1_cpu - $m0_cpu >= 2" >/dev/null &&
+		pass "$B: metrics: judge_session_cpu_seconds_total grew by the sessions' CPU" ||
+		fail "$B: metrics: judge_session_cpu_seconds_total grew" "$m0_cpu -> $m1_cpu"
+	jq -en "$m1_thr > $m0_thr" >/dev/null &&
+		pass "$B: metrics: judge_session_throttled_seconds_total grew" ||
+		fail "$B: metrics: judge_session_throttled_seconds_total grew" "$m0_thr -> $m1_thr"
+	if [ "$B" = native ]; then
+		jq -en "$m1_pids - $m0_pids >= $bomb_refused and $bomb_refused > 0" >/dev/null &&
+			pass "$B: metrics: judge_session_pids_refused_total counts the bomb's refused forks" ||
+			fail "$B: metrics: judge_session_pids_refused_total" "$m0_pids -> $m1_pids (bomb: $bomb_refused)"
+	else
+		skip "$B: metrics: judge_session_pids_refused_total" "no fork is refused on the host under gVisor (above)"
+	fi
+	[ "$((m1_client - m0_client))" -ge 2 ] &&
+		pass "$B: metrics: two sessions ended by the client" ||
+		fail "$B: metrics: sessions ended by the client" "$m0_client -> $m1_client"
+	[ "$((m1_budget - m0_budget))" = 1 ] &&
+		pass "$B: metrics: one session ended for its CPU budget" ||
+		fail "$B: metrics: one session ended for its CPU budget" "$m0_budget -> $m1_budget"
 }
 
 for B in $BACKENDS; do

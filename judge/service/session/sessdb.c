@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "judge/service/auth.h"
 #include "judge/store/db.h"
 
 static const char *const status_names[SESS_STATUS_COUNT] = {"starting", "ready", "closed",
@@ -39,7 +40,7 @@ int sess_status_parse(const char *s)
 	"CASE WHEN s.status IN ('starting', 'ready') AND s.worker_id IS NOT NULL AND "             \
 	"(w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => $T)) "              \
 	"THEN '" LOST_REASON "' "                                                                  \
-	"WHEN s.status = 'ready' AND s.max_until <= now() THEN 'it reached its maximum lifetime' " \
+	"WHEN s.status = 'ready' AND s.max_until <= now() THEN '" SESS_REASON_LIFETIME "' "        \
 	"WHEN s.status = 'ready' AND s.expires_at <= now() "                                       \
 	"THEN format('it was idle for more than %s s', s.idle_ttl_s) "                             \
 	"ELSE coalesce(s.close_reason, '') END"
@@ -418,6 +419,59 @@ int sessdb_counts(struct db *db, long counts[SESS_STATUS_COUNT], char *err, size
 	return 0;
 }
 
+static const char *const end_names[SESS_END_COUNT] = {
+    "client", "idle", "lifetime", "cpu_budget", "key_revoked", "lost", "failed", "other"};
+
+const char *sess_end_name(enum sess_end e)
+{
+	return e >= 0 && e < SESS_END_COUNT ? end_names[e] : "other";
+}
+
+/* One group per sess_end name, and 'open'; the reasons are the texts the
+ * closers store (sesshost.c, auth.c, sessdb_expire). */
+static const char totals_sql[] =
+    "SELECT CASE WHEN status IN ('starting', 'ready') THEN 'open' "
+    "WHEN status = 'closed' AND close_reason LIKE '" SESS_REASON_CPU_BUDGET "%' "
+    "THEN 'cpu_budget' "
+    "WHEN status = 'closed' AND close_reason = '" AUTH_REVOKED_REASON "' THEN 'key_revoked' "
+    "WHEN status = 'closed' AND close_reason = '" SESS_REASON_CLIENT "' THEN 'client' "
+    "WHEN status = 'expired' AND close_reason LIKE '" SESS_REASON_LIFETIME "%' "
+    "THEN 'lifetime' "
+    "WHEN status = 'expired' THEN 'idle' WHEN status IN ('lost', 'failed') THEN status "
+    "ELSE 'other' END, count(*), "
+    "coalesce(sum((usage->>'cpu_ms')::float8), 0), "
+    "coalesce(sum((usage->>'throttled_ms')::float8), 0), "
+    "coalesce(sum((usage->>'pids_refused')::float8), 0), "
+    "coalesce(sum((usage->>'memory_kb')::float8), 0), "
+    "coalesce(sum((usage->>'processes')::float8), 0) "
+    "FROM sessions GROUP BY 1";
+
+int sessdb_totals(struct db *db, struct sess_totals *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	PGresult *res = db_query(db, totals_sql, 0, NULL);
+	if (!res)
+		return fail(db, err, errlen, "sum session usage");
+	for (int i = 0; i < PQntuples(res); i++) {
+		const char *cause = db_value(res, i, 0);
+		out->cpu_s += atof(db_value(res, i, 2)) / 1000;
+		out->throttled_s += atof(db_value(res, i, 3)) / 1000;
+		out->pids_refused += (long)atof(db_value(res, i, 4));
+		if (!strcmp(cause, "open")) {
+			out->memory_kb = (long)atof(db_value(res, i, 5));
+			out->processes = (long)atof(db_value(res, i, 6));
+			continue;
+		}
+		int e = SESS_END_OTHER;
+		for (int k = 0; k < SESS_END_COUNT; k++)
+			if (!strcmp(cause, end_names[k]))
+				e = k;
+		out->ended[e] += (long)db_value_ll(res, i, 1);
+	}
+	PQclear(res);
+	return 0;
+}
+
 /* ---- the worker's side ---- */
 
 int sessdb_worker_register(struct db *db, const char *name, const char *host, long capacity,
@@ -504,7 +558,7 @@ int sessdb_expire(struct db *db, int64_t worker, char *err, size_t errlen)
 	PGresult *res = db_query(
 	    db,
 	    "WITH e AS (UPDATE sessions s SET status = 'expired', closed = now(), close_reason = "
-	    "CASE WHEN max_until <= now() THEN 'it reached its maximum lifetime' ELSE "
+	    "CASE WHEN max_until <= now() THEN '" SESS_REASON_LIFETIME "' ELSE "
 	    "format('it was idle for more than %s s', idle_ttl_s) END WHERE worker_id = "
 	    "$1::bigint AND status = 'ready' AND (expires_at <= now() OR max_until <= now()) AND "
 	    "NOT EXISTS (SELECT 1 FROM session_calls c WHERE c.session_id = s.id AND c.state <> "

@@ -46,6 +46,12 @@ const char *sess_status_name(enum sess_status s);
 /* Returns the status named s, or -1. */
 int sess_status_parse(const char *s);
 
+/* Why a session ended, as its close reason starts (sessdb_totals sorts ended
+ * sessions by these; auth.h's AUTH_REVOKED_REASON is one more). */
+#define SESS_REASON_CLIENT     "closed by the client"
+#define SESS_REASON_CPU_BUDGET "it used its CPU budget"
+#define SESS_REASON_LIFETIME   "it reached its maximum lifetime"
+
 #define SESS_CHANNEL_NEW   "judge_session_new"	 /* payload: a session id to claim */
 #define SESS_CHANNEL_REPLY "judge_session_reply" /* "s<session id>" or "c<call id>" */
 
@@ -104,6 +110,32 @@ int sessdb_reap_lost(struct db *db, long timeout_s, char *err, size_t errlen);
 /* Open sessions and how many of them each worker holds, for /metrics:
  * counts[status] over all sessions. */
 int sessdb_counts(struct db *db, long counts[SESS_STATUS_COUNT], char *err, size_t errlen);
+
+/* Why ended sessions ended: the "reason" label of judge_sessions_ended_total. */
+enum sess_end {
+	SESS_END_CLIENT,      /* DELETE, E2B kill */
+	SESS_END_IDLE,	      /* idle_ttl passed */
+	SESS_END_LIFETIME,    /* session_max_lifetime_s passed */
+	SESS_END_CPU_BUDGET,  /* closed by its worker past its CPU budget */
+	SESS_END_KEY_REVOKED, /* its API key was revoked */
+	SESS_END_LOST,	      /* its worker died or stopped */
+	SESS_END_FAILED,      /* it never started */
+	SESS_END_OTHER,
+	SESS_END_COUNT
+};
+const char *sess_end_name(enum sess_end e);
+
+/* What every session used, summed from their stored usage (the last reading
+ * of each, every second by its worker; rows are kept, so the sums only grow),
+ * and what the open ones hold now, for /metrics. */
+struct sess_totals {
+	double cpu_s, throttled_s; /* CPU, and time held back by the quota */
+	long pids_refused;	   /* forks refused by a pids limit */
+	long memory_kb, processes; /* open sessions now, as last read */
+	long ended[SESS_END_COUNT];
+};
+/* Fills out from the sessions table (one scan). 0, or -1 with err. */
+int sessdb_totals(struct db *db, struct sess_totals *out, char *err, size_t errlen);
 
 /* ---- the worker's side ---- */
 

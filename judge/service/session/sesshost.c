@@ -180,7 +180,7 @@ static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call
 	if (c->kind == SCALL_CLOSE) {
 		sess_reply_init(&out);
 		snprintf(out.closed, sizeof out.closed, "%s", s->id);
-		finish(h, c->id, c->kind, &out, SESS_CLOSED, "closed by the client");
+		finish(h, c->id, c->kind, &out, SESS_CLOSED, SESS_REASON_CLIENT);
 		sess_reply_release(&out);
 		hs_lock(h);
 		s->stop = true;
@@ -490,11 +490,11 @@ static void *beat_main(void *arg)
 /* The reason a session over its CPU budget is closed with. */
 static void budget_reason(char *out, size_t len, long cpu_ms, long budget_s)
 {
-	snprintf(
-	    out, len,
-	    "it used its CPU budget: %ld.%01ld s of CPU time, every process included, over the "
-	    "%ld s allowed",
-	    cpu_ms / 1000, cpu_ms % 1000 / 100, budget_s);
+	snprintf(out, len,
+		 SESS_REASON_CPU_BUDGET
+		 ": %ld.%01ld s of CPU time, every process included, over the "
+		 "%ld s allowed",
+		 cpu_ms / 1000, cpu_ms % 1000 / 100, budget_s);
 }
 
 /* Reads what each live session used (its sandbox's cgroup), stores it for

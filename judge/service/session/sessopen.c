@@ -92,6 +92,7 @@ static void spec_of(const struct judge_config *cfg, const struct sessopen_common
 				      .preload = (const char *const *)l->preload};
 	limits_session_sandbox(&p, l, limits, &spec->limits);
 	spec->cpu_millis = limits->cpu_millis;
+	spec->cpu_weight = limits->cpu_weight;
 }
 
 int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,

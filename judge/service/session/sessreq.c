@@ -132,15 +132,18 @@ static int create_limits(const struct judge_config *cfg, const cJSON *in, struct
 	if (lim && !cJSON_IsObject(lim))
 		return request_fail(e, 422, "invalid_field", "limits must be an object");
 	if (lim) {
-		static const char *const keys[] = {
-		    "memory_mb", "cpu_ms", "wall_ms", "disk_mb", "cpus", "cpu_budget_s", NULL};
+		static const char *const keys[] = {"memory_mb",	 "cpu_ms",    "wall_ms",
+						   "disk_mb",	 "cpus",      "cpu_budget_s",
+						   "cpu_weight", "processes", NULL};
 		if (known_keys(lim, keys, "limits.", e) < 0 ||
 		    get_limit(lim, "memory_mb", caps.memory_mb, &req.memory_mb, e) < 0 ||
 		    get_limit(lim, "cpu_ms", caps.cpu_ms, &req.cpu_ms, e) < 0 ||
 		    get_limit(lim, "wall_ms", caps.wall_ms, &req.wall_ms, e) < 0 ||
 		    get_limit(lim, "disk_mb", caps.disk_mb, &req.disk_mb, e) < 0 ||
 		    get_cpus(lim, caps.cpu_millis, &req.cpu_millis, e) < 0 ||
-		    get_limit(lim, "cpu_budget_s", caps.cpu_budget_s, &req.cpu_budget_s, e) < 0)
+		    get_limit(lim, "cpu_budget_s", caps.cpu_budget_s, &req.cpu_budget_s, e) < 0 ||
+		    get_limit(lim, "cpu_weight", caps.cpu_weight, &req.cpu_weight, e) < 0 ||
+		    get_limit(lim, "processes", caps.processes, &req.processes, e) < 0)
 			return -1;
 	}
 	limits_session(&p, &req, l);
@@ -176,15 +179,20 @@ cJSON *sessreq_limits_json(const struct limits_session *l)
 	cJSON_AddNumberToObject(o, "cpus", (double)l->cpu_millis / 1000);
 	/* 0: no budget */
 	cJSON_AddNumberToObject(o, "cpu_budget_s", (double)l->cpu_budget_s);
+	cJSON_AddNumberToObject(o, "cpu_weight", (double)l->cpu_weight);
+	/* only when asked: else the sandbox's default (limits_session_sandbox) */
+	if (l->processes > 0)
+		cJSON_AddNumberToObject(o, "processes", (double)l->processes);
 	return o;
 }
 
 void sessreq_limits_load(const cJSON *j, struct limits_session *out)
 {
-	const char *names[] = {"memory_mb", "cpu_ms", "wall_ms", "disk_mb", "cpu_budget_s"};
-	long *dst[] = {&out->memory_mb, &out->cpu_ms, &out->wall_ms, &out->disk_mb,
-		       &out->cpu_budget_s};
-	for (int i = 0; i < 5; i++) {
+	const char *names[] = {"memory_mb",    "cpu_ms",     "wall_ms",	 "disk_mb",
+			       "cpu_budget_s", "cpu_weight", "processes"};
+	long *dst[] = {&out->memory_mb,	   &out->cpu_ms,     &out->wall_ms,  &out->disk_mb,
+		       &out->cpu_budget_s, &out->cpu_weight, &out->processes};
+	for (int i = 0; i < 7; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, names[i]);
 		*dst[i] = cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
 	}
