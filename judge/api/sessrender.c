@@ -68,6 +68,14 @@ cJSON *sessrender_cell(const struct sess_cell *c)
 	} else {
 		cJSON_AddNullToObject(o, "error");
 	}
+	cJSON *rs = c->results ? cJSON_Parse(c->results) : NULL;
+	if (!cJSON_IsArray(rs)) {
+		cJSON_Delete(rs);
+		rs = cJSON_CreateArray();
+	}
+	cJSON_AddItemToObject(o, "results", rs);
+	if (c->results_dropped)
+		cJSON_AddNumberToObject(o, "results_dropped", (double)c->results_dropped);
 	cJSON_AddNumberToObject(o, "execution_count", (double)c->execution_count);
 	cJSON_AddNumberToObject(o, "time_ms", (double)c->time_ms);
 	cJSON_AddNumberToObject(o, "wall_ms", (double)c->wall_ms);

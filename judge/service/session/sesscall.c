@@ -358,6 +358,7 @@ void sess_reply_release(struct sess_reply *r)
 	free(r->cell.error_name);
 	free(r->cell.error_value);
 	free(r->cell.error_traceback);
+	free(r->cell.results);
 	sesscall_strv_free(r->install.packages);
 	strbuf_release(&r->install.output);
 	free(r->file.path);
@@ -421,6 +422,13 @@ static void store_cell(cJSON *o, const struct sess_cell *c)
 	} else {
 		cJSON_AddNullToObject(o, "error");
 	}
+	cJSON *rs = c->results ? cJSON_Parse(c->results) : NULL;
+	if (cJSON_IsArray(rs))
+		cJSON_AddItemToObject(o, "results", rs);
+	else
+		cJSON_Delete(rs);
+	if (c->results_dropped)
+		cJSON_AddNumberToObject(o, "results_dropped", (double)c->results_dropped);
 	cJSON_AddNumberToObject(o, "execution_count", (double)c->execution_count);
 	cJSON_AddNumberToObject(o, "time_ms", (double)c->time_ms);
 	cJSON_AddNumberToObject(o, "wall_ms", (double)c->wall_ms);
@@ -464,6 +472,10 @@ static void load_cell(const cJSON *o, struct sess_cell *c)
 		c->error_value = xstrdup(str_of(e, "value") ? str_of(e, "value") : "");
 		c->error_traceback = xstrdup(str_of(e, "traceback") ? str_of(e, "traceback") : "");
 	}
+	const cJSON *rs = cJSON_GetObjectItemCaseSensitive(o, "results");
+	if (cJSON_IsArray(rs) && rs->child)
+		c->results = cJSON_PrintUnformatted(rs);
+	c->results_dropped = (long)num_of(o, "results_dropped");
 	c->execution_count = (long)num_of(o, "execution_count");
 	c->time_ms = (long)num_of(o, "time_ms");
 	c->wall_ms = (long)num_of(o, "wall_ms");

@@ -162,6 +162,10 @@ struct sess_cell {
 	char *result; /* the last expression's value, NULL: none */
 	bool has_error;
 	char *error_name, *error_value, *error_traceback;
+	/* Rich results (languages/drivers/PROTOCOL.md "results"): a JSON array as
+	 * text, NULL when none; results_dropped: those left out over the cap. */
+	char *results;
+	long results_dropped;
 	long execution_count; /* cells run in the session so far, this one included */
 	long time_ms, wall_ms, memory_kb;
 	long session_memory_kb; /* the whole sandbox's host memory now; -1 unknown */

@@ -122,7 +122,9 @@ static void run_execute(struct sessrun_env *env, const struct sess_call *c, stru
 	r->error_name = res.error_name;
 	r->error_value = res.error_value;
 	r->error_traceback = res.error_traceback;
-	res.result = res.error_name = res.error_value = res.error_traceback = NULL;
+	r->results = res.results;
+	r->results_dropped = res.results_dropped;
+	res.result = res.error_name = res.error_value = res.error_traceback = res.results = NULL;
 	r->execution_count = env->execution_count;
 	r->time_ms = res.cpu_ms;
 	r->wall_ms = res.wall_ms;
