@@ -97,8 +97,10 @@ Test(sesscall, calls_round_trip)
 	compare_options_init(&c.exec.cmp, CMP_TOKENS);
 	c.exec.cmp.float_abs_tol = 0.5;
 	c.exec.stream = true;
+	snprintf(c.exec.language, sizeof c.exec.language, "bash");
 	snprintf(c.context, sizeof c.context, "ctx1");
 	round_trip(&c, &b);
+	cr_assert_str_eq(b.exec.language, "bash");
 	cr_assert_str_eq(b.exec.code, "print(1)");
 	cr_assert_str_eq(b.exec.stdin_data, "in");
 	cr_assert_eq(b.exec.timeout_ms, 700);

@@ -307,11 +307,11 @@ static int execute_body(struct http_request *r, const struct lang_registry *lang
 		plain(r, 400, "context_id and language are exclusive");
 		goto out;
 	}
-	if (cJSON_IsString(lang) &&
-	    lang_by_e2b(langs, lang->valuestring) != lang_by_e2b(langs, "")) {
-		plain(r, 400,
-		      "language: only the default one; make a context of another with POST "
-		      "/contexts");
+	/* a language's default context, made at its first cell (E2B's server
+	 * does the same); the default language's is the session's own */
+	const struct lang *l = cJSON_IsString(lang) ? lang_by_e2b(langs, lang->valuestring) : NULL;
+	if (cJSON_IsString(lang) && !l) {
+		plain(r, 400, "no such language here");
 		goto out;
 	}
 	if (cJSON_IsObject(env) && env->child) {
@@ -324,6 +324,8 @@ static int execute_body(struct http_request *r, const struct lang_registry *lang
 		snprintf(c->context, sizeof c->context, "%s", ctx->valuestring);
 		cJSON_AddStringToObject(*out, "context", ctx->valuestring);
 	}
+	if (l && l != lang_by_e2b(langs, ""))
+		cJSON_AddStringToObject(*out, "language", l->name);
 	ret = 0;
 out:
 	cJSON_Delete(in);

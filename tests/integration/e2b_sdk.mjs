@@ -158,6 +158,17 @@ await step('contexts', async () => {
 	check('a js context: 42', js.language === 'javascript' && ex.text === '42',
 		JSON.stringify([js, ex.toJSON()]));
 });
+await step('runCode language', async () => {
+	let ex = await s.runCode('const b = 2; b + 40', { language: 'js' });
+	check("runCode language 'js': 42, in a javascript context made for it", ex.text === '42',
+		JSON.stringify(ex.toJSON()));
+	ex = await s.runCode('b', { language: 'javascript' });
+	check("runCode language 'javascript': the same context (b is 2)", ex.text === '2',
+		JSON.stringify(ex.toJSON()));
+	ex = await s.runCode('x', { language: 'python' });
+	check("runCode language 'python': the default context (x is 1)", ex.text === '1',
+		JSON.stringify(ex.toJSON()));
+});
 await step('files', async () => {
 	const w = await s.files.write('/home/user/hello.txt', 'hello world');
 	check('files.write: the written file', w.path === '/home/user/hello.txt' &&

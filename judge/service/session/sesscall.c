@@ -207,6 +207,8 @@ cJSON *sesscall_store(const struct sess_call *c)
 			model_compare_render(o, &c->exec.cmp);
 		if (c->exec.stream)
 			cJSON_AddBoolToObject(o, "stream", true);
+		if (c->exec.language[0])
+			add_text(o, "language", c->exec.language);
 		break;
 	case SCALL_INSTALL:
 		add_text(o, "manager", c->install.manager);
@@ -277,6 +279,7 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 		out->exec.timeout_ms = (long)num_of(request, "timeout_ms");
 		out->exec.expected = dup_of(request, "expected_output");
 		out->exec.stream = bool_of(request, "stream");
+		copy(out->exec.language, sizeof out->exec.language, str_of(request, "language"));
 		const cJSON *cmp = cJSON_GetObjectItemCaseSensitive(request, "compare");
 		out->exec.has_compare = cmp != NULL;
 		if (cmp && model_compare_load(cmp, &out->exec.cmp, err, errlen) < 0)

@@ -122,6 +122,9 @@ struct sess_call {
 		bool has_compare; /* false: lines */
 		struct compare_options cmp;
 		bool stream; /* its output is streamed (cell:<call id>, judge/api/sse.h) */
+		/* a language's name: the cell runs in that language's default
+		 * context (made at its first cell); "" = by context */
+		char language[SESS_LANGUAGE_MAX];
 	} exec;
 	struct {
 		char manager[8]; /* "pip" or "npm" */
