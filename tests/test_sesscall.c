@@ -98,8 +98,10 @@ Test(sesscall, calls_round_trip)
 	compare_options_init(&c.exec.cmp, CMP_TOKENS);
 	c.exec.cmp.float_abs_tol = 0.5;
 	c.exec.stream = true;
+	snprintf(c.exec.language, sizeof c.exec.language, "bash");
 	snprintf(c.context, sizeof c.context, "ctx1");
 	round_trip(&c, &b);
+	cr_assert_str_eq(b.exec.language, "bash");
 	cr_assert_str_eq(b.exec.code, "print(1)");
 	cr_assert_str_eq(b.exec.stdin_data, "in");
 	cr_assert_eq(b.exec.timeout_ms, 700);
@@ -202,6 +204,8 @@ Test(sesscall, replies_round_trip)
 	c->error_name = strdup("ValueError");
 	c->error_value = strdup("no");
 	c->error_traceback = strdup("tb");
+	c->results = strdup("[{\"text/html\":\"<b>x</b>\",\"is_main_result\":false}]");
+	c->results_dropped = 2;
 	c->execution_count = 4;
 	c->time_ms = 12, c->wall_ms = 15, c->memory_kb = 2048, c->session_memory_kb = 9000;
 	c->restarted = true;
@@ -220,6 +224,8 @@ Test(sesscall, replies_round_trip)
 	cr_assert(b.cell.has_error);
 	cr_assert_str_eq(b.cell.error_name, "ValueError");
 	cr_assert_str_eq(b.cell.error_traceback, "tb");
+	cr_assert_str_eq(b.cell.results, "[{\"text/html\":\"<b>x</b>\",\"is_main_result\":false}]");
+	cr_assert_eq(b.cell.results_dropped, 2);
 	cr_assert_eq(b.cell.execution_count, 4);
 	cr_assert_eq(b.cell.session_memory_kb, 9000);
 	cr_assert(b.cell.restarted);
@@ -234,6 +240,7 @@ Test(sesscall, replies_round_trip)
 	r.cell.status = CELL_OK;
 	reply_trip(SCALL_EXECUTE, &r, &b);
 	cr_assert(b.cell.status == CELL_OK && !b.cell.result && !b.cell.has_error);
+	cr_assert(!b.cell.results && !b.cell.results_dropped);
 	cr_assert_not(b.cell.has_verdict);
 	sess_reply_release(&r), sess_reply_release(&b);
 

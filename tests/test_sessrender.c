@@ -69,6 +69,17 @@ Test(sessrender, cell_json)
 	cr_assert(strstr(text, "\"verdict\":\"accepted\""), "%s", text);
 	cr_assert_null(strstr(text, "feedback"), "no feedback when accepted: %s", text);
 	cr_assert_null(strstr(text, "message"), "no message when none: %s", text);
+	cr_assert(strstr(text, "\"results\":[]"), "an empty results list when none: %s", text);
+	cr_assert_null(strstr(text, "results_dropped"), "%s", text);
+	free(text);
+	cJSON_Delete(o);
+	r.cell.results = strdup("[{\"image/png\":\"iVBOR\",\"is_main_result\":true}]");
+	r.cell.results_dropped = 1;
+	o = sessrender_reply(&c, &r);
+	text = cJSON_PrintUnformatted(o);
+	cr_assert(strstr(text, "\"results\":[{\"image/png\":\"iVBOR\",\"is_main_result\":true}]"),
+		  "%s", text);
+	cr_assert(strstr(text, "\"results_dropped\":1"), "%s", text);
 	free(text);
 	cJSON_Delete(o);
 	sess_reply_release(&r);

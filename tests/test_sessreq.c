@@ -212,7 +212,10 @@ Test(sessreq, execute_refusals)
 	    {"{\"code\": \"1\", \"compare\": \"tokens\"}", 422, "missing_field"},
 	    {"{\"code\": \"1\", \"expected_output\": \"\", \"compare\": \"nope\"}", 422,
 	     "invalid_field"},
-	    {"{\"code\": \"1\", \"language\": \"python\"}", 422, "invalid_field"},
+	    {"{\"code\": \"1\", \"lang\": \"python\"}", 422, "invalid_field"},
+	    {"{\"code\": \"1\", \"language\": \"python\", \"context\": \"default\"}", 422,
+	     "invalid_field"},
+	    {"{\"code\": \"1\", \"language\": 3}", 422, "invalid_field"},
 	    {"{\"code\": \"1\", \"context\": \"a/b\"}", 422, "invalid_field"},
 	    {"{\"code\": \"1\", \"context\": 3}", 422, "invalid_field"},
 	};

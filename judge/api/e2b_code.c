@@ -119,6 +119,55 @@ static char *plain_text(const char *repr)
 	return xstrdup(repr);
 }
 
+/* The Result fields of E2B's for MIME types (code-interpreter's
+ * template/server/api/models/result.py; the SDKs' Result): the rest go in extra. */
+static const struct {
+	const char *mime, *field;
+} result_fields[] = {
+    /* clang-format off */
+    {"text/plain", "text"},
+    {"text/html", "html"},
+    {"text/markdown", "markdown"},
+    {"image/svg+xml", "svg"},
+    {"image/png", "png"},
+    {"image/jpeg", "jpeg"},
+    {"application/pdf", "pdf"},
+    {"text/latex", "latex"},
+    {"application/json", "json"},
+    {"application/javascript", "javascript"}, /* lang-ok: a Result field */
+    {"e2b/data", "data"},
+    {"e2b/chart", "chart"},
+    /* clang-format on */
+};
+
+/* One result of the cell's /v1 results (a MIME bundle) as E2B's result line. */
+static cJSON *result_line(const cJSON *bundle)
+{
+	cJSON *o = typed("result"), *extra = cJSON_CreateObject(), *x;
+	cJSON_ArrayForEach(x, bundle)
+	{
+		if (!x->string || !strcmp(x->string, "is_main_result"))
+			continue;
+		const char *field = NULL;
+		for (size_t i = 0; i < sizeof result_fields / sizeof *result_fields; i++)
+			if (!strcmp(x->string, result_fields[i].mime))
+				field = result_fields[i].field;
+		if (field && !strcmp(field, "text") && cJSON_IsString(x)) {
+			char *text = plain_text(x->valuestring);
+			cJSON_AddStringToObject(o, "text", text);
+			free(text);
+		} else {
+			cJSON_AddItemToObject(field ? o : extra, field ? field : x->string,
+					      cJSON_Duplicate(x, 1));
+		}
+	}
+	cJSON_AddItemToObject(o, "extra", extra);
+	cJSON_AddBoolToObject(
+	    o, "is_main_result",
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(bundle, "is_main_result")));
+	return o;
+}
+
 /* The error line of a cell that did not finish on its own (timeout, memory ...). */
 static const char *status_error(const char *status)
 {
@@ -143,7 +192,16 @@ static void execute_lines(const cJSON *cell, struct strbuf *out)
 	log_line(out, "stderr",
 		 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cell, "stderr")));
 	const char *result = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cell, "result"));
-	if (result) {
+	const cJSON *results = cJSON_GetObjectItemCaseSensitive(cell, "results"), *x;
+	/* a driver with rich results gives its value among them; the others (Node,
+	 * C#) the value's text alone */
+	if (cJSON_GetArraySize(results) > 0) {
+		cJSON_ArrayForEach(x, results)
+		{
+			if (cJSON_IsObject(x))
+				line(out, result_line(x));
+		}
+	} else if (result) {
 		char *text = plain_text(result);
 		o = typed("result");
 		cJSON_AddStringToObject(o, "text", text);
@@ -249,11 +307,11 @@ static int execute_body(struct http_request *r, const struct lang_registry *lang
 		plain(r, 400, "context_id and language are exclusive");
 		goto out;
 	}
-	if (cJSON_IsString(lang) &&
-	    lang_by_e2b(langs, lang->valuestring) != lang_by_e2b(langs, "")) {
-		plain(r, 400,
-		      "language: only the default one; make a context of another with POST "
-		      "/contexts");
+	/* a language's default context, made at its first cell (E2B's server
+	 * does the same); the default language's is the session's own */
+	const struct lang *l = cJSON_IsString(lang) ? lang_by_e2b(langs, lang->valuestring) : NULL;
+	if (cJSON_IsString(lang) && !l) {
+		plain(r, 400, "no such language here");
 		goto out;
 	}
 	if (cJSON_IsObject(env) && env->child) {
@@ -266,6 +324,8 @@ static int execute_body(struct http_request *r, const struct lang_registry *lang
 		snprintf(c->context, sizeof c->context, "%s", ctx->valuestring);
 		cJSON_AddStringToObject(*out, "context", ctx->valuestring);
 	}
+	if (l && l != lang_by_e2b(langs, ""))
+		cJSON_AddStringToObject(*out, "language", l->name);
 	ret = 0;
 out:
 	cJSON_Delete(in);

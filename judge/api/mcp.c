@@ -135,11 +135,15 @@ static const char instructions[] =
 	"{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\","                    \
 	"\"description\":\"ok, error (the code raised: see error), timeout, memory_limit, "        \
 	"output_limit or internal_error\"},\"stdout\":" STR ",\"stderr\":" STR                     \
-	",\"result\":" NULLABLE("string") ",\"error\":" NULLABLE(                                  \
-	    "object") ",\"execution_count\":" NUM ",\"time_ms\":" NUM ",\"wall_ms\":" NUM          \
-		      ",\"restarted\":" BOOL ",\"message\":" STR ",\"verdict\":" STR "},"          \
-		      "\"required\":[\"status\",\"stdout\",\"stderr\",\"result\","                 \
-		      "\"error\",\"execution_count\"]}"
+	",\"result\":" NULLABLE(                                                                   \
+	    "string") ",\"results\":{\"type\":\"array\",\"description\":"                          \
+		      "\"rich results: MIME bundles (text/html, image/png, "                       \
+		      "...)\"},\"error\":" NULLABLE(                                               \
+			  "object") ",\"execution_count\":" NUM ",\"time_ms\":" NUM                \
+				    ",\"wall_ms\":" NUM ",\"restarted\":" BOOL ",\"message\":" STR \
+				    ",\"verdict\":" STR "},"                                       \
+				    "\"required\":[\"status\",\"stdout\",\"stderr\",\"result\","   \
+				    "\"error\",\"execution_count\"]}"
 
 struct tool {
 	const char *name;
@@ -446,6 +450,44 @@ static bool to_stream_event(struct http_request *r, const char *event, const cha
 	return mcp_stream_event(cs->stream, cs->id, event, data, out);
 }
 
+/* The images among a cell's rich results (its /v1 JSON's "results") as MCP image
+ * content items onto content; returns the text the model reads: the JSON with
+ * each image's base64 left out (NULL when the answer has no image). */
+static char *cell_images(const cJSON *parsed, cJSON *content)
+{
+	static const char *const types[] = {"image/png", "image/jpeg"};
+	const cJSON *results = cJSON_GetObjectItemCaseSensitive(parsed, "results"), *x;
+	cJSON *copy = NULL;
+	int i = 0;
+	cJSON_ArrayForEach(x, results)
+	{
+		for (size_t t = 0; t < 2; t++) {
+			const cJSON *img = cJSON_GetObjectItemCaseSensitive(x, types[t]);
+			if (!cJSON_IsString(img))
+				continue;
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddStringToObject(c, "type", "image");
+			cJSON_AddStringToObject(c, "data", img->valuestring);
+			cJSON_AddStringToObject(c, "mimeType", types[t]);
+			cJSON_AddItemToArray(content, c);
+			if (!copy)
+				copy = cJSON_Duplicate(parsed, 1);
+			char note[96];
+			snprintf(note, sizeof note,
+				 "(%zu bytes of base64, sent as an image content item)",
+				 strlen(img->valuestring));
+			cJSON *mine = cJSON_GetArrayItem(
+			    cJSON_GetObjectItemCaseSensitive(copy, "results"), i);
+			cJSON_ReplaceItemInObjectCaseSensitive(mine, types[t],
+							       cJSON_CreateString(note));
+		}
+		i++;
+	}
+	char *text = copy ? cJSON_PrintUnformatted(copy) : NULL;
+	cJSON_Delete(copy);
+	return text;
+}
+
 void mcp_tool_reply(const cJSON *rpc_id, int status, const char *body, size_t len, bool modern,
 		    struct strbuf *out)
 {
@@ -477,7 +519,12 @@ void mcp_tool_reply(const cJSON *rpc_id, int status, const char *body, size_t le
 				    "\"wait_s\": 30} for the verdict. ",
 				    cJSON_IsNumber(id) ? id->valuedouble : 0.0);
 	}
-	if (!error) {
+	cJSON *images = cJSON_CreateArray();
+	char *elided = error ? NULL : cell_images(parsed, images);
+	if (elided) {
+		strbuf_addstr(&sb, elided);
+		free(elided);
+	} else if (!error) {
 		size_t n = len;
 		while (n && body[n - 1] == '\n')
 			n--;
@@ -486,6 +533,10 @@ void mcp_tool_reply(const cJSON *rpc_id, int status, const char *body, size_t le
 	cJSON_AddStringToObject(text, "text", sb.buf);
 	strbuf_release(&sb);
 	cJSON_AddItemToArray(content, text);
+	cJSON *img;
+	while ((img = cJSON_DetachItemFromArray(images, 0)))
+		cJSON_AddItemToArray(content, img);
+	cJSON_Delete(images);
 	/* an error result carries its error in the text only: clients (the official
 	 * SDK's callTool) check any structuredContent against the outputSchema */
 	if (cJSON_IsObject(parsed) && !error) {

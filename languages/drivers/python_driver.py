@@ -1,8 +1,13 @@
 # python_driver.py: the Python 3.12 session driver (languages/drivers/PROTOCOL.md).
 # One namespace (a __main__ module) lives across cells; a cell's last expression
-# statement is evaluated apart so that its repr() is the cell's result.
+# statement is evaluated apart so that its repr() is the cell's result, and its
+# rich representations (IPython's display protocol) the cell's main result.
 import ast
+import base64
+import builtins
 import importlib
+import importlib.util
+import io
 import json
 import linecache
 import os
@@ -17,6 +22,9 @@ import types
 # where pip installs (python.ini package_dir), under the session folder (the cwd: /box)
 PKG_DIR = os.path.join(os.getcwd(), ".packages", "python")
 RESULT_MAX = 1 << 20  # a repr longer than this is cut: the reply is not output
+# all of a cell's rich results (PROTOCOL.md "results"): an output past it is left
+# out and counted in "results_dropped" (the reply must stay under the host's 8 MiB)
+RICH_MAX = 4 << 20
 
 
 def setup():
@@ -89,8 +97,212 @@ def set_stdin(data):
     sys.stdin = open(0, "r", closefd=False, errors="surrogateescape")
 
 
+# ---- rich results: IPython's display protocol, re-implemented from its
+# documentation (ipython.readthedocs.io, "Rich display": the _repr_*_ methods,
+# _repr_mimebundle_, and a method that returns None or (data, metadata)) ----
+
+# the _repr_*_ methods and the MIME type each gives, in IPython's order
+REPR_METHODS = (
+    ("_repr_html_", "text/html"),
+    ("_repr_markdown_", "text/markdown"),
+    ("_repr_svg_", "image/svg+xml"),
+    ("_repr_png_", "image/png"),
+    ("_repr_jpeg_", "image/jpeg"),
+    ("_repr_pdf_", "application/pdf"),
+    ("_repr_latex_", "text/latex"),
+    ("_repr_json_", "application/json"),
+    ("_repr_javascript_", "application/javascript"),
+)
+# sent as base64 (bytes from the method are encoded; a str is taken as base64)
+BINARY_TYPES = ("image/png", "image/jpeg", "application/pdf")
+# pyplot's backend while the driver runs (see MatplotlibHook)
+MPL_BACKEND = "judge_display_mpl"
+
+
+class Display:
+    """The current cell's rich outputs, in order: MIME bundles (a dict of MIME
+    type -> data) with "is_main_result"."""
+
+    outputs = []
+    size = 0
+    dropped = 0
+    shown = set()  # the ids of figures already sent this cell
+
+    @classmethod
+    def reset(cls):
+        cls.outputs, cls.size, cls.dropped, cls.shown = [], 0, 0, set()
+
+    @classmethod
+    def add(cls, bundle, main):
+        n = sum(len(v) if isinstance(v, str) else len(json.dumps(v)) for v in bundle.values())
+        if cls.size + n > RICH_MAX:
+            cls.dropped += 1
+            return
+        cls.size += n
+        bundle["is_main_result"] = main
+        cls.outputs.append(bundle)
+
+
+def mime_value(mime, data):
+    """data as the reply carries it, or None when it is not of a usable kind."""
+    if mime in BINARY_TYPES:
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            return base64.b64encode(bytes(data)).decode("ascii")
+        return data.strip() if isinstance(data, str) else None
+    if mime == "application/json" or mime.endswith("+json"):
+        try:
+            json.dumps(data)
+        except (TypeError, ValueError):
+            return None
+        return data
+    if isinstance(data, bytes):
+        return data.decode("utf-8", "replace")
+    return data if isinstance(data, str) else None
+
+
+def figure_png(fig):
+    """A matplotlib figure as PNG bytes (as IPython's inline backend renders it)."""
+    buf = io.BytesIO()
+    fig.canvas.print_figure(buf, format="png", bbox_inches="tight")
+    Display.shown.add(id(fig))
+    return buf.getvalue()
+
+
+def is_figure(obj):
+    mod = sys.modules.get("matplotlib.figure")
+    return mod is not None and isinstance(obj, mod.Figure)
+
+
+def mime_bundle(obj):
+    """obj's representations: text/plain (its repr) and each _repr_*_ method's
+    that gives one (a method that raises or returns None gives none)."""
+    bundle = {}
+    if not isinstance(obj, type):  # a class's methods are not its reprs
+        for meth, mime in REPR_METHODS:
+            f = getattr(obj, meth, None)
+            if not callable(f):
+                continue
+            try:
+                data = f()
+            except Exception:
+                continue
+            if isinstance(data, tuple) and len(data) == 2:
+                data = data[0]
+            v = mime_value(mime, data) if data is not None else None
+            if v is not None:
+                bundle[mime] = v
+        f = getattr(obj, "_repr_mimebundle_", None)
+        if callable(f):
+            try:
+                data = f(include=None, exclude=None)
+            except Exception:
+                data = None
+            if isinstance(data, tuple) and len(data) == 2:
+                data = data[0]
+            for mime, d in (data.items() if isinstance(data, dict) else ()):
+                v = mime_value(str(mime), d)
+                if v is not None:
+                    bundle[str(mime)] = v
+        if "image/png" not in bundle and is_figure(obj):
+            try:
+                bundle["image/png"] = mime_value("image/png", figure_png(obj))
+            except Exception:
+                pass
+    if "text/plain" not in bundle:
+        text = repr(obj)
+        bundle["text/plain"] = text if len(text) <= RESULT_MAX else text[:RESULT_MAX] + "..."
+    return bundle
+
+
+def display(*objs, raw=False, **_ignored):
+    """IPython's display(): each object's rich representations as a result of
+    the cell (not its main one); raw=True: each object is a MIME bundle."""
+    for obj in objs:
+        if raw and isinstance(obj, dict):
+            bundle = {}
+            for mime, d in obj.items():
+                v = mime_value(str(mime), d)
+                if v is not None:
+                    bundle[str(mime)] = v
+        else:
+            bundle = mime_bundle(obj)
+        Display.add(bundle, False)
+
+
+def show_figures(*_args, **_kwargs):
+    """pyplot.show() and the end of a cell: each open figure not sent yet as a
+    PNG result, then all closed (as IPython's inline backend does)."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return
+    for num in plt.get_fignums():
+        fig = plt.figure(num)
+        if id(fig) in Display.shown:
+            continue
+        try:
+            Display.add({"image/png": mime_value("image/png", figure_png(fig)),
+                         "text/plain": repr(fig)}, False)
+        except Exception:
+            pass
+    plt.close("all")
+
+
+def backend_attr(name):
+    """The pyplot backend's canvas and manager: Agg's, put in the module when
+    pyplot first asks (a module __getattr__, PEP 562: matplotlib is not
+    imported before a cell does). pyplot makes the rest from them (matplotlib
+    3.6+: new_figure_manager absent means "derive it from FigureCanvas")."""
+    if name not in ("FigureCanvas", "FigureManager"):
+        raise AttributeError(name)
+    from matplotlib.backends import backend_agg
+
+    backend = sys.modules[MPL_BACKEND]
+    backend.FigureCanvas = backend_agg.FigureCanvasAgg
+    backend.FigureManager = backend_agg.FigureManager
+    return getattr(backend, name)
+
+
+class MatplotlibHook:
+    """When a cell first imports matplotlib, makes pyplot's backend the driver's
+    (Agg, whose show() sends the figures as results). Not through MPLBACKEND,
+    which the cell's own subprocesses would inherit; a user's MPLBACKEND wins."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "matplotlib":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        real = spec.loader.exec_module
+
+        def exec_module(module):
+            real(module)
+            if not os.environ.get("MPLBACKEND"):
+                try:
+                    module.rcParams["backend"] = "module://" + MPL_BACKEND
+                except Exception:
+                    pass
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def setup_display():
+    """display() for every module (IPython's is a builtin in a notebook), the
+    pyplot backend module, and the matplotlib import hook."""
+    builtins.display = display
+    backend = types.ModuleType(MPL_BACKEND)
+    backend.show = show_figures
+    backend.__getattr__ = backend_attr
+    sys.modules[MPL_BACKEND] = backend
+    if "matplotlib" not in sys.modules:
+        sys.meta_path.insert(0, MatplotlibHook())
+
+
 def run_cell(ns, n, code):
-    """Runs code in ns; returns the repr of the last expression (or None)."""
+    """Runs code in ns; returns the repr of the last expression (or None); its
+    rich representations go to Display as the main result."""
     name = "<cell-%d>" % n
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)
     tree = ast.parse(code, name, "exec")
@@ -104,8 +316,9 @@ def run_cell(ns, n, code):
     if value is None:
         return None
     ns["_"] = value
-    text = repr(value)
-    return text if len(text) <= RESULT_MAX else text[:RESULT_MAX] + "..."
+    bundle = mime_bundle(value)
+    Display.add(dict(bundle), True)
+    return bundle["text/plain"]
 
 
 def child_exit(out):
@@ -144,6 +357,7 @@ def main():
     sys.modules["__main__"] = main_mod
     ns = main_mod.__dict__
     signal.signal(signal.SIGINT, Interrupts.handler)
+    setup_display()
     driver_pid = os.getpid()
     send(reply, token, {"ready": True, "version": sys.version.split()[0]})
     n = 0
@@ -156,22 +370,33 @@ def main():
         stdin = read_exact(req, int(stdin_len))
         n += 1
         out = {"status": "ok", "result": None, "error": None}
+        Display.reset()
         try:
             importlib.invalidate_caches()
             set_stdin(stdin)
             Interrupts.in_cell = True
             out["result"] = run_cell(ns, n, code)
+            show_figures()
         except SystemExit:
             Interrupts.in_cell = False
             raise
         except BaseException as e:
-            Interrupts.in_cell = False
             out["status"] = "error"
             out["error"] = error_of(e)
+            if not isinstance(e, KeyboardInterrupt):  # a cell over its time: no drawing
+                try:
+                    show_figures()
+                except BaseException:
+                    pass
+            Interrupts.in_cell = False
         Interrupts.in_cell = False
         if os.getpid() != driver_pid:
             child_exit(out)
         set_stdin(b"")
+        if Display.outputs:
+            out["results"] = Display.outputs
+        if Display.dropped:
+            out["results_dropped"] = Display.dropped
         send(reply, token, out)
 
 

@@ -714,6 +714,12 @@ static bool read_reply(struct cell_result *res)
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
 	if (cJSON_IsString(r))
 		res->result = xstrdup(r->valuestring);
+	const cJSON *rs = cJSON_GetObjectItemCaseSensitive(j, "results");
+	if (cJSON_IsArray(rs) && rs->child)
+		res->results = cJSON_PrintUnformatted(rs);
+	const cJSON *dropped = cJSON_GetObjectItemCaseSensitive(j, "results_dropped");
+	if (cJSON_IsNumber(dropped) && dropped->valuedouble > 0)
+		res->results_dropped = (long)dropped->valuedouble;
 	if (cJSON_IsObject(e)) {
 		res->has_error = true;
 		res->error_name = json_text(e, "name");
@@ -730,7 +736,10 @@ static void cell_result_reset(struct cell_result *res)
 	strbuf_reset(&res->out), strbuf_reset(&res->err), strbuf_reset(&res->reply);
 	free(res->result), free(res->error_name), free(res->error_value);
 	free(res->error_traceback);
+	free(res->results);
 	res->result = res->error_name = res->error_value = res->error_traceback = NULL;
+	res->results = NULL;
+	res->results_dropped = 0;
 	res->has_error = false;
 	res->out_truncated = res->err_truncated = res->restarted = false;
 	res->cpu_ms = res->wall_ms = res->memory_kb = 0;
@@ -1149,5 +1158,6 @@ void cell_result_release(struct cell_result *res)
 	free(res->error_name);
 	free(res->error_value);
 	free(res->error_traceback);
+	free(res->results);
 	memset(res, 0, sizeof *res);
 }

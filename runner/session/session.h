@@ -103,6 +103,10 @@ struct cell_result {
 	char *result;
 	bool has_error;
 	char *error_name, *error_value, *error_traceback;
+	/* The cell's rich results (PROTOCOL.md "results"): the reply's JSON array
+	 * as text, NULL when none; results_dropped: those the driver left out. */
+	char *results;
+	long results_dropped;
 	long cpu_ms, wall_ms, memory_kb;
 	/* The context's driver was started again: its state is lost (after this
 	 * cell, or before it when the sandbox had to start again meanwhile). */

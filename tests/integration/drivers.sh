@@ -403,6 +403,131 @@ def extra_python(d, folder):
     check("python: after an interrupted cell whose fork was interrupted too, the next cell answers for itself",
           c.status == "error" and c.error.get("name") == "KeyboardInterrupt" and c2.out == "alive\n"
           and c2.status == "ok", "%r %r" % (c, c2))
+    rich_checks(d, "python")
+    figure_checks(os.environ.get("DRIVERS_MPL_PYTHON", "/usr/bin/python3"), folder)
+
+
+# a real PNG (4x2 pixels, RGB), made here with zlib: what a _repr_png_ returns
+PNG_CELL = r"""import struct, zlib
+def _chunk(kind, data):
+    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
+def png_bytes(w=4, h=2):
+    rows = b''.join(b'\x00' + bytes([255, 0, 0] * w) for _ in range(h))
+    return (b'\x89PNG\r\n\x1a\n' + _chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
+            + _chunk(b'IDAT', zlib.compress(rows)) + _chunk(b'IEND', b''))
+class Pic:
+    def _repr_png_(self):
+        return png_bytes()
+    def __repr__(self):
+        return 'Pic()'
+class Page:
+    def _repr_html_(self):
+        return '<b>bold</b>'
+    def _repr_svg_(self):
+        return '<svg xmlns="http://www.w3.org/2000/svg"/>'
+    def _repr_latex_(self):
+        return ('$x^2$', {'meta': 1})
+    def _repr_markdown_(self):
+        raise RuntimeError('no markdown today')
+class Bundle:
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {'text/markdown': '**md**', 'application/json': {'a': [1, 2]},
+                'application/vnd.custom': 'x'}
+"""
+
+
+def rich_checks(d, tag):
+    """The display protocol (PROTOCOL.md "results") in driver d."""
+    import base64
+    c = d.cell(PNG_CELL + "Pic()", timeout=20)
+    res = (c.reply or {}).get("results") or [{}]
+    png = base64.b64decode(res[0].get("image/png", ""))
+    check("%s: _repr_png_ of the last expression: the main result, a real PNG in base64" % tag,
+          c.result == "Pic()" and len(res) == 1 and res[0].get("is_main_result") is True
+          and png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 40
+          and res[0].get("text/plain") == "Pic()", repr(c))
+    c = d.cell("Page()", timeout=20)
+    r = ((c.reply or {}).get("results") or [{}])[0]
+    check("%s: _repr_html_, _repr_svg_, a (data, metadata) _repr_latex_; a raising method left out" % tag,
+          c.status == "ok" and r.get("text/html") == "<b>bold</b>" and r.get("text/latex") == "$x^2$"
+          and r.get("image/svg+xml", "").startswith("<svg") and "text/markdown" not in r, repr(c))
+    c = d.cell("Bundle()", timeout=20)
+    r = ((c.reply or {}).get("results") or [{}])[0]
+    check("%s: _repr_mimebundle_: its types, JSON as an object" % tag,
+          r.get("text/markdown") == "**md**" and r.get("application/json") == {"a": [1, 2]}
+          and r.get("application/vnd.custom") == "x", repr(c))
+    c = d.cell("display(Page())\nprint('between')\ndisplay({'text/html': '<i>raw</i>'}, raw=True)\n40 + 2",
+               timeout=20)
+    res = (c.reply or {}).get("results") or []
+    check("%s: display() twice, then the value: three results in order, only the last main" % tag,
+          [r.get("is_main_result") for r in res] == [False, False, True]
+          and res[0].get("text/html") == "<b>bold</b>" and res[1].get("text/html") == "<i>raw</i>"
+          and res[2].get("text/plain") == "42" and c.out == "between\n" and c.result == "42", repr(c))
+    c = d.cell("x = 1\nPage", timeout=20)
+    r = ((c.reply or {}).get("results") or [{}])[0]
+    check("%s: a class's _repr_html_ is not its representation" % tag,
+          "text/html" not in r and r.get("text/plain", "").startswith("<class"), repr(c))
+    c = d.cell("y = 2", timeout=20)
+    check("%s: no value, no display: no results" % tag,
+          c.status == "ok" and "results" not in c.reply, repr(c))
+    c = d.cell("class Big:\n    def _repr_html_(self):\n        return 'x' * (5 << 20)\ndisplay(Big())\n'small'",
+               timeout=30)
+    res = (c.reply or {}).get("results") or []
+    check("%s: a display over the cell's cap is left out and counted; the value still comes" % tag,
+          (c.reply or {}).get("results_dropped") == 1 and len(res) == 1
+          and res[0].get("text/plain") == "'small'", repr(c)[:600])
+    c = d.cell("def f():\n    display(Page())\n    raise ValueError('late')\nf()", timeout=20)
+    res = (c.reply or {}).get("results") or []
+    check("%s: a cell that raises keeps what it displayed before" % tag,
+          c.status == "error" and len(res) == 1 and res[0].get("text/html") == "<b>bold</b>", repr(c))
+
+
+MPL_CELL = """import matplotlib.pyplot as plt
+plt.plot([1, 2, 3], [1, 4, 9])
+plt.show()
+fig, ax = plt.subplots()
+bars = ax.bar(['a', 'b'], [3, 5])
+"""
+
+
+def figure_checks(python, folder):
+    """pyplot.show() and figures left open, under a Python that has matplotlib
+    (the sandbox's 3.12 has none here: Debian's python3 with python3-matplotlib)."""
+    import base64, subprocess
+    tag = "python (%s): matplotlib" % python
+    try:
+        subprocess.run([python, "-c", "import matplotlib"], check=True, capture_output=True, timeout=60)
+    except Exception:
+        report("skipped", tag, "%s has no matplotlib (apt-get install python3-matplotlib)" % python)
+        return
+    d = Driver([python, "-u", os.path.join(drivers_dir, "python_driver.py")], cwd=folder,
+               env={"PATH": "/usr/bin:/bin", "HOME": folder, "LANG": "C.UTF-8"},
+               preexec_fn=as_nobody if os.getuid() == 0 else None)
+    d.start()
+    try:
+        c = d.cell(MPL_CELL, timeout=120)
+        res = (c.reply or {}).get("results") or []
+        pngs = [base64.b64decode(r.get("image/png", "")) for r in res]
+        check("%s: plt.show() and a figure left open: two PNG results, not main, no warning" % tag,
+              c.status == "ok" and len(res) == 2 and all(p.startswith(b"\x89PNG") and len(p) > 1000 for p in pngs)
+              and not any(r.get("is_main_result") for r in res) and "Figure" in res[0].get("text/plain", "")
+              and c.err == "",  # no "non-interactive, cannot be shown" warning
+              repr(c)[:800])
+        c = d.cell("import matplotlib.pyplot as plt\nlen(plt.get_fignums())", timeout=60)
+        check("%s: the figures are closed after the cell" % tag, c.result == "0", repr(c))
+        c = d.cell("fig, ax = plt.subplots()\nax.plot([0, 1])\nfig", timeout=60)
+        res = (c.reply or {}).get("results") or []
+        check("%s: a figure as the value: one main PNG result (not sent twice)" % tag,
+              len(res) == 1 and res[0].get("is_main_result") is True
+              and base64.b64decode(res[0].get("image/png", "")).startswith(b"\x89PNG"), repr(c)[:800])
+        c = d.cell("import subprocess, sys\nsubprocess.run([sys.executable, '-c', "
+                   "'import matplotlib.pyplot as p; p.plot([1]); p.savefig(\"c.png\"); print(p.get_backend())'],"
+                   " capture_output=True, text=True).stdout.strip()", timeout=120)
+        check("%s: a subprocess's matplotlib keeps its own backend" % tag,
+              c.status == "ok" and c.result and "judge" not in c.result.lower()
+              and os.path.exists(os.path.join(folder, "c.png")), repr(c))
+    finally:
+        d.close()
 
 
 def child_pids(pid):

@@ -93,6 +93,44 @@ await step('runCode: state persists', async () => {
 	const ex = await s.runCode('x * 10');
 	check('runCode x * 10: 10', ex.text === '10', JSON.stringify(ex.toJSON()));
 });
+// rich results: objects with IPython's _repr_*_ methods (the sandbox's Python has
+// no matplotlib here; tests/integration/drivers.sh checks the figures)
+const RICH = `import struct, zlib
+def _chunk(kind, data):
+    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
+class Pic:
+    def _repr_png_(self):
+        rows = b''.join(b'\\x00' + bytes([0, 128, 255] * 8) for _ in range(8))
+        return (b'\\x89PNG\\r\\n\\x1a\\n' + _chunk(b'IHDR', struct.pack('>IIBBBBB', 8, 8, 8, 2, 0, 0, 0))
+                + _chunk(b'IDAT', zlib.compress(rows)) + _chunk(b'IEND', b''))
+    def __repr__(self):
+        return 'a picture'
+class Table:
+    def _repr_html_(self):
+        return '<table><tr><td>1</td></tr></table>'
+    def _repr_markdown_(self):
+        return '| a |'
+    def _repr_json_(self):
+        return {'rows': [1, 2]}
+`;
+await step('rich results', async () => {
+	await s.runCode(RICH);
+	let ex = await s.runCode('Pic()');
+	const r = ex.results[0];
+	const png = Buffer.from(r?.png ?? '', 'base64');
+	check('runCode Pic(): results[0].png is a real PNG, the main result, text its repr',
+		ex.results.length === 1 && png.subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex')) &&
+		png.length > 50 && r.isMainResult === true && ex.text === 'a picture' &&
+		r.formats().includes('png'), JSON.stringify(ex.toJSON()).slice(0, 600));
+	const seen = [];
+	ex = await s.runCode('display(Table())\nprint("after")\nTable()', { onResult: (x) => seen.push(x) });
+	check('runCode display(Table()) then Table(): html, markdown, json; one not main, one main',
+		ex.results.length === 2 && ex.results[0].isMainResult === false &&
+		ex.results[1].isMainResult === true && ex.results[0].html === '<table><tr><td>1</td></tr></table>' &&
+		ex.results[1].markdown === '| a |' && ex.results[1].json?.rows?.[1] === 2 &&
+		ex.logs.stdout.join('') === 'after\n' && seen.length === 2 && seen[0].html === ex.results[0].html,
+		JSON.stringify(ex.toJSON()).slice(0, 600));
+});
 await step('contexts', async () => {
 	const ctx = await s.createCodeContext({ cwd: '/home/user' });
 	check('createCodeContext: python in /home/user', ctx.language === 'python' &&
@@ -119,6 +157,17 @@ await step('contexts', async () => {
 	ex = await s.runCode('const a = 40; a + 2', { context: js });
 	check('a js context: 42', js.language === 'javascript' && ex.text === '42',
 		JSON.stringify([js, ex.toJSON()]));
+});
+await step('runCode language', async () => {
+	let ex = await s.runCode('const b = 2; b + 40', { language: 'js' });
+	check("runCode language 'js': 42, in a javascript context made for it", ex.text === '42',
+		JSON.stringify(ex.toJSON()));
+	ex = await s.runCode('b', { language: 'javascript' });
+	check("runCode language 'javascript': the same context (b is 2)", ex.text === '2',
+		JSON.stringify(ex.toJSON()));
+	ex = await s.runCode('x', { language: 'python' });
+	check("runCode language 'python': the default context (x is 1)", ex.text === '1',
+		JSON.stringify(ex.toJSON()));
 });
 await step('files', async () => {
 	const w = await s.files.write('/home/user/hello.txt', 'hello world');

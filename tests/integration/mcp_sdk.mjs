@@ -152,6 +152,17 @@ await step("session_execute: an error names the exception", async () => {
   const { s, ok, r } = await call("session_execute", { session_id: sid, code: "import no_such_module_here" });
   check("session_execute: an error names the exception", ok && s.status === "error" && s.error?.name === "ModuleNotFoundError", r);
 });
+await step("session_execute: an image result is image content", async () => {
+  const code = "class P:\n    def _repr_png_(self):\n        return b'\\x89PNG\\r\\n\\x1a\\n' + bytes(24)\n    def __repr__(self):\n        return 'P()'\nP()";
+  const r = await raw("session_execute", { session_id: sid, code });
+  const img = (r.content ?? []).find((c) => c.type === "image");
+  const text = JSON.parse(r.content?.[0]?.text ?? "{}");
+  const png = Buffer.from(img?.data ?? "", "base64");
+  check("session_execute: an image result is image content, left out of the text",
+    r.isError === false && img?.mimeType === "image/png" && png.subarray(0, 4).toString("latin1") === "\x89PNG" &&
+    png.length === 32 && text.result === "P()" && !/iVBOR/.test(r.content[0].text) &&
+    r.structuredContent?.results?.[0]?.["image/png"] === img.data, JSON.stringify(r).slice(0, 600));
+});
 await step("session_list_files", async () => {
   const { s, ok, r } = await call("session_list_files", { session_id: sid });
   const names = (s.files ?? []).map((f) => f.name);

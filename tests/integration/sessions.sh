@@ -176,6 +176,15 @@ fi
 # ---- state and results ----
 cell "state: a variable" "$PY" 'x = 41' '.status == "ok" and .result == null'
 cell "state: it is there in the next cell" "$PY" 'x + 1' '.result == "42"'
+cell "rich results: display() and the value's _repr_html_, in order, the value main" "$PY" \
+	$'class H:\n    def _repr_html_(self):\n        return "<b>hi</b>"\n    def __repr__(self):\n        return "H()"\ndisplay(H())\nH()' \
+	'.status == "ok" and .result == "H()" and (.results | length) == 2 and
+	.results[0] == {"text/html": "<b>hi</b>", "text/plain": "H()", "is_main_result": false} and
+	.results[1]["text/html"] == "<b>hi</b>" and .results[1].is_main_result == true'
+cell "rich results: a _repr_png_'s bytes as base64" "$PY" \
+	$'class P:\n    def _repr_png_(self):\n        return b"\\x89PNG\\r\\n\\x1a\\n" + bytes(range(16))\nP()' \
+	'.results[0]["image/png"] == "iVBORw0KGgoAAQIDBAUGBwgJCgsMDQ4P"'
+cell "no value, no display: an empty results list" "$PY" 'z = 1' '.results == []'
 cell "a function defined earlier" "$PY" $'def sq(n):\n    return n * n' '.status == "ok"'
 cell "called later" "$PY" 'sq(x)' '.result == "1681"'
 cell "stdout and stderr apart" "$PY" $'import sys\nprint("out")\nprint("err", file=sys.stderr)' \

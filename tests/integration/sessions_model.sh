@@ -87,6 +87,20 @@ bad "an unknown context: 404" 404 not_found POST "/v1/sessions/$S/execute" \
 bad "a context id that cannot be one: 422" 422 invalid_field POST "/v1/sessions/$S/execute" \
 	'{"code": "1", "context": "../x"}'
 bad "a language without sessions" 422 unknown_language POST "/v1/sessions/$S/contexts" '{"language": "c"}'
+# execute with a language: that language's default context, made at its first cell
+cell "execute by language: a bash cell in a context made for it" "$S" 'Z=5; echo $Z' \
+	'.status == "ok" and .stdout == "5\n"' '"language": "bash"'
+cell "the next bash cell by language: the same context" "$S" 'echo "z=$Z"' '.stdout == "z=5\n"' \
+	'"language": "bash"'
+expect "it is listed, once" 200 '[.contexts[] | select(.language == "bash" and .cwd == "")] | length == 2' \
+	GET "/v1/sessions/$S/contexts"
+cell "language python: the session's own default context" "$S" $'x = 3\nx' '.result == "3"' \
+	'"language": "python3"'
+cell "which is the default" "$S" 'x' '.result == "3"'
+bad "context and language together: 422" 422 invalid_field POST "/v1/sessions/$S/execute" \
+	'{"code": "1", "context": "default", "language": "bash"}'
+bad "execute in a language without sessions: 422" 422 unknown_language POST "/v1/sessions/$S/execute" \
+	'{"code": "1", "language": "c"}'
 bad "cwd outside the folder" 400 bad_path POST "/v1/sessions/$S/contexts" '{"cwd": "../etc"}'
 bad "cwd that is no folder" 422 invalid_field POST "/v1/sessions/$S/contexts" '{"cwd": "nope"}'
 bad "an unknown field" 422 invalid_field POST "/v1/sessions/$S/contexts" '{"shell": "zsh"}'

@@ -187,6 +187,8 @@ cJSON *sesscall_store(const struct sess_call *c)
 			model_compare_render(o, &c->exec.cmp);
 		if (c->exec.stream)
 			cJSON_AddBoolToObject(o, "stream", true);
+		if (c->exec.language[0])
+			add_text(o, "language", c->exec.language);
 		break;
 	case SCALL_INSTALL:
 		add_text(o, "manager", c->install.manager);
@@ -257,6 +259,7 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 		out->exec.timeout_ms = (long)num_of(request, "timeout_ms");
 		out->exec.expected = dup_of(request, "expected_output");
 		out->exec.stream = bool_of(request, "stream");
+		copy(out->exec.language, sizeof out->exec.language, str_of(request, "language"));
 		const cJSON *cmp = cJSON_GetObjectItemCaseSensitive(request, "compare");
 		out->exec.has_compare = cmp != NULL;
 		if (cmp && model_compare_load(cmp, &out->exec.cmp, err, errlen) < 0)
@@ -338,6 +341,7 @@ void sess_reply_release(struct sess_reply *r)
 	free(r->cell.error_name);
 	free(r->cell.error_value);
 	free(r->cell.error_traceback);
+	free(r->cell.results);
 	xstrvfree(r->install.packages);
 	strbuf_release(&r->install.output);
 	free(r->file.path);
@@ -401,6 +405,14 @@ void sesscall_cell_store(cJSON *o, const struct sess_cell *c)
 	} else {
 		cJSON_AddNullToObject(o, "error");
 	}
+	cJSON *rs = c->results ? cJSON_Parse(c->results) : NULL;
+	if (!cJSON_IsArray(rs)) { /* none: an empty list, as the API shows it */
+		cJSON_Delete(rs);
+		rs = cJSON_CreateArray();
+	}
+	cJSON_AddItemToObject(o, "results", rs);
+	if (c->results_dropped)
+		cJSON_AddNumberToObject(o, "results_dropped", (double)c->results_dropped);
 	cJSON_AddNumberToObject(o, "execution_count", (double)c->execution_count);
 	cJSON_AddNumberToObject(o, "time_ms", (double)c->time_ms);
 	cJSON_AddNumberToObject(o, "wall_ms", (double)c->wall_ms);
@@ -444,6 +456,10 @@ static void load_cell(const cJSON *o, struct sess_cell *c)
 		c->error_value = xstrdup(str_of(e, "value") ? str_of(e, "value") : "");
 		c->error_traceback = xstrdup(str_of(e, "traceback") ? str_of(e, "traceback") : "");
 	}
+	const cJSON *rs = cJSON_GetObjectItemCaseSensitive(o, "results");
+	if (cJSON_IsArray(rs) && rs->child)
+		c->results = cJSON_PrintUnformatted(rs);
+	c->results_dropped = (long)num_of(o, "results_dropped");
 	c->execution_count = (long)num_of(o, "execution_count");
 	c->time_ms = (long)num_of(o, "time_ms");
 	c->wall_ms = (long)num_of(o, "wall_ms");

@@ -122,6 +122,9 @@ struct sess_call {
 		bool has_compare; /* false: lines */
 		struct compare_options cmp;
 		bool stream; /* its output is streamed (cell:<call id>, judge/api/sse.h) */
+		/* a language's name: the cell runs in that language's default
+		 * context (made at its first cell); "" = by context */
+		char language[SESS_LANGUAGE_MAX];
 	} exec;
 	struct {
 		char manager[8]; /* "pip" or "npm" */
@@ -162,6 +165,10 @@ struct sess_cell {
 	char *result; /* the last expression's value, NULL: none */
 	bool has_error;
 	char *error_name, *error_value, *error_traceback;
+	/* Rich results (languages/drivers/PROTOCOL.md "results"): a JSON array as
+	 * text, NULL when none; results_dropped: those left out over the cap. */
+	char *results;
+	long results_dropped;
 	long execution_count; /* cells run in the session so far, this one included */
 	long time_ms, wall_ms, memory_kb;
 	long session_memory_kb; /* the whole sandbox's host memory now; -1 unknown */

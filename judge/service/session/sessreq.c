@@ -238,8 +238,8 @@ int sessreq_execute(const struct judge_config *cfg, const struct lang_registry *
 		    const cJSON *in, struct sess_call *out, struct request_error *e)
 {
 	static const char *const keys[] = {"code",    "stdin",	 "timeout_ms", "expected_output",
-					   "compare", "context", NULL};
-	const char *code, *in_s, *expected;
+					   "compare", "context", "language",   NULL};
+	const char *code, *in_s, *expected, *lang;
 	long timeout = 0;
 	sess_call_init(out, SCALL_EXECUTE);
 	if (!cJSON_IsObject(in))
@@ -249,8 +249,14 @@ int sessreq_execute(const struct judge_config *cfg, const struct lang_registry *
 	    get_text(in, "stdin", false, cfg->max_stdin_kb, &in_s, e) < 0 ||
 	    get_text(in, "expected_output", false, cfg->max_stdin_kb, &expected, e) < 0 ||
 	    get_long(in, "timeout_ms", "", 1, cfg->max_time_limit_ms, &timeout, e) < 0 ||
-	    get_context(in, out, e) < 0)
+	    get_context(in, out, e) < 0 || get_text(in, "language", false, 1, &lang, e) < 0)
 		return -1;
+	if (lang && out->context[0])
+		return request_fail(e, 422, "invalid_field", "context and language are exclusive");
+	const struct lang *l = lang ? sessreq_language(langs, lang, e) : NULL;
+	if (lang && !l)
+		return -1;
+	snprintf(out->exec.language, sizeof out->exec.language, "%s", l ? l->name : "");
 	const cJSON *cmp = field(in, "compare");
 	if (cmp && !expected)
 		return request_fail(e, 422, "missing_field", "compare needs expected_output");

@@ -87,9 +87,43 @@ static struct sessrun_context *context_of(struct sessrun_env *env, const char *i
 	return NULL;
 }
 
+static struct sessrun_context *context_create(struct sessrun_env *env, const struct sess_call *c,
+					      struct sess_reply *out);
+
+/* The default context of the language named (lang's name): the session's own
+ * when it is of that language, else the one an earlier cell made, else a new
+ * one (in the session folder). NULL with out failed. */
+static struct sessrun_context *language_context(struct sessrun_env *env, const char *lang,
+						struct sess_reply *out)
+{
+	if (!strcmp(env->contexts[0].lang->name, lang))
+		return &env->contexts[0];
+	for (int i = 1; i < SESS_MAX_CONTEXTS; i++)
+		if (env->contexts[i].id[0] && env->contexts[i].lang_default &&
+		    !strcmp(env->contexts[i].lang->name, lang))
+			return &env->contexts[i];
+	struct sess_call mk;
+	struct sess_reply made;
+	sess_call_init(&mk, SCALL_CONTEXT_CREATE);
+	snprintf(mk.ctx.language, sizeof mk.ctx.language, "%s", lang);
+	sess_reply_init(&made);
+	struct sessrun_context *ctx = context_create(env, &mk, &made);
+	if (ctx)
+		ctx->lang_default = true;
+	else
+		sess_reply_fail(out, made.err, "%s", made.message);
+	sess_reply_release(&made);
+	sess_call_release(&mk);
+	return ctx;
+}
+
 static void run_execute(struct sessrun_env *env, const struct sess_call *c, struct sess_reply *out)
 {
-	struct sessrun_context *ctx = context_of(env, c->context);
+	struct sessrun_context *ctx = c->exec.language[0]
+					  ? language_context(env, c->exec.language, out)
+					  : context_of(env, c->context);
+	if (!ctx && c->exec.language[0])
+		return;
 	if (!ctx) {
 		sess_reply_fail(out, SERR_NO_CONTEXT, "no context '%s' in the session", c->context);
 		return;
@@ -122,7 +156,9 @@ static void run_execute(struct sessrun_env *env, const struct sess_call *c, stru
 	r->error_name = res.error_name;
 	r->error_value = res.error_value;
 	r->error_traceback = res.error_traceback;
-	res.result = res.error_name = res.error_value = res.error_traceback = NULL;
+	r->results = res.results;
+	r->results_dropped = res.results_dropped;
+	res.result = res.error_name = res.error_value = res.error_traceback = res.results = NULL;
 	r->execution_count = env->execution_count;
 	r->time_ms = res.cpu_ms;
 	r->wall_ms = res.wall_ms;
@@ -283,15 +319,16 @@ static void new_context_id(struct sessrun_env *env, char out[SESS_ID_MAX])
 	memcpy(out, id, SESS_ID_MAX);
 }
 
-static void context_create(struct sessrun_env *env, const struct sess_call *c,
-			   struct sess_reply *out)
+/* Starts the context c asks for; its slot, or NULL with out failed. */
+static struct sessrun_context *context_create(struct sessrun_env *env, const struct sess_call *c,
+					      struct sess_reply *out)
 {
 	const struct lang *l =
 	    c->ctx.language[0] ? lang_find(env->langs, c->ctx.language) : env->lang;
 	if (!l || !l->session_argv) {
 		sess_reply_fail(out, SERR_BAD_REQUEST, "this worker has no sessions of '%s'",
 				c->ctx.language);
-		return;
+		return NULL;
 	}
 	struct sessrun_context *slot = NULL;
 	for (int i = 1; i < SESS_MAX_CONTEXTS && !slot; i++)
@@ -300,7 +337,7 @@ static void context_create(struct sessrun_env *env, const struct sess_call *c,
 	if (!slot) {
 		sess_reply_fail(out, SERR_LIMIT, "the session holds %d contexts, the most it may",
 				SESS_MAX_CONTEXTS);
-		return;
+		return NULL;
 	}
 	char err[512], *cwd = c->path && *c->path ? xasprintf("/box/%s", c->path) : NULL;
 	struct session_driver d = {.argv = (const char *const *)l->session_argv,
@@ -312,20 +349,24 @@ static void context_create(struct sessrun_env *env, const struct sess_call *c,
 		sess_reply_fail(out, strstr(err, "too many") ? SERR_LIMIT : SERR_BAD_REQUEST,
 				"cannot start a %s context%s%s: %s", l->name,
 				c->path && *c->path ? " in " : "", c->path ? c->path : "", err);
-		return;
+		return NULL;
 	}
 	new_context_id(env, slot->id);
 	slot->lang = l;
 	slot->cwd = xstrdup(c->path ? c->path : "");
 	slot->rctx = rctx;
+	slot->lang_default = false;
 	add_context(out, slot);
+	return slot;
 }
 
 static void run_context(struct sessrun_env *env, const struct sess_call *c, struct sess_reply *out)
 {
 	char err[512];
-	if (c->kind == SCALL_CONTEXT_CREATE)
-		return context_create(env, c, out);
+	if (c->kind == SCALL_CONTEXT_CREATE) {
+		context_create(env, c, out);
+		return;
+	}
 	if (c->kind == SCALL_CONTEXT_LIST) {
 		for (int i = 0; i < SESS_MAX_CONTEXTS; i++)
 			if (env->contexts[i].id[0])

@@ -22,6 +22,7 @@ struct sessrun_context {
 	const struct lang *lang;
 	char *cwd;
 	int rctx;
+	bool lang_default; /* its language's default context (execute's language) */
 };
 
 /* What a call may use of its session (owned by the session's thread). */
