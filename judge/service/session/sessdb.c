@@ -536,6 +536,91 @@ int sessdb_open_ids(struct db *db, int64_t worker, cJSON **out, char *err, size_
 	return 0;
 }
 
+void sess_hist_release(struct sess_hist *h)
+{
+	sess_call_release(&h->call);
+	sess_reply_release(&h->reply);
+}
+
+/* Reads row i of sessdb_history's query into h. */
+static void hist_read(PGresult *res, int i, struct sess_hist *h)
+{
+	const char *kind = db_value(res, i, 1);
+	int k = scall_kind_parse(kind);
+	sess_reply_init(&h->reply);
+	h->call.id = db_value_ll(res, i, 0);
+	h->body_len = db_value_ll(res, i, 3);
+	h->done = !strcmp(db_value(res, i, 5), "done");
+	copy(h->created_at, sizeof h->created_at, db_value(res, i, 6));
+	copy(h->finished_at, sizeof h->finished_at, db_value(res, i, 7));
+	h->duration_ms = (long)db_value_ll(res, i, 8);
+	if (k < 0) {
+		sess_call_init(&h->call, SCALL_EXECUTE);
+		h->call.id = db_value_ll(res, i, 0);
+		snprintf(h->load_error, sizeof h->load_error, "unknown call '%s'",
+			 kind ? kind : "");
+		return;
+	}
+	int64_t call_id = h->call.id;
+	cJSON *request = cJSON_Parse(db_value(res, i, 2));
+	if (sesscall_load((enum scall_kind)k, request, NULL, 0, &h->call, h->load_error,
+			  sizeof h->load_error) == 0)
+		h->load_error[0] = 0;
+	h->call.id = call_id;
+	cJSON_Delete(request);
+	if (h->done) {
+		cJSON *resp = cJSON_Parse(db_value(res, i, 4));
+		sess_reply_release(&h->reply);
+		if (sesscall_reply_load((enum scall_kind)k, resp, NULL, 0, &h->reply) < 0 &&
+		    !h->load_error[0])
+			snprintf(h->load_error, sizeof h->load_error, "%.200s", h->reply.message);
+		cJSON_Delete(resp);
+	}
+}
+
+int sessdb_history(struct db *db, const char *id, int64_t key, int64_t after, long limit,
+		   struct sess_hist **out, size_t *n, char *err, size_t errlen)
+{
+	char k[24], a[24], l[24];
+	snprintf(k, sizeof k, "%" PRId64, key);
+	snprintf(a, sizeof a, "%" PRId64, after);
+	snprintf(l, sizeof l, "%ld", limit);
+	*out = NULL;
+	*n = 0;
+	const char *p[] = {id, k}, *q[] = {id, a, l};
+	PGresult *res = db_query(db,
+				 "SELECT 1 FROM sessions WHERE id = $1::uuid AND "
+				 "coalesce(api_key_id, 0) = $2::bigint",
+				 2, p);
+	if (!res)
+		return fail(db, err, errlen, "read session");
+	int found = PQntuples(res);
+	PQclear(res);
+	if (!found)
+		return 0;
+	/* session_calls_history (migrations/0013) serves the scan in id order */
+	res = db_query(
+	    db,
+	    "SELECT c.id, c.kind, c.request, coalesce(octet_length(c.body), 0), c.response, "
+	    "c.state, " ISO("c.created") ", coalesce(" ISO(
+		"c.finished") ", ''), "
+			      "coalesce((extract(epoch FROM c.finished - coalesce(c.started, "
+			      "c.created)) * 1000)"
+			      "::bigint, -1) FROM session_calls c WHERE c.session_id = $1::uuid "
+			      "AND c.id > "
+			      "$2::bigint ORDER BY c.id LIMIT $3::bigint",
+	    3, q);
+	if (!res)
+		return fail(db, err, errlen, "read session history");
+	int rows = PQntuples(res);
+	*out = rows ? xcalloc((size_t)rows, sizeof **out) : NULL;
+	for (int i = 0; i < rows; i++)
+		hist_read(res, i, &(*out)[i]);
+	*n = (size_t)rows;
+	PQclear(res);
+	return 1;
+}
+
 void sess_claimed_release(struct sess_claimed *c)
 {
 	sess_call_release(&c->call);
