@@ -286,7 +286,9 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	 "\"integer\"},\"cpus\":{\"type\":\"number\",\"description\":\"CPUs the whole "
 	 "session may keep busy, background processes included\"},\"cpu_budget_s\":{"
 	 "\"type\":\"integer\",\"description\":\"CPU seconds in all; past them the "
-	 "session is closed\"}}}},\"required\":[\"language\"]}",
+	 "session is closed\"}}},\"network\":{\"description\":\"egress policy: none (the "
+	 "default), open, or {allow: [host[:port], *.domain]}, within the server's cap (403 "
+	 "egress_forbidden beyond it)\"}},\"required\":[\"language\"]}",
 	 SESSION_SCHEMA, false},
     [MCP_SESSION_EXECUTE] =
 	{"session_execute", "Run a cell in a session",

@@ -171,14 +171,16 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 	if (sessreq_create(a->cfg, &a->langs, body, &cr, &e) < 0)
 		return render_req_error(r, &e);
 	cJSON *lim = sessreq_limits_json(&cr.limits);
+	cJSON *net = cr.net.mode == SESSNET_NONE ? NULL : sessnet_json(&cr.net);
 	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? sessdb_create(db, key_of(a, r), cr.lang->name, lim, cr.idle_ttl_s,
+	int rc = db ? sessdb_create(db, key_of(a, r), cr.lang->name, lim, net, cr.idle_ttl_s,
 				    a->cfg->session_max_lifetime_s, a->cfg->sessions_per_key, id,
 				    err, sizeof err)
 		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	cJSON_Delete(lim);
+	cJSON_Delete(net);
 	if (rc < 0)
 		return render_db_error(r, "session create", err);
 	if (rc == 1) {

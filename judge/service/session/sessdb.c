@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "judge/service/session/sessnet.h"
 #include "judge/store/db.h"
 
 static const char *const status_names[SESS_STATUS_COUNT] = {"starting", "ready", "closed",
@@ -54,8 +55,9 @@ int sess_status_parse(const char *s)
 										"s.execution_"     \
 										"count, "          \
 										"s.restarts, "     \
-										"s.usage"
-#define ROW_NCOLS 13 /* the columns of ROW_COLS */
+										"s.usage, "        \
+										"s.network"
+#define ROW_NCOLS 14 /* the columns of ROW_COLS */
 #define ROW_FROM  " FROM sessions s LEFT JOIN workers w ON w.id = s.worker_id "
 
 /* sql with every "$T" replaced by the timeout (a number, from judge.ini). */
@@ -86,6 +88,7 @@ void sess_row_release(struct sess_row *r)
 {
 	cJSON_Delete(r->limits);
 	cJSON_Delete(r->usage);
+	cJSON_Delete(r->network);
 	memset(r, 0, sizeof *r);
 }
 
@@ -108,6 +111,8 @@ static void row_read(const PGresult *res, int i, struct sess_row *r)
 	r->restarts = (long)db_value_ll(res, i, 11);
 	const char *usage = db_value(res, i, 12);
 	r->usage = usage ? cJSON_Parse(usage) : NULL;
+	const char *net = db_value(res, i, 13);
+	r->network = net ? cJSON_Parse(net) : NULL;
 }
 
 cJSON *sess_row_json(const struct sess_row *r)
@@ -124,6 +129,11 @@ cJSON *sess_row_json(const struct sess_row *r)
 			      r->limits ? cJSON_Duplicate(r->limits, 1) : cJSON_CreateObject());
 	cJSON_AddNumberToObject(o, "execution_count", (double)r->execution_count);
 	cJSON_AddNumberToObject(o, "restarts", (double)r->restarts);
+	/* NULL: a session made before migrations/0014, or with none asked */
+	if (cJSON_IsObject(r->network))
+		cJSON_AddItemToObject(o, "network", cJSON_Duplicate(r->network, 1));
+	else
+		cJSON_AddItemToObject(o, "network", sessnet_json(&(struct sessnet_policy){0}));
 	if (cJSON_IsObject(r->usage))
 		cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(r->usage, 1));
 	if (r->status > SESS_READY)
@@ -157,8 +167,8 @@ static void bytea_read(const char *text, struct strbuf *out)
 /* ---- serve's side ---- */
 
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
-		  long idle_ttl_s, long lifetime_s, long per_key, char *id, char *err,
-		  size_t errlen)
+		  const cJSON *network, long idle_ttl_s, long lifetime_s, long per_key, char *id,
+		  char *err, size_t errlen)
 {
 	char k[24], ttl[24], life[24], cap[24];
 	snprintf(k, sizeof k, "%" PRId64, key);
@@ -166,7 +176,8 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 	snprintf(life, sizeof life, "%ld", lifetime_s);
 	snprintf(cap, sizeof cap, "%ld", per_key);
 	char *lim = cJSON_PrintUnformatted(limits);
-	const char *p[] = {k, language, lim, ttl, life, cap};
+	char *net = network ? cJSON_PrintUnformatted(network) : NULL;
+	const char *p[] = {k, language, lim, ttl, life, cap, net};
 	int ret = -1;
 	if (db_begin(db) < 0) {
 		fail(db, err, errlen, "create session");
@@ -183,12 +194,12 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 		    "$1::bigint AND status IN ('starting', 'ready')), "
 		    "ins AS (INSERT INTO sessions (api_key_id, language, limits, idle_ttl_s, "
 		    "expires_at, "
-		    "max_until) SELECT nullif($1::bigint, 0), $2, $3::jsonb, $4::int, "
+		    "max_until, network) SELECT nullif($1::bigint, 0), $2, $3::jsonb, $4::int, "
 		    "now() + make_interval(secs => $4::int), now() + make_interval(secs => "
-		    "$5::int) "
+		    "$5::int), $7::jsonb "
 		    "FROM n WHERE n.c < $6::bigint RETURNING id) "
 		    "SELECT id, pg_notify('" SESS_CHANNEL_NEW "', id::text) FROM ins",
-		    6, p);
+		    7, p);
 	if (!res) {
 		fail(db, err, errlen, "create session");
 		db_rollback(db);
@@ -205,6 +216,7 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 	ret = made ? 0 : 1;
 out:
 	free(lim);
+	free(net);
 	return ret;
 }
 

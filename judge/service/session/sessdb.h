@@ -59,21 +59,23 @@ struct sess_row {
 	char created_at[40], expires_at[40], last_used_at[40]; /* ISO 8601 UTC */
 	char reason[256];				       /* why it ended, "" while open */
 	long execution_count, restarts;
-	cJSON *usage; /* owned; NULL until its worker read it (migrations/0012) */
+	cJSON *usage;	/* owned; NULL until its worker read it (migrations/0012) */
+	cJSON *network; /* owned; its egress policy as sessnet_json stored it, NULL = none */
 };
 void sess_row_release(struct sess_row *r);
 /* The row as the API shows it: id, language, status, created_at, expires_at,
- * last_used_at, idle_ttl, limits, execution_count, usage once read, and
- * reason when ended. */
+ * last_used_at, idle_ttl, limits, execution_count, network ({"mode": "none"}
+ * when none), usage once read, and reason when ended. */
 cJSON *sess_row_json(const struct sess_row *r);
 
 /* ---- serve's side ---- */
 
-/* Creates a session of key (0: none) unless the key holds per_key open ones.
+/* Creates a session of key (0: none) unless the key holds per_key open ones,
+ * with network its egress policy (sessnet_json; NULL: none).
  * Returns 0 with id (37 bytes), 1 when the key is at its cap, -1 with err. */
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
-		  long idle_ttl_s, long lifetime_s, long per_key, char *id, char *err,
-		  size_t errlen);
+		  const cJSON *network, long idle_ttl_s, long lifetime_s, long per_key, char *id,
+		  char *err, size_t errlen);
 /* Reads session id of key (scoped: another key's is not found); workers
  * silent longer than timeout_s count as lost. Returns 1, 0 not found, -1. */
 int sessdb_get(struct db *db, const char *id, int64_t key, long timeout_s, struct sess_row *out,
