@@ -2,7 +2,10 @@
  * rules and their matching (wildcards, ports, case, trailing dots, addresses
  * refused as rules), the request's network field, the operator's cap and the
  * check of a request against it, and the stored JSON read back. */
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,4 +287,75 @@ Test(sessnet, stored_json_reads_back)
 		free(s);
 		cJSON_Delete(j);
 	}
+}
+
+/* addr TEXT: an IPv4 or IPv6 address as a sockaddr, judged. */
+static const char *judge_addr(const char *text)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	if (inet_pton(AF_INET, text, &in->sin_addr) == 1)
+		in->sin_family = AF_INET;
+	else if (inet_pton(AF_INET6, text, &in6->sin6_addr) == 1)
+		in6->sin6_family = AF_INET6;
+	else
+		cr_assert_fail("not an address: %s", text);
+	return sessnet_addr_refused((struct sockaddr *)&ss);
+}
+
+Test(sessnet, addresses_refused_after_resolution)
+{
+	static const struct {
+		const char *addr, *why; /* why NULL: public, the proxy may connect */
+	} cases[] = {
+	    {"127.0.0.1", "loopback"},
+	    {"127.255.255.254", "loopback"},
+	    {"::1", "loopback"},
+	    {"::ffff:127.0.0.1", "loopback"},
+	    {"64:ff9b::7f00:1", "loopback"},
+	    {"2002:7f00:1::", "loopback"},
+	    {"10.1.2.3", "private"},
+	    {"172.16.0.1", "private"},
+	    {"172.31.255.255", "private"},
+	    {"192.168.1.1", "private"},
+	    {"::ffff:10.0.0.1", "private"},
+	    {"fd12:3456::1", "private"},
+	    {"fc00::1", "private"},
+	    {"169.254.169.254", "metadata"},
+	    {"::ffff:169.254.169.254", "metadata"},
+	    {"fd00:ec2::254", "metadata"},
+	    {"169.254.1.1", "link-local"},
+	    {"fe80::1", "link-local"},
+	    {"100.64.0.1", "shared"},
+	    {"0.0.0.0", "reserved"},
+	    {"::", "reserved"},
+	    {"192.0.2.1", "reserved"},
+	    {"198.18.0.1", "reserved"},
+	    {"203.0.113.9", "reserved"},
+	    {"2001:db8::1", "reserved"},
+	    {"240.0.0.1", "reserved"},
+	    {"255.255.255.255", "reserved"},
+	    {"224.0.0.1", "multicast"},
+	    {"ff02::1", "multicast"},
+	    {"8.8.8.8", NULL},
+	    {"172.32.0.1", NULL},
+	    {"100.128.0.1", NULL},
+	    {"169.255.0.1", NULL},
+	    {"2606:4700::1111", NULL},
+	    {"::ffff:1.1.1.1", NULL},
+	    {"2002:0808:0808::", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *why = judge_addr(cases[i].addr);
+		if (!cases[i].why)
+			cr_assert_null(why, "%s refused as %s", cases[i].addr, why);
+		else
+			cr_assert(why && !strcmp(why, cases[i].why), "%s: %s, want %s",
+				  cases[i].addr, why ? why : "public", cases[i].why);
+	}
+	struct sockaddr un = {.sa_family = AF_UNIX};
+	cr_assert_str_eq(sessnet_addr_refused(&un), "unsupported");
+	cr_assert_str_eq(sessnet_addr_refused(NULL), "unsupported");
 }

@@ -1,10 +1,14 @@
 /* sessnet: sessions' egress policies, their host rules and the operator's cap. */
 #include "judge/service/session/sessnet.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
+#include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 static const char *const mode_names[SESSNET_MODE_COUNT] = {"none", "allowlist", "open"};
 
@@ -339,4 +343,82 @@ cJSON *sessnet_json(const struct sessnet_policy *p)
 		}
 	}
 	return o;
+}
+
+/* An IPv4 address (host order) as sessnet_addr_refused judges it. */
+static const char *v4_refused(uint32_t a)
+{
+	static const struct {
+		uint32_t net;
+		int bits;
+		const char *why;
+	} ranges[] = {
+	    {0xA9FEA9FEu, 32, "metadata"},   /* 169.254.169.254 */
+	    {0x00000000u, 8, "reserved"},    /* 0.0.0.0/8: this network */
+	    {0x0A000000u, 8, "private"},     /* 10/8 */
+	    {0x64400000u, 10, "shared"},     /* 100.64/10: carrier-grade NAT */
+	    {0x7F000000u, 8, "loopback"},    /* 127/8 */
+	    {0xA9FE0000u, 16, "link-local"}, /* 169.254/16 */
+	    {0xAC100000u, 12, "private"},    /* 172.16/12 */
+	    {0xC0000000u, 24, "reserved"},   /* 192.0.0/24: protocol assignments */
+	    {0xC0000200u, 24, "reserved"},   /* 192.0.2/24: documentation */
+	    {0xC0A80000u, 16, "private"},    /* 192.168/16 */
+	    {0xC6120000u, 15, "reserved"},   /* 198.18/15: benchmarking */
+	    {0xC6336400u, 24, "reserved"},   /* 198.51.100/24: documentation */
+	    {0xCB007100u, 24, "reserved"},   /* 203.0.113/24: documentation */
+	    {0xE0000000u, 4, "multicast"},   /* 224/4 */
+	    {0xF0000000u, 4, "reserved"},    /* 240/4 and the broadcast address */
+	};
+	for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+		uint32_t mask =
+		    ranges[i].bits == 32 ? 0xFFFFFFFFu : ~(0xFFFFFFFFu >> ranges[i].bits);
+		if ((a & mask) == ranges[i].net)
+			return ranges[i].why;
+	}
+	return NULL;
+}
+
+static uint32_t v4_at(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+const char *sessnet_addr_refused(const struct sockaddr *sa)
+{
+	if (!sa)
+		return "unsupported";
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+		return v4_refused(ntohl(in->sin_addr.s_addr));
+	}
+	if (sa->sa_family != AF_INET6)
+		return "unsupported";
+	const uint8_t *b = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+	static const uint8_t zero[16], mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff},
+				       nat64[12] = {0x00, 0x64, 0xff, 0x9b};
+	if (!memcmp(b, zero, 15))
+		return b[15] == 1 ? "loopback" : "reserved"; /* ::1, :: and ::0.0.0.x */
+	/* IPv4 inside: ::ffff:a.b.c.d, 64:ff9b::a.b.c.d, 2002:aabb:ccdd:: (6to4) */
+	if (!memcmp(b, mapped, 12) || !memcmp(b, nat64, 12)) {
+		return v4_refused(v4_at(b + 12));
+	}
+	if (b[0] == 0x20 && b[1] == 0x02)
+		return v4_refused(v4_at(b + 2));
+	if (!memcmp(b, zero, 12))
+		return "reserved"; /* ::a.b.c.d, deprecated IPv4-compatible */
+	if (b[0] == 0xfd && b[1] == 0x00 && b[2] == 0x0e && b[3] == 0xc2)
+		return "metadata"; /* fd00:ec2::/32 (AWS's IPv6 metadata, ULA too) */
+	if ((b[0] & 0xfe) == 0xfc)
+		return "private"; /* fc00::/7 unique local */
+	if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80)
+		return "link-local"; /* fe80::/10 */
+	if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0)
+		return "private"; /* fec0::/10, the old site-local */
+	if (b[0] == 0xff)
+		return "multicast";
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8)
+		return "reserved"; /* 2001:db8::/32 documentation */
+	if (b[0] == 0x01 && !memcmp(b + 1, zero, 7))
+		return "reserved"; /* 100::/64 discard */
+	return NULL;
 }

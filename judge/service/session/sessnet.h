@@ -67,3 +67,12 @@ int sessnet_check(const struct sessnet_policy *p, const struct sessnet_policy *c
  * "allow": [...]} (allow only for an allowlist). Never NULL; the caller
  * deletes it. sessnet_parse reads it back. */
 cJSON *sessnet_json(const struct sessnet_policy *p);
+
+struct sockaddr;
+/* Why the egress proxy must not connect to address sa (AF_INET or AF_INET6),
+ * resolved from a name a policy allowed: "loopback", "private", "link-local",
+ * "metadata" (cloud instance metadata), "shared" (carrier-grade NAT),
+ * "multicast", "reserved" (unspecified, documentation, benchmarking, the
+ * future), "unsupported" (another family); IPv4 inside IPv6 (mapped, NAT64,
+ * 6to4) is judged as the IPv4 address. NULL: a public address. */
+const char *sessnet_addr_refused(const struct sockaddr *sa);
