@@ -148,6 +148,11 @@ const struct config_key config_keys[] = {
 	I("sessions", install_time_limit_s, 5, 3600, "300", "wall limit of one package install"),
 	I("sessions", worker_timeout_s, 2, 3600, "10",
 	  "a worker silent this long has lost its sessions (their calls answer 410 session_lost)"),
+	S("sessions", egress, "off",
+	  "the most network a session may ask (docs/egress.md): off (none), allowlist (named hosts) or open"),
+	S("sessions", egress_allow, "",
+	  "comma-separated host[:port] rules (*.domain for the names under it) that bound what an "
+	  "allowlist may name; empty = any name"),
 	S("problems", problem_upload, "keys",
 	  "who may upload problem packages: keys (any API key), admin (admin keys) or off"),
 	I("problems", problem_max_mb, 1, 4096, "256",

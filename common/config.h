@@ -93,6 +93,8 @@ struct judge_config {
 	long cell_time_limit_ms;
 	long install_time_limit_s;
 	long worker_timeout_s;
+	char *egress;
+	char *egress_allow;
 	/* [problems] */
 	char *problem_upload;
 	long problem_max_mb;

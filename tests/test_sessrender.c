@@ -3,6 +3,7 @@
  * the session model was typed), the JSON of cells and files, and the done
  * event of a streamed cell from its stored answer. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,4 +111,75 @@ Test(sessrender, done_of_a_streamed_cell)
 	d = sessrender_cell_done(NULL, &st);
 	cr_assert_str_eq(d, "{}");
 	free(d);
+}
+
+Test(sessrender, history_entries)
+{
+	struct sess_hist h;
+	memset(&h, 0, sizeof h);
+	sess_call_init(&h.call, SCALL_EXECUTE);
+	sess_reply_init(&h.reply);
+	h.call.id = 12;
+	h.call.exec.code = strdup("1 / 0");
+	h.done = true;
+	h.duration_ms = 7;
+	snprintf(h.created_at, sizeof h.created_at, "2026-01-01T00:00:00.000Z");
+	snprintf(h.finished_at, sizeof h.finished_at, "2026-01-01T00:00:00.007Z");
+	h.reply.cell.status = CELL_ERROR;
+	h.reply.cell.execution_count = 3;
+	cJSON *o = sessrender_history_entry(&h);
+	char *s = cJSON_PrintUnformatted(o);
+	cr_assert_str_eq(
+	    s, "{\"seq\":12,\"kind\":\"execute\",\"at\":\"2026-01-01T00:00:00.000Z\","
+	       "\"finished_at\":\"2026-01-01T00:00:00.007Z\",\"duration_ms\":7,"
+	       "\"state\":\"done\",\"ok\":true,\"context\":\"default\",\"code\":\"1 / "
+	       "0\",\"status\":\"error\",\"time_ms\":0,\"wall_ms\":0,\"execution_count\":3}");
+	free(s);
+	cJSON_Delete(o);
+	sess_hist_release(&h);
+
+	/* a file write the worker refused: its error as the caller got it, the size sent */
+	memset(&h, 0, sizeof h);
+	sess_call_init(&h.call, SCALL_FILE_PUT);
+	h.call.path = strdup("../x");
+	h.body_len = 5;
+	h.done = true;
+	sess_reply_init(&h.reply);
+	sess_reply_fail(&h.reply, SERR_BAD_PATH, "the path leaves the folder");
+	o = sessrender_history_entry(&h);
+	cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(o, "ok")));
+	cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "error"), "code")->valuestring,
+			 "bad_path");
+	cr_assert_eq(cJSON_GetObjectItem(o, "size")->valuedouble, 5);
+	cr_assert_str_eq(cJSON_GetObjectItem(o, "path")->valuestring, "../x");
+	cJSON_Delete(o);
+	sess_hist_release(&h);
+
+	/* a call still open: no end, no duration, not ok, no outcome fields */
+	memset(&h, 0, sizeof h);
+	sess_call_init(&h.call, SCALL_PROCESS_START);
+	sess_reply_init(&h.reply);
+	h.duration_ms = -1;
+	o = sessrender_history_entry(&h);
+	cr_assert_str_eq(cJSON_GetObjectItem(o, "state")->valuestring, "open");
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(o, "finished_at")));
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(o, "duration_ms")));
+	cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(o, "ok")));
+	cr_assert_null(cJSON_GetObjectItem(o, "pid"));
+	cJSON_Delete(o);
+	sess_hist_release(&h);
+
+	/* a row that could not be read is shown, with why */
+	memset(&h, 0, sizeof h);
+	sess_call_init(&h.call, SCALL_EXECUTE);
+	sess_reply_init(&h.reply);
+	h.done = true;
+	snprintf(h.load_error, sizeof h.load_error, "the cell has no code");
+	o = sessrender_history_entry(&h);
+	cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(o, "ok")));
+	cr_assert_str_eq(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "error"), "message")->valuestring,
+	    "the cell has no code");
+	cJSON_Delete(o);
+	sess_hist_release(&h);
 }

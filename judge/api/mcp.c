@@ -293,7 +293,9 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	 "session is closed\"},\"cpu_weight\":{\"type\":\"integer\",\"description\":"
 	 "\"share of contended CPU against other sessions (100 by default)\"},"
 	 "\"processes\":{\"type\":\"integer\",\"description\":\"processes and threads "
-	 "of the whole session\"}}}},\"required\":[\"language\"]}",
+	 "of the whole session\"}}},\"network\":{\"description\":\"egress policy: none (the "
+	 "default), open, or {allow: [host[:port], *.domain]}, within the server's cap (403 "
+	 "egress_forbidden beyond it)\"}},\"required\":[\"language\"]}",
 	 SESSION_SCHEMA, false},
     [MCP_SESSION_EXECUTE] =
 	{"session_execute", "Run a cell in a session",
@@ -366,6 +368,20 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 			   "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"status\":" STR
 			   "},\"required\":[\"id\",\"status\"]}",
 			   false},
+    [MCP_SESSION_HISTORY] =
+	{"session_history", "Read a session's history",
+	 "Lists every call of a session in order, open or ended: cells (code, status, "
+	 "times), commands, installs, file writes and deletes, each with ok or the error it "
+	 "got. At most 1000 calls per answer: pass next_after as after for the rest.",
+	 "{\"type\":\"object\",\"properties\":{" SESSION_ID ",\"after\":{\"type\":"
+	 "\"integer\",\"description\":\"only calls whose seq is above this\"}},"
+	 "\"required\":[\"session_id\"]}",
+	 "{\"type\":\"object\",\"properties\":{\"session_id\":" STR ",\"calls\":{\"type\":"
+	 "\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"seq\":" NUM ",\"kind\":" STR
+	 ",\"at\":" STR ",\"state\":" STR ",\"ok\":" BOOL "},\"required\":["
+	 "\"seq\",\"kind\",\"at\",\"state\",\"ok\"]}},\"next_after\":" NULLABLE(
+	     "integer") "},\"required\":[\"session_id\",\"calls\"]}",
+	 true},
 };
 
 const char *mcp_tool_name(enum mcp_tool t)
@@ -673,7 +689,7 @@ static void do_tools_list(struct http_request *r, const cJSON *id, bool modern,
 					      MCP_SESSION_CREATE,    MCP_SESSION_EXECUTE,
 					      MCP_SESSION_INSTALL,   MCP_SESSION_WRITE_FILE,
 					      MCP_SESSION_READ_FILE, MCP_SESSION_LIST_FILES,
-					      MCP_SESSION_CLOSE};
+					      MCP_SESSION_CLOSE,     MCP_SESSION_HISTORY};
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
 		const struct tool *t = &tools[order[i]];
 		cJSON *o = cJSON_CreateObject();
@@ -849,6 +865,7 @@ static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *
 	case MCP_SESSION_READ_FILE:
 	case MCP_SESSION_LIST_FILES:
 	case MCP_SESSION_CLOSE:
+	case MCP_SESSION_HISTORY:
 		call.body = cJSON_IsObject(args) ? args : &no_args;
 		break;
 	default:

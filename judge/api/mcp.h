@@ -45,6 +45,7 @@ enum mcp_tool {
 	MCP_SESSION_READ_FILE,	/* GET /v1/sessions/{id}/files/{path} (as JSON) */
 	MCP_SESSION_LIST_FILES, /* GET /v1/sessions/{id}/files?dir= */
 	MCP_SESSION_CLOSE,	/* DELETE /v1/sessions/{id} */
+	MCP_SESSION_HISTORY,	/* GET /v1/sessions/{id}/history (after) */
 	MCP_TOOL_COUNT
 };
 

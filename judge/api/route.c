@@ -118,6 +118,7 @@ static enum route session_route(const char *url, const char **arg)
 	} tails[] = {{R_SESSION, ""},
 		     {R_SESSION_EXECUTE, "/execute"},
 		     {R_SESSION_INSTALL, "/install"},
+		     {R_SESSION_HISTORY, "/history"},
 		     {R_SESSION_FILES, "/files"},
 		     {R_SESSION_FILES, "/files/"},
 		     {R_SESSION_CONTEXTS, "/contexts"},

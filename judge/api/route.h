@@ -41,6 +41,7 @@ enum route {
 	R_SESSION,		   /* GET, DELETE /v1/sessions/{id} */
 	R_SESSION_EXECUTE,	   /* POST /v1/sessions/{id}/execute */
 	R_SESSION_INSTALL,	   /* POST /v1/sessions/{id}/install */
+	R_SESSION_HISTORY,	   /* GET /v1/sessions/{id}/history[?after=&limit=] */
 	R_SESSION_FILES,	   /* GET /v1/sessions/{id}/files?dir= */
 	R_SESSION_FILE,		   /* GET, PUT, DELETE /v1/sessions/{id}/files/{path} */
 	R_SESSION_CONTEXTS,	   /* GET, POST /v1/sessions/{id}/contexts */

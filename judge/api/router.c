@@ -90,6 +90,8 @@ static void mcp_dispatch(struct http_request *r, const struct mcp_call *call, vo
 		return sessions_tool(r, a, SCALL_FILE_LIST, call->body);
 	case MCP_SESSION_CLOSE:
 		return sessions_tool(r, a, SCALL_CLOSE, call->body);
+	case MCP_SESSION_HISTORY:
+		return sessions_history_tool(r, a, call->body);
 	default:
 		http_error(r, 404, "not_found", "no such tool");
 	}
@@ -308,6 +310,7 @@ void router_request(struct http_request *r, void *arg)
 	case R_SESSION:
 	case R_SESSION_EXECUTE:
 	case R_SESSION_INSTALL:
+	case R_SESSION_HISTORY:
 	case R_SESSION_FILES:
 	case R_SESSION_FILE:
 	case R_SESSION_CONTEXTS:

@@ -17,6 +17,7 @@
 
 #include "judge/api/api.h"
 #include "judge/service/auth.h"
+#include "judge/service/session/sessnet.h"
 #include "common/config.h"
 #include "judge/store/db.h"
 #include "judge/api/http.h"
@@ -102,6 +103,11 @@ int serve_main(struct judge_config *cfg)
 
 	if (strcmp(cfg->auth, "on") && strcmp(cfg->auth, "off")) {
 		log_error("serve: auth must be on or off, got '%s'", cfg->auth);
+		goto out;
+	}
+	struct sessnet_policy cap;
+	if (sessnet_cap_parse(cfg->egress, cfg->egress_allow, &cap, err, sizeof err) < 0) {
+		log_error("serve: %s", err);
 		goto out;
 	}
 	if (!strcmp(cfg->auth, "off") && !auth_listen_is_loopback(cfg->listen)) {

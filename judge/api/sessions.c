@@ -1,6 +1,7 @@
 /* sessions: the session endpoints: check, store a call for the holding worker, park, answer. */
 #include "judge/api/sessions.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,14 +171,16 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 	if (sessreq_create(a->cfg, &a->langs, body, &cr, &e) < 0)
 		return render_req_error(r, &e);
 	cJSON *lim = sessreq_limits_json(&cr.limits);
+	cJSON *net = cr.net.mode == SESSNET_NONE ? NULL : sessnet_json(&cr.net);
 	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? sessdb_create(db, key_of(a, r), cr.lang->name, lim, cr.idle_ttl_s,
+	int rc = db ? sessdb_create(db, key_of(a, r), cr.lang->name, lim, net, cr.idle_ttl_s,
 				    a->cfg->session_max_lifetime_s, a->cfg->sessions_per_key, id,
 				    err, sizeof err)
 		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	cJSON_Delete(lim);
+	cJSON_Delete(net);
 	if (rc < 0)
 		return render_db_error(r, "session create", err);
 	if (rc == 1) {
@@ -428,6 +431,74 @@ static void get_one(struct http_request *r, struct api *a, const char *id)
 	sess_row_release(&row);
 }
 
+/* How many history entries one answer carries at most (page on with after). */
+#define HISTORY_MAX 1000
+
+/* A whole number of a query parameter in [lo, hi]: 0 with *v (def when
+ * absent), or -1 after a 422. */
+static int query_long(struct http_request *r, const char *name, long long def, long long lo,
+		      long long hi, long long *v)
+{
+	const char *s = http_query(r, name);
+	*v = def;
+	if (!s)
+		return 0;
+	char *end;
+	errno = 0;
+	long long x = strtoll(s, &end, 10);
+	if (!*s || *end || errno || x < lo || x > hi) {
+		http_error(r, 422, "invalid_field", "%s must be a whole number from %lld to %lld",
+			   name, lo, hi);
+		return -1;
+	}
+	*v = x;
+	return 0;
+}
+
+/* Answers with the calls of session id above after, at most limit. */
+static void history(struct http_request *r, struct api *a, const char *id, long long after,
+		    long long limit)
+{
+	char err[256];
+	struct sess_hist *h = NULL;
+	size_t n = 0;
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int rc =
+	    db ? sessdb_history(db, id, key_of(a, r), after, (long)limit, &h, &n, err, sizeof err)
+	       : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc < 0)
+		render_db_error(r, "session history", err);
+	else if (rc == 0)
+		no_session(r, id);
+	else {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "session_id", id);
+		cJSON *arr = cJSON_AddArrayToObject(o, "calls");
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, sessrender_history_entry(&h[i]));
+		/* a full page may have more: the client asks again with after */
+		cJSON_AddItemToObject(o, "next_after",
+				      n == (size_t)limit
+					  ? cJSON_CreateNumber((double)h[n - 1].call.id)
+					  : cJSON_CreateNull());
+		http_respond_json(r, 200, o);
+		cJSON_Delete(o);
+	}
+	for (size_t i = 0; i < n; i++)
+		sess_hist_release(&h[i]);
+	free(h);
+}
+
+static void history_route(struct http_request *r, struct api *a, const char *id)
+{
+	long long after, limit;
+	if (query_long(r, "after", 0, 0, INT64_MAX, &after) == 0 &&
+	    query_long(r, "limit", HISTORY_MAX, 1, HISTORY_MAX, &limit) == 0)
+		history(r, a, id, after, limit);
+}
+
 static void list(struct http_request *r, struct api *a)
 {
 	char err[256];
@@ -646,6 +717,9 @@ void sessions_handle(struct http_request *r, struct api *a, enum route rt, const
 	case R_SESSION_INSTALL:
 		json_call(r, a, id, SCALL_INSTALL, in);
 		break;
+	case R_SESSION_HISTORY:
+		history_route(r, a, id);
+		break;
 	case R_SESSION_FILES: {
 		const char *dir = http_query(r, "dir");
 		file_call(r, a, id, dir ? dir : "", SCALL_FILE_LIST, NULL, 0, false);
@@ -742,4 +816,24 @@ void sessions_tool(struct http_request *r, struct api *a, enum scall_kind kind, 
 		return render_req_error(r, &e);
 	}
 	route_call(r, a, id, &c, kind == SCALL_FILE_GET);
+}
+
+void sessions_history_tool(struct http_request *r, struct api *a, const cJSON *body)
+{
+	const cJSON *sid = cJSON_GetObjectItemCaseSensitive(body, "session_id");
+	const cJSON *after = cJSON_GetObjectItemCaseSensitive(body, "after");
+	if (!cJSON_IsString(sid)) {
+		http_error(r, 422, "missing_field", "session_id is required");
+		return;
+	}
+	if (after && !cJSON_IsNull(after) &&
+	    (!cJSON_IsNumber(after) || after->valuedouble < 0 || after->valuedouble > 9e15 ||
+	     after->valuedouble != (double)(long long)after->valuedouble)) {
+		http_error(r, 422, "invalid_field", "after must be a whole number >= 0");
+		return;
+	}
+	if (!sessreq_id_valid(sid->valuestring))
+		return no_session(r, sid->valuestring);
+	history(r, a, sid->valuestring, cJSON_IsNumber(after) ? (long long)after->valuedouble : 0,
+		HISTORY_MAX);
 }

@@ -67,3 +67,5 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body);
  * base64), file_put (body's "content", with "encoding": "base64" optional) or
  * close; body's "session_id" names the session. */
 void sessions_tool(struct http_request *r, struct api *a, enum scall_kind kind, const cJSON *body);
+/* session_history: body's "session_id" and optional "after" (a call's seq). */
+void sessions_history_tool(struct http_request *r, struct api *a, const cJSON *body);

@@ -223,3 +223,111 @@ char *sessrender_process_done(const char *stored)
 	sess_reply_release(&r);
 	return out;
 }
+
+/* What the call asked, by kind, and what its answer named (a new pid ...). */
+static void history_what(cJSON *o, const struct sess_hist *h)
+{
+	const struct sess_call *c = &h->call;
+	const struct sess_reply *r = &h->reply;
+	bool ok = h->done && r->err == SERR_NONE;
+	switch (c->kind) {
+	case SCALL_EXECUTE:
+		add_text(o, "context", c->context[0] ? c->context : SESS_DEFAULT_CONTEXT);
+		add_text(o, "code", c->exec.code);
+		if (ok) {
+			add_text(o, "status", cell_status_name(r->cell.status));
+			cJSON_AddNumberToObject(o, "time_ms", (double)r->cell.time_ms);
+			cJSON_AddNumberToObject(o, "wall_ms", (double)r->cell.wall_ms);
+			cJSON_AddNumberToObject(o, "execution_count",
+						(double)r->cell.execution_count);
+			if (r->cell.has_verdict)
+				add_text(o, "verdict", status_name(r->cell.verdict));
+		}
+		break;
+	case SCALL_INSTALL: {
+		add_text(o, "manager", c->install.manager);
+		cJSON *a = cJSON_AddArrayToObject(o, "packages");
+		for (char *const *s = c->install.packages; s && *s; s++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(*s));
+		if (ok)
+			cJSON_AddBoolToObject(o, "installed", r->install.ok);
+		break;
+	}
+	case SCALL_FILE_PUT:
+		add_text(o, "path", c->path);
+		cJSON_AddNumberToObject(o, "size", (double)h->body_len);
+		break;
+	case SCALL_FILE_GET:
+	case SCALL_FILE_LIST:
+	case SCALL_FILE_DELETE:
+		add_text(o, "path", c->path);
+		break;
+	case SCALL_CONTEXT_CREATE:
+		if (c->ctx.language[0])
+			add_text(o, "language", c->ctx.language);
+		if (ok && r->ncontexts)
+			add_text(o, "context", r->contexts[0].id);
+		break;
+	case SCALL_CONTEXT_RESTART:
+	case SCALL_CONTEXT_REMOVE:
+		add_text(o, "context", c->context);
+		break;
+	case SCALL_PROCESS_START: {
+		cJSON *a = cJSON_AddArrayToObject(o, "argv");
+		for (char *const *s = c->proc.argv; s && *s; s++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(*s));
+		add_text(o, "cwd", c->path);
+		if (c->proc.tag[0])
+			add_text(o, "tag", c->proc.tag);
+		if (ok && r->nprocs)
+			cJSON_AddNumberToObject(o, "pid", (double)r->procs[0].pid);
+		break;
+	}
+	case SCALL_PROCESS_INPUT:
+		cJSON_AddNumberToObject(o, "pid", (double)c->proc.pid);
+		cJSON_AddNumberToObject(o, "size", (double)h->body_len);
+		break;
+	case SCALL_PROCESS_SIGNAL:
+		cJSON_AddNumberToObject(o, "pid", (double)c->proc.pid);
+		cJSON_AddNumberToObject(o, "signal", c->proc.signal);
+		break;
+	case SCALL_PROCESS_CLOSE_STDIN:
+	case SCALL_PROCESS_WAIT:
+		cJSON_AddNumberToObject(o, "pid", (double)c->proc.pid);
+		break;
+	default:
+		break;
+	}
+}
+
+cJSON *sessrender_history_entry(const struct sess_hist *h)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "seq", (double)h->call.id);
+	add_text(o, "kind", scall_kind_name(h->call.kind));
+	add_text(o, "at", h->created_at);
+	cJSON_AddItemToObject(o, "finished_at",
+			      h->finished_at[0] ? cJSON_CreateString(h->finished_at)
+						: cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "duration_ms",
+			      h->done && h->duration_ms >= 0
+				  ? cJSON_CreateNumber((double)h->duration_ms)
+				  : cJSON_CreateNull());
+	add_text(o, "state", h->done ? "done" : "open");
+	bool ok = h->done && h->reply.err == SERR_NONE && !h->load_error[0];
+	cJSON_AddBoolToObject(o, "ok", ok);
+	if (h->load_error[0]) {
+		cJSON *e = cJSON_AddObjectToObject(o, "error");
+		add_text(e, "code", "internal_error");
+		add_text(e, "message", h->load_error);
+	} else if (h->done && h->reply.err != SERR_NONE) {
+		int status;
+		const char *code;
+		sessrender_error(h->reply.err, &status, &code);
+		cJSON *e = cJSON_AddObjectToObject(o, "error");
+		add_text(e, "code", code);
+		add_text(e, "message", h->reply.message);
+	}
+	history_what(o, h);
+	return o;
+}

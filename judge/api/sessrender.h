@@ -7,6 +7,7 @@
 #pragma once
 #include <cjson/cJSON.h>
 
+#include "judge/service/session/sessdb.h"
 #include "judge/service/session/sesscall.h"
 
 /* The HTTP status and API error code of e (SERR_NONE: 200, NULL). */
@@ -27,3 +28,10 @@ char *sessrender_cell_done(const char *stored, const char **status);
  * reply, judge/service/session/sessproc.c): the process's JSON. malloc'd;
  * "{}" when stored is NULL or unreadable. */
 char *sessrender_process_done(const char *stored);
+/* One entry of a session's history (GET /v1/sessions/{id}/history): seq (the
+ * call's id), kind, at, finished_at and duration_ms (null while open), state
+ * (open or done), ok, error {code, message} as the caller was answered, and
+ * what the call was: a cell's context, code, status and times; an install's
+ * manager and packages; a file's path (and size written); a context's id and
+ * language; a command's argv, cwd and pid; a signal. Never NULL. */
+cJSON *sessrender_history_entry(const struct sess_hist *h);

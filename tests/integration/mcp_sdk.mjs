@@ -76,13 +76,13 @@ await step(connectName, async () => {
   const v = client.getServerVersion();
   check(connectName, v?.name === "judge", v);
 });
-await step("listTools: all 15", async () => {
+await step("listTools: all 16", async () => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   const want = ["execute", "execute_with_expected", "get_problem", "get_submission", "list_languages", "list_problems",
-    "session_close", "session_create", "session_execute", "session_install_packages", "session_list_files",
+    "session_close", "session_create", "session_execute", "session_history", "session_install_packages", "session_list_files",
     "session_read_file", "session_write_file", "solve_problem", "upload_problem"];
-  check("listTools: all 15", JSON.stringify(names) === JSON.stringify(want), names);
+  check("listTools: all 16", JSON.stringify(names) === JSON.stringify(want), names);
   const bad = tools.filter((t) => t.outputSchema?.type !== "object").map((t) => t.name);
   check("listTools: every tool has an outputSchema of type object", bad.length === 0, bad);
 });
@@ -255,7 +255,7 @@ if (v2) {
     const c = new Client({ name: "judge-auto", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
     await c.connect(newTransport());
     const { tools } = await c.listTools();
-    check("auto negotiation: 2026-07-28", c.getNegotiatedProtocolVersion() === MODERN && tools.length === 15,
+    check("auto negotiation: 2026-07-28", c.getNegotiatedProtocolVersion() === MODERN && tools.length === 16,
       { v: c.getNegotiatedProtocolVersion(), n: tools.length });
     await c.close();
   });

@@ -8,6 +8,7 @@
 
 #include "common/xalloc.h"
 #include "judge/service/auth.h"
+#include "judge/service/session/sessnet.h"
 #include "judge/store/db.h"
 
 static const char *const status_names[SESS_STATUS_COUNT] = {"starting", "ready", "closed",
@@ -55,8 +56,9 @@ int sess_status_parse(const char *s)
 										"s.execution_"     \
 										"count, "          \
 										"s.restarts, "     \
-										"s.usage"
-#define ROW_NCOLS 13 /* the columns of ROW_COLS */
+										"s.usage, "        \
+										"s.network"
+#define ROW_NCOLS 14 /* the columns of ROW_COLS */
 #define ROW_FROM  " FROM sessions s LEFT JOIN workers w ON w.id = s.worker_id "
 
 /* sql with every "$T" replaced by the timeout (a number, from judge.ini). */
@@ -87,6 +89,7 @@ void sess_row_release(struct sess_row *r)
 {
 	cJSON_Delete(r->limits);
 	cJSON_Delete(r->usage);
+	cJSON_Delete(r->network);
 	memset(r, 0, sizeof *r);
 }
 
@@ -109,6 +112,8 @@ static void row_read(const PGresult *res, int i, struct sess_row *r)
 	r->restarts = (long)db_value_ll(res, i, 11);
 	const char *usage = db_value(res, i, 12);
 	r->usage = usage ? cJSON_Parse(usage) : NULL;
+	const char *net = db_value(res, i, 13);
+	r->network = net ? cJSON_Parse(net) : NULL;
 }
 
 cJSON *sess_row_json(const struct sess_row *r)
@@ -125,6 +130,11 @@ cJSON *sess_row_json(const struct sess_row *r)
 			      r->limits ? cJSON_Duplicate(r->limits, 1) : cJSON_CreateObject());
 	cJSON_AddNumberToObject(o, "execution_count", (double)r->execution_count);
 	cJSON_AddNumberToObject(o, "restarts", (double)r->restarts);
+	/* NULL: a session made before migrations/0014, or with none asked */
+	if (cJSON_IsObject(r->network))
+		cJSON_AddItemToObject(o, "network", cJSON_Duplicate(r->network, 1));
+	else
+		cJSON_AddItemToObject(o, "network", sessnet_json(&(struct sessnet_policy){0}));
 	if (cJSON_IsObject(r->usage))
 		cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(r->usage, 1));
 	if (r->status > SESS_READY)
@@ -158,8 +168,8 @@ static void bytea_read(const char *text, struct strbuf *out)
 /* ---- serve's side ---- */
 
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
-		  long idle_ttl_s, long lifetime_s, long per_key, char *id, char *err,
-		  size_t errlen)
+		  const cJSON *network, long idle_ttl_s, long lifetime_s, long per_key, char *id,
+		  char *err, size_t errlen)
 {
 	char k[24], ttl[24], life[24], cap[24];
 	snprintf(k, sizeof k, "%" PRId64, key);
@@ -167,7 +177,8 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 	snprintf(life, sizeof life, "%ld", lifetime_s);
 	snprintf(cap, sizeof cap, "%ld", per_key);
 	char *lim = cJSON_PrintUnformatted(limits);
-	const char *p[] = {k, language, lim, ttl, life, cap};
+	char *net = network ? cJSON_PrintUnformatted(network) : NULL;
+	const char *p[] = {k, language, lim, ttl, life, cap, net};
 	int ret = -1;
 	if (db_begin(db) < 0) {
 		fail(db, err, errlen, "create session");
@@ -184,12 +195,12 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 		    "$1::bigint AND status IN ('starting', 'ready')), "
 		    "ins AS (INSERT INTO sessions (api_key_id, language, limits, idle_ttl_s, "
 		    "expires_at, "
-		    "max_until) SELECT nullif($1::bigint, 0), $2, $3::jsonb, $4::int, "
+		    "max_until, network) SELECT nullif($1::bigint, 0), $2, $3::jsonb, $4::int, "
 		    "now() + make_interval(secs => $4::int), now() + make_interval(secs => "
-		    "$5::int) "
+		    "$5::int), $7::jsonb "
 		    "FROM n WHERE n.c < $6::bigint RETURNING id) "
 		    "SELECT id, pg_notify('" SESS_CHANNEL_NEW "', id::text) FROM ins",
-		    6, p);
+		    7, p);
 	if (!res) {
 		fail(db, err, errlen, "create session");
 		db_rollback(db);
@@ -206,6 +217,7 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 	ret = made ? 0 : 1;
 out:
 	free(lim);
+	free(net);
 	return ret;
 }
 
@@ -588,6 +600,91 @@ int sessdb_open_ids(struct db *db, int64_t worker, cJSON **out, char *err, size_
 		cJSON_AddItemToArray(*out, cJSON_CreateString(db_value(res, i, 0)));
 	PQclear(res);
 	return 0;
+}
+
+void sess_hist_release(struct sess_hist *h)
+{
+	sess_call_release(&h->call);
+	sess_reply_release(&h->reply);
+}
+
+/* Reads row i of sessdb_history's query into h. */
+static void hist_read(PGresult *res, int i, struct sess_hist *h)
+{
+	const char *kind = db_value(res, i, 1);
+	int k = scall_kind_parse(kind);
+	sess_reply_init(&h->reply);
+	h->call.id = db_value_ll(res, i, 0);
+	h->body_len = db_value_ll(res, i, 3);
+	h->done = !strcmp(db_value(res, i, 5), "done");
+	copy(h->created_at, sizeof h->created_at, db_value(res, i, 6));
+	copy(h->finished_at, sizeof h->finished_at, db_value(res, i, 7));
+	h->duration_ms = (long)db_value_ll(res, i, 8);
+	if (k < 0) {
+		sess_call_init(&h->call, SCALL_EXECUTE);
+		h->call.id = db_value_ll(res, i, 0);
+		snprintf(h->load_error, sizeof h->load_error, "unknown call '%s'",
+			 kind ? kind : "");
+		return;
+	}
+	int64_t call_id = h->call.id;
+	cJSON *request = cJSON_Parse(db_value(res, i, 2));
+	if (sesscall_load((enum scall_kind)k, request, NULL, 0, &h->call, h->load_error,
+			  sizeof h->load_error) == 0)
+		h->load_error[0] = 0;
+	h->call.id = call_id;
+	cJSON_Delete(request);
+	if (h->done) {
+		cJSON *resp = cJSON_Parse(db_value(res, i, 4));
+		sess_reply_release(&h->reply);
+		if (sesscall_reply_load((enum scall_kind)k, resp, NULL, 0, &h->reply) < 0 &&
+		    !h->load_error[0])
+			snprintf(h->load_error, sizeof h->load_error, "%.200s", h->reply.message);
+		cJSON_Delete(resp);
+	}
+}
+
+int sessdb_history(struct db *db, const char *id, int64_t key, int64_t after, long limit,
+		   struct sess_hist **out, size_t *n, char *err, size_t errlen)
+{
+	char k[24], a[24], l[24];
+	snprintf(k, sizeof k, "%" PRId64, key);
+	snprintf(a, sizeof a, "%" PRId64, after);
+	snprintf(l, sizeof l, "%ld", limit);
+	*out = NULL;
+	*n = 0;
+	const char *p[] = {id, k}, *q[] = {id, a, l};
+	PGresult *res = db_query(db,
+				 "SELECT 1 FROM sessions WHERE id = $1::uuid AND "
+				 "coalesce(api_key_id, 0) = $2::bigint",
+				 2, p);
+	if (!res)
+		return fail(db, err, errlen, "read session");
+	int found = PQntuples(res);
+	PQclear(res);
+	if (!found)
+		return 0;
+	/* session_calls_history (migrations/0013) serves the scan in id order */
+	res = db_query(
+	    db,
+	    "SELECT c.id, c.kind, c.request, coalesce(octet_length(c.body), 0), c.response, "
+	    "c.state, " ISO("c.created") ", coalesce(" ISO(
+		"c.finished") ", ''), "
+			      "coalesce((extract(epoch FROM c.finished - coalesce(c.started, "
+			      "c.created)) * 1000)"
+			      "::bigint, -1) FROM session_calls c WHERE c.session_id = $1::uuid "
+			      "AND c.id > "
+			      "$2::bigint ORDER BY c.id LIMIT $3::bigint",
+	    3, q);
+	if (!res)
+		return fail(db, err, errlen, "read session history");
+	int rows = PQntuples(res);
+	*out = rows ? xcalloc((size_t)rows, sizeof **out) : NULL;
+	for (int i = 0; i < rows; i++)
+		hist_read(res, i, &(*out)[i]);
+	*n = (size_t)rows;
+	PQclear(res);
+	return 1;
 }
 
 void sess_claimed_release(struct sess_claimed *c)

@@ -65,21 +65,23 @@ struct sess_row {
 	char created_at[40], expires_at[40], last_used_at[40]; /* ISO 8601 UTC */
 	char reason[256];				       /* why it ended, "" while open */
 	long execution_count, restarts;
-	cJSON *usage; /* owned; NULL until its worker read it (migrations/0012) */
+	cJSON *usage;	/* owned; NULL until its worker read it (migrations/0012) */
+	cJSON *network; /* owned; its egress policy as sessnet_json stored it, NULL = none */
 };
 void sess_row_release(struct sess_row *r);
 /* The row as the API shows it: id, language, status, created_at, expires_at,
- * last_used_at, idle_ttl, limits, execution_count, usage once read, and
- * reason when ended. */
+ * last_used_at, idle_ttl, limits, execution_count, network ({"mode": "none"}
+ * when none), usage once read, and reason when ended. */
 cJSON *sess_row_json(const struct sess_row *r);
 
 /* ---- serve's side ---- */
 
-/* Creates a session of key (0: none) unless the key holds per_key open ones.
+/* Creates a session of key (0: none) unless the key holds per_key open ones,
+ * with network its egress policy (sessnet_json; NULL: none).
  * Returns 0 with id (37 bytes), 1 when the key is at its cap, -1 with err. */
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
-		  long idle_ttl_s, long lifetime_s, long per_key, char *id, char *err,
-		  size_t errlen);
+		  const cJSON *network, long idle_ttl_s, long lifetime_s, long per_key, char *id,
+		  char *err, size_t errlen);
 /* Reads session id of key (scoped: another key's is not found); workers
  * silent longer than timeout_s count as lost. Returns 1, 0 not found, -1. */
 int sessdb_get(struct db *db, const char *id, int64_t key, long timeout_s, struct sess_row *out,
@@ -104,6 +106,24 @@ int sessdb_call(struct db *db, const char *id, int64_t key, long timeout_s,
  * unknown id, and an answer that cannot be read). */
 int sessdb_call_get(struct db *db, int64_t call_id, enum scall_kind k, bool with_body,
 		    struct sess_reply *out, char *err, size_t errlen);
+/* One call of a session as its history shows it (sessdb_history). */
+struct sess_hist {
+	struct sess_call call;		      /* typed; its body's bytes not loaded */
+	struct sess_reply reply;	      /* the answer once done (no file bytes) */
+	bool done;			      /* else pending or running */
+	long long body_len;		      /* file_put's, process_input's bytes */
+	char created_at[40], finished_at[40]; /* ISO 8601 UTC; finished_at "" while open */
+	long duration_ms;		      /* started (or stored) to finished; -1 while open */
+	char load_error[256];		      /* "" when call and answer were read */
+};
+void sess_hist_release(struct sess_hist *h);
+/* The calls of session id of key (scoped as sessdb_get: another key's is not
+ * found) with an id above after, oldest first, at most limit, whatever the
+ * session's state: the audit trail, kept as long as the session's row.
+ * Returns 1 with *out (a new array of *n; sess_hist_release each, then free),
+ * 0 not found, -1 with err. */
+int sessdb_history(struct db *db, const char *id, int64_t key, int64_t after, long limit,
+		   struct sess_hist **out, size_t *n, char *err, size_t errlen);
 /* Lost workers' sessions and calls (see above); also ends sessions nobody
  * claimed for 60 s. Returns the number of sessions it ended, or -1. */
 int sessdb_reap_lost(struct db *db, long timeout_s, char *err, size_t errlen);

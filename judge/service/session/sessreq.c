@@ -153,7 +153,7 @@ static int create_limits(const struct judge_config *cfg, const cJSON *in, struct
 int sessreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
 		   const cJSON *in, struct sessreq_create *out, struct request_error *e)
 {
-	static const char *const keys[] = {"language", "idle_ttl", "limits", NULL};
+	static const char *const keys[] = {"language", "idle_ttl", "limits", "network", NULL};
 	const char *name;
 	memset(out, 0, sizeof *out);
 	if (!cJSON_IsObject(in))
@@ -165,7 +165,18 @@ int sessreq_create(const struct judge_config *cfg, const struct lang_registry *l
 	out->idle_ttl_s = cfg->session_idle_ttl_s;
 	if (get_long(in, "idle_ttl", "", 1, cfg->session_max_idle_ttl_s, &out->idle_ttl_s, e) < 0)
 		return -1;
-	return create_limits(cfg, in, &out->limits, e);
+	if (create_limits(cfg, in, &out->limits, e) < 0)
+		return -1;
+	char msg[400];
+	struct sessnet_policy cap;
+	if (sessnet_parse(cJSON_GetObjectItemCaseSensitive(in, "network"), &out->net, msg,
+			  sizeof msg) < 0)
+		return request_fail(e, 422, "invalid_field", "%s", msg);
+	if (sessnet_cap_parse(cfg->egress, cfg->egress_allow, &cap, msg, sizeof msg) < 0)
+		return request_fail(e, 500, "internal_error", "judge.ini: %s", msg);
+	if (sessnet_check(&out->net, &cap, msg, sizeof msg) < 0)
+		return request_fail(e, 403, "egress_forbidden", "%s", msg);
+	return 0;
 }
 
 cJSON *sessreq_limits_json(const struct limits_session *l)

@@ -14,6 +14,7 @@
 #include "judge/grading/limits.h"
 #include "judge/grading/request.h"
 #include "judge/service/session/sesscall.h"
+#include "judge/service/session/sessnet.h"
 
 struct judge_config;
 struct lang;
@@ -23,6 +24,7 @@ struct sessreq_create {
 	const struct lang *lang; /* in the registry given */
 	long idle_ttl_s;
 	struct limits_session limits; /* complete (limits_session) */
+	struct sessnet_policy net;    /* within judge.ini's egress cap */
 };
 
 /* The language of a session or context: name or alias ("python3",
@@ -31,8 +33,9 @@ struct sessreq_create {
 const struct lang *sessreq_language(const struct lang_registry *langs, const char *name,
 				    struct request_error *e);
 /* POST /v1/sessions {language, idle_ttl?, limits?: {memory_mb, cpu_ms,
- * wall_ms, disk_mb, cpus, cpu_budget_s}}: ranges and defaults from the limits policy of cfg.
- * Returns 0, or -1 with e. */
+ * wall_ms, disk_mb, cpus, cpu_budget_s}, network?}: ranges and defaults from the limits policy
+ * of cfg; network (sessnet.h) within cfg's egress cap, else 403 egress_forbidden naming the
+ * rule. Returns 0, or -1 with e. */
 int sessreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
 		   const cJSON *in, struct sessreq_create *out, struct request_error *e);
 /* The JSON of limits (for sessions.limits) and back (missing fields 0). */
