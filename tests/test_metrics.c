@@ -144,6 +144,7 @@ Test(metrics, route_labels)
 						  "session",
 						  "session_execute",
 						  "session_install",
+						  "session_history",
 						  "session_files",
 						  "session_file",
 						  "session_contexts",
