@@ -21,6 +21,9 @@ packages=(
 	chromium
 	# libFuzzer: clang only recommends its runtime, and recommends are not installed
 	clang libclang-rt-14-dev
+	# tests/integration/drivers.sh: the Python driver's figures (rich results)
+	# under a Python that has matplotlib (the sandbox's 3.12 has none here)
+	python3-matplotlib
 )
 
 # `make test` may run in several trees at once: one installer at a time
