@@ -104,6 +104,19 @@ svc_serve() {
 	return 1
 }
 
+# svc_index PACKAGE==VERSION: a local PEP 503 index serving a wheel it builds
+# of PACKAGE (PyPI is not reachable here; tests/integration/lib/pep503.py); sets
+# INDEX to its URL and reports whether it came up.
+svc_index() {
+	python3 tests/integration/lib/pep503.py --root "$SVC_TMP/index" --port 0 \
+		--package "$1" >"$SVC_TMP/index.out" 2>"$SVC_TMP/index.log" &
+	SVC_PIDS+=($!)
+	for _ in $(seq 100); do grep -q '^ready ' "$SVC_TMP/index.out" 2>/dev/null && break; sleep 0.1; done
+	INDEX=$(sed -n 's/^ready //p' "$SVC_TMP/index.out")
+	[ -n "$INDEX" ] && pass "local package index up ($INDEX)" ||
+		fail "local package index up" "$(tail -3 "$SVC_TMP/index.log")"
+}
+
 # svc_refused NAME INI PATTERN: judge serve with INI must exit non-zero at start,
 # saying PATTERN in its log.
 svc_refused() {

@@ -12,12 +12,7 @@ source tests/svc.sh
 # PyPI cannot be reached from here: the packages the docs install with pip
 # come from a local PEP 503 index (wheels built by pep503.py); npm installs
 # read the real registry, as shipped
-python3 tests/integration/lib/pep503.py --root "$SVC_TMP/index" --port 0 \
-	--package tabulate==0.9.0 >"$SVC_TMP/index.out" 2>"$SVC_TMP/index.log" &
-SVC_PIDS+=($!)
-for _ in $(seq 100); do grep -q '^ready ' "$SVC_TMP/index.out" 2>/dev/null && break; sleep 0.1; done
-INDEX=$(sed -n 's/^ready //p' "$SVC_TMP/index.out")
-[ -n "$INDEX" ] && pass "local package index up ($INDEX)" || fail "local package index up"
+svc_index tabulate==0.9.0
 
 # judge.ini as shipped, but for two keys:
 #   listen: a free port (suites run side by side, and a `make run` may hold 8080;

@@ -13,11 +13,7 @@ PY=${JUDGE_PYTHON:-/opt/judge/runtimes/python3.12/bin/python3}
 [ -x "$PY" ] || PY=python3
 
 # a local PEP 503 index for the session example's install (PyPI is not reachable here)
-python3 tests/integration/lib/pep503.py --root "$SVC_TMP/index" --port 0 \
-	--package tinypkg==1.0 >"$SVC_TMP/index.out" 2>"$SVC_TMP/index.log" &
-SVC_PIDS+=($!)
-for _ in $(seq 100); do grep -q '^ready ' "$SVC_TMP/index.out" 2>/dev/null && break; sleep 0.1; done
-INDEX=$(sed -n 's/^ready //p' "$SVC_TMP/index.out")
+svc_index tinypkg==1.0
 # changed from judge.ini (svc.sh): a 30 s wait cap, two native slots, and the local
 # index (PyPI is not reachable here)
 svc_up examples-test "max_wait_s = 30" "[worker]" "worker_slots = 2" "[sandbox]" "sandbox = native" \

@@ -17,11 +17,7 @@ ABS_JUDGE=$(cd "$(dirname "$JUDGE")" && pwd)/$(basename "$JUDGE")
 # ---- 1. the service as make run starts it ----
 # PyPI cannot be reached from here: pip reads a local PEP 503 index (wheels
 # built by pep503.py); npm reads the real registry, as shipped
-python3 tests/integration/lib/pep503.py --root "$SVC_TMP/index" --port 0 \
-	--package tinypkg==1.0 >"$SVC_TMP/index.out" 2>"$SVC_TMP/index.log" &
-SVC_PIDS+=($!)
-for _ in $(seq 100); do grep -q '^ready ' "$SVC_TMP/index.out" 2>/dev/null && break; sleep 0.1; done
-INDEX=$(sed -n 's/^ready //p' "$SVC_TMP/index.out")
+svc_index tinypkg==1.0
 # judge.ini as shipped but for listen (a free port: suites run side by side,
 # and a `make run` may hold 8080) and pip_index_url (the local index)
 W=$SVC_TMP/checkout

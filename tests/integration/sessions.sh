@@ -14,13 +14,7 @@ source tests/svc.sh
 SANDBOX=${SESSIONS_SANDBOX:-native}
 
 # ---- a local PEP 503 index with a wheel it builds (PyPI is not reachable here) ----
-IDX_OUT=$SVC_TMP/index.out
-python3 tests/integration/lib/pep503.py --root "$SVC_TMP/index" --port 0 \
-	--package tinypkg==1.0 >"$IDX_OUT" 2>"$SVC_TMP/index.log" &
-SVC_PIDS+=($!)
-for _ in $(seq 100); do grep -q '^ready ' "$IDX_OUT" 2>/dev/null && break; sleep 0.1; done
-INDEX=$(sed -n 's/^ready //p' "$IDX_OUT")
-[ -n "$INDEX" ] && pass "local package index up ($INDEX)" || fail "local package index up"
+svc_index tinypkg==1.0
 
 # changed from judge.ini (svc.sh): small size caps and sessions_per_key (under test),
 # one slot, a short worker_timeout_s (a lost worker, under test), the local index

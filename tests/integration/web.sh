@@ -17,13 +17,7 @@ mkdir -p "$SHOTS" && rm -f "$SHOTS"/*.png
 echo "web: screenshots in $SHOTS"
 
 # a local PEP 503 index for the session's package install (PyPI is not reachable here)
-IDX_OUT=$SVC_TMP/index.out
-python3 tests/integration/lib/pep503.py --root "$SVC_TMP/index" --port 0 \
-	--package tinypkg==1.0 >"$IDX_OUT" 2>"$SVC_TMP/index.log" &
-SVC_PIDS+=($!)
-for _ in $(seq 100); do grep -q '^ready ' "$IDX_OUT" 2>/dev/null && break; sleep 0.1; done
-INDEX=$(sed -n 's/^ready //p' "$IDX_OUT")
-[ -n "$INDEX" ] && pass "local package index up" || fail "local package index up" "$(tail -3 "$SVC_TMP/index.log")"
+svc_index tinypkg==1.0
 
 # changed from judge.ini (svc.sh): a 30 s wait cap, two native slots, and the local
 # index (PyPI is not reachable here)
