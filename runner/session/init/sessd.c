@@ -200,6 +200,8 @@ static int parse_spawn(char *p, size_t len, char **flags, char **cwd, long long 
 	return 0;
 }
 
+static void reap(void);
+
 static void spawn(unsigned long id, char *payload, size_t len)
 {
 	char *flags, *cwd, **argv = NULL, **env;
@@ -256,6 +258,13 @@ static void spawn(unsigned long id, char *payload, size_t len)
 					  POSIX_SPAWN_SETPGROUP);
 	pid_t pid;
 	rc = posix_spawn(&pid, path, &fa, &at, argv, env);
+	/* EAGAIN: the process limit is full, often of a killed fork bomb's
+	 * processes still dying: reap them and try again, 5 s at most */
+	for (int i = 0; rc == EAGAIN && i < 50; i++) {
+		reap();
+		usleep(100 * 1000);
+		rc = posix_spawn(&pid, path, &fa, &at, argv, env);
+	}
 	if (rc) {
 		framef(SESSD_FAILED, id, "%d cannot start '%.200s' in '%.200s': %s", rc, argv[0],
 		       cwd, strerror(rc));
@@ -487,6 +496,9 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	/* other processes of the session (same uid) may not open our fds through /proc */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* orphans of a killed group (a fork bomb's children) come to us to be
+	 * reaped: a zombie still counts against the session's process limit */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	sigset_t chld;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
