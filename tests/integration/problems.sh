@@ -476,6 +476,8 @@ if [ "${PROBLEMS_PEERS:-1}" = 1 ]; then
 	else
 		skip "DOMjudge's example_problems" "no mirror at $DJ (PEER_DOMJUDGE)"
 	fi
+else
+	skip "the peers' example packages" "PROBLEMS_PEERS=0"
 fi
 # all uploaded first (wait=0): the two hosts verify them side by side
 declare -A VER
