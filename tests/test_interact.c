@@ -104,7 +104,8 @@ static void teardown(void)
 TestSuite(interact, .init = setup, .fini = teardown, .timeout = 120);
 
 /* An interactive package "p" under dir whose validator is the Python program
- * validator, with a 1 s time limit. */
+ * validator, with a 3 s time limit (a gVisor sandbox and Python start within it
+ * on a busy host; the tests check verdicts, not speed). */
 static void package(const char *validator)
 {
 	char path[256];
@@ -112,7 +113,7 @@ static void package(const char *validator)
 	cr_assert_eq(system(path), 0);
 	const char *files[][2] = {
 	    {"problem.yaml",
-	     "problem_format_version: 2025-09\ntype: interactive\nlimits:\n  time_limit: 1\n"},
+	     "problem_format_version: 2025-09\ntype: interactive\nlimits:\n  time_limit: 3\n"},
 	    {"data/secret/1.in", "7\n"},
 	    {"output_validator/validate.py", validator},
 	};
@@ -166,8 +167,9 @@ Test(interact, both_waiting_is_a_timeout_not_a_hang)
 	package("import time\ntime.sleep(600)\n");
 	cr_expect_eq(grade_py("input()\n", &gr), SUB_TIMEOUT);
 	model_result_release(&gr);
-	/* 2.5 s wall limit for the program, 3 s more for the validator, twice */
-	cr_expect_lt(clock_mono_ms() - t0, 20000, "took %ld ms", (long)(clock_mono_ms() - t0));
+	/* never hangs: each ended by a wall limit (5.5 s for the program, more
+	 * for the validator), far from the 60 s bound on any machine */
+	cr_expect_lt(clock_mono_ms() - t0, 60000, "took %ld ms", (long)(clock_mono_ms() - t0));
 }
 
 Test(interact, a_rejection_first_is_wrong_answer_whatever_follows)
