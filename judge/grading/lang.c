@@ -619,6 +619,7 @@ static void lang_release(struct lang *l)
 	free(l->piston_language);
 	free(l->piston_runtime);
 	xstrvfree(l->piston_aliases);
+	xstrvfree(l->e2b_names);
 	free(l->problem_language);
 	memset(l, 0, sizeof *l);
 }
