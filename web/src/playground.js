@@ -126,12 +126,21 @@ async function loadLanguages() {
   }
 }
 
-async function loadProblems() {
+// One list request at a time: setMode and openProblemFromAddress both ask for
+// it, and a second reply arriving after the first would reset the chosen problem.
+let problemsLoading = null;
+function loadProblems() {
+  if (!problemsLoading) problemsLoading = fetchProblems().finally(() => { problemsLoading = null; });
+  return problemsLoading;
+}
+async function fetchProblems() {
   const sel = $("problem");
   try {
     const { problems } = await api("GET", "/v1/problems");
+    const chosen = sel.value; // kept when the new list still offers it
     sel.replaceChildren(el("option", { value: "", text: "— choose a problem —" }),
       ...problems.map((p) => el("option", { value: p.id, disabled: !p.supported, text: p.name + " (" + p.id + ")" + (p.supported ? "" : " — not supported") })));
+    if (problems.some((p) => p.id === chosen && p.supported)) sel.value = chosen;
   } catch (e) {
     keyNotice(e);
   }
