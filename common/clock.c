@@ -2,6 +2,8 @@
 #include "common/clock.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <time.h>
 
 static int64_t read_us(clockid_t id)
 {
@@ -24,6 +26,16 @@ int64_t clock_mono_ms(void)
 int64_t clock_real_ms(void)
 {
 	return read_us(CLOCK_REALTIME) / 1000;
+}
+
+void clock_rfc3339_ms(int64_t ms, char out[32])
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	char s[24];
+	strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, 32, "%s.%03dZ", s, (int)(ms % 1000));
 }
 
 int64_t clock_deadline_ms(int64_t timeout_ms)

@@ -22,6 +22,9 @@ int64_t clock_mono_ms(void);
 int64_t clock_mono_us(void);
 /* Milliseconds since the Unix epoch, of CLOCK_REALTIME. */
 int64_t clock_real_ms(void);
+/* A clock_real_ms() time in UTC as RFC 3339 with milliseconds:
+ * "2026-01-01T12:00:00.123Z" (out holds 32 bytes). */
+void clock_rfc3339_ms(int64_t ms, char out[32]);
 
 /* The clock_mono_ms() deadline timeout_ms from now; CLOCK_NEVER when
  * timeout_ms is negative ("wait forever"). */

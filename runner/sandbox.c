@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -543,6 +544,14 @@ enum sandbox_backend sandbox_backend_of(const struct sandbox *sb)
 long sandbox_box_bytes(const struct sandbox *sb)
 {
 	return sb->box_bytes;
+}
+
+long sandbox_box_used_kb(const struct sandbox *sb)
+{
+	struct statvfs st;
+	if (statvfs(sb->box_path, &st) < 0)
+		return -1;
+	return (long)((st.f_blocks - st.f_bfree) * (unsigned long long)st.f_frsize / 1024);
 }
 
 bool sandbox_is_fresh(const struct sandbox *sb)

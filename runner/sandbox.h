@@ -241,6 +241,9 @@ const char *sandbox_box_path(const struct sandbox *sb);
 /* The backend and the box size sb was opened with. */
 enum sandbox_backend sandbox_backend_of(const struct sandbox *sb);
 long sandbox_box_bytes(const struct sandbox *sb);
+/* What sb's box holds now, in KiB (its tmpfs's used blocks); -1 when it
+ * cannot be read. */
+long sandbox_box_used_kb(const struct sandbox *sb);
 /* True when nothing has run in sb and nothing was written into its box. */
 bool sandbox_is_fresh(const struct sandbox *sb);
 /* Swaps the contents of two workspaces (box, slot, uid, backend state): a

@@ -68,18 +68,6 @@ static void print_json(struct strbuf *out, cJSON *o)
 	cJSON_Delete(o);
 }
 
-/* Now as E2B's line timestamps: "2026-01-01T12:00:00.123Z". */
-static void timestamp(char out[32])
-{
-	int64_t ms = clock_real_ms();
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	char s[24];
-	strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(out, 32, "%s.%03dZ", s, (int)(ms % 1000));
-}
-
 /* One NDJSON line of o (deleted) onto out. */
 static void line(struct strbuf *out, cJSON *o)
 {
@@ -102,7 +90,7 @@ static void log_line(struct strbuf *out, const char *type, const char *text)
 	if (!text || !*text)
 		return;
 	char ts[32];
-	timestamp(ts);
+	clock_rfc3339_ms(clock_real_ms(), ts);
 	cJSON *o = typed(type);
 	cJSON_AddStringToObject(o, "text", text);
 	cJSON_AddStringToObject(o, "timestamp", ts);

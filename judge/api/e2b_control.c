@@ -2,10 +2,14 @@
 #include "judge/api/e2b_control.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/config.h"
 #include "common/xalloc.h"
 #include "judge/api/api.h"
@@ -28,7 +32,8 @@ enum op {
 struct ectx {
 	enum op op;
 	bool auth_on;
-	char token[160]; /* the caller's key: the sandbox's access tokens ("" = none) */
+	char token[160];    /* the caller's key: the sandbox's access tokens ("" = none) */
+	int64_t start, end; /* metrics: the window asked for, Unix seconds (0 = open) */
 };
 
 void e2b_control_message(const char *body, struct strbuf *out)
@@ -100,6 +105,42 @@ static cJSON *sandbox_json(const struct ectx *c, const cJSON *s)
 	return o;
 }
 
+/* The session's CPU quota as E2B's whole cpuCount (at least 1). */
+static int cpu_count(const cJSON *lim)
+{
+	double cpus = num(lim, "cpus");
+	return cpus > 1 ? (int)ceil(cpus) : 1;
+}
+
+/* GET /sandboxes/{id}/metrics: the session's last usage reading as one
+ * SandboxMetric (the judge keeps no series), in [start, end] when the caller
+ * gave them (Unix seconds); [] before the first reading. */
+static cJSON *metrics_json(const struct ectx *c, const cJSON *s)
+{
+	cJSON *arr = cJSON_CreateArray();
+	const cJSON *u = cJSON_GetObjectItemCaseSensitive(s, "usage");
+	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(s, "limits");
+	if (!cJSON_IsObject(u))
+		return arr;
+	int64_t at = (int64_t)num(u, "sampled_at_ms");
+	if ((c->start && at / 1000 < c->start) || (c->end && at / 1000 > c->end))
+		return arr;
+	char ts[32];
+	clock_rfc3339_ms(at, ts);
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "timestamp", ts);
+	cJSON_AddNumberToObject(m, "timestampUnix", (double)(at / 1000));
+	cJSON_AddNumberToObject(m, "cpuCount", cpu_count(lim));
+	cJSON_AddNumberToObject(m, "cpuUsedPct", num(u, "cpu_pct"));
+	cJSON_AddNumberToObject(m, "memUsed", num(u, "memory_kb") * 1024);
+	cJSON_AddNumberToObject(m, "memTotal", num(lim, "memory_mb") * 1048576);
+	cJSON_AddNumberToObject(m, "memCache", 0);
+	cJSON_AddNumberToObject(m, "diskUsed", num(u, "disk_kb") * 1024);
+	cJSON_AddNumberToObject(m, "diskTotal", num(lim, "disk_mb") * 1048576);
+	cJSON_AddItemToArray(arr, m);
+	return arr;
+}
+
 /* A sandbox as get-info and list show it (SandboxDetail, ListedSandbox). */
 static cJSON *detail_json(const cJSON *s)
 {
@@ -112,7 +153,7 @@ static cJSON *detail_json(const cJSON *s)
 	cJSON_AddStringToObject(o, "startedAt", str(s, "created_at"));
 	cJSON_AddStringToObject(o, "endAt", str(s, "expires_at"));
 	cJSON_AddStringToObject(o, "envdVersion", E2B_ENVD_VERSION);
-	cJSON_AddNumberToObject(o, "cpuCount", 1);
+	cJSON_AddNumberToObject(o, "cpuCount", cpu_count(lim));
 	cJSON_AddNumberToObject(o, "memoryMB", num(lim, "memory_mb"));
 	cJSON_AddNumberToObject(o, "diskSizeMB", num(lim, "disk_mb"));
 	cJSON_AddStringToObject(o, "state", "running");
@@ -178,7 +219,7 @@ static int render(struct http_request *r, int status, const char *body, size_t l
 		} else if (c->op == OP_CONNECT) {
 			print_json(out, sandbox_json(c, j));
 		} else if (c->op == OP_METRICS) {
-			strbuf_addstr(out, "[]");
+			print_json(out, metrics_json(c, j));
 		} else {
 			ret = 204;
 		}
@@ -238,6 +279,23 @@ static const char *split(const char *arg, char id[48])
 	return s + n;
 }
 
+/* Query parameter name as Unix seconds into out (0 when absent); false when
+ * it is not a whole non-negative number. */
+static bool unix_seconds(struct http_request *r, const char *name, int64_t *out)
+{
+	const char *v = http_query(r, name);
+	*out = 0;
+	if (!v || !*v)
+		return true;
+	char *end;
+	errno = 0;
+	long long n = strtoll(v, &end, 10);
+	if (errno || *end || n < 0)
+		return false;
+	*out = n;
+	return true;
+}
+
 void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
 {
 	bool post = !strcmp(r->method, "POST"), del = !strcmp(r->method, "DELETE");
@@ -263,8 +321,14 @@ void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
 		else
 			return reply_error(r, 404, "this judge does not serve that E2B endpoint");
 	}
+	int64_t start = 0, end = 0;
+	if (op == OP_METRICS &&
+	    (!unix_seconds(r, "start", &start) || !unix_seconds(r, "end", &end)))
+		return reply_error(r, 400, "start and end are Unix times in seconds");
 	struct ectx *c = xcalloc(1, sizeof *c);
 	c->op = op;
+	c->start = start;
+	c->end = end;
 	c->auth_on = a->auth_on;
 	const char *key = http_header(r, "X-API-KEY");
 	if (a->auth_on && key)

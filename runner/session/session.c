@@ -1017,6 +1017,7 @@ int session_usage(struct session *s, struct session_usage *out)
 		}
 	}
 	out->cpu_ms = s->cpu_before_ms + s->cpu_now_ms;
+	out->disk_kb = s->sb ? sandbox_box_used_kb(s->sb) : -1;
 	pthread_mutex_unlock(&s->wlock);
 	return rc;
 }

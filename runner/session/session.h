@@ -136,6 +136,7 @@ struct session_usage {
 	long tasks;	   /* processes plus threads now (sandbox_proc_tasks) */
 	long pids_refused; /* forks its pids limit refused */
 	long throttled_ms; /* time its CPU limit held it back */
+	long disk_kb;	   /* what its folder (the box) holds now; -1 unknown */
 };
 /* Reads s's usage now; never waits for a cell (any thread). 0, or -errno
  * (-ESRCH: no sandbox now; cpu_ms still holds what the ended ones used). */

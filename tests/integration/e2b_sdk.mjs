@@ -207,6 +207,28 @@ await step('connect', async () => {
 	check('connect: the same sandbox, its state', s2.sandboxId === id && ex.text === '42',
 		JSON.stringify(ex.toJSON()));
 });
+await step('getMetrics', async () => {
+	// a 3 MiB file in the folder and a busy cell; the worker reads usage every second
+	const ex = await s.runCode("open('ballast', 'wb').write(b'x' * (3 << 20))\n" +
+		"import time\nt = time.time()\nwhile time.time() - t < 1.5: pass");
+	check('getMetrics: the cell that fills it ran', !ex.error, JSON.stringify(ex.toJSON()));
+	const info = await s.getInfo();
+	let m = [];
+	for (let i = 0; i < 20; i++) {
+		m = await s.getMetrics();
+		if (m.length && m[0].diskUsed >= 3 << 20) break;
+		await new Promise((r) => setTimeout(r, 500));
+	}
+	const x = m[0] ?? {};
+	check('getMetrics: one reading, its memory and folder as the sandbox is limited',
+		m.length === 1 && x.timestamp instanceof Date && !isNaN(x.timestamp) &&
+		x.memTotal === info.memoryMB * 1048576 && x.memUsed > 0 && x.memUsed <= x.memTotal &&
+		x.diskTotal % 1048576 === 0 && x.diskUsed >= 3 << 20 &&
+		x.diskUsed <= x.diskTotal && x.cpuCount >= 1 && typeof x.cpuUsedPct === 'number' &&
+		x.cpuUsedPct >= 0, JSON.stringify(m) + ' ' + JSON.stringify(info));
+	const later = await s.getMetrics({ start: new Date(Date.now() + 3600e3) });
+	check('getMetrics: none after the window\'s start', later.length === 0, JSON.stringify(later));
+});
 await step('kill', async () => check('kill: true', (await s.kill()) === true));
 await step('isRunning after kill', async () =>
 	check('isRunning after kill: false', (await s.isRunning()) === false));

@@ -111,6 +111,9 @@ suite() {
 		'.throttled_ms > '"$(jq -r '.throttled_ms' <<<"$u1")"
 	expect_json "$B: GET shows the usage: cpu_ms, memory_kb, processes" "$u2" \
 		'.cpu_ms > 0 and .memory_kb > 0 and .processes >= 3'
+	# cpu_pct: the share of one CPU since the worker's previous reading
+	expect_json "$B: usage: cpu_pct busy and within the quota (+20), disk_kb read" "$u2" \
+		".cpu_pct > 0 and .cpu_pct <= ($QUOTA * 100 + 20) and .disk_kb >= 0"
 	cell "$B: a cell still answers beside them" "$S" '6 * 7' '.status == "ok" and .result == "42"'
 	expect "$B: close" 200 '.status == "closed"' DELETE "/v1/sessions/$S"
 

@@ -46,6 +46,8 @@ struct hsess {
 	/* CPU its sandbox used before it was ready (a gVisor sandbox's start, a
 	 * prestarted one's warm-up): not the user's, so not in its usage */
 	long cpu0_ms;
+	/* the previous usage reading (usage_pass's alone): the CPU share since */
+	int64_t last_cpu_ms, last_read_ms;
 	int slot, slot_fd;
 	struct sess_call *q; /* calls waiting, oldest first */
 	size_t nq, aq;
@@ -533,6 +535,16 @@ static void usage_pass(struct sesshost *h, struct db *db)
 		cJSON_AddNumberToObject(o, "processes", (double)u.tasks);
 		cJSON_AddNumberToObject(o, "pids_refused", (double)u.pids_refused);
 		cJSON_AddNumberToObject(o, "throttled_ms", (double)u.throttled_ms);
+		if (u.disk_kb >= 0)
+			cJSON_AddNumberToObject(o, "disk_kb", (double)u.disk_kb);
+		/* the share of one CPU since the previous reading (about a second) */
+		int64_t now = clock_mono_ms(), dt = now - pinned[i]->last_read_ms;
+		int64_t dcpu = u.cpu_ms - pinned[i]->last_cpu_ms;
+		if (pinned[i]->last_read_ms > 0 && dt > 0)
+			cJSON_AddNumberToObject(o, "cpu_pct",
+						(double)((dcpu > 0 ? dcpu : 0) * 1000 / dt) / 10);
+		pinned[i]->last_cpu_ms = u.cpu_ms;
+		pinned[i]->last_read_ms = now;
 		if (budget_s > 0)
 			cJSON_AddNumberToObject(o, "cpu_budget_ms", (double)budget_s * 1000);
 		cpu[i] = u.cpu_ms;
