@@ -102,6 +102,9 @@ cell "an allowed name through a CONNECT tunnel (as https goes)" "$A" \
 # ---- refused by the policy ----
 cell "a name not on the list: 403 saying why" "$A" 'print(get("http://evil.test:@UP@/hello"))' \
 	'.stdout == "403 egress refused: evil.test:'"$UP"' is not in this session'"'"'s network policy\n"'
+cell "the refusal's body says it too, whole (its length as announced)" "$A" \
+	$'try:\n    urllib.request.urlopen("http://evil.test:@UP@/x", timeout=20)\nexcept urllib.error.HTTPError as e:\n    print(e.read() == ("egress refused: " + e.reason[16:] + "\\n").encode(), e.reason[:16])' \
+	'.stdout == "True egress refused: \n"'
 cell "a name not on the list through CONNECT: the tunnel fails saying why" "$A" \
 	'print(tunnel("evil.test", @UP@))' \
 	'.stdout | test("^error Tunnel connection failed: 403 egress refused: evil.test:'"$UP"' is not in this session")'
@@ -146,7 +149,7 @@ EXPECT_REQ=hist expect "the history lists the allowed attempts, with their bytes
 	(map(select(.method == "POST"))[0].bytes_out > 5000)'
 expect_json "the history lists the refused attempts, saying why" "$LAST" '
 	[.egress[] | select(.decision == "refused") | "\(.host) \(.reason)"] as $r |
-	($r | length) == 7 and
+	($r | length) == 8 and
 	($r | any(startswith("evil.test evil.test:"))) and
 	($r | any(. == "loop.test loop.test resolves to a loopback address (127.0.0.1)")) and
 	($r | any(startswith("meta.test meta.test resolves to a metadata address"))) and
@@ -156,7 +159,7 @@ expect_json "the egress list is in order, with times" "$LAST" \
 m=$(curl -s "$U/metrics")
 allowed=$(sed -n 's/^judge_egress_total{decision="allowed"} //p' <<<"$m")
 refused=$(sed -n 's/^judge_egress_total{decision="refused"} //p' <<<"$m")
-[ "$allowed" = 3 ] && [ "$refused" = 7 ] && pass "/metrics: judge_egress_total by decision (3 allowed, 7 refused)" ||
+[ "$allowed" = 3 ] && [ "$refused" = 8 ] && pass "/metrics: judge_egress_total by decision (3 allowed, 8 refused)" ||
 	fail "/metrics: judge_egress_total" "allowed '$allowed', refused '$refused'"
 req DELETE "/v1/sessions/$A" >/dev/null
 
@@ -202,4 +205,8 @@ cell "a session without network has no proxy variables and reaches nothing" "$N"
 	'.stdout | test("^False\n(ConnectionRefusedError|OSError)\n$")'
 req DELETE "/v1/sessions/$N" >/dev/null
 
+# stopped, so that a sanitizer build reports what it found (leaks at exit)
+svc_stop "$SVC_WORKER_PID"
+svc_stop "$MAIN_PID"
+svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/worker.log"
 finish

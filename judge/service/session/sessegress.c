@@ -183,13 +183,14 @@ static void tell(struct sessegress *e, const struct attempt *a)
  * phrase: urllib's HTTPError, a failed CONNECT's message). */
 static void refuse(int fd, int status, const char *why)
 {
-	char buf[512];
-	int n = snprintf(buf, sizeof buf,
-			 "HTTP/1.1 %d egress refused: %s\r\nContent-Type: text/plain\r\n"
-			 "Content-Length: %zu\r\nConnection: close\r\n\r\negress refused: %s\n",
-			 status, why, strlen(why) + 16, why);
-	nsproxy_send_all(fd, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1),
-			 HEAD_TIMEOUT_MS);
+	struct strbuf b;
+	strbuf_init(&b);
+	strbuf_addf(&b,
+		    "HTTP/1.1 %d egress refused: %s\r\nContent-Type: text/plain\r\n"
+		    "Content-Length: %zu\r\nConnection: close\r\n\r\negress refused: %s\n",
+		    status, why, strlen("egress refused: \n") + strlen(why), why);
+	nsproxy_send_all(fd, b.buf, b.len, HEAD_TIMEOUT_MS);
+	strbuf_release(&b);
 }
 
 /* Splits an authority "host", "host:port", "[v6]" or "[v6]:port" into a->host
