@@ -197,6 +197,19 @@ done
 expect_json "the tunnel was ended with it, and recorded" "${out%$'\n'*}" \
 	'.egress[0].decision == "allowed" and (.egress[0].reason == "closed" or .egress[0].reason == "the session ended")'
 
+# ---- a session's processes go through it too ----
+create '{"allow": ["api.test"]}'
+E=$SID
+prog="import urllib.request; open('out.txt', 'w').write(urllib.request.urlopen('http://api.test:$UP/hello', timeout=20).read().decode())"
+expect "a process started with the proxy variables" 201 '.pid > 0' POST "/v1/sessions/$E/processes" \
+	"$(jq -nc --arg p "$prog" '{argv: ["python3", "-c", $p]}')"
+expect "it ends well" 200 '.running == false and .exit_code == 0' \
+	GET "/v1/sessions/$E/processes/$(jq -r .pid <<<"$LAST")?wait_ms=30000"
+out=$(curl -s "${AUTH[@]}" "$U/v1/sessions/$E/files/out.txt")
+[ "$out" = "hello from upstream, host api.test:$UP" ] && pass "what it fetched through the proxy" ||
+	fail "what it fetched through the proxy" "$out"
+req DELETE "/v1/sessions/$E" >/dev/null
+
 # ---- no policy: no proxy, no variables ----
 create '"none"'
 N=$SID
