@@ -218,8 +218,23 @@ cell "a session without network has no proxy variables and reaches nothing" "$N"
 	'.stdout | test("^False\n(ConnectionRefusedError|OSError)\n$")'
 req DELETE "/v1/sessions/$N" >/dev/null
 
-# stopped, so that a sanitizer build reports what it found (leaks at exit)
+# ---- gVisor: not built yet, so a session with a policy fails closed ----
 svc_stop "$SVC_WORKER_PID"
+ini2=$SVC_TMP/judge-gvisor.ini
+svc_config "$ini2" "listen = 127.0.0.1:$PORT" "auth = on" "[sandbox]" "sandbox = gvisor" \
+	"session_pool = 0" "[worker]" "worker_slots = 1"
+if ! runsc --version >/dev/null 2>&1; then
+	skip "gVisor: a session with a policy fails closed" "runsc is not installed"
+elif svc_worker "$ini2"; then
+	expect "gVisor: a session with a policy does not start, saying why" 503 \
+		'.error.message | contains("the gvisor backend cannot join a network namespace yet")' \
+		POST /v1/sessions '{"language": "python", "network": {"allow": ["api.test"]}}'
+	svc_stop "$SVC_WORKER_PID"
+else
+	fail "a gVisor worker starts"
+fi
+
+# stopped, so that a sanitizer build reports what it found (leaks at exit)
 svc_stop "$MAIN_PID"
 svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/worker.log"
 finish
