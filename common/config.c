@@ -153,6 +153,16 @@ const struct config_key config_keys[] = {
 	S("sessions", egress_allow, "",
 	  "comma-separated host[:port] rules (*.domain for the names under it) that bound what an "
 	  "allowlist may name; empty = any name"),
+	S("sessions", egress_hosts, "",
+	  "name=address pairs, comma-separated, that the egress proxy resolves without asking the "
+	  "system's resolver (a name of your own network; the tests' stand-in upstreams)"),
+	S("sessions", egress_addr_allow, "",
+	  "comma-separated addresses the egress proxy may connect to although they are loopback, "
+	  "private, link-local or metadata addresses (refused otherwise); empty = none"),
+	I("sessions", egress_max_mb, 0, 1048576, "1024",
+	  "megabytes a session's egress may carry in both directions over its life; 0 = no cap"),
+	I("sessions", egress_max_connections, 0, 1000000, "1000",
+	  "connections a session's egress proxy makes over its life; 0 = no cap"),
 	S("problems", problem_upload, "keys",
 	  "who may upload problem packages: keys (any API key), admin (admin keys) or off"),
 	I("problems", problem_max_mb, 1, 4096, "256",

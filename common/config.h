@@ -95,6 +95,10 @@ struct judge_config {
 	long worker_timeout_s;
 	char *egress;
 	char *egress_allow;
+	char *egress_hosts;
+	char *egress_addr_allow;
+	long egress_max_mb;
+	long egress_max_connections;
 	/* [problems] */
 	char *problem_upload;
 	long problem_max_mb;

@@ -122,7 +122,9 @@ struct run_spec {
 	 * "no network"). box_subdir: the run sees only this folder of the box (a
 	 * relative path without "." or ".." parts, an existing folder, no symlink on
 	 * the way), writable at /box/<box_subdir>; the rest of /box is empty and
-	 * read-only. */
+	 * read-only. A live process (sandbox_start, a session's sandbox joining its
+	 * egress proxy's namespace) honours net_ns_fd on a backend that joins
+	 * namespaces, and is refused on another. */
 	int net_ns_fd;
 	const char *box_subdir;
 	/* Optional live output: called with the program's bytes as they are read

@@ -163,6 +163,12 @@ static void render_sessions(const struct metrics_gauges *g, struct strbuf *sb)
 	for (int e = 0; e < SESS_END_COUNT; e++)
 		strbuf_addf(sb, "judge_sessions_ended_total{reason=\"%s\"} %ld\n",
 			    sess_end_name((enum sess_end)e), t->ended[e]);
+	strbuf_addf(sb,
+		    "# HELP judge_egress_total Sessions' attempts to reach the network through "
+		    "their egress proxy, by decision.\n# TYPE judge_egress_total counter\n"
+		    "judge_egress_total{decision=\"allowed\"} %ld\n"
+		    "judge_egress_total{decision=\"refused\"} %ld\n",
+		    t->egress_allowed, t->egress_refused);
 }
 
 /* A Prometheus label value: backslash, double quote and newline escaped. */

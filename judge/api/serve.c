@@ -17,6 +17,7 @@
 
 #include "judge/api/api.h"
 #include "judge/service/auth.h"
+#include "judge/service/session/sessegress.h"
 #include "judge/service/session/sessnet.h"
 #include "common/config.h"
 #include "judge/store/db.h"
@@ -106,7 +107,9 @@ int serve_main(struct judge_config *cfg)
 		goto out;
 	}
 	struct sessnet_policy cap;
-	if (sessnet_cap_parse(cfg->egress, cfg->egress_allow, &cap, err, sizeof err) < 0) {
+	if (sessnet_cap_parse(cfg->egress, cfg->egress_allow, &cap, err, sizeof err) < 0 ||
+	    sessegress_check_options(cfg->egress_hosts, cfg->egress_addr_allow, err, sizeof err) <
+		0) {
 		log_error("serve: %s", err);
 		goto out;
 	}

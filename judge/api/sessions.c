@@ -457,15 +457,19 @@ static int query_long(struct http_request *r, const char *name, long long def, l
 
 /* Answers with the calls of session id above after, at most limit. */
 static void history(struct http_request *r, struct api *a, const char *id, long long after,
-		    long long limit)
+		    long long limit, long long egress_after)
 {
 	char err[256];
 	struct sess_hist *h = NULL;
-	size_t n = 0;
+	struct sess_egress *eg = NULL;
+	size_t n = 0, neg = 0;
 	struct db *db = api_db(a, 5000, err, sizeof err);
 	int rc =
 	    db ? sessdb_history(db, id, key_of(a, r), after, (long)limit, &h, &n, err, sizeof err)
 	       : -1;
+	if (rc == 1 &&
+	    sessdb_egress_list(db, id, egress_after, (long)limit, &eg, &neg, err, sizeof err) < 0)
+		rc = -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	if (rc < 0)
@@ -483,20 +487,31 @@ static void history(struct http_request *r, struct api *a, const char *id, long 
 				      n == (size_t)limit
 					  ? cJSON_CreateNumber((double)h[n - 1].call.id)
 					  : cJSON_CreateNull());
+		/* every attempt to reach the network (sessegress.h), in order; paged
+		 * on its own with egress_after */
+		cJSON *earr = cJSON_AddArrayToObject(o, "egress");
+		for (size_t i = 0; i < neg; i++)
+			cJSON_AddItemToArray(earr, sessrender_egress_entry(&eg[i]));
+		cJSON_AddItemToObject(o, "egress_next_after",
+				      neg == (size_t)limit
+					  ? cJSON_CreateNumber((double)eg[neg - 1].id)
+					  : cJSON_CreateNull());
 		http_respond_json(r, 200, o);
 		cJSON_Delete(o);
 	}
 	for (size_t i = 0; i < n; i++)
 		sess_hist_release(&h[i]);
 	free(h);
+	free(eg);
 }
 
 static void history_route(struct http_request *r, struct api *a, const char *id)
 {
-	long long after, limit;
+	long long after, limit, egress_after;
 	if (query_long(r, "after", 0, 0, INT64_MAX, &after) == 0 &&
-	    query_long(r, "limit", HISTORY_MAX, 1, HISTORY_MAX, &limit) == 0)
-		history(r, a, id, after, limit);
+	    query_long(r, "limit", HISTORY_MAX, 1, HISTORY_MAX, &limit) == 0 &&
+	    query_long(r, "egress_after", 0, 0, INT64_MAX, &egress_after) == 0)
+		history(r, a, id, after, limit, egress_after);
 }
 
 static void list(struct http_request *r, struct api *a)
@@ -835,5 +850,5 @@ void sessions_history_tool(struct http_request *r, struct api *a, const cJSON *b
 	if (!sessreq_id_valid(sid->valuestring))
 		return no_session(r, sid->valuestring);
 	history(r, a, sid->valuestring, cJSON_IsNumber(after) ? (long long)after->valuedouble : 0,
-		HISTORY_MAX);
+		HISTORY_MAX, 0);
 }

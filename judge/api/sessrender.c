@@ -331,3 +331,19 @@ cJSON *sessrender_history_entry(const struct sess_hist *h)
 	history_what(o, h);
 	return o;
 }
+
+cJSON *sessrender_egress_entry(const struct sess_egress *e)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)e->id);
+	cJSON_AddStringToObject(o, "at", e->at);
+	cJSON_AddStringToObject(o, "method", e->method);
+	cJSON_AddStringToObject(o, "host", e->host);
+	cJSON_AddNumberToObject(o, "port", e->port);
+	cJSON_AddStringToObject(o, "decision", e->allowed ? "allowed" : "refused");
+	cJSON_AddStringToObject(o, "reason", e->reason);
+	cJSON_AddStringToObject(o, "address", e->addr);
+	cJSON_AddNumberToObject(o, "bytes_out", (double)e->bytes_out);
+	cJSON_AddNumberToObject(o, "bytes_in", (double)e->bytes_in);
+	return o;
+}

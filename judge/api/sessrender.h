@@ -35,3 +35,8 @@ char *sessrender_process_done(const char *stored);
  * manager and packages; a file's path (and size written); a context's id and
  * language; a command's argv, cwd and pid; a signal. Never NULL. */
 cJSON *sessrender_history_entry(const struct sess_hist *h);
+struct sess_egress;
+/* One egress attempt of the history: {"id", "at", "method", "host", "port",
+ * "decision": "allowed"|"refused", "reason", "address", "bytes_out",
+ * "bytes_in"}. */
+cJSON *sessrender_egress_entry(const struct sess_egress *e);

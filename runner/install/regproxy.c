@@ -2,21 +2,13 @@
 #define _GNU_SOURCE
 #include "runner/install/regproxy.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +17,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "runner/install/regcache.h"
+#include "runner/nsproxy.h"
 
 #define MAX_CONNS     32
 #define HEAD_MAX      16384
@@ -43,67 +36,12 @@ struct regproxy {
 	char *npm_base;	  /* npm_registry ending in '/' */
 	char *cache_dir;
 	long ttl_s;
-	int listen_fd, netns_fd, port;
-	int wake[2];
-	pthread_t thread;
-	bool thread_started;
-	atomic_bool stop;
-	pthread_mutex_t lock;
-	pthread_cond_t idle;
-	int active;		 /* connection threads alive */
-	int conn_fds[MAX_CONNS]; /* their sockets (-1 free), shut down at stop */
+	struct nsproxy *np; /* the namespace, its listener and connections */
+	int port;
 	atomic_long requests, hits, fetches, refused;
 };
 
 enum kind { K_PIP_PAGE, K_PIP_FILE, K_NPM_DOC, K_NPM_FILE };
-
-/* ---- the namespace ---- */
-
-struct ns_job {
-	int listen_fd, netns_fd, port, err;
-	const char *what;
-};
-
-/* In a thread of its own: a new network namespace with lo up and a listener on
- * 127.0.0.1 in it; the thread ends, its namespace stays in the fds. */
-static void *ns_main(void *arg)
-{
-	struct ns_job *j = arg;
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t al = sizeof a;
-	struct ifreq ifr = {0};
-	int s = -1;
-	j->what = "unshare(CLONE_NEWNET)";
-	if (unshare(CLONE_NEWNET) < 0)
-		goto fail;
-	j->what = "bringing lo up";
-	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
-		goto fail;
-	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
-		goto fail;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-		goto fail;
-	close(s);
-	j->what = "listening on 127.0.0.1";
-	j->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (j->listen_fd < 0 || bind(j->listen_fd, (struct sockaddr *)&a, sizeof a) < 0 ||
-	    listen(j->listen_fd, 64) < 0 ||
-	    getsockname(j->listen_fd, (struct sockaddr *)&a, &al) < 0)
-		goto fail;
-	j->port = ntohs(a.sin_port);
-	j->what = "opening the namespace";
-	j->netns_fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (j->netns_fd < 0)
-		goto fail;
-	return NULL;
-fail:
-	j->err = errno;
-	if (s >= 0)
-		close(s);
-	return NULL;
-}
 
 /* ---- routes ---- */
 
@@ -238,24 +176,6 @@ static void rewrite_npm_doc(struct regproxy *rp, const struct strbuf *in, struct
 
 /* ---- answering ---- */
 
-/* Writes all of buf to the client, waiting at most WRITE_TIMEOUT per piece. */
-static int send_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		struct pollfd p = {.fd = fd, .events = POLLOUT};
-		if (poll(&p, 1, WRITE_TIMEOUT) <= 0)
-			return -1;
-		ssize_t w = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (w < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (w <= 0)
-			return -1;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 static void send_head(int fd, int status, const char *ctype, long long len)
 {
 	char h[512];
@@ -271,14 +191,14 @@ static void send_head(int fd, int status, const char *ctype, long long len)
 		     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %lld\r\n"
 		     "Connection: close\r\n\r\n",
 		     status, reason, ctype && ctype[0] ? ctype : "application/octet-stream", len);
-	send_all(fd, h, (size_t)n);
+	nsproxy_send_all(fd, h, (size_t)n, WRITE_TIMEOUT);
 }
 
 static void send_error(int fd, int status, const char *msg)
 {
 	send_head(fd, status, "text/plain", (long long)strlen(msg) + 1);
-	send_all(fd, msg, strlen(msg));
-	send_all(fd, "\n", 1);
+	nsproxy_send_all(fd, msg, strlen(msg), WRITE_TIMEOUT);
+	nsproxy_send_all(fd, "\n", 1, WRITE_TIMEOUT);
 }
 
 /* Sends a cached file's body as it is. */
@@ -288,7 +208,7 @@ static void send_file(int fd, struct regcache_entry *e)
 	send_head(fd, 200, e->ctype, (long long)e->size);
 	for (off_t left = e->size; left > 0;) {
 		ssize_t n = read(e->fd, buf, left < (off_t)sizeof buf ? (size_t)left : sizeof buf);
-		if (n <= 0 || send_all(fd, buf, (size_t)n) < 0)
+		if (n <= 0 || nsproxy_send_all(fd, buf, (size_t)n, WRITE_TIMEOUT) < 0)
 			return;
 		left -= n;
 	}
@@ -321,7 +241,7 @@ static void send_meta(struct regproxy *rp, int fd, const char *url, enum kind k,
 	else
 		rewrite_npm_doc(rp, &in, &out);
 	send_head(fd, 200, e->ctype, (long long)out.len);
-	send_all(fd, out.buf, out.len);
+	nsproxy_send_all(fd, out.buf, out.len, WRITE_TIMEOUT);
 out:
 	strbuf_release(&in);
 	strbuf_release(&out);
@@ -351,9 +271,9 @@ static bool stream_body(void *arg, const char *ctype, long long length, const ch
 			n += snprintf(h + n, sizeof h - (size_t)n, "Content-Length: %lld\r\n",
 				      length);
 		n += snprintf(h + n, sizeof h - (size_t)n, "Connection: close\r\n\r\n");
-		return send_all(fd, h, (size_t)n) == 0;
+		return nsproxy_send_all(fd, h, (size_t)n, WRITE_TIMEOUT) == 0;
 	}
-	return send_all(fd, data, len) == 0;
+	return nsproxy_send_all(fd, data, len, WRITE_TIMEOUT) == 0;
 }
 
 /* Answers one GET of url: from the cache when fresh, else from the upstream
@@ -378,7 +298,7 @@ static void serve(struct regproxy *rp, int fd, const char *url, enum kind k)
 		      : k == K_NPM_DOC ? NPM_ACCEPT
 				       : NULL,
 	    .max_bytes = file ? MAX_BODY : META_MAX,
-	    .stop = &rp->stop,
+	    .stop = nsproxy_stop_flag(rp->np),
 	    .on_body = file && have != 1 ? stream_body : NULL,
 	    .arg = &fd,
 	};
@@ -407,32 +327,11 @@ out:
 	regcache_entry_close(&e);
 }
 
-/* Reads the request head (to the blank line), at most HEAD_MAX bytes. */
-static int read_head(int fd, char *buf, size_t len)
-{
-	size_t used = 0;
-	while (used + 1 < len) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		if (poll(&p, 1, READ_TIMEOUT) <= 0)
-			return -1;
-		ssize_t n = recv(fd, buf + used, len - 1 - used, MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return -1;
-		used += (size_t)n;
-		buf[used] = 0;
-		if (strstr(buf, "\r\n\r\n") || strstr(buf, "\n\n"))
-			return 0;
-	}
-	return -1;
-}
-
 static void handle(struct regproxy *rp, int fd)
 {
 	char head[HEAD_MAX], url[4096];
 	enum kind k;
-	if (read_head(fd, head, sizeof head) < 0)
+	if (nsproxy_read_head(fd, head, sizeof head, READ_TIMEOUT) < 0)
 		return;
 	char *sp1 = strchr(head, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
 	if (!sp1 || !sp2)
@@ -448,74 +347,6 @@ static void handle(struct regproxy *rp, int fd)
 		return send_error(fd, st, "refused by the install proxy");
 	}
 	serve(rp, fd, url, k);
-}
-
-struct conn {
-	struct regproxy *rp;
-	int fd, slot;
-};
-
-static void *conn_main(void *arg)
-{
-	struct conn *c = arg;
-	struct regproxy *rp = c->rp;
-	handle(rp, c->fd);
-	pthread_mutex_lock(&rp->lock);
-	rp->conn_fds[c->slot] = -1;
-	close(c->fd);
-	rp->active--;
-	pthread_cond_broadcast(&rp->idle);
-	pthread_mutex_unlock(&rp->lock);
-	free(c);
-	return NULL;
-}
-
-/* Starts a thread for a new connection (waits while MAX_CONNS are busy). */
-static void start_conn(struct regproxy *rp, int fd)
-{
-	pthread_mutex_lock(&rp->lock);
-	while (rp->active >= MAX_CONNS && !atomic_load(&rp->stop))
-		pthread_cond_wait(&rp->idle, &rp->lock);
-	int slot = 0;
-	while (slot < MAX_CONNS && rp->conn_fds[slot] >= 0)
-		slot++;
-	if (atomic_load(&rp->stop) || slot == MAX_CONNS) {
-		pthread_mutex_unlock(&rp->lock);
-		close(fd);
-		return;
-	}
-	struct conn *c = xcalloc(1, sizeof *c);
-	*c = (struct conn){.rp = rp, .fd = fd, .slot = slot};
-	pthread_t t;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, conn_main, c) == 0) {
-		rp->conn_fds[slot] = fd;
-		rp->active++;
-	} else {
-		close(fd);
-		free(c);
-	}
-	pthread_attr_destroy(&attr);
-	pthread_mutex_unlock(&rp->lock);
-}
-
-static void *accept_main(void *arg)
-{
-	struct regproxy *rp = arg;
-	while (!atomic_load(&rp->stop)) {
-		struct pollfd p[2] = {{.fd = rp->listen_fd, .events = POLLIN},
-				      {.fd = rp->wake[0], .events = POLLIN}};
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
-			break;
-		if (p[1].revents)
-			break;
-		int fd = accept4(rp->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd >= 0)
-			start_conn(rp, fd);
-	}
-	return NULL;
 }
 
 /* ---- life cycle ---- */
@@ -552,6 +383,12 @@ static int set_upstreams(struct regproxy *rp, const struct regproxy_options *o, 
 	return 0;
 }
 
+/* nsproxy's handler: one request of a connection. */
+static void handle_conn(void *arg, int fd)
+{
+	handle(arg, fd);
+}
+
 int regproxy_start(const struct regproxy_options *o, struct regproxy **out, char *err,
 		   size_t errlen)
 {
@@ -561,35 +398,12 @@ int regproxy_start(const struct regproxy_options *o, struct regproxy **out, char
 		return -1;
 	}
 	struct regproxy *rp = xcalloc(1, sizeof *rp);
-	rp->listen_fd = rp->netns_fd = rp->wake[0] = rp->wake[1] = -1;
-	pthread_mutex_init(&rp->lock, NULL);
-	pthread_cond_init(&rp->idle, NULL);
-	for (int i = 0; i < MAX_CONNS; i++)
-		rp->conn_fds[i] = -1;
 	rp->cache_dir = xstrdup(o->cache_dir);
 	rp->ttl_s = o->meta_ttl_s > 0 ? o->meta_ttl_s : 300;
-	if (set_upstreams(rp, o, err, errlen) < 0)
+	if (set_upstreams(rp, o, err, errlen) < 0 ||
+	    nsproxy_start("install network", MAX_CONNS, handle_conn, rp, &rp->np, err, errlen) < 0)
 		goto fail;
-	struct ns_job j = {.listen_fd = -1, .netns_fd = -1};
-	pthread_t t;
-	if ((errno = pthread_create(&t, NULL, ns_main, &j)) != 0) {
-		snprintf(err, errlen, "cannot start a thread: %s", strerror(errno));
-		goto fail;
-	}
-	pthread_join(t, NULL);
-	rp->listen_fd = j.listen_fd;
-	rp->netns_fd = j.netns_fd;
-	rp->port = j.port;
-	if (j.err) {
-		snprintf(err, errlen, "install network: %s: %s", j.what, strerror(j.err));
-		goto fail;
-	}
-	if (pipe2(rp->wake, O_CLOEXEC) < 0 ||
-	    (errno = pthread_create(&rp->thread, NULL, accept_main, rp)) != 0) {
-		snprintf(err, errlen, "cannot start the install proxy: %s", strerror(errno));
-		goto fail;
-	}
-	rp->thread_started = true;
+	rp->port = nsproxy_port(rp->np);
 	*out = rp;
 	return 0;
 fail:
@@ -599,7 +413,7 @@ fail:
 
 int regproxy_netns_fd(const struct regproxy *rp)
 {
-	return rp->netns_fd;
+	return nsproxy_netns_fd(rp->np);
 }
 
 int regproxy_port(const struct regproxy *rp)
@@ -619,30 +433,8 @@ void regproxy_stop(struct regproxy *rp)
 {
 	if (!rp)
 		return;
-	atomic_store(&rp->stop, true);
-	/* wake every connection thread (its socket ends, its transfer aborts) and
-	 * the accept thread, which may wait for a free connection slot */
-	pthread_mutex_lock(&rp->lock);
-	for (int i = 0; i < MAX_CONNS; i++)
-		if (rp->conn_fds[i] >= 0)
-			shutdown(rp->conn_fds[i], SHUT_RDWR);
-	pthread_cond_broadcast(&rp->idle);
-	pthread_mutex_unlock(&rp->lock);
-	if (rp->thread_started) {
-		ssize_t w = write(rp->wake[1], "x", 1);
-		(void)w;
-		pthread_join(rp->thread, NULL);
-	}
-	pthread_mutex_lock(&rp->lock);
-	while (rp->active > 0)
-		pthread_cond_wait(&rp->idle, &rp->lock);
-	pthread_mutex_unlock(&rp->lock);
-	int *const fds[] = {&rp->listen_fd, &rp->netns_fd, &rp->wake[0], &rp->wake[1]};
-	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-	pthread_mutex_destroy(&rp->lock);
-	pthread_cond_destroy(&rp->idle);
+	/* every connection ends, its transfer aborts (regcache checks the stop flag) */
+	nsproxy_stop(rp->np);
 	free(rp->pip_base);
 	free(rp->pip_origin);
 	free(rp->npm_base);

@@ -2,13 +2,10 @@
  * only loopback up, in which the host listens on 127.0.0.1:<port> and forwards
  * to the configured registries, through the host-side cache (regcache.h).
  *
- * How it works. A helper thread unshares a new network namespace (that call
- * changes only the calling thread), brings lo up, binds and listens there and
- * keeps an fd of the namespace; the thread then ends and the namespace lives
- * on in those fds. The install's sandbox joins that namespace (run_spec's
- * net_ns_fd), where the only thing it can reach is the listener. The proxy's
- * own threads stay in the host's namespace: the listening socket works from
- * any thread, and their upstream fetches (libcurl) use the host's network.
+ * The namespace, its listener and the threads of its connections are
+ * runner/nsproxy.h's: the install's sandbox joins that namespace (run_spec's
+ * net_ns_fd), where the only thing it can reach is the listener; upstream
+ * fetches (libcurl) use the host's network.
  *
  * Routes (anything else is 403):
  *   /pip/<rest>       -> pip_index_url + rest

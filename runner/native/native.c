@@ -793,6 +793,7 @@ struct native_proc {
 	int pidfd, rep_fd;
 	struct cg cg;
 	struct nsinit_plan *plan;
+	int net_fd;  /* > 0: the network namespace it joins (not owned) */
 	bool killed; /* SIGKILLed through init before the program showed */
 };
 
@@ -828,7 +829,7 @@ static int native_launch(struct sandbox *sb, struct native_proc *np, struct sand
 	const int child_fds[5] = {pin[0], pout[1], perr[1], psync[0], prep[1]};
 	struct init_spawn spawn;
 	spawn_prepare(&spawn, child_fds, &np->cg);
-	np->pid = start_init(sb, &spawn, &np->cg, 0, &np->pidfd, &in_cg, &clone_errno);
+	np->pid = start_init(sb, &spawn, &np->cg, np->net_fd, &np->pidfd, &in_cg, &clone_errno);
 	if (np->pid < 0) {
 		np->pidfd = -1;
 		snprintf(err, errlen, "clone3: %s", strerror(clone_errno));
@@ -928,6 +929,7 @@ static int native_start(struct sandbox *sb, const struct run_spec *spec, struct 
 	sb->box_changes++;
 	struct native_proc *np = xcalloc(1, sizeof *np);
 	np->pidfd = np->rep_fd = -1;
+	np->net_fd = spec->net_ns_fd;
 	np->plan = plan_new();
 	if (make_plan(np->plan, sb, spec, err, errlen) < 0)
 		goto fail;

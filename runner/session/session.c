@@ -535,7 +535,8 @@ static int sandbox_begin(struct session *s, char *err, size_t errlen)
 			      .warm_argv = s->spec.warm_argv,
 			      .preload = s->spec.preload,
 			      .cpu_millis = s->spec.cpu_millis,
-			      .cpu_weight = s->spec.cpu_weight};
+			      .cpu_weight = s->spec.cpu_weight,
+			      .net_ns_fd = s->spec.net_ns_fd};
 	rs.limits.cpu_ms = rs.limits.wall_ms = SANDBOX_LIFE_MS;
 	pthread_mutex_lock(&s->wlock);
 	int rc = sandbox_start(s->sb, &rs, &s->proc, err, errlen);
@@ -946,7 +947,7 @@ int session_start(struct sandbox *sb, const struct session_spec *spec, struct se
 		snprintf(err, errlen, "invalid session specification");
 		return -1;
 	}
-	if (prestart_take(sb, spec, out))
+	if (spec->net_ns_fd <= 0 && prestart_take(sb, spec, out))
 		return 0;
 	return session_start_new(sb, spec, out, err, errlen);
 }

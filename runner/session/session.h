@@ -58,6 +58,11 @@ struct session_spec {
 	long start_timeout_ms;	      /* a driver's start to its ready reply; 0 = 20000 */
 	const char *const *warm_argv; /* as in run_spec: a pool may start the runtime ahead */
 	const char *const *preload;
+	/* > 0: the sandbox joins this network namespace (run_spec.net_ns_fd: a
+	 * session's egress proxy), not an empty one; the caller keeps it open
+	 * while the session lives. Such a session never comes from a pool. Only a
+	 * backend that joins namespaces (native) can start it. */
+	int net_ns_fd;
 };
 
 /* Called with each piece of a cell's output as it arrives (fd 1 stdout, 2

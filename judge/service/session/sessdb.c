@@ -481,6 +481,16 @@ int sessdb_totals(struct db *db, struct sess_totals *out, char *err, size_t errl
 		out->ended[e] += (long)db_value_ll(res, i, 1);
 	}
 	PQclear(res);
+	res =
+	    db_query(db,
+		     "SELECT count(*) FILTER (WHERE allowed), count(*) FILTER (WHERE NOT allowed) "
+		     "FROM session_egress",
+		     0, NULL);
+	if (!res)
+		return fail(db, err, errlen, "count egress attempts");
+	out->egress_allowed = (long)db_value_ll(res, 0, 0);
+	out->egress_refused = (long)db_value_ll(res, 0, 1);
+	PQclear(res);
 	return 0;
 }
 
@@ -516,8 +526,8 @@ int sessdb_heartbeat(struct db *db, int64_t worker, bool stopping, char *err, si
 	return 0;
 }
 
-int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits, char *err,
-		 size_t errlen)
+int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits,
+		 cJSON **network, char *err, size_t errlen)
 {
 	char w[24];
 	snprintf(w, sizeof w, "%" PRId64, worker);
@@ -526,7 +536,7 @@ int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON 
 	    db,
 	    "UPDATE sessions SET worker_id = $1::bigint WHERE id = (SELECT id FROM sessions WHERE "
 	    "status = 'starting' AND worker_id IS NULL ORDER BY created FOR UPDATE SKIP LOCKED "
-	    "LIMIT 1) RETURNING id, language, limits",
+	    "LIMIT 1) RETURNING id, language, limits, network",
 	    1, p);
 	if (!res)
 		return fail(db, err, errlen, "claim a session");
@@ -535,6 +545,7 @@ int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON 
 		copy(id, 37, db_value(res, 0, 0));
 		copy(language, 32, db_value(res, 0, 1));
 		*limits = cJSON_Parse(db_value(res, 0, 2));
+		*network = PQgetisnull(res, 0, 3) ? NULL : cJSON_Parse(db_value(res, 0, 3));
 	}
 	PQclear(res);
 	return n ? 1 : 0;
@@ -826,6 +837,65 @@ int sessdb_end(struct db *db, const char *id, enum sess_status st, const char *r
 	    3, p);
 	if (!res)
 		return fail(db, err, errlen, "end a session");
+	PQclear(res);
+	return 0;
+}
+
+int sessdb_egress_list(struct db *db, const char *id, int64_t after, long limit,
+		       struct sess_egress **out, size_t *n, char *err, size_t errlen)
+{
+	char a[24], l[24];
+	snprintf(a, sizeof a, "%" PRId64, after);
+	snprintf(l, sizeof l, "%ld", limit);
+	const char *p[] = {id, a, l};
+	*out = NULL;
+	*n = 0;
+	PGresult *res = db_query(
+	    db,
+	    "SELECT id, " ISO(
+		"at") ", method, host, port, allowed, reason, addr, "
+		      "bytes_out, bytes_in FROM session_egress WHERE session_id = $1::uuid "
+		      "AND id > $2::bigint ORDER BY id LIMIT $3::bigint",
+	    3, p);
+	if (!res)
+		return fail(db, err, errlen, "read egress attempts");
+	int rows = PQntuples(res);
+	*out = rows ? xcalloc((size_t)rows, sizeof **out) : NULL;
+	for (int i = 0; i < rows; i++) {
+		struct sess_egress *e = &(*out)[i];
+		e->id = db_value_ll(res, i, 0);
+		copy(e->at, sizeof e->at, db_value(res, i, 1));
+		copy(e->method, sizeof e->method, db_value(res, i, 2));
+		copy(e->host, sizeof e->host, db_value(res, i, 3));
+		e->port = (int)db_value_ll(res, i, 4);
+		e->allowed = !strcmp(db_value(res, i, 5), "t");
+		copy(e->reason, sizeof e->reason, db_value(res, i, 6));
+		copy(e->addr, sizeof e->addr, db_value(res, i, 7));
+		e->bytes_out = db_value_ll(res, i, 8);
+		e->bytes_in = db_value_ll(res, i, 9);
+	}
+	*n = (size_t)rows;
+	PQclear(res);
+	return 0;
+}
+
+int sessdb_egress_add(struct db *db, const char *id, const struct sess_egress *e, char *err,
+		      size_t errlen)
+{
+	char port[16], out[24], in[24];
+	snprintf(port, sizeof port, "%d", e->port);
+	snprintf(out, sizeof out, "%lld", e->bytes_out);
+	snprintf(in, sizeof in, "%lld", e->bytes_in);
+	const char *p[] = {id,	      e->method, e->host, port, e->allowed ? "t" : "f",
+			   e->reason, e->addr,	 out,	  in};
+	PGresult *res =
+	    db_query(db,
+		     "INSERT INTO session_egress (session_id, method, host, port, "
+		     "allowed, reason, addr, bytes_out, bytes_in) VALUES ($1::uuid, $2, "
+		     "$3, $4::int, $5::bool, $6, $7, $8::bigint, $9::bigint)",
+		     9, p);
+	if (!res)
+		return fail(db, err, errlen, "store an egress attempt");
 	PQclear(res);
 	return 0;
 }

@@ -124,6 +124,26 @@ void sess_hist_release(struct sess_hist *h);
  * 0 not found, -1 with err. */
 int sessdb_history(struct db *db, const char *id, int64_t key, int64_t after, long limit,
 		   struct sess_hist **out, size_t *n, char *err, size_t errlen);
+/* One egress attempt of a session (migrations/0015, sessegress.h). */
+struct sess_egress {
+	int64_t id;
+	char at[32]; /* ISO 8601, UTC */
+	char method[16];
+	char host[256];
+	int port;
+	bool allowed;
+	char reason[384];
+	char addr[48];
+	long long bytes_out, bytes_in;
+};
+/* The egress attempts of session id (whose key sessdb_history checked) with an
+ * id above after, oldest first, at most limit. 0 with *out (free it) and *n,
+ * or -1 with err. */
+int sessdb_egress_list(struct db *db, const char *id, int64_t after, long limit,
+		       struct sess_egress **out, size_t *n, char *err, size_t errlen);
+/* Adds one egress attempt (e's id and at are ignored). 0, or -1 with err. */
+int sessdb_egress_add(struct db *db, const char *id, const struct sess_egress *e, char *err,
+		      size_t errlen);
 /* Lost workers' sessions and calls (see above); also ends sessions nobody
  * claimed for 60 s. Returns the number of sessions it ended, or -1. */
 int sessdb_reap_lost(struct db *db, long timeout_s, char *err, size_t errlen);
@@ -153,6 +173,7 @@ struct sess_totals {
 	long pids_refused;	   /* forks refused by a pids limit */
 	long memory_kb, processes; /* open sessions now, as last read */
 	long ended[SESS_END_COUNT];
+	long egress_allowed, egress_refused; /* egress attempts (session_egress) */
 };
 /* Fills out from the sessions table (one scan). 0, or -1 with err. */
 int sessdb_totals(struct db *db, struct sess_totals *out, char *err, size_t errlen);
@@ -164,10 +185,10 @@ int sessdb_worker_register(struct db *db, const char *name, const char *host, lo
 			   int64_t *id, char *err, size_t errlen);
 /* Beats; with stopping set, says the worker is gone (its sessions lost at once). */
 int sessdb_heartbeat(struct db *db, int64_t worker, bool stopping, char *err, size_t errlen);
-/* Claims one unclaimed session. Returns 1 with id, language (32 bytes) and
- * *limits (owned), 0 when none, -1. */
-int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits, char *err,
-		 size_t errlen);
+/* Claims one unclaimed session. Returns 1 with id, language (32 bytes),
+ * *limits and *network (owned; NULL: none), 0 when none, -1. */
+int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits,
+		 cJSON **network, char *err, size_t errlen);
 /* A claimed session started (ready) or not (failed, reason); NOTIFYs "s<id>". */
 int sessdb_started(struct db *db, const char *id, int64_t worker, bool ok, const char *reason,
 		   char *err, size_t errlen);

@@ -20,6 +20,8 @@
 #include "judge/service/session/sessrun.h"
 #include "judge/service/outstream.h"
 #include "judge/service/session/sessdb.h"
+#include "judge/service/session/sessegress.h"
+#include "judge/service/session/sessnet.h"
 #include "judge/service/session/sessopen.h"
 #include "judge/service/session/sessproc.h"
 #include "judge/service/session/sessreq.h"
@@ -51,9 +53,13 @@ struct hsess {
 	int slot, slot_fd;
 	struct sess_call *q; /* calls waiting, oldest first */
 	size_t nq, aq;
-	pthread_cond_t cond;   /* a call came, or stop */
-	bool stop;	       /* end after the current call */
-	struct outstream *out; /* live output of streamed cells, opened at the first */
+	pthread_cond_t cond;	   /* a call came, or stop */
+	bool stop;		   /* end after the current call */
+	struct outstream *out;	   /* live output of streamed cells, opened at the first */
+	struct sessnet_policy net; /* its egress policy */
+	struct sessegress *egress; /* its egress proxy: NULL for none */
+	char **net_env;		   /* the proxy variables (NULL for none) */
+	char **proc_env;	   /* what its processes start with (with net_env) */
 	struct hsess *next;
 };
 
@@ -122,8 +128,10 @@ static void finish_error(struct sesshost *h, int64_t call_id, enum scall_kind k,
 /* Opens the sandbox and starts the driver. Returns 0, or -1 with err. */
 static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
 {
+	struct sessopen_net net = {.netns_fd = s->egress ? sessegress_netns_fd(s->egress) : -1,
+				   .env = (const char *const *)s->net_env};
 	return sessopen_open(h->cfg, &h->common, h->backend, s->env.lang, &s->env.limits, &h->inst,
-			     s->slot, &s->env.sb, &s->env.s, err, errlen);
+			     s->slot, s->egress ? &net : NULL, &s->env.sb, &s->env.s, err, errlen);
 }
 
 static void session_free(struct sesshost *h, struct hsess *s)
@@ -142,6 +150,10 @@ static void session_free(struct sesshost *h, struct hsess *s)
 	sessrun_env_release(&s->env);
 	if (s->env.sb)
 		sandbox_close(s->env.sb);
+	/* after the sandbox: nothing is left to connect through it */
+	sessegress_stop(s->egress);
+	xstrvfree(s->net_env);
+	xstrvfree(s->proc_env);
 	if (s->slot_fd >= 0)
 		close(s->slot_fd);
 	hs_lock(h);
@@ -250,10 +262,69 @@ static void *session_main(void *arg)
 
 /* ---- the host thread ---- */
 
+/* sessegress's on_attempt: one row of the session's egress history. */
+static void egress_attempt(void *arg, const struct sessegress_attempt *a)
+{
+	struct hsess *s = arg;
+	char err[256];
+	struct sess_egress e = {.port = a->port,
+				.allowed = a->allowed,
+				.bytes_out = a->bytes_out,
+				.bytes_in = a->bytes_in};
+	snprintf(e.method, sizeof e.method, "%s", a->method);
+	snprintf(e.host, sizeof e.host, "%s", a->host);
+	snprintf(e.reason, sizeof e.reason, "%s", a->reason);
+	snprintf(e.addr, sizeof e.addr, "%s", a->addr);
+	struct db *db = db_pool_get(s->h->pool, 5000);
+	if (!db || sessdb_egress_add(db, s->id, &e, err, sizeof err) < 0)
+		log_warn("sessions: %s: egress %s:%d not recorded: %s", s->id, a->host, a->port,
+			 db ? err : "no database connection");
+	if (db)
+		db_pool_put(s->h->pool, db);
+}
+
+/* Starts s's egress proxy when its policy lets anything out, and sets the
+ * environments of its driver and processes. 0, or -1 with err. */
+static int egress_open(struct sesshost *h, struct hsess *s, const cJSON *network, char *err,
+		       size_t errlen)
+{
+	if (sessnet_parse(network, &s->net, err, errlen) < 0)
+		return -1;
+	size_t n = 0;
+	while (h->common.proc_env && h->common.proc_env[n])
+		n++;
+	s->proc_env = xcalloc(n + 5, sizeof *s->proc_env);
+	for (size_t i = 0; i < n; i++)
+		s->proc_env[i] = xstrdup(h->common.proc_env[i]);
+	if (s->net.mode == SESSNET_NONE)
+		return 0;
+	struct sessegress_options o = {
+	    .policy = s->net,
+	    .hosts = h->cfg->egress_hosts,
+	    .addr_allow = h->cfg->egress_addr_allow,
+	    .max_bytes = (long long)h->cfg->egress_max_mb << 20,
+	    .max_conns = h->cfg->egress_max_connections,
+	    .on_attempt = egress_attempt,
+	    .arg = s,
+	};
+	if (sessegress_start(&o, &s->egress, err, errlen) < 0)
+		return -1;
+	static const char *const vars[] = {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy",
+					   "https_proxy"};
+	s->net_env = xcalloc(5, sizeof *s->net_env);
+	for (size_t i = 0; i < 4; i++) {
+		s->net_env[i] =
+		    xasprintf("%s=http://127.0.0.1:%d", vars[i], sessegress_port(s->egress));
+		s->proc_env[n + i] = xstrdup(s->net_env[i]);
+	}
+	return 0;
+}
+
 /* Starts the thread of a claimed session. Returns 0, or -1 (then it is failed). */
 static int adopt(struct sesshost *h, struct db *db, const char *id, const char *language,
-		 const cJSON *limits)
+		 const cJSON *limits, const cJSON *network)
 {
+	char neterr[256];
 	char err[256];
 	struct hsess *s = xcalloc(1, sizeof *s);
 	s->h = h;
@@ -261,14 +332,16 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 	s->env = (struct sessrun_env){.cfg = h->cfg, .langs = h->langs, .install = &h->inst};
 	s->env.lang = lang_find(h->langs, language);
 	sessreq_limits_load(limits, &s->env.limits);
-	s->procs = sessproc_new(h->url, id, (const char *const *)h->common.proc_env);
 	s->slot_fd = -1;
 	pthread_cond_init(&s->cond, NULL);
 	const char *why = NULL;
 	if (!s->env.lang || !s->env.lang->session_argv)
 		why = "the worker lacks the language";
+	else if (egress_open(h, s, network, neterr, sizeof neterr) < 0)
+		why = neterr;
 	else if ((s->slot = slots_take(h->cfg->box_root, SLOT_SESSION, &s->slot_fd)) < 0)
 		why = "no sandbox slot is free";
+	s->procs = sessproc_new(h->url, id, (const char *const *)s->proc_env);
 	if (s->env.lang)
 		sessrun_env_init(&s->env);
 	hs_lock(h);
@@ -297,16 +370,17 @@ static void claim_sessions(struct sesshost *h, struct db *db)
 		hs_lock(h);
 		bool room = h->nheld < h->cfg->sessions_per_worker && !atomic_load(&h->halt);
 		hs_unlock(h);
-		cJSON *limits = NULL;
-		int rc =
-		    room ? sessdb_claim(db, h->worker_id, id, language, &limits, err, sizeof err)
-			 : 0;
+		cJSON *limits = NULL, *network = NULL;
+		int rc = room ? sessdb_claim(db, h->worker_id, id, language, &limits, &network, err,
+					     sizeof err)
+			      : 0;
 		if (rc < 0)
 			log_debug("sessions: %s", err);
 		if (rc != 1)
 			return;
-		adopt(h, db, id, language, limits);
+		adopt(h, db, id, language, limits, network);
 		cJSON_Delete(limits);
+		cJSON_Delete(network);
 	}
 }
 

@@ -98,7 +98,8 @@ static void spec_of(const struct judge_config *cfg, const struct sessopen_common
 int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,
 		  enum sandbox_backend backend, const struct lang *l,
 		  const struct limits_session *limits, const struct install_options *inst, int slot,
-		  struct sandbox **sb, struct session **s, char *err, size_t errlen)
+		  const struct sessopen_net *net, struct sandbox **sb, struct session **s,
+		  char *err, size_t errlen)
 {
 	if (sandbox_open(backend, slot, limits->disk_mb << 20, sb, err, errlen) < 0)
 		return -1;
@@ -108,7 +109,24 @@ int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *
 		return -1;
 	struct session_spec spec;
 	spec_of(cfg, common, l, limits, &spec);
-	return session_start(*sb, &spec, s, err, errlen);
+	char **env = NULL;
+	if (net) {
+		size_t a = 0, b = 0;
+		while (spec.env && spec.env[a])
+			a++;
+		while (net->env && net->env[b])
+			b++;
+		env = xcalloc(a + b + 1, sizeof *env);
+		for (size_t i = 0; i < a; i++)
+			env[i] = (char *)spec.env[i];
+		for (size_t i = 0; i < b; i++)
+			env[a + i] = (char *)net->env[i];
+		spec.env = (const char *const *)env;
+		spec.net_ns_fd = net->netns_fd;
+	}
+	int rc = session_start(*sb, &spec, s, err, errlen);
+	free(env); /* session_start copied it */
+	return rc;
 }
 
 void sessopen_prepare(const struct judge_config *cfg, const struct sessopen_common *common,

@@ -36,14 +36,24 @@ struct sessopen_common {
 void sessopen_common_init(struct sessopen_common *c, const struct lang_registry *langs);
 void sessopen_common_release(struct sessopen_common *c);
 
+/* A session's way out: the network namespace of its egress proxy
+ * (sessegress.h) and what its driver's environment gets besides its
+ * language's (the proxy variables). */
+struct sessopen_net {
+	int netns_fd;
+	const char *const *env; /* "K=V", NULL-terminated */
+};
+
 /* Opens a sandbox of backend in slot with limits (disk_mb its box), makes the
  * package folders of inst's managers and starts lang's driver in it (the
- * session's default context). Returns 0 with *sb and *s set, or -1 with err
- * (*sb may be set then: close it). */
+ * session's default context); net NULL: no network at all, else its sandbox
+ * joins net's namespace. Returns 0 with *sb and *s set, or -1 with err (*sb
+ * may be set then: close it). */
 int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,
 		  enum sandbox_backend backend, const struct lang *lang,
 		  const struct limits_session *limits, const struct install_options *inst, int slot,
-		  struct sandbox **sb, struct session **s, char *err, size_t errlen);
+		  const struct sessopen_net *net, struct sandbox **sb, struct session **s,
+		  char *err, size_t errlen);
 /* Names each language's default session to the runner's pool (a no-op when
  * [sandbox] session_pool is 0). */
 void sessopen_prepare(const struct judge_config *cfg, const struct sessopen_common *common,
