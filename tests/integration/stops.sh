@@ -121,11 +121,14 @@ load() {
 		echo "$id" >>"$T/ids"
 	done
 	req POST /v1/submissions '{"language": "c", "source": "#include <stdio.h>\nint main(void){puts(\"c\");return 0;}"}' >/dev/null
-	# until they run
-	for _ in $(seq 100); do
-		[ "$(sql "SELECT count(*) FROM submissions WHERE status = 'running'")" -ge 1 ] && break
+	# until the sleepers run: a stop must find work in progress (at load 12 they
+	# had not started within 10 s, the drain found nothing, and the second
+	# Ctrl-C came after the end)
+	for _ in $(seq 1200); do
+		[ "$(sql "SELECT count(*) FROM submissions WHERE status = 'running'")" -ge 1 ] && return
 		sleep 0.1
 	done
+	echo "load: nothing running after 120 s" >&2
 }
 
 # ---- 1. Ctrl-C in a terminal ----
