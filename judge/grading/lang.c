@@ -558,7 +558,6 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 		}
 		if (!l->warm_argv[0]) {
 			xstrvfree(l->warm_argv);
-			xstrvfree(l->compile_server_argv);
 			l->warm_argv = NULL;
 		}
 		return 0;
@@ -614,6 +613,7 @@ static void lang_release(struct lang *l)
 	xstrvfree(l->compile_env);
 	free(l->install);
 	xstrvfree(l->warm_argv);
+	xstrvfree(l->compile_server_argv);
 	xstrvfree(l->preload);
 	xstrvfree(l->session_argv);
 	xstrvfree(l->session_env);

@@ -5,8 +5,9 @@
 # gets the same verdict, compiler messages, output and main.dll through the
 # warm path as through the cold one (`judge run`, a fresh csc); one server
 # serves every compile; hostile sources (#line, #load, a key file, a source
-# that overflows the compiler's stack, a huge one) get a verdict; a server
-# killed mid-compile falls back to a fresh csc with a log line.
+# that makes the compiler recurse past its CPU limit, a huge one) get a verdict; a server
+# killed mid-compile falls back to a fresh csc with a log line; then the same
+# under gVisor with tool_sandbox = gvisor (the server inside gVisor).
 cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh
@@ -22,7 +23,7 @@ svc_up warm-compile "max_wait_s = 300" "[sandbox]" "sandbox = native" "warm_star
 W=$SVC_TMP/warm
 mkdir -p "$W"
 cp tests/warm_compile/*.cs "$W/"
-# hostile: 20000 nested parentheses overflow Roslyn's parser stack (csc dies too)
+# hostile: 20000 nested parentheses make Roslyn recurse past the compile CPU limit
 python3 -c "n=20000; print('class P { static void Main() { int x = ' + '('*n + '1' + ')'*n + '; } }')" >"$W/deep.cs"
 # a huge (but allowed) source: 6000 methods
 python3 -c "
@@ -41,10 +42,11 @@ warm() {
 cold() { "$JUDGE" --config "$ini" run --lang csharp --sandbox native "$1" | jq -c "$view"; }
 
 # same NAME WANT_STATUS: warm and cold agree on NAME's verdict, messages and output
+PHASE=
 same() {
-	local name=$1 want=$2 w c
-	w=$(warm "$W/$name.cs")
-	c=$(cold "$W/$name.cs")
+	local name=$PHASE$1 file=$1 want=$2 w c
+	w=$(warm "$W/$file.cs")
+	c=$(cold "$W/$file.cs")
 	if [ -n "$w" ] && [ "$w" = "$c" ]; then
 		pass "$name: warm and cold agree ($(jq -r .status <<<"$w"))"
 	else
@@ -117,5 +119,28 @@ if grep -q "fault injection: killing" "$SVC_TMP/worker2.log" &&
 	pass "killed mid-compile: logged as a fallback"
 else
 	fail "killed mid-compile: logged as a fallback" "$(grep compsrv "$SVC_TMP/worker2.log" | tail -5)"
+fi
+
+# gVisor with tool_sandbox = gvisor: the server is a live process in a gVisor
+# sandbox of its own, and compiles as csc does there too
+svc_stop "${SVC_PIDS[-1]}" # the fault-injection worker
+if "$JUDGE" --config "$ini" run --sandbox gvisor --lang python <(echo 'print(1)') >/dev/null 2>&1; then
+	sed 's/^sandbox = native/sandbox = gvisor/; s/^tool_sandbox = .*/tool_sandbox = gvisor/' "$ini" >"$SVC_TMP/gvisor.ini"
+	"$JUDGE" --config "$SVC_TMP/gvisor.ini" worker >>"$SVC_TMP/worker3.log" 2>&1 &
+	SVC_PIDS+=($!)
+	sleep 0.5
+	cold() { "$JUDGE" --config "$SVC_TMP/gvisor.ini" run --lang csharp --sandbox gvisor "$1" | jq -c "$view"; }
+	PHASE="gvisor: "
+	for c in hello:completed syntax:compile_error dllhash:completed; do
+		same "${c%%:*}" "${c#*:}"
+	done
+	if grep -q "compsrv: csharp server of slot .* ready" "$SVC_TMP/worker3.log" &&
+		! grep -q "falls back" "$SVC_TMP/worker3.log"; then
+		pass "gvisor: the server started in gVisor and served every compile"
+	else
+		fail "gvisor: the server served every compile" "$(grep compsrv "$SVC_TMP/worker3.log" | tail -5)"
+	fi
+else
+	skip "gvisor phase" "gVisor does not run here"
 fi
 finish
