@@ -37,9 +37,12 @@ print('    System.Console.WriteLine(s); } }')" >"$W/huge.cs"
 view='{status, compile_status: .compile.status, compile_output: .compile.output, stdout: (.stdout // .tests[0].stdout)}'
 warm() {
 	curl -s -m 400 "${AUTH[@]}" "${JSON[@]}" \
-		-d @<(jq -nc --rawfile s "$1" '{language: "csharp", source: $s}') "$U/v1/execute" | jq -c "$view"
+		-d @<(jq -nc --rawfile s "$1" '{language: "csharp", source: $s, limits: {time_ms: 10000}}') \
+		"$U/v1/execute" | jq -c "$view"
 }
-cold() { "$JUDGE" --config "$ini" run --lang csharp --sandbox native "$1" | jq -c "$view"; }
+# (a generous CPU limit for the programs' runs: .NET's start under gVisor on a
+# loaded machine must not turn a comparison of compiles into a timeout)
+cold() { "$JUDGE" --config "$ini" run --lang csharp --sandbox native --time-limit 10000 "$1" | jq -c "$view"; }
 
 # same NAME WANT_STATUS: warm and cold agree on NAME's verdict, messages and output
 PHASE=
@@ -129,7 +132,10 @@ if "$JUDGE" --config "$ini" run --sandbox gvisor --lang python <(echo 'print(1)'
 	"$JUDGE" --config "$SVC_TMP/gvisor.ini" worker >>"$SVC_TMP/worker3.log" 2>&1 &
 	SVC_PIDS+=($!)
 	sleep 0.5
-	cold() { "$JUDGE" --config "$SVC_TMP/gvisor.ini" run --lang csharp --sandbox gvisor "$1" | jq -c "$view"; }
+	cold() {
+		"$JUDGE" --config "$SVC_TMP/gvisor.ini" run --lang csharp --sandbox gvisor --time-limit 10000 "$1" |
+			jq -c "$view"
+	}
 	PHASE="gvisor: "
 	for c in hello:completed syntax:compile_error dllhash:completed; do
 		same "${c%%:*}" "${c#*:}"
