@@ -432,26 +432,40 @@ static void compile_from_run(struct grade_compile *c, const struct run_result *r
 	c->memory_kb = rr->memory_kb;
 }
 
-/* Compiles p's source through its language's warm compile server when p may
- * (compsrv.h): one source and no compiler options, the server gets the source
- * as bytes. True with rr filled as the compiler's run; false (the reason
+/* Compiles the box's source file through its language's warm compile server
+ * when p may (compsrv.h): one source and no compiler options, the server gets
+ * the file's bytes. True with rr filled as the compiler's run; false (the reason
  * logged, rr cleared) when the cold path must compile. */
 static bool warm_compile(const struct grade_plan *p, struct sandbox *sb, struct run_result *rr)
 {
 	if (!p->warm_compile || !p->lang->compile_server_argv || p->compile_argv)
 		return false;
+	/* what the compiler would read: the box's source file (a function
+	 * problem's harness, say, is not the request's source) */
+	struct strbuf src = STRBUF_INIT;
+	char err[512];
+	int rc =
+	    sandbox_read_file(sb, p->lang->source_file, &src, (size_t)p->compile_limits.file_bytes);
+	if (rc < 0) {
+		snprintf(err, sizeof err, "cannot read '%s' of the box: %s", p->lang->source_file,
+			 strerror(-rc));
+		goto cold;
+	}
 	struct compsrv_job job = {
 	    .lang = p->lang,
 	    .backend = sandbox_tool_backend(p->backend),
 	    .slot = p->slot,
 	    .limits = p->compile_limits,
-	    .source = p->source,
-	    .source_len = p->source_len,
+	    .source = src.buf,
+	    .source_len = src.len,
 	    .box = sb,
 	};
-	char err[512];
-	if (compsrv_compile(&job, rr, err, sizeof err) == 0)
+	rc = compsrv_compile(&job, rr, err, sizeof err);
+	strbuf_release(&src);
+	if (rc == 0)
 		return true;
+cold:
+	strbuf_release(&src);
 	log_warn("compsrv: %s compile of slot %d falls back to a fresh compiler: %s", p->lang->name,
 		 p->slot, err);
 	run_result_release(rr);
