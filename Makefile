@@ -41,7 +41,7 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 STATEDIR ?= /var/lib/judge
 
-.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval bench-oneshot soak bench-soak format format-check clean fuzz install web FORCE
+.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval bench-oneshot bench-compile soak bench-soak format format-check clean fuzz install web FORCE
 all: $(BIN) bin/box_init bin/ns_init bin/sessd
 
 # box_init: the first process of every gVisor sandbox (runner/gvisor/gvisor.c); static,
@@ -163,6 +163,10 @@ bench-runner: deps all
 
 bench-oneshot: deps all
 	@bash tests/bench/oneshot.sh $(BIN)
+
+# the C# hello compile through the warm compile server against a fresh csc (issue 25)
+bench-compile: deps all
+	@bash tests/bench/compile.sh $(BIN)
 
 bench-session: all
 	@bash tests/bench/session.sh

@@ -47,6 +47,8 @@ const struct config_key config_keys[] = {
 	  "seconds after its start past which a reused gVisor sandbox is recycled"),
 	S("sandbox", tool_sandbox, "native",
 	  "where compilers and output validators run when sandbox is gvisor: native or gvisor"),
+	S("sandbox", warm_start, "on",
+	  "on: a worker compiles through the language's warm compile server (compile_server); off: a fresh compiler per compile"),
 	S("sandbox", cgroup_root, "auto",
 	  "auto, or the cgroup (v2 path, or v1 controller folder parent) under which runs go"),
 	S("sandbox", cgroup_parent, "judge",

@@ -27,6 +27,7 @@ struct judge_config {
 	long gvisor_reuse_runs;
 	long gvisor_reuse_s;
 	char *tool_sandbox;
+	char *warm_start;
 	char *cgroup_root;
 	char *cgroup_parent;
 	/* [limits] */

@@ -12,6 +12,8 @@
 #   session/csharp_driver.dll                 the session driver (languages/drivers/csharp),
 #   session/Microsoft.CodeAnalysis*.dll       compiled with csc against Roslyn scripting
 #                                             from NuGet (version and SHA-512 pinned below)
+#   compsrv/csharp_compiler.dll               the warm compile server (drivers/csharp),
+#   compsrv/Microsoft.CodeAnalysis*.dll       on the SDK's own Roslyn and runtime
 # csc.sh runs the SDK's Roslyn csc.dll (on the SDK's own runtime) on one file
 # against the 9.0 reference assemblies, then adds the main.runtimeconfig.json that
 # `dotnet9/dotnet main.dll` needs to run it on 9.0 (no `dotnet build`, no project).
@@ -144,7 +146,55 @@ if ! { [ -d "$here" ] && diff -r "$h" "$here" >/dev/null 2>&1; }; then
 	echo "install-csharp.sh: $("$here/csc.sh" --version) via $here/csc.sh, runs with $dest/dotnet"
 fi
 
-# 3. the session driver, rebuilt when its source, Roslyn scripting or the runtime changed
+# 3. the warm compile server (languages/drivers/csharp/csharp_compiler.cs, used by
+# csharp.ini's compile_server): built against the SDK's own Roslyn, the assemblies
+# csc.dll runs, so that its diagnostics and assemblies are csc's; it runs on the
+# SDK's runtime as csc does. Rebuilt when its source or the SDK changed.
+csrc=$(cd "$(dirname "$0")" && pwd)/drivers/csharp/csharp_compiler.cs
+[ -f "$csrc" ] || fail "no $csrc"
+bincore=$sdk/Roslyn/bincore
+netref=$(ls -d "$sdkroot"/packs/Microsoft.NETCore.App.Ref/*/ref/net*/ 2>/dev/null | sort -V | tail -1)
+netref=${netref%/}
+[ -n "$netref" ] || fail "the SDK at $sdkroot has no packs/Microsoft.NETCore.App.Ref"
+cs=$dest/compsrv
+cstamp=$({ cat "$csrc" "$bincore/csc.dll" "$bincore/Microsoft.CodeAnalysis.CSharp.dll"; echo "$netref $here"; } | sha256sum)
+cstamp=${cstamp%% *}
+if [ "$(cat "$cs/.judge-stamp" 2>/dev/null)" != "$cstamp" ]; then
+	echo "install-csharp.sh: building the C# compile server (Roslyn of $sdk)"
+	c=$tmp/compsrv
+	mkdir "$c"
+	crefs=()
+	for f in "$netref"/*.dll; do crefs+=("-r:$f"); done
+	"$sdkroot/dotnet" "$csc" -nologo -noconfig -nostdlib+ -optimize+ -nullable+ -deterministic \
+		-langversion:latest -out:"$c/csharp_compiler.dll" "${crefs[@]}" \
+		-r:"$bincore/Microsoft.CodeAnalysis.dll" -r:"$bincore/Microsoft.CodeAnalysis.CSharp.dll" "$csrc" ||
+		fail "cannot compile $csrc"
+	cp "$bincore/Microsoft.CodeAnalysis.dll" "$bincore/Microsoft.CodeAnalysis.CSharp.dll" "$c/"
+	# csc's own runtime settings, workstation GC (one compile at a time, less memory)
+	sed 's/"System.GC.Server": true/"System.GC.Server": false/' "$bincore/csc.runtimeconfig.json" \
+		>"$c/csharp_compiler.runtimeconfig.json"
+	cat >"$c/compile_server.sh" <<SH
+#!/bin/sh
+# compile_server.sh: the warm C# compile server (judge/grading/compsrv.h) on the
+# SDK's runtime, compiling as $here/csc.sh does. Written by
+# languages/install-csharp.sh; do not edit.
+exec $sdkroot/dotnet $cs/csharp_compiler.dll $here
+SH
+	chmod -R u=rwX,go=rX "$c"
+	chmod 755 "$c/compile_server.sh" "$tmp"
+	# as nobody: it must say READY and compile a program into main.dll
+	probe='Console.WriteLine("ok");'
+	out=$(cd /tmp && printf 'COMPILE main.cs %d\n%s' "${#probe}" "$probe" |
+		setpriv --reuid=65534 --regid=65534 --clear-groups env -i HOME=/tmp DOTNET_NOLOGO=1 \
+			DOTNET_EnableDiagnostics=0 "$sdkroot/dotnet" "$c/csharp_compiler.dll" "$here" 2>&1 | head -c 200 | tr -d '\0') || true
+	[[ $out == READY*'DONE 0 0 2'*'FILE main.dll'* ]] || fail "the compile server does not compile as an unprivileged user: $out"
+	echo "$cstamp" >"$c/.judge-stamp"
+	rm -rf "$cs"
+	mv "$c" "$cs"
+	echo "install-csharp.sh: C# compile server at $cs"
+fi
+
+# 4. the session driver, rebuilt when its source, Roslyn scripting or the runtime changed
 src=$(cd "$(dirname "$0")" && pwd)/drivers/csharp/csharp_driver.cs
 [ -f "$src" ] || fail "no $src"
 sess=$dest/session

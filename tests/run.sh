@@ -14,7 +14,7 @@ jobs=()
 skipped=()
 # the longest suites start first, so that two lanes end close together (in
 # alphabetical order verify.sh started last and ran alone for minutes)
-long="problems.sh verify.sh evalsets.sh faults.sh languages.sh live_output.sh"
+long="problems.sh verify.sh evalsets.sh faults.sh languages.sh live_output.sh warm_compile.sh"
 for n in $long; do
 	t=tests/integration/$n
 	[ -f "$t" ] || continue

@@ -23,6 +23,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "judge/cli/cmd.h"
+#include "judge/grading/compsrv.h"
 #include "judge/grading/evalset.h"
 #include "judge/grading/evformat.h"
 #include "judge/grading/funcgrade.h"
@@ -531,6 +532,9 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 		fprintf(stderr, "judge eval: sandbox: %s\n", err);
 		return 1;
 	}
+	/* many compiles in one process: the warm compile servers pay off */
+	if (r->cfg->warm_start && !strcmp(r->cfg->warm_start, "on") && r->n > 1)
+		compsrv_enable();
 	r->bar = isatty(2);
 	grade_all(r, a->jobs < r->n ? a->jobs : (r->n > 0 ? r->n : 1));
 	sandbox_global_shutdown();

@@ -21,6 +21,7 @@
 #include "judge/grading/evrun.h"
 #include "judge/grading/funcgrade.h"
 #include "judge/grading/compile.h"
+#include "judge/grading/compsrv.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
 #include "common/log.h"
@@ -159,6 +160,9 @@ int grade_plan_make(struct grade_plan *p, const struct grade_env *env,
 	p->run_all = req->run_all_tests;
 	p->cancel = env->cancel;
 	p->backend = env->backend;
+	p->slot = env->slot;
+	p->warm_compile =
+	    env->cfg->warm_start && !strcmp(env->cfg->warm_start, "on") && compsrv_enabled();
 	p->max_passes = 1;
 	p->live = env;
 	p->cmp = req->cmp;
@@ -428,6 +432,47 @@ static void compile_from_run(struct grade_compile *c, const struct run_result *r
 	c->memory_kb = rr->memory_kb;
 }
 
+/* Compiles the box's source file through its language's warm compile server
+ * when p may (compsrv.h): one source and no compiler options, the server gets
+ * the file's bytes. True with rr filled as the compiler's run; false (the reason
+ * logged, rr cleared) when the cold path must compile. */
+static bool warm_compile(const struct grade_plan *p, struct sandbox *sb, struct run_result *rr)
+{
+	if (!p->warm_compile || !p->lang->compile_server_argv || p->compile_argv)
+		return false;
+	/* what the compiler would read: the box's source file (a function
+	 * problem's harness, say, is not the request's source) */
+	struct strbuf src = STRBUF_INIT;
+	char err[512];
+	int rc =
+	    sandbox_read_file(sb, p->lang->source_file, &src, (size_t)p->compile_limits.file_bytes);
+	if (rc < 0) {
+		snprintf(err, sizeof err, "cannot read '%s' of the box: %s", p->lang->source_file,
+			 strerror(-rc));
+		goto cold;
+	}
+	struct compsrv_job job = {
+	    .lang = p->lang,
+	    .backend = sandbox_tool_backend(p->backend),
+	    .slot = p->slot,
+	    .limits = p->compile_limits,
+	    .source = src.buf,
+	    .source_len = src.len,
+	    .box = sb,
+	};
+	rc = compsrv_compile(&job, rr, err, sizeof err);
+	strbuf_release(&src);
+	if (rc == 0)
+		return true;
+cold:
+	strbuf_release(&src);
+	log_warn("compsrv: %s compile of slot %d falls back to a fresh compiler: %s", p->lang->name,
+		 p->slot, err);
+	run_result_release(rr);
+	run_result_init(rr);
+	return false;
+}
+
 /* Compiles the source in sb into res->compile. Returns 0 when it compiled (or
  * needs no compiling), 1 on a compile error, -1 on an internal error (message
  * in err). */
@@ -453,6 +498,13 @@ int grade_compile(const struct grade_plan *p, struct sandbox *sb, struct grade_r
 	struct run_result rr;
 	run_result_init(&rr);
 	int ret = -1;
+	if (warm_compile(p, sb, &rr)) {
+		if (spec.on_output && rr.out.len)
+			spec.on_output(spec.output_arg, 1, rr.out.buf, rr.out.len);
+		compile_from_run(c, &rr);
+		ret = c->ok ? 0 : 1;
+		goto out;
+	}
 	if (sandbox_run(sb, &spec, &rr) < 0 || rr.status == RUN_INTERNAL_ERROR) {
 		snprintf(err, errlen, "compiler sandbox failed: %s",
 			 rr.message[0] ? rr.message : "invalid run specification");

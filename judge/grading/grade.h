@@ -79,6 +79,10 @@ struct grade_test {
 struct grade_plan {
 	const atomic_bool *cancel;    /* grade_env's */
 	enum sandbox_backend backend; /* grade_env's */
+	int slot;		      /* grade_env's */
+	/* compile through the language's warm compile server (compsrv.h) when it
+	 * has one: judge.ini's warm_start is on and the process enabled servers */
+	bool warm_compile;
 	const struct grade_env *live; /* grade_env, for its live hooks */
 	const struct lang *lang;
 	const char *source;

@@ -70,6 +70,7 @@ enum {
 	K_PROBLEM,
 	K_E2B_NAMES,
 	K_E2B_DEFAULT,
+	K_CSERVER,
 };
 
 static void list_push(char ***v, size_t *n, char *s)
@@ -366,6 +367,7 @@ static const char *const key_names[] = {
     [K_PROBLEM] = "problem_language",
     [K_E2B_NAMES] = "e2b_names",
     [K_E2B_DEFAULT] = "e2b_default",
+    [K_CSERVER] = "compile_server",
     NULL,
 };
 #define KEY_COUNT (sizeof key_names / sizeof key_names[0] - 1)
@@ -532,6 +534,19 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 		return set_paths(&l->ro_paths, key, value, err, errlen);
 	case K_PRELOAD:
 		return set_paths(&l->preload, key, value, err, errlen);
+	case K_CSERVER:
+		if (split_words(value, NULL, &l->compile_server_argv, err, errlen) < 0)
+			return -1;
+		if (!l->compile_server_argv[0]) {
+			xstrvfree(l->compile_server_argv);
+			l->compile_server_argv = NULL;
+		} else if (l->compile_server_argv[0][0] != '/') {
+			snprintf(err, errlen,
+				 "'compile_server' must start with an absolute path, got '%s'",
+				 l->compile_server_argv[0]);
+			return -1;
+		}
+		return 0;
 	case K_WARM:
 		if (split_words(value, NULL, &l->warm_argv, err, errlen) < 0)
 			return -1;
@@ -598,6 +613,7 @@ static void lang_release(struct lang *l)
 	xstrvfree(l->compile_env);
 	free(l->install);
 	xstrvfree(l->warm_argv);
+	xstrvfree(l->compile_server_argv);
 	xstrvfree(l->preload);
 	xstrvfree(l->session_argv);
 	xstrvfree(l->session_env);

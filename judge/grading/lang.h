@@ -36,6 +36,13 @@
  *                                 before any job (no {source}: the box is not there)
  *   preload = /usr/lib/x86_64-linux-gnu/libstdc++.so.6:...   colon-separated host
  *                                 files such a sandbox reads ahead (missing ones skipped)
+ *   compile_server = /usr/.../dotnet .../csharp_compiler.dll   argv of a warm
+ *                                 compile server (judge/grading/compsrv.h): a
+ *                                 long-lived trusted compiler that takes the source
+ *                                 as bytes and gives back compile's output, exit
+ *                                 status and files; used, when judge.ini's
+ *                                 warm_start is on, for single-source compiles
+ *                                 without compiler options; none = always compile
  *   compile_in_run = <regex>      a single-source program skips the compile step:
  *                                 its first run stands for it. That run exiting
  *                                 non-zero with a stderr this PCRE2 pattern matches
@@ -153,7 +160,9 @@ struct lang {
 	long compile_time_limit_ms, compile_memory_limit_mb, compile_processes;
 	char *install;
 	char **warm_argv; /* NULL when the language has no warm-up command */
-	char **preload;	  /* NULL when none */
+	/* the warm compile server (judge/grading/compsrv.h), NULL when none */
+	char **compile_server_argv;
+	char **preload; /* NULL when none */
 	/* The session driver: all three NULL when the language has none.
 	 * session_ro_paths is ro_paths plus the drivers folder (bind them all). */
 	char **session_argv;

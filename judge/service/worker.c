@@ -39,6 +39,7 @@
 #include "judge/service/problemrun.h"
 #include "judge/service/queue.h"
 #include "judge/service/session/sesshost.h"
+#include "judge/grading/compsrv.h"
 #include "judge/service/slots.h"
 #include "common/xalloc.h"
 
@@ -545,6 +546,13 @@ static int start_up(struct worker *w, const struct worker_opts *opts, bool *sand
 		return -1;
 	}
 	*sandbox_up = true;
+	if (strcmp(cfg->warm_start, "on") && strcmp(cfg->warm_start, "off")) {
+		log_error("worker: warm_start must be on or off, got '%s'", cfg->warm_start);
+		return -1;
+	}
+	/* compile servers start at their language's first compile in a slot */
+	if (!strcmp(cfg->warm_start, "on"))
+		compsrv_enable();
 	/* start gVisor sandboxes for every language now, not at its first runs */
 	for (int i = 0; i < w->langs.count; i++) {
 		const struct lang *l = &w->langs.langs[i];

@@ -1,0 +1,9 @@
+class P
+{
+	static void Main()
+	{
+		int unused;
+		Foo();
+		string s = 42;
+	}
+}
