@@ -2,7 +2,7 @@
 #include "judge/api/e2b_control.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -279,23 +279,6 @@ static const char *split(const char *arg, char id[48])
 	return s + n;
 }
 
-/* Query parameter name as Unix seconds into out (0 when absent); false when
- * it is not a whole non-negative number. */
-static bool unix_seconds(struct http_request *r, const char *name, int64_t *out)
-{
-	const char *v = http_query(r, name);
-	*out = 0;
-	if (!v || !*v)
-		return true;
-	char *end;
-	errno = 0;
-	long long n = strtoll(v, &end, 10);
-	if (errno || *end || n < 0)
-		return false;
-	*out = n;
-	return true;
-}
-
 void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
 {
 	bool post = !strcmp(r->method, "POST"), del = !strcmp(r->method, "DELETE");
@@ -321,9 +304,9 @@ void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
 		else
 			return reply_error(r, 404, "this judge does not serve that E2B endpoint");
 	}
-	int64_t start = 0, end = 0;
-	if (op == OP_METRICS &&
-	    (!unix_seconds(r, "start", &start) || !unix_seconds(r, "end", &end)))
+	long long start = 0, end = 0;
+	if (op == OP_METRICS && (http_query_long(r, "start", 0, 0, LLONG_MAX, &start) < 0 ||
+				 http_query_long(r, "end", 0, 0, LLONG_MAX, &end) < 0))
 		return reply_error(r, 400, "start and end are Unix times in seconds");
 	struct ectx *c = xcalloc(1, sizeof *c);
 	c->op = op;

@@ -115,6 +115,22 @@ const char *http_query(struct http_request *r, const char *name)
 	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+int http_query_long(struct http_request *r, const char *name, long long def, long long lo,
+		    long long hi, long long *v)
+{
+	const char *s = http_query(r, name);
+	*v = def;
+	if (!s)
+		return 0;
+	char *end;
+	errno = 0;
+	long long x = strtoll(s, &end, 10);
+	if (!*s || *end || errno || x < lo || x > hi)
+		return -1;
+	*v = x;
+	return 0;
+}
+
 /* Adds the content type and headers (name, value pairs, NULL-ended) to resp,
  * queues it (taking it) and marks r answered. */
 static int queue_response(struct http_request *r, int status, struct MHD_Response *resp,

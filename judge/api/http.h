@@ -126,6 +126,11 @@ long http_deadline_closes(struct http_server *s);
  * Valid while the request lives. */
 const char *http_header(struct http_request *r, const char *name);
 const char *http_query(struct http_request *r, const char *name);
+/* Query parameter name as a whole number in [lo, hi] into *v (def when
+ * absent): 0, or -1 when it is present but not such a number (the caller
+ * answers, in its front's error shape). */
+int http_query_long(struct http_request *r, const char *name, long long def, long long lo,
+		    long long hi, long long *v);
 
 /* Queues a response with body (copied) and content type (NULL: none, for an
  * empty body). Extra headers: NULL-terminated name, value pairs (may be NULL).

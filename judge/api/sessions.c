@@ -439,19 +439,11 @@ static void get_one(struct http_request *r, struct api *a, const char *id)
 static int query_long(struct http_request *r, const char *name, long long def, long long lo,
 		      long long hi, long long *v)
 {
-	const char *s = http_query(r, name);
-	*v = def;
-	if (!s)
-		return 0;
-	char *end;
-	errno = 0;
-	long long x = strtoll(s, &end, 10);
-	if (!*s || *end || errno || x < lo || x > hi) {
+	if (http_query_long(r, name, def, lo, hi, v) < 0) {
 		http_error(r, 422, "invalid_field", "%s must be a whole number from %lld to %lld",
 			   name, lo, hi);
 		return -1;
 	}
-	*v = x;
 	return 0;
 }
 
