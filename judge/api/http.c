@@ -578,6 +578,19 @@ static void refuse_current(struct http_server *s, int status, const char *code, 
 	pthread_mutex_unlock(&s->conns_lock);
 }
 
+/* A body announced larger than limit. Closing a connection whose body is
+ * still unread makes the kernel reset it, and the client often loses the 413
+ * with it (curl reports no status): a body up to HTTP_DRAIN_BYTES is read
+ * past and answered when it ends; only a larger one is answered at once. */
+static void refuse_large(struct http_request *r, size_t limit, unsigned long long announced)
+{
+	r->too_large = true;
+	r->large_limit = limit;
+	if (announced > HTTP_DRAIN_BYTES)
+		http_error(r, 413, "too_large", "the request body is larger than %zu KiB",
+			   limit / 1024);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -605,31 +618,33 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 							     MHD_HTTP_HEADER_CONTENT_LENGTH);
 		size_t most = s->opts.max_upload > r->max_body ? s->opts.max_upload : r->max_body;
-		if (cl && strtoull(cl, NULL, 10) > most) {
-			r->too_large = true;
-			http_error(r, 413, "too_large", "the request body is larger than %zu KiB",
-				   most / 1024);
+		unsigned long long announced = cl ? strtoull(cl, NULL, 10) : 0;
+		if (announced > most) {
+			refuse_large(r, most, announced);
 			return MHD_YES;
 		}
 		if (s->opts.headers)
 			s->opts.headers(r, s->opts.arg);
 		/* the hook may have raised r->max_body (uploads) */
-		if (!r->responded && cl && strtoull(cl, NULL, 10) > r->max_body) {
-			r->too_large = true;
-			http_error(r, 413, "too_large", "the request body is larger than %zu KiB",
-				   r->max_body / 1024);
-		}
+		if (!r->responded && announced > r->max_body)
+			refuse_large(r, r->max_body, announced);
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
 		/* the body of a refused request is read past, never kept */
 		bool keep = !r->responded && !r->too_large;
+		r->body_seen += *upload_data_size;
 		if (keep && r->body.len + *upload_data_size <= r->max_body)
 			strbuf_add(&r->body, upload_data, *upload_data_size);
 		else if (keep) {
 			r->too_large = true;
 			strbuf_release(&r->body);
 		}
+		/* a refused body (chunked, or announced small) is not read forever:
+		 * libmicrohttpd cannot answer in the middle of a body, so past
+		 * HTTP_DRAIN_BYTES the connection is closed */
+		if (r->too_large && r->body_seen > HTTP_DRAIN_BYTES)
+			return MHD_NO;
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
@@ -639,7 +654,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_YES;
 	if (r->too_large) {
 		http_error(r, 413, "too_large", "the request body is larger than %zu KiB",
-			   r->max_body / 1024);
+			   (r->large_limit ? r->large_limit : r->max_body) / 1024);
 		return MHD_YES;
 	}
 	unsigned long suspends = r->suspends;

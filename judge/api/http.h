@@ -44,10 +44,12 @@ struct http_request {
 	const char *method;
 	const char *url; /* path, without the query string */
 	struct strbuf body;
-	size_t max_body; /* the body's cap: http_opts.max_body, unless the headers
-			    hook raised it (up to http_opts.max_upload) */
-	bool too_large;	 /* the body passed max_body; it was not kept */
-	bool responded;	 /* a response was queued */
+	size_t max_body;	      /* the body's cap: http_opts.max_body, unless the headers
+					 hook raised it (up to http_opts.max_upload) */
+	bool too_large;		      /* the body passed max_body; it was not kept */
+	size_t large_limit;	      /* the cap it passed (0: max_body) */
+	unsigned long long body_seen; /* bytes of body read, kept or not */
+	bool responded;		      /* a response was queued */
 	bool suspended;
 	unsigned long suspends; /* http_suspend calls so far (a resume may come at once) */
 	int status;		/* status of the response, for the done callback
@@ -81,6 +83,8 @@ struct http_request {
 /* http_request.status of a request whose client went away (or was cut off
  * at a deadline) before an answer was queued: nginx's 499, never sent. */
 #define HTTP_CLIENT_CLOSED 499
+/* A refused body up to this size is read past before the 413 (see http.c). */
+#define HTTP_DRAIN_BYTES (16ULL << 20)
 
 /* Called when the body is complete, and again after each http_resume().
  * It must respond or suspend before it returns. */

@@ -201,6 +201,14 @@ head -c 400000 /dev/zero | tr '\0' ' ' >"$SVC_TMP/huge"
 bad "oversized body" 413 too_large POST $B "@$SVC_TMP/huge"
 out=$(curl -s -w '\n%{http_code}' "${AUTH[@]}" "${JSON[@]}" -H "Transfer-Encoding: chunked" --data-binary @"$SVC_TMP/huge" "$U$B")
 [ "${out##*$'\n'}" = 413 ] && pass "bad: oversized chunked body" || fail "bad: oversized chunked body" "$out"
+# past HTTP_DRAIN_BYTES (16 MiB) the server stops reading a refused body and
+# closes the connection: an endless upload does not keep it busy
+t0=$SECONDS
+timeout 60 cat /dev/zero | timeout 60 curl -s -o /dev/null "${AUTH[@]}" "${JSON[@]}" \
+	-H "Transfer-Encoding: chunked" --data-binary @- "$U$B"
+rc=$?
+[ "$rc" != 124 ] && [ $((SECONDS - t0)) -lt 50 ] && pass "bad: endless chunked body cut off" ||
+	fail "bad: endless chunked body cut off" "curl exit $rc after $((SECONDS - t0)) s"
 out=$(curl -s -w '\n%{http_code}' "${AUTH[@]}" -H "Content-Type: text/plain" -d "$PY_HELLO" "$U$B")
 [ "${out##*$'\n'}" = 415 ] && jq -e '.error.code == "unsupported_media_type"' <<<"${out%$'\n'*}" >/dev/null &&
 	pass "bad: wrong content type" || fail "bad: wrong content type" "$out"
