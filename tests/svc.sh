@@ -255,3 +255,30 @@ bad() {
 	shift 3
 	expect "bad: $name" "$want" ".error.code == \"$code\" and (.error.message | length > 0)" "$@"
 }
+
+# svc_session BODY: creates a session from the JSON BODY; its id into SID
+# (empty on failure, the answer on stderr)
+svc_session() {
+	local out
+	out=$(req POST /v1/sessions "$1")
+	SID=$(jq -r '.id // empty' <<<"${out%$'\n'*}" 2>/dev/null)
+	[ "${out##*$'\n'}" = 201 ] && [ -n "$SID" ] || { SID=; echo "create $1: $out" >&2; }
+}
+# svc_run SID CODE [EXTRA JSON FIELDS]: a cell; the answer in LAST, the status in ST
+svc_run() {
+	local body out
+	body=$(jq -nc --arg c "$2" '{code: $c}')
+	[ -n "${3:-}" ] && body=$(jq -c ". + {$3}" <<<"$body")
+	out=$(req POST "/v1/sessions/$1/execute" "$body")
+	ST=${out##*$'\n'}
+	LAST=${out%$'\n'*}
+}
+# svc_cell NAME SID CODE JQ [EXTRA]: a cell answered 200 whose answer passes JQ
+svc_cell() {
+	svc_run "$2" "$3" "${5:-}"
+	if [ "$ST" != 200 ]; then
+		fail "$1" "status $ST: $(head -c 400 <<<"$LAST")"
+	else
+		expect_json "$1" "$LAST" "$4"
+	fi
+}

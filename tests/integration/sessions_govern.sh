@@ -28,30 +28,9 @@ svc_up sessions-govern "[sandbox]" "sandbox = native" "[worker]" "worker_slots =
 	"[sessions]" "session_cpus = 1" "max_session_cpus = 2"
 
 # create LANG LIMITS_JSON: a session's id into SID (empty on failure)
-create() {
-	local out
-	out=$(req POST /v1/sessions "{\"language\": \"$1\", \"limits\": $2}")
-	SID=$(jq -r '.id // empty' <<<"${out%$'\n'*}" 2>/dev/null)
-	[ "${out##*$'\n'}" = 201 ] && [ -n "$SID" ] || { SID=; echo "create $1: $out" >&2; }
-}
-# run SID CODE [EXTRA JSON FIELDS]: a cell; the answer in LAST, the status in ST
-run() {
-	local body out
-	body=$(jq -nc --arg c "$2" '{code: $c}')
-	[ -n "${3:-}" ] && body=$(jq -c ". + {$3}" <<<"$body")
-	out=$(req POST "/v1/sessions/$1/execute" "$body")
-	ST=${out##*$'\n'}
-	LAST=${out%$'\n'*}
-}
-# cell NAME SID CODE JQ [EXTRA]: a cell answered 200 whose answer passes JQ
-cell() {
-	run "$2" "$3" "${5:-}"
-	if [ "$ST" != 200 ]; then
-		fail "$1" "status $ST: $(head -c 400 <<<"$LAST")"
-	else
-		expect_json "$1" "$LAST" "$4"
-	fi
-}
+create() { svc_session "{\"language\": \"$1\", \"limits\": $2}"; }
+run() { svc_run "$@"; }
+cell() { svc_cell "$@"; }
 # metric NAME: a sample of /metrics (0 when absent)
 metric() {
 	curl -s -m 10 "$U/metrics" | awk -v n="$1" '$1 == n { print $2; f = 1 } END { if (!f) print 0 }'

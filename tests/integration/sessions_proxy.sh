@@ -30,25 +30,10 @@ svc_up egress-proxy "[sandbox]" "sandbox = native" "[worker]" "worker_slots = 2"
 	"egress_addr_allow = 127.0.0.2" "egress_max_mb = 1" "egress_max_connections = 20"
 
 # create NETWORK: a python session with that network policy; SID its id
-create() {
-	local out
-	out=$(req POST /v1/sessions "{\"language\": \"python\", \"network\": $1}")
-	SID=$(jq -r '.id // empty' <<<"${out%$'\n'*}" 2>/dev/null)
-	[ "${out##*$'\n'}" = 201 ] && [ -n "$SID" ] || { SID=; echo "create: $out" >&2; }
-}
+create() { svc_session "{\"language\": \"python\", \"network\": $1}"; }
 # cell NAME SID CODE JQ: a cell (@UP@ in CODE is the upstream's port) whose
 # answer passes JQ
-cell() {
-	local body out
-	body=$(jq -nc --arg c "${3//@UP@/$UP}" '{code: $c}')
-	out=$(req POST "/v1/sessions/$2/execute" "$body")
-	LAST=${out%$'\n'*}
-	if [ "${out##*$'\n'}" != 200 ]; then
-		fail "$1" "status ${out##*$'\n'}: $(head -c 400 <<<"$LAST")"
-	else
-		expect_json "$1" "$LAST" "$4"
-	fi
-}
+cell() { svc_cell "$1" "$2" "${3//@UP@/$UP}" "$4"; }
 
 # the helpers every cell of the allowlisted session uses
 read -r -d '' LIB <<'PY'
