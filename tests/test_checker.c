@@ -11,6 +11,7 @@
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
 #include "judge/grading/problem.h"
+#include "tests/fixture.h"
 
 static struct judge_config cfg;
 static struct lang_registry langs;
@@ -18,13 +19,8 @@ static char err[1024];
 
 static void setup(void)
 {
-	config_defaults(&cfg);
-	free(cfg.sandbox);
-	cfg.sandbox = strdup("native");
 	cr_assert_eq(lang_load_dir(&langs, "languages", err, sizeof err), 0, "%s", err);
-	struct sandbox_options opts;
-	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
+	fixture_native_start(&cfg);
 }
 
 static void teardown(void)

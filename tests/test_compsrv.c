@@ -16,6 +16,7 @@
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
 #include "runner/sandbox.h"
+#include "tests/fixture.h"
 
 static struct judge_config cfg;
 static struct sandbox *box;
@@ -24,12 +25,7 @@ static char *env[] = {"PATH=/usr/bin:/bin", "LANG=C", NULL};
 static void setup(void)
 {
 	char err[512];
-	config_defaults(&cfg);
-	free(cfg.sandbox);
-	cfg.sandbox = strdup("native");
-	struct sandbox_options opts;
-	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
+	fixture_native_start(&cfg);
 	cr_assert_eq(sandbox_open(SANDBOX_NATIVE, 5, 16 << 20, &box, err, sizeof err), 0, "%s",
 		     err);
 	compsrv_enable();

@@ -27,6 +27,7 @@
 #include "judge/grading/limits.h"
 #include "runner/install/install.h"
 #include "runner/install/regproxy.h"
+#include "tests/fixture.h"
 
 #define PYTHON	"/opt/judge/runtimes/python3.12/bin/python3.12"
 #define NODE	"/opt/judge/runtimes/node22/bin/node"
@@ -45,13 +46,7 @@ static char cache_dir[64], work_dir[64], cache_sub[96];
 
 static void setup(void)
 {
-	char err[512];
-	config_defaults(&cfg);
-	free(cfg.sandbox);
-	cfg.sandbox = strdup("native");
-	struct sandbox_options opts;
-	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
+	fixture_native_start(&cfg);
 	snprintf(cache_dir, sizeof cache_dir, "/tmp/judge-install-cache.XXXXXX");
 	snprintf(work_dir, sizeof work_dir, "/tmp/judge-install-work.XXXXXX");
 	cr_assert(mkdtemp(cache_dir) && mkdtemp(work_dir));

@@ -11,6 +11,7 @@
 #include "judge/grading/interact.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
+#include "tests/fixture.h"
 
 static struct interact_result R;
 static char err[512];
@@ -82,9 +83,7 @@ static void setup(void)
 	cfg.sandbox = strdup(backend == SANDBOX_GVISOR ? "auto" : "native");
 	cfg.gvisor_pool = 0;
 	cr_assert_eq(lang_load_dir(&langs, "languages", err, sizeof err), 0, "%s", err);
-	struct sandbox_options opts;
-	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
+	fixture_sandbox_start(&cfg);
 	snprintf(dir, sizeof dir, "/tmp/test_interact.XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
 	free(cfg.problems_dir);

@@ -17,6 +17,7 @@
 #include "common/config.h"
 #include "judge/grading/limits.h"
 #include "runner/sandbox.h"
+#include "tests/fixture.h"
 
 static struct judge_config cfg;
 static struct sandbox *sb;
@@ -32,9 +33,7 @@ static void init_backend(enum sandbox_backend b)
 	cfg.gvisor_pool = 0;
 	if (access("bin/box_init", X_OK) == 0)
 		setenv("JUDGE_BOX_INIT", "bin/box_init", 0);
-	struct sandbox_options opts;
-	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
+	fixture_sandbox_start(&cfg);
 	if (!sandbox_backend_works(b, err, sizeof err)) {
 		sandbox_global_shutdown();
 		cr_skip_test("%s does not work here: %s", sandbox_backend_name(b), err);

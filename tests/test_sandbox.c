@@ -16,6 +16,7 @@
 #include "common/strbuf.h"
 #include "judge/grading/limits.h"
 #include "runner/sandbox.h"
+#include "tests/fixture.h"
 
 static struct judge_config cfg;
 static struct sandbox *sb;
@@ -24,14 +25,9 @@ static const char *env[] = {"PATH=/usr/bin:/bin", "LANG=C", NULL};
 static void setup(void)
 {
 	char err[512];
-	config_defaults(&cfg);
-	free(cfg.sandbox);
-	cfg.sandbox = strdup("native");
 	/* a secret in the worker's environment must never reach a program */
 	setenv("JUDGE_TEST_SECRET", "s3cr3t-worker-env", 1);
-	struct sandbox_options opts;
-	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
+	fixture_native_start(&cfg);
 	cr_assert_eq(sandbox_open(SANDBOX_NATIVE, 3, 16 << 20, &sb, err, sizeof err), 0, "%s", err);
 }
 

@@ -21,6 +21,7 @@
 #include "judge/grading/limits.h"
 #include "runner/session/session.h"
 #include "runner/session/prestart.h"
+#include "tests/fixture.h"
 
 static struct judge_config cfg;
 static struct lang_registry langs;
@@ -40,9 +41,7 @@ static void init_backend(enum sandbox_backend b, int pool)
 	cfg.session_pool = pool;
 	if (access("bin/box_init", X_OK) == 0)
 		setenv("JUDGE_BOX_INIT", "bin/box_init", 0);
-	struct sandbox_options opts;
-	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(sandbox_global_init(&opts, err, sizeof err), 0, "%s", err);
+	fixture_sandbox_start(&cfg);
 	if (!sandbox_backend_works(b, err, sizeof err)) {
 		sandbox_global_shutdown();
 		cr_skip_test("%s does not work here: %s", sandbox_backend_name(b), err);
