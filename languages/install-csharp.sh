@@ -235,7 +235,7 @@ chmod -R u=rwX,go=rX "$s"
 chmod 755 "$tmp" # for the check as nobody
 echo "$stamp" >"$s/.judge-stamp"
 # a cell as nobody: 6 * 7 must come back as the result
-out=$(cd /tmp && printf 'CELL 5 0\n6 * 7' | setpriv --reuid=65534 --regid=65534 --clear-groups env -i \
+out=$(cd /tmp && printf 'CELL 5 0 0\n6 * 7' | setpriv --reuid=65534 --regid=65534 --clear-groups env -i \
 	HOME=/tmp JUDGE_TOKEN=t DOTNET_ROOT="$dest" DOTNET_EnableWriteXorExecute=0 DOTNET_EnableDiagnostics=0 \
 	DOTNET_NOLOGO=1 "$dest/dotnet" "$s/csharp_driver.dll" 2>&1) || true
 [[ $out == *'"result": "42"'* ]] || fail "the session driver does not run a cell as an unprivileged user: $out"

@@ -92,6 +92,7 @@ Test(sesscall, calls_round_trip)
 	sess_call_init(&c, SCALL_EXECUTE);
 	c.exec.code = strdup("print(1)");
 	c.exec.stdin_data = strdup("in");
+	c.exec.env = strv("A=1", "B=x=y");
 	c.exec.timeout_ms = 700;
 	c.exec.expected = strdup("1\n");
 	c.exec.has_compare = true;
@@ -104,6 +105,7 @@ Test(sesscall, calls_round_trip)
 	cr_assert_str_eq(b.exec.language, "bash");
 	cr_assert_str_eq(b.exec.code, "print(1)");
 	cr_assert_str_eq(b.exec.stdin_data, "in");
+	cr_assert(b.exec.env && !strcmp(b.exec.env[1], "B=x=y") && !b.exec.env[2]);
 	cr_assert_eq(b.exec.timeout_ms, 700);
 	cr_assert_str_eq(b.exec.expected, "1\n");
 	cr_assert(b.exec.has_compare && b.exec.cmp.mode == CMP_TOKENS);

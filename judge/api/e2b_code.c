@@ -302,12 +302,15 @@ static int execute_body(struct http_request *r, const struct lang_registry *lang
 		plain(r, 400, "no such language here");
 		goto out;
 	}
-	if (cJSON_IsObject(env) && env->child) {
-		plain(r, 400, "per-execution env_vars are not supported by this judge yet");
+	if (env && !cJSON_IsNull(env) && !cJSON_IsObject(env)) {
+		plain(r, 400, "env_vars must be an object of strings");
 		goto out;
 	}
 	*out = cJSON_CreateObject();
 	cJSON_AddStringToObject(*out, "code", code->valuestring);
+	/* the cell's own variables: /v1's execute checks them (names, text, size) */
+	if (cJSON_IsObject(env) && env->child)
+		cJSON_AddItemToObject(*out, "env", cJSON_Duplicate(env, true));
 	if (cJSON_IsString(ctx)) {
 		snprintf(c->context, sizeof c->context, "%s", ctx->valuestring);
 		cJSON_AddStringToObject(*out, "context", ctx->valuestring);

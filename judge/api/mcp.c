@@ -307,6 +307,8 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	 "keep the session; restarted true means its variables were lost (files stay).",
 	 "{\"type\":\"object\",\"properties\":{" SESSION_ID ",\"code\":{\"type\":"
 	 "\"string\",\"description\":\"the cell's code\"},\"stdin\":{\"type\":\"string\"},"
+	 "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},"
+	 "\"description\":\"environment variables for this cell only\"},"
 	 "\"timeout_ms\":{\"type\":\"integer\",\"description\":\"wall time limit of this "
 	 "cell\"},\"expected_output\":{\"type\":\"string\",\"description\":\"optional: "
 	 "grade stdout against it (verdict accepted or wrong_answer)\"}},"

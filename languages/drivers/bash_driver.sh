@@ -43,9 +43,47 @@ __judge_cell() {
 	eval "$__judge_code"
 }
 
+# the cell's own variables ("K=V\0" each, $1 bytes on the request stream),
+# exported; what they replaced is kept for __judge_env_restore. The driver's
+# own names (__judge_*) are left alone.
+__judge_env_set() {
+	local kv k
+	__judge_env_keys=() __judge_env_old=() __judge_env_had=()
+	(($1 > 0)) || return 0
+	head -c "$1" <&"$__judge_req" >"${TMPDIR:-/tmp}/.judge-env"
+	while IFS= read -r -d '' kv; do
+		k=${kv%%=*}
+		[[ $k == __judge_* || $k == "$kv" ]] && continue
+		__judge_env_keys+=("$k")
+		# 0: unset, 1: a shell variable, 2: an exported one
+		if [[ $(builtin declare -p "$k" 2>/dev/null) == "declare -"*x* ]]; then
+			__judge_env_had+=(2) __judge_env_old+=("${!k}")
+		elif [[ -v $k ]]; then
+			__judge_env_had+=(1) __judge_env_old+=("${!k}")
+		else
+			__judge_env_had+=(0) __judge_env_old+=("")
+		fi
+		export "$kv"
+	done <"${TMPDIR:-/tmp}/.judge-env"
+	rm -f "${TMPDIR:-/tmp}/.judge-env"
+}
+__judge_env_restore() {
+	local i
+	for ((i = ${#__judge_env_keys[@]} - 1; i >= 0; i--)); do
+		case ${__judge_env_had[i]} in
+		2) export "${__judge_env_keys[i]}=${__judge_env_old[i]}" ;;
+		1)
+			export -n "${__judge_env_keys[i]}"
+			printf -v "${__judge_env_keys[i]}" '%s' "${__judge_env_old[i]}"
+			;;
+		*) unset "${__judge_env_keys[i]}" ;;
+		esac
+	done
+}
+
 trap '[ -n "$__judge_in_cell" ] && return 130' INT
 __judge_send "{\"ready\": true, \"version\": $(__judge_json "$BASH_VERSION")}"
-while LC_ALL=C IFS=' ' read -r __judge_word __judge_clen __judge_slen <&"$__judge_req"; do
+while LC_ALL=C IFS=' ' read -r __judge_word __judge_clen __judge_slen __judge_elen <&"$__judge_req"; do
 	[ "$__judge_word" = CELL ] || exit 2
 	__judge_code=
 	if ((__judge_clen > 0)); then
@@ -56,11 +94,13 @@ while LC_ALL=C IFS=' ' read -r __judge_word __judge_clen __judge_slen <&"$__judg
 		__judge_in=${TMPDIR:-/tmp}/.judge-stdin
 		head -c "$__judge_slen" <&"$__judge_req" >"$__judge_in"
 	fi
+	__judge_env_set "${__judge_elen:-0}"
 	__judge_n=$((__judge_n + 1))
 	__judge_in_cell=1
 	__judge_cell <"$__judge_in" {__judge_req}<&- {__judge_reply}>&-
 	__judge_rc=$?
 	__judge_in_cell=
+	__judge_env_restore
 	if [ "$__judge_rc" = 0 ]; then
 		__judge_send '{"status": "ok", "result": null, "error": null}'
 	else

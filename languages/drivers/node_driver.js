@@ -358,6 +358,27 @@ async function runCell(n, code, stdin) {
 
 // --- the request loop ----------------------------------------------------------------
 
+// The cell's own variables ("K=V\0" each) into process.env; returns what they
+// replaced, for restoreEnv.
+function setEnv(blob) {
+	const saved = new Map();
+	for (const item of blob.toString('utf8').split('\0')) {
+		const eq = item.indexOf('=');
+		if (eq < 1) continue;
+		const key = item.slice(0, eq);
+		if (!saved.has(key)) saved.set(key, Object.prototype.hasOwnProperty.call(process.env, key) ? process.env[key] : undefined);
+		process.env[key] = item.slice(eq + 1);
+	}
+	return saved;
+}
+
+function restoreEnv(saved) {
+	for (const [key, value] of saved) {
+		if (value === undefined) delete process.env[key];
+		else process.env[key] = value;
+	}
+}
+
 function main() {
 	const reqFd = takeRequestFd();
 	const stream = fs.createReadStream(null, { fd: reqFd, highWaterMark: 1 << 16 });
@@ -373,19 +394,21 @@ function main() {
 			const nl = buf.indexOf(10);
 			if (nl < 0) break;
 			const words = buf.subarray(0, nl).toString('latin1').split(' ');
-			if (words.length !== 3 || words[0] !== 'CELL' || !/^\d+$/.test(words[1]) || !/^\d+$/.test(words[2])) {
+			if (words.length !== 4 || words[0] !== 'CELL' || !words.slice(1).every((w) => /^\d+$/.test(w))) {
 				fs.writeSync(2, 'node_driver: bad request line\n');
 				process.exit(2);
 			}
-			const clen = Number(words[1]);
-			const slen = Number(words[2]);
-			if (buf.length < nl + 1 + clen + slen) break;
-			const code = buf.subarray(nl + 1, nl + 1 + clen).toString('utf8');
-			const stdin = buf.subarray(nl + 1 + clen, nl + 1 + clen + slen).toString('utf8');
-			buf = buf.subarray(nl + 1 + clen + slen);
+			const [clen, slen, elen] = words.slice(1).map(Number);
+			if (buf.length < nl + 1 + clen + slen + elen) break;
+			let at = nl + 1;
+			const code = buf.subarray(at, (at += clen)).toString('utf8');
+			const stdin = buf.subarray(at, (at += slen)).toString('utf8');
+			const saved = setEnv(buf.subarray(at, (at += elen)));
+			buf = buf.subarray(at);
 			n += 1;
 			stream.pause();
 			const out = await runCell(n, code, stdin);
+			restoreEnv(saved);
 			await flushed();
 			send(out);
 			stream.resume();

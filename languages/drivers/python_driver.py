@@ -82,6 +82,27 @@ def error_of(e):
     return {"name": type(e).__name__, "value": str(e), "traceback": text}
 
 
+def set_env(blob):
+    """The cell's own variables ("K=V\\0" each) into os.environ; returns what they
+    replaced, for restore_env."""
+    saved = {}
+    for item in blob.split(b"\0"):
+        if not item:
+            continue
+        key, _, value = item.decode("utf-8", "surrogateescape").partition("=")
+        saved.setdefault(key, os.environ.get(key))
+        os.environ[key] = value
+    return saved
+
+
+def restore_env(saved):
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
 def set_stdin(data):
     """The cell's stdin at fd level (children read it too), sys.stdin reopened."""
     if data:
@@ -365,9 +386,10 @@ def main():
         line = req.readline()
         if not line:
             return
-        word, code_len, stdin_len = line.split()
+        word, code_len, stdin_len, env_len = line.split()
         code = read_exact(req, int(code_len)).decode("utf-8", "surrogateescape")
         stdin = read_exact(req, int(stdin_len))
+        saved_env = set_env(read_exact(req, int(env_len)))
         n += 1
         out = {"status": "ok", "result": None, "error": None}
         Display.reset()
@@ -393,6 +415,7 @@ def main():
         if os.getpid() != driver_pid:
             child_exit(out)
         set_stdin(b"")
+        restore_env(saved_env)
         if Display.outputs:
             out["results"] = Display.outputs
         if Display.dropped:

@@ -50,6 +50,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "runner/session/init/sessd_proto.h"
 #include "runner/session/prestart.h"
@@ -748,18 +749,24 @@ static void cell_result_reset(struct cell_result *res)
 	res->status = CELL_INTERNAL_ERROR;
 }
 
-/* The cell's request on the driver's stdin: "CELL <code bytes> <stdin bytes>\n",
- * code, stdin (PROTOCOL.md). */
+/* The cell's request on the driver's stdin: "CELL <code bytes> <stdin bytes>
+ * <env bytes>\n", code, stdin, env: "K=V\0" each (PROTOCOL.md). */
 static int send_cell(struct session *s, unsigned long sid, const struct cell_spec *cell,
 		     int64_t deadline)
 {
-	char head[64];
-	int hl = snprintf(head, sizeof head, "CELL %zu %zu\n", cell->code_len,
-			  cell->stdin_data ? cell->stdin_len : 0);
-	const char *parts[] = {head, cell->code, cell->stdin_data};
-	size_t lens[] = {(size_t)hl, cell->code_len, cell->stdin_data ? cell->stdin_len : 0};
-	return session_send_frame(s, SESSD_INPUT, sid, parts, lens, cell->stdin_data ? 3 : 2,
-				  deadline);
+	struct strbuf env;
+	strbuf_init(&env);
+	for (const char *const *e = cell->env; e && *e; e++)
+		strbuf_add(&env, *e, strlen(*e) + 1);
+	char head[96];
+	size_t in_len = cell->stdin_data ? cell->stdin_len : 0;
+	int hl = snprintf(head, sizeof head, "CELL %zu %zu %zu\n", cell->code_len, in_len, env.len);
+	const char *parts[] = {head, cell->code, in_len ? cell->stdin_data : "",
+			       env.buf ? env.buf : ""};
+	size_t lens[] = {(size_t)hl, cell->code_len, in_len, env.len};
+	int rc = session_send_frame(s, SESSD_INPUT, sid, parts, lens, 4, deadline);
+	strbuf_release(&env);
+	return rc;
 }
 
 /* The driver's exit status as the cell's message. */

@@ -76,6 +76,7 @@ struct cell_spec {
 	size_t code_len;
 	const char *stdin_data; /* may be NULL */
 	size_t stdin_len;
+	const char *const *env;	     /* the cell's own variables, "K=V" (may be NULL) */
 	long cpu_ms;		     /* 0 = the session's */
 	long wall_ms;		     /* 0 = the session's */
 	session_output_fn on_output; /* may be NULL */

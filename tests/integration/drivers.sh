@@ -65,6 +65,7 @@ def new_driver(lang, folder):
 # text must be; "tb" what the trimmed traceback must mention.
 CASES = {
     "node": dict(
+        env_code="console.log((process.env.CELL_VAR ?? '') + '|' + require('child_process').execSync('echo \"$CELL_VAR\"').toString().trim() + '|' + (process.env.HOME ?? ''))",
         fd0="require('fs').readFileSync(0, 'utf8').length",
         fd0_result="0",
         bigout="for (let i = 0; i < 100000; i++) console.log('line ' + i)",
@@ -84,6 +85,7 @@ CASES = {
         string_result=("'a' + 'b'", "'ab'"),
     ),
     "csharp": dict(
+        env_code="var psi = new System.Diagnostics.ProcessStartInfo(\"sh\", new[] { \"-c\", \"echo \\\"$CELL_VAR\\\"\" }) { RedirectStandardOutput = true };\nvar p = System.Diagnostics.Process.Start(psi);\nConsole.WriteLine((Environment.GetEnvironmentVariable(\"CELL_VAR\") ?? \"\") + \"|\" + p.StandardOutput.ReadToEnd().Trim() + \"|\" + (Environment.GetEnvironmentVariable(\"HOME\") ?? \"\"));",
         fd0="Console.OpenStandardInput().ReadByte()",
         fd0_result="-1",
         bigout="for (int i = 0; i < 100000; i++) Console.WriteLine(\"line \" + i);",
@@ -103,6 +105,7 @@ CASES = {
         string_result=("\"a\" + \"b\"", '"ab"'),
     ),
     "python": dict(
+        env_code="import os, subprocess\nprint(os.environ.get('CELL_VAR', '') + '|' + subprocess.run(['sh', '-c', 'echo \"$CELL_VAR\"'], capture_output=True, text=True).stdout.strip() + '|' + os.environ.get('HOME', ''))",
         fd0="import os\nlen(os.read(0, 100))",
         fd0_result="0",
         bigout="for i in range(100000):\n    print('line', i)",
@@ -121,6 +124,7 @@ CASES = {
         string_result=("'a' + 'b'", "'ab'"),
     ),
     "bash": dict(
+        env_code="echo \"${CELL_VAR:-}|$(sh -c 'echo \"$CELL_VAR\"')|${HOME:-}\"",
         fd0="head -c 100 <&0 | wc -c",
         fd0_stdout="0\n",
         bigout="seq -f 'line %g' 0 99999",
@@ -211,6 +215,18 @@ def run_lang(lang):
             check("%s: the cell reads its stdin" % lang, c.result == case["stdin_result"], repr(c))
         else:
             check("%s: the cell reads its stdin" % lang, c.out == case["stdin_stdout"], repr(c))
+
+        # a cell's own variables (PROTOCOL.md): its code and its children see
+        # them, HOME too; the next cell has the driver's environment again
+        before = d.cell(case["env_code"])
+        home = before.out.rstrip("\n").split("|")[-1]
+        c = d.cell(case["env_code"], env={"CELL_VAR": "a b=c", "HOME": "/elsewhere"})
+        check("%s: a cell's env reaches its code and its children" % lang,
+              c.status == "ok" and c.out == "a b=c|a b=c|/elsewhere\n", repr(c))
+        c = d.cell(case["env_code"])
+        check("%s: the next cell has the environment it had before" % lang,
+              before.status == "ok" and before.out.startswith("||/") and c.out == before.out
+              and home != "/elsewhere", repr(before) + " " + repr(c))
 
         c = d.cell(case["fd0"])
         check("%s: fd 0 of a cell without input is empty (requests are elsewhere)" % lang,

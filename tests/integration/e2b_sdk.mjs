@@ -93,6 +93,15 @@ await step('runCode: state persists', async () => {
 	const ex = await s.runCode('x * 10');
 	check('runCode x * 10: 10', ex.text === '10', JSON.stringify(ex.toJSON()));
 });
+await step('runCode envs', async () => {
+	let ex = await s.runCode("import os, subprocess\n(os.environ['GREETING'], subprocess.run(['sh', '-c', 'echo $GREETING'], capture_output=True, text=True).stdout)",
+		{ envs: { GREETING: 'hi there' } });
+	check('runCode envs: the cell and its child see them', ex.text === "('hi there', 'hi there\\n')",
+		JSON.stringify(ex.toJSON()));
+	ex = await s.runCode("os.environ.get('GREETING')");
+	check('runCode envs: gone at the next cell', ex.results.length === 0 && !ex.error,
+		JSON.stringify(ex.toJSON()));
+});
 // rich results: objects with IPython's _repr_*_ methods (the sandbox's Python has
 // no matplotlib here; tests/integration/drivers.sh checks the figures)
 const RICH = `import struct, zlib

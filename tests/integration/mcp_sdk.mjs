@@ -148,6 +148,11 @@ await step("session_execute: reads the file, keeps state", async () => {
   const { s, ok, r } = await call("session_execute", { session_id: sid, code: "open('out.txt', 'w').write(str(len(rows)))\nlen(rows)" });
   check("session_execute: reads the file, keeps state", ok && s.status === "ok" && s.result === "2", r);
 });
+await step("session_execute: env for one cell", async () => {
+  const { s, ok, r } = await call("session_execute", { session_id: sid, code: "import os\nos.environ.get('TOKEN_FOR_CELL')", env: { TOKEN_FOR_CELL: "t1" } });
+  const next = await call("session_execute", { session_id: sid, code: "os.environ.get('TOKEN_FOR_CELL')" });
+  check("session_execute: env for one cell", ok && s.result === "'t1'" && next.ok && next.s.result === null, r + " " + next.r);
+});
 await step("session_execute: an error names the exception", async () => {
   const { s, ok, r } = await call("session_execute", { session_id: sid, code: "import no_such_module_here" });
   check("session_execute: an error names the exception", ok && s.status === "error" && s.error?.name === "ModuleNotFoundError", r);

@@ -25,32 +25,11 @@ svc_up sessions-test "max_body_kb = 1024" "max_source_kb = 64" "max_stdin_kb = 6
 KEY2=$("$JUDGE" --config "$ini" keys create --name other 2>/dev/null)
 AUTH2=(-H "Authorization: Bearer $KEY2")
 
-# create LANG [EXTRA JSON FIELDS]: a session's id into SID (empty on failure)
-create() {
-	local out status
-	out=$(req POST /v1/sessions "{\"language\": \"$1\"${2:+, $2}}")
-	status=${out##*$'\n'}
-	SID=$(jq -r '.id // empty' <<<"${out%$'\n'*}" 2>/dev/null)
-	[ "$status" = 201 ] && [ -n "$SID" ] || { SID=; echo "create $1: $out" >&2; }
-}
-# run SID CODE [EXTRA JSON FIELDS]: a cell; the answer in LAST, the status in ST
-run() {
-	local body out
-	body=$(jq -nc --arg c "$2" '{code: $c}')
-	[ -n "${3:-}" ] && body=$(jq -c ". + {$3}" <<<"$body")
-	out=$(req POST "/v1/sessions/$1/execute" "$body")
-	ST=${out##*$'\n'}
-	LAST=${out%$'\n'*}
-}
-# cell NAME SID CODE JQ [EXTRA]: a cell answered 200 whose answer passes JQ
-cell() {
-	run "$2" "$3" "${5:-}"
-	if [ "$ST" != 200 ]; then
-		fail "$1" "status $ST: $(head -c 400 <<<"$LAST")"
-	else
-		expect_json "$1" "$LAST" "$4"
-	fi
-}
+# create LANG [EXTRA JSON FIELDS]: a session's id into SID (empty on failure);
+# run and cell: svc.sh's svc_run and svc_cell
+create() { svc_session "{\"language\": \"$1\"${2:+, $2}}"; }
+run() { svc_run "$@"; }
+cell() { svc_cell "$@"; }
 
 # ---- create ----
 t0=$(date +%s%N)
@@ -206,6 +185,19 @@ cell "bash: kept, with the folder" "$SH" 'echo "$X $PWD"' '.stdout == "7 /tmp\n"
 cell "bash: a failing command is an error" "$SH" 'false' \
 	'.status == "error" and .error.name == "ExitStatus"'
 cell "bash: runs on after that" "$SH" 'echo ok' '.status == "ok" and .stdout == "ok\n"'
+# a cell's own env: its code and children see it; the next cell does not
+cell "bash: a cell's env" "$SH" 'echo "$GREETING/$(sh -c '"'"'echo $GREETING'"'"')/$X"' \
+	'.stdout == "hi there/hi there/8\n"' '"env": {"GREETING": "hi there", "X": "8"}'
+cell "bash: gone at the next cell, X as it was (not exported)" "$SH" \
+	'echo "${GREETING:-unset}/$X/$(sh -c '"'"'echo ${X:-unset}'"'"')"' '.stdout == "unset/7/unset\n"'
+cell "python: a cell's env" "$PY" 'import os; os.environ["GREETING"]' '.result == "'"'"'hi'"'"'"' \
+	'"env": {"GREETING": "hi"}'
+cell "python: gone at the next cell" "$PY" '"GREETING" in os.environ' '.result == "False"'
+bad "env: not an object" 422 invalid_field POST "/v1/sessions/$SH/execute" '{"code": "1", "env": ["A=1"]}'
+bad "env: a bad name" 422 invalid_field POST "/v1/sessions/$SH/execute" '{"code": "1", "env": {"1A": "x"}}'
+bad "env: a value not a string" 422 invalid_field POST "/v1/sessions/$SH/execute" '{"code": "1", "env": {"A": 1}}'
+bad "env: the judge's own names" 422 invalid_field POST "/v1/sessions/$SH/execute" \
+	'{"code": "1", "env": {"JUDGE_TOKEN": "x"}}'
 
 create node
 ND=$SID

@@ -16,24 +16,9 @@ SANDBOX=${SESSIONS_SANDBOX:-native}
 
 svc_up sessions-model "[sandbox]" "sandbox = $SANDBOX" "[worker]" "worker_slots = 1"
 
-# run SID CODE [EXTRA JSON FIELDS]: a cell; the answer in LAST, the status in ST
-run() {
-	local body out
-	body=$(jq -nc --arg c "$2" '{code: $c}')
-	[ -n "${3:-}" ] && body=$(jq -c ". + {$3}" <<<"$body")
-	out=$(req POST "/v1/sessions/$1/execute" "$body")
-	ST=${out##*$'\n'}
-	LAST=${out%$'\n'*}
-}
-# cell NAME SID CODE JQ [EXTRA]: a cell answered 200 whose answer passes JQ
-cell() {
-	run "$2" "$3" "${5:-}"
-	if [ "$ST" != 200 ]; then
-		fail "$1" "status $ST: $(head -c 400 <<<"$LAST")"
-	else
-		expect_json "$1" "$LAST" "$4"
-	fi
-}
+# run and cell: svc.sh's svc_run and svc_cell
+run() { svc_run "$@"; }
+cell() { svc_cell "$@"; }
 
 out=$(req POST /v1/sessions '{"language": "python"}')
 S=$(jq -r '.id // empty' <<<"${out%$'\n'*}")

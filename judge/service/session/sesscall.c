@@ -158,6 +158,7 @@ void sess_call_release(struct sess_call *c)
 {
 	free(c->exec.code);
 	free(c->exec.stdin_data);
+	xstrvfree(c->exec.env);
 	free(c->exec.expected);
 	xstrvfree(c->install.packages);
 	free(c->path);
@@ -179,6 +180,8 @@ cJSON *sesscall_store(const struct sess_call *c)
 		add_text(o, "code", c->exec.code);
 		if (c->exec.stdin_data)
 			add_text(o, "stdin", c->exec.stdin_data);
+		if (c->exec.env)
+			add_strv(o, "env", c->exec.env);
 		if (c->exec.timeout_ms)
 			cJSON_AddNumberToObject(o, "timeout_ms", (double)c->exec.timeout_ms);
 		if (c->exec.expected)
@@ -256,6 +259,7 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 	case SCALL_EXECUTE: {
 		out->exec.code = dup_of(request, "code");
 		out->exec.stdin_data = dup_of(request, "stdin");
+		out->exec.env = strv_of(request, "env");
 		out->exec.timeout_ms = (long)num_of(request, "timeout_ms");
 		out->exec.expected = dup_of(request, "expected_output");
 		out->exec.stream = bool_of(request, "stream");

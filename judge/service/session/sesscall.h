@@ -117,6 +117,7 @@ struct sess_call {
 	struct {
 		char *code;
 		char *stdin_data; /* NULL: none */
+		char **env;	  /* this cell's variables, "K=V", NULL-terminated (may be NULL) */
 		long timeout_ms;  /* 0: the session's limits */
 		char *expected;	  /* NULL: no verdict */
 		bool has_compare; /* false: lines */

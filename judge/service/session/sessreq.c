@@ -245,11 +245,53 @@ static int get_context(const cJSON *in, struct sess_call *out, struct request_er
 	return 0;
 }
 
+/* An environment variable's name: [A-Za-z_][A-Za-z0-9_]*. */
+static bool env_name_valid(const char *s)
+{
+	if (!*s || isdigit((unsigned char)*s))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/* The body's "env" object of strings into *out ("K=V", NULL-terminated; NULL
+ * when absent), its bytes added to *bytes. */
+static int get_env(const cJSON *in, char ***out, size_t *bytes, struct request_error *e)
+{
+	const cJSON *env = field(in, "env"), *it;
+	if (!env)
+		return 0;
+	if (!cJSON_IsObject(env))
+		return request_fail(e, 422, "invalid_field", "env must be an object of strings");
+	*out = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof **out);
+	int i = 0;
+	cJSON_ArrayForEach(it, env)
+	{
+		if (!it->string || !env_name_valid(it->string))
+			return request_fail(e, 422, "invalid_field",
+					    "env: '%.40s' is not a variable name",
+					    it->string ? it->string : "");
+		if (!strncmp(it->string, "JUDGE_", 6))
+			return request_fail(e, 422, "invalid_field",
+					    "env: names starting JUDGE_ are the judge's own");
+		if (!cJSON_IsString(it) ||
+		    !utf8_valid_text(it->valuestring, strlen(it->valuestring)))
+			return request_fail(e, 422, "invalid_field",
+					    "env: %.40s must be a string of text", it->string);
+		(*out)[i] = xasprintf("%s=%s", it->string, it->valuestring);
+		*bytes += strlen((*out)[i++]) + 1;
+	}
+	return 0;
+}
+
 int sessreq_execute(const struct judge_config *cfg, const struct lang_registry *langs,
 		    const cJSON *in, struct sess_call *out, struct request_error *e)
 {
 	static const char *const keys[] = {"code",    "stdin",	 "timeout_ms", "expected_output",
-					   "compare", "context", "language",   NULL};
+					   "compare", "context", "language",   "env",
+					   NULL};
 	const char *code, *in_s, *expected, *lang;
 	long timeout = 0;
 	sess_call_init(out, SCALL_EXECUTE);
@@ -273,6 +315,12 @@ int sessreq_execute(const struct judge_config *cfg, const struct lang_registry *
 		return request_fail(e, 422, "missing_field", "compare needs expected_output");
 	if (cmp && check_compare(cfg, langs, cmp, out, e) < 0)
 		return -1;
+	size_t env_bytes = 0;
+	if (get_env(in, &out->exec.env, &env_bytes, e) < 0)
+		return -1;
+	if (env_bytes > (size_t)cfg->max_stdin_kb * 1024)
+		return request_fail(e, 413, "too_large", "env is larger than %ld KiB",
+				    cfg->max_stdin_kb);
 	out->exec.code = xstrdup(code);
 	out->exec.stdin_data = in_s ? xstrdup(in_s) : NULL;
 	out->exec.timeout_ms = timeout;
@@ -438,17 +486,6 @@ int sessreq_signal(const char *s)
 	return 0;
 }
 
-/* An environment variable's name: [A-Za-z_][A-Za-z0-9_]*. */
-static bool env_name_valid(const char *s)
-{
-	if (!*s || isdigit((unsigned char)*s))
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return false;
-	return true;
-}
-
 #define MAX_ARGV 256
 
 int sessreq_process_start(const struct judge_config *cfg, const cJSON *in, struct sess_call *out,
@@ -494,27 +531,8 @@ int sessreq_process_start(const struct judge_config *cfg, const cJSON *in, struc
 	}
 	if (!out->proc.argv[0][0])
 		return request_fail(e, 422, "invalid_field", "argv[0] names the program");
-	const cJSON *env = field(in, "env");
-	if (env && !cJSON_IsObject(env))
-		return request_fail(e, 422, "invalid_field", "env must be an object of strings");
-	if (env) {
-		out->proc.env = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof *out->proc.env);
-		i = 0;
-		cJSON_ArrayForEach(it, env)
-		{
-			if (!it->string || !env_name_valid(it->string))
-				return request_fail(e, 422, "invalid_field",
-						    "env: '%.40s' is not a variable name",
-						    it->string ? it->string : "");
-			if (!cJSON_IsString(it) ||
-			    !utf8_valid_text(it->valuestring, strlen(it->valuestring)))
-				return request_fail(e, 422, "invalid_field",
-						    "env: %.40s must be a string of text",
-						    it->string);
-			out->proc.env[i] = xasprintf("%s=%s", it->string, it->valuestring);
-			bytes += strlen(out->proc.env[i++]) + 1;
-		}
-	}
+	if (get_env(in, &out->proc.env, &bytes, e) < 0)
+		return -1;
 	if (bytes > max)
 		return request_fail(e, 413, "too_large", "argv and env are larger than %ld KiB",
 				    cfg->max_source_kb);

@@ -135,6 +135,7 @@ static void run_execute(struct sessrun_env *env, const struct sess_call *c, stru
 	    .code_len = strlen(code),
 	    .stdin_data = in,
 	    .stdin_len = in ? strlen(in) : 0,
+	    .env = (const char *const *)c->exec.env,
 	    .on_output = env->on_output,
 	    .arg = env->output_arg,
 	};

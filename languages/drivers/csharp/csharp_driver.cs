@@ -129,18 +129,26 @@ static class CSharpDriver
 			if (line == null)
 				return 0;
 			var words = line.Split(' ');
-			if (words.Length != 3 || words[0] != "CELL" || !int.TryParse(words[1], out int clen) ||
-				!int.TryParse(words[2], out int slen) || clen < 0 || slen < 0) {
+			// the env count is optional: the driver is installed once under
+			// /opt/judge and may meet a host of the protocol without it
+			int elen = 0;
+			if (words.Length < 3 || words.Length > 4 || words[0] != "CELL" ||
+				!int.TryParse(words[1], out int clen) || !int.TryParse(words[2], out int slen) ||
+				(words.Length == 4 && !int.TryParse(words[3], out elen)) || clen < 0 || slen < 0 ||
+				elen < 0) {
 				Console.Error.WriteLine("csharp_driver: bad request line");
 				return 2;
 			}
-			byte[]? code = ReadExact(clen), stdin = ReadExact(slen);
-			if (code == null || stdin == null)
+			byte[]? code = ReadExact(clen), stdin = ReadExact(slen), env = ReadExact(elen);
+			if (code == null || stdin == null || env == null)
 				return 0;
+			var saved = SetEnv(env);
 			Console.SetIn(new StringReader(Encoding.UTF8.GetString(stdin)));
 			string reply = RunCell(ref state, options.WithFilePath($"cell-{n}"),
 				Encoding.UTF8.GetString(code), dir);
 			Console.SetIn(new StringReader(""));
+			foreach (var (key, value) in saved)
+				Environment.SetEnvironmentVariable(key, value);
 			try {
 				Console.Out.Flush();
 				Console.Error.Flush();
@@ -149,6 +157,22 @@ static class CSharpDriver
 			}
 			Send(reply);
 		}
+	}
+
+	// The cell's own variables ("K=V\0" each) into the environment; returns what
+	// they replaced (null: unset), to put back after the cell.
+	static List<(string, string?)> SetEnv(byte[] blob)
+	{
+		var saved = new List<(string, string?)>();
+		foreach (var item in Encoding.UTF8.GetString(blob).Split('\0')) {
+			int eq = item.IndexOf('=');
+			if (eq < 1)
+				continue;
+			string key = item[..eq];
+			saved.Insert(0, (key, Environment.GetEnvironmentVariable(key)));
+			Environment.SetEnvironmentVariable(key, item[(eq + 1)..]);
+		}
+		return saved;
 	}
 
 	// The framework assemblies a script compiles against. Not all of the ~170:

@@ -120,7 +120,13 @@ class Driver:
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
 
-    def cell(self, code, stdin=b"", timeout=30.0):
+    @staticmethod
+    def request(code, stdin, env):
+        """The CELL request of PROTOCOL.md: env is a dict of the cell's variables."""
+        blob = b"".join(("%s=%s" % kv).encode() + b"\0" for kv in (env or {}).items())
+        return b"CELL %d %d %d\n" % (len(code), len(stdin), len(blob)) + code + stdin + blob
+
+    def cell(self, code, stdin=b"", timeout=30.0, env=None):
         """Runs one cell; returns a Cell. Raises DriverError on timeout."""
         if isinstance(code, str):
             code = code.encode()
@@ -129,7 +135,7 @@ class Driver:
         c = Cell()
         c.started = time.monotonic()
         try:
-            self.send_raw(b"CELL %d %d\n" % (len(code), len(stdin)) + code + stdin)
+            self.send_raw(self.request(code, stdin, env))
         except BrokenPipeError:
             c.exited = self.proc.wait(5)
             return c
@@ -141,7 +147,7 @@ class Driver:
             code = code.encode()
         self._pending = Cell()
         self._pending.started = time.monotonic()
-        self.send_raw(b"CELL %d %d\n" % (len(code), len(stdin)) + code + stdin)
+        self.send_raw(self.request(code, stdin, None))
 
     def wait(self, timeout=30.0):
         return self._wait_reply(self._pending, timeout)
