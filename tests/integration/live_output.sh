@@ -195,15 +195,16 @@ expect_json "mcp: the first progress comes > 1 s before the reply" "$(events "$S
 python3 $SSE "$U/mcp" --key "$KEY" --post "${MCP_CALL/\"id\":77/\"id\":78}" >"$SVC_TMP/mcp-cancel" &
 CANCEL_PID=$!
 for _ in $(seq 100); do grep -q progress "$SVC_TMP/mcp-cancel" 2>/dev/null && break; sleep 0.05; done
-t_cancel=$(date +%s.%N)
 st=$(curl -s -o /dev/null -w '%{http_code}' "${AUTH[@]}" "${JSON[@]}" "$U/mcp" \
 	--data-binary '{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 78}}')
 [ "$st" = 202 ] && pass "mcp: notifications/cancelled is a 202" || fail "mcp: notifications/cancelled" "$st"
 wait "$CANCEL_PID"
-t_end=$(date +%s.%N)
+# "at once": before the program's second line, 2.5 s after its first (no
+# duration is asserted: the machine may be loaded)
 expect_json "mcp: the cancelled call's stream ends at once, with no reply" \
-	"$(jq -s --argjson took "$(echo "$t_end - $t_cancel" | bc)" '{took: $took, ev: .}' "$SVC_TMP/mcp-cancel")" \
-	'.took < 1.0 and (.ev[-1].end == true) and ([.ev[] | select(.data) | .data | fromjson | select(.id == 78)] | length == 0)'
+	"$(jq -s '{ev: .}' "$SVC_TMP/mcp-cancel")" \
+	'(.ev[-1].end == true) and ([.ev[] | select(.data) | .data | fromjson | select(.id == 78)] | length == 0) and
+	 ([.ev[] | select(.data) | .data | fromjson | select(.params.message? == "stdout: two\n")] | length == 0)'
 CID=$(head -1 "$SVC_TMP/mcp-cancel" | jq -r '.location | split("/") | last')
 expect "mcp: the cancelled call's run completes and is stored" 200 \
 	'.status == "completed" and .result.stdout == "one\ntwo\n"' GET "/v1/submissions/$CID?wait=20"
@@ -236,9 +237,11 @@ svc_worker "$SVC_TMP/lease.ini" || fail "short-lease worker starts"
 LOST=$SVC_WORKER_PID
 python3 $SSE "$U/v1/execute" --key "$KEY" --post "$SLEEPY" >"$SVC_TMP/restart" &
 RESTART_PID=$!
-for _ in $(seq 100); do grep -q stdout "$SVC_TMP/restart" 2>/dev/null && break; sleep 0.05; done
-svc_worker "$SVC_TMP/lease.ini" || fail "second worker starts"
+for _ in $(seq 300); do grep -q stdout "$SVC_TMP/restart" 2>/dev/null && break; sleep 0.05; done
+# killed first: the program's next line is 2.5 s away, and starting the second
+# worker first took longer than that on a loaded machine (the run ended whole)
 kill -KILL "$LOST"
+svc_worker "$SVC_TMP/lease.ini" || fail "second worker starts"
 wait "$RESTART_PID"
 expect_json "a lost worker: its output, restart (attempt 2), the new attempt's, done" \
 	"$(events "$SVC_TMP/restart")" \
