@@ -221,8 +221,8 @@ void router_headers(struct http_request *r, void *arg)
 	/* Piston's clients send JSON without saying so (text/plain); a context's
 	 * restart takes no body */
 	if (!strcmp(r->method, "POST") && !is_json(r) && rt != R_PISTON_EXECUTE &&
-	    rt != R_SESSION_CONTEXT_RESTART && rt != R_E2B_ENVD && rt != R_E2B_CODE &&
-	    rt != R_E2B_API)
+	    rt != R_SESSION_CONTEXT_RESTART && !sessions_body_optional(rt) && rt != R_E2B_ENVD &&
+	    rt != R_E2B_CODE && rt != R_E2B_API)
 		http_error(r, 415, "unsupported_media_type",
 			   "the body must be JSON (Content-Type: application/json)");
 }
@@ -321,6 +321,10 @@ void router_request(struct http_request *r, void *arg)
 	case R_SESSION_PROCESS_STDIN:
 	case R_SESSION_PROCESS_SIGNAL:
 	case R_SESSION_PROCESS_EVENTS:
+	case R_SESSION_PAUSE:
+	case R_SESSION_RESUME:
+	case R_SESSION_SNAPSHOT:
+	case R_SESSION_FORK:
 		return sessions_handle(r, a, rt, id);
 	case R_E2B_API:
 		return e2b_control_handle(r, a, id);
