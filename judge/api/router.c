@@ -92,6 +92,11 @@ static void mcp_dispatch(struct http_request *r, const struct mcp_call *call, vo
 		return sessions_tool(r, a, SCALL_CLOSE, call->body);
 	case MCP_SESSION_HISTORY:
 		return sessions_history_tool(r, a, call->body);
+	case MCP_SESSION_PAUSE:
+		return sessions_tool(r, a, SCALL_PAUSE, call->body);
+	case MCP_SESSION_RESUME:
+	case MCP_SESSION_FORK:
+		return sessions_image_tool(r, a, call->tool == MCP_SESSION_FORK, call->body);
 	default:
 		http_error(r, 404, "not_found", "no such tool");
 	}

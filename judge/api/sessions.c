@@ -1147,3 +1147,20 @@ void sessions_history_tool(struct http_request *r, struct api *a, const cJSON *b
 	history(r, a, sid->valuestring, cJSON_IsNumber(after) ? (long long)after->valuedouble : 0,
 		HISTORY_MAX, 0);
 }
+
+void sessions_image_tool(struct http_request *r, struct api *a, bool fork, const cJSON *body)
+{
+	const cJSON *sid = cJSON_GetObjectItemCaseSensitive(body, "session_id");
+	if (!cJSON_IsString(sid)) {
+		http_error(r, 422, "missing_field", "session_id is required");
+		return;
+	}
+	if (!sessreq_id_valid(sid->valuestring))
+		return no_session(r, sid->valuestring);
+	if (!fork)
+		return resume_route(r, a, sid->valuestring);
+	cJSON *rest = cJSON_Duplicate(body, true);
+	cJSON_DeleteItemFromObjectCaseSensitive(rest, "session_id");
+	snapshot_call(r, a, sid->valuestring, rest, true);
+	cJSON_Delete(rest);
+}

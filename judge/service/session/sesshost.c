@@ -238,9 +238,22 @@ answer:
 				 "ms",
 				 s->id, out.image.size, out.image.stored, out.image.files,
 				 out.image.ms);
+			/* calls that came while it paused: no sandbox runs them now */
 			hs_lock(h);
 			s->stop = true;
+			struct sess_call *q = s->q;
+			size_t nq = s->nq;
+			s->q = NULL;
+			s->nq = s->aq = 0;
 			hs_unlock(h);
+			for (size_t i = 0; i < nq; i++) {
+				finish_error(
+				    h, q[i].id, q[i].kind, SERR_CONFLICT,
+				    "the session was paused while this call waited; send it "
+				    "again (a call on a paused session resumes it)");
+				sess_call_release(&q[i]);
+			}
+			free(q);
 		}
 	} else {
 		finish(h, c->id, c->kind, &out, SESS_READY, NULL);
