@@ -28,6 +28,8 @@ CREATE TABLE blob_chunks (
 	data bytea NOT NULL,	-- zlib
 	PRIMARY KEY (blob_id, seq)
 );
+-- already compressed: TOAST keeps it out of line as it is, without trying again
+ALTER TABLE blob_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
 
 -- pause: the image a paused session resumes from (one per session, replaced
 -- by the next pause); snapshot: a named image, POST /v1/sessions/{id}/snapshot,

@@ -218,10 +218,11 @@ int blobstore_load(struct db *db, int64_t id, struct strbuf *out, char *err, siz
 		char seqs[24];
 		snprintf(seqs, sizeof seqs, "%lld", seq);
 		const char *q[] = {ids, seqs};
-		res = db_query(db,
-			       "SELECT size, sha256, data FROM blob_chunks WHERE blob_id = "
-			       "$1::bigint AND seq = $2::int",
-			       2, q);
+		res =
+		    db_query(db,
+			     "SELECT size, sha256 FROM blob_chunks WHERE blob_id = $1::bigint AND "
+			     "seq = $2::int",
+			     2, q);
 		if (!res) {
 			fail(db, err, errlen, "read a blob");
 			goto out;
@@ -235,20 +236,28 @@ int blobstore_load(struct db *db, int64_t id, struct strbuf *out, char *err, siz
 		}
 		struct blob_chunk one = {.size = (size_t)db_value_ll(res, 0, 0)};
 		snprintf(one.sha256, sizeof one.sha256, "%s", db_value(res, 0, 1));
-		size_t blen = 0;
-		one.data = PQunescapeBytea((const unsigned char *)db_value(res, 0, 2), &blen);
-		one.len = blen;
 		PQclear(res);
-		if (!one.data) {
-			snprintf(err, errlen, "chunk %lld cannot be read", seq);
+		/* the bytes in binary: not as hex text twice their size */
+		res = db_query_bin(
+		    db,
+		    "SELECT data FROM blob_chunks WHERE blob_id = $1::bigint AND seq = "
+		    "$2::int",
+		    2, q, NULL, true);
+		if (!res || PQntuples(res) != 1) {
+			snprintf(err, errlen, "chunk %lld cannot be read: %s", seq,
+				 res ? "it is gone" : db_error(db));
+			if (res)
+				PQclear(res);
 			goto out;
 		}
+		one.data = (unsigned char *)PQgetvalue(res, 0, 0);
+		one.len = (size_t)PQgetlength(res, 0, 0);
 		/* each chunk checked alone (its own size and hash), then the whole */
 		size_t before = out->len;
 		char cerr[200];
 		int dr = blobstore_decode(&one, 1, (long long)one.size, one.sha256, out, cerr,
 					  sizeof cerr);
-		PQfreemem(one.data);
+		PQclear(res);
 		if (dr < 0) {
 			snprintf(err, errlen, "chunk %lld: %s", seq,
 				 strncmp(cerr, "chunk 0 ", 8) ? cerr : cerr + 8);
