@@ -50,3 +50,5 @@ s=$(median <"$SVC_TMP/resume")
 f=$(median <"$SVC_TMP/first")
 echo "median of $ROUNDS, $MB MB $KIND files: create $c ms, pause $p ms, resume $s ms, first cell after resume $f ms;" \
 	"resume / create = $(awk -v a="$s" -v b="$c" 'BEGIN {printf "%.1f", a / b}')"
+# where the time went, as the worker logged it (pack, store; read and check, restore)
+grep -hoE "(pause image|restored from image).*" "$SVC_TMP/worker.log" | sed 's/^/  worker: /'

@@ -208,6 +208,7 @@ static void image_call(struct sesshost *h, struct hsess *s, const struct sess_ca
 		sess_reply_fail(&out, SERR_INTERNAL, "cannot pack the session folder: %s", err);
 		goto answer;
 	}
+	int64_t packed_ms = clock_mono_ms() - t0;
 	db = db_pool_get(h->pool, 10000);
 	int rc = db ? sessimage_save(db, s->id, pause ? "pause" : "snapshot", c->image_name,
 				     contexts, &packed, out.image.files,
@@ -223,6 +224,9 @@ static void image_call(struct sesshost *h, struct hsess *s, const struct sess_ca
 	out.image.size = (long long)packed.len;
 	snprintf(out.image.name, sizeof out.image.name, "%s", c->image_name);
 	out.image.ms = (long)(clock_mono_ms() - t0);
+	log_info(
+	    "sessions: %s %s image: %zu bytes packed in %" PRId64 " ms, stored in %" PRId64 " ms",
+	    s->id, pause ? "pause" : "snapshot", packed.len, packed_ms, out.image.ms - packed_ms);
 answer:
 	if (pause) {
 		int n = -1;
@@ -284,12 +288,14 @@ static int restore(struct sesshost *h, struct hsess *s, char *err, size_t errlen
 		snprintf(err, errlen, "the session's image is gone");
 	if (rc != 1)
 		goto out;
+	int64_t loaded_ms = clock_mono_ms() - t0;
 	if (sessimage_unpack(s->env.sb, packed.buf, packed.len, &files, err, errlen) < 0 ||
 	    sessrun_contexts_restore(&s->env, contexts, err, errlen) < 0)
 		goto out;
 	s->env.restored = true;
-	log_info("sessions: %s restored from image %s: %ld files, %zu bytes in %" PRId64 " ms",
-		 s->id, s->image_id, files, packed.len, clock_mono_ms() - t0);
+	log_info("sessions: %s restored from image %s: %ld files, %zu bytes in %" PRId64
+		 " ms (read and checked in %" PRId64 " ms)",
+		 s->id, s->image_id, files, packed.len, clock_mono_ms() - t0, loaded_ms);
 	ret = 0;
 out:
 	cJSON_Delete(contexts);
