@@ -111,6 +111,21 @@ for lang in python bash; do
 	bad "$lang: pause a closed session" 409 session_closed POST "/v1/sessions/$S/pause"
 done
 
+# ---- contexts come back with their ids and working folders ----
+create python
+S=$SID
+req PUT "/v1/sessions/$S/files/sub/in.txt" "in sub" >/dev/null
+expect "contexts: a bash context in sub/" 201 '.language == "bash" and .cwd == "sub"' \
+	POST "/v1/sessions/$S/contexts" '{"language": "bash", "cwd": "sub"}'
+CX=$(jq -r .id <<<"$LAST")
+expect "contexts: pause" 200 '.status == "paused"' POST "/v1/sessions/$S/pause"
+expect "contexts: listed after the resume, same ids" 200 \
+	'[.contexts[] | [.id, .language, .cwd]] == [["default", "python", ""], ["'"$CX"'", "bash", "sub"]]' \
+	GET "/v1/sessions/$S/contexts"
+out=$(req POST "/v1/sessions/$S/execute" "{\"code\": \"cat in.txt\", \"context\": \"$CX\"}")
+expect_json "contexts: the bash context runs in its folder again" "${out%$'\n'*}" '.stdout == "in sub"'
+req DELETE "/v1/sessions/$S" >/dev/null
+
 # ---- a paused session closed without a sandbox ----
 create python
 S=$SID
