@@ -121,6 +121,9 @@ const struct config_key config_keys[] = {
 	  "a session is closed this long after its creation, used or not"),
 	I("sessions", sessions_per_key, 1, 100000, "20",
 	  "open sessions of one API key at once (more: 429)"),
+	I("sessions", session_images_mb_per_key, 0, 1048576, "1024",
+	  "stored session images (pauses and snapshots, compressed) one API key may hold together, in MiB; "
+	  "past it a pause or snapshot is refused (413)"),
 	I("sessions", sessions_per_worker, 0, 100000, "64",
 	  "sessions one worker holds at once; 0 = this worker holds none"),
 	I("sessions", session_memory_mb, 16, 65536, "512",

@@ -80,6 +80,7 @@ struct judge_config {
 	long session_max_idle_ttl_s;
 	long session_max_lifetime_s;
 	long sessions_per_key;
+	long session_images_mb_per_key;
 	long sessions_per_worker;
 	long session_memory_mb;
 	long session_disk_mb;

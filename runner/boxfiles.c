@@ -265,6 +265,7 @@ int sandbox_file_list(struct sandbox *sb, const char *dir, struct sandbox_dirent
 						 : 'o';
 		de->size = st.st_size;
 		de->mtime = st.st_mtime;
+		de->mode = (int)(st.st_mode & 07777);
 	}
 	closedir(d);
 	if (count)

@@ -221,6 +221,7 @@ struct sandbox_dirent {
 	char type; /* 'f' file, 'd' folder, 'l' symlink (listed, never followed), 'o' other */
 	long long size;
 	long long mtime; /* seconds since the epoch */
+	int mode;	 /* its permission bits */
 };
 /* Writes a file (mode 0644), making its folders (0755) as needed; replaces an existing file. */
 int sandbox_file_put(struct sandbox *sb, const char *path, const void *data, size_t len);

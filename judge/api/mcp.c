@@ -370,6 +370,38 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 			   "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"status\":" STR
 			   "},\"required\":[\"id\",\"status\"]}",
 			   false},
+    [MCP_SESSION_PAUSE] = {"session_pause", "Pause a session",
+			   "Stores the session's files and installed packages in the judge's "
+			   "database and ends its sandbox, so it holds no memory while unused. The "
+			   "next call on it (or session_resume) brings it back on a new sandbox: "
+			   "files and packages are there, variables are lost (restarted: true).",
+			   "{\"type\":\"object\",\"properties\":{" SESSION_ID "},"
+			   "\"required\":[\"session_id\"]}",
+			   "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"status\":" STR
+			   ",\"image_id\":" STR ",\"size\":" NUM ",\"stored\":" NUM
+			   "},\"required\":[\"id\",\"status\"]}",
+			   false},
+    [MCP_SESSION_RESUME] = {"session_resume", "Resume a paused session",
+			    "Brings a paused session back on a new sandbox from its stored files "
+			    "(any call on it does so too). Variables are lost: restarted is true.",
+			    "{\"type\":\"object\",\"properties\":{" SESSION_ID "},"
+			    "\"required\":[\"session_id\"]}",
+			    "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"status\":" STR
+			    ",\"restarted\":{\"type\":\"boolean\"}},\"required\":[\"id\","
+			    "\"status\"]}",
+			    false},
+    [MCP_SESSION_FORK] = {"session_fork", "Fork a session",
+			  "Copies a session's files and installed packages into a new session "
+			  "(a snapshot and a create in one call) to explore another branch; the "
+			  "two share nothing afterwards. Returns the new session (its id, "
+			  "forked_from); its variables start empty.",
+			  "{\"type\":\"object\",\"properties\":{" SESSION_ID
+			  ",\"name\":{\"type\":\"string\",\"description\":\"a name for the "
+			  "snapshot\"}},\"required\":[\"session_id\"]}",
+			  "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"status\":" STR
+			  ",\"forked_from\":" STR ",\"snapshot_id\":" STR
+			  "},\"required\":[\"id\",\"status\"]}",
+			  false},
     [MCP_SESSION_HISTORY] =
 	{"session_history", "Read a session's history",
 	 "Lists every call of a session in order, open or ended: cells (code, status, "
@@ -691,7 +723,9 @@ static void do_tools_list(struct http_request *r, const cJSON *id, bool modern,
 					      MCP_SESSION_CREATE,    MCP_SESSION_EXECUTE,
 					      MCP_SESSION_INSTALL,   MCP_SESSION_WRITE_FILE,
 					      MCP_SESSION_READ_FILE, MCP_SESSION_LIST_FILES,
-					      MCP_SESSION_CLOSE,     MCP_SESSION_HISTORY};
+					      MCP_SESSION_CLOSE,     MCP_SESSION_HISTORY,
+					      MCP_SESSION_PAUSE,     MCP_SESSION_RESUME,
+					      MCP_SESSION_FORK};
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
 		const struct tool *t = &tools[order[i]];
 		cJSON *o = cJSON_CreateObject();
@@ -868,6 +902,9 @@ static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *
 	case MCP_SESSION_LIST_FILES:
 	case MCP_SESSION_CLOSE:
 	case MCP_SESSION_HISTORY:
+	case MCP_SESSION_PAUSE:
+	case MCP_SESSION_RESUME:
+	case MCP_SESSION_FORK:
 		call.body = cJSON_IsObject(args) ? args : &no_args;
 		break;
 	default:

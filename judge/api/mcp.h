@@ -46,6 +46,9 @@ enum mcp_tool {
 	MCP_SESSION_LIST_FILES, /* GET /v1/sessions/{id}/files?dir= */
 	MCP_SESSION_CLOSE,	/* DELETE /v1/sessions/{id} */
 	MCP_SESSION_HISTORY,	/* GET /v1/sessions/{id}/history (after) */
+	MCP_SESSION_PAUSE,	/* POST /v1/sessions/{id}/pause */
+	MCP_SESSION_RESUME,	/* POST /v1/sessions/{id}/resume */
+	MCP_SESSION_FORK,	/* POST /v1/sessions/{id}/fork (name) */
 	MCP_TOOL_COUNT
 };
 

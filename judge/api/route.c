@@ -50,6 +50,10 @@ static const char *const names[R_COUNT] = {
     [R_SESSION_PROCESS_STDIN] = "session_process_stdin",
     [R_SESSION_PROCESS_SIGNAL] = "session_process_signal",
     [R_SESSION_PROCESS_EVENTS] = "session_process_events",
+    [R_SESSION_PAUSE] = "session_pause",
+    [R_SESSION_RESUME] = "session_resume",
+    [R_SESSION_SNAPSHOT] = "session_snapshot",
+    [R_SESSION_FORK] = "session_fork",
     [R_WEB] = "web",
     [R_ADMIN_STATS] = "admin_stats",
     [R_ADMIN_KEYS] = "admin_keys",
@@ -127,7 +131,11 @@ static enum route session_route(const char *url, const char **arg)
 		     {R_SESSION_FILES, "/files"},
 		     {R_SESSION_FILES, "/files/"},
 		     {R_SESSION_CONTEXTS, "/contexts"},
-		     {R_SESSION_PROCESSES, "/processes"}};
+		     {R_SESSION_PROCESSES, "/processes"},
+		     {R_SESSION_PAUSE, "/pause"},
+		     {R_SESSION_RESUME, "/resume"},
+		     {R_SESSION_SNAPSHOT, "/snapshot"},
+		     {R_SESSION_FORK, "/fork"}};
 	static const struct {
 		enum route rt;
 		const char *name, *tail;
@@ -263,6 +271,10 @@ const char *route_allow(enum route rt)
 	case R_SESSION_INSTALL:
 	case R_SESSION_CONTEXT_RESTART:
 	case R_SESSION_PROCESS_SIGNAL:
+	case R_SESSION_PAUSE:
+	case R_SESSION_RESUME:
+	case R_SESSION_SNAPSHOT:
+	case R_SESSION_FORK:
 		return "POST";
 	case R_SESSION_FILE:
 		return "GET, HEAD, PUT, DELETE";

@@ -92,6 +92,11 @@ static void mcp_dispatch(struct http_request *r, const struct mcp_call *call, vo
 		return sessions_tool(r, a, SCALL_CLOSE, call->body);
 	case MCP_SESSION_HISTORY:
 		return sessions_history_tool(r, a, call->body);
+	case MCP_SESSION_PAUSE:
+		return sessions_tool(r, a, SCALL_PAUSE, call->body);
+	case MCP_SESSION_RESUME:
+	case MCP_SESSION_FORK:
+		return sessions_image_tool(r, a, call->tool == MCP_SESSION_FORK, call->body);
 	default:
 		http_error(r, 404, "not_found", "no such tool");
 	}
@@ -221,8 +226,8 @@ void router_headers(struct http_request *r, void *arg)
 	/* Piston's clients send JSON without saying so (text/plain); a context's
 	 * restart takes no body */
 	if (!strcmp(r->method, "POST") && !is_json(r) && rt != R_PISTON_EXECUTE &&
-	    rt != R_SESSION_CONTEXT_RESTART && rt != R_E2B_ENVD && rt != R_E2B_CODE &&
-	    rt != R_E2B_API)
+	    rt != R_SESSION_CONTEXT_RESTART && !sessions_body_optional(rt) && rt != R_E2B_ENVD &&
+	    rt != R_E2B_CODE && rt != R_E2B_API)
 		http_error(r, 415, "unsupported_media_type",
 			   "the body must be JSON (Content-Type: application/json)");
 }
@@ -321,6 +326,10 @@ void router_request(struct http_request *r, void *arg)
 	case R_SESSION_PROCESS_STDIN:
 	case R_SESSION_PROCESS_SIGNAL:
 	case R_SESSION_PROCESS_EVENTS:
+	case R_SESSION_PAUSE:
+	case R_SESSION_RESUME:
+	case R_SESSION_SNAPSHOT:
+	case R_SESSION_FORK:
 		return sessions_handle(r, a, rt, id);
 	case R_E2B_API:
 		return e2b_control_handle(r, a, id);

@@ -23,6 +23,7 @@
 #include "judge/service/outstream.h"
 #include "judge/service/session/sessdb.h"
 #include "judge/service/session/sesshub.h"
+#include "judge/service/session/sessimage.h"
 #include "judge/service/session/sessproc.h"
 #include "judge/service/session/sessreq.h"
 #include "judge/service/waiter.h"
@@ -41,6 +42,11 @@ struct sctx {
 	struct http_request *r;
 	struct waiter w;
 	bool create; /* waiting for the session to start, else for call_id */
+	/* create's answer: resume (200, restarted), fork (201, with forked_from
+	 * and snapshot_id), or then_call: a paused session resumed for c->call,
+	 * which is routed once it is ready */
+	bool resume, fork, then_call;
+	char parent[37], snapshot_id[37];
 	char id[37];
 	int64_t call_id;
 	struct sess_call call; /* what was stored (its answer is rendered with it) */
@@ -98,9 +104,9 @@ static struct sctx *sctx_new(struct http_request *r, struct api *a, const char *
 /* 410 (409 while starting) with why a session takes no calls. */
 static void not_open(struct http_request *r, const struct sess_row *row)
 {
-	static const char *const codes[SESS_STATUS_COUNT] = {"session_starting", "session_ready",
-							     "session_closed",	 "session_expired",
-							     "session_lost",	 "session_failed"};
+	static const char *const codes[SESS_STATUS_COUNT] = {
+	    "session_starting", "session_ready",  "session_closed", "session_expired",
+	    "session_lost",	"session_failed", "session_paused"};
 	if (row->status == SESS_STARTING) {
 		http_error(r, 409, codes[SESS_STARTING], "the session is still starting");
 		return;
@@ -115,6 +121,42 @@ static void no_session(struct http_request *r, const char *id)
 }
 
 /* ---- create ---- */
+
+static void route_call(struct http_request *r, struct api *a, const char *id,
+		       struct sess_call *call, bool file_json);
+
+/* A create's wait ended with the session ready: answers as c asks. */
+static void created(struct sctx *c, const struct sess_row *row)
+{
+	struct http_request *r = c->r;
+	if (c->then_call) {
+		/* the call that found the session paused, now that it is back */
+		struct api *a = c->api;
+		struct sess_call call = c->call;
+		bool file_json = c->file_json;
+		char id[37];
+		snprintf(id, sizeof id, "%s", c->id);
+		sess_call_init(&c->call, SCALL_CLOSE);
+		r->ctx = NULL;
+		r->ctx_free = NULL;
+		sctx_free(c);
+		route_call(r, a, id, &call, file_json);
+		return;
+	}
+	cJSON *o = sess_row_json(row);
+	if (c->resume) {
+		cJSON_AddBoolToObject(o, "restarted", true);
+		cJSON_AddStringToObject(o, "message",
+					"resumed on a new sandbox from its stored image: files and "
+					"installed packages are back; variables are lost");
+	}
+	if (c->fork) {
+		cJSON_AddStringToObject(o, "forked_from", c->parent);
+		cJSON_AddStringToObject(o, "snapshot_id", c->snapshot_id);
+	}
+	http_respond_json(r, c->resume ? 200 : 201, o);
+	cJSON_Delete(o);
+}
 
 static void continue_create(struct sctx *c)
 {
@@ -153,50 +195,144 @@ static void continue_create(struct sctx *c)
 		else if (row.status != SESS_READY)
 			http_error(r, 503, "session_failed", "the session did not start: %s",
 				   row.reason);
-		else {
-			cJSON *o = sess_row_json(&row);
-			http_respond_json(r, 201, o);
-			cJSON_Delete(o);
-		}
+		else
+			created(c, &row);
 		sess_row_release(&row);
 		return;
 	}
+}
+
+/* Starts the wait of a session just created (or resumed) as id. */
+static struct sctx *wait_start(struct http_request *r, struct api *a, const char *id)
+{
+	struct sctx *c = sctx_new(r, a, id, clock_mono_ms() + CREATE_WAIT_MS);
+	c->create = true;
+	char key[48];
+	snprintf(key, sizeof key, "s%s", id);
+	c->w.id = sesshub_key(key);
+	return c;
+}
+
+/* The snapshot of a create's from_snapshot: 1 with its language, limits and
+ * network (the body's own win), 0 after answering an error. */
+static int from_snapshot(struct http_request *r, struct api *a, const cJSON *body, cJSON **in,
+			 char *image, cJSON **lim, cJSON **net)
+{
+	const cJSON *fs = cJSON_GetObjectItemCaseSensitive(body, "from_snapshot");
+	char err[256], lang[32];
+	if (!cJSON_IsString(fs) || !sessreq_id_valid(fs->valuestring)) {
+		http_error(r, 422, "invalid_field", "from_snapshot must be a snapshot id");
+		return 0;
+	}
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int rc = db ? sessimage_snapshot_get(db, fs->valuestring, key_of(a, r), lang, lim, net, err,
+					     sizeof err)
+		    : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc < 0) {
+		render_db_error(r, "session create", err);
+		return 0;
+	}
+	if (rc == 0) {
+		http_error(r, 404, "not_found", "no snapshot '%.40s'", fs->valuestring);
+		return 0;
+	}
+	snprintf(image, 37, "%s", fs->valuestring);
+	*in = cJSON_Duplicate(body, true);
+	cJSON_DeleteItemFromObjectCaseSensitive(*in, "from_snapshot");
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(*in, "language");
+	if (l && (!cJSON_IsString(l) || strcmp(l->valuestring, lang))) {
+		http_error(r, 422, "invalid_field",
+			   "the snapshot is a %s session: language must be that or absent", lang);
+		return 0;
+	}
+	if (!l)
+		cJSON_AddStringToObject(*in, "language", lang);
+	/* the request's limits and network, when it gives them, else the snapshot's */
+	if (cJSON_GetObjectItemCaseSensitive(*in, "limits")) {
+		cJSON_Delete(*lim);
+		*lim = NULL;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(*in, "network")) {
+		cJSON_Delete(*net);
+		*net = NULL;
+	}
+	return 1;
 }
 
 void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 {
 	struct request_error e;
 	struct sessreq_create cr;
-	char err[256], id[37];
-	if (sessreq_create(a->cfg, &a->langs, body, &cr, &e) < 0)
-		return render_req_error(r, &e);
-	cJSON *lim = sessreq_limits_json(&cr.limits);
-	cJSON *net = cr.net.mode == SESSNET_NONE ? NULL : sessnet_json(&cr.net);
+	char err[256], id[37], image[37] = "";
+	cJSON *in = NULL, *slim = NULL, *snet = NULL;
+	if (cJSON_GetObjectItemCaseSensitive(body, "from_snapshot")) {
+		if (!from_snapshot(r, a, body, &in, image, &slim, &snet))
+			goto out;
+		body = in;
+	}
+	if (sessreq_create(a->cfg, &a->langs, body, &cr, &e) < 0) {
+		render_req_error(r, &e);
+		goto out;
+	}
+	cJSON *lim = slim ? cJSON_Duplicate(slim, true) : sessreq_limits_json(&cr.limits);
+	cJSON *net = snet			   ? cJSON_Duplicate(snet, true)
+		     : cr.net.mode == SESSNET_NONE ? NULL
+						   : sessnet_json(&cr.net);
 	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? sessdb_create(db, key_of(a, r), cr.lang->name, lim, net, cr.idle_ttl_s,
-				    a->cfg->session_max_lifetime_s, a->cfg->sessions_per_key, id,
-				    err, sizeof err)
-		    : -1;
+	int rc =
+	    db ? sessdb_create(db, key_of(a, r), cr.lang->name, lim, net, image[0] ? image : NULL,
+			       cr.idle_ttl_s, a->cfg->session_max_lifetime_s,
+			       a->cfg->sessions_per_key, id, err, sizeof err)
+	       : -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	cJSON_Delete(lim);
 	cJSON_Delete(net);
-	if (rc < 0)
-		return render_db_error(r, "session create", err);
+	if (rc < 0) {
+		render_db_error(r, "session create", err);
+		goto out;
+	}
 	if (rc == 1) {
 		const char *hdr[] = {"Retry-After", "10", NULL};
 		http_error_h(r, 429, hdr, "too_many_sessions",
 			     "this API key has %ld open sessions, the most it may hold; close one "
 			     "(DELETE /v1/sessions/{id})",
 			     a->cfg->sessions_per_key);
-		return;
+		goto out;
 	}
-	struct sctx *c = sctx_new(r, a, id, clock_mono_ms() + CREATE_WAIT_MS);
-	c->create = true;
-	char key[48];
-	snprintf(key, sizeof key, "s%s", id);
-	c->w.id = sesshub_key(key);
-	continue_create(c);
+	continue_create(wait_start(r, a, id));
+out:
+	cJSON_Delete(in);
+	cJSON_Delete(slim);
+	cJSON_Delete(snet);
+}
+
+/* Makes paused session id starting again and waits for it: then answers as
+ * c's flags ask (c from wait_start, set by the caller through *then). Returns
+ * 1 when resumed (the request parked or answered), 0 when it is not paused
+ * (*row holds it), -1 after answering an error. */
+static int resume_session(struct http_request *r, struct api *a, const char *id,
+			  struct sess_row *row, struct sctx **then)
+{
+	char err[256];
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int rc =
+	    db ? sessdb_resume(db, id, key_of(a, r), a->cfg->worker_timeout_s, row, err, sizeof err)
+	       : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc < 0)
+		render_db_error(r, "session resume", err);
+	else if (rc == 0)
+		no_session(r, id);
+	if (rc == 0 || rc < 0)
+		return -1;
+	if (rc == 2)
+		return 0;
+	*then = wait_start(r, a, id);
+	return 1;
 }
 
 /* ---- calls ---- */
@@ -230,6 +366,52 @@ static void file_as_json(struct http_request *r, const struct sess_reply *rep)
 	cJSON_Delete(o);
 }
 
+/* A fork's snapshot is stored (rep): a new session from it, c waiting for
+ * it as a create waits. */
+static void fork_create(struct sctx *c, const struct sess_reply *rep)
+{
+	struct api *a = c->api;
+	struct http_request *r = c->r;
+	char err[256], lang[32], id[37];
+	cJSON *lim = NULL, *net = NULL;
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int rc = db ? sessimage_snapshot_get(db, rep->image.id, key_of(a, r), lang, &lim, &net, err,
+					     sizeof err)
+		    : -1;
+	struct sess_row row = {0};
+	int made = -1;
+	if (rc == 1 && sessdb_get(db, c->id, key_of(a, r), a->cfg->worker_timeout_s, &row, err,
+				  sizeof err) == 1)
+		made = sessdb_create(db, key_of(a, r), lang, lim, net, rep->image.id,
+				     row.idle_ttl_s, a->cfg->session_max_lifetime_s,
+				     a->cfg->sessions_per_key, id, err, sizeof err);
+	if (db)
+		db_pool_put(a->pool, db);
+	sess_row_release(&row);
+	cJSON_Delete(lim);
+	cJSON_Delete(net);
+	if (made == 1) {
+		http_error(r, 429, "too_many_sessions",
+			   "this API key has %ld open sessions, the most it may hold; the snapshot "
+			   "%s is stored: start it later with from_snapshot",
+			   a->cfg->sessions_per_key, rep->image.id);
+		return;
+	}
+	if (made < 0) {
+		render_db_error(r, "session fork", rc == 0 ? "its snapshot is gone" : err);
+		return;
+	}
+	snprintf(c->parent, sizeof c->parent, "%s", c->id);
+	snprintf(c->snapshot_id, sizeof c->snapshot_id, "%s", rep->image.id);
+	snprintf(c->id, sizeof c->id, "%s", id);
+	c->create = true;
+	c->w.deadline_ms = clock_mono_ms() + CREATE_WAIT_MS;
+	char key[48];
+	snprintf(key, sizeof key, "s%s", id);
+	c->w.id = sesshub_key(key);
+	continue_create(c);
+}
+
 /* Answers with the worker's typed answer to c->call. */
 static void answer(struct sctx *c, const struct sess_reply *rep)
 {
@@ -256,8 +438,15 @@ static void answer(struct sctx *c, const struct sess_reply *rep)
 		http_respond(r, 200, rep->file.type, rep->file.bytes.buf ? rep->file.bytes.buf : "",
 			     rep->file.bytes.len, hdr);
 		strbuf_release(&disp);
+	} else if (c->fork) {
+		fork_create(c, rep);
+		return;
 	} else {
 		cJSON *o = sessrender_reply(call, rep);
+		if (call->kind == SCALL_PAUSE)
+			cJSON_AddStringToObject(o, "id", c->id);
+		if (call->kind == SCALL_SNAPSHOT)
+			cJSON_AddStringToObject(o, "session_id", c->id);
 		http_respond_json(r, sessrender_status(call->kind), o);
 		cJSON_Delete(o);
 	}
@@ -348,10 +537,27 @@ static void relay_cell(struct http_request *r, struct api *a, int64_t call_id)
 			   call_id);
 }
 
+/* DELETE of a paused session: no worker holds it, so serve ends it. */
+static void close_paused(struct http_request *r, struct api *a, const char *id)
+{
+	char err[256];
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int rc = db ? sessdb_end(db, id, SESS_CLOSED, SESS_REASON_CLIENT, err, sizeof err) : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc < 0)
+		return render_db_error(r, "session close", err);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "id", id);
+	cJSON_AddStringToObject(o, "status", "closed");
+	http_respond_json(r, 200, o);
+	cJSON_Delete(o);
+}
+
 /* Stores call (taken: released here) for session id and waits for its answer
  * (or relays its output as it comes, when it is a streamed cell). */
-static void route_call(struct http_request *r, struct api *a, const char *id,
-		       struct sess_call *call, bool file_json)
+static void route_call_ex(struct http_request *r, struct api *a, const char *id,
+			  struct sess_call *call, bool file_json, bool fork)
 {
 	char err[256];
 	struct sess_row row = {0};
@@ -362,11 +568,32 @@ static void route_call(struct http_request *r, struct api *a, const char *id,
 		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
+	bool image = call->kind == SCALL_PAUSE || call->kind == SCALL_SNAPSHOT;
+	struct sctx *then = NULL;
 	if (rc < 0)
 		render_db_error(r, "session call", err);
 	else if (rc == 0)
 		no_session(r, id);
-	else if (rc == 2)
+	else if (rc == 2 && row.status == SESS_PAUSED && call->kind == SCALL_CLOSE)
+		close_paused(r, a, id);
+	else if (rc == 2 && image && (row.status == SESS_PAUSED || row.status >= SESS_CLOSED))
+		http_error(r, 409, row.status == SESS_PAUSED ? "session_paused" : "session_closed",
+			   "session %s is %s%s%s", id, sess_status_name(row.status),
+			   row.reason[0] ? ": " : "", row.reason);
+	else if (rc == 2 && row.status == SESS_PAUSED) {
+		/* the next call resumes it: on any worker, from its image */
+		sess_row_release(&row);
+		int rs = resume_session(r, a, id, &row, &then);
+		if (rs == 0)
+			not_open(r, &row); /* resumed meanwhile by another call: retry */
+		else if (rs == 1) {
+			then->then_call = true;
+			then->file_json = file_json;
+			then->call = *call;
+			sess_call_init(call, call->kind);
+			continue_create(then);
+		}
+	} else if (rc == 2)
 		not_open(r, &row);
 	else if (call->kind == SCALL_EXECUTE && call->exec.stream)
 		relay_cell(r, a, call_id);
@@ -374,6 +601,7 @@ static void route_call(struct http_request *r, struct api *a, const char *id,
 		struct sctx *c = sctx_new(r, a, id, clock_mono_ms() + call_wait_ms(a, call, &row));
 		c->call_id = call_id;
 		c->file_json = file_json;
+		c->fork = fork;
 		c->call = *call;
 		sess_call_init(call, call->kind);
 		char key[48];
@@ -383,6 +611,19 @@ static void route_call(struct http_request *r, struct api *a, const char *id,
 	}
 	sess_call_release(call);
 	sess_row_release(&row);
+}
+
+static void route_call(struct http_request *r, struct api *a, const char *id,
+		       struct sess_call *call, bool file_json)
+{
+	route_call_ex(r, a, id, call, file_json, false);
+}
+
+/* A snapshot call; with fork, its answer starts a new session from it. */
+static void route_call_fork(struct http_request *r, struct api *a, const char *id,
+			    struct sess_call *call, bool fork)
+{
+	route_call_ex(r, a, id, call, false, fork);
 }
 
 void sessions_resume(struct http_request *r)
@@ -697,6 +938,57 @@ static void process_events(struct http_request *r, struct api *a, const char *id
 		http_error(r, 503, "unavailable", "cannot stream the output of process %ld", pid);
 }
 
+bool sessions_body_optional(enum route rt)
+{
+	return rt == R_SESSION_PAUSE || rt == R_SESSION_RESUME || rt == R_SESSION_SNAPSHOT ||
+	       rt == R_SESSION_FORK;
+}
+
+/* POST /snapshot and /fork {name?}: a snapshot call; a fork then creates. */
+static void snapshot_call(struct http_request *r, struct api *a, const char *id, const cJSON *in,
+			  bool fork)
+{
+	const cJSON *name = in ? cJSON_GetObjectItemCaseSensitive(in, "name") : NULL;
+	if (in && !cJSON_IsObject(in)) {
+		http_error(r, 422, "invalid_field", "the body must be a JSON object");
+		return;
+	}
+	for (const cJSON *it = in ? in->child : NULL; it; it = it->next)
+		if (strcmp(it->string, "name")) {
+			http_error(r, 422, "unknown_field", "unknown field '%.40s'", it->string);
+			return;
+		}
+	if (name && (!cJSON_IsString(name) || strlen(name->valuestring) >= 64 ||
+		     !utf8_valid_text(name->valuestring, strlen(name->valuestring)))) {
+		http_error(r, 422, "invalid_field", "name must be text of at most 63 bytes");
+		return;
+	}
+	struct sess_call c;
+	sess_call_init(&c, SCALL_SNAPSHOT);
+	if (name)
+		snprintf(c.image_name, sizeof c.image_name, "%s", name->valuestring);
+	route_call_fork(r, a, id, &c, fork);
+}
+
+/* POST /resume: a paused session back on a new sandbox; an open one as it is. */
+static void resume_route(struct http_request *r, struct api *a, const char *id)
+{
+	struct sess_row row = {0};
+	struct sctx *then = NULL;
+	int rc = resume_session(r, a, id, &row, &then);
+	if (rc == 1) {
+		then->resume = true;
+		continue_create(then);
+	} else if (rc == 0 && (row.status == SESS_READY || row.status == SESS_STARTING)) {
+		cJSON *o = sess_row_json(&row);
+		cJSON_AddBoolToObject(o, "restarted", false);
+		http_respond_json(r, 200, o);
+		cJSON_Delete(o);
+	} else if (rc == 0)
+		not_open(r, &row);
+	sess_row_release(&row);
+}
+
 void sessions_handle(struct http_request *r, struct api *a, enum route rt, const char *arg)
 {
 	char id[37];
@@ -706,7 +998,8 @@ void sessions_handle(struct http_request *r, struct api *a, enum route rt, const
 	if (rt != R_SESSIONS && id_of(r, arg, id) < 0)
 		return;
 	cJSON *in = NULL;
-	if (post && rt != R_SESSION_CONTEXT_RESTART && !(in = json_body(r, a)))
+	bool optional = sessions_body_optional(rt) && !r->body.len;
+	if (post && rt != R_SESSION_CONTEXT_RESTART && !optional && !(in = json_body(r, a)))
 		return;
 	switch (rt) {
 	case R_SESSIONS:
@@ -759,6 +1052,16 @@ void sessions_handle(struct http_request *r, struct api *a, enum route rt, const
 		break;
 	case R_SESSION_PROCESS_EVENTS:
 		process_events(r, a, id, arg);
+		break;
+	case R_SESSION_PAUSE:
+		json_call(r, a, id, SCALL_PAUSE, in);
+		break;
+	case R_SESSION_SNAPSHOT:
+	case R_SESSION_FORK:
+		snapshot_call(r, a, id, in, rt == R_SESSION_FORK);
+		break;
+	case R_SESSION_RESUME:
+		resume_route(r, a, id);
 		break;
 	default:
 		http_error(r, 404, "not_found", "no such endpoint: %.100s", r->url);
@@ -843,4 +1146,21 @@ void sessions_history_tool(struct http_request *r, struct api *a, const cJSON *b
 		return no_session(r, sid->valuestring);
 	history(r, a, sid->valuestring, cJSON_IsNumber(after) ? (long long)after->valuedouble : 0,
 		HISTORY_MAX, 0);
+}
+
+void sessions_image_tool(struct http_request *r, struct api *a, bool fork, const cJSON *body)
+{
+	const cJSON *sid = cJSON_GetObjectItemCaseSensitive(body, "session_id");
+	if (!cJSON_IsString(sid)) {
+		http_error(r, 422, "missing_field", "session_id is required");
+		return;
+	}
+	if (!sessreq_id_valid(sid->valuestring))
+		return no_session(r, sid->valuestring);
+	if (!fork)
+		return resume_route(r, a, sid->valuestring);
+	cJSON *rest = cJSON_Duplicate(body, true);
+	cJSON_DeleteItemFromObjectCaseSensitive(rest, "session_id");
+	snapshot_call(r, a, sid->valuestring, rest, true);
+	cJSON_Delete(rest);
 }

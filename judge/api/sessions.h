@@ -20,6 +20,14 @@
  *   DELETE /v1/sessions/{id}/processes/{pid}/stdin            EOF on its stdin
  *   POST   /v1/sessions/{id}/processes/{pid}/signal {signal}
  *   GET    /v1/sessions/{id}/processes/{pid}/events           its output (SSE)
+ *   POST   /v1/sessions/{id}/pause                            store its image, end its sandbox
+ *   POST   /v1/sessions/{id}/resume                           a new sandbox from the image
+ *   POST   /v1/sessions/{id}/snapshot {name?}                 201 a named image, it goes on
+ *   POST   /v1/sessions/{id}/fork {name?}                     201 a new session from a snapshot
+ *   POST   /v1/sessions {from_snapshot, ...}                  201 a session from a snapshot
+ *
+ * A call to a paused session resumes it first (any worker: the image is in
+ * PostgreSQL, sessimage.h); its first cell says restarted: true.
  *
  * Each body is parsed once into a typed call (sessreq.h); serve never runs
  * code: the call is stored for the worker that holds the session and announced
@@ -69,3 +77,7 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body);
 void sessions_tool(struct http_request *r, struct api *a, enum scall_kind kind, const cJSON *body);
 /* session_history: body's "session_id" and optional "after" (a call's seq). */
 void sessions_history_tool(struct http_request *r, struct api *a, const cJSON *body);
+/* MCP's session_resume (fork false: {session_id}) and session_fork ({session_id, name?}). */
+void sessions_image_tool(struct http_request *r, struct api *a, bool fork, const cJSON *body);
+/* True for the routes whose POST body may be empty (pause, resume, snapshot, fork). */
+bool sessions_body_optional(enum route rt);

@@ -29,6 +29,7 @@ void sessrender_error(enum sess_err e, int *status, const char **code)
 	    [SERR_LIMIT] = {429, "too_many"},
 	    [SERR_SESSION_CLOSED] = {410, "session_closed"},
 	    [SERR_SESSION_LOST] = {410, "session_lost"},
+	    [SERR_IMAGE_TOO_LARGE] = {413, "image_too_large"},
 	    [SERR_INTERNAL] = {500, "internal_error"},
 	};
 	if (e < 0 || e >= SERR_COUNT)
@@ -39,7 +40,8 @@ void sessrender_error(enum sess_err e, int *status, const char **code)
 
 int sessrender_status(enum scall_kind k)
 {
-	return k == SCALL_CONTEXT_CREATE || k == SCALL_PROCESS_START ? 201 : 200;
+	return k == SCALL_CONTEXT_CREATE || k == SCALL_PROCESS_START || k == SCALL_SNAPSHOT ? 201
+											    : 200;
 }
 
 static void add_text(cJSON *o, const char *name, const char *s)
@@ -146,6 +148,20 @@ cJSON *sessrender_reply(const struct sess_call *c, const struct sess_reply *r)
 		o = cJSON_CreateObject();
 		add_text(o, "id", r->closed);
 		add_text(o, "status", "closed");
+		return o;
+	case SCALL_PAUSE:
+	case SCALL_SNAPSHOT:
+		o = cJSON_CreateObject();
+		if (c->kind == SCALL_PAUSE)
+			add_text(o, "status", "paused");
+		add_text(o, c->kind == SCALL_PAUSE ? "image_id" : "snapshot_id", r->image.id);
+		if (c->kind == SCALL_SNAPSHOT)
+			add_text(o, "name", r->image.name);
+		cJSON_AddNumberToObject(o, "size", (double)r->image.size);
+		cJSON_AddNumberToObject(o, "stored", (double)r->image.stored);
+		cJSON_AddNumberToObject(o, "files", (double)r->image.files);
+		cJSON_AddNumberToObject(o, "skipped", (double)r->image.skipped);
+		cJSON_AddNumberToObject(o, "time_ms", (double)r->image.ms);
 		return o;
 	case SCALL_CONTEXT_LIST: {
 		o = cJSON_CreateObject();

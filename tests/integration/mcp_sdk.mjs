@@ -76,13 +76,14 @@ await step(connectName, async () => {
   const v = client.getServerVersion();
   check(connectName, v?.name === "judge", v);
 });
-await step("listTools: all 16", async () => {
+await step("listTools: all 19", async () => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   const want = ["execute", "execute_with_expected", "get_problem", "get_submission", "list_languages", "list_problems",
-    "session_close", "session_create", "session_execute", "session_history", "session_install_packages", "session_list_files",
-    "session_read_file", "session_write_file", "solve_problem", "upload_problem"];
-  check("listTools: all 16", JSON.stringify(names) === JSON.stringify(want), names);
+    "session_close", "session_create", "session_execute", "session_fork", "session_history", "session_install_packages",
+    "session_list_files", "session_pause", "session_read_file", "session_resume", "session_write_file", "solve_problem",
+    "upload_problem"];
+  check("listTools: all 19", JSON.stringify(names) === JSON.stringify(want), names);
   const bad = tools.filter((t) => t.outputSchema?.type !== "object").map((t) => t.name);
   check("listTools: every tool has an outputSchema of type object", bad.length === 0, bad);
 });
@@ -177,6 +178,21 @@ await step("session_read_file", async () => {
   const { s, ok, r } = await call("session_read_file", { session_id: sid, path: "out.txt" });
   check("session_read_file", ok && s.encoding === "utf-8" && s.content === "2", r);
 });
+await step("session_pause, session_resume: the files come back, restarted", async () => {
+  const p = await call("session_pause", { session_id: sid });
+  check("session_pause", p.ok && p.s.status === "paused" && p.s.id === sid, p.r);
+  const q = await call("session_resume", { session_id: sid });
+  check("session_resume", q.ok && q.s.status === "ready" && q.s.restarted === true, q.r);
+  const f = await call("session_read_file", { session_id: sid, path: "out.txt" });
+  check("session_resume: the file is back", f.ok && f.s.content === "2", f.r);
+});
+await step("session_fork: a new session with the files", async () => {
+  const { s, ok, r } = await call("session_fork", { session_id: sid, name: "branch" });
+  check("session_fork", ok && s.status === "ready" && s.forked_from === sid && s.id !== sid, r);
+  const f = await call("session_read_file", { session_id: s.id, path: "out.txt" });
+  check("session_fork: the file is in the fork", f.ok && f.s.content === "2", f.r);
+  await call("session_close", { session_id: s.id });
+});
 await step("session_install_packages: a refused name is an error result", async () => {
   const r = await raw("session_install_packages", { session_id: sid, manager: "pip", packages: ["--index-url=http://x/"] });
   check("session_install_packages: a refused name is an error result", r.isError === true && /invalid_package/.test(r.content?.[0]?.text), r);
@@ -260,7 +276,7 @@ if (v2) {
     const c = new Client({ name: "judge-auto", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
     await c.connect(newTransport());
     const { tools } = await c.listTools();
-    check("auto negotiation: 2026-07-28", c.getNegotiatedProtocolVersion() === MODERN && tools.length === 16,
+    check("auto negotiation: 2026-07-28", c.getNegotiatedProtocolVersion() === MODERN && tools.length === 19,
       { v: c.getNegotiatedProtocolVersion(), n: tools.length });
     await c.close();
   });

@@ -31,6 +31,8 @@ static const struct {
     [SCALL_PROCESS_SIGNAL] = {"process_signal", false},
     [SCALL_PROCESS_WAIT] = {"process_wait", false},
     [SCALL_PROCESS_LIST] = {"process_list", false},
+    [SCALL_PAUSE] = {"pause", true},
+    [SCALL_SNAPSHOT] = {"snapshot", true},
 };
 
 const char *scall_kind_name(enum scall_kind k)
@@ -68,6 +70,7 @@ static const char *const err_names[SERR_COUNT] = {
     [SERR_LIMIT] = "limit",
     [SERR_SESSION_CLOSED] = "session_closed",
     [SERR_SESSION_LOST] = "session_lost",
+    [SERR_IMAGE_TOO_LARGE] = "image_too_large",
     [SERR_INTERNAL] = "internal_error",
 };
 
@@ -234,6 +237,9 @@ cJSON *sesscall_store(const struct sess_call *c)
 		if (c->proc.timeout_ms)
 			cJSON_AddNumberToObject(o, "timeout_ms", (double)c->proc.timeout_ms);
 		break;
+	case SCALL_SNAPSHOT:
+		add_text(o, "name", c->image_name);
+		break;
 	default:
 		break;
 	}
@@ -291,6 +297,9 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 	case SCALL_CONTEXT_CREATE:
 		copy(out->ctx.language, sizeof out->ctx.language, str_of(request, "language"));
 		out->path = dup_of(request, "cwd");
+		break;
+	case SCALL_SNAPSHOT:
+		copy(out->image_name, sizeof out->image_name, str_of(request, "name"));
 		break;
 	case SCALL_PROCESS_START:
 		out->proc.argv = strv_of(request, "argv");
@@ -589,6 +598,16 @@ cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r)
 	case SCALL_CLOSE:
 		add_text(o, "id", r->closed);
 		break;
+	case SCALL_PAUSE:
+	case SCALL_SNAPSHOT:
+		add_text(o, "image_id", r->image.id);
+		add_text(o, "name", r->image.name);
+		cJSON_AddNumberToObject(o, "size", (double)r->image.size);
+		cJSON_AddNumberToObject(o, "stored", (double)r->image.stored);
+		cJSON_AddNumberToObject(o, "files", (double)r->image.files);
+		cJSON_AddNumberToObject(o, "skipped", (double)r->image.skipped);
+		cJSON_AddNumberToObject(o, "time_ms", (double)r->image.ms);
+		break;
 	default:
 		break;
 	}
@@ -660,6 +679,16 @@ int sesscall_reply_load(enum scall_kind k, const cJSON *response, const void *bo
 	}
 	case SCALL_CLOSE:
 		copy(out->closed, sizeof out->closed, str_of(o, "id"));
+		break;
+	case SCALL_PAUSE:
+	case SCALL_SNAPSHOT:
+		copy(out->image.id, sizeof out->image.id, str_of(o, "image_id"));
+		copy(out->image.name, sizeof out->image.name, str_of(o, "name"));
+		out->image.size = (long long)num_of(o, "size");
+		out->image.stored = (long long)num_of(o, "stored");
+		out->image.files = (long)num_of(o, "files");
+		out->image.skipped = (long)num_of(o, "skipped");
+		out->image.ms = (long)num_of(o, "time_ms");
 		break;
 	default:
 		break;

@@ -58,6 +58,8 @@ enum scall_kind {
 	SCALL_PROCESS_SIGNAL,	   /* a signal to its process group */
 	SCALL_PROCESS_WAIT,	   /* its end (or how it stands after timeout_ms) */
 	SCALL_PROCESS_LIST,	   /* the processes, running and ended */
+	SCALL_PAUSE,	/* store the session's image, then end its sandbox (sessimage.h) */
+	SCALL_SNAPSHOT, /* store a named image; the session goes on */
 	SCALL_KIND_COUNT
 };
 
@@ -90,6 +92,7 @@ enum sess_err {
 	SERR_LIMIT,	      /* the session holds as many contexts or processes as it may */
 	SERR_SESSION_CLOSED,  /* the session ended while the call waited */
 	SERR_SESSION_LOST,    /* its worker stopped answering */
+	SERR_IMAGE_TOO_LARGE, /* the image is over what the key may store */
 	SERR_INTERNAL,	      /* the judge's own fault: message */
 	SERR_COUNT
 };
@@ -146,6 +149,7 @@ struct sess_call {
 		char tag[SESS_ID_MAX]; /* start: the caller's name for it, "" = none */
 		int signal;	       /* signal */
 	} proc;
+	char image_name[64]; /* snapshot: the caller's name for it ("" = none) */
 };
 void sess_call_init(struct sess_call *c, enum scall_kind k);
 void sess_call_release(struct sess_call *c);
@@ -224,6 +228,15 @@ struct sess_reply {
 		size_t nentries;
 	} file;
 	char closed[37]; /* close: the session's id */
+	struct {
+		char id[37];	  /* pause, snapshot: the stored image */
+		char name[64];	  /* snapshot: its name */
+		long long size;	  /* the packed folder's bytes */
+		long long stored; /* compressed, as it counts against the key's cap */
+		long files;	  /* files and folders in it */
+		long skipped;	  /* symlinks and other entries left out */
+		long ms;	  /* how long storing it took */
+	} image;
 	struct sess_context_info *contexts;
 	size_t ncontexts; /* context_create / _restart: 1; context_list: all */
 	struct sess_process_info *procs;

@@ -11,8 +11,8 @@
 #include "judge/service/session/sessnet.h"
 #include "judge/store/db.h"
 
-static const char *const status_names[SESS_STATUS_COUNT] = {"starting", "ready", "closed",
-							    "expired",	"lost",	 "failed"};
+static const char *const status_names[SESS_STATUS_COUNT] = {
+    "starting", "ready", "closed", "expired", "lost", "failed", "paused"};
 
 const char *sess_status_name(enum sess_status s)
 {
@@ -168,8 +168,8 @@ static void bytea_read(const char *text, struct strbuf *out)
 /* ---- serve's side ---- */
 
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
-		  const cJSON *network, long idle_ttl_s, long lifetime_s, long per_key, char *id,
-		  char *err, size_t errlen)
+		  const cJSON *network, const char *image_id, long idle_ttl_s, long lifetime_s,
+		  long per_key, char *id, char *err, size_t errlen)
 {
 	char k[24], ttl[24], life[24], cap[24];
 	snprintf(k, sizeof k, "%" PRId64, key);
@@ -178,7 +178,7 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 	snprintf(cap, sizeof cap, "%ld", per_key);
 	char *lim = cJSON_PrintUnformatted(limits);
 	char *net = network ? cJSON_PrintUnformatted(network) : NULL;
-	const char *p[] = {k, language, lim, ttl, life, cap, net};
+	const char *p[] = {k, language, lim, ttl, life, cap, net, image_id};
 	int ret = -1;
 	if (db_begin(db) < 0) {
 		fail(db, err, errlen, "create session");
@@ -195,12 +195,13 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 		    "$1::bigint AND status IN ('starting', 'ready')), "
 		    "ins AS (INSERT INTO sessions (api_key_id, language, limits, idle_ttl_s, "
 		    "expires_at, "
-		    "max_until, network) SELECT nullif($1::bigint, 0), $2, $3::jsonb, $4::int, "
-		    "now() + make_interval(secs => $4::int), now() + make_interval(secs => "
-		    "$5::int), $7::jsonb "
+		    "max_until, network, image_id) SELECT nullif($1::bigint, 0), $2, $3::jsonb, "
+		    "$4::int, now() + make_interval(secs => $4::int), now() + make_interval(secs "
+		    "=> "
+		    "$5::int), $7::jsonb, $8::uuid "
 		    "FROM n WHERE n.c < $6::bigint RETURNING id) "
 		    "SELECT id, pg_notify('" SESS_CHANNEL_NEW "', id::text) FROM ins",
-		    7, p);
+		    8, p);
 	if (!res) {
 		fail(db, err, errlen, "create session");
 		db_rollback(db);
@@ -257,8 +258,8 @@ int sessdb_list(struct db *db, int64_t key, long timeout_s, bool all, cJSON **ou
 		  "ORDER BY s.created DESC LIMIT 1000"
 		: "SELECT * FROM (SELECT " ROW_COLS ROW_FROM
 		  "WHERE coalesce(s.api_key_id, 0) = $1::bigint AND s.status IN "
-		  "('starting', 'ready') ORDER BY s.created DESC LIMIT 1000) x "
-		  "WHERE x.status IN ('starting', 'ready')",
+		  "('starting', 'ready', 'paused') ORDER BY s.created DESC LIMIT 1000) x "
+		  "WHERE x.status IN ('starting', 'ready', 'paused')",
 	    timeout_s);
 	PGresult *res = db_query(db, sql.buf, 1, p);
 	strbuf_release(&sql);
@@ -527,7 +528,7 @@ int sessdb_heartbeat(struct db *db, int64_t worker, bool stopping, char *err, si
 }
 
 int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits,
-		 cJSON **network, char *err, size_t errlen)
+		 cJSON **network, char *image_id, char *err, size_t errlen)
 {
 	char w[24];
 	snprintf(w, sizeof w, "%" PRId64, worker);
@@ -536,7 +537,7 @@ int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON 
 	    db,
 	    "UPDATE sessions SET worker_id = $1::bigint WHERE id = (SELECT id FROM sessions WHERE "
 	    "status = 'starting' AND worker_id IS NULL ORDER BY created FOR UPDATE SKIP LOCKED "
-	    "LIMIT 1) RETURNING id, language, limits, network",
+	    "LIMIT 1) RETURNING id, language, limits, network, coalesce(image_id::text, '')",
 	    1, p);
 	if (!res)
 		return fail(db, err, errlen, "claim a session");
@@ -546,6 +547,7 @@ int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON 
 		copy(language, 32, db_value(res, 0, 1));
 		*limits = cJSON_Parse(db_value(res, 0, 2));
 		*network = PQgetisnull(res, 0, 3) ? NULL : cJSON_Parse(db_value(res, 0, 3));
+		copy(image_id, 37, db_value(res, 0, 4));
 	}
 	PQclear(res);
 	return n ? 1 : 0;
@@ -825,7 +827,7 @@ int sessdb_end(struct db *db, const char *id, enum sess_status st, const char *r
 	PGresult *res = db_query(
 	    db,
 	    "WITH e AS (UPDATE sessions SET status = $2, closed = now(), close_reason = $3 WHERE "
-	    "id = $1::uuid AND status IN ('starting', 'ready') RETURNING id), "
+	    "id = $1::uuid AND status IN ('starting', 'ready', 'paused') RETURNING id), "
 	    "c AS (UPDATE session_calls SET state = 'done', finished = now(), response = " GONE(
 		"session_closed", "$3") " WHERE session_id = $1::uuid AND state <> 'done' "
 					"RETURNING id), "
@@ -898,4 +900,57 @@ int sessdb_egress_add(struct db *db, const char *id, const struct sess_egress *e
 		return fail(db, err, errlen, "store an egress attempt");
 	PQclear(res);
 	return 0;
+}
+
+int sessdb_pause_finish(struct db *db, int64_t call_id, const struct sess_reply *reply, char *err,
+			size_t errlen)
+{
+	char c[24];
+	snprintf(c, sizeof c, "%" PRId64, call_id);
+	cJSON *response = sesscall_reply_store(SCALL_PAUSE, reply);
+	char *resp = cJSON_PrintUnformatted(response);
+	cJSON_Delete(response);
+	bool ok = reply->err == SERR_NONE;
+	const char *p[] = {c, resp, ok ? reply->image.id : NULL};
+	/* the answer and the session's new state in one statement: a reader never
+	 * sees a stored pause whose session still says ready, nor the other way */
+	PGresult *res = db_query(
+	    db,
+	    "WITH c AS (UPDATE session_calls SET state = 'done', finished = now(), response = "
+	    "$2::jsonb WHERE id = $1::bigint AND state <> 'done' RETURNING id, session_id), "
+	    "s AS (UPDATE sessions t SET status = 'paused', worker_id = NULL, image_id = "
+	    "$3::uuid, last_used = now() FROM c WHERE $3::uuid IS NOT NULL AND t.id = "
+	    "c.session_id AND t.status = 'ready' RETURNING t.id) "
+	    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 'c' || id), (SELECT count(*) FROM s) "
+	    "FROM c",
+	    3, p);
+	free(resp);
+	if (!res)
+		return fail(db, err, errlen, "store a pause");
+	int n = PQntuples(res) ? (int)db_value_ll(res, 0, 1) : 0;
+	PQclear(res);
+	return n;
+}
+
+int sessdb_resume(struct db *db, const char *id, int64_t key, long timeout_s, struct sess_row *row,
+		  char *err, size_t errlen)
+{
+	char k[24];
+	snprintf(k, sizeof k, "%" PRId64, key);
+	const char *p[] = {id, k};
+	PGresult *res = db_query(
+	    db,
+	    "WITH u AS (UPDATE sessions SET status = 'starting', worker_id = NULL, last_used = "
+	    "now(), expires_at = now() + make_interval(secs => idle_ttl_s) WHERE id = $1::uuid "
+	    "AND coalesce(api_key_id, 0) = $2::bigint AND status = 'paused' RETURNING id) "
+	    "SELECT id, pg_notify('" SESS_CHANNEL_NEW "', id::text) FROM u",
+	    2, p);
+	if (!res)
+		return fail(db, err, errlen, "resume a session");
+	int n = PQntuples(res);
+	PQclear(res);
+	if (n)
+		return 1;
+	int rc = sessdb_get(db, id, key, timeout_s, row, err, errlen);
+	return rc == 1 ? 2 : rc;
 }

@@ -21,6 +21,7 @@
 #include "judge/service/outstream.h"
 #include "judge/service/session/sessdb.h"
 #include "judge/service/session/sessegress.h"
+#include "judge/service/session/sessimage.h"
 #include "judge/service/session/sessnet.h"
 #include "judge/service/session/sessopen.h"
 #include "judge/service/session/sessproc.h"
@@ -60,6 +61,7 @@ struct hsess {
 	struct sessegress *egress; /* its egress proxy: NULL for none */
 	char **net_env;		   /* the proxy variables (NULL for none) */
 	char **proc_env;	   /* what its processes start with (with net_env) */
+	char image_id[37];	   /* the image it starts from (sessimage.h), "" = none */
 	struct hsess *next;
 };
 
@@ -188,9 +190,126 @@ static bool next_call(struct sesshost *h, struct hsess *s, struct sess_call *c)
 	return got;
 }
 
+/* Pause or snapshot: packs the session folder and stores it as an image
+ * (sessimage.h) with its contexts; a pause then ends the sandbox, the session
+ * row saying paused. */
+static void image_call(struct sesshost *h, struct hsess *s, const struct sess_call *c)
+{
+	struct sess_reply out;
+	struct strbuf packed = STRBUF_INIT;
+	char err[512];
+	int64_t t0 = clock_mono_ms();
+	sess_reply_init(&out);
+	bool pause = c->kind == SCALL_PAUSE;
+	cJSON *contexts = sessrun_contexts_json(&s->env);
+	struct db *db = NULL;
+	if (sessimage_pack(s->env.sb, &packed, &out.image.files, &out.image.skipped, err,
+			   sizeof err) < 0) {
+		sess_reply_fail(&out, SERR_INTERNAL, "cannot pack the session folder: %s", err);
+		goto answer;
+	}
+	int64_t packed_ms = clock_mono_ms() - t0;
+	db = db_pool_get(h->pool, 10000);
+	int rc = db ? sessimage_save(db, s->id, pause ? "pause" : "snapshot", c->image_name,
+				     contexts, &packed, out.image.files,
+				     (long long)h->cfg->session_images_mb_per_key << 20,
+				     out.image.id, &out.image.stored, err, sizeof err)
+		    : -1;
+	if (!db)
+		snprintf(err, sizeof err, "no database connection");
+	if (rc == 1)
+		sess_reply_fail(&out, SERR_IMAGE_TOO_LARGE, "%s", err);
+	else if (rc < 0)
+		sess_reply_fail(&out, SERR_INTERNAL, "cannot store the image: %s", err);
+	out.image.size = (long long)packed.len;
+	snprintf(out.image.name, sizeof out.image.name, "%s", c->image_name);
+	out.image.ms = (long)(clock_mono_ms() - t0);
+	log_info(
+	    "sessions: %s %s image: %zu bytes packed in %" PRId64 " ms, stored in %" PRId64 " ms",
+	    s->id, pause ? "pause" : "snapshot", packed.len, packed_ms, out.image.ms - packed_ms);
+answer:
+	if (pause) {
+		int n = -1;
+		for (int tries = 0; tries < 20 && n < 0 && !atomic_load(&h->halt); tries++) {
+			if (!db)
+				db = db_pool_get(h->pool, 5000);
+			n = db ? sessdb_pause_finish(db, c->id, &out, err, sizeof err) : -1;
+			if (n < 0)
+				clock_sleep_ms(500);
+		}
+		if (n == 1) {
+			log_info("sessions: %s paused: %lld bytes (%lld stored), %ld files in %ld "
+				 "ms",
+				 s->id, out.image.size, out.image.stored, out.image.files,
+				 out.image.ms);
+			/* calls that came while it paused: no sandbox runs them now */
+			hs_lock(h);
+			s->stop = true;
+			struct sess_call *q = s->q;
+			size_t nq = s->nq;
+			s->q = NULL;
+			s->nq = s->aq = 0;
+			hs_unlock(h);
+			for (size_t i = 0; i < nq; i++) {
+				finish_error(
+				    h, q[i].id, q[i].kind, SERR_CONFLICT,
+				    "the session was paused while this call waited; send it "
+				    "again (a call on a paused session resumes it)");
+				sess_call_release(&q[i]);
+			}
+			free(q);
+		}
+	} else {
+		finish(h, c->id, c->kind, &out, SESS_READY, NULL);
+	}
+	if (db)
+		db_pool_put(h->pool, db);
+	cJSON_Delete(contexts);
+	strbuf_release(&packed);
+	sess_reply_release(&out);
+}
+
+/* Puts image s->image_id back into the session's new sandbox: its files,
+ * then its contexts. 0, or -1 with err. */
+static int restore(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
+{
+	struct strbuf packed = STRBUF_INIT;
+	cJSON *contexts = NULL;
+	long files = 0;
+	int ret = -1;
+	int64_t t0 = clock_mono_ms();
+	struct db *db = db_pool_get(h->pool, 10000);
+	int rc = db ? sessimage_load(db, s->image_id, &packed, &contexts, err, errlen) : -1;
+	if (db)
+		db_pool_put(h->pool, db);
+	if (!db)
+		snprintf(err, errlen, "no database connection");
+	else if (rc == 0)
+		snprintf(err, errlen, "the session's image is gone");
+	if (rc != 1)
+		goto out;
+	int64_t loaded_ms = clock_mono_ms() - t0;
+	if (sessimage_unpack(s->env.sb, packed.buf, packed.len, &files, err, errlen) < 0 ||
+	    sessrun_contexts_restore(&s->env, contexts, err, errlen) < 0)
+		goto out;
+	s->env.restored = true;
+	log_info("sessions: %s restored from image %s: %ld files, %zu bytes in %" PRId64
+		 " ms (read and checked in %" PRId64 " ms)",
+		 s->id, s->image_id, files, packed.len, clock_mono_ms() - t0, loaded_ms);
+	ret = 0;
+out:
+	cJSON_Delete(contexts);
+	strbuf_release(&packed);
+	return ret;
+}
+
 static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call *c)
 {
 	struct sess_reply out;
+	if (c->kind == SCALL_PAUSE || c->kind == SCALL_SNAPSHOT) {
+		image_call(h, s, c);
+		return;
+	}
 	if (c->kind == SCALL_CLOSE) {
 		sess_reply_init(&out);
 		snprintf(out.closed, sizeof out.closed, "%s", s->id);
@@ -229,6 +348,8 @@ static void *session_main(void *arg)
 	char err[512] = "";
 	int64_t t0 = clock_mono_ms();
 	int rc = session_open(h, s, err, sizeof err);
+	if (rc == 0 && s->image_id[0])
+		rc = restore(h, s, err, sizeof err);
 	struct db *db = db_pool_get(h->pool, 10000);
 	char dberr[256];
 	int marked =
@@ -322,13 +443,14 @@ static int egress_open(struct sesshost *h, struct hsess *s, const cJSON *network
 
 /* Starts the thread of a claimed session. Returns 0, or -1 (then it is failed). */
 static int adopt(struct sesshost *h, struct db *db, const char *id, const char *language,
-		 const cJSON *limits, const cJSON *network)
+		 const cJSON *limits, const cJSON *network, const char *image_id)
 {
 	char neterr[256];
 	char err[256];
 	struct hsess *s = xcalloc(1, sizeof *s);
 	s->h = h;
 	snprintf(s->id, sizeof s->id, "%s", id);
+	snprintf(s->image_id, sizeof s->image_id, "%s", image_id);
 	s->env = (struct sessrun_env){.cfg = h->cfg, .langs = h->langs, .install = &h->inst};
 	s->env.lang = lang_find(h->langs, language);
 	sessreq_limits_load(limits, &s->env.limits);
@@ -365,20 +487,20 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 
 static void claim_sessions(struct sesshost *h, struct db *db)
 {
-	char err[256], id[37], language[32];
+	char err[256], id[37], language[32], image_id[37] = "";
 	for (;;) {
 		hs_lock(h);
 		bool room = h->nheld < h->cfg->sessions_per_worker && !atomic_load(&h->halt);
 		hs_unlock(h);
 		cJSON *limits = NULL, *network = NULL;
-		int rc = room ? sessdb_claim(db, h->worker_id, id, language, &limits, &network, err,
-					     sizeof err)
+		int rc = room ? sessdb_claim(db, h->worker_id, id, language, &limits, &network,
+					     image_id, err, sizeof err)
 			      : 0;
 		if (rc < 0)
 			log_debug("sessions: %s", err);
 		if (rc != 1)
 			return;
-		adopt(h, db, id, language, limits, network);
+		adopt(h, db, id, language, limits, network, image_id);
 		cJSON_Delete(limits);
 		cJSON_Delete(network);
 	}

@@ -643,6 +643,7 @@ int sessreq_tool(const struct judge_config *cfg, const struct lang_registry *lan
 		rc = sessreq_install(rest, out, e);
 		break;
 	case SCALL_CLOSE:
+	case SCALL_PAUSE:
 		break;
 	case SCALL_FILE_PUT:
 		rc = tool_content(args, &content, e);

@@ -167,7 +167,14 @@ static void run_execute(struct sessrun_env *env, const struct sess_call *c, stru
 	/* the whole sandbox's host memory now (driver, and gVisor's sentry and gofer) */
 	r->session_memory_kb = session_memory_kb(env->s);
 	r->restarted = res.restarted;
-	if (res.restarted)
+	if (env->restored && !res.restarted) {
+		env->restored = false;
+		out->restarted = r->restarted = true;
+		snprintf(r->message, sizeof r->message,
+			 "the session was resumed from its stored image on a new sandbox: files "
+			 "and installed packages are back, variables, imports and definitions are "
+			 "lost");
+	} else if (res.restarted)
 		snprintf(r->message, sizeof r->message,
 			 "the session's process was started again: variables, imports and "
 			 "definitions are lost (files and installed packages are kept)");
@@ -302,6 +309,57 @@ void sessrun_env_release(struct sessrun_env *env)
 static void add_context(struct sess_reply *out, const struct sessrun_context *c)
 {
 	sess_reply_add_context(out, c->id, c->lang->name, c->cwd);
+}
+
+cJSON *sessrun_contexts_json(const struct sessrun_env *env)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (int i = 1; i < SESS_MAX_CONTEXTS; i++) {
+		const struct sessrun_context *c = &env->contexts[i];
+		if (!c->id[0])
+			continue;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "id", c->id);
+		cJSON_AddStringToObject(o, "language", c->lang->name);
+		cJSON_AddStringToObject(o, "cwd", c->cwd ? c->cwd : "");
+		cJSON_AddBoolToObject(o, "lang_default", c->lang_default);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+int sessrun_contexts_restore(struct sessrun_env *env, const cJSON *arr, char *err, size_t errlen)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, arr)
+	{
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
+		const cJSON *lang = cJSON_GetObjectItemCaseSensitive(it, "language");
+		const cJSON *cwd = cJSON_GetObjectItemCaseSensitive(it, "cwd");
+		if (!cJSON_IsString(id) || !cJSON_IsString(lang) || !cJSON_IsString(cwd) ||
+		    !sessreq_context_id_valid(id->valuestring)) {
+			snprintf(err, errlen, "the image's contexts are malformed");
+			return -1;
+		}
+		struct sess_call mk;
+		struct sess_reply made;
+		sess_call_init(&mk, SCALL_CONTEXT_CREATE);
+		snprintf(mk.ctx.language, sizeof mk.ctx.language, "%s", lang->valuestring);
+		mk.path = xstrdup(cwd->valuestring);
+		sess_reply_init(&made);
+		struct sessrun_context *ctx = context_create(env, &mk, &made);
+		if (ctx) {
+			snprintf(ctx->id, sizeof ctx->id, "%s", id->valuestring);
+			ctx->lang_default =
+			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "lang_default"));
+		} else
+			snprintf(err, errlen, "context '%s': %s", id->valuestring, made.message);
+		sess_reply_release(&made);
+		sess_call_release(&mk);
+		if (!ctx)
+			return -1;
+	}
+	return 0;
 }
 
 /* A new context's id: 16 hex digits, unlike any other of the session. */

@@ -3,6 +3,7 @@
  * HTTP status.
  */
 #pragma once
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 
 #include "judge/grading/limits.h"
@@ -35,6 +36,9 @@ struct sessrun_env {
 	struct sessrun_context contexts[SESS_MAX_CONTEXTS]; /* [0]: the default */
 	struct limits_session limits;
 	long execution_count; /* cells run so far; execute adds one */
+	/* restored from an image (sessimage.h): the next cell says restarted,
+	 * since its variables did not come back */
+	bool restored;
 	const struct install_options *install;
 	/* Optional: each piece of a cell's output as it is printed (fd 1 or 2). */
 	void (*on_output)(void *arg, int fd, const char *data, size_t len);
@@ -49,3 +53,9 @@ void sessrun_call(struct sessrun_env *env, const struct sess_call *c, struct ses
  * release frees what the contexts hold. */
 void sessrun_env_init(struct sessrun_env *env);
 void sessrun_env_release(struct sessrun_env *env);
+/* The contexts but the default one, as an image keeps them: [{"id", "language",
+ * "cwd", "lang_default"}] (caller owns it). */
+cJSON *sessrun_contexts_json(const struct sessrun_env *env);
+/* Starts again the contexts of arr (sessrun_contexts_json) with their ids, in a
+ * session just restored. Returns 0, or -1 with err (the first that failed). */
+int sessrun_contexts_restore(struct sessrun_env *env, const cJSON *arr, char *err, size_t errlen);

@@ -1,0 +1,58 @@
+/* blobstore: byte strings of an API key in PostgreSQL, chunked, compressed and
+ * checked (migrations/0016_session_images.sql).
+ *
+ * How it works: a blob is cut into chunks of BLOBSTORE_CHUNK bytes; each is
+ * compressed with zlib and stored beside its size and the SHA-256 of its
+ * uncompressed bytes, so no value is larger than a chunk and every worker
+ * reads it back from the database alone. The blob's row holds the whole
+ * size and SHA-256. Loading checks every chunk (present, in order, inflating
+ * to its size, its hash) and then the whole: a tampered or truncated blob is
+ * an error with a message, never a crash nor wrong bytes. The compressed bytes
+ * a key holds count against its cap (blobstore_store). The encoding is pure
+ * (blobstore_encode / blobstore_decode) so it is tested without a database.
+ * Session images use it (sessimage.h); an object store could stand behind the
+ * same three calls later.
+ */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/strbuf.h"
+
+struct db;
+
+#define BLOBSTORE_CHUNK (1 << 20)
+
+/* One stored chunk. */
+struct blob_chunk {
+	size_t size;	     /* bytes before compression */
+	char sha256[65];     /* lower-case hex of those bytes */
+	unsigned char *data; /* zlib (malloc'd) */
+	size_t len;
+};
+
+/* Cuts len bytes at data into chunks of at most chunk bytes (0: BLOBSTORE_CHUNK),
+ * each compressed; *out (n of them; NULL, 0 for an empty blob) is the caller's:
+ * blobstore_chunks_free. sha256 gets the whole's hash. Never fails. */
+void blobstore_encode(const void *data, size_t len, size_t chunk, struct blob_chunk **out,
+		      size_t *n, char sha256[65]);
+void blobstore_chunks_free(struct blob_chunk *c, size_t n);
+
+/* Puts n chunks (in order) back together into out, checking each chunk's
+ * size and hash, then the whole's size and sha256. Returns 0, or -1 with err
+ * (out then holds nothing valid). */
+int blobstore_decode(const struct blob_chunk *c, size_t n, long long size, const char *sha256,
+		     struct strbuf *out, char *err, size_t errlen);
+
+/* Stores len bytes at data as a blob of key (0: none) unless the key's blobs
+ * would then hold more than cap_bytes compressed (0: no cap). Returns 0 with
+ * *id and *stored (compressed bytes), 1 when over the cap (err says how
+ * much), -1 with err. */
+int blobstore_store(struct db *db, int64_t key, const void *data, size_t len, long long cap_bytes,
+		    int64_t *id, long long *stored, char *err, size_t errlen);
+/* Reads blob id into out (appended), checked. Returns 1, 0 when there is no
+ * such blob, -1 with err (a damaged blob: which chunk and why). */
+int blobstore_load(struct db *db, int64_t id, struct strbuf *out, char *err, size_t errlen);
+/* Deletes blob id (its chunks with it). 0, or -1 with err. */
+int blobstore_delete(struct db *db, int64_t id, char *err, size_t errlen);

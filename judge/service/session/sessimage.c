@@ -1,0 +1,297 @@
+/* sessimage: a session's image — its folder packed, and its settings — for pause, resume and
+ * snapshots. */
+#include "judge/service/session/sessimage.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "judge/service/blobstore.h"
+#include "judge/store/db.h"
+#include "runner/sandbox.h"
+
+#define MAGIC "JSI1"
+
+static void put_u32(struct strbuf *b, uint32_t v)
+{
+	unsigned char x[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+			      (unsigned char)(v >> 24)};
+	strbuf_add(b, x, 4);
+}
+
+static void put_u64(struct strbuf *b, uint64_t v)
+{
+	put_u32(b, (uint32_t)v);
+	put_u32(b, (uint32_t)(v >> 32));
+}
+
+static void put_entry(struct strbuf *b, char type, int mode, const char *path)
+{
+	strbuf_add(b, &type, 1);
+	put_u32(b, (uint32_t)mode);
+	put_u32(b, (uint32_t)strlen(path));
+	strbuf_addstr(b, path);
+}
+
+/* Packs folder dir ("" = the box) and what it holds. */
+static int pack_dir(struct sandbox *sb, const char *dir, struct strbuf *out, long *files,
+		    long *skipped, char *err, size_t errlen)
+{
+	struct sandbox_dirent *ents = NULL;
+	size_t n = 0;
+	int rc = sandbox_file_list(sb, dir, &ents, &n);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot list '%s': %s", dir, strerror(-rc));
+		return -1;
+	}
+	int ret = -1;
+	struct strbuf bytes = STRBUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		char *path = *dir ? xasprintf("%s/%s", dir, ents[i].name) : xstrdup(ents[i].name);
+		if (ents[i].type == 'd') {
+			put_entry(out, 'd', ents[i].mode, path);
+			(*files)++;
+			rc = pack_dir(sb, path, out, files, skipped, err, errlen);
+		} else if (ents[i].type == 'f') {
+			strbuf_reset(&bytes);
+			rc = sandbox_file_get(sb, path, &bytes, (size_t)sandbox_box_bytes(sb));
+			if (rc == -ENOENT || rc == -ELOOP || rc == -EINVAL) {
+				(*skipped)++; /* changed meanwhile: the session's own programs */
+				rc = 0;
+			} else if (rc < 0) {
+				snprintf(err, errlen, "cannot read '%s': %s", path, strerror(-rc));
+			} else {
+				put_entry(out, 'f', ents[i].mode, path);
+				put_u64(out, bytes.len);
+				strbuf_add(out, bytes.buf ? bytes.buf : "", bytes.len);
+				(*files)++;
+			}
+		} else {
+			(*skipped)++;
+			rc = 0;
+		}
+		free(path);
+		if (rc < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&bytes);
+	free(ents);
+	return ret;
+}
+
+int sessimage_pack(struct sandbox *sb, struct strbuf *out, long *files, long *skipped, char *err,
+		   size_t errlen)
+{
+	*files = *skipped = 0;
+	strbuf_addstr(out, MAGIC);
+	if (pack_dir(sb, "", out, files, skipped, err, errlen) < 0)
+		return -1;
+	strbuf_add(out, "E", 1);
+	return 0;
+}
+
+/* A reader of the packed bytes: every take checks what is left. */
+struct rd {
+	const unsigned char *p;
+	size_t left;
+};
+
+static bool take(struct rd *r, void *dst, size_t n)
+{
+	if (r->left < n)
+		return false;
+	if (dst)
+		memcpy(dst, r->p, n);
+	r->p += n;
+	r->left -= n;
+	return true;
+}
+
+static bool take_u32(struct rd *r, uint32_t *v)
+{
+	unsigned char x[4];
+	if (!take(r, x, 4))
+		return false;
+	*v = (uint32_t)x[0] | (uint32_t)x[1] << 8 | (uint32_t)x[2] << 16 | (uint32_t)x[3] << 24;
+	return true;
+}
+
+int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, long *files, char *err,
+		     size_t errlen)
+{
+	struct rd r = {data, len};
+	*files = 0;
+	char magic[4];
+	if (!take(&r, magic, 4) || memcmp(magic, MAGIC, 4)) {
+		snprintf(err, errlen, "the image is not a session image");
+		return -1;
+	}
+	char path[4096];
+	for (;;) {
+		char type;
+		uint32_t mode, plen, lo, hi;
+		if (!take(&r, &type, 1))
+			goto truncated;
+		if (type == 'E')
+			break;
+		if ((type != 'd' && type != 'f') || !take_u32(&r, &mode) || !take_u32(&r, &plen))
+			goto malformed;
+		if (plen == 0 || plen >= sizeof path || !take(&r, path, plen))
+			goto malformed;
+		path[plen] = 0;
+		if (memchr(path, 0, plen))
+			goto malformed;
+		int rc;
+		if (type == 'd') {
+			rc = sandbox_file_mkdir(sb, path);
+		} else {
+			if (!take_u32(&r, &lo) || !take_u32(&r, &hi))
+				goto truncated;
+			uint64_t size = (uint64_t)hi << 32 | lo;
+			if (size > r.left)
+				goto truncated;
+			rc = sandbox_write_file(sb, path, r.p, (size_t)size, (int)(mode & 0777));
+			take(&r, NULL, (size_t)size);
+		}
+		if (rc < 0) {
+			snprintf(err, errlen, "cannot restore '%s': %s", path,
+				 rc == -ENOSPC ? "the session's disk is full (disk_mb)"
+					       : strerror(-rc));
+			return -1;
+		}
+		(*files)++;
+	}
+	if (r.left) {
+		snprintf(err, errlen, "the image has %zu bytes after its end", r.left);
+		return -1;
+	}
+	return 0;
+truncated:
+	snprintf(err, errlen, "the image is truncated");
+	return -1;
+malformed:
+	snprintf(err, errlen, "the image is malformed at byte %zu", len - r.left);
+	return -1;
+}
+
+static int fail(struct db *db, char *err, size_t errlen, const char *what)
+{
+	snprintf(err, errlen, "cannot %s: %s", what, db_error(db));
+	return -1;
+}
+
+int sessimage_save(struct db *db, const char *session_id, const char *kind, const char *name,
+		   const cJSON *contexts, const struct strbuf *packed, long files,
+		   long long cap_bytes, char image_id[37], long long *stored, char *err,
+		   size_t errlen)
+{
+	const char *p1[] = {session_id};
+	PGresult *res =
+	    db_query(db, "SELECT coalesce(api_key_id, 0) FROM sessions WHERE id = $1::uuid", 1, p1);
+	if (!res)
+		return fail(db, err, errlen, "read the session");
+	if (PQntuples(res) != 1) {
+		PQclear(res);
+		snprintf(err, errlen, "no session '%s'", session_id);
+		return -1;
+	}
+	int64_t key = db_value_ll(res, 0, 0), blob = 0;
+	PQclear(res);
+	int rc = blobstore_store(db, key, packed->buf ? packed->buf : "", packed->len, cap_bytes,
+				 &blob, stored, err, errlen);
+	if (rc != 0)
+		return rc;
+	char b[24], nf[24];
+	snprintf(b, sizeof b, "%" PRId64, blob);
+	snprintf(nf, sizeof nf, "%ld", files);
+	char *ctx = contexts ? cJSON_PrintUnformatted(contexts) : xstrdup("[]");
+	const char *p[] = {session_id, kind, name ? name : "", ctx, nf, b};
+	res = db_query(db,
+		       "INSERT INTO session_images (api_key_id, session_id, kind, name, language, "
+		       "limits, network, contexts, files, blob_id) SELECT s.api_key_id, s.id, $2, "
+		       "$3, s.language, s.limits, s.network, $4::jsonb, $5::int, $6::bigint FROM "
+		       "sessions s WHERE s.id = $1::uuid RETURNING id",
+		       6, p);
+	free(ctx);
+	if (!res || PQntuples(res) != 1) {
+		if (res)
+			PQclear(res);
+		fail(db, err, errlen, "store the image");
+		char derr[256];
+		blobstore_delete(db, blob, derr, sizeof derr);
+		return -1;
+	}
+	snprintf(image_id, 37, "%s", db_value(res, 0, 0));
+	PQclear(res);
+	if (!strcmp(kind, "pause")) {
+		/* the session's earlier pause image is not needed once this one is stored */
+		const char *q[] = {session_id, image_id};
+		if (db_exec(
+			db,
+			"WITH old AS (SELECT id, blob_id FROM session_images WHERE session_id = "
+			"$1::uuid AND kind = 'pause' AND id <> $2::uuid), "
+			"u AS (UPDATE sessions SET image_id = NULL WHERE id = $1::uuid AND "
+			"image_id IN (SELECT id FROM old)), "
+			"d AS (DELETE FROM session_images WHERE id IN (SELECT id FROM old) "
+			"RETURNING blob_id) "
+			"DELETE FROM blobs WHERE id IN (SELECT blob_id FROM d)",
+			2, q) < 0)
+			return fail(db, err, errlen, "drop the earlier pause image");
+	}
+	return 0;
+}
+
+int sessimage_load(struct db *db, const char *image_id, struct strbuf *packed, cJSON **contexts,
+		   char *err, size_t errlen)
+{
+	const char *p[] = {image_id};
+	PGresult *res =
+	    db_query(db, "SELECT blob_id, contexts FROM session_images WHERE id = $1::uuid", 1, p);
+	if (!res)
+		return fail(db, err, errlen, "read the image");
+	if (PQntuples(res) != 1) {
+		PQclear(res);
+		return 0;
+	}
+	int64_t blob = db_value_ll(res, 0, 0);
+	*contexts = cJSON_Parse(db_value(res, 0, 1));
+	PQclear(res);
+	char berr[400];
+	int rc = blobstore_load(db, blob, packed, berr, sizeof berr);
+	if (rc == 1)
+		return 1;
+	snprintf(err, errlen, "the stored image is damaged: %s",
+		 rc == 0 ? "its blob is missing" : berr);
+	cJSON_Delete(*contexts);
+	*contexts = NULL;
+	return -1;
+}
+
+int sessimage_snapshot_get(struct db *db, const char *image_id, int64_t key, char *language,
+			   cJSON **limits, cJSON **network, char *err, size_t errlen)
+{
+	char k[24];
+	snprintf(k, sizeof k, "%" PRId64, key);
+	const char *p[] = {image_id, k};
+	PGresult *res = db_query(db,
+				 "SELECT language, limits, network FROM session_images WHERE id = "
+				 "$1::uuid AND coalesce(api_key_id, 0) = $2::bigint AND kind = "
+				 "'snapshot'",
+				 2, p);
+	if (!res)
+		return fail(db, err, errlen, "read the snapshot");
+	int n = PQntuples(res);
+	if (n) {
+		snprintf(language, 32, "%s", db_value(res, 0, 0));
+		*limits = cJSON_Parse(db_value(res, 0, 1));
+		*network = PQgetisnull(res, 0, 2) ? NULL : cJSON_Parse(db_value(res, 0, 2));
+	}
+	PQclear(res);
+	return n ? 1 : 0;
+}

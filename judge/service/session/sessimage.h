@@ -1,0 +1,54 @@
+/* sessimage: a session's image — its folder packed into one byte string, and
+ * the settings a new sandbox needs — stored for pause, resume, snapshots and
+ * forks (docs/sessions.md, migrations/0016_session_images.sql).
+ *
+ * How it works: sessimage_pack walks the session folder through the
+ * sandbox's file calls (never following a link the code planted) into a
+ * simple record format: "JSI1", then per entry a type ('d' folder, 'f'
+ * file), its permission bits, its path and, for a file, its bytes; 'E' ends
+ * it. Symlinks are not kept (counted in *skipped). The packed bytes go to
+ * blobstore.h (chunked, compressed, checked) under the session's API key;
+ * a session_images row beside it keeps the language, limits, egress policy
+ * and contexts. sessimage_unpack checks every length before it trusts it, so
+ * a damaged image is an error, never a crash.
+ */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/strbuf.h"
+
+struct db;
+struct sandbox;
+
+/* Packs sb's box into out. Returns 0 with *files (files and folders packed)
+ * and *skipped (symlinks and other entries left out), or -1 with err. */
+int sessimage_pack(struct sandbox *sb, struct strbuf *out, long *files, long *skipped, char *err,
+		   size_t errlen);
+/* Unpacks len bytes at data (sessimage_pack's) into sb's box. Returns 0 with
+ * *files, or -1 with err (a malformed image, or a box too small for it). */
+int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, long *files, char *err,
+		     size_t errlen);
+
+/* Stores packed as an image of session_id ("pause" or "snapshot", name may be
+ * ""), with the session's language, limits and network and contexts (may be
+ * NULL), under the session's key, whose images may hold cap_bytes (0: no
+ * cap). A pause replaces the session's earlier pause image. Returns 0 with
+ * image_id and *stored (compressed bytes), 1 over the cap (err says so), -1
+ * with err. */
+int sessimage_save(struct db *db, const char *session_id, const char *kind, const char *name,
+		   const cJSON *contexts, const struct strbuf *packed, long files,
+		   long long cap_bytes, char image_id[37], long long *stored, char *err,
+		   size_t errlen);
+/* Reads image image_id: its packed files into packed (checked by blobstore)
+ * and its contexts into *contexts (caller owns it). Returns 1, 0 when there
+ * is no such image, -1 with err. */
+int sessimage_load(struct db *db, const char *image_id, struct strbuf *packed, cJSON **contexts,
+		   char *err, size_t errlen);
+
+/* A snapshot of key as POST /v1/sessions {from_snapshot} needs it: 1 with
+ * language (32 bytes), *limits and *network (caller owns them; network may be
+ * NULL), 0 when key has no such snapshot, -1 with err. */
+int sessimage_snapshot_get(struct db *db, const char *image_id, int64_t key, char *language,
+			   cJSON **limits, cJSON **network, char *err, size_t errlen);

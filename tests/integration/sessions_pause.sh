@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# sessions_pause.sh: sessions that outlive their sandbox (docs/sessions.md,
+# "Pause, resume, snapshots and forks") against a real service (tests/svc.sh):
+# pause stores the session folder in PostgreSQL and ends the sandbox; resume
+# (or simply the next call) restores it on a new sandbox, `restarted: true`;
+# files survive two pause/resume rounds; snapshots, from_snapshot and forks
+# diverge from their parent; another key gets 404; an image tampered with in
+# PostgreSQL is a clear error; a session that filled its disk still pauses;
+# the per-key image cap answers 413. SESSIONS_SANDBOX=gvisor runs it on gVisor
+# (files only there too: no memory checkpoint yet).
+cd "$(dirname "$0")/../.." || exit 1
+[ -n "${1:-}" ] && JUDGE=$1
+source tests/lib.sh
+source tests/svc.sh
+SANDBOX=${SESSIONS_SANDBOX:-native}
+
+# a small image cap (under test), one slot
+svc_up pause-test "[sandbox]" "sandbox = $SANDBOX" "[worker]" "worker_slots = 1" \
+	"[sessions]" "session_images_mb_per_key = 8" "sessions_per_key = 10"
+KEY2=$("$JUDGE" --config "$ini" keys create --name other 2>/dev/null)
+KEY3=$("$JUDGE" --config "$ini" keys create --name disk 2>/dev/null)
+sql() { "$SVC_PG_BIN/psql" -XAtq "$SVC_DB_URL" -c "$1"; }
+
+# create LANG [EXTRA]: a session's id into SID
+create() {
+	local out status
+	out=$(req POST /v1/sessions "{\"language\": \"$1\"${2:+, $2}}")
+	status=${out##*$'\n'}
+	SID=$(jq -r '.id // empty' <<<"${out%$'\n'*}" 2>/dev/null)
+	[ "$status" = 201 ] && [ -n "$SID" ] || { SID=; echo "create $1: $out" >&2; }
+}
+# cell NAME SID CODE JQ: a cell answered 200 whose answer passes JQ
+cell() {
+	local out st
+	out=$(req POST "/v1/sessions/$2/execute" "$(jq -nc --arg c "$3" '{code: $c}')")
+	st=${out##*$'\n'}
+	LAST=${out%$'\n'*}
+	if [ "$st" != 200 ]; then
+		fail "$1" "status $st: $(head -c 400 <<<"$LAST")"
+	else
+		expect_json "$1" "$LAST" "$4"
+	fi
+}
+# raw NAME SID PATH WANT: a file of the session whose bytes are WANT
+raw() {
+	local out st
+	out=$(req GET "/v1/sessions/$2/files/$3")
+	st=${out##*$'\n'}
+	out=${out%$'\n'*}
+	[ "$st" = 200 ] && [ "$out" = "$4" ] && pass "$1" || fail "$1" "status $st: $(head -c 200 <<<"$out")"
+}
+# as KEY CMD...: run CMD with another key's header
+as() {
+	local saved=("${AUTH[@]}")
+	AUTH=(-H "Authorization: Bearer $1")
+	shift
+	"$@"
+	AUTH=("${saved[@]}")
+}
+
+for lang in python bash; do
+	create "$lang"
+	S=$SID
+	[ -n "$S" ] || { fail "$lang: create"; continue; }
+	if [ "$lang" = python ]; then
+		cell "$lang: write a file and set a variable" "$S" \
+			$'open("notes.txt", "w").write("before pause")\nx = 41\nx + 1' '.status == "ok" and .result == "42"'
+		SHOW_X='print(x)'
+		SHOW_F='print(open("notes.txt").read())'
+		NEW_F='open("second.txt", "w").write("after the first resume")'
+	else
+		cell "$lang: write a file and set a variable" "$S" \
+			'echo -n "before pause" > notes.txt; x=41; echo $((x + 1))' '.status == "ok" and .stdout == "42\n"'
+		SHOW_X='echo "x=${x:-unset}"'
+		SHOW_F='cat notes.txt'
+		NEW_F='echo -n "after the first resume" > second.txt'
+	fi
+	expect "$lang: pause" 200 '.status == "paused" and .id == "'"$S"'" and (.image_id | length == 36) and
+		.files >= 1 and .stored > 0 and .size > 0' POST "/v1/sessions/$S/pause"
+	expect "$lang: GET shows paused" 200 '.status == "paused"' GET "/v1/sessions/$S"
+	n=$(sql "SELECT count(*) FROM sessions WHERE id = '$S' AND worker_id IS NULL")
+	[ "$n" = 1 ] && pass "$lang: a paused session has no worker" || fail "$lang: paused has no worker" "$n"
+	expect "$lang: listed while paused" 200 '[.sessions[] | select(.id == "'"$S"'") | .status] == ["paused"]' \
+		GET /v1/sessions
+	bad "$lang: pause a paused session" 409 session_paused POST "/v1/sessions/$S/pause"
+	as "$KEY2" bad "$lang: another key's pause" 404 not_found POST "/v1/sessions/$S/pause"
+	as "$KEY2" bad "$lang: another key's resume" 404 not_found POST "/v1/sessions/$S/resume"
+	expect "$lang: resume" 200 '.status == "ready" and .restarted == true and (.message | contains("variables"))' \
+		POST "/v1/sessions/$S/resume"
+	expect "$lang: resume of a ready session changes nothing" 200 '.status == "ready" and .restarted == false' \
+		POST "/v1/sessions/$S/resume"
+	if [ "$lang" = python ]; then
+		cell "$lang: the variable is gone, and the cell says so" "$S" "$SHOW_X" \
+			'.status == "error" and .error.name == "NameError" and .restarted == true and (.message | contains("resumed"))'
+	else
+		cell "$lang: the variable is gone, and the cell says so" "$S" "$SHOW_X" \
+			'.stdout == "x=unset\n" and .restarted == true and (.message | contains("resumed"))'
+	fi
+	cell "$lang: the file is back" "$S" "$SHOW_F" '(.stdout | startswith("before pause")) and .restarted == false'
+	cell "$lang: write a file after the first resume" "$S" "$NEW_F" '.status == "ok"'
+	expect "$lang: pause again" 200 '.status == "paused"' POST "/v1/sessions/$S/pause"
+	# no resume: the next call brings it back
+	raw "$lang: a file read on a paused session resumes it" "$S" second.txt "after the first resume"
+	raw "$lang: ... and the first file is still there" "$S" notes.txt "before pause"
+	expect "$lang: pause a third time" 200 '.status == "paused"' POST "/v1/sessions/$S/pause"
+	cell "$lang: an execute on a paused session resumes it" "$S" "$SHOW_F" \
+		'(.stdout | startswith("before pause")) and .restarted == true'
+	n=$(sql "SELECT count(*) FROM session_images WHERE session_id = '$S' AND kind = 'pause'")
+	[ "$n" = 1 ] && pass "$lang: one pause image kept per session" || fail "$lang: pause images" "$n"
+	expect "$lang: close" 200 '.status == "closed"' DELETE "/v1/sessions/$S"
+	bad "$lang: pause a closed session" 409 session_closed POST "/v1/sessions/$S/pause"
+done
+
+# ---- contexts come back with their ids and working folders ----
+create python
+S=$SID
+req PUT "/v1/sessions/$S/files/sub/in.txt" "in sub" >/dev/null
+expect "contexts: a bash context in sub/" 201 '.language == "bash" and .cwd == "sub"' \
+	POST "/v1/sessions/$S/contexts" '{"language": "bash", "cwd": "sub"}'
+CX=$(jq -r .id <<<"$LAST")
+expect "contexts: pause" 200 '.status == "paused"' POST "/v1/sessions/$S/pause"
+expect "contexts: listed after the resume, same ids" 200 \
+	'[.contexts[] | [.id, .language, .cwd]] == [["default", "python", ""], ["'"$CX"'", "bash", "sub"]]' \
+	GET "/v1/sessions/$S/contexts"
+out=$(req POST "/v1/sessions/$S/execute" "{\"code\": \"cat in.txt\", \"context\": \"$CX\"}")
+expect_json "contexts: the bash context runs in its folder again" "${out%$'\n'*}" '.stdout == "in sub"'
+req DELETE "/v1/sessions/$S" >/dev/null
+
+# ---- a paused session closed without a sandbox ----
+create python
+S=$SID
+expect "pause, then close while paused" 200 '.status == "paused"' POST "/v1/sessions/$S/pause"
+expect "close a paused session" 200 '.status == "closed"' DELETE "/v1/sessions/$S"
+expect "it stays closed" 200 '.status == "closed"' GET "/v1/sessions/$S"
+
+# ---- snapshots and forks ----
+create python
+P=$SID
+cell "parent: a file" "$P" 'open("shared.txt", "w").write("from the parent")' '.status == "ok"'
+expect "snapshot" 201 '(.snapshot_id | length == 36) and .name == "base" and .session_id == "'"$P"'"' \
+	POST "/v1/sessions/$P/snapshot" '{"name": "base"}'
+SNAP=$(jq -r .snapshot_id <<<"$LAST")
+expect "the parent goes on after a snapshot" 200 '.status == "ready"' GET "/v1/sessions/$P"
+bad "snapshot: unknown field" 422 unknown_field POST "/v1/sessions/$P/snapshot" '{"nme": "x"}'
+as "$KEY2" bad "another key's snapshot call" 404 not_found POST "/v1/sessions/$P/snapshot"
+as "$KEY2" bad "another key's from_snapshot" 404 not_found POST /v1/sessions \
+	"{\"from_snapshot\": \"$SNAP\"}"
+as "$KEY2" bad "another key's fork" 404 not_found POST "/v1/sessions/$P/fork"
+bad "from_snapshot: not an id" 422 invalid_field POST /v1/sessions '{"from_snapshot": "nope"}'
+bad "from_snapshot: another language" 422 invalid_field POST /v1/sessions \
+	"{\"from_snapshot\": \"$SNAP\", \"language\": \"bash\"}"
+expect "from_snapshot: a new session" 201 '.status == "ready" and .language == "python" and .id != "'"$P"'"' \
+	POST /v1/sessions "{\"from_snapshot\": \"$SNAP\"}"
+C1=$(jq -r .id <<<"$LAST")
+raw "from_snapshot: the file is there" "$C1" shared.txt "from the parent"
+expect "fork" 201 '.status == "ready" and .forked_from == "'"$P"'" and (.snapshot_id | length == 36)' \
+	POST "/v1/sessions/$P/fork"
+F=$(jq -r .id <<<"$LAST")
+cell "fork: the parent's file" "$F" 'print(open("shared.txt").read())' '.stdout == "from the parent\n" and .restarted == true'
+cell "fork: the child writes" "$F" $'open("child.txt", "w").write("child")\nopen("shared.txt", "w").write("changed by the child")' '.status == "ok"'
+cell "fork: the parent writes" "$P" 'open("parent.txt", "w").write("parent")' '.status == "ok"'
+bad "fork: the child's file is not in the parent" 404 not_found GET "/v1/sessions/$P/files/child.txt"
+bad "fork: the parent's later file is not in the child" 404 not_found GET "/v1/sessions/$F/files/parent.txt"
+raw "fork: the parent's shared file is its own" "$P" shared.txt "from the parent"
+raw "fork: the child's shared file is its own" "$F" shared.txt "changed by the child"
+for s in "$P" "$C1" "$F"; do req DELETE "/v1/sessions/$s" >/dev/null; done
+
+# ---- an image tampered with in PostgreSQL ----
+create python
+T=$SID
+cell "tamper: a file" "$T" 'open("t.txt", "w").write("t" * 100000)' '.status == "ok"'
+expect "tamper: pause" 200 '.status == "paused"' POST "/v1/sessions/$T/pause"
+sql "UPDATE blob_chunks SET data = overlay(data placing '\\x00ff00ff'::bytea from 20) WHERE blob_id = (SELECT i.blob_id FROM session_images i JOIN sessions s ON s.image_id = i.id WHERE s.id = '$T') AND seq = 0"
+expect "tamper: resume is a clear JSON error" 503 '.error.code == "session_failed" and
+	(.error.message | test("damaged|SHA-256|inflate"))' POST "/v1/sessions/$T/resume"
+expect "tamper: the session says why" 200 '.status == "failed" and (.reason | test("damaged"))' GET "/v1/sessions/$T"
+create python
+T2=$SID
+cell "truncate: a file" "$T2" 'open("t.txt", "w").write("u" * 3000000)' '.status == "ok"'
+expect "truncate: pause" 200 '.status == "paused"' POST "/v1/sessions/$T2/pause"
+sql "DELETE FROM blob_chunks WHERE blob_id = (SELECT i.blob_id FROM session_images i JOIN sessions s ON s.image_id = i.id WHERE s.id = '$T2') AND seq > 0"
+expect "truncate: the next call is a clear JSON error" 503 '.error.code == "session_failed" and
+	(.error.message | test("truncated"))' POST "/v1/sessions/$T2/execute" '{"code": "1"}'
+kill -0 "$SVC_WORKER_PID" 2>/dev/null && pass "the worker survives damaged images" || fail "worker alive"
+
+# ---- a session that filled its disk ----
+as "$KEY3" create python '"limits": {"disk_mb": 4}'
+D=$SID
+as "$KEY3" cell "disk: fill the folder" "$D" \
+	$'import os\ntry:\n    with open("big.bin", "wb") as f:\n        while True:\n            f.write(os.urandom(65536))\nexcept OSError as e:\n    print("full", e.errno)' \
+	'.stdout | startswith("full")'
+as "$KEY3" expect "disk: a full session pauses" 200 '.status == "paused" and .size > 3000000' \
+	POST "/v1/sessions/$D/pause"
+as "$KEY3" expect "disk: ... and resumes (its folder as big as before)" 200 '.status == "ready" and .restarted == true' \
+	POST "/v1/sessions/$D/resume"
+as "$KEY3" cell "disk: the file is back, as large" "$D" 'import os; os.path.getsize("big.bin") > 3000000' \
+	'.result == "True"'
+
+# ---- the per-key cap (8 MiB compressed) ----
+create python '"limits": {"disk_mb": 32}'
+B=$SID
+cell "cap: 10 MB of random bytes" "$B" 'import os; open("r.bin", "wb").write(os.urandom(10 << 20))' '.status == "ok"'
+bad "cap: a pause over the key's cap" 413 image_too_large POST "/v1/sessions/$B/pause"
+expect "cap: the session goes on" 200 '.status == "ready"' GET "/v1/sessions/$B"
+bad "cap: a snapshot over it too" 413 image_too_large POST "/v1/sessions/$B/snapshot"
+cell "cap: the session still runs cells" "$B" '6 * 7' '.result == "42" and .restarted == false'
+
+expect "history lists pause and snapshot calls" 200 '[.calls[].kind] | index("pause") != null and index("snapshot") != null' \
+	GET "/v1/sessions/$B/history"
+svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/worker.log"
+finish
