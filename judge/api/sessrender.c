@@ -157,11 +157,7 @@ cJSON *sessrender_reply(const struct sess_call *c, const struct sess_reply *r)
 		add_text(o, c->kind == SCALL_PAUSE ? "image_id" : "snapshot_id", r->image.id);
 		if (c->kind == SCALL_SNAPSHOT)
 			add_text(o, "name", r->image.name);
-		cJSON_AddNumberToObject(o, "size", (double)r->image.size);
-		cJSON_AddNumberToObject(o, "stored", (double)r->image.stored);
-		cJSON_AddNumberToObject(o, "files", (double)r->image.files);
-		cJSON_AddNumberToObject(o, "skipped", (double)r->image.skipped);
-		cJSON_AddNumberToObject(o, "time_ms", (double)r->image.ms);
+		sesscall_image_numbers(o, r);
 		return o;
 	case SCALL_CONTEXT_LIST: {
 		o = cJSON_CreateObject();

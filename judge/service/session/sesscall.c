@@ -549,6 +549,15 @@ static void load_processes(const cJSON *o, struct sess_reply *r)
 	}
 }
 
+void sesscall_image_numbers(cJSON *o, const struct sess_reply *r)
+{
+	cJSON_AddNumberToObject(o, "size", (double)r->image.size);
+	cJSON_AddNumberToObject(o, "stored", (double)r->image.stored);
+	cJSON_AddNumberToObject(o, "files", (double)r->image.files);
+	cJSON_AddNumberToObject(o, "skipped", (double)r->image.skipped);
+	cJSON_AddNumberToObject(o, "time_ms", (double)r->image.ms);
+}
+
 cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r)
 {
 	cJSON *top = cJSON_CreateObject();
@@ -602,11 +611,7 @@ cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r)
 	case SCALL_SNAPSHOT:
 		add_text(o, "image_id", r->image.id);
 		add_text(o, "name", r->image.name);
-		cJSON_AddNumberToObject(o, "size", (double)r->image.size);
-		cJSON_AddNumberToObject(o, "stored", (double)r->image.stored);
-		cJSON_AddNumberToObject(o, "files", (double)r->image.files);
-		cJSON_AddNumberToObject(o, "skipped", (double)r->image.skipped);
-		cJSON_AddNumberToObject(o, "time_ms", (double)r->image.ms);
+		sesscall_image_numbers(o, r);
 		break;
 	default:
 		break;

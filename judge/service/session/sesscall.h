@@ -260,6 +260,10 @@ struct sess_process_info *sess_reply_add_process(struct sess_reply *r,
  * migrations/0010_session_model.sql reads "reply"'s result and error of a
  * streamed cell, and writes answers of ended sessions as such errors. */
 cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r);
+
+/* A pause's or snapshot's image numbers (size, stored, files, skipped, time_ms)
+ * into o: the stored reply and the API's answer carry the same keys. */
+void sesscall_image_numbers(cJSON *o, const struct sess_reply *r);
 /* A cell's fields into o, as stored and as the API shows them (one writer of
  * the shape, so the stored reply and the rendered one cannot drift). */
 void sesscall_cell_store(cJSON *o, const struct sess_cell *c);
