@@ -77,7 +77,14 @@ done
 # the slowest suites, to keep CI's time in view
 for f in "$logs"/*.secs; do echo "$(cat "$f") $(basename "$f" .secs)"; done | sort -rn | head -12 |
 	awk '{printf "%s%s %ss", (NR > 1 ? ", " : "slowest suites: "), $2, $1} END {print ""}'
-[ ${#suites_failed[@]} -gt 0 ] && echo "failed suites: ${suites_failed[*]}"
+if [ ${#suites_failed[@]} -gt 0 ]; then
+	# what failed, again at the end: a CI log is often read from its tail only
+	for name in "${suites_failed[@]}"; do
+		grep -E '^FAIL|^\[FAIL\]|^\[----\] .*: (Assertion|Test|Timed|Crash)|LeakSanitizer|runtime error:|ERROR: AddressSanitizer' \
+			"$logs/$name.log" | head -4 | cut -c1-240 | sed "s/^/  $name: /"
+	done
+	echo "failed suites: ${suites_failed[*]}"
+fi
 [ ${#skipped[@]} -gt 0 ] && echo "suites skipped (TEST_SKIP): ${#skipped[@]}: ${skipped[*]}"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ ${#suites_failed[@]} -eq 0 ]
