@@ -241,8 +241,8 @@ static void reply_error(struct http_request *r, int status, const char *message)
 }
 
 /* The create body into the /v1 create's: a Python session whose idle TTL is
- * the sandbox's timeout (300 s when absent, clamped to the judge's cap).
- * Returns NULL after answering a 400. */
+ * the sandbox's timeout (300 s when absent, clamped to the judge's cap), with
+ * envVars as the session's own variables. Returns NULL after answering a 400. */
 static cJSON *create_body(struct http_request *r, struct api *a)
 {
 	cJSON *in = cJSON_ParseWithLength(r->body.buf ? r->body.buf : "", r->body.len);
@@ -253,6 +253,8 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 	}
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "timeout");
 	double timeout = cJSON_IsNumber(t) ? t->valuedouble : 300;
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(in, "envVars");
+	cJSON *env = cJSON_IsObject(ev) && ev->child ? cJSON_Duplicate(ev, true) : NULL;
 	cJSON_Delete(in);
 	if (timeout < 1)
 		timeout = 1;
@@ -260,12 +262,16 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 		timeout = (double)a->cfg->session_max_idle_ttl_s;
 	const struct lang *l = lang_by_e2b(&a->langs, "");
 	if (!l) {
+		cJSON_Delete(env);
 		reply_error(r, 503, "no session language is marked e2b_default (languages/*.ini)");
 		return NULL;
 	}
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "language", l->name);
 	cJSON_AddNumberToObject(o, "idle_ttl", (long)timeout);
+	/* /v1's create checks the names and values (a 400 here when they are bad) */
+	if (env)
+		cJSON_AddItemToObject(o, "env", env);
 	return o;
 }
 

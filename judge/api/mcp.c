@@ -295,7 +295,9 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	 "\"processes\":{\"type\":\"integer\",\"description\":\"processes and threads "
 	 "of the whole session\"}}},\"network\":{\"description\":\"egress policy: none (the "
 	 "default), open, or {allow: [host[:port], *.domain]}, within the server's cap (403 "
-	 "egress_forbidden beyond it)\"}},\"required\":[\"language\"]}",
+	 "egress_forbidden beyond it)\"},\"env\":{\"type\":\"object\",\"additionalProperties\":"
+	 "{\"type\":\"string\"},\"description\":\"environment variables every cell and process of "
+	 "the session sees\"}},\"required\":[\"language\"]}",
 	 SESSION_SCHEMA, false},
     [MCP_SESSION_EXECUTE] =
 	{"session_execute", "Run a cell in a session",

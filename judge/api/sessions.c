@@ -213,10 +213,10 @@ static struct sctx *wait_start(struct http_request *r, struct api *a, const char
 	return c;
 }
 
-/* The snapshot of a create's from_snapshot: 1 with its language, limits and
- * network (the body's own win), 0 after answering an error. */
+/* The snapshot of a create's from_snapshot: 1 with its language, limits,
+ * network and env (the body's own win), 0 after answering an error. */
 static int from_snapshot(struct http_request *r, struct api *a, const cJSON *body, cJSON **in,
-			 char *image, cJSON **lim, cJSON **net)
+			 char *image, cJSON **lim, cJSON **net, cJSON **env)
 {
 	const cJSON *fs = cJSON_GetObjectItemCaseSensitive(body, "from_snapshot");
 	char err[256], lang[32];
@@ -225,8 +225,8 @@ static int from_snapshot(struct http_request *r, struct api *a, const cJSON *bod
 		return 0;
 	}
 	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? sessimage_snapshot_get(db, fs->valuestring, key_of(a, r), lang, lim, net, err,
-					     sizeof err)
+	int rc = db ? sessimage_snapshot_get(db, fs->valuestring, key_of(a, r), lang, lim, net, env,
+					     err, sizeof err)
 		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
@@ -258,6 +258,10 @@ static int from_snapshot(struct http_request *r, struct api *a, const cJSON *bod
 		cJSON_Delete(*net);
 		*net = NULL;
 	}
+	if (cJSON_GetObjectItemCaseSensitive(*in, "env")) {
+		cJSON_Delete(*env);
+		*env = NULL;
+	}
 	return 1;
 }
 
@@ -266,9 +270,10 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 	struct request_error e;
 	struct sessreq_create cr;
 	char err[256], id[37], image[37] = "";
-	cJSON *in = NULL, *slim = NULL, *snet = NULL;
+	cJSON *in = NULL, *slim = NULL, *snet = NULL, *senv = NULL;
+	cr.env = NULL;
 	if (cJSON_GetObjectItemCaseSensitive(body, "from_snapshot")) {
-		if (!from_snapshot(r, a, body, &in, image, &slim, &snet))
+		if (!from_snapshot(r, a, body, &in, image, &slim, &snet, &senv))
 			goto out;
 		body = in;
 	}
@@ -281,11 +286,11 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 		     : cr.net.mode == SESSNET_NONE ? NULL
 						   : sessnet_json(&cr.net);
 	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc =
-	    db ? sessdb_create(db, key_of(a, r), cr.lang->name, lim, net, image[0] ? image : NULL,
-			       cr.idle_ttl_s, a->cfg->session_max_lifetime_s,
-			       a->cfg->sessions_per_key, id, err, sizeof err)
-	       : -1;
+	int rc = db ? sessdb_create(db, key_of(a, r), cr.lang->name, lim, net, senv ? senv : cr.env,
+				    image[0] ? image : NULL, cr.idle_ttl_s,
+				    a->cfg->session_max_lifetime_s, a->cfg->sessions_per_key, id,
+				    err, sizeof err)
+		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
 	cJSON_Delete(lim);
@@ -307,6 +312,8 @@ out:
 	cJSON_Delete(in);
 	cJSON_Delete(slim);
 	cJSON_Delete(snet);
+	cJSON_Delete(senv);
+	cJSON_Delete(cr.env);
 }
 
 /* Makes paused session id starting again and waits for it: then answers as
@@ -373,16 +380,16 @@ static void fork_create(struct sctx *c, const struct sess_reply *rep)
 	struct api *a = c->api;
 	struct http_request *r = c->r;
 	char err[256], lang[32], id[37];
-	cJSON *lim = NULL, *net = NULL;
+	cJSON *lim = NULL, *net = NULL, *env = NULL;
 	struct db *db = api_db(a, 5000, err, sizeof err);
-	int rc = db ? sessimage_snapshot_get(db, rep->image.id, key_of(a, r), lang, &lim, &net, err,
-					     sizeof err)
+	int rc = db ? sessimage_snapshot_get(db, rep->image.id, key_of(a, r), lang, &lim, &net,
+					     &env, err, sizeof err)
 		    : -1;
 	struct sess_row row = {0};
 	int made = -1;
 	if (rc == 1 && sessdb_get(db, c->id, key_of(a, r), a->cfg->worker_timeout_s, &row, err,
 				  sizeof err) == 1)
-		made = sessdb_create(db, key_of(a, r), lang, lim, net, rep->image.id,
+		made = sessdb_create(db, key_of(a, r), lang, lim, net, env, rep->image.id,
 				     row.idle_ttl_s, a->cfg->session_max_lifetime_s,
 				     a->cfg->sessions_per_key, id, err, sizeof err);
 	if (db)
@@ -390,6 +397,7 @@ static void fork_create(struct sctx *c, const struct sess_reply *rep)
 	sess_row_release(&row);
 	cJSON_Delete(lim);
 	cJSON_Delete(net);
+	cJSON_Delete(env);
 	if (made == 1) {
 		http_error(r, 429, "too_many_sessions",
 			   "this API key has %ld open sessions, the most it may hold; the snapshot "

@@ -102,6 +102,16 @@ await step('runCode envs', async () => {
 	check('runCode envs: gone at the next cell', ex.results.length === 0 && !ex.error,
 		JSON.stringify(ex.toJSON()));
 });
+await step('create with envs', async () => {
+	const s2 = await Sandbox.create({ timeoutMs: 60000, envs: { SANDBOX_WIDE: 'everywhere' } });
+	try {
+		const ex = await s2.runCode("import os, subprocess\n(os.environ['SANDBOX_WIDE'], subprocess.run(['sh', '-c', 'echo $SANDBOX_WIDE'], capture_output=True, text=True).stdout)");
+		check('create with envs: every cell and its children see them',
+			ex.text === "('everywhere', 'everywhere\\n')", JSON.stringify(ex.toJSON()));
+	} finally {
+		await s2.kill();
+	}
+});
 // rich results: objects with IPython's _repr_*_ methods (the sandbox's Python has
 // no matplotlib here; tests/integration/drivers.sh checks the figures)
 const RICH = `import struct, zlib

@@ -193,6 +193,26 @@ cell "bash: gone at the next cell, X as it was (not exported)" "$SH" \
 cell "python: a cell's env" "$PY" 'import os; os.environ["GREETING"]' '.result == "'"'"'hi'"'"'"' \
 	'"env": {"GREETING": "hi"}'
 cell "python: gone at the next cell" "$PY" '"GREETING" in os.environ' '.result == "False"'
+# a session's own env: every context's driver and every process starts with it
+create python '"env": {"SESSION_VAR": "s1", "LANG": "C.UTF-8"}'
+SE=$SID
+cell "session env: the cell sees it" "$SE" 'import os; (os.environ["SESSION_VAR"], os.environ["LANG"])' \
+	'.result == "('"'"'s1'"'"', '"'"'C.UTF-8'"'"')"'
+cell "session env: a cell's own env wins for that cell only" "$SE" 'os.environ["SESSION_VAR"]' \
+	'.result == "'"'"'c1'"'"'"' '"env": {"SESSION_VAR": "c1"}'
+cell "session env: then the session's again" "$SE" 'os.environ["SESSION_VAR"]' '.result == "'"'"'s1'"'"'"'
+cell "session env: a bash context made later has it" "$SE" 'echo "$SESSION_VAR"' '.stdout == "s1\n"' \
+	'"language": "bash"'
+expect "session env: a process has it" 201 '.pid > 0' POST "/v1/sessions/$SE/processes" \
+	'{"argv": ["sh", "-c", "echo \"$SESSION_VAR\" > proc-env.txt"]}'
+expect "session env: the process ends" 200 '.exit_code == 0' \
+	GET "/v1/sessions/$SE/processes/$(jq -r .pid <<<"$LAST")?wait_ms=20000"
+out=$(curl -s "${AUTH[@]}" "$U/v1/sessions/$SE/files/proc-env.txt")
+[ "$out" = s1 ] && pass "session env: what the process wrote" || fail "session env: what the process wrote" "$out"
+req DELETE "/v1/sessions/$SE" >/dev/null
+bad "session env: a bad name" 422 invalid_field POST /v1/sessions '{"language": "bash", "env": {"A-B": "x"}}'
+bad "session env: the judge's own names" 422 invalid_field POST /v1/sessions \
+	'{"language": "bash", "env": {"JUDGE_X": "x"}}'
 bad "env: not an object" 422 invalid_field POST "/v1/sessions/$SH/execute" '{"code": "1", "env": ["A=1"]}'
 bad "env: a bad name" 422 invalid_field POST "/v1/sessions/$SH/execute" '{"code": "1", "env": {"1A": "x"}}'
 bad "env: a value not a string" 422 invalid_field POST "/v1/sessions/$SH/execute" '{"code": "1", "env": {"A": 1}}'

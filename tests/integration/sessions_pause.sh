@@ -21,26 +21,9 @@ KEY2=$("$JUDGE" --config "$ini" keys create --name other 2>/dev/null)
 KEY3=$("$JUDGE" --config "$ini" keys create --name disk 2>/dev/null)
 sql() { "$SVC_PG_BIN/psql" -XAtq "$SVC_DB_URL" -c "$1"; }
 
-# create LANG [EXTRA]: a session's id into SID
-create() {
-	local out status
-	out=$(req POST /v1/sessions "{\"language\": \"$1\"${2:+, $2}}")
-	status=${out##*$'\n'}
-	SID=$(jq -r '.id // empty' <<<"${out%$'\n'*}" 2>/dev/null)
-	[ "$status" = 201 ] && [ -n "$SID" ] || { SID=; echo "create $1: $out" >&2; }
-}
-# cell NAME SID CODE JQ: a cell answered 200 whose answer passes JQ
-cell() {
-	local out st
-	out=$(req POST "/v1/sessions/$2/execute" "$(jq -nc --arg c "$3" '{code: $c}')")
-	st=${out##*$'\n'}
-	LAST=${out%$'\n'*}
-	if [ "$st" != 200 ]; then
-		fail "$1" "status $st: $(head -c 400 <<<"$LAST")"
-	else
-		expect_json "$1" "$LAST" "$4"
-	fi
-}
+# create LANG [EXTRA]: a session's id into SID; cell: svc.sh's svc_cell
+create() { svc_session "{\"language\": \"$1\"${2:+, $2}}"; }
+cell() { svc_cell "$@"; }
 # raw NAME SID PATH WANT: a file of the session whose bytes are WANT
 raw() {
 	local out st
@@ -133,8 +116,8 @@ expect "pause, then close while paused" 200 '.status == "paused"' POST "/v1/sess
 expect "close a paused session" 200 '.status == "closed"' DELETE "/v1/sessions/$S"
 expect "it stays closed" 200 '.status == "closed"' GET "/v1/sessions/$S"
 
-# ---- snapshots and forks ----
-create python
+# ---- snapshots and forks (the session's own env goes with them) ----
+create python '"env": {"PARENT_VAR": "p1"}'
 P=$SID
 cell "parent: a file" "$P" 'open("shared.txt", "w").write("from the parent")' '.status == "ok"'
 expect "snapshot" 201 '(.snapshot_id | length == 36) and .name == "base" and .session_id == "'"$P"'"' \
@@ -153,10 +136,13 @@ expect "from_snapshot: a new session" 201 '.status == "ready" and .language == "
 	POST /v1/sessions "{\"from_snapshot\": \"$SNAP\"}"
 C1=$(jq -r .id <<<"$LAST")
 raw "from_snapshot: the file is there" "$C1" shared.txt "from the parent"
+cell "from_snapshot: the session's env is there" "$C1" 'import os; os.environ["PARENT_VAR"]' \
+	'.result == "'"'"'p1'"'"'"'
 expect "fork" 201 '.status == "ready" and .forked_from == "'"$P"'" and (.snapshot_id | length == 36)' \
 	POST "/v1/sessions/$P/fork"
 F=$(jq -r .id <<<"$LAST")
 cell "fork: the parent's file" "$F" 'print(open("shared.txt").read())' '.stdout == "from the parent\n" and .restarted == true'
+cell "fork: the session's env is there" "$F" 'import os; os.environ["PARENT_VAR"]' '.result == "'"'"'p1'"'"'"'
 cell "fork: the child writes" "$F" $'open("child.txt", "w").write("child")\nopen("shared.txt", "w").write("changed by the child")' '.status == "ok"'
 cell "fork: the parent writes" "$P" 'open("parent.txt", "w").write("parent")' '.status == "ok"'
 bad "fork: the child's file is not in the parent" 404 not_found GET "/v1/sessions/$P/files/child.txt"

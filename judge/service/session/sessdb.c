@@ -168,8 +168,8 @@ static void bytea_read(const char *text, struct strbuf *out)
 /* ---- serve's side ---- */
 
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
-		  const cJSON *network, const char *image_id, long idle_ttl_s, long lifetime_s,
-		  long per_key, char *id, char *err, size_t errlen)
+		  const cJSON *network, const cJSON *env, const char *image_id, long idle_ttl_s,
+		  long lifetime_s, long per_key, char *id, char *err, size_t errlen)
 {
 	char k[24], ttl[24], life[24], cap[24];
 	snprintf(k, sizeof k, "%" PRId64, key);
@@ -178,7 +178,8 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 	snprintf(cap, sizeof cap, "%ld", per_key);
 	char *lim = cJSON_PrintUnformatted(limits);
 	char *net = network ? cJSON_PrintUnformatted(network) : NULL;
-	const char *p[] = {k, language, lim, ttl, life, cap, net, image_id};
+	char *envs = env ? cJSON_PrintUnformatted(env) : NULL;
+	const char *p[] = {k, language, lim, ttl, life, cap, net, image_id, envs};
 	int ret = -1;
 	if (db_begin(db) < 0) {
 		fail(db, err, errlen, "create session");
@@ -195,13 +196,14 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 		    "$1::bigint AND status IN ('starting', 'ready')), "
 		    "ins AS (INSERT INTO sessions (api_key_id, language, limits, idle_ttl_s, "
 		    "expires_at, "
-		    "max_until, network, image_id) SELECT nullif($1::bigint, 0), $2, $3::jsonb, "
+		    "max_until, network, image_id, env) SELECT nullif($1::bigint, 0), $2, "
+		    "$3::jsonb, "
 		    "$4::int, now() + make_interval(secs => $4::int), now() + make_interval(secs "
 		    "=> "
-		    "$5::int), $7::jsonb, $8::uuid "
+		    "$5::int), $7::jsonb, $8::uuid, $9::jsonb "
 		    "FROM n WHERE n.c < $6::bigint RETURNING id) "
 		    "SELECT id, pg_notify('" SESS_CHANNEL_NEW "', id::text) FROM ins",
-		    8, p);
+		    9, p);
 	if (!res) {
 		fail(db, err, errlen, "create session");
 		db_rollback(db);
@@ -219,6 +221,7 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 out:
 	free(lim);
 	free(net);
+	free(envs);
 	return ret;
 }
 
@@ -528,7 +531,7 @@ int sessdb_heartbeat(struct db *db, int64_t worker, bool stopping, char *err, si
 }
 
 int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits,
-		 cJSON **network, char *image_id, char *err, size_t errlen)
+		 cJSON **network, cJSON **env, char *image_id, char *err, size_t errlen)
 {
 	char w[24];
 	snprintf(w, sizeof w, "%" PRId64, worker);
@@ -537,7 +540,7 @@ int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON 
 	    db,
 	    "UPDATE sessions SET worker_id = $1::bigint WHERE id = (SELECT id FROM sessions WHERE "
 	    "status = 'starting' AND worker_id IS NULL ORDER BY created FOR UPDATE SKIP LOCKED "
-	    "LIMIT 1) RETURNING id, language, limits, network, coalesce(image_id::text, '')",
+	    "LIMIT 1) RETURNING id, language, limits, network, coalesce(image_id::text, ''), env",
 	    1, p);
 	if (!res)
 		return fail(db, err, errlen, "claim a session");
@@ -548,6 +551,7 @@ int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON 
 		*limits = cJSON_Parse(db_value(res, 0, 2));
 		*network = PQgetisnull(res, 0, 3) ? NULL : cJSON_Parse(db_value(res, 0, 3));
 		copy(image_id, 37, db_value(res, 0, 4));
+		*env = PQgetisnull(res, 0, 5) ? NULL : cJSON_Parse(db_value(res, 0, 5));
 	}
 	PQclear(res);
 	return n ? 1 : 0;

@@ -78,12 +78,13 @@ cJSON *sess_row_json(const struct sess_row *r);
 /* ---- serve's side ---- */
 
 /* Creates a session of key (0: none) unless the key holds per_key open ones,
- * with network its egress policy (sessnet_json; NULL: none) and image_id the
- * image its worker restores first (sessimage.h; NULL: none).
+ * with network its egress policy (sessnet_json; NULL: none), env its own
+ * variables ({"NAME": "value"}; NULL: none) and image_id the image its
+ * worker restores first (sessimage.h; NULL: none).
  * Returns 0 with id (37 bytes), 1 when the key is at its cap, -1 with err. */
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
-		  const cJSON *network, const char *image_id, long idle_ttl_s, long lifetime_s,
-		  long per_key, char *id, char *err, size_t errlen);
+		  const cJSON *network, const cJSON *env, const char *image_id, long idle_ttl_s,
+		  long lifetime_s, long per_key, char *id, char *err, size_t errlen);
 /* Makes paused session id of key starting again, for any worker to claim and
  * restore from its image. Returns 1 done, 0 no such session of key, 2 when it
  * is not paused (*row then holds it: the caller releases it), -1 with err. */
@@ -193,10 +194,10 @@ int sessdb_worker_register(struct db *db, const char *name, const char *host, lo
 /* Beats; with stopping set, says the worker is gone (its sessions lost at once). */
 int sessdb_heartbeat(struct db *db, int64_t worker, bool stopping, char *err, size_t errlen);
 /* Claims one unclaimed session. Returns 1 with id, language (32 bytes),
- * *limits and *network (owned; NULL: none) and image_id (37 bytes: the image
+ * *limits, *network and *env (owned; NULL: none) and image_id (37 bytes: the image
  * to restore, "" when none), 0 when none, -1. */
 int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON **limits,
-		 cJSON **network, char *image_id, char *err, size_t errlen);
+		 cJSON **network, cJSON **env, char *image_id, char *err, size_t errlen);
 /* Stores the answer of pause call call_id and, when it succeeded
  * (reply->image.id), makes its session paused: no worker, image_id to
  * resume from. Returns 1 paused, 0 not (the answer alone), -1 with err. */

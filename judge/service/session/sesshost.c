@@ -59,9 +59,11 @@ struct hsess {
 	struct outstream *out;	   /* live output of streamed cells, opened at the first */
 	struct sessnet_policy net; /* its egress policy */
 	struct sessegress *egress; /* its egress proxy: NULL for none */
-	char **net_env;		   /* the proxy variables (NULL for none) */
-	char **proc_env;	   /* what its processes start with (with net_env) */
-	char image_id[37];	   /* the image it starts from (sessimage.h), "" = none */
+	/* what every driver starts with besides its language's: the session's
+	 * own variables, then the proxy's (NULL for none) */
+	char **drv_env;
+	char **proc_env;   /* what its processes start with (with drv_env) */
+	char image_id[37]; /* the image it starts from (sessimage.h), "" = none */
 	struct hsess *next;
 };
 
@@ -131,9 +133,10 @@ static void finish_error(struct sesshost *h, int64_t call_id, enum scall_kind k,
 static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
 {
 	struct sessopen_net net = {.netns_fd = s->egress ? sessegress_netns_fd(s->egress) : -1,
-				   .env = (const char *const *)s->net_env};
+				   .env = (const char *const *)s->drv_env};
 	return sessopen_open(h->cfg, &h->common, h->backend, s->env.lang, &s->env.limits, &h->inst,
-			     s->slot, s->egress ? &net : NULL, &s->env.sb, &s->env.s, err, errlen);
+			     s->slot, s->egress || s->drv_env ? &net : NULL, &s->env.sb, &s->env.s,
+			     err, errlen);
 }
 
 static void session_free(struct sesshost *h, struct hsess *s)
@@ -154,7 +157,7 @@ static void session_free(struct sesshost *h, struct hsess *s)
 		sandbox_close(s->env.sb);
 	/* after the sandbox: nothing is left to connect through it */
 	sessegress_stop(s->egress);
-	xstrvfree(s->net_env);
+	xstrvfree(s->drv_env);
 	xstrvfree(s->proc_env);
 	if (s->slot_fd >= 0)
 		close(s->slot_fd);
@@ -404,19 +407,31 @@ static void egress_attempt(void *arg, const struct sessegress_attempt *a)
 		db_pool_put(s->h->pool, db);
 }
 
-/* Starts s's egress proxy when its policy lets anything out, and sets the
- * environments of its driver and processes. 0, or -1 with err. */
-static int egress_open(struct sesshost *h, struct hsess *s, const cJSON *network, char *err,
-		       size_t errlen)
+/* Sets the environments of s's drivers and processes (the session's own
+ * variables, env), and starts its egress proxy when its policy lets anything
+ * out (then its variables too). 0, or -1 with err. */
+static int env_open(struct sesshost *h, struct hsess *s, const cJSON *network, const cJSON *env,
+		    char *err, size_t errlen)
 {
 	if (sessnet_parse(network, &s->net, err, errlen) < 0)
 		return -1;
-	size_t n = 0;
-	while (h->common.proc_env && h->common.proc_env[n])
-		n++;
-	s->proc_env = xcalloc(n + 5, sizeof *s->proc_env);
-	for (size_t i = 0; i < n; i++)
-		s->proc_env[i] = xstrdup(h->common.proc_env[i]);
+	size_t n = cJSON_IsObject(env) ? (size_t)cJSON_GetArraySize(env) : 0;
+	char **own = xcalloc(n + 1, sizeof *own);
+	const cJSON *it;
+	n = 0;
+	cJSON_ArrayForEach(it, env)
+	{
+		if (it->string && cJSON_IsString(it))
+			own[n++] = xasprintf("%s=%s", it->string, it->valuestring);
+	}
+	/* a later NAME= replaces an earlier one (the session's own win over the
+	 * judge's, the proxy's over both) */
+	s->proc_env =
+	    sessproc_env((const char *const *)h->common.proc_env, (const char *const *)own);
+	if (n)
+		s->drv_env = own;
+	else
+		xstrvfree(own);
 	if (s->net.mode == SESSNET_NONE)
 		return 0;
 	struct sessegress_options o = {
@@ -432,18 +447,23 @@ static int egress_open(struct sesshost *h, struct hsess *s, const cJSON *network
 		return -1;
 	static const char *const vars[] = {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy",
 					   "https_proxy"};
-	s->net_env = xcalloc(5, sizeof *s->net_env);
-	for (size_t i = 0; i < 4; i++) {
-		s->net_env[i] =
-		    xasprintf("%s=http://127.0.0.1:%d", vars[i], sessegress_port(s->egress));
-		s->proc_env[n + i] = xstrdup(s->net_env[i]);
-	}
+	char *proxy[5] = {NULL};
+	for (size_t i = 0; i < 4; i++)
+		proxy[i] = xasprintf("%s=http://127.0.0.1:%d", vars[i], sessegress_port(s->egress));
+	char **v = sessproc_env((const char *const *)s->proc_env, (const char *const *)proxy);
+	xstrvfree(s->proc_env);
+	s->proc_env = v;
+	v = sessproc_env((const char *const *)s->drv_env, (const char *const *)proxy);
+	xstrvfree(s->drv_env);
+	s->drv_env = v;
+	for (size_t i = 0; i < 4; i++)
+		free(proxy[i]);
 	return 0;
 }
 
 /* Starts the thread of a claimed session. Returns 0, or -1 (then it is failed). */
 static int adopt(struct sesshost *h, struct db *db, const char *id, const char *language,
-		 const cJSON *limits, const cJSON *network, const char *image_id)
+		 const cJSON *limits, const cJSON *network, const cJSON *env, const char *image_id)
 {
 	char neterr[256];
 	char err[256];
@@ -459,10 +479,11 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 	const char *why = NULL;
 	if (!s->env.lang || !s->env.lang->session_argv)
 		why = "the worker lacks the language";
-	else if (egress_open(h, s, network, neterr, sizeof neterr) < 0)
+	else if (env_open(h, s, network, env, neterr, sizeof neterr) < 0)
 		why = neterr;
 	else if ((s->slot = slots_take(h->cfg->box_root, SLOT_SESSION, &s->slot_fd)) < 0)
 		why = "no sandbox slot is free";
+	s->env.drv_env = (const char *const *)s->drv_env;
 	s->procs = sessproc_new(h->url, id, (const char *const *)s->proc_env);
 	if (s->env.lang)
 		sessrun_env_init(&s->env);
@@ -492,17 +513,18 @@ static void claim_sessions(struct sesshost *h, struct db *db)
 		hs_lock(h);
 		bool room = h->nheld < h->cfg->sessions_per_worker && !atomic_load(&h->halt);
 		hs_unlock(h);
-		cJSON *limits = NULL, *network = NULL;
+		cJSON *limits = NULL, *network = NULL, *env = NULL;
 		int rc = room ? sessdb_claim(db, h->worker_id, id, language, &limits, &network,
-					     image_id, err, sizeof err)
+					     &env, image_id, err, sizeof err)
 			      : 0;
 		if (rc < 0)
 			log_debug("sessions: %s", err);
 		if (rc != 1)
 			return;
-		adopt(h, db, id, language, limits, network, image_id);
+		adopt(h, db, id, language, limits, network, env, image_id);
 		cJSON_Delete(limits);
 		cJSON_Delete(network);
+		cJSON_Delete(env);
 	}
 }
 

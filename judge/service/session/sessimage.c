@@ -214,8 +214,9 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 	const char *p[] = {session_id, kind, name ? name : "", ctx, nf, b};
 	res = db_query(db,
 		       "INSERT INTO session_images (api_key_id, session_id, kind, name, language, "
-		       "limits, network, contexts, files, blob_id) SELECT s.api_key_id, s.id, $2, "
-		       "$3, s.language, s.limits, s.network, $4::jsonb, $5::int, $6::bigint FROM "
+		       "limits, network, env, contexts, files, blob_id) SELECT s.api_key_id, s.id, "
+		       "$2, $3, s.language, s.limits, s.network, s.env, $4::jsonb, $5::int, "
+		       "$6::bigint FROM "
 		       "sessions s WHERE s.id = $1::uuid RETURNING id",
 		       6, p);
 	free(ctx);
@@ -274,16 +275,17 @@ int sessimage_load(struct db *db, const char *image_id, struct strbuf *packed, c
 }
 
 int sessimage_snapshot_get(struct db *db, const char *image_id, int64_t key, char *language,
-			   cJSON **limits, cJSON **network, char *err, size_t errlen)
+			   cJSON **limits, cJSON **network, cJSON **env, char *err, size_t errlen)
 {
 	char k[24];
 	snprintf(k, sizeof k, "%" PRId64, key);
 	const char *p[] = {image_id, k};
-	PGresult *res = db_query(db,
-				 "SELECT language, limits, network FROM session_images WHERE id = "
-				 "$1::uuid AND coalesce(api_key_id, 0) = $2::bigint AND kind = "
-				 "'snapshot'",
-				 2, p);
+	PGresult *res =
+	    db_query(db,
+		     "SELECT language, limits, network, env FROM session_images WHERE id = "
+		     "$1::uuid AND coalesce(api_key_id, 0) = $2::bigint AND kind = "
+		     "'snapshot'",
+		     2, p);
 	if (!res)
 		return fail(db, err, errlen, "read the snapshot");
 	int n = PQntuples(res);
@@ -291,6 +293,7 @@ int sessimage_snapshot_get(struct db *db, const char *image_id, int64_t key, cha
 		snprintf(language, 32, "%s", db_value(res, 0, 0));
 		*limits = cJSON_Parse(db_value(res, 0, 1));
 		*network = PQgetisnull(res, 0, 2) ? NULL : cJSON_Parse(db_value(res, 0, 2));
+		*env = PQgetisnull(res, 0, 3) ? NULL : cJSON_Parse(db_value(res, 0, 3));
 	}
 	PQclear(res);
 	return n ? 1 : 0;

@@ -48,7 +48,7 @@ int sessimage_load(struct db *db, const char *image_id, struct strbuf *packed, c
 		   char *err, size_t errlen);
 
 /* A snapshot of key as POST /v1/sessions {from_snapshot} needs it: 1 with
- * language (32 bytes), *limits and *network (caller owns them; network may be
- * NULL), 0 when key has no such snapshot, -1 with err. */
+ * language (32 bytes), *limits, *network and *env (caller owns them; network
+ * and env may be NULL), 0 when key has no such snapshot, -1 with err. */
 int sessimage_snapshot_get(struct db *db, const char *image_id, int64_t key, char *language,
-			   cJSON **limits, cJSON **network, char *err, size_t errlen);
+			   cJSON **limits, cJSON **network, cJSON **env, char *err, size_t errlen);

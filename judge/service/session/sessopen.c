@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
+#include "judge/service/session/sessproc.h"
 #include "runner/install/install.h"
 #include "runner/session/prestart.h"
 
@@ -111,21 +112,13 @@ int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *
 	spec_of(cfg, common, l, limits, &spec);
 	char **env = NULL;
 	if (net) {
-		size_t a = 0, b = 0;
-		while (spec.env && spec.env[a])
-			a++;
-		while (net->env && net->env[b])
-			b++;
-		env = xcalloc(a + b + 1, sizeof *env);
-		for (size_t i = 0; i < a; i++)
-			env[i] = (char *)spec.env[i];
-		for (size_t i = 0; i < b; i++)
-			env[a + i] = (char *)net->env[i];
+		/* the language's, then the session's own (a NAME= replaces) */
+		env = sessproc_env(spec.env, net->env);
 		spec.env = (const char *const *)env;
-		spec.net_ns_fd = net->netns_fd;
+		spec.net_ns_fd = net->netns_fd > 0 ? net->netns_fd : 0;
 	}
 	int rc = session_start(*sb, &spec, s, err, errlen);
-	free(env); /* session_start copied it */
+	xstrvfree(env); /* session_start copied it */
 	return rc;
 }
 

@@ -150,10 +150,52 @@ static int create_limits(const struct judge_config *cfg, const cJSON *in, struct
 	return 0;
 }
 
+/* An environment variable's name: [A-Za-z_][A-Za-z0-9_]*. */
+static bool env_name_valid(const char *s)
+{
+	if (!*s || isdigit((unsigned char)*s))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/* The body's "env" object of strings into *out ("K=V", NULL-terminated; NULL
+ * when absent), its bytes added to *bytes. */
+static int get_env(const cJSON *in, char ***out, size_t *bytes, struct request_error *e)
+{
+	const cJSON *env = field(in, "env"), *it;
+	if (!env)
+		return 0;
+	if (!cJSON_IsObject(env))
+		return request_fail(e, 422, "invalid_field", "env must be an object of strings");
+	*out = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof **out);
+	int i = 0;
+	cJSON_ArrayForEach(it, env)
+	{
+		if (!it->string || !env_name_valid(it->string))
+			return request_fail(e, 422, "invalid_field",
+					    "env: '%.40s' is not a variable name",
+					    it->string ? it->string : "");
+		if (!strncmp(it->string, "JUDGE_", 6))
+			return request_fail(e, 422, "invalid_field",
+					    "env: names starting JUDGE_ are the judge's own");
+		if (!cJSON_IsString(it) ||
+		    !utf8_valid_text(it->valuestring, strlen(it->valuestring)))
+			return request_fail(e, 422, "invalid_field",
+					    "env: %.40s must be a string of text", it->string);
+		(*out)[i] = xasprintf("%s=%s", it->string, it->valuestring);
+		*bytes += strlen((*out)[i++]) + 1;
+	}
+	return 0;
+}
+
 int sessreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
 		   const cJSON *in, struct sessreq_create *out, struct request_error *e)
 {
-	static const char *const keys[] = {"language", "idle_ttl", "limits", "network", NULL};
+	static const char *const keys[] = {"language", "idle_ttl", "limits",
+					   "network",  "env",	   NULL};
 	const char *name;
 	memset(out, 0, sizeof *out);
 	if (!cJSON_IsObject(in))
@@ -176,6 +218,17 @@ int sessreq_create(const struct judge_config *cfg, const struct lang_registry *l
 		return request_fail(e, 500, "internal_error", "judge.ini: %s", msg);
 	if (sessnet_check(&out->net, &cap, msg, sizeof msg) < 0)
 		return request_fail(e, 403, "egress_forbidden", "%s", msg);
+	char **env = NULL;
+	size_t env_bytes = 0;
+	int rc = get_env(in, &env, &env_bytes, e);
+	xstrvfree(env);
+	if (rc < 0)
+		return -1;
+	if (env_bytes > (size_t)cfg->max_stdin_kb * 1024)
+		return request_fail(e, 413, "too_large", "env is larger than %ld KiB",
+				    cfg->max_stdin_kb);
+	if (field(in, "env") && field(in, "env")->child)
+		out->env = cJSON_Duplicate(field(in, "env"), true);
 	return 0;
 }
 
@@ -242,47 +295,6 @@ static int get_context(const cJSON *in, struct sess_call *out, struct request_er
 		return request_fail(e, 422, "invalid_field",
 				    "context must be a context id (letters, digits, '_' and '-')");
 	snprintf(out->context, sizeof out->context, "%s", id ? id : "");
-	return 0;
-}
-
-/* An environment variable's name: [A-Za-z_][A-Za-z0-9_]*. */
-static bool env_name_valid(const char *s)
-{
-	if (!*s || isdigit((unsigned char)*s))
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return false;
-	return true;
-}
-
-/* The body's "env" object of strings into *out ("K=V", NULL-terminated; NULL
- * when absent), its bytes added to *bytes. */
-static int get_env(const cJSON *in, char ***out, size_t *bytes, struct request_error *e)
-{
-	const cJSON *env = field(in, "env"), *it;
-	if (!env)
-		return 0;
-	if (!cJSON_IsObject(env))
-		return request_fail(e, 422, "invalid_field", "env must be an object of strings");
-	*out = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof **out);
-	int i = 0;
-	cJSON_ArrayForEach(it, env)
-	{
-		if (!it->string || !env_name_valid(it->string))
-			return request_fail(e, 422, "invalid_field",
-					    "env: '%.40s' is not a variable name",
-					    it->string ? it->string : "");
-		if (!strncmp(it->string, "JUDGE_", 6))
-			return request_fail(e, 422, "invalid_field",
-					    "env: names starting JUDGE_ are the judge's own");
-		if (!cJSON_IsString(it) ||
-		    !utf8_valid_text(it->valuestring, strlen(it->valuestring)))
-			return request_fail(e, 422, "invalid_field",
-					    "env: %.40s must be a string of text", it->string);
-		(*out)[i] = xasprintf("%s=%s", it->string, it->valuestring);
-		*bytes += strlen((*out)[i++]) + 1;
-	}
 	return 0;
 }
 

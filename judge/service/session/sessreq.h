@@ -25,6 +25,7 @@ struct sessreq_create {
 	long idle_ttl_s;
 	struct limits_session limits; /* complete (limits_session) */
 	struct sessnet_policy net;    /* within judge.ini's egress cap */
+	cJSON *env; /* {"NAME": "value"}, checked; NULL: none (the caller deletes it) */
 };
 
 /* The language of a session or context: name or alias ("python3",

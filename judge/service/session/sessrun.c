@@ -13,6 +13,7 @@
 #include "judge/grading/compare.h"
 #include "judge/grading/lang.h"
 #include "judge/service/session/sessreq.h"
+#include "judge/service/session/sessproc.h"
 #include "runner/install/install.h"
 #include "runner/sandbox.h"
 #include "runner/session/session.h"
@@ -399,10 +400,12 @@ static struct sessrun_context *context_create(struct sessrun_env *env, const str
 		return NULL;
 	}
 	char err[512], *cwd = c->path && *c->path ? xasprintf("/box/%s", c->path) : NULL;
+	char **denv = sessproc_env((const char *const *)l->session_env, env->drv_env);
 	struct session_driver d = {.argv = (const char *const *)l->session_argv,
-				   .env = (const char *const *)l->session_env};
+				   .env = (const char *const *)denv};
 	int rctx;
 	int rc = session_context_start(env->s, &d, cwd, &rctx, err, sizeof err);
+	xstrvfree(denv);
 	free(cwd);
 	if (rc < 0) {
 		sess_reply_fail(out, strstr(err, "too many") ? SERR_LIMIT : SERR_BAD_REQUEST,

@@ -31,6 +31,9 @@ struct sessrun_env {
 	const struct judge_config *cfg;
 	const struct lang_registry *langs;
 	const struct lang *lang; /* the session's: its default context's */
+	/* what every driver starts with besides its language's ("K=V"; NULL:
+	 * nothing): the session's own variables and its proxy's */
+	const char *const *drv_env;
 	struct sandbox *sb;
 	struct session *s;
 	struct sessrun_context contexts[SESS_MAX_CONTEXTS]; /* [0]: the default */
