@@ -29,8 +29,8 @@ svc_up egress-proxy "[sandbox]" "sandbox = native" "[worker]" "worker_slots = 2"
 	"egress_hosts = api.test=127.0.0.2, other.test=127.0.0.2, loop.test=127.0.0.1, meta.test=169.254.169.254" \
 	"egress_addr_allow = 127.0.0.2" "egress_max_mb = 1" "egress_max_connections = 20"
 
-# create NETWORK: a python session with that network policy; SID its id
-create() { svc_session "{\"language\": \"python\", \"network\": $1}"; }
+# create NETWORK [EXTRA]: a python session with that network policy; SID its id
+create() { svc_session "{\"language\": \"python\", \"network\": $1${2:+, $2}}"; }
 # cell NAME SID CODE JQ: a cell (@UP@ in CODE is the upstream's port) whose
 # answer passes JQ
 cell() { svc_cell "$1" "$2" "${3//@UP@/$UP}" "$4"; }
@@ -66,7 +66,8 @@ def direct(host, port):
         return "error %s" % type(e).__name__
 PY
 
-create '{"allow": ["api.test", "other.test:9", "loop.test", "meta.test", "localhost"]}'
+create '{"allow": ["api.test", "other.test:9", "loop.test", "meta.test", "localhost"]}' \
+	'"env": {"SESSION_TAG": "t1"}'
 A=$SID
 [ -n "$A" ] && pass "an allowlisted session starts" || { fail "an allowlisted session starts"; finish; exit 1; }
 cell "the helpers load; the proxy variables point at the session's proxy" "$A" \
@@ -83,6 +84,11 @@ cell "a POST body goes through and comes back" "$A" \
 cell "an allowed name through a CONNECT tunnel (as https goes)" "$A" \
 	'print(tunnel("api.test", @UP@))' \
 	'.status == "ok" and .stdout == "200 hello from upstream, host api.test:'"$UP"'\n"'
+# a context made later goes through the proxy too (it once started without
+# the proxy variables), beside the session's own env
+svc_run "$A" 'curl -s -m 20 "http://api.test:'"$UP"'/hello"; echo " $SESSION_TAG"' '"language": "bash"'
+expect_json "a bash context made later: through the proxy, with the session's env" "$LAST" \
+	'.status == "ok" and .stdout == "hello from upstream, host api.test:'"$UP"' t1\n"'
 
 # ---- refused by the policy ----
 cell "a name not on the list: 403 saying why" "$A" 'print(get("http://evil.test:@UP@/hello"))' \
@@ -128,9 +134,9 @@ for _ in $(seq 50); do # each attempt is written when its connection ends
 	sleep 0.1
 done
 EXPECT_REQ=hist expect "the history lists the allowed attempts, with their bytes" 200 '
-	[.egress[] | select(.decision == "allowed")] | length == 3 and
+	[.egress[] | select(.decision == "allowed")] | length == 4 and
 	all(.host == "api.test" and .port == '"$UP"' and .address == "127.0.0.2" and .bytes_in > 0) and
-	(map(.method) | sort) == ["CONNECT", "GET", "POST"] and
+	(map(.method) | sort) == ["CONNECT", "GET", "GET", "POST"] and
 	(map(select(.method == "POST"))[0].bytes_out > 5000)'
 expect_json "the history lists the refused attempts, saying why" "$LAST" '
 	[.egress[] | select(.decision == "refused") | "\(.host) \(.reason)"] as $r |
@@ -144,7 +150,7 @@ expect_json "the egress list is in order, with times" "$LAST" \
 m=$(curl -s "$U/metrics")
 allowed=$(sed -n 's/^judge_egress_total{decision="allowed"} //p' <<<"$m")
 refused=$(sed -n 's/^judge_egress_total{decision="refused"} //p' <<<"$m")
-[ "$allowed" = 3 ] && [ "$refused" = 8 ] && pass "/metrics: judge_egress_total by decision (3 allowed, 8 refused)" ||
+[ "$allowed" = 4 ] && [ "$refused" = 8 ] && pass "/metrics: judge_egress_total by decision (4 allowed, 8 refused)" ||
 	fail "/metrics: judge_egress_total" "allowed '$allowed', refused '$refused'"
 req DELETE "/v1/sessions/$A" >/dev/null
 
