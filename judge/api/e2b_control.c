@@ -339,6 +339,23 @@ void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
 	case OP_KILL:
 		sessions_call(r, a, id, SCALL_CLOSE, NULL);
 		break;
+	case OP_TIMEOUT: {
+		/* {"timeout": seconds}: the sandbox's end moves to now + it, as the
+		 * idle TTL (clamped as create clamps it) */
+		cJSON *in = cJSON_ParseWithLength(r->body.buf ? r->body.buf : "", r->body.len);
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "timeout");
+		double s = cJSON_IsNumber(t) ? t->valuedouble : 300;
+		cJSON_Delete(in);
+		if (s < 1)
+			s = 1;
+		if (s > (double)a->cfg->session_max_idle_ttl_s)
+			s = (double)a->cfg->session_max_idle_ttl_s;
+		cJSON *body = cJSON_CreateObject();
+		cJSON_AddNumberToObject(body, "idle_ttl", (double)(long)s);
+		sessions_set_idle_ttl(r, a, id, body);
+		cJSON_Delete(body);
+		break;
+	}
 	default:
 		sessions_get(r, a, id);
 	}

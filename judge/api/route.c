@@ -266,7 +266,7 @@ const char *route_allow(enum route rt)
 	case R_ADMIN_KEYS:
 		return "GET, HEAD, POST";
 	case R_SESSION:
-		return "GET, HEAD, DELETE";
+		return "GET, HEAD, PATCH, DELETE";
 	case R_SESSION_EXECUTE:
 	case R_SESSION_INSTALL:
 	case R_SESSION_CONTEXT_RESTART:

@@ -225,9 +225,9 @@ void router_headers(struct http_request *r, void *arg)
 	}
 	/* Piston's clients send JSON without saying so (text/plain); a context's
 	 * restart takes no body */
-	if (!strcmp(r->method, "POST") && !is_json(r) && rt != R_PISTON_EXECUTE &&
-	    rt != R_SESSION_CONTEXT_RESTART && !sessions_body_optional(rt) && rt != R_E2B_ENVD &&
-	    rt != R_E2B_CODE && rt != R_E2B_API)
+	if ((!strcmp(r->method, "POST") || !strcmp(r->method, "PATCH")) && !is_json(r) &&
+	    rt != R_PISTON_EXECUTE && rt != R_SESSION_CONTEXT_RESTART &&
+	    !sessions_body_optional(rt) && rt != R_E2B_ENVD && rt != R_E2B_CODE && rt != R_E2B_API)
 		http_error(r, 415, "unsupported_media_type",
 			   "the body must be JSON (Content-Type: application/json)");
 }

@@ -658,13 +658,14 @@ static int id_of(struct http_request *r, const char *arg, char id[37])
 	return 0;
 }
 
-static void get_one(struct http_request *r, struct api *a, const char *id)
+/* Session id of this key into *row: 1, or 0 after answering (404, a
+ * database error); the caller releases row either way. */
+static int row_of(struct http_request *r, struct api *a, const char *id, struct sess_row *row)
 {
 	char err[256];
-	struct sess_row row = {0};
 	struct db *db = api_db(a, 5000, err, sizeof err);
 	int rc =
-	    db ? sessdb_get(db, id, key_of(a, r), a->cfg->worker_timeout_s, &row, err, sizeof err)
+	    db ? sessdb_get(db, id, key_of(a, r), a->cfg->worker_timeout_s, row, err, sizeof err)
 	       : -1;
 	if (db)
 		db_pool_put(a->pool, db);
@@ -672,7 +673,13 @@ static void get_one(struct http_request *r, struct api *a, const char *id)
 		render_db_error(r, "session read", err);
 	else if (rc == 0)
 		no_session(r, id);
-	else {
+	return rc > 0;
+}
+
+static void get_one(struct http_request *r, struct api *a, const char *id)
+{
+	struct sess_row row = {0};
+	if (row_of(r, a, id, &row)) {
 		cJSON *o = sess_row_json(&row);
 		http_respond_json(r, 200, o);
 		cJSON_Delete(o);
@@ -997,17 +1004,73 @@ static void resume_route(struct http_request *r, struct api *a, const char *id)
 	sess_row_release(&row);
 }
 
+/* Session id is not open for this key: a 404 when it has none, else the
+ * 409/410 of not_open. */
+static void ended_or_unknown(struct http_request *r, struct api *a, const char *id)
+{
+	struct sess_row row = {0};
+	if (row_of(r, a, id, &row))
+		not_open(r, &row);
+	sess_row_release(&row);
+}
+
+void sessions_set_idle_ttl(struct http_request *r, struct api *a, const char *id, const cJSON *in)
+{
+	static const char *const keys[] = {"idle_ttl", NULL};
+	const cJSON *it, *ttl = cJSON_GetObjectItemCaseSensitive(in, "idle_ttl");
+	char sid[37], err[256];
+	if (id_of(r, id, sid) < 0)
+		return;
+	if (!cJSON_IsObject(in)) {
+		http_error(r, 422, "invalid_field", "the body must be a JSON object");
+		return;
+	}
+	cJSON_ArrayForEach(it, in)
+	{
+		bool known = false;
+		for (int i = 0; keys[i]; i++)
+			known |= it->string && !strcmp(it->string, keys[i]);
+		if (!known) {
+			http_error(r, 422, "invalid_field", "unknown field '%.40s'",
+				   it->string ? it->string : "");
+			return;
+		}
+	}
+	long max = a->cfg->session_max_idle_ttl_s;
+	if (!cJSON_IsNumber(ttl) || ttl->valuedouble < 1 || ttl->valuedouble > (double)max ||
+	    ttl->valuedouble != (double)(long)ttl->valuedouble) {
+		http_error(r, 422, "invalid_field",
+			   "idle_ttl must be a whole number of seconds from 1 to %ld", max);
+		return;
+	}
+	struct db *db = api_db(a, 5000, err, sizeof err);
+	int rc =
+	    db ? sessdb_set_idle_ttl(db, sid, key_of(a, r), (long)ttl->valuedouble, err, sizeof err)
+	       : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc < 0)
+		render_db_error(r, "session update", err);
+	else if (rc == 1)
+		get_one(r, a, sid);
+	else
+		/* not open: a 404, or a 410 saying how it ended */
+		ended_or_unknown(r, a, sid);
+}
+
 void sessions_handle(struct http_request *r, struct api *a, enum route rt, const char *arg)
 {
 	char id[37];
 	bool post = !strcmp(r->method, "POST"), del = !strcmp(r->method, "DELETE");
+	bool patch = !strcmp(r->method, "PATCH");
 	if (rt == R_SESSIONS && !post)
 		return list(r, a);
 	if (rt != R_SESSIONS && id_of(r, arg, id) < 0)
 		return;
 	cJSON *in = NULL;
 	bool optional = sessions_body_optional(rt) && !r->body.len;
-	if (post && rt != R_SESSION_CONTEXT_RESTART && !optional && !(in = json_body(r, a)))
+	if ((post || patch) && rt != R_SESSION_CONTEXT_RESTART && !optional &&
+	    !(in = json_body(r, a)))
 		return;
 	switch (rt) {
 	case R_SESSIONS:
@@ -1016,6 +1079,8 @@ void sessions_handle(struct http_request *r, struct api *a, enum route rt, const
 	case R_SESSION:
 		if (del)
 			json_call(r, a, id, SCALL_CLOSE, NULL);
+		else if (patch)
+			sessions_set_idle_ttl(r, a, id, in);
 		else
 			get_one(r, a, id);
 		break;

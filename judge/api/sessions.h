@@ -58,6 +58,9 @@ void sessions_resume(struct http_request *r);
  * of GET /v1/sessions), and a call of kind with body in, answered as /v1
  * answers it (the caller's r->transform renders it). */
 void sessions_get(struct http_request *r, struct api *a, const char *id);
+/* PATCH /v1/sessions/{id} {idle_ttl}: a new idle TTL, the session's end
+ * moved to now + it; answers the session as GET does (E2B's setTimeout too). */
+void sessions_set_idle_ttl(struct http_request *r, struct api *a, const char *id, const cJSON *in);
 void sessions_list(struct http_request *r, struct api *a);
 void sessions_call(struct http_request *r, struct api *a, const char *id, enum scall_kind kind,
 		   const cJSON *in);

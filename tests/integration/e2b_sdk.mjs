@@ -31,8 +31,16 @@ await step('getInfo', async () => {
 		!isNaN(info.startedAt) && info.state === 'running', JSON.stringify(info));
 });
 await step('setTimeout', async () => {
+	// the sandbox was made with 120 s: 600 s moves its end past that, 60 s back
+	const t0 = Date.now();
+	await s.setTimeout(600000);
+	let info = await s.getInfo();
+	check('setTimeout 600 s: endAt about 600 s away', info.endAt - t0 > 500000 && info.endAt - Date.now() <= 601000,
+		`${info.endAt.toISOString()} at ${new Date(t0).toISOString()}`);
 	await s.setTimeout(60000);
-	check('setTimeout: resolves', true);
+	info = await s.getInfo();
+	check('setTimeout 60 s: endAt about 60 s away', info.endAt - Date.now() <= 61000 && info.endAt - t0 > 30000,
+		`${info.endAt.toISOString()} at ${new Date(t0).toISOString()}`);
 });
 await step('list', async () => {
 	const items = await Sandbox.list().nextItems();

@@ -210,6 +210,22 @@ expect "session env: the process ends" 200 '.exit_code == 0' \
 out=$(curl -s "${AUTH[@]}" "$U/v1/sessions/$SE/files/proc-env.txt")
 [ "$out" = s1 ] && pass "session env: what the process wrote" || fail "session env: what the process wrote" "$out"
 req DELETE "/v1/sessions/$SE" >/dev/null
+# PATCH {idle_ttl}: a new idle TTL, the end moved to now + it
+create bash
+PT=$SID
+expect "PATCH idle_ttl: the session, with it" 200 '.idle_ttl == 1234 and .status == "ready"' \
+	PATCH "/v1/sessions/$PT" '{"idle_ttl": 1234}'
+end=$(jq -r .expires_at <<<"$LAST")
+left=$(($(date -d "$end" +%s) - $(date +%s)))
+[ "$left" -gt 1100 ] && [ "$left" -le 1235 ] && pass "PATCH idle_ttl: the end is about 1234 s away ($left s)" ||
+	fail "PATCH idle_ttl: the end" "$end: $left s away"
+bad "PATCH idle_ttl: 0" 422 invalid_field PATCH "/v1/sessions/$PT" '{"idle_ttl": 0}'
+bad "PATCH idle_ttl: past the cap" 422 invalid_field PATCH "/v1/sessions/$PT" '{"idle_ttl": 99999999}'
+bad "PATCH: another field" 422 invalid_field PATCH "/v1/sessions/$PT" '{"language": "python"}'
+other_key() { local AUTH=("${AUTH2[@]}"); req "$@"; }
+EXPECT_REQ=other_key bad "PATCH: another key's session" 404 not_found PATCH "/v1/sessions/$PT" '{"idle_ttl": 60}'
+req DELETE "/v1/sessions/$PT" >/dev/null
+bad "PATCH: a closed session" 410 session_closed PATCH "/v1/sessions/$PT" '{"idle_ttl": 60}'
 bad "session env: a bad name" 422 invalid_field POST /v1/sessions '{"language": "bash", "env": {"A-B": "x"}}'
 bad "session env: the judge's own names" 422 invalid_field POST /v1/sessions \
 	'{"language": "bash", "env": {"JUDGE_X": "x"}}'

@@ -225,6 +225,26 @@ out:
 	return ret;
 }
 
+int sessdb_set_idle_ttl(struct db *db, const char *id, int64_t key, long ttl_s, char *err,
+			size_t errlen)
+{
+	char k[24], t[24];
+	snprintf(k, sizeof k, "%" PRId64, key);
+	snprintf(t, sizeof t, "%ld", ttl_s);
+	const char *p[] = {id, k, t};
+	PGresult *res = db_query(
+	    db,
+	    "UPDATE sessions SET idle_ttl_s = $3::int, expires_at = now() + make_interval(secs => "
+	    "$3::int) WHERE id = $1::uuid AND coalesce(api_key_id, 0) = $2::bigint AND status IN "
+	    "('starting', 'ready', 'paused') RETURNING id",
+	    3, p);
+	if (!res)
+		return fail(db, err, errlen, "set the idle TTL");
+	int n = PQntuples(res);
+	PQclear(res);
+	return n ? 1 : 0;
+}
+
 int sessdb_get(struct db *db, const char *id, int64_t key, long timeout_s, struct sess_row *out,
 	       char *err, size_t errlen)
 {

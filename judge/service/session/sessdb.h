@@ -90,6 +90,11 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
  * is not paused (*row then holds it: the caller releases it), -1 with err. */
 int sessdb_resume(struct db *db, const char *id, int64_t key, long timeout_s, struct sess_row *row,
 		  char *err, size_t errlen);
+/* Sets the idle TTL of open session id of key to ttl_s, and its end to now
+ * + ttl_s (within its lifetime). Returns 1 done, 0 when key has no such open
+ * session, -1 with err. */
+int sessdb_set_idle_ttl(struct db *db, const char *id, int64_t key, long ttl_s, char *err,
+			size_t errlen);
 /* Reads session id of key (scoped: another key's is not found); workers
  * silent longer than timeout_s count as lost. Returns 1, 0 not found, -1. */
 int sessdb_get(struct db *db, const char *id, int64_t key, long timeout_s, struct sess_row *out,
