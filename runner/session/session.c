@@ -814,7 +814,10 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 	int64_t t0 = clock_mono_ms(), interrupt_at = 0;
 	enum run_status why = RUN_TIMEOUT;
 	bool deaf = false;
-	int sent = send_cell(s, sid, cell, t0 + wall_ms);
+	/* the mark dates what this cell starts, for the sweep below */
+	int sent = session_send_simple(s, SESSD_MARK, sid, NULL);
+	if (sent == 0)
+		sent = send_cell(s, sid, cell, t0 + wall_ms);
 	session_lock(s);
 	while (sent == 0 && !run.replied && !run.malformed && !c->ended && !s->gone) {
 		session_wait_until(s, clock_mono_ms() + POLL_MS);
@@ -854,6 +857,10 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 	res->wall_ms = (long)(clock_mono_ms() - t0);
 	if (replied) {
 		*st = interrupt_at ? why : RUN_OK;
+		/* what the interrupted cell started in the driver's group ends with
+		 * it: a fork bomb's children born after the SIGINT never got it */
+		if (interrupt_at)
+			session_send_simple(s, SESSD_SWEEP, sid, NULL);
 		return;
 	}
 	if (gone || sent == -ETIMEDOUT || sent == -EPIPE) {

@@ -152,6 +152,35 @@ bomb() { # BACKEND
 	expect "$b: the next cell answers for itself, with its state" 200 \
 		'.status == "ok" and .stdout == "alive 41\n" and .restarted == false' \
 		POST "/v1/sessions/$S/execute" '{"code": "print(\"alive\", x)"}'
+	# a cell that times out ends what it started in the driver's group, even
+	# what ignores SIGINT; what a finished cell started runs on
+	expect "$b: a background process of a finished cell (it ignores SIGINT)" 200 '.status == "ok"' \
+		POST "/v1/sessions/$S/execute" "$(jq -n '{code: $c}' --arg c 'import signal, subprocess, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+bg = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+signal.signal(signal.SIGINT, signal.default_int_handler)')"
+	expect "$b: a cell whose fork ignores SIGINT times out, the driver answers" 200 \
+		'.status == "timeout" and .restarted == false' \
+		POST "/v1/sessions/$S/execute" "$(jq -n '{code: $c, timeout_ms: 1000}' --arg c 'import os, signal, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+if os.fork() == 0:
+    time.sleep(300)
+    os._exit(0)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+time.sleep(100)')"
+	expect "$b: the timed-out cell's fork is ended, the finished cell's process runs on" 200 \
+		'.status == "ok" and .stdout == "True [true]\n"' \
+		POST "/v1/sessions/$S/execute" "$(jq -n '{code: $c}' --arg c 'import os
+me, g, left = os.getpid(), os.getpgid(0), []
+for p in os.listdir("/proc"):
+    try:
+        if p.isdigit() and int(p) != me and os.getpgid(int(p)) == g and open(f"/proc/{p}/stat").read().split()[2] != "Z":
+            left.append(int(p) == bg.pid)
+    except OSError:
+        pass
+print(bg.poll() is None, str(left).lower())
+bg.kill()
+_ = bg.wait()')"
 	local bomb='{"code": "import os\nwhile True:\n    try: os.fork()\n    except OSError: pass", "timeout_ms": 3000}'
 	if [ "$b" = gvisor ]; then
 		# the session's CPU quota holds its whole sandbox, gVisor's kernel
@@ -177,6 +206,17 @@ bomb() { # BACKEND
 			'.status == "ok" and .stdout == "alive\n" and .error == null' \
 			POST "/v1/sessions/$S/execute" '{"code": "print(\"alive\")"}'
 	done
+	# the bomb's children born after its SIGINT never got it: they are ended
+	# with the cell (sessd's sweep), or would fork on and fill the memory
+	expect "$b: no process of the bomb is left in the driver's group" 200 '.status == "ok" and .stdout == "0\n"' \
+		POST "/v1/sessions/$S/execute" "$(jq -n '{code: $c}' --arg c 'import os
+me, g, n = os.getpid(), os.getpgid(0), 0
+for p in os.listdir("/proc"):
+    try:
+        n += p.isdigit() and int(p) != me and os.getpgid(int(p)) == g
+    except OSError:
+        pass
+print(n)')"
 	if [ "$restarted" = false ]; then
 		expect "$b: the state survived the fork bomb" 200 '.status == "ok" and .result == "42"' \
 			POST "/v1/sessions/$S/execute" '{"code": "x + 1"}'

@@ -16,6 +16,7 @@
  * is killed and sessd exits; the sandbox's init then kills what is left.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -51,6 +52,7 @@ struct child {
 	bool mute;     /* read and drop its output */
 	long long deadline_ms;
 	bool timed_out;
+	unsigned long long mark; /* when its last cell began, in clock ticks since boot */
 };
 
 static struct child kids[SESSD_MAX_CHILDREN];
@@ -401,6 +403,72 @@ static void kill_all(void)
 			kill(-kids[i].pid, SIGKILL);
 }
 
+/* The clock /proc/<pid>/stat's start times count in: ticks since boot. */
+static unsigned long long uptime_ticks(void)
+{
+	double up = 0;
+	FILE *f = fopen("/proc/uptime", "r");
+	if (f) {
+		if (fscanf(f, "%lf", &up) != 1)
+			up = 0;
+		fclose(f);
+	}
+	return (unsigned long long)(up * (double)sysconf(_SC_CLK_TCK));
+}
+
+/* Kills, by SIGKILL, the processes of c's group that started since its mark,
+ * but c itself: what an interrupted cell left behind. A fork bomb's children
+ * made after the cell's SIGINT never got it and would fork on, filling the
+ * session's memory; so rounds go on until a scan finds none (each killed one
+ * forks no more), at most 200 of them. Zombies are reaped as they come. */
+static void sweep(struct child *c)
+{
+	for (int round = 0; round < 200; round++) {
+		DIR *d = opendir("/proc");
+		if (!d)
+			return;
+		int found = 0;
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			char *end;
+			long pid = strtol(de->d_name, &end, 10);
+			if (*end || pid <= 0 || pid == c->pid || pid == getpid())
+				continue;
+			char path[64], buf[512];
+			snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			ssize_t n = read(fd, buf, sizeof buf - 1);
+			close(fd);
+			if (n <= 0)
+				continue;
+			buf[n] = 0;
+			/* after the name's closing parenthesis: state (3), ppid, pgrp (5),
+			 * ..., starttime (22) */
+			char *p = strrchr(buf, ')');
+			char state;
+			long pgrp;
+			unsigned long long start;
+			if (!p || sscanf(p + 1,
+					 " %c %*d %ld %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+					 "%*d %*d %*d %*d %llu",
+					 &state, &pgrp, &start) != 3)
+				continue;
+			if (pgrp != c->pid || state == 'Z' || start < c->mark)
+				continue;
+			kill((pid_t)pid, SIGKILL);
+			found++;
+		}
+		closedir(d);
+		if (!found)
+			return;
+		struct timespec pause = {0, 5 * 1000 * 1000};
+		nanosleep(&pause, NULL);
+		reap();
+	}
+}
+
 /* ---- the host's frames ---- */
 
 static void command(char op, unsigned long id, char *payload, size_t len)
@@ -434,6 +502,14 @@ static void command(char op, unsigned long id, char *payload, size_t len)
 	}
 	case SESSD_MUTE:
 		c->mute = true;
+		break;
+	case SESSD_MARK:
+		/* a tick early: a process started in the same tick is the cell's */
+		c->mark = uptime_ticks();
+		c->mark = c->mark ? c->mark - 1 : 0;
+		break;
+	case SESSD_SWEEP:
+		sweep(c);
 		break;
 	default:
 		break;

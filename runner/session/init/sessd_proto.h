@@ -18,6 +18,9 @@
  *   C  close the child's stdin once what it was given is written.
  *   K  payload: a signal number, sent to the child's process group.
  *   M  mute: the child's further output is read and dropped.
+ *   B  a cell of the child (a driver) begins now: marks the time.
+ *   W  sweep: SIGKILL to every process of the child's group but the child
+ *      that started since its mark (what an interrupted cell left running).
  *   Q  quit: kill every child's group, exit.
  * sessd -> host, on sessd's stdout (its stderr: its own complaints only):
  *   R  ready (id 0): payload "sessd <SESSD_VERSION>"
@@ -33,7 +36,7 @@
  */
 #pragma once
 
-#define SESSD_VERSION	   1
+#define SESSD_VERSION	   2
 #define SESSD_MAX_FRAME	   (64u << 20)
 #define SESSD_MAX_HEAD	   48 /* "<op> <id> <len>\n" */
 #define SESSD_MAX_CHILDREN 64 /* contexts and processes at once */
@@ -44,6 +47,8 @@ enum {
 	SESSD_CLOSE = 'C',
 	SESSD_KILL = 'K',
 	SESSD_MUTE = 'M',
+	SESSD_MARK = 'B',
+	SESSD_SWEEP = 'W',
 	SESSD_QUIT = 'Q',
 	SESSD_READY = 'R',
 	SESSD_STARTED = 'P',
