@@ -450,10 +450,11 @@ static void sweep(struct child *c)
 			char state;
 			long pgrp;
 			unsigned long long start;
-			if (!p || sscanf(p + 1,
-					 " %c %*d %ld %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-					 "%*d %*d %*d %*d %llu",
-					 &state, &pgrp, &start) != 3)
+			if (!p ||
+			    sscanf(p + 1,
+				   " %c %*d %ld %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+				   "%*d %*d %*d %*d %llu",
+				   &state, &pgrp, &start) != 3)
 				continue;
 			if (pgrp != c->pid || state == 'Z' || start < c->mark)
 				continue;
