@@ -159,6 +159,8 @@ Test(metrics, route_labels)
 						  "session_resume",
 						  "session_snapshot",
 						  "session_fork",
+						  "snapshots",
+						  "snapshot",
 						  "web",
 						  "admin_stats",
 						  "admin_keys",
@@ -166,6 +168,7 @@ Test(metrics, route_labels)
 						  "e2b_api",
 						  "e2b_envd",
 						  "e2b_code",
+						  "e2b_images",
 						  "other"};
 	for (int i = 0; i < R_COUNT; i++)
 		cr_assert_str_eq(n[i], want[i]);
@@ -190,6 +193,15 @@ Test(metrics, route_labels)
 	cr_assert_str_eq(arg, "x/files/a/b.csv");
 	cr_assert_eq(route_of("/v1/sessions/x/other", &arg), R_OTHER);
 	cr_assert_eq(route_of("/v1/sessions//execute", &arg), R_OTHER);
+	cr_assert_eq(route_of("/v1/snapshots", &arg), R_SNAPSHOTS);
+	cr_assert_eq(route_of("/v1/snapshots/x", &arg), R_SNAPSHOT);
+	cr_assert_str_eq(arg, "x");
+	cr_assert_eq(route_of("/v1/snapshots/x/y", &arg), R_OTHER);
+	cr_assert(route_method_ok(R_SNAPSHOT, "DELETE") && route_method_ok(R_SNAPSHOT, "GET"));
+	cr_assert_not(route_method_ok(R_SNAPSHOTS, "POST"));
+	cr_assert_eq(route_of("/snapshots", &arg), R_E2B_IMAGES);
+	cr_assert_str_eq(arg, "/snapshots");
+	cr_assert_eq(route_of("/templates/x", &arg), R_E2B_IMAGES);
 	cr_assert(route_method_ok(R_SESSION_FILE, "PUT") && route_method_ok(R_SESSION, "DELETE"));
 	cr_assert(route_method_ok(R_SESSIONS, "POST") && route_method_ok(R_SESSIONS, "GET"));
 	cr_assert_not(route_method_ok(R_SESSION_EXECUTE, "GET"));

@@ -17,16 +17,19 @@
 #include "judge/api/sessions.h"
 #include "judge/grading/lang.h"
 #include "judge/service/session/sesscall.h"
+#include "judge/service/session/sessreq.h"
 
 /* What a control-plane request asks (the transform renders by it). */
 enum op {
-	OP_CREATE,  /* POST /sandboxes, /v2/sandboxes */
-	OP_LIST,    /* GET /sandboxes, /v2/sandboxes */
-	OP_INFO,    /* GET /sandboxes/{id} */
-	OP_CONNECT, /* POST [/v2]/sandboxes/{id}/connect */
-	OP_KILL,    /* DELETE /sandboxes/{id} */
-	OP_TIMEOUT, /* POST /sandboxes/{id}/timeout */
-	OP_METRICS, /* GET /sandboxes/{id}/metrics */
+	OP_CREATE,   /* POST /sandboxes, /v2/sandboxes */
+	OP_LIST,     /* GET /sandboxes, /v2/sandboxes */
+	OP_INFO,     /* GET /sandboxes/{id} */
+	OP_CONNECT,  /* POST [/v2]/sandboxes/{id}/connect */
+	OP_KILL,     /* DELETE /sandboxes/{id} */
+	OP_TIMEOUT,  /* POST /sandboxes/{id}/timeout */
+	OP_METRICS,  /* GET /sandboxes/{id}/metrics */
+	OP_PAUSE,    /* POST /sandboxes/{id}/pause */
+	OP_SNAPSHOT, /* POST /sandboxes/{id}/snapshots */
 };
 
 struct ectx {
@@ -84,6 +87,12 @@ static bool running(const cJSON *s)
 {
 	const char *st = str(s, "status");
 	return !strcmp(st, "ready") || !strcmp(st, "starting");
+}
+
+/* True when session s is paused: E2B's "paused" (connect resumes it). */
+static bool paused(const cJSON *s)
+{
+	return !strcmp(str(s, "status"), "paused");
 }
 
 /* The sandbox of create and connect (Sandbox in E2B's OpenAPI). */
@@ -156,7 +165,7 @@ static cJSON *detail_json(const cJSON *s)
 	cJSON_AddNumberToObject(o, "cpuCount", cpu_count(lim));
 	cJSON_AddNumberToObject(o, "memoryMB", num(lim, "memory_mb"));
 	cJSON_AddNumberToObject(o, "diskSizeMB", num(lim, "disk_mb"));
-	cJSON_AddStringToObject(o, "state", "running");
+	cJSON_AddStringToObject(o, "state", paused(s) ? "paused" : "running");
 	cJSON_AddItemToObject(o, "metadata", cJSON_CreateObject());
 	return o;
 }
@@ -207,11 +216,26 @@ static int render(struct http_request *r, int status, const char *body, size_t l
 		print_json(out, arr);
 		break;
 	}
+	case OP_PAUSE:
+		ret = 204;
+		break;
+	case OP_SNAPSHOT: {
+		/* E2B's SnapshotInfo: the id starts sandboxes (templateID) and is
+		 * what deleteSnapshot takes; the name, when given, is its one name */
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "snapshotID", str(j, "snapshot_id"));
+		cJSON *names = cJSON_AddArrayToObject(o, "names");
+		if (*str(j, "name"))
+			cJSON_AddItemToArray(names, cJSON_CreateString(str(j, "name")));
+		print_json(out, o);
+		ret = 201;
+		break;
+	}
 	case OP_INFO:
 	case OP_CONNECT:
 	case OP_TIMEOUT:
 	case OP_METRICS:
-		if (!running(j)) {
+		if (!running(j) && !(c->op == OP_INFO && paused(j))) {
 			e2b_control_error(out, 404, "the sandbox is not running");
 			ret = 404;
 		} else if (c->op == OP_INFO) {
@@ -232,7 +256,7 @@ static int render(struct http_request *r, int status, const char *body, size_t l
 	return ret;
 }
 
-static void reply_error(struct http_request *r, int status, const char *message)
+void e2b_reply_error(struct http_request *r, int status, const char *message)
 {
 	struct strbuf b = STRBUF_INIT;
 	e2b_control_error(&b, status, message);
@@ -248,26 +272,36 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 	cJSON *in = cJSON_ParseWithLength(r->body.buf ? r->body.buf : "", r->body.len);
 	if (!cJSON_IsObject(in)) {
 		cJSON_Delete(in);
-		reply_error(r, 400, "the body must be a JSON object");
+		e2b_reply_error(r, 400, "the body must be a JSON object");
 		return NULL;
 	}
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "timeout");
 	double timeout = cJSON_IsNumber(t) ? t->valuedouble : 300;
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(in, "envVars");
 	cJSON *env = cJSON_IsObject(ev) && ev->child ? cJSON_Duplicate(ev, true) : NULL;
+	/* Sandbox.create(snapshotId): a template that is a snapshot's id starts
+	 * the sandbox from that snapshot (its language; another key's is a 404) */
+	const cJSON *tpl = cJSON_GetObjectItemCaseSensitive(in, "templateID");
+	char snapshot[37] = "";
+	if (cJSON_IsString(tpl) && sessreq_id_valid(tpl->valuestring))
+		snprintf(snapshot, sizeof snapshot, "%s", tpl->valuestring);
 	cJSON_Delete(in);
 	if (timeout < 1)
 		timeout = 1;
 	if (timeout > (double)a->cfg->session_max_idle_ttl_s)
 		timeout = (double)a->cfg->session_max_idle_ttl_s;
-	const struct lang *l = lang_by_e2b(&a->langs, "");
-	if (!l) {
+	const struct lang *l = snapshot[0] ? NULL : lang_by_e2b(&a->langs, "");
+	if (!l && !snapshot[0]) {
 		cJSON_Delete(env);
-		reply_error(r, 503, "no session language is marked e2b_default (languages/*.ini)");
+		e2b_reply_error(r, 503,
+				"no session language is marked e2b_default (languages/*.ini)");
 		return NULL;
 	}
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "language", l->name);
+	if (snapshot[0])
+		cJSON_AddStringToObject(o, "from_snapshot", snapshot);
+	else
+		cJSON_AddStringToObject(o, "language", l->name);
 	cJSON_AddNumberToObject(o, "idle_ttl", (long)timeout);
 	/* /v1's create checks the names and values (a 400 here when they are bad) */
 	if (env)
@@ -294,7 +328,7 @@ void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
 	if (!*arg || !strcmp(arg, "/")) {
 		op = post ? OP_CREATE : OP_LIST;
 		if (del)
-			return reply_error(r, 405, "DELETE needs a sandbox id");
+			return e2b_reply_error(r, 405, "DELETE needs a sandbox id");
 	} else {
 		rest = split(arg, id);
 		if (!*rest && del)
@@ -303,17 +337,22 @@ void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
 			op = OP_INFO;
 		else if (!strcmp(rest, "/connect") && post)
 			op = OP_CONNECT;
+		else if (!strcmp(rest, "/pause") && post)
+			op = OP_PAUSE;
+		else if (!strcmp(rest, "/snapshots") && post)
+			op = OP_SNAPSHOT;
 		else if (!strcmp(rest, "/timeout") && post)
 			op = OP_TIMEOUT;
 		else if (!strcmp(rest, "/metrics") && !post && !del)
 			op = OP_METRICS;
 		else
-			return reply_error(r, 404, "this judge does not serve that E2B endpoint");
+			return e2b_reply_error(r, 404,
+					       "this judge does not serve that E2B endpoint");
 	}
 	long long start = 0, end = 0;
 	if (op == OP_METRICS && (http_query_long(r, "start", 0, 0, LLONG_MAX, &start) < 0 ||
 				 http_query_long(r, "end", 0, 0, LLONG_MAX, &end) < 0))
-		return reply_error(r, 400, "start and end are Unix times in seconds");
+		return e2b_reply_error(r, 400, "start and end are Unix times in seconds");
 	struct ectx *c = xcalloc(1, sizeof *c);
 	c->op = op;
 	c->start = start;
@@ -339,6 +378,26 @@ void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
 	case OP_KILL:
 		sessions_call(r, a, id, SCALL_CLOSE, NULL);
 		break;
+	case OP_PAUSE:
+		/* {"memory": bool}: the files are kept either way, never the memory */
+		sessions_call(r, a, id, SCALL_PAUSE, NULL);
+		break;
+	case OP_CONNECT:
+		/* a paused sandbox is resumed; a running one answered as it is */
+		sessions_resume_one(r, a, id);
+		break;
+	case OP_SNAPSHOT: {
+		/* {"name": ...}: the snapshot's name (E2B's names) */
+		cJSON *in = cJSON_ParseWithLength(r->body.buf ? r->body.buf : "", r->body.len);
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(in, "name");
+		cJSON *body = cJSON_CreateObject();
+		if (cJSON_IsString(name))
+			cJSON_AddStringToObject(body, "name", name->valuestring);
+		cJSON_Delete(in);
+		sessions_snapshot(r, a, id, body);
+		cJSON_Delete(body);
+		break;
+	}
 	case OP_TIMEOUT: {
 		/* {"timeout": seconds}: the sandbox's end moves to now + it, as the
 		 * idle TTL (clamped as create clamps it) */

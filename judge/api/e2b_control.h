@@ -4,7 +4,8 @@
  * default context). Each route calls the session endpoint it maps to
  * (sessions.h) and sets r->transform, which renders the /v1 answer as E2B's
  * SDKs expect it (docs/e2b.md; ../shared/E2B-PROTOCOL.md §2): create and
- * connect answer the sandbox (201 / 200), kill 204, errors
+ * connect answer the sandbox (201 / 200), kill and pause 204, a snapshot 201
+ * {snapshotID, names}, errors
  * {"code": <status>, "message": ...}, an unknown or ended sandbox 404.
  * The sandbox's envdAccessToken and trafficAccessToken are the caller's API
  * key, so the SDK's sandbox traffic (which carries no X-API-KEY) authenticates
@@ -34,3 +35,5 @@ void e2b_control_handle(struct http_request *r, struct api *a, const char *arg);
 void e2b_control_message(const char *body, struct strbuf *out);
 /* E2B's error body {"code": status, "message": message} into out. */
 void e2b_control_error(struct strbuf *out, int status, const char *message);
+/* Answers r with that body. */
+void e2b_reply_error(struct http_request *r, int status, const char *message);

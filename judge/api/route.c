@@ -54,6 +54,8 @@ static const char *const names[R_COUNT] = {
     [R_SESSION_RESUME] = "session_resume",
     [R_SESSION_SNAPSHOT] = "session_snapshot",
     [R_SESSION_FORK] = "session_fork",
+    [R_SNAPSHOTS] = "snapshots",
+    [R_SNAPSHOT] = "snapshot",
     [R_WEB] = "web",
     [R_ADMIN_STATS] = "admin_stats",
     [R_ADMIN_KEYS] = "admin_keys",
@@ -61,6 +63,7 @@ static const char *const names[R_COUNT] = {
     [R_E2B_API] = "e2b_api",
     [R_E2B_ENVD] = "e2b_envd",
     [R_E2B_CODE] = "e2b_code",
+    [R_E2B_IMAGES] = "e2b_images",
     [R_OTHER] = "other",
 };
 
@@ -95,6 +98,7 @@ static bool events_path(const char *s)
 #define J0_LANGS    "/languages/"
 #define EVAL_PREFIX "/v1/evaluations/"
 #define ADMIN_KEY   "/v1/admin/keys/"
+#define SNAP_PREFIX "/v1/snapshots/"
 
 #define SESS_PREFIX "/v1/sessions/"
 
@@ -189,6 +193,7 @@ enum route route_of(const char *url, const char **arg)
 	    {"/docs.js", R_DOCS},
 	    {"/v1/evaluations", R_EVALS},
 	    {"/v1/sessions", R_SESSIONS},
+	    {"/v1/snapshots", R_SNAPSHOTS},
 	    {"/", R_WEB},
 	    {"/dashboard", R_WEB},
 	    {"/playground.js", R_WEB},
@@ -240,6 +245,11 @@ enum route route_of(const char *url, const char **arg)
 		*arg = url + nak;
 		return R_ADMIN_KEY;
 	}
+	size_t nsn = sizeof SNAP_PREFIX - 1;
+	if (!strncmp(url, SNAP_PREFIX, nsn) && one_segment(url + nsn)) {
+		*arg = url + nsn;
+		return R_SNAPSHOT;
+	}
 	static const char *const e2b[] = {"/sandboxes", "/v2/sandboxes"};
 	for (size_t i = 0; i < sizeof e2b / sizeof e2b[0]; i++) {
 		size_t n = strlen(e2b[i]);
@@ -247,6 +257,11 @@ enum route route_of(const char *url, const char **arg)
 			*arg = url + n;
 			return R_E2B_API;
 		}
+	}
+	/* (not in the table above: they are E2B's paths, not in our document) */
+	if (!strcmp(url, "/snapshots") || !strncmp(url, "/templates/", 11)) {
+		*arg = url;
+		return R_E2B_IMAGES;
 	}
 	return session_route(url, arg);
 }
@@ -287,10 +302,14 @@ const char *route_allow(enum route rt)
 		return "POST, DELETE";
 	case R_ADMIN_KEY:
 		return "DELETE";
+	case R_SNAPSHOT:
+		return "GET, HEAD, DELETE";
 	case R_E2B_API:
 	case R_E2B_ENVD:
 	case R_E2B_CODE:
 		return "GET, HEAD, POST, PUT, DELETE";
+	case R_E2B_IMAGES:
+		return "GET, HEAD, DELETE";
 	case R_PROBLEMS:
 		return "GET, HEAD, POST";
 	case R_PROBLEM:

@@ -56,6 +56,9 @@ enum route {
 	R_SESSION_RESUME,	   /* POST /v1/sessions/{id}/resume */
 	R_SESSION_SNAPSHOT,	   /* POST /v1/sessions/{id}/snapshot */
 	R_SESSION_FORK,		   /* POST /v1/sessions/{id}/fork */
+	/* a key's snapshots (snapshots.h) */
+	R_SNAPSHOTS, /* GET /v1/snapshots */
+	R_SNAPSHOT,  /* GET, DELETE /v1/snapshots/{id} */
 	/* the playground and the dashboard's pages and assets (docs.h) */
 	R_WEB,
 	/* the dashboard's JSON: admin keys only (admin.h) */
@@ -68,12 +71,15 @@ enum route {
 	R_E2B_API,  /* /sandboxes[/...], /v2/sandboxes[/...] */
 	R_E2B_ENVD, /* E2b-Sandbox-Port: 49983 (e2b_envd.h) */
 	R_E2B_CODE, /* E2b-Sandbox-Port: 49999 (e2b_code.h) */
+	/* E2B's snapshots (e2b_images.h): arg is the whole path */
+	R_E2B_IMAGES, /* GET /snapshots, DELETE /templates/{id} */
 	R_OTHER,
 	R_COUNT
 };
 
 /* Classifies a path (without the query string). *arg points into url for the
- * /{id} routes (R_GET_SUB, R_PROBLEM, R_J0_GET, R_J0_LANGUAGE, R_EVAL, R_ADMIN_KEY),
+ * /{id} routes (R_GET_SUB, R_PROBLEM, R_J0_GET, R_J0_LANGUAGE, R_EVAL, R_ADMIN_KEY,
+ * R_SNAPSHOT),
  * else it is NULL; for R_SUB_EVENTS and R_EVAL_EVENTS it points at "{id}/events", and for the
  * session routes but R_SESSIONS at the session id and what follows. */
 enum route route_of(const char *url, const char **arg);

@@ -16,6 +16,7 @@
 #include "judge/api/e2b_code.h"
 #include "judge/api/e2b_control.h"
 #include "judge/api/e2b_envd.h"
+#include "judge/api/e2b_images.h"
 #include "judge/api/evaluation.h"
 #include "judge/api/events.h"
 #include "judge/api/api.h"
@@ -29,6 +30,7 @@
 #include "judge/api/render.h"
 #include "judge/api/route.h"
 #include "judge/api/sessions.h"
+#include "judge/api/snapshots.h"
 #include "judge/api/sse.h"
 #include "judge/api/submit.h"
 #include "judge/service/auth.h"
@@ -331,12 +333,17 @@ void router_request(struct http_request *r, void *arg)
 	case R_SESSION_SNAPSHOT:
 	case R_SESSION_FORK:
 		return sessions_handle(r, a, rt, id);
+	case R_SNAPSHOTS:
+	case R_SNAPSHOT:
+		return snapshots_handle(r, a, rt, id);
 	case R_E2B_API:
 		return e2b_control_handle(r, a, id);
 	case R_E2B_ENVD:
 		return e2b_envd_handle(r, a, id);
 	case R_E2B_CODE:
 		return e2b_code_handle(r, a, id);
+	case R_E2B_IMAGES:
+		return e2b_images_handle(r, a, id);
 	default:
 		http_error(r, 404, "not_found", "no such endpoint: %.100s", r->url);
 	}

@@ -1164,6 +1164,20 @@ void sessions_call(struct http_request *r, struct api *a, const char *id, enum s
 		json_call(r, a, sid, kind, in);
 }
 
+void sessions_snapshot(struct http_request *r, struct api *a, const char *id, const cJSON *in)
+{
+	char sid[37];
+	if (id_of(r, id, sid) == 0)
+		snapshot_call(r, a, sid, in, false);
+}
+
+void sessions_resume_one(struct http_request *r, struct api *a, const char *id)
+{
+	char sid[37];
+	if (id_of(r, id, sid) == 0)
+		resume_route(r, a, sid);
+}
+
 void sessions_file(struct http_request *r, struct api *a, const char *id, const char *path,
 		   enum scall_kind kind, const void *body, size_t len)
 {

@@ -63,6 +63,9 @@ int db_exec(struct db *db, const char *sql, int nparams, const char *const *para
  * e.g. "23505" unique_violation, "40001" serialization_failure. */
 const char *db_sqlstate(const struct db *db);
 
+/* SQL of a timestamptz column x as the API shows times: ISO 8601 in UTC, ms. */
+#define DB_ISO_TIME(x) "to_char(" x " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+
 /* Transactions: BEGIN / COMMIT / ROLLBACK. db_rollback() is safe to call in
  * any state (also on a broken connection) and never fails. */
 int db_begin(struct db *db);

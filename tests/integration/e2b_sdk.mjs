@@ -256,6 +256,52 @@ await step('getMetrics', async () => {
 	const later = await s.getMetrics({ start: new Date(Date.now() + 3600e3) });
 	check('getMetrics: none after the window\'s start', later.length === 0, JSON.stringify(later));
 });
+await step('snapshots', async () => {
+	await s.runCode('open("snap.txt", "w").write("from the snapshot")');
+	const snap = await s.createSnapshot({ name: 'sdk-snap' });
+	check('createSnapshot: an id and its name', typeof snap.snapshotId === 'string' &&
+		snap.snapshotId.length === 36 && snap.names?.[0] === 'sdk-snap', JSON.stringify(snap));
+	const mine = await s.listSnapshots().nextItems();
+	check('listSnapshots of the sandbox: holds it',
+		mine.some((x) => x.snapshotId === snap.snapshotId && x.names[0] === 'sdk-snap'), JSON.stringify(mine));
+	const byName = await Sandbox.listSnapshots({ name: 'no-such-name' }).nextItems();
+	check('listSnapshots by another name: none', byName.length === 0, JSON.stringify(byName));
+	const others = await Sandbox.listSnapshots({ apiKey: process.env.OTHER_KEY }).nextItems();
+	check('listSnapshots: another key sees none of it',
+		!others.some((x) => x.snapshotId === snap.snapshotId), JSON.stringify(others));
+	const child = await Sandbox.create(snap.snapshotId, { timeoutMs: 60000 });
+	const r = await child.runCode('print(open("snap.txt").read())');
+	check('Sandbox.create(snapshotId): the snapshot\'s file is there',
+		r.logs.stdout.join('') === 'from the snapshot\n', JSON.stringify(r.logs));
+	check('Sandbox.create(snapshotId): a sandbox of its own', child.sandboxId !== id, child.sandboxId);
+	await child.kill();
+	check('deleteSnapshot: another key cannot (false)',
+		(await Sandbox.deleteSnapshot(snap.snapshotId, { apiKey: process.env.OTHER_KEY })) === false);
+	check('deleteSnapshot: true', (await Sandbox.deleteSnapshot(snap.snapshotId)) === true);
+	check('deleteSnapshot again: false', (await Sandbox.deleteSnapshot(snap.snapshotId)) === false);
+	const after = await Sandbox.listSnapshots().nextItems();
+	check('listSnapshots after the delete: gone', !after.some((x) => x.snapshotId === snap.snapshotId),
+		JSON.stringify(after));
+	let err;
+	try {
+		await Sandbox.create(snap.snapshotId, { timeoutMs: 60000 });
+	} catch (e) {
+		err = e;
+	}
+	check('Sandbox.create(a deleted snapshot): rejects', err !== undefined, `${err?.name}`);
+});
+await step('pause and connect', async () => {
+	await s.runCode('open("kept.txt", "w").write("kept")');
+	check('pause: true', (await s.pause()) === true);
+	const info = await Sandbox.getInfo(id);
+	check('getInfo while paused: state paused', info.state === 'paused', JSON.stringify(info));
+	check('pause again: false (already paused)', (await Sandbox.pause(id)) === false);
+	const again = await Sandbox.connect(id);
+	check('connect: the same sandbox', again.sandboxId === id, again.sandboxId);
+	const r = await again.runCode('print(open("kept.txt").read())');
+	check('connect resumed it: the file is back', r.logs.stdout.join('') === 'kept\n', JSON.stringify(r.logs));
+	check('isRunning after connect: true', (await s.isRunning()) === true);
+});
 await step('kill', async () => check('kill: true', (await s.kill()) === true));
 await step('isRunning after kill', async () =>
 	check('isRunning after kill: false', (await s.isRunning()) === false));

@@ -193,6 +193,12 @@ cell "bash: gone at the next cell, X as it was (not exported)" "$SH" \
 cell "python: a cell's env" "$PY" 'import os; os.environ["GREETING"]' '.result == "'"'"'hi'"'"'"' \
 	'"env": {"GREETING": "hi"}'
 cell "python: gone at the next cell" "$PY" '"GREETING" in os.environ' '.result == "False"'
+# an answered call keeps its env's names, not their values (migration 0018)
+cell "python: a cell's secret" "$PY" 'os.environ["API_TOKEN"]' '.result == "'"'"'s3cr3t-v4lue'"'"'"' \
+	'"env": {"API_TOKEN": "s3cr3t-v4lue"}'
+n=$("$SVC_PG_BIN/psql" -XAtq "$SVC_DB_URL" -c "SELECT count(*) FILTER (WHERE request::text LIKE '%s3cr3t-v4lue%'), count(*) FILTER (WHERE request->'env' = '[\"API_TOKEN=\"]') FROM session_calls")
+[ "$n" = "0|1" ] && pass "the answered call's env value is not kept, its name is" ||
+	fail "the answered call's env in PostgreSQL" "value kept | name kept: $n"
 # a session's own env: every context's driver and every process starts with it
 create python '"env": {"SESSION_VAR": "s1", "LANG": "C.UTF-8"}'
 SE=$SID

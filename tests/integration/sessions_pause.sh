@@ -149,6 +149,37 @@ bad "fork: the child's file is not in the parent" 404 not_found GET "/v1/session
 bad "fork: the parent's later file is not in the child" 404 not_found GET "/v1/sessions/$F/files/parent.txt"
 raw "fork: the parent's shared file is its own" "$P" shared.txt "from the parent"
 raw "fork: the child's shared file is its own" "$F" shared.txt "changed by the child"
+
+# ---- a key's snapshots: listed, read, deleted (room under the cap) ----
+expect "snapshots: listed, newest first (the fork's, then base), with their sizes" 200 \
+	'(.snapshots | length) == 2 and .snapshots[1].id == "'"$SNAP"'" and .snapshots[1].name == "base" and
+	 .snapshots[1].session_id == "'"$P"'" and .snapshots[1].language == "python" and .snapshots[1].files >= 1 and
+	 .snapshots[1].size >= 15 and .snapshots[1].stored > 0 and (.snapshots[1].created_at | test("Z$")) and
+	 .stored >= ([.snapshots[].stored] | add) and .cap == 8388608' GET /v1/snapshots
+USED0=$(jq .stored <<<"$LAST")
+expect "snapshots: one by id" 200 '.id == "'"$SNAP"'" and .name == "base"' GET "/v1/snapshots/$SNAP"
+as "$KEY2" expect "snapshots: another key's list has none of them" 200 '.snapshots == []' GET /v1/snapshots
+as "$KEY2" bad "snapshots: another key's, by id" 404 not_found GET "/v1/snapshots/$SNAP"
+as "$KEY2" bad "snapshots: another key cannot delete it" 404 not_found DELETE "/v1/snapshots/$SNAP"
+bad "snapshots: not an id" 404 not_found GET /v1/snapshots/nope
+bad "snapshots: not an id (delete)" 404 not_found DELETE "/v1/snapshots/nope%27"
+bad "snapshots: POST is not a method of it" 405 method_not_allowed POST "/v1/snapshots/$SNAP" '{}'
+# a session starting from it (made so by hand: its worker holds it) keeps it
+sql "UPDATE sessions SET status = 'starting' WHERE id = '$C1'"
+bad "snapshots: kept while a session starts from it" 409 conflict DELETE "/v1/snapshots/$SNAP"
+sql "UPDATE sessions SET status = 'ready' WHERE id = '$C1'"
+SNAP_BLOB=$(sql "SELECT blob_id FROM session_images WHERE id = '$SNAP'")
+expect "snapshots: delete" 200 '.deleted == true and .id == "'"$SNAP"'"' DELETE "/v1/snapshots/$SNAP"
+expect "snapshots: gone from the list, its bytes freed" 200 \
+	'(.snapshots | map(.id) | index("'"$SNAP"'") == null) and (.snapshots | length) == 1 and .stored < '"$USED0" \
+	GET /v1/snapshots
+bad "snapshots: a deleted one, by id" 404 not_found GET "/v1/snapshots/$SNAP"
+bad "snapshots: deleted twice" 404 not_found DELETE "/v1/snapshots/$SNAP"
+bad "snapshots: a deleted one starts no session" 404 not_found POST /v1/sessions "{\"from_snapshot\": \"$SNAP\"}"
+raw "snapshots: the session made from it keeps its files" "$C1" shared.txt "from the parent"
+left=$(sql "SELECT (SELECT count(*) FROM session_images WHERE id = '$SNAP') + (SELECT count(*) FROM blobs WHERE id = $SNAP_BLOB) + (SELECT count(*) FROM blob_chunks WHERE blob_id = $SNAP_BLOB)")
+[ "$left" = 0 ] && pass "snapshots: its image, blob and chunks are gone from PostgreSQL" ||
+	fail "snapshots: rows left after the delete" "$left"
 for s in "$P" "$C1" "$F"; do req DELETE "/v1/sessions/$s" >/dev/null; done
 
 # ---- an image tampered with in PostgreSQL ----

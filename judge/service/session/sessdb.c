@@ -28,7 +28,7 @@ int sess_status_parse(const char *s)
 }
 
 #define LOST_REASON "the worker holding the session stopped answering; its state is lost"
-#define ISO(x)	    "to_char(" x " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+#define ISO(x)	    DB_ISO_TIME(x)
 
 /* The columns of a session as readers see it ($T: the worker timeout in
  * seconds): a lost worker or a passed deadline already applies. */

@@ -298,3 +298,69 @@ int sessimage_snapshot_get(struct db *db, const char *image_id, int64_t key, cha
 	PQclear(res);
 	return n ? 1 : 0;
 }
+
+int sessimage_snapshot_list(struct db *db, int64_t key, const char *image_id, cJSON **out,
+			    char *err, size_t errlen)
+{
+	char k[24];
+	snprintf(k, sizeof k, "%" PRId64, key);
+	const char *p[] = {k, image_id};
+	PGresult *res = db_query(
+	    db,
+	    "SELECT i.id, i.name, coalesce(i.session_id::text, ''), i.language, i.files, b.size, "
+	    "b.stored, " DB_ISO_TIME("i.created") " FROM session_images i JOIN blobs b ON b.id = "
+						  "i.blob_id WHERE coalesce(i.api_key_id, 0) = "
+						  "$1::bigint AND i.kind = 'snapshot' "
+						  "AND ($2::uuid IS NULL OR i.id = $2::uuid) ORDER "
+						  "BY i.created DESC, i.id LIMIT 1000",
+	    2, p);
+	if (!res)
+		return fail(db, err, errlen, "list the snapshots");
+	*out = cJSON_CreateArray();
+	for (int i = 0; i < PQntuples(res); i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "id", db_value(res, i, 0));
+		cJSON_AddStringToObject(o, "name", db_value(res, i, 1));
+		const char *sid = db_value(res, i, 2);
+		if (*sid)
+			cJSON_AddStringToObject(o, "session_id", sid);
+		else
+			cJSON_AddNullToObject(o, "session_id");
+		cJSON_AddStringToObject(o, "language", db_value(res, i, 3));
+		cJSON_AddNumberToObject(o, "files", (double)db_value_ll(res, i, 4));
+		cJSON_AddNumberToObject(o, "size", (double)db_value_ll(res, i, 5));
+		cJSON_AddNumberToObject(o, "stored", (double)db_value_ll(res, i, 6));
+		cJSON_AddStringToObject(o, "created_at", db_value(res, i, 7));
+		cJSON_AddItemToArray(*out, o);
+	}
+	PQclear(res);
+	return 0;
+}
+
+int sessimage_snapshot_delete(struct db *db, const char *image_id, int64_t key, char *err,
+			      size_t errlen)
+{
+	char k[24];
+	snprintf(k, sizeof k, "%" PRId64, key);
+	const char *p[] = {image_id, k};
+	/* one statement: the sessions made from it forget it (their files are
+	 * their own), the image and its blob go; a session still starting from it
+	 * keeps it (the second column says it is there) */
+	PGresult *res = db_query(
+	    db,
+	    "WITH img AS (SELECT i.id, i.blob_id FROM session_images i WHERE i.id = $1::uuid "
+	    "AND coalesce(i.api_key_id, 0) = $2::bigint AND i.kind = 'snapshot' AND NOT EXISTS "
+	    "(SELECT 1 FROM sessions s WHERE s.image_id = i.id AND s.status = 'starting') FOR "
+	    "UPDATE OF i), "
+	    "u AS (UPDATE sessions SET image_id = NULL WHERE image_id IN (SELECT id FROM img)), "
+	    "d AS (DELETE FROM session_images WHERE id IN (SELECT id FROM img) RETURNING blob_id), "
+	    "b AS (DELETE FROM blobs WHERE id IN (SELECT blob_id FROM d)) "
+	    "SELECT (SELECT count(*) FROM d), EXISTS (SELECT 1 FROM session_images i WHERE i.id = "
+	    "$1::uuid AND coalesce(i.api_key_id, 0) = $2::bigint AND i.kind = 'snapshot')",
+	    2, p);
+	if (!res)
+		return fail(db, err, errlen, "delete the snapshot");
+	int rc = db_value_ll(res, 0, 0) > 0 ? 1 : !strcmp(db_value(res, 0, 1), "t") ? 2 : 0;
+	PQclear(res);
+	return rc;
+}

@@ -52,3 +52,15 @@ int sessimage_load(struct db *db, const char *image_id, struct strbuf *packed, c
  * and env may be NULL), 0 when key has no such snapshot, -1 with err. */
 int sessimage_snapshot_get(struct db *db, const char *image_id, int64_t key, char *language,
 			   cJSON **limits, cJSON **network, cJSON **env, char *err, size_t errlen);
+
+/* key's snapshots (only image_id's, unless NULL) into *out: a new array of
+ * {id, name, session_id, language, files, size, stored,
+ * created_at}, newest first, at most 1000. 0 or -1 with err. */
+int sessimage_snapshot_list(struct db *db, int64_t key, const char *image_id, cJSON **out,
+			    char *err, size_t errlen);
+/* Deletes key's snapshot image_id and its stored bytes (freeing its part of
+ * the key's cap); sessions made from it keep their files. Returns 1 deleted,
+ * 0 no such snapshot of key, 2 kept because a session is starting from it,
+ * -1 with err. */
+int sessimage_snapshot_delete(struct db *db, const char *image_id, int64_t key, char *err,
+			      size_t errlen);
