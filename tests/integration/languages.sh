@@ -95,7 +95,16 @@ run_backend() {
 			[ "$ms" -lt 60000 ] || fail "$l/$b: endless loop: judge run took $ms ms"
 		fi
 		if judge "$l" "$b" memhog --memory-limit 128 --time-limit 10000; then
-			expect_json "$l/$b: memory hog" "$out" '.status == "memory_limit"'
+			# this VM can stall a program that touches fresh memory for tens of
+			# seconds at load (a bash hog: 1.7 s of CPU in 31 s of wall at load
+			# 10): a timeout on wall with under half the CPU limit used is the
+			# host's, and the hog runs once more, which the pass says
+			local again=
+			if jq -e '.status == "timeout" and .time_ms < 5000' <<<"$out" >/dev/null 2>&1; then
+				again=" (ran twice: the first stalled, $(jq -c '{time_ms, wall_ms}' <<<"$out"))"
+				judge "$l" "$b" memhog --memory-limit 128 --time-limit 10000 || true
+			fi
+			expect_json "$l/$b: memory hog$again" "$out" '.status == "memory_limit"'
 		fi
 		# 100 MB against a 1 MB cap: the run ends at the cap, not after it all
 		# (the program spins after printing, so waiting for its end would time out)
