@@ -407,6 +407,11 @@ Test(gvisor, memory_limit)
 	const char *argv[] = {PY, "-c", "x = bytearray(400 << 20); print(len(x))", NULL};
 	struct run_spec s = spec_of(argv);
 	s.limits.memory_kb = 64 * 1024;
+	/* wide time limits: the 2 s CPU (gVisor's own included) and 6 s wall ran
+	 * out at load 10 before the program had touched its 64 MB under ptrace,
+	 * and this checks the memory limit, not the time */
+	s.limits.cpu_ms = 20000;
+	s.limits.wall_ms = 60000;
 	struct run_result res;
 	run(&s, &res);
 	cr_assert_eq(res.status, RUN_MEMORY_LIMIT, "status %s: %s", run_status_name(res.status),
