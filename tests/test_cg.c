@@ -55,10 +55,19 @@ static pid_t spawn_sleeper(void)
 	return pid;
 }
 
-static pid_t spawn_burner(int ms)
+/* A child that burns ms of CPU time once it is in cg: it waits for the
+ * parent's go, so none of its burning is counted outside (a child that began
+ * at once burned half of it before the join at load, in a sanitizer run). */
+static pid_t spawn_burner(struct cg *cg, int ms)
 {
+	int go[2];
+	cr_assert_eq(pipe(go), 0);
 	pid_t pid = fork_bound();
 	if (pid == 0) {
+		char c;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
 		struct timespec a, b;
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
 		do
@@ -67,6 +76,10 @@ static pid_t spawn_burner(int ms)
 		_exit(0);
 	}
 	cr_assert(pid > 0);
+	close(go[0]);
+	cg_join(cg, pid);
+	cr_assert_eq(write(go[1], "g", 1), 1);
+	close(go[1]);
 	return pid;
 }
 
@@ -256,9 +269,11 @@ Test(cg_v1, limits_cpu_and_oom)
 	cr_assert_eq(atoll(buf), 32LL * 1024 * 1024);
 
 	/* CPU: a child burning 150 ms of CPU time is counted */
-	pid_t pid = spawn_burner(150);
-	cg_join(&cg, pid);
-	waitpid(pid, NULL, 0);
+	pid_t pid = spawn_burner(&cg, 150);
+	int burned = 0;
+	waitpid(pid, &burned, 0);
+	cr_assert(WIFEXITED(burned) && WEXITSTATUS(burned) == 0, "the burner ended with %d",
+		  burned);
 	long long us = 0;
 	cr_assert_eq(cg_cpu_us(&cg, &us), 0);
 	cr_assert(us >= 100000, "cpu %lld us", us);
