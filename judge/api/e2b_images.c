@@ -14,13 +14,6 @@
 
 #define TEMPLATES "/templates/"
 
-static void reply_json(struct http_request *r, int status, cJSON *o)
-{
-	char *s = cJSON_PrintUnformatted(o);
-	http_respond(r, status, "application/json", s, strlen(s), NULL);
-	cJSON_free(s);
-}
-
 /* The key's snapshots as E2B's SnapshotInfo list, of one sandbox and one
  * name when the query says so. No pagination: at most 1000, all at once. */
 static void list(struct http_request *r, struct api *a, int64_t key)
@@ -53,7 +46,7 @@ static void list(struct http_request *r, struct api *a, int64_t key)
 		cJSON_AddItemToArray(arr, o);
 	}
 	cJSON_Delete(all);
-	reply_json(r, 200, arr);
+	http_respond_json(r, 200, arr);
 	cJSON_Delete(arr);
 }
 
