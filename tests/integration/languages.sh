@@ -97,10 +97,12 @@ run_backend() {
 		if judge "$l" "$b" memhog --memory-limit 128 --time-limit 10000; then
 			# this VM can stall a program that touches fresh memory for tens of
 			# seconds at load (a bash hog: 1.7 s of CPU in 31 s of wall at load
-			# 10): a timeout on wall with under half the CPU limit used is the
-			# host's, and the hog runs once more, which the pass says
+			# 10; a C++ hog under gVisor's ptrace: 10 s of CPU, most of it the
+			# sentry's page faults, to reach 118 of its 128 MB): a hog that
+			# times out ran into the host, not its limit, and runs once more,
+			# which the pass says
 			local again=
-			if jq -e '.status == "timeout" and .time_ms < 5000' <<<"$out" >/dev/null 2>&1; then
+			if jq -e '.status == "timeout"' <<<"$out" >/dev/null 2>&1; then
 				again=" (ran twice: the first stalled, $(jq -c '{time_ms, wall_ms}' <<<"$out"))"
 				judge "$l" "$b" memhog --memory-limit 128 --time-limit 10000 || true
 			fi
