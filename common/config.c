@@ -117,6 +117,11 @@ const struct config_key config_keys[] = {
 	I("sessions", session_idle_ttl_s, 10, 86400, "600",
 	  "a session unused this long is closed, when the request gives no idle_ttl"),
 	I("sessions", session_max_idle_ttl_s, 10, 604800, "3600", "largest idle_ttl a request may ask"),
+	S("sessions", session_idle_action, "close",
+	  "what a session unused for its idle_ttl does, when the request gives no idle_action: close, "
+	  "or pause (its files and packages stored, its sandbox ended; the next call resumes it)"),
+	I("sessions", paused_retention_s, 10, 31536000, "86400",
+	  "a paused session is deleted with its image this long after its pause (or at its lifetime's end)"),
 	I("sessions", session_max_lifetime_s, 60, 2592000, "86400",
 	  "a session is closed this long after its creation, used or not"),
 	I("sessions", sessions_per_key, 1, 100000, "20",
@@ -240,6 +245,12 @@ static int set_key(struct judge_config *cfg, const struct config_key *k, const c
 		return 0;
 	}
 	if (k->type == CONF_STR) {
+		if (!strcmp(k->name, "session_idle_action") && strcmp(value, "close") &&
+		    strcmp(value, "pause")) {
+			snprintf(err, errlen, "'%s' must be close or pause, got '%s'", k->name,
+				 value);
+			return -1;
+		}
 		char *copy = xstrdup(value);
 		free(*(char **)field);
 		*(char **)field = copy;

@@ -60,6 +60,28 @@ Test(sessreq, create_defaults_and_aliases)
 		  c.limits.disk_mb == 8);
 }
 
+/* idle_action: judge.ini's session_idle_action unless the request says */
+Test(sessreq, create_idle_action)
+{
+	struct sessreq_create c;
+	struct request_error e;
+	cr_assert_eq(create("{\"language\": \"python\"}", &c, &e), 0, "%s", e.message);
+	cr_assert(!c.idle_pause, "the shipped default closes");
+	cr_assert_eq(create("{\"language\": \"python\", \"idle_action\": \"pause\"}", &c, &e), 0,
+		     "%s", e.message);
+	cr_assert(c.idle_pause);
+	char err[256];
+	cr_assert_eq(config_set(&cfg, "session_idle_action", "pause", err, sizeof err), 0, "%s",
+		     err);
+	cr_assert_eq(create("{\"language\": \"python\"}", &c, &e), 0, "%s", e.message);
+	cr_assert(c.idle_pause, "judge.ini's pause is the default");
+	cr_assert_eq(create("{\"language\": \"python\", \"idle_action\": \"close\"}", &c, &e), 0,
+		     "%s", e.message);
+	cr_assert(!c.idle_pause, "the request's close wins");
+	cr_assert_eq(config_set(&cfg, "session_idle_action", "sleep", err, sizeof err), -1);
+	cr_assert(strstr(err, "close or pause"), "%s", err);
+}
+
 /* A session's CPU quota and budget: judge.ini's defaults (session_cpus whole
  * CPUs, no budget), fractions of a CPU up to max_session_cpus, a budget a
  * request may lower but not lift. */
@@ -150,6 +172,8 @@ Test(sessreq, create_refusals)
 	    {"{\"language\": \"python\", \"limits\": {\"gpu\": 1}}", 422, "invalid_field"},
 	    {"{\"language\": \"python\", \"limits\": {\"disk_mb\": 999999}}", 422, "invalid_field"},
 	    {"{\"language\": \"python\", \"color\": \"red\"}", 422, "invalid_field"},
+	    {"{\"language\": \"python\", \"idle_action\": \"sleep\"}", 422, "invalid_field"},
+	    {"{\"language\": \"python\", \"idle_action\": true}", 422, "invalid_field"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct sessreq_create c;

@@ -37,6 +37,7 @@ struct ectx {
 	bool auth_on;
 	char token[160];    /* the caller's key: the sandbox's access tokens ("" = none) */
 	int64_t start, end; /* metrics: the window asked for, Unix seconds (0 = open) */
+	bool list_running, list_paused; /* list: the states asked for (?state=, both by default) */
 };
 
 void e2b_control_message(const char *body, struct strbuf *out)
@@ -167,6 +168,12 @@ static cJSON *detail_json(const cJSON *s)
 	cJSON_AddNumberToObject(o, "diskSizeMB", num(lim, "disk_mb"));
 	cJSON_AddStringToObject(o, "state", paused(s) ? "paused" : "running");
 	cJSON_AddItemToObject(o, "metadata", cJSON_CreateObject());
+	/* onTimeout pause: an idle session pauses (idle_action); any call on a
+	 * paused one resumes it, which is E2B's autoResume */
+	bool pause = !strcmp(str(s, "idle_action"), "pause");
+	cJSON *life = cJSON_AddObjectToObject(o, "lifecycle");
+	cJSON_AddStringToObject(life, "onTimeout", pause ? "pause" : "kill");
+	cJSON_AddBoolToObject(life, "autoResume", pause);
 	return o;
 }
 
@@ -210,7 +217,7 @@ static int render(struct http_request *r, int status, const char *body, size_t l
 		cJSON *arr = cJSON_CreateArray(), *s;
 		cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(j, "sessions"))
 		{
-			if (running(s))
+			if ((running(s) && c->list_running) || (paused(s) && c->list_paused))
 				cJSON_AddItemToArray(arr, detail_json(s));
 		}
 		print_json(out, arr);
@@ -266,7 +273,8 @@ void e2b_reply_error(struct http_request *r, int status, const char *message)
 
 /* The create body into the /v1 create's: a Python session whose idle TTL is
  * the sandbox's timeout (300 s when absent, clamped to the judge's cap), with
- * envVars as the session's own variables. Returns NULL after answering a 400. */
+ * envVars as the session's own variables; autoPause (lifecycle onTimeout
+ * "pause") makes its idle_action pause. Returns NULL after answering a 400. */
 static cJSON *create_body(struct http_request *r, struct api *a)
 {
 	cJSON *in = cJSON_ParseWithLength(r->body.buf ? r->body.buf : "", r->body.len);
@@ -277,6 +285,8 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 	}
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "timeout");
 	double timeout = cJSON_IsNumber(t) ? t->valuedouble : 300;
+	const cJSON *ap = cJSON_GetObjectItemCaseSensitive(in, "autoPause");
+	const char *idle_action = cJSON_IsBool(ap) ? (cJSON_IsTrue(ap) ? "pause" : "close") : NULL;
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(in, "envVars");
 	cJSON *env = cJSON_IsObject(ev) && ev->child ? cJSON_Duplicate(ev, true) : NULL;
 	/* Sandbox.create(snapshotId): a template that is a snapshot's id starts
@@ -303,6 +313,8 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 	else
 		cJSON_AddStringToObject(o, "language", l->name);
 	cJSON_AddNumberToObject(o, "idle_ttl", (long)timeout);
+	if (idle_action)
+		cJSON_AddStringToObject(o, "idle_action", idle_action);
 	/* /v1's create checks the names and values (a 400 here when they are bad) */
 	if (env)
 		cJSON_AddItemToObject(o, "env", env);
@@ -357,6 +369,10 @@ void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
 	c->op = op;
 	c->start = start;
 	c->end = end;
+	int run = http_query_lists(r, "state", "running"),
+	    pau = http_query_lists(r, "state", "paused");
+	c->list_running = run != 0;
+	c->list_paused = pau != 0;
 	c->auth_on = a->auth_on;
 	const char *key = http_header(r, "X-API-KEY");
 	if (a->auth_on && key)

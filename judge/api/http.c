@@ -115,6 +115,35 @@ const char *http_query(struct http_request *r, const char *name)
 	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+struct query_find {
+	const char *name, *value;
+	int seen; /* 1: the name was there; 2: with that value */
+};
+
+static enum MHD_Result query_find_one(void *arg, enum MHD_ValueKind kind, const char *key,
+				      const char *val)
+{
+	(void)kind;
+	struct query_find *f = arg;
+	if (!key || strcmp(key, f->name))
+		return MHD_YES;
+	f->seen = f->seen ? f->seen : 1;
+	size_t n = strlen(f->value);
+	for (const char *p = val ? val : ""; *p; p += strcspn(p, ",")) {
+		p += *p == ',';
+		if (!strncmp(p, f->value, n) && (p[n] == ',' || !p[n]))
+			f->seen = 2;
+	}
+	return f->seen == 2 ? MHD_NO : MHD_YES;
+}
+
+int http_query_lists(struct http_request *r, const char *name, const char *value)
+{
+	struct query_find f = {name, value, 0};
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_find_one, &f);
+	return f.seen == 2 ? 1 : f.seen ? 0 : -1;
+}
+
 int http_query_long(struct http_request *r, const char *name, long long def, long long lo,
 		    long long hi, long long *v)
 {

@@ -130,6 +130,10 @@ long http_deadline_closes(struct http_server *s);
  * Valid while the request lives. */
 const char *http_header(struct http_request *r, const char *name);
 const char *http_query(struct http_request *r, const char *name);
+/* Whether query parameter name, given once or more, each a comma-separated
+ * list (?state=a,b or ?state=a&state=b), lists value: 1 it does, 0 it does
+ * not, -1 the parameter is absent. */
+int http_query_lists(struct http_request *r, const char *name, const char *value);
 /* Query parameter name as a whole number in [lo, hi] into *v (def when
  * absent): 0, or -1 when it is present but not such a number (the caller
  * answers, in its front's error shape). */

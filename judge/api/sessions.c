@@ -287,7 +287,7 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 						   : sessnet_json(&cr.net);
 	struct db *db = api_db(a, 5000, err, sizeof err);
 	int rc = db ? sessdb_create(db, key_of(a, r), cr.lang->name, lim, net, senv ? senv : cr.env,
-				    image[0] ? image : NULL, cr.idle_ttl_s,
+				    image[0] ? image : NULL, cr.idle_ttl_s, cr.idle_pause,
 				    a->cfg->session_max_lifetime_s, a->cfg->sessions_per_key, id,
 				    err, sizeof err)
 		    : -1;
@@ -390,7 +390,7 @@ static void fork_create(struct sctx *c, const struct sess_reply *rep)
 	if (rc == 1 && sessdb_get(db, c->id, key_of(a, r), a->cfg->worker_timeout_s, &row, err,
 				  sizeof err) == 1)
 		made = sessdb_create(db, key_of(a, r), lang, lim, net, env, rep->image.id,
-				     row.idle_ttl_s, a->cfg->session_max_lifetime_s,
+				     row.idle_ttl_s, row.idle_pause, a->cfg->session_max_lifetime_s,
 				     a->cfg->sessions_per_key, id, err, sizeof err);
 	if (db)
 		db_pool_put(a->pool, db);

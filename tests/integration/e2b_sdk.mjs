@@ -302,6 +302,39 @@ await step('pause and connect', async () => {
 	check('connect resumed it: the file is back', r.logs.stdout.join('') === 'kept\n', JSON.stringify(r.logs));
 	check('isRunning after connect: true', (await s.isRunning()) === true);
 });
+await step('lifecycle onTimeout pause', async () => {
+	const plain = await Sandbox.getInfo(id);
+	check('getInfo: lifecycle onTimeout kill by default', plain.lifecycle?.onTimeout === 'kill',
+		JSON.stringify(plain.lifecycle));
+	const p = await Sandbox.create({ timeoutMs: 2000, lifecycle: { onTimeout: 'pause' } });
+	await p.runCode('open("idle.txt", "w").write("idle")');
+	let info;
+	for (let i = 0; i < 120; i++) {
+		info = await Sandbox.getInfo(p.sandboxId);
+		if (info.state === 'paused') break;
+		await new Promise((r) => setTimeout(r, 500));
+	}
+	check('lifecycle onTimeout pause: idle past its timeout, it is paused', info.state === 'paused',
+		JSON.stringify(info));
+	check('getInfo: lifecycle onTimeout pause, autoResume', info.lifecycle?.onTimeout === 'pause' &&
+		info.lifecycle?.autoResume === true, JSON.stringify(info.lifecycle));
+	const paused = await Sandbox.list({ query: { state: ['paused'] } }).nextItems();
+	check('list state paused: holds it, not the running one',
+		paused.some((x) => x.sandboxId === p.sandboxId && x.state === 'paused') &&
+		!paused.some((x) => x.sandboxId === id), JSON.stringify(paused.map((x) => [x.sandboxId, x.state])));
+	const running = await Sandbox.list({ query: { state: ['running'] } }).nextItems();
+	check('list state running: the running one, not it',
+		!running.some((x) => x.sandboxId === p.sandboxId) && running.some((x) => x.sandboxId === id),
+		JSON.stringify(running.map((x) => [x.sandboxId, x.state])));
+	const all = await Sandbox.list().nextItems();
+	check('list: both states by default', all.some((x) => x.sandboxId === p.sandboxId) &&
+		all.some((x) => x.sandboxId === id), JSON.stringify(all.map((x) => [x.sandboxId, x.state])));
+	const back = await Sandbox.connect(p.sandboxId);
+	const r = await back.runCode('print(open("idle.txt").read())');
+	check('connect after the pause: the file is back', r.logs.stdout.join('') === 'idle\n',
+		JSON.stringify(r.logs));
+	check('kill the paused-and-resumed sandbox: true', (await Sandbox.kill(p.sandboxId)) === true);
+});
 await step('kill', async () => check('kill: true', (await s.kill()) === true));
 await step('isRunning after kill', async () =>
 	check('isRunning after kill: false', (await s.isRunning()) === false));

@@ -40,7 +40,7 @@ PY=$SID
 	{ fail "create python"; finish; exit 1; }
 expect "get the session" 200 '.id == "'"$PY"'" and .language == "python" and
 	.status == "ready" and (.created_at | test("Z$")) and (.expires_at | length > 0) and
-	.idle_ttl == 600 and .execution_count == 0' GET "/v1/sessions/$PY"
+	.idle_ttl == 600 and .idle_action == "close" and .execution_count == 0' GET "/v1/sessions/$PY"
 expect "list: this key's open sessions" 200 '[.sessions[].id] | index("'"$PY"'") != null' \
 	GET /v1/sessions
 

@@ -14,9 +14,10 @@ source tests/lib.sh
 source tests/svc.sh
 SANDBOX=${SESSIONS_SANDBOX:-native}
 
-# a small image cap (under test), one slot
+# a small image cap (under test), one slot; paused sessions kept 20 s, not a
+# day (under test: the retention's end is seen here)
 svc_up pause-test "[sandbox]" "sandbox = $SANDBOX" "[worker]" "worker_slots = 1" \
-	"[sessions]" "session_images_mb_per_key = 8" "sessions_per_key = 10"
+	"[sessions]" "session_images_mb_per_key = 8" "sessions_per_key = 10" "paused_retention_s = 20"
 KEY2=$("$JUDGE" --config "$ini" keys create --name other 2>/dev/null)
 KEY3=$("$JUDGE" --config "$ini" keys create --name disk 2>/dev/null)
 sql() { "$SVC_PG_BIN/psql" -XAtq "$SVC_DB_URL" -c "$1"; }
@@ -212,6 +213,57 @@ as "$KEY3" expect "disk: ... and resumes (its folder as big as before)" 200 '.st
 	POST "/v1/sessions/$D/resume"
 as "$KEY3" cell "disk: the file is back, as large" "$D" 'import os; os.path.getsize("big.bin") > 3000000' \
 	'.result == "True"'
+
+# ---- idle_action pause: idle, the session pauses; paused, it is kept 20 s ----
+# wait_status NAME SID STATUS SECONDS: GET the session until it says STATUS
+wait_status() {
+	local i out
+	for ((i = 0; i < $4 * 2; i++)); do
+		out=$(req GET "/v1/sessions/$2")
+		[ "$(jq -r .status <<<"${out%$'\n'*}" 2>/dev/null)" = "$3" ] && break
+		sleep 0.5
+	done
+	LAST=${out%$'\n'*}
+	expect_json "$1" "$LAST" ".status == \"$3\""
+}
+bad "idle_action: only close or pause" 422 invalid_field POST /v1/sessions \
+	'{"language": "python", "idle_action": "sleep"}'
+create python '"idle_ttl": 2, "idle_action": "pause"'
+I=$SID
+expect "idle_action: the session says it" 200 '.idle_action == "pause" and .idle_ttl == 2' GET "/v1/sessions/$I"
+cell "idle_action: a file and a variable" "$I" $'open("idle.txt", "w").write("kept while idle")\nv = 7' '.status == "ok"'
+wait_status "idle_action: idle past its idle_ttl, it is paused, not closed" "$I" paused 60
+expect_json "idle_action: paused, it ends at its retention (20 s after the pause)" "$LAST" \
+	'.reason == "" and ((.expires_at | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601) - (.last_used_at | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601)) <= 21'
+[ -n "$(sql "SELECT 1 FROM session_calls WHERE session_id = '$I' AND kind = 'pause' AND request->>'idle' = 'true' AND response ? 'reply'")" ] &&
+	pass "idle_action: the worker's own pause call is in its history" ||
+	fail "idle_action: no stored idle pause call"
+cell "idle_action: the next call resumes it with its files" "$I" 'print(open("idle.txt").read())' \
+	'.stdout == "kept while idle\n" and .restarted == true'
+wait_status "idle_action: idle again, it pauses again" "$I" paused 60
+IMG=$(sql "SELECT image_id FROM sessions WHERE id = '$I'")
+wait_status "retention: a paused session past it ends" "$I" expired 90
+expect_json "retention: ... saying why" "$LAST" '.reason | test("paused for more than 20 s")'
+bad "retention: it resumes no more" 410 session_expired POST "/v1/sessions/$I/resume"
+for ((i = 0; i < 60; i++)); do
+	left=$(sql "SELECT count(*) FROM session_images WHERE id = '$IMG'")
+	[ "$left" = 0 ] && break
+	sleep 0.5
+done
+[ "$left" = 0 ] && pass "retention: its image is deleted" || fail "retention: its image is still stored" "$IMG"
+# a closed session's pause image goes too (its bytes count against the cap)
+create python
+Z=$SID
+expect "closed: pause" 200 '.status == "paused"' POST "/v1/sessions/$Z/pause"
+ZIMG=$(sql "SELECT image_id FROM sessions WHERE id = '$Z'")
+expect "closed: close it while paused" 200 '.status == "closed"' DELETE "/v1/sessions/$Z"
+for ((i = 0; i < 60; i++)); do
+	left=$(sql "SELECT count(*) FROM session_images WHERE id = '$ZIMG'")
+	[ "$left" = 0 ] && break
+	sleep 0.5
+done
+[ "$left" = 0 ] && pass "closed: a closed session's pause image is deleted" ||
+	fail "closed: its pause image is still stored" "$ZIMG"
 
 # ---- the per-key cap (8 MiB compressed) ----
 create python '"limits": {"disk_mb": 32}'

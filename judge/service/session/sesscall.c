@@ -240,6 +240,10 @@ cJSON *sesscall_store(const struct sess_call *c)
 	case SCALL_SNAPSHOT:
 		add_text(o, "name", c->image_name);
 		break;
+	case SCALL_PAUSE:
+		if (c->idle)
+			cJSON_AddTrueToObject(o, "idle");
+		break;
 	default:
 		break;
 	}
@@ -300,6 +304,9 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 		break;
 	case SCALL_SNAPSHOT:
 		copy(out->image_name, sizeof out->image_name, str_of(request, "name"));
+		break;
+	case SCALL_PAUSE:
+		out->idle = bool_of(request, "idle");
 		break;
 	case SCALL_PROCESS_START:
 		out->proc.argv = strv_of(request, "argv");

@@ -150,6 +150,7 @@ struct sess_call {
 		int signal;	       /* signal */
 	} proc;
 	char image_name[64]; /* snapshot: the caller's name for it ("" = none) */
+	bool idle;	     /* pause: the worker's own, of an idle session (idle_action) */
 };
 void sess_call_init(struct sess_call *c, enum scall_kind k);
 void sess_call_release(struct sess_call *c);

@@ -32,18 +32,27 @@ int sess_status_parse(const char *s)
 
 /* The columns of a session as readers see it ($T: the worker timeout in
  * seconds): a lost worker or a passed deadline already applies. */
+/* why a paused session past its retention ended (its expires_at was set to
+ * the pause's time, last_used, plus the retention) */
+#define PAUSED_REASON                                                                              \
+	"format('it stayed paused for more than %s s', "                                           \
+	"extract(epoch FROM s.expires_at - s.last_used)::bigint)"
 #define EFF_STATUS                                                                                 \
 	"CASE WHEN s.status IN ('starting', 'ready') AND s.worker_id IS NOT NULL AND "             \
 	"(w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => $T)) THEN 'lost' "  \
-	"WHEN s.status = 'ready' AND (s.expires_at <= now() OR s.max_until <= now()) "             \
-	"THEN 'expired' ELSE s.status END"
+	"WHEN s.status = 'ready' AND ((s.expires_at <= now() AND s.idle_action = 'close') OR "     \
+	"s.max_until <= now()) THEN 'expired' "                                                    \
+	"WHEN s.status = 'paused' AND least(s.expires_at, s.max_until) <= now() THEN 'expired' "   \
+	"ELSE s.status END"
 #define EFF_REASON                                                                                 \
 	"CASE WHEN s.status IN ('starting', 'ready') AND s.worker_id IS NOT NULL AND "             \
 	"(w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => $T)) "              \
 	"THEN '" LOST_REASON "' "                                                                  \
 	"WHEN s.status = 'ready' AND s.max_until <= now() THEN '" SESS_REASON_LIFETIME "' "        \
-	"WHEN s.status = 'ready' AND s.expires_at <= now() "                                       \
+	"WHEN s.status = 'ready' AND s.expires_at <= now() AND s.idle_action = 'close' "           \
 	"THEN format('it was idle for more than %s s', s.idle_ttl_s) "                             \
+	"WHEN s.status = 'paused' AND s.max_until <= now() THEN '" SESS_REASON_LIFETIME "' "       \
+	"WHEN s.status = 'paused' AND s.expires_at <= now() THEN " PAUSED_REASON " "               \
 	"ELSE coalesce(s.close_reason, '') END"
 #define ROW_COLS                                                                                   \
 	"s.id, s.language, " EFF_STATUS                                                            \
@@ -57,8 +66,9 @@ int sess_status_parse(const char *s)
 										"count, "          \
 										"s.restarts, "     \
 										"s.usage, "        \
-										"s.network"
-#define ROW_NCOLS 14 /* the columns of ROW_COLS */
+										"s.network, "      \
+										"s.idle_action"
+#define ROW_NCOLS 15 /* the columns of ROW_COLS */
 #define ROW_FROM  " FROM sessions s LEFT JOIN workers w ON w.id = s.worker_id "
 
 /* sql with every "$T" replaced by the timeout (a number, from judge.ini). */
@@ -114,6 +124,7 @@ static void row_read(const PGresult *res, int i, struct sess_row *r)
 	r->usage = usage ? cJSON_Parse(usage) : NULL;
 	const char *net = db_value(res, i, 13);
 	r->network = net ? cJSON_Parse(net) : NULL;
+	r->idle_pause = !strcmp(db_value(res, i, 14), "pause");
 }
 
 cJSON *sess_row_json(const struct sess_row *r)
@@ -126,6 +137,7 @@ cJSON *sess_row_json(const struct sess_row *r)
 	cJSON_AddStringToObject(o, "expires_at", r->expires_at);
 	cJSON_AddStringToObject(o, "last_used_at", r->last_used_at);
 	cJSON_AddNumberToObject(o, "idle_ttl", (double)r->idle_ttl_s);
+	cJSON_AddStringToObject(o, "idle_action", r->idle_pause ? "pause" : "close");
 	cJSON_AddItemToObject(o, "limits",
 			      r->limits ? cJSON_Duplicate(r->limits, 1) : cJSON_CreateObject());
 	cJSON_AddNumberToObject(o, "execution_count", (double)r->execution_count);
@@ -169,7 +181,8 @@ static void bytea_read(const char *text, struct strbuf *out)
 
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
 		  const cJSON *network, const cJSON *env, const char *image_id, long idle_ttl_s,
-		  long lifetime_s, long per_key, char *id, char *err, size_t errlen)
+		  bool idle_pause, long lifetime_s, long per_key, char *id, char *err,
+		  size_t errlen)
 {
 	char k[24], ttl[24], life[24], cap[24];
 	snprintf(k, sizeof k, "%" PRId64, key);
@@ -179,7 +192,8 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 	char *lim = cJSON_PrintUnformatted(limits);
 	char *net = network ? cJSON_PrintUnformatted(network) : NULL;
 	char *envs = env ? cJSON_PrintUnformatted(env) : NULL;
-	const char *p[] = {k, language, lim, ttl, life, cap, net, image_id, envs};
+	const char *p[] = {k,	language, lim,	    ttl,  life,
+			   cap, net,	  image_id, envs, idle_pause ? "pause" : "close"};
 	int ret = -1;
 	if (db_begin(db) < 0) {
 		fail(db, err, errlen, "create session");
@@ -196,14 +210,12 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 		    "$1::bigint AND status IN ('starting', 'ready')), "
 		    "ins AS (INSERT INTO sessions (api_key_id, language, limits, idle_ttl_s, "
 		    "expires_at, "
-		    "max_until, network, image_id, env) SELECT nullif($1::bigint, 0), $2, "
-		    "$3::jsonb, "
-		    "$4::int, now() + make_interval(secs => $4::int), now() + make_interval(secs "
-		    "=> "
-		    "$5::int), $7::jsonb, $8::uuid, $9::jsonb "
+		    "max_until, network, image_id, env, idle_action) SELECT nullif($1::bigint, 0), "
+		    "$2, $3::jsonb, $4::int, now() + make_interval(secs => $4::int), now() + "
+		    "make_interval(secs => $5::int), $7::jsonb, $8::uuid, $9::jsonb, $10 "
 		    "FROM n WHERE n.c < $6::bigint RETURNING id) "
 		    "SELECT id, pg_notify('" SESS_CHANNEL_NEW "', id::text) FROM ins",
-		    9, p);
+		    10, p);
 	if (!res) {
 		fail(db, err, errlen, "create session");
 		db_rollback(db);
@@ -609,13 +621,65 @@ int sessdb_expire(struct db *db, int64_t worker, char *err, size_t errlen)
 	    "WITH e AS (UPDATE sessions s SET status = 'expired', closed = now(), close_reason = "
 	    "CASE WHEN max_until <= now() THEN '" SESS_REASON_LIFETIME "' ELSE "
 	    "format('it was idle for more than %s s', idle_ttl_s) END WHERE worker_id = "
-	    "$1::bigint AND status = 'ready' AND (expires_at <= now() OR max_until <= now()) AND "
+	    "$1::bigint AND status = 'ready' AND ((expires_at <= now() AND idle_action = 'close') "
+	    "OR max_until <= now()) AND "
 	    "NOT EXISTS (SELECT 1 FROM session_calls c WHERE c.session_id = s.id AND c.state <> "
 	    "'done') RETURNING id) "
 	    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM e",
 	    1, p);
 	if (!res)
 		return fail(db, err, errlen, "expire sessions");
+	int n = PQntuples(res);
+	PQclear(res);
+	return n;
+}
+
+int sessdb_idle_pause(struct db *db, int64_t worker, char *err, size_t errlen)
+{
+	char w[24];
+	snprintf(w, sizeof w, "%" PRId64, worker);
+	struct sess_call c;
+	sess_call_init(&c, SCALL_PAUSE);
+	c.idle = true;
+	cJSON *request = sesscall_store(&c);
+	char *req = cJSON_PrintUnformatted(request);
+	cJSON_Delete(request);
+	sess_call_release(&c);
+	const char *p[] = {w, req};
+	/* an idle session of idle_action pause, within its lifetime, with no call
+	 * in flight: one pause call each, announced to this worker */
+	PGresult *res = db_query(
+	    db,
+	    "WITH i AS (SELECT s.id FROM sessions s WHERE s.worker_id = $1::bigint AND s.status = "
+	    "'ready' AND s.idle_action = 'pause' AND s.expires_at <= now() AND s.max_until > now() "
+	    "AND NOT EXISTS (SELECT 1 FROM session_calls c WHERE c.session_id = s.id AND c.state "
+	    "<> 'done') FOR UPDATE OF s SKIP LOCKED), "
+	    "ins AS (INSERT INTO session_calls (session_id, kind, request) SELECT id, 'pause', "
+	    "$2::jsonb FROM i RETURNING id) "
+	    "SELECT pg_notify('judge_w' || $1, id::text) FROM ins",
+	    2, p);
+	free(req);
+	if (!res)
+		return fail(db, err, errlen, "pause idle sessions");
+	int n = PQntuples(res);
+	PQclear(res);
+	return n;
+}
+
+int sessdb_paused_sweep(struct db *db, char *err, size_t errlen)
+{
+	/* SKIP LOCKED: the workers all sweep; a row one of them holds is its */
+	PGresult *res = db_query(
+	    db,
+	    "WITH e AS (SELECT s.id FROM sessions s WHERE s.status = 'paused' AND "
+	    "least(s.expires_at, s.max_until) <= now() FOR UPDATE SKIP LOCKED), "
+	    "u AS (UPDATE sessions s SET status = 'expired', closed = now(), close_reason = CASE "
+	    "WHEN s.max_until <= now() THEN '" SESS_REASON_LIFETIME "' ELSE " PAUSED_REASON " END "
+	    "FROM e WHERE s.id = e.id RETURNING s.id) "
+	    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM u",
+	    0, NULL);
+	if (!res)
+		return fail(db, err, errlen, "end paused sessions");
 	int n = PQntuples(res);
 	PQclear(res);
 	return n;
@@ -926,16 +990,17 @@ int sessdb_egress_add(struct db *db, const char *id, const struct sess_egress *e
 	return 0;
 }
 
-int sessdb_pause_finish(struct db *db, int64_t call_id, const struct sess_reply *reply, char *err,
-			size_t errlen)
+int sessdb_pause_finish(struct db *db, int64_t call_id, const struct sess_reply *reply,
+			long retention_s, char *err, size_t errlen)
 {
-	char c[24];
+	char c[24], ret[24];
 	snprintf(c, sizeof c, "%" PRId64, call_id);
+	snprintf(ret, sizeof ret, "%ld", retention_s);
 	cJSON *response = sesscall_reply_store(SCALL_PAUSE, reply);
 	char *resp = cJSON_PrintUnformatted(response);
 	cJSON_Delete(response);
 	bool ok = reply->err == SERR_NONE;
-	const char *p[] = {c, resp, ok ? reply->image.id : NULL};
+	const char *p[] = {c, resp, ok ? reply->image.id : NULL, ret};
 	/* the answer and the session's new state in one statement: a reader never
 	 * sees a stored pause whose session still says ready, nor the other way */
 	PGresult *res = db_query(
@@ -943,11 +1008,12 @@ int sessdb_pause_finish(struct db *db, int64_t call_id, const struct sess_reply 
 	    "WITH c AS (UPDATE session_calls SET state = 'done', finished = now(), response = "
 	    "$2::jsonb WHERE id = $1::bigint AND state <> 'done' RETURNING id, session_id), "
 	    "s AS (UPDATE sessions t SET status = 'paused', worker_id = NULL, image_id = "
-	    "$3::uuid, last_used = now() FROM c WHERE $3::uuid IS NOT NULL AND t.id = "
-	    "c.session_id AND t.status = 'ready' RETURNING t.id) "
+	    "$3::uuid, last_used = now(), expires_at = now() + make_interval(secs => $4::int) "
+	    "FROM c WHERE $3::uuid IS NOT NULL AND t.id = c.session_id AND t.status = 'ready' "
+	    "RETURNING t.id) "
 	    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 'c' || id), (SELECT count(*) FROM s) "
 	    "FROM c",
-	    3, p);
+	    4, p);
 	free(resp);
 	if (!res)
 		return fail(db, err, errlen, "store a pause");
@@ -966,7 +1032,8 @@ int sessdb_resume(struct db *db, const char *id, int64_t key, long timeout_s, st
 	    db,
 	    "WITH u AS (UPDATE sessions SET status = 'starting', worker_id = NULL, last_used = "
 	    "now(), expires_at = now() + make_interval(secs => idle_ttl_s) WHERE id = $1::uuid "
-	    "AND coalesce(api_key_id, 0) = $2::bigint AND status = 'paused' RETURNING id) "
+	    "AND coalesce(api_key_id, 0) = $2::bigint AND status = 'paused' AND "
+	    "least(expires_at, max_until) > now() RETURNING id) "
 	    "SELECT id, pg_notify('" SESS_CHANNEL_NEW "', id::text) FROM u",
 	    2, p);
 	if (!res)

@@ -63,6 +63,7 @@ struct sess_row {
 	int64_t worker_id;	 /* 0 when none */
 	cJSON *limits;		 /* owned */
 	long idle_ttl_s;
+	bool idle_pause;				       /* idle_action "pause" */
 	char created_at[40], expires_at[40], last_used_at[40]; /* ISO 8601 UTC */
 	char reason[256];				       /* why it ended, "" while open */
 	long execution_count, restarts;
@@ -71,7 +72,7 @@ struct sess_row {
 };
 void sess_row_release(struct sess_row *r);
 /* The row as the API shows it: id, language, status, created_at, expires_at,
- * last_used_at, idle_ttl, limits, execution_count, network ({"mode": "none"}
+ * last_used_at, idle_ttl, idle_action, limits, execution_count, network ({"mode": "none"}
  * when none), usage once read, and reason when ended. */
 cJSON *sess_row_json(const struct sess_row *r);
 
@@ -79,12 +80,13 @@ cJSON *sess_row_json(const struct sess_row *r);
 
 /* Creates a session of key (0: none) unless the key holds per_key open ones,
  * with network its egress policy (sessnet_json; NULL: none), env its own
- * variables ({"NAME": "value"}; NULL: none) and image_id the image its
- * worker restores first (sessimage.h; NULL: none).
+ * variables ({"NAME": "value"}; NULL: none), image_id the image its worker
+ * restores first (sessimage.h; NULL: none) and idle_pause its idle_action.
  * Returns 0 with id (37 bytes), 1 when the key is at its cap, -1 with err. */
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
 		  const cJSON *network, const cJSON *env, const char *image_id, long idle_ttl_s,
-		  long lifetime_s, long per_key, char *id, char *err, size_t errlen);
+		  bool idle_pause, long lifetime_s, long per_key, char *id, char *err,
+		  size_t errlen);
 /* Makes paused session id of key starting again, for any worker to claim and
  * restore from its image. Returns 1 done, 0 no such session of key, 2 when it
  * is not paused (*row then holds it: the caller releases it), -1 with err. */
@@ -206,13 +208,21 @@ int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON 
 /* Stores the answer of pause call call_id and, when it succeeded
  * (reply->image.id), makes its session paused: no worker, image_id to
  * resume from. Returns 1 paused, 0 not (the answer alone), -1 with err. */
-int sessdb_pause_finish(struct db *db, int64_t call_id, const struct sess_reply *reply, char *err,
-			size_t errlen);
+int sessdb_pause_finish(struct db *db, int64_t call_id, const struct sess_reply *reply,
+			long retention_s, char *err, size_t errlen);
 /* A claimed session started (ready) or not (failed, reason); NOTIFYs "s<id>". */
 int sessdb_started(struct db *db, const char *id, int64_t worker, bool ok, const char *reason,
 		   char *err, size_t errlen);
-/* Marks this worker's sessions past their idle TTL or lifetime expired. */
+/* Marks this worker's sessions past their idle TTL (idle_action close) or
+ * lifetime expired. */
 int sessdb_expire(struct db *db, int64_t worker, char *err, size_t errlen);
+/* Queues a pause call (sess_call.idle) for each of this worker's sessions of
+ * idle_action pause past their idle TTL with no call in flight, and announces
+ * it to the worker. Returns how many, or -1 with err. */
+int sessdb_idle_pause(struct db *db, int64_t worker, char *err, size_t errlen);
+/* Ends (expired, with the reason) every paused session past its retention
+ * or lifetime, whatever worker paused it. Returns how many, or -1 with err. */
+int sessdb_paused_sweep(struct db *db, char *err, size_t errlen);
 /* The ids of this worker's open sessions (a JSON array of strings). */
 int sessdb_open_ids(struct db *db, int64_t worker, cJSON **out, char *err, size_t errlen);
 

@@ -84,6 +84,7 @@ struct sesshost {
 	pthread_cond_t gone; /* a session thread ended, or a process call */
 	struct hsess *list;
 	long nheld;
+	int64_t next_sweep_ms; /* when reconcile next ends paused sessions past their end */
 };
 
 static void hs_lock(struct sesshost *h)
@@ -193,15 +194,33 @@ static bool next_call(struct sesshost *h, struct hsess *s, struct sess_call *c)
 	return got;
 }
 
+/* An idle pause (sess_call.idle) that has calls behind it: the session is in
+ * use again, so it stays; the pause is answered and dropped. */
+static bool idle_pause_moot(struct sesshost *h, struct hsess *s, const struct sess_call *c)
+{
+	if (!c->idle)
+		return false;
+	hs_lock(h);
+	bool used = s->nq > 0;
+	hs_unlock(h);
+	if (used)
+		finish_error(h, c->id, c->kind, SERR_CONFLICT,
+			     "the session was used again before its idle pause");
+	return used;
+}
+
 /* Pause or snapshot: packs the session folder and stores it as an image
  * (sessimage.h) with its contexts; a pause then ends the sandbox, the session
- * row saying paused. */
+ * row saying paused. An idle pause that fails closes the session, as an idle
+ * session of idle_action close would be. */
 static void image_call(struct sesshost *h, struct hsess *s, const struct sess_call *c)
 {
 	struct sess_reply out;
 	struct strbuf packed = STRBUF_INIT;
 	char err[512];
 	int64_t t0 = clock_mono_ms();
+	if (idle_pause_moot(h, s, c))
+		return;
 	sess_reply_init(&out);
 	bool pause = c->kind == SCALL_PAUSE;
 	cJSON *contexts = sessrun_contexts_json(&s->env);
@@ -236,7 +255,10 @@ answer:
 		for (int tries = 0; tries < 20 && n < 0 && !atomic_load(&h->halt); tries++) {
 			if (!db)
 				db = db_pool_get(h->pool, 5000);
-			n = db ? sessdb_pause_finish(db, c->id, &out, err, sizeof err) : -1;
+			n = db && out.err != SERR_NONE && c->idle ? 0
+			    : db ? sessdb_pause_finish(db, c->id, &out, h->cfg->paused_retention_s,
+						       err, sizeof err)
+				 : -1;
 			if (n < 0)
 				clock_sleep_ms(500);
 		}
@@ -261,6 +283,15 @@ answer:
 				sess_call_release(&q[i]);
 			}
 			free(q);
+		} else if (n == 0 && c->idle) {
+			char why[700];
+			snprintf(why, sizeof why, "it was idle and could not be paused: %s",
+				 out.message);
+			log_warn("sessions: %s: %s", s->id, why);
+			finish(h, c->id, c->kind, &out, SESS_EXPIRED, why);
+			hs_lock(h);
+			s->stop = true;
+			hs_unlock(h);
 		}
 	} else {
 		finish(h, c->id, c->kind, &out, SESS_READY, NULL);
@@ -643,7 +674,16 @@ static void reconcile(struct sesshost *h, struct db *db)
 {
 	char err[256];
 	cJSON *open = NULL;
-	if (sessdb_expire(db, h->worker_id, err, sizeof err) < 0 ||
+	int64_t now = clock_mono_ms();
+	if (now >= h->next_sweep_ms) {
+		/* every worker sweeps, at most every 10 s: the rows are few */
+		h->next_sweep_ms = now + 10000;
+		if (sessdb_paused_sweep(db, err, sizeof err) < 0 ||
+		    sessimage_sweep(db, err, sizeof err) < 0)
+			log_debug("sessions: %s", err);
+	}
+	if (sessdb_idle_pause(db, h->worker_id, err, sizeof err) < 0 ||
+	    sessdb_expire(db, h->worker_id, err, sizeof err) < 0 ||
 	    sessdb_open_ids(db, h->worker_id, &open, err, sizeof err) < 0) {
 		log_debug("sessions: %s", err);
 		return;

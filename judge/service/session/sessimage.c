@@ -364,3 +364,24 @@ int sessimage_snapshot_delete(struct db *db, const char *image_id, int64_t key, 
 	PQclear(res);
 	return rc;
 }
+
+int sessimage_sweep(struct db *db, char *err, size_t errlen)
+{
+	/* in rounds of 100, locked rows skipped (another worker sweeps them);
+	 * the ended session forgets the image first (its image_id) */
+	PGresult *res = db_query(
+	    db,
+	    "WITH img AS (SELECT i.id, i.blob_id FROM session_images i LEFT JOIN sessions s ON "
+	    "s.id = i.session_id WHERE i.kind = 'pause' AND (s.id IS NULL OR s.status NOT IN "
+	    "('starting', 'ready', 'paused')) LIMIT 100 FOR UPDATE OF i SKIP LOCKED), "
+	    "u AS (UPDATE sessions SET image_id = NULL WHERE image_id IN (SELECT id FROM img)), "
+	    "d AS (DELETE FROM session_images WHERE id IN (SELECT id FROM img) RETURNING blob_id), "
+	    "b AS (DELETE FROM blobs WHERE id IN (SELECT blob_id FROM d)) "
+	    "SELECT count(*) FROM d",
+	    0, NULL);
+	if (!res)
+		return fail(db, err, errlen, "delete the images of ended sessions");
+	int n = (int)db_value_ll(res, 0, 0);
+	PQclear(res);
+	return n;
+}

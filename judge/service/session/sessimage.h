@@ -64,3 +64,7 @@ int sessimage_snapshot_list(struct db *db, int64_t key, const char *image_id, cJ
  * -1 with err. */
 int sessimage_snapshot_delete(struct db *db, const char *image_id, int64_t key, char *err,
 			      size_t errlen);
+/* Deletes the pause images of sessions that ended (closed, expired, lost,
+ * failed) with their blobs, at most 100 a call: their bytes no longer count
+ * against the key's cap. Returns how many, or -1 with err. */
+int sessimage_sweep(struct db *db, char *err, size_t errlen);

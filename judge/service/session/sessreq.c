@@ -194,7 +194,7 @@ static int get_env(const cJSON *in, char ***out, size_t *bytes, struct request_e
 int sessreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
 		   const cJSON *in, struct sessreq_create *out, struct request_error *e)
 {
-	static const char *const keys[] = {"language", "idle_ttl", "limits",
+	static const char *const keys[] = {"language", "idle_ttl", "idle_action", "limits",
 					   "network",  "env",	   NULL};
 	const char *name;
 	memset(out, 0, sizeof *out);
@@ -207,6 +207,15 @@ int sessreq_create(const struct judge_config *cfg, const struct lang_registry *l
 	out->idle_ttl_s = cfg->session_idle_ttl_s;
 	if (get_long(in, "idle_ttl", "", 1, cfg->session_max_idle_ttl_s, &out->idle_ttl_s, e) < 0)
 		return -1;
+	const char *action;
+	if (get_text(in, "idle_action", false, 1, &action, e) < 0)
+		return -1;
+	if (!action)
+		action = cfg->session_idle_action;
+	if (strcmp(action, "close") && strcmp(action, "pause"))
+		return request_fail(e, 422, "invalid_field",
+				    "idle_action must be \"close\" or \"pause\"");
+	out->idle_pause = !strcmp(action, "pause");
 	if (create_limits(cfg, in, &out->limits, e) < 0)
 		return -1;
 	char msg[400];

@@ -23,6 +23,7 @@ struct lang_registry;
 struct sessreq_create {
 	const struct lang *lang; /* in the registry given */
 	long idle_ttl_s;
+	bool idle_pause;	      /* idle_action "pause": idle, it pauses instead of closing */
 	struct limits_session limits; /* complete (limits_session) */
 	struct sessnet_policy net;    /* within judge.ini's egress cap */
 	cJSON *env; /* {"NAME": "value"}, checked; NULL: none (the caller deletes it) */
@@ -33,7 +34,7 @@ struct sessreq_create {
  * e (422 unknown_language). */
 const struct lang *sessreq_language(const struct lang_registry *langs, const char *name,
 				    struct request_error *e);
-/* POST /v1/sessions {language, idle_ttl?, limits?: {memory_mb, cpu_ms,
+/* POST /v1/sessions {language, idle_ttl?, idle_action?, limits?: {memory_mb, cpu_ms,
  * wall_ms, disk_mb, cpus, cpu_budget_s}, network?}: ranges and defaults from the limits policy
  * of cfg; network (sessnet.h) within cfg's egress cap, else 403 egress_forbidden naming the
  * rule. Returns 0, or -1 with e. */
