@@ -42,23 +42,50 @@ as() {
 	AUTH=("${saved[@]}")
 }
 
-for lang in python bash; do
-	create "$lang"
-	S=$SID
-	[ -n "$S" ] || { fail "$lang: create"; continue; }
-	if [ "$lang" = python ]; then
-		cell "$lang: write a file and set a variable" "$S" \
-			$'open("notes.txt", "w").write("before pause")\nx = 41\nx + 1' '.status == "ok" and .result == "42"'
+# per language: a cell that writes notes.txt and sets x (SET, its filter),
+# one that shows x (SHOW_X) with the filter of x gone (GONE), one that prints
+# notes.txt (SHOW_F), one that writes second.txt (NEW_F)
+GONE_UNSET='.stdout == "x=unset\n"'
+for lang in python bash node csharp; do
+	case $lang in
+	python)
+		SET=$'open("notes.txt", "w").write("before pause")\nx = 41\nx + 1'
+		SET_OK='.status == "ok" and .result == "42"'
 		SHOW_X='print(x)'
+		GONE='.status == "error" and .error.name == "NameError"'
 		SHOW_F='print(open("notes.txt").read())'
 		NEW_F='open("second.txt", "w").write("after the first resume")'
-	else
-		cell "$lang: write a file and set a variable" "$S" \
-			'echo -n "before pause" > notes.txt; x=41; echo $((x + 1))' '.status == "ok" and .stdout == "42\n"'
+		;;
+	bash)
+		SET='echo -n "before pause" > notes.txt; x=41; echo $((x + 1))'
+		SET_OK='.status == "ok" and .stdout == "42\n"'
 		SHOW_X='echo "x=${x:-unset}"'
+		GONE=$GONE_UNSET
 		SHOW_F='cat notes.txt'
 		NEW_F='echo -n "after the first resume" > second.txt'
-	fi
+		;;
+	node)
+		SET=$'require("fs").writeFileSync("notes.txt", "before pause")\nvar x = 41\nx + 1'
+		SET_OK='.status == "ok" and .result == "42"'
+		SHOW_X='console.log(typeof x === "undefined" ? "x=unset" : "x=" + x)'
+		GONE=$GONE_UNSET
+		SHOW_F='console.log(require("fs").readFileSync("notes.txt", "utf8"))'
+		NEW_F='require("fs").writeFileSync("second.txt", "after the first resume")'
+		;;
+	csharp)
+		SET=$'System.IO.File.WriteAllText("notes.txt", "before pause");\nvar x = 41;\nx + 1'
+		SET_OK='.status == "ok" and .result == "42"'
+		SHOW_X='x'
+		GONE='.status == "error" and (.error.value | test("CS0103"))'
+		SHOW_F='System.Console.WriteLine(System.IO.File.ReadAllText("notes.txt"));'
+		NEW_F='System.IO.File.WriteAllText("second.txt", "after the first resume");'
+		;;
+	esac
+	# Roslyn needs more than the default 512 MB
+	create "$lang" "$([ "$lang" = csharp ] && echo '"limits": {"memory_mb": 1024}')"
+	S=$SID
+	[ -n "$S" ] || { fail "$lang: create"; continue; }
+	cell "$lang: write a file and set a variable" "$S" "$SET" "$SET_OK"
 	expect "$lang: pause" 200 '.status == "paused" and .id == "'"$S"'" and (.image_id | length == 36) and
 		.files >= 1 and .stored > 0 and .size > 0' POST "/v1/sessions/$S/pause"
 	expect "$lang: GET shows paused" 200 '.status == "paused"' GET "/v1/sessions/$S"
@@ -73,13 +100,8 @@ for lang in python bash; do
 		POST "/v1/sessions/$S/resume"
 	expect "$lang: resume of a ready session changes nothing" 200 '.status == "ready" and .restarted == false' \
 		POST "/v1/sessions/$S/resume"
-	if [ "$lang" = python ]; then
-		cell "$lang: the variable is gone, and the cell says so" "$S" "$SHOW_X" \
-			'.status == "error" and .error.name == "NameError" and .restarted == true and (.message | contains("resumed"))'
-	else
-		cell "$lang: the variable is gone, and the cell says so" "$S" "$SHOW_X" \
-			'.stdout == "x=unset\n" and .restarted == true and (.message | contains("resumed"))'
-	fi
+	cell "$lang: the variable is gone, and the cell says so" "$S" "$SHOW_X" \
+		"$GONE"' and .restarted == true and (.message | contains("resumed"))'
 	cell "$lang: the file is back" "$S" "$SHOW_F" '(.stdout | startswith("before pause")) and .restarted == false'
 	cell "$lang: write a file after the first resume" "$S" "$NEW_F" '.status == "ok"'
 	expect "$lang: pause again" 200 '.status == "paused"' POST "/v1/sessions/$S/pause"
