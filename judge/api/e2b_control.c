@@ -271,6 +271,19 @@ void e2b_reply_error(struct http_request *r, int status, const char *message)
 	strbuf_release(&b);
 }
 
+/* The "timeout" (seconds) of E2B body in as an idle TTL: def when absent,
+ * within 1 s and the judge's cap. */
+static long timeout_of(const cJSON *in, double def, const struct api *a)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "timeout");
+	double s = cJSON_IsNumber(t) ? t->valuedouble : def;
+	if (s < 1)
+		s = 1;
+	if (s > (double)a->cfg->session_max_idle_ttl_s)
+		s = (double)a->cfg->session_max_idle_ttl_s;
+	return (long)s;
+}
+
 /* The create body into the /v1 create's: a Python session whose idle TTL is
  * the sandbox's timeout (300 s when absent, clamped to the judge's cap), with
  * envVars as the session's own variables; autoPause (lifecycle onTimeout
@@ -283,8 +296,7 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 		e2b_reply_error(r, 400, "the body must be a JSON object");
 		return NULL;
 	}
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "timeout");
-	double timeout = cJSON_IsNumber(t) ? t->valuedouble : 300;
+	long timeout = timeout_of(in, 300, a);
 	const cJSON *ap = cJSON_GetObjectItemCaseSensitive(in, "autoPause");
 	const char *idle_action = cJSON_IsBool(ap) ? (cJSON_IsTrue(ap) ? "pause" : "close") : NULL;
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(in, "envVars");
@@ -296,10 +308,6 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 	if (cJSON_IsString(tpl) && sessreq_id_valid(tpl->valuestring))
 		snprintf(snapshot, sizeof snapshot, "%s", tpl->valuestring);
 	cJSON_Delete(in);
-	if (timeout < 1)
-		timeout = 1;
-	if (timeout > (double)a->cfg->session_max_idle_ttl_s)
-		timeout = (double)a->cfg->session_max_idle_ttl_s;
 	const struct lang *l = snapshot[0] ? NULL : lang_by_e2b(&a->langs, "");
 	if (!l && !snapshot[0]) {
 		cJSON_Delete(env);
@@ -312,7 +320,7 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 		cJSON_AddStringToObject(o, "from_snapshot", snapshot);
 	else
 		cJSON_AddStringToObject(o, "language", l->name);
-	cJSON_AddNumberToObject(o, "idle_ttl", (long)timeout);
+	cJSON_AddNumberToObject(o, "idle_ttl", (double)timeout);
 	if (idle_action)
 		cJSON_AddStringToObject(o, "idle_action", idle_action);
 	/* /v1's create checks the names and values (a 400 here when they are bad) */
@@ -398,10 +406,16 @@ void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
 		/* {"memory": bool}: the files are kept either way, never the memory */
 		sessions_call(r, a, id, SCALL_PAUSE, NULL);
 		break;
-	case OP_CONNECT:
-		/* a paused sandbox is resumed; a running one answered as it is */
-		sessions_resume_one(r, a, id);
+	case OP_CONNECT: {
+		/* a paused sandbox is resumed, a running one answered as it is;
+		 * {"timeout": seconds} is its idle TTL from now on */
+		cJSON *in = cJSON_ParseWithLength(r->body.buf ? r->body.buf : "", r->body.len);
+		bool has = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(in, "timeout"));
+		long ttl = has ? timeout_of(in, 0, a) : 0;
+		cJSON_Delete(in);
+		sessions_resume_one(r, a, id, ttl);
 		break;
+	}
 	case OP_SNAPSHOT: {
 		/* {"name": ...}: the snapshot's name (E2B's names) */
 		cJSON *in = cJSON_ParseWithLength(r->body.buf ? r->body.buf : "", r->body.len);
@@ -418,15 +432,10 @@ void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
 		/* {"timeout": seconds}: the sandbox's end moves to now + it, as the
 		 * idle TTL (clamped as create clamps it) */
 		cJSON *in = cJSON_ParseWithLength(r->body.buf ? r->body.buf : "", r->body.len);
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "timeout");
-		double s = cJSON_IsNumber(t) ? t->valuedouble : 300;
+		long s = timeout_of(in, 300, a);
 		cJSON_Delete(in);
-		if (s < 1)
-			s = 1;
-		if (s > (double)a->cfg->session_max_idle_ttl_s)
-			s = (double)a->cfg->session_max_idle_ttl_s;
 		cJSON *body = cJSON_CreateObject();
-		cJSON_AddNumberToObject(body, "idle_ttl", (double)(long)s);
+		cJSON_AddNumberToObject(body, "idle_ttl", (double)s);
 		sessions_set_idle_ttl(r, a, id, body);
 		cJSON_Delete(body);
 		break;

@@ -1171,11 +1171,26 @@ void sessions_snapshot(struct http_request *r, struct api *a, const char *id, co
 		snapshot_call(r, a, sid, in, false);
 }
 
-void sessions_resume_one(struct http_request *r, struct api *a, const char *id)
+void sessions_resume_one(struct http_request *r, struct api *a, const char *id, long idle_ttl_s)
 {
-	char sid[37];
-	if (id_of(r, id, sid) == 0)
-		resume_route(r, a, sid);
+	char sid[37], err[256];
+	if (id_of(r, id, sid) < 0)
+		return;
+	if (idle_ttl_s > 0) {
+		/* before the resume, which starts the idle clock with it; a session
+		 * that is not open is answered by resume_route */
+		struct db *db = api_db(a, 5000, err, sizeof err);
+		int rc =
+		    db ? sessdb_set_idle_ttl(db, sid, key_of(a, r), idle_ttl_s, err, sizeof err)
+		       : -1;
+		if (db)
+			db_pool_put(a->pool, db);
+		if (rc < 0) {
+			render_db_error(r, "session update", err);
+			return;
+		}
+	}
+	resume_route(r, a, sid);
 }
 
 void sessions_file(struct http_request *r, struct api *a, const char *id, const char *path,

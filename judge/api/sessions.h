@@ -69,8 +69,9 @@ void sessions_call(struct http_request *r, struct api *a, const char *id, enum s
 /* POST /v1/sessions/{id}/snapshot with body in (NULL: none). */
 void sessions_snapshot(struct http_request *r, struct api *a, const char *id, const cJSON *in);
 /* POST /v1/sessions/{id}/resume: a paused session back on a sandbox, an open
- * one answered as it is. */
-void sessions_resume_one(struct http_request *r, struct api *a, const char *id);
+ * one answered as it is; idle_ttl_s > 0 sets its idle TTL first (checked by
+ * the caller). */
+void sessions_resume_one(struct http_request *r, struct api *a, const char *id, long idle_ttl_s);
 void sessions_file(struct http_request *r, struct api *a, const char *id, const char *path,
 		   enum scall_kind kind, const void *body, size_t len);
 /* A call on context ctx of session id: context_restart or context_remove. */

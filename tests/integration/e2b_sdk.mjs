@@ -329,7 +329,11 @@ await step('lifecycle onTimeout pause', async () => {
 	const all = await Sandbox.list().nextItems();
 	check('list: both states by default', all.some((x) => x.sandboxId === p.sandboxId) &&
 		all.some((x) => x.sandboxId === id), JSON.stringify(all.map((x) => [x.sandboxId, x.state])));
-	const back = await Sandbox.connect(p.sandboxId);
+	const back = await Sandbox.connect(p.sandboxId, { timeoutMs: 600000 });
+	const again = await Sandbox.getInfo(p.sandboxId);
+	check('connect with timeoutMs 600 s: running, endAt about 600 s away', again.state === 'running' &&
+		again.endAt - Date.now() > 500000 && again.endAt - Date.now() <= 601000,
+		`${again.state} ${again.endAt.toISOString()}`);
 	const r = await back.runCode('print(open("idle.txt").read())');
 	check('connect after the pause: the file is back', r.logs.stdout.join('') === 'idle\n',
 		JSON.stringify(r.logs));

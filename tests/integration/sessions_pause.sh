@@ -263,6 +263,9 @@ expect_json "idle_action: paused, it ends at its retention (20 s after the pause
 cell "idle_action: the next call resumes it with its files" "$I" 'print(open("idle.txt").read())' \
 	'.stdout == "kept while idle\n" and .restarted == true'
 wait_status "idle_action: idle again, it pauses again" "$I" paused 60
+END=$(jq -r .expires_at <<<"$LAST")
+expect "PATCH idle_ttl of a paused session: its end stays its retention's" 200 \
+	'.status == "paused" and .idle_ttl == 30 and .expires_at == "'"$END"'"' PATCH "/v1/sessions/$I" '{"idle_ttl": 30}'
 IMG=$(sql "SELECT image_id FROM sessions WHERE id = '$I'")
 wait_status "retention: a paused session past it ends" "$I" expired 90
 expect_json "retention: ... saying why" "$LAST" '.reason | test("paused for more than 20 s")'

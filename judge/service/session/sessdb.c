@@ -246,9 +246,10 @@ int sessdb_set_idle_ttl(struct db *db, const char *id, int64_t key, long ttl_s, 
 	const char *p[] = {id, k, t};
 	PGresult *res = db_query(
 	    db,
-	    "UPDATE sessions SET idle_ttl_s = $3::int, expires_at = now() + make_interval(secs => "
-	    "$3::int) WHERE id = $1::uuid AND coalesce(api_key_id, 0) = $2::bigint AND status IN "
-	    "('starting', 'ready', 'paused') RETURNING id",
+	    "UPDATE sessions SET idle_ttl_s = $3::int, expires_at = CASE WHEN status = 'paused' "
+	    "THEN expires_at ELSE now() + make_interval(secs => $3::int) END WHERE id = $1::uuid "
+	    "AND coalesce(api_key_id, 0) = $2::bigint AND status IN ('starting', 'ready', "
+	    "'paused') RETURNING id",
 	    3, p);
 	if (!res)
 		return fail(db, err, errlen, "set the idle TTL");

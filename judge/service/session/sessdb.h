@@ -93,7 +93,8 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 int sessdb_resume(struct db *db, const char *id, int64_t key, long timeout_s, struct sess_row *row,
 		  char *err, size_t errlen);
 /* Sets the idle TTL of open session id of key to ttl_s, and its end to now
- * + ttl_s (within its lifetime). Returns 1 done, 0 when key has no such open
+ * + ttl_s (within its lifetime); a paused one keeps its end (its retention's)
+ * and takes the TTL when it resumes. Returns 1 done, 0 when key has no such open
  * session, -1 with err. */
 int sessdb_set_idle_ttl(struct db *db, const char *id, int64_t key, long ttl_s, char *err,
 			size_t errlen);
