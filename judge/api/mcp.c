@@ -407,6 +407,39 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 			  ",\"forked_from\":" STR ",\"snapshot_id\":" STR
 			  "},\"required\":[\"id\",\"status\"]}",
 			  false},
+    [MCP_SESSION_SNAPSHOT] = {"session_snapshot", "Snapshot a session",
+			      "Stores a named copy of a session's files and installed packages "
+			      "while the session goes on. session_create with from_snapshot (or "
+			      "E2B's Sandbox.create) starts new sessions from it; snapshot_delete "
+			      "frees its room under the key's storage cap.",
+			      "{\"type\":\"object\",\"properties\":{" SESSION_ID
+			      ",\"name\":{\"type\":\"string\",\"description\":\"a name for "
+			      "it\"}},\"required\":[\"session_id\"]}",
+			      "{\"type\":\"object\",\"properties\":{\"snapshot_id\":" STR
+			      ",\"name\":" STR ",\"session_id\":" STR ",\"size\":" NUM
+			      ",\"stored\":" NUM "},\"required\":[\"snapshot_id\"]}",
+			      false},
+    [MCP_SNAPSHOT_LIST] = {"snapshot_list", "List snapshots",
+			   "Lists this key's snapshots, newest first (id, name, the session it "
+			   "came from, language, files, size and stored bytes), and what all its "
+			   "stored images hold (stored) against its cap.",
+			   "{\"type\":\"object\",\"properties\":{}}",
+			   "{\"type\":\"object\",\"properties\":{\"snapshots\":{\"type\":"
+			   "\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"id\":" STR
+			   ",\"name\":" STR ",\"session_id\":" NULLABLE(
+			       "string") ",\"language\":" STR ",\"size\":" NUM ",\"stored\":" NUM
+					 "}}},\"stored\":" NUM ",\"cap\":" NUM
+					 "},\"required\":[\"snapshots\"]}",
+			   true},
+    [MCP_SNAPSHOT_DELETE] = {"snapshot_delete", "Delete a snapshot",
+			     "Deletes one of this key's snapshots and its stored bytes. Sessions "
+			     "started from it keep their files.",
+			     "{\"type\":\"object\",\"properties\":{\"snapshot_id\":{\"type\":"
+			     "\"string\",\"description\":\"the id session_snapshot or "
+			     "snapshot_list gave\"}},\"required\":[\"snapshot_id\"]}",
+			     "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"deleted\":" BOOL
+			     "},\"required\":[\"id\",\"deleted\"]}",
+			     false},
     [MCP_SESSION_HISTORY] =
 	{"session_history", "Read a session's history",
 	 "Lists every call of a session in order, open or ended: cells (code, status, "
@@ -730,7 +763,8 @@ static void do_tools_list(struct http_request *r, const cJSON *id, bool modern,
 					      MCP_SESSION_READ_FILE, MCP_SESSION_LIST_FILES,
 					      MCP_SESSION_CLOSE,     MCP_SESSION_HISTORY,
 					      MCP_SESSION_PAUSE,     MCP_SESSION_RESUME,
-					      MCP_SESSION_FORK};
+					      MCP_SESSION_FORK,	     MCP_SESSION_SNAPSHOT,
+					      MCP_SNAPSHOT_LIST,     MCP_SNAPSHOT_DELETE};
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
 		const struct tool *t = &tools[order[i]];
 		cJSON *o = cJSON_CreateObject();
@@ -910,6 +944,9 @@ static void do_tools_call(struct http_request *r, const cJSON *id, const cJSON *
 	case MCP_SESSION_PAUSE:
 	case MCP_SESSION_RESUME:
 	case MCP_SESSION_FORK:
+	case MCP_SESSION_SNAPSHOT:
+	case MCP_SNAPSHOT_LIST:
+	case MCP_SNAPSHOT_DELETE:
 		call.body = cJSON_IsObject(args) ? args : &no_args;
 		break;
 	default:

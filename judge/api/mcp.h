@@ -49,6 +49,9 @@ enum mcp_tool {
 	MCP_SESSION_PAUSE,	/* POST /v1/sessions/{id}/pause */
 	MCP_SESSION_RESUME,	/* POST /v1/sessions/{id}/resume */
 	MCP_SESSION_FORK,	/* POST /v1/sessions/{id}/fork (name) */
+	MCP_SESSION_SNAPSHOT,	/* POST /v1/sessions/{id}/snapshot (name) */
+	MCP_SNAPSHOT_LIST,	/* GET /v1/snapshots */
+	MCP_SNAPSHOT_DELETE,	/* DELETE /v1/snapshots/{id} */
 	MCP_TOOL_COUNT
 };
 

@@ -97,8 +97,14 @@ static void mcp_dispatch(struct http_request *r, const struct mcp_call *call, vo
 	case MCP_SESSION_PAUSE:
 		return sessions_tool(r, a, SCALL_PAUSE, call->body);
 	case MCP_SESSION_RESUME:
+		return sessions_image_tool(r, a, R_SESSION_RESUME, call->body);
 	case MCP_SESSION_FORK:
-		return sessions_image_tool(r, a, call->tool == MCP_SESSION_FORK, call->body);
+		return sessions_image_tool(r, a, R_SESSION_FORK, call->body);
+	case MCP_SESSION_SNAPSHOT:
+		return sessions_image_tool(r, a, R_SESSION_SNAPSHOT, call->body);
+	case MCP_SNAPSHOT_LIST:
+	case MCP_SNAPSHOT_DELETE:
+		return snapshots_tool(r, a, call->tool == MCP_SNAPSHOT_DELETE, call->body);
 	default:
 		http_error(r, 404, "not_found", "no such tool");
 	}

@@ -1250,7 +1250,7 @@ void sessions_history_tool(struct http_request *r, struct api *a, const cJSON *b
 		HISTORY_MAX, 0);
 }
 
-void sessions_image_tool(struct http_request *r, struct api *a, bool fork, const cJSON *body)
+void sessions_image_tool(struct http_request *r, struct api *a, enum route rt, const cJSON *body)
 {
 	const cJSON *sid = cJSON_GetObjectItemCaseSensitive(body, "session_id");
 	if (!cJSON_IsString(sid)) {
@@ -1259,10 +1259,10 @@ void sessions_image_tool(struct http_request *r, struct api *a, bool fork, const
 	}
 	if (!sessreq_id_valid(sid->valuestring))
 		return no_session(r, sid->valuestring);
-	if (!fork)
+	if (rt == R_SESSION_RESUME)
 		return resume_route(r, a, sid->valuestring);
 	cJSON *rest = cJSON_Duplicate(body, true);
 	cJSON_DeleteItemFromObjectCaseSensitive(rest, "session_id");
-	snapshot_call(r, a, sid->valuestring, rest, true);
+	snapshot_call(r, a, sid->valuestring, rest, rt == R_SESSION_FORK);
 	cJSON_Delete(rest);
 }

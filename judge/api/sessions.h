@@ -86,7 +86,8 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body);
 void sessions_tool(struct http_request *r, struct api *a, enum scall_kind kind, const cJSON *body);
 /* session_history: body's "session_id" and optional "after" (a call's seq). */
 void sessions_history_tool(struct http_request *r, struct api *a, const cJSON *body);
-/* MCP's session_resume (fork false: {session_id}) and session_fork ({session_id, name?}). */
-void sessions_image_tool(struct http_request *r, struct api *a, bool fork, const cJSON *body);
+/* MCP's session_resume (rt R_SESSION_RESUME: {session_id}), session_fork and
+ * session_snapshot (R_SESSION_FORK, R_SESSION_SNAPSHOT: {session_id, name?}). */
+void sessions_image_tool(struct http_request *r, struct api *a, enum route rt, const cJSON *body);
 /* True for the routes whose POST body may be empty (pause, resume, snapshot, fork). */
 bool sessions_body_optional(enum route rt);

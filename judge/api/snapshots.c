@@ -81,6 +81,21 @@ static void remove_one(struct http_request *r, struct api *a, int64_t key, const
 	cJSON_Delete(o);
 }
 
+void snapshots_tool(struct http_request *r, struct api *a, bool del, const cJSON *body)
+{
+	int64_t key = a->auth_on ? r->key_id : 0;
+	if (!del)
+		return get(r, a, key, NULL);
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(body, "snapshot_id");
+	if (!cJSON_IsString(id)) {
+		http_error(r, 422, "missing_field", "snapshot_id is required");
+		return;
+	}
+	if (!sessreq_id_valid(id->valuestring))
+		return no_snapshot(r, id->valuestring);
+	remove_one(r, a, key, id->valuestring);
+}
+
 void snapshots_handle(struct http_request *r, struct api *a, enum route rt, const char *id)
 {
 	int64_t key = a->auth_on ? r->key_id : 0;

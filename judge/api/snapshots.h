@@ -7,6 +7,9 @@
  * key makes room. Answered here, from PostgreSQL alone: no worker takes part.
  */
 #pragma once
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
 #include "judge/api/route.h"
 
 struct api;
@@ -15,3 +18,5 @@ struct http_request;
 /* GET /v1/snapshots: {snapshots, stored, cap}; GET and DELETE
  * /v1/snapshots/{id} (id: the path's id). */
 void snapshots_handle(struct http_request *r, struct api *a, enum route rt, const char *id);
+/* MCP's snapshot_list ({}) and snapshot_delete (del: {snapshot_id}). */
+void snapshots_tool(struct http_request *r, struct api *a, bool del, const cJSON *body);

@@ -100,8 +100,8 @@ expect "tools/list: every tool, each with an object inputSchema and a descriptio
 	'([.result.tools[].name] | sort) == (["execute","execute_with_expected","get_problem",
 	"get_submission","list_languages","list_problems","session_close","session_create",
 	"session_execute","session_fork","session_history","session_install_packages","session_list_files",
-	"session_pause","session_read_file","session_resume","session_write_file","solve_problem",
-	"upload_problem"]) and
+	"session_pause","session_read_file","session_resume","session_snapshot","session_write_file",
+	"snapshot_delete","snapshot_list","solve_problem","upload_problem"]) and
 	all(.result.tools[]; .inputSchema.type == "object" and (.description | length > 40)) and
 	.result.resultType == null and .result.ttlMs == null' \
 	'{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}'

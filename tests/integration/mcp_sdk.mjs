@@ -76,14 +76,14 @@ await step(connectName, async () => {
   const v = client.getServerVersion();
   check(connectName, v?.name === "judge", v);
 });
-await step("listTools: all 19", async () => {
+await step("listTools: all 22", async () => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   const want = ["execute", "execute_with_expected", "get_problem", "get_submission", "list_languages", "list_problems",
     "session_close", "session_create", "session_execute", "session_fork", "session_history", "session_install_packages",
-    "session_list_files", "session_pause", "session_read_file", "session_resume", "session_write_file", "solve_problem",
-    "upload_problem"];
-  check("listTools: all 19", JSON.stringify(names) === JSON.stringify(want), names);
+    "session_list_files", "session_pause", "session_read_file", "session_resume", "session_snapshot",
+    "session_write_file", "snapshot_delete", "snapshot_list", "solve_problem", "upload_problem"];
+  check("listTools: all 22", JSON.stringify(names) === JSON.stringify(want), names);
   const bad = tools.filter((t) => t.outputSchema?.type !== "object").map((t) => t.name);
   check("listTools: every tool has an outputSchema of type object", bad.length === 0, bad);
 });
@@ -193,6 +193,23 @@ await step("session_fork: a new session with the files", async () => {
   check("session_fork: the file is in the fork", f.ok && f.s.content === "2", f.r);
   await call("session_close", { session_id: s.id });
 });
+await step("session_snapshot, snapshot_list, snapshot_delete", async () => {
+  const { s, ok, r } = await call("session_snapshot", { session_id: sid, name: "kept" });
+  check("session_snapshot: an id, its name and session", ok && s.snapshot_id?.length === 36 && s.name === "kept" &&
+    s.session_id === sid, r);
+  const l = await call("snapshot_list", {});
+  const mine = l.s?.snapshots?.find((x) => x.id === s.snapshot_id);
+  check("snapshot_list: holds it, with its size, and the key's stored bytes", l.ok && mine?.name === "kept" &&
+    mine.size > 0 && l.s.stored > 0 && l.s.cap > 0, l.r);
+  const d = await call("snapshot_delete", { snapshot_id: s.snapshot_id });
+  check("snapshot_delete", d.ok && d.s.id === s.snapshot_id && d.s.deleted === true, d.r);
+  const again = await raw("snapshot_delete", { snapshot_id: s.snapshot_id });
+  check("snapshot_delete again: an error result, not found", again.isError === true &&
+    /not_found/.test(again.content?.[0]?.text), again);
+  const after = await call("snapshot_list", {});
+  check("snapshot_list after the delete: gone", after.ok && !after.s.snapshots.some((x) => x.id === s.snapshot_id),
+    after.r);
+});
 await step("session_install_packages: a refused name is an error result", async () => {
   const r = await raw("session_install_packages", { session_id: sid, manager: "pip", packages: ["--index-url=http://x/"] });
   check("session_install_packages: a refused name is an error result", r.isError === true && /invalid_package/.test(r.content?.[0]?.text), r);
@@ -280,7 +297,7 @@ if (v2) {
     const c = new Client({ name: "judge-auto", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
     await c.connect(newTransport());
     const { tools } = await c.listTools();
-    check("auto negotiation: 2026-07-28", c.getNegotiatedProtocolVersion() === MODERN && tools.length === 19,
+    check("auto negotiation: 2026-07-28", c.getNegotiatedProtocolVersion() === MODERN && tools.length === 22,
       { v: c.getNegotiatedProtocolVersion(), n: tools.length });
     await c.close();
   });
