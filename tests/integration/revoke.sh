@@ -42,9 +42,11 @@ expect "a background process in it" 200 '.stdout | test("^[0-9]+")' POST "/v1/se
 n=$(sandboxed)
 [ "$n" -ge 2 ] && pass "its processes run ($n)" || fail "its processes run" "$n"
 
-# key b's submission holds the only slot; key a's queue up behind it
+# key b's submission holds the only slot; key a's queue up behind it (15 s:
+# at load a 4 s blocker ended while the three were still being posted)
 blocker=$(curl -s "${AUTHB[@]}" "${JSON[@]}" "$U/v1/submissions" \
-	-d '{"language": "python", "source": "import time\ntime.sleep(4)\nprint(1)", "expected_output": "1"}' | jq -r .id)
+	-d '{"language": "python", "source": "import time\ntime.sleep(15)\nprint(1)", "expected_output": "1",
+	     "limits": {"wall_ms": 60000}}' | jq -r .id)
 for _ in $(seq 100); do
 	[ "$(sql "SELECT status FROM submissions WHERE id = $blocker")" = running ] && break
 	sleep 0.1
@@ -85,7 +87,7 @@ done
 [ "$st" = 401 ] && pass "the revoked key is refused" || fail "the revoked key is refused" "status $st"
 # key b's work goes on: the running one and the one queued after a's
 for id in "$blocker" "$queued"; do
-	for _ in $(seq 300); do
+	for _ in $(seq 900); do
 		s=$(sql "SELECT status FROM submissions WHERE id = $id")
 		[ "$s" != queued ] && [ "$s" != running ] && break
 		sleep 0.1
