@@ -11,6 +11,7 @@
 #include "judge/grading/request.h"
 #include "judge/service/admin.h"
 #include "judge/service/auth.h"
+#include "judge/service/blobstore.h"
 #include "judge/service/session/sessdb.h"
 #include "judge/store/db.h"
 
@@ -31,9 +32,12 @@ void dash_stats(struct http_request *r, struct api *a)
 		return render_db_error(r, "admin stats", err);
 	cJSON *o = NULL;
 	long sess[SESS_STATUS_COUNT] = {0};
+	long long stored = 0;
 	int rc = admin_stats(db, &o, err, sizeof err);
 	if (rc == 0)
 		rc = sessdb_counts(db, sess, err, sizeof err);
+	if (rc == 0)
+		rc = blobstore_used(db, -1, &stored, err, sizeof err);
 	db_pool_put(a->pool, db);
 	if (rc < 0) {
 		cJSON_Delete(o);
@@ -41,6 +45,9 @@ void dash_stats(struct http_request *r, struct api *a)
 	}
 	cJSON *so = cJSON_AddObjectToObject(o, "sessions");
 	cJSON_AddNumberToObject(so, "open", (double)(sess[SESS_STARTING] + sess[SESS_READY]));
+	cJSON_AddNumberToObject(so, "paused", (double)sess[SESS_PAUSED]);
+	/* compressed bytes of every key's pause images and snapshots */
+	cJSON_AddNumberToObject(so, "images_stored", (double)stored);
 	cJSON *by = cJSON_AddObjectToObject(so, "by_status");
 	for (int i = 0; i < SESS_STATUS_COUNT; i++)
 		cJSON_AddNumberToObject(by, sess_status_name((enum sess_status)i), (double)sess[i]);

@@ -125,10 +125,14 @@ int auth_key_list_json(struct db *db, cJSON **out, char *err, size_t errlen)
 {
 	PGresult *res = db_query(
 	    db,
-	    "SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'admin', admin, "
-	    "'weight', weight, "
-	    "'created_ms', (extract(epoch FROM created) * 1000)::bigint, 'revoked_ms', "
-	    "(extract(epoch FROM revoked) * 1000)::bigint) ORDER BY id), '[]') FROM api_keys",
+	    "SELECT coalesce(json_agg(json_build_object('id', k.id, 'name', k.name, 'admin', "
+	    "k.admin, 'weight', k.weight, "
+	    "'created_ms', (extract(epoch FROM k.created) * 1000)::bigint, 'revoked_ms', "
+	    "(extract(epoch FROM k.revoked) * 1000)::bigint, "
+	    "'paused_sessions', (SELECT count(*) FROM sessions s WHERE s.api_key_id = k.id AND "
+	    "s.status = 'paused'), "
+	    "'images_stored', (SELECT coalesce(sum(b.stored), 0) FROM blobs b WHERE b.api_key_id = "
+	    "k.id)) ORDER BY k.id), '[]') FROM api_keys k",
 	    0, NULL);
 	if (!res) {
 		snprintf(err, errlen, "cannot list keys: %s", db_error(db));

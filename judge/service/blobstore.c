@@ -302,10 +302,11 @@ int blobstore_used(struct db *db, int64_t key, long long *bytes, char *err, size
 	char k[24];
 	snprintf(k, sizeof k, "%" PRId64, key);
 	const char *p[] = {k};
-	PGresult *res = db_query(
-	    db,
-	    "SELECT coalesce(sum(stored), 0) FROM blobs WHERE coalesce(api_key_id, 0) = $1::bigint",
-	    1, p);
+	PGresult *res =
+	    db_query(db,
+		     "SELECT coalesce(sum(stored), 0) FROM blobs WHERE $1::bigint < 0 OR "
+		     "coalesce(api_key_id, 0) = $1::bigint",
+		     1, p);
 	if (!res)
 		return fail(db, err, errlen, "sum a key's blobs");
 	*bytes = db_value_ll(res, 0, 0);

@@ -56,6 +56,6 @@ int blobstore_store(struct db *db, int64_t key, const void *data, size_t len, lo
 int blobstore_load(struct db *db, int64_t id, struct strbuf *out, char *err, size_t errlen);
 /* Deletes blob id (its chunks with it). 0, or -1 with err. */
 int blobstore_delete(struct db *db, int64_t id, char *err, size_t errlen);
-/* The compressed bytes key's blobs hold (what its cap counts) in *bytes. 0, or
- * -1 with err. */
+/* The compressed bytes key's blobs hold (what its cap counts) in *bytes; key
+ * < 0: every key's together. 0, or -1 with err. */
 int blobstore_used(struct db *db, int64_t key, long long *bytes, char *err, size_t errlen);

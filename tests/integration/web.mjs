@@ -270,6 +270,11 @@ await check("dashboard: an admin key shows the queue, workers, failures and keys
   await dash.waitForFunction(() => Number(document.body.dataset.loaded || 0) > 0, null, { timeout: 10000 });
   assert(/^\d+$/.test(await dash.locator("#m-queue").textContent()), "queue");
   assert(/^\d+$/.test(await dash.locator("#m-sessions").textContent()), "open sessions");
+  // web.sh paused a session of KEY before: counted, its image's bytes shown, on its key's row
+  assert(Number(await dash.locator("#m-paused").textContent()) >= 1, "paused sessions");
+  assert(/^\d+(\.\d)? (KiB|MiB)$/.test(await dash.locator("#m-images").textContent()), "stored images");
+  const paused = dash.locator("#keys tbody tr").filter({ has: dash.locator("td:nth-child(5)", { hasText: /^[1-9]/ }) });
+  assert(await paused.count() === 1, "one key's row has a paused session");
   assert(await dash.locator("#workers tbody tr:not(.dead) th").count() >= 1, "no live worker row");
   assert(await dash.locator("#keys tbody tr").count() >= 2, "keys");
   const f = await dash.locator("#failures tbody").textContent();

@@ -70,15 +70,21 @@ EXPECT_REQ=req
 bad "stats with a key that is not admin" 403 forbidden GET /v1/admin/stats
 bad "keys with a key that is not admin" 403 forbidden GET /v1/admin/keys
 bad "revoke with a key that is not admin" 403 forbidden DELETE /v1/admin/keys/1
+# a paused session of the test's key: the dashboard counts it and its image
+svc_session '{"language": "python"}'
+PAUSED=$SID
+expect "a session of the key, paused" 200 '.status == "paused" and .stored > 0' POST "/v1/sessions/$PAUSED/pause"
 AUTH=("${A[@]}")
 expect "stats: the dashboard's numbers" 200 \
 	'(.queue_depth | type) == "number" and (.running | type) == "number" and (.series | type) == "array"
 	 and (.workers | length) >= 1 and (.workers[0] | .alive and .slots == 2) and (.failures | type) == "array"
 	 and (.sessions.open | type) == "number" and (.sessions.by_status | has("ready"))
+	 and .sessions.paused >= 1 and .sessions.images_stored > 0
 	 and (.keys | type) == "array"' \
 	GET /v1/admin/stats
-expect "keys: listed, never the secret" 200 \
-	'(.keys | length) >= 2 and all(.keys[]; has("hash") | not) and (.keys | map(select(.admin)) | length) == 1' \
+expect "keys: listed, never the secret; the paused session and its stored bytes on its key" 200 \
+	'(.keys | length) >= 2 and all(.keys[]; has("hash") | not) and (.keys | map(select(.admin)) | length) == 1
+	 and (.keys | map(select(.paused_sessions >= 1 and .images_stored > 0)) | length) == 1' \
 	GET /v1/admin/keys
 expect "create a key" 201 '.key | test("^jk_[0-9a-f]{40}$")' POST /v1/admin/keys '{"name": "made by curl"}'
 NEW=$(jq -r .key <<<"$LAST")

@@ -1,7 +1,7 @@
 // dashboard.js: the operator's page at /dashboard: queue, throughput and
 // latency over time, workers and slots, the queue of each API key, recent
 // failures, open sessions and the API keys (create, revoke). Needs an admin key (or auth = off on loopback).
-import { $, el, api, keyForm, keyFromFragment, fmtMs, ApiError } from "./common.js";
+import { $, el, api, keyForm, keyFromFragment, fmtMs, fmtKb, ApiError } from "./common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 let timer = null;
@@ -43,6 +43,9 @@ function chart(id, series, nowMs, bars, unit) {
   box.replaceChildren(...kids);
 }
 
+// bytes as fmtKb shows them (a started KiB counts)
+const fmtBytes = (n) => fmtKb(n == null ? null : Math.ceil(n / 1024));
+
 function render(s) {
   set("m-queue", s.queue_depth);
   set("m-running", s.running);
@@ -56,6 +59,8 @@ function render(s) {
   set("m-slots", alive.reduce((a, w) => a + w.busy, 0) + " / " + alive.reduce((a, w) => a + w.slots, 0));
   set("m-failures", s.series.reduce((a, m) => a + m.failed, 0));
   set("m-sessions", s.sessions == null ? "n/a" : s.sessions.open);
+  set("m-paused", s.sessions == null ? "n/a" : s.sessions.paused ?? 0);
+  set("m-images", s.sessions == null ? "n/a" : fmtBytes(s.sessions.images_stored));
   chart("c-throughput", s.series, s.now_ms, [["finished", "bar"], ["failed", "bar fail"]], "n");
   chart("c-latency", s.series, s.now_ms, [["latency_p95_ms", "p95"], ["latency_p50_ms", "bar"]], "ms");
   $("workers").tBodies[0].replaceChildren(...(s.workers.length ? s.workers.map((w) => el("tr", { class: w.alive ? null : "dead" },
@@ -81,6 +86,7 @@ function render(s) {
 function renderKeys({ keys, own_id }) {
   $("keys").tBodies[0].replaceChildren(...keys.map((k) => el("tr", { class: k.revoked_ms ? "revoked" : null, "data-id": k.id },
     el("th", { scope: "row", text: String(k.id) }), el("td", { text: k.name }), el("td", { text: k.admin ? "yes" : "no" }), el("td", { text: String(k.weight ?? 1) }),
+    el("td", { text: String(k.paused_sessions ?? 0) }), el("td", { text: fmtBytes(k.images_stored) }),
     el("td", { text: new Date(k.created_ms).toLocaleString() }), el("td", { text: k.revoked_ms ? new Date(k.revoked_ms).toLocaleString() : "–" }),
     el("td", {}, k.revoked_ms ? null : el("button", {
       type: "button", "aria-label": "Revoke key " + k.id + " (" + k.name + ")",

@@ -337,6 +337,13 @@ int sessimage_snapshot_list(struct db *db, int64_t key, const char *image_id, cJ
 	return 0;
 }
 
+/* After a CTE img (id, blob_id) of images to delete: the sessions that name
+ * them forget them, the images and their blobs go; d holds one row each. */
+#define DROP_IMAGES                                                                                \
+	"u AS (UPDATE sessions SET image_id = NULL WHERE image_id IN (SELECT id FROM img)), "      \
+	"d AS (DELETE FROM session_images WHERE id IN (SELECT id FROM img) RETURNING blob_id), "   \
+	"b AS (DELETE FROM blobs WHERE id IN (SELECT blob_id FROM d)) "
+
 int sessimage_snapshot_delete(struct db *db, const char *image_id, int64_t key, char *err,
 			      size_t errlen)
 {
@@ -351,10 +358,7 @@ int sessimage_snapshot_delete(struct db *db, const char *image_id, int64_t key, 
 	    "WITH img AS (SELECT i.id, i.blob_id FROM session_images i WHERE i.id = $1::uuid "
 	    "AND coalesce(i.api_key_id, 0) = $2::bigint AND i.kind = 'snapshot' AND NOT EXISTS "
 	    "(SELECT 1 FROM sessions s WHERE s.image_id = i.id AND s.status = 'starting') FOR "
-	    "UPDATE OF i), "
-	    "u AS (UPDATE sessions SET image_id = NULL WHERE image_id IN (SELECT id FROM img)), "
-	    "d AS (DELETE FROM session_images WHERE id IN (SELECT id FROM img) RETURNING blob_id), "
-	    "b AS (DELETE FROM blobs WHERE id IN (SELECT blob_id FROM d)) "
+	    "UPDATE OF i), " DROP_IMAGES
 	    "SELECT (SELECT count(*) FROM d), EXISTS (SELECT 1 FROM session_images i WHERE i.id = "
 	    "$1::uuid AND coalesce(i.api_key_id, 0) = $2::bigint AND i.kind = 'snapshot')",
 	    2, p);
@@ -373,10 +377,7 @@ int sessimage_sweep(struct db *db, char *err, size_t errlen)
 	    db,
 	    "WITH img AS (SELECT i.id, i.blob_id FROM session_images i LEFT JOIN sessions s ON "
 	    "s.id = i.session_id WHERE i.kind = 'pause' AND (s.id IS NULL OR s.status NOT IN "
-	    "('starting', 'ready', 'paused')) LIMIT 100 FOR UPDATE OF i SKIP LOCKED), "
-	    "u AS (UPDATE sessions SET image_id = NULL WHERE image_id IN (SELECT id FROM img)), "
-	    "d AS (DELETE FROM session_images WHERE id IN (SELECT id FROM img) RETURNING blob_id), "
-	    "b AS (DELETE FROM blobs WHERE id IN (SELECT blob_id FROM d)) "
+	    "('starting', 'ready', 'paused')) LIMIT 100 FOR UPDATE OF i SKIP LOCKED), " DROP_IMAGES
 	    "SELECT count(*) FROM d",
 	    0, NULL);
 	if (!res)
