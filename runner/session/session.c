@@ -638,7 +638,9 @@ static int ctx_launch(struct session *s, struct context *c, char *err, size_t er
 		else
 			ret = 0;
 		cJSON_Delete(j);
-	} else if (c->ended || s->gone)
+	} else if (s->gone)
+		snprintf(err, errlen, "the session's sandbox ended before the driver was ready");
+	else if (c->ended)
 		snprintf(err, errlen, "the driver ended before it was ready: %.200s",
 			 c->errout.len ? c->errout.buf : "no message");
 	else
@@ -790,7 +792,11 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 		return;
 	}
 	if (c->state != CTX_READY) {
-		if (ctx_launch(s, c, err, sizeof err) < 0) {
+		/* a sandbox that ended while the driver started (what the last cell
+		 * left filled its memory) starts again, once */
+		if (ctx_launch(s, c, err, sizeof err) < 0 &&
+		    (!s->gone || session_restart(s, c, err, sizeof err) < 0 ||
+		     c->state != CTX_READY)) {
 			snprintf(res->message, sizeof res->message, "no driver: %.200s", err);
 			return;
 		}

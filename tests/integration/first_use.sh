@@ -224,6 +224,21 @@ print(n)')"
 		expect "$b: restarted after the fork bomb: a fresh state" 200 '.status == "error" and .error.name == "NameError"' \
 			POST "/v1/sessions/$S/execute" '{"code": "x + 1"}'
 	fi
+	# a driver killed by SIGKILL (the OOM killer, a limit) takes its group
+	# along: what it started would outlive it otherwise, as a bomb's children
+	expect "$b: a cell whose driver is killed by SIGKILL ends in error" 200 '.status == "error"' \
+		POST "/v1/sessions/$S/execute" "$(jq -n '{code: $c}' --arg c 'import os, signal, subprocess
+subprocess.Popen(["sleep", "301"])
+os.kill(os.getpid(), signal.SIGKILL)')"
+	expect "$b: nothing the killed driver started is left" 200 '.status == "ok" and .stdout == "0\n"' \
+		POST "/v1/sessions/$S/execute" "$(jq -n '{code: $c}' --arg c 'import os
+n = 0
+for p in os.listdir("/proc"):
+    try:
+        n += p.isdigit() and b"301" in open(f"/proc/{p}/cmdline", "rb").read() and open(f"/proc/{p}/stat").read().split()[2] != "Z"
+    except OSError:
+        pass
+print(n)')"
 	req DELETE "/v1/sessions/$S" >/dev/null
 }
 bomb native

@@ -203,6 +203,7 @@ static int parse_spawn(char *p, size_t len, char **flags, char **cwd, long long 
 }
 
 static void reap(void);
+static void sweep(pid_t pgrp, pid_t spare, unsigned long long since);
 
 static void spawn(unsigned long id, char *payload, size_t len)
 {
@@ -377,9 +378,14 @@ static void ended(struct child *c, int status, const struct rusage *ru)
 			ru->ru_utime.tv_usec + ru->ru_stime.tv_usec;
 	framef(SESSD_EXITED, c->id, "%d %lld %ld %d", status, cpu, ru->ru_maxrss,
 	       c->timed_out ? 1 : 0);
+	pid_t pgrp = c->pid;
 	free(c->buf);
 	memset(c, 0, sizeof *c);
 	c->in = c->out = c->err = -1;
+	/* a child killed (by the host, a limit or the OOM killer) takes its
+	 * group along: a fork bomb's processes outlive its driver otherwise */
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		sweep(pgrp, 0, 0);
 }
 
 static void reap(void)
@@ -416,23 +422,29 @@ static unsigned long long uptime_ticks(void)
 	return (unsigned long long)(up * (double)sysconf(_SC_CLK_TCK));
 }
 
-/* Kills, by SIGKILL, the processes of c's group that started since its mark,
- * but c itself: what an interrupted cell left behind. A fork bomb's children
- * made after the cell's SIGINT never got it and would fork on, filling the
- * session's memory; so rounds go on until a scan finds none (each killed one
- * forks no more), at most 200 of them. Zombies are reaped as they come. */
-static void sweep(struct child *c)
+/* Kills, by SIGKILL, the processes of group pgrp that started since the
+ * tick since, but spare: what an interrupted cell left behind, or all a
+ * killed child's group. A fork bomb's children made after the signal never
+ * got it (a group kill under gVisor can miss a child being forked) and would
+ * fork on, filling the session's memory; so rounds go on until a scan finds
+ * none (each killed one forks no more), at most 200 of them. Zombies are
+ * reaped as they come. */
+static void sweep(pid_t pgrp, pid_t spare, unsigned long long since)
 {
+	static bool sweeping; /* reap() below may end a child, whose end sweeps */
+	if (sweeping)
+		return;
+	sweeping = true;
 	for (int round = 0; round < 200; round++) {
 		DIR *d = opendir("/proc");
 		if (!d)
-			return;
+			break;
 		int found = 0;
 		struct dirent *de;
 		while ((de = readdir(d))) {
 			char *end;
 			long pid = strtol(de->d_name, &end, 10);
-			if (*end || pid <= 0 || pid == c->pid || pid == getpid())
+			if (*end || pid <= 0 || pid == spare || pid == getpid())
 				continue;
 			char path[64], buf[512];
 			snprintf(path, sizeof path, "/proc/%ld/stat", pid);
@@ -448,26 +460,27 @@ static void sweep(struct child *c)
 			 * ..., starttime (22) */
 			char *p = strrchr(buf, ')');
 			char state;
-			long pgrp;
+			long group;
 			unsigned long long start;
 			if (!p ||
 			    sscanf(p + 1,
 				   " %c %*d %ld %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
 				   "%*d %*d %*d %*d %llu",
-				   &state, &pgrp, &start) != 3)
+				   &state, &group, &start) != 3)
 				continue;
-			if (pgrp != c->pid || state == 'Z' || start < c->mark)
+			if (group != pgrp || state == 'Z' || start < since)
 				continue;
 			kill((pid_t)pid, SIGKILL);
 			found++;
 		}
 		closedir(d);
 		if (!found)
-			return;
+			break;
 		struct timespec pause = {0, 5 * 1000 * 1000};
 		nanosleep(&pause, NULL);
 		reap();
 	}
+	sweeping = false;
 }
 
 /* ---- the host's frames ---- */
@@ -499,6 +512,9 @@ static void command(char op, unsigned long id, char *payload, size_t len)
 		int sig = atoi(num);
 		if (sig > 0 && sig < 65)
 			kill(-c->pid, sig);
+		/* all of it, also what was being forked (c may end in the sweep) */
+		if (sig == SIGKILL)
+			sweep(c->pid, 0, 0);
 		break;
 	}
 	case SESSD_MUTE:
@@ -510,7 +526,7 @@ static void command(char op, unsigned long id, char *payload, size_t len)
 		c->mark = c->mark ? c->mark - 1 : 0;
 		break;
 	case SESSD_SWEEP:
-		sweep(c);
+		sweep(c->pid, c->pid, c->mark);
 		break;
 	default:
 		break;
