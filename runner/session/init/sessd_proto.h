@@ -16,7 +16,9 @@
  *      (SIGKILL to its group after it).
  *   I  bytes for the child's stdin (sessd keeps what the child has not read).
  *   C  close the child's stdin once what it was given is written.
- *   K  payload: a signal number, sent to the child's process group.
+ *   K  payload: a signal number, sent to the child's process group; SIGKILL
+ *      then sweeps the group until none of it is left (also when a child ends
+ *      by SIGKILL, from anyone: what it started goes with it).
  *   M  mute: the child's further output is read and dropped.
  *   B  a cell of the child (a driver) begins now: marks the time.
  *   W  sweep: SIGKILL to every process of the child's group but the child
