@@ -1,5 +1,5 @@
 /* boxfiles: the session folder's file calls (sandbox.h: sandbox_file_put, _get,
- * _list, _remove) — the host reading and writing a box that sandboxed code
+ * _list, _remove, _readlink, _symlink) — the host reading and writing a box that sandboxed code
  * changes at the same time.
  *
  * Every path is resolved with openat2() relative to the box's fd with
@@ -223,6 +223,40 @@ int sandbox_file_get(struct sandbox *sb, const char *path, struct strbuf *out, s
 	rc = 0;
 out:
 	close(fd);
+	return rc;
+}
+
+int sandbox_file_readlink(struct sandbox *sb, const char *path, struct strbuf *out)
+{
+	const char *last;
+	int dir = open_parent(sb, path, false, &last);
+	if (dir < 0)
+		return dir;
+	char buf[PATH_MAX];
+	ssize_t n = readlinkat(dir, last, buf, sizeof buf);
+	int rc = n < 0 ? -errno : n == (ssize_t)sizeof buf ? -ENAMETOOLONG : 0;
+	close(dir);
+	if (rc == 0) {
+		strbuf_reset(out);
+		strbuf_add(out, buf, (size_t)n);
+	}
+	return rc;
+}
+
+int sandbox_file_symlink(struct sandbox *sb, const char *path, const char *target)
+{
+	if (!*target || strlen(target) >= PATH_MAX)
+		return -EINVAL;
+	const char *last;
+	int dir = open_parent(sb, path, true, &last);
+	if (dir < 0)
+		return dir;
+	/* the link is the box's own: its owner may replace it, as the code's links */
+	int rc = symlinkat(target, dir, last) < 0 ? -errno : 0;
+	if (rc == 0 && fchownat(dir, last, sb->host_uid, sb->host_gid, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	close(dir);
+	sb->box_changes++;
 	return rc;
 }
 

@@ -231,6 +231,12 @@ int sandbox_file_get(struct sandbox *sb, const char *path, struct strbuf *out, s
 int sandbox_file_list(struct sandbox *sb, const char *dir, struct sandbox_dirent **out, size_t *n);
 /* Removes a file, a symlink (not what it points to) or a folder with all it holds. */
 int sandbox_file_remove(struct sandbox *sb, const char *path);
+/* Reads the target of the symlink path (the link itself, never followed). */
+int sandbox_file_readlink(struct sandbox *sb, const char *path, struct strbuf *out);
+/* Makes path a symlink to target (stored as given: the code inside resolves it;
+ * the host never follows it), making its folders as needed. -EEXIST when
+ * something stands there. */
+int sandbox_file_symlink(struct sandbox *sb, const char *path, const char *target);
 /* Makes the folder path (and its parents, 0755, owned by the box's uid), never
  * following a link on the way. 0 (also when it exists) or -errno as above. */
 int sandbox_file_mkdir(struct sandbox *sb, const char *path);

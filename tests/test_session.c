@@ -354,6 +354,18 @@ static void links_never_followed(void)
 	cr_assert_eq(n, 2);
 	cr_assert(d[0].type == 'l' && d[1].type == 'l', "links listed as links");
 	free(d);
+	/* links read and made as links (a session image keeps them), never through one */
+	cr_assert_eq(sandbox_file_readlink(sb, "d/up", &got), 0);
+	cr_assert(got.len == 4 && !memcmp(got.buf, "/etc", 4));
+	cr_assert_eq(sandbox_file_readlink(sb, "d/up/passwd", &got), -ELOOP);
+	cr_assert_eq(sandbox_file_readlink(sb, "d", &got), -EINVAL, "a folder is no link");
+	cr_assert_eq(sandbox_file_symlink(sb, "d/up/judge-test-l", "x"), -ELOOP);
+	cr_assert_eq(access("/etc/judge-test-l", F_OK), -1);
+	cr_assert_eq(sandbox_file_symlink(sb, "d/up", "/tmp"), -EEXIST);
+	cr_assert_eq(sandbox_file_symlink(sb, "new/latest", "../pw"), 0);
+	expect_ok("os.readlink('new/latest'), os.lstat('new/latest').st_uid == os.getuid()",
+		  "('../pw', True)", "");
+	cr_assert_eq(sandbox_file_remove(sb, "new"), 0);
 	cr_assert_eq(sandbox_file_remove(sb, "d"), 0, "removes the links, not /etc");
 	cr_assert_eq(access("/etc/passwd", F_OK), 0);
 	cr_assert_eq(sandbox_file_remove(sb, "pw"), 0);

@@ -132,6 +132,30 @@ out=$(req POST "/v1/sessions/$S/execute" "{\"code\": \"cat in.txt\", \"context\"
 expect_json "contexts: the bash context runs in its folder again" "${out%$'\n'*}" '.stdout == "in sub"'
 req DELETE "/v1/sessions/$S" >/dev/null
 
+# ---- symlinks come back as links (a virtualenv's python is one); a FIFO is skipped ----
+create python
+S=$SID
+cell "links: a folder, links to it, to a runtime, to nothing; a venv; a FIFO" "$S" "$(cat <<'PY'
+import os, subprocess, sys
+os.makedirs("v2")
+open("v2/data.txt", "w").write("in v2")
+os.symlink("v2", "latest")
+os.symlink("/usr/bin/env", "envlink")
+os.symlink("nowhere", "gone")
+subprocess.run([sys.executable, "-m", "venv", "--without-pip", "venv"], check=True)
+os.mkfifo("pipe")
+PY
+)" '.status == "ok"'
+expect "links: pause (the FIFO is the one entry skipped)" 200 '.status == "paused" and .skipped == 1' \
+	POST "/v1/sessions/$S/pause"
+cell "links: after the resume, each link is a link to the same target" "$S" "$(cat <<'PY'
+import os, subprocess
+print(os.readlink("latest"), open("latest/data.txt").read(), os.readlink("envlink"), os.readlink("gone"), os.path.exists("pipe"))
+print(subprocess.run(["venv/bin/python", "-c", "import sys; print(sys.prefix != sys.base_prefix)"], capture_output=True, text=True).stdout, end="")
+PY
+)" '.stdout == "v2 in v2 /usr/bin/env nowhere False\nTrue\n" and .restarted == true'
+req DELETE "/v1/sessions/$S" >/dev/null
+
 # ---- a paused session closed without a sandbox ----
 create python
 S=$SID

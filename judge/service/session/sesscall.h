@@ -235,7 +235,7 @@ struct sess_reply {
 		long long size;	  /* the packed folder's bytes */
 		long long stored; /* compressed, as it counts against the key's cap */
 		long files;	  /* files and folders in it */
-		long skipped;	  /* symlinks and other entries left out */
+		long skipped;	  /* FIFOs, sockets and what changed meanwhile, left out */
 		long ms;	  /* how long storing it took */
 	} image;
 	struct sess_context_info *contexts;

@@ -70,6 +70,22 @@ static int pack_dir(struct sandbox *sb, const char *dir, struct strbuf *out, lon
 				strbuf_add(out, bytes.buf ? bytes.buf : "", bytes.len);
 				(*files)++;
 			}
+		} else if (ents[i].type == 'l') {
+			/* the link as the code made it: its target is the code's to resolve */
+			strbuf_reset(&bytes);
+			rc = sandbox_file_readlink(sb, path, &bytes);
+			if (rc == -ENOENT || rc == -EINVAL || rc == -ELOOP) {
+				(*skipped)++; /* changed meanwhile */
+				rc = 0;
+			} else if (rc < 0) {
+				snprintf(err, errlen, "cannot read the link '%s': %s", path,
+					 strerror(-rc));
+			} else {
+				put_entry(out, 'l', 0, path);
+				put_u32(out, (uint32_t)bytes.len);
+				strbuf_add(out, bytes.buf, bytes.len);
+				(*files)++;
+			}
 		} else {
 			(*skipped)++;
 			rc = 0;
@@ -140,7 +156,8 @@ int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, long *fil
 			goto truncated;
 		if (type == 'E')
 			break;
-		if ((type != 'd' && type != 'f') || !take_u32(&r, &mode) || !take_u32(&r, &plen))
+		if ((type != 'd' && type != 'f' && type != 'l') || !take_u32(&r, &mode) ||
+		    !take_u32(&r, &plen))
 			goto malformed;
 		if (plen == 0 || plen >= sizeof path || !take(&r, path, plen))
 			goto malformed;
@@ -150,6 +167,16 @@ int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, long *fil
 		int rc;
 		if (type == 'd') {
 			rc = sandbox_file_mkdir(sb, path);
+		} else if (type == 'l') {
+			char target[4096];
+			if (!take_u32(&r, &lo))
+				goto truncated;
+			if (lo == 0 || lo >= sizeof target || !take(&r, target, lo))
+				goto malformed;
+			target[lo] = 0;
+			if (memchr(target, 0, lo))
+				goto malformed;
+			rc = sandbox_file_symlink(sb, path, target);
 		} else {
 			if (!take_u32(&r, &lo) || !take_u32(&r, &hi))
 				goto truncated;

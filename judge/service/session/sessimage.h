@@ -5,8 +5,10 @@
  * How it works: sessimage_pack walks the session folder through the
  * sandbox's file calls (never following a link the code planted) into a
  * simple record format: "JSI1", then per entry a type ('d' folder, 'f'
- * file), its permission bits, its path and, for a file, its bytes; 'E' ends
- * it. Symlinks are not kept (counted in *skipped). The packed bytes go to
+ * file, 'l' symlink), its permission bits, its path and, for a file, its
+ * bytes, for a link, its target (kept as the code wrote it: only the code
+ * inside resolves it; the host never follows a link of the box); 'E' ends
+ * it. Other entries (FIFOs, sockets) are counted in *skipped. The packed bytes go to
  * blobstore.h (chunked, compressed, checked) under the session's API key;
  * a session_images row beside it keeps the language, limits, egress policy
  * and contexts. sessimage_unpack checks every length before it trusts it, so
@@ -22,8 +24,8 @@
 struct db;
 struct sandbox;
 
-/* Packs sb's box into out. Returns 0 with *files (files and folders packed)
- * and *skipped (symlinks and other entries left out), or -1 with err. */
+/* Packs sb's box into out. Returns 0 with *files (files, folders and links
+ * packed) and *skipped (FIFOs, sockets, what changed meanwhile), or -1 with err. */
 int sessimage_pack(struct sandbox *sb, struct strbuf *out, long *files, long *skipped, char *err,
 		   size_t errlen);
 /* Unpacks len bytes at data (sessimage_pack's) into sb's box. Returns 0 with
