@@ -427,15 +427,17 @@ static unsigned long long uptime_ticks(void)
  * killed child's group. A fork bomb's children made after the signal never
  * got it (a group kill under gVisor can miss a child being forked) and would
  * fork on, filling the session's memory; so rounds go on until a scan finds
- * none (each killed one forks no more), at most 200 of them. Zombies are
- * reaped as they come. */
+ * none (each killed one forks no more). On a loaded host killed processes
+ * can take long to be scheduled and die, so the bound is time (10 s), not a
+ * count of rounds. Zombies are reaped as they come. */
 static void sweep(pid_t pgrp, pid_t spare, unsigned long long since)
 {
 	static bool sweeping; /* reap() below may end a child, whose end sweeps */
 	if (sweeping)
 		return;
 	sweeping = true;
-	for (int round = 0; round < 200; round++) {
+	long long until = now_ms() + 10000;
+	for (;;) {
 		DIR *d = opendir("/proc");
 		if (!d)
 			break;
@@ -474,13 +476,14 @@ static void sweep(pid_t pgrp, pid_t spare, unsigned long long since)
 			found++;
 		}
 		closedir(d);
-		if (!found)
+		if (!found || now_ms() >= until)
 			break;
 		struct timespec pause = {0, 5 * 1000 * 1000};
 		nanosleep(&pause, NULL);
 		reap();
 	}
 	sweeping = false;
+	reap();
 }
 
 /* ---- the host's frames ---- */
