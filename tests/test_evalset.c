@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/config.h"
+#include "common/md5.h"
 #include "common/strbuf.h"
 #include "judge/grading/evalset.h"
 #include "judge/grading/evformat.h"
@@ -480,4 +481,105 @@ Test(evrun, lcb_verdicts)
 	enum evrun_rule r;
 	cr_assert_eq(evrun_rule_parse("lcb", &r), 0);
 	cr_assert_eq(r, EVRUN_LCB);
+}
+
+Test(evformat, evalplus)
+{
+	struct evalset s;
+	load(&s, NULL,
+	     "[{\"task_id\":\"HumanEval/0\",\"prompt\":\"def f(x):\\n\",\"entry_point\":\"f\","
+	     "\"canonical_solution\":\"    return x\\n\",\"contract\":\"\",\"atol\":0,"
+	     "\"base_input\":[[1]],\"plus_input\":[[2],[3]]},"
+	     "{\"task_id\":\"Mbpp/2\",\"prompt\":\"'''x'''\",\"entry_point\":\"g\","
+	     "\"canonical_solution\":\"def g(a): return a\",\"atol\":0.0001,"
+	     "\"base_input\":[[[1,2]]],\"plus_input\":[]}]");
+	cr_assert_str_eq(s.fmt->name, "evalplus", "told from base_input and plus_input");
+	struct evalset_items it =
+	    expand(&s, "{\"task_id\":\"HumanEval/0\",\"completion\":\"    return -x\\n\"}");
+	cr_assert_eq(it.n, 1);
+	cr_assert_str_eq(it.v[0].req.eval->rule, "evalplus");
+	cr_assert_str_eq(it.v[0].req.language, "python");
+	cJSON *doc = cJSON_Parse(it.v[0].req.source);
+	/* prompt + completion with no separator; the reference likewise */
+	cr_assert_str_eq(cJSON_GetObjectItem(doc, "solution")->valuestring,
+			 "def f(x):\n    return -x\n");
+	cr_assert_str_eq(cJSON_GetObjectItem(doc, "reference")->valuestring,
+			 "def f(x):\n    return x\n");
+	cr_assert_str_eq(cJSON_GetObjectItem(doc, "dataset")->valuestring, "humaneval");
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "plus_input")), 2);
+	cr_assert_float_eq(cJSON_GetObjectItem(doc, "min_time_limit")->valuedouble, 4.0, 1e-9,
+			   "EvalPlus's default minimum");
+	cr_assert_float_eq(cJSON_GetObjectItem(doc, "time_limit_factor")->valuedouble, 4.0, 1e-9);
+	cJSON_Delete(doc);
+	evalset_items_release(&it);
+	/* a solution is the whole program; Mbpp/ ids are the mbpp dataset */
+	it = expand(&s, "{\"task_id\":\"Mbpp/2\",\"solution\":\"def g(a): return 1\"}");
+	doc = cJSON_Parse(it.v[0].req.source);
+	cr_assert_str_eq(cJSON_GetObjectItem(doc, "solution")->valuestring, "def g(a): return 1");
+	cr_assert_str_eq(cJSON_GetObjectItem(doc, "dataset")->valuestring, "mbpp");
+	cr_assert_float_eq(cJSON_GetObjectItem(doc, "atol")->valuedouble, 1e-4, 1e-12);
+	cJSON_Delete(doc);
+	evalset_items_release(&it);
+	it = expand(&s, "{\"task_id\":\"HumanEval/0\"}");
+	cr_assert_str_eq(it.v[0].error, "sample has neither solution nor completion");
+	evalset_items_release(&it);
+	evalset_release(&s);
+	/* an input that is not a list of arguments is refused with why */
+	evalset_init(&s);
+	char err[300] = "";
+	cJSON *p =
+	    cJSON_Parse("[{\"task_id\":\"HumanEval/0\",\"prompt\":\"\",\"entry_point\":\"f\","
+			"\"canonical_solution\":\"\",\"base_input\":[1],\"plus_input\":[]}]");
+	cr_assert_eq(evalset_load(&s, "languages", NULL, p, NULL, NULL, 0, err, sizeof err), -1);
+	cr_assert(strstr(err, "base_input: each input is a list of arguments"), "%s", err);
+	cJSON_Delete(p);
+	evalset_release(&s);
+}
+
+Test(evrun, evalplus_verdicts)
+{
+	struct {
+		const char *end;
+		enum run_status run;
+		enum sub_status want;
+	} cases[] = {
+	    {"{\"end\":true,\"evalplus\":{\"base_status\":\"pass\",\"plus_status\":\"pass\"}}",
+	     RUN_OK, SUB_ACCEPTED},
+	    {"{\"end\":false,\"evalplus\":{\"base_status\":\"pass\",\"plus_status\":\"fail\"}}",
+	     RUN_OK, SUB_WRONG_ANSWER},
+	    /* the first set that did not pass decides */
+	    {"{\"end\":false,\"evalplus\":{\"base_status\":\"fail\",\"plus_status\":\"timeout\"}}",
+	     RUN_OK, SUB_WRONG_ANSWER},
+	    {"{\"end\":false,\"evalplus\":{\"base_status\":\"timeout\",\"plus_status\":\"fail\"}}",
+	     RUN_OK, SUB_TIMEOUT},
+	    /* the reference failed: not the sample's doing */
+	    {"{\"end\":false,\"error\":{\"type\":\"GroundTruthError\"}}", RUN_OK,
+	     SUB_INTERNAL_ERROR},
+	    {NULL, RUN_OK, SUB_WRONG_ANSWER},
+	    {NULL, RUN_TIMEOUT, SUB_TIMEOUT},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cJSON *e = cases[i].end ? cJSON_Parse(cases[i].end) : NULL;
+		cr_assert_eq(evrun_evalplus_verdict(e, cases[i].run), cases[i].want, "case %zu", i);
+		cJSON_Delete(e);
+	}
+	enum evrun_rule r;
+	cr_assert_eq(evrun_rule_parse("evalplus", &r), 0);
+	cr_assert_eq(r, EVRUN_EVALPLUS);
+}
+
+Test(md5, known_digests)
+{
+	char hex[33];
+	md5_hex("", 0, hex);
+	cr_assert_str_eq(hex, "d41d8cd98f00b204e9800998ecf8427e");
+	md5_hex("abc", 3, hex);
+	cr_assert_str_eq(hex, "900150983cd24fb0d6963f7d28e17f72");
+	/* 56 to 63 bytes: the length goes into a second padding block */
+	char x[120];
+	memset(x, 'x', sizeof x);
+	md5_hex(x, 60, hex);
+	cr_assert_str_eq(hex, "1198000c11968f9368e02d6da57ec147");
+	md5_hex(x, 120, hex);
+	cr_assert_str_eq(hex, "fb98667f98096de92620b64f46e1c5b5");
 }

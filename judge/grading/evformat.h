@@ -66,8 +66,9 @@ struct evformat_output {
 	int nsamples;
 	const char *const *sample_files; /* MultiPL-E: the file of each sample, else NULL */
 	const struct evalset_items *items;
-	const char *samples_path; /* --samples */
-	const char *out_path;	  /* --out, or NULL */
+	const char *samples_path;  /* --samples */
+	const char *problems_path; /* --problems, or NULL */
+	const char *out_path;	   /* --out, or NULL */
 	const int *ks;
 	int nks;
 };
@@ -166,4 +167,4 @@ int evfmt_lcb_unpickle_str(const unsigned char *p, size_t n, struct strbuf *out)
 int evfmt_lcb_timeout_s(long timeout_ms);
 
 extern const struct evformat evfmt_humaneval, evfmt_humanevalx, evfmt_multiple, evfmt_mbpp,
-    evfmt_livecodebench;
+    evfmt_livecodebench, evfmt_evalplus;

@@ -21,10 +21,9 @@
 #define HARNESS_MAX ((size_t)1 << 20)
 
 static const char *const rule_names[] = {
-    [EVRUN_EXIT_ZERO] = "exit_zero",
-    [EVRUN_SILENT] = "silent",
-    [EVRUN_EXEC] = "exec",
-    [EVRUN_LCB] = "lcb",
+    [EVRUN_EXIT_ZERO] = "exit_zero", [EVRUN_SILENT] = "silent",
+    [EVRUN_EXEC] = "exec",	     [EVRUN_LCB] = "lcb",
+    [EVRUN_EVALPLUS] = "evalplus",
 };
 
 int evrun_rule_parse(const char *s, enum evrun_rule *out)
@@ -99,6 +98,24 @@ enum sub_status evrun_lcb_verdict(const cJSON *end, enum run_status run)
 	return SUB_WRONG_ANSWER;
 }
 
+enum sub_status evrun_evalplus_verdict(const cJSON *end, enum run_status run)
+{
+	if (!end)
+		return run == RUN_OK ? SUB_WRONG_ANSWER : grade_run_verdict(run);
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(end, "end")))
+		return SUB_ACCEPTED;
+	const cJSON *ep = cJSON_GetObjectItemCaseSensitive(end, "evalplus");
+	static const char *const sets[] = {"base_status", "plus_status"};
+	for (size_t i = 0; i < 2; i++) {
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(ep, sets[i]);
+		if (cJSON_IsString(st) && !strcmp(st->valuestring, "timeout"))
+			return SUB_TIMEOUT;
+		if (cJSON_IsString(st) && strcmp(st->valuestring, "pass"))
+			return SUB_WRONG_ANSWER;
+	}
+	return ep ? SUB_WRONG_ANSWER : SUB_INTERNAL_ERROR;
+}
+
 /* Writes the program (exec: the harness as the main file, the program beside
  * it as the language's testcode_file), compiles it when the language compiles (with the
  * request's options) and runs it once into rr. Returns 0 when it ran, 1 on a
@@ -110,10 +127,10 @@ static int run_program(const struct grade_env *env, struct grade_plan *plan,
 	struct sandbox *sb = NULL;
 	struct strbuf harness = STRBUF_INIT, path = STRBUF_INIT, in = STRBUF_INIT;
 	int ret = -1, rc;
-	bool harnessed = rule == EVRUN_EXEC || rule == EVRUN_LCB;
+	bool harnessed = rule == EVRUN_EXEC || rule == EVRUN_LCB || rule == EVRUN_EVALPLUS;
 	if (harnessed) {
-		strbuf_addf(&path, "%s/harness/%s.py", env->cfg->languages_dir,
-			    rule == EVRUN_LCB ? "lcb" : "exec");
+		/* each harnessed rule's harness is named after it */
+		strbuf_addf(&path, "%s/harness/%s.py", env->cfg->languages_dir, rule_names[rule]);
 		if ((rc = strbuf_read_file(&harness, path.buf, HARNESS_MAX)) < 0) {
 			snprintf(err, errlen, "cannot read harness '%s': %s", path.buf,
 				 strerror(-rc));
@@ -185,13 +202,16 @@ static void fold(const struct lang *l, const struct grade_request *req, enum evr
 	res->run.time_ms = rr->cpu_ms;
 	res->run.wall_ms = rr->wall_ms;
 	res->run.memory_kb = rr->memory_kb;
-	if (rule == EVRUN_LCB) {
+	if (rule == EVRUN_LCB || rule == EVRUN_EVALPLUS) {
+		/* the harness's own record of the set (its key: the rule's name) is
+		 * the result's stdout, for the set's results file */
 		struct funcgrade_records recs;
 		funcgrade_records_parse(&recs, rr->out.buf, rr->out.len, nonce, 0);
 		funcgrade_fold_test_code(&recs, rr->status, res);
-		res->status = evrun_lcb_verdict(recs.end, rr->status);
-		const cJSON *lcb = cJSON_GetObjectItemCaseSensitive(recs.end, "lcb");
-		char *text = lcb ? cJSON_PrintUnformatted(lcb) : NULL;
+		res->status = rule == EVRUN_LCB ? evrun_lcb_verdict(recs.end, rr->status)
+						: evrun_evalplus_verdict(recs.end, rr->status);
+		const cJSON *own = cJSON_GetObjectItemCaseSensitive(recs.end, rule_names[rule]);
+		char *text = own ? cJSON_PrintUnformatted(own) : NULL;
 		if (text)
 			strbuf_addstr(&res->out, text);
 		free(text);

@@ -19,6 +19,12 @@
  *              when every test passed. The result's stdout is the harness's
  *              {"results": [...], "metadata": "{...}"}, as LiveCodeBench
  *              records them (evformat_livecodebench.c writes its files).
+ *   evalplus   EvalPlus's evaluator: the source is a JSON document (the
+ *              solution, the reference, the base and plus inputs, atol, the
+ *              time rule; evformat_evalplus.c) that languages/harness/
+ *              evalplus.py grades as the evaluator does; passes when base
+ *              and plus both pass. The result's stdout is the harness's
+ *              {"base_status", "plus_status", "base_tried", ...}.
  * A pass is accepted; a failure is runtime_error, wrong_answer (silent's
  * output, a stderr text, exec's exception), compile_error, or the limit hit.
  */
@@ -29,7 +35,7 @@
 #include "judge/grading/grade.h"
 #include "judge/grading/model.h"
 
-enum evrun_rule { EVRUN_EXIT_ZERO, EVRUN_SILENT, EVRUN_EXEC, EVRUN_LCB };
+enum evrun_rule { EVRUN_EXIT_ZERO, EVRUN_SILENT, EVRUN_EXEC, EVRUN_LCB, EVRUN_EVALPLUS };
 
 /* Parses a rule name; returns -1 when unknown. */
 int evrun_rule_parse(const char *s, enum evrun_rule *out);
@@ -44,6 +50,13 @@ void evrun_request(const struct grade_env *env, const struct grade_request *req,
  * runtime_error, anything else wrong_answer; no record: the run's limit, else
  * wrong_answer. Pure. */
 enum sub_status evrun_lcb_verdict(const cJSON *end, enum run_status run);
+
+/* The verdict of an evalplus run from the harness's end record (NULL: none
+ * came): accepted when it passed; the first set not passing decides: timeout
+ * for "timeout", wrong_answer for "fail"; a record without statuses (the
+ * reference itself failed) is internal_error; no record: the run's limit,
+ * else wrong_answer. Pure. */
+enum sub_status evrun_evalplus_verdict(const cJSON *end, enum run_status run);
 
 /* The verdict of rule on a run that ended with rr (no records: not exec),
  * with stderr_fails (n texts); fills fb on a failure. Pure. */
