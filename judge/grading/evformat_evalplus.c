@@ -75,14 +75,23 @@ static const char *dataset_of(const char *task_id)
 	return !strncmp(task_id, "Mbpp/", 5) ? "mbpp" : "humaneval";
 }
 
+/* The program of sample smp as evaluate.py takes it: its solution when it
+ * has one, else the problem's prompt + its completion, no separator. */
+static char *program_of(const cJSON *problem, const cJSON *smp)
+{
+	const char *solution = evformat_str(smp, "solution");
+	const char *completion = evformat_str(smp, "completion");
+	return solution ? xstrdup(solution)
+			: xasprintf("%s%s", evformat_str(problem, "prompt"),
+				    completion ? completion : "");
+}
+
 static void expand(const struct evalset *s, const cJSON *smp, int index, struct evalset_items *out)
 {
 	const char *tid = evformat_str(smp, "task_id");
 	const struct evalset_problem *p = tid ? evalset_find(s, tid) : NULL;
-	const char *solution = evformat_str(smp, "solution");
-	const char *completion = evformat_str(smp, "completion");
 	struct evalset_item *it = evformat_item_add(out, index, 0, tid);
-	if (!p || (!solution && !completion)) {
+	if (!p || (!evformat_str(smp, "solution") && !evformat_str(smp, "completion"))) {
 		evformat_item_fail(it, !p ? "task_id not in the problems file"
 					  : "sample has neither solution nor completion");
 		return;
@@ -93,9 +102,9 @@ static void expand(const struct evalset *s, const cJSON *smp, int index, struct 
 		evformat_item_fail(it, "languages/evalsets/evalplus.ini has no such dataset");
 		return;
 	}
-	const char *prompt = evformat_str(p->obj, "prompt");
-	char *program = solution ? xstrdup(solution) : xasprintf("%s%s", prompt, completion);
-	char *reference = xasprintf("%s%s", prompt, evformat_str(p->obj, "canonical_solution"));
+	char *program = program_of(p->obj, smp);
+	char *reference = xasprintf("%s%s", evformat_str(p->obj, "prompt"),
+				    evformat_str(p->obj, "canonical_solution"));
 	const cJSON *atol = cJSON_GetObjectItemCaseSensitive(p->obj, "atol");
 	cJSON *doc = cJSON_CreateObject();
 	cJSON_AddStringToObject(doc, "dataset", ds);
@@ -226,13 +235,7 @@ static int write_results(const struct evformat_output *o, FILE *f, char *err, si
 			const struct evalset_item *it = &items->v[j];
 			if (!it->task_id || strcmp(it->task_id, t[k].task_id) || !p)
 				continue;
-			const cJSON *smp = o->samples[it->sample];
-			const char *sol = evformat_str(smp, "solution");
-			char *solution = sol ? xstrdup(sol)
-					     : xasprintf("%s%s", evformat_str(p->obj, "prompt"),
-							 evformat_str(smp, "completion")
-							     ? evformat_str(smp, "completion")
-							     : "");
+			char *solution = program_of(p->obj, o->samples[it->sample]);
 			struct ep_result r;
 			item_result(it, &r);
 			cJSON *e = cJSON_CreateObject();
