@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/config.h"
+#include "common/jsonraw.h"
 #include "common/md5.h"
 #include "common/strbuf.h"
 #include "judge/grading/evalset.h"
@@ -582,4 +583,49 @@ Test(md5, known_digests)
 	cr_assert_str_eq(hex, "1198000c11968f9368e02d6da57ec147");
 	md5_hex(x, 120, hex);
 	cr_assert_str_eq(hex, "fb98667f98096de92620b64f46e1c5b5");
+}
+
+Test(jsonraw, spans_of_members_and_elements_as_written)
+{
+	const char *o =
+	    "{ \"a\\\"\": [1, \"]\"], \"plus_input\" : [[123456789012345678901234567890],"
+	    " [NaN], [-Infinity, \"x\\u0000y\"]], \"z\": {\"k\": null} }";
+	struct jsonraw_span sp, *el = NULL;
+	cr_assert(jsonraw_member(o, strlen(o), "plus_input", &sp));
+	char *v = strndup(o + sp.at, sp.len);
+	cr_assert_str_eq(v,
+			 "[[123456789012345678901234567890], [NaN], [-Infinity, \"x\\u0000y\"]]");
+	cr_assert_eq(jsonraw_elements(v, strlen(v), &el), 3);
+	cr_assert_eq(strncmp(v + el[1].at, "[NaN]", el[1].len), 0);
+	cr_assert_eq(strncmp(v + el[2].at, "[-Infinity, \"x\\u0000y\"]", el[2].len), 0);
+	cr_assert_not(jsonraw_member(o, strlen(o), "k", &sp), "only the top level is searched");
+	cr_assert(jsonraw_member(o, strlen(o), "z", &sp));
+	cr_assert_eq(strncmp(o + sp.at, "{\"k\": null}", sp.len), 0);
+	free(el);
+	cr_assert_eq(jsonraw_elements("{}", 2, &el), -1);
+	cr_assert_eq(jsonraw_elements(" [ ] ", 5, &el), 0);
+	free(el);
+	free(v);
+}
+
+Test(jsonraw, tame_keeps_every_offset_and_strings)
+{
+	const char *s =
+	    "[NaN, -Infinity, \"NaN \\\" Infinity\", Infinity, \"a\\u0000b\", \"\\\\u0000\"]";
+	bool nul = false;
+	char *t = jsonraw_tame(s, strlen(s), NULL);
+	cr_assert_str_eq(
+	    t, "[0  , 0        , \"NaN \\\" Infinity\", 0       , \"a\\u0000b\", \"\\\\u0000\"]");
+	free(t);
+	t = jsonraw_tame(s, strlen(s), &nul);
+	cr_assert(nul);
+	cr_assert_str_eq(
+	    t, "[0  , 0        , \"NaN \\\" Infinity\", 0       , \"a\\u0001b\", \"\\\\u0000\"]",
+	    "an escaped backslash before u0000 is no NUL");
+	cJSON *j = cJSON_Parse(t);
+	cr_assert(cJSON_IsArray(j));
+	cJSON_Delete(j);
+	free(t);
+	cr_assert_null(jsonraw_tame("[1, \"NaN\"]", 10, &nul));
+	cr_assert_not(nul);
 }

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/jsonraw.h"
 #include "common/xalloc.h"
 #include "judge/api/api.h"
 #include "judge/api/events.h"
@@ -17,6 +18,7 @@
 #include "judge/api/sse.h"
 #include "judge/grading/evalset.h"
 #include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
 #include "judge/grading/evformat.h"
 #include "judge/grading/request.h"
 #include "judge/service/evalstore.h"
@@ -33,7 +35,49 @@ struct eval_body {
 	const cJSON *problems, *samples;
 	cJSON *ks;
 	long timeout_ms;
+	/* the body as sent: each problem's text as written reaches harnesses
+	 * that need it exactly (common/jsonraw.h) */
+	const char *text;
+	size_t len;
+	bool nul; /* the body's strings hold a \u0000 */
 };
+
+/* Python's json writes NaN, Infinity and \u0000 into eval sets (EvalPlus's
+ * MBPP+): cJSON reads a tamed copy of the body (jsonraw_tame; NULL: the body
+ * as it is), in which a NUL in the problems is a \u0001 (*nul says so) that
+ * a set reading its problems' text (evformat.h's problem_text) never sees and
+ * others refuse. A NUL elsewhere is still refused by request_parse_json. */
+static char *tame_body(const char *body, size_t len, bool *nul)
+{
+	char *tamed = jsonraw_tame(body, len, NULL);
+	struct jsonraw_span sp;
+	*nul = false;
+	char *in_problems = jsonraw_member(body, len, "problems", &sp)
+				? jsonraw_tame(body + sp.at, sp.len, nul)
+				: NULL;
+	if (in_problems) {
+		if (!tamed) {
+			tamed = xmalloc(len + 1);
+			memcpy(tamed, body, len);
+			tamed[len] = '\0';
+		}
+		memcpy(tamed + sp.at, in_problems, sp.len);
+		free(in_problems);
+	}
+	return tamed;
+}
+
+/* Keeps in set each problem's JSON text as the body holds it. */
+static void keep_problem_texts(struct evalset *set, const struct eval_body *b)
+{
+	struct jsonraw_span sp, *el = NULL;
+	if (!b->text || !jsonraw_member(b->text, b->len, "problems", &sp))
+		return;
+	int n = jsonraw_elements(b->text + sp.at, sp.len, &el);
+	if (n == cJSON_GetArraySize(b->problems))
+		evalset_keep_raw(set, b->text + sp.at, el, n);
+	free(el);
+}
 
 static int body_ks(const cJSON *k, cJSON **out, struct request_error *e)
 {
@@ -63,7 +107,7 @@ static int body_ks(const cJSON *k, cJSON **out, struct request_error *e)
 static int check_body(const struct judge_config *cfg, const struct lang_registry *langs,
 		      const cJSON *in, struct eval_body *b, struct request_error *e)
 {
-	memset(b, 0, sizeof *b);
+	*b = (struct eval_body){.text = b->text, .len = b->len, .nul = b->nul};
 	static const char *const keys[] = {"language", "problems", "samples", "k",
 					   "timeout",  "format",   NULL};
 	const cJSON *it;
@@ -121,6 +165,19 @@ static int item_request(struct api *a, struct evalset_item *it, cJSON **out,
 			struct request_error *e)
 {
 	struct grade_request *gr = &it->req;
+	if (gr->has_limits) { /* a set's backstop (EvalPlus's 200 s), within the operator's caps */
+		struct limits_policy pol;
+		struct limits_caps caps;
+		limits_policy_from_config(a->cfg, &pol);
+		limits_request_caps(&pol, &caps);
+		struct limits_request *l = &gr->limits;
+		if (l->time_ms > caps.time_ms.hi)
+			l->time_ms = caps.time_ms.hi;
+		if (l->wall_ms > caps.wall_ms.hi)
+			l->wall_ms = caps.wall_ms.hi;
+		if (l->memory_mb > caps.memory_mb.hi)
+			l->memory_mb = caps.memory_mb.hi;
+	}
 	/* an empty completion is a (failing) sample, not a bad request */
 	if (gr->source_len == 0)
 		model_set(&gr->source, "\n", 1), gr->source_len = 1;
@@ -165,6 +222,11 @@ static int build(struct api *a, const struct eval_body *b, cJSON *task_ids, cJSO
 		goto out;
 	}
 	set.default_language = lang_default(&a->langs)->name;
+	if (b->nul && !set.fmt->problem_text) {
+		request_fail(e, 422, "invalid_field", "strings must not contain NUL (\\u0000)");
+		goto out;
+	}
+	keep_problem_texts(&set, b);
 	if (set.fmt->id_key && cJSON_GetArraySize(b->problems) == 0) {
 		request_fail(e, 422, "missing_field", "problems must be a non-empty array");
 		goto out;
@@ -212,7 +274,10 @@ void evaluation_create(struct http_request *r, struct api *a)
 	struct eval_body b = {0};
 	struct request_error e;
 	char err[512], *language = NULL;
-	if (request_parse_json(a->cfg, r->body.buf, r->body.len, &in, &e) < 0 ||
+	char *tamed = r->body.buf ? tame_body(r->body.buf, r->body.len, &b.nul) : NULL;
+	b.text = r->body.buf;
+	b.len = r->body.len;
+	if (request_parse_json(a->cfg, tamed ? tamed : r->body.buf, r->body.len, &in, &e) < 0 ||
 	    check_body(a->cfg, &a->langs, in, &b, &e) < 0 ||
 	    build(a, &b, ids, reqs, &language, &e) < 0) {
 		render_req_error(r, &e);
@@ -245,6 +310,7 @@ void evaluation_create(struct http_request *r, struct api *a)
 	free(text);
 	cJSON_Delete(o);
 out:
+	free(tamed);
 	free(language);
 	cJSON_Delete(in);
 	cJSON_Delete(b.ks);

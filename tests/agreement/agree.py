@@ -11,9 +11,14 @@ with task ids) and the throughput of both sides in the same run.
     agree.py SET --data DIR --work DIR [--judge bin/judge] [--sandbox native]
              [--jobs 2] [--only canonical|wrong] [--langs cpp,js]
 
-SET: humaneval-x, mbpp, multipl-e, livecodebench. DIR holds the data fetched as
-docs/evaluations.md says (nothing here downloads). The reference runs with
-Debian's python3 (/usr/bin/python3) and the apt packages named there.
+SET: humaneval-x, mbpp, multipl-e, livecodebench, evalplus. DIR holds the
+data fetched as docs/evaluations.md says (nothing here downloads). The
+reference runs with Debian's python3 (/usr/bin/python3) and the apt packages
+named there.
+
+evalplus compares each sample's (base_status, plus_status) pair, on our
+fixtures or on published files given with --ep-problems; --ref-only runs
+EvalPlus's evaluator alone and prints its statuses and speed.
 """
 import argparse
 import gzip
@@ -393,13 +398,172 @@ def livecodebench(ctx):
     return [compare("LiveCodeBench", "python", kinds, ref_r, j_r, tref, tj)]
 
 
+# ---- EvalPlus (evalplus/evalplus: HumanEval+ and MBPP+) ----
+
+# evalplus.evaluate.evaluate run unchanged from the package's source (git
+# archive HEAD evalplus into DIR/evalplus). Loading evaluate.py imports the
+# generation side too: evalplus.codegen (model providers, tree-sitter) and,
+# through evalplus.data, HF datasets, wget and tempdir (downloads). Nothing
+# in grading calls them, and they are not in Debian: empty stand-ins. Its
+# watcher thread for stuck samples sleeps 20 s between looks and keeps the
+# interpreter up that long once all is done; the results file is written by
+# then, so the driver leaves at once.
+EP_REF = r"""import os, sys, types
+for name in ("wget", "tempdir", "datasets", "evalplus.codegen"):
+    sys.modules[name] = types.ModuleType(name)
+sys.modules["datasets"].load_dataset = None
+sys.modules["evalplus.codegen"].run_codegen = None
+from evalplus.evaluate import evaluate
+evaluate(dataset=sys.argv[1], samples=sys.argv[2], i_just_wanna_run=True, parallel=int(sys.argv[3]),
+         min_time_limit=float(sys.argv[4]))
+sys.stdout.flush()
+sys.stderr.flush()
+os._exit(0)
+"""
+
+
+def ep_printout(path):
+    """evaluate.py's report lines ("mbpp (base tests)", "pass@1:\t0.123", ...),
+    termcolor's colours taken off."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", open(path, errors="replace").read())
+    return [l for l in text.splitlines() if re.match(r"(humaneval|mbpp)\+? \(|pass@\d+:\t", l)]
+
+
+def ep_reference(src_root, dataset, problems, samples, d, jobs, min_time):
+    """EvalPlus's evaluator on samples (rows) of dataset (humaneval|mbpp) with
+    the problems file given by HUMANEVAL_/MBPP_OVERRIDE_PATH, in folder d (made
+    afresh: a results file already there would make it ask on stdin), with a
+    throwaway HOME for its ground-truth cache. Returns (results, printout, s)."""
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, "home"))
+    write_jsonl(os.path.join(d, "ref.jsonl"), samples)
+    drv = os.path.join(d, "ref_evalplus.py")
+    with open(drv, "w") as f:
+        f.write(EP_REF)
+    home = os.path.join(d, "home")
+    env = dict(os.environ, PYTHONPATH=src_root, HOME=home, XDG_CACHE_HOME=os.path.join(home, ".cache"),
+               HUMANEVAL_OVERRIDE_PATH=os.path.abspath(problems), MBPP_OVERRIDE_PATH=os.path.abspath(problems))
+    t0 = time.monotonic()
+    with open(os.path.join(d, "ref.out"), "w") as out, open(os.path.join(d, "ref.log"), "w") as err:
+        rc = subprocess.call([REF_PY, drv, dataset, os.path.join(d, "ref.jsonl"), str(jobs), "%g" % min_time],
+                             cwd=d, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+    secs = time.monotonic() - t0
+    res = os.path.join(d, "ref.eval_results.json")
+    if rc or not os.path.exists(res):
+        sys.exit("evalplus %s: the reference failed (rc %d): see %s/ref.log" % (dataset, rc, d))
+    return json.load(open(res)), ep_printout(os.path.join(d, "ref.out")), secs
+
+
+def ep_wrong(p):
+    """Deliberately wrong programs for a published problem, each (kind, text):
+    its canonical program with the entry point redefined or broken at load."""
+    canon, ep = p["prompt"] + p["canonical_solution"], p["entry_point"]
+    return [("returns None", canon + "\n\ndef %s(*args, **kwargs):\n    return None\n" % ep),
+            ("numbers off by one", canon + "\n\n_ref = %s\n\ndef %s(*args, **kwargs):\n"
+             "    out = _ref(*args, **kwargs)\n"
+             "    if isinstance(out, (int, float)) and not isinstance(out, bool):\n"
+             "        return out + 1\n    return out\n" % (ep, ep)),
+            ("raises at load", canon + "\nraise ValueError('at load')\n"),
+            ("exit() at load", "exit()\n" + canon),
+            ("prints", "print('debug')\n" + canon),
+            ("main block exits 1 (does not run)", canon + "\nif __name__ == '__main__':\n    raise SystemExit(1)\n")]
+
+
+def ep_published(p, only, i):
+    """Samples for a published problem: the canonical program (prompt +
+    canonical_solution, the program EvalPlus takes its expected outputs
+    from) as a "solution", and wrong ones: returns None on every problem, all
+    of them on every 8th."""
+    out = []
+    if only in ("all", "canonical"):
+        out.append(("canonical", p["prompt"] + p["canonical_solution"]))
+    if only in ("all", "wrong"):
+        w = ep_wrong(p)
+        out += w if i % 8 == 0 else w[:1]
+    return [({"task_id": p["task_id"], "solution": s}, kind) for kind, s in out]
+
+
+def evalplus(ctx):
+    """Our fixtures (tests/evalsets/evalplus: problems of ours and samples of
+    each kind) or --ep-problems (published HumanEvalPlus/MbppPlus files:
+    canonical and wrong samples). Compares every sample's base and plus
+    status; a row's passed counts are "base + extra" (both pass)."""
+    src_root = os.path.join(ctx.data, "evalplus")
+    fx = os.path.join(ctx.repo, "tests/evalsets/evalplus")
+    runs = []
+    if ctx.a.ep_problems:
+        for path in ctx.a.ep_problems:
+            probs = read_jsonl(path)
+            ds = "mbpp" if probs[0]["task_id"].startswith("Mbpp/") else "humaneval"
+            smp = [s for i, p in enumerate(probs) for s in ep_published(p, ctx.a.only, i)]
+            runs.append((ds, path, "%s %s" % ("MBPP+" if ds == "mbpp" else "HumanEval+",
+                                               os.path.basename(path)), smp))
+    else:
+        fx_samples = read_jsonl(os.path.join(fx, "samples.jsonl"))
+        for ds, name in (("humaneval", "HumanEvalPlus.jsonl"), ("mbpp", "MbppPlus.jsonl")):
+            # one dataset's samples per run: EvalPlus would skip the others
+            # with a warning, a judge may refuse them
+            smp = [(s, s["kind"]) for s in fx_samples if s["task_id"].startswith("Mbpp/") == (ds == "mbpp")
+                   and ctx.a.only in ("all", "canonical" if s["kind"].startswith("canonical") else "wrong")]
+            runs.append((ds, os.path.join(fx, name), "%s (our fixtures)" % (
+                "MBPP+" if ds == "mbpp" else "HumanEval+"), smp))
+    rows = []
+    for ds, path, label, samples in runs:
+        d = os.path.join(ctx.work, "evalplus-" + ds)
+        kinds, seen = {}, {}
+        for s, kind in samples:
+            k = seen.get(s["task_id"], 0)
+            seen[s["task_id"]] = k + 1
+            kinds[(s["task_id"], k)] = kind
+        ref, ref_print, tref = ep_reference(src_root, ds, path, [s for s, _ in samples],
+                                            os.path.join(d, "ref"), ctx.a.jobs, ctx.a.ep_min_time)
+        if ctx.a.ref_only:
+            r = {(t, k): "%s/%s" % (e["base_status"], e["plus_status"])
+                 for t, lst in ref["eval"].items() for k, e in enumerate(lst)}
+            tally = {}
+            for key, kind in kinds.items():
+                tally.setdefault(r[key], []).append(key)
+            print("evalplus %s (%s): %d samples in %.1f s (%.1f samples/s); %s; %s" % (
+                ds, label, len(kinds), tref, len(kinds) / tref,
+                ", ".join("%s %d" % (st, len(v)) for st, v in sorted(tally.items())),
+                " ".join(ref_print).replace("\t", " ")))
+            continue
+        write_jsonl(os.path.join(d, "judge.jsonl"), [s for s, _ in samples])
+        jout = os.path.join(d, "judge.eval_results.json")
+        rc2, tj = ctx.judge_eval(["--problems", os.path.abspath(path), "--samples", os.path.join(d, "judge.jsonl"),
+                                  "--out", jout, "--timeout", "%g" % ctx.a.ep_min_time],
+                                 os.path.join(d, "judge.log"))
+        if rc2 or not os.path.exists(jout):
+            sys.exit("evalplus %s: judge eval failed (rc %d): see %s/judge.log" % (ds, rc2, d))
+
+        def statuses(results):
+            out = {}
+            for tid, lst in results["eval"].items():
+                for k, e in enumerate(lst):
+                    st = (e["base_status"], e["plus_status"])
+                    out[(tid, k)] = {"passed": st == ("pass", "pass"), "result": "%s/%s" % st}
+            return out
+        ref_r, j_r = statuses(ref), statuses(json.load(open(jout)))
+        base = lambda r: sum(1 for x in r.values() if x["result"].startswith("pass/"))
+        print("evalplus %s: base passed: reference %d, judge %d; printout %s; reference %s" % (
+            ds, base(ref_r), base(j_r),
+            "identical" if ep_printout(os.path.join(d, "judge.log")) == ref_print else "differs",
+            " ".join(ref_print).replace("\t", " ")), file=sys.stderr)
+        rows.append(compare("EvalPlus " + label, "python", kinds, ref_r, j_r, tref, tj,
+                            same=lambda a, b: a["result"] == b["result"]))
+    return rows
+
+
 # ---- comparison ----
 
-def compare(set_name, lang, kinds, ref_r, j_r, tref, tj):
+def compare(set_name, lang, kinds, ref_r, j_r, tref, tj, same=None):
+    """same(reference result, judge result): whether they agree (default:
+    both passed or both failed)."""
+    same = same or (lambda a, b: bool(a["passed"]) == bool(b["passed"]))
     agree, dis = 0, []
     for key, kind in kinds.items():
         a, b = ref_r.get(key), j_r.get(key)
-        if a is not None and b is not None and bool(a["passed"]) == bool(b["passed"]):
+        if a is not None and b is not None and same(a, b):
             agree += 1
             continue
         dis.append({"task_id": key[0], "sample": kind,
@@ -412,7 +576,8 @@ def compare(set_name, lang, kinds, ref_r, j_r, tref, tj):
             "ref_rate": n / tref, "judge_rate": n / tj}
 
 
-SETS = {"humaneval-x": humanevalx, "mbpp": mbpp, "multipl-e": multiple, "livecodebench": livecodebench}
+SETS = {"humaneval-x": humanevalx, "mbpp": mbpp, "multipl-e": multiple, "livecodebench": livecodebench,
+        "evalplus": evalplus}
 
 
 def main():
@@ -434,6 +599,12 @@ def main():
     ap.add_argument("--mpe-dir", help="MultiPL-E completion files, a folder per language")
     ap.add_argument("--lcb-problems", help="LiveCodeBench: a problems .jsonl (default: our fixtures)")
     ap.add_argument("--lcb-samples", help="LiveCodeBench: custom_evaluator samples .json (default: ours)")
+    ap.add_argument("--ep-problems", type=lambda s: s.split(","), default=None,
+                    help="EvalPlus: published HumanEvalPlus/MbppPlus files (default: our fixtures)")
+    ap.add_argument("--ep-min-time", type=float, default=4.0,
+                    help="EvalPlus: --min-time-limit on both sides (its default 4)")
+    ap.add_argument("--ref-only", action="store_true",
+                    help="EvalPlus: run the reference alone (no judge) and print its statuses")
     ap.add_argument("--json", help="also write the rows as JSON here")
     a = ap.parse_args()
     rows = SETS[a.set](Ctx(a))

@@ -4,13 +4,14 @@
 # says how to bring the data to EVALDATA): samples per second of both, and
 # whether they agreed on every sample. The harness runs bare (no sandbox), as
 # graders run it; the judge in its sandbox (SANDBOX, default native). Env:
-# EVALDATA (/work/evaldata), SETS ("humaneval-x mbpp multipl-e"), ONLY
+# EVALDATA (/work/evaldata), SETS ("humaneval-x mbpp multipl-e livecodebench
+# evalplus"), ONLY
 # (canonical: the canonical solutions; all: and the wrong ones), JOBS (cores),
 # TIMEOUT (10, both sides).
 cd "$(dirname "$0")/../.." || exit 1
 JUDGE=${1:-bin/judge}
 EVALDATA=${EVALDATA:-/work/evaldata}
-SETS=${SETS:-humaneval-x mbpp multipl-e}
+SETS=${SETS:-humaneval-x mbpp multipl-e livecodebench evalplus}
 WORK=$(mktemp -d /tmp/judge-bench-evalsets.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 rc=0

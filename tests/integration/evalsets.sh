@@ -7,7 +7,9 @@
 # and printout; MultiPL-E (completion files, the statuses of its evaluator,
 # .results.json per problem, pass_k.py's CSV); MBPP (mbpp.jsonl and
 # sanitized-mbpp.json); LiveCodeBench (stdin and call-based tests, private
-# tests base64+zlib+pickle, its per-test results and three files); the API
+# tests base64+zlib+pickle, its per-test results and three files); EvalPlus
+# (HumanEval+ and MBPP+: base and plus statuses per sample as its evaluator
+# decides, its results file and printout); the API
 # with the same files; input errors.
 cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
@@ -177,6 +179,38 @@ jq -c '.private_test_cases = "not base64!"' <(head -1 "$L/problems.jsonl") >"$TM
 [ $? -eq 1 ] && grep -q "private_test_cases: test cases are neither JSON nor" "$TMP/err" &&
 	pass "livecodebench: unreadable private tests: told" || fail "lcb bad private tests" "$(cat "$TMP/err")"
 
+# ---- EvalPlus: base and plus statuses per sample, its results file ----
+# samples.jsonl holds both datasets' samples; expected.json what EvalPlus's
+# own evaluator decided on them (gen.py --data DIR reruns it)
+E=$F/evalplus
+for d in humaneval mbpp; do
+	P=$E/HumanEvalPlus.jsonl
+	[ "$d" = mbpp ] && P=$E/MbppPlus.jsonl
+	jq -c "select((.task_id | startswith(\"Mbpp/\")) == $([ "$d" = mbpp ] && echo true || echo false))" \
+		"$E/samples.jsonl" >"$TMP/ep_$d.jsonl"
+	out=$("$JUDGE" eval --sandbox "$SB" -j 2 --problems "$P" --samples "$TMP/ep_$d.jsonl" 2>"$TMP/ep_$d.err")
+	R=$TMP/ep_$d.eval_results.json
+	if [ ! -f "$R" ]; then
+		fail "evalplus $d: results file ep_$d.eval_results.json" "$(tail -3 "$TMP/ep_$d.err")"
+		continue
+	fi
+	want=$(jq -c ".eval | with_entries(select((.key | startswith(\"Mbpp/\")) == $([ "$d" = mbpp ] && echo true || echo false)))" \
+		"$E/expected.json")
+	expect_json "evalplus $d: every sample's base and plus status as its evaluator decided" "$(cat "$R")" \
+		"(.eval | map_values(map([.base_status, .plus_status]))) == $want"
+	expect_json "evalplus $d: the results file's shape, hash = md5 of the problems file" "$(cat "$R")" \
+		"(keys == [\"date\", \"eval\", \"hash\", \"pass_at_k\"]) and .hash == \"$(md5sum <"$P" | cut -d' ' -f1)\" and
+		 all(.eval[][]; keys == [\"base_fail_tests\", \"base_status\", \"plus_fail_tests\", \"plus_status\", \"solution\", \"task_id\"])"
+	[ "$out" = "$(jq -r ".printout.$d[]" "$E/expected.json")" ] &&
+		pass "evalplus $d: the printout, as its evaluator printed it" || fail "evalplus $d: printout" "$out"
+done
+# Mbpp/900's inputs reach the samples as published: an int past a double's
+# precision, a NUL in a string, NaN and Infinity (refused by cJSON), and the
+# failing input is written back as it was given
+grep -q '"base_fail_tests":\[\[12345678901234567890123456789\]\]' "$TMP/ep_mbpp.eval_results.json" &&
+	pass "evalplus: a failing big int is written back digit for digit" ||
+	fail "evalplus: big int in base_fail_tests" "$(grep -o '"base_fail_tests":[^]]*]]' "$TMP/ep_mbpp.eval_results.json" | head -5)"
+
 # ---- errors ----
 "$JUDGE" eval --format nope --samples "$TMP/odd.jsonl" >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "unknown --format" "$TMP/err" && pass "usage: unknown --format" ||
@@ -219,6 +253,16 @@ eid=$(jq -r .id <<<"$LAST")
 wait_done "/v1/evaluations/$eid"
 expect_json "GET livecodebench: the runner's verdicts" "$LAST" \
 	"(.status == \"done\") and ([.samples[] | .passed] == $(jq -c '.["3000"]' "$F/livecodebench/expected.json"))"
+# the problems' lines go into the body as published (NaN and Infinity too)
+body=$(printf '{"problems": [%s], "samples": %s, "k": [1]}' "$(paste -sd, "$F/evalplus/MbppPlus.jsonl")" \
+	"$(jq -sc 'map(select(.task_id | startswith("Mbpp/")) | del(.kind))' "$F/evalplus/samples.jsonl")")
+expect "POST evalplus MBPP+, its file's lines as they are" 201 ".total == $(grep -c '"Mbpp/' "$F/evalplus/samples.jsonl")" \
+	POST /v1/evaluations "$body"
+eid=$(jq -r .id <<<"$LAST")
+wait_done "/v1/evaluations/$eid"
+expect_json "GET evalplus: passed = base and plus pass, as its evaluator decided" "$LAST" \
+	"(.status == \"done\") and ([.samples[] | .passed] ==
+	 $(jq -c '[.eval | to_entries[] | select(.key | startswith("Mbpp/")) | .value[] | . == ["pass", "pass"]]' "$F/evalplus/expected.json"))"
 bad "an unknown format" 422 invalid_field POST /v1/evaluations '{"format": "nope", "samples": [{}]}'
 bad "problems in no known format" 422 invalid_field POST /v1/evaluations \
 	'{"problems": [{"task_id": "x"}], "samples": [{"task_id": "x"}]}'
