@@ -100,10 +100,13 @@ same huge completed
 expect_json "huge: runs" "$WARM_OUT" '.stdout == "11998\n"'
 
 # the deep source makes Roslyn recurse until the compile's CPU limit: the
-# server is stopped there and a fresh csc decides (it runs out of CPU too): a
-# compile_error, and the next compile is warm again
+# server is stopped there and a fresh csc decides: a compile_error when it runs
+# out of CPU too (a loaded machine), else its build (CI at stop 38, on a quiet
+# machine: completed, with csc's warning CS0219); either way the next compile
+# is warm again (the log check below counts the fallback)
 w=$(warm "$W/deep.cs")
-expect_json "deep: a verdict (compile_error)" "$w" '.status == "compile_error"'
+expect_json "deep: the fresh compiler's verdict (compile_error, or its build)" "$w" \
+	'.status == "compile_error" or (.status == "completed" and (.compile_output | test("CS0219")))'
 w=$(warm "$W/hello.cs")
 expect_json "after the crash: hello runs" "$w" '.status == "completed" and .stdout == "hello\n"'
 
