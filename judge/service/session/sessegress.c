@@ -16,8 +16,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/strbuf.h"
+#include "common/tlshello.h"
 #include "common/xalloc.h"
 #include "runner/nsproxy.h"
 
@@ -401,6 +403,108 @@ static void origin_head(const char *method, const char *path, const char *versio
 	strbuf_addstr(out, "Connection: close\r\n\r\n");
 }
 
+/* The host part of an authority or Host value ("name", "name:port",
+ * "[v6]:port"), lower-cased and without a trailing dot, into out. */
+static void host_of(const char *s, size_t len, char *out, size_t outlen)
+{
+	struct attempt h;
+	if (authority(s, len, 1, &h) < 0) {
+		snprintf(out, outlen, "%.*s", (int)(len < 200 ? len : 200), s);
+		return;
+	}
+	size_t n = strlen(h.host);
+	if (n > 1 && h.host[n - 1] == '.')
+		h.host[--n] = 0;
+	snprintf(out, outlen, "%s", h.host);
+}
+
+/* A tunnel's first bytes, before any reaches the upstream: when they are a
+ * TLS ClientHello, the server name it asks for must be the CONNECT host
+ * (none only for an address). They are kept in first, to be sent on.
+ * Returns false, with a->reason, when the tunnel must be cut. */
+static bool first_flight(struct sessegress *e, int fd, int ufd, struct attempt *a,
+			 struct strbuf *first)
+{
+	char want[SESSNET_HOST_MAX], name[TLSHELLO_NAME_MAX];
+	host_of(a->host, strlen(a->host), want, sizeof want);
+	bool literal = strchr(want, ':') || strspn(want, "0123456789.") == strlen(want);
+	enum tlshello r = TLSHELLO_MORE;
+	int64_t deadline = clock_mono_ms() + HEAD_TIMEOUT_MS;
+	while ((r = tlshello_server_name((const uint8_t *)first->buf, first->len, name)) ==
+	       TLSHELLO_MORE) {
+		if (first->len >= TLSHELLO_MAX + 4096 || clock_mono_ms() >= deadline ||
+		    atomic_load(nsproxy_stop_flag(e->np))) {
+			r = TLSHELLO_MALFORMED;
+			break;
+		}
+		/* a server that speaks first is no TLS: TLS's client speaks first */
+		struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = ufd, .events = POLLIN}};
+		int n = poll(p, 2, 100);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0 && p[1].revents && !first->len)
+			return true;
+		if (n <= 0 || !p[0].revents)
+			continue;
+		char buf[4096];
+		ssize_t got = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (got <= 0)
+			return true; /* the client is gone: relay() ends the tunnel */
+		strbuf_add(first, buf, (size_t)got);
+	}
+	switch (r) {
+	case TLSHELLO_NOT_TLS: /* a plain protocol to an allowed host and port */
+		return true;
+	case TLSHELLO_NAME:
+		if (!strcmp(name, want))
+			return true;
+		snprintf(a->reason, sizeof a->reason,
+			 "the TLS server name %.160s is not the CONNECT host %.160s", name, want);
+		return false;
+	case TLSHELLO_NO_NAME:
+		if (literal)
+			return true;
+		snprintf(a->reason, sizeof a->reason,
+			 "the TLS ClientHello names no server (SNI); the CONNECT host is %s", want);
+		return false;
+	default:
+		snprintf(a->reason, sizeof a->reason,
+			 "the tunnel's TLS ClientHello is malformed or incomplete");
+		return false;
+	}
+}
+
+/* A plain request's Host header, when it has one, must name the URL's host:
+ * the upstream is chosen by the URL, and a server behind that address that
+ * routes by Host must not be asked for another name. */
+static bool host_header_matches(const char *headers, const char *hend, struct attempt *a)
+{
+	char want[SESSNET_HOST_MAX], got[SESSNET_HOST_MAX];
+	host_of(a->host, strlen(a->host), want, sizeof want);
+	for (const char *l = headers; l < hend;) {
+		const char *nl = memchr(l, '\n', (size_t)(hend - l));
+		size_t len = nl ? (size_t)(nl - l) : (size_t)(hend - l);
+		if (len > 5 && !strncasecmp(l, "host:", 5)) {
+			const char *v = l + 5, *e = l + len;
+			while (v < e && (*v == ' ' || *v == '\t'))
+				v++;
+			while (e > v && isspace((unsigned char)e[-1]))
+				e--;
+			host_of(v, (size_t)(e - v), got, sizeof got);
+			if (strcmp(got, want)) {
+				snprintf(a->reason, sizeof a->reason,
+					 "the Host header names %.160s, not the URL's host %.160s",
+					 got, want);
+				return false;
+			}
+		}
+		l += len + (nl ? 1 : 0);
+	}
+	return true;
+}
+
 /* Decides and carries out one connection's request (nsproxy's handler). */
 static void handle(void *arg, int fd)
 {
@@ -444,6 +548,10 @@ static void handle(void *arg, int fd)
 		snprintf(a.reason, sizeof a.reason,
 			 "the request names no host: CONNECT host:port or an absolute http:// URL");
 		refuse(fd, 400, a.reason);
+		goto out;
+	}
+	if (!tunnel && !host_header_matches(eol + 1, hend, &a)) {
+		refuse(fd, 403, a.reason);
 		goto out;
 	}
 	if (!sessnet_allows(&e->o.policy, a.host, a.port)) {
@@ -502,10 +610,15 @@ static void handle(void *arg, int fd)
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 		if (nsproxy_send_all(fd, ok, sizeof ok - 1, HEAD_TIMEOUT_MS) < 0)
 			goto out;
+		strbuf_add(&up, hend, extra); /* what the client sent after its head */
+		if (!first_flight(e, fd, ufd, &a, &up)) {
+			a.allowed = false; /* cut before a byte went upstream */
+			goto out;
+		}
 	} else {
 		origin_head(a.method, path, version, eol + 1, hend, &a, &up);
+		strbuf_add(&up, hend, extra);
 	}
-	strbuf_add(&up, hend, extra); /* what the client sent after its head */
 	if (up.len && (!spend(e, (long long)up.len) ||
 		       nsproxy_send_all(ufd, up.buf, up.len, IDLE_TIMEOUT_MS) < 0)) {
 		snprintf(a.reason, sizeof a.reason, "the request could not be sent upstream");

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """upstream.py: a stand-in upstream for the egress proxy's tests
-(tests/integration/sessions_proxy.sh): plain HTTP on ADDR, a free port.
+(tests/integration/sessions_proxy.sh, sessions_egress_net.sh): plain HTTP on
+ADDR, a free port; with CERT and KEY also HTTPS on another free port.
 
   GET  /hello  -> "hello from upstream" and the Host header it got
   GET  /big    -> 3 MiB of 'x' (the byte cap's test)
   POST /echo   -> the request body back
-Prints "ready PORT" once it listens; serves until killed.
+Prints "ready PORT" (or "ready PORT TLSPORT") once it listens; serves until
+killed. Usage: upstream.py ADDR [CERT KEY]
 """
+import ssl
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -39,7 +43,15 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     srv = ThreadingHTTPServer((sys.argv[1], 0), Handler)
-    print("ready", srv.server_address[1], flush=True)
+    ports = [srv.server_address[1]]
+    if len(sys.argv) > 3:
+        tls = ThreadingHTTPServer((sys.argv[1], 0), Handler)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(sys.argv[2], sys.argv[3])
+        tls.socket = ctx.wrap_socket(tls.socket, server_side=True)
+        ports.append(tls.server_address[1])
+        threading.Thread(target=tls.serve_forever, daemon=True).start()
+    print("ready", *ports, flush=True)
     srv.serve_forever()
 
 
