@@ -53,11 +53,15 @@ read -r UP UPS < <(sed -n 's/^ready //p' "$SVC_TMP/up.out")
 [ -n "$UPS" ] && pass "the upstream serves HTTP on $NET.2:$UP and HTTPS on :$UPS" ||
 	{ fail "the upstream" "$(tail -3 "$SVC_TMP/up.log")"; finish; exit 1; }
 
+# a local PEP 503 index with a wheel it builds: installs of a session with a
+# policy still go through the registry proxy
+svc_index tinypkg==1.0
+
 # changed from judge.ini (svc.sh): egress allowed to an allowlist; the test's
 # names mapped (no resolver of ours serves them); the upstream's private
-# address let through, its second one not
+# address let through, its second one not; the local index
 svc_up egress-net "[sandbox]" "sandbox = native" "[worker]" "worker_slots = 2" \
-	"[sessions]" "egress = allowlist" \
+	"[sessions]" "pip_index_url = $INDEX" "egress = allowlist" \
 	"egress_hosts = api.test=$NET.2, front.test=$NET.2, priv.test=$NET.3, loop.test=127.0.0.1" \
 	"egress_addr_allow = $NET.2"
 PGPORT=$(sed -n 's/.*port=\([0-9]*\).*/\1/p' <<<"$SVC_DB_URL")
@@ -160,6 +164,13 @@ cell "PostgreSQL's Unix socket: not in the sandbox" "print(direct('$PGSOCK'))" \
 	'.stdout | test("^error (FileNotFoundError|PermissionError|ConnectionRefusedError)")'
 cell "the upstream straight, skipping the proxy: no route" "print(direct(('$NET.2', $UPS)))" \
 	'.stdout | test("^error (OSError|TimeoutError)")'
+
+# ---- installs keep their own way out ----
+expect "a session with a policy installs from the package index" 200 '.status == "ok"' \
+	POST "/v1/sessions/$A/install" '{"manager": "pip", "packages": ["tinypkg==1.0"]}'
+cell "and imports it" 'import tinypkg; print(tinypkg.__name__)' '.stdout == "tinypkg\n"'
+cell "the index is not reachable through the egress proxy: not in the policy" \
+	"print(https('$INDEX/'))" '.stdout | startswith("403 egress refused: ")'
 
 # ---- the history says why ----
 for _ in $(seq 50); do # each attempt is written when its connection ends
