@@ -1,4 +1,5 @@
-/* e2b_envd: envd's /health and /files (read, write one file) over a session; the rest 501. */
+/* e2b_envd: envd's /health, /files (read, write one file) and process.Process over a session; the
+ * rest 501. */
 #define _GNU_SOURCE /* memmem, strcasestr */
 #include "judge/api/e2b_envd.h"
 
@@ -12,6 +13,7 @@
 #include "common/xalloc.h"
 #include "judge/api/api.h"
 #include "judge/api/e2b_control.h"
+#include "judge/api/e2b_process.h"
 #include "judge/api/http.h"
 #include "judge/api/sessions.h"
 #include "judge/service/session/sesscall.h"
@@ -41,10 +43,7 @@ static int health(struct http_request *r, int status, const char *body, size_t l
 	return 502;
 }
 
-/* E2B's path (absolute under HOME, "~/..." or relative to HOME) into the
- * session folder's relative path rel and the absolute one abs. Returns 0,
- * or -1 when it is outside HOME. */
-static int map_path(const char *p, struct strbuf *rel, char abs[1024])
+int e2b_envd_path(const char *p, struct strbuf *rel, char abs[1024])
 {
 	size_t n = sizeof HOME - 1;
 	if (!strncmp(p, "~/", 2) || !strcmp(p, "~"))
@@ -175,7 +174,7 @@ static void files(struct http_request *r, struct api *a, const char *sandbox)
 	}
 	const char *p = qpath && *qpath ? qpath : name.buf;
 	struct fctx *c = xcalloc(1, sizeof *c);
-	if (!p || !*p || map_path(p, &rel, c->path) < 0) {
+	if (!p || !*p || e2b_envd_path(p, &rel, c->path) < 0) {
 		free(c);
 		files_error(r, 400, "the path must be under " HOME " (the sandbox's home)");
 		goto out;
@@ -199,6 +198,8 @@ void e2b_envd_handle(struct http_request *r, struct api *a, const char *sandbox)
 	}
 	if (!strcmp(r->url, "/files") && (!strcmp(r->method, "GET") || !strcmp(r->method, "POST")))
 		return files(r, a, sandbox);
+	if (!strncmp(r->url, "/process.Process/", 17))
+		return e2b_process_handle(r, a, sandbox, r->url + 17);
 	struct strbuf b = STRBUF_INIT;
 	{
 		/* a Connect-RPC error: its code is a string */

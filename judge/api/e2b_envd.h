@@ -2,14 +2,20 @@
  *
  * GET /health: 204 while the sandbox's session is open, 502 (as E2B's edge
  * answers for a sandbox that is not running) once it ended or when it is
- * not this key's. The files API (/files) and the Connect-RPC services
- * (filesystem.Filesystem and process.Process) are not served yet: they
- * answer 501 in the shape the SDK reads (docs/e2b.md).
+ * not this key's. /files reads and writes one file; process.Process is
+ * e2b_process.h's. filesystem.Filesystem is not served yet: it answers 501
+ * in the shape the SDK reads (docs/e2b.md).
  */
 #pragma once
 
 struct api;
 struct http_request;
+struct strbuf;
+
+/* E2B's path (absolute under /home/user, "~/..." or relative to it) into the
+ * session folder's relative path rel and the absolute one abs. Returns 0,
+ * or -1 when it is outside /home/user. */
+int e2b_envd_path(const char *p, struct strbuf *rel, char abs[1024]);
 
 /* Handles a request routed here by its E2b-Sandbox-Port header; sandbox is
  * its E2b-Sandbox-Id. */

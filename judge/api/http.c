@@ -190,7 +190,7 @@ int http_respond(struct http_request *r, int status, const char *content_type, c
 		strbuf_release(&in);
 		if (ts > 0) {
 			status = ts;
-			content_type = "application/json";
+			content_type = r->transform_type ? r->transform_type : "application/json";
 			body = tb.buf;
 			len = tb.len;
 			headers = NULL;

@@ -68,6 +68,7 @@ struct http_request {
 	http_transform_fn transform;
 	void *transform_arg;
 	void (*transform_free)(void *arg);
+	const char *transform_type; /* a transformed response's type (NULL: JSON) */
 	/* Optional, set by the handler (MCP): a streamed response of sse.h
 	 * passes each event (name, its JSON data) through it with transform_arg
 	 * instead of sending it as it is: it appends what to send to out and

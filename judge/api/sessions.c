@@ -52,6 +52,9 @@ struct sctx {
 	struct sess_call call; /* what was stored (its answer is rendered with it) */
 	bool file_json;	       /* MCP: a file's bytes as JSON */
 	int64_t t0_us;
+	/* a process start answered by the relay of its output in this
+	 * framing (E2B's Connect streams), not by the process's JSON */
+	const struct sse_opts *events;
 };
 
 static void sctx_free(void *p)
@@ -124,6 +127,11 @@ static void no_session(struct http_request *r, const char *id)
 
 static void route_call(struct http_request *r, struct api *a, const char *id,
 		       struct sess_call *call, bool file_json);
+static void route_call_ex(struct http_request *r, struct api *a, const char *id,
+			  struct sess_call *call, bool file_json, bool fork,
+			  const struct sse_opts *events);
+static void relay_process(struct http_request *r, struct api *a, const char *id, long pid,
+			  int64_t after, const struct sse_opts *framing);
 
 /* A create's wait ended with the session ready: answers as c asks. */
 static void created(struct sctx *c, const struct sess_row *row)
@@ -134,13 +142,14 @@ static void created(struct sctx *c, const struct sess_row *row)
 		struct api *a = c->api;
 		struct sess_call call = c->call;
 		bool file_json = c->file_json;
+		const struct sse_opts *events = c->events;
 		char id[37];
 		snprintf(id, sizeof id, "%s", c->id);
 		sess_call_init(&c->call, SCALL_CLOSE);
 		r->ctx = NULL;
 		r->ctx_free = NULL;
 		sctx_free(c);
-		route_call(r, a, id, &call, file_json);
+		route_call_ex(r, a, id, &call, file_json, false, events);
 		return;
 	}
 	cJSON *o = sess_row_json(row);
@@ -425,6 +434,19 @@ static void answer(struct sctx *c, const struct sess_reply *rep)
 {
 	struct http_request *r = c->r;
 	const struct sess_call *call = &c->call;
+	if (c->events && rep->err == SERR_NONE && call->kind == SCALL_PROCESS_START &&
+	    rep->nprocs) {
+		/* started: the answer is its output's relay, on this request */
+		struct api *a = c->api;
+		const struct sse_opts *framing = c->events;
+		char id[37];
+		snprintf(id, sizeof id, "%s", c->id);
+		r->ctx = NULL;
+		r->ctx_free = NULL;
+		sctx_free(c);
+		relay_process(r, a, id, rep->procs[0].pid, 0, framing);
+		return;
+	}
 	if (rep->err != SERR_NONE) {
 		reply_error(r, rep);
 	} else if (call->kind == SCALL_FILE_GET && c->file_json) {
@@ -565,7 +587,8 @@ static void close_paused(struct http_request *r, struct api *a, const char *id)
 /* Stores call (taken: released here) for session id and waits for its answer
  * (or relays its output as it comes, when it is a streamed cell). */
 static void route_call_ex(struct http_request *r, struct api *a, const char *id,
-			  struct sess_call *call, bool file_json, bool fork)
+			  struct sess_call *call, bool file_json, bool fork,
+			  const struct sse_opts *events)
 {
 	char err[256];
 	struct sess_row row = {0};
@@ -597,6 +620,7 @@ static void route_call_ex(struct http_request *r, struct api *a, const char *id,
 		else if (rs == 1) {
 			then->then_call = true;
 			then->file_json = file_json;
+			then->events = events;
 			then->call = *call;
 			sess_call_init(call, call->kind);
 			continue_create(then);
@@ -610,6 +634,7 @@ static void route_call_ex(struct http_request *r, struct api *a, const char *id,
 		c->call_id = call_id;
 		c->file_json = file_json;
 		c->fork = fork;
+		c->events = events;
 		c->call = *call;
 		sess_call_init(call, call->kind);
 		char key[48];
@@ -624,14 +649,14 @@ static void route_call_ex(struct http_request *r, struct api *a, const char *id,
 static void route_call(struct http_request *r, struct api *a, const char *id,
 		       struct sess_call *call, bool file_json)
 {
-	route_call_ex(r, a, id, call, file_json, false);
+	route_call_ex(r, a, id, call, file_json, false, NULL);
 }
 
 /* A snapshot call; with fork, its answer starts a new session from it. */
 static void route_call_fork(struct http_request *r, struct api *a, const char *id,
 			    struct sess_call *call, bool fork)
 {
-	route_call_ex(r, a, id, call, false, fork);
+	route_call_ex(r, a, id, call, false, fork, NULL);
 }
 
 void sessions_resume(struct http_request *r)
@@ -913,13 +938,27 @@ static char *process_done(void *arg, const char *stored)
 	return sessrender_process_done(stored);
 }
 
-/* A process's live output (sessproc.h): start, stdout and stderr as printed,
- * done with its end. Its session must be this key's; its stream must exist
- * (written at its start), else 404. */
-static void process_events(struct http_request *r, struct api *a, const char *id, const char *arg)
+/* Relays process pid's output (sessproc.h) from after on: start, stdout and
+ * stderr as printed, done with its end; in framing's shape (NULL: SSE). */
+static void relay_process(struct http_request *r, struct api *a, const char *id, long pid,
+			  int64_t after, const struct sse_opts *framing)
 {
-	char pidtext[24], err[256], stream[OUTSTREAM_ID_MAX];
-	segment(arg, "processes", pidtext, sizeof pidtext);
+	char stream[OUTSTREAM_ID_MAX];
+	sessproc_stream(id, pid, stream, sizeof stream);
+	struct sse_opts o = framing ? *framing : (struct sse_opts){0};
+	o.stream = stream;
+	o.after = after > 0 ? after : 0;
+	o.done_data = process_done;
+	if (sse_relay(r, a->sse, &o) < 0 && !r->responded)
+		http_error(r, 503, "unavailable", "cannot stream the output of process %ld", pid);
+}
+
+/* A process's live output: its session must be this key's; its stream must
+ * exist (written at its start), else 404. */
+static void process_stream(struct http_request *r, struct api *a, const char *id,
+			   const char *pidtext, int64_t after, const struct sse_opts *framing)
+{
+	char err[256], stream[OUTSTREAM_ID_MAX];
 	char *end;
 	long pid = strtol(pidtext, &end, 10);
 	if (!*pidtext || *end || pid < 1) {
@@ -946,11 +985,42 @@ static void process_events(struct http_request *r, struct api *a, const char *id
 		http_error(r, 404, "not_found", "no process %ld in session %s", pid, id);
 		return;
 	}
-	int64_t after = sse_last_event_id(http_header(r, "Last-Event-ID"));
-	struct sse_opts o = {
-	    .stream = stream, .after = after > 0 ? after : 0, .done_data = process_done};
-	if (sse_relay(r, a->sse, &o) < 0 && !r->responded)
-		http_error(r, 503, "unavailable", "cannot stream the output of process %ld", pid);
+	relay_process(r, a, id, pid, after, framing);
+}
+
+static void process_events(struct http_request *r, struct api *a, const char *id, const char *arg)
+{
+	char pidtext[24];
+	segment(arg, "processes", pidtext, sizeof pidtext);
+	process_stream(r, a, id, pidtext, sse_last_event_id(http_header(r, "Last-Event-ID")), NULL);
+}
+
+void sessions_process_start_events(struct http_request *r, struct api *a, const char *id,
+				   const cJSON *in, const struct sse_opts *framing)
+{
+	struct sess_call c;
+	if (parse_call(r, a, SCALL_PROCESS_START, in, &c) == 0)
+		route_call_ex(r, a, id, &c, false, false, framing);
+	else
+		sess_call_release(&c);
+}
+
+void sessions_process_events(struct http_request *r, struct api *a, const char *id, const char *pid,
+			     const struct sse_opts *framing)
+{
+	process_stream(r, a, id, pid, 0, framing);
+}
+
+void sessions_process(struct http_request *r, struct api *a, const char *id, enum scall_kind kind,
+		      const char *pid, const cJSON *in)
+{
+	struct request_error e;
+	struct sess_call c;
+	if (sessreq_process(a->cfg, kind, pid, in, 0, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	route_call(r, a, id, &c, false);
 }
 
 bool sessions_body_optional(enum route rt)

@@ -45,6 +45,7 @@
 
 struct api;
 struct http_request;
+struct sse_opts;
 
 /* Handles a request of a session route rt (arg from route_of). */
 void sessions_handle(struct http_request *r, struct api *a, enum route rt, const char *arg);
@@ -77,6 +78,18 @@ void sessions_file(struct http_request *r, struct api *a, const char *id, const 
 /* A call on context ctx of session id: context_restart or context_remove. */
 void sessions_context(struct http_request *r, struct api *a, const char *id, const char *ctx,
 		      enum scall_kind kind);
+
+/* E2B's process.Process (judge/api/e2b_process.h): a process started from
+ * in (as POST .../processes takes it) whose answer is the relay of its
+ * output in framing's shape (sse.h; the request's event_transform frames
+ * each event), the relay of process pid's output from its start, and a
+ * call of kind (process_input, _close_stdin, _signal, _wait) on pid. */
+void sessions_process_start_events(struct http_request *r, struct api *a, const char *id,
+				   const cJSON *in, const struct sse_opts *framing);
+void sessions_process_events(struct http_request *r, struct api *a, const char *id, const char *pid,
+			     const struct sse_opts *framing);
+void sessions_process(struct http_request *r, struct api *a, const char *id, enum scall_kind kind,
+		      const char *pid, const cJSON *in);
 
 /* The MCP tools' entry points: the same endpoints with a parsed body. */
 void sessions_create(struct http_request *r, struct api *a, const cJSON *body);

@@ -44,6 +44,7 @@ struct relay {
 	struct strbuf out; /* encoded, not yet sent */
 	size_t off;
 	int64_t next_keepalive_ms;
+	struct strbuf keepalive; /* empty: SSE's comment */
 	struct waiter w;
 	char *(*done_data)(void *arg, const char *stored);
 	void *arg;
@@ -134,6 +135,7 @@ static void relay_unref(struct relay *x)
 	if (x->arg_free)
 		x->arg_free(x->arg);
 	strbuf_release(&x->out);
+	strbuf_release(&x->keepalive);
 	free(x->stream);
 	free(x->tag);
 	free(x);
@@ -246,7 +248,10 @@ static long relay_read(void *arg, char *buf, size_t max)
 		if (relay_fetch(x) < 0 && x->w.deadline_ms > now + RETRY_MS)
 			x->w.deadline_ms = now + RETRY_MS;
 		if (!x->out.len && now >= x->next_keepalive_ms) {
-			strbuf_addstr(&x->out, ": keep-alive\n\n");
+			if (x->keepalive.len)
+				strbuf_add(&x->out, x->keepalive.buf, x->keepalive.len);
+			else
+				strbuf_addstr(&x->out, ": keep-alive\n\n");
 			x->next_keepalive_ms = now + SSE_KEEPALIVE_MS;
 		}
 		if (x->out.len) {
@@ -305,7 +310,14 @@ int sse_relay(struct http_request *r, struct sse_hub *hub, const struct sse_opts
 	x->w = (struct waiter){.id = waiter_text_key(o->stream), .resume = relay_resume, .arg = x};
 	/* the first bytes go at once: a client (or proxy) sees the stream open,
 	 * and an EventSource retries after 2 s, not its default 3 s */
-	strbuf_addstr(&x->out, "retry: 2000\n\n");
+	strbuf_init(&x->keepalive);
+	if (o->content_type) {
+		strbuf_add(&x->out, o->prelude ? o->prelude : "", o->prelude ? o->prelude_len : 0);
+		strbuf_add(&x->keepalive, o->keepalive ? o->keepalive : "",
+			   o->keepalive ? o->keepalive_len : 0);
+	} else {
+		strbuf_addstr(&x->out, "retry: 2000\n\n");
+	}
 	r->ctx = x;
 	r->ctx_free = relay_request_over;
 	if (r->stream_tag) {
@@ -321,6 +333,6 @@ int sse_relay(struct http_request *r, struct sse_hub *hub, const struct sse_opts
 		hdr[n] = o->headers[i];
 		hdr[n + 1] = o->headers[i + 1];
 	}
-	return http_respond_stream(r, 200, "text/event-stream", relay_read, x, relay_response_gone,
-				   hdr);
+	return http_respond_stream(r, 200, o->content_type ? o->content_type : "text/event-stream",
+				   relay_read, x, relay_response_gone, hdr);
 }

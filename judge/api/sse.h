@@ -60,6 +60,13 @@ struct sse_opts {
 	 * (stored is NULL when made up, see over): malloc'd JSON text on one
 	 * line, or NULL to send the stored data. Runs in an HTTP thread. */
 	char *(*done_data)(void *arg, const char *stored);
+	/* Another framing than SSE's (E2B's Connect streams): the response's
+	 * type, the bytes sent first instead of "retry: 2000", and those sent as
+	 * a keep-alive instead of a comment (each of len bytes); the events go
+	 * through the request's event_transform. NULL: SSE's. */
+	const char *content_type;
+	const char *prelude, *keepalive;
+	size_t prelude_len, keepalive_len;
 	/* Extra response headers: name, value, ..., NULL (at most 4 pairs). */
 	const char *const *headers;
 	void *arg;		     /* owned by the relay from now on */

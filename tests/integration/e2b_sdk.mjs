@@ -1,7 +1,9 @@
 // e2b_sdk.mjs: the unmodified @e2b/code-interpreter SDK (from npm) against a judge.
 // Env: E2B_API_URL, E2B_SANDBOX_URL (the judge's origin), E2B_API_KEY (a judge key),
 // OTHER_KEY (another judge key). Prints "ok NAME" or "FAIL NAME -- DETAIL" per check.
-import { Sandbox, NotFoundError, SandboxError, AuthenticationError } from '@e2b/code-interpreter';
+import {
+	Sandbox, NotFoundError, SandboxError, AuthenticationError, CommandExitError,
+} from '@e2b/code-interpreter';
 
 function check(name, cond, detail) {
 	console.log(cond ? `ok ${name}` : `FAIL ${name} -- ${detail ?? ''}`);
@@ -339,6 +341,114 @@ await step('lifecycle onTimeout pause', async () => {
 		JSON.stringify(r.logs));
 	check('kill the paused-and-resumed sandbox: true', (await Sandbox.kill(p.sandboxId)) === true);
 });
+// ---- commands: envd's process.Process (Connect streams) ----
+await step('commands.run', async () => {
+	const out = [];
+	const r = await s.commands.run('echo hi; echo there >&2', { onStdout: (d) => out.push(d) });
+	check('commands.run: stdout, stderr, exit code 0',
+		r.stdout === 'hi\n' && r.stderr === 'there\n' && r.exitCode === 0, JSON.stringify(r));
+	check('commands.run: onStdout as printed', out.join('') === 'hi\n', JSON.stringify(out));
+});
+await step('commands.run: silent past a keep-alive', async () => {
+	// the relay sends a keep-alive envelope after 15 s without output
+	const r = await s.commands.run('sleep 16; echo after');
+	check('commands.run silent for 16 s: keep-alives in between, then its output',
+		r.stdout === 'after\n' && r.exitCode === 0, JSON.stringify(r));
+});
+await step('commands.run: a failing command', async () => {
+	let err;
+	try {
+		await s.commands.run('echo err >&2; exit 3');
+	} catch (e) {
+		err = e;
+	}
+	check('commands.run exit 3: CommandExitError with exitCode, stderr and error',
+		err instanceof CommandExitError && err.exitCode === 3 && err.stderr === 'err\n' &&
+		err.error === 'exit status 3', `${err?.name} ${err?.exitCode} ${JSON.stringify(err?.stderr)} ${err?.error}`);
+});
+await step('commands.run: envs, cwd, the sandbox\'s marks', async () => {
+	await s.files.write('/home/user/cmdsub/x.txt', 'x');
+	const r = await s.commands.run('echo "$FOO $E2B_SANDBOX $E2B_SANDBOX_ID"; ls',
+		{ envs: { FOO: 'bar' }, cwd: '/home/user/cmdsub' });
+	check('commands.run: envs and cwd', r.stdout === `bar true ${id}\nx.txt\n`, JSON.stringify(r.stdout));
+	let err;
+	try {
+		await s.commands.run('true', { cwd: '/etc' });
+	} catch (e) {
+		err = e;
+	}
+	check('commands.run: a cwd outside the home is refused', err instanceof SandboxError &&
+		/cwd/.test(err.message), `${err?.name}: ${err?.message}`);
+});
+await step('commands: background, list, kill', async () => {
+	const h = await s.commands.run('sleep 30', { background: true });
+	check('background: a pid', typeof h.pid === 'number' && h.pid > 0, h.pid);
+	const list = await s.commands.list();
+	check('commands.list: holds it, with its command', list.some((p) => p.pid === h.pid &&
+		p.cmd === '/bin/bash' && p.args.includes('sleep 30')), JSON.stringify(list));
+	check('handle.kill: true', (await h.kill()) === true);
+	let err;
+	try {
+		await h.wait();
+	} catch (e) {
+		err = e;
+	}
+	check('wait after kill: CommandExitError, exit -1, signal: killed',
+		err instanceof CommandExitError && err.exitCode === -1 && err.error === 'signal: killed',
+		`${err?.name} ${err?.exitCode} ${err?.error}`);
+	const after = await s.commands.list();
+	check('commands.list: not after it ended', !after.some((p) => p.pid === h.pid), JSON.stringify(after));
+	check('commands.kill of no such pid: false', (await s.commands.kill(987654)) === false);
+});
+await step('commands: stdin', async () => {
+	const h = await s.commands.run('cat; echo done', { background: true, stdin: true });
+	await s.commands.sendStdin(h.pid, 'hello ');
+	await s.commands.sendStdin(h.pid, 'stdin\n');
+	await s.commands.closeStdin(h.pid);
+	const r = await h.wait();
+	check('sendStdin then closeStdin: cat echoes it and ends', r.stdout === 'hello stdin\ndone\n',
+		JSON.stringify(r.stdout));
+});
+await step('commands.connect', async () => {
+	const h = await s.commands.run('sleep 1; echo later; exit 4', { background: true });
+	const c = await s.commands.connect(h.pid);
+	let err;
+	try {
+		await c.wait();
+	} catch (e) {
+		err = e;
+	}
+	check('connect to a running command: its output and end', err instanceof CommandExitError &&
+		err.exitCode === 4 && err.stdout.includes('later'), `${err?.name} ${err?.exitCode} ${JSON.stringify(err?.stdout)}`);
+	let nf;
+	try {
+		await s.commands.connect(987654);
+	} catch (e) {
+		nf = e;
+	}
+	check('connect to no such pid: NotFoundError', nf instanceof NotFoundError, `${nf?.name}: ${nf?.message}`);
+});
+await step('commands.run: timeoutMs ends it', async () => {
+	const t0 = Date.now();
+	let err;
+	try {
+		await s.commands.run('sleep 20', { timeoutMs: 1500 });
+	} catch (e) {
+		err = e;
+	}
+	check('commands.run with timeoutMs 1.5 s: rejects well before 20 s', err && Date.now() - t0 < 15000,
+		`${err?.name} after ${Date.now() - t0} ms`);
+	// the deadline is the process's lifetime (envd's rule): the judge ends it too
+	let left;
+	for (let i = 0; i < 50; i++) {
+		left = (await s.commands.list()).filter((p) => p.args.includes('sleep 20'));
+		if (!left.length) break;
+		await new Promise((res) => setTimeout(res, 200));
+	}
+	check('commands.run with timeoutMs: the process is ended, not left running', left.length === 0,
+		JSON.stringify(left));
+});
+
 await step('kill', async () => check('kill: true', (await s.kill()) === true));
 await step('isRunning after kill', async () =>
 	check('isRunning after kill: false', (await s.isRunning()) === false));

@@ -74,6 +74,62 @@ out=$(curl -s -w '\n%{http_code}' -H "E2b-Sandbox-Id: $SB" -H "E2b-Sandbox-Port:
 	-d '{"code": "1", "context_id": "nope"}')
 [ "${out##*$'\n'}" = 404 ] && pass "POST /execute, unknown context: 404" ||
 	fail "POST /execute, unknown context: 404" "$out"
+# envd's process.Process in Connect's framing: envelopes (1 flag byte, 4 length
+# bytes, JSON), the end-of-stream envelope (flag 2) last, errors inside it
+# rpc METHOD BODY_FILE [TOKEN]: posts to envd; the raw answer in $SVC_TMP/rpc.out, the
+# status and content type in RPC
+rpc() {
+	RPC=$(curl -s -o "$SVC_TMP/rpc.out" -w '%{http_code} %{content_type}' -H "E2b-Sandbox-Id: $SB" \
+		-H "E2b-Sandbox-Port: 49983" -H "X-Access-Token: ${3:-$KEY}" -H "Connect-Protocol-Version: 1" \
+		-H "Content-Type: application/connect+json" --data-binary "@$2" "$U/process.Process/$1")
+}
+# envelopes FILE: each envelope of a Connect stream as "FLAG JSON", a line each
+envelopes() {
+	python3 -c 'import sys, struct
+b = open(sys.argv[1], "rb").read()
+while b:
+    f, n = struct.unpack(">BI", b[:5]); print(f, b[5:5 + n].decode()); b = b[5 + n:]' "$1"
+}
+envelope() { python3 -c 'import sys, struct; m = sys.argv[1].encode(); sys.stdout.buffer.write(struct.pack(">BI", 0, len(m)) + m)' "$1"; }
+envelope '{"process": {"cmd": "/bin/sh", "args": ["-c", "printf ab; exit 2"]}, "stdin": false}' >"$SVC_TMP/start.bin"
+rpc Start "$SVC_TMP/start.bin"
+env_lines=$(envelopes "$SVC_TMP/rpc.out")
+[ "$RPC" = "200 application/connect+json" ] && pass "process.Process/Start: 200 application/connect+json exactly" ||
+	fail "process.Process/Start: content type" "$RPC"
+expect_json "Start: start, data (base64), end, then the end-of-stream envelope" \
+	"$(jq -Rsc 'split("\n") | map(select(length > 0) | {f: (.[:1] | tonumber), m: (.[2:] | fromjson)})' <<<"$env_lines")" \
+	'.[0].f == 0 and (.[0].m.event.start.pid > 0) and
+	([.[] | .m.event.data.stdout // empty] | map(@base64d) | join("")) == "ab" and
+	.[-2].m.event.end == {"exitCode": 2, "exited": true, "status": "exit status 2", "error": "exit status 2"} and
+	.[-1] == {"f": 2, "m": {}}'
+printf 'not an envelope' >"$SVC_TMP/bad.bin"
+rpc Start "$SVC_TMP/bad.bin"
+expect_json "Start with a malformed body: 200 and the error in the end-of-stream envelope" \
+	"$(envelopes "$SVC_TMP/rpc.out" | jq -Rsc 'split("\n")[0]')" \
+	'startswith("2 ") and (.[2:] | fromjson | .error.code == "invalid_argument")'
+envelope '{"process": {"cmd": "/bin/bash"}, "pty": {"size": {"cols": 80, "rows": 24}}}' >"$SVC_TMP/pty.bin"
+rpc Start "$SVC_TMP/pty.bin"
+expect_json "Start with a pty: unimplemented, in the end-of-stream envelope" \
+	"$(envelopes "$SVC_TMP/rpc.out" | jq -Rsc 'split("\n")[0]')" \
+	'startswith("2 ") and (.[2:] | fromjson | .error.code == "unimplemented")'
+envelope '{"process": {"cmd": "/bin/true", "cwd": "/etc"}}' >"$SVC_TMP/cwd.bin"
+rpc Start "$SVC_TMP/cwd.bin"
+expect_json "Start with a cwd outside the home: invalid_argument" \
+	"$(envelopes "$SVC_TMP/rpc.out" | jq -Rsc 'split("\n")[0]')" \
+	'startswith("2 ") and (.[2:] | fromjson | .error.code == "invalid_argument" and (.error.message | contains("/etc")))'
+rpc Start "$SVC_TMP/start.bin" "$KEY2"
+[ "${RPC%% *}" = 502 ] && pass "Start with another key's token: 502 (not running)" ||
+	fail "Start with another key's token: 502" "$RPC $(head -c 200 "$SVC_TMP/rpc.out")"
+out=$(curl -s -w '\n%{http_code}' -H "E2b-Sandbox-Id: $SB" -H "E2b-Sandbox-Port: 49983" \
+	-H "X-Access-Token: $KEY" -H "Content-Type: application/json" "$U/process.Process/SendSignal" \
+	-d '{"process": {"pid": 99999}, "signal": "SIGNAL_SIGKILL"}')
+[ "${out##*$'\n'}" = 404 ] && expect_json "SendSignal to no such pid: 404 not_found (kill() is false)" \
+	"${out%$'\n'*}" '.code == "not_found"' || fail "SendSignal to no such pid: 404" "$out"
+out=$(curl -s -w '\n%{http_code}' -H "E2b-Sandbox-Id: $SB" -H "E2b-Sandbox-Port: 49983" \
+	-H "X-Access-Token: $KEY" -H "Content-Type: application/json" "$U/process.Process/Update" -d '{}')
+[ "${out##*$'\n'}" = 501 ] && expect_json "Update (pty resize): 501 unimplemented" "${out%$'\n'*}" \
+	'.code == "unimplemented"' || fail "Update: 501" "$out"
+
 out=$(curl -s -w '\n%{http_code}' "${H[@]}" -X DELETE "$U/sandboxes/$SB")
 [ "${out##*$'\n'}" = 204 ] && pass "DELETE /sandboxes/{id}: 204" || fail "DELETE: 204" "$out"
 out=$(curl -s -w '\n%{http_code}' "${H[@]}" -X DELETE "$U/sandboxes/$SB")
