@@ -339,7 +339,18 @@ enum auth_result auth_check(struct auth *a, const char *header, int64_t *key_id)
 		key++;
 	size_t n = strcspn(key, " \t");
 	/* "Bearer KEY junk" is not a credential, whatever KEY is */
-	if (n != AUTH_KEY_LEN || strncmp(key, "jk_", 3) || key[n + strspn(key + n, " \t")])
+	if (key[n + strspn(key + n, " \t")])
+		return AUTH_INVALID;
+	/* E2B's Python SDK takes only keys of the form e2b_ + hex: a judge key
+	 * may be written so, "e2b_" in place of its "jk_" (docs/e2b.md) */
+	char spelled[AUTH_KEY_LEN];
+	if (n == AUTH_KEY_LEN + 1 && !strncmp(key, AUTH_E2B_PREFIX, 4)) {
+		memcpy(spelled, "jk_", 3);
+		memcpy(spelled + 3, key + 4, AUTH_KEY_LEN - 3);
+		key = spelled;
+		n = AUTH_KEY_LEN;
+	}
+	if (n != AUTH_KEY_LEN || strncmp(key, "jk_", 3))
 		return AUTH_INVALID;
 	unsigned char digest[32];
 	auth_sha256(key, n, digest);

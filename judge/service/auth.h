@@ -25,7 +25,8 @@ struct db_pool;
 
 #define AUTH_CHANNEL		"judge_keys" /* NOTIFYed on every change to api_keys */
 #define AUTH_MISS_RELOADS_PER_S 20
-#define AUTH_KEY_LEN		43 /* "jk_" + 40 hex */
+#define AUTH_KEY_LEN		43     /* "jk_" + 40 hex */
+#define AUTH_E2B_PREFIX		"e2b_" /* the same key as "e2b_" + its 40 hex (auth_check) */
 
 /* SHA-256 of len bytes at data into out. */
 void auth_sha256(const void *data, size_t len, unsigned char out[32]);

@@ -25,6 +25,15 @@ await step('create', async () => {
 if (!s) process.exit(0);
 const id = s.sandboxId;
 
+await step('a judge key written e2b_ + hex', async () => {
+	// what E2B's Python SDK requires of a key; the JS SDK sends it the same way
+	const t = await Sandbox.create({ apiKey: process.env.E2B_SPELLED_KEY });
+	const ex = await t.runCode('6 * 7');
+	check('a judge key written e2b_ + hex: create and runCode', ex.text === '42', JSON.stringify(ex));
+	check('a judge key written e2b_ + hex: the same key (its sandbox listed by the jk_ form)',
+		(await Sandbox.list().nextItems()).some((x) => x.sandboxId === t.sandboxId));
+	await t.kill();
+});
 await step('isRunning', async () => check('isRunning: true', (await s.isRunning()) === true));
 await step('getInfo', async () => {
 	const info = await s.getInfo();

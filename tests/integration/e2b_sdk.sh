@@ -41,7 +41,7 @@ while IFS= read -r line; do
 	"ok "*) pass "sdk ${line#ok }"; n=$((n + 1)) ;;
 	"FAIL "*) fail "sdk ${line#FAIL }"; n=$((n + 1)) ;;
 	esac
-done < <(cd "$NP" && E2B_API_URL=$U E2B_SANDBOX_URL=$U E2B_API_KEY=$KEY OTHER_KEY=$KEY2 \
+done < <(cd "$NP" && E2B_API_URL=$U E2B_SANDBOX_URL=$U E2B_API_KEY=$KEY OTHER_KEY=$KEY2 E2B_SPELLED_KEY="e2b_${KEY#jk_}" \
 	timeout 300 "$NODE" e2b_sdk.mjs 2>>"$NP/run.err")
 [ "$n" -ge 20 ] && pass "sdk: every check reported ($n)" ||
 	fail "sdk: every check reported" "$n lines; $(tail -c 600 "$NP/run.err")"
@@ -74,6 +74,17 @@ out=$(curl -s -w '\n%{http_code}' -H "E2b-Sandbox-Id: $SB" -H "E2b-Sandbox-Port:
 	-d '{"code": "1", "context_id": "nope"}')
 [ "${out##*$'\n'}" = 404 ] && pass "POST /execute, unknown context: 404" ||
 	fail "POST /execute, unknown context: 404" "$out"
+# a judge key written as E2B's Python SDK wants it (^e2b_[0-9a-f]+$)
+[[ "e2b_${KEY#jk_}" =~ ^e2b_[0-9a-f]+$ ]] && pass "a judge key's e2b_ form passes the Python SDK's check" ||
+	fail "the e2b_ form" "e2b_${KEY#jk_}"
+out=$(curl -s -o /dev/null -w '%{http_code}' -H "X-API-KEY: e2b_${KEY#jk_}" "$U/v2/sandboxes")
+[ "$out" = 200 ] && pass "X-API-KEY e2b_ + the key's hex: 200" || fail "X-API-KEY e2b_ form: 200" "$out"
+bad_hex=$(sed 's/.$/x/' <<<"${KEY#jk_}")
+out=$(curl -s -o /dev/null -w '%{http_code}' -H "X-API-KEY: e2b_$bad_hex" "$U/v2/sandboxes")
+[ "$out" = 401 ] && pass "X-API-KEY e2b_ + other hex: 401" || fail "X-API-KEY e2b_ other: 401" "$out"
+out=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer e2b_${KEY#jk_}" "$U/v1/sessions")
+[ "$out" = 200 ] && pass "the e2b_ form on the judge's own API too" || fail "Bearer e2b_ form" "$out"
+
 # envd's process.Process in Connect's framing: envelopes (1 flag byte, 4 length
 # bytes, JSON), the end-of-stream envelope (flag 2) last, errors inside it
 # rpc METHOD BODY_FILE [TOKEN]: posts to envd; the raw answer in $SVC_TMP/rpc.out, the
