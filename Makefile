@@ -41,7 +41,7 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 STATEDIR ?= /var/lib/judge
 
-.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval bench-oneshot bench-compile bench-pause soak bench-soak format format-check clean fuzz install web FORCE
+.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval bench-oneshot bench-compile bench-pause bench-e2b soak bench-soak format format-check clean fuzz install web FORCE
 all: $(BIN) bin/box_init bin/ns_init bin/sessd
 
 # box_init: the first process of every gVisor sandbox (runner/gvisor/gvisor.c); static,
@@ -183,6 +183,10 @@ bench-sessions: deps all
 # pause and resume of a Python session with ~100 MB of files against a fresh create (issue 26)
 bench-pause: all
 	@bash tests/bench/session_pause.sh $(BIN)
+
+# E2B's SDK against the judge (issue 23): create to first result, runCode, commands.run, beside bare baselines
+bench-e2b: deps all
+	@bash tests/bench/e2b.sh $(BIN)
 
 # a bounded soak (issue 29): loud, quiet and session keys against one service; the quiet
 # key's p99 under load, queue wait per key, RSS over time. SOAK_S=1800 for a long one.
