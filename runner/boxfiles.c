@@ -1,6 +1,6 @@
 /* boxfiles: the session folder's file calls (sandbox.h: sandbox_file_put, _get,
- * _list, _remove, _readlink, _symlink) — the host reading and writing a box that sandboxed code
- * changes at the same time.
+ * _list, _remove, _readlink, _symlink, _stat, _move) — the host reading and writing a box that
+ * sandboxed code changes at the same time.
  *
  * Every path is resolved with openat2() relative to the box's fd with
  * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS: the kernel
@@ -266,6 +266,58 @@ static int cmp_dirent(const void *a, const void *b)
 		      ((const struct sandbox_dirent *)b)->name);
 }
 
+/* The entry of st named name into de. */
+static void dirent_of(const char *name, const struct stat *st, struct sandbox_dirent *de)
+{
+	snprintf(de->name, sizeof de->name, "%s", name);
+	de->type = S_ISREG(st->st_mode)	  ? 'f'
+		   : S_ISDIR(st->st_mode) ? 'd'
+		   : S_ISLNK(st->st_mode) ? 'l'
+					  : 'o';
+	de->size = st->st_size;
+	de->mtime = st->st_mtime;
+	de->mode = (int)(st->st_mode & 07777);
+}
+
+int sandbox_file_stat(struct sandbox *sb, const char *path, struct sandbox_dirent *out)
+{
+	struct stat st;
+	if (!*path) {
+		if (fstat(sb->box_fd, &st) < 0)
+			return -errno;
+		dirent_of("", &st, out);
+		return 0;
+	}
+	const char *last;
+	int dir = open_parent(sb, path, false, &last);
+	if (dir < 0)
+		return dir;
+	int rc = fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	close(dir);
+	if (rc == 0)
+		dirent_of(last, &st, out);
+	return rc;
+}
+
+int sandbox_file_move(struct sandbox *sb, const char *from, const char *to)
+{
+	const char *a, *b;
+	int src = open_parent(sb, from, false, &a);
+	if (src < 0)
+		return src;
+	int dst = open_parent(sb, to, true, &b);
+	if (dst < 0) {
+		close(src);
+		return dst;
+	}
+	/* the link itself moves, never what it points to */
+	int rc = renameat(src, a, dst, b) < 0 ? -errno : 0;
+	close(src);
+	close(dst);
+	sb->box_changes++;
+	return rc;
+}
+
 int sandbox_file_list(struct sandbox *sb, const char *dir, struct sandbox_dirent **out, size_t *n)
 {
 	*out = NULL;
@@ -291,15 +343,7 @@ int sandbox_file_list(struct sandbox *sb, const char *dir, struct sandbox_dirent
 			cap = cap ? cap * 2 : 32;
 			v = xreallocarray(v, cap, sizeof *v);
 		}
-		struct sandbox_dirent *de = &v[count++];
-		snprintf(de->name, sizeof de->name, "%s", e->d_name);
-		de->type = S_ISREG(st.st_mode)	 ? 'f'
-			   : S_ISDIR(st.st_mode) ? 'd'
-			   : S_ISLNK(st.st_mode) ? 'l'
-						 : 'o';
-		de->size = st.st_size;
-		de->mtime = st.st_mtime;
-		de->mode = (int)(st.st_mode & 07777);
+		dirent_of(e->d_name, &st, &v[count++]);
 	}
 	closedir(d);
 	if (count)

@@ -229,6 +229,11 @@ int sandbox_file_put(struct sandbox *sb, const char *path, const void *data, siz
 int sandbox_file_get(struct sandbox *sb, const char *path, struct strbuf *out, size_t max);
 /* Lists a folder ("" = the box), sorted by name; *out is malloc'd (free it). */
 int sandbox_file_list(struct sandbox *sb, const char *dir, struct sandbox_dirent **out, size_t *n);
+/* The entry path is ("" = the box itself), never following a link. */
+int sandbox_file_stat(struct sandbox *sb, const char *path, struct sandbox_dirent *out);
+/* Renames from to to (a link moves, not what it points to), making to's
+ * folders as needed; replaces a file or an empty folder at to, as rename(2). */
+int sandbox_file_move(struct sandbox *sb, const char *from, const char *to);
 /* Removes a file, a symlink (not what it points to) or a folder with all it holds. */
 int sandbox_file_remove(struct sandbox *sb, const char *path);
 /* Reads the target of the symlink path (the link itself, never followed). */

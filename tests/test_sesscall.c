@@ -154,6 +154,14 @@ Test(sesscall, calls_round_trip)
 	cr_assert_str_eq(b.proc.tag, "srv");
 	sess_call_release(&c), sess_call_release(&b);
 
+	sess_call_init(&c, SCALL_FILE_MOVE);
+	c.path = strdup("a/b.txt");
+	c.to = strdup("c/d.txt");
+	round_trip(&c, &b);
+	cr_assert_str_eq(b.path, "a/b.txt");
+	cr_assert_str_eq(b.to, "c/d.txt");
+	sess_call_release(&c), sess_call_release(&b);
+
 	sess_call_init(&c, SCALL_PROCESS_SIGNAL);
 	c.proc.pid = 12;
 	c.proc.signal = SIGTERM;
@@ -253,6 +261,22 @@ Test(sesscall, replies_round_trip)
 	reply_trip(SCALL_FILE_GET, &r, &b);
 	cr_assert_str_eq(b.file.type, "image/png");
 	cr_assert(b.file.bytes.len == 5 && !memcmp(b.file.bytes.buf, "\x89PNG\0", 5));
+	sess_reply_release(&r), sess_reply_release(&b);
+
+	/* mkdir's one entry (stat's and move's alike) and whether it was there */
+	sess_reply_init(&r);
+	r.file.path = strdup("new");
+	r.file.existed = true;
+	r.file.entries = calloc(1, sizeof *r.file.entries);
+	r.file.nentries = 1;
+	snprintf(r.file.entries[0].name, sizeof r.file.entries[0].name, "new");
+	r.file.entries[0].type = 'd';
+	r.file.entries[0].mode = 0755;
+	r.file.entries[0].mtime = 1700000000;
+	reply_trip(SCALL_FILE_MKDIR, &r, &b);
+	cr_assert(b.file.existed && b.file.nentries == 1);
+	cr_assert(b.file.entries[0].type == 'd' && b.file.entries[0].mode == 0755);
+	cr_assert_eq(b.file.entries[0].mtime, 1700000000);
 	sess_reply_release(&r), sess_reply_release(&b);
 
 	sess_reply_init(&r);

@@ -365,6 +365,25 @@ static void links_never_followed(void)
 	cr_assert_eq(sandbox_file_symlink(sb, "new/latest", "../pw"), 0);
 	expect_ok("os.readlink('new/latest'), os.lstat('new/latest').st_uid == os.getuid()",
 		  "('../pw', True)", "");
+	/* stat and move: links seen as links, never gone through */
+	struct sandbox_dirent st;
+	cr_assert_eq(sandbox_file_stat(sb, "d/up", &st), 0);
+	cr_assert(st.type == 'l' && !strcmp(st.name, "up"));
+	cr_assert_eq(sandbox_file_stat(sb, "d/up/passwd", &st), -ELOOP);
+	cr_assert_eq(sandbox_file_stat(sb, "", &st), 0);
+	cr_assert_eq(st.type, 'd', "the box itself");
+	cr_assert_eq(sandbox_file_move(sb, "d/up/passwd", "stolen"), -ELOOP);
+	cr_assert_eq(sandbox_file_move(sb, "pw", "d/up/judge-test-m"), -ELOOP);
+	cr_assert_eq(access("/etc/judge-test-m", F_OK), -1);
+	cr_assert_eq(sandbox_file_move(sb, "d/up", "moved/up"), 0, "the link moves, not /etc");
+	cr_assert_eq(sandbox_file_readlink(sb, "moved/up", &got), 0);
+	cr_assert(got.len == 4 && !memcmp(got.buf, "/etc", 4));
+	cr_assert_eq(access("/etc/passwd", F_OK), 0);
+	cr_assert_eq(sandbox_file_move(sb, "moved/up", "d/up"), 0);
+	cr_assert_eq(sandbox_file_move(sb, "missing", "x"), -ENOENT);
+	cr_assert_eq(sandbox_file_move(sb, "../x", "y"), -EINVAL);
+	cr_assert_eq(sandbox_file_move(sb, "pw", "/tmp/x"), -EINVAL);
+	cr_assert_eq(sandbox_file_remove(sb, "moved"), 0);
 	cr_assert_eq(sandbox_file_remove(sb, "new"), 0);
 	cr_assert_eq(sandbox_file_remove(sb, "d"), 0, "removes the links, not /etc");
 	cr_assert_eq(access("/etc/passwd", F_OK), 0);

@@ -13,6 +13,7 @@
 #include "common/xalloc.h"
 #include "judge/api/api.h"
 #include "judge/api/e2b_control.h"
+#include "judge/api/e2b_fs.h"
 #include "judge/api/e2b_process.h"
 #include "judge/api/http.h"
 #include "judge/api/sessions.h"
@@ -200,6 +201,8 @@ void e2b_envd_handle(struct http_request *r, struct api *a, const char *sandbox)
 		return files(r, a, sandbox);
 	if (!strncmp(r->url, "/process.Process/", 17))
 		return e2b_process_handle(r, a, sandbox, r->url + 17);
+	if (!strncmp(r->url, "/filesystem.Filesystem/", 23))
+		return e2b_fs_handle(r, a, sandbox, r->url + 23);
 	struct strbuf b = STRBUF_INIT;
 	{
 		/* a Connect-RPC error: its code is a string */

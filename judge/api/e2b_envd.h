@@ -3,8 +3,7 @@
  * GET /health: 204 while the sandbox's session is open, 502 (as E2B's edge
  * answers for a sandbox that is not running) once it ended or when it is
  * not this key's. /files reads and writes one file; process.Process is
- * e2b_process.h's. filesystem.Filesystem is not served yet: it answers 501
- * in the shape the SDK reads (docs/e2b.md).
+ * e2b_process.h's, filesystem.Filesystem e2b_fs.h's (docs/e2b.md).
  */
 #pragma once
 

@@ -12,151 +12,19 @@
 #include "common/base64.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "judge/api/e2b_control.h"
+#include "judge/api/e2b_connect.h"
 #include "judge/api/e2b_envd.h"
 #include "judge/api/http.h"
 #include "judge/api/sessions.h"
 #include "judge/api/sse.h"
 
-#define STREAM_TYPE "application/connect+json"
-#define FLAG_END    0x02 /* the end-of-stream envelope */
-
-/* ---- Connect's framing ---- */
-
-/* Appends one envelope (flags, then the big-endian length) holding json. */
-static void envelope(struct strbuf *out, unsigned flags, const char *json)
-{
-	size_t n = strlen(json);
-	unsigned char h[5] = {(unsigned char)flags, (unsigned char)(n >> 24),
-			      (unsigned char)(n >> 16), (unsigned char)(n >> 8), (unsigned char)n};
-	strbuf_add(out, h, sizeof h);
-	strbuf_add(out, json, n);
-}
-
-static void envelope_json(struct strbuf *out, unsigned flags, cJSON *o)
-{
-	char *s = cJSON_PrintUnformatted(o);
-	envelope(out, flags, s);
-	cJSON_free(s);
-	cJSON_Delete(o);
-}
-
-static cJSON *error_json(const char *code, const char *message)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "code", code);
-	cJSON_AddStringToObject(o, "message", message);
-	return o;
-}
-
-/* A stream's end with an error: {"error": {...}} in the last envelope. */
-static void stream_error(struct strbuf *out, const char *code, const char *message)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddItemToObject(o, "error", error_json(code, message));
-	envelope_json(out, FLAG_END, o);
-}
-
-static void respond_stream_error(struct http_request *r, const char *code, const char *message)
-{
-	struct strbuf b = STRBUF_INIT;
-	stream_error(&b, code, message);
-	http_respond(r, 200, STREAM_TYPE, b.buf, b.len, NULL);
-	strbuf_release(&b);
-}
-
-static int code_status(const char *code)
-{
-	return !strcmp(code, "not_found")	      ? 404
-	       : !strcmp(code, "invalid_argument")    ? 400
-	       : !strcmp(code, "failed_precondition") ? 400
-	       : !strcmp(code, "unimplemented")	      ? 501
-	       : !strcmp(code, "unavailable")	      ? 502
-	       : !strcmp(code, "deadline_exceeded")   ? 504
-	       : !strcmp(code, "resource_exhausted")  ? 429
-						      : 500;
-}
-
-static void respond_unary_error(struct http_request *r, const char *code, const char *message)
-{
-	cJSON *o = error_json(code, message);
-	char *s = cJSON_PrintUnformatted(o);
-	http_respond(r, code_status(code), "application/json", s, strlen(s), NULL);
-	cJSON_free(s);
-	cJSON_Delete(o);
-}
-
-/* The Connect code of a /v1 error answer (status, its JSON body), its
- * message into msg. A session that is not there (or not this key's, or
- * ended) is `unavailable`, as E2B's edge answers 502 for such a sandbox. */
-static const char *code_of(int status, const char *body, struct strbuf *msg)
-{
-	e2b_control_message(body, msg);
-	const char *m = msg->buf ? msg->buf : "";
-	if (status == 410 || (status == 404 && !strncmp(m, "no session", 10)))
-		return "unavailable";
-	switch (status) {
-	case 400:
-	case 413:
-	case 422:
-		return "invalid_argument";
-	case 404:
-		return "not_found";
-	case 409:
-		return "failed_precondition";
-	case 429:
-		return "resource_exhausted";
-	case 502:
-	case 503:
-		return "unavailable";
-	case 504:
-		return "deadline_exceeded";
-	default:
-		return "internal";
-	}
-}
-
-/* The request's one message: a bare JSON object (unary) or one envelope
- * (streams). NULL after answering the error. */
-static cJSON *message_of(struct http_request *r, bool stream)
-{
-	const char *b = r->body.buf ? r->body.buf : "";
-	size_t n = r->body.len;
-	cJSON *in = NULL;
-	if (!stream) {
-		in = cJSON_ParseWithLength(n ? b : "{}", n ? n : 2);
-	} else if (n >= 5 && b[0] == 0) {
-		const unsigned char *u = (const unsigned char *)b;
-		size_t len = (size_t)u[1] << 24 | (size_t)u[2] << 16 | (size_t)u[3] << 8 | u[4];
-		if (len == n - 5)
-			in = cJSON_ParseWithLength(b + 5, len);
-	}
-	if (cJSON_IsObject(in))
-		return in;
-	cJSON_Delete(in);
-	const char *why = stream ? "the request must be one Connect envelope holding a JSON object"
-				 : "the request must be a JSON object";
-	if (stream)
-		respond_stream_error(r, "invalid_argument", why);
-	else
-		respond_unary_error(r, "invalid_argument", why);
-	return NULL;
-}
-
-/* A member by its proto3 JSON name or its original (snake_case) one. */
-static cJSON *field(const cJSON *o, const char *camel, const char *snake)
-{
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, camel);
-	if ((!v || cJSON_IsNull(v)) && snake)
-		v = cJSON_GetObjectItemCaseSensitive(o, snake);
-	return cJSON_IsNull(v) ? NULL : v;
-}
+#define STREAM_TYPE E2B_CONNECT_STREAM_TYPE
 
 /* The selected process's pid as text ({"process": {"pid": N}}), or NULL. */
 static const char *pid_of(const cJSON *in, char buf[24])
 {
-	cJSON *sel = field(in, "process", NULL);
-	cJSON *pid = field(sel, "pid", NULL);
+	cJSON *sel = e2b_connect_field(in, "process", NULL);
+	cJSON *pid = e2b_connect_field(sel, "pid", NULL);
 	double v = cJSON_IsNumber(pid)		       ? pid->valuedouble
 		   : cJSON_GetStringValue(pid) != NULL ? strtod(pid->valuestring, NULL)
 						       : 0;
@@ -220,9 +88,9 @@ static bool to_envelope(struct http_request *r, const char *event, const char *d
 		o = NULL;
 	}
 	if (o)
-		envelope_json(out, 0, o);
+		e2b_connect_envelope_json(out, 0, o);
 	if (end)
-		envelope(out, FLAG_END, "{}");
+		e2b_connect_envelope(out, E2B_CONNECT_FLAG_END, "{}");
 	cJSON_Delete(d);
 	return end;
 }
@@ -235,13 +103,13 @@ static int stream_render(struct http_request *r, int status, const char *body, s
 	(void)len;
 	(void)arg;
 	struct strbuf m = STRBUF_INIT;
-	const char *code = status < 300 ? "internal" : code_of(status, body, &m);
+	const char *code = status < 300 ? "internal" : e2b_connect_code_of(status, body, &m);
 	const char *msg = m.buf ? m.buf : "the process did not start";
 	int st = 200;
 	if (!strcmp(code, "unavailable")) {
 		/* no such sandbox: a status, as E2B's edge answers (the SDK reads
 		 * a stream's code from a non-200 status alone) */
-		cJSON *o = error_json(code, msg);
+		cJSON *o = e2b_connect_error_json(code, msg);
 		char *s = cJSON_PrintUnformatted(o);
 		strbuf_addstr(out, s);
 		cJSON_free(s);
@@ -249,7 +117,7 @@ static int stream_render(struct http_request *r, int status, const char *body, s
 		r->transform_type = "application/json";
 		st = 502;
 	} else {
-		stream_error(out, code, msg);
+		e2b_connect_stream_error(out, code, msg);
 	}
 	strbuf_release(&m);
 	return st;
@@ -273,22 +141,23 @@ static void as_stream(struct http_request *r)
  * Connect-Timeout-Ms as the lifetime. */
 static void start(struct http_request *r, struct api *a, const char *sandbox, const cJSON *in)
 {
-	cJSON *p = field(in, "process", NULL);
-	const char *cmd = cJSON_GetStringValue(field(p, "cmd", NULL));
-	if (field(in, "pty", NULL))
-		return respond_stream_error(r, "unimplemented",
-					    "this judge gives processes no terminal (pty) yet");
+	cJSON *p = e2b_connect_field(in, "process", NULL);
+	const char *cmd = cJSON_GetStringValue(e2b_connect_field(p, "cmd", NULL));
+	if (e2b_connect_field(in, "pty", NULL))
+		return e2b_connect_respond_stream_error(
+		    r, "unimplemented", "this judge gives processes no terminal (pty) yet");
 	if (!cmd || !*cmd)
-		return respond_stream_error(r, "invalid_argument", "process.cmd is required");
+		return e2b_connect_respond_stream_error(r, "invalid_argument",
+							"process.cmd is required");
 	cJSON *v1 = cJSON_CreateObject(), *argv = cJSON_AddArrayToObject(v1, "argv");
 	cJSON_AddItemToArray(argv, cJSON_CreateString(cmd));
 	const cJSON *arg;
-	cJSON_ArrayForEach(arg, field(p, "args", NULL))
+	cJSON_ArrayForEach(arg, e2b_connect_field(p, "args", NULL))
 	{
 		if (!cJSON_IsString(arg)) {
 			cJSON_Delete(v1);
-			return respond_stream_error(r, "invalid_argument",
-						    "process.args must be strings");
+			return e2b_connect_respond_stream_error(r, "invalid_argument",
+								"process.args must be strings");
 		}
 		cJSON_AddItemToArray(argv, cJSON_CreateString(arg->valuestring));
 	}
@@ -296,14 +165,14 @@ static void start(struct http_request *r, struct api *a, const char *sandbox, co
 	cJSON_AddStringToObject(env, "E2B_SANDBOX", "true");
 	cJSON_AddStringToObject(env, "E2B_SANDBOX_ID", sandbox);
 	const cJSON *e;
-	cJSON_ArrayForEach(e, field(p, "envs", NULL))
+	cJSON_ArrayForEach(e, e2b_connect_field(p, "envs", NULL))
 	{
 		if (cJSON_IsString(e)) {
 			cJSON_DeleteItemFromObjectCaseSensitive(env, e->string);
 			cJSON_AddStringToObject(env, e->string, e->valuestring);
 		}
 	}
-	const char *cwd = cJSON_GetStringValue(field(p, "cwd", NULL));
+	const char *cwd = cJSON_GetStringValue(e2b_connect_field(p, "cwd", NULL));
 	if (cwd && *cwd) {
 		struct strbuf rel = STRBUF_INIT;
 		char abs[1024];
@@ -312,15 +181,15 @@ static void start(struct http_request *r, struct api *a, const char *sandbox, co
 			cJSON_Delete(v1);
 			char m[1200];
 			snprintf(m, sizeof m, "cwd '%.1000s' does not exist", cwd);
-			return respond_stream_error(r, "invalid_argument", m);
+			return e2b_connect_respond_stream_error(r, "invalid_argument", m);
 		}
 		if (rel.len)
 			cJSON_AddStringToObject(v1, "cwd", rel.buf);
 		strbuf_release(&rel);
 	}
-	cJSON *sin = field(in, "stdin", NULL);
+	cJSON *sin = e2b_connect_field(in, "stdin", NULL);
 	cJSON_AddBoolToObject(v1, "stdin", !cJSON_IsFalse(sin));
-	const char *tag = cJSON_GetStringValue(field(in, "tag", NULL));
+	const char *tag = cJSON_GetStringValue(e2b_connect_field(in, "tag", NULL));
 	if (tag && *tag)
 		cJSON_AddStringToObject(v1, "tag", tag);
 	const char *to = http_header(r, "Connect-Timeout-Ms");
@@ -336,8 +205,8 @@ static void connect_to(struct http_request *r, struct api *a, const char *sandbo
 {
 	char pid[24];
 	if (!pid_of(in, pid))
-		return respond_stream_error(r, "invalid_argument",
-					    "process.pid is required (tags are not served yet)");
+		return e2b_connect_respond_stream_error(
+		    r, "invalid_argument", "process.pid is required (tags are not served yet)");
 	as_stream(r);
 	sessions_process_events(r, a, sandbox, pid, &framing);
 }
@@ -353,17 +222,8 @@ static int unary_render(struct http_request *r, int status, const char *body, si
 {
 	(void)r;
 	(void)len;
-	if (status >= 300) {
-		struct strbuf m = STRBUF_INIT;
-		const char *code = code_of(status, body, &m);
-		cJSON *o = error_json(code, m.buf ? m.buf : "");
-		char *s = cJSON_PrintUnformatted(o);
-		strbuf_addstr(out, s);
-		cJSON_free(s);
-		cJSON_Delete(o);
-		strbuf_release(&m);
-		return code_status(code);
-	}
+	if (status >= 300)
+		return e2b_connect_render_error(status, body, out);
 	cJSON *o = cJSON_CreateObject();
 	if ((enum unary)(long)arg == U_LIST) {
 		cJSON *in = cJSON_Parse(body), *list = cJSON_AddArrayToObject(o, "processes");
@@ -417,16 +277,18 @@ static void on_process(struct http_request *r, struct api *a, const char *sandbo
 {
 	char pid[24];
 	if (!pid_of(in, pid))
-		return respond_unary_error(r, "invalid_argument", "process.pid is required");
+		return e2b_connect_respond_error(r, "invalid_argument", "process.pid is required");
 	cJSON *v1 = cJSON_CreateObject();
 	enum scall_kind kind;
 	if (!strcmp(method, "SendInput")) {
-		cJSON *input = field(in, "input", NULL);
-		const char *b64 = cJSON_GetStringValue(field(input, "stdin", NULL));
+		cJSON *input = e2b_connect_field(in, "input", NULL);
+		const char *b64 = cJSON_GetStringValue(e2b_connect_field(input, "stdin", NULL));
 		if (!b64) {
 			cJSON_Delete(v1);
-			return respond_unary_error(
-			    r, field(input, "pty", NULL) ? "unimplemented" : "invalid_argument",
+			return e2b_connect_respond_error(
+			    r,
+			    e2b_connect_field(input, "pty", NULL) ? "unimplemented"
+								  : "invalid_argument",
 			    "input.stdin (base64) is required; processes have no pty here");
 		}
 		cJSON_AddStringToObject(v1, "data", b64);
@@ -435,7 +297,7 @@ static void on_process(struct http_request *r, struct api *a, const char *sandbo
 	} else if (!strcmp(method, "CloseStdin")) {
 		kind = SCALL_PROCESS_CLOSE_STDIN;
 	} else {
-		cJSON *sig = field(in, "signal", NULL);
+		cJSON *sig = e2b_connect_field(in, "signal", NULL);
 		const char *name = cJSON_GetStringValue(sig);
 		char num[16];
 		if (cJSON_IsNumber(sig))
@@ -455,8 +317,8 @@ void e2b_process_handle(struct http_request *r, struct api *a, const char *sandb
 {
 	bool stream = !strcmp(method, "Start") || !strcmp(method, "Connect");
 	if (strcmp(r->method, "POST"))
-		return respond_unary_error(r, "unimplemented", "Connect calls are POSTs");
-	cJSON *in = message_of(r, stream);
+		return e2b_connect_respond_error(r, "unimplemented", "Connect calls are POSTs");
+	cJSON *in = e2b_connect_message(r, stream);
 	if (!in)
 		return;
 	if (!strcmp(method, "Start"))
@@ -470,8 +332,8 @@ void e2b_process_handle(struct http_request *r, struct api *a, const char *sandb
 		   !strcmp(method, "SendSignal"))
 		on_process(r, a, sandbox, method, in);
 	else
-		respond_unary_error(r, "unimplemented",
-				    "this judge does not serve that process call (no pty, no "
-				    "StreamInput)");
+		e2b_connect_respond_error(r, "unimplemented",
+					  "this judge does not serve that process call (no pty, no "
+					  "StreamInput)");
 	cJSON_Delete(in);
 }

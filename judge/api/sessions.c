@@ -995,6 +995,18 @@ static void process_events(struct http_request *r, struct api *a, const char *id
 	process_stream(r, a, id, pidtext, sse_last_event_id(http_header(r, "Last-Event-ID")), NULL);
 }
 
+void sessions_file_move(struct http_request *r, struct api *a, const char *id, const char *from,
+			const char *to)
+{
+	struct request_error e;
+	struct sess_call c;
+	if (sessreq_file_move(from, to, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	route_call(r, a, id, &c, false);
+}
+
 void sessions_process_start_events(struct http_request *r, struct api *a, const char *id,
 				   const cJSON *in, const struct sse_opts *framing)
 {

@@ -65,16 +65,19 @@ void sessions_set_idle_ttl(struct http_request *r, struct api *a, const char *id
 void sessions_list(struct http_request *r, struct api *a);
 void sessions_call(struct http_request *r, struct api *a, const char *id, enum scall_kind kind,
 		   const cJSON *in);
-/* A file call of kind (file_get, file_put with body, file_list, file_delete)
- * on path, relative to the session folder, of session id. */
 /* POST /v1/sessions/{id}/snapshot with body in (NULL: none). */
 void sessions_snapshot(struct http_request *r, struct api *a, const char *id, const cJSON *in);
 /* POST /v1/sessions/{id}/resume: a paused session back on a sandbox, an open
  * one answered as it is; idle_ttl_s > 0 sets its idle TTL first (checked by
  * the caller). */
 void sessions_resume_one(struct http_request *r, struct api *a, const char *id, long idle_ttl_s);
+/* A file call of kind (file_get, file_put with body, file_list, file_delete,
+ * file_stat, file_mkdir) on path, relative to the session folder, of session id. */
 void sessions_file(struct http_request *r, struct api *a, const char *id, const char *path,
 		   enum scall_kind kind, const void *body, size_t len);
+/* A file_move of from to to (both relative to the session folder). */
+void sessions_file_move(struct http_request *r, struct api *a, const char *id, const char *from,
+			const char *to);
 /* A call on context ctx of session id: context_restart or context_remove. */
 void sessions_context(struct http_request *r, struct api *a, const char *id, const char *ctx,
 		      enum scall_kind kind);

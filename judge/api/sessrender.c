@@ -92,33 +92,42 @@ static cJSON *process_json(const struct sess_process_info *p)
 	return o;
 }
 
+/* One entry of a folder; mode (its permission bits) only when asked. */
+static cJSON *entry_json(const struct sandbox_dirent *d, bool mode)
+{
+	char t = d->type;
+	cJSON *e = cJSON_CreateObject();
+	add_text(e, "name", d->name);
+	add_text(e, "type", t == 'f' ? "file" : t == 'd' ? "dir" : t == 'l' ? "symlink" : "other");
+	cJSON_AddNumberToObject(e, "size", (double)d->size);
+	cJSON_AddNumberToObject(e, "mtime", (double)d->mtime);
+	if (mode)
+		cJSON_AddNumberToObject(e, "mode", d->mode);
+	return e;
+}
+
 static cJSON *file_json(const struct sess_call *c, const struct sess_reply *r)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (c->kind == SCALL_FILE_LIST) {
 		add_text(o, "dir", r->file.path);
 		cJSON *arr = cJSON_AddArrayToObject(o, "files");
-		for (size_t i = 0; i < r->file.nentries; i++) {
-			const struct sandbox_dirent *d = &r->file.entries[i];
-			char t = d->type;
-			cJSON *e = cJSON_CreateObject();
-			add_text(e, "name", d->name);
-			add_text(e, "type",
-				 t == 'f'   ? "file"
-				 : t == 'd' ? "dir"
-				 : t == 'l' ? "symlink"
-					    : "other");
-			cJSON_AddNumberToObject(e, "size", (double)d->size);
-			cJSON_AddNumberToObject(e, "mtime", (double)d->mtime);
-			cJSON_AddItemToArray(arr, e);
-		}
+		for (size_t i = 0; i < r->file.nentries; i++)
+			cJSON_AddItemToArray(arr, entry_json(&r->file.entries[i], false));
 		return o;
 	}
 	add_text(o, "path", r->file.path);
-	if (c->kind == SCALL_FILE_PUT)
+	if (c->kind == SCALL_FILE_STAT || c->kind == SCALL_FILE_MKDIR ||
+	    c->kind == SCALL_FILE_MOVE) {
+		if (r->file.nentries)
+			cJSON_AddItemToObject(o, "entry", entry_json(&r->file.entries[0], true));
+		if (c->kind == SCALL_FILE_MKDIR)
+			cJSON_AddBoolToObject(o, "existed", r->file.existed);
+	} else if (c->kind == SCALL_FILE_PUT) {
 		cJSON_AddNumberToObject(o, "size", (double)r->file.size);
-	else
+	} else {
 		cJSON_AddBoolToObject(o, "deleted", r->file.deleted);
+	}
 	return o;
 }
 
@@ -143,6 +152,9 @@ cJSON *sessrender_reply(const struct sess_call *c, const struct sess_reply *r)
 	case SCALL_FILE_LIST:
 	case SCALL_FILE_DELETE:
 	case SCALL_FILE_GET:
+	case SCALL_FILE_STAT:
+	case SCALL_FILE_MKDIR:
+	case SCALL_FILE_MOVE:
 		return file_json(c, r);
 	case SCALL_CLOSE:
 		o = cJSON_CreateObject();
@@ -272,7 +284,12 @@ static void history_what(cJSON *o, const struct sess_hist *h)
 	case SCALL_FILE_GET:
 	case SCALL_FILE_LIST:
 	case SCALL_FILE_DELETE:
+	case SCALL_FILE_STAT:
+	case SCALL_FILE_MKDIR:
+	case SCALL_FILE_MOVE:
 		add_text(o, "path", c->path);
+		if (c->to)
+			add_text(o, "to", c->to);
 		break;
 	case SCALL_CONTEXT_CREATE:
 		if (c->ctx.language[0])

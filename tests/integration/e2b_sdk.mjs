@@ -239,6 +239,68 @@ await step('files', async () => {
 	check('files.read outside /home/user: refused', err instanceof SandboxError,
 		`${err?.name}: ${err?.message}`);
 });
+// ---- files: envd's filesystem.Filesystem (Connect unary calls) ----
+await step('files: list, exists, getInfo, makeDir, rename, remove', async () => {
+	await s.files.write('/home/user/fs/a.txt', 'hello');
+	await s.files.write('/home/user/fs/sub/b.txt', 'b');
+	const list = await s.files.list('/home/user/fs');
+	check('files.list: its entries, typed, with paths and sizes',
+		JSON.stringify(list.map((e) => [e.name, e.type, e.path, e.size])) ===
+		JSON.stringify([['a.txt', 'file', '/home/user/fs/a.txt', 5], ['sub', 'dir', '/home/user/fs/sub', list[1]?.size]]) &&
+		list[0].modifiedTime instanceof Date && !isNaN(list[0].modifiedTime) &&
+		list[0].permissions === '-rw-r--r--', JSON.stringify(list));
+	check('files.exists: a file, a folder, a missing one',
+		(await s.files.exists('/home/user/fs/a.txt')) === true && (await s.files.exists('fs/sub')) === true &&
+		(await s.files.exists('/home/user/fs/none')) === false);
+	const info = await s.files.getInfo('~/fs/a.txt');
+	check('files.getInfo: name, type, path, size, mode', info.name === 'a.txt' && info.type === 'file' &&
+		info.path === '/home/user/fs/a.txt' && info.size === 5 && info.mode === 0o644, JSON.stringify(info));
+	let err;
+	try {
+		await s.files.getInfo('/home/user/fs/none');
+	} catch (e) {
+		err = e;
+	}
+	check('files.getInfo of a missing path: FileNotFoundError', err?.name === 'FileNotFoundError',
+		`${err?.name}: ${err?.message}`);
+	check('files.makeDir: true, then false (it exists)', (await s.files.makeDir('/home/user/fs/new/deep')) === true &&
+		(await s.files.makeDir('/home/user/fs/new/deep')) === false);
+	check('files.makeDir made its parents', (await s.files.getInfo('/home/user/fs/new')).type === 'dir');
+	err = undefined;
+	try {
+		await s.files.makeDir('/home/user/fs/a.txt');
+	} catch (e) {
+		err = e;
+	}
+	check('files.makeDir where a file stands: an invalid argument', err?.name === 'InvalidArgumentError',
+		`${err?.name}: ${err?.message}`);
+	const moved = await s.files.rename('/home/user/fs/a.txt', '/home/user/fs/new/a2.txt');
+	check('files.rename: the entry at its new path', moved.name === 'a2.txt' &&
+		moved.path === '/home/user/fs/new/a2.txt' && moved.type === 'file', JSON.stringify(moved));
+	check('files.rename: the content moved with it', (await s.files.read('/home/user/fs/new/a2.txt')) === 'hello' &&
+		(await s.files.exists('/home/user/fs/a.txt')) === false);
+	err = undefined;
+	try {
+		await s.files.rename('/home/user/fs/none', '/home/user/fs/x');
+	} catch (e) {
+		err = e;
+	}
+	check('files.rename of a missing source: FileNotFoundError', err?.name === 'FileNotFoundError',
+		`${err?.name}: ${err?.message}`);
+	await s.files.remove('/home/user/fs/sub');
+	check('files.remove of a folder: gone with what it held', (await s.files.exists('/home/user/fs/sub')) === false);
+	await s.files.remove('/home/user/fs/none');
+	check('files.remove of a missing path: no error (envd removes all)', true);
+	const code = await s.runCode('import os; sorted(os.listdir("fs/new"))');
+	check('code sees the folders and moves', code.text === "['a2.txt', 'deep']", code.text);
+	err = undefined;
+	try {
+		await s.files.list('/etc');
+	} catch (e) {
+		err = e;
+	}
+	check('files.list outside /home/user: refused', err instanceof SandboxError, `${err?.name}: ${err?.message}`);
+});
 await step('connect', async () => {
 	const s2 = await Sandbox.connect(id);
 	const ex = await s2.runCode('x + 41');

@@ -33,6 +33,9 @@ static const struct {
     [SCALL_PROCESS_LIST] = {"process_list", false},
     [SCALL_PAUSE] = {"pause", true},
     [SCALL_SNAPSHOT] = {"snapshot", true},
+    [SCALL_FILE_STAT] = {"file_stat", true},
+    [SCALL_FILE_MKDIR] = {"file_mkdir", true},
+    [SCALL_FILE_MOVE] = {"file_move", true},
 };
 
 const char *scall_kind_name(enum scall_kind k)
@@ -165,6 +168,7 @@ void sess_call_release(struct sess_call *c)
 	free(c->exec.expected);
 	xstrvfree(c->install.packages);
 	free(c->path);
+	free(c->to);
 	strbuf_release(&c->body);
 	xstrvfree(c->proc.argv);
 	xstrvfree(c->proc.env);
@@ -204,7 +208,12 @@ cJSON *sesscall_store(const struct sess_call *c)
 	case SCALL_FILE_GET:
 	case SCALL_FILE_LIST:
 	case SCALL_FILE_DELETE:
+	case SCALL_FILE_STAT:
+	case SCALL_FILE_MKDIR:
+	case SCALL_FILE_MOVE:
 		add_text(o, "path", c->path);
+		if (c->to)
+			add_text(o, "to", c->to);
 		break;
 	case SCALL_CONTEXT_CREATE:
 		if (c->ctx.language[0])
@@ -296,7 +305,15 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 	case SCALL_FILE_GET:
 	case SCALL_FILE_LIST:
 	case SCALL_FILE_DELETE:
+	case SCALL_FILE_STAT:
+	case SCALL_FILE_MKDIR:
+	case SCALL_FILE_MOVE:
 		out->path = xstrdup(str_of(request, "path") ? str_of(request, "path") : "");
+		out->to = dup_of(request, "to");
+		if (k == SCALL_FILE_MOVE && !out->to) {
+			snprintf(err, errlen, "the move has no destination");
+			return -1;
+		}
 		break;
 	case SCALL_CONTEXT_CREATE:
 		copy(out->ctx.language, sizeof out->ctx.language, str_of(request, "language"));
@@ -591,14 +608,19 @@ cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r)
 	case SCALL_FILE_GET:
 	case SCALL_FILE_LIST:
 	case SCALL_FILE_DELETE:
+	case SCALL_FILE_STAT:
+	case SCALL_FILE_MKDIR:
+	case SCALL_FILE_MOVE:
 		add_text(o, "path", r->file.path);
 		if (k == SCALL_FILE_PUT)
 			cJSON_AddNumberToObject(o, "size", (double)r->file.size);
 		if (k == SCALL_FILE_DELETE)
 			cJSON_AddBoolToObject(o, "deleted", r->file.deleted);
+		if (k == SCALL_FILE_MKDIR)
+			cJSON_AddBoolToObject(o, "existed", r->file.existed);
 		if (k == SCALL_FILE_GET)
 			add_text(o, "content_type", r->file.type);
-		if (k == SCALL_FILE_LIST) {
+		if (r->file.nentries) {
 			cJSON *a = cJSON_AddArrayToObject(o, "files");
 			for (size_t i = 0; i < r->file.nentries; i++) {
 				const struct sandbox_dirent *d = &r->file.entries[i];
@@ -607,8 +629,11 @@ cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r)
 				add_text(e, "type", dirent_type(d->type));
 				cJSON_AddNumberToObject(e, "size", (double)d->size);
 				cJSON_AddNumberToObject(e, "mtime", (double)d->mtime);
+				cJSON_AddNumberToObject(e, "mode", d->mode);
 				cJSON_AddItemToArray(a, e);
 			}
+		} else if (k == SCALL_FILE_LIST) {
+			cJSON_AddArrayToObject(o, "files");
 		}
 		break;
 	case SCALL_CLOSE:
@@ -669,10 +694,14 @@ int sesscall_reply_load(enum scall_kind k, const cJSON *response, const void *bo
 	case SCALL_FILE_PUT:
 	case SCALL_FILE_GET:
 	case SCALL_FILE_LIST:
-	case SCALL_FILE_DELETE: {
+	case SCALL_FILE_DELETE:
+	case SCALL_FILE_STAT:
+	case SCALL_FILE_MKDIR:
+	case SCALL_FILE_MOVE: {
 		out->file.path = xstrdup(str_of(o, "path") ? str_of(o, "path") : "");
 		out->file.size = num_of(o, "size");
 		out->file.deleted = bool_of(o, "deleted");
+		out->file.existed = bool_of(o, "existed");
 		copy(out->file.type, sizeof out->file.type, str_of(o, "content_type"));
 		if (body)
 			strbuf_add(&out->file.bytes, body, len);
@@ -686,6 +715,7 @@ int sesscall_reply_load(enum scall_kind k, const cJSON *response, const void *bo
 			d->type = dirent_code(str_of(it, "type"));
 			d->size = num_of(it, "size");
 			d->mtime = num_of(it, "mtime");
+			d->mode = (int)num_of(it, "mode");
 		}
 		break;
 	}

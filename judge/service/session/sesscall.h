@@ -58,8 +58,11 @@ enum scall_kind {
 	SCALL_PROCESS_SIGNAL,	   /* a signal to its process group */
 	SCALL_PROCESS_WAIT,	   /* its end (or how it stands after timeout_ms) */
 	SCALL_PROCESS_LIST,	   /* the processes, running and ended */
-	SCALL_PAUSE,	/* store the session's image, then end its sandbox (sessimage.h) */
-	SCALL_SNAPSHOT, /* store a named image; the session goes on */
+	SCALL_PAUSE,	  /* store the session's image, then end its sandbox (sessimage.h) */
+	SCALL_SNAPSHOT,	  /* store a named image; the session goes on */
+	SCALL_FILE_STAT,  /* one entry of the session folder (a link not followed) */
+	SCALL_FILE_MKDIR, /* make a folder and its parents */
+	SCALL_FILE_MOVE,  /* rename path to `to`, making to's folders */
 	SCALL_KIND_COUNT
 };
 
@@ -136,6 +139,7 @@ struct sess_call {
 	} install;
 	char *path;	    /* files: relative to the session folder ("" = the folder);
 			       context_create, process_start: the working directory */
+	char *to;	    /* file_move: the new path, relative as path */
 	struct strbuf body; /* file_put's bytes, process_input's */
 	struct {
 		char language[SESS_LANGUAGE_MAX]; /* "" = the session's */
@@ -221,11 +225,12 @@ struct sess_reply {
 	} install;
 	struct {
 		char *path;
-		long long size;	     /* file_put */
-		bool deleted;	     /* file_delete */
-		char type[64];	     /* file_get: its Content-Type */
-		struct strbuf bytes; /* file_get */
-		struct sandbox_dirent *entries;
+		long long size;			/* file_put */
+		bool deleted;			/* file_delete */
+		bool existed;			/* file_mkdir: the folder was there already */
+		char type[64];			/* file_get: its Content-Type */
+		struct strbuf bytes;		/* file_get */
+		struct sandbox_dirent *entries; /* list; stat, mkdir, move: the one */
 		size_t nentries;
 	} file;
 	char closed[37]; /* close: the session's id */

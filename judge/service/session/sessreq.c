@@ -417,13 +417,29 @@ int sessreq_file(enum scall_kind kind, const char *path, const void *body, size_
 	struct strbuf clean = STRBUF_INIT;
 	sess_call_init(out, kind);
 	drop_dots(path, &clean);
-	if (!sessreq_path(clean.buf ? clean.buf : "", kind == SCALL_FILE_LIST, e)) {
+	if (!sessreq_path(clean.buf ? clean.buf : "",
+			  kind == SCALL_FILE_LIST || kind == SCALL_FILE_STAT, e)) {
 		strbuf_release(&clean);
 		return -1;
 	}
 	out->path = strbuf_detach(&clean, NULL);
 	if (body)
 		strbuf_add(&out->body, body, len);
+	return 0;
+}
+
+int sessreq_file_move(const char *from, const char *to, struct sess_call *out,
+		      struct request_error *e)
+{
+	if (sessreq_file(SCALL_FILE_MOVE, from, NULL, 0, out, e) < 0)
+		return -1;
+	struct strbuf clean = STRBUF_INIT;
+	drop_dots(to, &clean);
+	if (!sessreq_path(clean.buf ? clean.buf : "", false, e)) {
+		strbuf_release(&clean);
+		return -1;
+	}
+	out->to = strbuf_detach(&clean, NULL);
 	return 0;
 }
 

@@ -58,6 +58,9 @@ int sessreq_install(const cJSON *in, struct sess_call *out, struct request_error
  * *out, or -1 with e (400 bad_path). */
 int sessreq_file(enum scall_kind kind, const char *path, const void *body, size_t len,
 		 struct sess_call *out, struct request_error *e);
+/* A file_move call of from to to (both checked as sessreq_file checks a path). */
+int sessreq_file_move(const char *from, const char *to, struct sess_call *out,
+		      struct request_error *e);
 
 /* POST /v1/sessions/{id}/contexts {language?, cwd?}: a context of a language
  * with a session driver (default: the session's), working in cwd (a folder of

@@ -278,6 +278,31 @@ static void run_file(struct sessrun_env *env, const struct sess_call *c, struct 
 		rc = sandbox_file_remove(env->sb, path);
 		out->file.deleted = rc == 0;
 		break;
+	case SCALL_FILE_STAT:
+	case SCALL_FILE_MKDIR:
+	case SCALL_FILE_MOVE: {
+		struct sandbox_dirent d = {0};
+		if (c->kind == SCALL_FILE_MKDIR) {
+			out->file.existed =
+			    sandbox_file_stat(env->sb, path, &d) == 0 && d.type == 'd';
+			rc = sandbox_file_mkdir(env->sb, path);
+		} else if (c->kind == SCALL_FILE_MOVE) {
+			rc = sandbox_file_move(env->sb, path, c->to ? c->to : "");
+			if (rc == 0) {
+				free(out->file.path);
+				out->file.path = xstrdup(c->to ? c->to : "");
+			}
+		}
+		/* the entry as it stands now (a move's at its new path) */
+		if (rc == 0)
+			rc = sandbox_file_stat(env->sb, out->file.path, &d);
+		if (rc == 0) {
+			out->file.entries = xcalloc(1, sizeof *out->file.entries);
+			out->file.entries[0] = d;
+			out->file.nentries = 1;
+		}
+		break;
+	}
 	default:
 		rc = sandbox_file_get(env->sb, path, &out->file.bytes, FILE_GET_MAX);
 		snprintf(out->file.type, sizeof out->file.type, "%s", sessreq_content_type(path));
@@ -474,6 +499,9 @@ void sessrun_call(struct sessrun_env *env, const struct sess_call *c, struct ses
 	case SCALL_FILE_GET:
 	case SCALL_FILE_LIST:
 	case SCALL_FILE_DELETE:
+	case SCALL_FILE_STAT:
+	case SCALL_FILE_MKDIR:
+	case SCALL_FILE_MOVE:
 		run_file(env, c, out);
 		break;
 	case SCALL_CONTEXT_CREATE:

@@ -1,0 +1,10 @@
+-- The files calls E2B's filesystem service needs beside put, get, list and
+-- delete: stat (one entry), mkdir (a folder, its parents made) and move
+-- (a rename within the session folder).
+ALTER TABLE session_calls DROP CONSTRAINT session_calls_kind_check;
+ALTER TABLE session_calls ADD CONSTRAINT session_calls_kind_check CHECK (kind IN (
+	'execute', 'install', 'file_put', 'file_get', 'file_list', 'file_delete', 'close',
+	'context_create', 'context_list', 'context_restart', 'context_remove',
+	'process_start', 'process_input', 'process_close_stdin', 'process_signal',
+	'process_wait', 'process_list', 'pause', 'snapshot',
+	'file_stat', 'file_mkdir', 'file_move'));
