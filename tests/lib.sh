@@ -68,6 +68,16 @@ check() {
 	if "$@" >/dev/null 2>&1; then pass "$name"; else fail "$name" "command failed: $*"; fi
 }
 
+# needs_netns: ends the suite as one skip, counted in the totals, unless it
+# runs as root with `ip netns` (suites that build network namespaces)
+needs_netns() {
+	if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
+		echo "skip $T_NAME: needs root and ip netns"
+		echo "0 passed, 0 failed, 1 skipped"
+		exit 0
+	fi
+}
+
 finish() {
 	echo "$T_PASS passed, $T_FAIL failed$([ "$T_SKIP" -gt 0 ] && echo ", $T_SKIP skipped")"
 	[ "$T_FAIL" -eq 0 ]

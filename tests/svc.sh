@@ -148,9 +148,9 @@ svc_stop() {
 # judge.ini (svc_config: listen on a free port, auth on, then the caller's keys),
 # migrate, an API key, serve and a worker. Sets PORT, U, ini, KEY, AUTH,
 # JSON and MAIN_PID (serve); on a failure it reports and ends the suite.
-svc_up() {
-	local name=$1
-	shift
+# svc_prepare [KEY = VALUE]...: a private PostgreSQL, a port ($PORT, $U), $ini
+# (judge.ini as shipped, auth on, with the lines given) and its migrations
+svc_prepare() {
 	svc_pg_start || { fail "postgresql starts"; finish; exit 1; }
 	PORT=$(svc_port)
 	U=http://127.0.0.1:$PORT
@@ -158,6 +158,12 @@ svc_up() {
 	# listen: a free port (suites run side by side, and a `make run` may hold 8080)
 	svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on" "$@" || { fail "judge.ini"; finish; exit 1; }
 	check "migrate" "$JUDGE" --config "$ini" migrate
+}
+
+svc_up() {
+	local name=$1
+	shift
+	svc_prepare "$@"
 	KEY=$("$JUDGE" --config "$ini" keys create --name "$name" 2>/dev/null)
 	svc_serve "$ini" || { fail "serve starts"; finish; exit 1; }
 	MAIN_PID=$SVC_SERVE_PID

@@ -20,12 +20,7 @@ mkdir -p "$NP"
 	(cd "$NP" && npm install --no-audit --no-fund --silent @e2b/code-interpreter@^2 >"$NP/install.log" 2>&1) ||
 	{ fail "npm install @e2b/code-interpreter@^2" "$(tail -3 "$NP/install.log")"; finish; exit 1; }
 cp tests/bench/e2b.mjs "$NP/"
-svc_pg_start || { fail "postgresql starts"; finish; exit 1; }
-PORT=$(svc_port)
-U=http://127.0.0.1:$PORT
-ini=$SVC_TMP/judge.ini
-svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on"
-check "migrate" "$JUDGE" --config "$ini" migrate
+svc_prepare
 printf '%-8s %-26s %8s %8s   %s\n' backend what p50_ms p90_ms baseline
 for b in ${BACKENDS:-native gvisor}; do
 	if [ "$b" = gvisor ] && ! runsc --version >/dev/null 2>&1; then

@@ -7,13 +7,8 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 source tests/svc.sh
 
-svc_pg_start || { fail "postgresql starts"; finish; exit 1; }
-PORT=$(svc_port)
-U=http://127.0.0.1:$PORT
-ini=$SVC_TMP/judge.ini
 # judge.ini as shipped but for the listener (svc.sh)
-svc_config "$ini" "listen = 127.0.0.1:$PORT" "auth = on"
-check "migrate" "$JUDGE" --config "$ini" migrate
+svc_prepare
 svc_serve "$ini" || { fail "serve starts"; finish; exit 1; }
 pass "serve starts"
 

@@ -15,11 +15,7 @@ cd "$(dirname "$0")/../.." || exit 1
 [ -n "${1:-}" ] && JUDGE=$1
 source tests/lib.sh
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-	echo "skip $T_NAME: needs root and ip netns"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 0
-fi
+needs_netns
 
 # the upstream's namespace: $NET.1 (root side) <-> $NET.2 and $NET.3 (upstream)
 NET="10.$((RANDOM % 200 + 20)).$((RANDOM % 250))"

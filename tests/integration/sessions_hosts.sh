@@ -11,11 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/lib.sh
 T_SKIP=0
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-	echo "skip $T_NAME: needs root and ip netns"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 0
-fi
+needs_netns
 
 # two namespaces, each with a veth pair to the root namespace: 10.N.M.1 (root
 # side) <-> 10.N.M.2 (host a), 10.N.M.5 <-> 10.N.M.6 (host b)
