@@ -158,7 +158,7 @@ static char *writable(char *copy, const char *s, size_t n)
 	return copy;
 }
 
-char *jsonraw_tame(const char *s, size_t n, bool *nul)
+char *jsonraw_tame(const char *s, size_t n, const struct jsonraw_span *nul_in, bool *nul)
 {
 	static const char *const words[] = {"-Infinity", "Infinity", "NaN"};
 	char *copy = NULL;
@@ -169,13 +169,15 @@ char *jsonraw_tame(const char *s, size_t n, bool *nul)
 			size_t e = skip_string(s, n, i);
 			if (!e)
 				break;
-			for (size_t j = i + 1; nul && j + 5 < e; j++) {
+			bool within = nul_in && i >= nul_in->at && e <= nul_in->at + nul_in->len;
+			for (size_t j = i + 1; within && j + 5 < e; j++) {
 				if (s[j] != '\\')
 					continue;
 				if (!memcmp(s + j + 1, "u0000", 5)) {
 					copy = writable(copy, s, n);
 					copy[j + 5] = '1';
-					*nul = true;
+					if (nul)
+						*nul = true;
 				}
 				j++; /* the escaped character */
 			}

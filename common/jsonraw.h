@@ -25,6 +25,7 @@ int jsonraw_elements(const char *s, size_t n, struct jsonraw_span **out);
 
 /* A copy of s[0..n) in which each NaN, Infinity and -Infinity outside strings
  * is a 0 padded with spaces to its length, so that cJSON reads the text and
- * every offset in it stays; with nul, each \u0000 in a string is a \u0001
- * too and *nul tells whether there was one. NULL when nothing changed. */
-char *jsonraw_tame(const char *s, size_t n, bool *nul);
+ * every offset in it stays; each \u0000 in a string within the span nul_in
+ * of s (NULL: none) is a \u0001 too, and *nul (when given) tells whether
+ * there was one. NULL when nothing changed. */
+char *jsonraw_tame(const char *s, size_t n, const struct jsonraw_span *nul_in, bool *nul);

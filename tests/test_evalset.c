@@ -613,11 +613,13 @@ Test(jsonraw, tame_keeps_every_offset_and_strings)
 	const char *s =
 	    "[NaN, -Infinity, \"NaN \\\" Infinity\", Infinity, \"a\\u0000b\", \"\\\\u0000\"]";
 	bool nul = false;
-	char *t = jsonraw_tame(s, strlen(s), NULL);
+	char *t = jsonraw_tame(s, strlen(s), NULL, &nul);
+	cr_assert_not(nul, "no span: no NUL tamed");
 	cr_assert_str_eq(
 	    t, "[0  , 0        , \"NaN \\\" Infinity\", 0       , \"a\\u0000b\", \"\\\\u0000\"]");
 	free(t);
-	t = jsonraw_tame(s, strlen(s), &nul);
+	struct jsonraw_span all = {0, strlen(s)};
+	t = jsonraw_tame(s, strlen(s), &all, &nul);
 	cr_assert(nul);
 	cr_assert_str_eq(
 	    t, "[0  , 0        , \"NaN \\\" Infinity\", 0       , \"a\\u0001b\", \"\\\\u0000\"]",
@@ -626,6 +628,14 @@ Test(jsonraw, tame_keeps_every_offset_and_strings)
 	cr_assert(cJSON_IsArray(j));
 	cJSON_Delete(j);
 	free(t);
-	cr_assert_null(jsonraw_tame("[1, \"NaN\"]", 10, &nul));
+	cr_assert_null(jsonraw_tame("[1, \"NaN\"]", 10, &all, &nul));
 	cr_assert_not(nul);
+	/* NULs tamed within the span only (an API body's problems) */
+	const char *o = "{\"a\": \"\\u0000\", \"p\": [\"\\u0000\"]}";
+	struct jsonraw_span p;
+	cr_assert(jsonraw_member(o, strlen(o), "p", &p));
+	t = jsonraw_tame(o, strlen(o), &p, &nul);
+	cr_assert(nul);
+	cr_assert_str_eq(t, "{\"a\": \"\\u0000\", \"p\": [\"\\u0001\"]}");
+	free(t);
 }

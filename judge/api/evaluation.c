@@ -39,43 +39,32 @@ struct eval_body {
 	 * that need it exactly (common/jsonraw.h) */
 	const char *text;
 	size_t len;
-	bool nul; /* the body's strings hold a \u0000 */
+	struct jsonraw_span problems_at; /* where the problems are in text (len 0: none) */
+	bool nul;			 /* the problems' strings hold a \u0000 */
 };
 
 /* Python's json writes NaN, Infinity and \u0000 into eval sets (EvalPlus's
  * MBPP+): cJSON reads a tamed copy of the body (jsonraw_tame; NULL: the body
- * as it is), in which a NUL in the problems is a \u0001 (*nul says so) that
+ * as it is), in which a NUL in the problems is a \u0001 (b->nul says so) that
  * a set reading its problems' text (evformat.h's problem_text) never sees and
  * others refuse. A NUL elsewhere is still refused by request_parse_json. */
-static char *tame_body(const char *body, size_t len, bool *nul)
+static char *tame_body(struct eval_body *b)
 {
-	char *tamed = jsonraw_tame(body, len, NULL);
-	struct jsonraw_span sp;
-	*nul = false;
-	char *in_problems = jsonraw_member(body, len, "problems", &sp)
-				? jsonraw_tame(body + sp.at, sp.len, nul)
-				: NULL;
-	if (in_problems) {
-		if (!tamed) {
-			tamed = xmalloc(len + 1);
-			memcpy(tamed, body, len);
-			tamed[len] = '\0';
-		}
-		memcpy(tamed + sp.at, in_problems, sp.len);
-		free(in_problems);
-	}
-	return tamed;
+	if (!jsonraw_member(b->text, b->len, "problems", &b->problems_at))
+		b->problems_at = (struct jsonraw_span){0, 0};
+	return jsonraw_tame(b->text, b->len, &b->problems_at, &b->nul);
 }
 
 /* Keeps in set each problem's JSON text as the body holds it. */
 static void keep_problem_texts(struct evalset *set, const struct eval_body *b)
 {
-	struct jsonraw_span sp, *el = NULL;
-	if (!b->text || !jsonraw_member(b->text, b->len, "problems", &sp))
+	struct jsonraw_span *el = NULL;
+	if (!b->text || !b->problems_at.len)
 		return;
-	int n = jsonraw_elements(b->text + sp.at, sp.len, &el);
+	const char *at = b->text + b->problems_at.at;
+	int n = jsonraw_elements(at, b->problems_at.len, &el);
 	if (n == cJSON_GetArraySize(b->problems))
-		evalset_keep_raw(set, b->text + sp.at, el, n);
+		evalset_keep_raw(set, at, el, n);
 	free(el);
 }
 
@@ -107,7 +96,8 @@ static int body_ks(const cJSON *k, cJSON **out, struct request_error *e)
 static int check_body(const struct judge_config *cfg, const struct lang_registry *langs,
 		      const cJSON *in, struct eval_body *b, struct request_error *e)
 {
-	*b = (struct eval_body){.text = b->text, .len = b->len, .nul = b->nul};
+	*b = (struct eval_body){
+	    .text = b->text, .len = b->len, .problems_at = b->problems_at, .nul = b->nul};
 	static const char *const keys[] = {"language", "problems", "samples", "k",
 					   "timeout",  "format",   NULL};
 	const cJSON *it;
@@ -274,9 +264,9 @@ void evaluation_create(struct http_request *r, struct api *a)
 	struct eval_body b = {0};
 	struct request_error e;
 	char err[512], *language = NULL;
-	char *tamed = r->body.buf ? tame_body(r->body.buf, r->body.len, &b.nul) : NULL;
 	b.text = r->body.buf;
 	b.len = r->body.len;
+	char *tamed = r->body.buf ? tame_body(&b) : NULL;
 	if (request_parse_json(a->cfg, tamed ? tamed : r->body.buf, r->body.len, &in, &e) < 0 ||
 	    check_body(a->cfg, &a->langs, in, &b, &e) < 0 ||
 	    build(a, &b, ids, reqs, &language, &e) < 0) {

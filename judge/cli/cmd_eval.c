@@ -124,7 +124,7 @@ static void read_text_release(struct read_text *t)
  * Infinity; the harness reads the text itself), ending where *end says. */
 static cJSON *parse_tamed(const char *s, size_t n, const char **end)
 {
-	char *tamed = jsonraw_tame(s, n, NULL);
+	char *tamed = jsonraw_tame(s, n, NULL, NULL);
 	const char *e = NULL;
 	cJSON *o = cJSON_ParseWithLengthOpts(tamed ? tamed : s, n, &e, 0);
 	if (end)
