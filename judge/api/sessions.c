@@ -20,6 +20,7 @@
 #include "judge/api/sessrender.h"
 #include "judge/api/sse.h"
 #include "judge/grading/limits.h"
+#include "judge/service/auth.h"
 #include "judge/service/outstream.h"
 #include "judge/service/session/sessdb.h"
 #include "judge/service/session/sesshub.h"
@@ -257,6 +258,11 @@ static int from_snapshot(struct http_request *r, struct api *a, const cJSON *bod
 	if (cJSON_GetObjectItemCaseSensitive(*in, "network")) {
 		cJSON_Delete(*net);
 		*net = NULL;
+	} else if (*net) {
+		/* checked against today's cap as a request's own network is: the
+		 * operator may have lowered it since the snapshot was taken */
+		cJSON_AddItemToObject(*in, "network", *net);
+		*net = NULL;
 	}
 	if (cJSON_GetObjectItemCaseSensitive(*in, "env")) {
 		cJSON_Delete(*env);
@@ -265,10 +271,44 @@ static int from_snapshot(struct http_request *r, struct api *a, const cJSON *bod
 	return 1;
 }
 
+int sessions_keycap(struct api *a, struct http_request *r, struct sessreq_keycap *kc, char *err,
+		    size_t errlen)
+{
+	int64_t key = key_of(a, r);
+	if (!key)
+		return 0; /* auth off: no key, judge.ini's cap */
+	cJSON *j = NULL;
+	struct db *db = api_db(a, 5000, err, errlen);
+	int rc = db ? auth_key_egress(db, key, &j, err, errlen) : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc < 0 || !j)
+		return rc;
+	kc->key_id = key;
+	rc = sessnet_keycap_parse(j, &kc->cap, err, errlen) < 0 ? -1 : 1;
+	cJSON_Delete(j);
+	return rc;
+}
+
+int sessions_egress_cap(struct api *a, struct http_request *r, struct sessnet_policy *cap,
+			char *err, size_t errlen)
+{
+	struct sessreq_keycap kc;
+	int rc = sessions_keycap(a, r, &kc, err, errlen);
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		*cap = kc.cap;
+		return 0;
+	}
+	return sessnet_cap_parse(a->cfg->egress, a->cfg->egress_allow, cap, err, errlen);
+}
+
 void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 {
 	struct request_error e;
 	struct sessreq_create cr;
+	struct sessreq_keycap kc;
 	char err[256], id[37], image[37] = "";
 	cJSON *in = NULL, *slim = NULL, *snet = NULL, *senv = NULL;
 	cr.env = NULL;
@@ -277,7 +317,12 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 			goto out;
 		body = in;
 	}
-	if (sessreq_create(a->cfg, &a->langs, body, &cr, &e) < 0) {
+	int has_kc = sessions_keycap(a, r, &kc, err, sizeof err);
+	if (has_kc < 0) {
+		render_db_error(r, "session create", err);
+		goto out;
+	}
+	if (sessreq_create(a->cfg, &a->langs, body, has_kc ? &kc : NULL, &cr, &e) < 0) {
 		render_req_error(r, &e);
 		goto out;
 	}
@@ -1234,20 +1279,25 @@ void sessions_history_tool(struct http_request *r, struct api *a, const cJSON *b
 {
 	const cJSON *sid = cJSON_GetObjectItemCaseSensitive(body, "session_id");
 	const cJSON *after = cJSON_GetObjectItemCaseSensitive(body, "after");
+	const cJSON *eafter = cJSON_GetObjectItemCaseSensitive(body, "egress_after");
 	if (!cJSON_IsString(sid)) {
 		http_error(r, 422, "missing_field", "session_id is required");
 		return;
 	}
-	if (after && !cJSON_IsNull(after) &&
-	    (!cJSON_IsNumber(after) || after->valuedouble < 0 || after->valuedouble > 9e15 ||
-	     after->valuedouble != (double)(long long)after->valuedouble)) {
-		http_error(r, 422, "invalid_field", "after must be a whole number >= 0");
-		return;
-	}
+	const cJSON *pos[] = {after, eafter};
+	for (int i = 0; i < 2; i++)
+		if (pos[i] && !cJSON_IsNull(pos[i]) &&
+		    (!cJSON_IsNumber(pos[i]) || pos[i]->valuedouble < 0 ||
+		     pos[i]->valuedouble > 9e15 ||
+		     pos[i]->valuedouble != (double)(long long)pos[i]->valuedouble)) {
+			http_error(r, 422, "invalid_field", "%s must be a whole number >= 0",
+				   i ? "egress_after" : "after");
+			return;
+		}
 	if (!sessreq_id_valid(sid->valuestring))
 		return no_session(r, sid->valuestring);
 	history(r, a, sid->valuestring, cJSON_IsNumber(after) ? (long long)after->valuedouble : 0,
-		HISTORY_MAX, 0);
+		HISTORY_MAX, cJSON_IsNumber(eafter) ? (long long)eafter->valuedouble : 0);
 }
 
 void sessions_image_tool(struct http_request *r, struct api *a, enum route rt, const cJSON *body)
