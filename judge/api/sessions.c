@@ -418,6 +418,23 @@ static void file_as_json(struct http_request *r, const struct sess_reply *rep)
 	cJSON_Delete(o);
 }
 
+/* Whether stored policy net (NULL: none) lies within the cap of r's key
+ * today: 0, 1 when refused (msg names the rule), -1 with msg. */
+static int net_refused(struct http_request *r, struct api *a, const cJSON *net, char *msg,
+		       size_t len)
+{
+	struct sessnet_policy p, cap;
+	struct sessreq_keycap kc;
+	int k = sessions_keycap(a, r, &kc, msg, len);
+	if (k < 0 || sessnet_parse(net, &p, msg, len) < 0)
+		return -1;
+	if (k)
+		return sessnet_check_key(&p, &kc.cap, kc.key_id, msg, len) < 0;
+	if (sessnet_cap_parse(a->cfg->egress, a->cfg->egress_allow, &cap, msg, len) < 0)
+		return -1;
+	return sessnet_check(&p, &cap, msg, len) < 0;
+}
+
 /* A fork's snapshot is stored (rep): a new session from it, c waiting for
  * it as a create waits. */
 static void fork_create(struct sctx *c, const struct sess_reply *rep)
@@ -432,8 +449,19 @@ static void fork_create(struct sctx *c, const struct sess_reply *rep)
 		    : -1;
 	struct sess_row row = {0};
 	int made = -1;
-	if (rc == 1 && sessdb_get(db, c->id, key_of(a, r), a->cfg->worker_timeout_s, &row, err,
-				  sizeof err) == 1)
+	if (db)
+		db_pool_put(a->pool, db);
+	/* a new session: held to the key's cap of today, which may be lower than
+	 * when its parent was made */
+	char msg[400];
+	int refused = rc == 1 ? net_refused(r, a, net, msg, sizeof msg) : 0;
+	db = rc == 1 && refused == 0 ? api_db(a, 5000, err, sizeof err) : NULL;
+	if (refused)
+		rc = -1;
+	if (refused < 0)
+		snprintf(err, sizeof err, "%.250s", msg);
+	if (db && sessdb_get(db, c->id, key_of(a, r), a->cfg->worker_timeout_s, &row, err,
+			     sizeof err) == 1)
 		made = sessdb_create(db, key_of(a, r), lang, lim, net, env, rep->image.id,
 				     row.idle_ttl_s, row.idle_pause, a->cfg->session_max_lifetime_s,
 				     a->cfg->sessions_per_key, id, err, sizeof err);
@@ -448,6 +476,11 @@ static void fork_create(struct sctx *c, const struct sess_reply *rep)
 			   "this API key has %ld open sessions, the most it may hold; the snapshot "
 			   "%s is stored: start it later with from_snapshot",
 			   a->cfg->sessions_per_key, rep->image.id);
+		return;
+	}
+	if (refused == 1) {
+		http_error(r, 403, "egress_forbidden", "%s; the snapshot %s is stored", msg,
+			   rep->image.id);
 		return;
 	}
 	if (made < 0) {

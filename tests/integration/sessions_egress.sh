@@ -127,7 +127,7 @@ AUTH=(-H "Authorization: Bearer $ADMIN")
 expect "PATCH null: back to judge.ini's" 200 '.egress == null' PATCH "/v1/admin/keys/$K2ID" '{"egress": null}'
 expect "POST a key with its own cap" 201 '.egress == {"mode": "open"} and (.key | startswith("jk_"))' \
 	POST /v1/admin/keys '{"name": "born-open", "egress": {"mode": "open"}}'
-K3=$(jq -r .key <<<"$LAST")
+K3=$(jq -r .key <<<"$LAST") K3ID=$(jq -r .id <<<"$LAST")
 bad "POST a key with a bad cap: 422" 422 invalid_field POST /v1/admin/keys '{"name": "x", "egress": {"mode": "wide"}}'
 AUTH=(-H "Authorization: Bearer $K2")
 bad "reverted: the key is held to judge.ini's off again" 403 egress_forbidden POST /v1/sessions \
@@ -135,6 +135,25 @@ bad "reverted: the key is held to judge.ini's off again" 403 egress_forbidden PO
 AUTH=(-H "Authorization: Bearer $K3")
 create "a key made open: open beyond judge.ini's off" 201 '.network == {"mode": "open"}' \
 	'{"language": "bash", "network": "open"}'
+# a cap lowered later: a new session from what the key had (a fork, a
+# snapshot) is held to the cap of today, not to the one its parent had
+expect "an open session of the open key" 201 '.network.mode == "open"' POST /v1/sessions \
+	'{"language": "bash", "network": "open"}'
+OS=$(jq -r '.id // empty' <<<"$LAST")
+expect "a snapshot of it" 201 '(.snapshot_id | length) == 36' POST "/v1/sessions/$OS/snapshot" '{}'
+SNAP=$(jq -r '.snapshot_id // empty' <<<"$LAST")
+AUTH=(-H "Authorization: Bearer $ADMIN")
+expect "PATCH the open key down to off" 200 '.egress == {"mode": "off"}' \
+	PATCH "/v1/admin/keys/$K3ID" '{"egress": {"mode": "off"}}'
+AUTH=(-H "Authorization: Bearer $K3")
+bad "a fork of its open session under the lowered cap: 403" 403 egress_forbidden POST "/v1/sessions/$OS/fork" '{}'
+expect_json "the fork's 403 names the key's cap" "$LAST" \
+	'.error.message | test("^network .open. is beyond this API key.s cap: key '"$K3ID"'.s egress = off")'
+bad "a session from its snapshot under the lowered cap: 403" 403 egress_forbidden POST /v1/sessions \
+	'{"from_snapshot": "'"$SNAP"'"}'
+create "from its snapshot with network none: allowed" 201 '.network == {"mode": "none"}' \
+	'{"from_snapshot": "'"$SNAP"'", "network": "none"}'
+req DELETE "/v1/sessions/$OS" >/dev/null
 AUTH=("${AUTH0[@]}")
 # the CLI sets and shows it too
 check "judge keys egress ID allowlist RULES" "$JUDGE" --config "$ini" keys egress "$K2ID" allowlist "pypi.org:443, *.x.org"
