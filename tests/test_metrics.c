@@ -241,7 +241,8 @@ Test(metrics, route_labels)
 	cr_assert_eq(route_of("/v1/admin/keys/7", &arg), R_ADMIN_KEY);
 	cr_assert_str_eq(arg, "7");
 	cr_assert(route_method_ok(R_ADMIN_KEY, "DELETE"));
-	cr_assert_not(route_method_ok(R_ADMIN_KEY, "GET"));
+	cr_assert(route_method_ok(R_ADMIN_KEY, "GET") && route_method_ok(R_ADMIN_KEY, "PATCH"));
+	cr_assert_not(route_method_ok(R_ADMIN_KEY, "POST"));
 	cr_assert(route_method_ok(R_ADMIN_KEYS, "POST") && route_method_ok(R_ADMIN_KEYS, "GET"));
 	cr_assert(route_local_origin(NULL));
 	cr_assert(route_local_origin("http://localhost:3000"));

@@ -1,7 +1,8 @@
 /* test_sessnet: sessions' egress policies (judge/service/session/sessnet.c): host
  * rules and their matching (wildcards, ports, case, trailing dots, addresses
  * refused as rules), the request's network field, the operator's cap and the
- * check of a request against it, and the stored JSON read back. */
+ * check of a request against it, a key's own cap and the most a cap allows,
+ * and the stored JSON read back. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <netinet/in.h>
@@ -358,4 +359,103 @@ Test(sessnet, addresses_refused_after_resolution)
 	struct sockaddr un = {.sa_family = AF_UNIX};
 	cr_assert_str_eq(sessnet_addr_refused(&un), "unsupported");
 	cr_assert_str_eq(sessnet_addr_refused(NULL), "unsupported");
+}
+
+static struct sessnet_policy keycap(const char *json)
+{
+	struct sessnet_policy c;
+	char err[300];
+	cJSON *j = cJSON_Parse(json);
+	cr_assert_not_null(j, "bad test JSON: %s", json);
+	int rc = sessnet_keycap_parse(j, &c, err, sizeof err);
+	cJSON_Delete(j);
+	cr_assert_eq(rc, 0, "%s: %s", json, err);
+	return c;
+}
+
+/* A key's own cap (the admin API's egress): parsed, shown, and the refusal
+ * names the key's override, not judge.ini. */
+Test(sessnet, key_cap)
+{
+	char err[300];
+	struct sessnet_policy c = keycap("{\"mode\": \"off\"}");
+	cr_assert_eq(c.mode, SESSNET_NONE);
+	c = keycap("{\"mode\": \"open\"}");
+	cr_assert_eq(c.mode, SESSNET_OPEN);
+	c = keycap("{\"mode\": \"allowlist\", \"allow\": [\"API.github.com\", \"*.x.org:443\"]}");
+	cr_assert(c.mode == SESSNET_ALLOWLIST && c.nrules == 2);
+	cJSON *j = sessnet_cap_json(&c);
+	char *t = cJSON_PrintUnformatted(j);
+	cr_assert_str_eq(t,
+			 "{\"mode\":\"allowlist\",\"allow\":[\"api.github.com\",\"*.x.org:443\"]}");
+	free(t);
+	cJSON_Delete(j);
+	c = keycap("{\"mode\": \"allowlist\"}"); /* any name */
+	cr_assert(c.mode == SESSNET_ALLOWLIST && c.nrules == 0);
+	c = keycap("{\"mode\": \"off\"}");
+	j = sessnet_cap_json(&c);
+	t = cJSON_PrintUnformatted(j);
+	cr_assert_str_eq(t, "{\"mode\":\"off\"}");
+	free(t);
+	cJSON_Delete(j);
+
+	static const char *const bad[] = {
+	    "\"open\"",
+	    "{}",
+	    "{\"mode\": \"none\"}",
+	    "{\"mode\": \"on\"}",
+	    "{\"mode\": \"open\", \"allow\": [\"a.org\"]}",
+	    "{\"mode\": \"off\", \"allow\": []}",
+	    "{\"mode\": \"allowlist\", \"allow\": [\"10.0.0.1\"]}",
+	    "{\"mode\": \"allowlist\", \"allow\": \"a.org\"}",
+	    "{\"mode\": \"allowlist\", \"allow\": [1]}",
+	    "{\"mode\": \"allowlist\", \"deny\": [\"a.org\"]}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct sessnet_policy x;
+		cJSON *b = cJSON_Parse(bad[i]);
+		cr_assert_eq(sessnet_keycap_parse(b, &x, err, sizeof err), -1, "%s", bad[i]);
+		cr_assert(strstr(err, "egress"), "%s: %s", bad[i], err);
+		cJSON_Delete(b);
+	}
+
+	struct sessnet_policy open = parse("\"open\""),
+			      gh = parse("{\"allow\": [\"api.github.com\"]}");
+	struct sessnet_policy evil = parse("{\"allow\": [\"evil.org\"]}");
+	c = keycap("{\"mode\": \"off\"}");
+	cr_assert_eq(sessnet_check_key(&gh, &c, 7, err, sizeof err), -1);
+	cr_assert_str_eq(err, "network 'allowlist' is beyond this API key's cap: key 7's egress = "
+			      "off (/v1/admin/keys/7)");
+	c = keycap("{\"mode\": \"allowlist\", \"allow\": [\"api.github.com\"]}");
+	cr_assert_eq(sessnet_check_key(&gh, &c, 7, err, sizeof err), 0);
+	cr_assert_eq(sessnet_check_key(&open, &c, 7, err, sizeof err), -1);
+	cr_assert_eq(sessnet_check_key(&evil, &c, 7, err, sizeof err), -1);
+	cr_assert_str_eq(err, "'evil.org' is beyond this API key's allowlist: key 7's "
+			      "egress.allow (/v1/admin/keys/7)");
+	c = keycap("{\"mode\": \"open\"}");
+	cr_assert_eq(sessnet_check_key(&open, &c, 7, err, sizeof err), 0);
+}
+
+/* The most a cap allows (E2B's default allow_internet_access): never beyond it. */
+Test(sessnet, cap_most)
+{
+	char err[300];
+	static const struct {
+		const char *mode, *allow;
+		enum sessnet_mode want;
+		size_t nrules;
+	} cases[] = {
+	    {"off", "", SESSNET_NONE, 0},
+	    {"allowlist", "", SESSNET_NONE, 0}, /* any name: no rule to list */
+	    {"allowlist", "api.github.com, *.x.org:443", SESSNET_ALLOWLIST, 2},
+	    {"open", "", SESSNET_OPEN, 0},
+	    {"open", "a.org", SESSNET_OPEN, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct sessnet_policy c = cap(cases[i].mode, cases[i].allow), m;
+		sessnet_cap_most(&c, &m);
+		cr_assert_eq(m.mode, cases[i].want, "%s %s", cases[i].mode, cases[i].allow);
+		cr_assert_eq(m.nrules, cases[i].nrules, "%s %s", cases[i].mode, cases[i].allow);
+		cr_assert_eq(sessnet_check(&m, &c, err, sizeof err), 0, "%s", err);
+	}
 }

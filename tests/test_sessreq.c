@@ -33,7 +33,7 @@ static int create(const char *text, struct sessreq_create *out, struct request_e
 {
 	cJSON *in = cJSON_Parse(text);
 	cr_assert_not_null(in, "bad test JSON: %s", text);
-	int rc = sessreq_create(&cfg, &langs, in, out, e);
+	int rc = sessreq_create(&cfg, &langs, in, NULL, out, e);
 	cJSON_Delete(in);
 	return rc;
 }

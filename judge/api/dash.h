@@ -2,8 +2,10 @@
  *
  * GET /v1/admin/stats: queue, throughput and latency over time, workers and
  * slots, recent failures (admin.h), and sessions by status (sessdb.h).
- * GET /v1/admin/keys lists the API keys, POST creates one ({"name", "admin"}:
- * the key is in the answer, once) and DELETE /v1/admin/keys/{id} revokes one.
+ * GET /v1/admin/keys lists the API keys, POST creates one ({"name", "admin",
+ * "egress"}: the key is in the answer, once); GET /v1/admin/keys/{id} reads
+ * one, PATCH sets its own egress cap ({"egress": {"mode", "allow"} | null},
+ * sessnet.h) and its weight, DELETE revokes it.
  * A key without the admin flag gets 403 forbidden; with auth = off (loopback
  * only) every caller is the operator.
  */
@@ -19,5 +21,5 @@ bool dash_admit(struct http_request *r, struct api *a);
 void dash_stats(struct http_request *r, struct api *a);
 /* GET and POST /v1/admin/keys. */
 void dash_keys(struct http_request *r, struct api *a);
-/* DELETE /v1/admin/keys/{id}. */
-void dash_key_revoke(struct http_request *r, struct api *a, const char *id);
+/* GET, PATCH and DELETE /v1/admin/keys/{id}. */
+void dash_key(struct http_request *r, struct api *a, const char *id);

@@ -17,6 +17,7 @@
 #include "judge/api/sessions.h"
 #include "judge/grading/lang.h"
 #include "judge/service/session/sesscall.h"
+#include "judge/service/session/sessnet.h"
 #include "judge/service/session/sessreq.h"
 
 /* What a control-plane request asks (the transform renders by it). */
@@ -174,7 +175,135 @@ static cJSON *detail_json(const cJSON *s)
 	cJSON *life = cJSON_AddObjectToObject(o, "lifecycle");
 	cJSON_AddStringToObject(life, "onTimeout", pause ? "pause" : "kill");
 	cJSON_AddBoolToObject(life, "autoResume", pause);
+	/* the egress policy in E2B's words: an allowlist is its allowOut with
+	 * all other traffic denied */
+	const cJSON *net = cJSON_GetObjectItemCaseSensitive(s, "network");
+	cJSON_AddBoolToObject(o, "allowInternetAccess", !strcmp(str(net, "mode"), "open"));
+	if (!strcmp(str(net, "mode"), "allowlist")) {
+		cJSON *n = cJSON_AddObjectToObject(o, "network");
+		cJSON_AddItemToObject(
+		    n, "allowOut",
+		    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(net, "allow"), true));
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(n, "denyOut"),
+				     cJSON_CreateString(E2B_ALL_TRAFFIC));
+	}
 	return o;
+}
+
+/* network.allowOut's entries as rules into *rules (an array it makes);
+ * *all when one is ALL_TRAFFIC. Returns 0, or -1 with err. */
+static int allow_out(const cJSON *list, cJSON **rules, bool *all, char *err, size_t errlen)
+{
+	const cJSON *it;
+	if (!cJSON_IsArray(list)) {
+		snprintf(err, errlen, "network.allowOut must be a list of host names");
+		return -1;
+	}
+	*rules = cJSON_CreateArray();
+	cJSON_ArrayForEach(it, list)
+	{
+		struct sessnet_rule rule;
+		char e[200];
+		if (!cJSON_IsString(it)) {
+			snprintf(err, errlen, "network.allowOut: each entry is a string");
+			return -1;
+		}
+		if (!strcmp(it->valuestring, E2B_ALL_TRAFFIC)) {
+			*all = true;
+			continue;
+		}
+		/* the proxy resolves names and refuses private addresses after
+		 * resolution: an address or a CIDR would go around that */
+		if (strchr(it->valuestring, '/') ||
+		    sessnet_rule_parse(it->valuestring, &rule, e, sizeof e) < 0) {
+			snprintf(err, errlen,
+				 "network.allowOut: '%.100s' cannot be mapped: this judge allows "
+				 "host names only (host, *.domain, host:port), not addresses or "
+				 "CIDRs",
+				 it->valuestring);
+			return -1;
+		}
+		cJSON_AddItemToArray(*rules, cJSON_CreateString(it->valuestring));
+	}
+	return 0;
+}
+
+int e2b_control_network(const cJSON *body, const struct sessnet_policy *cap, cJSON **out, char *err,
+			size_t errlen)
+{
+	*out = NULL;
+	const cJSON *aia = cJSON_GetObjectItemCaseSensitive(body, "allow_internet_access");
+	const cJSON *net = cJSON_GetObjectItemCaseSensitive(body, "network");
+	if (aia && !cJSON_IsBool(aia) && !cJSON_IsNull(aia)) {
+		snprintf(err, errlen, "allow_internet_access must be true or false");
+		return -1;
+	}
+	if (net && !cJSON_IsObject(net) && !cJSON_IsNull(net)) {
+		snprintf(err, errlen, "network must be an object");
+		return -1;
+	}
+	const cJSON *it, *allow = NULL, *deny = NULL, *obj = cJSON_IsObject(net) ? net : NULL;
+	cJSON_ArrayForEach(it, obj)
+	{
+		if (!strcmp(it->string, "allowOut"))
+			allow = it;
+		else if (!strcmp(it->string, "denyOut"))
+			deny = it;
+		/* inbound: the judge serves no sandbox ports to the public */
+		else if (strcmp(it->string, "allowPublicTraffic") &&
+			 strcmp(it->string, "maskRequestHost") &&
+			 strcmp(it->string, "httpsPorts")) {
+			snprintf(err, errlen,
+				 "network.%.40s cannot be mapped onto this judge's egress policy "
+				 "(allowOut, denyOut: docs/e2b.md)",
+				 it->string);
+			return -1;
+		}
+	}
+	bool deny_all = false;
+	cJSON_ArrayForEach(it, deny)
+	{
+		if (!cJSON_IsString(it) || strcmp(it->valuestring, E2B_ALL_TRAFFIC)) {
+			snprintf(err, errlen,
+				 "network.denyOut: only ALL_TRAFFIC (%s) can be mapped: this judge "
+				 "denies what network.allowOut does not list",
+				 E2B_ALL_TRAFFIC);
+			return -1;
+		}
+		deny_all = true;
+	}
+	if (deny && !cJSON_IsArray(deny)) {
+		snprintf(err, errlen, "network.denyOut must be a list");
+		return -1;
+	}
+	bool all = false;
+	cJSON *rules = NULL;
+	if (allow && allow_out(allow, &rules, &all, err, errlen) < 0) {
+		cJSON_Delete(rules);
+		return -1;
+	}
+	if (all || (rules && rules->child)) {
+		/* allowOut wins over denyOut, as in E2B */
+		if (all) {
+			cJSON_Delete(rules);
+			*out = cJSON_CreateString("open");
+		} else {
+			*out = cJSON_CreateObject();
+			cJSON_AddItemToObject(*out, "allow", rules);
+		}
+		return 0;
+	}
+	cJSON_Delete(rules);
+	if (cJSON_IsFalse(aia) || deny_all) {
+		*out = cJSON_CreateString("none");
+		return 0;
+	}
+	/* allow_internet_access true or absent (the SDKs' default): the most the
+	 * key's cap allows, so that a default create is never refused */
+	struct sessnet_policy most;
+	sessnet_cap_most(cap, &most);
+	*out = sessnet_json(&most);
+	return 1;
 }
 
 static void print_json(struct strbuf *out, cJSON *o)
@@ -296,6 +425,20 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 		e2b_reply_error(r, 400, "the body must be a JSON object");
 		return NULL;
 	}
+	struct sessnet_policy cap;
+	char err[400];
+	cJSON *network = NULL;
+	if (sessions_egress_cap(a, r, &cap, err, sizeof err) < 0) {
+		cJSON_Delete(in);
+		e2b_reply_error(r, 503, err);
+		return NULL;
+	}
+	int nrc = e2b_control_network(in, &cap, &network, err, sizeof err);
+	if (nrc < 0) {
+		cJSON_Delete(in);
+		e2b_reply_error(r, 400, err);
+		return NULL;
+	}
 	long timeout = timeout_of(in, 300, a);
 	const cJSON *ap = cJSON_GetObjectItemCaseSensitive(in, "autoPause");
 	const char *idle_action = cJSON_IsBool(ap) ? (cJSON_IsTrue(ap) ? "pause" : "close") : NULL;
@@ -309,7 +452,13 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 		snprintf(snapshot, sizeof snapshot, "%s", tpl->valuestring);
 	cJSON_Delete(in);
 	const struct lang *l = snapshot[0] ? NULL : lang_by_e2b(&a->langs, "");
+	if (nrc == 1 && snapshot[0]) {
+		/* the default keeps the snapshot's own policy */
+		cJSON_Delete(network);
+		network = NULL;
+	}
 	if (!l && !snapshot[0]) {
+		cJSON_Delete(network);
 		cJSON_Delete(env);
 		e2b_reply_error(r, 503,
 				"no session language is marked e2b_default (languages/*.ini)");
@@ -326,6 +475,9 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 	/* /v1's create checks the names and values (a 400 here when they are bad) */
 	if (env)
 		cJSON_AddItemToObject(o, "env", env);
+	/* /v1's create checks it against the cap: beyond it a 403 */
+	if (network)
+		cJSON_AddItemToObject(o, "network", network);
 	return o;
 }
 

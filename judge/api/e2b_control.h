@@ -12,6 +12,7 @@
  * as the same key and sees only its own sessions; with auth off there is none.
  */
 #pragma once
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -25,6 +26,22 @@ struct http_request;
 #define E2B_ENVD_VERSION "0.5.6"
 /* The template every sandbox reports (any templateID gets a Python session). */
 #define E2B_TEMPLATE "code-interpreter-v1"
+
+/* E2B's "all traffic" (the SDKs' ALL_TRAFFIC) in network.allowOut / denyOut. */
+#define E2B_ALL_TRAFFIC "0.0.0.0/0"
+
+struct sessnet_policy;
+/* A create body's allow_internet_access and network as /v1's network, under
+ * cap (the key's cap: its own, else judge.ini's), into *out (the caller
+ * deletes it): network.allowOut host names are an allowlist (ALL_TRAFFIC in
+ * it: open; allowOut wins over denyOut, as in E2B), allow_internet_access
+ * false or denyOut [ALL_TRAFFIC] is none; an address, a CIDR, denyOut of
+ * anything else, egressProxy or rules cannot be mapped (-1 with err: a
+ * 400). allow_internet_access true or absent, the SDKs' default, returns 1
+ * with the most cap allows (sessnet_cap_most), so that a default create is
+ * never refused; else 0. */
+int e2b_control_network(const cJSON *body, const struct sessnet_policy *cap, cJSON **out, char *err,
+			size_t errlen);
 
 /* Handles a control-plane request; arg is what follows "/sandboxes" or
  * "/v2/sandboxes" in the path ("" or "/{id}[/...]"). */

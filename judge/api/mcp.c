@@ -279,7 +279,8 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	 "variables, imports, functions, files and installed packages between "
 	 "session_execute calls, like a notebook. Returns id (pass it as session_id to the "
 	 "other session tools) and expires_at: the session closes after idle_ttl seconds "
-	 "unused. It has no network; install packages with session_install_packages.",
+	 "unused. It has no network unless network asks for some within the server's cap; "
+	 "install packages with session_install_packages.",
 	 "{\"type\":\"object\",\"properties\":{\"language\":{\"type\":\"string\","
 	 "\"enum\":[{session_enum}]},\"idle_ttl\":{\"type\":"
 	 "\"integer\",\"description\":\"seconds unused before it closes (default 600)\"},"
@@ -444,15 +445,26 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 	{"session_history", "Read a session's history",
 	 "Lists every call of a session in order, open or ended: cells (code, status, "
 	 "times), commands, installs, file writes and deletes, each with ok or the error it "
-	 "got. At most 1000 calls per answer: pass next_after as after for the rest.",
+	 "got; and in egress every attempt its code made to reach the network (host, port, "
+	 "decision allowed or refused, reason, bytes_out, bytes_in). At most 1000 of each per "
+	 "answer: pass next_after as after, egress_next_after as egress_after, for the rest.",
 	 "{\"type\":\"object\",\"properties\":{" SESSION_ID ",\"after\":{\"type\":"
-	 "\"integer\",\"description\":\"only calls whose seq is above this\"}},"
-	 "\"required\":[\"session_id\"]}",
+	 "\"integer\",\"description\":\"only calls whose seq is above this\"},"
+	 "\"egress_after\":{\"type\":\"integer\",\"description\":\"only network attempts "
+	 "whose id is above this\"}},\"required\":[\"session_id\"]}",
 	 "{\"type\":\"object\",\"properties\":{\"session_id\":" STR ",\"calls\":{\"type\":"
 	 "\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"seq\":" NUM ",\"kind\":" STR
 	 ",\"at\":" STR ",\"state\":" STR ",\"ok\":" BOOL "},\"required\":["
 	 "\"seq\",\"kind\",\"at\",\"state\",\"ok\"]}},\"next_after\":" NULLABLE(
-	     "integer") "},\"required\":[\"session_id\",\"calls\"]}",
+	     "integer") ",\"egress\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+			"\"properties\":{\"id\":" NUM ",\"at\":" STR ",\"method\":" STR
+			",\"host\":" STR ",\"port\":" NUM
+			",\"decision\":{\"type\":\"string\",\"enum\":[\"allowed\","
+			"\"refused\"]},\"reason\":" STR ",\"address\":" STR ",\"bytes_out\":" NUM
+			",\"bytes_in\":" NUM
+			"},\"required\":[\"id\",\"host\",\"port\",\"decision\","
+			"\"reason\",\"bytes_out\",\"bytes_in\"]}},\"egress_next_after\":" NULLABLE(
+			    "integer") "},\"required\":[\"session_id\",\"calls\",\"egress\"]}",
 	 true},
 };
 

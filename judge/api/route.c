@@ -301,7 +301,7 @@ const char *route_allow(enum route rt)
 	case R_SESSION_PROCESS_STDIN:
 		return "POST, DELETE";
 	case R_ADMIN_KEY:
-		return "DELETE";
+		return "GET, HEAD, PATCH, DELETE";
 	case R_SNAPSHOT:
 		return "GET, HEAD, DELETE";
 	case R_E2B_API:

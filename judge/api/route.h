@@ -64,7 +64,7 @@ enum route {
 	/* the dashboard's JSON: admin keys only (admin.h) */
 	R_ADMIN_STATS, /* GET /v1/admin/stats */
 	R_ADMIN_KEYS,  /* GET (list), POST (create) /v1/admin/keys */
-	R_ADMIN_KEY,   /* DELETE /v1/admin/keys/{id} (revoke) */
+	R_ADMIN_KEY,   /* GET, PATCH (egress, weight), DELETE (revoke) /v1/admin/keys/{id} */
 	/* the E2B front (e2b_control.h): arg points after "/sandboxes" or
 	 * "/v2/sandboxes" ("" or "/{id}[/...]"); the sandbox's own traffic is
 	 * routed by its E2b-Sandbox-Port header (api.c), not by path */

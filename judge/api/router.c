@@ -266,7 +266,7 @@ void router_request(struct http_request *r, void *arg)
 	case R_ADMIN_KEYS:
 		return dash_keys(r, a);
 	case R_ADMIN_KEY:
-		return dash_key_revoke(r, a, id);
+		return dash_key(r, a, id);
 	case R_EXECUTE:
 		return submit_post(r, a, REQ_EXECUTE, true);
 	case R_EXECUTE_EXPECTED:

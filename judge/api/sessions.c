@@ -20,6 +20,7 @@
 #include "judge/api/sessrender.h"
 #include "judge/api/sse.h"
 #include "judge/grading/limits.h"
+#include "judge/service/auth.h"
 #include "judge/service/outstream.h"
 #include "judge/service/session/sessdb.h"
 #include "judge/service/session/sesshub.h"
@@ -266,6 +267,11 @@ static int from_snapshot(struct http_request *r, struct api *a, const cJSON *bod
 	if (cJSON_GetObjectItemCaseSensitive(*in, "network")) {
 		cJSON_Delete(*net);
 		*net = NULL;
+	} else if (*net) {
+		/* checked against today's cap as a request's own network is: the
+		 * operator may have lowered it since the snapshot was taken */
+		cJSON_AddItemToObject(*in, "network", *net);
+		*net = NULL;
 	}
 	if (cJSON_GetObjectItemCaseSensitive(*in, "env")) {
 		cJSON_Delete(*env);
@@ -274,10 +280,44 @@ static int from_snapshot(struct http_request *r, struct api *a, const cJSON *bod
 	return 1;
 }
 
+int sessions_keycap(struct api *a, struct http_request *r, struct sessreq_keycap *kc, char *err,
+		    size_t errlen)
+{
+	int64_t key = key_of(a, r);
+	if (!key)
+		return 0; /* auth off: no key, judge.ini's cap */
+	cJSON *j = NULL;
+	struct db *db = api_db(a, 5000, err, errlen);
+	int rc = db ? auth_key_egress(db, key, &j, err, errlen) : -1;
+	if (db)
+		db_pool_put(a->pool, db);
+	if (rc < 0 || !j)
+		return rc;
+	kc->key_id = key;
+	rc = sessnet_keycap_parse(j, &kc->cap, err, errlen) < 0 ? -1 : 1;
+	cJSON_Delete(j);
+	return rc;
+}
+
+int sessions_egress_cap(struct api *a, struct http_request *r, struct sessnet_policy *cap,
+			char *err, size_t errlen)
+{
+	struct sessreq_keycap kc;
+	int rc = sessions_keycap(a, r, &kc, err, errlen);
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		*cap = kc.cap;
+		return 0;
+	}
+	return sessnet_cap_parse(a->cfg->egress, a->cfg->egress_allow, cap, err, errlen);
+}
+
 void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 {
 	struct request_error e;
 	struct sessreq_create cr;
+	struct sessreq_keycap kc;
 	char err[256], id[37], image[37] = "";
 	cJSON *in = NULL, *slim = NULL, *snet = NULL, *senv = NULL;
 	cr.env = NULL;
@@ -286,7 +326,12 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 			goto out;
 		body = in;
 	}
-	if (sessreq_create(a->cfg, &a->langs, body, &cr, &e) < 0) {
+	int has_kc = sessions_keycap(a, r, &kc, err, sizeof err);
+	if (has_kc < 0) {
+		render_db_error(r, "session create", err);
+		goto out;
+	}
+	if (sessreq_create(a->cfg, &a->langs, body, has_kc ? &kc : NULL, &cr, &e) < 0) {
 		render_req_error(r, &e);
 		goto out;
 	}
@@ -382,6 +427,23 @@ static void file_as_json(struct http_request *r, const struct sess_reply *rep)
 	cJSON_Delete(o);
 }
 
+/* Whether stored policy net (NULL: none) lies within the cap of r's key
+ * today: 0, 1 when refused (msg names the rule), -1 with msg. */
+static int net_refused(struct http_request *r, struct api *a, const cJSON *net, char *msg,
+		       size_t len)
+{
+	struct sessnet_policy p, cap;
+	struct sessreq_keycap kc;
+	int k = sessions_keycap(a, r, &kc, msg, len);
+	if (k < 0 || sessnet_parse(net, &p, msg, len) < 0)
+		return -1;
+	if (k)
+		return sessnet_check_key(&p, &kc.cap, kc.key_id, msg, len) < 0;
+	if (sessnet_cap_parse(a->cfg->egress, a->cfg->egress_allow, &cap, msg, len) < 0)
+		return -1;
+	return sessnet_check(&p, &cap, msg, len) < 0;
+}
+
 /* A fork's snapshot is stored (rep): a new session from it, c waiting for
  * it as a create waits. */
 static void fork_create(struct sctx *c, const struct sess_reply *rep)
@@ -396,8 +458,19 @@ static void fork_create(struct sctx *c, const struct sess_reply *rep)
 		    : -1;
 	struct sess_row row = {0};
 	int made = -1;
-	if (rc == 1 && sessdb_get(db, c->id, key_of(a, r), a->cfg->worker_timeout_s, &row, err,
-				  sizeof err) == 1)
+	if (db)
+		db_pool_put(a->pool, db);
+	/* a new session: held to the key's cap of today, which may be lower than
+	 * when its parent was made */
+	char msg[400];
+	int refused = rc == 1 ? net_refused(r, a, net, msg, sizeof msg) : 0;
+	db = rc == 1 && refused == 0 ? api_db(a, 5000, err, sizeof err) : NULL;
+	if (refused)
+		rc = -1;
+	if (refused < 0)
+		snprintf(err, sizeof err, "%.250s", msg);
+	if (db && sessdb_get(db, c->id, key_of(a, r), a->cfg->worker_timeout_s, &row, err,
+			     sizeof err) == 1)
 		made = sessdb_create(db, key_of(a, r), lang, lim, net, env, rep->image.id,
 				     row.idle_ttl_s, row.idle_pause, a->cfg->session_max_lifetime_s,
 				     a->cfg->sessions_per_key, id, err, sizeof err);
@@ -412,6 +485,11 @@ static void fork_create(struct sctx *c, const struct sess_reply *rep)
 			   "this API key has %ld open sessions, the most it may hold; the snapshot "
 			   "%s is stored: start it later with from_snapshot",
 			   a->cfg->sessions_per_key, rep->image.id);
+		return;
+	}
+	if (refused == 1) {
+		http_error(r, 403, "egress_forbidden", "%s; the snapshot %s is stored", msg,
+			   rep->image.id);
 		return;
 	}
 	if (made < 0) {
@@ -1316,20 +1394,25 @@ void sessions_history_tool(struct http_request *r, struct api *a, const cJSON *b
 {
 	const cJSON *sid = cJSON_GetObjectItemCaseSensitive(body, "session_id");
 	const cJSON *after = cJSON_GetObjectItemCaseSensitive(body, "after");
+	const cJSON *eafter = cJSON_GetObjectItemCaseSensitive(body, "egress_after");
 	if (!cJSON_IsString(sid)) {
 		http_error(r, 422, "missing_field", "session_id is required");
 		return;
 	}
-	if (after && !cJSON_IsNull(after) &&
-	    (!cJSON_IsNumber(after) || after->valuedouble < 0 || after->valuedouble > 9e15 ||
-	     after->valuedouble != (double)(long long)after->valuedouble)) {
-		http_error(r, 422, "invalid_field", "after must be a whole number >= 0");
-		return;
-	}
+	const cJSON *pos[] = {after, eafter};
+	for (int i = 0; i < 2; i++)
+		if (pos[i] && !cJSON_IsNull(pos[i]) &&
+		    (!cJSON_IsNumber(pos[i]) || pos[i]->valuedouble < 0 ||
+		     pos[i]->valuedouble > 9e15 ||
+		     pos[i]->valuedouble != (double)(long long)pos[i]->valuedouble)) {
+			http_error(r, 422, "invalid_field", "%s must be a whole number >= 0",
+				   i ? "egress_after" : "after");
+			return;
+		}
 	if (!sessreq_id_valid(sid->valuestring))
 		return no_session(r, sid->valuestring);
 	history(r, a, sid->valuestring, cJSON_IsNumber(after) ? (long long)after->valuedouble : 0,
-		HISTORY_MAX, 0);
+		HISTORY_MAX, cJSON_IsNumber(eafter) ? (long long)eafter->valuedouble : 0);
 }
 
 void sessions_image_tool(struct http_request *r, struct api *a, enum route rt, const cJSON *body)

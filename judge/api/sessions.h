@@ -96,11 +96,22 @@ void sessions_process(struct http_request *r, struct api *a, const char *id, enu
 
 /* The MCP tools' entry points: the same endpoints with a parsed body. */
 void sessions_create(struct http_request *r, struct api *a, const cJSON *body);
+struct sessreq_keycap;
+struct sessnet_policy;
+/* The egress cap of r's key when it has one of its own (api_keys.egress) into
+ * *kc: 1; 0 when it has none (judge.ini's applies), -1 with err. */
+int sessions_keycap(struct api *a, struct http_request *r, struct sessreq_keycap *kc, char *err,
+		    size_t errlen);
+/* The cap r's sessions are held to: the key's own, else judge.ini's. Returns
+ * 0, or -1 with err. */
+int sessions_egress_cap(struct api *a, struct http_request *r, struct sessnet_policy *cap,
+			char *err, size_t errlen);
 /* kind: execute, install, file_list, file_get (answered as JSON: text or
  * base64), file_put (body's "content", with "encoding": "base64" optional) or
  * close; body's "session_id" names the session. */
 void sessions_tool(struct http_request *r, struct api *a, enum scall_kind kind, const cJSON *body);
-/* session_history: body's "session_id" and optional "after" (a call's seq). */
+/* session_history: body's "session_id", optional "after" (a call's seq) and
+ * "egress_after" (a network attempt's id). */
 void sessions_history_tool(struct http_request *r, struct api *a, const cJSON *body);
 /* MCP's session_resume (rt R_SESSION_RESUME: {session_id}), session_fork and
  * session_snapshot (R_SESSION_FORK, R_SESSION_SNAPSHOT: {session_id, name?}). */

@@ -1,11 +1,12 @@
-/* cmd_keys: `judge keys create --name N [--admin] [--weight W] | list | weight ID W | revoke ID`,
- * API key management. */
+/* cmd_keys: `judge keys create --name N [--admin] [--weight W] | list | weight ID W |
+ * egress ID MODE [RULES] | revoke ID`, API key management. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "judge/service/auth.h"
+#include "judge/service/session/sessnet.h"
 #include "judge/cli/cmd.h"
 #include "common/config.h"
 #include "judge/store/db.h"
@@ -21,6 +22,11 @@ static int usage(FILE *out)
 	      "                                       default 1; docs/operations.md)\n"
 	      "       judge keys list                 lists keys (never the keys themselves)\n"
 	      "       judge keys weight ID W          sets key ID's weight\n"
+	      "       judge keys egress ID MODE [RULES]\n"
+	      "                                       key ID's own egress cap, instead of\n"
+	      "                                       judge.ini's: off, allowlist (RULES:\n"
+	      "                                       host[:port],... or any name), open;\n"
+	      "                                       default: judge.ini's (docs/egress.md)\n"
 	      "       judge keys revoke ID            revokes key ID: its queued submissions\n"
 	      "                                       are cancelled, its sessions closed\n",
 	      out);
@@ -35,6 +41,35 @@ static long parse_weight(const char *s)
 	return *s && !*end && w >= AUTH_WEIGHT_MIN && w <= AUTH_WEIGHT_MAX ? w : 0;
 }
 
+/* A key's egress cap from mode and rules (comma-separated, as judge.ini's
+ * egress_allow; NULL: any name), normalized; NULL after saying why. */
+static cJSON *keys_egress(const char *mode, const char *rules)
+{
+	struct sessnet_policy cap;
+	char err[400];
+	cJSON *in = cJSON_CreateObject(), *out = NULL;
+	cJSON_AddStringToObject(in, "mode", mode);
+	if (rules) {
+		if (sessnet_cap_parse("allowlist", rules, &cap, err, sizeof err) < 0) {
+			fprintf(stderr, "judge keys egress: %s\n", err);
+			goto out;
+		}
+		cJSON *al = cJSON_AddArrayToObject(in, "allow");
+		for (size_t i = 0; i < cap.nrules; i++) {
+			char t[SESSNET_HOST_MAX + 8];
+			cJSON_AddItemToArray(
+			    al, cJSON_CreateString(sessnet_rule_text(&cap.rules[i], t, sizeof t)));
+		}
+	}
+	if (sessnet_keycap_parse(in, &cap, err, sizeof err) < 0)
+		fprintf(stderr, "judge keys egress: %s\n", err);
+	else
+		out = sessnet_cap_json(&cap);
+out:
+	cJSON_Delete(in);
+	return out;
+}
+
 int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 {
 	int ret = 1;
@@ -43,7 +78,8 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 	struct pgembed *embed = NULL;
 	struct db *db = NULL;
 	const char *name = NULL;
-	long long revoke_id = 0, weight_id = 0;
+	long long revoke_id = 0, weight_id = 0, egress_id = 0;
+	cJSON *egress = NULL;
 	long weight = 0;
 	bool admin = false;
 
@@ -88,6 +124,18 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 				AUTH_WEIGHT_MIN, AUTH_WEIGHT_MAX);
 			return 2;
 		}
+	} else if (!strcmp(verb, "egress")) {
+		char *end;
+		if (argc < 4 || argc > 5 || (egress_id = strtoll(argv[2], &end, 10)) <= 0 || *end ||
+		    (!strcmp(argv[3], "default") && argc == 5)) {
+			fputs("judge keys egress: needs the numeric id of a key and off, allowlist "
+			      "[RULES], open or default\n",
+			      stderr);
+			return 2;
+		}
+		if (strcmp(argv[3], "default") &&
+		    !(egress = keys_egress(argv[3], argc == 5 ? argv[4] : NULL)))
+			return 2;
 	} else if (strcmp(verb, "list") || argc != 2) {
 		return usage(stderr);
 	}
@@ -121,6 +169,18 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 			goto out;
 		}
 		printf("key %lld has weight %ld\n", weight_id, weight);
+	} else if (egress_id) {
+		int rc = auth_key_set_egress(db, egress_id, egress, err, sizeof err);
+		if (rc <= 0) {
+			if (rc == 0)
+				fprintf(stderr, "judge keys: no active key %lld\n", egress_id);
+			else
+				fprintf(stderr, "judge keys: %s\n", err);
+			goto out;
+		}
+		char *t = egress ? cJSON_PrintUnformatted(egress) : NULL;
+		printf("key %lld has egress %s\n", egress_id, t ? t : "default (judge.ini's)");
+		free(t);
 	} else if (revoke_id) {
 		struct auth_revoked ended = {0};
 		int rc = auth_key_revoke(db, revoke_id, &ended, err, sizeof err);
@@ -142,6 +202,7 @@ int cmd_keys(int argc, char **argv, struct judge_config *cfg)
 	}
 	ret = 0;
 out:
+	cJSON_Delete(egress);
 	db_close(db);
 	pgembed_stop(embed);
 	strbuf_release(&url);

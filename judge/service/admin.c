@@ -136,14 +136,25 @@ static const char stats_sql[] =
     "   (extract(epoch FROM finished) * 1000)::bigint AS finished_ms"
     "   FROM submissions WHERE status = 'internal_error'"
     "   ORDER BY finished DESC LIMIT 20) f),"
-    " 'keys', (SELECT coalesce(json_agg(x ORDER BY x.id), '[]') FROM (" KEY_WAITS_SQL ") x))";
+    " 'keys', (SELECT coalesce(json_agg(x ORDER BY x.id), '[]') FROM (" KEY_WAITS_SQL ") x),"
+    /* the sessions' network attempts (sessegress.h), newest first: every
+     * session's last ones, or one session's ($2) */
+    " 'egress', (SELECT coalesce(json_agg(e ORDER BY e.id DESC), '[]') FROM"
+    "   (SELECT g.id, g.session_id, s.api_key_id AS key_id,"
+    "   (extract(epoch FROM g.at) * 1000)::bigint AS at_ms, g.method, g.host, g.port,"
+    "   CASE WHEN g.allowed THEN 'allowed' ELSE 'refused' END AS decision, g.reason,"
+    "   g.addr AS address, g.bytes_out, g.bytes_in"
+    "   FROM session_egress g JOIN sessions s ON s.id = g.session_id"
+    "   WHERE $2::uuid IS NULL OR g.session_id = $2::uuid"
+    "   ORDER BY g.id DESC LIMIT CASE WHEN $2::uuid IS NULL THEN " ADMIN_EGRESS_RECENT_TEXT
+    "   ELSE " ADMIN_EGRESS_SESSION_TEXT " END) e))";
 
-int admin_stats(struct db *db, cJSON **out, char *err, size_t errlen)
+int admin_stats(struct db *db, const char *egress_session, cJSON **out, char *err, size_t errlen)
 {
 	char alive[16];
 	snprintf(alive, sizeof alive, "%d", ADMIN_ALIVE_S);
-	const char *p[] = {alive};
-	PGresult *res = db_query(db, stats_sql, 1, p);
+	const char *p[] = {alive, egress_session};
+	PGresult *res = db_query(db, stats_sql, 2, p);
 	if (!res) {
 		snprintf(err, errlen, "cannot read the dashboard's numbers: %s", db_error(db));
 		return -1;

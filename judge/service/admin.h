@@ -55,6 +55,15 @@ int admin_key_waits(struct db *db, struct admin_key_wait **out, size_t *n, char 
  *  failures: [{id, status, language, message, attempts, worker, finished_ms}]
  *  (the last 20 internal_error submissions),
  *  keys: [{id, name, weight, queued, running, oldest_ms, claimed, wait_sum_ms,
- *  wait_p50_ms, wait_p99_ms, wait_max_ms}] (admin_key_waits, in ms)}.
+ *  wait_p50_ms, wait_p99_ms, wait_max_ms}] (admin_key_waits, in ms),
+ *  egress: [{id, session_id, key_id, at_ms, method, host, port, decision
+ *  ("allowed", "refused"), reason, address, bytes_out, bytes_in}] (the
+ *  sessions' network attempts, newest first: the last ADMIN_EGRESS_RECENT of
+ *  every session, or the last ADMIN_EGRESS_SESSION of egress_session, a
+ *  session id checked by the caller, when not NULL)}.
  * Returns 0, or -1 with err. */
-int admin_stats(struct db *db, cJSON **out, char *err, size_t errlen);
+#define ADMIN_EGRESS_RECENT	  20
+#define ADMIN_EGRESS_RECENT_TEXT  "20"
+#define ADMIN_EGRESS_SESSION	  500
+#define ADMIN_EGRESS_SESSION_TEXT "500"
+int admin_stats(struct db *db, const char *egress_session, cJSON **out, char *err, size_t errlen);

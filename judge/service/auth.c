@@ -105,35 +105,42 @@ int auth_key_list(struct db *db, FILE *out, char *err, size_t errlen)
 		     "SELECT id, name, to_char(created AT TIME ZONE 'UTC', "
 		     "'YYYY-MM-DD HH24:MI:SS'), coalesce(to_char(revoked AT TIME ZONE "
 		     "'UTC', 'YYYY-MM-DD HH24:MI:SS'), '-'), CASE WHEN admin THEN 'admin' "
-		     "ELSE '-' END, weight FROM api_keys ORDER BY id",
+		     "ELSE '-' END, weight, coalesce(egress->>'mode' || coalesce(' ' || (SELECT "
+		     "string_agg(r, ',') FROM jsonb_array_elements_text(egress->'allow') r), ''), "
+		     "'-') FROM api_keys ORDER BY id",
 		     0, NULL);
 	if (!res) {
 		snprintf(err, errlen, "cannot list keys: %s", db_error(db));
 		return -1;
 	}
-	fprintf(out, "%-6s %-24s %-20s %-20s %-6s %s\n", "id", "name", "created (UTC)",
-		"revoked (UTC)", "admin", "weight");
+	fprintf(out, "%-6s %-24s %-20s %-20s %-6s %-6s %s\n", "id", "name", "created (UTC)",
+		"revoked (UTC)", "admin", "weight", "egress");
 	for (int i = 0; i < PQntuples(res); i++)
-		fprintf(out, "%-6s %-24s %-20s %-20s %-6s %s\n", db_value(res, i, 0),
+		fprintf(out, "%-6s %-24s %-20s %-20s %-6s %-6s %s\n", db_value(res, i, 0),
 			db_value(res, i, 1), db_value(res, i, 2), db_value(res, i, 3),
-			db_value(res, i, 4), db_value(res, i, 5));
+			db_value(res, i, 4), db_value(res, i, 5), db_value(res, i, 6));
 	PQclear(res);
 	return 0;
 }
 
-int auth_key_list_json(struct db *db, cJSON **out, char *err, size_t errlen)
+int auth_key_list_json(struct db *db, int64_t id, cJSON **out, char *err, size_t errlen)
 {
+	char ids[32];
+	snprintf(ids, sizeof ids, "%lld", (long long)id);
+	const char *params[] = {ids};
 	PGresult *res = db_query(
 	    db,
 	    "SELECT coalesce(json_agg(json_build_object('id', k.id, 'name', k.name, 'admin', "
 	    "k.admin, 'weight', k.weight, "
+	    "'egress', k.egress, "
 	    "'created_ms', (extract(epoch FROM k.created) * 1000)::bigint, 'revoked_ms', "
 	    "(extract(epoch FROM k.revoked) * 1000)::bigint, "
 	    "'paused_sessions', (SELECT count(*) FROM sessions s WHERE s.api_key_id = k.id AND "
 	    "s.status = 'paused'), "
 	    "'images_stored', (SELECT coalesce(sum(b.stored), 0) FROM blobs b WHERE b.api_key_id = "
-	    "k.id)) ORDER BY k.id), '[]') FROM api_keys k",
-	    0, NULL);
+	    "k.id)) ORDER BY k.id), '[]') FROM api_keys k WHERE $1::bigint = 0 OR k.id = "
+	    "$1::bigint",
+	    1, params);
 	if (!res) {
 		snprintf(err, errlen, "cannot list keys: %s", db_error(db));
 		return -1;
@@ -210,6 +217,49 @@ int auth_key_set_weight(struct db *db, int64_t id, long weight, char *err, size_
 	int n = atoi(PQcmdTuples(res));
 	PQclear(res);
 	return n == 1;
+}
+
+int auth_key_set_egress(struct db *db, int64_t id, const cJSON *egress, char *err, size_t errlen)
+{
+	char ids[32];
+	snprintf(ids, sizeof ids, "%lld", (long long)id);
+	char *text = egress ? cJSON_PrintUnformatted(egress) : NULL;
+	const char *params[] = {ids, text};
+	PGresult *res = db_query(
+	    db, "UPDATE api_keys SET egress = $2::jsonb WHERE id = $1::bigint AND revoked IS NULL",
+	    2, params);
+	free(text);
+	if (!res) {
+		snprintf(err, errlen, "cannot set the egress of key %lld: %s", (long long)id,
+			 db_error(db));
+		return -1;
+	}
+	int n = atoi(PQcmdTuples(res));
+	PQclear(res);
+	return n == 1;
+}
+
+int auth_key_egress(struct db *db, int64_t id, cJSON **out, char *err, size_t errlen)
+{
+	char ids[32];
+	snprintf(ids, sizeof ids, "%lld", (long long)id);
+	const char *params[] = {ids};
+	*out = NULL;
+	PGresult *res =
+	    db_query(db, "SELECT egress FROM api_keys WHERE id = $1::bigint", 1, params);
+	if (!res) {
+		snprintf(err, errlen, "cannot read the egress of key %lld: %s", (long long)id,
+			 db_error(db));
+		return -1;
+	}
+	if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) &&
+	    !(*out = cJSON_Parse(db_value(res, 0, 0)))) {
+		snprintf(err, errlen, "key %lld's egress is not JSON", (long long)id);
+		PQclear(res);
+		return -1;
+	}
+	PQclear(res);
+	return 0;
 }
 
 /* ---- server side ---- */

@@ -41,9 +41,18 @@ int auth_key_create(struct db *db, const char *name, char key[AUTH_KEY_LEN + 1],
  * dashboard and /v1/admin/ (create and revoke keys). */
 int auth_key_create_as(struct db *db, const char *name, bool admin, char key[AUTH_KEY_LEN + 1],
 		       int64_t *id, char *err, size_t errlen);
-/* Every key as a JSON array (caller owns it) of {id, name, admin, weight, created_ms,
- * revoked_ms (null while active)}; never the keys. Returns 0 or -1 with err. */
-int auth_key_list_json(struct db *db, cJSON **out, char *err, size_t errlen);
+/* Every key (id 0), or key id alone, as a JSON array (caller owns it) of {id,
+ * name, admin, weight, egress (its own cap, null: judge.ini's), created_ms,
+ * revoked_ms (null while active), paused_sessions, images_stored}; never the
+ * keys. Returns 0 or -1 with err. */
+int auth_key_list_json(struct db *db, int64_t id, cJSON **out, char *err, size_t errlen);
+/* Sets active key id's own egress cap to egress (checked by the caller with
+ * sessnet_keycap_parse; NULL: none, judge.ini's applies). Returns 1, 0 when
+ * there is no such active key, -1 with err. */
+int auth_key_set_egress(struct db *db, int64_t id, const cJSON *egress, char *err, size_t errlen);
+/* Key id's own egress cap into *out (caller deletes it), NULL when it has
+ * none. Returns 0 or -1 with err. */
+int auth_key_egress(struct db *db, int64_t id, cJSON **out, char *err, size_t errlen);
 /* Prints every key (id, name, created, revoked) to out. Returns 0 or -1. */
 int auth_key_list(struct db *db, FILE *out, char *err, size_t errlen);
 /* What revoking a key ended. */

@@ -8,6 +8,11 @@ import {
 function check(name, cond, detail) {
 	console.log(cond ? `ok ${name}` : `FAIL ${name} -- ${detail ?? ''}`);
 }
+// GET of the judge's own /v1 API with key
+async function v1(path, key) {
+	const r = await fetch(process.env.E2B_API_URL + path, { headers: { Authorization: `Bearer ${key}` } });
+	return r.json();
+}
 async function step(name, fn) {
 	try {
 		await fn();
@@ -40,6 +45,15 @@ await step('getInfo', async () => {
 	check('getInfo: same id, startedAt a date, running',
 		info.sandboxId === id && info.startedAt instanceof Date &&
 		!isNaN(info.startedAt) && info.state === 'running', JSON.stringify(info));
+});
+// egress (docs/e2b.md, "Network"): the SDK's default create (allowInternetAccess
+// unset) under judge.ini's default cap, egress = off, is not refused: no network
+await step('network: the default create under egress = off', async () => {
+	const info = await s.getInfo();
+	check('network: a default create under egress = off has no internet access',
+		info.allowInternetAccess === false && info.network === undefined, JSON.stringify(info));
+	check('network: its session\'s network is none',
+		(await v1(`/v1/sessions/${id}`, process.env.E2B_API_KEY)).network?.mode === 'none');
 });
 await step('setTimeout', async () => {
 	// the sandbox was made with 120 s: 600 s moves its end past that, 60 s back
@@ -543,6 +557,59 @@ await step('getInfo after kill', async () => {
 	}
 	check('getInfo after kill: NotFoundError', err instanceof NotFoundError,
 		`${err?.name}: ${err?.message}`);
+});
+// a key whose own cap is open (judge keys egress ID open): the default is open,
+// allowInternetAccess false none, network.allowOut an allowlist
+await step('network: allowInternetAccess and allowOut', async () => {
+	const key = process.env.OPEN_KEY, o = { apiKey: key, timeoutMs: 60000 };
+	const made = [];
+	try {
+		const a = await Sandbox.create(o);
+		made.push(a);
+		check('network: a default create by a key whose cap is open: allowInternetAccess true',
+			(await a.getInfo()).allowInternetAccess === true);
+		check('network: its session is open',
+			(await v1(`/v1/sessions/${a.sandboxId}`, key)).network?.mode === 'open');
+		const b = await Sandbox.create({ ...o, allowInternetAccess: false });
+		made.push(b);
+		const bi = await b.getInfo();
+		check('network: allowInternetAccess false: no internet access',
+			bi.allowInternetAccess === false && bi.network === undefined, JSON.stringify(bi));
+		const bs = await v1(`/v1/sessions/${b.sandboxId}`, key);
+		check('network: allowInternetAccess false: a session with network none',
+			bs.network?.mode === 'none', JSON.stringify(bs.network));
+		check('network: allowInternetAccess false: code still runs', (await b.runCode('6 * 7')).text === '42');
+		const c = await Sandbox.create({ ...o, network: { allowOut: ['api.github.com', '*.example.org:443'], denyOut: ['0.0.0.0/0'] } });
+		made.push(c);
+		const ci = await c.getInfo();
+		check('network: allowOut: getInfo shows it',
+			JSON.stringify(ci.network?.allowOut) === '["api.github.com","*.example.org:443"]' &&
+			ci.allowInternetAccess === false, JSON.stringify(ci));
+		const cs = await v1(`/v1/sessions/${c.sandboxId}`, key);
+		check('network: allowOut: an allowlist session',
+			JSON.stringify(cs.network) === '{"mode":"allowlist","allow":["api.github.com","*.example.org:443"]}',
+			JSON.stringify(cs.network));
+	} finally {
+		for (const x of made) await x.kill();
+	}
+	let err;
+	try {
+		made.push(await Sandbox.create({ ...o, network: { allowOut: ['10.0.0.0/8'], denyOut: ['0.0.0.0/0'] } }));
+	} catch (e) {
+		err = e;
+	}
+	check('network: an allowOut CIDR is refused, saying why',
+		err instanceof SandboxError && /400.*cannot be mapped/.test(err.message), `${err?.name}: ${err?.message}`);
+	err = undefined;
+	try {
+		made.push(await Sandbox.create({ timeoutMs: 60000, network: { allowOut: ['api.github.com'] } }));
+	} catch (e) {
+		err = e;
+	}
+	check('network: allowOut beyond the key\'s cap (judge.ini egress = off): 403 naming the rule',
+		err instanceof SandboxError && /403.*judge\.ini \[sessions\] egress = off/.test(err.message),
+		`${err?.name}: ${err?.message}`);
+	for (const x of made.slice(3)) await x.kill();
 });
 await step('bad key', async () => {
 	let err;

@@ -13,6 +13,10 @@ source tests/svc.sh
 # changed from judge.ini (svc.sh): one native slot
 svc_up e2b-sdk-test "[worker]" "worker_slots = 1" "[sandbox]" "sandbox = native"
 KEY2=$("$JUDGE" --config "$ini" keys create --name other 2>/dev/null)
+# a key whose own egress cap is open (docs/egress.md), for the network checks
+KEY3=$("$JUDGE" --config "$ini" keys create --name open-egress 2>/dev/null)
+check "judge keys egress ID open" "$JUDGE" --config "$ini" keys egress \
+	"$("$JUDGE" --config "$ini" keys list | awk '$2 == "open-egress" {print $1}')" open
 
 NODE=/opt/judge/runtimes/node22/bin/node
 [ -x "$NODE" ] || NODE=$(command -v node)
@@ -41,14 +45,18 @@ while IFS= read -r line; do
 	"ok "*) pass "sdk ${line#ok }"; n=$((n + 1)) ;;
 	"FAIL "*) fail "sdk ${line#FAIL }"; n=$((n + 1)) ;;
 	esac
-done < <(cd "$NP" && E2B_API_URL=$U E2B_SANDBOX_URL=$U E2B_API_KEY=$KEY OTHER_KEY=$KEY2 E2B_SPELLED_KEY="e2b_${KEY#jk_}" \
+done < <(cd "$NP" && E2B_API_URL=$U E2B_SANDBOX_URL=$U E2B_API_KEY=$KEY OTHER_KEY=$KEY2 OPEN_KEY=$KEY3 \
+	E2B_SPELLED_KEY="e2b_${KEY#jk_}" \
 	timeout 300 "$NODE" e2b_sdk.mjs 2>>"$NP/run.err")
 [ "$n" -ge 20 ] && pass "sdk: every check reported ($n)" ||
 	fail "sdk: every check reported" "$n lines; $(tail -c 600 "$NP/run.err")"
 
 # the protocol's own rules, with curl: what the Python SDK and others rely on
 H=(-H "X-API-KEY: $KEY" -H "Content-Type: application/json")
-out=$(curl -s -w '\n%{http_code}' "${H[@]}" "$U/sandboxes" -d '{"templateID": "base", "timeout": 60}')
+# (the Python SDK always sends allow_internet_access, true by default: under
+# judge.ini's egress = off that is a sandbox without network, not a refusal)
+out=$(curl -s -w '\n%{http_code}' "${H[@]}" "$U/sandboxes" -d '{"templateID": "base", "timeout": 60,
+	"allow_internet_access": true, "metadata": {}, "envVars": {}, "secure": true}')
 status=${out##*$'\n'}
 body=${out%$'\n'*}
 [ "$status" = 201 ] && pass "POST /sandboxes: 201" || fail "POST /sandboxes: 201" "$out"
@@ -56,6 +64,13 @@ expect_json "POST /sandboxes: the fields the Python SDK requires" "$body" \
 	'(.sandboxID | length) == 36 and .templateID != null and .clientID != null and
 	.envdVersion == "0.5.6"'
 SB=$(jq -r .sandboxID <<<"$body")
+expect_json "POST /sandboxes with allow_internet_access true: network none under egress = off" \
+	"$(curl -s -H "Authorization: Bearer $KEY" "$U/v1/sessions/$SB")" '.network == {"mode": "none"}'
+out=$(curl -s -w '\n%{http_code}' "${H[@]}" "$U/sandboxes" -d '{"templateID": "base",
+	"network": {"egressProxy": {"address": "proxy.test:1080"}}}')
+[ "${out##*$'\n'}" = 400 ] && expect_json "POST /sandboxes with network.egressProxy: 400 in E2B's shape" \
+	"${out%$'\n'*}" '.code == 400 and (.message | contains("egressProxy cannot be mapped"))' ||
+	fail "POST /sandboxes with network.egressProxy: 400" "$out"
 curl -s -o "$SVC_TMP/exec.ndjson" -H "E2b-Sandbox-Id: $SB" -H "E2b-Sandbox-Port: 49999" \
 	-H "X-Access-Token: $KEY" -H "Content-Type: application/json" "$U/execute" \
 	-d '{"code": "print(1)\n6 * 7", "context_id": null, "language": null, "env_vars": null}'

@@ -376,6 +376,35 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" \
 [ "$code" = 200 ] && pass "auth on: a key is enough, whatever the Origin" ||
 	fail "auth on: a key is enough" "$code"
 
+# ---- session_history shows the session's network attempts ----
+# (rows as the egress proxy writes them, sessegress.c: tests/integration/sessions_proxy.sh
+# makes real ones; a session of this native service has no network)
+tool_ok "session_create for the egress list" session_create '{"language": "bash"}' '.status == "ready"'
+ESID=$(jq -r .result.structuredContent.id <<<"$LAST")
+if "$SVC_PG_BIN/psql" "$SVC_DB_URL" -qAt -c "INSERT INTO session_egress (session_id, method, host,
+	port, allowed, reason, addr, bytes_out, bytes_in) VALUES ('$ESID', 'CONNECT', 'api.test', 443,
+	true, 'closed', '127.0.0.2', 517, 4096), ('$ESID', 'GET', 'evil.test', 80, false,
+	'evil.test:80 is not in this session''s network policy', '', 0, 0)" >"$SVC_TMP/psql.log" 2>&1; then
+	tool_ok "session_history: the egress attempts, host, port, decision, reason, bytes" \
+		session_history '{"session_id": "'"$ESID"'"}' \
+		'[.egress[] | [.host, .port, .decision, .bytes_out, .bytes_in]] ==
+		[["api.test", 443, "allowed", 517, 4096], ["evil.test", 80, "refused", 0, 0]] and
+		(.egress[1].reason | startswith("evil.test:80 is not")) and .egress_next_after == null'
+	EID=$(jq -r '.result.structuredContent.egress[0].id' <<<"$LAST")
+	tool_ok "session_history egress_after: the attempts after it" session_history \
+		'{"session_id": "'"$ESID"'", "egress_after": '"$EID"'}' '[.egress[].host] == ["evil.test"]'
+	expect_json "session_history: its text shows them too" "$LAST" \
+		'.result.content[0].text | contains("evil.test")'
+	tool_err "session_history: a bad egress_after" session_history \
+		'{"session_id": "'"$ESID"'", "egress_after": -1}' invalid_field
+else
+	fail "inject egress attempts" "$(cat "$SVC_TMP/psql.log")"
+fi
+expect_json "tools/list: session_history's outputSchema has egress" "$TOOLS" \
+	'.result.tools[] | select(.name == "session_history") | .outputSchema.properties.egress.items.properties |
+	has("host") and has("port") and has("decision") and has("reason") and has("bytes_out") and has("bytes_in")'
+tool_ok "session_close the egress session" session_close '{"session_id": "'"$ESID"'"}' '.status == "closed"'
+
 # ---- the server afterwards ----
 m=$(curl -s "$U/metrics")
 n=$(grep -o 'judge_http_requests_total{route="mcp",code="2xx"} [0-9]*' <<<"$m" | awk '{print $2}')

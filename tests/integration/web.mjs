@@ -5,7 +5,7 @@
 // Usage: node web.mjs URL KEY ADMIN_KEY OFF_URL SHOTS_DIR PACKAGE_ZIP
 import { chromium } from "playwright-core";
 
-const [, , U, KEY, ADMIN, OFF, SHOTS, PACKAGE_ZIP] = process.argv;
+const [, , U, KEY, ADMIN, OFF, SHOTS, PACKAGE_ZIP, EGRESS_SESSION] = process.argv;
 const ok = (n) => console.log("ok " + n);
 const bad = (n, d) => console.log("FAIL " + n + " -- " + String(d).replace(/\s+/g, " ").slice(0, 400));
 const skip = (n, d) => console.log("skip " + n + " -- " + d);
@@ -273,12 +273,32 @@ await check("dashboard: an admin key shows the queue, workers, failures and keys
   // web.sh paused a session of KEY before: counted, its image's bytes shown, on its key's row
   assert(Number(await dash.locator("#m-paused").textContent()) >= 1, "paused sessions");
   assert(/^\d+(\.\d)? (KiB|MiB)$/.test(await dash.locator("#m-images").textContent()), "stored images");
-  const paused = dash.locator("#keys tbody tr").filter({ has: dash.locator("td:nth-child(5)", { hasText: /^[1-9]/ }) });
+  const paused = dash.locator("#keys tbody tr").filter({ has: dash.locator("td:nth-child(6)", { hasText: /^[1-9]/ }) });
   assert(await paused.count() === 1, "one key's row has a paused session");
   assert(await dash.locator("#workers tbody tr:not(.dead) th").count() >= 1, "no live worker row");
   assert(await dash.locator("#keys tbody tr").count() >= 2, "keys");
   const f = await dash.locator("#failures tbody").textContent();
   assert(f.includes("injected: the sandbox could not start"), "recent failures: " + f);
+});
+await check("dashboard: the sessions' network attempts (web.sh injected two)", async () => {
+  const refused = dash.locator("#egress tbody tr.refused", { hasText: "evil.test" });
+  await refused.waitFor({ timeout: 10000 });
+  const cells = await refused.locator("th, td").allTextContents();
+  assert(cells[0] === EGRESS_SESSION && cells[2] === "evil.test" && cells[3] === "80" && cells[4] === "refused" &&
+    cells[5].startsWith("evil.test:80 is not") && cells[6] === "0 / 0", "refused row: " + cells.join(" | "));
+  const allowed = await dash.locator("#egress tbody tr.allowed", { hasText: "api.test" }).locator("td").allTextContents();
+  assert(allowed[3] === "allowed" && allowed[5] === "517 / 4096", "allowed row: " + allowed.join(" | "));
+  // one session's: another id shows none, then its own again
+  await dash.fill("#egress-session", "00000000-0000-0000-0000-000000000000");
+  await dash.click("#egress-filter button[type=submit]");
+  await dash.locator("#egress tbody", { hasText: "No network attempt in this session." }).waitFor({ timeout: 10000 });
+  await dash.fill("#egress-session", EGRESS_SESSION);
+  await dash.click("#egress-filter button[type=submit]");
+  await dash.locator("#egress tbody tr.refused").waitFor({ timeout: 10000 });
+  assert(await dash.locator("#egress tbody tr").count() === 2, "one session's rows");
+  // the keys table shows each key's own egress cap
+  const caps = await dash.locator("#keys tbody td:nth-child(5)").allTextContents();
+  assert(caps.length >= 2 && caps.every((c) => c === "judge.ini's" || /^(off|allowlist|open)/.test(c)), "egress caps: " + caps);
 });
 await check("dashboard: the numbers move after a submission", async () => {
   const before = Number(await dash.locator("#m-finished").textContent());

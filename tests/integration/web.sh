@@ -27,12 +27,12 @@ ADMIN=$("$JUDGE" --config "$ini" keys create --name web-admin --admin 2>"$SVC_TM
 [[ $ADMIN == jk_* ]] && grep -q "created admin key" "$SVC_TMP/keys.err" &&
 	pass "judge keys create --admin" || fail "judge keys create --admin" "$(cat "$SVC_TMP/keys.err")"
 "$JUDGE" --config "$ini" keys list >"$SVC_TMP/keys.list" 2>&1
-grep -E "web-admin .* admin +1$" "$SVC_TMP/keys.list" >/dev/null && pass "judge keys list shows the admin flag and the weight" ||
+grep -E "web-admin .* admin +1 +-$" "$SVC_TMP/keys.list" >/dev/null && pass "judge keys list shows the admin flag and the weight" ||
 	fail "judge keys list shows the admin flag and the weight" "$(cat "$SVC_TMP/keys.list")"
 # a key's weight: its share of the workers (docs/operations.md, "Queue policy")
 aid=$(awk '$2 == "web-admin" {print $1}' "$SVC_TMP/keys.list")
 out=$("$JUDGE" --config "$ini" keys weight "$aid" 5 2>&1) && [ "$out" = "key $aid has weight 5" ] &&
-	"$JUDGE" --config "$ini" keys list 2>&1 | grep -qE "web-admin .* admin +5$" &&
+	"$JUDGE" --config "$ini" keys list 2>&1 | grep -qE "web-admin .* admin +5 +-$" &&
 	pass "judge keys weight sets it" || fail "judge keys weight sets it" "$out"
 for w in 0 1001 x; do
 	out=$("$JUDGE" --config "$ini" keys weight "$aid" "$w" 2>&1)
@@ -101,7 +101,7 @@ out=$(curl -s -m 20 "${A[@]}" -H 'Content-Type: text/plain' -w '\n%{http_code}' 
 expect_json "bad: create: no JSON content type is 415" "${out%$'\n'*}" '.error.code == "unsupported_media_type"'
 bad "revoke: not a number" 404 not_found DELETE /v1/admin/keys/abc
 bad "revoke: no such key" 404 not_found DELETE /v1/admin/keys/999999
-bad "revoke: GET is not allowed" 405 method_not_allowed GET /v1/admin/keys/1
+bad "a key: POST is not allowed" 405 method_not_allowed POST /v1/admin/keys/1 '{}'
 expect "revoke a key: its work ends with it" 200 \
 	'.revoked == true and .cancelled == 0 and .sessions_closed == 0' DELETE "/v1/admin/keys/$NEW_ID"
 bad "revoke it again" 404 not_found DELETE "/v1/admin/keys/$NEW_ID"
@@ -156,6 +156,21 @@ else
 	fail "inject a failed submission" "$(cat "$SVC_TMP/psql.log")"
 fi
 
+# ---- network attempts, injected as the egress proxy writes them (sessegress.c): the
+# dashboard lists them (sessions_proxy.sh makes real ones) ----
+if "$PSQL" "$SVC_DB_URL" -qAt -c "INSERT INTO session_egress (session_id, method, host, port,
+	allowed, reason, addr, bytes_out, bytes_in) VALUES ('$PAUSED', 'CONNECT', 'api.test', 443, true,
+	'closed', '127.0.0.2', 517, 4096), ('$PAUSED', 'GET', 'evil.test', 80, false,
+	'evil.test:80 is not in this session''s network policy', '', 0, 0)" >"$SVC_TMP/psql.log" 2>&1; then
+	AUTH=("${A[@]}")
+	expect "stats: the sessions' network attempts, newest first" 200 \
+		'[.egress[:2][] | .host] == ["evil.test", "api.test"] and .egress[0].session_id == "'"$PAUSED"'"' \
+		GET /v1/admin/stats
+	AUTH=(-H "Authorization: Bearer $KEY")
+else
+	fail "inject network attempts" "$(cat "$SVC_TMP/psql.log")"
+fi
+
 # ---- the browser ----
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$CHROMIUM" ]; then
@@ -190,7 +205,7 @@ while IFS= read -r line; do
 	"FAIL "*) fail "browser: ${line#FAIL }"; n=$((n + 1)) ;;
 	"skip "*) skip "browser: ${line#skip }"; n=$((n + 1)) ;;
 	esac
-done < <(cd "$PW" && CHROMIUM=$CHROMIUM timeout 600 "$NODE" web.mjs "$U" "$KEY" "$ADMIN" "$OFF" "$SHOTS" "$SVC_TMP/webprob.zip" \
+done < <(cd "$PW" && CHROMIUM=$CHROMIUM timeout 600 "$NODE" web.mjs "$U" "$KEY" "$ADMIN" "$OFF" "$SHOTS" "$SVC_TMP/webprob.zip" "$PAUSED" \
 	2>>"$PW/run.err")
 [ "$n" -ge 15 ] && pass "browser: every check reported ($n)" ||
 	fail "browser: every check reported" "$n lines; $(tail -c 600 "$PW/run.err")"

@@ -1,10 +1,12 @@
 // dashboard.js: the operator's page at /dashboard: queue, throughput and
 // latency over time, workers and slots, the queue of each API key, recent
-// failures, open sessions and the API keys (create, revoke). Needs an admin key (or auth = off on loopback).
+// failures, open sessions, the sessions' network attempts and the API keys (create, revoke). Needs an
+// admin key (or auth = off on loopback).
 import { $, el, api, keyForm, keyFromFragment, fmtMs, fmtKb, ApiError } from "./common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 let timer = null;
+let egressSession = ""; // the session whose network attempts are shown; "" for every session's last
 
 function svg(tag, attrs, text) {
   const e = document.createElementNS(SVG, tag);
@@ -80,12 +82,19 @@ function render(s) {
     el("th", { scope: "row", text: "#" + f.id }), el("td", { text: when(f.finished_ms) }), el("td", { text: f.language || "" }),
     el("td", { text: String(f.attempts) }), el("td", { text: f.worker || "" }), el("td", { text: f.message })))
     : [el("tr", {}, el("td", { colspan: "6", text: "No internal errors." }))]));
+  const eg = s.egress || [];
+  $("egress").tBodies[0].replaceChildren(...(eg.length ? eg.map((g) => el("tr", { class: g.decision },
+    el("th", { scope: "row", text: g.session_id }), el("td", { text: when(g.at_ms) }), el("td", { text: g.host }),
+    el("td", { text: String(g.port) }), el("td", { text: g.decision }), el("td", { text: g.reason }),
+    el("td", { text: g.bytes_out + " / " + g.bytes_in })))
+    : [el("tr", {}, el("td", { colspan: "7", text: egressSession ? "No network attempt in this session." : "No session has tried to reach the network." }))]));
   set("updated", "updated " + new Date(s.now_ms).toLocaleTimeString());
 }
 
 function renderKeys({ keys, own_id }) {
   $("keys").tBodies[0].replaceChildren(...keys.map((k) => el("tr", { class: k.revoked_ms ? "revoked" : null, "data-id": k.id },
     el("th", { scope: "row", text: String(k.id) }), el("td", { text: k.name }), el("td", { text: k.admin ? "yes" : "no" }), el("td", { text: String(k.weight ?? 1) }),
+    el("td", { text: k.egress ? k.egress.mode + (k.egress.allow && k.egress.allow.length ? ": " + k.egress.allow.join(", ") : "") : "judge.ini's" }),
     el("td", { text: String(k.paused_sessions ?? 0) }), el("td", { text: fmtBytes(k.images_stored) }),
     el("td", { text: new Date(k.created_ms).toLocaleString() }), el("td", { text: k.revoked_ms ? new Date(k.revoked_ms).toLocaleString() : "–" }),
     el("td", {}, k.revoked_ms ? null : el("button", {
@@ -107,7 +116,7 @@ function failed(e) {
 
 async function refresh() {
   try {
-    const [s, k] = await Promise.all([api("GET", "/v1/admin/stats"), api("GET", "/v1/admin/keys")]);
+    const [s, k] = await Promise.all([api("GET", "/v1/admin/stats" + (egressSession ? "?egress_session=" + encodeURIComponent(egressSession) : "")), api("GET", "/v1/admin/keys")]);
     render(s);
     renderKeys(k);
     notice("");
@@ -140,6 +149,11 @@ function main() {
   keyForm(refresh);
   $("refresh").addEventListener("click", refresh);
   $("auto").addEventListener("change", schedule);
+  $("egress-filter").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    egressSession = $("egress-session").value.trim();
+    refresh();
+  });
   $("key-create").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     try {

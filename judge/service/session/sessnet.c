@@ -302,14 +302,22 @@ int sessnet_cap_parse(const char *mode, const char *allow, struct sessnet_policy
 	return 0;
 }
 
-int sessnet_check(const struct sessnet_policy *p, const struct sessnet_policy *cap, char *err,
-		  size_t errlen)
+/* The check of sessnet_check and sessnet_check_key: key_id 0 is judge.ini's
+ * cap, else that key's own (the refusal names the rule that refused). */
+static int check(const struct sessnet_policy *p, const struct sessnet_policy *cap, long long key_id,
+		 char *err, size_t errlen)
 {
 	if (p->mode > cap->mode) {
-		snprintf(
-		    err, errlen,
-		    "network '%s' is beyond this server's cap: judge.ini [sessions] egress = %s",
-		    sessnet_mode_name(p->mode), cap_name(cap->mode));
+		if (key_id)
+			snprintf(err, errlen,
+				 "network '%s' is beyond this API key's cap: key %lld's egress = "
+				 "%s (/v1/admin/keys/%lld)",
+				 sessnet_mode_name(p->mode), key_id, cap_name(cap->mode), key_id);
+		else
+			snprintf(err, errlen,
+				 "network '%s' is beyond this server's cap: judge.ini [sessions] "
+				 "egress = %s",
+				 sessnet_mode_name(p->mode), cap_name(cap->mode));
 		return -1;
 	}
 	if (p->mode != SESSNET_ALLOWLIST || cap->nrules == 0)
@@ -320,14 +328,110 @@ int sessnet_check(const struct sessnet_policy *p, const struct sessnet_policy *c
 			ok = covers(&cap->rules[j], &p->rules[i]);
 		if (!ok) {
 			char t[SESSNET_HOST_MAX + 8];
-			snprintf(err, errlen,
-				 "'%s' is beyond the operator's allowlist: judge.ini [sessions] "
-				 "egress_allow",
-				 sessnet_rule_text(&p->rules[i], t, sizeof t));
+			if (key_id)
+				snprintf(err, errlen,
+					 "'%s' is beyond this API key's allowlist: key %lld's "
+					 "egress.allow (/v1/admin/keys/%lld)",
+					 sessnet_rule_text(&p->rules[i], t, sizeof t), key_id,
+					 key_id);
+			else
+				snprintf(err, errlen,
+					 "'%s' is beyond the operator's allowlist: judge.ini "
+					 "[sessions] egress_allow",
+					 sessnet_rule_text(&p->rules[i], t, sizeof t));
 			return -1;
 		}
 	}
 	return 0;
+}
+
+int sessnet_check(const struct sessnet_policy *p, const struct sessnet_policy *cap, char *err,
+		  size_t errlen)
+{
+	return check(p, cap, 0, err, errlen);
+}
+
+int sessnet_check_key(const struct sessnet_policy *p, const struct sessnet_policy *cap,
+		      long long key_id, char *err, size_t errlen)
+{
+	return check(p, cap, key_id, err, errlen);
+}
+
+int sessnet_keycap_parse(const cJSON *j, struct sessnet_policy *cap, char *err, size_t errlen)
+{
+	memset(cap, 0, sizeof *cap);
+	if (!cJSON_IsObject(j)) {
+		snprintf(err, errlen,
+			 "egress must be {\"mode\": \"off\" | \"allowlist\" | \"open\", "
+			 "\"allow\": [rules]} or null");
+		return -1;
+	}
+	const cJSON *it;
+	cJSON_ArrayForEach(it, j)
+	{
+		if (strcmp(it->string, "mode") && strcmp(it->string, "allow")) {
+			snprintf(err, errlen, "egress: unknown field '%.40s' (mode, allow)",
+				 it->string);
+			return -1;
+		}
+	}
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(j, "mode");
+	const cJSON *allow = cJSON_GetObjectItemCaseSensitive(j, "allow");
+	if (!cJSON_IsString(mode) || !strcmp(mode->valuestring, "none") ||
+	    (strcmp(mode->valuestring, "off") && parse_mode(mode->valuestring, &cap->mode) < 0)) {
+		snprintf(err, errlen, "egress.mode must be off, allowlist or open");
+		return -1;
+	}
+	if (allow && !cJSON_IsNull(allow) && cap->mode != SESSNET_ALLOWLIST) {
+		snprintf(err, errlen, "egress.allow goes with mode allowlist only");
+		return -1;
+	}
+	if (!allow || cJSON_IsNull(allow))
+		return 0;
+	if (!cJSON_IsArray(allow) || cJSON_GetArraySize(allow) > SESSNET_MAX_RULES) {
+		snprintf(err, errlen, "egress.allow must be a list of at most %d host rules",
+			 SESSNET_MAX_RULES);
+		return -1;
+	}
+	cJSON_ArrayForEach(it, allow)
+	{
+		char e[200];
+		if (!cJSON_IsString(it) ||
+		    sessnet_rule_parse(it->valuestring, &cap->rules[cap->nrules], e, sizeof e) <
+			0) {
+			snprintf(err, errlen, "egress.allow: %s",
+				 cJSON_IsString(it) ? e : "each rule is a string (host[:port])");
+			return -1;
+		}
+		cap->nrules++;
+	}
+	return 0;
+}
+
+cJSON *sessnet_cap_json(const struct sessnet_policy *cap)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "mode", cap_name(cap->mode));
+	if (cap->mode == SESSNET_ALLOWLIST) {
+		cJSON *a = cJSON_AddArrayToObject(o, "allow");
+		for (size_t i = 0; i < cap->nrules; i++) {
+			char t[SESSNET_HOST_MAX + 8];
+			cJSON_AddItemToArray(
+			    a, cJSON_CreateString(sessnet_rule_text(&cap->rules[i], t, sizeof t)));
+		}
+	}
+	return o;
+}
+
+void sessnet_cap_most(const struct sessnet_policy *cap, struct sessnet_policy *out)
+{
+	*out = *cap;
+	/* an allowlist cap of any name has no rule to list: nothing is the most
+	 * that is sure to lie within it */
+	if (cap->mode == SESSNET_ALLOWLIST && cap->nrules == 0)
+		out->mode = SESSNET_NONE;
+	if (out->mode != SESSNET_ALLOWLIST)
+		out->nrules = 0;
 }
 
 cJSON *sessnet_json(const struct sessnet_policy *p)

@@ -63,6 +63,23 @@ int sessnet_cap_parse(const char *mode, const char *allow, struct sessnet_policy
  * rule it breaks (the request is refused: a 403). */
 int sessnet_check(const struct sessnet_policy *p, const struct sessnet_policy *cap, char *err,
 		  size_t errlen);
+/* sessnet_check against key key_id's own cap (api_keys.egress, set through
+ * the admin API): the refusal names the key's override, not judge.ini. */
+int sessnet_check_key(const struct sessnet_policy *p, const struct sessnet_policy *cap,
+		      long long key_id, char *err, size_t errlen);
+/* A key's own cap as the admin API takes it and api_keys.egress stores it:
+ * {"mode": "off" | "allowlist" | "open", "allow": [rule, ...]} (allow with
+ * allowlist only; absent or empty: any name). It replaces judge.ini's cap for
+ * that key's sessions, above or below it. Returns 0, or -1 with err. */
+int sessnet_keycap_parse(const cJSON *j, struct sessnet_policy *cap, char *err, size_t errlen);
+/* A cap as sessnet_keycap_parse reads it (mode "off" for none). Never NULL;
+ * the caller deletes it. */
+cJSON *sessnet_cap_json(const struct sessnet_policy *cap);
+/* The most cap allows as a policy, into out: none under off, open under
+ * open, the cap's rules under an allowlist that has some, and none under an
+ * allowlist of any name (there is no rule to list). E2B's default
+ * allow_internet_access asks for this (docs/e2b.md). */
+void sessnet_cap_most(const struct sessnet_policy *cap, struct sessnet_policy *out);
 /* The policy as the API shows and sessions.network stores it: {"mode": ...,
  * "allow": [...]} (allow only for an allowlist). Never NULL; the caller
  * deletes it. sessnet_parse reads it back. */

@@ -192,7 +192,8 @@ static int get_env(const cJSON *in, char ***out, size_t *bytes, struct request_e
 }
 
 int sessreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
-		   const cJSON *in, struct sessreq_create *out, struct request_error *e)
+		   const cJSON *in, const struct sessreq_keycap *kc, struct sessreq_create *out,
+		   struct request_error *e)
 {
 	static const char *const keys[] = {"language", "idle_ttl", "idle_action", "limits",
 					   "network",  "env",	   NULL};
@@ -223,10 +224,15 @@ int sessreq_create(const struct judge_config *cfg, const struct lang_registry *l
 	if (sessnet_parse(cJSON_GetObjectItemCaseSensitive(in, "network"), &out->net, msg,
 			  sizeof msg) < 0)
 		return request_fail(e, 422, "invalid_field", "%s", msg);
-	if (sessnet_cap_parse(cfg->egress, cfg->egress_allow, &cap, msg, sizeof msg) < 0)
-		return request_fail(e, 500, "internal_error", "judge.ini: %s", msg);
-	if (sessnet_check(&out->net, &cap, msg, sizeof msg) < 0)
-		return request_fail(e, 403, "egress_forbidden", "%s", msg);
+	if (kc) {
+		if (sessnet_check_key(&out->net, &kc->cap, kc->key_id, msg, sizeof msg) < 0)
+			return request_fail(e, 403, "egress_forbidden", "%s", msg);
+	} else {
+		if (sessnet_cap_parse(cfg->egress, cfg->egress_allow, &cap, msg, sizeof msg) < 0)
+			return request_fail(e, 500, "internal_error", "judge.ini: %s", msg);
+		if (sessnet_check(&out->net, &cap, msg, sizeof msg) < 0)
+			return request_fail(e, 403, "egress_forbidden", "%s", msg);
+	}
 	char **env = NULL;
 	size_t env_bytes = 0;
 	int rc = get_env(in, &env, &env_bytes, e);

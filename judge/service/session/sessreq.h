@@ -34,12 +34,19 @@ struct sessreq_create {
  * e (422 unknown_language). */
 const struct lang *sessreq_language(const struct lang_registry *langs, const char *name,
 				    struct request_error *e);
+/* The egress cap of the key that creates a session, when it has its own
+ * (api_keys.egress, sessnet_keycap_parse): it replaces judge.ini's. */
+struct sessreq_keycap {
+	long long key_id;
+	struct sessnet_policy cap;
+};
 /* POST /v1/sessions {language, idle_ttl?, idle_action?, limits?: {memory_mb, cpu_ms,
  * wall_ms, disk_mb, cpus, cpu_budget_s}, network?}: ranges and defaults from the limits policy
- * of cfg; network (sessnet.h) within cfg's egress cap, else 403 egress_forbidden naming the
- * rule. Returns 0, or -1 with e. */
+ * of cfg; network (sessnet.h) within the key's cap (kc, NULL: none of its own) or else cfg's
+ * egress cap, beyond it 403 egress_forbidden naming the rule. Returns 0, or -1 with e. */
 int sessreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
-		   const cJSON *in, struct sessreq_create *out, struct request_error *e);
+		   const cJSON *in, const struct sessreq_keycap *kc, struct sessreq_create *out,
+		   struct request_error *e);
 /* The JSON of limits (for sessions.limits) and back (missing fields 0). */
 cJSON *sessreq_limits_json(const struct limits_session *l);
 void sessreq_limits_load(const cJSON *j, struct limits_session *out);
