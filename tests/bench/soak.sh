@@ -24,7 +24,8 @@
 # processes), both faults done and answered after, SSE readers got events.
 # tests/integration/soak.sh runs it short in CI.
 # Env: SOAK_S (seconds of load, default 60: the short run; a long one is e.g.
-# SOAK_S=1800), IDLE_S (default 10), WORKER_SLOTS (default 2).
+# SOAK_S=1800), IDLE_S (default 10), WORKER_SLOTS (default 2), SOAK_SANDBOX
+# (default native; gvisor: runsc sandboxes, and runsc among the leftovers).
 cd "$(dirname "$0")/../.." || exit 1
 export JUDGE=${1:-bin/judge}
 source tests/lib.sh
@@ -38,6 +39,8 @@ PY=/opt/judge/runtimes/python3.12/bin/python3.12
 # its processes put things (other suites run sandboxes here at the same time);
 # lease_s 5: the killed worker's runs go back to the queue soon
 CGP=judge-soak-$$
+# the cgroups below it (native: $CGP, gVisor: $CGP-gvisor)
+cgs() { find /sys/fs/cgroup/$CGP /sys/fs/cgroup/*/$CGP /sys/fs/cgroup/$CGP-gvisor /sys/fs/cgroup/*/$CGP-gvisor -mindepth 1 -type d 2>/dev/null | wc -l; }
 soak_cleanup() {
 	svc_cleanup_cg
 	svc_cleanup
@@ -45,14 +48,14 @@ soak_cleanup() {
 svc_cleanup_cg() {
 	grep " $SVC_TMP/" /proc/self/mountinfo | cut -d' ' -f5 | sort -r | xargs -r umount -l 2>/dev/null
 	local d
-	for d in /sys/fs/cgroup/$CGP /sys/fs/cgroup/*/$CGP; do
+	for d in /sys/fs/cgroup/$CGP /sys/fs/cgroup/*/$CGP /sys/fs/cgroup/$CGP-gvisor /sys/fs/cgroup/*/$CGP-gvisor; do
 		[ -d "$d" ] || continue
 		find "$d" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
 		rmdir "$d" 2>/dev/null
 	done
 }
 trap soak_cleanup EXIT
-svc_up soak-loud "[sandbox]" "sandbox = native" "box_root = $SVC_TMP/box" "cgroup_parent = $CGP" \
+svc_up soak-loud "[sandbox]" "sandbox = ${SOAK_SANDBOX:-native}" "box_root = $SVC_TMP/box" "cgroup_parent = $CGP" \
 	"[worker]" "worker_slots = ${WORKER_SLOTS:-2}" "lease_s = 5" "reap_interval_s = 1"
 QUIET=$("$JUDGE" --config "$ini" keys create --name soak-quiet 2>/dev/null)
 SKEY=$("$JUDGE" --config "$ini" keys create --name soak-sessions 2>/dev/null)
@@ -72,8 +75,8 @@ echo "$SVC_WORKER_PID" >"$SVC_TMP/worker.pid"
 # below counts the same things, which the load did make
 sample() {
 	echo "$(date +%s) $(rss "$SVC_SERVE_PID") $(rss "$(cat "$SVC_TMP/worker.pid")") $(pg_rss)" \
-		"$(find /sys/fs/cgroup/$CGP /sys/fs/cgroup/*/$CGP -mindepth 1 -type d 2>/dev/null | wc -l)" \
-		"$(find "$SVC_TMP/box" -name 'box-*' 2>/dev/null | wc -l)"
+		"$(cgs)" \
+		"$(find "$SVC_TMP/box" -name 'box-*' 2>/dev/null | wc -l)" "$(pgrep -fc -- "$SVC_TMP/box")"
 }
 RSS=$SVC_TMP/rss
 sample >"$RSS"
@@ -177,15 +180,15 @@ echo "SSE readers: $(jq -c .sse <<<"$OUT")"
 svc_stop "$SVC_WORKER_PID"
 svc_stop "$SVC_SERVE_PID"
 m=$(grep -c " $SVC_TMP/" /proc/self/mountinfo)
-c=$(find /sys/fs/cgroup/$CGP /sys/fs/cgroup/*/$CGP -mindepth 1 -type d 2>/dev/null | wc -l)
+c=$(cgs)
 o=$(find "$SVC_TMP/box/owners" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
 b=$(find "$SVC_TMP/box" -name 'box-*' 2>/dev/null | wc -l)
 r=$(pgrep -f -- "$SVC_TMP/box" | wc -l)
-left="mounts=$m cgroups=$c owners=$o boxes=$b runsc=$r"
-echo "during the load (samples every 5 s), most: $(awk '{ if ($5 > c) c = $5; if ($6 > b) b = $6 }
-	END { printf "cgroups=%d boxes=%d", c, b }' "$RSS")"
+left="mounts=$m cgroups=$c owners=$o boxes=$b processes=$r"
+echo "during the load (samples every 5 s), most: $(awk '{ if ($5 > c) c = $5; if ($6 > b) b = $6; if ($7 > r) r = $7 }
+	END { printf "cgroups=%d boxes=%d processes=%d", c, b, r }' "$RSS")"
 echo "leftovers after the stop: $left"
-[ "$left" = "mounts=0 cgroups=0 owners=0 boxes=0 runsc=0" ] && pass "nothing left after the stop" ||
+[ "$left" = "mounts=0 cgroups=0 owners=0 boxes=0 processes=0" ] && pass "nothing left after the stop" ||
 	fail "nothing left after the stop" "$left"
 svc_log_clean "$SVC_TMP/serve.log"
 finish
