@@ -7,13 +7,20 @@ Three API keys against one running judge, standard library only:
   threads send interactive POST /v1/execute back to back;
 - quiet: one bulk submission and one interactive execute a second, each
   timed end to end, and the bulk one's queue wait (started_ms - created_ms);
-- sessions: a thread that opens a session, runs cells, closes it, again.
+- sessions: a thread that opens a session, runs cells, closes it, again;
+- SSE readers: SSE_READERS threads following the live events of the loud and
+  quiet keys' submissions (GET /v1/submissions/{id}/events) to their `done`,
+  reconnecting with Last-Event-ID when a stream ends early.
 The quiet key runs alone for IDLE_S seconds first (its baseline), then with
 the load for LOAD_S seconds. Prints one JSON object: per key and phase the
 count, p50 and p99 in ms, errors by HTTP status, and the ratios of the
-quiet key's loaded p99 to its idle p50. Asserts nothing: a benchmark.
+quiet key's loaded p99 to its idle p50, the SSE readers' events and
+reconnects, and `lost`: submissions answered 201/202 that never reach a final
+verdict, read back through the API within FINAL_WAIT_S after the load.
 Usage: soak.py URL LOUD_KEY QUIET_KEY SESSION_KEY IDLE_S LOAD_S
 """
+import collections
+import http.client
 import json
 import sys
 import threading
@@ -27,6 +34,12 @@ LOUD_BULK, LOUD_EXEC = 3, 2
 # ~50 ms of Python CPU: enough that the bulk queue stays deep
 BUSY = "s = 0\nfor i in range(300000):\n    s += i\nprint(s)\n"
 HELLO = 'print("hello")\n'
+SSE_READERS = 3
+FINAL_WAIT_S = 180
+
+created = []  # (key, id) of every submission answered 201/202
+recent = collections.deque(maxlen=32)  # (key, id) for the SSE readers
+sse = {"streams": 0, "done": 0, "events": 0, "reconnects": 0, "errors": 0}
 
 lock = threading.Lock()
 stats = {}  # (who, phase) -> {"ms": [...], "wait_ms": [...], "errors": {status: n}}
@@ -66,7 +79,12 @@ def call(method, path, key, body=None, timeout=120):
 
 
 def submit(key, source):
-    return call("POST", "/v1/submissions", key, {"language": "python", "source": source})
+    st, o = call("POST", "/v1/submissions", key, {"language": "python", "source": source})
+    if st in (201, 202) and o and o.get("id"):
+        with lock:
+            created.append((key, o["id"]))
+            recent.append((key, o["id"]))
+    return st, o
 
 
 def wait_done(key, sid, wait_s=60):
@@ -156,6 +174,78 @@ def sessions():
         call("DELETE", "/v1/sessions/%s" % sid, SESS)
 
 
+def follow(key, sid):
+    """Reads the events of submission sid to its done; (events, reconnects, done)."""
+    host = URL.split("//", 1)[1].split("/", 1)[0]
+    last, events, reconnects = None, 0, 0
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            c = http.client.HTTPConnection(host, timeout=30)
+            h = {"Authorization": "Bearer " + key, "Accept": "text/event-stream"}
+            if last is not None:
+                h["Last-Event-ID"] = last
+            c.request("GET", "/v1/submissions/%s/events" % sid, headers=h)
+            r = c.getresponse()
+            if r.status == 204:  # done was read before the reconnect
+                return events, reconnects, True
+            if r.status != 200:
+                raise OSError("status %d" % r.status)
+            while True:
+                line = r.readline()
+                if not line:
+                    break
+                line = line.decode("utf-8", "replace").rstrip("\r\n")
+                if line.startswith("id:"):
+                    last = line[3:].strip()
+                elif line.startswith("event:"):
+                    events += 1
+                    if line[6:].strip() == "done":
+                        c.close()
+                        return events, reconnects, True
+            c.close()
+        except Exception:
+            pass
+        # the stream ended before done (a restart, a reset): again, after the last id
+        reconnects += 1
+        time.sleep(0.5)
+    return events, reconnects, False
+
+
+def sse_reader():
+    while not stop.is_set():
+        with lock:
+            item = recent.pop() if recent else None
+        if not item:
+            stop.wait(0.2)
+            continue
+        ev, rc, done = follow(*item)
+        with lock:
+            sse["streams"] += 1
+            sse["events"] += ev
+            sse["reconnects"] += rc
+            sse["done" if done else "errors"] += 1
+
+
+def final_check():
+    """Every created submission read back: (finished, lost ids)."""
+    deadline = time.monotonic() + FINAL_WAIT_S
+    finished, lost = 0, []
+    for key, sid in created:
+        while True:
+            left = deadline - time.monotonic()
+            st, r = wait_done(key, sid, max(1, min(30, int(left))))
+            if st == 200 and r and r.get("finished_ms"):
+                finished += 1
+                break
+            if left <= 0:
+                lost.append(sid)
+                break
+            if st != 200:
+                time.sleep(1)
+    return finished, lost
+
+
 def pct(v, p):
     if not v:
         return None
@@ -173,6 +263,7 @@ def main():
     load = [threading.Thread(target=loud_bulk, daemon=True) for _ in range(LOUD_BULK)]
     load += [threading.Thread(target=loud_exec, daemon=True) for _ in range(LOUD_EXEC)]
     load.append(threading.Thread(target=sessions, daemon=True))
+    load += [threading.Thread(target=sse_reader, daemon=True) for _ in range(SSE_READERS)]
     for t in load:
         t.start()
     time.sleep(LOAD_S)
@@ -180,7 +271,10 @@ def main():
     took = time.monotonic() - t_load
     for t in quiet + load:
         t.join(timeout=100)
-    out = {"idle_s": IDLE_S, "load_s": round(took, 1), "rows": []}
+    finished, lost = final_check()
+    out = {"idle_s": IDLE_S, "load_s": round(took, 1), "rows": [], "sse": sse,
+           "submissions": {"created": len(created), "finished": finished, "lost": len(lost),
+                           "lost_ids": lost[:20]}}
     with lock:
         for (who, ph), s in sorted(stats.items()):
             row = {"who": who, "phase": ph, "n": len(s["ms"]), "p50_ms": pct(s["ms"], 50),
