@@ -408,19 +408,25 @@ int sessnet_keycap_parse(const cJSON *j, struct sessnet_policy *cap, char *err, 
 	return 0;
 }
 
-cJSON *sessnet_cap_json(const struct sessnet_policy *cap)
+/* {"mode": mode, "allow": [rules]} (allow only for an allowlist). */
+static cJSON *policy_json(const struct sessnet_policy *p, const char *mode)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "mode", cap_name(cap->mode));
-	if (cap->mode == SESSNET_ALLOWLIST) {
+	cJSON_AddStringToObject(o, "mode", mode);
+	if (p->mode == SESSNET_ALLOWLIST) {
 		cJSON *a = cJSON_AddArrayToObject(o, "allow");
-		for (size_t i = 0; i < cap->nrules; i++) {
+		for (size_t i = 0; i < p->nrules; i++) {
 			char t[SESSNET_HOST_MAX + 8];
 			cJSON_AddItemToArray(
-			    a, cJSON_CreateString(sessnet_rule_text(&cap->rules[i], t, sizeof t)));
+			    a, cJSON_CreateString(sessnet_rule_text(&p->rules[i], t, sizeof t)));
 		}
 	}
 	return o;
+}
+
+cJSON *sessnet_cap_json(const struct sessnet_policy *cap)
+{
+	return policy_json(cap, cap_name(cap->mode));
 }
 
 void sessnet_cap_most(const struct sessnet_policy *cap, struct sessnet_policy *out)
@@ -436,17 +442,7 @@ void sessnet_cap_most(const struct sessnet_policy *cap, struct sessnet_policy *o
 
 cJSON *sessnet_json(const struct sessnet_policy *p)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "mode", sessnet_mode_name(p->mode));
-	if (p->mode == SESSNET_ALLOWLIST) {
-		cJSON *a = cJSON_AddArrayToObject(o, "allow");
-		for (size_t i = 0; i < p->nrules; i++) {
-			char t[SESSNET_HOST_MAX + 8];
-			cJSON_AddItemToArray(
-			    a, cJSON_CreateString(sessnet_rule_text(&p->rules[i], t, sizeof t)));
-		}
-	}
-	return o;
+	return policy_json(p, sessnet_mode_name(p->mode));
 }
 
 /* An IPv4 address (host order) as sessnet_addr_refused judges it. */
