@@ -34,7 +34,7 @@ svc_up egress-proxy "[sandbox]" "sandbox = native" "[worker]" "worker_slots = 2"
 create() { svc_session "{\"language\": \"python\", \"network\": $1${2:+, $2}}"; }
 # cell NAME SID CODE JQ: a cell (@UP@ in CODE is the upstream's port) whose
 # answer passes JQ
-cell() { svc_cell "$1" "$2" "${3//@UP@/$UP}" "$4"; }
+cell() { svc_cell "${PFX:-}$1" "$2" "${3//@UP@/$UP}" "$4"; }
 
 # the helpers every cell of the allowlisted session uses
 read -r -d '' LIB <<'PY'
