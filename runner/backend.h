@@ -54,6 +54,9 @@ struct sandbox_ops {
 	 * such runs go to the first backend of the table that does, which is then
 	 * always started. */
 	bool joins_netns;
+	/* Its live processes (start) honour run_spec.net_ns_fd (a session's egress
+	 * proxy); implied by joins_netns. */
+	bool starts_in_netns;
 	/* Process-wide set-up: 0, or -1 with err (then the backend is unavailable). */
 	int (*global_init)(const struct sandbox_options *opts, char *err, size_t errlen);
 	/* Stops threads and removes what the process created; safe when not inited. */

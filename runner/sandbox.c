@@ -699,10 +699,9 @@ int sandbox_start(struct sandbox *sb, const struct run_spec *spec, struct sandbo
 		snprintf(err, errlen, "the %s backend cannot start live processes", ops->name);
 		return -1;
 	}
-	if (spec->net_ns_fd > 0 && !ops->joins_netns) {
+	if (spec->net_ns_fd > 0 && !ops->joins_netns && !ops->starts_in_netns) {
 		/* never an empty namespace instead: the caller wants that one */
-		snprintf(err, errlen, "the %s backend cannot join a network namespace yet",
-			 ops->name);
+		snprintf(err, errlen, "the %s backend cannot join a network namespace", ops->name);
 		return -1;
 	}
 	struct sandbox_proc *p = xcalloc(1, sizeof *p);

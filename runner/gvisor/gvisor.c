@@ -594,7 +594,7 @@ static int gvisor_proc_signal(struct sandbox_proc *p, int sig)
 	char num[16];
 	gvhost_fmt(num, sizeof(num), "%d", sig);
 	/* to init, which passes it on to the program's process group */
-	return gvpool_runsc(&gv.env, "kill", gp->e->id, num) == 0 ? 0 : -ESRCH;
+	return gvpool_runsc_on(&gv.env, gp->e, "kill", gp->e->id, num) == 0 ? 0 : -ESRCH;
 }
 
 static int gvisor_proc_usage(struct sandbox_proc *p, long long *cpu_us, long *memory_kb)
@@ -899,6 +899,7 @@ static void gvisor_global_shutdown(void)
 
 const struct sandbox_ops gvisor_ops = {
     .name = "gvisor",
+    .starts_in_netns = true, /* runsc --network=host in that namespace (gvpool.c) */
     .global_init = gvisor_global_init,
     .global_shutdown = gvisor_global_shutdown,
     .works = gvisor_works,

@@ -60,8 +60,11 @@
  * so their mounts are revalidated (shared). The read-only runtime is too: a few
  * per cent on imports, measured. */
 #define LIVE_FLAGS "--network=none", "--file-access-mounts=shared"
-#define LIVE_SIG   "live|"
-#define REAPERS	   2
+/* A live sandbox of a session with an egress policy: the sentry's sockets are host
+ * sockets in the namespace its spec names (the proxy's, only lo and the listener). */
+#define HOSTNET_FLAGS "--network=host", "--file-access-mounts=shared"
+#define LIVE_SIG      "live|"
+#define REAPERS	      2
 
 struct gv_pool {
 	char *sig;	  /* ro_paths and init_args joined: the pool's key */
@@ -101,19 +104,32 @@ static struct {
     .reap_cond = PTHREAD_COND_INITIALIZER,
 };
 
-int gvpool_runsc(const struct gvpool_env *env, const char *a1, const char *a2, const char *a3)
+static int runsc_flags(const struct gvpool_env *env, bool host_net, const char *a1, const char *a2,
+		       const char *a3)
 {
 	char rootopt[PATH_MAX + 8];
 	gvhost_fmt(rootopt, sizeof(rootopt), "--root=%s", env->root);
-	const char *argv[] = {env->runsc, rootopt, GLOBAL_FLAGS, env->platform, a1, a2, a3, NULL};
+	const char *plain[] = {env->runsc, rootopt, GLOBAL_FLAGS, env->platform, a1, a2, a3, NULL};
+	const char *host[] = {env->runsc, rootopt, HOSTNET_FLAGS, env->platform, a1, a2, a3, NULL};
 	pid_t pid;
-	if (gvhost_spawn_group(argv, -1, -1, -1, &pid) < 0)
+	if (gvhost_spawn_group(host_net ? host : plain, -1, -1, -1, &pid) < 0)
 		return -1;
 	int st = gvhost_wait_exit_ms(pid, GVPOOL_RUNSC_TIMEOUT_MS);
 	if (st == GVHOST_WAIT_TIMEOUT)
 		log_error("gvisor: runsc %s %s killed after %d s", a1, a3 ? a3 : "",
 			  GVPOOL_RUNSC_TIMEOUT_MS / 1000);
 	return st;
+}
+
+int gvpool_runsc(const struct gvpool_env *env, const char *a1, const char *a2, const char *a3)
+{
+	return runsc_flags(env, false, a1, a2, a3);
+}
+
+int gvpool_runsc_on(const struct gvpool_env *env, const struct gv_entry *e, const char *a1,
+		    const char *a2, const char *a3)
+{
+	return runsc_flags(env, e->host_net, a1, a2, a3);
 }
 
 /* ---- entries ------------------------------------------------------------ */
@@ -254,7 +270,7 @@ static void entry_reap(struct gv_entry *e)
 	struct cg *cg = gvpool_cg(e);
 	if (cg)
 		cg_cpu_us(cg, &cpu_us);
-	int r = gvpool_runsc(&gp.env, "delete", "--force", e->id);
+	int r = gvpool_runsc_on(&gp.env, e, "delete", "--force", e->id);
 	gvhost_reap_orphans();
 	/* what runsc leaves of a container that never started (its start killed),
 	 * or when its delete failed (it does, now and then, exit 128): every process
@@ -414,14 +430,17 @@ static void read_pid_file(struct gv_entry *e, const char *pidfile)
 	strbuf_release(&sb);
 }
 
-/* Creates and starts one sandbox for pool p: ~170 ms, mostly runsc itself. */
-static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size_t errlen)
+/* Creates and starts one sandbox for pool p: ~170 ms, mostly runsc itself. netns:
+ * the network namespace it joins (by path, --network=host), or NULL. */
+static int entry_start(struct gv_pool *p, const char *netns, struct gv_entry **out, char *err,
+		       size_t errlen)
 {
 	int ret = -1, in[2] = {-1, -1}, o[2] = {-1, -1}, e2[2] = {-1, -1};
 	struct gv_entry *e = xcalloc(1, sizeof(*e));
 	int64_t t0 = clock_mono_us();
 	e->in_fd = e->out_fd = e->err_fd = -1;
 	e->pool = p;
+	e->host_net = netns != NULL;
 	pthread_mutex_lock(&gp.lock);
 	unsigned long n = ++gp.serial;
 	pthread_mutex_unlock(&gp.lock);
@@ -460,6 +479,7 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	    .memory_bytes = gp.env.max_memory_bytes + GVPOOL_HEADROOM_BYTES,
 	    .pids = 4096,
 	    .tmp_bytes = gp.env.tmp_bytes,
+	    .netns_path = netns,
 	};
 	gvhost_fmt(path, sizeof(path), "%s/config.json", e->dir);
 	if (oci_write_config(path, &op, err, errlen) < 0)
@@ -478,7 +498,10 @@ static int entry_start(struct gv_pool *p, struct gv_entry **out, char *err, size
 	const char *shared[] = {gp.env.runsc, rootopt,	  LIVE_FLAGS, gp.env.platform,
 				"run",	      "--detach", "--bundle", e->dir,
 				"--pid-file", pidfile,	  e->id,      NULL};
-	const char **argv = p->shared ? shared : exclusive;
+	const char *host[] = {gp.env.runsc, rootopt,	HOSTNET_FLAGS, gp.env.platform,
+			      "run",	    "--detach", "--bundle",    e->dir,
+			      "--pid-file", pidfile,	e->id,	       NULL};
+	const char **argv = netns ? host : p->shared ? shared : exclusive;
 	pid_t pid;
 	/* every wait below is bounded by the start's deadline: a platform that never
 	 * starts (kvm where it hangs) costs that long, then everything is killed */
@@ -647,7 +670,7 @@ static void *refill_main(void *arg)
 		pthread_mutex_unlock(&gp.lock);
 		struct gv_entry *e = NULL;
 		char err[512];
-		int r = entry_start(p, &e, err, sizeof(err));
+		int r = entry_start(p, NULL, &e, err, sizeof(err));
 		pthread_mutex_lock(&gp.lock);
 		p->starting--;
 		if (r < 0) {
@@ -724,7 +747,7 @@ static int entry_take(const struct run_spec *spec, const struct strbuf *warm,
 		tmp.ro_paths = p ? p->ro_paths : (char **)ro_paths;
 		tmp.init_args = bare;
 		tmp.shared = !strncmp(sig->buf, LIVE_SIG, strlen(LIVE_SIG));
-		r = entry_start(&tmp, &e, err, errlen);
+		r = entry_start(&tmp, NULL, &e, err, errlen);
 		if (r == 0)
 			e->pool = p;
 	}
@@ -811,9 +834,42 @@ int gvpool_take(const struct run_spec *spec, struct gv_entry **out, bool *cold, 
 	return gvpool_take_live(spec, false, out, cold, err, errlen);
 }
 
+/* A live sandbox in the namespace of spec's net_ns_fd: never from a pool (pooled
+ * ones have no network, and this one's namespace is its session's), never parked
+ * (tainted), started cold like entry_take's. runsc opens the namespace through
+ * our fd's path while it starts. */
+static int take_netns(const struct run_spec *spec, struct gv_entry **out, bool *cold, char *err,
+		      size_t errlen)
+{
+	struct strbuf warm = STRBUF_INIT, sig = STRBUF_INIT;
+	runtime_of(spec, true, &warm, &sig);
+	char *bare[] = {GVPOOL_INIT_INSIDE, NULL};
+	struct gv_pool tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.ro_paths = (char **)spec->ro_paths;
+	tmp.init_args = bare;
+	tmp.shared = true;
+	char netns[64];
+	gvhost_fmt(netns, sizeof(netns), "/proc/%d/fd/%d", (int)getpid(), spec->net_ns_fd);
+	struct gv_entry *e = NULL;
+	int r = entry_start(&tmp, netns, &e, err, errlen);
+	if (r == 0) {
+		e->pool = NULL; /* not &tmp */
+		e->tainted = true;
+		e->sig = strbuf_detach(&sig, NULL);
+		*out = e;
+	}
+	*cold = true;
+	strbuf_release(&warm);
+	strbuf_release(&sig);
+	return r;
+}
+
 int gvpool_take_live(const struct run_spec *spec, bool live, struct gv_entry **out, bool *cold,
 		     char *err, size_t errlen)
 {
+	if (live && spec->net_ns_fd > 0)
+		return take_netns(spec, out, cold, err, errlen);
 	struct strbuf warm = STRBUF_INIT, sig = STRBUF_INIT;
 	runtime_of(spec, live, &warm, &sig);
 	int r = entry_take(spec, &warm, &sig, out, cold, err, errlen);

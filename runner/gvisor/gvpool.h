@@ -72,11 +72,16 @@ struct gv_entry {
 	long ooms0, failcnt0;	   /* memory cgroup counters before the current run */
 	struct cg cg;		   /* the cgroups runsc made for it (see gvpool_cg) */
 	bool cg_open;
+	bool host_net; /* runsc --network=host in a namespace the caller gave */
 };
 
 /* Runs "runsc <global flags> a1 a2 a3" of env with stdio on /dev/null; returns
  * its exit status, or -1. */
 int gvpool_runsc(const struct gvpool_env *env, const char *a1, const char *a2, const char *a3);
+/* The same for a subcommand on e's container, with the global flags it was
+ * started with (runsc keeps them per container). */
+int gvpool_runsc_on(const struct gvpool_env *env, const struct gv_entry *e, const char *a1,
+		    const char *a2, const char *a3);
 /* Starts the refill and reaper threads with a copy of env. 0, or -1 with err. */
 int gvpool_start(const struct gvpool_env *env, char *err, size_t errlen);
 /* Stops the threads and deletes every sandbox not handed out. */
@@ -90,7 +95,8 @@ void gvpool_sig(const struct run_spec *spec, struct strbuf *sig);
 int gvpool_take(const struct run_spec *spec, struct gv_entry **out, bool *cold, char *err,
 		size_t errlen);
 /* The same for a live sandbox (sandbox_start) when live: its own pools, whose
- * mounts the host shares (--file-access-mounts=shared). */
+ * mounts the host shares (--file-access-mounts=shared). A live spec with a
+ * net_ns_fd gets a sandbox of its own, never pooled (*cold), in that namespace. */
 int gvpool_take_live(const struct run_spec *spec, bool live, struct gv_entry **out, bool *cold,
 		     char *err, size_t errlen);
 /* SIGKILLs every process of e's container now, without waiting. */

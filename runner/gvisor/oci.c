@@ -4,7 +4,8 @@
  * just the capabilities it needs to bind the box and become the box uid
  * (SYS_ADMIN, SETUID, SETGID, KILL); it drops them all before it execs the
  * program. gVisor's root is not root on the host: the sentry and gofer run
- * confined by runsc, and --network=none leaves only loopback.
+ * confined by runsc, and --network=none leaves only loopback. A session with an
+ * egress policy names its proxy's namespace instead (netns_path, --network=host).
  */
 #include "runner/gvisor/oci.h"
 
@@ -85,6 +86,8 @@ static cJSON *build(const struct oci_params *p)
 	for (const char *const *n = nss; *n; n++) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "type", *n);
+		if (!strcmp(*n, "network") && p->netns_path)
+			cJSON_AddStringToObject(o, "path", p->netns_path);
 		cJSON_AddItemToArray(ns, o);
 	}
 	if (p->cgroups_path)

@@ -14,6 +14,9 @@ struct oci_params {
 	long long memory_bytes;	      /* linux.resources.memory.limit; 0 = none */
 	long pids;		      /* linux.resources.pids.limit; 0 = none */
 	long long tmp_bytes;	      /* size of the /tmp tmpfs */
+	/* the network namespace to join, by a path runsc can open (with
+	 * --network=host); NULL = a namespace of the sandbox's own */
+	const char *netns_path;
 };
 
 /* Writes path (a config.json) from p. Returns 0, or -1 with a message in err. */
