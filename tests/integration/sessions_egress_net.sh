@@ -10,7 +10,8 @@
 # Host header names another host is refused; a private address not let
 # through, PostgreSQL (through the proxy, straight, by its Unix socket) and
 # the upstream without the proxy are out of reach. The history says why.
-# Needs root (ip netns); skipped (and counted as skipped) without it.
+# Native, then the same on a gVisor worker (runsc --network=host in the
+# proxy's namespace). Needs root (ip netns); skipped (and counted as skipped) without it.
 cd "$(dirname "$0")/../.." || exit 1
 [ -n "${1:-}" ] && JUDGE=$1
 source tests/lib.sh
@@ -118,73 +119,94 @@ def direct(addr):
         return "error " + type(e).__name__
 PY
 
-svc_session '{"language": "python", "network": {"allow": ["api.test", "priv.test", "loop.test"]}}'
-A=$SID
-[ -n "$A" ] && pass "an allowlisted session starts" || { fail "an allowlisted session starts"; finish; exit 1; }
-cell() { svc_cell "$1" "$A" "$2" "$3"; }
-cell "the helpers load" "$LIB" '.status == "ok"'
+# the checks, on the backend of the worker running (PFX names it)
+net_checks() {
+	svc_session '{"language": "python", "network": {"allow": ["api.test", "priv.test", "loop.test"]}}'
+	A=$SID
+	[ -n "$A" ] && pass "${PFX}an allowlisted session starts" || { fail "${PFX}an allowlisted session starts"; return; }
+	cell() { svc_cell "${PFX}$1" "$A" "$2" "$3"; }
+	cell "the helpers load" "$LIB" '.status == "ok"'
 
-# ---- real TLS ----
-cell "https to an allowed name: real TLS through the tunnel, the certificate checked" \
-	"print(https('https://api.test:$UPS/hello'))" \
-	'.stdout == "200 hello from upstream, host api.test:'"$UPS"'\n"'
-cell "a tunnel whose TLS names its CONNECT host goes through" \
-	"print(via('api.test', $UPS, 'api.test'))" '.stdout == "ok HTTP/1.1 200 OK\n"'
-cell "plain HTTP inside a tunnel (not TLS) goes through" \
-	"print(via('api.test', $UP, 'plain'))" '.stdout == "ok HTTP/1.1 200 OK\n"'
-cell "a tunnel to api.test whose TLS asks for front.test (domain fronting) is cut" \
-	"print(via('api.test', $UPS, 'front.test'))" '.stdout | test("^error (SSLEOFError|SSLZeroReturnError|ConnectionResetError|SSLError)")'
-cell "a tunnel to api.test whose TLS names no server is cut" \
-	"print(via('api.test', $UPS, None, verify=False))" '.stdout | test("^error ")'
-cell "front.test itself is not in the policy" "print(via('front.test', $UPS, 'front.test'))" \
-	'.stdout | startswith("refused HTTP/1.1 403 egress refused: front.test:")'
+	# ---- real TLS ----
+	cell "https to an allowed name: real TLS through the tunnel, the certificate checked" \
+		"print(https('https://api.test:$UPS/hello'))" \
+		'.stdout == "200 hello from upstream, host api.test:'"$UPS"'\n"'
+	cell "a tunnel whose TLS names its CONNECT host goes through" \
+		"print(via('api.test', $UPS, 'api.test'))" '.stdout == "ok HTTP/1.1 200 OK\n"'
+	cell "plain HTTP inside a tunnel (not TLS) goes through" \
+		"print(via('api.test', $UP, 'plain'))" '.stdout == "ok HTTP/1.1 200 OK\n"'
+	cell "a tunnel to api.test whose TLS asks for front.test (domain fronting) is cut" \
+		"print(via('api.test', $UPS, 'front.test'))" '.stdout | test("^error (SSLEOFError|SSLZeroReturnError|ConnectionResetError|SSLError)")'
+	cell "a tunnel to api.test whose TLS names no server is cut" \
+		"print(via('api.test', $UPS, None, verify=False))" '.stdout | test("^error ")'
+	cell "front.test itself is not in the policy" "print(via('front.test', $UPS, 'front.test'))" \
+		'.stdout | startswith("refused HTTP/1.1 403 egress refused: front.test:")'
 
-# ---- plain HTTP is routed by the URL, and its Host must agree ----
-cell "a plain request whose Host header names another host: refused" \
-	"print(plain('http://api.test:$UP/hello', 'front.test'))" \
-	'.stdout == "403 egress refused: the Host header names front.test, not the URL'"'"'s host api.test\n"'
-cell "the same Host with a port is the same host" \
-	"print(plain('http://api.test:$UP/hello', 'API.test:$UP'))" \
-	'.stdout == "200 hello from upstream, host API.test:'"$UP"'\n"'
+	# ---- plain HTTP is routed by the URL, and its Host must agree ----
+	cell "a plain request whose Host header names another host: refused" \
+		"print(plain('http://api.test:$UP/hello', 'front.test'))" \
+		'.stdout == "403 egress refused: the Host header names front.test, not the URL'"'"'s host api.test\n"'
+	cell "the same Host with a port is the same host" \
+		"print(plain('http://api.test:$UP/hello', 'API.test:$UP'))" \
+		'.stdout == "200 hello from upstream, host API.test:'"$UP"'\n"'
 
-# ---- out of reach ----
-cell "a listed name on the upstream's other, private address: refused" \
-	"print(https('http://priv.test:$UP/hello'))" \
-	'.stdout == "403 egress refused: priv.test resolves to a private address ('"$NET"'.3)\n"'
-cell "PostgreSQL through the proxy (a listed name on loopback): refused" \
-	"print(via('loop.test', $PGPORT, None))" \
-	'.stdout | startswith("refused HTTP/1.1 403 egress refused: loop.test resolves to a loopback address")'
-cell "PostgreSQL's port straight: nothing there" "print(direct(('127.0.0.1', $PGPORT)))" \
-	'.stdout == "error ConnectionRefusedError\n"'
-cell "PostgreSQL's Unix socket: not in the sandbox" "print(direct('$PGSOCK'))" \
-	'.stdout | test("^error (FileNotFoundError|PermissionError|ConnectionRefusedError)")'
-cell "the upstream straight, skipping the proxy: no route" "print(direct(('$NET.2', $UPS)))" \
-	'.stdout | test("^error (OSError|TimeoutError)")'
+	# ---- out of reach ----
+	cell "a listed name on the upstream's other, private address: refused" \
+		"print(https('http://priv.test:$UP/hello'))" \
+		'.stdout == "403 egress refused: priv.test resolves to a private address ('"$NET"'.3)\n"'
+	cell "PostgreSQL through the proxy (a listed name on loopback): refused" \
+		"print(via('loop.test', $PGPORT, None))" \
+		'.stdout | startswith("refused HTTP/1.1 403 egress refused: loop.test resolves to a loopback address")'
+	cell "PostgreSQL's port straight: nothing there" "print(direct(('127.0.0.1', $PGPORT)))" \
+		'.stdout == "error ConnectionRefusedError\n"'
+	cell "PostgreSQL's Unix socket: not in the sandbox" "print(direct('$PGSOCK'))" \
+		'.stdout | test("^error (FileNotFoundError|PermissionError|ConnectionRefusedError)")'
+	cell "the upstream straight, skipping the proxy: no route" "print(direct(('$NET.2', $UPS)))" \
+		'.stdout | test("^error (OSError|TimeoutError)")'
 
-# ---- installs keep their own way out ----
-expect "a session with a policy installs from the package index" 200 '.status == "ok"' \
-	POST "/v1/sessions/$A/install" '{"manager": "pip", "packages": ["tinypkg==1.0"]}'
-cell "and imports it" 'import tinypkg; print(tinypkg.__name__)' '.stdout == "tinypkg\n"'
-cell "the index is not reachable through the egress proxy: not in the policy" \
-	"print(https('$INDEX/'))" '.stdout | startswith("403 egress refused: ")'
+	# ---- installs keep their own way out ----
+	expect "${PFX}a session with a policy installs from the package index" 200 '.status == "ok"' \
+		POST "/v1/sessions/$A/install" '{"manager": "pip", "packages": ["tinypkg==1.0"]}'
+	cell "and imports it" 'import tinypkg; print(tinypkg.__name__)' '.stdout == "tinypkg\n"'
+	cell "the index is not reachable through the egress proxy: not in the policy" \
+		"print(https('$INDEX/'))" '.stdout | startswith("403 egress refused: ")'
 
-# ---- the history says why ----
-for _ in $(seq 50); do # each attempt is written when its connection ends
-	out=$(req GET "/v1/sessions/$A/history")
-	[ "$(jq '[.egress[]? | select(.reason | test("TLS"))] | length' <<<"${out%$'\n'*}")" = 2 ] && break
-	sleep 0.1
-done
-expect_json "the history: the fronted tunnel refused, saying why" "${out%$'\n'*}" \
-	'[.egress[] | select(.reason == "the TLS server name front.test is not the CONNECT host api.test")] |
-	length == 1 and .[0].decision == "refused" and .[0].method == "CONNECT" and .[0].bytes_out == 0'
-expect_json "the history: the tunnel without SNI refused, saying why" "${out%$'\n'*}" \
-	'[.egress[] | select(.reason | startswith("the TLS ClientHello names no server (SNI)"))] | length == 1'
-expect_json "the history: the allowed TLS went to the upstream's address" "${out%$'\n'*}" \
-	'[.egress[] | select(.decision == "allowed" and .port == '"$UPS"')] |
-	length == 2 and all(.address == "'"$NET"'.2" and .bytes_in > 1000)'
-expect_json "the history: the Host header refusal" "${out%$'\n'*}" \
-	'[.egress[] | select(.reason | startswith("the Host header names front.test"))] | length == 1'
-req DELETE "/v1/sessions/$A" >/dev/null
+	# ---- the history says why ----
+	for _ in $(seq 50); do # each attempt is written when its connection ends
+		out=$(req GET "/v1/sessions/$A/history")
+		[ "$(jq '[.egress[]? | select(.reason | test("TLS"))] | length' <<<"${out%$'\n'*}")" = 2 ] && break
+		sleep 0.1
+	done
+	expect_json "${PFX}the history: the fronted tunnel refused, saying why" "${out%$'\n'*}" \
+		'[.egress[] | select(.reason == "the TLS server name front.test is not the CONNECT host api.test")] |
+		length == 1 and .[0].decision == "refused" and .[0].method == "CONNECT" and .[0].bytes_out == 0'
+	expect_json "${PFX}the history: the tunnel without SNI refused, saying why" "${out%$'\n'*}" \
+		'[.egress[] | select(.reason | startswith("the TLS ClientHello names no server (SNI)"))] | length == 1'
+	expect_json "${PFX}the history: the allowed TLS went to the upstream's address" "${out%$'\n'*}" \
+		'[.egress[] | select(.decision == "allowed" and .port == '"$UPS"')] |
+		length == 2 and all(.address == "'"$NET"'.2" and .bytes_in > 1000)'
+	expect_json "${PFX}the history: the Host header refusal" "${out%$'\n'*}" \
+		'[.egress[] | select(.reason | startswith("the Host header names front.test"))] | length == 1'
+	req DELETE "/v1/sessions/$A" >/dev/null
+}
+
+PFX="" net_checks
+
+# ---- gVisor: the same, runsc --network=host in the proxy's namespace ----
+svc_stop "$SVC_WORKER_PID"
+ini2=$SVC_TMP/judge-gvisor.ini
+svc_config "$ini2" "listen = 127.0.0.1:$PORT" "auth = on" "[sandbox]" "sandbox = gvisor" \
+	"session_pool = 0" "[worker]" "worker_slots = 2" "[sessions]" "pip_index_url = $INDEX" "egress = allowlist" \
+	"egress_hosts = api.test=$NET.2, front.test=$NET.2, priv.test=$NET.3, loop.test=127.0.0.1" \
+	"egress_addr_allow = $NET.2"
+if ! runsc --version >/dev/null 2>&1; then
+	skip "gVisor: an upstream in a namespace" "runsc is not installed"
+elif svc_worker "$ini2"; then
+	PFX="gVisor: " net_checks
+	svc_stop "$SVC_WORKER_PID"
+else
+	fail "a gVisor worker starts"
+fi
 
 svc_stop "$MAIN_PID"
 svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/worker.log"
