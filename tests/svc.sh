@@ -181,6 +181,27 @@ svc_up() {
 # auto. Waits until /health answers and the worker has registered; sets U
 # (base URL), PORT, KEY (the admin key judge up printed, var/api-key) and
 # UP_PID. svc_cleanup stops it (SIGTERM: judge up drains and stops its cluster).
+# svc_on_gvisor NAME CHECKS [KEY = VALUE]...: stops the worker and runs the
+# function CHECKS again (PFX="gVisor: " naming its checks) on a gVisor worker of
+# the same service, its judge.ini as svc_up's but the backend, no session pool
+# and the lines given; a counted skip named NAME without runsc
+svc_on_gvisor() {
+	local name=$1 checks=$2
+	shift 2
+	svc_stop "$SVC_WORKER_PID"
+	local gini=$SVC_TMP/judge-gvisor.ini
+	svc_config "$gini" "listen = 127.0.0.1:$PORT" "auth = on" "[sandbox]" "sandbox = gvisor" \
+		"session_pool = 0" "$@"
+	if ! runsc --version >/dev/null 2>&1; then
+		skip "gVisor: $name" "runsc is not installed"
+	elif svc_worker "$gini"; then
+		PFX="gVisor: " "$checks"
+		svc_stop "$SVC_WORKER_PID"
+	else
+		fail "a gVisor worker starts"
+	fi
+}
+
 svc_make_run() {
 	local dir=$1 f root judge
 	shift

@@ -57,10 +57,10 @@ svc_index tinypkg==1.0
 # changed from judge.ini (svc.sh): egress allowed to an allowlist; the test's
 # names mapped (no resolver of ours serves them); the upstream's private
 # address let through, its second one not; the local index
-svc_up egress-net "[sandbox]" "sandbox = native" "[worker]" "worker_slots = 2" \
-	"[sessions]" "pip_index_url = $INDEX" "egress = allowlist" \
-	"egress_hosts = api.test=$NET.2, front.test=$NET.2, priv.test=$NET.3, loop.test=127.0.0.1" \
-	"egress_addr_allow = $NET.2"
+EGRESS_INI=("[worker]" "worker_slots = 2" "[sessions]" "pip_index_url = $INDEX" "egress = allowlist"
+	"egress_hosts = api.test=$NET.2, front.test=$NET.2, priv.test=$NET.3, loop.test=127.0.0.1"
+	"egress_addr_allow = $NET.2")
+svc_up egress-net "[sandbox]" "sandbox = native" "${EGRESS_INI[@]}"
 PGPORT=$(sed -n 's/.*port=\([0-9]*\).*/\1/p' <<<"$SVC_DB_URL")
 PGSOCK=$SVC_TMP/pg/.s.PGSQL.$PGPORT
 [ -S "$PGSOCK" ] && pass "PostgreSQL's Unix socket is there on the host" || fail "PostgreSQL's socket" "$PGSOCK"
@@ -193,20 +193,7 @@ net_checks() {
 PFX="" net_checks
 
 # ---- gVisor: the same, runsc --network=host in the proxy's namespace ----
-svc_stop "$SVC_WORKER_PID"
-ini2=$SVC_TMP/judge-gvisor.ini
-svc_config "$ini2" "listen = 127.0.0.1:$PORT" "auth = on" "[sandbox]" "sandbox = gvisor" \
-	"session_pool = 0" "[worker]" "worker_slots = 2" "[sessions]" "pip_index_url = $INDEX" "egress = allowlist" \
-	"egress_hosts = api.test=$NET.2, front.test=$NET.2, priv.test=$NET.3, loop.test=127.0.0.1" \
-	"egress_addr_allow = $NET.2"
-if ! runsc --version >/dev/null 2>&1; then
-	skip "gVisor: an upstream in a namespace" "runsc is not installed"
-elif svc_worker "$ini2"; then
-	PFX="gVisor: " net_checks
-	svc_stop "$SVC_WORKER_PID"
-else
-	fail "a gVisor worker starts"
-fi
+svc_on_gvisor "an upstream in a namespace" net_checks "${EGRESS_INI[@]}"
 
 svc_stop "$MAIN_PID"
 svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/worker.log"

@@ -25,10 +25,10 @@ UP=$(sed -n 's/^ready //p' "$SVC_TMP/up.out")
 [ -n "$UP" ] && pass "stand-in upstream on 127.0.0.2:$UP" ||
 	{ fail "stand-in upstream" "$(tail -3 "$SVC_TMP/up.log")"; finish; exit 1; }
 
-svc_up egress-proxy "[sandbox]" "sandbox = native" "[worker]" "worker_slots = 2" \
-	"[sessions]" "egress = allowlist" \
-	"egress_hosts = api.test=127.0.0.2, other.test=127.0.0.2, loop.test=127.0.0.1, meta.test=169.254.169.254" \
-	"egress_addr_allow = 127.0.0.2" "egress_max_mb = 1" "egress_max_connections = 20"
+EGRESS_INI=("[worker]" "worker_slots = 2" "[sessions]" "egress = allowlist"
+	"egress_hosts = api.test=127.0.0.2, other.test=127.0.0.2, loop.test=127.0.0.1, meta.test=169.254.169.254"
+	"egress_addr_allow = 127.0.0.2" "egress_max_mb = 1" "egress_max_connections = 20")
+svc_up egress-proxy "[sandbox]" "sandbox = native" "${EGRESS_INI[@]}"
 
 # create NETWORK [EXTRA]: a python session with that network policy; SID its id
 create() { svc_session "{\"language\": \"python\", \"network\": $1${2:+, $2}}"; }
@@ -225,21 +225,7 @@ proxy_checks() {
 PFX="" proxy_checks
 
 # ---- gVisor: the same checks, runsc --network=host in the proxy's namespace ----
-svc_stop "$SVC_WORKER_PID"
-ini2=$SVC_TMP/judge-gvisor.ini
-svc_config "$ini2" "listen = 127.0.0.1:$PORT" "auth = on" "[sandbox]" "sandbox = gvisor" \
-	"session_pool = 0" "[worker]" "worker_slots = 2" \
-	"[sessions]" "egress = allowlist" \
-	"egress_hosts = api.test=127.0.0.2, other.test=127.0.0.2, loop.test=127.0.0.1, meta.test=169.254.169.254" \
-	"egress_addr_allow = 127.0.0.2" "egress_max_mb = 1" "egress_max_connections = 20"
-if ! runsc --version >/dev/null 2>&1; then
-	skip "gVisor: a session's egress proxy" "runsc is not installed"
-elif svc_worker "$ini2"; then
-	PFX="gVisor: " proxy_checks
-	svc_stop "$SVC_WORKER_PID"
-else
-	fail "a gVisor worker starts"
-fi
+svc_on_gvisor "a session's egress proxy" proxy_checks "${EGRESS_INI[@]}"
 
 # stopped, so that a sanitizer build reports what it found (leaks at exit)
 svc_stop "$MAIN_PID"
