@@ -99,26 +99,29 @@ expect_json "dllhash: main.dll and its runtimeconfig are byte for byte csc's" "$
 same huge completed
 expect_json "huge: runs" "$WARM_OUT" '.stdout == "11998\n"'
 
-# the deep source makes Roslyn recurse until the compile's CPU limit: the
-# server is stopped there and a fresh csc decides: a compile_error when it runs
-# out of CPU too (a loaded machine), else its build (CI at stop 38, on a quiet
-# machine: completed, with csc's warning CS0219); either way the next compile
-# is warm again (the log check below counts the fallback)
+# the deep source makes Roslyn recurse deeply: on a loaded machine past the
+# compile's CPU limit, where the server is stopped and a fresh csc decides (a
+# compile_error when it runs out of CPU too, else its build); on a quick one
+# (CI at stop 39) the warm server finishes it within the limit, with csc's
+# warning CS0219. Either way the next compile is warm (the log check below
+# counts the servers and fallbacks for whichever happened)
 w=$(warm "$W/deep.cs")
-expect_json "deep: the fresh compiler's verdict (compile_error, or its build)" "$w" \
+expect_json "deep: a verdict (compile_error past the CPU limit, or its build)" "$w" \
 	'.status == "compile_error" or (.status == "completed" and (.compile_output | test("CS0219")))'
 w=$(warm "$W/hello.cs")
-expect_json "after the crash: hello runs" "$w" '.status == "completed" and .stdout == "hello\n"'
+expect_json "after deep: hello runs" "$w" '.status == "completed" and .stdout == "hello\n"'
 
 log=$SVC_TMP/worker.log
 n_ready=$(grep -c "compsrv: csharp server of slot .* ready" "$log")
 n_fall=$(grep -c "compsrv: csharp compile of slot .* falls back" "$log")
-# keyfile (COLD) and deep (over its CPU) fell back; every other compile was warm:
-# 11 warm requests, 2 servers (the first, and the one after the crash)
-if [ "$n_ready" = 2 ] && [ "$n_fall" = 2 ]; then
-	pass "one server served the compiles; only keyfile and deep fell back (log)"
+# deep over its CPU: the server was stopped, a second one served hello
+n_cpu=$(grep -cE "compsrv: csharp compile of slot .* falls back .*(of CPU|no answer in time)" "$log")
+# keyfile (COLD) always falls back, deep when it went over its CPU; every other
+# compile was warm: 11 warm requests, one server (two when deep stopped it)
+if [ "$n_cpu" -le 1 ] && [ "$n_ready" = $((1 + n_cpu)) ] && [ "$n_fall" = $((1 + n_cpu)) ]; then
+	pass "one server served the compiles; only keyfile (and deep over its CPU: $n_cpu) fell back (log)"
 else
-	fail "servers started / fallbacks" "ready $n_ready (want 2), falls back $n_fall (want 2): $(grep compsrv "$log" | tail -5)"
+	fail "servers started / fallbacks" "ready $n_ready, falls back $n_fall, deep over its CPU $n_cpu (want 1+that each): $(grep compsrv "$log" | tail -5)"
 fi
 expect_json "the fallbacks say why" "$(grep -c 'falls back to a fresh compiler: it leaves this compile' "$log")" '. == 1'
 
