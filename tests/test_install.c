@@ -24,6 +24,7 @@
 
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/xalloc.h"
 #include "judge/grading/limits.h"
 #include "runner/install/install.h"
 #include "runner/install/regproxy.h"
@@ -868,14 +869,19 @@ Test(install, npm_local_registry_second_install_and_cache, .timeout = 300)
 	sandbox_close(sb);
 }
 
-/* A session's start makes both package folders, owned by the box's uid. */
-Test(install, make_folders)
+/* The package folders a session's start makes (session_spec.box_dirs): both
+ * managers', and once made (twice is no error) owned by the box's uid. */
+Test(install, folders)
 {
-	char err[256], names[512];
+	char names[512];
 	struct sandbox *sb = open_box();
 	struct install_options o = options(NULL, NULL);
-	cr_assert_eq(install_make_folders(sb, &o, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(install_make_folders(sb, &o, err, sizeof err), 0, "%s", err);
+	char **dirs = install_folders(&o);
+	cr_assert(dirs[0] && dirs[1] && !dirs[2]);
+	for (int pass = 0; pass < 2; pass++)
+		for (char **d = dirs; *d; d++)
+			cr_assert_eq(sandbox_file_mkdir(sb, *d), 0, "%s", *d);
+	xstrvfree(dirs);
 	list_box(sb, ".packages", names, sizeof names);
 	cr_expect_str_eq(names, "node python");
 	const char *const argv[] = {
@@ -885,6 +891,8 @@ Test(install, make_folders)
 	run_in(sb, argv, node_env, NULL, &res);
 	cr_expect_str_eq(res.out.buf, "ok\n", "%s", res.err.buf);
 	run_result_release(&res);
-	cr_expect_eq(install_make_folders(NULL, &o, err, sizeof err), -1);
+	dirs = install_folders(NULL);
+	cr_expect_null(dirs[0]);
+	xstrvfree(dirs);
 	sandbox_close(sb);
 }

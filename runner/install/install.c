@@ -244,20 +244,15 @@ static int make_folder(struct sandbox *sb, const char *dir, struct install_resul
 	return 0;
 }
 
-int install_make_folders(struct sandbox *sb, const struct install_options *opts, char *err,
-			 size_t errlen)
+char **install_folders(const struct install_options *opts)
 {
-	struct install_result r;
-	install_result_init(&r);
-	int rc = !sb || !opts ? fail(&r, "no sandbox") : 0;
+	char **v = xcalloc(3, sizeof *v);
+	size_t n = 0;
 	const struct install_manager *ms[] = {opts ? &opts->pip : NULL, opts ? &opts->npm : NULL};
-	for (size_t i = 0; rc == 0 && i < 2; i++)
-		if (ms[i]->argv && ms[i]->dir)
-			rc = make_folder(sb, ms[i]->dir, &r);
-	if (rc < 0)
-		snprintf(err, errlen, "%s", r.message);
-	install_result_release(&r);
-	return rc;
+	for (size_t i = 0; i < 2; i++)
+		if (ms[i] && ms[i]->argv && ms[i]->dir)
+			v[n++] = xstrdup(ms[i]->dir);
+	return v;
 }
 
 /* The folder of a binary ("/a/b/node" -> "/a/b"), for PATH. */

@@ -69,12 +69,11 @@ bool install_check_package(const char *manager, const char *spec, char *why, siz
  * stdout then stderr (64 KiB at most); res->time_ms the whole call. */
 int install_packages(struct sandbox *sb, const struct install_options *opts, const char *manager,
 		     const char *const *packages, struct install_result *res);
-/* Makes the package folder of every manager of opts in sb's box, owned by the
- * box's uid, never following a symlink. For a session's start: a driver started
- * before the folder exists may never look there again (Python caches a missing
- * sys.path entry until importlib.invalidate_caches()). install_packages makes
- * its own folder anyway. 0, or -1 with err. */
-int install_make_folders(struct sandbox *sb, const struct install_options *opts, char *err,
-			 size_t errlen);
+/* The package folder of every manager of opts (box paths, NULL-terminated; the
+ * caller frees it with xstrvfree), for a session's start to make before its
+ * driver (session_spec.box_dirs): a driver started before the folder exists
+ * may never look there again (Python caches a missing sys.path entry until
+ * importlib.invalidate_caches()). install_packages makes its own anyway. */
+char **install_folders(const struct install_options *opts);
 void install_result_init(struct install_result *res);
 void install_result_release(struct install_result *res);

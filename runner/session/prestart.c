@@ -85,6 +85,7 @@ static char *key_of(enum sandbox_backend b, long box_bytes, const struct session
 	add_list(&k, spec->ro_paths);
 	add_list(&k, spec->warm_argv);
 	add_list(&k, spec->preload);
+	add_list(&k, spec->box_dirs);
 	return strbuf_detach(&k, NULL);
 }
 

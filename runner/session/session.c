@@ -65,6 +65,7 @@ void session_spec_copy(struct session_spec *dst, const struct session_spec *src)
 	dst->ro_paths = (const char *const *)xstrvdup(src->ro_paths);
 	dst->warm_argv = (const char *const *)xstrvdup(src->warm_argv);
 	dst->preload = (const char *const *)xstrvdup(src->preload);
+	dst->box_dirs = (const char *const *)xstrvdup(src->box_dirs);
 }
 
 void session_spec_release(struct session_spec *s)
@@ -74,6 +75,7 @@ void session_spec_release(struct session_spec *s)
 	xstrvfree((char **)s->ro_paths);
 	xstrvfree((char **)s->warm_argv);
 	xstrvfree((char **)s->preload);
+	xstrvfree((char **)s->box_dirs);
 	memset(s, 0, sizeof *s);
 }
 
@@ -967,8 +969,10 @@ int session_start(struct sandbox *sb, const struct session_spec *spec, struct se
 		snprintf(err, errlen, "invalid session specification");
 		return -1;
 	}
-	if (spec->net_ns_fd <= 0 && prestart_take(sb, spec, out))
+	if (spec->net_ns_fd <= 0 && prestart_take(sb, spec, out)) {
+		(*out)->pooled = true;
 		return 0;
+	}
 	return session_start_new(sb, spec, out, err, errlen);
 }
 
@@ -989,6 +993,14 @@ int session_start_new(struct sandbox *sb, const struct session_spec *spec, struc
 	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
+	}
+	for (const char *const *d = spec->box_dirs; d && *d; d++) {
+		int rc = sandbox_file_mkdir(sb, *d);
+		if (rc < 0) {
+			snprintf(err, errlen, "cannot make the folder '%s' of the box: %s", *d,
+				 strerror(-rc));
+			goto fail;
+		}
 	}
 	if (sandbox_begin(s, err, errlen) < 0 || ctx_launch(s, &s->ctx[0], err, errlen) < 0)
 		goto fail;
@@ -1016,6 +1028,11 @@ long session_memory_kb(struct session *s)
 		mem = -1;
 	pthread_mutex_unlock(&s->plock);
 	return mem;
+}
+
+bool session_pooled(const struct session *s)
+{
+	return s && s->pooled;
 }
 
 int session_usage(struct session *s, struct session_usage *out)

@@ -58,6 +58,11 @@ struct session_spec {
 	long start_timeout_ms;	      /* a driver's start to its ready reply; 0 = 20000 */
 	const char *const *warm_argv; /* as in run_spec: a pool may start the runtime ahead */
 	const char *const *preload;
+	/* Folders made in the box (sandbox_file_mkdir) before the driver starts:
+	 * the package folders, which a driver started without them may never
+	 * look at again. Part of the spec, not done by the caller, so that a
+	 * pooled session (prestart.h) is made with them too. */
+	const char *const *box_dirs;
 	/* > 0: the sandbox joins this network namespace (run_spec.net_ns_fd: a
 	 * session's egress proxy), not an empty one; the caller keeps it open
 	 * while the session lives. Such a session never comes from a pool. Only a
@@ -144,6 +149,8 @@ struct session_usage {
 	long throttled_ms; /* time its CPU limit held it back */
 	long disk_kb;	   /* what its folder (the box) holds now; -1 unknown */
 };
+/* Whether s was started ahead and handed over by the pool (prestart.h). */
+bool session_pooled(const struct session *s);
 /* Reads s's usage now; never waits for a cell (any thread). 0, or -errno
  * (-ESRCH: no sandbox now; cpu_ms still holds what the ended ones used). */
 int session_usage(struct session *s, struct session_usage *out);

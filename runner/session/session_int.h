@@ -70,6 +70,7 @@ struct session {
 	pthread_mutex_t lock, wlock, plock;
 	pthread_cond_t cond;
 	bool ready, gone; /* sessd said R; its stdout ended */
+	bool pooled;	  /* handed over by prestart_take, started ahead */
 	bool halted;	  /* session_halt: no restart, no more calls */
 	/* CPU of the sandboxes that ended (ms), and the last CPU read of the one
 	 * now (under wlock, like proc) */

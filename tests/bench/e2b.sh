@@ -37,13 +37,15 @@ for b in ${BACKENDS:-native gvisor}; do
 		timeout 900 "$NODE" e2b.mjs 2>"$SVC_TMP/bench-$b.err")
 	svc_stop "$SVC_WORKER_PID"
 	svc_stop "$SVC_SERVE_PID"
+	mv "$SVC_TMP/worker.log" "$SVC_TMP/worker-$b.log"
 	if ! jq -e . >/dev/null 2>&1 <<<"$OUT"; then
 		fail "$b: the bench ran" "$(tail -c 400 "$SVC_TMP/bench-$b.err")"
 		continue
 	fi
 	pass "$b: the bench ran"
 	row() { printf '%-8s %-26s %8s %8s   %s\n' "$b" "$1" "$(jq ".$2.p50" <<<"$OUT")" "$(jq ".$2.p90" <<<"$OUT")" "$3"; }
-	row "create -> first result" create_to_first_result_ms "-"
+	row "create -> first result" create_to_first_result_ms \
+		"$(grep -c "ready in .* from the pool" "$SVC_TMP/worker-$b.log") of $(grep -c "sessions: .* ready in" "$SVC_TMP/worker-$b.log") sessions from the pool"
 	row "runCode('x = 1')" run_code_ms "bare cell p50 $(jq .bare_cell_ms.p50 <<<"$OUT") ms"
 	row "commands.run('true')" commands_run_ms "bare bash -c true p50 $(jq .bare_command_ms.p50 <<<"$OUT") ms"
 done

@@ -135,9 +135,9 @@ static int session_open(struct sesshost *h, struct hsess *s, char *err, size_t e
 {
 	struct sessopen_net net = {.netns_fd = s->egress ? sessegress_netns_fd(s->egress) : -1,
 				   .env = (const char *const *)s->drv_env};
-	return sessopen_open(h->cfg, &h->common, h->backend, s->env.lang, &s->env.limits, &h->inst,
-			     s->slot, s->egress || s->drv_env ? &net : NULL, &s->env.sb, &s->env.s,
-			     err, errlen);
+	return sessopen_open(h->cfg, &h->common, h->backend, s->env.lang, &s->env.limits, s->slot,
+			     s->egress || s->drv_env ? &net : NULL, &s->env.sb, &s->env.s, err,
+			     errlen);
 }
 
 static void session_free(struct sesshost *h, struct hsess *s)
@@ -395,8 +395,9 @@ static void *session_main(void *arg)
 	else if (marked != 1)
 		log_warn("sessions: %s started but is no longer wanted", s->id);
 	else
-		log_info("sessions: %s (%s) ready in %" PRId64 " ms, slot %d", s->id,
-			 s->env.lang->name, clock_mono_ms() - t0, s->slot);
+		log_info("sessions: %s (%s) ready in %" PRId64 " ms, slot %d, %s", s->id,
+			 s->env.lang->name, clock_mono_ms() - t0, s->slot,
+			 session_pooled(s->env.s) ? "from the pool" : "started");
 	if (rc == 0 && marked == 1) {
 		struct session_usage u0;
 		session_usage(s->env.s, &u0);
@@ -930,7 +931,7 @@ int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
 	pthread_mutex_init(&h->lock, NULL);
 	clock_cond_init(&h->gone);
 	install_setup(h);
-	sessopen_common_init(&h->common, langs);
+	sessopen_common_init(&h->common, langs, &h->inst);
 	char host[64] = "localhost", name[128];
 	gethostname(host, sizeof host - 1);
 	snprintf(name, sizeof name, "%s:%d", host, (int)getpid());

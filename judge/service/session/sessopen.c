@@ -24,8 +24,10 @@ static void add_once(char ***v, size_t *n, const char *s)
 	(*v)[*n] = NULL;
 }
 
-void sessopen_common_init(struct sessopen_common *c, const struct lang_registry *langs)
+void sessopen_common_init(struct sessopen_common *c, const struct lang_registry *langs,
+			  const struct install_options *inst)
 {
+	c->box_dirs = install_folders(inst);
 	size_t nro = 0, ndirs = 0;
 	char **dirs = NULL;
 	c->ro_paths = xcalloc(1, sizeof *c->ro_paths);
@@ -76,6 +78,7 @@ void sessopen_common_release(struct sessopen_common *c)
 {
 	xstrvfree(c->ro_paths);
 	xstrvfree(c->proc_env);
+	xstrvfree(c->box_dirs);
 	memset(c, 0, sizeof *c);
 }
 
@@ -90,7 +93,8 @@ static void spec_of(const struct judge_config *cfg, const struct sessopen_common
 				      .env = (const char *const *)l->session_env,
 				      .ro_paths = (const char *const *)common->ro_paths,
 				      .warm_argv = (const char *const *)l->warm_argv,
-				      .preload = (const char *const *)l->preload};
+				      .preload = (const char *const *)l->preload,
+				      .box_dirs = (const char *const *)common->box_dirs};
 	limits_session_sandbox(&p, l, limits, &spec->limits);
 	spec->cpu_millis = limits->cpu_millis;
 	spec->cpu_weight = limits->cpu_weight;
@@ -98,15 +102,10 @@ static void spec_of(const struct judge_config *cfg, const struct sessopen_common
 
 int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,
 		  enum sandbox_backend backend, const struct lang *l,
-		  const struct limits_session *limits, const struct install_options *inst, int slot,
-		  const struct sessopen_net *net, struct sandbox **sb, struct session **s,
-		  char *err, size_t errlen)
+		  const struct limits_session *limits, int slot, const struct sessopen_net *net,
+		  struct sandbox **sb, struct session **s, char *err, size_t errlen)
 {
 	if (sandbox_open(backend, slot, limits->disk_mb << 20, sb, err, errlen) < 0)
-		return -1;
-	/* the package folders before the driver: it may never look again for one
-	 * that was missing at its start */
-	if (install_make_folders(*sb, inst, err, errlen) < 0)
 		return -1;
 	struct session_spec spec;
 	spec_of(cfg, common, l, limits, &spec);

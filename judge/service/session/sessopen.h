@@ -32,8 +32,12 @@ struct sessopen_common {
 	 * those languages' programs first, HOME (the session folder), TMPDIR,
 	 * the locale, and where installed packages are found */
 	char **proc_env;
+	/* the package folders (install_folders), made in every session's box
+	 * before its driver starts */
+	char **box_dirs;
 };
-void sessopen_common_init(struct sessopen_common *c, const struct lang_registry *langs);
+void sessopen_common_init(struct sessopen_common *c, const struct lang_registry *langs,
+			  const struct install_options *inst);
 void sessopen_common_release(struct sessopen_common *c);
 
 /* A session's way out: the network namespace of its egress proxy
@@ -51,9 +55,8 @@ struct sessopen_net {
  * may be set then: close it). */
 int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,
 		  enum sandbox_backend backend, const struct lang *lang,
-		  const struct limits_session *limits, const struct install_options *inst, int slot,
-		  const struct sessopen_net *net, struct sandbox **sb, struct session **s,
-		  char *err, size_t errlen);
+		  const struct limits_session *limits, int slot, const struct sessopen_net *net,
+		  struct sandbox **sb, struct session **s, char *err, size_t errlen);
 /* Names each language's default session to the runner's pool (a no-op when
  * [sandbox] session_pool is 0). */
 void sessopen_prepare(const struct judge_config *cfg, const struct sessopen_common *common,
