@@ -254,3 +254,54 @@ Test(outstream, a_small_output_is_written_within_the_batch_time)
 	strbuf_release(&all);
 	db_close(db);
 }
+
+/* Writers of one pool (a session's processes): many at once, each stream
+ * whole and in order, and no connection of their own: the pool's one
+ * connection serves them all (pg_stat_activity counts the pool's by its
+ * application_name), and it is back in the pool after each batch. */
+Test(outstream, pooled_writers_share_the_pools_connections)
+{
+	struct db *db = fresh_db("t_pooled");
+	char err[256];
+	struct db_pool *pool;
+	char named[1100];
+	snprintf(named, sizeof named, "%s application_name=t_pooled", url);
+	cr_assert_eq(db_pool_new(&pool, named, 1, 10000, err, sizeof err), 0, "%s", err);
+	struct outstream *o[8];
+	for (int i = 0; i < 8; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "proc:s:%d", i);
+		o[i] = outstream_open_pooled(pool);
+		cr_assert_not_null(o[i]);
+		outstream_begin(o[i], id);
+		outstream_event(o[i], "start", "{}");
+		outstream_output(o[i], 1, "a\n", 2);
+	}
+	for (int i = 0; i < 8; i++) {
+		outstream_output(o[i], 2, "b\n", 2);
+		outstream_event(o[i], "done", "{}");
+		cr_assert_eq(outstream_flush(o[i], 5000), 0);
+	}
+	PGresult *res = db_query(
+	    db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 't_pooled'", 0,
+	    NULL);
+	cr_assert_not_null(res, "%s", db_error(db));
+	cr_expect_eq(db_value_ll(res, 0, 0), 1, "%lld connections", db_value_ll(res, 0, 0));
+	PQclear(res);
+	for (int i = 0; i < 8; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "proc:s:%d", i);
+		struct strbuf all = STRBUF_INIT;
+		read_all(db, id, &all);
+		cr_expect_str_eq(all.buf, "start:{}|stdout:\"a\\n\"|stderr:\"b\\n\"|done:{}|", "%s",
+				 id);
+		strbuf_release(&all);
+		outstream_close(o[i]);
+	}
+	/* the connection is free again: a caller gets it at once */
+	struct db *back = db_pool_get(pool, 0);
+	cr_expect_not_null(back);
+	db_pool_put(pool, back);
+	db_pool_free(pool);
+	db_close(db);
+}

@@ -16,6 +16,7 @@
 
 struct outstream {
 	char *url;
+	struct db_pool *pool; /* or NULL: a connection of its own to url */
 	pthread_t thread;
 	pthread_mutex_t lock; /* guards everything below */
 	pthread_cond_t wake;  /* the flusher waits on it */
@@ -68,12 +69,18 @@ static void flush_batch(struct outstream *o, struct db **db)
 	pthread_mutex_unlock(&o->lock);
 	char err[256];
 	int rc = -1;
-	if (!*db && db_open(db, o->url, 1000, err, sizeof err) < 0)
+	if (o->pool && !(*db = db_pool_get(o->pool, 1000)))
+		log_warn("outstream: no database connection free for '%s'", id);
+	else if (!*db && db_open(db, o->url, 1000, err, sizeof err) < 0)
 		log_warn("outstream: %s", err);
 	else if (*db)
 		db_set_reconnect_ms(*db, 1000);
 	if (*db && (rc = write_batch(*db, id, ev, n)) < 0)
 		log_warn("outstream: cannot write to '%s': %s", id, db_error(*db));
+	if (o->pool && *db) {
+		db_pool_put(o->pool, *db);
+		*db = NULL;
+	}
 	outbuf_events_free(ev, n);
 	pthread_mutex_lock(&o->lock);
 	o->writing = false;
@@ -111,10 +118,11 @@ static void *flusher_main(void *arg)
 	return NULL;
 }
 
-struct outstream *outstream_open(const char *db_url)
+static struct outstream *open_writer(const char *db_url, struct db_pool *pool)
 {
 	struct outstream *o = xcalloc(1, sizeof *o);
-	o->url = xstrdup(db_url);
+	o->url = db_url ? xstrdup(db_url) : NULL;
+	o->pool = pool;
 	pthread_mutex_init(&o->lock, NULL);
 	clock_cond_init(&o->wake);
 	clock_cond_init(&o->done);
@@ -128,6 +136,16 @@ struct outstream *outstream_open(const char *db_url)
 		return NULL;
 	}
 	return o;
+}
+
+struct outstream *outstream_open(const char *db_url)
+{
+	return open_writer(db_url, NULL);
+}
+
+struct outstream *outstream_open_pooled(struct db_pool *pool)
+{
+	return open_writer(NULL, pool);
 }
 
 void outstream_close(struct outstream *o)

@@ -26,6 +26,7 @@
 #include "common/strbuf.h"
 
 struct db;
+struct db_pool;
 
 #define OUTSTREAM_CHANNEL   "judge_output" /* NOTIFY payload: the stream id */
 #define OUTSTREAM_MAX_BYTES (1024 * 1024)  /* output bytes a stream keeps */
@@ -45,6 +46,11 @@ struct outstream;
  * write are dropped with a truncated event. Returns the writer (free with
  * outstream_close). */
 struct outstream *outstream_open(const char *db_url);
+/* The same, but each batch is written through a connection taken from pool
+ * for that batch: a writer opened per process of a session costs no
+ * connection of its own (a PostgreSQL connect is 3-10 ms, on the path to a
+ * command's first byte). pool outlives the writer. */
+struct outstream *outstream_open_pooled(struct db_pool *pool);
 /* Writes what waits (up to a few seconds), stops the thread, frees o. NULL is fine. */
 void outstream_close(struct outstream *o);
 /* Starts stream id (anything of an earlier stream not written by now is

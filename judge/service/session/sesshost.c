@@ -73,7 +73,8 @@ struct sesshost {
 	enum sandbox_backend backend;
 	char *url;
 	int64_t worker_id;
-	struct db_pool *pool; /* the session threads' */
+	struct db_pool *pool;	  /* the session threads' */
+	struct db_pool *out_pool; /* their live output's (outstream_open_pooled) */
 	struct sessopen_common common;
 	struct install_options inst;
 	char *inst_strings[4]; /* what inst points to */
@@ -360,7 +361,7 @@ static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call
 		char id[48];
 		snprintf(id, sizeof id, "cell:%" PRId64, c->id);
 		if (!s->out)
-			s->out = outstream_open(h->url);
+			s->out = outstream_open_pooled(h->out_pool);
 		outstream_begin(s->out, id);
 	}
 	s->env.on_output = stream ? outstream_output : NULL;
@@ -516,7 +517,7 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 	else if ((s->slot = slots_take(h->cfg->box_root, SLOT_SESSION, &s->slot_fd)) < 0)
 		why = "no sandbox slot is free";
 	s->env.drv_env = (const char *const *)s->drv_env;
-	s->procs = sessproc_new(h->url, id, (const char *const *)s->proc_env);
+	s->procs = sessproc_new(h->out_pool, id, (const char *const *)s->proc_env);
 	if (s->env.lang)
 		sessrun_env_init(&s->env);
 	hs_lock(h);
@@ -937,6 +938,7 @@ int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
 	snprintf(name, sizeof name, "%s:%d", host, (int)getpid());
 	struct db *db = NULL;
 	if (db_pool_new(&h->pool, url, 4, 10000, err, errlen) < 0 ||
+	    db_pool_new(&h->out_pool, url, 4, 10000, err, errlen) < 0 ||
 	    db_open(&db, url, 10000, err, errlen) < 0 ||
 	    sessdb_worker_register(db, name, host, cfg->sessions_per_worker, &h->worker_id, err,
 				   errlen) < 0)
@@ -997,6 +999,8 @@ void sesshost_stop(struct sesshost *h)
 	}
 	if (h->pool)
 		db_pool_free(h->pool);
+	if (h->out_pool)
+		db_pool_free(h->out_pool);
 	for (int i = 0; i < 4; i++)
 		free(h->inst_strings[i]);
 	sessopen_common_release(&h->common);

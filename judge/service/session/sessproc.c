@@ -13,7 +13,7 @@
 #include "runner/session/session.h"
 
 struct sessproc {
-	char *url;
+	struct db_pool *out_pool;
 	char session_id[37];
 	const char *const *base_env;
 	pthread_mutex_t lock;
@@ -60,11 +60,11 @@ void sessproc_stream(const char *session_id, long pid, char *out, size_t len)
 	snprintf(out, len, "proc:%s:%ld", session_id, pid);
 }
 
-struct sessproc *sessproc_new(const char *db_url, const char *session_id,
+struct sessproc *sessproc_new(struct db_pool *out_pool, const char *session_id,
 			      const char *const *base_env)
 {
 	struct sessproc *p = xcalloc(1, sizeof *p);
-	p->url = xstrdup(db_url);
+	p->out_pool = out_pool;
 	snprintf(p->session_id, sizeof p->session_id, "%s", session_id);
 	p->base_env = base_env;
 	pthread_mutex_init(&p->lock, NULL);
@@ -82,7 +82,6 @@ void sessproc_free(struct sessproc *p)
 	pthread_mutex_unlock(&p->lock);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->idle);
-	free(p->url);
 	free(p);
 }
 
@@ -109,7 +108,7 @@ static struct hproc *hproc_new(struct sessproc *p)
 {
 	struct hproc *h = xcalloc(1, sizeof *h);
 	h->owner = p;
-	h->out = outstream_open(p->url);
+	h->out = outstream_open_pooled(p->out_pool);
 	h->refs = 2;
 	pthread_mutex_lock(&p->lock);
 	p->live++;

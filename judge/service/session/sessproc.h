@@ -18,11 +18,13 @@
 
 struct session;
 struct sessproc;
+struct db_pool;
 
 /* The processes of session session_id (the runner's s), whose output goes
- * through PostgreSQL at db_url (copied); base_env: what every process's
+ * through PostgreSQL with connections of out_pool (outstream_open_pooled;
+ * it outlives p); base_env: what every process's
  * environment starts with ("K=V", NULL-terminated; kept, not copied). */
-struct sessproc *sessproc_new(const char *db_url, const char *session_id,
+struct sessproc *sessproc_new(struct db_pool *out_pool, const char *session_id,
 			      const char *const *base_env);
 /* Runs process call c on the runner's session s: fills out (initialized
  * here). Any thread; a wait blocks up to c->proc.timeout_ms. */
