@@ -10,12 +10,15 @@ import importlib.util
 import io
 import json
 import linecache
+import math
 import os
+import re
 import signal
 import sys
 import tempfile
 import traceback
 import types
+import warnings
 
 # all imported at start, before the box (sys.path[0]) can shadow them: a user's
 # traceback.py must not break the driver's error replies
@@ -136,6 +139,9 @@ REPR_METHODS = (
 )
 # sent as base64 (bytes from the method are encoded; a str is taken as base64)
 BINARY_TYPES = ("image/png", "image/jpeg", "application/pdf")
+CHART_TYPE = "e2b/chart"  # a figure's data as E2B's Result.chart (docs/e2b.md)
+CHART_POINTS = 10000  # points kept of one line or scatter
+CHART_ELEMENTS = 200  # lines, bars, wedges or axes kept of one chart
 # pyplot's backend while the driver runs (see MatplotlibHook)
 MPL_BACKEND = "judge_display_mpl"
 
@@ -170,7 +176,7 @@ def mime_value(mime, data):
         if isinstance(data, (bytes, bytearray, memoryview)):
             return base64.b64encode(bytes(data)).decode("ascii")
         return data.strip() if isinstance(data, str) else None
-    if mime == "application/json" or mime.endswith("+json"):
+    if mime in ("application/json", CHART_TYPE) or mime.endswith("+json"):
         try:
             json.dumps(data)
         except (TypeError, ValueError):
@@ -187,6 +193,124 @@ def figure_png(fig):
     fig.canvas.print_figure(buf, format="png", bbox_inches="tight")
     Display.shown.add(id(fig))
     return buf.getvalue()
+
+
+def chart_value(v):
+    """A data value of a chart as JSON has it: numbers as floats (None for
+    NaN and infinities), dates in ISO 8601, the rest (categories) as text."""
+    if isinstance(v, str):
+        return v
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    return f if math.isfinite(f) else None
+
+
+def chart_label(artist):
+    """An artist's legend label; matplotlib's own names (_line0, _child1) are none."""
+    label = artist.get_label()
+    return "" if not isinstance(label, str) or label.startswith("_") else label
+
+
+def chart_axis(ax, which):
+    """One axis of a 2D chart: its label, the unit in the label's trailing
+    parentheses or brackets, ticks, tick labels and scale (categorical and
+    datetime from the axis's unit converter)."""
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    label = axis.get_label().get_text()
+    unit = re.search(r"[(\[]([^()\[\]]+)[)\]]\s*$", label)
+    converter = type(getattr(axis, "converter", None)).__name__
+    scale = ("categorical" if "Category" in converter
+             else "datetime" if "Date" in converter else axis.get_scale())
+    return {which + "_label": label, which + "_unit": unit.group(1) if unit else None,
+            which + "_ticks": [chart_value(t) for t in axis.get_majorticklocs()],
+            which + "_tick_labels": [t.get_text() for t in axis.get_majorticklabels()],
+            which + "_scale": scale}
+
+
+def tick_label_at(axis, pos):
+    """The tick label standing at pos on axis (a bar's category), else pos."""
+    for loc, text in zip(axis.get_majorticklocs(), axis.get_majorticklabels()):
+        if abs(loc - pos) < 1e-9 and text.get_text():
+            return text.get_text()
+    return str(chart_value(pos))
+
+
+def axes_chart(ax):
+    """One axes' data in E2B's chart shapes: pie, bar, line or scatter (box
+    plots and the rest: None, no chart)."""
+    from matplotlib import patches
+    from matplotlib.collections import PathCollection
+    from matplotlib.container import BarContainer
+
+    chart = {"title": ax.get_title()}
+    wedges = [p for p in ax.patches if isinstance(p, patches.Wedge)]
+    if wedges:
+        chart.update(type="pie", elements=[
+            {"label": chart_label(w), "angle": w.theta2 - w.theta1, "radius": w.r}
+            for w in wedges[:CHART_ELEMENTS]])
+        return chart
+    bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+    two_d = {}
+    for which in ("x", "y"):
+        two_d.update(chart_axis(ax, which))
+    if bars:
+        elements = []
+        for c in bars:
+            horizontal = getattr(c, "orientation", "vertical") == "horizontal"
+            for r in c.patches:
+                pos = r.get_y() + r.get_height() / 2 if horizontal else r.get_x() + r.get_width() / 2
+                elements.append({"label": tick_label_at(ax.yaxis if horizontal else ax.xaxis, pos),
+                                 "group": chart_label(c),
+                                 "value": chart_value(r.get_width() if horizontal else r.get_height())})
+        chart.update(type="bar", elements=elements[:CHART_ELEMENTS])
+        chart.update({k: v for k, v in two_d.items() if k.endswith(("_label", "_unit"))})
+        return chart
+    lines = [l for l in ax.get_lines() if len(l.get_xdata()) > 0]
+    if lines:
+        elements = [{"label": chart_label(l), "points": [
+            [chart_value(x), chart_value(y)]
+            for x, y in list(zip(l.get_xdata(), l.get_ydata()))[:CHART_POINTS]]}
+            for l in lines[:CHART_ELEMENTS]]
+        chart.update(type="line", elements=elements, **two_d)
+        return chart
+    dots = [c for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets())]
+    if dots:
+        elements = [{"label": chart_label(c), "points": [
+            [chart_value(x), chart_value(y)] for x, y in c.get_offsets()[:CHART_POINTS]]}
+            for c in dots[:CHART_ELEMENTS]]
+        chart.update(type="scatter", elements=elements, **two_d)
+        return chart
+    return None
+
+
+def figure_chart(fig):
+    """The figure's data as E2B's code interpreter gives it (Result.chart):
+    one axes' chart, or a superchart of each axes' when there are several.
+    After figure_png: tick labels exist once the figure was drawn."""
+    try:
+        with warnings.catch_warnings():  # not the cell's: a masked value's
+            warnings.simplefilter("ignore")
+            charts = [c for c in (axes_chart(ax) for ax in fig.get_axes() if ax.get_visible()) if c]
+    except Exception:
+        return None
+    if len(charts) <= 1:
+        return charts[0] if charts else None
+    title = getattr(fig, "_suptitle", None)
+    return {"type": "superchart", "title": title.get_text() if title else "",
+            "elements": charts[:CHART_ELEMENTS]}
+
+
+def figure_bundle(fig):
+    """A figure as a result: its PNG and its chart, when it has one."""
+    bundle = {"image/png": mime_value("image/png", figure_png(fig))}
+    chart = mime_value(CHART_TYPE, figure_chart(fig))
+    if chart is not None:
+        bundle[CHART_TYPE] = chart
+    return bundle
 
 
 def is_figure(obj):
@@ -226,7 +350,7 @@ def mime_bundle(obj):
                     bundle[str(mime)] = v
         if "image/png" not in bundle and is_figure(obj):
             try:
-                bundle["image/png"] = mime_value("image/png", figure_png(obj))
+                bundle.update(figure_bundle(obj))
             except Exception:
                 pass
     if "text/plain" not in bundle:
@@ -261,8 +385,7 @@ def show_figures(*_args, **_kwargs):
         if id(fig) in Display.shown:
             continue
         try:
-            Display.add({"image/png": mime_value("image/png", figure_png(fig)),
-                         "text/plain": repr(fig)}, False)
+            Display.add(dict(figure_bundle(fig), **{"text/plain": repr(fig)}), False)
         except Exception:
             pass
     plt.close("all")

@@ -529,6 +529,27 @@ def figure_checks(python, folder):
               and not any(r.get("is_main_result") for r in res) and "Figure" in res[0].get("text/plain", "")
               and c.err == "",  # no "non-interactive, cannot be shown" warning
               repr(c)[:800])
+        charts = [r.get("e2b/chart") or {} for r in res]
+        check("%s: each figure's data as E2B's chart: a line's points, the bars' categories and values" % tag,
+              len(charts) == 2 and charts[0].get("type") == "line"
+              and charts[0]["elements"][0]["points"] == [[1.0, 1.0], [2.0, 4.0], [3.0, 9.0]]
+              and charts[0].get("x_scale") == "linear" and "2.0" in "".join(charts[0].get("x_tick_labels", []))
+              and charts[1].get("type") == "bar"
+              and [(e["label"], e["value"]) for e in charts[1]["elements"]] == [("a", 3.0), ("b", 5.0)],
+              repr(charts)[:800])
+        c = d.cell("fig, (a, b) = plt.subplots(1, 2)\nfig.suptitle('both')\n"
+                   "a.pie([1, 3], labels=['x', 'y'])\nb.scatter([1, 2], [5, 6], label='pts')\n"
+                   "b.set_ylabel('Speed (m/s)')\nplt.show()", timeout=60)
+        res = (c.reply or {}).get("results") or []
+        chart = (res[0].get("e2b/chart") or {}) if len(res) == 1 else {}
+        parts = chart.get("elements") or [{}, {}]
+        check("%s: two axes: a superchart of a pie (angles) and a scatter (points, unit)" % tag,
+              chart.get("type") == "superchart" and chart.get("title") == "both"
+              and parts[0].get("type") == "pie"
+              and [(e["label"], e["angle"]) for e in parts[0]["elements"]] == [("x", 90.0), ("y", 270.0)]
+              and parts[1].get("type") == "scatter" and parts[1]["elements"][0]["label"] == "pts"
+              and parts[1]["elements"][0]["points"] == [[1.0, 5.0], [2.0, 6.0]]
+              and parts[1].get("y_unit") == "m/s" and c.err == "", repr(c)[:800])
         c = d.cell("import matplotlib.pyplot as plt\nlen(plt.get_fignums())", timeout=60)
         check("%s: the figures are closed after the cell" % tag, c.result == "0", repr(c))
         c = d.cell("fig, ax = plt.subplots()\nax.plot([0, 1])\nfig", timeout=60)

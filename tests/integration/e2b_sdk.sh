@@ -89,6 +89,15 @@ out=$(curl -s -w '\n%{http_code}' -H "E2b-Sandbox-Id: $SB" -H "E2b-Sandbox-Port:
 	-d '{"code": "1", "context_id": "nope"}')
 [ "${out##*$'\n'}" = 404 ] && pass "POST /execute, unknown context: 404" ||
 	fail "POST /execute, unknown context: 404" "$out"
+# a figure's chart (the driver's e2b/chart, tests/integration/drivers.sh) is
+# Result.chart: here a bundle displayed raw, matplotlib being absent here
+curl -s -o "$SVC_TMP/chart.ndjson" -H "E2b-Sandbox-Id: $SB" -H "E2b-Sandbox-Port: 49999" \
+	-H "X-Access-Token: $KEY" -H "Content-Type: application/json" "$U/execute" \
+	-d '{"code": "display({\"text/plain\": \"c\", \"e2b/chart\": {\"type\": \"bar\", \"title\": \"t\", \"elements\": [{\"label\": \"a\", \"group\": \"\", \"value\": 1.5}]}}, raw=True)"}'
+expect_json "POST /execute: an e2b/chart result is Result.chart, not extra" \
+	"$(jq -sc '[.[] | select(.type == "result")]' "$SVC_TMP/chart.ndjson")" \
+	'length == 1 and .[0].chart.type == "bar" and .[0].chart.elements[0].value == 1.5 and .[0].text == "c" and
+	(.[0].extra | has("e2b/chart") | not)'
 # a judge key written as E2B's Python SDK wants it (^e2b_[0-9a-f]+$)
 [[ "e2b_${KEY#jk_}" =~ ^e2b_[0-9a-f]+$ ]] && pass "a judge key's e2b_ form passes the Python SDK's check" ||
 	fail "the e2b_ form" "e2b_${KEY#jk_}"
