@@ -104,6 +104,18 @@ await step('runCode print', async () => {
 	check('runCode print: stdout and onStdout', ex.logs.stdout.join('') === 'hello\n' &&
 		seen.join('') === 'hello\n' && ex.results.length === 0, JSON.stringify(ex.toJSON()));
 });
+await step('runCode streams', async () => {
+	// each line reaches onStdout as printed, not at the cell's end
+	const seen = [];
+	const ex = await s.runCode('import time\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(1)',
+		{ onStdout: (m) => seen.push({ line: m.line, t: Date.now() }) });
+	const end = Date.now();
+	check('runCode streams: onStdout gets each line as printed, the first well before the end',
+		seen.map((x) => x.line).join('') === '0\n1\n2\n' && seen.length === 3 &&
+		seen[0].t + 1500 < end && seen[1].t + 500 < end && !ex.error &&
+		ex.logs.stdout.join('') === '0\n1\n2\n',
+		JSON.stringify({ seen: seen.map((x) => [x.line, end - x.t]), ex: ex.toJSON() }));
+});
 await step('runCode stderr', async () => {
 	const ex = await s.runCode('import sys; sys.stderr.write("oops\\n")');
 	check('runCode stderr: logs.stderr', ex.logs.stderr.join('') === 'oops\n',

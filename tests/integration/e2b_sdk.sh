@@ -87,7 +87,8 @@ out=$(curl -s -o /dev/null -w '%{http_code}' -H "E2b-Sandbox-Id: $SB" -H "E2b-Sa
 out=$(curl -s -w '\n%{http_code}' -H "E2b-Sandbox-Id: $SB" -H "E2b-Sandbox-Port: 49999" \
 	-H "X-Access-Token: $KEY" -H "Content-Type: application/json" "$U/execute" \
 	-d '{"code": "1", "context_id": "nope"}')
-[ "${out##*$'\n'}" = 404 ] && pass "POST /execute, unknown context: 404" ||
+[ "$out" = $'Context nope not found\n404' ] &&
+	pass "POST /execute, unknown context: 404 'Context nope not found', no stream before it" ||
 	fail "POST /execute, unknown context: 404" "$out"
 # a judge key written as E2B's Python SDK wants it (^e2b_[0-9a-f]+$)
 [[ "e2b_${KEY#jk_}" =~ ^e2b_[0-9a-f]+$ ]] && pass "a judge key's e2b_ form passes the Python SDK's check" ||

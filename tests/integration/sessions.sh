@@ -270,8 +270,9 @@ python3 tests/clients/sse_client.py "$U/v1/sessions/$PY/execute" --key "$KEY" --
 	>"$SSE" 2>&1
 expect_json "SSE: 200 text/event-stream" "$(head -1 "$SSE")" \
 	'.status == 200 and (.content_type | startswith("text/event-stream"))'
-expect_json "SSE: stdout events as printed, then result, then done with the whole JSON" \
+expect_json "SSE: start first, stdout events as printed, then result, then done with the whole JSON" \
 	"$(jq -s . "$SSE")" '[.[] | select(.event) | .event] as $e |
+	$e[0] == "start" and ([.[] | select(.event == "start")][0].data | fromjson | .execution_count > 0) and
 	($e | index("result")) > ($e | rindex("stdout")) and $e[-1] == "done" and
 	([.[] | select(.event == "stdout") | .data | fromjson] | add) == "0\n1\n2\n" and
 	([.[] | select(.event == "done")][0].data | fromjson | .result == "82" and .status == "ok")'

@@ -129,6 +129,8 @@ static void run_execute(struct sessrun_env *env, const struct sess_call *c, stru
 		sess_reply_fail(out, SERR_NO_CONTEXT, "no context '%s' in the session", c->context);
 		return;
 	}
+	if (env->on_start)
+		env->on_start(env->output_arg, env->execution_count + 1);
 	const char *code = c->exec.code ? c->exec.code : "", *in = c->exec.stdin_data;
 	struct cell_spec cell = {
 	    .context = ctx->rctx,
