@@ -265,6 +265,22 @@ await step('files', async () => {
 	check('files.read outside /home/user: refused', err instanceof SandboxError,
 		`${err?.name}: ${err?.message}`);
 });
+await step('home', async () => {
+	// /home/user is the home and working directory inside, the folder the files API sees
+	let ex = await s.runCode("import os\nopen('/home/user/home.txt', 'w').write('from code')\n" +
+		"' '.join([os.getcwd(), os.path.expanduser('~'), os.environ['HOME']])");
+	check('home: python sees /home/user as cwd, ~ and HOME',
+		ex.text === '/home/user /home/user /home/user', JSON.stringify(ex.toJSON()));
+	check('home: files.read gets what the code wrote at /home/user',
+		(await s.files.read('/home/user/home.txt')) === 'from code');
+	await s.files.write('/home/user/sdk.txt', 'from the sdk');
+	ex = await s.runCode("open('/home/user/sdk.txt').read()");
+	check('home: the code reads at /home/user what files.write wrote', ex.text === 'from the sdk',
+		JSON.stringify(ex.toJSON()));
+	ex = await s.runCode("[process.cwd(), require('os').homedir()].join(' ')", { language: 'js' });
+	check('home: a js context sees /home/user as process.cwd() and its home',
+		ex.text === '/home/user /home/user', JSON.stringify(ex.toJSON()));
+});
 // ---- files: envd's filesystem.Filesystem (Connect unary calls) ----
 await step('files: list, exists, getInfo, makeDir, rename, remove', async () => {
 	await s.files.write('/home/user/fs/a.txt', 'hello');
@@ -445,6 +461,13 @@ await step('commands.run', async () => {
 	check('commands.run: stdout, stderr, exit code 0',
 		r.stdout === 'hi\n' && r.stderr === 'there\n' && r.exitCode === 0, JSON.stringify(r));
 	check('commands.run: onStdout as printed', out.join('') === 'hi\n', JSON.stringify(out));
+});
+await step('home: a command', async () => {
+	// (after the pause above: a process's pid starts again at 1 on a resumed
+	// sandbox, and a relay of a reused pid replays the earlier process's output)
+	const r = await s.commands.run('echo "$HOME"; pwd; cat /home/user/home.txt');
+	check('home: a command sees $HOME and its cwd /home/user',
+		r.stdout === '/home/user\n/home/user\nfrom code', JSON.stringify(r));
 });
 await step('commands.run: silent past a keep-alive', async () => {
 	// the relay sends a keep-alive envelope after 15 s without output

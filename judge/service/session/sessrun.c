@@ -426,7 +426,7 @@ static struct sessrun_context *context_create(struct sessrun_env *env, const str
 				SESS_MAX_CONTEXTS);
 		return NULL;
 	}
-	char err[512], *cwd = c->path && *c->path ? xasprintf("/box/%s", c->path) : NULL;
+	char err[512], *cwd = c->path && *c->path ? xasprintf(SANDBOX_HOME "/%s", c->path) : NULL;
 	char **denv = sessproc_env((const char *const *)l->session_env, env->drv_env);
 	struct session_driver d = {.argv = (const char *const *)l->session_argv,
 				   .env = (const char *const *)denv};
