@@ -182,8 +182,8 @@ static void end_lines(const cJSON *cell, struct strbuf *out)
 	cJSON *o;
 	const char *result = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cell, "result"));
 	const cJSON *results = cJSON_GetObjectItemCaseSensitive(cell, "results"), *x;
-	/* a driver with rich results gives its value among them; the others (Node,
-	 * C#) the value's text alone */
+	/* a driver with rich results gives its value among them; the others (C#,
+	 * bash) the value's text alone */
 	if (cJSON_GetArraySize(results) > 0) {
 		cJSON_ArrayForEach(x, results)
 		{

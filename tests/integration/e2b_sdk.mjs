@@ -233,6 +233,28 @@ await step('runCode language', async () => {
 	check("runCode language 'python': the default context (x is 1)", ex.text === '1',
 		JSON.stringify(ex.toJSON()));
 });
+await step('rich results: a js context', async () => {
+	// node_driver.js's display protocol (docs/sessions.md#rich-results)
+	const got = [];
+	let ex = await s.runCode("display.html('<b>hi</b>');\n" +
+		"({ _repr_markdown_() { return '**md**' }, _repr_json_() { return { a: [1, 2] } } })",
+		{ language: 'js', onResult: (r) => got.push(r) });
+	check('js rich results: display.html, then a value with _repr_markdown_ and _repr_json_',
+		ex.results.length === 2 && ex.results[0].html === '<b>hi</b>' &&
+		ex.results[0].isMainResult === false && ex.results[1].isMainResult === true &&
+		ex.results[1].markdown === '**md**' && ex.results[1].json?.a?.[1] === 2 &&
+		typeof ex.text === 'string' && got.length === 2, JSON.stringify(ex.toJSON()));
+	ex = await s.runCode("({ [Symbol.for('Jupyter.display')]() { return { 'image/png': " +
+		"Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), 'image/svg+xml': '<svg/>' } } })",
+		{ language: 'js' });
+	const png = Buffer.from(ex.results[0]?.png ?? '', 'base64');
+	check("js rich results: Symbol.for('Jupyter.display') gives png (base64) and svg",
+		png.length === 8 && png[1] === 80 && ex.results[0].svg === '<svg/>',
+		JSON.stringify(ex.toJSON()));
+	ex = await s.runCode('6 * 7', { language: 'js' });
+	check('js rich results: a plain value is still text 42', ex.text === '42' &&
+		ex.results.length === 1 && ex.results[0].png === undefined, JSON.stringify(ex.toJSON()));
+});
 await step('files', async () => {
 	const w = await s.files.write('/home/user/hello.txt', 'hello world');
 	check('files.write: the written file', w.path === '/home/user/hello.txt' &&

@@ -234,6 +234,10 @@ cell "home: bash's pwd and \$HOME, ~ expanded" "$SE" 'pwd; echo "$HOME"; cat ~/h
 cell "home: a javascript context's process.cwd() and os.homedir()" "$SE" \
 	'[process.cwd(), require("os").homedir()].join(" ")' ".result == \"$(q '/home/user /home/user')\"" \
 	'"language": "node"'
+cell "node: display.html, then a value: /v1's results, the value's last and main" "$SE" \
+	'display.html("<b>x</b>"); 1 + 1' '.result == "2" and (.results | length) == 2 and
+	.results[0]["text/html"] == "<b>x</b>" and .results[0].is_main_result == false and
+	.results[1]["text/plain"] == "2" and .results[1].is_main_result == true' '"language": "node"'
 expect "home: a process starts" 201 '.pid > 0' \
 	POST "/v1/sessions/$SE/processes" '{"argv": ["sh", "-c", "pwd > proc-home.txt; echo $HOME >> proc-home.txt"]}'
 expect "home: the process ends" 200 '.exit_code == 0' \
