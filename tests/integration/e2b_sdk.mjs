@@ -439,6 +439,15 @@ await step('pause and connect', async () => {
 	check('connect resumed it: the file is back', r.logs.stdout.join('') === 'kept\n', JSON.stringify(r.logs));
 	check('isRunning after connect: true', (await s.isRunning()) === true);
 });
+await step('runCode on a paused sandbox', async () => {
+	check('pause once more: true', (await s.pause()) === true);
+	// the cell's call resumes the sandbox, then its output streams as usual
+	const seen = [];
+	const ex = await s.runCode('print(open("kept.txt").read())', { onStdout: (m) => seen.push(m.line) });
+	check('runCode on a paused sandbox: resumed, its output through onStdout',
+		seen.join('') === 'kept\n' && !ex.error && (await s.isRunning()) === true,
+		JSON.stringify([seen, ex.toJSON()]));
+});
 await step('lifecycle onTimeout pause', async () => {
 	const plain = await Sandbox.getInfo(id);
 	check('getInfo: lifecycle onTimeout kill by default', plain.lifecycle?.onTimeout === 'kill',
