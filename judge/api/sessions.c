@@ -668,6 +668,8 @@ static void continue_held(struct sctx *c)
 		int n = db ? outstream_read(db, stream, 0, 1, 4096, &ch, err, sizeof err) : -1;
 		if (db)
 			db_pool_put(a->pool, db);
+		bool start = n > 0 && !strcmp(ch[0].event, "start");
+		outstream_chunks_free(ch, n > 0 ? n : 0); /* allocated even for none */
 		bool over = clock_mono_ms() >= c->w.deadline_ms || http_stopping(r);
 		if (n == 0 && !over) {
 			if (waiter_park(h, &c->w, suspend_request))
@@ -675,8 +677,6 @@ static void continue_held(struct sctx *c)
 			continue;
 		}
 		waiter_unregister(h, &c->w);
-		bool start = n > 0 && !strcmp(ch[0].event, "start");
-		outstream_chunks_free(ch, n > 0 ? n : 0);
 		if (n <= 0) {
 			if (n < 0)
 				render_db_error(r, "session call", err);
