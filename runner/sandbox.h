@@ -27,6 +27,9 @@
 
 enum sandbox_backend { SANDBOX_GVISOR, SANDBOX_NATIVE };
 
+/* Where a run with run_spec.box_home sees its box as well as at /box. */
+#define SANDBOX_HOME "/home/user"
+
 /* The runner's statuses. `ok` never reaches a user: grading turns it into a verdict. */
 enum run_status {
 	RUN_OK,
@@ -127,6 +130,9 @@ struct run_spec {
 	 * namespaces, and is refused on another. */
 	int net_ns_fd;
 	const char *box_subdir;
+	/* The box is at SANDBOX_HOME too (sessions: the home E2B's users expect,
+	 * the same folder as /box); ignored with box_subdir. */
+	bool box_home;
 	/* Optional live output: called with the program's bytes as they are read
 	 * (fd 1 stdout, 2 stderr), only bytes that also go into the result and
 	 * never a backend's own (gVisor's trailer). It runs in the thread of

@@ -426,7 +426,7 @@ static void bash_shell_state(void)
 	expect_ok("mkdir -p sub && cd sub; export V=one; w=two; declare -A m; m[k]=three", NULL,
 		  "");
 	expect_ok("pwd; echo $V $w ${m[k]}; sh -c 'echo $V'", NULL,
-		  "/box/sub\none two three\none\n");
+		  "/home/user/sub\none two three\none\n");
 	struct cell_result r;
 	cell_in(ses, &r, "read a; echo got $a; false", "line\n", 0, 0);
 	cr_assert_eq(r.status, CELL_ERROR, "%s", r.message);
@@ -444,7 +444,7 @@ static void bash_shell_state(void)
 	cr_assert_eq(r.status, CELL_ERROR, "the driver ended: the code's error");
 	cr_assert(r.restarted);
 	cell_result_release(&r);
-	expect_ok("pwd; echo \"[$w]\"", NULL, "/box\n[]\n");
+	expect_ok("pwd; echo \"[$w]\"", NULL, "/home/user\n[]\n");
 }
 
 /* A package installed while the session runs (what an install writes into the

@@ -14,6 +14,7 @@
 #include "judge/api/e2b_control.h"
 #include "judge/api/http.h"
 #include "judge/api/sessions.h"
+#include "judge/api/sse.h"
 #include "judge/grading/lang.h"
 #include "judge/service/session/sesscall.h"
 
@@ -168,21 +169,21 @@ static const char *status_error(const char *status)
 	return "ExecutionError";
 }
 
-/* The cell's /v1 JSON as the NDJSON lines of /execute. */
-static void execute_lines(const cJSON *cell, struct strbuf *out)
+static void count_line(struct strbuf *out, const cJSON *n)
 {
-	const cJSON *n = cJSON_GetObjectItemCaseSensitive(cell, "execution_count");
 	cJSON *o = typed("number_of_executions");
 	cJSON_AddNumberToObject(o, "execution_count", cJSON_IsNumber(n) ? n->valuedouble : 0);
 	line(out, o);
-	log_line(out, "stdout",
-		 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cell, "stdout")));
-	log_line(out, "stderr",
-		 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cell, "stderr")));
+}
+
+/* The end of a cell's NDJSON from its /v1 JSON: its results, its error, end_of_execution. */
+static void end_lines(const cJSON *cell, struct strbuf *out)
+{
+	cJSON *o;
 	const char *result = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cell, "result"));
 	const cJSON *results = cJSON_GetObjectItemCaseSensitive(cell, "results"), *x;
-	/* a driver with rich results gives its value among them; the others (Node,
-	 * C#) the value's text alone */
+	/* a driver with rich results gives its value among them; the others (C#,
+	 * bash) the value's text alone */
 	if (cJSON_GetArraySize(results) > 0) {
 		cJSON_ArrayForEach(x, results)
 		{
@@ -219,6 +220,60 @@ static void execute_lines(const cJSON *cell, struct strbuf *out)
 	}
 	line(out, typed("end_of_execution"));
 }
+
+/* The cell's /v1 JSON as the NDJSON lines of /execute (all at once). */
+static void execute_lines(const cJSON *cell, struct strbuf *out)
+{
+	count_line(out, cJSON_GetObjectItemCaseSensitive(cell, "execution_count"));
+	log_line(out, "stdout",
+		 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cell, "stdout")));
+	log_line(out, "stderr",
+		 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cell, "stderr")));
+	end_lines(cell, out);
+}
+
+/* http_request.event_transform of a streamed cell (sessions_execute_events):
+ * start, stdout and stderr as they come, then the rest from done's whole
+ * cell; the relay's result and error are done's too, so they are skipped. */
+static bool stream_line(struct http_request *r, const char *event, const char *data,
+			struct strbuf *out, void *arg)
+{
+	(void)r;
+	(void)arg;
+	cJSON *d = cJSON_Parse(data);
+	bool end = !strcmp(event, "done");
+	if (!strcmp(event, "start")) {
+		count_line(out, cJSON_GetObjectItemCaseSensitive(d, "execution_count"));
+	} else if (!strcmp(event, "stdout") || !strcmp(event, "stderr")) {
+		log_line(out, event, cJSON_GetStringValue(d));
+	} else if (end) {
+		const cJSON *err = cJSON_GetObjectItemCaseSensitive(d, "error");
+		if (cJSON_IsObject(err) && cJSON_GetObjectItemCaseSensitive(d, "http")) {
+			/* the cell never ended on its own (its worker lost): as E2B's
+			 * server reports an execution cut short */
+			const char *msg =
+			    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(err, "message"));
+			cJSON *o = typed("error");
+			cJSON_AddStringToObject(o, "name", "UnexpectedEndOfExecution");
+			cJSON_AddStringToObject(o, "value", msg ? msg : "");
+			cJSON_AddStringToObject(o, "traceback", "");
+			line(out, o);
+			line(out, typed("end_of_execution"));
+		} else {
+			end_lines(d, out);
+		}
+	}
+	cJSON_Delete(d);
+	return end;
+}
+
+/* A streamed cell's answer: NDJSON, a keepalive line while nothing is printed. */
+static const char keepalive[] = "{\"type\":\"keepalive\"}\n";
+static const struct sse_opts framing = {
+    .content_type = "application/x-ndjson",
+    .keepalive = keepalive,
+    .keepalive_len = sizeof keepalive - 1,
+};
 
 /* The transform: a session's answer as the code interpreter's. */
 static int render(struct http_request *r, int status, const char *body, size_t len,
@@ -390,7 +445,8 @@ void e2b_code_handle(struct http_request *r, struct api *a, const char *sandbox)
 	r->transform_free = free;
 	switch (c->op) {
 	case OP_EXECUTE:
-		sessions_call(r, a, sandbox, SCALL_EXECUTE, in);
+		r->event_transform = stream_line;
+		sessions_execute_events(r, a, sandbox, in, &framing);
 		break;
 	case OP_CONTEXT_NEW:
 		sessions_call(r, a, sandbox, SCALL_CONTEXT_CREATE, in);

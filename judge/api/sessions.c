@@ -56,6 +56,9 @@ struct sctx {
 	/* a process start answered by the relay of its output in this
 	 * framing (E2B's Connect streams), not by the process's JSON */
 	const struct sse_opts *events;
+	/* a streamed cell in events' framing, waiting in the SSE hub for its
+	 * stream's first event: start (relay it) or its refusal (answer that) */
+	bool held;
 };
 
 static void sctx_free(void *p)
@@ -63,7 +66,8 @@ static void sctx_free(void *p)
 	struct sctx *c = p;
 	if (!c)
 		return;
-	waiter_unregister(sesshub_waiters(c->api->sessions), &c->w);
+	waiter_unregister(
+	    c->held ? sse_hub_waiters(c->api->sse) : sesshub_waiters(c->api->sessions), &c->w);
 	sess_call_release(&c->call);
 	free(c);
 }
@@ -627,7 +631,8 @@ static char *cell_done(void *arg, const char *stored)
 
 /* Relays a streamed cell's output: stdout and stderr as printed, then result
  * or error, then done with the whole answer (migrations/0010_session_model.sql). */
-static void relay_cell(struct http_request *r, struct api *a, int64_t call_id)
+static void relay_cell(struct http_request *r, struct api *a, int64_t call_id,
+		       const struct sse_opts *framing)
 {
 	int64_t after = sse_last_event_id(http_header(r, "Last-Event-ID"));
 	char stream[48];
@@ -635,14 +640,66 @@ static void relay_cell(struct http_request *r, struct api *a, int64_t call_id)
 	struct sctx *c = xcalloc(1, sizeof *c);
 	c->api = a;
 	c->t0_us = clock_mono_us();
-	struct sse_opts o = {.stream = stream,
-			     .after = after > 0 ? after : 0,
-			     .done_data = cell_done,
-			     .arg = c,
-			     .arg_free = free};
+	struct sse_opts o = framing ? *framing : (struct sse_opts){0};
+	o.stream = stream;
+	o.after = after > 0 && !framing ? after : 0;
+	o.done_data = cell_done;
+	o.arg = c;
+	o.arg_free = free;
 	if (sse_relay(r, a->sse, &o) < 0 && !r->responded)
 		http_error(r, 503, "unavailable", "cannot stream the output of call %" PRId64,
 			   call_id);
+}
+
+/* A held cell (sctx.held): once its stream has a first event, the relay of
+ * it when that is start; else the cell was refused before it ran (no such
+ * context, the session lost): its stored answer, as an unstreamed call's. */
+static void continue_held(struct sctx *c)
+{
+	struct api *a = c->api;
+	struct http_request *r = c->r;
+	struct waiter_hub *h = sse_hub_waiters(a->sse);
+	char err[256], stream[48];
+	snprintf(stream, sizeof stream, "cell:%" PRId64, c->call_id);
+	for (;;) {
+		waiter_register(h, &c->w);
+		struct outstream_chunk *ch = NULL;
+		struct db *db = api_db(a, 5000, err, sizeof err);
+		int n = db ? outstream_read(db, stream, 0, 1, 4096, &ch, err, sizeof err) : -1;
+		if (db)
+			db_pool_put(a->pool, db);
+		bool start = n > 0 && !strcmp(ch[0].event, "start");
+		outstream_chunks_free(ch, n > 0 ? n : 0); /* allocated even for none */
+		bool over = clock_mono_ms() >= c->w.deadline_ms || http_stopping(r);
+		if (n == 0 && !over) {
+			if (waiter_park(h, &c->w, suspend_request))
+				return;
+			continue;
+		}
+		waiter_unregister(h, &c->w);
+		if (n <= 0) {
+			if (n < 0)
+				render_db_error(r, "session call", err);
+			else
+				http_error(r, 504, "timeout",
+					   "the cell did not start in time; it may still run");
+			return;
+		}
+		if (start) {
+			const struct sse_opts *framing = c->events;
+			int64_t call_id = c->call_id;
+			r->ctx = NULL;
+			r->ctx_free = NULL;
+			sctx_free(c);
+			return relay_cell(r, a, call_id, framing);
+		}
+		/* its answer is stored with the stream's end: read it as a call's */
+		c->held = false;
+		char key[48];
+		snprintf(key, sizeof key, "c%" PRId64, c->call_id);
+		c->w.id = sesshub_key(key);
+		return continue_call(c);
+	}
 }
 
 /* DELETE of a paused session: no worker holds it, so serve ends it. */
@@ -705,10 +762,11 @@ static void route_call_ex(struct http_request *r, struct api *a, const char *id,
 		}
 	} else if (rc == 2)
 		not_open(r, &row);
-	else if (call->kind == SCALL_EXECUTE && call->exec.stream)
-		relay_cell(r, a, call_id);
+	else if (call->kind == SCALL_EXECUTE && call->exec.stream && !events)
+		relay_cell(r, a, call_id, NULL);
 	else {
 		struct sctx *c = sctx_new(r, a, id, clock_mono_ms() + call_wait_ms(a, call, &row));
+		c->held = call->kind == SCALL_EXECUTE && call->exec.stream;
 		c->call_id = call_id;
 		c->file_json = file_json;
 		c->fork = fork;
@@ -716,9 +774,12 @@ static void route_call_ex(struct http_request *r, struct api *a, const char *id,
 		c->call = *call;
 		sess_call_init(call, call->kind);
 		char key[48];
-		snprintf(key, sizeof key, "c%" PRId64, call_id);
-		c->w.id = sesshub_key(key);
-		continue_call(c);
+		snprintf(key, sizeof key, c->held ? "cell:%" PRId64 : "c%" PRId64, call_id);
+		c->w.id = c->held ? waiter_text_key(key) : sesshub_key(key);
+		if (c->held)
+			continue_held(c);
+		else
+			continue_call(c);
 	}
 	sess_call_release(call);
 	sess_row_release(&row);
@@ -742,6 +803,8 @@ void sessions_resume(struct http_request *r)
 	struct sctx *c = r->ctx;
 	if (c->create)
 		continue_create(c);
+	else if (c->held)
+		continue_held(c);
 	else
 		continue_call(c);
 }
@@ -1083,6 +1146,21 @@ void sessions_file_move(struct http_request *r, struct api *a, const char *id, c
 		return render_req_error(r, &e);
 	}
 	route_call(r, a, id, &c, false);
+}
+
+void sessions_execute_events(struct http_request *r, struct api *a, const char *id, const cJSON *in,
+			     const struct sse_opts *framing)
+{
+	char sid[37];
+	struct sess_call c;
+	if (id_of(r, id, sid) < 0)
+		return;
+	if (parse_call(r, a, SCALL_EXECUTE, in, &c) < 0) {
+		sess_call_release(&c);
+		return;
+	}
+	c.exec.stream = true;
+	route_call_ex(r, a, sid, &c, false, false, framing);
 }
 
 void sessions_process_start_events(struct http_request *r, struct api *a, const char *id,

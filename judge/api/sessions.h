@@ -82,6 +82,13 @@ void sessions_file_move(struct http_request *r, struct api *a, const char *id, c
 void sessions_context(struct http_request *r, struct api *a, const char *id, const char *ctx,
 		      enum scall_kind kind);
 
+/* E2B's /execute (judge/api/e2b_code.h): a cell of session id from in (as
+ * POST .../execute takes it) answered, once it starts, by the relay of its
+ * output in framing's shape (sse.h; the request's event_transform frames
+ * each event); a cell refused before it runs (no such context) is answered
+ * as sessions_call answers it, through r->transform, before any byte. */
+void sessions_execute_events(struct http_request *r, struct api *a, const char *id, const cJSON *in,
+			     const struct sse_opts *framing);
 /* E2B's process.Process (judge/api/e2b_process.h): a process started from
  * in (as POST .../processes takes it) whose answer is the relay of its
  * output in framing's shape (sse.h; the request's event_transform frames

@@ -80,6 +80,11 @@ void sse_hub_stop(struct sse_hub *h)
 	free(h);
 }
 
+struct waiter_hub *sse_hub_waiters(struct sse_hub *h)
+{
+	return h->waiters;
+}
+
 int sse_cancel(struct sse_hub *h, const char *tag)
 {
 	int n = 0;

@@ -49,6 +49,10 @@ int sse_hub_start(struct sse_hub **out, const char *db_url, struct db_pool *pool
 		  size_t errlen);
 /* Stops the hub (after the HTTP server: no relay may be left). NULL is fine. */
 void sse_hub_stop(struct sse_hub *h);
+/* The hub's waiters, woken by each NOTIFY of a stream (keyed by
+ * waiter_text_key of its id): a handler that answers only once a stream's
+ * first event is written parks there (waiter.h) before it relays. */
+struct waiter_hub *sse_hub_waiters(struct sse_hub *h);
 
 struct sse_opts {
 	const char *stream; /* the stream id (copied) */

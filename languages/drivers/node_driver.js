@@ -12,9 +12,12 @@
 // with breakOnSigint; SIGINT while a cell awaits ends the wait. Errors thrown
 // in timers and unhandled rejections while a cell runs become its error;
 // after it they are printed to stderr. The session folder is the working
-// directory at start (/box in a sandbox); npm installs go to its
+// directory at start (/home/user in a sandbox); npm installs go to its
 // .packages/node (node.ini package_dir), which `require` searches
-// before the usual places.
+// before the usual places. Rich results (PROTOCOL.md "results"): the last
+// expression's value and each display() call give a MIME bundle, from the
+// value's IPython-named _repr_*_ methods, _repr_mimebundle_, or the method
+// under Symbol.for('Jupyter.display') (Deno's kernel's convention).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -23,6 +26,9 @@ const vm = require('vm');
 const { createRequire } = require('module');
 
 const RESULT_MAX = 1 << 20; // an inspect() longer than this is cut: the reply is not output
+// all of a cell's rich results: one past it is left out and counted in
+// "results_dropped" (the reply must stay under the host's 8 MiB)
+const RICH_MAX = 4 << 20;
 
 let acorn = null;
 let processTopLevelAwait = null;
@@ -287,6 +293,118 @@ function inspectResult(v) {
 	return text.length <= RESULT_MAX ? text : text.slice(0, RESULT_MAX) + '...';
 }
 
+// --- rich results (PROTOCOL.md "results") ----------------------------------------
+
+// IPython's _repr_*_ methods and the MIME type each gives, in its order
+const REPR_METHODS = [
+	['_repr_html_', 'text/html'],
+	['_repr_markdown_', 'text/markdown'],
+	['_repr_svg_', 'image/svg+xml'],
+	['_repr_png_', 'image/png'],
+	['_repr_jpeg_', 'image/jpeg'],
+	['_repr_pdf_', 'application/pdf'],
+	['_repr_latex_', 'text/latex'],
+	['_repr_json_', 'application/json'],
+	['_repr_javascript_', 'application/javascript'],
+];
+// sent as base64 (bytes are encoded; a string is taken as base64 already)
+const BINARY_TYPES = new Set(['image/png', 'image/jpeg', 'application/pdf']);
+const JUPYTER_DISPLAY = Symbol.for('Jupyter.display');
+
+// The current cell's rich outputs, in order (reset at each cell).
+const rich = { outputs: [], size: 0, dropped: 0 };
+
+// data as the reply carries it for mime, or undefined when it is of no usable kind.
+function mimeValue(mime, data) {
+	if (data === null || data === undefined) return undefined;
+	const bytes = data instanceof Uint8Array || data instanceof ArrayBuffer;
+	if (BINARY_TYPES.has(mime)) {
+		if (bytes) return Buffer.from(data).toString('base64');
+		return typeof data === 'string' ? data.trim() : undefined;
+	}
+	if (mime === 'application/json' || mime.endsWith('+json')) {
+		try {
+			const text = JSON.stringify(data);
+			return text === undefined ? undefined : JSON.parse(text);
+		} catch {
+			return undefined;
+		}
+	}
+	if (bytes) return Buffer.from(data).toString('utf8');
+	return typeof data === 'string' ? data : undefined;
+}
+
+function addBundle(bundle, main) {
+	let n = 0;
+	for (const v of Object.values(bundle)) n += typeof v === 'string' ? v.length : JSON.stringify(v).length;
+	if (rich.size + n > RICH_MAX) {
+		rich.dropped += 1;
+		return;
+	}
+	rich.size += n;
+	bundle.is_main_result = main;
+	rich.outputs.push(bundle);
+}
+
+// A bundle's usable entries ({mime: data}); anything else gives none.
+function rawBundle(obj) {
+	const bundle = {};
+	if (obj && typeof obj === 'object') {
+		for (const [mime, d] of Object.entries(obj)) {
+			const v = mimeValue(mime, d);
+			if (v !== undefined) bundle[mime] = v;
+		}
+	}
+	return bundle;
+}
+
+// What obj's method name gives (undefined when it has none, or it throws).
+function callRepr(obj, name) {
+	try {
+		const f = obj[name];
+		return typeof f === 'function' ? f.call(obj) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+// obj's representations: text/plain (util.inspect) and those its display
+// methods give (an object's own or inherited; a function's are not looked at).
+function mimeBundle(obj) {
+	const bundle = {};
+	if (obj !== null && typeof obj === 'object') {
+		for (const [meth, mime] of REPR_METHODS) {
+			const v = mimeValue(mime, callRepr(obj, meth));
+			if (v !== undefined) bundle[mime] = v;
+		}
+		Object.assign(bundle, rawBundle(callRepr(obj, '_repr_mimebundle_')));
+		Object.assign(bundle, rawBundle(callRepr(obj, JUPYTER_DISPLAY)));
+	}
+	if (typeof bundle['text/plain'] !== 'string') bundle['text/plain'] = inspectResult(obj) ?? 'undefined';
+	return bundle;
+}
+
+// display(obj, ...): each object's rich representations as a result of the
+// cell (not its main one); display.mime(bundle) shows a MIME bundle as it is,
+// display.html(text), .markdown, .svg, .png (bytes or base64), .jpeg, .pdf,
+// .latex, .json(value) one of that type. Outside a cell (a timer after its
+// end) nothing is shown.
+function display(...objs) {
+	if (!current) return;
+	for (const obj of objs) addBundle(mimeBundle(obj), false);
+}
+display.mime = (bundle) => {
+	if (current) addBundle(rawBundle(bundle), false);
+};
+for (const [name, mime] of [
+	['html', 'text/html'], ['markdown', 'text/markdown'], ['svg', 'image/svg+xml'],
+	['png', 'image/png'], ['jpeg', 'image/jpeg'], ['pdf', 'application/pdf'],
+	['latex', 'text/latex'], ['json', 'application/json'],
+]) {
+	display[name] = (data) => display.mime({ [mime]: data });
+}
+sandbox.display = display;
+
 // --- the cell in flight ----------------------------------------------------------
 
 let current = null; // { asyncError, interrupt } while a cell runs
@@ -332,6 +450,8 @@ function setUnderscore(value) {
 async function runCell(n, code, stdin) {
 	const out = { status: 'ok', result: null, error: null };
 	current = { asyncError: null, interrupt: null };
+	rich.outputs = [];
+	rich.size = rich.dropped = 0;
 	sandbox.stdin = stdin;
 	try {
 		const { script, awaits } = compileCell(code, n);
@@ -346,13 +466,19 @@ async function runCell(n, code, stdin) {
 		// one turn of the loop: rejections left unhandled by the cell count as its own
 		await new Promise((resolve) => setImmediate(resolve));
 		if (current.asyncError) throw current.asyncError;
-		out.result = inspectResult(value);
+		if (value !== undefined) {
+			const bundle = mimeBundle(value);
+			out.result = bundle['text/plain'];
+			addBundle(bundle, true);
+		}
 		setUnderscore(value);
 	} catch (e) {
 		out.status = 'error';
 		out.error = errorOf(e);
 	}
 	current = null;
+	if (rich.outputs.length) out.results = rich.outputs;
+	if (rich.dropped) out.results_dropped = rich.dropped;
 	return out;
 }
 

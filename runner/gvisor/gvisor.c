@@ -152,7 +152,7 @@ static void build_job(const struct sandbox *sb, const struct gv_entry *e,
 	h.filter_len = gv.filter.len;
 	h.stdin_seq = stdin_seq;
 	h.tmp_bytes = spec->limits.tmp_bytes;
-	h.job_flags = flags;
+	h.job_flags = flags | (spec->box_home && !spec->box_subdir ? BX_JOB_HOME : 0);
 	h.box_seq = e->box_seq;
 	for (const char *const *a = spec->argv; *a; a++)
 		h.argc++;
@@ -696,8 +696,9 @@ static void gvisor_proc_free(struct sandbox_proc *p)
 static int make_rootfs(const char *init, char *err, size_t errlen)
 {
 	char p[PATH_MAX];
-	static const char *const dirs[] = {"",	   "/etc", "/box", "/tmp", "/proc", "/dev",
-					   "/sys", "/.b",  "/usr", "/opt", NULL};
+	static const char *const dirs[] = {"",	    "/etc",	  "/box", "/tmp", "/proc",
+					   "/dev",  "/sys",	  "/.b",  "/usr", "/opt",
+					   "/home", SANDBOX_HOME, NULL};
 	for (const char *const *d = dirs; *d; d++) {
 		gvhost_fmt(p, sizeof(p), "%s%s", gv.env.rootfs, *d);
 		if (mkdir(p, 0755) < 0 && errno != EEXIST)

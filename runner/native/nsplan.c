@@ -196,14 +196,20 @@ static bool forbidden_ro_path(const char *path, const char *box_root)
 	return !strcmp(path, "/etc") || path_under(path, box_root);
 }
 
-/* /box: the whole box, or only its folder sub (writable) on an empty /box. */
-static int add_box(struct nsinit_plan *p, const struct sandbox *sb, const char *sub, char *err,
-		   size_t errlen)
+/* /box: the whole box (at SANDBOX_HOME too when home), or only its folder
+ * sub (writable) on an empty /box. */
+static int add_box(struct nsinit_plan *p, const struct sandbox *sb, const char *sub, bool home,
+		   char *err, size_t errlen)
 {
 	char rel[PATH_MAX];
 	add_op(p, OP_MKDIR, "box", NULL);
 	if (!sub) {
 		add_op(p, OP_BIND, "box", sb->box_path);
+		if (home) {
+			/* the same folder: a file written at either path is at both */
+			add_mkdirs(p, SANDBOX_HOME);
+			add_op(p, OP_BIND, SANDBOX_HOME + 1, sb->box_path);
+		}
 		return 0;
 	}
 	if (!subdir_ok(sub) || snprintf(rel, sizeof rel, "box/%s", sub) >= (int)sizeof rel) {
@@ -284,7 +290,7 @@ int nsplan_build(struct nsinit_plan *p, const struct sandbox *sb, const struct r
 	snprintf(opts, sizeof opts, "size=%lld,nr_inodes=%lld,mode=1777", tmp, inodes);
 	add_op(p, OP_TMPFS, "tmp", opts);
 
-	if (add_box(p, sb, spec->box_subdir, err, errlen) < 0)
+	if (add_box(p, sb, spec->box_subdir, spec->box_home, err, errlen) < 0)
 		return -1;
 
 	add_op(p, OP_MKDIR, "dev", NULL);

@@ -202,7 +202,7 @@ int session_send_spawn(struct session *s, unsigned long id, bool with_stdin, con
 		argc++;
 	strbuf_addstr(&p, with_stdin ? "i" : "-");
 	strbuf_addch(&p, 0);
-	strbuf_addstr(&p, cwd && *cwd ? cwd : "/box");
+	strbuf_addstr(&p, cwd && *cwd ? cwd : SANDBOX_HOME);
 	strbuf_addch(&p, 0);
 	strbuf_addf(&p, "%ld", timeout_ms > 0 ? timeout_ms : 0);
 	strbuf_addch(&p, 0);
@@ -539,7 +539,8 @@ static int sandbox_begin(struct session *s, char *err, size_t errlen)
 			      .preload = s->spec.preload,
 			      .cpu_millis = s->spec.cpu_millis,
 			      .cpu_weight = s->spec.cpu_weight,
-			      .net_ns_fd = s->spec.net_ns_fd};
+			      .net_ns_fd = s->spec.net_ns_fd,
+			      .box_home = true};
 	rs.limits.cpu_ms = rs.limits.wall_ms = SANDBOX_LIFE_MS;
 	pthread_mutex_lock(&s->wlock);
 	int rc = sandbox_start(s->sb, &rs, &s->proc, err, errlen);
@@ -938,12 +939,27 @@ int session_exec(struct session *s, const struct cell_spec *cell, struct cell_re
 
 /* ---- the session ---- */
 
+/* env with HOME at SANDBOX_HOME, the box's second path (a language's HOME
+ * goes): `~` in a cell is the folder the files API sees. */
+static char **home_env(const char *const *env)
+{
+	size_t n = 0, k = 0;
+	while (env && env[n])
+		n++;
+	char **v = xcalloc(n + 2, sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(env[i], "HOME=", 5))
+			v[k++] = xstrdup(env[i]);
+	v[k] = xstrdup("HOME=" SANDBOX_HOME);
+	return v;
+}
+
 static void ctx_set(struct context *c, const char *const *argv, const char *const *env,
 		    const char *cwd)
 {
 	c->argv = xstrvdup(argv);
-	c->env = xstrvdup(env);
-	c->cwd = xstrdup(cwd ? cwd : "/box");
+	c->env = home_env(env);
+	c->cwd = xstrdup(cwd ? cwd : SANDBOX_HOME);
 	c->state = CTX_DEAD;
 	strbuf_init(&c->pending);
 	strbuf_init(&c->errout);

@@ -188,7 +188,7 @@ int session_proc_start(struct session *s, const struct session_proc_spec *spec, 
 	p->pid = ++s->next_pid;
 	p->sid = ++s->next_sid;
 	p->argv = xstrvdup(spec->argv);
-	p->cwd = xstrdup(spec->cwd ? spec->cwd : "/box");
+	p->cwd = xstrdup(spec->cwd ? spec->cwd : SANDBOX_HOME);
 	snprintf(p->tag, sizeof p->tag, "%s", spec->tag ? spec->tag : "");
 	p->stdin_open = spec->stdin_open;
 	p->output_bytes = spec->output_bytes;

@@ -297,7 +297,59 @@ def run_lang(lang):
     check("%s: EOF on the request stream ends the driver with 0" % lang, rc == 0, "exit %r" % rc)
 
 
+NODE_RICH = """class Page { _repr_html_() { return '<b>bold</b>' }
+  _repr_svg_() { return '<svg xmlns="http://www.w3.org/2000/svg"/>' }
+  _repr_markdown_() { throw new Error('no markdown today') } }
+class Pic { _repr_png_() { return Buffer.from([137, 80, 78, 71, 13, 10, 26, 10, 0, 0]) } }
+class Kernel { [Symbol.for('Jupyter.display')]() { return { 'text/markdown': '**md**', 'application/json': { a: [1, 2] } } } }
+"""
+
+
+def node_rich_checks(d):
+    """Node's display protocol (PROTOCOL.md "results", node_driver.js)."""
+    import base64
+    c = d.cell(NODE_RICH + "new Pic()")
+    res = (c.reply or {}).get("results") or [{}]
+    png = base64.b64decode(res[0].get("image/png", ""))
+    check("node: _repr_png_ of the last expression: the main result, bytes in base64",
+          c.result == "Pic {}" and len(res) == 1 and res[0].get("is_main_result") is True
+          and png.startswith(b"\x89PNG\r\n\x1a\n") and res[0].get("text/plain") == "Pic {}", repr(c))
+    c = d.cell("new Page()")
+    r = ((c.reply or {}).get("results") or [{}])[0]
+    check("node: _repr_html_ and _repr_svg_; a throwing method left out",
+          c.status == "ok" and r.get("text/html") == "<b>bold</b>"
+          and r.get("image/svg+xml", "").startswith("<svg") and "text/markdown" not in r, repr(c))
+    c = d.cell("new Kernel()")
+    r = ((c.reply or {}).get("results") or [{}])[0]
+    check("node: Symbol.for('Jupyter.display') gives a bundle, JSON as an object",
+          r.get("text/markdown") == "**md**" and r.get("application/json") == {"a": [1, 2]}, repr(c))
+    c = d.cell("display(new Page()); console.log('between'); display.mime({ 'text/html': '<i>raw</i>' });\n"
+               "display.png(Buffer.from('x')); 40 + 2")
+    res = (c.reply or {}).get("results") or []
+    check("node: display(), display.mime, display.png, then the value: in order, only the last main",
+          [r.get("is_main_result") for r in res] == [False, False, False, True]
+          and res[0].get("text/html") == "<b>bold</b>" and res[1].get("text/html") == "<i>raw</i>"
+          and res[2].get("image/png") == "eA==" and res[3].get("text/plain") == "42"
+          and c.out == "between\n" and c.result == "42", repr(c))
+    c = d.cell("Page")
+    r = ((c.reply or {}).get("results") or [{}])[0]
+    check("node: a class's methods are not its representation",
+          "text/html" not in r and r.get("text/plain", "").startswith("[class Page"), repr(c))
+    c = d.cell("const nothing = 1")
+    check("node: no value, no display: no results", c.status == "ok" and "results" not in c.reply, repr(c))
+    c = d.cell("display({ _repr_html_: () => 'x'.repeat(5 << 20) }); 'small'", timeout=30)
+    res = (c.reply or {}).get("results") or []
+    check("node: a display over the cell's cap is left out and counted; the value still comes",
+          (c.reply or {}).get("results_dropped") == 1 and len(res) == 1
+          and res[0].get("text/plain") == "'small'", repr(c)[:600])
+    c = d.cell("display(new Page()); null.x")
+    res = (c.reply or {}).get("results") or []
+    check("node: a cell that throws keeps what it displayed before",
+          c.status == "error" and len(res) == 1 and res[0].get("text/html") == "<b>bold</b>", repr(c))
+
+
 def extra_node(d, folder):
+    node_rich_checks(d)
     c = d.cell("const r = await Promise.resolve(5)")
     check("node: a cell with top-level await is ok", c.status == "ok" and c.result is None, repr(c))
     c = d.cell("r + 1")

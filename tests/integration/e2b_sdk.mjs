@@ -104,6 +104,18 @@ await step('runCode print', async () => {
 	check('runCode print: stdout and onStdout', ex.logs.stdout.join('') === 'hello\n' &&
 		seen.join('') === 'hello\n' && ex.results.length === 0, JSON.stringify(ex.toJSON()));
 });
+await step('runCode streams', async () => {
+	// each line reaches onStdout as printed, not at the cell's end
+	const seen = [];
+	const ex = await s.runCode('import time\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(1)',
+		{ onStdout: (m) => seen.push({ line: m.line, t: Date.now() }) });
+	const end = Date.now();
+	check('runCode streams: onStdout gets each line as printed, the first well before the end',
+		seen.map((x) => x.line).join('') === '0\n1\n2\n' && seen.length === 3 &&
+		seen[0].t + 1500 < end && seen[1].t + 500 < end && !ex.error &&
+		ex.logs.stdout.join('') === '0\n1\n2\n',
+		JSON.stringify({ seen: seen.map((x) => [x.line, end - x.t]), ex: ex.toJSON() }));
+});
 await step('runCode stderr', async () => {
 	const ex = await s.runCode('import sys; sys.stderr.write("oops\\n")');
 	check('runCode stderr: logs.stderr', ex.logs.stderr.join('') === 'oops\n',
@@ -221,6 +233,28 @@ await step('runCode language', async () => {
 	check("runCode language 'python': the default context (x is 1)", ex.text === '1',
 		JSON.stringify(ex.toJSON()));
 });
+await step('rich results: a js context', async () => {
+	// node_driver.js's display protocol (docs/sessions.md#rich-results)
+	const got = [];
+	let ex = await s.runCode("display.html('<b>hi</b>');\n" +
+		"({ _repr_markdown_() { return '**md**' }, _repr_json_() { return { a: [1, 2] } } })",
+		{ language: 'js', onResult: (r) => got.push(r) });
+	check('js rich results: display.html, then a value with _repr_markdown_ and _repr_json_',
+		ex.results.length === 2 && ex.results[0].html === '<b>hi</b>' &&
+		ex.results[0].isMainResult === false && ex.results[1].isMainResult === true &&
+		ex.results[1].markdown === '**md**' && ex.results[1].json?.a?.[1] === 2 &&
+		typeof ex.text === 'string' && got.length === 2, JSON.stringify(ex.toJSON()));
+	ex = await s.runCode("({ [Symbol.for('Jupyter.display')]() { return { 'image/png': " +
+		"Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), 'image/svg+xml': '<svg/>' } } })",
+		{ language: 'js' });
+	const png = Buffer.from(ex.results[0]?.png ?? '', 'base64');
+	check("js rich results: Symbol.for('Jupyter.display') gives png (base64) and svg",
+		png.length === 8 && png[1] === 80 && ex.results[0].svg === '<svg/>',
+		JSON.stringify(ex.toJSON()));
+	ex = await s.runCode('6 * 7', { language: 'js' });
+	check('js rich results: a plain value is still text 42', ex.text === '42' &&
+		ex.results.length === 1 && ex.results[0].png === undefined, JSON.stringify(ex.toJSON()));
+});
 await step('files', async () => {
 	const w = await s.files.write('/home/user/hello.txt', 'hello world');
 	check('files.write: the written file', w.path === '/home/user/hello.txt' &&
@@ -252,6 +286,22 @@ await step('files', async () => {
 	}
 	check('files.read outside /home/user: refused', err instanceof SandboxError,
 		`${err?.name}: ${err?.message}`);
+});
+await step('home', async () => {
+	// /home/user is the home and working directory inside, the folder the files API sees
+	let ex = await s.runCode("import os\nopen('/home/user/home.txt', 'w').write('from code')\n" +
+		"' '.join([os.getcwd(), os.path.expanduser('~'), os.environ['HOME']])");
+	check('home: python sees /home/user as cwd, ~ and HOME',
+		ex.text === '/home/user /home/user /home/user', JSON.stringify(ex.toJSON()));
+	check('home: files.read gets what the code wrote at /home/user',
+		(await s.files.read('/home/user/home.txt')) === 'from code');
+	await s.files.write('/home/user/sdk.txt', 'from the sdk');
+	ex = await s.runCode("open('/home/user/sdk.txt').read()");
+	check('home: the code reads at /home/user what files.write wrote', ex.text === 'from the sdk',
+		JSON.stringify(ex.toJSON()));
+	ex = await s.runCode("[process.cwd(), require('os').homedir()].join(' ')", { language: 'js' });
+	check('home: a js context sees /home/user as process.cwd() and its home',
+		ex.text === '/home/user /home/user', JSON.stringify(ex.toJSON()));
 });
 // ---- files: envd's filesystem.Filesystem (Connect unary calls) ----
 await step('files: list, exists, getInfo, makeDir, rename, remove', async () => {
@@ -389,6 +439,15 @@ await step('pause and connect', async () => {
 	check('connect resumed it: the file is back', r.logs.stdout.join('') === 'kept\n', JSON.stringify(r.logs));
 	check('isRunning after connect: true', (await s.isRunning()) === true);
 });
+await step('runCode on a paused sandbox', async () => {
+	check('pause once more: true', (await s.pause()) === true);
+	// the cell's call resumes the sandbox, then its output streams as usual
+	const seen = [];
+	const ex = await s.runCode('print(open("kept.txt").read())', { onStdout: (m) => seen.push(m.line) });
+	check('runCode on a paused sandbox: resumed, its output through onStdout',
+		seen.join('') === 'kept\n' && !ex.error && (await s.isRunning()) === true,
+		JSON.stringify([seen, ex.toJSON()]));
+});
 await step('lifecycle onTimeout pause', async () => {
 	const plain = await Sandbox.getInfo(id);
 	check('getInfo: lifecycle onTimeout kill by default', plain.lifecycle?.onTimeout === 'kill',
@@ -433,6 +492,13 @@ await step('commands.run', async () => {
 	check('commands.run: stdout, stderr, exit code 0',
 		r.stdout === 'hi\n' && r.stderr === 'there\n' && r.exitCode === 0, JSON.stringify(r));
 	check('commands.run: onStdout as printed', out.join('') === 'hi\n', JSON.stringify(out));
+});
+await step('home: a command', async () => {
+	// (after the pause above: a process's pid starts again at 1 on a resumed
+	// sandbox, and a relay of a reused pid replays the earlier process's output)
+	const r = await s.commands.run('echo "$HOME"; pwd; cat /home/user/home.txt');
+	check('home: a command sees $HOME and its cwd /home/user',
+		r.stdout === '/home/user\n/home/user\nfrom code', JSON.stringify(r));
 });
 await step('commands.run: silent past a keep-alive', async () => {
 	// the relay sends a keep-alive envelope after 15 s without output

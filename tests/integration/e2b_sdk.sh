@@ -87,7 +87,8 @@ out=$(curl -s -o /dev/null -w '%{http_code}' -H "E2b-Sandbox-Id: $SB" -H "E2b-Sa
 out=$(curl -s -w '\n%{http_code}' -H "E2b-Sandbox-Id: $SB" -H "E2b-Sandbox-Port: 49999" \
 	-H "X-Access-Token: $KEY" -H "Content-Type: application/json" "$U/execute" \
 	-d '{"code": "1", "context_id": "nope"}')
-[ "${out##*$'\n'}" = 404 ] && pass "POST /execute, unknown context: 404" ||
+[ "$out" = $'Context nope not found\n404' ] &&
+	pass "POST /execute, unknown context: 404 'Context nope not found', no stream before it" ||
 	fail "POST /execute, unknown context: 404" "$out"
 # a figure's chart (the driver's e2b/chart, tests/integration/drivers.sh) is
 # Result.chart: here a bundle displayed raw, matplotlib being absent here

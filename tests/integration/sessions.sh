@@ -215,6 +215,36 @@ expect "session env: the process ends" 200 '.exit_code == 0' \
 	GET "/v1/sessions/$SE/processes/$(jq -r .pid <<<"$LAST")?wait_ms=20000"
 out=$(curl -s "${AUTH[@]}" "$U/v1/sessions/$SE/files/proc-env.txt")
 [ "$out" = s1 ] && pass "session env: what the process wrote" || fail "session env: what the process wrote" "$out"
+# /home/user: the session folder again, the home and working directory of its code
+q() { printf "'%s'" "$1"; }
+cell "home: the cwd, ~ and HOME are /home/user" "$SE" \
+	'import os; (os.getcwd(), os.path.expanduser("~"), os.environ["HOME"])' \
+	".result == \"($(q /home/user), $(q /home/user), $(q /home/user))\""
+cell "home: a file written at /home/user is the one at /box" "$SE" \
+	'open("/home/user/home.txt", "w").write("at home"); open("/box/home.txt").read()' \
+	".result == \"$(q 'at home')\""
+out=$(curl -s "${AUTH[@]}" "$U/v1/sessions/$SE/files/home.txt")
+[ "$out" = "at home" ] && pass "home: the files API reads what the code wrote there" ||
+	fail "home: the files API reads it" "$out"
+expect "home: a file put through the files API" 200 '.size == 2' PUT "/v1/sessions/$SE/files/d/up.txt" "up"
+cell "home: the code finds it under /home/user" "$SE" 'open("/home/user/d/up.txt").read()' \
+	".result == \"$(q up)\""
+cell "home: bash's pwd and \$HOME, ~ expanded" "$SE" 'pwd; echo "$HOME"; cat ~/home.txt' \
+	'.stdout == "/home/user\n/home/user\nat home"' '"language": "bash"'
+cell "home: a javascript context's process.cwd() and os.homedir()" "$SE" \
+	'[process.cwd(), require("os").homedir()].join(" ")' ".result == \"$(q '/home/user /home/user')\"" \
+	'"language": "node"'
+cell "node: display.html, then a value: /v1's results, the value's last and main" "$SE" \
+	'display.html("<b>x</b>"); 1 + 1' '.result == "2" and (.results | length) == 2 and
+	.results[0]["text/html"] == "<b>x</b>" and .results[0].is_main_result == false and
+	.results[1]["text/plain"] == "2" and .results[1].is_main_result == true' '"language": "node"'
+expect "home: a process starts" 201 '.pid > 0' \
+	POST "/v1/sessions/$SE/processes" '{"argv": ["sh", "-c", "pwd > proc-home.txt; echo $HOME >> proc-home.txt"]}'
+expect "home: the process ends" 200 '.exit_code == 0' \
+	GET "/v1/sessions/$SE/processes/$(jq -r .pid <<<"$LAST")?wait_ms=20000"
+out=$(curl -s "${AUTH[@]}" "$U/v1/sessions/$SE/files/proc-home.txt")
+[ "$out" = $'/home/user\n/home/user' ] && pass "home: the process's pwd and HOME" ||
+	fail "home: the process's pwd and HOME" "$out"
 req DELETE "/v1/sessions/$SE" >/dev/null
 # PATCH {idle_ttl}: a new idle TTL, the end moved to now + it
 create bash
@@ -270,8 +300,9 @@ python3 tests/clients/sse_client.py "$U/v1/sessions/$PY/execute" --key "$KEY" --
 	>"$SSE" 2>&1
 expect_json "SSE: 200 text/event-stream" "$(head -1 "$SSE")" \
 	'.status == 200 and (.content_type | startswith("text/event-stream"))'
-expect_json "SSE: stdout events as printed, then result, then done with the whole JSON" \
+expect_json "SSE: start first, stdout events as printed, then result, then done with the whole JSON" \
 	"$(jq -s . "$SSE")" '[.[] | select(.event) | .event] as $e |
+	$e[0] == "start" and ([.[] | select(.event == "start")][0].data | fromjson | .execution_count > 0) and
 	($e | index("result")) > ($e | rindex("stdout")) and $e[-1] == "done" and
 	([.[] | select(.event == "stdout") | .data | fromjson] | add) == "0\n1\n2\n" and
 	([.[] | select(.event == "done")][0].data | fromjson | .result == "82" and .status == "ok")'

@@ -55,7 +55,7 @@ expect "upload into a folder" 200 '.size == 2' PUT "/v1/sessions/$S/files/work/a
 expect "a context working in a folder" 201 '.cwd == "work"' POST "/v1/sessions/$S/contexts" \
 	'{"language": "bash", "cwd": "work"}'
 W=$(jq -r .id <<<"$LAST")
-cell "its cells start there" "$S" 'pwd; cat a.txt' '.stdout == "/box/work\nhi"' '"context": "'"$W"'"'
+cell "its cells start there" "$S" 'pwd; cat a.txt' '.stdout == "/home/user/work\nhi"' '"context": "'"$W"'"'
 expect "restart a context: 200, its id kept" 200 '.id == "'"$P2"'" and .language == "python"' \
 	POST "/v1/sessions/$S/contexts/$P2/restart"
 cell "its state is gone" "$S" 'x' '.error.name == "NameError"' '"context": "'"$P2"'"'
@@ -115,7 +115,7 @@ start "env, cwd and PATH" '{"argv": ["sh", "-c", "echo $FOO; pwd; python3 -c \"p
 expect "its end" 200 '.exit_code == 0' GET "/v1/sessions/$S/processes/$PID?wait_ms=20000"
 python3 tests/clients/sse_client.py "$U/v1/sessions/$S/processes/$PID/events" --key "$KEY" --timeout 30 >"$EV" 2>&1
 expect_json "its output: the env, the cwd, python3 found in PATH" "$(jq -s . "$EV")" \
-	'([.[] | select(.event == "stdout") | .data | fromjson] | add) == "bar\n/box/work\n42\n"'
+	'([.[] | select(.event == "stdout") | .data | fromjson] | add) == "bar\n/home/user/work\n42\n"'
 start "a process reading stdin" '{"argv": ["cat"], "stdin": true}'
 CAT=$PID
 expect "stdin fed" 200 '.pid == '"$CAT"' and .running == true' POST "/v1/sessions/$S/processes/$CAT/stdin" \

@@ -338,6 +338,16 @@ out:
 	return ret;
 }
 
+/* sessrun_env.on_start of a streamed cell: its first event, written at once
+ * (serve holds the answer until it sees it). */
+static void cell_started(void *arg, long n)
+{
+	char data[48];
+	snprintf(data, sizeof data, "{\"execution_count\":%ld}", n);
+	outstream_event(arg, "start", data);
+	outstream_flush(arg, 2000);
+}
+
 static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call *c)
 {
 	struct sess_reply out;
@@ -365,6 +375,7 @@ static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call
 		outstream_begin(s->out, id);
 	}
 	s->env.on_output = stream ? outstream_output : NULL;
+	s->env.on_start = stream ? cell_started : NULL;
 	s->env.output_arg = stream ? s->out : NULL;
 	sessrun_call(&s->env, c, &out);
 	/* the output first: the answer's trigger writes result and done after it */

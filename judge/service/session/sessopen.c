@@ -52,7 +52,8 @@ void sessopen_common_init(struct sessopen_common *c, const struct lang_registry 
 		if (strcmp(dirs[i], "/bin") && strcmp(dirs[i], "/usr/bin"))
 			strbuf_addf(&path, "%s:", dirs[i]);
 	strbuf_addstr(&path, "/usr/local/bin:/usr/bin:/bin");
-	const char *fixed[] = {"HOME=/box", "TMPDIR=/tmp", "LANG=C.UTF-8", "LC_ALL=C.UTF-8"};
+	const char *fixed[] = {"HOME=" SANDBOX_HOME, "TMPDIR=/tmp", "LANG=C.UTF-8",
+			       "LC_ALL=C.UTF-8"};
 	size_t nfixed = sizeof fixed / sizeof fixed[0], n = 0;
 	/* PATH, the fixed ones, one per language with a package folder, NULL */
 	c->proc_env = xcalloc(1 + nfixed + (size_t)langs->count + 1, sizeof *c->proc_env);

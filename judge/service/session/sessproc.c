@@ -198,7 +198,7 @@ static void add_state(struct session *s, long pid, long wait_ms, struct sess_rep
 /* A path of the session folder as the sandbox sees it. */
 static char *inside(const char *path)
 {
-	return path && *path ? xasprintf("/box/%s", path) : xstrdup("/box");
+	return path && *path ? xasprintf(SANDBOX_HOME "/%s", path) : xstrdup(SANDBOX_HOME);
 }
 
 static void start(struct sessproc *p, struct session *s, const struct sess_call *c,

@@ -129,6 +129,8 @@ static void run_execute(struct sessrun_env *env, const struct sess_call *c, stru
 		sess_reply_fail(out, SERR_NO_CONTEXT, "no context '%s' in the session", c->context);
 		return;
 	}
+	if (env->on_start)
+		env->on_start(env->output_arg, env->execution_count + 1);
 	const char *code = c->exec.code ? c->exec.code : "", *in = c->exec.stdin_data;
 	struct cell_spec cell = {
 	    .context = ctx->rctx,
@@ -424,7 +426,7 @@ static struct sessrun_context *context_create(struct sessrun_env *env, const str
 				SESS_MAX_CONTEXTS);
 		return NULL;
 	}
-	char err[512], *cwd = c->path && *c->path ? xasprintf("/box/%s", c->path) : NULL;
+	char err[512], *cwd = c->path && *c->path ? xasprintf(SANDBOX_HOME "/%s", c->path) : NULL;
 	char **denv = sessproc_env((const char *const *)l->session_env, env->drv_env);
 	struct session_driver d = {.argv = (const char *const *)l->session_argv,
 				   .env = (const char *const *)denv};

@@ -45,6 +45,10 @@ struct sessrun_env {
 	const struct install_options *install;
 	/* Optional: each piece of a cell's output as it is printed (fd 1 or 2). */
 	void (*on_output)(void *arg, int fd, const char *data, size_t len);
+	/* Optional: a cell's context was found and its code starts now, as
+	 * execution n (a live stream's first event: serve answers a refused
+	 * cell, e.g. no such context, with a status instead of a stream) */
+	void (*on_start)(void *arg, long n);
 	void *output_arg;
 };
 

@@ -479,6 +479,12 @@ static int prepare_job(const struct bx_job *job)
 	 * /.b/box-<box_seq> before sending the job. /.b stays (mode 0700, root's):
 	 * the stdin of each job comes through it too. */
 	static uint32_t box_seq;
+	static bool home; /* the box is at /home/user too */
+	bool want_home = job->job_flags & BX_JOB_HOME;
+	if (home && (job->box_seq != box_seq || !want_home)) {
+		umount2("/home/user", MNT_DETACH);
+		home = false;
+	}
 	if (job->box_seq != box_seq) {
 		if (box_seq)
 			umount2("/box", MNT_DETACH);
@@ -488,6 +494,13 @@ static int prepare_job(const struct bx_job *job)
 		if (mount(box, "/box", NULL, MS_BIND, NULL) < 0)
 			setup_failed(STEP_MOUNT, errno);
 		box_seq = job->box_seq;
+	}
+	/* the same folder at E2B's home (sessions): a file written at either
+	 * path is at both */
+	if (want_home && !home) {
+		if (mount("/box", "/home/user", NULL, MS_BIND, NULL) < 0)
+			setup_failed(STEP_MOUNT, errno);
+		home = true;
 	}
 	/* a fresh /tmp for every job: nothing a run left there reaches the next;
 	 * /dev/shm (POSIX shared memory, semaphores) is the same folder, as natively */

@@ -57,6 +57,7 @@ struct bx_job {
 };
 
 #define BX_JOB_LIVE    1u	    /* see above */
+#define BX_JOB_HOME    2u	    /* the box at /home/user too (run_spec.box_home) */
 #define BX_STATUS_FILE "/.b/status" /* a live job's end */
 
 enum bx_kind {
