@@ -1046,6 +1046,14 @@ long session_memory_kb(struct session *s)
 	return mem;
 }
 
+void session_pids_after(struct session *s, long pid)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->next_pid < pid)
+		s->next_pid = pid;
+	pthread_mutex_unlock(&s->lock);
+}
+
 bool session_pooled(const struct session *s)
 {
 	return s && s->pooled;

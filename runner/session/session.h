@@ -149,6 +149,10 @@ struct session_usage {
 	long throttled_ms; /* time its CPU limit held it back */
 	long disk_kb;	   /* what its folder (the box) holds now; -1 unknown */
 };
+/* Process ids of s start after pid from now on (never lower than they
+ * are): a resumed session's new processes must not take the ids of the
+ * processes before its pause, whose output streams are still stored. */
+void session_pids_after(struct session *s, long pid);
 /* Whether s was started ahead and handed over by the pool (prestart.h). */
 bool session_pooled(const struct session *s);
 /* Reads s's usage now; never waits for a cell (any thread). 0, or -errno

@@ -494,8 +494,6 @@ await step('commands.run', async () => {
 	check('commands.run: onStdout as printed', out.join('') === 'hi\n', JSON.stringify(out));
 });
 await step('home: a command', async () => {
-	// (after the pause above: a process's pid starts again at 1 on a resumed
-	// sandbox, and a relay of a reused pid replays the earlier process's output)
 	const r = await s.commands.run('echo "$HOME"; pwd; cat /home/user/home.txt');
 	check('home: a command sees $HOME and its cwd /home/user',
 		r.stdout === '/home/user\n/home/user\nfrom code', JSON.stringify(r));

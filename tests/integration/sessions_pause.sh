@@ -157,8 +157,24 @@ PY
 req DELETE "/v1/sessions/$S" >/dev/null
 
 # ---- a paused session closed without a sandbox ----
+# a process before the pause left its output stream: the first process after
+# the resume takes a new pid, and its events are its own (a reused pid
+# replayed the earlier process's output)
 create python
 S=$SID
+expect "processes: one before the pause" 201 '.pid > 0' POST "/v1/sessions/$S/processes" \
+	'{"argv": ["sh", "-c", "echo before"]}'
+P1=$(jq -r .pid <<<"$LAST")
+expect "processes: it ended" 200 '.running == false and .exit_code == 0' \
+	GET "/v1/sessions/$S/processes/$P1?wait_ms=20000"
+expect "processes: pause" 200 '.status == "paused"' POST "/v1/sessions/$S/pause"
+expect "processes: one after the resume takes a new pid" 201 ".pid > $P1" POST "/v1/sessions/$S/processes" \
+	'{"argv": ["sh", "-c", "echo after"]}'
+P2=$(jq -r .pid <<<"$LAST")
+expect "processes: ... and it ended" 200 '.running == false' GET "/v1/sessions/$S/processes/$P2?wait_ms=20000"
+ev=$(curl -s -m 20 "${AUTH[@]}" "$U/v1/sessions/$S/processes/$P2/events")
+grep -q '"after' <<<"$ev" && ! grep -q '"before' <<<"$ev" &&
+	pass "processes: its events are its own output" || fail "processes: its events are its own output" "$ev"
 expect "pause, then close while paused" 200 '.status == "paused"' POST "/v1/sessions/$S/pause"
 expect "close a paused session" 200 '.status == "closed"' DELETE "/v1/sessions/$S"
 expect "it stays closed" 200 '.status == "closed"' GET "/v1/sessions/$S"

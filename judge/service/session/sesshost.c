@@ -315,6 +315,11 @@ static int restore(struct sesshost *h, struct hsess *s, char *err, size_t errlen
 	int64_t t0 = clock_mono_ms();
 	struct db *db = db_pool_get(h->pool, 10000);
 	int rc = db ? sessimage_load(db, s->image_id, &packed, &contexts, err, errlen) : -1;
+	/* a resumed session's processes before its pause left their output
+	 * streams (proc:<id>:<pid>): new processes take ids after theirs */
+	long last_pid = rc == 1 ? sessproc_last_pid(db, s->id, err, errlen) : 0;
+	if (last_pid < 0)
+		rc = -1;
 	if (db)
 		db_pool_put(h->pool, db);
 	if (!db)
@@ -327,6 +332,7 @@ static int restore(struct sesshost *h, struct hsess *s, char *err, size_t errlen
 	if (sessimage_unpack(s->env.sb, packed.buf, packed.len, &files, err, errlen) < 0 ||
 	    sessrun_contexts_restore(&s->env, contexts, err, errlen) < 0)
 		goto out;
+	session_pids_after(s->env.s, last_pid);
 	s->env.restored = true;
 	log_info("sessions: %s restored from image %s: %ld files, %zu bytes in %" PRId64
 		 " ms (read and checked in %" PRId64 " ms)",

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/service/outstream.h"
+#include "judge/store/db.h"
 #include "runner/session/session.h"
 
 struct sessproc {
@@ -83,6 +84,27 @@ void sessproc_free(struct sessproc *p)
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->idle);
 	free(p);
+}
+
+long sessproc_last_pid(struct db *db, const char *session_id, char *err, size_t errlen)
+{
+	char prefix[OUTSTREAM_ID_MAX];
+	sessproc_stream(session_id, 0, prefix, sizeof prefix);
+	prefix[strlen(prefix) - 1] = 0; /* "proc:<id>:" */
+	const char *p[] = {prefix};
+	PGresult *res = db_query(db,
+				 "SELECT coalesce(max(substr(stream, length($1) + 1)::bigint), 0) "
+				 "FROM output_chunks WHERE starts_with(stream, $1) "
+				 "AND substr(stream, length($1) + 1) ~ '^[0-9]{1,18}$'",
+				 1, p);
+	if (!res) {
+		snprintf(err, errlen, "cannot read the session's process streams: %s",
+			 db_error(db));
+		return -1;
+	}
+	long last = (long)db_value_ll(res, 0, 0);
+	PQclear(res);
+	return last;
 }
 
 /* ---- the runner's callbacks (its reader thread: never block) ---- */

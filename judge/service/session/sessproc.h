@@ -18,6 +18,7 @@
 
 struct session;
 struct sessproc;
+struct db;
 struct db_pool;
 
 /* The processes of session session_id (the runner's s), whose output goes
@@ -39,3 +40,6 @@ void sessproc_free(struct sessproc *p);
 char **sessproc_env(const char *const *base, const char *const *env);
 /* The stream of process pid of session_id ("proc:<id>:<pid>"), in out. */
 void sessproc_stream(const char *session_id, long pid, char *out, size_t len);
+/* The highest pid of session_id whose output stream is still stored (0 when
+ * none), or -1 with err. */
+long sessproc_last_pid(struct db *db, const char *session_id, char *err, size_t errlen);
