@@ -315,12 +315,19 @@ int sessions_egress_cap(struct api *a, struct http_request *r, struct sessnet_po
 
 void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 {
+	sessions_create_token(r, a, body, NULL);
+}
+
+void sessions_create_token(struct http_request *r, struct api *a, const cJSON *body,
+			   const char *access_token)
+{
 	struct request_error e;
 	struct sessreq_create cr;
 	struct sessreq_keycap kc;
 	char err[256], id[37], image[37] = "";
 	cJSON *in = NULL, *slim = NULL, *snet = NULL, *senv = NULL;
 	cr.env = NULL;
+	cr.metadata = NULL;
 	if (cJSON_GetObjectItemCaseSensitive(body, "from_snapshot")) {
 		if (!from_snapshot(r, a, body, &in, image, &slim, &snet, &senv))
 			goto out;
@@ -342,8 +349,8 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 	struct db *db = api_db(a, 5000, err, sizeof err);
 	int rc = db ? sessdb_create(db, key_of(a, r), cr.lang->name, lim, net, senv ? senv : cr.env,
 				    image[0] ? image : NULL, cr.idle_ttl_s, cr.idle_pause,
-				    a->cfg->session_max_lifetime_s, a->cfg->sessions_per_key, id,
-				    err, sizeof err)
+				    a->cfg->session_max_lifetime_s, a->cfg->sessions_per_key,
+				    cr.metadata, access_token, id, err, sizeof err)
 		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
@@ -368,6 +375,7 @@ out:
 	cJSON_Delete(snet);
 	cJSON_Delete(senv);
 	cJSON_Delete(cr.env);
+	cJSON_Delete(cr.metadata);
 }
 
 /* Makes paused session id starting again and waits for it: then answers as
@@ -473,7 +481,7 @@ static void fork_create(struct sctx *c, const struct sess_reply *rep)
 			     sizeof err) == 1)
 		made = sessdb_create(db, key_of(a, r), lang, lim, net, env, rep->image.id,
 				     row.idle_ttl_s, row.idle_pause, a->cfg->session_max_lifetime_s,
-				     a->cfg->sessions_per_key, id, err, sizeof err);
+				     a->cfg->sessions_per_key, NULL, NULL, id, err, sizeof err);
 	if (db)
 		db_pool_put(a->pool, db);
 	sess_row_release(&row);
@@ -1359,6 +1367,37 @@ void sessions_file(struct http_request *r, struct api *a, const char *id, const 
 	char sid[37];
 	if (id_of(r, id, sid) == 0)
 		file_call(r, a, sid, path, kind, body, len, false);
+}
+
+void sessions_file_parts(struct http_request *r, struct api *a, const char *id, size_t n,
+			 const struct sessreq_part *parts)
+{
+	char sid[37];
+	struct request_error e;
+	struct sess_call c;
+	if (id_of(r, id, sid) < 0)
+		return;
+	if (sessreq_file_parts(n, parts, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	route_call(r, a, sid, &c, false);
+}
+
+void sessions_file_list(struct http_request *r, struct api *a, const char *id, const char *path,
+			int depth)
+{
+	char sid[37];
+	struct request_error e;
+	struct sess_call c;
+	if (id_of(r, id, sid) < 0)
+		return;
+	if (sessreq_file(SCALL_FILE_LIST, path, NULL, 0, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	c.depth = depth < 1 ? 1 : depth > SESS_MAX_DEPTH ? SESS_MAX_DEPTH : depth;
+	route_call(r, a, sid, &c, false);
 }
 
 void sessions_context(struct http_request *r, struct api *a, const char *id, const char *ctx,

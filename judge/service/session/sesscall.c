@@ -170,6 +170,9 @@ void sess_call_release(struct sess_call *c)
 	free(c->path);
 	free(c->to);
 	strbuf_release(&c->body);
+	for (size_t i = 0; i < c->nparts; i++)
+		free(c->parts[i].path);
+	free(c->parts);
 	xstrvfree(c->proc.argv);
 	xstrvfree(c->proc.env);
 	enum scall_kind k = c->kind;
@@ -214,6 +217,17 @@ cJSON *sesscall_store(const struct sess_call *c)
 		add_text(o, "path", c->path);
 		if (c->to)
 			add_text(o, "to", c->to);
+		if (c->depth > 1)
+			cJSON_AddNumberToObject(o, "depth", c->depth);
+		if (c->nparts) {
+			cJSON *a = cJSON_AddArrayToObject(o, "parts");
+			for (size_t i = 0; i < c->nparts; i++) {
+				cJSON *e = cJSON_CreateObject();
+				add_text(e, "path", c->parts[i].path);
+				cJSON_AddNumberToObject(e, "size", (double)c->parts[i].len);
+				cJSON_AddItemToArray(a, e);
+			}
+		}
 		break;
 	case SCALL_CONTEXT_CREATE:
 		if (c->ctx.language[0])
@@ -257,6 +271,33 @@ cJSON *sesscall_store(const struct sess_call *c)
 		break;
 	}
 	return o;
+}
+
+/* A file_put's parts (none: one file at path), their sizes adding up to its
+ * body's. Returns 0, or -1 with err. */
+static int load_parts(const cJSON *request, struct sess_call *out, char *err, size_t errlen)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(request, "parts"), *it;
+	size_t n = cJSON_IsArray(a) ? (size_t)cJSON_GetArraySize(a) : 0, sum = 0;
+	if (n > SESS_MAX_PARTS) {
+		snprintf(err, errlen, "the write has %zu files, more than %d", n, SESS_MAX_PARTS);
+		return -1;
+	}
+	out->parts = n ? xcalloc(n, sizeof *out->parts) : NULL;
+	cJSON_ArrayForEach(it, a)
+	{
+		struct sess_part *p = &out->parts[out->nparts++];
+		p->path = xstrdup(str_of(it, "path") ? str_of(it, "path") : "");
+		long long len = num_of(it, "size");
+		p->len = len > 0 ? (size_t)len : 0;
+		sum += p->len;
+	}
+	if (n && sum != out->body.len) {
+		snprintf(err, errlen, "the write's parts hold %zu bytes, its body %zu", sum,
+			 out->body.len);
+		return -1;
+	}
+	return 0;
 }
 
 int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, size_t len,
@@ -314,6 +355,9 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 			snprintf(err, errlen, "the move has no destination");
 			return -1;
 		}
+		out->depth = (int)num_of(request, "depth");
+		if (k == SCALL_FILE_PUT && load_parts(request, out, err, errlen) < 0)
+			return -1;
 		break;
 	case SCALL_CONTEXT_CREATE:
 		copy(out->ctx.language, sizeof out->ctx.language, str_of(request, "language"));

@@ -113,6 +113,11 @@ enum sess_err sess_err_parse(const char *s);
 #define SESS_MAX_CONTEXTS  8
 #define SESS_MAX_PROCESSES 32
 #define SESS_MAX_PACKAGES  64
+/* The most files one file_put writes, entries one file_list answers. */
+#define SESS_MAX_PARTS	 100
+#define SESS_MAX_ENTRIES 10000
+/* The deepest file_list. */
+#define SESS_MAX_DEPTH 16
 
 /* One call, typed. Each kind uses its own part; the rest stays empty. */
 struct sess_call {
@@ -141,6 +146,14 @@ struct sess_call {
 			       context_create, process_start: the working directory */
 	char *to;	    /* file_move: the new path, relative as path */
 	struct strbuf body; /* file_put's bytes, process_input's */
+	/* file_put of several files (E2B's multipart write): nparts paths, each
+	 * with its length; body is their bytes one after another, path the first */
+	struct sess_part {
+		char *path;
+		size_t len;
+	} * parts;
+	size_t nparts;
+	int depth; /* file_list: levels below path (0 and 1: its own entries) */
 	struct {
 		char language[SESS_LANGUAGE_MAX]; /* "" = the session's */
 	} ctx;
