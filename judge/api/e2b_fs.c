@@ -12,6 +12,7 @@
 #include "common/xalloc.h"
 #include "judge/api/e2b_connect.h"
 #include "judge/api/e2b_envd.h"
+#include "judge/api/e2b_watch.h"
 #include "judge/api/http.h"
 #include "judge/api/sessions.h"
 
@@ -149,14 +150,15 @@ void e2b_fs_handle(struct http_request *r, struct api *a, const char *sandbox, c
 		       {"MakeDir", M_MKDIR},
 		       {"Move", M_MOVE},
 		       {"Remove", M_REMOVE}};
+	if (!strcmp(r->method, "POST") && e2b_watch_handle(r, a, sandbox, method))
+		return;
 	int found = -1;
 	for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
 		if (!strcmp(method, methods[i].name))
 			found = (int)i;
 	if (found < 0 || strcmp(r->method, "POST")) {
 		e2b_connect_respond_error(r, "unimplemented",
-					  "this judge does not serve that filesystem call "
-					  "(watching a folder is not served yet)");
+					  "this judge does not serve that filesystem call");
 		return;
 	}
 	cJSON *in = e2b_connect_message(r, false);

@@ -27,6 +27,7 @@
 #include "judge/service/session/sessimage.h"
 #include "judge/service/session/sessproc.h"
 #include "judge/service/session/sessreq.h"
+#include "judge/service/session/sesswatch.h"
 #include "judge/service/waiter.h"
 #include "judge/store/db.h"
 
@@ -520,6 +521,22 @@ static void answer(struct sctx *c, const struct sess_reply *rep)
 {
 	struct http_request *r = c->r;
 	const struct sess_call *call = &c->call;
+	if (c->events && rep->err == SERR_NONE && call->kind == SCALL_WATCH_START) {
+		/* watching: the answer is the relay of its events */
+		struct api *a = c->api;
+		const struct sse_opts *framing = c->events;
+		char id[37], stream[OUTSTREAM_ID_MAX];
+		snprintf(id, sizeof id, "%s", c->id);
+		sesswatch_stream(id, rep->watch.id, stream, sizeof stream);
+		r->ctx = NULL;
+		r->ctx_free = NULL;
+		sctx_free(c);
+		struct sse_opts o = *framing;
+		o.stream = stream;
+		if (sse_relay(r, a->sse, &o) < 0 && !r->responded)
+			http_error(r, 503, "unavailable", "cannot stream the watcher's events");
+		return;
+	}
 	if (c->events && rep->err == SERR_NONE && call->kind == SCALL_PROCESS_START &&
 	    rep->nprocs) {
 		/* started: the answer is its output's relay, on this request */
@@ -1378,6 +1395,36 @@ void sessions_file_parts(struct http_request *r, struct api *a, const char *id, 
 	if (id_of(r, id, sid) < 0)
 		return;
 	if (sessreq_file_parts(n, parts, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	route_call(r, a, sid, &c, false);
+}
+
+void sessions_watch_start(struct http_request *r, struct api *a, const char *id, const char *path,
+			  bool recursive, long timeout_ms, const struct sse_opts *framing)
+{
+	char sid[37];
+	struct request_error e;
+	struct sess_call c;
+	if (id_of(r, id, sid) < 0)
+		return;
+	if (sessreq_watch_start(path, recursive, timeout_ms, framing != NULL, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	route_call_ex(r, a, sid, &c, false, false, framing);
+}
+
+void sessions_watch(struct http_request *r, struct api *a, const char *id, enum scall_kind kind,
+		    const char *watcher)
+{
+	char sid[37];
+	struct request_error e;
+	struct sess_call c;
+	if (id_of(r, id, sid) < 0)
+		return;
+	if (sessreq_watch(kind, watcher, &c, &e) < 0) {
 		sess_call_release(&c);
 		return render_req_error(r, &e);
 	}

@@ -83,6 +83,16 @@ void sessions_file_parts(struct http_request *r, struct api *a, const char *id, 
  * SESS_MAX_DEPTH; each entry named by its path below path). */
 void sessions_file_list(struct http_request *r, struct api *a, const char *id, const char *path,
 			int depth);
+struct sse_opts;
+/* A watch_start of folder path (relative to the session folder) of session
+ * id (sesswatch.h): with framing, the answer is the relay of the watcher's
+ * stream in that framing (start, fs events, done); without, its JSON
+ * {"watcher": id} and the events kept for sessions_watch's polls. */
+void sessions_watch_start(struct http_request *r, struct api *a, const char *id, const char *path,
+			  bool recursive, long timeout_ms, const struct sse_opts *framing);
+/* watch_events ({"events": [...]}) or watch_stop of watcher of session id. */
+void sessions_watch(struct http_request *r, struct api *a, const char *id, enum scall_kind kind,
+		    const char *watcher);
 /* A file_move of from to to (both relative to the session folder). */
 void sessions_file_move(struct http_request *r, struct api *a, const char *id, const char *from,
 			const char *to);

@@ -335,6 +335,70 @@ await step('signed URLs', async () => {
 	check('a signature made here as the SDK makes it: the bytes', r7.status === 200 &&
 		(await r7.text()) === 'signed bytes', `${r7.status}`);
 });
+// files.watchDir: the WatchDir stream; events of the SDK's writes, of commands
+// and of cells, names relative to the folder
+await step('watchDir', async () => {
+	// a sandbox of its own: its commands' pids are not the later checks' (a
+	// process stream is named by session and pid, and pids start again after
+	// a resume, which s goes through)
+	const s = await Sandbox.create();
+	await s.files.makeDir('/home/user/watched/sub');
+	await s.files.write('/home/user/watched/old.txt', 'o');
+	const evs = [];
+	let exited = false;
+	const h = await s.files.watchDir('/home/user/watched', (e) => evs.push(`${e.type} ${e.name}`),
+		{ recursive: true, timeoutMs: 60000, onExit: () => { exited = true; } });
+	const flat = [];
+	const h2 = await s.files.watchDir('watched', (e) => flat.push(`${e.type} ${e.name}`));
+	// a watcher polls: what is undone before its next look (150 ms) is not
+	// seen, so each change is given time to be seen (docs/e2b.md)
+	const settle = () => new Promise((r) => setTimeout(r, 400));
+	await s.files.write('/home/user/watched/sdk.txt', 'by the sdk');
+	await settle();
+	await s.commands.run('echo by a command > watched/cmd.txt; chmod 600 watched/old.txt');
+	await settle();
+	await s.runCode("open('watched/sub/cell.txt', 'w').write('by a cell')");
+	await settle();
+	await s.files.rename('/home/user/watched/sdk.txt', '/home/user/watched/moved.txt');
+	await settle();
+	await s.files.remove('/home/user/watched/cmd.txt');
+	const want = ['create sdk.txt', 'write sdk.txt', 'create cmd.txt', 'write cmd.txt', 'chmod old.txt',
+		'create sub/cell.txt', 'write sub/cell.txt', 'rename sdk.txt', 'create moved.txt', 'remove cmd.txt'];
+	for (let i = 0; i < 40 && !want.every((w) => evs.includes(w)); i++) await new Promise((r) => setTimeout(r, 100));
+	check('watchDir recursive: create, write, chmod, rename, remove from the SDK, a command and a cell',
+		want.every((w) => evs.includes(w)), JSON.stringify(evs));
+	check('watchDir: each event once, none of what was there before',
+		new Set(evs).size === evs.length && !evs.some((e) => e.endsWith(' old.txt') && !e.startsWith('chmod')),
+		JSON.stringify(evs));
+	check('watchDir not recursive: the folder\'s own entries only', flat.includes('create moved.txt') &&
+		!flat.some((e) => e.includes('sub/')), JSON.stringify(flat));
+	await h.stop();
+	await h2.stop();
+	const n = evs.length;
+	await s.files.write('/home/user/watched/after.txt', 'x');
+	await new Promise((r) => setTimeout(r, 500));
+	check('watchDir: stop() ends the events', evs.length === n, JSON.stringify(evs.slice(n)));
+	let err;
+	try {
+		await s.files.watchDir('/home/user/no-such-folder', () => {});
+	} catch (e) {
+		err = e;
+	}
+	check('watchDir of a missing folder: not found', /NotFound/.test(err?.name), `${err?.name}: ${err?.message}`);
+	err = undefined;
+	try {
+		await s.files.watchDir('/etc', () => {});
+	} catch (e) {
+		err = e;
+	}
+	check('watchDir outside /home/user: refused', err instanceof SandboxError, `${err?.name}: ${err?.message}`);
+	let ended = false;
+	const short = await s.files.watchDir('watched', () => {}, { timeoutMs: 1000, onExit: () => { ended = true; } });
+	for (let i = 0; i < 50 && !ended; i++) await new Promise((r) => setTimeout(r, 100));
+	check('watchDir with timeoutMs 1000: ends (onExit) by itself', ended);
+	await short.stop();
+	await s.kill();
+});
 // several files in one multipart request (one part each, its filename the path)
 await step('files.write of several files', async () => {
 	const big = new Uint8Array(300000).map((_, i) => i % 251);

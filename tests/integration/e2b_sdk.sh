@@ -289,6 +289,88 @@ out=$(curl -s -o /dev/null -w '%{http_code}' -H "E2b-Sandbox-Id: $SB" -H "E2b-Sa
 out=$(curl -s -o /dev/null -w '%{http_code}' "$U/health")
 [ "$out" = 200 ] && pass "the judge's own /health still answers" || fail "judge /health" "$out"
 
+# watching a folder, with curl (the Python SDK's polling trio and WatchDir's
+# framing), on the native worker and then on a gVisor one: writes through envd
+# and by a process inside the sandbox must both be seen
+# wrpc METHOD BODY: a unary filesystem call of sandbox WSB; "BODY\nSTATUS" in out
+wrpc() {
+	out=$(curl -s -w '\n%{http_code}' -H "E2b-Sandbox-Id: $WSB" -H "E2b-Sandbox-Port: 49983" \
+		-H "X-Access-Token: $WTOK" -H "Content-Type: application/json" \
+		"$U/filesystem.Filesystem/$1" -d "$2")
+}
+watch_checks() {
+	local body i ids=()
+	body=$(curl -s "${H[@]}" "$U/sandboxes" -d '{"templateID": "base", "secure": true}')
+	WSB=$(jq -r .sandboxID <<<"$body")
+	WTOK=$(jq -r .envdAccessToken <<<"$body")
+	wrpc MakeDir '{"path": "/home/user/w"}'
+	envelope '{"path": "/home/user/w", "recursive": true}' >"$SVC_TMP/watch.bin"
+	curl -s -N -o "$SVC_TMP/watch.out" -H "E2b-Sandbox-Id: $WSB" -H "E2b-Sandbox-Port: 49983" \
+		-H "X-Access-Token: $WTOK" -H "Connect-Protocol-Version: 1" -H "Connect-Timeout-Ms: 3000" \
+		-H "Content-Type: application/connect+json" --data-binary "@$SVC_TMP/watch.bin" \
+		"$U/filesystem.Filesystem/WatchDir" &
+	local wpid=$!
+	sleep 1
+	printf 'up' >"$SVC_TMP/wup"
+	curl -s -o /dev/null -H "E2b-Sandbox-Id: $WSB" -H "E2b-Sandbox-Port: 49983" -H "X-Access-Token: $WTOK" \
+		-F "file=@$SVC_TMP/wup;filename=w/up.txt" "$U/files"
+	envelope '{"process": {"cmd": "/bin/sh", "args": ["-c", "mkdir w/d && echo x > w/d/p.txt && rm w/up.txt"]}, "stdin": false}' \
+		>"$SVC_TMP/wstart.bin"
+	curl -s -o /dev/null -H "E2b-Sandbox-Id: $WSB" -H "E2b-Sandbox-Port: 49983" -H "X-Access-Token: $WTOK" \
+		-H "Content-Type: application/connect+json" --data-binary "@$SVC_TMP/wstart.bin" "$U/process.Process/Start"
+	wait "$wpid"
+	expect_json "${PFX:-}WatchDir: start first, the events of envd's write and of a process, end-of-stream last" \
+		"$(envelopes "$SVC_TMP/watch.out" | jq -Rsc 'split("\n") | map(select(length > 0) | {f: (.[:1] | tonumber), m: (.[2:] | fromjson)})')" \
+		'.[0] == {"f": 0, "m": {"start": {}}} and .[-1] == {"f": 2, "m": {}} and
+		([.[] | .m.filesystem // empty | "\(.type) \(.name)"] as $e |
+		["EVENT_TYPE_CREATE up.txt", "EVENT_TYPE_WRITE up.txt", "EVENT_TYPE_CREATE d",
+		 "EVENT_TYPE_CREATE d/p.txt", "EVENT_TYPE_REMOVE up.txt"] - $e == [])'
+	wrpc CreateWatcher '{"path": "w"}'
+	local wid
+	wid=$(jq -r '.watcherId // empty' <<<"${out%$'\n'*}")
+	[ -n "$wid" ] && pass "${PFX:-}CreateWatcher: a watcherId" || fail "${PFX:-}CreateWatcher" "$out"
+	printf 'p' >"$SVC_TMP/wpoll"
+	curl -s -o /dev/null -H "E2b-Sandbox-Id: $WSB" -H "E2b-Sandbox-Port: 49983" -H "X-Access-Token: $WTOK" \
+		-F "file=@$SVC_TMP/wpoll;filename=w/poll.txt" "$U/files"
+	envelope '{"process": {"cmd": "/bin/sh", "args": ["-c", "mkdir w/d2 && echo y > w/d2/q.txt"]}, "stdin": false}' \
+		>"$SVC_TMP/wstart2.bin"
+	curl -s -o /dev/null -H "E2b-Sandbox-Id: $WSB" -H "E2b-Sandbox-Port: 49983" -H "X-Access-Token: $WTOK" \
+		-H "Content-Type: application/connect+json" --data-binary "@$SVC_TMP/wstart2.bin" "$U/process.Process/Start"
+	sleep 0.6
+	wrpc GetWatcherEvents "{\"watcherId\": \"$wid\"}"
+	expect_json "${PFX:-}GetWatcherEvents: the events since it was made (not recursive)" "${out%$'\n'*}" \
+		'[.events[] | "\(.type) \(.name)"] as $e | (["EVENT_TYPE_CREATE poll.txt",
+		"EVENT_TYPE_WRITE poll.txt", "EVENT_TYPE_CREATE d2"] - $e == []) and
+		($e | map(select(contains("/"))) == [])'
+	wrpc GetWatcherEvents "{\"watcherId\": \"$wid\"}"
+	expect_json "${PFX:-}GetWatcherEvents again: none (taken)" "${out%$'\n'*}" '.events == []'
+	wrpc RemoveWatcher "{\"watcherId\": \"$wid\"}"
+	[ "${out##*$'\n'}" = 200 ] && pass "${PFX:-}RemoveWatcher: 200" || fail "${PFX:-}RemoveWatcher" "$out"
+	wrpc GetWatcherEvents "{\"watcherId\": \"$wid\"}"
+	[ "${out##*$'\n'}" = 404 ] && expect_json "${PFX:-}GetWatcherEvents of a removed watcher: not_found" \
+		"${out%$'\n'*}" '.code == "not_found"' || fail "${PFX:-}removed watcher: 404" "$out"
+	wrpc CreateWatcher '{"path": "/home/user/none"}'
+	[ "${out##*$'\n'}" = 404 ] && expect_json "${PFX:-}CreateWatcher of a missing folder: not_found" \
+		"${out%$'\n'*}" '.code == "not_found"' || fail "${PFX:-}watch missing: 404" "$out"
+	wrpc CreateWatcher '{"path": "/home/user/w/poll.txt"}'
+	[ "${out##*$'\n'}" = 400 ] && expect_json "${PFX:-}CreateWatcher of a file: invalid_argument" \
+		"${out%$'\n'*}" '.code == "invalid_argument"' || fail "${PFX:-}watch a file: 400" "$out"
+	for i in $(seq 8); do
+		wrpc CreateWatcher '{"path": "w"}'
+		ids+=("$(jq -r '.watcherId // empty' <<<"${out%$'\n'*}")")
+	done
+	wrpc CreateWatcher '{"path": "w"}'
+	[ "${out##*$'\n'}" = 429 ] && [ "${#ids[@]}" = 8 ] && [ -n "${ids[7]}" ] &&
+		expect_json "${PFX:-}a 9th watcher: resource_exhausted" "${out%$'\n'*}" '.code == "resource_exhausted"' ||
+		fail "${PFX:-}a 9th watcher: 429" "$out ${ids[*]}"
+	for i in "${ids[@]}"; do wrpc RemoveWatcher "{\"watcherId\": \"$i\"}"; done
+	wrpc CreateWatcher '{"path": "w"}'
+	[ "${out##*$'\n'}" = 200 ] && pass "${PFX:-}after removing them, a watcher again" || fail "${PFX:-}watcher after removal" "$out"
+	curl -s -o /dev/null "${H[@]}" -X DELETE "$U/sandboxes/$WSB"
+}
+watch_checks
+svc_on_gvisor "folder watching" watch_checks
+
 kill -0 "$MAIN_PID" 2>/dev/null && pass "serve still running" || fail "serve still running"
 for p in "${SVC_PIDS[@]}"; do svc_stop "$p"; done
 logs=("$SVC_TMP/serve.log" "$NP/run.err")

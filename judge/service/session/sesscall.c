@@ -36,6 +36,9 @@ static const struct {
     [SCALL_FILE_STAT] = {"file_stat", true},
     [SCALL_FILE_MKDIR] = {"file_mkdir", true},
     [SCALL_FILE_MOVE] = {"file_move", true},
+    [SCALL_WATCH_START] = {"watch_start", false},
+    [SCALL_WATCH_EVENTS] = {"watch_events", false},
+    [SCALL_WATCH_STOP] = {"watch_stop", false},
 };
 
 const char *scall_kind_name(enum scall_kind k)
@@ -267,6 +270,17 @@ cJSON *sesscall_store(const struct sess_call *c)
 		if (c->idle)
 			cJSON_AddTrueToObject(o, "idle");
 		break;
+	case SCALL_WATCH_START:
+		add_text(o, "path", c->path);
+		cJSON_AddBoolToObject(o, "recursive", c->watch.recursive);
+		cJSON_AddBoolToObject(o, "stream", c->watch.stream);
+		if (c->watch.timeout_ms)
+			cJSON_AddNumberToObject(o, "timeout_ms", (double)c->watch.timeout_ms);
+		break;
+	case SCALL_WATCH_EVENTS:
+	case SCALL_WATCH_STOP:
+		add_text(o, "watcher", c->watch.id);
+		break;
 	default:
 		break;
 	}
@@ -369,6 +383,16 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 	case SCALL_PAUSE:
 		out->idle = bool_of(request, "idle");
 		break;
+	case SCALL_WATCH_START:
+		out->path = xstrdup(str_of(request, "path") ? str_of(request, "path") : "");
+		out->watch.recursive = bool_of(request, "recursive");
+		out->watch.stream = bool_of(request, "stream");
+		out->watch.timeout_ms = (long)num_of(request, "timeout_ms");
+		break;
+	case SCALL_WATCH_EVENTS:
+	case SCALL_WATCH_STOP:
+		copy(out->watch.id, sizeof out->watch.id, str_of(request, "watcher"));
+		break;
 	case SCALL_PROCESS_START:
 		out->proc.argv = strv_of(request, "argv");
 		out->proc.env = strv_of(request, "env");
@@ -434,6 +458,7 @@ void sess_reply_release(struct sess_reply *r)
 	for (size_t i = 0; i < r->nprocs; i++)
 		process_info_release(&r->procs[i]);
 	free(r->procs);
+	free(r->watch.events);
 	memset(r, 0, sizeof *r);
 }
 
@@ -683,6 +708,14 @@ cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r)
 	case SCALL_CLOSE:
 		add_text(o, "id", r->closed);
 		break;
+	case SCALL_WATCH_START:
+		add_text(o, "watcher", r->watch.id);
+		break;
+	case SCALL_WATCH_EVENTS: {
+		cJSON *ev = r->watch.events ? cJSON_Parse(r->watch.events) : NULL;
+		cJSON_AddItemToObject(o, "events", ev ? ev : cJSON_CreateArray());
+		break;
+	}
 	case SCALL_PAUSE:
 	case SCALL_SNAPSHOT:
 		add_text(o, "image_id", r->image.id);
@@ -766,6 +799,14 @@ int sesscall_reply_load(enum scall_kind k, const cJSON *response, const void *bo
 	case SCALL_CLOSE:
 		copy(out->closed, sizeof out->closed, str_of(o, "id"));
 		break;
+	case SCALL_WATCH_START:
+		copy(out->watch.id, sizeof out->watch.id, str_of(o, "watcher"));
+		break;
+	case SCALL_WATCH_EVENTS: {
+		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "events");
+		out->watch.events = cJSON_IsArray(ev) ? cJSON_PrintUnformatted(ev) : xstrdup("[]");
+		break;
+	}
 	case SCALL_PAUSE:
 	case SCALL_SNAPSHOT:
 		copy(out->image.id, sizeof out->image.id, str_of(o, "image_id"));

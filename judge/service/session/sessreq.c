@@ -497,6 +497,31 @@ int sessreq_file_parts(size_t n, const struct sessreq_part *parts, struct sess_c
 	return 0;
 }
 
+int sessreq_watch_start(const char *path, bool recursive, long timeout_ms, bool stream,
+			struct sess_call *out, struct request_error *e)
+{
+	if (sessreq_file(SCALL_FILE_LIST, path, NULL, 0, out, e) < 0)
+		return -1;
+	out->kind = SCALL_WATCH_START;
+	out->watch.recursive = recursive;
+	out->watch.stream = stream;
+	out->watch.timeout_ms =
+	    timeout_ms > 0 && timeout_ms < SESS_WATCH_MAX_MS ? timeout_ms : SESS_WATCH_MAX_MS;
+	return 0;
+}
+
+int sessreq_watch(enum scall_kind kind, const char *watcher, struct sess_call *out,
+		  struct request_error *e)
+{
+	sess_call_init(out, kind);
+	size_t n = watcher ? strlen(watcher) : 0;
+	if (!n || n >= SESS_ID_MAX || strspn(watcher, "0123456789abcdef") != n)
+		return request_fail(e, 404, "not_found", "no watcher '%.64s'",
+				    watcher ? watcher : "");
+	snprintf(out->watch.id, sizeof out->watch.id, "%s", watcher);
+	return 0;
+}
+
 int sessreq_file_move(const char *from, const char *to, struct sess_call *out,
 		      struct request_error *e)
 {

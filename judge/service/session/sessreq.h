@@ -82,6 +82,15 @@ struct sessreq_part {
  * (400 bad_path, bad_request). */
 int sessreq_file_parts(size_t n, const struct sessreq_part *parts, struct sess_call *out,
 		       struct request_error *e);
+/* A watch_start of folder path (checked as sessreq_file checks one; "" the
+ * session folder), of its subfolders too when recursive, living timeout_ms
+ * (<= 0 or more than SESS_WATCH_MAX_MS: that), its events streamed or kept
+ * for polling. 0 with *out, or -1 with e. */
+int sessreq_watch_start(const char *path, bool recursive, long timeout_ms, bool stream,
+			struct sess_call *out, struct request_error *e);
+/* A watch_events or watch_stop of watcher (hex digits; else 404 not_found). */
+int sessreq_watch(enum scall_kind kind, const char *watcher, struct sess_call *out,
+		  struct request_error *e);
 /* A file_move call of from to to (both checked as sessreq_file checks a path). */
 int sessreq_file_move(const char *from, const char *to, struct sess_call *out,
 		      struct request_error *e);
