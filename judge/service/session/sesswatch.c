@@ -282,11 +282,17 @@ static void stop_locked(struct sesswatch *o, struct watcher *w)
 /* Frees the watchers that ended by themselves (under o->lock). */
 static void reap_locked(struct sesswatch *o)
 {
-	for (struct watcher *w = o->list, *next; w; w = next) {
-		next = w->next;
+	for (;;) {
+		struct watcher *w = o->list;
 		/* a polled one is kept until its events are taken or it idles */
-		if (w->ended && (w->stream || !cJSON_GetArraySize(w->queue)))
-			stop_locked(o, w);
+		int64_t now = clock_mono_ms();
+		while (w && !(w->ended && (w->stream || !cJSON_GetArraySize(w->queue) ||
+					   now - w->polled_ms > SESSWATCH_IDLE_MS)))
+			w = w->next;
+		if (!w)
+			return;
+		/* from the head again after it: the lock is let go meanwhile */
+		stop_locked(o, w);
 	}
 }
 
