@@ -159,7 +159,7 @@ int sandbox_file_put(struct sandbox *sb, const char *path, const void *data, siz
 		return dir;
 	/* a new file beside the old one, renamed over it: readers see old or new */
 	char tmp[64];
-	snprintf(tmp, sizeof tmp, ".judge-put-%d-%lu", (int)getpid(), sb->serial);
+	snprintf(tmp, sizeof tmp, BOXFILES_PUT_PREFIX "%d-%lu", (int)getpid(), sb->serial);
 	int fd = open_beneath(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		close(dir);
@@ -276,6 +276,8 @@ static void dirent_of(const char *name, const struct stat *st, struct sandbox_di
 					  : 'o';
 	de->size = st->st_size;
 	de->mtime = st->st_mtime;
+	de->mtime_ns = st->st_mtim.tv_nsec;
+	de->ino = st->st_ino;
 	de->mode = (int)(st->st_mode & 07777);
 }
 

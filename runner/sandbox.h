@@ -226,9 +226,13 @@ struct sandbox_dirent {
 	char name[256];
 	char type; /* 'f' file, 'd' folder, 'l' symlink (listed, never followed), 'o' other */
 	long long size;
-	long long mtime; /* seconds since the epoch */
-	int mode;	 /* its permission bits */
+	long long mtime;	/* seconds since the epoch */
+	int mode;		/* its permission bits */
+	long mtime_ns;		/* the nanoseconds of mtime (a watcher's writes within a second) */
+	unsigned long long ino; /* its inode (a watcher tells a rename from a new file) */
 };
+/* The name sandbox_file_put gives a file while it writes it (renamed into place after). */
+#define BOXFILES_PUT_PREFIX ".judge-put-"
 /* Writes a file (mode 0644), making its folders (0755) as needed; replaces an existing file. */
 int sandbox_file_put(struct sandbox *sb, const char *path, const void *data, size_t len);
 /* Reads a regular file (at most max bytes, else -EFBIG). */

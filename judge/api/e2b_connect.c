@@ -53,10 +53,11 @@ int e2b_connect_status(const char *code)
 	static const struct {
 		const char *code;
 		int status;
-	} map[] = {
-	    {"not_found", 404},		{"invalid_argument", 400},   {"failed_precondition", 400},
-	    {"already_exists", 409},	{"unimplemented", 501},	     {"unavailable", 502},
-	    {"deadline_exceeded", 504}, {"resource_exhausted", 429}, {"permission_denied", 403}};
+	} map[] = {{"not_found", 404},		 {"invalid_argument", 400},
+		   {"failed_precondition", 400}, {"already_exists", 409},
+		   {"unimplemented", 501},	 {"unavailable", 502},
+		   {"deadline_exceeded", 504},	 {"resource_exhausted", 429},
+		   {"permission_denied", 403},	 {"unauthenticated", 401}};
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
 		if (!strcmp(code, map[i].code))
 			return map[i].status;
@@ -92,6 +93,8 @@ const char *e2b_connect_code_of(int status, const char *body, struct strbuf *msg
 	case 413:
 	case 422:
 		return "invalid_argument";
+	case 401:
+		return "unauthenticated";
 	case 403:
 		return "permission_denied";
 	case 404:

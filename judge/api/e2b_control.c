@@ -2,6 +2,7 @@
 #include "judge/api/e2b_control.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include "common/config.h"
 #include "common/xalloc.h"
 #include "judge/api/api.h"
+#include "judge/api/e2b_access.h"
 #include "judge/api/http.h"
 #include "judge/api/sessions.h"
 #include "judge/grading/lang.h"
@@ -36,7 +38,9 @@ enum op {
 struct ectx {
 	enum op op;
 	bool auth_on;
-	char token[160];    /* the caller's key: the sandbox's access tokens ("" = none) */
+	char token[160];    /* the sandbox's access tokens ("" = none): its secret
+			       (e2b_access.h), or the caller's key for one made before */
+	cJSON *metadata;    /* list: the pairs a sandbox must hold (?metadata=), NULL = any */
 	int64_t start, end; /* metrics: the window asked for, Unix seconds (0 = open) */
 	bool list_running, list_paused; /* list: the states asked for (?state=, both by default) */
 };
@@ -168,7 +172,10 @@ static cJSON *detail_json(const cJSON *s)
 	cJSON_AddNumberToObject(o, "memoryMB", num(lim, "memory_mb"));
 	cJSON_AddNumberToObject(o, "diskSizeMB", num(lim, "disk_mb"));
 	cJSON_AddStringToObject(o, "state", paused(s) ? "paused" : "running");
-	cJSON_AddItemToObject(o, "metadata", cJSON_CreateObject());
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(s, "metadata");
+	cJSON_AddItemToObject(o, "metadata",
+			      cJSON_IsObject(meta) ? cJSON_Duplicate(meta, true)
+						   : cJSON_CreateObject());
 	/* onTimeout pause: an idle session pauses (idle_action); any call on a
 	 * paused one resumes it, which is E2B's autoResume */
 	bool pause = !strcmp(str(s, "idle_action"), "pause");
@@ -314,6 +321,86 @@ static void print_json(struct strbuf *out, cJSON *o)
 	cJSON_Delete(o);
 }
 
+/* True when session s (its /v1 JSON) holds every pair of want (NULL: any). */
+static bool metadata_match(const cJSON *s, const cJSON *want)
+{
+	const cJSON *have = cJSON_GetObjectItemCaseSensitive(s, "metadata"), *it;
+	cJSON_ArrayForEach(it, want)
+	{
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(have, it->string);
+		if (!cJSON_IsString(v) || strcmp(v->valuestring, it->valuestring))
+			return false;
+	}
+	return true;
+}
+
+/* Appends the percent-decoding of n bytes at s to out ('+' a space, as in a
+ * form). Returns false for a bad escape. */
+static bool form_decode(const char *s, size_t n, struct strbuf *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '+') {
+			strbuf_addch(out, ' ');
+		} else if (s[i] == '%') {
+			static const char hex[] = "0123456789abcdef";
+			const char *h1, *h2;
+			if (i + 2 >= n || !s[i + 1] || !s[i + 2] ||
+			    !(h1 = strchr(hex, tolower((unsigned char)s[i + 1]))) ||
+			    !(h2 = strchr(hex, tolower((unsigned char)s[i + 2]))))
+				return false;
+			strbuf_addch(out, (char)((h1 - hex) << 4 | (h2 - hex)));
+			i += 2;
+		} else {
+			strbuf_addch(out, s[i]);
+		}
+	}
+	return true;
+}
+
+/* List's ?metadata= ("k=v&k2=v2" as a form, each key and value
+ * percent-encoded once more: the SDK's encoding) into *out; NULL when
+ * absent. Returns 0, or -1 when it cannot be read. */
+static int metadata_query(const char *q, cJSON **out)
+{
+	*out = NULL;
+	if (!q || !*q)
+		return 0;
+	cJSON *o = cJSON_CreateObject();
+	for (const char *p = q; *p;) {
+		size_t len = strcspn(p, "&");
+		const char *eq = memchr(p, '=', len);
+		struct strbuf k1 = STRBUF_INIT, v1 = STRBUF_INIT, k = STRBUF_INIT, v = STRBUF_INIT;
+		size_t kl = eq ? (size_t)(eq - p) : len;
+		bool ok = kl && form_decode(p, kl, &k1) &&
+			  form_decode(eq ? eq + 1 : "", eq ? len - kl - 1 : 0, &v1) &&
+			  form_decode(k1.buf ? k1.buf : "", k1.len, &k) &&
+			  form_decode(v1.buf ? v1.buf : "", v1.len, &v);
+		if (ok) {
+			cJSON_DeleteItemFromObjectCaseSensitive(o, k.buf);
+			cJSON_AddStringToObject(o, k.buf, v.buf ? v.buf : "");
+		}
+		strbuf_release(&k1);
+		strbuf_release(&v1);
+		strbuf_release(&k);
+		strbuf_release(&v);
+		if (!ok) {
+			cJSON_Delete(o);
+			return -1;
+		}
+		p += len + (p[len] == '&');
+	}
+	*out = o;
+	return 0;
+}
+
+static void ectx_free(void *p)
+{
+	struct ectx *c = p;
+	if (c)
+		cJSON_Delete(c->metadata);
+	free(c);
+}
+
 /* The transform: the session endpoint's answer (status, body) as E2B's. */
 static int render(struct http_request *r, int status, const char *body, size_t len,
 		  struct strbuf *out, void *arg)
@@ -346,7 +433,8 @@ static int render(struct http_request *r, int status, const char *body, size_t l
 		cJSON *arr = cJSON_CreateArray(), *s;
 		cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(j, "sessions"))
 		{
-			if ((running(s) && c->list_running) || (paused(s) && c->list_paused))
+			if (((running(s) && c->list_running) || (paused(s) && c->list_paused)) &&
+			    metadata_match(s, c->metadata))
 				cJSON_AddItemToArray(arr, detail_json(s));
 		}
 		print_json(out, arr);
@@ -442,6 +530,14 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 	long timeout = timeout_of(in, 300, a);
 	const cJSON *ap = cJSON_GetObjectItemCaseSensitive(in, "autoPause");
 	const char *idle_action = cJSON_IsBool(ap) ? (cJSON_IsTrue(ap) ? "pause" : "close") : NULL;
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(in, "metadata");
+	cJSON *metadata = cJSON_IsObject(meta) && meta->child ? cJSON_Duplicate(meta, true) : NULL;
+	if (meta && !cJSON_IsObject(meta) && !cJSON_IsNull(meta)) {
+		cJSON_Delete(in);
+		cJSON_Delete(network);
+		e2b_reply_error(r, 400, "metadata must be an object of strings");
+		return NULL;
+	}
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(in, "envVars");
 	cJSON *env = cJSON_IsObject(ev) && ev->child ? cJSON_Duplicate(ev, true) : NULL;
 	/* Sandbox.create(snapshotId): a template that is a snapshot's id starts
@@ -460,6 +556,7 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 	if (!l && !snapshot[0]) {
 		cJSON_Delete(network);
 		cJSON_Delete(env);
+		cJSON_Delete(metadata);
 		e2b_reply_error(r, 503,
 				"no session language is marked e2b_default (languages/*.ini)");
 		return NULL;
@@ -478,6 +575,9 @@ static cJSON *create_body(struct http_request *r, struct api *a)
 	/* /v1's create checks it against the cap: beyond it a 403 */
 	if (network)
 		cJSON_AddItemToObject(o, "network", network);
+	/* /v1's create checks its sizes (a 400 here when too large) */
+	if (metadata)
+		cJSON_AddItemToObject(o, "metadata", metadata);
 	return o;
 }
 
@@ -534,17 +634,28 @@ void e2b_control_handle(struct http_request *r, struct api *a, const char *arg)
 	c->list_running = run != 0;
 	c->list_paused = pau != 0;
 	c->auth_on = a->auth_on;
-	const char *key = http_header(r, "X-API-KEY");
-	if (a->auth_on && key)
-		snprintf(c->token, sizeof c->token, "%s", key);
 	r->transform = render;
 	r->transform_arg = c;
-	r->transform_free = free;
+	r->transform_free = ectx_free;
+	if (op == OP_LIST && metadata_query(http_query(r, "metadata"), &c->metadata) < 0)
+		return e2b_reply_error(r, 400, "metadata is k=v pairs joined by & (URL-encoded)");
+	if (op == OP_CONNECT && e2b_access_token_of(a, id, r->key_id, c->token) < 0)
+		return e2b_reply_error(r, 503, "cannot read the sandbox's access token");
+	const char *key = http_header(r, "X-API-KEY");
+	if (op == OP_CONNECT && !c->token[0] && a->auth_on && key)
+		snprintf(c->token, sizeof c->token, "%s", key); /* made before its secrets */
 	switch (op) {
 	case OP_CREATE: {
+		/* a secret of its own: always with keys on (the sandbox's traffic
+		 * carries nothing else), else when asked (POST /sandboxes' secure) */
+		cJSON *body = cJSON_ParseWithLength(r->body.buf ? r->body.buf : "", r->body.len);
+		bool secure = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(body, "secure"));
+		cJSON_Delete(body);
+		if ((a->auth_on || secure) && e2b_access_token_new(c->token) < 0)
+			return e2b_reply_error(r, 503, "no random bytes for the access token");
 		cJSON *in = create_body(r, a);
 		if (in)
-			sessions_create(r, a, in);
+			sessions_create_token(r, a, in, c->token[0] ? c->token : NULL);
 		cJSON_Delete(in);
 		break;
 	}

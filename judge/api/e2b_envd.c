@@ -1,5 +1,5 @@
-/* e2b_envd: envd's /health, /files (read, write one file) and process.Process over a session; the
- * rest 501. */
+/* e2b_envd: envd's /health, /files (read, write one or several files) and process.Process over a
+ * session; the rest 501. */
 #define _GNU_SOURCE /* memmem, strcasestr */
 #include "judge/api/e2b_envd.h"
 
@@ -12,6 +12,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "judge/api/api.h"
+#include "judge/api/e2b_connect.h"
 #include "judge/api/e2b_control.h"
 #include "judge/api/e2b_fs.h"
 #include "judge/api/e2b_process.h"
@@ -22,10 +23,19 @@
 /* The sandbox's home (the session folder) as E2B's users know it. */
 #define HOME "/home/user"
 
-/* A written file's answer needs its path, as the caller will see it. */
+/* A write's answer names its files as the caller will see them. */
 struct fctx {
-	char path[1024]; /* absolute, under HOME */
+	size_t n;
+	char (*paths)[1024]; /* absolute, under HOME; one per file written */
 };
+
+static void fctx_free(void *p)
+{
+	struct fctx *c = p;
+	if (c)
+		free(c->paths);
+	free(c);
+}
 
 /* The transform of /health: the session's /v1 JSON as 204 or 502. */
 static int health(struct http_request *r, int status, const char *body, size_t len,
@@ -89,12 +99,16 @@ static int files_render(struct http_request *r, int status, const char *body, si
 		strbuf_add(out, body, len);
 		return 200;
 	}
-	const char *slash = strrchr(c->path, '/');
-	cJSON *arr = cJSON_CreateArray(), *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "name", slash ? slash + 1 : c->path);
-	cJSON_AddStringToObject(o, "type", "file");
-	cJSON_AddStringToObject(o, "path", c->path);
-	cJSON_AddItemToArray(arr, o);
+	/* one EntryInfo per file, in the order of the parts */
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; i < c->n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		const char *slash = strrchr(c->paths[i], '/');
+		cJSON_AddStringToObject(o, "name", slash ? slash + 1 : c->paths[i]);
+		cJSON_AddStringToObject(o, "type", "file");
+		cJSON_AddStringToObject(o, "path", c->paths[i]);
+		cJSON_AddItemToArray(arr, o);
+	}
 	char *s = cJSON_PrintUnformatted(arr);
 	strbuf_addstr(out, s);
 	free(s);
@@ -102,12 +116,31 @@ static int files_render(struct http_request *r, int status, const char *body, si
 	return 200;
 }
 
-/* The one part named "file" of a multipart/form-data body: its bytes (into
- * *data, *len, pointing into r's body) and its filename (into name).
- * Returns 1, 0 when there is none, -1 when the body is not such (or holds
- * more than one file: not served yet). */
-static int multipart_file(struct http_request *r, const char **data, size_t *len,
-			  struct strbuf *name)
+/* Parameter name (name or filename) of a part's Content-Disposition header
+ * line hdr into out; false when absent. */
+static bool disposition_param(const char *hdr, const char *name, struct strbuf *out)
+{
+	size_t n = strlen(name);
+	for (const char *p = hdr; (p = strcasestr(p, name)); p += n) {
+		/* whole parameter names only: "name" is not the end of "filename" */
+		if ((p > hdr && p[-1] != ';' && p[-1] != ' ' && p[-1] != '\t') || p[n] != '=')
+			continue;
+		const char *v = p + n + 1;
+		if (*v == '"')
+			strbuf_add(out, v + 1, strcspn(v + 1, "\""));
+		else
+			strbuf_add(out, v, strcspn(v, "; \t\r\n"));
+		return true;
+	}
+	return false;
+}
+
+/* The parts named "file" of a multipart/form-data body, in order, into
+ * parts (at most max; bytes point into r's body, filenames into names[i],
+ * "" when a part has none). Returns how many, or -1 when the body is not
+ * such a body, -2 when it holds more than max. */
+static int multipart_files(struct http_request *r, struct sessreq_part *parts, struct strbuf *names,
+			   int max)
 {
 	const char *ct = http_header(r, "Content-Type");
 	const char *b = ct ? strcasestr(ct, "boundary=") : NULL;
@@ -119,7 +152,7 @@ static int multipart_file(struct http_request *r, const char **data, size_t *len
 	size_t bl = *b == '"' ? strcspn(b + 1, "\"") : strcspn(b, "; \t");
 	strbuf_add(&delim, *b == '"' ? b + 1 : b, bl);
 	const char *body = r->body.buf ? r->body.buf : "", *end = body + r->body.len;
-	int found = 0, ret = -1;
+	int n = 0, ret = -1;
 	/* the first delimiter has no CRLF before it */
 	const char *p = memmem(body, r->body.len, delim.buf + 2, delim.len - 2);
 	while (p) {
@@ -133,61 +166,135 @@ static int multipart_file(struct http_request *r, const char **data, size_t *len
 		const char *next = memmem(pd, (size_t)(end - pd), delim.buf, delim.len);
 		if (!next)
 			goto out;
-		struct strbuf hdr = STRBUF_INIT;
+		struct strbuf hdr = STRBUF_INIT, field = STRBUF_INIT;
 		strbuf_add(&hdr, p, (size_t)(hend - p));
-		const char *fn = strstr(hdr.buf, "filename=\"");
-		bool is_file = strstr(hdr.buf, "name=\"file\"") != NULL;
-		if (is_file) {
-			if (found++) {
+		/* parts of any other field are ignored, as envd does */
+		if (disposition_param(hdr.buf, "name", &field) && field.buf &&
+		    !strcmp(field.buf, "file")) {
+			if (n == max) {
 				strbuf_release(&hdr);
+				strbuf_release(&field);
+				ret = -2;
 				goto out;
 			}
-			if (fn)
-				strbuf_add(name, fn + 10, strcspn(fn + 10, "\""));
-			*data = pd;
-			*len = (size_t)(next - pd);
+			disposition_param(hdr.buf, "filename", &names[n]);
+			parts[n].data = pd;
+			parts[n].len = (size_t)(next - pd);
+			n++;
 		}
 		strbuf_release(&hdr);
+		strbuf_release(&field);
 		p = next;
 	}
-	ret = found;
+	ret = n;
 out:
 	strbuf_release(&delim);
 	return ret;
 }
 
-static void files(struct http_request *r, struct api *a, const char *sandbox)
+/* POST /files: every part named file, its path the path parameter when given
+ * (envd's rule), else its filename; all written by one file_put call. */
+static void write_files(struct http_request *r, struct api *a, const char *sandbox)
 {
 	const char *qpath = http_query(r, "path");
-	bool get = !strcmp(r->method, "GET");
-	struct strbuf rel = STRBUF_INIT, name = STRBUF_INIT;
-	const char *data = NULL;
-	size_t len = 0;
-	if (!get) {
-		int n = multipart_file(r, &data, &len, &name);
-		if (n <= 0) {
-			files_error(r, 400,
-				    n < 0 ? "the body must be multipart/form-data with one part "
-					    "named file (several files per request: not yet)"
-					  : "no part named file");
+	struct sessreq_part parts[SESS_MAX_PARTS];
+	struct strbuf names[SESS_MAX_PARTS], rel[SESS_MAX_PARTS];
+	for (int i = 0; i < SESS_MAX_PARTS; i++) {
+		strbuf_init(&names[i]);
+		strbuf_init(&rel[i]);
+	}
+	struct fctx *c = NULL;
+	int n = multipart_files(r, parts, names, SESS_MAX_PARTS);
+	if (n == -1) {
+		files_error(r, 400, "the body must be multipart/form-data with parts named file");
+		goto out;
+	}
+	if (n == -2) {
+		char m[96];
+		snprintf(m, sizeof m, "a write holds at most %d files", SESS_MAX_PARTS);
+		files_error(r, 400, m);
+		goto out;
+	}
+	if (n == 0) {
+		files_error(r, 400, "no part named file");
+		goto out;
+	}
+	c = xcalloc(1, sizeof *c);
+	c->paths = xcalloc((size_t)n, sizeof *c->paths);
+	for (int i = 0; i < n; i++) {
+		const char *p = qpath && *qpath ? qpath : names[i].buf;
+		if (!p || !*p) {
+			char m[96];
+			snprintf(
+			    m, sizeof m,
+			    "part %d has no filename (its path) and there is no path parameter",
+			    i + 1);
+			files_error(r, 400, m);
 			goto out;
 		}
+		if (e2b_envd_path(p, &rel[i], c->paths[i]) < 0) {
+			char m[1200];
+			snprintf(m, sizeof m,
+				 "the path '%.1000s' must be under " HOME " (the sandbox's home)",
+				 p);
+			files_error(r, 400, m);
+			goto out;
+		}
+		parts[i].path = rel[i].buf ? rel[i].buf : "";
 	}
-	const char *p = qpath && *qpath ? qpath : name.buf;
+	c->n = (size_t)n;
+	r->transform = files_render;
+	r->transform_arg = c;
+	r->transform_free = fctx_free;
+	sessions_file_parts(r, a, sandbox, (size_t)n, parts);
+	c = NULL;
+out:
+	fctx_free(c);
+	for (int i = 0; i < SESS_MAX_PARTS; i++) {
+		strbuf_release(&names[i]);
+		strbuf_release(&rel[i]);
+	}
+}
+
+static void files(struct http_request *r, struct api *a, const char *sandbox)
+{
+	if (strcmp(r->method, "GET"))
+		return write_files(r, a, sandbox);
+	const char *qpath = http_query(r, "path");
+	struct strbuf rel = STRBUF_INIT;
 	struct fctx *c = xcalloc(1, sizeof *c);
-	if (!p || !*p || e2b_envd_path(p, &rel, c->path) < 0) {
-		free(c);
+	c->paths = xcalloc(1, sizeof *c->paths);
+	if (!qpath || !*qpath || e2b_envd_path(qpath, &rel, c->paths[0]) < 0) {
+		fctx_free(c);
 		files_error(r, 400, "the path must be under " HOME " (the sandbox's home)");
 		goto out;
 	}
+	c->n = 1;
 	r->transform = files_render;
 	r->transform_arg = c;
-	r->transform_free = free;
-	sessions_file(r, a, sandbox, rel.buf ? rel.buf : "", get ? SCALL_FILE_GET : SCALL_FILE_PUT,
-		      data, len);
+	r->transform_free = fctx_free;
+	sessions_file(r, a, sandbox, rel.buf ? rel.buf : "", SCALL_FILE_GET, NULL, 0);
 out:
 	strbuf_release(&rel);
-	strbuf_release(&name);
+}
+
+int e2b_envd_refusal(struct http_request *r, int status, const char *body, size_t len,
+		     struct strbuf *out, void *arg)
+{
+	(void)len;
+	(void)arg;
+	cJSON *j = status >= 400 ? cJSON_Parse(body) : NULL;
+	bool judge_error = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "error"));
+	cJSON_Delete(j);
+	if (!judge_error)
+		return -1;
+	if (!strncmp(r->url, "/process.", 9) || !strncmp(r->url, "/filesystem.", 12))
+		return e2b_connect_render_error(status, body, out);
+	struct strbuf m = STRBUF_INIT;
+	e2b_control_message(body, &m);
+	e2b_control_error(out, status, m.buf ? m.buf : "");
+	strbuf_release(&m);
+	return status;
 }
 
 void e2b_envd_handle(struct http_request *r, struct api *a, const char *sandbox)

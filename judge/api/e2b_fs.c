@@ -2,6 +2,7 @@
 #include "judge/api/e2b_fs.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,12 @@
 #include "common/xalloc.h"
 #include "judge/api/e2b_connect.h"
 #include "judge/api/e2b_envd.h"
+#include "judge/api/e2b_watch.h"
 #include "judge/api/http.h"
 #include "judge/api/sessions.h"
+
+#define STR_(x) #x
+#define STR(x)	STR_(x)
 
 enum method { M_STAT, M_LIST, M_MKDIR, M_MOVE, M_REMOVE };
 
@@ -35,7 +40,13 @@ static cJSON *entry_info(const cJSON *e, const char *path)
 	int perm = cJSON_IsNumber(mode) ? mode->valueint & 0777 : dir ? 0755 : 0644;
 	cJSON *o = cJSON_CreateObject();
 	const char *slash = strrchr(path, '/');
-	cJSON_AddStringToObject(o, "name", name && *name ? name : slash ? slash + 1 : path);
+	/* a deep listing names entries by their path below the folder listed */
+	const char *nslash = name ? strrchr(name, '/') : NULL;
+	cJSON_AddStringToObject(o, "name",
+				nslash		? nslash + 1
+				: name && *name ? name
+				: slash		? slash + 1
+						: path);
 	/* the SDK leaves out entries of an unspecified type (FIFOs, sockets) */
 	cJSON_AddStringToObject(o, "type",
 				file   ? "FILE_TYPE_FILE"
@@ -139,14 +150,15 @@ void e2b_fs_handle(struct http_request *r, struct api *a, const char *sandbox, c
 		       {"MakeDir", M_MKDIR},
 		       {"Move", M_MOVE},
 		       {"Remove", M_REMOVE}};
+	if (!strcmp(r->method, "POST") && e2b_watch_handle(r, a, sandbox, method))
+		return;
 	int found = -1;
 	for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
 		if (!strcmp(method, methods[i].name))
 			found = (int)i;
 	if (found < 0 || strcmp(r->method, "POST")) {
 		e2b_connect_respond_error(r, "unimplemented",
-					  "this judge does not serve that filesystem call "
-					  "(watching a folder is not served yet)");
+					  "this judge does not serve that filesystem call");
 		return;
 	}
 	cJSON *in = e2b_connect_message(r, false);
@@ -158,6 +170,13 @@ void e2b_fs_handle(struct http_request *r, struct api *a, const char *sandbox, c
 	bool ok = path_of(r, in, c->m == M_MOVE ? "source" : "path", &rel, c->abs);
 	if (ok && c->m == M_MOVE)
 		ok = path_of(r, in, "destination", &to, c->abs);
+	const cJSON *d = e2b_connect_field(in, "depth", NULL);
+	int depth = cJSON_IsNumber(d) && d->valuedouble >= 1 ? (int)fmin(d->valuedouble, 1e6) : 1;
+	if (ok && c->m == M_LIST && depth > SESS_MAX_DEPTH) {
+		e2b_connect_respond_error(r, "invalid_argument",
+					  "depth is at most " STR(SESS_MAX_DEPTH));
+		ok = false;
+	}
 	if (!ok) {
 		free(c);
 		goto out;
@@ -170,9 +189,12 @@ void e2b_fs_handle(struct http_request *r, struct api *a, const char *sandbox, c
 	case M_STAT:
 		sessions_file(r, a, sandbox, p, SCALL_FILE_STAT, NULL, 0);
 		break;
-	case M_LIST:
-		sessions_file(r, a, sandbox, p, SCALL_FILE_LIST, NULL, 0);
+	case M_LIST: {
+		/* envd: depth 0 is 1; deeper lists every folder's entries down to
+		 * it (capped at SESS_MAX_DEPTH levels and SESS_MAX_ENTRIES entries) */
+		sessions_file_list(r, a, sandbox, p, depth);
 		break;
+	}
 	case M_MKDIR:
 		sessions_file(r, a, sandbox, p, SCALL_FILE_MKDIR, NULL, 0);
 		break;

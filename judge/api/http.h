@@ -58,9 +58,11 @@ struct http_request {
 	/* For the handler: kept across suspend/resume, freed by ctx_free at the end. */
 	void *ctx;
 	void (*ctx_free)(void *ctx);
-	int route;	/* handler's label for metrics; -1 = none */
-	int64_t key_id; /* handler's: the authenticated API key */
-	bool admitted;	/* handler's: counted by admission control */
+	int route;	    /* handler's label for metrics; -1 = none */
+	int64_t key_id;	    /* handler's: the authenticated API key */
+	bool admitted;	    /* handler's: counted by admission control */
+	char found_arg[40]; /* the router's: a route's argument that admission found
+			       (the sandbox of an E2B signed URL), "" = none */
 	/* Optional, set by the handler: applied by http_respond to every response
 	 * of this request, also after a resume (the MCP endpoint wraps the
 	 * endpoints' JSON in JSON-RPC replies). Extra headers are dropped then.

@@ -13,7 +13,9 @@
 #include "common/xalloc.h"
 #include "judge/api/dash.h"
 #include "judge/api/docs.h"
+#include "judge/api/e2b_access.h"
 #include "judge/api/e2b_code.h"
+#include "judge/api/e2b_connect.h"
 #include "judge/api/e2b_control.h"
 #include "judge/api/e2b_envd.h"
 #include "judge/api/e2b_images.h"
@@ -124,10 +126,45 @@ static bool is_json(struct http_request *r)
 
 /* The API key and the key's rate and in-flight limits. Returns true when r
  * may go on; else it answered (401, 429, or 503 when the keys cannot be read). */
-static bool admit(struct http_request *r, struct api *a)
+static bool admit(struct http_request *r, struct api *a, enum route rt)
 {
 	r->key_id = 0;
-	if (a->auth_on) {
+	bool by_sandbox = false;
+	if (rt == R_E2B_ENVD || rt == R_E2B_CODE) {
+		/* E2B's sandbox traffic: the sandbox's own secret, or a signature
+		 * made with it, admits it as the key that made the sandbox */
+		char sb[40], msg[200];
+		int64_t kid = 0;
+		snprintf(sb, 37, "%.36s", r->found_arg);
+		const char *h = http_header(r, "E2b-Sandbox-Id");
+		if (h)
+			snprintf(sb, 37, "%.36s", h);
+		switch (e2b_access_check(r, a, rt == R_E2B_CODE, sb, &kid, msg, sizeof msg)) {
+		case E2B_ACCESS_OK:
+			r->key_id = a->auth_on ? kid : 0;
+			snprintf(r->found_arg, sizeof r->found_arg, "%s", sb);
+			by_sandbox = true;
+			break;
+		case E2B_ACCESS_DENIED:
+			metrics_auth_failure(a->metrics);
+			http_error(r, 401, "unauthorized", "%s", msg);
+			return false;
+		case E2B_ACCESS_GONE:
+			/* as an ended sandbox's traffic is answered without secrets */
+			if (!strncmp(r->url, "/process.", 9) ||
+			    !strncmp(r->url, "/filesystem.", 12))
+				e2b_connect_respond_error(r, "unavailable", msg);
+			else
+				e2b_reply_error(r, 502, msg);
+			return false;
+		case E2B_ACCESS_ERROR:
+			render_db_error(r, "auth", msg);
+			return false;
+		case E2B_ACCESS_NONE:
+			break;
+		}
+	}
+	if (a->auth_on && !by_sandbox) {
 		/* Judge0's clients send the key as X-Auth-Token */
 		const char *h = http_header(r, "Authorization"),
 			   *xt = http_header(r, "X-Auth-Token");
@@ -182,6 +219,12 @@ static enum route route_request(struct http_request *r, const char **arg)
 		*arg = sb;
 		return port && !strcmp(port, "49999") ? R_E2B_CODE : R_E2B_ENVD;
 	}
+	/* a signed download or upload URL comes without the sandbox's headers
+	 * (a browser, curl): admission finds its sandbox by the signature */
+	if (!strcmp(r->url, "/files") && http_query(r, "signature")) {
+		*arg = r->found_arg;
+		return R_E2B_ENVD;
+	}
 	return route_of(r->url, arg);
 }
 
@@ -222,7 +265,10 @@ void router_headers(struct http_request *r, void *arg)
 			   "requests from a web page of another origin are refused");
 		return;
 	}
-	if (!admit(r, a))
+	/* envd's refusals (a bad token, a body over the cap) in envd's shape */
+	if (rt == R_E2B_ENVD)
+		r->transform = e2b_envd_refusal;
+	if (!admit(r, a, rt))
 		return;
 	if (admin_route && !dash_admit(r, a))
 		return;

@@ -27,6 +27,7 @@
 #include "judge/service/session/sessimage.h"
 #include "judge/service/session/sessproc.h"
 #include "judge/service/session/sessreq.h"
+#include "judge/service/session/sesswatch.h"
 #include "judge/service/waiter.h"
 #include "judge/store/db.h"
 
@@ -319,12 +320,19 @@ int sessions_egress_cap(struct api *a, struct http_request *r, struct sessnet_po
 
 void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 {
+	sessions_create_token(r, a, body, NULL);
+}
+
+void sessions_create_token(struct http_request *r, struct api *a, const cJSON *body,
+			   const char *access_token)
+{
 	struct request_error e;
 	struct sessreq_create cr;
 	struct sessreq_keycap kc;
 	char err[256], id[37], image[37] = "";
 	cJSON *in = NULL, *slim = NULL, *snet = NULL, *senv = NULL;
 	cr.env = NULL;
+	cr.metadata = NULL;
 	if (cJSON_GetObjectItemCaseSensitive(body, "from_snapshot")) {
 		if (!from_snapshot(r, a, body, &in, image, &slim, &snet, &senv))
 			goto out;
@@ -346,8 +354,8 @@ void sessions_create(struct http_request *r, struct api *a, const cJSON *body)
 	struct db *db = api_db(a, 5000, err, sizeof err);
 	int rc = db ? sessdb_create(db, key_of(a, r), cr.lang->name, lim, net, senv ? senv : cr.env,
 				    image[0] ? image : NULL, cr.idle_ttl_s, cr.idle_pause,
-				    a->cfg->session_max_lifetime_s, a->cfg->sessions_per_key, id,
-				    err, sizeof err)
+				    a->cfg->session_max_lifetime_s, a->cfg->sessions_per_key,
+				    cr.metadata, access_token, id, err, sizeof err)
 		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
@@ -372,6 +380,7 @@ out:
 	cJSON_Delete(snet);
 	cJSON_Delete(senv);
 	cJSON_Delete(cr.env);
+	cJSON_Delete(cr.metadata);
 }
 
 /* Makes paused session id starting again and waits for it: then answers as
@@ -477,7 +486,7 @@ static void fork_create(struct sctx *c, const struct sess_reply *rep)
 			     sizeof err) == 1)
 		made = sessdb_create(db, key_of(a, r), lang, lim, net, env, rep->image.id,
 				     row.idle_ttl_s, row.idle_pause, a->cfg->session_max_lifetime_s,
-				     a->cfg->sessions_per_key, id, err, sizeof err);
+				     a->cfg->sessions_per_key, NULL, NULL, id, err, sizeof err);
 	if (db)
 		db_pool_put(a->pool, db);
 	sess_row_release(&row);
@@ -516,6 +525,22 @@ static void answer(struct sctx *c, const struct sess_reply *rep)
 {
 	struct http_request *r = c->r;
 	const struct sess_call *call = &c->call;
+	if (c->events && rep->err == SERR_NONE && call->kind == SCALL_WATCH_START) {
+		/* watching: the answer is the relay of its events */
+		struct api *a = c->api;
+		const struct sse_opts *framing = c->events;
+		char id[37], stream[OUTSTREAM_ID_MAX];
+		snprintf(id, sizeof id, "%s", c->id);
+		sesswatch_stream(id, rep->watch.id, stream, sizeof stream);
+		r->ctx = NULL;
+		r->ctx_free = NULL;
+		sctx_free(c);
+		struct sse_opts o = *framing;
+		o.stream = stream;
+		if (sse_relay(r, a->sse, &o) < 0 && !r->responded)
+			http_error(r, 503, "unavailable", "cannot stream the watcher's events");
+		return;
+	}
 	if (c->events && rep->err == SERR_NONE && call->kind == SCALL_PROCESS_START &&
 	    rep->nprocs) {
 		/* started: the answer is its output's relay, on this request */
@@ -1437,6 +1462,67 @@ void sessions_file(struct http_request *r, struct api *a, const char *id, const 
 	char sid[37];
 	if (id_of(r, id, sid) == 0)
 		file_call(r, a, sid, path, kind, body, len, false);
+}
+
+void sessions_file_parts(struct http_request *r, struct api *a, const char *id, size_t n,
+			 const struct sessreq_part *parts)
+{
+	char sid[37];
+	struct request_error e;
+	struct sess_call c;
+	if (id_of(r, id, sid) < 0)
+		return;
+	if (sessreq_file_parts(n, parts, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	route_call(r, a, sid, &c, false);
+}
+
+void sessions_watch_start(struct http_request *r, struct api *a, const char *id, const char *path,
+			  bool recursive, long timeout_ms, const struct sse_opts *framing)
+{
+	char sid[37];
+	struct request_error e;
+	struct sess_call c;
+	if (id_of(r, id, sid) < 0)
+		return;
+	if (sessreq_watch_start(path, recursive, timeout_ms, framing != NULL, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	route_call_ex(r, a, sid, &c, false, false, framing);
+}
+
+void sessions_watch(struct http_request *r, struct api *a, const char *id, enum scall_kind kind,
+		    const char *watcher)
+{
+	char sid[37];
+	struct request_error e;
+	struct sess_call c;
+	if (id_of(r, id, sid) < 0)
+		return;
+	if (sessreq_watch(kind, watcher, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	route_call(r, a, sid, &c, false);
+}
+
+void sessions_file_list(struct http_request *r, struct api *a, const char *id, const char *path,
+			int depth)
+{
+	char sid[37];
+	struct request_error e;
+	struct sess_call c;
+	if (id_of(r, id, sid) < 0)
+		return;
+	if (sessreq_file(SCALL_FILE_LIST, path, NULL, 0, &c, &e) < 0) {
+		sess_call_release(&c);
+		return render_req_error(r, &e);
+	}
+	c.depth = depth < 1 ? 1 : depth > SESS_MAX_DEPTH ? SESS_MAX_DEPTH : depth;
+	route_call(r, a, sid, &c, false);
 }
 
 void sessions_context(struct http_request *r, struct api *a, const char *id, const char *ctx,

@@ -42,6 +42,7 @@
 
 #include "judge/api/route.h"
 #include "judge/service/session/sesscall.h"
+#include "judge/service/session/sessreq.h"
 
 struct api;
 struct http_request;
@@ -75,6 +76,23 @@ void sessions_resume_one(struct http_request *r, struct api *a, const char *id, 
  * file_stat, file_mkdir) on path, relative to the session folder, of session id. */
 void sessions_file(struct http_request *r, struct api *a, const char *id, const char *path,
 		   enum scall_kind kind, const void *body, size_t len);
+/* A file_put of n files at once (sessreq_file_parts checks them). */
+void sessions_file_parts(struct http_request *r, struct api *a, const char *id, size_t n,
+			 const struct sessreq_part *parts);
+/* A file_list of path and its folders down to depth levels (1 to
+ * SESS_MAX_DEPTH; each entry named by its path below path). */
+void sessions_file_list(struct http_request *r, struct api *a, const char *id, const char *path,
+			int depth);
+struct sse_opts;
+/* A watch_start of folder path (relative to the session folder) of session
+ * id (sesswatch.h): with framing, the answer is the relay of the watcher's
+ * stream in that framing (start, fs events, done); without, its JSON
+ * {"watcher": id} and the events kept for sessions_watch's polls. */
+void sessions_watch_start(struct http_request *r, struct api *a, const char *id, const char *path,
+			  bool recursive, long timeout_ms, const struct sse_opts *framing);
+/* watch_events ({"events": [...]}) or watch_stop of watcher of session id. */
+void sessions_watch(struct http_request *r, struct api *a, const char *id, enum scall_kind kind,
+		    const char *watcher);
 /* A file_move of from to to (both relative to the session folder). */
 void sessions_file_move(struct http_request *r, struct api *a, const char *id, const char *from,
 			const char *to);
@@ -103,6 +121,10 @@ void sessions_process(struct http_request *r, struct api *a, const char *id, enu
 
 /* The MCP tools' entry points: the same endpoints with a parsed body. */
 void sessions_create(struct http_request *r, struct api *a, const cJSON *body);
+/* The same, the session holding access_token (NULL: none): its E2B
+ * sandbox's secret (sessdb_create), made by the caller. */
+void sessions_create_token(struct http_request *r, struct api *a, const cJSON *body,
+			   const char *access_token);
 struct sessreq_keycap;
 struct sessnet_policy;
 /* The egress cap of r's key when it has one of its own (api_keys.egress) into

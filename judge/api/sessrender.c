@@ -193,6 +193,17 @@ cJSON *sessrender_reply(const struct sess_call *c, const struct sess_reply *r)
 			cJSON_AddItemToArray(a, process_json(&r->procs[i]));
 		return o;
 	}
+	case SCALL_WATCH_START:
+	case SCALL_WATCH_STOP:
+		o = cJSON_CreateObject();
+		add_text(o, "watcher", c->kind == SCALL_WATCH_START ? r->watch.id : c->watch.id);
+		return o;
+	case SCALL_WATCH_EVENTS: {
+		o = cJSON_CreateObject();
+		cJSON *ev = r->watch.events ? cJSON_Parse(r->watch.events) : NULL;
+		cJSON_AddItemToObject(o, "events", ev ? ev : cJSON_CreateArray());
+		return o;
+	}
 	default:
 		return r->nprocs ? process_json(&r->procs[0]) : cJSON_CreateObject();
 	}

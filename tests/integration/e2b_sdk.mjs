@@ -303,6 +303,193 @@ await step('home', async () => {
 	check('home: a js context sees /home/user as process.cwd() and its home',
 		ex.text === '/home/user /home/user', JSON.stringify(ex.toJSON()));
 });
+// create's metadata: kept with the sandbox, shown by getInfo and list, and
+// list's query.metadata filters by it (the SDK encodes it twice: keys and
+// values, then the k=v&k=v string)
+await step('metadata', async () => {
+	const meta = { suite: 'compat', 'odd key': 'a&b=c%d é' };
+	const t = await Sandbox.create({ metadata: meta });
+	const info = await t.getInfo();
+	check('metadata: getInfo shows it back', JSON.stringify(info.metadata) === JSON.stringify(meta),
+		JSON.stringify(info.metadata));
+	const listed = (await Sandbox.list().nextItems()).find((x) => x.sandboxId === t.sandboxId);
+	check('metadata: list shows it', JSON.stringify(listed?.metadata) === JSON.stringify(meta),
+		JSON.stringify(listed));
+	const ids = async (q) => (await Sandbox.list({ query: { metadata: q } }).nextItems()).map((x) => x.sandboxId);
+	const hit = await ids({ suite: 'compat', 'odd key': 'a&b=c%d é' });
+	const miss = await ids({ suite: 'other' });
+	check('metadata: list by metadata finds it (and not the sandbox without it)',
+		hit.includes(t.sandboxId) && !hit.includes(id), JSON.stringify(hit));
+	check('metadata: list by other metadata leaves it out', !miss.includes(t.sandboxId), JSON.stringify(miss));
+	check('metadata: a sandbox without any shows {}', JSON.stringify((await s.getInfo()).metadata) === '{}');
+	let err;
+	try {
+		await Sandbox.create({ metadata: { big: 'x'.repeat(2000) } });
+	} catch (e) {
+		err = e;
+	}
+	check('metadata: a value over 1024 bytes refused (400)', err instanceof SandboxError &&
+		/1024/.test(err.message), `${err?.name}: ${err?.message}`);
+	await t.kill();
+});
+// the sandbox's own access token: envd traffic carries it, and signed
+// download and upload URLs work without any header
+await step('signed URLs', async () => {
+	await s.files.write('/home/user/signed.txt', 'signed bytes');
+	const tok = s.envdAccessToken;
+	check('access token: its own secret, not the API key', typeof tok === 'string' &&
+		/^sbt_[0-9a-f]{48}$/.test(tok) && tok !== process.env.E2B_API_KEY, String(tok));
+	const info = JSON.stringify(await s.getInfo()) + JSON.stringify(await Sandbox.list().nextItems()) +
+		JSON.stringify(await v1(`/v1/sessions/${id}`, process.env.E2B_API_KEY)) +
+		JSON.stringify(await v1('/v1/sessions', process.env.E2B_API_KEY));
+	check('access token: not in getInfo, list nor /v1/sessions', !info.includes(tok));
+	const dl = await s.downloadUrl('/home/user/signed.txt');
+	const r1 = await fetch(dl);
+	check('downloadUrl: a plain GET, no header: the bytes', r1.status === 200 &&
+		(await r1.text()) === 'signed bytes' && new URL(dl).searchParams.get('signature')?.startsWith('v1_'), `${r1.status} ${dl}`);
+	const dle = await s.downloadUrl('/home/user/signed.txt', { useSignatureExpiration: 60 });
+	const r2 = await fetch(dle);
+	check('downloadUrl with an expiration: the bytes', r2.status === 200 &&
+		(await r2.text()) === 'signed bytes' && new URL(dle).searchParams.has('signature_expiration'), `${r2.status}`);
+	const up = await s.uploadUrl('/home/user/up/signed-up.txt', { useSignatureExpiration: 60 });
+	const fd = new FormData();
+	fd.append('file', new Blob(['uploaded']), 'signed-up.txt');
+	const r3 = await fetch(up, { method: 'POST', body: fd });
+	const r3b = await r3.text();
+	check('uploadUrl: a plain multipart POST writes the file', r3.status === 200 &&
+		JSON.parse(r3b)[0]?.path === '/home/user/up/signed-up.txt' &&
+		(await s.files.read('/home/user/up/signed-up.txt')) === 'uploaded', `${r3.status} ${r3b}`);
+	const bad = new URL(dl);
+	const sig = bad.searchParams.get('signature');
+	bad.searchParams.set('signature', sig.slice(0, -1) + (sig.endsWith('A') ? 'B' : 'A'));
+	const r4 = await fetch(bad);
+	check('downloadUrl with a wrong signature: 401', r4.status === 401, `${r4.status}`);
+	const other = new URL(dl);
+	other.searchParams.set('path', '/home/user/hello.txt');
+	const r5 = await fetch(other);
+	check('a signature for another path: 401', r5.status === 401, `${r5.status}`);
+	// an expired one, made as the SDK makes them
+	const { createHash } = await import('node:crypto');
+	const exp = Math.floor(Date.now() / 1000) - 10;
+	const p = '/home/user/signed.txt';
+	const old = 'v1_' + createHash('sha256').update(`${p}:read::${tok}:${exp}`).digest('base64').replace(/=+$/, '');
+	const ex = new URL(dl);
+	ex.searchParams.set('signature', old);
+	ex.searchParams.set('signature_expiration', String(exp));
+	const r6 = await fetch(ex);
+	check('an expired signature: 401', r6.status === 401 && /expired/.test(await r6.text()), `${r6.status}`);
+	const ok = new URL(dl);
+	ok.searchParams.set('signature', 'v1_' + createHash('sha256').update(`${p}:read::${tok}:${exp + 3600}`).digest('base64').replace(/=+$/, ''));
+	ok.searchParams.set('signature_expiration', String(exp + 3600));
+	const r7 = await fetch(ok);
+	check('a signature made here as the SDK makes it: the bytes', r7.status === 200 &&
+		(await r7.text()) === 'signed bytes', `${r7.status}`);
+});
+// files.watchDir: the WatchDir stream; events of the SDK's writes, of commands
+// and of cells, names relative to the folder
+await step('watchDir', async () => {
+	// a sandbox of its own: its commands' pids are not the later checks' (a
+	// process stream is named by session and pid, and pids start again after
+	// a resume, which s goes through)
+	const s = await Sandbox.create();
+	await s.files.makeDir('/home/user/watched/sub');
+	await s.files.write('/home/user/watched/old.txt', 'o');
+	const evs = [];
+	let exited = false;
+	const h = await s.files.watchDir('/home/user/watched', (e) => evs.push(`${e.type} ${e.name}`),
+		{ recursive: true, timeoutMs: 60000, onExit: () => { exited = true; } });
+	const flat = [];
+	const h2 = await s.files.watchDir('watched', (e) => flat.push(`${e.type} ${e.name}`));
+	// a watcher polls: what is undone before its next look (150 ms) is not
+	// seen, so each change is given time to be seen (docs/e2b.md)
+	const settle = () => new Promise((r) => setTimeout(r, 400));
+	await s.files.write('/home/user/watched/sdk.txt', 'by the sdk');
+	await settle();
+	await s.commands.run('echo by a command > watched/cmd.txt; chmod 600 watched/old.txt');
+	await settle();
+	await s.runCode("open('watched/sub/cell.txt', 'w').write('by a cell')");
+	await settle();
+	await s.files.rename('/home/user/watched/sdk.txt', '/home/user/watched/moved.txt');
+	await settle();
+	await s.files.remove('/home/user/watched/cmd.txt');
+	const want = ['create sdk.txt', 'write sdk.txt', 'create cmd.txt', 'write cmd.txt', 'chmod old.txt',
+		'create sub/cell.txt', 'write sub/cell.txt', 'rename sdk.txt', 'create moved.txt', 'remove cmd.txt'];
+	for (let i = 0; i < 40 && !want.every((w) => evs.includes(w)); i++) await new Promise((r) => setTimeout(r, 100));
+	check('watchDir recursive: create, write, chmod, rename, remove from the SDK, a command and a cell',
+		want.every((w) => evs.includes(w)), JSON.stringify(evs));
+	check('watchDir: each event once, none of what was there before',
+		new Set(evs).size === evs.length && !evs.some((e) => e.endsWith(' old.txt') && !e.startsWith('chmod')),
+		JSON.stringify(evs));
+	check('watchDir not recursive: the folder\'s own entries only', flat.includes('create moved.txt') &&
+		!flat.some((e) => e.includes('sub/')), JSON.stringify(flat));
+	await h.stop();
+	await h2.stop();
+	const n = evs.length;
+	await s.files.write('/home/user/watched/after.txt', 'x');
+	await new Promise((r) => setTimeout(r, 500));
+	check('watchDir: stop() ends the events', evs.length === n, JSON.stringify(evs.slice(n)));
+	let err;
+	try {
+		await s.files.watchDir('/home/user/no-such-folder', () => {});
+	} catch (e) {
+		err = e;
+	}
+	check('watchDir of a missing folder: not found', /NotFound/.test(err?.name), `${err?.name}: ${err?.message}`);
+	err = undefined;
+	try {
+		await s.files.watchDir('/etc', () => {});
+	} catch (e) {
+		err = e;
+	}
+	check('watchDir outside /home/user: refused', err instanceof SandboxError, `${err?.name}: ${err?.message}`);
+	let ended = false;
+	const short = await s.files.watchDir('watched', () => {}, { timeoutMs: 1000, onExit: () => { ended = true; } });
+	for (let i = 0; i < 50 && !ended; i++) await new Promise((r) => setTimeout(r, 100));
+	check('watchDir with timeoutMs 1000: ends (onExit) by itself', ended);
+	await short.stop();
+	await s.kill();
+});
+// several files in one multipart request (one part each, its filename the path)
+await step('files.write of several files', async () => {
+	const big = new Uint8Array(300000).map((_, i) => i % 251);
+	const ws = await s.files.write([
+		{ path: '/home/user/multi/m1.txt', data: 'one' },
+		{ path: 'multi/deep/m2.bin', data: new Uint8Array([50, 0, 51]) },
+		{ path: '~/multi/m3.bin', data: big },
+	]);
+	check('files.write [3 files]: one entry each, in order, paths resolved',
+		JSON.stringify(ws.map((w) => [w.name, w.type, w.path])) === JSON.stringify([
+			['m1.txt', 'file', '/home/user/multi/m1.txt'],
+			['m2.bin', 'file', '/home/user/multi/deep/m2.bin'],
+			['m3.bin', 'file', '/home/user/multi/m3.bin']]), JSON.stringify(ws));
+	const b2 = await s.files.read('multi/deep/m2.bin', { format: 'bytes' });
+	const b3 = await s.files.read('multi/m3.bin', { format: 'bytes' });
+	check('files.write [3 files]: each file holds its bytes',
+		(await s.files.read('multi/m1.txt')) === 'one' && Buffer.from(b2).equals(Buffer.from([50, 0, 51])) &&
+		Buffer.from(b3).equals(Buffer.from(big)), `${b2} ${b3.length}`);
+	let err;
+	try {
+		await s.files.write([{ path: '/home/user/multi/ok.txt', data: 'x' }, { path: '/etc/bad', data: 'y' }]);
+	} catch (e) {
+		err = e;
+	}
+	check('files.write [.., a path outside the home]: refused, nothing written',
+		err instanceof SandboxError && /\/etc\/bad/.test(err.message) &&
+		(await s.files.exists('/home/user/multi/ok.txt')) === false, `${err?.name}: ${err?.message}`);
+	const one = await s.files.write([{ path: 'multi/single.txt', data: 'solo' }]);
+	check('files.write [1 file]: an array of one', Array.isArray(one) && one.length === 1 &&
+		one[0].path === '/home/user/multi/single.txt', JSON.stringify(one));
+	// ListDir with depth: the entries of subfolders too, paths as envd gives them
+	const deep = await s.files.list('/home/user/multi', { depth: 2 });
+	check('files.list depth 2: subfolders\' entries, by path',
+		JSON.stringify(deep.map((e) => [e.name, e.path, e.type])) === JSON.stringify([
+			['deep', '/home/user/multi/deep', 'dir'], ['m2.bin', '/home/user/multi/deep/m2.bin', 'file'],
+			['m1.txt', '/home/user/multi/m1.txt', 'file'], ['m3.bin', '/home/user/multi/m3.bin', 'file'],
+			['single.txt', '/home/user/multi/single.txt', 'file']]), JSON.stringify(deep.map((e) => e.path)));
+	const flat = await s.files.list('/home/user/multi');
+	check('files.list depth 1: its own entries only', flat.length === 4 &&
+		!flat.some((e) => e.path.includes('/deep/')), JSON.stringify(flat.map((e) => e.path)));
+});
 // ---- files: envd's filesystem.Filesystem (Connect unary calls) ----
 await step('files: list, exists, getInfo, makeDir, rename, remove', async () => {
 	await s.files.write('/home/user/fs/a.txt', 'hello');

@@ -36,6 +36,9 @@ static const struct {
     [SCALL_FILE_STAT] = {"file_stat", true},
     [SCALL_FILE_MKDIR] = {"file_mkdir", true},
     [SCALL_FILE_MOVE] = {"file_move", true},
+    [SCALL_WATCH_START] = {"watch_start", false},
+    [SCALL_WATCH_EVENTS] = {"watch_events", false},
+    [SCALL_WATCH_STOP] = {"watch_stop", false},
 };
 
 const char *scall_kind_name(enum scall_kind k)
@@ -170,6 +173,9 @@ void sess_call_release(struct sess_call *c)
 	free(c->path);
 	free(c->to);
 	strbuf_release(&c->body);
+	for (size_t i = 0; i < c->nparts; i++)
+		free(c->parts[i].path);
+	free(c->parts);
 	xstrvfree(c->proc.argv);
 	xstrvfree(c->proc.env);
 	enum scall_kind k = c->kind;
@@ -214,6 +220,17 @@ cJSON *sesscall_store(const struct sess_call *c)
 		add_text(o, "path", c->path);
 		if (c->to)
 			add_text(o, "to", c->to);
+		if (c->depth > 1)
+			cJSON_AddNumberToObject(o, "depth", c->depth);
+		if (c->nparts) {
+			cJSON *a = cJSON_AddArrayToObject(o, "parts");
+			for (size_t i = 0; i < c->nparts; i++) {
+				cJSON *e = cJSON_CreateObject();
+				add_text(e, "path", c->parts[i].path);
+				cJSON_AddNumberToObject(e, "size", (double)c->parts[i].len);
+				cJSON_AddItemToArray(a, e);
+			}
+		}
 		break;
 	case SCALL_CONTEXT_CREATE:
 		if (c->ctx.language[0])
@@ -253,10 +270,48 @@ cJSON *sesscall_store(const struct sess_call *c)
 		if (c->idle)
 			cJSON_AddTrueToObject(o, "idle");
 		break;
+	case SCALL_WATCH_START:
+		add_text(o, "path", c->path);
+		cJSON_AddBoolToObject(o, "recursive", c->watch.recursive);
+		cJSON_AddBoolToObject(o, "stream", c->watch.stream);
+		if (c->watch.timeout_ms)
+			cJSON_AddNumberToObject(o, "timeout_ms", (double)c->watch.timeout_ms);
+		break;
+	case SCALL_WATCH_EVENTS:
+	case SCALL_WATCH_STOP:
+		add_text(o, "watcher", c->watch.id);
+		break;
 	default:
 		break;
 	}
 	return o;
+}
+
+/* A file_put's parts (none: one file at path), their sizes adding up to its
+ * body's. Returns 0, or -1 with err. */
+static int load_parts(const cJSON *request, struct sess_call *out, char *err, size_t errlen)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(request, "parts"), *it;
+	size_t n = cJSON_IsArray(a) ? (size_t)cJSON_GetArraySize(a) : 0, sum = 0;
+	if (n > SESS_MAX_PARTS) {
+		snprintf(err, errlen, "the write has %zu files, more than %d", n, SESS_MAX_PARTS);
+		return -1;
+	}
+	out->parts = n ? xcalloc(n, sizeof *out->parts) : NULL;
+	cJSON_ArrayForEach(it, a)
+	{
+		struct sess_part *p = &out->parts[out->nparts++];
+		p->path = xstrdup(str_of(it, "path") ? str_of(it, "path") : "");
+		long long len = num_of(it, "size");
+		p->len = len > 0 ? (size_t)len : 0;
+		sum += p->len;
+	}
+	if (n && sum != out->body.len) {
+		snprintf(err, errlen, "the write's parts hold %zu bytes, its body %zu", sum,
+			 out->body.len);
+		return -1;
+	}
+	return 0;
 }
 
 int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, size_t len,
@@ -314,6 +369,9 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 			snprintf(err, errlen, "the move has no destination");
 			return -1;
 		}
+		out->depth = (int)num_of(request, "depth");
+		if (k == SCALL_FILE_PUT && load_parts(request, out, err, errlen) < 0)
+			return -1;
 		break;
 	case SCALL_CONTEXT_CREATE:
 		copy(out->ctx.language, sizeof out->ctx.language, str_of(request, "language"));
@@ -324,6 +382,16 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 		break;
 	case SCALL_PAUSE:
 		out->idle = bool_of(request, "idle");
+		break;
+	case SCALL_WATCH_START:
+		out->path = xstrdup(str_of(request, "path") ? str_of(request, "path") : "");
+		out->watch.recursive = bool_of(request, "recursive");
+		out->watch.stream = bool_of(request, "stream");
+		out->watch.timeout_ms = (long)num_of(request, "timeout_ms");
+		break;
+	case SCALL_WATCH_EVENTS:
+	case SCALL_WATCH_STOP:
+		copy(out->watch.id, sizeof out->watch.id, str_of(request, "watcher"));
 		break;
 	case SCALL_PROCESS_START:
 		out->proc.argv = strv_of(request, "argv");
@@ -390,6 +458,7 @@ void sess_reply_release(struct sess_reply *r)
 	for (size_t i = 0; i < r->nprocs; i++)
 		process_info_release(&r->procs[i]);
 	free(r->procs);
+	free(r->watch.events);
 	memset(r, 0, sizeof *r);
 }
 
@@ -639,6 +708,14 @@ cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r)
 	case SCALL_CLOSE:
 		add_text(o, "id", r->closed);
 		break;
+	case SCALL_WATCH_START:
+		add_text(o, "watcher", r->watch.id);
+		break;
+	case SCALL_WATCH_EVENTS: {
+		cJSON *ev = r->watch.events ? cJSON_Parse(r->watch.events) : NULL;
+		cJSON_AddItemToObject(o, "events", ev ? ev : cJSON_CreateArray());
+		break;
+	}
 	case SCALL_PAUSE:
 	case SCALL_SNAPSHOT:
 		add_text(o, "image_id", r->image.id);
@@ -722,6 +799,14 @@ int sesscall_reply_load(enum scall_kind k, const cJSON *response, const void *bo
 	case SCALL_CLOSE:
 		copy(out->closed, sizeof out->closed, str_of(o, "id"));
 		break;
+	case SCALL_WATCH_START:
+		copy(out->watch.id, sizeof out->watch.id, str_of(o, "watcher"));
+		break;
+	case SCALL_WATCH_EVENTS: {
+		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "events");
+		out->watch.events = cJSON_IsArray(ev) ? cJSON_PrintUnformatted(ev) : xstrdup("[]");
+		break;
+	}
 	case SCALL_PAUSE:
 	case SCALL_SNAPSHOT:
 		copy(out->image.id, sizeof out->image.id, str_of(o, "image_id"));

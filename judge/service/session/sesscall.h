@@ -58,11 +58,14 @@ enum scall_kind {
 	SCALL_PROCESS_SIGNAL,	   /* a signal to its process group */
 	SCALL_PROCESS_WAIT,	   /* its end (or how it stands after timeout_ms) */
 	SCALL_PROCESS_LIST,	   /* the processes, running and ended */
-	SCALL_PAUSE,	  /* store the session's image, then end its sandbox (sessimage.h) */
-	SCALL_SNAPSHOT,	  /* store a named image; the session goes on */
-	SCALL_FILE_STAT,  /* one entry of the session folder (a link not followed) */
-	SCALL_FILE_MKDIR, /* make a folder and its parents */
-	SCALL_FILE_MOVE,  /* rename path to `to`, making to's folders */
+	SCALL_PAUSE,	    /* store the session's image, then end its sandbox (sessimage.h) */
+	SCALL_SNAPSHOT,	    /* store a named image; the session goes on */
+	SCALL_FILE_STAT,    /* one entry of the session folder (a link not followed) */
+	SCALL_FILE_MKDIR,   /* make a folder and its parents */
+	SCALL_FILE_MOVE,    /* rename path to `to`, making to's folders */
+	SCALL_WATCH_START,  /* watch folder path (sesswatch.h): streamed, or kept for polling */
+	SCALL_WATCH_EVENTS, /* a polled watcher's events since the last call */
+	SCALL_WATCH_STOP,   /* end a watcher */
 	SCALL_KIND_COUNT
 };
 
@@ -113,6 +116,14 @@ enum sess_err sess_err_parse(const char *s);
 #define SESS_MAX_CONTEXTS  8
 #define SESS_MAX_PROCESSES 32
 #define SESS_MAX_PACKAGES  64
+/* Watchers a session may hold at once, and the longest one lives. */
+#define SESS_MAX_WATCHERS 8
+#define SESS_WATCH_MAX_MS (3600 * 1000L)
+/* The most files one file_put writes, entries one file_list answers. */
+#define SESS_MAX_PARTS	 100
+#define SESS_MAX_ENTRIES 10000
+/* The deepest file_list. */
+#define SESS_MAX_DEPTH 16
 
 /* One call, typed. Each kind uses its own part; the rest stays empty. */
 struct sess_call {
@@ -141,6 +152,21 @@ struct sess_call {
 			       context_create, process_start: the working directory */
 	char *to;	    /* file_move: the new path, relative as path */
 	struct strbuf body; /* file_put's bytes, process_input's */
+	/* file_put of several files (E2B's multipart write): nparts paths, each
+	 * with its length; body is their bytes one after another, path the first */
+	struct sess_part {
+		char *path;
+		size_t len;
+	} * parts;
+	size_t nparts;
+	int depth; /* file_list: levels below path (0 and 1: its own entries) */
+	struct {
+		char id[SESS_ID_MAX]; /* events, stop: the watcher */
+		bool recursive;	      /* start: the subfolders too */
+		bool stream;	      /* start: events to the stream "watch:<session>:<id>",
+					 else kept until polled */
+		long timeout_ms;      /* start: its lifetime (0: SESS_WATCH_MAX_MS) */
+	} watch;
 	struct {
 		char language[SESS_LANGUAGE_MAX]; /* "" = the session's */
 	} ctx;
@@ -234,6 +260,10 @@ struct sess_reply {
 		size_t nentries;
 	} file;
 	char closed[37]; /* close: the session's id */
+	struct {
+		char id[SESS_ID_MAX]; /* start: the new watcher's */
+		char *events;	      /* events: a JSON array [{name, type}] (text) */
+	} watch;
 	struct {
 		char id[37];	  /* pause, snapshot: the stored image */
 		char name[64];	  /* snapshot: its name */

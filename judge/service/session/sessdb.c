@@ -67,8 +67,9 @@ int sess_status_parse(const char *s)
 										"s.restarts, "     \
 										"s.usage, "        \
 										"s.network, "      \
-										"s.idle_action"
-#define ROW_NCOLS 15 /* the columns of ROW_COLS */
+										"s.idle_action, "  \
+										"s.metadata"
+#define ROW_NCOLS 16 /* the columns of ROW_COLS */
 #define ROW_FROM  " FROM sessions s LEFT JOIN workers w ON w.id = s.worker_id "
 
 /* sql with every "$T" replaced by the timeout (a number, from judge.ini). */
@@ -100,6 +101,7 @@ void sess_row_release(struct sess_row *r)
 	cJSON_Delete(r->limits);
 	cJSON_Delete(r->usage);
 	cJSON_Delete(r->network);
+	cJSON_Delete(r->metadata);
 	memset(r, 0, sizeof *r);
 }
 
@@ -125,6 +127,8 @@ static void row_read(const PGresult *res, int i, struct sess_row *r)
 	const char *net = db_value(res, i, 13);
 	r->network = net ? cJSON_Parse(net) : NULL;
 	r->idle_pause = !strcmp(db_value(res, i, 14), "pause");
+	const char *meta = db_value(res, i, 15);
+	r->metadata = meta ? cJSON_Parse(meta) : NULL;
 }
 
 cJSON *sess_row_json(const struct sess_row *r)
@@ -149,6 +153,8 @@ cJSON *sess_row_json(const struct sess_row *r)
 		cJSON_AddItemToObject(o, "network", sessnet_json(&(struct sessnet_policy){0}));
 	if (cJSON_IsObject(r->usage))
 		cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(r->usage, 1));
+	if (cJSON_IsObject(r->metadata))
+		cJSON_AddItemToObject(o, "metadata", cJSON_Duplicate(r->metadata, 1));
 	if (r->status > SESS_READY)
 		cJSON_AddStringToObject(o, "reason", r->reason);
 	return o;
@@ -181,8 +187,8 @@ static void bytea_read(const char *text, struct strbuf *out)
 
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
 		  const cJSON *network, const cJSON *env, const char *image_id, long idle_ttl_s,
-		  bool idle_pause, long lifetime_s, long per_key, char *id, char *err,
-		  size_t errlen)
+		  bool idle_pause, long lifetime_s, long per_key, const cJSON *metadata,
+		  const char *access_token, char *id, char *err, size_t errlen)
 {
 	char k[24], ttl[24], life[24], cap[24];
 	snprintf(k, sizeof k, "%" PRId64, key);
@@ -192,8 +198,10 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 	char *lim = cJSON_PrintUnformatted(limits);
 	char *net = network ? cJSON_PrintUnformatted(network) : NULL;
 	char *envs = env ? cJSON_PrintUnformatted(env) : NULL;
-	const char *p[] = {k,	language, lim,	    ttl,  life,
-			   cap, net,	  image_id, envs, idle_pause ? "pause" : "close"};
+	char *meta = metadata ? cJSON_PrintUnformatted(metadata) : NULL;
+	const char *p[] = {k,	 language,    lim,	ttl,  life,
+			   cap,	 net,	      image_id, envs, idle_pause ? "pause" : "close",
+			   meta, access_token};
 	int ret = -1;
 	if (db_begin(db) < 0) {
 		fail(db, err, errlen, "create session");
@@ -210,12 +218,13 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 		    "$1::bigint AND status IN ('starting', 'ready')), "
 		    "ins AS (INSERT INTO sessions (api_key_id, language, limits, idle_ttl_s, "
 		    "expires_at, "
-		    "max_until, network, image_id, env, idle_action) SELECT nullif($1::bigint, 0), "
+		    "max_until, network, image_id, env, idle_action, metadata, access_token) "
+		    "SELECT nullif($1::bigint, 0), "
 		    "$2, $3::jsonb, $4::int, now() + make_interval(secs => $4::int), now() + "
-		    "make_interval(secs => $5::int), $7::jsonb, $8::uuid, $9::jsonb, $10 "
-		    "FROM n WHERE n.c < $6::bigint RETURNING id) "
+		    "make_interval(secs => $5::int), $7::jsonb, $8::uuid, $9::jsonb, $10, "
+		    "$11::jsonb, $12 FROM n WHERE n.c < $6::bigint RETURNING id) "
 		    "SELECT id, pg_notify('" SESS_CHANNEL_NEW "', id::text) FROM ins",
-		    10, p);
+		    12, p);
 	if (!res) {
 		fail(db, err, errlen, "create session");
 		db_rollback(db);
@@ -234,6 +243,7 @@ out:
 	free(lim);
 	free(net);
 	free(envs);
+	free(meta);
 	return ret;
 }
 
@@ -278,6 +288,35 @@ int sessdb_get(struct db *db, const char *id, int64_t key, long timeout_s, struc
 		row_read(res, 0, out);
 	PQclear(res);
 	return n ? 1 : 0;
+}
+
+int sessdb_access(struct db *db, const char *id, struct sess_access **out, size_t *n, char *err,
+		  size_t errlen)
+{
+	*out = NULL;
+	*n = 0;
+	const char *p[] = {id ? id : ""};
+	/* an open session's (a paused one's too: a call resumes it); one with
+	 * id, else all of them, at most SESS_ACCESS_MAX */
+	PGresult *res = db_query(
+	    db,
+	    "SELECT id, coalesce(api_key_id, 0), access_token FROM sessions WHERE status IN "
+	    "('starting', 'ready', 'paused') AND access_token IS NOT NULL AND ($1 = '' OR id = "
+	    "(CASE WHEN $1 ~ '^[0-9a-f-]{36}$' THEN $1 ELSE NULL END)::uuid) "
+	    "ORDER BY created DESC LIMIT " SESS_ACCESS_MAX_SQL,
+	    1, p);
+	if (!res)
+		return fail(db, err, errlen, "read sandbox tokens");
+	int rows = PQntuples(res);
+	*out = rows ? xcalloc((size_t)rows, sizeof **out) : NULL;
+	for (int i = 0; i < rows; i++) {
+		struct sess_access *x = &(*out)[(*n)++];
+		copy(x->id, sizeof x->id, db_value(res, i, 0));
+		x->key_id = db_value_ll(res, i, 1);
+		copy(x->token, sizeof x->token, db_value(res, i, 2));
+	}
+	PQclear(res);
+	return 0;
 }
 
 int sessdb_list(struct db *db, int64_t key, long timeout_s, bool all, cJSON **out, char *err,

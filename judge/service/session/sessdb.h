@@ -67,13 +67,14 @@ struct sess_row {
 	char created_at[40], expires_at[40], last_used_at[40]; /* ISO 8601 UTC */
 	char reason[256];				       /* why it ended, "" while open */
 	long execution_count, restarts;
-	cJSON *usage;	/* owned; NULL until its worker read it (migrations/0012) */
-	cJSON *network; /* owned; its egress policy as sessnet_json stored it, NULL = none */
+	cJSON *usage;	 /* owned; NULL until its worker read it (migrations/0012) */
+	cJSON *network;	 /* owned; its egress policy as sessnet_json stored it, NULL = none */
+	cJSON *metadata; /* owned; {"key": "value"} its creator gave, NULL = none */
 };
 void sess_row_release(struct sess_row *r);
 /* The row as the API shows it: id, language, status, created_at, expires_at,
  * last_used_at, idle_ttl, idle_action, limits, execution_count, network ({"mode": "none"}
- * when none), usage once read, and reason when ended. */
+ * when none), usage once read, metadata when given, and reason when ended. */
 cJSON *sess_row_json(const struct sess_row *r);
 
 /* ---- serve's side ---- */
@@ -81,12 +82,14 @@ cJSON *sess_row_json(const struct sess_row *r);
 /* Creates a session of key (0: none) unless the key holds per_key open ones,
  * with network its egress policy (sessnet_json; NULL: none), env its own
  * variables ({"NAME": "value"}; NULL: none), image_id the image its worker
- * restores first (sessimage.h; NULL: none) and idle_pause its idle_action.
- * Returns 0 with id (37 bytes), 1 when the key is at its cap, -1 with err. */
+ * restores first (sessimage.h; NULL: none), idle_pause its idle_action,
+ * metadata its creator's {"key": "value"} (NULL: none) and access_token its
+ * E2B sandbox's secret (NULL: none; never shown). Returns 0 with id (37 bytes), 1 when the key is
+ * at its cap, -1 with err. */
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
 		  const cJSON *network, const cJSON *env, const char *image_id, long idle_ttl_s,
-		  bool idle_pause, long lifetime_s, long per_key, char *id, char *err,
-		  size_t errlen);
+		  bool idle_pause, long lifetime_s, long per_key, const cJSON *metadata,
+		  const char *access_token, char *id, char *err, size_t errlen);
 /* Makes paused session id of key starting again, for any worker to claim and
  * restore from its image. Returns 1 done, 0 no such session of key, 2 when it
  * is not paused (*row then holds it: the caller releases it), -1 with err. */
@@ -102,6 +105,19 @@ int sessdb_set_idle_ttl(struct db *db, const char *id, int64_t key, long ttl_s, 
  * silent longer than timeout_s count as lost. Returns 1, 0 not found, -1. */
 int sessdb_get(struct db *db, const char *id, int64_t key, long timeout_s, struct sess_row *out,
 	       char *err, size_t errlen);
+/* An E2B sandbox's secret (sessions.access_token) and whose it is. */
+struct sess_access {
+	char id[37];
+	int64_t key_id; /* 0: made with auth off */
+	char token[80];
+};
+#define SESS_ACCESS_MAX	    10000
+#define SESS_ACCESS_MAX_SQL "10000"
+/* The secrets of the open sessions that have one: of session id, or with id
+ * NULL of all (newest first, at most SESS_ACCESS_MAX), into *out (malloc'd,
+ * *n of them; the caller frees it). Returns 0, or -1 with err. */
+int sessdb_access(struct db *db, const char *id, struct sess_access **out, size_t *n, char *err,
+		  size_t errlen);
 /* The sessions of key, newest first (at most 1000), as a JSON array: the
  * open ones, or with all also those that ended in the last day. */
 int sessdb_list(struct db *db, int64_t key, long timeout_s, bool all, cJSON **out, char *err,

@@ -25,6 +25,7 @@
 #include "judge/service/session/sessnet.h"
 #include "judge/service/session/sessopen.h"
 #include "judge/service/session/sessproc.h"
+#include "judge/service/session/sesswatch.h"
 #include "judge/service/session/sessreq.h"
 #include "judge/service/slots.h"
 #include "judge/store/db.h"
@@ -43,9 +44,10 @@ struct hsess {
 	struct sesshost *h;
 	char id[37];
 	struct sessrun_env env;
-	struct sessproc *procs; /* its processes */
-	int quick;		/* process calls running now, and usage readings (they use env.s) */
-	bool live;		/* env.s started: usage_pass may read it (until stop) */
+	struct sessproc *procs;	   /* its processes */
+	struct sesswatch *watches; /* its folder watchers */
+	int quick; /* process calls running now, and usage readings (they use env.s) */
+	bool live; /* env.s started: usage_pass may read it (until stop) */
 	/* CPU its sandbox used before it was ready (a gVisor sandbox's start, a
 	 * prestarted one's warm-up): not the user's, so not in its usage */
 	long cpu0_ms;
@@ -151,6 +153,8 @@ static void session_free(struct sesshost *h, struct hsess *s)
 	while (s->quick > 0)
 		pthread_cond_wait(&h->gone, &h->lock);
 	hs_unlock(h);
+	/* the watchers list the box: ended before it closes */
+	sesswatch_free(s->watches);
 	if (s->env.s)
 		session_stop(s->env.s);
 	sessproc_free(s->procs);
@@ -535,6 +539,7 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 		why = "no sandbox slot is free";
 	s->env.drv_env = (const char *const *)s->drv_env;
 	s->procs = sessproc_new(h->out_pool, id, (const char *const *)s->proc_env);
+	s->watches = sesswatch_new(h->url, id);
 	if (s->env.lang)
 		sessrun_env_init(&s->env);
 	hs_lock(h);
@@ -597,7 +602,11 @@ static void *quick_main(void *arg)
 {
 	struct quick *q = arg;
 	struct sess_reply out;
-	sessproc_call(q->s->procs, q->s->env.s, &q->call, &out);
+	if (q->call.kind == SCALL_WATCH_START || q->call.kind == SCALL_WATCH_EVENTS ||
+	    q->call.kind == SCALL_WATCH_STOP)
+		sesswatch_call(q->s->watches, q->s->env.sb, &q->call, &out);
+	else
+		sessproc_call(q->s->procs, q->s->env.s, &q->call, &out);
 	finish(q->h, q->call.id, q->call.kind, &out, SESS_READY, NULL);
 	sess_reply_release(&out);
 	sess_call_release(&q->call);

@@ -191,12 +191,51 @@ static int get_env(const cJSON *in, char ***out, size_t *bytes, struct request_e
 	return 0;
 }
 
+/* metadata: an object of at most SESS_META_PAIRS strings, keys of 1 to
+ * SESS_META_KEY bytes, values of at most SESS_META_VALUE, printable UTF-8. */
+static int get_metadata(const cJSON *in, cJSON **out, struct request_error *e)
+{
+	const cJSON *m = field(in, "metadata"), *it;
+	if (!m)
+		return 0;
+	if (!cJSON_IsObject(m))
+		return request_fail(e, 422, "invalid_field",
+				    "metadata must be an object of strings");
+	int n = 0;
+	cJSON_ArrayForEach(it, m)
+	{
+		size_t kl = strlen(it->string);
+		if (++n > SESS_META_PAIRS)
+			return request_fail(e, 422, "invalid_field",
+					    "metadata holds at most %d keys", SESS_META_PAIRS);
+		if (!kl || kl > SESS_META_KEY || !utf8_valid_text(it->string, kl))
+			return request_fail(e, 422, "invalid_field",
+					    "a metadata key is 1 to %d bytes of text",
+					    SESS_META_KEY);
+		if (!cJSON_IsString(it))
+			return request_fail(e, 422, "invalid_field",
+					    "metadata.%.40s must be a string", it->string);
+		size_t vl = strlen(it->valuestring);
+		if (vl > SESS_META_VALUE || !utf8_valid_text(it->valuestring, vl))
+			return request_fail(e, 422, "invalid_field",
+					    "metadata.%.40s is at most %d bytes of text",
+					    it->string, SESS_META_VALUE);
+		for (const char *c = it->string; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				return request_fail(e, 422, "invalid_field",
+						    "a metadata key holds a control character");
+	}
+	if (n)
+		*out = cJSON_Duplicate(m, true);
+	return 0;
+}
+
 int sessreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
 		   const cJSON *in, const struct sessreq_keycap *kc, struct sessreq_create *out,
 		   struct request_error *e)
 {
 	static const char *const keys[] = {"language", "idle_ttl", "idle_action", "limits",
-					   "network",  "env",	   NULL};
+					   "network",  "env",	   "metadata",	  NULL};
 	const char *name;
 	memset(out, 0, sizeof *out);
 	if (!cJSON_IsObject(in))
@@ -244,7 +283,7 @@ int sessreq_create(const struct judge_config *cfg, const struct lang_registry *l
 				    cfg->max_stdin_kb);
 	if (field(in, "env") && field(in, "env")->child)
 		out->env = cJSON_Duplicate(field(in, "env"), true);
-	return 0;
+	return get_metadata(in, &out->metadata, e);
 }
 
 cJSON *sessreq_limits_json(const struct limits_session *l)
@@ -431,6 +470,55 @@ int sessreq_file(enum scall_kind kind, const char *path, const void *body, size_
 	out->path = strbuf_detach(&clean, NULL);
 	if (body)
 		strbuf_add(&out->body, body, len);
+	return 0;
+}
+
+int sessreq_file_parts(size_t n, const struct sessreq_part *parts, struct sess_call *out,
+		       struct request_error *e)
+{
+	sess_call_init(out, SCALL_FILE_PUT);
+	if (!n || n > SESS_MAX_PARTS) {
+		request_fail(e, 400, "bad_request", "a write holds 1 to %d files", SESS_MAX_PARTS);
+		return -1;
+	}
+	out->parts = xcalloc(n, sizeof *out->parts);
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf clean = STRBUF_INIT;
+		drop_dots(parts[i].path, &clean);
+		if (!sessreq_path(clean.buf ? clean.buf : "", false, e)) {
+			strbuf_release(&clean);
+			return -1;
+		}
+		out->parts[out->nparts].path = strbuf_detach(&clean, NULL);
+		out->parts[out->nparts++].len = parts[i].len;
+		strbuf_add(&out->body, parts[i].data, parts[i].len);
+	}
+	out->path = xstrdup(out->parts[0].path);
+	return 0;
+}
+
+int sessreq_watch_start(const char *path, bool recursive, long timeout_ms, bool stream,
+			struct sess_call *out, struct request_error *e)
+{
+	if (sessreq_file(SCALL_FILE_LIST, path, NULL, 0, out, e) < 0)
+		return -1;
+	out->kind = SCALL_WATCH_START;
+	out->watch.recursive = recursive;
+	out->watch.stream = stream;
+	out->watch.timeout_ms =
+	    timeout_ms > 0 && timeout_ms < SESS_WATCH_MAX_MS ? timeout_ms : SESS_WATCH_MAX_MS;
+	return 0;
+}
+
+int sessreq_watch(enum scall_kind kind, const char *watcher, struct sess_call *out,
+		  struct request_error *e)
+{
+	sess_call_init(out, kind);
+	size_t n = watcher ? strlen(watcher) : 0;
+	if (!n || n >= SESS_ID_MAX || strspn(watcher, "0123456789abcdef") != n)
+		return request_fail(e, 404, "not_found", "no watcher '%.64s'",
+				    watcher ? watcher : "");
+	snprintf(out->watch.id, sizeof out->watch.id, "%s", watcher);
 	return 0;
 }
 

@@ -26,8 +26,13 @@ struct sessreq_create {
 	bool idle_pause;	      /* idle_action "pause": idle, it pauses instead of closing */
 	struct limits_session limits; /* complete (limits_session) */
 	struct sessnet_policy net;    /* within judge.ini's egress cap */
-	cJSON *env; /* {"NAME": "value"}, checked; NULL: none (the caller deletes it) */
+	cJSON *env;	 /* {"NAME": "value"}, checked; NULL: none (the caller deletes it) */
+	cJSON *metadata; /* {"key": "value"}, checked; NULL: none (the caller deletes it) */
 };
+/* A session's metadata: at most this many pairs, of keys and values this long. */
+#define SESS_META_PAIRS 64
+#define SESS_META_KEY	128
+#define SESS_META_VALUE 1024
 
 /* The language of a session or context: name or alias ("python3",
  * "javascript") of a language with a session driver. Returns it, or NULL with
@@ -41,9 +46,10 @@ struct sessreq_keycap {
 	struct sessnet_policy cap;
 };
 /* POST /v1/sessions {language, idle_ttl?, idle_action?, limits?: {memory_mb, cpu_ms,
- * wall_ms, disk_mb, cpus, cpu_budget_s}, network?}: ranges and defaults from the limits policy
- * of cfg; network (sessnet.h) within the key's cap (kc, NULL: none of its own) or else cfg's
- * egress cap, beyond it 403 egress_forbidden naming the rule. Returns 0, or -1 with e. */
+ * wall_ms, disk_mb, cpus, cpu_budget_s}, network?, env?, metadata?}: ranges and defaults from the
+ * limits policy of cfg; network (sessnet.h) within the key's cap (kc, NULL: none of its own) or
+ * else cfg's egress cap, beyond it 403 egress_forbidden naming the rule. Returns 0, or -1 with e.
+ */
 int sessreq_create(const struct judge_config *cfg, const struct lang_registry *langs,
 		   const cJSON *in, const struct sessreq_keycap *kc, struct sessreq_create *out,
 		   struct request_error *e);
@@ -65,6 +71,26 @@ int sessreq_install(const cJSON *in, struct sess_call *out, struct request_error
  * *out, or -1 with e (400 bad_path). */
 int sessreq_file(enum scall_kind kind, const char *path, const void *body, size_t len,
 		 struct sess_call *out, struct request_error *e);
+/* One file of a write of several. */
+struct sessreq_part {
+	const char *path; /* as sessreq_file takes it */
+	const void *data;
+	size_t len;
+};
+/* A file_put of n files (1 to SESS_MAX_PARTS), each path checked as
+ * sessreq_file checks one; the bytes are copied. 0 with *out, or -1 with e
+ * (400 bad_path, bad_request). */
+int sessreq_file_parts(size_t n, const struct sessreq_part *parts, struct sess_call *out,
+		       struct request_error *e);
+/* A watch_start of folder path (checked as sessreq_file checks one; "" the
+ * session folder), of its subfolders too when recursive, living timeout_ms
+ * (<= 0 or more than SESS_WATCH_MAX_MS: that), its events streamed or kept
+ * for polling. 0 with *out, or -1 with e. */
+int sessreq_watch_start(const char *path, bool recursive, long timeout_ms, bool stream,
+			struct sess_call *out, struct request_error *e);
+/* A watch_events or watch_stop of watcher (hex digits; else 404 not_found). */
+int sessreq_watch(enum scall_kind kind, const char *watcher, struct sess_call *out,
+		  struct request_error *e);
 /* A file_move call of from to to (both checked as sessreq_file checks a path). */
 int sessreq_file_move(const char *from, const char *to, struct sess_call *out,
 		      struct request_error *e);

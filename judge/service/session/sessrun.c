@@ -263,6 +263,47 @@ static void file_error(struct sess_reply *out, int rc, const char *path)
 	}
 }
 
+/* The entries of folder dir (relative to the box) and of its folders down to
+ * depth levels, each named by its path below the top (prefix), a folder
+ * before what it holds; links are listed, never followed. At most
+ * SESS_MAX_ENTRIES (then -EFBIG: the caller asks for less). */
+static int list_deep(struct sandbox *sb, const char *dir, const char *prefix, int depth,
+		     struct sess_reply *out, size_t *cap)
+{
+	struct sandbox_dirent *d = NULL;
+	size_t n = 0;
+	int rc = sandbox_file_list(sb, dir, &d, &n);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		char name[sizeof d->name];
+		/* a path below the top longer than a name holds is left out */
+		if (snprintf(name, sizeof name, "%s%s%s", prefix, *prefix ? "/" : "", d[i].name) >=
+		    (int)sizeof name)
+			continue;
+		if (out->file.nentries >= SESS_MAX_ENTRIES) {
+			rc = -EFBIG;
+			break;
+		}
+		if (out->file.nentries == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			out->file.entries =
+			    xrealloc(out->file.entries, *cap * sizeof *out->file.entries);
+		}
+		struct sandbox_dirent *e = &out->file.entries[out->file.nentries++];
+		*e = d[i];
+		snprintf(e->name, sizeof e->name, "%s", name);
+		if (d[i].type == 'd' && depth > 1) {
+			char *sub = xasprintf("%s%s%s", dir, *dir ? "/" : "", d[i].name);
+			rc = list_deep(sb, sub, name, depth - 1, out, cap);
+			free(sub);
+			/* a folder removed meanwhile is not an error */
+			if (rc == -ENOENT)
+				rc = 0;
+		}
+	}
+	free(d);
+	return rc;
+}
+
 static void run_file(struct sessrun_env *env, const struct sess_call *c, struct sess_reply *out)
 {
 	const char *path = c->path ? c->path : "";
@@ -270,10 +311,35 @@ static void run_file(struct sessrun_env *env, const struct sess_call *c, struct 
 	out->file.path = xstrdup(path);
 	switch (c->kind) {
 	case SCALL_FILE_LIST:
-		rc = sandbox_file_list(env->sb, path, &out->file.entries, &out->file.nentries);
+		if (c->depth > 1) {
+			size_t cap = 0;
+			rc = list_deep(env->sb, path, "", c->depth, out, &cap);
+			if (rc == -EFBIG) {
+				sess_reply_fail(out, SERR_TOO_LARGE,
+						"'%.200s' holds more than %d entries down to %d "
+						"levels: ask for fewer levels",
+						path, SESS_MAX_ENTRIES, c->depth);
+				return;
+			}
+		} else {
+			rc = sandbox_file_list(env->sb, path, &out->file.entries,
+					       &out->file.nentries);
+		}
 		break;
 	case SCALL_FILE_PUT:
-		rc = sandbox_file_put(env->sb, path, c->body.buf ? c->body.buf : "", c->body.len);
+		if (c->nparts) {
+			/* in order; the first that fails names its path */
+			size_t off = 0;
+			for (size_t i = 0; i < c->nparts && rc == 0; i++) {
+				path = c->parts[i].path;
+				rc = sandbox_file_put(env->sb, path, c->body.buf + off,
+						      c->parts[i].len);
+				off += c->parts[i].len;
+			}
+		} else {
+			rc = sandbox_file_put(env->sb, path, c->body.buf ? c->body.buf : "",
+					      c->body.len);
+		}
 		out->file.size = (long long)c->body.len;
 		break;
 	case SCALL_FILE_DELETE:
