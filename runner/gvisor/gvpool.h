@@ -99,6 +99,13 @@ int gvpool_take(const struct run_spec *spec, struct gv_entry **out, bool *cold, 
  * net_ns_fd gets a sandbox of its own, never pooled (*cold), in that namespace. */
 int gvpool_take_live(const struct run_spec *spec, bool live, struct gv_entry **out, bool *cold,
 		     char *err, size_t errlen);
+/* A live sandbox of spec's runtime restored from image (runsc checkpoint's
+ * folder) with the host folder box bound where the checkpointed one had its
+ * box (box_seq): runsc create with new pipes (e's fds: the restored program's
+ * stdio), then runsc restore. Never pooled nor parked. 0 with *out, or -1
+ * with err (runsc's message). */
+int gvpool_restore(const struct run_spec *spec, const char *image, const char *box,
+		   unsigned box_seq, struct gv_entry **out, char *err, size_t errlen);
 /* SIGKILLs every process of e's container now, without waiting. */
 void gvpool_kill(struct gv_entry *e);
 /* Kills e, unmounts its box and hands it to the reapers, which free it. */
