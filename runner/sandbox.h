@@ -344,7 +344,8 @@ void sandbox_proc_free(struct sandbox_proc *p);
  * folder dir (made by the caller, empty), for a later sandbox_start with
  * run_spec.restore_dir = dir on any host; the sandbox ends (p then only waits
  * to be freed). The box's files are not saved: the caller keeps them. gVisor
- * only. 0, or -1 with err (then p runs on when it could: see the message). */
+ * only. 0; -1 with err and p running on as it was; -2 with err and the
+ * sandbox ended (a checkpoint that failed halfway). */
 int sandbox_proc_checkpoint(struct sandbox_proc *p, const char *dir, char *err, size_t errlen);
 
 void run_result_init(struct run_result *res);

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "common/config.h"
@@ -209,4 +211,33 @@ Test(ckpt_native, refused_and_runs_on)
 	cr_assert(strstr(err, "cannot checkpoint"), "%s", err);
 	cr_assert(alive);
 	ok_in(ses, 0, "print(x)", "5\n");
+}
+
+/* A checkpoint into a full disk fails with runsc's reason; the session either
+ * runs on with its variables or, when the sandbox went down with it, starts
+ * again at the next cell (restarted), never a hang or a crash. */
+Test(ckpt_gvisor, full_disk_fails_clearly)
+{
+	char err[512];
+	struct session_spec spec = spec_of("python");
+	cr_assert_eq(session_start(sb, &spec, &ses, err, sizeof err), 0, "%s", err);
+	ok_in(ses, 0, "x = 3\nb = bytes(4 << 20)", NULL);
+	cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=64k"), 0, "mount: %s", strerror(errno));
+	bool alive = true;
+	int rc = session_checkpoint(ses, dir, &alive, err, sizeof err);
+	umount2(dir, MNT_DETACH);
+	cr_assert_eq(rc, -1, "a checkpoint into 64 KiB succeeded");
+	cr_assert(strstr(err, "checkpoint") || strstr(err, "write"), "%s", err);
+	struct cell_spec c = {.code = "print(x)", .code_len = 8};
+	struct cell_result r;
+	cell_result_init(&r);
+	cr_assert_eq(session_exec(ses, &c, &r), 0);
+	if (alive)
+		cr_assert(r.status == CELL_OK && !strcmp(r.out.buf, "3\n") && !r.restarted,
+			  "alive: %s %s", cell_status_name(r.status), r.reply.buf);
+	else
+		cr_assert(r.restarted,
+			  "the sandbox ended, the next cell must say restarted: %s %s %s",
+			  cell_status_name(r.status), r.out.buf, err);
+	cell_result_release(&r);
 }

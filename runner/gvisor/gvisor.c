@@ -541,7 +541,7 @@ static int meta_read(const char *dir, unsigned *seq, uid_t *uid, uint8_t token[B
 		goto out;
 	}
 	if (sscanf(sb.buf, "%lu %lu %n", &n, &u, &used) != 2 || n == 0 || n > 1000000 ||
-	    u < (unsigned long)gv.opts->box_uid || u > (unsigned long)gv.opts->box_uid + 4096 ||
+	    u < (unsigned long)gv.opts->box_uid || u > (unsigned long)gv.opts->box_uid + 65536 ||
 	    sb.len < (size_t)used + 2 * BX_TOKEN_LEN) {
 		gvhost_fmt(err, errlen, "the checkpoint's '" CKPT_META "' is malformed");
 		goto out;
@@ -681,8 +681,12 @@ static int gvisor_proc_checkpoint(struct sandbox_proc *p, const char *dir, char 
 	gvhost_fmt(opt, sizeof(opt), "--image-path=%s", dir);
 	int st = gvpool_runsc_on(&gv.env, gp->e, "checkpoint", opt, gp->e->id);
 	if (st != 0) {
+		/* runsc may have stopped it halfway (a full disk): never leave a
+		 * sandbox in a state nobody knows */
 		gvhost_fmt(err, errlen, "runsc checkpoint of %s exited %d", gp->e->id, st);
-		return -1;
+		gp->killed = true;
+		gvpool_kill(gp->e);
+		return -2;
 	}
 	return 0;
 }

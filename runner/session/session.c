@@ -790,9 +790,13 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 {
 	char err[256];
 	*st = RUN_INTERNAL_ERROR;
-	if (s->gone && session_restart(s, c, err, sizeof err) < 0) {
-		snprintf(res->message, sizeof res->message, "no sandbox: %.200s", err);
-		return;
+	if (s->gone) {
+		if (session_restart(s, c, err, sizeof err) < 0) {
+			snprintf(res->message, sizeof res->message, "no sandbox: %.200s", err);
+			return;
+		}
+		/* the sandbox ended between cells: this one runs in a fresh driver */
+		res->restarted = true;
 	}
 	if (c->state != CTX_READY) {
 		/* a sandbox that ended while the driver started (what the last cell

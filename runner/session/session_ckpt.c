@@ -138,10 +138,8 @@ int session_checkpoint(struct session *s, const char *dir, bool *alive, char *er
 	int rc = sandbox_proc_checkpoint(s->proc, dir, err, errlen);
 	pthread_mutex_unlock(&s->wlock);
 	if (rc < 0) {
-		/* runsc may have stopped the sandbox before it failed */
-		session_lock(s);
-		*alive = !s->gone;
-		session_unlock(s);
+		/* -2: it ended; the next cell starts it again (restarted) */
+		*alive = rc == -1;
 		goto out;
 	}
 	session_lock(s);

@@ -580,6 +580,7 @@ void sesscall_image_numbers(cJSON *o, const struct sess_reply *r)
 	cJSON_AddNumberToObject(o, "files", (double)r->image.files);
 	cJSON_AddNumberToObject(o, "skipped", (double)r->image.skipped);
 	cJSON_AddNumberToObject(o, "time_ms", (double)r->image.ms);
+	cJSON_AddBoolToObject(o, "memory", r->image.memory);
 }
 
 cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r)
@@ -731,6 +732,7 @@ int sesscall_reply_load(enum scall_kind k, const cJSON *response, const void *bo
 		out->image.files = (long)num_of(o, "files");
 		out->image.skipped = (long)num_of(o, "skipped");
 		out->image.ms = (long)num_of(o, "time_ms");
+		out->image.memory = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "memory"));
 		break;
 	default:
 		break;

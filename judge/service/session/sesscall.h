@@ -242,6 +242,7 @@ struct sess_reply {
 		long files;	  /* files and folders in it */
 		long skipped;	  /* FIFOs, sockets and what changed meanwhile, left out */
 		long ms;	  /* how long storing it took */
+		bool memory;	  /* it holds the sandbox's memory (gVisor's checkpoint) */
 	} image;
 	struct sess_context_info *contexts;
 	size_t ncontexts; /* context_create / _restart: 1; context_list: all */

@@ -67,8 +67,11 @@ int sess_status_parse(const char *s)
 										"s.restarts, "     \
 										"s.usage, "        \
 										"s.network, "      \
-										"s.idle_action"
-#define ROW_NCOLS 15 /* the columns of ROW_COLS */
+										"s.idle_action, "  \
+										"coalesce(s."      \
+										"resumed_memory::" \
+										"text, '')"
+#define ROW_NCOLS 16 /* the columns of ROW_COLS */
 #define ROW_FROM  " FROM sessions s LEFT JOIN workers w ON w.id = s.worker_id "
 
 /* sql with every "$T" replaced by the timeout (a number, from judge.ini). */
@@ -125,6 +128,8 @@ static void row_read(const PGresult *res, int i, struct sess_row *r)
 	const char *net = db_value(res, i, 13);
 	r->network = net ? cJSON_Parse(net) : NULL;
 	r->idle_pause = !strcmp(db_value(res, i, 14), "pause");
+	const char *mem = db_value(res, i, 15);
+	r->resumed_memory = mem && mem[0] ? mem[0] == 't' : -1;
 }
 
 cJSON *sess_row_json(const struct sess_row *r)
@@ -591,19 +596,23 @@ int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON 
 }
 
 int sessdb_started(struct db *db, const char *id, int64_t worker, bool ok, const char *reason,
-		   char *err, size_t errlen)
+		   int memory, char *err, size_t errlen)
 {
 	char w[24];
 	snprintf(w, sizeof w, "%" PRId64, worker);
-	const char *p[] = {id, w, ok ? "t" : "f", ok ? NULL : reason};
+	const char *p[] = {id, w, ok ? "t" : "f", ok ? NULL : reason,
+			   memory < 0 ? NULL
+			   : memory   ? "t"
+				      : "f"};
 	PGresult *res = db_query(
 	    db,
 	    "WITH u AS (UPDATE sessions SET status = CASE WHEN $3::bool THEN 'ready' ELSE 'failed' "
 	    "END, closed = CASE WHEN $3::bool THEN NULL ELSE now() END, close_reason = $4, "
-	    "last_used = now(), expires_at = now() + make_interval(secs => idle_ttl_s) "
+	    "last_used = now(), expires_at = now() + make_interval(secs => idle_ttl_s), "
+	    "resumed_memory = $5::bool "
 	    "WHERE id = $1::uuid AND worker_id = $2::bigint AND status = 'starting' RETURNING id) "
 	    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM u",
-	    4, p);
+	    5, p);
 	if (!res)
 		return fail(db, err, errlen, "mark a session started");
 	int n = PQntuples(res);
