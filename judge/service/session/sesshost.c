@@ -200,7 +200,7 @@ static bool next_call(struct sesshost *h, struct hsess *s, struct sess_call *c)
  * use again, so it stays; the pause is answered and dropped. */
 static bool idle_pause_moot(struct sesshost *h, struct hsess *s, const struct sess_call *c)
 {
-	if (!c->idle)
+	if (!c->idle && !c->checkpoint)
 		return false;
 	hs_lock(h);
 	bool used = s->nq > 0;
@@ -345,11 +345,12 @@ static void image_call(struct sesshost *h, struct hsess *s, const struct sess_ca
 	out.image.memory = memory;
 	int64_t packed_ms = clock_mono_ms() - t0;
 	db = db_pool_get(h->pool, 10000);
-	int rc = db ? sessimage_save(db, s->id, pause ? "pause" : "snapshot", c->image_name,
-				     contexts, &packed, out.image.files,
-				     (long long)h->cfg->session_images_mb_per_key << 20,
-				     out.image.id, &out.image.stored, err, sizeof err)
-		    : -1;
+	const char *kind = pause ? "pause" : c->checkpoint ? "checkpoint" : "snapshot";
+	int rc =
+	    db ? sessimage_save(db, s->id, kind, c->image_name, contexts, &packed, out.image.files,
+				(long long)h->cfg->session_images_mb_per_key << 20, out.image.id,
+				&out.image.stored, err, sizeof err)
+	       : -1;
 	if (!db)
 		snprintf(err, sizeof err, "no database connection");
 	if (rc == 1)
@@ -564,6 +565,19 @@ static void *session_main(void *arg)
 	int64_t t0 = clock_mono_ms();
 	int rc = s->image_id[0] ? open_from_image(h, s, err, sizeof err)
 				: session_open(h, s, err, sizeof err);
+	if (rc == 0 && s->image_id[0]) {
+		/* moved here from its periodic checkpoint: the first cell says how old */
+		struct db *cdb = db_pool_get(h->pool, 10000);
+		char cerr[256];
+		if (cdb && sessdb_checkpoint_age(cdb, s->id, &s->env.checkpoint_age_s, cerr,
+						 sizeof cerr) == 1) {
+			s->env.from_checkpoint = true;
+			log_info("sessions: %s moved here from its checkpoint of %.1f s ago", s->id,
+				 s->env.checkpoint_age_s);
+		}
+		if (cdb)
+			db_pool_put(h->pool, cdb);
+	}
 	struct db *db = db_pool_get(h->pool, 10000);
 	char dberr[256];
 	int marked =
@@ -864,6 +878,10 @@ static void reconcile(struct sesshost *h, struct db *db)
 		    sessimage_sweep(db, err, sizeof err) < 0)
 			log_debug("sessions: %s", err);
 	}
+	if (h->cfg->checkpoint_interval_s > 0 && h->backend == SANDBOX_GVISOR &&
+	    sessdb_checkpoint_due(db, h->worker_id, h->cfg->checkpoint_interval_s, err,
+				  sizeof err) < 0)
+		log_debug("sessions: %s", err);
 	if (sessdb_idle_pause(db, h->worker_id, err, sizeof err) < 0 ||
 	    sessdb_expire(db, h->worker_id, err, sizeof err) < 0 ||
 	    sessdb_open_ids(db, h->worker_id, &open, err, sizeof err) < 0) {

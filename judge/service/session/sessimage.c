@@ -351,21 +351,22 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 	}
 	int64_t key = db_value_ll(res, 0, 0), blob = 0;
 	PQclear(res);
-	if (!strcmp(kind, "pause")) {
-		/* the session's earlier pause image: it runs, so it needs it no more,
-		 * and its bytes must not count against the cap of this one */
-		const char *q[] = {session_id};
+	bool checkpoint = !strcmp(kind, "checkpoint");
+	if (!strcmp(kind, "pause") || checkpoint) {
+		/* the session's earlier image of this kind: it runs, so it needs it no
+		 * more, and its bytes must not count against the cap of this one */
+		const char *q[] = {session_id, kind};
 		if (db_exec(
 			db,
 			"WITH old AS (SELECT id, blob_id FROM session_images WHERE session_id = "
-			"$1::uuid AND kind = 'pause'), "
+			"$1::uuid AND kind = $2), "
 			"u AS (UPDATE sessions SET image_id = NULL WHERE id = $1::uuid AND "
 			"image_id IN (SELECT id FROM old)), "
 			"d AS (DELETE FROM session_images WHERE id IN (SELECT id FROM old) "
 			"RETURNING blob_id) "
 			"DELETE FROM blobs WHERE id IN (SELECT blob_id FROM d)",
-			1, q) < 0)
-			return fail(db, err, errlen, "drop the earlier pause image");
+			2, q) < 0)
+			return fail(db, err, errlen, "drop the earlier image");
 	}
 	int rc = blobstore_store(db, key, packed->buf ? packed->buf : "", packed->len, cap_bytes,
 				 &blob, stored, err, errlen);
@@ -394,6 +395,13 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 	}
 	snprintf(image_id, 37, "%s", db_value(res, 0, 0));
 	PQclear(res);
+	const char *q[] = {session_id, image_id};
+	if (checkpoint &&
+	    db_exec(db,
+		    "UPDATE sessions SET checkpoint_image_id = $2::uuid, checkpoint_at = now() "
+		    "WHERE id = $1::uuid",
+		    2, q) < 0)
+		return fail(db, err, errlen, "note the checkpoint");
 	return 0;
 }
 
@@ -525,7 +533,8 @@ int sessimage_sweep(struct db *db, char *err, size_t errlen)
 	PGresult *res = db_query(
 	    db,
 	    "WITH img AS (SELECT i.id, i.blob_id FROM session_images i LEFT JOIN sessions s ON "
-	    "s.id = i.session_id WHERE i.kind = 'pause' AND (s.id IS NULL OR s.status NOT IN "
+	    "s.id = i.session_id WHERE i.kind IN ('pause', 'checkpoint') AND (s.id IS NULL OR "
+	    "s.status NOT IN "
 	    "('starting', 'ready', 'paused')) LIMIT 100 FOR UPDATE OF i SKIP LOCKED), " DROP_IMAGES
 	    "SELECT count(*) FROM d",
 	    0, NULL);

@@ -43,7 +43,9 @@ int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, const cha
 /* Stores packed as an image of session_id ("pause" or "snapshot", name may be
  * ""), with the session's language, limits and network and contexts (may be
  * NULL), under the session's key, whose images may hold cap_bytes (0: no
- * cap). A pause replaces the session's earlier pause image. Returns 0 with
+ * cap). A pause replaces the session's earlier pause image; a "checkpoint"
+ * (the worker's periodic one) its earlier checkpoint, and becomes the
+ * session's checkpoint_image_id. Returns 0 with
  * image_id and *stored (compressed bytes), 1 over the cap (err says so), -1
  * with err. */
 int sessimage_save(struct db *db, const char *session_id, const char *kind, const char *name,

@@ -168,6 +168,10 @@ static void run_execute(struct sessrun_env *env, const struct sess_call *c, stru
 	/* the whole sandbox's host memory now (driver, and gVisor's sentry and gofer) */
 	r->session_memory_kb = session_memory_kb(env->s);
 	r->restarted = res.restarted;
+	if (env->from_checkpoint) {
+		env->from_checkpoint = false;
+		r->checkpoint_age_s = env->checkpoint_age_s;
+	}
 	if (env->restored && !res.restarted) {
 		env->restored = false;
 		out->restarted = r->restarted = true;

@@ -44,6 +44,9 @@ struct sessrun_env {
 	bool restored;
 	/* why its memory did not come back with it ("" = no reason known) */
 	char restored_why[200];
+	/* moved here from its periodic checkpoint, this old (the next cell says so) */
+	bool from_checkpoint;
+	double checkpoint_age_s;
 	const struct install_options *install;
 	/* Optional: each piece of a cell's output as it is printed (fd 1 or 2). */
 	void (*on_output)(void *arg, int fd, const char *data, size_t len);
