@@ -429,64 +429,62 @@ int sessdb_reap_lost(struct db *db, long timeout_s, char *err, size_t errlen)
 	char t[24];
 	snprintf(t, sizeof t, "%ld", timeout_s);
 	const char *p[] = {t};
-	PGresult *res =
-	    db_query(
-		db,
-		/* a session with a periodic checkpoint moves: any worker restores it,
-		 * its pending calls wait for that one, a running call is answered */
-		"WITH moved AS (UPDATE sessions s SET status = 'starting', worker_id = NULL, "
-		"image_id = s.checkpoint_image_id, restored_checkpoint_age_s = extract(epoch FROM "
-		"now() - s.checkpoint_at) FROM workers w WHERE w.id = s.worker_id AND s.status IN "
-		"('starting', 'ready') AND s.checkpoint_image_id IS NOT NULL AND s.max_until > "
-		"now() "
-		"AND (w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => "
-		"$1::int)) "
-		"RETURNING s.id), "
-		"mcalls AS (UPDATE session_calls c SET state = 'done', finished = now(), response "
-		"= " GONE("conflict", "'the worker holding the session stopped during this call; "
-				      "the "
-				      "session resumes from its last checkpoint: send the call "
-				      "again'") " WHERE c.session_id IN (SELECT id FROM moved) AND "
-						"c.state = 'running' RETURNING c.id), "
-						"dead AS (UPDATE sessions s SET status = 'lost', "
-						"closed = now(), close_reason = "
-						"'" LOST_REASON
-						"' FROM workers w WHERE w.id = s.worker_id AND "
-						"s.status IN ('starting', 'ready') AND "
-						"s.id NOT IN (SELECT id FROM moved) AND "
-						"(w.stopped IS NOT NULL OR w.last_seen < now() - "
-						"make_interval(secs => $1::int)) "
-						"RETURNING s.id), "
-						"orphan AS (UPDATE sessions s SET status = "
-						"'failed', closed = now(), close_reason = "
-						"'no worker took the session' WHERE s.status = "
-						"'starting' AND s.worker_id IS NULL AND "
-						"s.created < now() - interval '60 s' RETURNING "
-						"s.id), "
-						"calls AS (UPDATE session_calls c SET state = "
-						"'done', finished = now(), response "
-						"= " GONE(
-						    "session_lost",
-						    "'" LOST_REASON
-						    "'") " WHERE c.session_id IN (SELECT id FROM "
-							 "dead) "
-							 "AND c.state <> 'done' RETURNING c.id), "
-							 "n AS (SELECT "
-							 "pg_notify('" SESS_CHANNEL_REPLY
-							 "', 'c' || id) FROM calls UNION ALL "
-							 "SELECT pg_notify('" SESS_CHANNEL_REPLY
-							 "', 'c' || id) FROM mcalls UNION ALL "
-							 "SELECT pg_notify('" SESS_CHANNEL_NEW
-							 "', id::text) FROM moved UNION ALL "
-							 "SELECT pg_notify('" SESS_CHANNEL_REPLY
-							 "', 's' || id) FROM dead UNION ALL "
-							 "SELECT pg_notify('" SESS_CHANNEL_REPLY
-							 "', 's' || id) FROM orphan) "
-							 "SELECT (SELECT count(*) FROM dead) + "
-							 "(SELECT count(*) FROM orphan) + "
-							 "(SELECT count(*) FROM moved), "
-							 "(SELECT count(*) FROM n)",
-		1, p);
+	PGresult *res = db_query(
+	    db,
+	    /* a session with a periodic checkpoint moves: any worker restores it,
+	     * its pending calls wait for that one, a running call is answered */
+	    "WITH moved AS (UPDATE sessions s SET status = 'starting', worker_id = NULL, "
+	    "image_id = s.checkpoint_image_id, restored_checkpoint_age_s = extract(epoch FROM "
+	    "now() - s.checkpoint_at) FROM workers w WHERE w.id = s.worker_id AND s.status IN "
+	    "('starting', 'ready') AND s.checkpoint_image_id IS NOT NULL AND s.max_until > "
+	    "now() "
+	    "AND (w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => "
+	    "$1::int)) "
+	    "RETURNING s.id), "
+	    "mcalls AS (UPDATE session_calls c SET state = 'done', finished = now(), response "
+	    "= " GONE("conflict", "'the worker holding the session stopped during this call; "
+				  "the "
+				  "session resumes from its last checkpoint: send the call "
+				  "again'") " WHERE c.session_id IN (SELECT id FROM moved) AND "
+					    "c.state = 'running' RETURNING c.id), "
+					    "dead AS (UPDATE sessions s SET status = 'lost', "
+					    "closed = now(), close_reason = "
+					    "'" LOST_REASON
+					    "' FROM workers w WHERE w.id = s.worker_id AND "
+					    "s.status IN ('starting', 'ready') AND "
+					    "s.id NOT IN (SELECT id FROM moved) AND "
+					    "(w.stopped IS NOT NULL OR w.last_seen < now() - "
+					    "make_interval(secs => $1::int)) "
+					    "RETURNING s.id), "
+					    "orphan AS (UPDATE sessions s SET status = "
+					    "'failed', closed = now(), close_reason = "
+					    "'no worker took the session' WHERE s.status = "
+					    "'starting' AND s.worker_id IS NULL AND "
+					    "s.created < now() - interval '60 s' RETURNING "
+					    "s.id), "
+					    "calls AS (UPDATE session_calls c SET state = "
+					    "'done', finished = now(), response "
+					    "= " GONE("session_lost",
+						      "'" LOST_REASON
+						      "'") " WHERE c.session_id IN (SELECT id FROM "
+							   "dead) "
+							   "AND c.state <> 'done' RETURNING c.id), "
+							   "n AS (SELECT "
+							   "pg_notify('" SESS_CHANNEL_REPLY
+							   "', 'c' || id) FROM calls UNION ALL "
+							   "SELECT pg_notify('" SESS_CHANNEL_REPLY
+							   "', 'c' || id) FROM mcalls UNION ALL "
+							   "SELECT pg_notify('" SESS_CHANNEL_NEW
+							   "', id::text) FROM moved UNION ALL "
+							   "SELECT pg_notify('" SESS_CHANNEL_REPLY
+							   "', 's' || id) FROM dead UNION ALL "
+							   "SELECT pg_notify('" SESS_CHANNEL_REPLY
+							   "', 's' || id) FROM orphan) "
+							   "SELECT (SELECT count(*) FROM dead) + "
+							   "(SELECT count(*) FROM orphan) + "
+							   "(SELECT count(*) FROM moved), "
+							   "(SELECT count(*) FROM n)",
+	    1, p);
 	if (!res)
 		return fail(db, err, errlen, "reap lost sessions");
 	int n = (int)db_value_ll(res, 0, 0);
