@@ -17,10 +17,20 @@ if ! runsc --version >/dev/null 2>&1; then
 	finish
 	exit 0
 fi
+# a checkpoint folder a killed worker left in box_root (its pid gone): the
+# next worker removes it
+BOX_ROOT=$(sed -n 's/^box_root *= *//p' judge.ini | tail -1)
+true &
+DEAD=$!
+wait "$DEAD"
+LEFT="$BOX_ROOT/ckpt-$DEAD-test$$"
+mkdir -p "$LEFT" && echo image >"$LEFT/checkpoint.img"
 # every second; a worker silent for 3 s is dead
 svc_up checkpoint-test "[sandbox]" "sandbox = gvisor" "session_pool = 0" "[worker]" "worker_slots = 2" \
 	"[sessions]" "checkpoint_interval_s = 1" "worker_timeout_s = 3" "egress = allowlist"
 sql() { "$SVC_PG_BIN/psql" -XAtq "$SVC_DB_URL" -c "$1"; }
+[ ! -e "$LEFT" ] && pass "a dead worker's checkpoint folder is removed at start" ||
+	{ fail "a dead worker's checkpoint folder is removed at start" "$LEFT"; rm -rf "$LEFT"; }
 
 svc_session '{"language": "python"}'
 S=$SID

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,10 +222,11 @@ static const char *no_memory_why(const struct sesshost *h, const struct hsess *s
 	return NULL;
 }
 
-/* A new empty folder for a checkpoint under box_root into dir; false with err. */
+/* A new empty folder for a checkpoint under box_root into dir, named after
+ * this process (ckpt_sweep); false with err. */
 static bool ckpt_dir(const struct sesshost *h, char *dir, size_t len, char *err, size_t errlen)
 {
-	snprintf(dir, len, "%s/ckpt-XXXXXX", h->cfg->box_root);
+	snprintf(dir, len, "%s/ckpt-%d-XXXXXX", h->cfg->box_root, (int)getpid());
 	if (mkdtemp(dir))
 		return true;
 	snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
@@ -245,6 +247,27 @@ static void ckpt_dir_remove(char *dir)
 		closedir(d);
 	rmdir(dir);
 	dir[0] = 0;
+}
+
+/* Removes the checkpoint folders that processes no longer running left in
+ * box_root (a worker killed in the middle of a pause): they can be as large
+ * as a session's memory, on a tmpfs. */
+static void ckpt_sweep(const char *box_root)
+{
+	DIR *d = opendir(box_root);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		int pid = 0, n = 0;
+		if (sscanf(e->d_name, "ckpt-%d-%n", &pid, &n) != 1 || n == 0 || pid <= 0 ||
+		    pid == (int)getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof dir, "%s/%s", box_root, e->d_name);
+		log_info("sessions: removing '%s', left by process %d", dir, pid);
+		ckpt_dir_remove(dir);
+	}
+	if (d)
+		closedir(d);
 }
 
 /* The memory section of an image that holds none: its only file says why. */
@@ -1131,6 +1154,7 @@ int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
 	clock_cond_init(&h->gone);
 	install_setup(h);
 	sessopen_common_init(&h->common, langs);
+	ckpt_sweep(cfg->box_root);
 	char host[64] = "localhost", name[128];
 	gethostname(host, sizeof host - 1);
 	snprintf(name, sizeof name, "%s:%d", host, (int)getpid());
