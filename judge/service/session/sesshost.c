@@ -197,8 +197,9 @@ static bool next_call(struct sesshost *h, struct hsess *s, struct sess_call *c)
 	return got;
 }
 
-/* An idle pause (sess_call.idle) that has calls behind it: the session is in
- * use again, so it stays; the pause is answered and dropped. */
+/* An idle pause (sess_call.idle) or a periodic checkpoint (.checkpoint) that
+ * has calls behind it: the session is in use again, so it stays as it is (a
+ * later checkpoint takes it); the call is answered and dropped. */
 static bool idle_pause_moot(struct sesshost *h, struct hsess *s, const struct sess_call *c)
 {
 	if (!c->idle && !c->checkpoint)
@@ -208,7 +209,8 @@ static bool idle_pause_moot(struct sesshost *h, struct hsess *s, const struct se
 	hs_unlock(h);
 	if (used)
 		finish_error(h, c->id, c->kind, SERR_CONFLICT,
-			     "the session was used again before its idle pause");
+			     c->checkpoint ? "the session was used again before its checkpoint"
+					   : "the session was used again before its idle pause");
 	return used;
 }
 
