@@ -667,7 +667,7 @@ static int gvisor_proc_checkpoint(struct sandbox_proc *p, const char *dir, char 
 		gvhost_fmt(err, errlen, "a sandbox with network access is not checkpointed");
 		return -1;
 	}
-	char meta[PATH_MAX], text[32 + 2 * BX_TOKEN_LEN + 2], opt[PATH_MAX + 16];
+	char meta[PATH_MAX], text[32 + 2 * BX_TOKEN_LEN + 2];
 	int n = snprintf(text, sizeof(text), "%u %u ", gp->e->box_seq, (unsigned)p->sb->host_uid);
 	for (size_t i = 0; i < BX_TOKEN_LEN; i++)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "%02x", gp->token[i]);
@@ -678,8 +678,7 @@ static int gvisor_proc_checkpoint(struct sandbox_proc *p, const char *dir, char 
 		gvhost_fmt(err, errlen, "cannot write '%s': %s", meta, strerror(-r));
 		return -1;
 	}
-	gvhost_fmt(opt, sizeof(opt), "--image-path=%s", dir);
-	int st = gvpool_runsc_on(&gv.env, gp->e, "checkpoint", opt, gp->e->id);
+	int st = gvpool_checkpoint(&gv.env, gp->e, dir);
 	if (st != 0) {
 		/* runsc may have stopped it halfway (a full disk): never leave a
 		 * sandbox in a state nobody knows */

@@ -82,6 +82,9 @@ int gvpool_runsc(const struct gvpool_env *env, const char *a1, const char *a2, c
  * started with (runsc keeps them per container). */
 int gvpool_runsc_on(const struct gvpool_env *env, const struct gv_entry *e, const char *a1,
 		    const char *a2, const char *a3);
+/* runsc checkpoint of e's container into the folder dir (uncompressed): its
+ * exit status, or -1. The sandbox exits once its image is written. */
+int gvpool_checkpoint(const struct gvpool_env *env, const struct gv_entry *e, const char *dir);
 /* Starts the refill and reaper threads with a copy of env. 0, or -1 with err. */
 int gvpool_start(const struct gvpool_env *env, char *err, size_t errlen);
 /* Stops the threads and deletes every sandbox not handed out. */
