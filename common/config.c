@@ -120,6 +120,9 @@ const struct config_key config_keys[] = {
 	S("sessions", session_idle_action, "close",
 	  "what a session unused for its idle_ttl does, when the request gives no idle_action: close, "
 	  "or pause (its files and packages stored, its sandbox ended; the next call resumes it)"),
+	I("sessions", checkpoint_interval_s, 0, 86400, "0",
+	  "gVisor: a used session's memory and files are checkpointed this often, and a session whose "
+	  "worker dies resumes from its last checkpoint instead of being lost; 0 = never"),
 	I("sessions", paused_retention_s, 10, 31536000, "86400",
 	  "a paused session is deleted with its image this long after its pause (or at its lifetime's end)"),
 	I("sessions", session_max_lifetime_s, 60, 2592000, "86400",

@@ -80,6 +80,7 @@ struct judge_config {
 	long session_max_idle_ttl_s;
 	char *session_idle_action;
 	long paused_retention_s;
+	long checkpoint_interval_s;
 	long session_max_lifetime_s;
 	long sessions_per_key;
 	long session_images_mb_per_key;

@@ -85,6 +85,8 @@ struct sandbox_ops {
 	struct cg *(*proc_cg)(struct sandbox_proc *p);
 	void (*proc_wait)(struct sandbox_proc *p, int64_t deadline_us, struct run_result *res);
 	void (*proc_free)(struct sandbox_proc *p);
+	/* sandbox_proc_checkpoint (sandbox.h); NULL: the backend cannot. */
+	int (*proc_checkpoint)(struct sandbox_proc *p, const char *dir, char *err, size_t errlen);
 };
 
 /* A live process (sandbox.h); the backend's own part is impl. */
@@ -108,6 +110,10 @@ bool sandbox_aborting(void);
 /* Formats the internal_error of res: status, and message (printf-style). Returns 0. */
 int sandbox_fail(struct run_result *res, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Makes uid and gid the owners of sb's box and everything in it (never
+ * following a link) and sb's own from now on: a gVisor sandbox restored from a
+ * checkpoint runs its processes as the uid they had. 0, or -errno. */
+int sandbox_box_adopt_owner(struct sandbox *sb, uid_t uid, gid_t gid);
 /* Empties sb's box (boxfiles.c): every regular file truncated, then everything
  * removed, never following a link. Another process's open file of the box keeps
  * no data then (a reused gVisor sandbox's caches of a closed workspace's box).

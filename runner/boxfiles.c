@@ -466,6 +466,61 @@ int sandbox_file_remove(struct sandbox *sb, const char *path)
 	return rc;
 }
 
+/* Chowns everything in the folder fd (which it closes), never following links. */
+static int chown_children(int fd, int depth, uid_t uid, gid_t gid)
+{
+	if (depth > MAX_DEPTH) {
+		close(fd);
+		return -ELOOP;
+	}
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	int rc = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		int r =
+		    fchownat(dirfd(d), e->d_name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+		if (r == 0 && S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			r = sub < 0 ? -errno : chown_children(sub, depth + 1, uid, gid);
+		}
+		if (r < 0 && r != -ENOENT && !rc)
+			rc = r;
+	}
+	closedir(d);
+	return rc;
+}
+
+int sandbox_box_adopt_owner(struct sandbox *sb, uid_t uid, gid_t gid)
+{
+	if (sb->box_fd < 0)
+		return -EINVAL;
+	int fd = openat(sb->box_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fchown(fd, uid, gid) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	int rc = chown_children(fd, 0, uid, gid);
+	if (rc == 0) {
+		sb->host_uid = uid;
+		sb->host_gid = gid;
+		sb->box_changes++;
+	}
+	return rc;
+}
+
 int sandbox_box_empty(struct sandbox *sb)
 {
 	if (sb->box_fd < 0)

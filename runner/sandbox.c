@@ -699,6 +699,10 @@ int sandbox_start(struct sandbox *sb, const struct run_spec *spec, struct sandbo
 		snprintf(err, errlen, "the %s backend cannot start live processes", ops->name);
 		return -1;
 	}
+	if (spec->restore_dir && !ops->proc_checkpoint) {
+		snprintf(err, errlen, "the %s backend cannot restore a sandbox", ops->name);
+		return -1;
+	}
 	if (spec->net_ns_fd > 0 && !ops->joins_netns && !ops->starts_in_netns) {
 		/* never an empty namespace instead: the caller wants that one */
 		snprintf(err, errlen, "the %s backend cannot join a network namespace", ops->name);
@@ -759,6 +763,20 @@ int sandbox_proc_usage(struct sandbox_proc *p, long *cpu_ms, long *memory_kb)
 			*memory_kb = kb;
 	}
 	return rc;
+}
+
+int sandbox_proc_checkpoint(struct sandbox_proc *p, const char *dir, char *err, size_t errlen)
+{
+	const struct sandbox_ops *ops = backend_ops[p->backend];
+	if (!ops->proc_checkpoint) {
+		snprintf(err, errlen, "the %s backend cannot checkpoint a sandbox", ops->name);
+		return -1;
+	}
+	if (p->waited) {
+		snprintf(err, errlen, "the sandbox has ended");
+		return -1;
+	}
+	return ops->proc_checkpoint(p, dir, err, errlen);
 }
 
 int sandbox_proc_oom_kills(struct sandbox_proc *p, long *count)

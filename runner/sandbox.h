@@ -133,6 +133,11 @@ struct run_spec {
 	/* The box is at SANDBOX_HOME too (sessions: the home E2B's users expect,
 	 * the same folder as /box); ignored with box_subdir. */
 	bool box_home;
+	/* Live processes only: a folder that sandbox_proc_checkpoint filled. The
+	 * sandbox is restored from it (memory, processes, every pipe inside) around
+	 * sb's box, which the caller filled with the files it had; argv, env and
+	 * ro_paths must be those of the checkpointed start. NULL: a fresh start. */
+	const char *restore_dir;
 	/* Optional live output: called with the program's bytes as they are read
 	 * (fd 1 stdout, 2 stderr), only bytes that also go into the result and
 	 * never a backend's own (gVisor's trailer). It runs in the thread of
@@ -345,6 +350,13 @@ int sandbox_proc_oom_kills(struct sandbox_proc *p, long *count);
 int sandbox_proc_wait(struct sandbox_proc *p, long timeout_ms, struct run_result *res);
 /* Kills the program if it still runs, closes the fds, frees p. NULL is fine. */
 void sandbox_proc_free(struct sandbox_proc *p);
+/* Saves the whole sandbox of p (its memory and every process in it) into the
+ * folder dir (made by the caller, empty), for a later sandbox_start with
+ * run_spec.restore_dir = dir on any host; the sandbox ends (p then only waits
+ * to be freed). The box's files are not saved: the caller keeps them. gVisor
+ * only. 0; -1 with err and p running on as it was; -2 with err and the
+ * sandbox ended (a checkpoint that failed halfway). */
+int sandbox_proc_checkpoint(struct sandbox_proc *p, const char *dir, char *err, size_t errlen);
 
 void run_result_init(struct run_result *res);
 void run_result_release(struct run_result *res);

@@ -376,20 +376,24 @@ static const struct tool tools[MCP_TOOL_COUNT] = {
 			   "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"status\":" STR
 			   "},\"required\":[\"id\",\"status\"]}",
 			   false},
-    [MCP_SESSION_PAUSE] = {"session_pause", "Pause a session",
-			   "Stores the session's files and installed packages in the judge's "
-			   "database and ends its sandbox, so it holds no memory while unused. The "
-			   "next call on it (or session_resume) brings it back on a new sandbox: "
-			   "files and packages are there, variables are lost (restarted: true).",
-			   "{\"type\":\"object\",\"properties\":{" SESSION_ID "},"
-			   "\"required\":[\"session_id\"]}",
-			   "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"status\":" STR
-			   ",\"image_id\":" STR ",\"size\":" NUM ",\"stored\":" NUM
-			   "},\"required\":[\"id\",\"status\"]}",
-			   false},
+    [MCP_SESSION_PAUSE] =
+	{"session_pause", "Pause a session",
+	 "Stores the session's files and installed packages (and, on gVisor, its "
+	 "memory: memory true) in the judge's database and ends its sandbox, so it "
+	 "holds no memory while unused. The next call on it (or session_resume) "
+	 "brings it back on a new sandbox: files and packages are there; variables "
+	 "too when the image holds the memory (restarted: false), else they are "
+	 "lost (restarted: true).",
+	 "{\"type\":\"object\",\"properties\":{" SESSION_ID "},"
+	 "\"required\":[\"session_id\"]}",
+	 "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"status\":" STR ",\"image_id\":" STR
+	 ",\"size\":" NUM ",\"stored\":" NUM ",\"memory\":" BOOL
+	 "},\"required\":[\"id\",\"status\"]}",
+	 false},
     [MCP_SESSION_RESUME] = {"session_resume", "Resume a paused session",
-			    "Brings a paused session back on a new sandbox from its stored files "
-			    "(any call on it does so too). Variables are lost: restarted is true.",
+			    "Brings a paused session back on a new sandbox from its stored image "
+			    "(any call on it does so too). With the memory (gVisor) its variables "
+			    "are back (restarted: false), else they are lost (restarted: true).",
 			    "{\"type\":\"object\",\"properties\":{" SESSION_ID "},"
 			    "\"required\":[\"session_id\"]}",
 			    "{\"type\":\"object\",\"properties\":{\"id\":" STR ",\"status\":" STR

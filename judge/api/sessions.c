@@ -159,7 +159,13 @@ static void created(struct sctx *c, const struct sess_row *row)
 		return;
 	}
 	cJSON *o = sess_row_json(row);
-	if (c->resume) {
+	if (c->resume && row->resumed_memory == 1) {
+		cJSON_AddBoolToObject(o, "restarted", false);
+		cJSON_AddStringToObject(
+		    o, "message",
+		    "resumed on a new sandbox from its stored image with its "
+		    "memory: variables, processes, files and packages are back");
+	} else if (c->resume) {
 		cJSON_AddBoolToObject(o, "restarted", true);
 		cJSON_AddStringToObject(o, "message",
 					"resumed on a new sandbox from its stored image: files and "

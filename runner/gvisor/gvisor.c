@@ -523,6 +523,70 @@ static int live_take(struct sandbox *sb, const struct run_spec *spec, struct gv_
 	return 0;
 }
 
+/* What a checkpoint folder holds beside runsc's image: the box's name inside
+ * and the job's token (box_init writes it with the status at the end). */
+#define CKPT_META "judge-gvisor"
+
+/* Reads dir's CKPT_META into *seq and token. 0, or -1 with err. */
+static int meta_read(const char *dir, unsigned *seq, uid_t *uid, uint8_t token[BX_TOKEN_LEN],
+		     char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct strbuf sb = STRBUF_INIT;
+	gvhost_fmt(path, sizeof(path), "%s/" CKPT_META, dir);
+	int ret = -1, used = 0;
+	unsigned long n = 0, u = 0;
+	if (strbuf_read_file(&sb, path, 256) < 0) {
+		gvhost_fmt(err, errlen, "the checkpoint has no '" CKPT_META "'");
+		goto out;
+	}
+	if (sscanf(sb.buf, "%lu %lu %n", &n, &u, &used) != 2 || n == 0 || n > 1000000 ||
+	    u < (unsigned long)gv.opts->box_uid || u > (unsigned long)gv.opts->box_uid + 65536 ||
+	    sb.len < (size_t)used + 2 * BX_TOKEN_LEN) {
+		gvhost_fmt(err, errlen, "the checkpoint's '" CKPT_META "' is malformed");
+		goto out;
+	}
+	for (size_t i = 0; i < BX_TOKEN_LEN; i++) {
+		unsigned b;
+		if (sscanf(sb.buf + used + 2 * i, "%2x", &b) != 1) {
+			gvhost_fmt(err, errlen, "the checkpoint's '" CKPT_META "' is malformed");
+			goto out;
+		}
+		token[i] = (uint8_t)b;
+	}
+	*seq = (unsigned)n;
+	*uid = (uid_t)u;
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
+/* A live sandbox restored from spec->restore_dir around sb's box. 0 or -1 with err. */
+static int live_restore(struct sandbox *sb, const struct run_spec *spec, struct gv_proc *gp,
+			char *err, size_t errlen)
+{
+	unsigned seq;
+	uid_t uid;
+	if (meta_read(spec->restore_dir, &seq, &uid, gp->token, err, errlen) < 0)
+		return -1;
+	/* its processes keep the uid they had, which owns the box then */
+	int r = uid == sb->host_uid ? 0 : sandbox_box_adopt_owner(sb, uid, (gid_t)uid);
+	if (r < 0) {
+		gvhost_fmt(err, errlen, "cannot give the box to uid %u: %s", (unsigned)uid,
+			   strerror(-r));
+		return -1;
+	}
+	if (gvpool_restore(spec, spec->restore_dir, sandbox_box_path(sb), seq, &gp->e, err,
+			   errlen) < 0)
+		return -1;
+	gp->e->box_changes = sb->box_changes;
+	gp->e->runs++;
+	set_run_limits(gp->e, spec);
+	memory_events(gp->e, &gp->e->ooms0, &gp->e->failcnt0);
+	return 0;
+}
+
 static int gvisor_start(struct sandbox *sb, const struct run_spec *spec, struct sandbox_proc *p,
 			char *err, size_t errlen)
 {
@@ -534,7 +598,12 @@ static int gvisor_start(struct sandbox *sb, const struct run_spec *spec, struct 
 	struct strbuf job = STRBUF_INIT;
 	gp->pidfd = -1;
 	gvhost_fmt(gp->argv0, sizeof(gp->argv0), "%s", spec->argv[0]);
-	if (live_take(sb, spec, &gp->e, err, errlen) < 0)
+	if (spec->restore_dir && spec->net_ns_fd > 0) {
+		gvhost_fmt(err, errlen, "a sandbox in a network namespace is not restored");
+		goto fail;
+	}
+	if (spec->restore_dir ? live_restore(sb, spec, gp, err, errlen) < 0
+			      : live_take(sb, spec, &gp->e, err, errlen) < 0)
 		goto fail;
 	struct gv_entry *e = gp->e;
 	/* the container's cgroup in runsc's cpu hierarchy holds the sentry, the
@@ -554,6 +623,8 @@ static int gvisor_start(struct sandbox *sb, const struct run_spec *spec, struct 
 		gvhost_fmt(err, errlen, "gvisor sandbox %s: no sandbox process to watch", e->id);
 		goto fail;
 	}
+	if (spec->restore_dir)
+		goto started; /* the job was read before the checkpoint */
 	if (getrandom(gp->token, sizeof(gp->token), 0) != (ssize_t)sizeof(gp->token)) {
 		gvhost_fmt(err, errlen, "getrandom: %s", strerror(errno));
 		goto fail;
@@ -565,6 +636,7 @@ static int gvisor_start(struct sandbox *sb, const struct run_spec *spec, struct 
 			   strerror(-r));
 		goto fail;
 	}
+started:
 	/* the caller's now: the job pipe is the program's stdin */
 	p->in_fd = e->in_fd, p->out_fd = e->out_fd, p->err_fd = e->err_fd;
 	e->in_fd = e->out_fd = e->err_fd = -1;
@@ -579,6 +651,43 @@ fail:
 	free(gp);
 	strbuf_release(&job);
 	return -1;
+}
+
+/* runsc checkpoint of the live sandbox into dir, with CKPT_META beside: the
+ * sandbox exits once its image is written. */
+static int gvisor_proc_checkpoint(struct sandbox_proc *p, const char *dir, char *err, size_t errlen)
+{
+	struct gv_proc *gp = p->impl;
+	if (!gp->e) {
+		gvhost_fmt(err, errlen, "the sandbox has ended");
+		return -1;
+	}
+	if (gp->e->host_net) {
+		/* its sockets are host sockets of a namespace that stays here */
+		gvhost_fmt(err, errlen, "a sandbox with network access is not checkpointed");
+		return -1;
+	}
+	char meta[PATH_MAX], text[32 + 2 * BX_TOKEN_LEN + 2];
+	int n = snprintf(text, sizeof(text), "%u %u ", gp->e->box_seq, (unsigned)p->sb->host_uid);
+	for (size_t i = 0; i < BX_TOKEN_LEN; i++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%02x", gp->token[i]);
+	snprintf(text + n, sizeof(text) - (size_t)n, "\n");
+	gvhost_fmt(meta, sizeof(meta), "%s/" CKPT_META, dir);
+	int r = gvhost_write_file(meta, text, strlen(text), 0600);
+	if (r < 0) {
+		gvhost_fmt(err, errlen, "cannot write '%s': %s", meta, strerror(-r));
+		return -1;
+	}
+	int st = gvpool_checkpoint(&gv.env, gp->e, dir);
+	if (st != 0) {
+		/* runsc may have stopped it halfway (a full disk): never leave a
+		 * sandbox in a state nobody knows */
+		gvhost_fmt(err, errlen, "runsc checkpoint of %s exited %d", gp->e->id, st);
+		gp->killed = true;
+		gvpool_kill(gp->e);
+		return -2;
+	}
+	return 0;
 }
 
 static int gvisor_proc_signal(struct sandbox_proc *p, int sig)
@@ -914,4 +1023,5 @@ const struct sandbox_ops gvisor_ops = {
     .proc_cg = gvisor_proc_cg,
     .proc_wait = gvisor_proc_wait,
     .proc_free = gvisor_proc_free,
+    .proc_checkpoint = gvisor_proc_checkpoint,
 };

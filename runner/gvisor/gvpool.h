@@ -82,6 +82,9 @@ int gvpool_runsc(const struct gvpool_env *env, const char *a1, const char *a2, c
  * started with (runsc keeps them per container). */
 int gvpool_runsc_on(const struct gvpool_env *env, const struct gv_entry *e, const char *a1,
 		    const char *a2, const char *a3);
+/* runsc checkpoint of e's container into the folder dir (uncompressed): its
+ * exit status, or -1. The sandbox exits once its image is written. */
+int gvpool_checkpoint(const struct gvpool_env *env, const struct gv_entry *e, const char *dir);
 /* Starts the refill and reaper threads with a copy of env. 0, or -1 with err. */
 int gvpool_start(const struct gvpool_env *env, char *err, size_t errlen);
 /* Stops the threads and deletes every sandbox not handed out. */
@@ -99,6 +102,13 @@ int gvpool_take(const struct run_spec *spec, struct gv_entry **out, bool *cold, 
  * net_ns_fd gets a sandbox of its own, never pooled (*cold), in that namespace. */
 int gvpool_take_live(const struct run_spec *spec, bool live, struct gv_entry **out, bool *cold,
 		     char *err, size_t errlen);
+/* A live sandbox of spec's runtime restored from image (runsc checkpoint's
+ * folder) with the host folder box bound where the checkpointed one had its
+ * box (box_seq): runsc create with new pipes (e's fds: the restored program's
+ * stdio), then runsc restore. Never pooled nor parked. 0 with *out, or -1
+ * with err (runsc's message). */
+int gvpool_restore(const struct run_spec *spec, const char *image, const char *box,
+		   unsigned box_seq, struct gv_entry **out, char *err, size_t errlen);
 /* SIGKILLs every process of e's container now, without waiting. */
 void gvpool_kill(struct gv_entry *e);
 /* Kills e, unmounts its box and hands it to the reapers, which free it. */

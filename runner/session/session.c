@@ -479,7 +479,7 @@ static void *reader_main(void *arg)
 
 /* Stops the reader and sessd's sandbox; every running process ends with why.
  * The contexts keep their specs, to be started again. */
-static void sandbox_end(struct session *s, const char *why)
+void session_sandbox_end(struct session *s, const char *why)
 {
 	if (s->reader_on) {
 		if (write(s->wake[1], "x", 1) < 0)
@@ -515,7 +515,7 @@ static void sandbox_end(struct session *s, const char *why)
 }
 
 /* Starts sessd in a live sandbox around the box and waits for its R. 0 or -1 with err. */
-static int sandbox_begin(struct session *s, char *err, size_t errlen)
+int session_sandbox_begin(struct session *s, const char *restore_dir, char *err, size_t errlen)
 {
 	pthread_once(&sessd.once, sessd_locate);
 	if (sessd.error[0]) {
@@ -540,7 +540,8 @@ static int sandbox_begin(struct session *s, char *err, size_t errlen)
 			      .cpu_millis = s->spec.cpu_millis,
 			      .cpu_weight = s->spec.cpu_weight,
 			      .net_ns_fd = s->spec.net_ns_fd,
-			      .box_home = true};
+			      .box_home = true,
+			      .restore_dir = restore_dir};
 	rs.limits.cpu_ms = rs.limits.wall_ms = SANDBOX_LIFE_MS;
 	pthread_mutex_lock(&s->wlock);
 	int rc = sandbox_start(s->sb, &rs, &s->proc, err, errlen);
@@ -553,11 +554,13 @@ static int sandbox_begin(struct session *s, char *err, size_t errlen)
 	if (rc < 0)
 		return -1;
 	session_lock(s);
-	s->gone = s->ready = false;
+	s->gone = false;
+	/* a restored sessd said R before its checkpoint */
+	s->ready = restore_dir != NULL;
 	session_unlock(s);
 	if (pthread_create(&s->reader, NULL, reader_main, s)) {
 		snprintf(err, errlen, "cannot start the session's reader thread");
-		sandbox_end(s, "the session could not start");
+		session_sandbox_end(s, "the session could not start");
 		return -1;
 	}
 	s->reader_on = true;
@@ -571,7 +574,7 @@ static int sandbox_begin(struct session *s, char *err, size_t errlen)
 	if (!ready) {
 		snprintf(err, errlen, "the session's sandbox did not start sessd within %ld ms",
 			 timeout);
-		sandbox_end(s, "the session could not start");
+		session_sandbox_end(s, "the session could not start");
 		return -1;
 	}
 	return 0;
@@ -596,7 +599,7 @@ static void new_token(char out[TOKEN_HEX + 2])
 
 /* Starts c's driver (a new one, with a new token) and waits for its ready
  * reply. 0, or -1 with err (c is then dead). */
-static int ctx_launch(struct session *s, struct context *c, char *err, size_t errlen)
+int session_ctx_launch(struct session *s, struct context *c, char *err, size_t errlen)
 {
 	size_t n = 0;
 	while (c->env && c->env[n])
@@ -664,15 +667,15 @@ int session_restart(struct session *s, struct context *keep, char *err, size_t e
 		snprintf(err, errlen, "the session ended");
 		return -1;
 	}
-	sandbox_end(s, "the session's sandbox ended");
-	if (sandbox_begin(s, err, errlen) < 0)
+	session_sandbox_end(s, "the session's sandbox ended");
+	if (session_sandbox_begin(s, NULL, err, errlen) < 0)
 		return -1;
 	for (int i = 0; i < SESSION_MAX_CONTEXTS; i++) {
 		struct context *c = &s->ctx[i];
 		if (c->state == CTX_FREE)
 			continue;
 		char why[256];
-		if (ctx_launch(s, c, why, sizeof why) < 0)
+		if (session_ctx_launch(s, c, why, sizeof why) < 0)
 			log_warn("session: cannot restart context %d: %s", i, why);
 		c->state_lost = c != keep;
 	}
@@ -790,14 +793,18 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 {
 	char err[256];
 	*st = RUN_INTERNAL_ERROR;
-	if (s->gone && session_restart(s, c, err, sizeof err) < 0) {
-		snprintf(res->message, sizeof res->message, "no sandbox: %.200s", err);
-		return;
+	if (s->gone) {
+		if (session_restart(s, c, err, sizeof err) < 0) {
+			snprintf(res->message, sizeof res->message, "no sandbox: %.200s", err);
+			return;
+		}
+		/* the sandbox ended between cells: this one runs in a fresh driver */
+		res->restarted = true;
 	}
 	if (c->state != CTX_READY) {
 		/* a sandbox that ended while the driver started (what the last cell
 		 * left filled its memory) starts again, once */
-		if (ctx_launch(s, c, err, sizeof err) < 0 &&
+		if (session_ctx_launch(s, c, err, sizeof err) < 0 &&
 		    (!s->gone || session_restart(s, c, err, sizeof err) < 0 ||
 		     c->state != CTX_READY)) {
 			snprintf(res->message, sizeof res->message, "no driver: %.200s", err);
@@ -910,7 +917,7 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 			 "the driver did not stop within %d ms of SIGINT", INTERRUPT_GRACE_MS);
 	}
 	res->restarted = true;
-	if (ctx_launch(s, c, err, sizeof err) < 0)
+	if (session_ctx_launch(s, c, err, sizeof err) < 0)
 		log_warn("session: cannot restart the driver: %s", err);
 }
 
@@ -954,8 +961,8 @@ static char **home_env(const char *const *env)
 	return v;
 }
 
-static void ctx_set(struct context *c, const char *const *argv, const char *const *env,
-		    const char *cwd)
+void session_ctx_set(struct context *c, const char *const *argv, const char *const *env,
+		     const char *cwd)
 {
 	c->argv = xstrvdup(argv);
 	c->env = home_env(env);
@@ -992,8 +999,8 @@ int session_start(struct sandbox *sb, const struct session_spec *spec, struct se
 	return session_start_new(sb, spec, out, err, errlen);
 }
 
-int session_start_new(struct sandbox *sb, const struct session_spec *spec, struct session **out,
-		      char *err, size_t errlen)
+struct session *session_alloc(struct sandbox *sb, const struct session_spec *spec, char *err,
+			      size_t errlen)
 {
 	struct session *s = xcalloc(1, sizeof *s);
 	s->sb = sb;
@@ -1005,11 +1012,21 @@ int session_start_new(struct sandbox *sb, const struct session_spec *spec, struc
 	clock_cond_init(&s->cond);
 	strbuf_init(&s->rbuf);
 	session_spec_copy(&s->spec, spec);
-	ctx_set(&s->ctx[0], spec->argv, spec->env, NULL);
+	session_ctx_set(&s->ctx[0], spec->argv, spec->env, NULL);
 	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		goto fail;
+		session_stop(s);
+		return NULL;
 	}
+	return s;
+}
+
+int session_start_new(struct sandbox *sb, const struct session_spec *spec, struct session **out,
+		      char *err, size_t errlen)
+{
+	struct session *s = session_alloc(sb, spec, err, errlen);
+	if (!s)
+		return -1;
 	for (const char *const *d = spec->box_dirs; d && *d; d++) {
 		int rc = sandbox_file_mkdir(sb, *d);
 		if (rc < 0) {
@@ -1018,7 +1035,8 @@ int session_start_new(struct sandbox *sb, const struct session_spec *spec, struc
 			goto fail;
 		}
 	}
-	if (sandbox_begin(s, err, errlen) < 0 || ctx_launch(s, &s->ctx[0], err, errlen) < 0)
+	if (session_sandbox_begin(s, NULL, err, errlen) < 0 ||
+	    session_ctx_launch(s, &s->ctx[0], err, errlen) < 0)
 		goto fail;
 	*out = s;
 	return 0;
@@ -1105,7 +1123,7 @@ void session_halt(struct session *s)
 	s->halted = true;
 	if (s->proc)
 		session_send_simple(s, SESSD_QUIT, 0, NULL);
-	sandbox_end(s, "the session ended");
+	session_sandbox_end(s, "the session ended");
 	pthread_mutex_unlock(&s->plock);
 }
 
@@ -1144,7 +1162,7 @@ int session_context_start(struct session *s, const struct session_driver *d, con
 	while (i < SESSION_MAX_CONTEXTS && s->ctx[i].state != CTX_FREE)
 		i++;
 	if (i < SESSION_MAX_CONTEXTS)
-		ctx_set(&s->ctx[i], d->argv, d->env, cwd);
+		session_ctx_set(&s->ctx[i], d->argv, d->env, cwd);
 	session_unlock(s);
 	if (i == SESSION_MAX_CONTEXTS) {
 		snprintf(err, errlen, "too many contexts: a session holds at most %d",
@@ -1153,7 +1171,7 @@ int session_context_start(struct session *s, const struct session_driver *d, con
 	}
 	pthread_mutex_lock(&s->plock);
 	int rc = (s->gone && session_restart(s, NULL, err, errlen) < 0) ||
-			 ctx_launch(s, &s->ctx[i], err, errlen) < 0
+			 session_ctx_launch(s, &s->ctx[i], err, errlen) < 0
 		     ? -1
 		     : 0;
 	pthread_mutex_unlock(&s->plock);
@@ -1175,7 +1193,7 @@ int session_context_restart(struct session *s, int ctx, char *err, size_t errlen
 	}
 	pthread_mutex_lock(&s->plock);
 	int rc = s->gone ? session_restart(s, &s->ctx[ctx], err, errlen)
-			 : ctx_launch(s, &s->ctx[ctx], err, errlen);
+			 : session_ctx_launch(s, &s->ctx[ctx], err, errlen);
 	pthread_mutex_unlock(&s->plock);
 	return rc;
 }

@@ -170,6 +170,23 @@ void session_halt(struct session *s);
  * thread may be in a call of s. NULL is fine. */
 void session_stop(struct session *s);
 
+/* ---- checkpoints (session_ckpt.c) ---- */
+
+/* Saves the whole session into the empty folder dir: its sandbox's memory and
+ * processes (sandbox_proc_checkpoint: gVisor only, not with a network
+ * namespace) and the host's side of its contexts (session.json). Processes of
+ * session_proc_start end first (their callers' streams do not survive a
+ * move). The sandbox ends: the session is halted (free it with session_stop).
+ * Not the box's files: the caller keeps them. 0, or -1 with err; on -1 the
+ * session runs on when the sandbox did (*alive), else it is halted. */
+int session_checkpoint(struct session *s, const char *dir, bool *alive, char *err, size_t errlen);
+/* A session restored from dir (session_checkpoint's) around sb's box, which
+ * holds the files it had: every context's driver with its state, same
+ * numbers. spec must be the checkpointed session's. 0 with *out, or -1 with
+ * err (nothing left running). */
+int session_restore(struct sandbox *sb, const struct session_spec *spec, const char *dir,
+		    struct session **out, char *err, size_t errlen);
+
 /* ---- code contexts ---- */
 
 /* Starts a context running driver d with its working directory at cwd (an

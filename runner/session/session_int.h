@@ -119,6 +119,22 @@ int session_send_spawn(struct session *s, unsigned long id, bool with_stdin, con
  * plock. 0, or -1 with err (also once halted). */
 int session_restart(struct session *s, struct context *keep, char *err, size_t errlen);
 
+/* A new session around sb with spec (copied) and context 0 set, no sandbox
+ * yet; NULL with err. Free it with session_stop. */
+struct session *session_alloc(struct sandbox *sb, const struct session_spec *spec, char *err,
+			      size_t errlen);
+/* Starts sessd's sandbox (restored from restore_dir when not NULL: sessd and
+ * its children as they were) and the reader. 0, or -1 with err. */
+int session_sandbox_begin(struct session *s, const char *restore_dir, char *err, size_t errlen);
+/* Stops the reader and the sandbox; running processes end with why, contexts
+ * are dead (their specs kept). */
+void session_sandbox_end(struct session *s, const char *why);
+/* Sets c's driver spec (copies); c is dead until launched. */
+void session_ctx_set(struct context *c, const char *const *argv, const char *const *env,
+		     const char *cwd);
+/* Starts c's driver with a new token and waits for its ready reply. 0, or -1 with err. */
+int session_ctx_launch(struct session *s, struct context *c, char *err, size_t errlen);
+
 /* session_proc.c: a frame of process p (lock held; from the reader); p's end
  * (status a wait status, or -1 with why when the session ended it; lock
  * held); p's slot emptied. */

@@ -56,4 +56,6 @@ for b in $BACKENDS; do
 	svc_stop "$SVC_SERVE_PID"
 done
 printf '%s\n' "${summary[@]}"
+# pause and resume with the memory (gVisor): a service of its own
+[[ " $BACKENDS " == *" gvisor "* ]] && bash tests/bench/session_memory.sh "$JUDGE"
 finish

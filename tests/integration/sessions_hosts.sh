@@ -4,8 +4,11 @@
 # PostgreSQL over TCP through a veth pair, as a worker on another machine
 # would; `judge serve` stays in the root namespace. Sessions land on both,
 # keep their state there, and when one host's worker is killed its sessions
-# answer 410 session_lost while the other's go on with their state.
-# Needs root (ip netns); skipped (and counted as skipped) without it.
+# answer 410 session_lost while the other's go on with their state. Then, on
+# gVisor workers, a session paused on one host resumes on the other after the
+# first host's worker is killed, with its variables (the image holds the
+# sandbox's memory, docs/sessions.md). Needs root (ip netns); skipped (and
+# counted as skipped) without it; the gVisor part without runsc.
 cd "$(dirname "$0")/../.." || exit 1
 [ -n "${1:-}" ] && JUDGE=$1
 source tests/lib.sh
@@ -64,7 +67,7 @@ WPID=()
 host_worker() {
 	local i=$1 wini=$SVC_TMP/host$1.ini
 	sed "s|^database_url = .*|database_url = host=${ROOT_IP[$i]} port=$PGPORT dbname=postgres user=judge connect_timeout=5|" \
-		"$ini" >"$wini"
+		"${2:-$ini}" >"$wini"
 	# nsenter, not ip netns exec: that one mounts a fresh /sys, without the cgroups
 	nsenter --net="/run/netns/${NS[$i]}" unshare --uts sh -c "hostname host-$i && exec '$JUDGE' --config '$wini' worker" \
 		>>"$SVC_TMP/host$i.log" 2>&1 &
@@ -137,6 +140,47 @@ out=$(req POST /v1/sessions '{"language": "python"}')
 sid=$(jq -r '.id // empty' <<<"${out%$'\n'*}")
 [ -n "$sid" ] && [ "$(holder "$sid")" = host-1 ] && pass "a new session goes to the live host" ||
 	fail "a new session goes to the live host" "$out"
+
+# ---- gVisor: paused on one host, resumed on the other after a kill ----
+gvisor_hosts() {
+	local gini=$SVC_TMP/judge-gvisor.ini i out sid a b
+	svc_config "$gini" "listen = 127.0.0.1:$PORT" "auth = on" "[sandbox]" "sandbox = gvisor" \
+		"session_pool = 0" "[worker]" "worker_slots = 1" "[sessions]" "sessions_per_worker = 2" \
+		"worker_timeout_s = 4"
+	for i in 0 1; do
+		kill -TERM "${WPID[$i]}" 2>/dev/null
+		wait "${WPID[$i]}" 2>/dev/null
+		host_worker "$i" "$gini"
+	done
+	for _ in $(seq 100); do
+		[ "$(sql "SELECT count(*) FROM workers WHERE stopped IS NULL AND split_part(name, ':', 2) IN ('${WPID[0]}', '${WPID[1]}')")" = 2 ] && break
+		sleep 0.2
+	done
+	out=$(req POST /v1/sessions '{"language": "python"}')
+	sid=$(jq -r '.id // empty' <<<"${out%$'\n'*}")
+	[ -n "$sid" ] || { fail "gVisor: a session" "$out"; return; }
+	a=$(holder "$sid")
+	out=$(req POST "/v1/sessions/$sid/execute" '{"code": "x = 41\nopen(\"f.txt\", \"w\").write(\"on a\")"}')
+	[ "${out##*$'\n'}" = 200 ] || fail "gVisor: a variable on $a" "$out"
+	out=$(req POST "/v1/sessions/$sid/pause")
+	[ "$(jq -r '.status + " " + (.memory | tostring)' <<<"${out%$'\n'*}")" = "paused true" ] &&
+		pass "gVisor: paused on $a with its memory" || fail "gVisor: pause on $a" "$out"
+	i=${a#host-}
+	kill -KILL "${WPID[$i]}"
+	wait "${WPID[$i]}" 2>/dev/null
+	out=$(req POST "/v1/sessions/$sid/execute" '{"code": "print(x + 1, open(\"f.txt\").read())"}')
+	b=$(holder "$sid")
+	[ "${out##*$'\n'}" = 200 ] && [ "$(jq -r '.stdout + " " + (.restarted | tostring)' <<<"${out%$'\n'*}")" = $'42 on a\n false' ] &&
+		[ -n "$b" ] && [ "$b" != "$a" ] &&
+		pass "gVisor: resumed on $b after $a's worker was killed, with its variables" ||
+		fail "gVisor: resume on the other host" "holder $b (was $a): $out"
+	req DELETE "/v1/sessions/$sid" >/dev/null
+}
+if runsc --version >/dev/null 2>&1; then
+	gvisor_hosts
+else
+	skip "gVisor: resume on another host" "runsc is not installed"
+fi
 
 kill -0 "$SVC_SERVE_PID" 2>/dev/null && pass "serve still running" || fail "serve still running"
 svc_log_clean "$SVC_TMP/serve.log" "$SVC_TMP/host0.log" "$SVC_TMP/host1.log"

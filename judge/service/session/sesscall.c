@@ -265,6 +265,8 @@ cJSON *sesscall_store(const struct sess_call *c)
 		break;
 	case SCALL_SNAPSHOT:
 		add_text(o, "name", c->image_name);
+		if (c->checkpoint)
+			cJSON_AddTrueToObject(o, "checkpoint");
 		break;
 	case SCALL_PAUSE:
 		if (c->idle)
@@ -379,6 +381,7 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 		break;
 	case SCALL_SNAPSHOT:
 		copy(out->image_name, sizeof out->image_name, str_of(request, "name"));
+		out->checkpoint = bool_of(request, "checkpoint");
 		break;
 	case SCALL_PAUSE:
 		out->idle = bool_of(request, "idle");
@@ -429,6 +432,7 @@ void sess_reply_init(struct sess_reply *r)
 	strbuf_init(&r->install.output);
 	strbuf_init(&r->file.bytes);
 	r->cell.session_memory_kb = -1;
+	r->cell.checkpoint_age_s = -1;
 	r->cell.status = CELL_INTERNAL_ERROR;
 }
 
@@ -525,6 +529,10 @@ void sesscall_cell_store(cJSON *o, const struct sess_cell *c)
 	cJSON_AddNumberToObject(o, "memory_kb", (double)c->memory_kb);
 	cJSON_AddNumberToObject(o, "session_memory_kb", (double)c->session_memory_kb);
 	cJSON_AddBoolToObject(o, "restarted", c->restarted);
+	if (c->checkpoint_age_s >= 0) {
+		cJSON *rc = cJSON_AddObjectToObject(o, "restored_from_checkpoint");
+		cJSON_AddNumberToObject(rc, "age_s", (double)(long)(c->checkpoint_age_s * 10) / 10);
+	}
 	if (c->message[0])
 		add_text(o, "message", c->message);
 	if (c->has_verdict)
@@ -572,6 +580,8 @@ static void load_cell(const cJSON *o, struct sess_cell *c)
 	c->memory_kb = (long)num_of(o, "memory_kb");
 	c->session_memory_kb = (long)num_of(o, "session_memory_kb");
 	c->restarted = bool_of(o, "restarted");
+	const cJSON *rfc = cJSON_GetObjectItemCaseSensitive(o, "restored_from_checkpoint");
+	c->checkpoint_age_s = cJSON_IsObject(rfc) ? num_of(rfc, "age_s") : -1;
 	copy(c->message, sizeof c->message, str_of(o, "message"));
 	const char *v = str_of(o, "verdict");
 	c->has_verdict = v && status_parse(v, &c->verdict) == 0;
@@ -649,6 +659,7 @@ void sesscall_image_numbers(cJSON *o, const struct sess_reply *r)
 	cJSON_AddNumberToObject(o, "files", (double)r->image.files);
 	cJSON_AddNumberToObject(o, "skipped", (double)r->image.skipped);
 	cJSON_AddNumberToObject(o, "time_ms", (double)r->image.ms);
+	cJSON_AddBoolToObject(o, "memory", r->image.memory);
 }
 
 cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r)
@@ -816,6 +827,7 @@ int sesscall_reply_load(enum scall_kind k, const cJSON *response, const void *bo
 		out->image.files = (long)num_of(o, "files");
 		out->image.skipped = (long)num_of(o, "skipped");
 		out->image.ms = (long)num_of(o, "time_ms");
+		out->image.memory = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "memory"));
 		break;
 	default:
 		break;

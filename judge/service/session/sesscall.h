@@ -181,6 +181,7 @@ struct sess_call {
 	} proc;
 	char image_name[64]; /* snapshot: the caller's name for it ("" = none) */
 	bool idle;	     /* pause: the worker's own, of an idle session (idle_action) */
+	bool checkpoint;     /* snapshot: the worker's own periodic one (checkpoint_interval_s) */
 };
 void sess_call_init(struct sess_call *c, enum scall_kind k);
 void sess_call_release(struct sess_call *c);
@@ -209,8 +210,11 @@ struct sess_cell {
 	long time_ms, wall_ms, memory_kb;
 	long session_memory_kb; /* the whole sandbox's host memory now; -1 unknown */
 	bool restarted;		/* the context's driver was started again: state lost */
-	char message[256];	/* "" = none */
-	bool has_verdict;	/* expected_output was given */
+	/* >= 0: the session's worker died and it was restored from its periodic
+	 * checkpoint, this old then (the first cell after says so); -1: not */
+	double checkpoint_age_s;
+	char message[256]; /* "" = none */
+	bool has_verdict;  /* expected_output was given */
 	enum sub_status verdict;
 	struct grade_feedback feedback; /* when the verdict is wrong_answer */
 };
@@ -272,6 +276,7 @@ struct sess_reply {
 		long files;	  /* files and folders in it */
 		long skipped;	  /* FIFOs, sockets and what changed meanwhile, left out */
 		long ms;	  /* how long storing it took */
+		bool memory;	  /* it holds the sandbox's memory (gVisor's checkpoint) */
 	} image;
 	struct sess_context_info *contexts;
 	size_t ncontexts; /* context_create / _restart: 1; context_list: all */

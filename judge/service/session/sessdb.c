@@ -39,6 +39,7 @@ int sess_status_parse(const char *s)
 	"extract(epoch FROM s.expires_at - s.last_used)::bigint)"
 #define EFF_STATUS                                                                                 \
 	"CASE WHEN s.status IN ('starting', 'ready') AND s.worker_id IS NOT NULL AND "             \
+	"s.checkpoint_image_id IS NULL AND "                                                       \
 	"(w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => $T)) THEN 'lost' "  \
 	"WHEN s.status = 'ready' AND ((s.expires_at <= now() AND s.idle_action = 'close') OR "     \
 	"s.max_until <= now()) THEN 'expired' "                                                    \
@@ -46,6 +47,7 @@ int sess_status_parse(const char *s)
 	"ELSE s.status END"
 #define EFF_REASON                                                                                 \
 	"CASE WHEN s.status IN ('starting', 'ready') AND s.worker_id IS NOT NULL AND "             \
+	"s.checkpoint_image_id IS NULL AND "                                                       \
 	"(w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => $T)) "              \
 	"THEN '" LOST_REASON "' "                                                                  \
 	"WHEN s.status = 'ready' AND s.max_until <= now() THEN '" SESS_REASON_LIFETIME "' "        \
@@ -68,8 +70,11 @@ int sess_status_parse(const char *s)
 										"s.usage, "        \
 										"s.network, "      \
 										"s.idle_action, "  \
-										"s.metadata"
-#define ROW_NCOLS 16 /* the columns of ROW_COLS */
+										"s.metadata, "     \
+										"coalesce(s."      \
+										"resumed_memory::" \
+										"text, '')"
+#define ROW_NCOLS 17 /* the columns of ROW_COLS */
 #define ROW_FROM  " FROM sessions s LEFT JOIN workers w ON w.id = s.worker_id "
 
 /* sql with every "$T" replaced by the timeout (a number, from judge.ini). */
@@ -129,6 +134,8 @@ static void row_read(const PGresult *res, int i, struct sess_row *r)
 	r->idle_pause = !strcmp(db_value(res, i, 14), "pause");
 	const char *meta = db_value(res, i, 15);
 	r->metadata = meta ? cJSON_Parse(meta) : NULL;
+	const char *mem = db_value(res, i, 16);
+	r->resumed_memory = mem && mem[0] ? mem[0] == 't' : -1;
 }
 
 cJSON *sess_row_json(const struct sess_row *r)
@@ -463,26 +470,59 @@ int sessdb_reap_lost(struct db *db, long timeout_s, char *err, size_t errlen)
 	const char *p[] = {t};
 	PGresult *res = db_query(
 	    db,
-	    "WITH dead AS (UPDATE sessions s SET status = 'lost', closed = now(), close_reason = "
-	    "'" LOST_REASON
-	    "' FROM workers w WHERE w.id = s.worker_id AND s.status IN ('starting', 'ready') AND "
-	    "(w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => $1::int)) "
+	    /* a session with a periodic checkpoint moves: any worker restores it,
+	     * its pending calls wait for that one, a running call is answered */
+	    "WITH moved AS (UPDATE sessions s SET status = 'starting', worker_id = NULL, "
+	    "image_id = s.checkpoint_image_id, restored_checkpoint_age_s = extract(epoch FROM "
+	    "now() - s.checkpoint_at) FROM workers w WHERE w.id = s.worker_id AND s.status IN "
+	    "('starting', 'ready') AND s.checkpoint_image_id IS NOT NULL AND s.max_until > "
+	    "now() "
+	    "AND (w.stopped IS NOT NULL OR w.last_seen < now() - make_interval(secs => "
+	    "$1::int)) "
 	    "RETURNING s.id), "
-	    "orphan AS (UPDATE sessions s SET status = 'failed', closed = now(), close_reason = "
-	    "'no worker took the session' WHERE s.status = 'starting' AND s.worker_id IS NULL AND "
-	    "s.created < now() - interval '60 s' RETURNING s.id), "
-	    "calls AS (UPDATE session_calls c SET state = 'done', finished = now(), response "
-	    "= " GONE("session_lost",
-		      "'" LOST_REASON
-		      "'") " WHERE c.session_id IN (SELECT id FROM dead) "
-			   "AND c.state <> 'done' RETURNING c.id), "
-			   "n AS (SELECT pg_notify('" SESS_CHANNEL_REPLY
-			   "', 'c' || id) FROM calls UNION ALL "
-			   "SELECT pg_notify('" SESS_CHANNEL_REPLY
-			   "', 's' || id) FROM dead UNION ALL "
-			   "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM orphan) "
-			   "SELECT (SELECT count(*) FROM dead) + (SELECT count(*) FROM orphan), "
-			   "(SELECT count(*) FROM n)",
+	    "mcalls AS (UPDATE session_calls c SET state = 'done', finished = now(), response "
+	    "= " GONE("conflict", "'the worker holding the session stopped during this call; "
+				  "the "
+				  "session resumes from its last checkpoint: send the call "
+				  "again'") " WHERE c.session_id IN (SELECT id FROM moved) AND "
+					    "c.state = 'running' RETURNING c.id), "
+					    "dead AS (UPDATE sessions s SET status = 'lost', "
+					    "closed = now(), close_reason = "
+					    "'" LOST_REASON
+					    "' FROM workers w WHERE w.id = s.worker_id AND "
+					    "s.status IN ('starting', 'ready') AND "
+					    "s.id NOT IN (SELECT id FROM moved) AND "
+					    "(w.stopped IS NOT NULL OR w.last_seen < now() - "
+					    "make_interval(secs => $1::int)) "
+					    "RETURNING s.id), "
+					    "orphan AS (UPDATE sessions s SET status = "
+					    "'failed', closed = now(), close_reason = "
+					    "'no worker took the session' WHERE s.status = "
+					    "'starting' AND s.worker_id IS NULL AND "
+					    "s.created < now() - interval '60 s' RETURNING "
+					    "s.id), "
+					    "calls AS (UPDATE session_calls c SET state = "
+					    "'done', finished = now(), response "
+					    "= " GONE("session_lost",
+						      "'" LOST_REASON
+						      "'") " WHERE c.session_id IN (SELECT id FROM "
+							   "dead) "
+							   "AND c.state <> 'done' RETURNING c.id), "
+							   "n AS (SELECT "
+							   "pg_notify('" SESS_CHANNEL_REPLY
+							   "', 'c' || id) FROM calls UNION ALL "
+							   "SELECT pg_notify('" SESS_CHANNEL_REPLY
+							   "', 'c' || id) FROM mcalls UNION ALL "
+							   "SELECT pg_notify('" SESS_CHANNEL_NEW
+							   "', id::text) FROM moved UNION ALL "
+							   "SELECT pg_notify('" SESS_CHANNEL_REPLY
+							   "', 's' || id) FROM dead UNION ALL "
+							   "SELECT pg_notify('" SESS_CHANNEL_REPLY
+							   "', 's' || id) FROM orphan) "
+							   "SELECT (SELECT count(*) FROM dead) + "
+							   "(SELECT count(*) FROM orphan) + "
+							   "(SELECT count(*) FROM moved), "
+							   "(SELECT count(*) FROM n)",
 	    1, p);
 	if (!res)
 		return fail(db, err, errlen, "reap lost sessions");
@@ -630,19 +670,23 @@ int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON 
 }
 
 int sessdb_started(struct db *db, const char *id, int64_t worker, bool ok, const char *reason,
-		   char *err, size_t errlen)
+		   int memory, char *err, size_t errlen)
 {
 	char w[24];
 	snprintf(w, sizeof w, "%" PRId64, worker);
-	const char *p[] = {id, w, ok ? "t" : "f", ok ? NULL : reason};
+	const char *p[] = {id, w, ok ? "t" : "f", ok ? NULL : reason,
+			   memory < 0 ? NULL
+			   : memory   ? "t"
+				      : "f"};
 	PGresult *res = db_query(
 	    db,
 	    "WITH u AS (UPDATE sessions SET status = CASE WHEN $3::bool THEN 'ready' ELSE 'failed' "
 	    "END, closed = CASE WHEN $3::bool THEN NULL ELSE now() END, close_reason = $4, "
-	    "last_used = now(), expires_at = now() + make_interval(secs => idle_ttl_s) "
+	    "last_used = now(), expires_at = now() + make_interval(secs => idle_ttl_s), "
+	    "resumed_memory = $5::bool "
 	    "WHERE id = $1::uuid AND worker_id = $2::bigint AND status = 'starting' RETURNING id) "
 	    "SELECT pg_notify('" SESS_CHANNEL_REPLY "', 's' || id) FROM u",
-	    4, p);
+	    5, p);
 	if (!res)
 		return fail(db, err, errlen, "mark a session started");
 	int n = PQntuples(res);
@@ -704,6 +748,63 @@ int sessdb_idle_pause(struct db *db, int64_t worker, char *err, size_t errlen)
 	int n = PQntuples(res);
 	PQclear(res);
 	return n;
+}
+
+int sessdb_checkpoint_due(struct db *db, int64_t worker, long interval_s, char *err, size_t errlen)
+{
+	char w[24], iv[24];
+	snprintf(w, sizeof w, "%" PRId64, worker);
+	snprintf(iv, sizeof iv, "%ld", interval_s);
+	struct sess_call c;
+	sess_call_init(&c, SCALL_SNAPSHOT);
+	c.checkpoint = true;
+	cJSON *request = sesscall_store(&c);
+	char *req = cJSON_PrintUnformatted(request);
+	cJSON_Delete(request);
+	sess_call_release(&c);
+	const char *p[] = {w, req, iv};
+	/* a ready session used since its last checkpoint (or never checkpointed),
+	 * that long ago, with no network (its memory is not kept) and no call in
+	 * flight: one checkpoint call each, announced to this worker */
+	PGresult *res = db_query(
+	    db,
+	    "WITH i AS (SELECT s.id FROM sessions s WHERE s.worker_id = $1::bigint AND s.status = "
+	    "'ready' AND s.max_until > now() AND (s.network IS NULL OR s.network->>'mode' = "
+	    "'none') AND coalesce(s.checkpoint_at, s.created) <= now() - make_interval(secs => "
+	    "$3::int) AND (s.checkpoint_at IS NULL OR s.last_used > s.checkpoint_at) AND NOT "
+	    "EXISTS (SELECT 1 FROM session_calls c WHERE c.session_id = s.id AND c.state <> "
+	    "'done') FOR UPDATE OF s SKIP LOCKED), "
+	    "ins AS (INSERT INTO session_calls (session_id, kind, request) SELECT id, 'snapshot', "
+	    "$2::jsonb FROM i RETURNING id) "
+	    "SELECT pg_notify('judge_w' || $1, id::text) FROM ins",
+	    3, p);
+	free(req);
+	if (!res)
+		return fail(db, err, errlen, "checkpoint sessions");
+	int n = PQntuples(res);
+	PQclear(res);
+	return n;
+}
+
+int sessdb_checkpoint_age(struct db *db, const char *id, double *age_s, char *err, size_t errlen)
+{
+	const char *p[] = {id};
+	PGresult *res = db_query(
+	    db,
+	    "UPDATE sessions s SET restored_checkpoint_age_s = NULL FROM (SELECT id, "
+	    "restored_checkpoint_age_s AS a FROM sessions WHERE id = $1::uuid FOR UPDATE) o "
+	    "WHERE s.id = o.id AND o.a IS NOT NULL RETURNING o.a",
+	    1, p);
+	if (!res)
+		return fail(db, err, errlen, "read the checkpoint's age");
+	int n = PQntuples(res);
+	const char *v = n == 1 ? db_value(res, 0, 0) : NULL;
+	if (v)
+		*age_s = atof(v);
+	else
+		n = 0;
+	PQclear(res);
+	return n == 1;
 }
 
 int sessdb_paused_sweep(struct db *db, char *err, size_t errlen)

@@ -67,9 +67,10 @@ struct sess_row {
 	char created_at[40], expires_at[40], last_used_at[40]; /* ISO 8601 UTC */
 	char reason[256];				       /* why it ended, "" while open */
 	long execution_count, restarts;
-	cJSON *usage;	 /* owned; NULL until its worker read it (migrations/0012) */
-	cJSON *network;	 /* owned; its egress policy as sessnet_json stored it, NULL = none */
-	cJSON *metadata; /* owned; {"key": "value"} its creator gave, NULL = none */
+	cJSON *usage;	    /* owned; NULL until its worker read it (migrations/0012) */
+	cJSON *network;	    /* owned; its egress policy as sessnet_json stored it, NULL = none */
+	cJSON *metadata;    /* owned; {"key": "value"} its creator gave, NULL = none */
+	int resumed_memory; /* started from an image: 1 with its memory, 0 without; -1 not */
 };
 void sess_row_release(struct sess_row *r);
 /* The row as the API shows it: id, language, status, created_at, expires_at,
@@ -227,9 +228,17 @@ int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON 
  * resume from. Returns 1 paused, 0 not (the answer alone), -1 with err. */
 int sessdb_pause_finish(struct db *db, int64_t call_id, const struct sess_reply *reply,
 			long retention_s, char *err, size_t errlen);
-/* A claimed session started (ready) or not (failed, reason); NOTIFYs "s<id>". */
+/* Queues a periodic checkpoint (a snapshot call with checkpoint set) for each
+ * ready session of worker used since its last one, interval_s ago or more,
+ * with no network and no call in flight. Returns how many, or -1 with err. */
+int sessdb_checkpoint_due(struct db *db, int64_t worker, long interval_s, char *err, size_t errlen);
+/* How old session id's checkpoint was when it was moved to a new worker from
+ * it (and forgets it): 1 with *age_s, 0 when it was not, -1 with err. */
+int sessdb_checkpoint_age(struct db *db, const char *id, double *age_s, char *err, size_t errlen);
+/* A claimed session started (ready) or not (failed, reason); memory: from an
+ * image, 1 with its memory, 0 without; -1 not from an image. NOTIFYs "s<id>". */
 int sessdb_started(struct db *db, const char *id, int64_t worker, bool ok, const char *reason,
-		   char *err, size_t errlen);
+		   int memory, char *err, size_t errlen);
 /* Marks this worker's sessions past their idle TTL (idle_action close) or
  * lifetime expired. */
 int sessdb_expire(struct db *db, int64_t worker, char *err, size_t errlen);

@@ -1,9 +1,12 @@
 /* sesshost: a worker's sessions: claims, a thread per session, routed calls (sesshost.h). */
 #include "judge/service/session/sesshost.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,19 +202,132 @@ static bool next_call(struct sesshost *h, struct hsess *s, struct sess_call *c)
 	return got;
 }
 
-/* An idle pause (sess_call.idle) that has calls behind it: the session is in
- * use again, so it stays; the pause is answered and dropped. */
+/* An idle pause (sess_call.idle) or a periodic checkpoint (.checkpoint) that
+ * has calls behind it: the session is in use again, so it stays as it is (a
+ * later checkpoint takes it); the call is answered and dropped. */
 static bool idle_pause_moot(struct sesshost *h, struct hsess *s, const struct sess_call *c)
 {
-	if (!c->idle)
+	if (!c->idle && !c->checkpoint)
 		return false;
 	hs_lock(h);
 	bool used = s->nq > 0;
 	hs_unlock(h);
 	if (used)
 		finish_error(h, c->id, c->kind, SERR_CONFLICT,
-			     "the session was used again before its idle pause");
+			     c->checkpoint ? "the session was used again before its checkpoint"
+					   : "the session was used again before its idle pause");
 	return used;
+}
+
+/* Why s's memory cannot be checkpointed, or NULL when it can. */
+static const char *no_memory_why(const struct sesshost *h, const struct hsess *s)
+{
+	if (h->backend != SANDBOX_GVISOR)
+		return "the native backend keeps no memory";
+	if (s->egress)
+		return "a session with network access keeps no memory";
+	return NULL;
+}
+
+/* A new empty folder for a checkpoint under box_root into dir, named after
+ * this process (ckpt_sweep); false with err. */
+static bool ckpt_dir(const struct sesshost *h, char *dir, size_t len, char *err, size_t errlen)
+{
+	snprintf(dir, len, "%s/ckpt-%d-XXXXXX", h->cfg->box_root, (int)getpid());
+	if (mkdtemp(dir))
+		return true;
+	snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+	dir[0] = 0;
+	return false;
+}
+
+static void ckpt_dir_remove(char *dir)
+{
+	if (!dir[0])
+		return;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(dir);
+	dir[0] = 0;
+}
+
+/* Removes the checkpoint folders that processes no longer running left in
+ * box_root (a worker killed in the middle of a pause): they can be as large
+ * as a session's memory, on a tmpfs. */
+static void ckpt_sweep(const char *box_root)
+{
+	DIR *d = opendir(box_root);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		int pid = 0, n = 0;
+		if (sscanf(e->d_name, "ckpt-%d-%n", &pid, &n) != 1 || n == 0 || pid <= 0 ||
+		    pid == (int)getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof dir, "%s/%s", box_root, e->d_name);
+		log_info("sessions: removing '%s', left by process %d", dir, pid);
+		ckpt_dir_remove(dir);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The memory section of an image that holds none: its only file says why. */
+#define NO_MEMORY_FILE "no-memory"
+
+static void pack_no_memory(struct strbuf *packed, const char *why)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], err[256];
+	snprintf(dir, sizeof dir, "/tmp/judge-nomem-XXXXXX");
+	if (!mkdtemp(dir))
+		return;
+	snprintf(path, sizeof path, "%s/" NO_MEMORY_FILE, dir);
+	FILE *f = fopen(path, "we");
+	if (f) {
+		fputs(why, f);
+		fclose(f);
+		if (sessimage_pack_memory(dir, packed, err, sizeof err) < 0)
+			log_warn("sessions: %s", err);
+	}
+	ckpt_dir_remove(dir);
+}
+
+/* Starts s's session again in its box after a checkpoint ended its sandbox
+ * (a snapshot, a pause that was not stored): from dir with its memory, else
+ * afresh with its contexts (restarted: the next cell says why). 0, or -1 with
+ * err (the session cannot go on). */
+static int resume_here(struct sesshost *h, struct hsess *s, const char *dir, char *err,
+		       size_t errlen)
+{
+	struct sessopen_net net = {.netns_fd = s->egress ? sessegress_netns_fd(s->egress) : -1,
+				   .env = (const char *const *)s->drv_env};
+	const struct sessopen_net *np = s->egress || s->drv_env ? &net : NULL;
+	char why[256];
+	session_stop(s->env.s);
+	s->env.s = NULL;
+	if (sessopen_start(h->cfg, &h->common, s->env.lang, &s->env.limits, np, s->env.sb, dir,
+			   &s->env.s, why, sizeof why) == 0)
+		return 0;
+	log_warn("sessions: %s: its checkpoint did not restore here: %s", s->id, why);
+	cJSON *contexts = sessrun_contexts_json(&s->env);
+	sessrun_env_release(&s->env);
+	sessrun_env_init(&s->env);
+	int rc = sessopen_start(h->cfg, &h->common, s->env.lang, &s->env.limits, np, s->env.sb,
+				NULL, &s->env.s, err, errlen);
+	if (rc == 0)
+		rc = sessrun_contexts_restore(&s->env, contexts, err, errlen);
+	if (rc == 0) {
+		s->env.restored = true;
+		snprintf(s->env.restored_why, sizeof s->env.restored_why,
+			 "its checkpoint did not restore: %.150s", why);
+	}
+	cJSON_Delete(contexts);
+	return rc;
 }
 
 /* Pause or snapshot: packs the session folder and stores it as an image
@@ -230,18 +346,41 @@ static void image_call(struct sesshost *h, struct hsess *s, const struct sess_ca
 	bool pause = c->kind == SCALL_PAUSE;
 	cJSON *contexts = sessrun_contexts_json(&s->env);
 	struct db *db = NULL;
+	/* the memory first (the sandbox ends), then the files as it left them */
+	char dir[PATH_MAX] = "", mwhy[300] = "";
+	bool memory = false, alive = true;
+	const char *no = no_memory_why(h, s);
+	if (no)
+		snprintf(mwhy, sizeof mwhy, "%s", no);
+	else if (ckpt_dir(h, dir, sizeof dir, mwhy, sizeof mwhy)) {
+		char cerr[256];
+		memory = session_checkpoint(s->env.s, dir, &alive, cerr, sizeof cerr) == 0;
+		if (!memory) {
+			snprintf(mwhy, sizeof mwhy, "its checkpoint failed: %s", cerr);
+			log_warn("sessions: %s: %s", s->id, mwhy);
+		}
+	}
+	int64_t ckpt_ms = clock_mono_ms() - t0;
 	if (sessimage_pack(s->env.sb, &packed, &out.image.files, &out.image.skipped, err,
 			   sizeof err) < 0) {
 		sess_reply_fail(&out, SERR_INTERNAL, "cannot pack the session folder: %s", err);
 		goto answer;
 	}
+	if (memory && sessimage_pack_memory(dir, &packed, err, sizeof err) < 0) {
+		sess_reply_fail(&out, SERR_INTERNAL, "cannot pack the session's memory: %s", err);
+		goto answer;
+	}
+	if (!memory)
+		pack_no_memory(&packed, mwhy);
+	out.image.memory = memory;
 	int64_t packed_ms = clock_mono_ms() - t0;
 	db = db_pool_get(h->pool, 10000);
-	int rc = db ? sessimage_save(db, s->id, pause ? "pause" : "snapshot", c->image_name,
-				     contexts, &packed, out.image.files,
-				     (long long)h->cfg->session_images_mb_per_key << 20,
-				     out.image.id, &out.image.stored, err, sizeof err)
-		    : -1;
+	const char *kind = pause ? "pause" : c->checkpoint ? "checkpoint" : "snapshot";
+	int rc =
+	    db ? sessimage_save(db, s->id, kind, c->image_name, contexts, &packed, out.image.files,
+				(long long)h->cfg->session_images_mb_per_key << 20, out.image.id,
+				&out.image.stored, err, sizeof err)
+	       : -1;
 	if (!db)
 		snprintf(err, sizeof err, "no database connection");
 	if (rc == 1)
@@ -251,9 +390,10 @@ static void image_call(struct sesshost *h, struct hsess *s, const struct sess_ca
 	out.image.size = (long long)packed.len;
 	snprintf(out.image.name, sizeof out.image.name, "%s", c->image_name);
 	out.image.ms = (long)(clock_mono_ms() - t0);
-	log_info(
-	    "sessions: %s %s image: %zu bytes packed in %" PRId64 " ms, stored in %" PRId64 " ms",
-	    s->id, pause ? "pause" : "snapshot", packed.len, packed_ms, out.image.ms - packed_ms);
+	log_info("sessions: %s %s image: %zu bytes (memory: %s) checkpointed in %" PRId64
+		 " ms, packed in %" PRId64 " ms, stored in %" PRId64 " ms",
+		 s->id, pause ? "pause" : "snapshot", packed.len, memory ? "yes" : mwhy, ckpt_ms,
+		 packed_ms - ckpt_ms, out.image.ms - packed_ms);
 answer:
 	if (pause) {
 		int n = -1;
@@ -301,6 +441,20 @@ answer:
 	} else {
 		finish(h, c->id, c->kind, &out, SESS_READY, NULL);
 	}
+	/* the session goes on (a snapshot, a pause not stored): its sandbox again */
+	hs_lock(h);
+	bool goes_on = !s->stop;
+	hs_unlock(h);
+	if (goes_on && memory) {
+		char rerr[256];
+		if (resume_here(h, s, dir, rerr, sizeof rerr) < 0) {
+			log_warn("sessions: %s cannot go on after its checkpoint: %s", s->id, rerr);
+			hs_lock(h);
+			s->stop = true;
+			hs_unlock(h);
+		}
+	}
+	ckpt_dir_remove(dir);
 	if (db)
 		db_pool_put(h->pool, db);
 	cJSON_Delete(contexts);
@@ -308,14 +462,18 @@ answer:
 	sess_reply_release(&out);
 }
 
-/* Puts image s->image_id back into the session's new sandbox: its files,
- * then its contexts. 0, or -1 with err. */
-static int restore(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
+/* Opens the session's sandbox from image s->image_id: its files, then, when
+ * the image holds its memory and this session may have it, the checkpointed
+ * session restored (every context's variables); else a fresh driver in each
+ * context (restarted, the first cell says why). 0, or -1 with err. */
+static int open_from_image(struct sesshost *h, struct hsess *s, char *err, size_t errlen)
 {
 	struct strbuf packed = STRBUF_INIT;
 	cJSON *contexts = NULL;
 	long files = 0;
 	int ret = -1;
+	char dir[PATH_MAX] = "", why[300] = "";
+	bool memory = false;
 	int64_t t0 = clock_mono_ms();
 	struct db *db = db_pool_get(h->pool, 10000);
 	int rc = db ? sessimage_load(db, s->image_id, &packed, &contexts, err, errlen) : -1;
@@ -333,16 +491,65 @@ static int restore(struct sesshost *h, struct hsess *s, char *err, size_t errlen
 	if (rc != 1)
 		goto out;
 	int64_t loaded_ms = clock_mono_ms() - t0;
-	if (sessimage_unpack(s->env.sb, packed.buf, packed.len, &files, err, errlen) < 0 ||
+	if (sessopen_sandbox(h->backend, &s->env.limits, s->slot, &s->env.sb, err, errlen) < 0)
+		goto out;
+	const char *no = no_memory_why(h, s);
+	if (no)
+		snprintf(why, sizeof why, "%s", no);
+	else if (!ckpt_dir(h, dir, sizeof dir, why, sizeof why))
+		log_warn("sessions: %s: %s", s->id, why);
+	if (sessimage_unpack(s->env.sb, packed.buf, packed.len, dir[0] ? dir : NULL, &memory,
+			     &files, err, errlen) < 0)
+		goto out;
+	if (memory) {
+		/* an image that says why it holds no memory */
+		char path[PATH_MAX + 16];
+		snprintf(path, sizeof path, "%s/" NO_MEMORY_FILE, dir);
+		struct strbuf note = STRBUF_INIT;
+		if (strbuf_read_file(&note, path, sizeof why - 1) == 0) {
+			memory = false;
+			snprintf(why, sizeof why, "%s", note.buf);
+		}
+		strbuf_release(&note);
+	} else if (!no && dir[0]) {
+		snprintf(why, sizeof why, "the image holds no memory");
+	}
+	struct sessopen_net net = {.netns_fd = s->egress ? sessegress_netns_fd(s->egress) : -1,
+				   .env = (const char *const *)s->drv_env};
+	const struct sessopen_net *np = s->egress || s->drv_env ? &net : NULL;
+	if (memory) {
+		char merr[256];
+		if (sessopen_start(h->cfg, &h->common, s->env.lang, &s->env.limits, np, s->env.sb,
+				   dir, &s->env.s, merr, sizeof merr) == 0 &&
+		    sessrun_contexts_adopt(&s->env, contexts, merr, sizeof merr) == 0) {
+			session_pids_after(s->env.s, last_pid);
+			log_info("sessions: %s restored with its memory from image %s: %ld files, "
+				 "%zu bytes in %" PRId64 " ms (read and checked in %" PRId64 " ms)",
+				 s->id, s->image_id, files, packed.len, clock_mono_ms() - t0,
+				 loaded_ms);
+			ret = 0;
+			goto out;
+		}
+		log_warn("sessions: %s: its memory did not restore: %s", s->id, merr);
+		snprintf(why, sizeof why, "its memory did not restore: %s", merr);
+		session_stop(s->env.s);
+		s->env.s = NULL;
+		sessrun_env_release(&s->env);
+		sessrun_env_init(&s->env);
+	}
+	if (sessopen_start(h->cfg, &h->common, s->env.lang, &s->env.limits, np, s->env.sb, NULL,
+			   &s->env.s, err, errlen) < 0 ||
 	    sessrun_contexts_restore(&s->env, contexts, err, errlen) < 0)
 		goto out;
 	session_pids_after(s->env.s, last_pid);
 	s->env.restored = true;
+	snprintf(s->env.restored_why, sizeof s->env.restored_why, "%.199s", why);
 	log_info("sessions: %s restored from image %s: %ld files, %zu bytes in %" PRId64
 		 " ms (read and checked in %" PRId64 " ms)",
 		 s->id, s->image_id, files, packed.len, clock_mono_ms() - t0, loaded_ms);
 	ret = 0;
 out:
+	ckpt_dir_remove(dir);
 	cJSON_Delete(contexts);
 	strbuf_release(&packed);
 	return ret;
@@ -403,13 +610,27 @@ static void *session_main(void *arg)
 	struct sesshost *h = s->h;
 	char err[512] = "";
 	int64_t t0 = clock_mono_ms();
-	int rc = session_open(h, s, err, sizeof err);
-	if (rc == 0 && s->image_id[0])
-		rc = restore(h, s, err, sizeof err);
+	int rc = s->image_id[0] ? open_from_image(h, s, err, sizeof err)
+				: session_open(h, s, err, sizeof err);
+	if (rc == 0 && s->image_id[0]) {
+		/* moved here from its periodic checkpoint: the first cell says how old */
+		struct db *cdb = db_pool_get(h->pool, 10000);
+		char cerr[256];
+		if (cdb && sessdb_checkpoint_age(cdb, s->id, &s->env.checkpoint_age_s, cerr,
+						 sizeof cerr) == 1) {
+			s->env.from_checkpoint = true;
+			log_info("sessions: %s moved here from its checkpoint of %.1f s ago", s->id,
+				 s->env.checkpoint_age_s);
+		}
+		if (cdb)
+			db_pool_put(h->pool, cdb);
+	}
 	struct db *db = db_pool_get(h->pool, 10000);
 	char dberr[256];
 	int marked =
-	    db ? sessdb_started(db, s->id, h->worker_id, rc == 0, err, dberr, sizeof dberr) : -1;
+	    db ? sessdb_started(db, s->id, h->worker_id, rc == 0, err,
+				!s->image_id[0] ? -1 : !s->env.restored, dberr, sizeof dberr)
+	       : -1;
 	if (db)
 		db_pool_put(h->pool, db);
 	if (rc < 0)
@@ -556,7 +777,7 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 	pthread_attr_destroy(&at);
 	if (!why)
 		return 0;
-	sessdb_started(db, id, h->worker_id, false, why, err, sizeof err);
+	sessdb_started(db, id, h->worker_id, false, why, -1, err, sizeof err);
 	session_free(h, s);
 	return -1;
 }
@@ -710,6 +931,10 @@ static void reconcile(struct sesshost *h, struct db *db)
 		    sessimage_sweep(db, err, sizeof err) < 0)
 			log_debug("sessions: %s", err);
 	}
+	if (h->cfg->checkpoint_interval_s > 0 && h->backend == SANDBOX_GVISOR &&
+	    sessdb_checkpoint_due(db, h->worker_id, h->cfg->checkpoint_interval_s, err,
+				  sizeof err) < 0)
+		log_debug("sessions: %s", err);
 	if (sessdb_idle_pause(db, h->worker_id, err, sizeof err) < 0 ||
 	    sessdb_expire(db, h->worker_id, err, sizeof err) < 0 ||
 	    sessdb_open_ids(db, h->worker_id, &open, err, sizeof err) < 0) {
@@ -959,6 +1184,7 @@ int sesshost_start(struct sesshost **out, const struct judge_config *cfg,
 	clock_cond_init(&h->gone);
 	install_setup(h);
 	sessopen_common_init(&h->common, langs, &h->inst);
+	ckpt_sweep(cfg->box_root);
 	char host[64] = "localhost", name[128];
 	gethostname(host, sizeof host - 1);
 	snprintf(name, sizeof name, "%s:%d", host, (int)getpid());

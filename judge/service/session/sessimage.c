@@ -2,12 +2,17 @@
  * snapshots. */
 #include "judge/service/session/sessimage.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/xalloc.h"
 #include "judge/service/blobstore.h"
@@ -112,6 +117,62 @@ int sessimage_pack(struct sandbox *sb, struct strbuf *out, long *files, long *sk
 	return 0;
 }
 
+/* A memory file's name: what runsc and session_ckpt.c write, nothing that
+ * leaves the folder. */
+static bool memory_name_ok(const char *name, size_t len)
+{
+	if (len == 0 || len > 64 || name[0] == '.')
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+int sessimage_pack_memory(const char *dir, struct strbuf *out, char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		snprintf(err, errlen, "cannot open '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	int ret = -1;
+	struct strbuf bytes = STRBUF_INIT;
+	strbuf_add(out, "M", 1);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (!memory_name_ok(e->d_name, strlen(e->d_name))) {
+			snprintf(err, errlen, "unexpected file '%s' in the checkpoint", e->d_name);
+			goto out;
+		}
+		strbuf_reset(&bytes);
+		int rc = strbuf_read_file(&bytes, path, SIZE_MAX / 2);
+		if (rc < 0) {
+			snprintf(err, errlen, "cannot read '%s': %s", path, strerror(-rc));
+			goto out;
+		}
+		put_entry(out, 'c', 0600, e->d_name);
+		put_u64(out, bytes.len);
+		strbuf_add(out, bytes.buf ? bytes.buf : "", bytes.len);
+	}
+	strbuf_add(out, "E", 1);
+	ret = 0;
+out:
+	strbuf_release(&bytes);
+	closedir(d);
+	return ret;
+}
+
 /* A reader of the packed bytes: every take checks what is left. */
 struct rd {
 	const unsigned char *p;
@@ -138,11 +199,65 @@ static bool take_u32(struct rd *r, uint32_t *v)
 	return true;
 }
 
-int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, long *files, char *err,
-		     size_t errlen)
+/* The memory section after the files (sessimage_pack_memory's): its files
+ * into dir, or skipped when dir is NULL. 0, or -1 with err. */
+static int unpack_memory(struct rd *r, const char *dir, size_t len, char *err, size_t errlen)
+{
+	char name[80];
+	for (;;) {
+		char type;
+		uint32_t mode, nlen, lo, hi;
+		if (!take(r, &type, 1))
+			goto truncated;
+		if (type == 'E')
+			return 0;
+		if (type != 'c' || !take_u32(r, &mode) || !take_u32(r, &nlen) ||
+		    nlen >= sizeof name || !take(r, name, nlen) || !memory_name_ok(name, nlen))
+			goto malformed;
+		name[nlen] = 0;
+		if (!take_u32(r, &lo) || !take_u32(r, &hi))
+			goto truncated;
+		uint64_t size = (uint64_t)hi << 32 | lo;
+		if (size > r->left)
+			goto truncated;
+		if (dir) {
+			char path[PATH_MAX];
+			snprintf(path, sizeof path, "%s/%s", dir, name);
+			int fd =
+			    open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+			size_t done = 0;
+			while (fd >= 0 && done < size) {
+				ssize_t n = write(fd, r->p + done, (size_t)size - done);
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n <= 0)
+					break;
+				done += (size_t)n;
+			}
+			int e = errno;
+			if (fd >= 0)
+				close(fd);
+			if (done < size) {
+				snprintf(err, errlen, "cannot write '%s': %s", path, strerror(e));
+				return -1;
+			}
+		}
+		take(r, NULL, (size_t)size);
+	}
+truncated:
+	snprintf(err, errlen, "the image is truncated");
+	return -1;
+malformed:
+	snprintf(err, errlen, "the image's memory is malformed at byte %zu", len - r->left);
+	return -1;
+}
+
+int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, const char *memory_dir,
+		     bool *memory, long *files, char *err, size_t errlen)
 {
 	struct rd r = {data, len};
 	*files = 0;
+	*memory = false;
 	char magic[4];
 	if (!take(&r, magic, 4) || memcmp(magic, MAGIC, 4)) {
 		snprintf(err, errlen, "the image is not a session image");
@@ -194,6 +309,12 @@ int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, long *fil
 		}
 		(*files)++;
 	}
+	if (r.left && *r.p == 'M') {
+		take(&r, NULL, 1);
+		if (unpack_memory(&r, memory_dir, len, err, errlen) < 0)
+			return -1;
+		*memory = memory_dir != NULL;
+	}
 	if (r.left) {
 		snprintf(err, errlen, "the image has %zu bytes after its end", r.left);
 		return -1;
@@ -230,6 +351,23 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 	}
 	int64_t key = db_value_ll(res, 0, 0), blob = 0;
 	PQclear(res);
+	bool checkpoint = !strcmp(kind, "checkpoint");
+	if (!strcmp(kind, "pause") || checkpoint) {
+		/* the session's earlier image of this kind: it runs, so it needs it no
+		 * more, and its bytes must not count against the cap of this one */
+		const char *q[] = {session_id, kind};
+		if (db_exec(
+			db,
+			"WITH old AS (SELECT id, blob_id FROM session_images WHERE session_id = "
+			"$1::uuid AND kind = $2), "
+			"u AS (UPDATE sessions SET image_id = NULL WHERE id = $1::uuid AND "
+			"image_id IN (SELECT id FROM old)), "
+			"d AS (DELETE FROM session_images WHERE id IN (SELECT id FROM old) "
+			"RETURNING blob_id) "
+			"DELETE FROM blobs WHERE id IN (SELECT blob_id FROM d)",
+			2, q) < 0)
+			return fail(db, err, errlen, "drop the earlier image");
+	}
 	int rc = blobstore_store(db, key, packed->buf ? packed->buf : "", packed->len, cap_bytes,
 				 &blob, stored, err, errlen);
 	if (rc != 0)
@@ -257,21 +395,13 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 	}
 	snprintf(image_id, 37, "%s", db_value(res, 0, 0));
 	PQclear(res);
-	if (!strcmp(kind, "pause")) {
-		/* the session's earlier pause image is not needed once this one is stored */
-		const char *q[] = {session_id, image_id};
-		if (db_exec(
-			db,
-			"WITH old AS (SELECT id, blob_id FROM session_images WHERE session_id = "
-			"$1::uuid AND kind = 'pause' AND id <> $2::uuid), "
-			"u AS (UPDATE sessions SET image_id = NULL WHERE id = $1::uuid AND "
-			"image_id IN (SELECT id FROM old)), "
-			"d AS (DELETE FROM session_images WHERE id IN (SELECT id FROM old) "
-			"RETURNING blob_id) "
-			"DELETE FROM blobs WHERE id IN (SELECT blob_id FROM d)",
-			2, q) < 0)
-			return fail(db, err, errlen, "drop the earlier pause image");
-	}
+	const char *q[] = {session_id, image_id};
+	if (checkpoint &&
+	    db_exec(db,
+		    "UPDATE sessions SET checkpoint_image_id = $2::uuid, checkpoint_at = now() "
+		    "WHERE id = $1::uuid",
+		    2, q) < 0)
+		return fail(db, err, errlen, "note the checkpoint");
 	return 0;
 }
 
@@ -403,7 +533,8 @@ int sessimage_sweep(struct db *db, char *err, size_t errlen)
 	PGresult *res = db_query(
 	    db,
 	    "WITH img AS (SELECT i.id, i.blob_id FROM session_images i LEFT JOIN sessions s ON "
-	    "s.id = i.session_id WHERE i.kind = 'pause' AND (s.id IS NULL OR s.status NOT IN "
+	    "s.id = i.session_id WHERE i.kind IN ('pause', 'checkpoint') AND (s.id IS NULL OR "
+	    "s.status NOT IN "
 	    "('starting', 'ready', 'paused')) LIMIT 100 FOR UPDATE OF i SKIP LOCKED), " DROP_IMAGES
 	    "SELECT count(*) FROM d",
 	    0, NULL);

@@ -16,6 +16,7 @@
  */
 #pragma once
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,15 +29,23 @@ struct sandbox;
  * packed) and *skipped (FIFOs, sockets, what changed meanwhile), or -1 with err. */
 int sessimage_pack(struct sandbox *sb, struct strbuf *out, long *files, long *skipped, char *err,
 		   size_t errlen);
-/* Unpacks len bytes at data (sessimage_pack's) into sb's box. Returns 0 with
- * *files, or -1 with err (a malformed image, or a box too small for it). */
-int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, long *files, char *err,
-		     size_t errlen);
+/* Appends the memory section to a packed image: "M", then per regular file
+ * of dir (a session checkpoint, runner/session/session.h) 'c', its name and
+ * bytes, then 'E'. 0, or -1 with err. */
+int sessimage_pack_memory(const char *dir, struct strbuf *out, char *err, size_t errlen);
+/* Unpacks len bytes at data (sessimage_pack's) into sb's box, and its memory
+ * section, when it has one, into the folder memory_dir (*memory true then;
+ * memory_dir NULL: skipped). Returns 0 with *files, or -1 with err (a
+ * malformed image, or a box too small for it). */
+int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, const char *memory_dir,
+		     bool *memory, long *files, char *err, size_t errlen);
 
 /* Stores packed as an image of session_id ("pause" or "snapshot", name may be
  * ""), with the session's language, limits and network and contexts (may be
  * NULL), under the session's key, whose images may hold cap_bytes (0: no
- * cap). A pause replaces the session's earlier pause image. Returns 0 with
+ * cap). A pause replaces the session's earlier pause image; a "checkpoint"
+ * (the worker's periodic one) its earlier checkpoint, and becomes the
+ * session's checkpoint_image_id. Returns 0 with
  * image_id and *stored (compressed bytes), 1 over the cap (err says so), -1
  * with err. */
 int sessimage_save(struct db *db, const char *session_id, const char *kind, const char *name,

@@ -101,13 +101,19 @@ static void spec_of(const struct judge_config *cfg, const struct sessopen_common
 	spec->cpu_weight = limits->cpu_weight;
 }
 
-int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,
-		  enum sandbox_backend backend, const struct lang *l,
-		  const struct limits_session *limits, int slot, const struct sessopen_net *net,
-		  struct sandbox **sb, struct session **s, char *err, size_t errlen)
+int sessopen_sandbox(enum sandbox_backend backend, const struct limits_session *limits, int slot,
+		     struct sandbox **sb, char *err, size_t errlen)
 {
-	if (sandbox_open(backend, slot, limits->disk_mb << 20, sb, err, errlen) < 0)
-		return -1;
+	/* the package folders are made by the session's start (its spec's
+	 * box_dirs), in a pooled box as in this one */
+	return sandbox_open(backend, slot, limits->disk_mb << 20, sb, err, errlen);
+}
+
+int sessopen_start(const struct judge_config *cfg, const struct sessopen_common *common,
+		   const struct lang *l, const struct limits_session *limits,
+		   const struct sessopen_net *net, struct sandbox *sb, const char *restore_dir,
+		   struct session **s, char *err, size_t errlen)
+{
 	struct session_spec spec;
 	spec_of(cfg, common, l, limits, &spec);
 	char **env = NULL;
@@ -117,9 +123,20 @@ int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *
 		spec.env = (const char *const *)env;
 		spec.net_ns_fd = net->netns_fd > 0 ? net->netns_fd : 0;
 	}
-	int rc = session_start(*sb, &spec, s, err, errlen);
+	int rc = restore_dir ? session_restore(sb, &spec, restore_dir, s, err, errlen)
+			     : session_start(sb, &spec, s, err, errlen);
 	xstrvfree(env); /* session_start copied it */
 	return rc;
+}
+
+int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *common,
+		  enum sandbox_backend backend, const struct lang *l,
+		  const struct limits_session *limits, int slot, const struct sessopen_net *net,
+		  struct sandbox **sb, struct session **s, char *err, size_t errlen)
+{
+	if (sessopen_sandbox(backend, limits, slot, sb, err, errlen) < 0)
+		return -1;
+	return sessopen_start(cfg, common, l, limits, net, *sb, NULL, s, err, errlen);
 }
 
 void sessopen_prepare(const struct judge_config *cfg, const struct sessopen_common *common,

@@ -57,6 +57,18 @@ int sessopen_open(const struct judge_config *cfg, const struct sessopen_common *
 		  enum sandbox_backend backend, const struct lang *lang,
 		  const struct limits_session *limits, int slot, const struct sessopen_net *net,
 		  struct sandbox **sb, struct session **s, char *err, size_t errlen);
+/* The first half of sessopen_open: the sandbox, nothing started (the caller
+ * may fill the box first). 0, or -1 with err (*sb may be set then: close it). */
+int sessopen_sandbox(enum sandbox_backend backend, const struct limits_session *limits, int slot,
+		     struct sandbox **sb, char *err, size_t errlen);
+/* The second half: lang's driver started in sb (the package folders made
+ * first), or, with restore_dir (a session checkpoint,
+ * runner/session/session.h), the checkpointed session restored there with
+ * every context's state. 0 with *s, or -1 with err. */
+int sessopen_start(const struct judge_config *cfg, const struct sessopen_common *common,
+		   const struct lang *lang, const struct limits_session *limits,
+		   const struct sessopen_net *net, struct sandbox *sb, const char *restore_dir,
+		   struct session **s, char *err, size_t errlen);
 /* Names each language's default session to the runner's pool (a no-op when
  * [sandbox] session_pool is 0). */
 void sessopen_prepare(const struct judge_config *cfg, const struct sessopen_common *common,

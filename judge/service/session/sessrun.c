@@ -170,13 +170,24 @@ static void run_execute(struct sessrun_env *env, const struct sess_call *c, stru
 	/* the whole sandbox's host memory now (driver, and gVisor's sentry and gofer) */
 	r->session_memory_kb = session_memory_kb(env->s);
 	r->restarted = res.restarted;
+	if (env->from_checkpoint) {
+		env->from_checkpoint = false;
+		r->checkpoint_age_s = env->checkpoint_age_s;
+	}
 	if (env->restored && !res.restarted) {
 		env->restored = false;
 		out->restarted = r->restarted = true;
-		snprintf(r->message, sizeof r->message,
-			 "the session was resumed from its stored image on a new sandbox: files "
-			 "and installed packages are back, variables, imports and definitions are "
-			 "lost");
+		if (env->restored_why[0])
+			snprintf(
+			    r->message, sizeof r->message,
+			    "the session was resumed from its stored image without its memory "
+			    "(%.90s): files and installed packages are back, variables are lost",
+			    env->restored_why);
+		else
+			snprintf(r->message, sizeof r->message,
+				 "the session was resumed from its stored image on a new sandbox: "
+				 "files and installed packages are back, variables, imports and "
+				 "definitions are lost");
 	} else if (res.restarted)
 		snprintf(r->message, sizeof r->message,
 			 "the session's process was started again: variables, imports and "
@@ -417,6 +428,7 @@ cJSON *sessrun_contexts_json(const struct sessrun_env *env)
 		cJSON_AddStringToObject(o, "language", c->lang->name);
 		cJSON_AddStringToObject(o, "cwd", c->cwd ? c->cwd : "");
 		cJSON_AddBoolToObject(o, "lang_default", c->lang_default);
+		cJSON_AddNumberToObject(o, "rctx", c->rctx);
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;
@@ -452,6 +464,36 @@ int sessrun_contexts_restore(struct sessrun_env *env, const cJSON *arr, char *er
 		sess_call_release(&mk);
 		if (!ctx)
 			return -1;
+	}
+	return 0;
+}
+
+int sessrun_contexts_adopt(struct sessrun_env *env, const cJSON *arr, char *err, size_t errlen)
+{
+	const cJSON *it;
+	int i = 1;
+	cJSON_ArrayForEach(it, arr)
+	{
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
+		const cJSON *lang = cJSON_GetObjectItemCaseSensitive(it, "language");
+		const cJSON *cwd = cJSON_GetObjectItemCaseSensitive(it, "cwd");
+		const cJSON *rctx = cJSON_GetObjectItemCaseSensitive(it, "rctx");
+		const struct lang *l =
+		    cJSON_IsString(lang) ? lang_find(env->langs, lang->valuestring) : NULL;
+		if (!cJSON_IsString(id) || !l || !cJSON_IsString(cwd) || !cJSON_IsNumber(rctx) ||
+		    rctx->valueint < 1 || rctx->valueint >= SESSION_MAX_CONTEXTS ||
+		    i >= SESS_MAX_CONTEXTS || !sessreq_context_id_valid(id->valuestring)) {
+			snprintf(err, errlen, "the image's contexts are malformed");
+			return -1;
+		}
+		struct sessrun_context *c = &env->contexts[i++];
+		snprintf(c->id, sizeof c->id, "%s", id->valuestring);
+		c->lang = l;
+		free(c->cwd);
+		c->cwd = xstrdup(cwd->valuestring);
+		c->rctx = rctx->valueint;
+		c->lang_default =
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "lang_default"));
 	}
 	return 0;
 }

@@ -42,6 +42,11 @@ struct sessrun_env {
 	/* restored from an image (sessimage.h): the next cell says restarted,
 	 * since its variables did not come back */
 	bool restored;
+	/* why its memory did not come back with it ("" = no reason known) */
+	char restored_why[200];
+	/* moved here from its periodic checkpoint, this old (the next cell says so) */
+	bool from_checkpoint;
+	double checkpoint_age_s;
 	const struct install_options *install;
 	/* Optional: each piece of a cell's output as it is printed (fd 1 or 2). */
 	void (*on_output)(void *arg, int fd, const char *data, size_t len);
@@ -66,3 +71,7 @@ cJSON *sessrun_contexts_json(const struct sessrun_env *env);
 /* Starts again the contexts of arr (sessrun_contexts_json) with their ids, in a
  * session just restored. Returns 0, or -1 with err (the first that failed). */
 int sessrun_contexts_restore(struct sessrun_env *env, const cJSON *arr, char *err, size_t errlen);
+/* Takes the contexts of arr back as they are, in a session restored with its
+ * memory (session_restore: the runner's contexts are there, same numbers).
+ * Returns 0, or -1 with err. */
+int sessrun_contexts_adopt(struct sessrun_env *env, const cJSON *arr, char *err, size_t errlen);
