@@ -320,7 +320,7 @@ static void z_start(char **env, const char *env_blob, size_t env_len)
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		setsid();
-		int fd = open("/dev/null", O_RDWR);
+		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 ||
 		    dup2(sv[1], 3) < 0 || chdir("/") < 0)
 			_exit(126);
