@@ -313,3 +313,48 @@ Test(gvisor_zygote, stdin_reaches_the_program)
 	run_result_release(&res);
 	sandbox_close(a);
 }
+
+/* The zygote is root's and the run's uid is not: a program cannot signal, read or
+ * trace it, and what it leaves running dies before the next run, which is warm. */
+Test(gvisor_zygote, a_program_cannot_reach_the_zygote)
+{
+	char out[512];
+	struct sandbox *a = open_ws(1);
+	run_ok(a, WARM_MARK, out, sizeof(out));
+	run_ok(a,
+	       WARM_MARK
+	       "import os, signal\n"
+	       "z = os.getppid()\n"
+	       "def tryit(f):\n"
+	       "    try:\n"
+	       "        f(); return 'reached'\n"
+	       "    except OSError as e:\n"
+	       "        return type(e).__name__\n"
+	       "print(tryit(lambda: os.kill(z, signal.SIGKILL)),\n"
+	       "      tryit(lambda: open('/proc/%d/mem' % z, 'rb').read(1)),\n"
+	       "      tryit(lambda: os.setpgid(z, os.getpid())))\n"
+	       "try:\n" /* gVisor lets anyone read it: it is the run's own env */
+	       "    e = open('/proc/%d/environ' % z, 'rb').read().split(b'\\0')[:-1]\n"
+	       "    print(sorted(e) == sorted(k + b'=' + v for k, v in os.environb.items()))\n"
+	       "except OSError:\n"
+	       "    print(True)\n"
+	       "print(tryit(lambda: os.kill(-1, signal.SIGKILL)))\n",
+	       out, sizeof(out));
+	cr_assert_str_eq(out, "warm\nPermissionError PermissionError ProcessLookupError\nTrue\n"
+			      "ProcessLookupError\n");
+	/* a setsid double-fork survivor */
+	run_ok(a,
+	       WARM_MARK "import os, time\n"
+			 "if os.fork() == 0:\n"
+			 "    os.setsid()\n"
+			 "    if os.fork() == 0:\n"
+			 "        time.sleep(100)\n"
+			 "    os._exit(0)\n"
+			 "time.sleep(0.2)\n",
+	       out, sizeof(out));
+	run_ok(a,
+	       WARM_MARK "import os\nprint(len([p for p in os.listdir('/proc') if p.isdigit()]))\n",
+	       out, sizeof(out));
+	cr_assert_str_eq(out, "warm\n3\n");
+	sandbox_close(a);
+}
