@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/config.h"
+#include "common/strbuf.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/limits.h"
 #include "runner/sandbox.h"
@@ -179,7 +180,7 @@ static const char *const fingerprint =
     "print(sys.argv, sys.orig_argv, __name__, __file__, __spec__, __package__, __cached__)\n"
     "print(type(__loader__).__name__, __loader__.name, __loader__.path, __doc__, __annotations__)\n"
     "print(sorted(globals()), __builtins__ is __import__('builtins'))\n"
-    "print(sys.path, os.getcwd(), sorted(sys.modules))\n"
+    "print(sys.path, os.getcwd())\n"
     "print(sys.flags, sys.executable, sys.prefix, sys.getrecursionlimit())\n"
     "print(sorted(os.environ.items()))\n"
     "print(os.getuid(), os.geteuid(), os.getgid(), os.getgroups(), os.getsid(0) == os.getpid(),\n"
@@ -197,7 +198,18 @@ static const char *const fingerprint =
     "print([st.get(k) for k in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb',\n"
     "                           'NoNewPrivs', 'Seccomp', 'Threads')])\n"
     "print(threading.active_count(), repr(sys.stdin.read()))\n"
-    "print(hash('a') == hash('a'), (lambda: 0).__code__.co_filename)\n";
+    "print(hash('a') == hash('a'), (lambda: 0).__code__.co_filename)\n"
+    "print(sorted(sys.modules))\n";
+
+/* Cuts the last line (sys.modules) off out into mods. */
+static void cut_modules(struct run_result *r, char *mods, size_t len)
+{
+	char *nl = r->out.len > 1 ? memrchr(r->out.buf, '\n', r->out.len - 1) : NULL;
+	cr_assert(nl);
+	snprintf(mods, len, "%s", nl + 1);
+	r->out.len = (size_t)(nl + 1 - r->out.buf);
+	r->out.buf[r->out.len] = 0;
+}
 
 Test(gvisor_zygote, a_warm_run_sees_what_a_fresh_one_does)
 {
@@ -209,8 +221,27 @@ Test(gvisor_zygote, a_warm_run_sees_what_a_fresh_one_does)
 	run_py(a, fingerprint, "line one\nline two\n", 0, 0, &warm);
 	cr_assert_eq(fresh.status, RUN_OK, "%s", fresh.err.buf);
 	cr_assert_eq(warm.status, RUN_OK, "%s", warm.err.buf);
+	static char fresh_mods[16384], warm_mods[16384];
+	cut_modules(&fresh, fresh_mods, sizeof(fresh_mods));
+	cut_modules(&warm, warm_mods, sizeof(warm_mods));
 	cr_assert_str_eq(warm.out.buf, fresh.out.buf);
 	cr_assert_str_eq(warm.err.buf, "");
+	/* sys.modules: what a fresh start has after importing the zygote's modules
+	 * (python.ini, after its script) too; another sandbox's first run tells */
+	struct strbuf src = STRBUF_INIT;
+	strbuf_addstr(&src, "import os, resource, signal, sys, threading\n");
+	for (char **m = py->zygote_argv + 2; *m; m++)
+		strbuf_addf(&src, "import %s\n", *m);
+	strbuf_addstr(&src, "print(sorted(sys.modules))\n");
+	struct sandbox *b = open_ws(2);
+	struct run_result pre;
+	run_py(b, src.buf, NULL, 0, 0, &pre);
+	cr_assert_eq(pre.status, RUN_OK, "%s", pre.err.buf);
+	cr_assert_str_eq(warm_mods, pre.out.buf);
+	cr_assert_str_neq(fresh_mods, pre.out.buf, "the zygote's modules are more");
+	run_result_release(&pre);
+	strbuf_release(&src);
+	sandbox_close(b);
 	run_result_release(&fresh);
 	run_result_release(&warm);
 	run_result_release(&mark);
@@ -356,5 +387,24 @@ Test(gvisor_zygote, a_program_cannot_reach_the_zygote)
 	       WARM_MARK "import os\nprint(len([p for p in os.listdir('/proc') if p.isdigit()]))\n",
 	       out, sizeof(out));
 	cr_assert_str_eq(out, "warm\n3\n");
+	sandbox_close(a);
+}
+
+/* A module of the box shadows the standard one of the same name, as in a fresh
+ * start, even when the zygote imported the standard one (json: python.ini). */
+Test(gvisor_zygote, the_box_shadows_the_zygote_modules)
+{
+	char out[256];
+	struct sandbox *a = open_ws(1);
+	run_ok(a, WARM_MARK, out, sizeof(out));
+	const char *mine = "def dumps(x):\n    return 'mine'\n";
+	cr_assert_eq(sandbox_write_file(a, "json.py", mine, strlen(mine), 0644), 0);
+	run_ok(a, WARM_MARK "import json\nprint(json.dumps(1))\n", out, sizeof(out));
+	cr_assert_str_eq(out, "warm\nmine\n");
+	sandbox_close(a);
+	a = open_ws(1);
+	run_ok(a, WARM_MARK "import json, sys\nprint(json.dumps(1), 'json' in sys.modules)\n", out,
+	       sizeof(out));
+	cr_assert_str_eq(out, "warm\n1 True\n");
 	sandbox_close(a);
 }

@@ -12,6 +12,16 @@ import sys
 # what a fresh `python3 main.py` has, taken before this file imports anything
 FRESH_MODULES = frozenset(sys.modules)
 SourceFileLoader = type(__loader__)
+# The standard modules named as arguments (python.ini) are imported here once and
+# kept in the children: modules without per-process state at import (no seeds, no
+# clock, no cwd), so that a run finds them as a fresh import would make them. A run
+# whose box holds a file of the same name gets a fresh import instead.
+for _name in sys.argv[1:]:
+    try:
+        __import__(_name)
+    except Exception:
+        pass
+KEPT_MODULES = frozenset(sys.modules)
 
 import builtins  # noqa: E402
 import ctypes  # noqa: E402
@@ -104,11 +114,16 @@ def become_main(argv):
     """In the child, after enter_run: the interpreter as `python3 <script>` left
     it just before the script's first line. Returns the script's code, or None
     after printing CPython's message for a script it cannot open (exit 2)."""
+    script = os.path.abspath(argv[1])
+    try:
+        shadow = {e.partition(".")[0] for e in os.listdir(os.path.dirname(script))}
+    except OSError:
+        shadow = set()
     for name in list(sys.modules):
-        if name not in FRESH_MODULES:
+        if name not in KEPT_MODULES or (name not in FRESH_MODULES
+                                        and name.partition(".")[0] in shadow):
             del sys.modules[name]
     sys.path_importer_cache.pop(sys.path[0], None)
-    script = os.path.abspath(argv[1])
     sys.argv = list(argv[1:])
     sys.orig_argv = list(argv)
     sys.path[0] = os.path.dirname(script)
@@ -137,6 +152,8 @@ def serve():
     """Forks one child per job; returns in the child (its argv and error pipe),
     never in the zygote."""
     sock = socket.socket(fileno=SOCK_FD)
+    import gc
+    gc.freeze()
     while True:
         try:
             msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 4)
