@@ -43,9 +43,10 @@
  *                                 status and files; used, when judge.ini's
  *                                 warm_start is on, for single-source compiles
  *                                 without compiler options; none = always compile
- *   zygote = /opt/.../python3 {drivers}/python_zygote.py   argv of a started
- *                                 runtime that forks each run's program (gVisor,
- *                                 when judge.ini's warm_start is on; the protocol:
+ *   zygote = /opt/.../python3 {drivers}/python_zygote.py json ...   argv of a
+ *                                 started runtime that forks each run's program
+ *                                 (gVisor, when judge.ini's warm_start is on; the
+ *                                 protocol, and the modules after the script:
  *                                 docs/warm-start.md); {drivers} is the drivers
  *                                 folder, then bound read-only in every run too
  *   compile_in_run = <regex>      a single-source program skips the compile step:
