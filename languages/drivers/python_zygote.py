@@ -154,6 +154,7 @@ def serve():
     sock = socket.socket(fileno=SOCK_FD)
     import gc
     gc.freeze()
+    sock.send(b"R")  # box_init sends no job before this
     while True:
         try:
             msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 4)

@@ -89,6 +89,7 @@ static int z_sock = -1; /* our end of its SOCK_SEQPACKET socket */
 static char *z_env;	/* the env it was started with: envc strings */
 static size_t z_env_len;
 static int z_forks;
+static bool z_ready;  /* it said 'R': it answers a job at once */
 static bool z_broken; /* it failed: the sandbox runs every program fresh */
 
 static long long now_us(void)
@@ -335,6 +336,7 @@ static void z_start(char **env, const char *env_blob, size_t env_len)
 	z_pid = pid;
 	z_sock = sv[0];
 	z_forks = 0;
+	z_ready = false;
 	free(z_env);
 	z_env = malloc(env_len ? env_len : 1);
 	if (!z_env) {
@@ -343,6 +345,23 @@ static void z_start(char **env, const char *env_blob, size_t env_len)
 	}
 	memcpy(z_env, env_blob, env_len);
 	z_env_len = env_len;
+}
+
+/* Whether the zygote has said it is ready (one message "R"); a run never waits
+ * for a zygote still starting: it starts fresh instead. */
+static bool z_is_ready(void)
+{
+	if (!z_ready && z_sock >= 0) {
+		char c;
+		ssize_t n = recv(z_sock, &c, 1, MSG_DONTWAIT);
+		if (n == 1 && c == 'R')
+			z_ready = true;
+		else if (n >= 0 || (errno != EAGAIN && errno != EINTR)) {
+			z_stop(); /* it ended or spoke out of turn */
+			z_broken = true;
+		}
+	}
+	return z_ready;
 }
 
 /* Hands a job to the zygote: its header (token zeroed: the program is a copy of
@@ -375,13 +394,15 @@ static pid_t z_spawn(const struct bx_job *job, const char *rest, int stdin_fd, i
 		n = sendmsg(z_sock, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	free(msg);
+	if (n < 0 && errno == EMSGSIZE)
+		return 0; /* a job larger than the socket takes: this one starts fresh */
 	int32_t pid = -1;
 	if (n == (ssize_t)iov.iov_len) {
-		/* a zygote still starting answers when ready (a fresh start's time at most) */
+		/* it is ready (z_is_ready): its answer is a fork away */
 		struct pollfd p = {z_sock, POLLIN, 0};
 		int r;
 		do
-			r = poll(&p, 1, 10000);
+			r = poll(&p, 1, 2000);
 		while (r < 0 && errno == EINTR);
 		if (r != 1 || recv(z_sock, &pid, sizeof(pid), 0) != sizeof(pid))
 			pid = -1;
@@ -839,7 +860,7 @@ static void run_job(void)
 	st.t_fork = t0;
 	pid_t pid = 0;
 	bool zchild = false;
-	if (z_pid > 0 && !live && in.job.envc > 0 && env_len(&in) == z_env_len &&
+	if (z_pid > 0 && !live && in.job.envc > 0 && z_is_ready() && env_len(&in) == z_env_len &&
 	    !memcmp(in.env[0], z_env, z_env_len))
 		pid = z_spawn(&in.job, in.strs, stdin_fd, ep[1]);
 	zchild = pid > 0;
