@@ -112,8 +112,9 @@ def enter_run(job, filt, fds):
 
 def become_main(argv):
     """In the child, after enter_run: the interpreter as `python3 <script>` left
-    it just before the script's first line. Returns the script's code, or None
-    after printing CPython's message for a script it cannot open (exit 2)."""
+    it just before the script's first line. Returns the new __main__, the
+    script's bytes and its absolute path; a script it cannot open ends the child
+    with CPython's message and exit status 2."""
     script = os.path.abspath(argv[1])
     try:
         shadow = {e.partition(".")[0] for e in os.listdir(os.path.dirname(script))}
