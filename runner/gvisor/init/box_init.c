@@ -597,8 +597,10 @@ static void read_job(struct job_in *in)
 {
 	struct bx_job *job = &in->job;
 	int r = read_full(0, job, sizeof(*job));
-	if (r == -EPIPE)
+	if (r == -EPIPE) {
+		z_stop(); /* reaped here, the sandbox ends at once */
 		_exit(0); /* the host is done with this sandbox */
+	}
 	if (r < 0)
 		setup_failed(STEP_READ, -r);
 	memset(&st, 0, sizeof(st));
