@@ -82,6 +82,9 @@ struct sandbox_options {
 	bool gvisor_reuse;
 	int gvisor_reuse_runs;
 	int gvisor_reuse_s;
+	/* judge.ini's warm_start: gVisor sandboxes start runs_spec's zygote_argv and
+	 * fork programs from it (docs/warm-start.md); false = a fresh process per run */
+	bool warm_start;
 };
 
 struct run_spec {
@@ -100,6 +103,11 @@ struct run_spec {
 	 * Runs with another warm-up never share a started sandbox. */
 	const char *const *warm_argv;
 	const char *const *preload;
+	/* The language's zygote (docs/warm-start.md): a backend that keeps sandboxes
+	 * may start it there and fork the runs whose argv it accepts from it, when
+	 * sandbox_options.warm_start is on. NULL-terminated; may be NULL. Part of the
+	 * pool's key, like warm_argv. */
+	const char *const *zygote_argv;
 	/* A trusted tool reading the submission (a compiler, an output validator),
 	 * not the submission's program: runs in sandbox_tool_backend(). */
 	bool trusted_tool;

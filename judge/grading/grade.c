@@ -535,6 +535,7 @@ static struct run_spec test_spec(const struct grade_plan *p, int i)
 	    .ro_paths = (const char *const *)p->lang->ro_paths,
 	    .warm_argv = (const char *const *)p->lang->warm_argv,
 	    .preload = (const char *const *)p->lang->preload,
+	    .zygote_argv = (const char *const *)p->lang->zygote_argv,
 	    .stdin_data = t->stdin_data,
 	    .stdin_len = t->stdin_len,
 	    .stdin_path = t->stdin_path,

@@ -71,6 +71,7 @@ enum {
 	K_E2B_NAMES,
 	K_E2B_DEFAULT,
 	K_CSERVER,
+	K_ZYGOTE,
 };
 
 static void list_push(char ***v, size_t *n, char *s)
@@ -368,6 +369,7 @@ static const char *const key_names[] = {
     [K_E2B_NAMES] = "e2b_names",
     [K_E2B_DEFAULT] = "e2b_default",
     [K_CSERVER] = "compile_server",
+    [K_ZYGOTE] = "zygote",
     NULL,
 };
 #define KEY_COUNT (sizeof key_names / sizeof key_names[0] - 1)
@@ -380,7 +382,7 @@ const char *const *lang_keys(void)
 /* The command lines are kept raw until the whole file is read, because
  * {source} may be set after them; raw[] holds them meanwhile. */
 struct raw_cmds {
-	char *compile, *run, *version, *session, *package;
+	char *compile, *run, *version, *session, *package, *zygote;
 };
 
 struct parse_ctx {
@@ -528,6 +530,8 @@ static int on_key(void *vctx, const char *section, const char *key, const char *
 		return set_str(&ctx->raw.version, value);
 	case K_SESSION:
 		return set_str(&ctx->raw.session, value);
+	case K_ZYGOTE:
+		return set_str(&ctx->raw.zygote, value);
 	case K_SENV:
 		return set_env(&l->session_env, key, value, err, errlen);
 	case K_RO:
@@ -614,6 +618,7 @@ static void lang_release(struct lang *l)
 	free(l->install);
 	xstrvfree(l->warm_argv);
 	xstrvfree(l->compile_server_argv);
+	xstrvfree(l->zygote_argv);
 	xstrvfree(l->preload);
 	xstrvfree(l->session_argv);
 	xstrvfree(l->session_env);
@@ -688,6 +693,34 @@ static int load_session(struct lang *l, const char *raw, const char *path, const
 	while (l->session_ro_paths[n])
 		n++;
 	list_push(&l->session_ro_paths, &n, xstrdup(drivers));
+	return 0;
+}
+
+/* The zygote's argv; its script is in the drivers folder, which the runs of the
+ * language then bind read-only too (after ro_paths, so sessions' lists match). */
+static int load_zygote(struct lang *l, const char *raw, const char *path, const char *drivers,
+		       char *err, size_t errlen)
+{
+	char msg[256];
+	if (split_words(raw, NULL, &l->zygote_argv, msg, sizeof msg) < 0) {
+		snprintf(err, errlen, "%s: %s", path, msg);
+		return -1;
+	}
+	if (!l->zygote_argv[0]) {
+		xstrvfree(l->zygote_argv);
+		l->zygote_argv = NULL;
+		return 0;
+	}
+	subst_drivers(l->zygote_argv, drivers);
+	if (l->zygote_argv[0][0] != '/') {
+		snprintf(err, errlen, "%s: '%s' must start with an absolute path", path,
+			 l->zygote_argv[0]);
+		return -1;
+	}
+	size_t n = 0;
+	while (l->ro_paths[n])
+		n++;
+	list_push(&l->ro_paths, &n, xstrdup(drivers));
 	return 0;
 }
 
@@ -811,6 +844,8 @@ static int load_one(struct lang *l, const char *path, const char *base, const ch
 		l->compile_env = xstrvdup((const char *const *)l->env);
 	if (ctx.raw.session && load_session(l, ctx.raw.session, path, drivers, err, errlen) < 0)
 		goto out;
+	if (ctx.raw.zygote && load_zygote(l, ctx.raw.zygote, path, drivers, err, errlen) < 0)
+		goto out;
 	if (!l->session_argv && l->session_env) {
 		xstrvfree(l->session_env);
 		l->session_env = NULL;
@@ -826,6 +861,7 @@ out:
 	free(ctx.raw.run);
 	free(ctx.raw.version);
 	free(ctx.raw.session);
+	free(ctx.raw.zygote);
 	free(ctx.raw.package);
 	if (ret < 0)
 		lang_release(l);

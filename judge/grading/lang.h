@@ -43,6 +43,12 @@
  *                                 status and files; used, when judge.ini's
  *                                 warm_start is on, for single-source compiles
  *                                 without compiler options; none = always compile
+ *   zygote = /opt/.../python3 {drivers}/python_zygote.py json ...   argv of a
+ *                                 started runtime that forks each run's program
+ *                                 (gVisor, when judge.ini's warm_start is on; the
+ *                                 protocol, and the modules after the script:
+ *                                 docs/warm-start.md); {drivers} is the drivers
+ *                                 folder, then bound read-only in every run too
  *   compile_in_run = <regex>      a single-source program skips the compile step:
  *                                 its first run stands for it. That run exiting
  *                                 non-zero with a stderr this PCRE2 pattern matches
@@ -162,6 +168,9 @@ struct lang {
 	char **warm_argv; /* NULL when the language has no warm-up command */
 	/* the warm compile server (judge/grading/compsrv.h), NULL when none */
 	char **compile_server_argv;
+	/* the zygote (docs/warm-start.md), NULL when none; ro_paths then holds the
+	 * drivers folder too */
+	char **zygote_argv;
 	char **preload; /* NULL when none */
 	/* The session driver: all three NULL when the language has none.
 	 * session_ro_paths is ro_paths plus the drivers folder (bind them all). */

@@ -262,6 +262,7 @@ int limits_sandbox_options(const struct judge_config *cfg, struct sandbox_option
 	out->gvisor_reuse = !strcmp(reuse, "key");
 	out->gvisor_reuse_runs = (int)cfg->gvisor_reuse_runs;
 	out->gvisor_reuse_s = (int)cfg->gvisor_reuse_s;
+	out->warm_start = cfg->warm_start && !strcmp(cfg->warm_start, "on");
 	/* a gVisor sandbox may serve any run a request can ask for */
 	out->gvisor_memory_bytes = (long long)cfg->max_memory_limit_mb << 20;
 	out->gvisor_tmp_bytes = (long long)cfg->tmp_size_mb << 20;

@@ -561,7 +561,8 @@ static int start_up(struct worker *w, const struct worker_opts *opts, bool *sand
 		struct run_spec run = {.argv = (const char *const *)l->run_argv,
 				       .ro_paths = (const char *const *)l->ro_paths,
 				       .warm_argv = (const char *const *)l->warm_argv,
-				       .preload = (const char *const *)l->preload};
+				       .preload = (const char *const *)l->preload,
+				       .zygote_argv = (const char *const *)l->zygote_argv};
 		if (l->compile_argv)
 			sandbox_prepare(sandbox_tool_backend(w->backend), &compile);
 		sandbox_prepare(w->backend, &run);

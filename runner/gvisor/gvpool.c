@@ -651,6 +651,24 @@ fail:
 
 /* ---- pools -------------------------------------------------------------- */
 
+/* box_init's zygote arguments (docs/warm-start.md), NUL-separated, when
+ * warm_start is on and the runtime has one. The zygote starts after the first
+ * job, so cold sandboxes get them too. */
+static void zygote_args(const struct run_spec *spec, struct strbuf *out)
+{
+	const struct sandbox_options *o = sandbox_options();
+	if (!spec->zygote_argv || !spec->zygote_argv[0] || !o || !o->warm_start)
+		return;
+	strbuf_addstr(out, "-z");
+	strbuf_addch(out, 0);
+	for (const char *const *z = spec->zygote_argv; *z; z++) {
+		strbuf_addstr(out, *z);
+		strbuf_addch(out, 0);
+	}
+	strbuf_addstr(out, "--");
+	strbuf_addch(out, 0);
+}
+
 /* Warm-up of a runtime inside a fresh sandbox, before any job: box_init's
  * arguments (see box_init.c), NUL-separated in out. Only the runtime's own code
  * runs, as nobody, before the box is even mounted; it leaves the sentry's caches
@@ -669,6 +687,7 @@ static void warm_args(const struct run_spec *spec, struct strbuf *out)
 			ARG(*w);
 		ARG("--");
 	}
+	zygote_args(spec, out);
 	for (const char *const *r = spec->preload; r && *r; r++)
 		if (access(*r, R_OK) == 0)
 			ARG("-r"), ARG(*r);
@@ -824,13 +843,18 @@ static int entry_take(const struct run_spec *spec, const struct strbuf *warm,
 		 * the run waits for this sandbox, so it starts with no warm-up, which
 		 * would only start the runtime twice (a one-shot `judge run`: ~1/3 of
 		 * its start) */
-		char *bare[] = {GVPOOL_INIT_INSIDE, NULL};
+		struct strbuf bare = STRBUF_INIT;
+		strbuf_addstr(&bare, GVPOOL_INIT_INSIDE);
+		strbuf_addch(&bare, 0);
+		zygote_args(spec, &bare);
 		struct gv_pool tmp;
 		memset(&tmp, 0, sizeof(tmp));
 		tmp.ro_paths = p ? p->ro_paths : (char **)ro_paths;
-		tmp.init_args = bare;
+		tmp.init_args = split_nul(&bare);
 		tmp.shared = !strncmp(sig->buf, LIVE_SIG, strlen(LIVE_SIG));
 		r = entry_start(&tmp, NULL, NULL, &e, err, errlen);
+		xstrvfree(tmp.init_args);
+		strbuf_release(&bare);
 		if (r == 0)
 			e->pool = p;
 	}

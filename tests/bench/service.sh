@@ -16,14 +16,17 @@
 #            at a time (tests per second).
 # gVisor is measured twice, each with its own worker: gvisor_reuse = key (rows
 # "gvisor") and = never ("gvisor(never)", reference: no target). A judge that does
-# not know gvisor_reuse runs both with its defaults (and says so).
+# not know gvisor_reuse runs both with its defaults (and says so). REUSE may name
+# "cold" too: gvisor_reuse = key with warm_start = off (no zygote, docs/warm-start.md),
+# a reference row beside "gvisor" (warm_start on) in the same run.
 # Targets: latency (issue 4): native p50 <= bare + 15 ms; gvisor p50 <= bare + 80 ms.
 # Throughput (issue 9), of bare in the same run: native python >= 75%, native c >= 70%,
 # gvisor python >= 35%, gvisor c >= 60%, CPU-bound >= 80% on both backends.
 # The CPU-bound row alternates in chunks of 2 x cores submissions (at least ROUNDS
 # rounds): its rounds are long, and short ones follow the machine's drift closer.
 # Env: N (default 30), M (default 120), MC (default 20), ROUNDS (default 3),
-# BACKENDS ("native gvisor"), REUSE (gVisor variants, default "key never").
+# BACKENDS ("native gvisor"), REUSE (gVisor variants, default "key never"), LANGS
+# (rows, default "python c cpu").
 cd "$(dirname "$0")/../.." || exit 1
 export JUDGE=${1:-bin/judge}
 source tests/lib.sh
@@ -35,6 +38,7 @@ ROUNDS=${ROUNDS:-3}
 SETTLE=${SETTLE:-0.3}
 BACKENDS=${BACKENDS:-native gvisor}
 REUSE=${REUSE:-key never}
+LANGS=${LANGS:-python c cpu}
 CORES=$(nproc)
 PY=/opt/judge/runtimes/python3.12/bin/python3.12
 W=$SVC_TMP/bare
@@ -251,10 +255,14 @@ for sb in $BACKENDS; do
 		{
 			cat "$SVC_TMP/judge.ini"
 			printf '[sandbox]\nsandbox = %s\n' "$sb"
-			[ "$reuse" != - ] && [ "$reuse_known" = 1 ] && printf 'gvisor_reuse = %s\n' "$reuse"
+			if [ "$reuse" = cold ]; then
+				printf 'gvisor_reuse = key\nwarm_start = off\n'
+			elif [ "$reuse" != - ] && [ "$reuse_known" = 1 ]; then
+				printf 'gvisor_reuse = %s\n' "$reuse"
+			fi
 		} >"$SVC_TMP/$label.ini"
 		svc_worker "$SVC_TMP/$label.ini" || { echo "worker ($label) did not start" >&2; status=1; continue; }
-		for lang in python c cpu; do
+		for lang in $LANGS; do
 			f=$SVC_TMP/$label.$lang
 			echo "measuring $label $lang (N=$N, M=$M, MC=$MC in $ROUNDS rounds, $CORES cores) ..." >&2
 			if [ "$lang" != cpu ]; then
@@ -323,6 +331,6 @@ printf '%-13s %-7s %-8s %10s %10s %9s %9s  %s\n' backend lang unit bare judge ra
 rows_of tprow python c cpu
 [ "$reuse_known" = 1 ] || [[ " $BACKENDS " != *" gvisor "* ]] ||
 	echo "(this judge has no gvisor_reuse: every gvisor row ran its defaults)"
-echo "gvisor(never) rows are reference (no target); measured in $(echo "($EPOCHREALTIME - $T0) / 60" | bc -l |
+echo "gvisor(never) and gvisor(cold) rows are reference (no target); measured in $(echo "($EPOCHREALTIME - $T0) / 60" | bc -l |
 	xargs printf '%.1f') min; load average $LOAD0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end ($CORES cores)"
 exit $status

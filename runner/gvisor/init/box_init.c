@@ -47,7 +47,10 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <poll.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -71,6 +74,23 @@ static struct bx_status st;
 static bool live;
 /* the program of the current job (its process group), for forwarded signals */
 static volatile pid_t prog_pid;
+
+/* The zygote ("-z ARGV --", docs/warm-start.md): a runtime started up to just
+ * before user code that forks each run's program. It is started after a job whose
+ * argv[0] is its own, with that job's env, off the run's time; later jobs go to it
+ * (it refuses those that are not `<runtime> <script> [args]` with its env, which
+ * then start fresh). It is root here but runs no user code: its child enters the
+ * run as child() below does. It is replaced after Z_MAX_FORKS runs so that what
+ * it fixed at its start (Python's hash secret) does not serve long. */
+#define Z_MAX_FORKS 50
+static char **z_argv;	/* NULL: no zygote */
+static pid_t z_pid;	/* 0: none running */
+static int z_sock = -1; /* our end of its SOCK_SEQPACKET socket */
+static char *z_env;	/* the env it was started with: envc strings */
+static size_t z_env_len;
+static int z_forks;
+static bool z_ready;  /* it said 'R': it answers a job at once */
+static bool z_broken; /* it failed: the sandbox runs every program fresh */
 
 static long long now_us(void)
 {
@@ -271,6 +291,159 @@ static pid_t spawn(struct spawn_args *a)
 	return pid;
 }
 
+/* Ends the zygote (if any) and reaps it. */
+static void z_stop(void)
+{
+	if (z_sock >= 0)
+		close(z_sock);
+	z_sock = -1;
+	if (z_pid > 0) {
+		kill(z_pid, SIGKILL);
+		waitpid(z_pid, NULL, 0);
+	}
+	z_pid = 0;
+}
+
+/* Starts the zygote with env (envc strings, env_len bytes from env[0]): root, no
+ * job's limits, stdio /dev/null, its socket as fd 3, cwd /. It is ready when it
+ * answers its first job. */
+static void z_start(char **env, const char *env_blob, size_t env_len)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		for (size_t i = 0; i < sizeof(fwd_sigs) / sizeof(fwd_sigs[0]); i++)
+			signal(fwd_sigs[i], SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		setsid();
+		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 ||
+		    dup2(sv[1], 3) < 0 || chdir("/") < 0)
+			_exit(126);
+		execve(z_argv[0], z_argv, env);
+		_exit(127);
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return;
+	}
+	z_pid = pid;
+	z_sock = sv[0];
+	z_forks = 0;
+	z_ready = false;
+	free(z_env);
+	z_env = malloc(env_len ? env_len : 1);
+	if (!z_env) {
+		z_stop();
+		return;
+	}
+	memcpy(z_env, env_blob, env_len);
+	z_env_len = env_len;
+}
+
+/* Whether the zygote has said it is ready (one message "R"); a run never waits
+ * for a zygote still starting: it starts fresh instead. */
+static bool z_is_ready(void)
+{
+	if (!z_ready && z_sock >= 0) {
+		char c;
+		ssize_t n = recv(z_sock, &c, 1, MSG_DONTWAIT);
+		if (n == 1 && c == 'R')
+			z_ready = true;
+		else if (n >= 0 || (errno != EAGAIN && errno != EINTR)) {
+			z_stop(); /* it ended or spoke out of turn */
+			z_broken = true;
+		}
+	}
+	return z_ready;
+}
+
+/* Hands a job to the zygote: its header (token zeroed: the program is a copy of
+ * the zygote's memory) and rest (strings and filter), with the run's stdin, our
+ * stdout and stderr and the error pipe. Returns the program's pid (our child),
+ * 0 when the zygote declines the job, -1 when it failed (it is stopped). */
+static pid_t z_spawn(const struct bx_job *job, const char *rest, int stdin_fd, int errfd)
+{
+	struct bx_job h = *job;
+	memset(h.token, 0, sizeof(h.token));
+	size_t rest_len = job->len - sizeof(*job);
+	char *msg = malloc(sizeof(h) + rest_len);
+	if (!msg)
+		return 0;
+	memcpy(msg, &h, sizeof(h));
+	memcpy(msg + sizeof(h), rest, rest_len);
+	int fds[4] = {stdin_fd, 1, 2, errfd};
+	char cbuf[CMSG_SPACE(sizeof(fds))];
+	memset(cbuf, 0, sizeof(cbuf));
+	struct iovec iov = {msg, sizeof(h) + rest_len};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	ssize_t n;
+	do
+		n = sendmsg(z_sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	free(msg);
+	if (n < 0 && errno == EMSGSIZE)
+		return 0; /* a job larger than the socket takes: this one starts fresh */
+	int32_t pid = -1;
+	if (n == (ssize_t)iov.iov_len) {
+		/* it is ready (z_is_ready): its answer is a fork away */
+		struct pollfd p = {z_sock, POLLIN, 0};
+		int r;
+		do
+			r = poll(&p, 1, 2000);
+		while (r < 0 && errno == EINTR);
+		if (r != 1 || recv(z_sock, &pid, sizeof(pid), 0) != sizeof(pid))
+			pid = -1;
+	}
+	if (pid < 0) {
+		z_stop();
+		z_broken = true;
+		return -1;
+	}
+	z_forks += pid > 0;
+	return pid;
+}
+
+/* Kills every process of the run: all but init and the zygote. Without a
+ * zygote, kill(-1) (setsid and double-fork survivors too); with one, each pid in
+ * /proc. Returns how many processes of the run were still there. */
+static int kill_run(void)
+{
+	if (z_pid <= 0) {
+		kill(-1, SIGKILL);
+		return 0;
+	}
+	int left = 0;
+	DIR *d = opendir("/proc");
+	if (!d) {
+		kill(-1, SIGKILL); /* cannot tell them apart: the zygote goes too */
+		return 0;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 1 || pid == z_pid)
+			continue;
+		kill((pid_t)pid, SIGKILL);
+		left++;
+	}
+	closedir(d);
+	return left;
+}
+
 /* Anonymous and file-backed resident memory (kB) of a process, from its smaps.
  * Returns false when it cannot be read (the process is gone). */
 static bool read_smaps(long pid, long *anon_kb, long *file_kb)
@@ -335,7 +508,7 @@ static void poll_tree(long long *cpu_us, long *anon_kb, long *file_kb)
 	while ((e = readdir(d))) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
-		if (*end || pid <= 1)
+		if (*end || pid <= 1 || pid == z_pid)
 			continue;
 		char path[64], buf[1024];
 		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
@@ -424,8 +597,10 @@ static void read_job(struct job_in *in)
 {
 	struct bx_job *job = &in->job;
 	int r = read_full(0, job, sizeof(*job));
-	if (r == -EPIPE)
+	if (r == -EPIPE) {
+		z_stop(); /* reaped here, the sandbox ends at once */
 		_exit(0); /* the host is done with this sandbox */
+	}
 	if (r < 0)
 		setup_failed(STEP_READ, -r);
 	memset(&st, 0, sizeof(st));
@@ -462,6 +637,15 @@ static void read_job(struct job_in *in)
 	    (struct sock_fprog){.len = (unsigned short)job->filter_len, .filter = in->insns};
 	in->argv = in->vec;
 	in->env = in->vec + job->argc + 1;
+}
+
+/* Bytes of a job's env strings (contiguous in strs, each with its NUL). */
+static size_t env_len(const struct job_in *in)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < in->job.envc; i++)
+		n += strlen(in->env[i]) + 1;
+	return n;
 }
 
 /* Detaches the run's /tmp and /dev/shm (what init mounted for it). */
@@ -535,15 +719,52 @@ struct watch {
 	bool killed;
 };
 
+/* The program ended with wait status ws. */
+static void main_ended(struct watch *w, int ws, bool *main_done)
+{
+	w->main_status = ws;
+	*main_done = true;
+	w->t_end = now_us();
+	/* processes left (orphans are ours now): their CPU so far */
+	siginfo_t si;
+	if (!w->killed && (z_pid > 0 || waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0)) {
+		long anon = 0;
+		poll_tree(&w->cpu_live, &anon, &st.file_rss_kb);
+	}
+	/* the run is over: nothing of it may outlive the program */
+	kill_run();
+}
+
+/* Waits up to *to for a child's end (SIGCHLD) or, while the zygote holds the
+ * program (zchild), for its report on the zygote's socket. */
+static void wait_event(const sigset_t *chld, const struct timespec *to, bool zchild)
+{
+	static int sfd = -1;
+	if (!zchild || z_sock < 0) {
+		sigtimedwait(chld, NULL, to);
+		return;
+	}
+	if (sfd < 0)
+		sfd = signalfd(-1, chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	struct pollfd p[2] = {{z_sock, POLLIN, 0}, {sfd, POLLIN, 0}};
+	int ms = (int)(to->tv_sec * 1000 + to->tv_nsec / 1000000);
+	poll(p, sfd >= 0 ? 2 : 1, ms > 0 ? ms : 1);
+	struct signalfd_siginfo si;
+	while (sfd >= 0 && read(sfd, &si, sizeof(si)) > 0)
+		;
+}
+
 /* Reaps the run's processes until none is left, polling the tree every POLL_MS
  * for CPU, memory and wall limits (a limit hit kills everything and flags st).
  *
  * CPU of the run = rusage of the program and of every process that ended while
  * it ran, plus, for those still alive when it ends, their CPU from /proc just
  * before they are killed (gVisor's rusage of a task SIGKILLed in that clean-up
- * is inflated: measured ~13 ms per paused process, growing with their number). */
+ * is inflated: measured ~13 ms per paused process, growing with their number).
+ * zchild: the zygote started the program (it is the zygote's child, not ours):
+ * its end comes as a report on the zygote's socket. */
 static void watch_run(const struct bx_job *job, pid_t pid, long long t0, const sigset_t *chld,
-		      struct watch *w)
+		      bool zchild, struct watch *w)
 {
 	long long next_poll = t0 + POLL_MS * 1000LL, last_cpu = -1;
 	long interval_ms = POLL_MS;
@@ -552,30 +773,52 @@ static void watch_run(const struct bx_job *job, pid_t pid, long long t0, const s
 		struct rusage ru;
 		int ws;
 		pid_t got;
-		while ((got = wait4(-1, &ws, main_done ? 0 : WNOHANG, &ru)) > 0) {
+		int wflags = main_done && z_pid <= 0 ? 0 : WNOHANG;
+		while ((got = wait4(-1, &ws, wflags, &ru)) > 0) {
+			if (got == z_pid) {
+				/* the zygote died (it runs nothing of the run's) */
+				z_pid = 0;
+				z_broken = true;
+				continue;
+			}
 			if (!main_done && !w->killed)
 				w->cpu_dead += ru.ru_utime.tv_sec * 1000000LL +
 					       ru.ru_utime.tv_usec +
 					       ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec;
 			if (ru.ru_maxrss > w->maxrss && !main_done)
 				w->maxrss = ru.ru_maxrss;
-			if (got == pid) {
-				w->main_status = ws;
-				main_done = true;
-				w->t_end = now_us();
-				/* processes left (orphans are ours now): their CPU so far */
-				siginfo_t si;
-				if (!w->killed &&
-				    waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
-					long anon = 0;
-					poll_tree(&w->cpu_live, &anon, &st.file_rss_kb);
-				}
-				/* the run is over: nothing of it may outlive the program */
-				kill(-1, SIGKILL);
-			}
+			if (got == pid)
+				main_ended(w, ws, &main_done);
 		}
 		if (got < 0 && errno == ECHILD)
 			break;
+		if (zchild && !main_done) {
+			/* the zygote reaped the program: its wait status and rusage */
+			char m[28];
+			ssize_t n = recv(z_sock, m, sizeof(m), MSG_DONTWAIT);
+			if (n == (ssize_t)sizeof(m)) {
+				int32_t zs;
+				int64_t ut, stt, rss;
+				memcpy(&zs, m, 4), memcpy(&ut, m + 4, 8);
+				memcpy(&stt, m + 12, 8), memcpy(&rss, m + 20, 8);
+				if (!w->killed)
+					w->cpu_dead += ut + stt;
+				if (rss > w->maxrss)
+					w->maxrss = rss;
+				main_ended(w, zs, &main_done);
+			} else if (n >= 0 || (errno != EAGAIN && errno != EINTR)) {
+				/* the zygote is gone: the program is our child now */
+				zchild = false;
+			}
+		}
+		if (main_done && z_pid > 0) {
+			/* only the zygote may be left: wait4 cannot tell, /proc can */
+			if (!kill_run())
+				break;
+			struct timespec ms = {0, 1000000};
+			sigtimedwait(chld, NULL, &ms);
+			continue;
+		}
 		if (main_done)
 			continue;
 		long long now = now_us();
@@ -594,7 +837,7 @@ static void watch_run(const struct bx_job *job, pid_t pid, long long t0, const s
 			if (!w->killed && job->wall_ms > 0 && now - t0 > job->wall_ms * 1000)
 				st.flags |= BX_WALL_LIMIT, w->killed = true;
 			if (w->killed)
-				kill(-1, SIGKILL);
+				kill_run();
 			interval_ms = cpu == last_cpu ? interval_ms * 2 : POLL_MS;
 			if (interval_ms > POLL_IDLE_MAX_MS)
 				interval_ms = POLL_IDLE_MAX_MS;
@@ -608,7 +851,7 @@ static void watch_run(const struct bx_job *job, pid_t pid, long long t0, const s
 		struct timespec to = {0, (long)(next_poll > now ? next_poll - now : 0) * 1000};
 		if (to.tv_nsec >= 1000000000L)
 			to.tv_sec = to.tv_nsec / 1000000000L, to.tv_nsec %= 1000000000L;
-		sigtimedwait(chld, NULL, &to);
+		wait_event(chld, &to, zchild);
 	}
 }
 
@@ -630,10 +873,18 @@ static void run_job(void)
 
 	long long t0 = now_us();
 	st.t_fork = t0;
-	struct spawn_args sa = {&in.job, in.argv, in.env, &in.filter, stdin_fd, ep[1]};
-	pid_t pid = spawn(&sa);
-	if (pid < 0)
-		setup_failed(STEP_FORK, errno);
+	pid_t pid = 0;
+	bool zchild = false;
+	if (z_pid > 0 && !live && in.job.envc > 0 && z_is_ready() && env_len(&in) == z_env_len &&
+	    !memcmp(in.env[0], z_env, z_env_len))
+		pid = z_spawn(&in.job, in.strs, stdin_fd, ep[1]);
+	zchild = pid > 0;
+	if (pid <= 0) {
+		struct spawn_args sa = {&in.job, in.argv, in.env, &in.filter, stdin_fd, ep[1]};
+		pid = spawn(&sa);
+		if (pid < 0)
+			setup_failed(STEP_FORK, errno);
+	}
 	prog_pid = pid;
 	close(ep[1]);
 	close(stdin_fd);
@@ -650,7 +901,7 @@ static void run_job(void)
 	st.t_exec = now_us();
 
 	struct watch w = {0};
-	watch_run(&in.job, pid, t0, &chld, &w);
+	watch_run(&in.job, pid, t0, &chld, zchild, &w);
 	st.wall_us = (w.t_end ? w.t_end : now_us()) - t0;
 	st.t_main = w.t_end;
 	st.t_end = now_us();
@@ -673,12 +924,20 @@ static void run_job(void)
 		st.code = WEXITSTATUS(w.main_status);
 	}
 	prog_pid = 0;
-	free(in.insns);
-	free(in.vec);
-	free(in.strs);
 	report();
 	/* after the report (off the run's time): the sandbox may idle now */
 	drop_tmp();
+	/* a zygote for the next runs like this one: when there is none, it has
+	 * another env, or it has served its runs */
+	if (z_argv && !z_broken && !live && in.job.envc > 0 && !strcmp(in.argv[0], z_argv[0]) &&
+	    (z_pid <= 0 || z_forks >= Z_MAX_FORKS || env_len(&in) != z_env_len ||
+	     memcmp(in.env[0], z_env, z_env_len))) {
+		z_stop();
+		z_start(in.env, in.env[0], env_len(&in));
+	}
+	free(in.insns);
+	free(in.vec);
+	free(in.strs);
 }
 
 int main(int argc, char **argv)
@@ -691,7 +950,8 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_RESTART;
 	for (size_t i = 0; i < sizeof(fwd_sigs) / sizeof(fwd_sigs[0]); i++)
 		sigaction(fwd_sigs[i], &sa, NULL);
-	/* arguments: -r FILE (read it), -x PROGRAM ARGS... -- (run it), in order */
+	/* arguments: -r FILE (read it), -x PROGRAM ARGS... -- (run it), in order;
+	 * -z PROGRAM ARGS... -- (the zygote, started after the first job like it) */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-r") && i + 1 < argc) {
 			warm(argv[++i]);
@@ -703,6 +963,14 @@ int main(int argc, char **argv)
 			argv[j] = NULL;
 			warm_exec(argv + i + 1);
 			argv[j] = saved;
+			i = j;
+		} else if (!strcmp(argv[i], "-z") && i + 1 < argc) {
+			int j = i + 1;
+			while (j < argc && strcmp(argv[j], "--"))
+				j++;
+			z_argv = calloc((size_t)(j - i), sizeof(char *));
+			if (z_argv)
+				memcpy(z_argv, argv + i + 1, (size_t)(j - i - 1) * sizeof(char *));
 			i = j;
 		}
 	}

@@ -1,0 +1,238 @@
+# python_zygote.py: a started Python 3.12 that forks one child per run (docs/warm-start.md).
+# box_init (runner/gvisor/init/box_init.c) starts it as root inside a gVisor sandbox
+# with the env of the runs it will serve; it never runs user code. Per run it gets,
+# on fd 3 (a SOCK_SEQPACKET socket), the job (box_proto.h's struct bx_job, token
+# zeroed, then argv, env and the seccomp filter) and four fds: stdin, stdout,
+# stderr and box_init's error pipe. It forks a child, replies with its pid, waits
+# for it (gVisor has no CLONE_PARENT: box_init cannot) and sends its wait status
+# and rusage; then it takes the next job. The child enters the run as box_init's
+# own child() does before execve, then becomes `python3 main.py`.
+import sys
+
+# what a fresh `python3 main.py` has, taken before this file imports anything
+FRESH_MODULES = frozenset(sys.modules)
+SourceFileLoader = type(__loader__)
+# The standard modules named as arguments (python.ini) are imported here once and
+# kept in the children: modules without per-process state at import (no seeds, no
+# clock, no cwd), so that a run finds them as a fresh import would make them. A run
+# whose box holds a file of the same name gets a fresh import instead.
+for _name in sys.argv[1:]:
+    try:
+        __import__(_name)
+    except Exception:
+        pass
+KEPT_MODULES = frozenset(sys.modules)
+
+import builtins  # noqa: E402
+import ctypes  # noqa: E402
+import os  # noqa: E402
+import resource  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import struct  # noqa: E402
+
+JOB = struct.Struct("<IIqqqqqqqIIIIIIqII16s")
+JOB_MAGIC = 0x314A4258
+SOCK_FD = 3
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+libc.prctl.restype = ctypes.c_int
+SYS_CAPSET = 126
+PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 24, 38, 22
+CAPS_DROPPED = (21, 7, 6, 5)  # CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID, CAP_KILL
+U = ctypes.c_ulong
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+class CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+def fail(errfd, err):
+    try:
+        os.write(errfd, struct.pack("=i", err or 1))
+    finally:
+        os._exit(127)
+
+
+def enter_run(job, filt, fds):
+    """In the child: the run's session, stdio, limits, IPC namespace, uid, no
+    capabilities, no_new_privs, /box and seccomp, in box_init's child() order."""
+    (_, _, cpu_ms, _, _, processes, file_bytes, open_files, stack_kb, uid, gid,
+     _, _, filter_len, _, _, _, _, _) = job
+    stdin_fd, out_fd, err_fd, errfd = fds
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, ())
+        os.setsid()
+        os.dup2(stdin_fd, 0)
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
+        for fd in (stdin_fd, out_fd, err_fd, SOCK_FD):
+            if fd > 2 and fd != errfd:
+                os.close(fd)
+        if cpu_ms > 0:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_ms // 1000 + 1, cpu_ms // 1000 + 2))
+        if processes > 0:
+            n = processes - 1 if processes > 1 else 0
+            resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
+        if file_bytes > 0:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+        if open_files > 0:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+        if stack_kb > 0:
+            resource.setrlimit(resource.RLIMIT_STACK, (stack_kb * 1024, stack_kb * 1024))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        os.unshare(os.CLONE_NEWIPC)
+        for cap in CAPS_DROPPED:
+            libc.prctl(PR_CAPBSET_DROP, U(cap), U(0), U(0), U(0))
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+        hdr = CapHeader(0x20080522, 0)
+        data = (ctypes.c_uint32 * 6)()
+        if libc.syscall(ctypes.c_long(SYS_CAPSET), ctypes.byref(hdr), data) < 0:
+            fail(errfd, ctypes.get_errno())
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, U(1), U(0), U(0), U(0)) < 0:
+            fail(errfd, ctypes.get_errno())
+        os.chdir("/box")
+        if filter_len:
+            buf = ctypes.create_string_buffer(filt, len(filt))
+            prog = SockFprog(filter_len, ctypes.addressof(buf))
+            if libc.prctl(PR_SET_SECCOMP, U(2), ctypes.byref(prog), U(0), U(0)) < 0:
+                fail(errfd, ctypes.get_errno())
+    except OSError as e:
+        fail(errfd, e.errno)
+    except BaseException:
+        fail(errfd, 22)
+
+
+def become_main(argv):
+    """In the child, after enter_run: the interpreter as `python3 <script>` left
+    it just before the script's first line. Returns the new __main__, the
+    script's bytes and its absolute path; a script it cannot open ends the child
+    with CPython's message and exit status 2."""
+    script = os.path.abspath(argv[1])
+    try:
+        shadow = {e.partition(".")[0] for e in os.listdir(os.path.dirname(script))}
+    except OSError:
+        shadow = set()
+    for name in list(sys.modules):
+        if name not in KEPT_MODULES or (name not in FRESH_MODULES
+                                        and name.partition(".")[0] in shadow):
+            del sys.modules[name]
+    sys.path_importer_cache.pop(sys.path[0], None)
+    sys.argv = list(argv[1:])
+    sys.orig_argv = list(argv)
+    sys.path[0] = os.path.dirname(script)
+    main = type(sys)("__main__")
+    d = main.__dict__
+    d["__package__"] = None
+    d["__loader__"] = SourceFileLoader("__main__", script)
+    d["__spec__"] = None
+    d["__annotations__"] = {}
+    d["__builtins__"] = builtins
+    d["__file__"] = script
+    d["__cached__"] = None
+    sys.modules["__main__"] = main
+    try:
+        with open(script, "rb") as f:
+            source = f.read()
+    except OSError as e:
+        sys.stderr.write("%s: can't open file %r: [Errno %d] %s\n"
+                         % (argv[0], script, e.errno, e.strerror))
+        sys.stderr.flush()
+        os._exit(2)
+    return main, source, script
+
+
+def serve():
+    """Forks one child per job; returns in the child (its argv and error pipe),
+    never in the zygote."""
+    sock = socket.socket(fileno=SOCK_FD)
+    import gc
+    gc.freeze()
+    sock.send(b"R")  # box_init sends no job before this
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 4)
+        except InterruptedError:
+            continue
+        if not msg:
+            os._exit(0)  # box_init closed its end: the sandbox ends
+        try:
+            job = JOB.unpack_from(msg)
+            argc, envc, filter_len = job[11], job[12], job[13]
+            if job[0] != JOB_MAGIC or len(fds) != 4:
+                raise ValueError("bad job")
+            strs = msg[JOB.size:len(msg) - filter_len * 8]
+            filt = msg[len(msg) - filter_len * 8:]
+            words = strs.split(b"\0")[:argc + envc]
+            argv = [os.fsdecode(w) for w in words[:argc]]
+            env = [os.fsdecode(w) for w in words[argc:]]
+            # only `<this python> <script> [args]` with the env it started with
+            ok = (len(argv) >= 2 and argv[0] == sys.orig_argv[0] and argv[1]
+                  and not argv[1].startswith("-")
+                  and env == ["%s=%s" % kv for kv in os.environ.items()])
+        except (ValueError, struct.error):
+            ok = False
+        if not ok:
+            for fd in fds:
+                os.close(fd)
+            sock.send(struct.pack("=i", 0))
+            continue
+        try:
+            pid = os.fork()
+        except OSError:
+            pid = -1
+        if pid == 0:
+            sock.detach()
+            enter_run(job, filt, fds)
+            return argv, fds[3]
+        for fd in fds:
+            os.close(fd)
+        sock.send(struct.pack("=i", pid if pid > 0 else 0))
+        if pid <= 0:
+            continue
+        # box_init kills the run's processes (never this one) at its limits
+        while True:
+            try:
+                _, status, ru = os.wait4(pid, 0)
+                break
+            except InterruptedError:
+                continue
+        sock.send(struct.pack("=iqqq", status, int(ru.ru_utime * 1e6),
+                              int(ru.ru_stime * 1e6), ru.ru_maxrss))
+
+
+def run(argv, errfd):
+    main, source, script = become_main(argv)
+    os.close(errfd)  # box_init's "execve succeeded"
+    try:
+        code = compile(source, script, "exec")
+        del source
+        exec(code, main.__dict__)
+    except SystemExit:
+        raise
+    except BaseException as e:
+        # as CPython prints an uncaught exception: without this file's frame
+        tb = e.__traceback__.tb_next if e.__traceback__ else None
+        e.__traceback__ = tb
+        sys.last_exc = e
+        sys.last_type, sys.last_value, sys.last_traceback = type(e), e, tb
+        sys.excepthook(type(e), e, tb)
+        if isinstance(e, KeyboardInterrupt):
+            # CPython ends by SIGINT after finalizing
+            import atexit
+            atexit._run_exitfuncs()
+            sys.stdout.flush()
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    run(*serve())
