@@ -158,3 +158,26 @@ cJSON *e2b_connect_field(const cJSON *o, const char *camel, const char *snake)
 		v = cJSON_GetObjectItemCaseSensitive(o, snake);
 	return cJSON_IsNull(v) ? NULL : v;
 }
+
+int e2b_connect_stream_render(struct http_request *r, int status, const char *body, size_t len,
+			      struct strbuf *out, void *arg)
+{
+	(void)len;
+	struct strbuf m = STRBUF_INIT;
+	const char *code = status < 300 ? "internal" : e2b_connect_code_of(status, body, &m);
+	const char *msg = m.buf ? m.buf : (const char *)arg;
+	int st = 200;
+	if (!strcmp(code, "unavailable")) {
+		cJSON *o = e2b_connect_error_json(code, msg);
+		char *s = cJSON_PrintUnformatted(o);
+		strbuf_addstr(out, s);
+		cJSON_free(s);
+		cJSON_Delete(o);
+		r->transform_type = "application/json";
+		st = 502;
+	} else {
+		e2b_connect_stream_error(out, code, msg);
+	}
+	strbuf_release(&m);
+	return st;
+}

@@ -33,6 +33,13 @@ int e2b_connect_status(const char *code);
  * into msg: a session that is not there, not this key's or ended is
  * `unavailable` (E2B's edge answers 502 for such a sandbox). */
 const char *e2b_connect_code_of(int status, const char *body, struct strbuf *msg);
+/* http_request.transform of a server stream (process Start/Connect, WatchDir):
+ * the /v1 call's error answer as the stream's end (a success went to the
+ * relay and is not seen here); arg: the message when the answer has none.
+ * No such sandbox (`unavailable`) is a 502 in JSON instead, as E2B's edge
+ * answers: the SDK reads a stream's code from a non-200 status alone. */
+int e2b_connect_stream_render(struct http_request *r, int status, const char *body, size_t len,
+			      struct strbuf *out, void *arg);
 /* Fills out with the unary error body for a /v1 error answer; returns its status. */
 int e2b_connect_render_error(int status, const char *body, struct strbuf *out);
 /* The request's one message: a bare JSON object (unary) or one envelope

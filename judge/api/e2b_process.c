@@ -95,34 +95,6 @@ static bool to_envelope(struct http_request *r, const char *event, const char *d
 	return end;
 }
 
-/* A stream's /v1 error answer (the start refused, no such process) as the
- * stream's end; a success has gone to the relay and is not seen here. */
-static int stream_render(struct http_request *r, int status, const char *body, size_t len,
-			 struct strbuf *out, void *arg)
-{
-	(void)len;
-	(void)arg;
-	struct strbuf m = STRBUF_INIT;
-	const char *code = status < 300 ? "internal" : e2b_connect_code_of(status, body, &m);
-	const char *msg = m.buf ? m.buf : "the process did not start";
-	int st = 200;
-	if (!strcmp(code, "unavailable")) {
-		/* no such sandbox: a status, as E2B's edge answers (the SDK reads
-		 * a stream's code from a non-200 status alone) */
-		cJSON *o = e2b_connect_error_json(code, msg);
-		char *s = cJSON_PrintUnformatted(o);
-		strbuf_addstr(out, s);
-		cJSON_free(s);
-		cJSON_Delete(o);
-		r->transform_type = "application/json";
-		st = 502;
-	} else {
-		e2b_connect_stream_error(out, code, msg);
-	}
-	strbuf_release(&m);
-	return st;
-}
-
 #define KEEPALIVE_JSON "{\"event\":{\"keepalive\":{}}}"
 static const char keepalive[] = "\0\0\0\0\x1a" KEEPALIVE_JSON;
 _Static_assert(sizeof KEEPALIVE_JSON - 1 == 0x1a, "the keep-alive envelope's length byte");
@@ -131,7 +103,8 @@ static const struct sse_opts framing = {
 
 static void as_stream(struct http_request *r)
 {
-	r->transform = stream_render;
+	r->transform = e2b_connect_stream_render;
+	r->transform_arg = (void *)"the process did not start";
 	r->transform_type = STREAM_TYPE;
 	r->event_transform = to_envelope;
 }

@@ -41,32 +41,6 @@ static bool to_envelope(struct http_request *r, const char *event, const char *d
 	return false;
 }
 
-/* The watch_start's /v1 error answer as the stream's end (a success went to
- * the relay); no such sandbox: 502, as E2B's edge answers. */
-static int stream_render(struct http_request *r, int status, const char *body, size_t len,
-			 struct strbuf *out, void *arg)
-{
-	(void)len;
-	(void)arg;
-	struct strbuf m = STRBUF_INIT;
-	const char *code = status < 300 ? "internal" : e2b_connect_code_of(status, body, &m);
-	const char *msg = m.buf ? m.buf : "the folder is not watched";
-	int st = 200;
-	if (!strcmp(code, "unavailable")) {
-		cJSON *o = e2b_connect_error_json(code, msg);
-		char *s = cJSON_PrintUnformatted(o);
-		strbuf_addstr(out, s);
-		cJSON_free(s);
-		cJSON_Delete(o);
-		r->transform_type = "application/json";
-		st = 502;
-	} else {
-		e2b_connect_stream_error(out, code, msg);
-	}
-	strbuf_release(&m);
-	return st;
-}
-
 /* A unary watch call's /v1 answer as Connect's. */
 static int unary_render(struct http_request *r, int status, const char *body, size_t len,
 			struct strbuf *out, void *arg)
@@ -115,7 +89,8 @@ static void start(struct http_request *r, struct api *a, const char *sandbox, bo
 		/* the watch lives as long as the client's deadline, as envd's */
 		const char *to = http_header(r, "Connect-Timeout-Ms");
 		double ms = to ? strtod(to, NULL) : 0;
-		r->transform = stream_render;
+		r->transform = e2b_connect_stream_render;
+		r->transform_arg = (void *)"the folder is not watched";
 		r->transform_type = E2B_CONNECT_STREAM_TYPE;
 		r->event_transform = to_envelope;
 		sessions_watch_start(r, a, sandbox, rel.buf ? rel.buf : "", recursive,
