@@ -760,7 +760,7 @@ static int adopt(struct sesshost *h, struct db *db, const char *id, const char *
 		why = "no sandbox slot is free";
 	s->env.drv_env = (const char *const *)s->drv_env;
 	s->procs = sessproc_new(h->out_pool, id, (const char *const *)s->proc_env);
-	s->watches = sesswatch_new(h->url, id);
+	s->watches = sesswatch_new(h->out_pool, id);
 	if (s->env.lang)
 		sessrun_env_init(&s->env);
 	hs_lock(h);

@@ -37,7 +37,7 @@ struct watcher {
 };
 
 struct sesswatch {
-	char *url;
+	struct db_pool *out_pool;
 	char session_id[37];
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* a watcher's stop */
@@ -252,10 +252,10 @@ static void *watcher_main(void *arg)
 
 /* ---- the calls ---- */
 
-struct sesswatch *sesswatch_new(const char *db_url, const char *session_id)
+struct sesswatch *sesswatch_new(struct db_pool *out_pool, const char *session_id)
 {
 	struct sesswatch *o = xcalloc(1, sizeof *o);
-	o->url = xstrdup(db_url ? db_url : "");
+	o->out_pool = out_pool;
 	snprintf(o->session_id, sizeof o->session_id, "%s", session_id);
 	pthread_mutex_init(&o->lock, NULL);
 	clock_cond_init(&o->wake);
@@ -363,7 +363,7 @@ static void start(struct sesswatch *o, struct sandbox *sb, const struct sess_cal
 		 * relay sends it first */
 		char stream[OUTSTREAM_ID_MAX];
 		sesswatch_stream(o->session_id, w->id, stream, sizeof stream);
-		w->out = outstream_open(o->url);
+		w->out = outstream_open_pooled(o->out_pool);
 		outstream_begin(w->out, stream);
 		outstream_event(w->out, "start", "{}");
 		outstream_flush(w->out, 5000);
@@ -424,6 +424,5 @@ void sesswatch_free(struct sesswatch *o)
 	pthread_mutex_unlock(&o->lock);
 	pthread_mutex_destroy(&o->lock);
 	pthread_cond_destroy(&o->wake);
-	free(o->url);
 	free(o);
 }

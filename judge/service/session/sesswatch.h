@@ -38,11 +38,13 @@
 #define SESSWATCH_MAX_ENTRIES 10000
 
 struct sandbox;
+struct db_pool;
 struct sesswatch;
 
 /* The watchers of session session_id, whose streams go through PostgreSQL
- * at db_url (copied). */
-struct sesswatch *sesswatch_new(const char *db_url, const char *session_id);
+ * with connections of out_pool (outstream_open_pooled, as the session's
+ * processes; it outlives the watchers). */
+struct sesswatch *sesswatch_new(struct db_pool *out_pool, const char *session_id);
 /* Runs watch call c on the session's sandbox sb: fills out (initialized
  * here). Any thread. */
 void sesswatch_call(struct sesswatch *w, struct sandbox *sb, const struct sess_call *c,
