@@ -50,6 +50,13 @@ svc_cell "network: a variable" "$N" 'z = 1' '.status == "ok"'
 sleep 2
 [ "$(sql "SELECT checkpoint_at IS NULL FROM sessions WHERE id = '$N'")" = t ] &&
 	pass "network: never checkpointed (its memory is not kept)" || fail "network: checkpointed"
+# two intervals and more since S was last used: its checkpoint does not count as
+# a use (it was taken again every interval, and its idle deadline moved on)
+expect "an unused session is checkpointed once, not every interval" 200 \
+	'[.calls[] | select(.kind == "snapshot")] | length == 1' GET "/v1/sessions/$S/history"
+[ "$(sql "SELECT last_used < checkpoint_at FROM sessions WHERE id = '$S'")" = t ] &&
+	pass "the checkpoint leaves last_used alone" ||
+	fail "the checkpoint leaves last_used alone" "$(sql "SELECT last_used, checkpoint_at FROM sessions WHERE id = '$S'")"
 
 kill -KILL "$SVC_WORKER_PID" 2>/dev/null
 wait "$SVC_WORKER_PID" 2>/dev/null

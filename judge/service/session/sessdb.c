@@ -998,6 +998,10 @@ int sessdb_call_finish(struct db *db, int64_t call_id, enum scall_kind k,
 	char *resp = cJSON_PrintUnformatted(response);
 	cJSON_Delete(response);
 	/* a file read answers with its bytes, an empty file too */
+	/* the worker's own calls (a periodic checkpoint, an idle pause) leave
+	 * last_used and the idle deadline alone: else each checkpoint made the
+	 * session used again (another one an interval later, for ever) and an
+	 * idle session never expired */
 	bool bytes = k == SCALL_FILE_GET && reply->err == SERR_NONE;
 	struct strbuf hex = STRBUF_INIT;
 	if (bytes)
@@ -1014,10 +1018,12 @@ int sessdb_call_finish(struct db *db, int64_t call_id, enum scall_kind k,
 	    db,
 	    "WITH c AS (UPDATE session_calls SET state = 'done', finished = now(), response = "
 	    "$2::jsonb, response_body = $3::bytea WHERE id = $1::bigint AND state <> 'done' "
-	    "RETURNING id, session_id), "
+	    "RETURNING id, session_id, request ? 'checkpoint' OR request ? 'idle' AS own), "
 	    "s AS (UPDATE sessions t SET execution_count = execution_count + $4::int, restarts = "
-	    "restarts + $5::int, last_used = now(), expires_at = now() + make_interval(secs => "
-	    "t.idle_ttl_s), status = CASE WHEN $6 = 'ready' THEN t.status ELSE $6 END, closed = "
+	    "restarts + $5::int, last_used = CASE WHEN c.own THEN t.last_used ELSE now() END, "
+	    "expires_at = CASE WHEN c.own THEN t.expires_at ELSE now() + make_interval(secs => "
+	    "t.idle_ttl_s) END, status = CASE WHEN $6 = 'ready' THEN t.status ELSE $6 END, closed "
+	    "= "
 	    "CASE WHEN $6 = 'ready' THEN NULL ELSE now() END, close_reason = coalesce($7, "
 	    "t.close_reason) FROM c WHERE t.id = c.session_id AND t.status = 'ready' RETURNING "
 	    "t.id) "

@@ -352,8 +352,23 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 	int64_t key = db_value_ll(res, 0, 0), blob = 0;
 	PQclear(res);
 	bool checkpoint = !strcmp(kind, "checkpoint");
-	if (!strcmp(kind, "pause") || checkpoint) {
-		/* the session's earlier image of this kind: it runs, so it needs it no
+	if (checkpoint && cap_bytes > 0) {
+		/* the earlier checkpoint stays until this one replaces it (the
+		 * session moves from it if its worker dies meanwhile), but its
+		 * bytes do not count against this one's cap */
+		const char *q[] = {session_id};
+		res = db_query(db,
+			       "SELECT coalesce(sum(b.stored), 0) FROM session_images i JOIN "
+			       "blobs b ON b.id = i.blob_id WHERE i.session_id = $1::uuid AND "
+			       "i.kind = 'checkpoint'",
+			       1, q);
+		if (!res)
+			return fail(db, err, errlen, "read the earlier checkpoint");
+		cap_bytes += db_value_ll(res, 0, 0);
+		PQclear(res);
+	}
+	if (!strcmp(kind, "pause")) {
+		/* the session's earlier pause image: it runs, so it needs it no
 		 * more, and its bytes must not count against the cap of this one */
 		const char *q[] = {session_id, kind};
 		if (db_exec(
@@ -396,10 +411,19 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 	snprintf(image_id, 37, "%s", db_value(res, 0, 0));
 	PQclear(res);
 	const char *q[] = {session_id, image_id};
+	/* the session names the new checkpoint and the earlier one goes, in one
+	 * statement (one update of the session's row): a reaper never finds the
+	 * session without one */
 	if (checkpoint &&
 	    db_exec(db,
-		    "UPDATE sessions SET checkpoint_image_id = $2::uuid, checkpoint_at = now() "
-		    "WHERE id = $1::uuid",
+		    "WITH img AS (SELECT id, blob_id FROM session_images WHERE session_id = "
+		    "$1::uuid AND kind = 'checkpoint' AND id <> $2::uuid), "
+		    "n AS (UPDATE sessions SET checkpoint_image_id = $2::uuid, checkpoint_at = "
+		    "now(), image_id = CASE WHEN image_id IN (SELECT id FROM img) THEN NULL ELSE "
+		    "image_id END WHERE id = $1::uuid), "
+		    "d AS (DELETE FROM session_images WHERE id IN (SELECT id FROM img) RETURNING "
+		    "blob_id) "
+		    "DELETE FROM blobs WHERE id IN (SELECT blob_id FROM d)",
 		    2, q) < 0)
 		return fail(db, err, errlen, "note the checkpoint");
 	return 0;
