@@ -62,9 +62,10 @@ bin/ns_init: runner/native/init/ns_init.c runner/native/init/ns_proto.h runner/n
 # sessd: the program of every session's sandbox (runner/session/session.c starts a
 # session's contexts and processes through it); static, so it needs nothing of
 # the sandbox's root. Not in the runner/*/*.c glob (init/ is one level deeper).
-bin/sessd: runner/session/init/sessd.c runner/session/init/sessd_proto.h
+SESSD_SRCS := runner/session/init/sessd.c runner/session/init/shell_shortcut.c
+bin/sessd: $(SESSD_SRCS) runner/session/init/sessd_proto.h runner/session/init/shell_shortcut.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 $(WARN) -I. -static -o $@ $<
+	$(CC) -std=gnu11 -O2 $(WARN) -I. -static -o $@ $(SESSD_SRCS)
 
 $(BIN): $(OBJS)
 	@mkdir -p $(dir $@)
@@ -110,6 +111,11 @@ $(BUILD)/gen/web.o: $(BUILD)/gen/web.c
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS) -lcriterion $(LDFLAGS)
+
+# sessd's shell shortcut is not in the binary: its test builds it in
+$(BUILD)/tests/test_shell_shortcut: tests/test_shell_shortcut.c runner/session/init/shell_shortcut.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ -lcriterion $(LDFLAGS)
 
 tests-build: $(BIN) bin/box_init bin/ns_init bin/sessd $(TEST_BINS)
 

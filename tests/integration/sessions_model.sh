@@ -116,6 +116,25 @@ expect "its end" 200 '.exit_code == 0' GET "/v1/sessions/$S/processes/$PID?wait_
 python3 tests/clients/sse_client.py "$U/v1/sessions/$S/processes/$PID/events" --key "$KEY" --timeout 30 >"$EV" 2>&1
 expect_json "its output: the env, the cwd, python3 found in PATH" "$(jq -s . "$EV")" \
 	'([.[] | select(.event == "stdout") | .data | fromjson] | add) == "bar\n/home/user/work\n42\n"'
+# stdout_of PID: a finished process's stdout
+stdout_of() {
+	python3 tests/clients/sse_client.py "$U/v1/sessions/$S/processes/$1/events" --key "$KEY" --timeout 30 |
+		jq -rj 'select(.event == "stdout") | .data | fromjson'
+}
+# `bash -l -c env` (as E2B's commands.run sends it) starts without bash (sessd's
+# shell shortcut); `exec env` goes through bash: the same environment, sorted,
+# but for bash's _ (the program's path)
+start "bash -l -c env" '{"argv": ["/bin/bash", "-l", "-c", "env"], "env": {"FOO": "bar"}, "cwd": "work"}'
+QUICK=$PID
+start "bash -l -c 'exec env'" '{"argv": ["/bin/bash", "-l", "-c", "exec env"], "env": {"FOO": "bar"}, "cwd": "work"}'
+VIA_BASH=$PID
+req GET "/v1/sessions/$S/processes/$QUICK?wait_ms=20000" >/dev/null
+req GET "/v1/sessions/$S/processes/$VIA_BASH?wait_ms=20000" >/dev/null
+A=$(stdout_of "$QUICK" | LC_ALL=C sort)
+B=$(stdout_of "$VIA_BASH" | LC_ALL=C sort)
+[ "$(grep -v '^_=' <<<"$A")" = "$B" ] && grep -qx '_=/usr/bin/env' <<<"$A" && grep -qx 'PWD=/home/user/work' <<<"$A" &&
+	pass "a simple command under bash -l -c sees what bash gives it" ||
+	fail "a simple command under bash -l -c sees what bash gives it" "$(diff <(echo "$A") <(echo "$B") | head -20)"
 start "a process reading stdin" '{"argv": ["cat"], "stdin": true}'
 CAT=$PID
 expect "stdin fed" 200 '.pid == '"$CAT"' and .running == true' POST "/v1/sessions/$S/processes/$CAT/stdin" \

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "runner/session/init/sessd_proto.h"
+#include "runner/session/init/shell_shortcut.h"
 
 #define READ_CHUNK (64 * 1024)
 
@@ -230,6 +231,9 @@ static void spawn(unsigned long id, char *payload, size_t len)
 		framef(SESSD_FAILED, id, "%d malformed spawn", EINVAL);
 		return;
 	}
+	/* a simple command under bash -c starts without bash (shell_shortcut.h) */
+	struct shell_shortcut quick;
+	bool shortcut = shell_shortcut(argv, env, cwd, &quick) == 1;
 	int rc = resolve(argv[0], env, path, sizeof path);
 	if (rc < 0) {
 		framef(SESSD_FAILED, id, "%d no program '%.200s' in PATH", -rc, argv[0]);
@@ -260,7 +264,11 @@ static void spawn(unsigned long id, char *payload, size_t len)
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
 					  POSIX_SPAWN_SETPGROUP);
 	pid_t pid;
-	rc = posix_spawn(&pid, path, &fa, &at, argv, env);
+	/* the shortcut's program would not start (a script without #!, ...):
+	 * bash, which knows what to do or say */
+	rc = shortcut ? posix_spawn(&pid, quick.path, &fa, &at, quick.argv, quick.env) : -1;
+	if (rc)
+		rc = posix_spawn(&pid, path, &fa, &at, argv, env);
 	/* EAGAIN: the process limit is full, often of a killed fork bomb's
 	 * processes still dying: reap them and try again, 5 s at most */
 	for (int i = 0; rc == EAGAIN && i < 50; i++) {
@@ -286,6 +294,8 @@ static void spawn(unsigned long id, char *payload, size_t len)
 	c->deadline_ms = timeout > 0 ? now_ms() + timeout : 0;
 	framef(SESSD_STARTED, id, "%d", (int)pid);
 out:
+	if (shortcut)
+		shell_shortcut_release(&quick);
 	if (fa_made)
 		posix_spawn_file_actions_destroy(&fa);
 	if (at_made)
