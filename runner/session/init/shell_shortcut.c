@@ -15,7 +15,7 @@
  * program of PATH; true and false are left out (the programs do the same),
  * echo too when no argument looks like an option (coreutils' echo reads
  * --help where bash's prints it) */
-static const char *const bash_own[] = {
+static const char *const shell_own[] = {
     ".",	 ":",	     "[",	"alias",   "bg",       "bind",	  "break",    "builtin",
     "caller",	 "cd",	     "command", "compgen", "complete", "compopt", "continue", "declare",
     "dirs",	 "disown",   "enable",	"eval",	   "exec",     "exit",	  "export",   "fc",
@@ -28,7 +28,7 @@ static const char *const bash_own[] = {
     "function",	 "time",     "coproc",	NULL};
 
 /* variables that change how bash starts or what a name means */
-static const char *const bash_reads[] = {
+static const char *const shell_reads[] = {
     "BASH_ENV", "ENV",	  "SHELLOPTS",	"BASHOPTS", "POSIXLY_CORRECT",
     "IFS",	"OLDPWD", "GLOBIGNORE", NULL};
 
@@ -49,9 +49,9 @@ static bool plain(char c)
 	       strchr("_./:@%+,=-", c) != NULL;
 }
 
-static bool is_bash_own(const char *w)
+static bool is_shell_own(const char *w)
 {
-	for (const char *const *b = bash_own; *b; b++)
+	for (const char *const *b = shell_own; *b; b++)
 		if (!strcmp(w, *b))
 			return true;
 	return false;
@@ -72,10 +72,10 @@ static bool exists(const char *dir, const char *name)
 }
 
 /* Nothing bash reads before the command changes it: no startup file (a login
- * shell's), no variable of bash_reads, no exported function. */
-static bool bash_start_inert(char *const *env, bool login)
+ * shell's), no variable of shell_reads, no exported function. */
+static bool shell_start_inert(char *const *env, bool login)
 {
-	for (const char *const *v = bash_reads; *v; v++)
+	for (const char *const *v = shell_reads; *v; v++)
 		if (env_get(env, *v))
 			return false;
 	for (char *const *e = env; *e; e++)
@@ -162,7 +162,7 @@ static int parse_args(char *const *argv, bool *login, const char **cmd)
 {
 	const char *b = strrchr(argv[0], '/');
 	b = b ? b + 1 : argv[0];
-	if (strcmp(b, "bash"))
+	if (strcmp(b, "bash")) /* lang-ok: the shell program E2B's SDK names */
 		return -1;
 	int i = 1;
 	*login = argv[i] && !strcmp(argv[i], "-l");
@@ -181,7 +181,7 @@ int shell_shortcut(char *const *argv, char *const *env, const char *cwd, struct 
 	const char *cmd;
 	if (!argv || !argv[0] || parse_args(argv, &login, &cmd) < 0 || !cwd || cwd[0] != '/')
 		return 0;
-	if (!bash_start_inert(env, login))
+	if (!shell_start_inert(env, login))
 		return 0;
 	long level = shell_level(env);
 	const char *pwd = env_get(env, "PWD");
@@ -195,7 +195,8 @@ int shell_shortcut(char *const *argv, char *const *env, const char *cwd, struct 
 		return -1;
 	int n = split_words(out->words, w, MAX_WORDS);
 	bool ok = n > 0 && !strchr(w[0], '=') && w[0][0] != '%' && w[0][0] != '-' &&
-		  (!is_bash_own(w[0])) && find_program(w[0], env, cwd, out->path, sizeof out->path);
+		  (!is_shell_own(w[0])) &&
+		  find_program(w[0], env, cwd, out->path, sizeof out->path);
 	for (int i = 1; ok && i < n && !strcmp(w[0], "echo"); i++)
 		ok = w[i][0] != '-';
 	if (!ok) {
