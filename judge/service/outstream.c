@@ -209,28 +209,28 @@ void outstream_output(void *arg, int fd, const char *data, size_t len)
 	pthread_mutex_unlock(&o->lock);
 }
 
-static void add_event(struct outstream *o, const char *event, const char *json, bool now)
+void outstream_event(struct outstream *o, const char *event, const char *json)
 {
 	if (!o)
 		return;
 	pthread_mutex_lock(&o->lock);
 	size_t before = outbuf_pending(&o->buf);
 	outbuf_event(&o->buf, event, json);
-	o->now_asked |= now;
 	added(o, before);
-	if (now)
-		pthread_cond_signal(&o->wake);
 	pthread_mutex_unlock(&o->lock);
-}
-
-void outstream_event(struct outstream *o, const char *event, const char *json)
-{
-	add_event(o, event, json, false);
 }
 
 void outstream_event_now(struct outstream *o, const char *event, const char *json)
 {
-	add_event(o, event, json, true);
+	if (!o)
+		return;
+	pthread_mutex_lock(&o->lock);
+	size_t before = outbuf_pending(&o->buf);
+	outbuf_event(&o->buf, event, json);
+	o->now_asked = true;
+	added(o, before);
+	pthread_cond_signal(&o->wake);
+	pthread_mutex_unlock(&o->lock);
 }
 
 int outstream_flush(struct outstream *o, int timeout_ms)
