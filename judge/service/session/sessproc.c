@@ -117,7 +117,7 @@ static void on_start(void *arg, const struct session_proc_info *info)
 	outstream_begin(h->out, stream);
 	char data[64];
 	snprintf(data, sizeof data, "{\"pid\":%ld}", info->pid);
-	outstream_event_now(h->out, "start", data);
+	outstream_event(h->out, "start", data);
 }
 
 static void on_output(void *arg, long pid, int fd, const char *data, size_t len)
