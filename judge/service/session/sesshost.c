@@ -378,8 +378,9 @@ static void image_call(struct sesshost *h, struct hsess *s, const struct sess_ca
 	const char *kind = pause ? "pause" : c->checkpoint ? "checkpoint" : "snapshot";
 	int rc =
 	    db ? sessimage_save(db, s->id, kind, c->image_name, contexts, &packed, out.image.files,
-				(long long)h->cfg->session_images_mb_per_key << 20, out.image.id,
-				&out.image.stored, err, sizeof err)
+				(long long)h->cfg->session_images_mb_per_key << 20,
+				(long)(clock_mono_ms() - t0), out.image.id, &out.image.stored, err,
+				sizeof err)
 	       : -1;
 	if (!db)
 		snprintf(err, sizeof err, "no database connection");

@@ -336,8 +336,8 @@ static int fail(struct db *db, char *err, size_t errlen, const char *what)
 
 int sessimage_save(struct db *db, const char *session_id, const char *kind, const char *name,
 		   const cJSON *contexts, const struct strbuf *packed, long files,
-		   long long cap_bytes, char image_id[37], long long *stored, char *err,
-		   size_t errlen)
+		   long long cap_bytes, long taken_ms, char image_id[37], long long *stored,
+		   char *err, size_t errlen)
 {
 	const char *p1[] = {session_id};
 	PGresult *res =
@@ -410,7 +410,9 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 	}
 	snprintf(image_id, 37, "%s", db_value(res, 0, 0));
 	PQclear(res);
-	const char *q[] = {session_id, image_id};
+	char ago[24];
+	snprintf(ago, sizeof ago, "%.3f", taken_ms > 0 ? taken_ms / 1000.0 : 0.0);
+	const char *q[] = {session_id, image_id, ago};
 	/* the session names the new checkpoint and the earlier one goes, in one
 	 * statement (one update of the session's row): a reaper never finds the
 	 * session without one */
@@ -419,12 +421,13 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 		    "WITH img AS (SELECT id, blob_id FROM session_images WHERE session_id = "
 		    "$1::uuid AND kind = 'checkpoint' AND id <> $2::uuid), "
 		    "n AS (UPDATE sessions SET checkpoint_image_id = $2::uuid, checkpoint_at = "
-		    "now(), image_id = CASE WHEN image_id IN (SELECT id FROM img) THEN NULL ELSE "
+		    "now() - make_interval(secs => $3::float8), image_id = CASE WHEN image_id IN "
+		    "(SELECT id FROM img) THEN NULL ELSE "
 		    "image_id END WHERE id = $1::uuid), "
 		    "d AS (DELETE FROM session_images WHERE id IN (SELECT id FROM img) RETURNING "
 		    "blob_id) "
 		    "DELETE FROM blobs WHERE id IN (SELECT blob_id FROM d)",
-		    2, q) < 0)
+		    3, q) < 0)
 		return fail(db, err, errlen, "note the checkpoint");
 	return 0;
 }

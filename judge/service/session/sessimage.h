@@ -45,13 +45,14 @@ int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, const cha
  * NULL), under the session's key, whose images may hold cap_bytes (0: no
  * cap). A pause replaces the session's earlier pause image; a "checkpoint"
  * (the worker's periodic one) its earlier checkpoint, and becomes the
- * session's checkpoint_image_id. Returns 0 with
- * image_id and *stored (compressed bytes), 1 over the cap (err says so), -1
- * with err. */
+ * session's checkpoint_image_id, its checkpoint_at taken_ms before now (when
+ * its state was taken: a call during the checkpoint is a use after it).
+ * Returns 0 with image_id and *stored (compressed bytes), 1 over the cap (err
+ * says so), -1 with err. */
 int sessimage_save(struct db *db, const char *session_id, const char *kind, const char *name,
 		   const cJSON *contexts, const struct strbuf *packed, long files,
-		   long long cap_bytes, char image_id[37], long long *stored, char *err,
-		   size_t errlen);
+		   long long cap_bytes, long taken_ms, char image_id[37], long long *stored,
+		   char *err, size_t errlen);
 /* Reads image image_id: its packed files into packed (checked by blobstore)
  * and its contexts into *contexts (caller owns it). Returns 1, 0 when there
  * is no such image, -1 with err. */
