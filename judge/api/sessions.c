@@ -526,6 +526,38 @@ static void fork_create(struct sctx *c, const struct sess_reply *rep)
 	continue_create(c);
 }
 
+/* A streamed watcher whose client left: the relay's on_left ends it on the
+ * worker (else it would watch on to its lifetime, one of the session's
+ * SESS_MAX_WATCHERS). */
+struct watch_left {
+	struct api *a;
+	int64_t key;
+	char sid[37];
+	char watcher[SESS_ID_MAX];
+};
+
+static void watch_left(void *arg)
+{
+	struct watch_left *wl = arg;
+	struct request_error e;
+	struct sess_call c;
+	char err[256];
+	if (sessreq_watch(SCALL_WATCH_STOP, wl->watcher, &c, &e) == 0) {
+		struct sess_row row = {0};
+		int64_t call_id = 0;
+		struct db *db = api_db(wl->a, 1000, err, sizeof err);
+		/* its answer is not waited for: nobody is there to read it */
+		if (db && sessdb_call(db, wl->sid, wl->key, wl->a->cfg->worker_timeout_s, &c,
+				      &call_id, &row, err, sizeof err) < 0)
+			log_warn("sessions: cannot end watcher %s of %s: %s", wl->watcher, wl->sid,
+				 err);
+		if (db)
+			db_pool_put(wl->a->pool, db);
+		sess_row_release(&row);
+	}
+	sess_call_release(&c);
+}
+
 /* Answers with the worker's typed answer to c->call. */
 static void answer(struct sctx *c, const struct sess_reply *rep)
 {
@@ -538,11 +570,19 @@ static void answer(struct sctx *c, const struct sess_reply *rep)
 		char id[37], stream[OUTSTREAM_ID_MAX];
 		snprintf(id, sizeof id, "%s", c->id);
 		sesswatch_stream(id, rep->watch.id, stream, sizeof stream);
+		struct watch_left *wl = xcalloc(1, sizeof *wl);
+		wl->a = a;
+		wl->key = key_of(a, r);
+		snprintf(wl->sid, sizeof wl->sid, "%s", id);
+		snprintf(wl->watcher, sizeof wl->watcher, "%s", rep->watch.id);
 		r->ctx = NULL;
 		r->ctx_free = NULL;
 		sctx_free(c);
 		struct sse_opts o = *framing;
 		o.stream = stream;
+		o.arg = wl;
+		o.arg_free = free;
+		o.on_left = watch_left;
 		if (sse_relay(r, a->sse, &o) < 0 && !r->responded)
 			http_error(r, 503, "unavailable", "cannot stream the watcher's events");
 		return;

@@ -49,6 +49,7 @@ struct relay {
 	char *(*done_data)(void *arg, const char *stored);
 	void *arg;
 	void (*arg_free)(void *arg);
+	void (*on_left)(void *arg);
 	int refs;
 	char *tag;	/* the request's stream_tag, or NULL */
 	bool cancelled; /* sse_cancel ended it (atomic) */
@@ -137,6 +138,8 @@ static void relay_unref(struct relay *x)
 {
 	if (__atomic_sub_fetch(&x->refs, 1, __ATOMIC_ACQ_REL))
 		return;
+	if (!x->ended && x->on_left)
+		x->on_left(x->arg);
 	if (x->arg_free)
 		x->arg_free(x->arg);
 	strbuf_release(&x->out);
@@ -309,6 +312,7 @@ int sse_relay(struct http_request *r, struct sse_hub *hub, const struct sse_opts
 	x->done_data = o->done_data;
 	x->arg = o->arg;
 	x->arg_free = o->arg_free;
+	x->on_left = o->on_left;
 	x->refs = 2;
 	strbuf_init(&x->out);
 	x->next_keepalive_ms = clock_mono_ms() + SSE_KEEPALIVE_MS;

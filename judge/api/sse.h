@@ -75,6 +75,10 @@ struct sse_opts {
 	const char *const *headers;
 	void *arg;		     /* owned by the relay from now on */
 	void (*arg_free)(void *arg); /* frees arg (may be NULL) */
+	/* Optional: called (in an HTTP thread, before arg_free) when the relay
+	 * ends before its done: the client left (noticed at a keep-alive),
+	 * serve stops, or sse_cancel. */
+	void (*on_left)(void *arg);
 };
 
 /* Answers r with the relay of o->stream (see above), or with 204 / 400 for

@@ -449,6 +449,29 @@ await step('watchDir', async () => {
 	await short.stop();
 	await s.kill();
 });
+// a WatchDir whose client left ends on the worker too (noticed at the
+// stream's next keep-alive, 15 s): the session's 8 watcher places come back
+// long before the watchers' own 10 minutes
+await step('watchDir: a stopped watcher frees its place', async () => {
+	const w = await Sandbox.create();
+	await w.files.makeDir('/home/user/w');
+	const opened = [];
+	for (let i = 0; i < 8; i++) opened.push(await w.files.watchDir('w', () => {}, { timeoutMs: 600000 }));
+	for (const h of opened) await h.stop();
+	let ninth, refused = 0;
+	for (let t = 0; t < 45 && !ninth; t++) {
+		try {
+			ninth = await w.files.watchDir('w', () => {}, { timeoutMs: 600000 });
+		} catch (e) {
+			refused++;
+			await new Promise((r) => setTimeout(r, 1000));
+		}
+	}
+	check('watchDir: 8 watchers stopped, a 9th opens within 45 s', !!ninth,
+		`refused ${refused} times`);
+	await ninth?.stop();
+	await w.kill();
+});
 // several files in one multipart request (one part each, its filename the path)
 await step('files.write of several files', async () => {
 	const big = new Uint8Array(300000).map((_, i) => i % 251);
