@@ -501,6 +501,7 @@ static int open_from_image(struct sesshost *h, struct hsess *s, char *err, size_
 	if (sessimage_unpack(s->env.sb, packed.buf, packed.len, dir[0] ? dir : NULL, &memory,
 			     &files, err, errlen) < 0)
 		goto out;
+	int64_t unpacked_ms = clock_mono_ms() - t0;
 	if (memory) {
 		/* an image that says why it holds no memory */
 		char path[PATH_MAX + 16];
@@ -523,10 +524,12 @@ static int open_from_image(struct sesshost *h, struct hsess *s, char *err, size_
 				   dir, &s->env.s, merr, sizeof merr) == 0 &&
 		    sessrun_contexts_adopt(&s->env, contexts, merr, sizeof merr) == 0) {
 			session_pids_after(s->env.s, last_pid);
+			int64_t all_ms = clock_mono_ms() - t0;
 			log_info("sessions: %s restored with its memory from image %s: %ld files, "
-				 "%zu bytes in %" PRId64 " ms (read and checked in %" PRId64 " ms)",
-				 s->id, s->image_id, files, packed.len, clock_mono_ms() - t0,
-				 loaded_ms);
+				 "%zu bytes in %" PRId64 " ms (read and checked in %" PRId64
+				 " ms, unpacked in %" PRId64 " ms, restored in %" PRId64 " ms)",
+				 s->id, s->image_id, files, packed.len, all_ms, loaded_ms,
+				 unpacked_ms - loaded_ms, all_ms - unpacked_ms);
 			ret = 0;
 			goto out;
 		}
