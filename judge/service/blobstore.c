@@ -575,6 +575,99 @@ out:
 	return ret;
 }
 
+struct verify {
+	const unsigned char *data;
+	const size_t *off;
+	const struct blob_chunk *c;
+	unsigned char *bad;
+};
+
+static void verify_one(struct work *w, size_t i)
+{
+	struct verify *v = w->arg;
+	unsigned char d[32];
+	char hex[65];
+	sha256_buf(v->c[i].size ? v->data + v->off[i] : (const unsigned char *)"", v->c[i].size, d);
+	sha256_hex(d, hex);
+	v->bad[i] = strcmp(hex, v->c[i].sha256) != 0;
+}
+
+int blobstore_verify(struct db *db, int64_t id, const void *data, size_t len, char *err,
+		     size_t errlen)
+{
+	char ids[24];
+	snprintf(ids, sizeof ids, "%" PRId64, id);
+	const char *p[] = {ids};
+	PGresult *res =
+	    db_query(db, "SELECT size, chunks, sha256 FROM blobs WHERE id = $1::bigint", 1, p);
+	if (!res)
+		return fail(db, err, errlen, "read a blob");
+	if (PQntuples(res) != 1) {
+		PQclear(res);
+		snprintf(err, errlen, "there is no such blob");
+		return 0;
+	}
+	long long size = db_value_ll(res, 0, 0);
+	long long nchunks = db_value_ll(res, 0, 1);
+	char sha[BLOBSTORE_SHA_SIZE];
+	snprintf(sha, sizeof sha, "%s", db_value(res, 0, 2));
+	PQclear(res);
+	if (size != (long long)len || nchunks < 0) {
+		snprintf(err, errlen, "it has %zu bytes, the blob %lld", len, size);
+		return 0;
+	}
+	res = db_query(db,
+		       "SELECT seq, size, sha256 FROM blob_chunks WHERE blob_id = $1::bigint "
+		       "ORDER BY seq",
+		       1, p);
+	if (!res)
+		return fail(db, err, errlen, "read a blob");
+	size_t n = (size_t)nchunks;
+	int ret = 0;
+	struct blob_chunk *c = xcalloc(n ? n : 1, sizeof *c);
+	size_t *off = xcalloc(n ? n : 1, sizeof *off);
+	unsigned char *bad = xcalloc(n ? n : 1, 1);
+	size_t total = 0;
+	if (PQntuples(res) != (int)n) {
+		snprintf(err, errlen, "the blob has %d of its %zu chunks", PQntuples(res), n);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		c[i].size = (size_t)db_value_ll(res, (int)i, 1);
+		snprintf(c[i].sha256, sizeof c[i].sha256, "%s", db_value(res, (int)i, 2));
+		if (db_value_ll(res, (int)i, 0) != (long long)i || c[i].size > len - total) {
+			snprintf(err, errlen, "the blob's chunk %zu does not fit", i);
+			goto out;
+		}
+		off[i] = total;
+		total += c[i].size;
+	}
+	if (total != len) {
+		snprintf(err, errlen, "the blob's chunks hold %zu of its %zu bytes", total, len);
+		goto out;
+	}
+	struct verify v = {data, off, c, bad};
+	struct work w;
+	work_start(&w, n, verify_one, &v);
+	for (size_t i = 0; i < n; i++)
+		work_wait(&w, i);
+	work_end(&w);
+	for (size_t i = 0; i < n; i++)
+		if (bad[i]) {
+			snprintf(err, errlen, "chunk %zu does not match its SHA-256", i);
+			goto out;
+		}
+	if (whole_check(c, n, data, len, sha, err, errlen) < 0)
+		goto out;
+	ret = 1;
+out:
+	PQclear(res);
+	free(c);
+	free(off);
+	free(bad);
+	return ret;
+}
+
 int blobstore_delete(struct db *db, int64_t id, char *err, size_t errlen)
 {
 	char ids[24];

@@ -64,6 +64,12 @@ int blobstore_store(struct db *db, int64_t key, const void *data, size_t len, lo
 /* Reads blob id into out (appended), checked. Returns 1, 0 when there is no
  * such blob, -1 with err (a damaged blob: which chunk and why). */
 int blobstore_load(struct db *db, int64_t id, struct strbuf *out, char *err, size_t errlen);
+/* Checks len bytes at data (a copy kept elsewhere, e.g. on a worker's disk)
+ * against blob id as stored: its size, every chunk's hash and the whole's,
+ * without reading the chunks' bytes. Returns 1 when they are the blob's, 0
+ * when not (err says why), -1 with err. */
+int blobstore_verify(struct db *db, int64_t id, const void *data, size_t len, char *err,
+		     size_t errlen);
 /* Deletes blob id (its chunks with it). 0, or -1 with err. */
 int blobstore_delete(struct db *db, int64_t id, char *err, size_t errlen);
 /* The compressed bytes key's blobs hold (what its cap counts) in *bytes; key

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/service/blobstore.h"
 #include "judge/store/db.h"
@@ -451,9 +452,10 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 	return 0;
 }
 
-int sessimage_load(struct db *db, const char *image_id, struct strbuf *packed, cJSON **contexts,
-		   char *err, size_t errlen)
+int sessimage_load(struct db *db, const char *image_id, const char *cached, struct strbuf *packed,
+		   cJSON **contexts, bool *from_cache, char *err, size_t errlen)
 {
+	*from_cache = false;
 	const char *p[] = {image_id};
 	PGresult *res =
 	    db_query(db, "SELECT blob_id, contexts FROM session_images WHERE id = $1::uuid", 1, p);
@@ -467,6 +469,25 @@ int sessimage_load(struct db *db, const char *image_id, struct strbuf *packed, c
 	*contexts = cJSON_Parse(db_value(res, 0, 1));
 	PQclear(res);
 	char berr[400];
+	if (cached) {
+		/* the worker's own copy, when it is still the stored image */
+		size_t start = packed->len;
+		struct stat st;
+		if (stat(cached, &st) == 0 && S_ISREG(st.st_mode) &&
+		    read_into(cached, (size_t)st.st_size, packed, berr, sizeof berr) == 0) {
+			int cr = blobstore_verify(db, blob, packed->buf + start,
+						  packed->len - start, berr, sizeof berr);
+			if (cr == 1) {
+				*from_cache = true;
+				return 1;
+			}
+			log_warn("sessions: image %s: its copy '%s' is not used: %s", image_id,
+				 cached, berr);
+		}
+		packed->len = start;
+		if (packed->buf)
+			packed->buf[start] = 0;
+	}
 	int rc = blobstore_load(db, blob, packed, berr, sizeof berr);
 	if (rc == 1)
 		return 1;
