@@ -1,6 +1,7 @@
 /* sha256: SHA-256 (FIPS 180-4), in one call or streamed; small enough to keep
  * rather than link a crypto library (API keys, content hashes of packages). */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,10 @@ void sha256_init(struct sha256 *s);
 void sha256_update(struct sha256 *s, const void *data, size_t len);
 /* Ends the hash into out; s must be sha256_init'ed again before reuse. */
 void sha256_final(struct sha256 *s, unsigned char out[32]);
+
+/* Whether the CPU's SHA extensions do the work (x86-64 with SHA-NI); the
+ * digests are the same either way. */
+bool sha256_accelerated(void);
 
 /* SHA-256 of len bytes at data into out. */
 void sha256_buf(const void *data, size_t len, unsigned char out[32]);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/sha256.h"
 #include "common/strbuf.h"
 #include "judge/service/blobstore.h"
 
@@ -25,7 +26,7 @@ static void round_trip(size_t n, size_t chunk)
 	unsigned char *b = pattern(n, 7);
 	struct blob_chunk *c;
 	size_t nc;
-	char sha[65], err[256];
+	char sha[BLOBSTORE_SHA_SIZE], err[256];
 	blobstore_encode(b, n, chunk, &c, &nc, sha);
 	cr_assert_eq(nc, (n + chunk - 1) / chunk, "%zu bytes in chunks of %zu: %zu", n, chunk, nc);
 	struct strbuf out = STRBUF_INIT;
@@ -56,7 +57,7 @@ Test(blobstore, compresses_what_repeats)
 	memset(b, 'x', n);
 	struct blob_chunk *c;
 	size_t nc;
-	char sha[65];
+	char sha[BLOBSTORE_SHA_SIZE];
 	blobstore_encode(b, n, 0, &c, &nc, sha);
 	cr_assert_eq(nc, 1);
 	cr_assert_lt(c[0].len, n / 100, "1 MiB of one byte stored in %zu", c[0].len);
@@ -69,7 +70,7 @@ struct fixture {
 	unsigned char *b;
 	struct blob_chunk *c;
 	size_t nc;
-	char sha[65];
+	char sha[BLOBSTORE_SHA_SIZE];
 };
 
 static void make(struct fixture *f)
@@ -133,7 +134,7 @@ Test(blobstore, a_wrong_whole_hash_is_caught)
 {
 	struct fixture f;
 	make(&f);
-	char sha[65];
+	char sha[BLOBSTORE_SHA_SIZE];
 	memcpy(sha, f.sha, sizeof sha);
 	sha[0] = sha[0] == 'a' ? 'b' : 'a';
 	must_fail(&f, f.nc, 4000, sha, "the blob does not match");
@@ -161,4 +162,55 @@ Test(blobstore, garbage_never_crashes)
 	struct blob_chunk big = {.size = (size_t)1 << 40, .data = NULL, .len = 0};
 	cr_assert_eq(blobstore_decode(&big, 1, 1LL << 41, "00", &out, err, sizeof err), -1);
 	cr_assert(strstr(err, "larger than the blob"), "%s", err);
+}
+
+/* Random bytes, which deflate cannot shrink, are stored as they are (their
+ * length equal to their size), round trip, and a flipped byte is still caught. */
+Test(blobstore, random_bytes_are_stored_as_they_are)
+{
+	size_t n = 3 * 100000 + 123;
+	unsigned char *b = malloc(n);
+	unsigned seed = 26;
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		b[i] = (unsigned char)(seed >> 16);
+	}
+	struct blob_chunk *c;
+	size_t nc;
+	char sha[BLOBSTORE_SHA_SIZE], err[256] = "";
+	blobstore_encode(b, n, 100000, &c, &nc, sha);
+	cr_assert_eq(nc, 4);
+	for (size_t i = 0; i < nc; i++)
+		cr_expect_eq(c[i].len, c[i].size, "chunk %zu: %zu of %zu", i, c[i].len, c[i].size);
+	cr_assert_eq(strncmp(sha, "c:", 2), 0, "%s", sha);
+	struct strbuf out = STRBUF_INIT;
+	cr_assert_eq(blobstore_decode(c, nc, (long long)n, sha, &out, err, sizeof err), 0, "%s",
+		     err);
+	cr_assert(out.len == n && !memcmp(out.buf, b, n));
+	strbuf_reset(&out);
+	c[1].data[500] ^= 1;
+	cr_assert_eq(blobstore_decode(c, nc, (long long)n, sha, &out, err, sizeof err), -1);
+	cr_assert(strstr(err, "chunk 1 does not match its SHA-256"), "%s", err);
+	cr_assert_eq(out.len, 0);
+	strbuf_release(&out);
+	blobstore_chunks_free(c, nc);
+	free(b);
+}
+
+/* A blob stored before the chunks' hashes made the whole's hash: its row's
+ * hash is the bytes' own, and it still loads (and is still checked). */
+Test(blobstore, a_blob_hashed_the_older_way_loads)
+{
+	struct fixture f;
+	make(&f);
+	unsigned char d[32];
+	char old[65], err[256] = "";
+	sha256_buf(f.b, 4000, d);
+	sha256_hex(d, old);
+	struct strbuf out = STRBUF_INIT;
+	cr_assert_eq(blobstore_decode(f.c, f.nc, 4000, old, &out, err, sizeof err), 0, "%s", err);
+	cr_assert(out.len == 4000 && !memcmp(out.buf, f.b, 4000));
+	strbuf_release(&out);
+	old[10] = old[10] == '0' ? '1' : '0';
+	must_fail(&f, f.nc, 4000, old, "the blob does not match");
 }

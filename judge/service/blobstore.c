@@ -3,39 +3,177 @@
 
 #include <inttypes.h>
 #include <libpq-fe.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "common/clock.h"
 #include "common/sha256.h"
 #include "common/xalloc.h"
 #include "judge/store/db.h"
 
-void blobstore_encode(const void *data, size_t len, size_t chunk, struct blob_chunk **out,
-		      size_t *n, char sha256[65])
+/* Threads hashing and (de)compressing chunks 0..n-1, taken in order, while
+ * the caller works through the chunks done (stores them, or reads the next). */
+#define WORK_THREADS 4
+
+struct work {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t n, next;
+	unsigned char *done; /* per chunk */
+	bool stop;
+	void (*fn)(struct work *w, size_t i);
+	void *arg;
+	pthread_t th[WORK_THREADS];
+	int nth;
+};
+
+static void *work_main(void *arg)
 {
-	if (!chunk)
-		chunk = BLOBSTORE_CHUNK;
+	struct work *w = arg;
+	for (;;) {
+		pthread_mutex_lock(&w->mu);
+		size_t i = w->next < w->n && !w->stop ? w->next++ : w->n;
+		pthread_mutex_unlock(&w->mu);
+		if (i >= w->n)
+			return NULL;
+		w->fn(w, i);
+		pthread_mutex_lock(&w->mu);
+		w->done[i] = 1;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+	}
+}
+
+/* Starts fn on chunks 0..n-1 on up to as many threads as CPUs (at most
+ * WORK_THREADS); with none to be had, the caller's work_wait runs them. */
+static void work_start(struct work *w, size_t n, void (*fn)(struct work *w, size_t i), void *arg)
+{
+	memset(w, 0, sizeof *w);
+	pthread_mutex_init(&w->mu, NULL);
+	clock_cond_init(&w->cv);
+	w->n = n;
+	w->done = xcalloc(n ? n : 1, 1);
+	w->fn = fn;
+	w->arg = arg;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int want = cpus < 1 ? 1 : cpus > WORK_THREADS ? WORK_THREADS : (int)cpus;
+	for (int i = 0; i < want && (size_t)i < n; i++)
+		if (pthread_create(&w->th[w->nth], NULL, work_main, w) == 0)
+			w->nth++;
+}
+
+/* Waits until chunk i is done (doing it here when no thread runs). */
+static void work_wait(struct work *w, size_t i)
+{
+	if (!w->nth) {
+		w->fn(w, i);
+		w->done[i] = 1;
+		return;
+	}
+	pthread_mutex_lock(&w->mu);
+	while (!w->done[i])
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Stops the threads (the chunks not yet taken stay undone) and waits for them. */
+static void work_end(struct work *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	for (int i = 0; i < w->nth; i++)
+		pthread_join(w->th[i], NULL);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w->done);
+}
+
+/* Whether deflate shrinks these bytes enough to be worth it: four slices of
+ * 4 KiB spread over them, compressed; random bytes (most of a memory image's
+ * data) cost deflate ~10 times what storing them does, and gain nothing. */
+static bool worth_compressing(const unsigned char *p, size_t len)
+{
+	enum { SLICE = 4096 };
+	if (len < 4 * SLICE)
+		return true;
+	unsigned char out[SLICE + 64];
+	size_t in = 0, got = 0;
+	for (int k = 0; k < 4; k++) {
+		uLongf bound = sizeof out;
+		if (compress2(out, &bound, p + len / 4 * k, SLICE, 1) != Z_OK)
+			bound = SLICE; /* did not fit: no gain */
+		in += SLICE;
+		got += bound;
+	}
+	return got < in - in / 16;
+}
+
+struct encode {
+	const unsigned char *data;
+	size_t len, chunk;
+	struct blob_chunk *c;
+};
+
+static void encode_one(struct work *w, size_t i)
+{
+	struct encode *e = w->arg;
+	struct blob_chunk *c = &e->c[i];
+	const unsigned char *p = e->data + i * e->chunk;
+	c->size = e->len - i * e->chunk < e->chunk ? e->len - i * e->chunk : e->chunk;
 	unsigned char d[32];
-	sha256_buf(len ? data : "", len, d);
-	sha256_hex(d, sha256);
-	*n = (len + chunk - 1) / chunk;
-	*out = *n ? xcalloc(*n, sizeof **out) : NULL;
-	const unsigned char *p = data;
-	for (size_t i = 0; i < *n; i++) {
-		struct blob_chunk *c = &(*out)[i];
-		c->size = len - i * chunk < chunk ? len - i * chunk : chunk;
-		sha256_buf(p, c->size, d);
-		sha256_hex(d, c->sha256);
+	sha256_buf(c->size ? p : (const unsigned char *)"", c->size, d);
+	sha256_hex(d, c->sha256);
+	c->len = 0;
+	if (worth_compressing(p, c->size)) {
 		uLongf bound = compressBound((uLong)c->size);
 		c->data = xmalloc(bound);
 		/* level 1: images are mostly packages and data; speed beats the last percent */
 		if (compress2(c->data, &bound, p, (uLong)c->size, 1) != Z_OK)
 			abort(); /* only out of memory, which xmalloc already refuses */
 		c->len = bound;
-		p += c->size;
 	}
+	if (!c->len || c->len >= c->size) {
+		/* as it is: its length equal to its size says so */
+		free(c->data);
+		c->data = xmalloc(c->size ? c->size : 1);
+		memcpy(c->data, p, c->size);
+		c->len = c->size;
+	}
+}
+
+/* The whole's hash as stored: "c:" and the SHA-256 of the chunks' hashes. */
+static void whole_hash(const struct blob_chunk *c, size_t n, char out[BLOBSTORE_SHA_SIZE])
+{
+	struct sha256 h;
+	unsigned char d[32];
+	sha256_init(&h);
+	for (size_t i = 0; i < n; i++)
+		sha256_update(&h, c[i].sha256, 64);
+	sha256_final(&h, d);
+	memcpy(out, "c:", 2);
+	sha256_hex(d, out + 2);
+}
+
+void blobstore_encode(const void *data, size_t len, size_t chunk, struct blob_chunk **out,
+		      size_t *n, char sha256[BLOBSTORE_SHA_SIZE])
+{
+	if (!chunk)
+		chunk = BLOBSTORE_CHUNK;
+	*n = (len + chunk - 1) / chunk;
+	*out = *n ? xcalloc(*n, sizeof **out) : NULL;
+	struct encode e = {data, len, chunk, *out};
+	struct work w;
+	work_start(&w, *n, encode_one, &e);
+	for (size_t i = 0; i < *n; i++)
+		work_wait(&w, i);
+	work_end(&w);
+	whole_hash(*out, *n, sha256);
 }
 
 void blobstore_chunks_free(struct blob_chunk *c, size_t n)
@@ -45,52 +183,141 @@ void blobstore_chunks_free(struct blob_chunk *c, size_t n)
 	free(c);
 }
 
+/* Chunk i (c) into dst (c->size bytes), checked against its hash. 0, or -1
+ * with err. */
+static int decode_one(const struct blob_chunk *c, size_t i, unsigned char *dst, char *err,
+		      size_t errlen)
+{
+	unsigned char d[32];
+	char hex[65];
+	int zr = Z_OK;
+	if (c->len == c->size) {
+		/* stored as it is; or, in a blob of before, deflated to exactly its size */
+		memcpy(dst, c->data, c->size);
+		sha256_buf(c->size ? dst : (const unsigned char *)"", c->size, d);
+		sha256_hex(d, hex);
+		if (!strcmp(hex, c->sha256))
+			return 0;
+	}
+	uLongf got = (uLongf)c->size;
+	zr = uncompress(dst, &got, c->data, (uLong)c->len);
+	if (zr != Z_OK || got != c->size) {
+		if (c->len == c->size)
+			snprintf(err, errlen, "chunk %zu does not match its SHA-256", i);
+		else
+			snprintf(err, errlen, "chunk %zu does not inflate to its %zu bytes (%s)", i,
+				 c->size, zr == Z_OK ? "short" : zError(zr));
+		return -1;
+	}
+	sha256_buf(c->size ? dst : (const unsigned char *)"", c->size, d);
+	sha256_hex(d, hex);
+	if (strcmp(hex, c->sha256)) {
+		snprintf(err, errlen, "chunk %zu does not match its SHA-256", i);
+		return -1;
+	}
+	return 0;
+}
+
+/* Checks the whole against sha256: the chunks' hashes ("c:"), or for a blob of
+ * before the bytes' hash. 0, or -1 with err. */
+static int whole_check(const struct blob_chunk *c, size_t n, const void *bytes, size_t len,
+		       const char *sha256, char *err, size_t errlen)
+{
+	char hex[BLOBSTORE_SHA_SIZE];
+	if (!strncmp(sha256, "c:", 2)) {
+		whole_hash(c, n, hex);
+	} else {
+		unsigned char d[32];
+		sha256_buf(len ? bytes : "", len, d);
+		sha256_hex(d, hex);
+	}
+	if (strcmp(hex, sha256)) {
+		snprintf(err, errlen, "the blob does not match its SHA-256");
+		return -1;
+	}
+	return 0;
+}
+
+struct decode {
+	const struct blob_chunk *c;
+	unsigned char *base;
+	const size_t *off;
+	/* what the caller does before a chunk's bytes are there, and after */
+	int (*fetch)(void *arg, size_t i);
+	void (*release)(void *arg, size_t i);
+	void *arg;
+	int *rc;
+	char (*err)[200];
+};
+
+static void decode_chunk(struct work *w, size_t i)
+{
+	struct decode *d = w->arg;
+	if (d->fetch && d->fetch(d->arg, i) < 0) {
+		d->rc[i] = -2; /* the caller says why */
+		return;
+	}
+	d->rc[i] = decode_one(&d->c[i], i, d->base + d->off[i], d->err[i], sizeof d->err[i]);
+	if (d->release)
+		d->release(d->arg, i);
+}
+
+/* Decodes chunks c (n, their sizes checked by the caller to add up to size)
+ * into out's room at out->len, on threads; fetch (may be NULL) is called on a
+ * thread for chunk i before it is decoded. 0; -1 with err; -2 when a fetch
+ * failed (the caller's error). out->len is not moved. */
+static int decode_all(const struct blob_chunk *c, size_t n, size_t size, struct strbuf *out,
+		      int (*fetch)(void *, size_t), void (*release)(void *, size_t), void *arg,
+		      char *err, size_t errlen)
+{
+	strbuf_grow(out, size + 1);
+	size_t *off = xcalloc(n ? n : 1, sizeof *off);
+	for (size_t i = 1; i < n; i++)
+		off[i] = off[i - 1] + c[i - 1].size;
+	int *rc = xcalloc(n ? n : 1, sizeof *rc);
+	char(*errs)[200] = xcalloc(n ? n : 1, sizeof *errs);
+	struct decode d = {c,	(unsigned char *)out->buf + out->len, off, fetch, release, arg, rc,
+			   errs};
+	struct work w;
+	work_start(&w, n, decode_chunk, &d);
+	int ret = 0;
+	for (size_t i = 0; i < n; i++) {
+		work_wait(&w, i);
+		if (rc[i] < 0) {
+			ret = rc[i];
+			if (rc[i] == -1)
+				snprintf(err, errlen, "%s", errs[i]);
+			break;
+		}
+	}
+	work_end(&w);
+	free(off);
+	free(rc);
+	free(errs);
+	return ret;
+}
+
 int blobstore_decode(const struct blob_chunk *c, size_t n, long long size, const char *sha256,
 		     struct strbuf *out, char *err, size_t errlen)
 {
 	size_t start = out->len;
 	long long total = 0;
-	struct sha256 h;
-	sha256_init(&h);
 	for (size_t i = 0; i < n; i++) {
 		if (c[i].size > BLOBSTORE_CHUNK * 4 || total + (long long)c[i].size > size) {
 			snprintf(err, errlen, "chunk %zu is larger than the blob", i);
 			goto bad;
 		}
-		strbuf_grow(out, c[i].size + 1);
-		uLongf got = (uLongf)c[i].size;
-		int zr = uncompress((unsigned char *)out->buf + out->len, &got, c[i].data,
-				    (uLong)c[i].len);
-		if (zr != Z_OK || got != c[i].size) {
-			snprintf(err, errlen, "chunk %zu does not inflate to its %zu bytes (%s)", i,
-				 c[i].size, zr == Z_OK ? "short" : zError(zr));
-			goto bad;
-		}
-		unsigned char d[32];
-		char hex[65];
-		sha256_buf(out->buf + out->len, c[i].size, d);
-		sha256_hex(d, hex);
-		if (strcmp(hex, c[i].sha256)) {
-			snprintf(err, errlen, "chunk %zu does not match its SHA-256", i);
-			goto bad;
-		}
-		sha256_update(&h, out->buf + out->len, c[i].size);
-		out->len += c[i].size;
-		out->buf[out->len] = 0;
 		total += (long long)c[i].size;
 	}
 	if (total != size) {
 		snprintf(err, errlen, "the blob is truncated: %lld of %lld bytes", total, size);
 		goto bad;
 	}
-	unsigned char d[32];
-	char hex[65];
-	sha256_final(&h, d);
-	sha256_hex(d, hex);
-	if (strcmp(hex, sha256)) {
-		snprintf(err, errlen, "the blob does not match its SHA-256");
+	if (decode_all(c, n, (size_t)size, out, NULL, NULL, NULL, err, errlen) < 0 ||
+	    whole_check(c, n, out->buf + start, (size_t)size, sha256, err, errlen) < 0)
 		goto bad;
-	}
+	out->len += (size_t)size;
+	out->buf[out->len] = 0;
 	return 0;
 bad:
 	out->len = start;
@@ -108,20 +335,21 @@ static int fail(struct db *db, char *err, size_t errlen, const char *what)
 int blobstore_store(struct db *db, int64_t key, const void *data, size_t len, long long cap_bytes,
 		    int64_t *id, long long *stored, char *err, size_t errlen)
 {
-	struct blob_chunk *c = NULL;
-	size_t n = 0;
-	char sha[65], k[24], sz[24], st[24], nc[24], cap[24];
+	size_t n = (len + BLOBSTORE_CHUNK - 1) / BLOBSTORE_CHUNK;
+	struct blob_chunk *c = n ? xcalloc(n, sizeof *c) : NULL;
+	struct encode e = {data, len, BLOBSTORE_CHUNK, c};
+	struct work w;
+	char sha[BLOBSTORE_SHA_SIZE], k[24], sz[24], st[24], nc[24], ids[24];
 	int ret = -1;
-	blobstore_encode(data, len, 0, &c, &n, sha);
 	long long total = 0;
-	for (size_t i = 0; i < n; i++)
-		total += (long long)c[i].len;
-	*stored = total;
+	*id = 0;
+	*stored = 0;
+	/* the chunks are hashed and compressed on threads from now on, while
+	 * the transaction begins and the chunks done are written */
+	work_start(&w, n, encode_one, &e);
 	snprintf(k, sizeof k, "%" PRId64, key);
 	snprintf(sz, sizeof sz, "%zu", len);
-	snprintf(st, sizeof st, "%lld", total);
 	snprintf(nc, sizeof nc, "%zu", n);
-	snprintf(cap, sizeof cap, "%lld", cap_bytes);
 	if (db_begin(db) < 0) {
 		fail(db, err, errlen, "store a blob");
 		goto out;
@@ -133,35 +361,51 @@ int blobstore_store(struct db *db, int64_t key, const void *data, size_t len, lo
 		fail(db, err, errlen, "store a blob");
 		goto rollback;
 	}
-	const char *p[] = {k, sz, st, nc, sha, cap};
-	PGresult *res =
-	    db_query(db,
-		     "WITH used AS (SELECT coalesce(sum(stored), 0) AS u FROM blobs WHERE "
-		     "coalesce(api_key_id, 0) = $1::bigint), "
-		     "ins AS (INSERT INTO blobs (api_key_id, size, stored, chunks, sha256) SELECT "
-		     "nullif($1::bigint, 0), $2::bigint, $3::bigint, $4::int, $5 FROM used WHERE "
-		     "$6::bigint = 0 OR used.u + $3::bigint <= $6::bigint RETURNING id) "
-		     "SELECT (SELECT id FROM ins), (SELECT u FROM used)",
-		     6, p);
+	PGresult *res = db_query(db,
+				 "SELECT coalesce(sum(stored), 0) FROM blobs WHERE "
+				 "coalesce(api_key_id, 0) = $1::bigint",
+				 1, lp);
 	if (!res) {
 		fail(db, err, errlen, "store a blob");
 		goto rollback;
 	}
-	bool over = PQgetisnull(res, 0, 0);
-	long long used = db_value_ll(res, 0, 1);
-	*id = over ? 0 : db_value_ll(res, 0, 0);
+	long long used = db_value_ll(res, 0, 0);
 	PQclear(res);
-	if (over) {
-		snprintf(err, errlen,
-			 "the image needs %lld KiB compressed and this key holds %lld KiB of its "
-			 "%lld KiB for images; delete snapshots or close paused sessions",
-			 total >> 10, used >> 10, cap_bytes >> 10);
-		ret = 1;
+	/* a chunk is never stored larger than it is: within the cap at its
+	 * size, it is within it compressed; else the compressed bytes decide */
+	if (cap_bytes > 0 && used + (long long)len > cap_bytes) {
+		for (size_t i = 0; i < n; i++) {
+			work_wait(&w, i);
+			total += (long long)c[i].len;
+		}
+		if (used + total > cap_bytes) {
+			*stored = total;
+			snprintf(err, errlen,
+				 "the image needs %lld KiB compressed and this key holds %lld KiB "
+				 "of its %lld KiB for images; delete snapshots or close paused "
+				 "sessions",
+				 total >> 10, used >> 10, cap_bytes >> 10);
+			ret = 1;
+			goto rollback;
+		}
+		total = 0;
+	}
+	/* the row first (the chunks refer to it); its stored bytes and hash once
+	 * they are known, in the same transaction */
+	const char *p[] = {k, sz, nc};
+	res = db_query(db,
+		       "INSERT INTO blobs (api_key_id, size, stored, chunks, sha256) VALUES "
+		       "(nullif($1::bigint, 0), $2::bigint, 0, $3::int, '') RETURNING id",
+		       3, p);
+	if (!res) {
+		fail(db, err, errlen, "store a blob");
 		goto rollback;
 	}
-	char ids[24];
+	*id = db_value_ll(res, 0, 0);
+	PQclear(res);
 	snprintf(ids, sizeof ids, "%" PRId64, *id);
 	for (size_t i = 0; i < n; i++) {
+		work_wait(&w, i);
 		char seq[24], size[24];
 		snprintf(seq, sizeof seq, "%zu", i);
 		snprintf(size, sizeof size, "%zu", c[i].size);
@@ -177,18 +421,76 @@ int blobstore_store(struct db *db, int64_t key, const void *data, size_t len, lo
 			goto rollback;
 		}
 		PQclear(res);
+		total += (long long)c[i].len;
+		free(c[i].data); /* written: what is held stays a few chunks */
+		c[i].data = NULL;
 	}
-	if (db_commit(db) < 0) {
+	whole_hash(c, n, sha);
+	snprintf(st, sizeof st, "%lld", total);
+	const char *u[] = {ids, st, sha};
+	if (db_exec(db, "UPDATE blobs SET stored = $2::bigint, sha256 = $3 WHERE id = $1::bigint",
+		    3, u) < 0 ||
+	    db_commit(db) < 0) {
 		fail(db, err, errlen, "store a blob");
-		goto out;
+		goto rollback;
 	}
+	*stored = total;
 	ret = 0;
 	goto out;
 rollback:
+	*id = 0;
 	db_rollback(db);
 out:
+	work_end(&w);
 	blobstore_chunks_free(c, n);
 	return ret;
+}
+
+/* Reading a blob's chunks: the rows of their bytes, one query each (never
+ * the whole compressed blob in one result), run on the decoding threads. */
+struct load {
+	struct db *db;
+	pthread_mutex_t mu; /* one query at a time on the connection */
+	const char *id;
+	struct blob_chunk *c;
+	PGresult **res;
+	char err[300];
+};
+
+static int load_fetch(void *arg, size_t i)
+{
+	struct load *l = arg;
+	char seqs[24];
+	snprintf(seqs, sizeof seqs, "%zu", i);
+	const char *q[] = {l->id, seqs};
+	pthread_mutex_lock(&l->mu);
+	/* the bytes in binary: not as hex text twice their size */
+	PGresult *res = db_query_bin(l->db,
+				     "SELECT data FROM blob_chunks WHERE blob_id = $1::bigint AND "
+				     "seq = $2::int",
+				     2, q, NULL, true);
+	if (!res || PQntuples(res) != 1) {
+		if (!l->err[0])
+			snprintf(l->err, sizeof l->err, "chunk %zu cannot be read: %s", i,
+				 res ? "it is gone" : db_error(l->db));
+		pthread_mutex_unlock(&l->mu);
+		if (res)
+			PQclear(res);
+		return -1;
+	}
+	pthread_mutex_unlock(&l->mu);
+	l->res[i] = res;
+	l->c[i].data = (unsigned char *)PQgetvalue(res, 0, 0);
+	l->c[i].len = (size_t)PQgetlength(res, 0, 0);
+	return 0;
+}
+
+static void load_release(void *arg, size_t i)
+{
+	struct load *l = arg;
+	PQclear(l->res[i]);
+	l->res[i] = NULL;
+	l->c[i].data = NULL;
 }
 
 int blobstore_load(struct db *db, int64_t id, struct strbuf *out, char *err, size_t errlen)
@@ -206,84 +508,163 @@ int blobstore_load(struct db *db, int64_t id, struct strbuf *out, char *err, siz
 	}
 	long long size = db_value_ll(res, 0, 0);
 	long long nchunks = db_value_ll(res, 0, 1);
-	char sha[65];
+	char sha[BLOBSTORE_SHA_SIZE];
 	snprintf(sha, sizeof sha, "%s", db_value(res, 0, 2));
 	PQclear(res);
+	/* every chunk's size and hash first, in one query: where each goes */
+	res = db_query(db,
+		       "SELECT seq, size, sha256 FROM blob_chunks WHERE blob_id = $1::bigint "
+		       "ORDER BY seq",
+		       1, p);
+	if (!res)
+		return fail(db, err, errlen, "read a blob");
 	int ret = -1;
-	/* one chunk at a time: never the whole compressed blob in one result */
-	struct sha256 h;
-	sha256_init(&h);
+	size_t n = (size_t)(nchunks > 0 ? nchunks : 0);
+	struct blob_chunk *c = xcalloc(n ? n : 1, sizeof *c);
+	PGresult **rows = xcalloc(n ? n : 1, sizeof *rows);
 	long long total = 0;
-	for (long long seq = 0; seq < nchunks; seq++) {
-		char seqs[24];
-		snprintf(seqs, sizeof seqs, "%lld", seq);
-		const char *q[] = {ids, seqs};
-		res =
-		    db_query(db,
-			     "SELECT size, sha256 FROM blob_chunks WHERE blob_id = $1::bigint AND "
-			     "seq = $2::int",
-			     2, q);
-		if (!res) {
-			fail(db, err, errlen, "read a blob");
+	for (size_t i = 0; i < n; i++) {
+		if ((int)i >= PQntuples(res) || db_value_ll(res, (int)i, 0) != (long long)i) {
+			snprintf(err, errlen, "the blob is truncated: chunk %zu of %lld is missing",
+				 i, nchunks);
 			goto out;
 		}
-		if (PQntuples(res) != 1) {
-			PQclear(res);
-			snprintf(err, errlen,
-				 "the blob is truncated: chunk %lld of %lld is missing", seq,
-				 nchunks);
-			goto out;
-		}
-		struct blob_chunk one = {.size = (size_t)db_value_ll(res, 0, 0)};
-		snprintf(one.sha256, sizeof one.sha256, "%s", db_value(res, 0, 1));
-		PQclear(res);
-		/* the bytes in binary: not as hex text twice their size */
-		res = db_query_bin(
-		    db,
-		    "SELECT data FROM blob_chunks WHERE blob_id = $1::bigint AND seq = "
-		    "$2::int",
-		    2, q, NULL, true);
-		if (!res || PQntuples(res) != 1) {
-			snprintf(err, errlen, "chunk %lld cannot be read: %s", seq,
-				 res ? "it is gone" : db_error(db));
-			if (res)
-				PQclear(res);
-			goto out;
-		}
-		one.data = (unsigned char *)PQgetvalue(res, 0, 0);
-		one.len = (size_t)PQgetlength(res, 0, 0);
-		/* each chunk checked alone (its own size and hash), then the whole */
-		size_t before = out->len;
-		char cerr[200];
-		int dr = blobstore_decode(&one, 1, (long long)one.size, one.sha256, out, cerr,
-					  sizeof cerr);
-		PQclear(res);
-		if (dr < 0) {
-			snprintf(err, errlen, "chunk %lld: %s", seq,
-				 strncmp(cerr, "chunk 0 ", 8) ? cerr : cerr + 8);
-			goto out;
-		}
-		sha256_update(&h, out->buf + before, out->len - before);
-		total += (long long)(out->len - before);
-		if (total > size) {
+		c[i].size = (size_t)db_value_ll(res, (int)i, 1);
+		snprintf(c[i].sha256, sizeof c[i].sha256, "%s", db_value(res, (int)i, 2));
+		if (c[i].size > BLOBSTORE_CHUNK * 4 || total + (long long)c[i].size > size) {
 			snprintf(err, errlen, "the blob is longer than its %lld bytes", size);
 			goto out;
 		}
+		total += (long long)c[i].size;
 	}
-	unsigned char d[32];
-	char hex[65];
-	sha256_final(&h, d);
-	sha256_hex(d, hex);
+	if (PQntuples(res) > (int)n) {
+		snprintf(err, errlen, "the blob has more chunks than its %lld", nchunks);
+		goto out;
+	}
 	if (total != size) {
 		snprintf(err, errlen, "the blob is truncated: %lld of %lld bytes", total, size);
 		goto out;
 	}
-	if (strcmp(hex, sha)) {
-		snprintf(err, errlen, "the blob does not match its SHA-256");
+	struct load l = {.db = db, .id = ids, .c = c, .res = rows};
+	pthread_mutex_init(&l.mu, NULL);
+	char cerr[200];
+	size_t start = out->len;
+	int dr =
+	    decode_all(c, n, (size_t)size, out, load_fetch, load_release, &l, cerr, sizeof cerr);
+	pthread_mutex_destroy(&l.mu);
+	for (size_t i = 0; i < n; i++)
+		if (rows[i])
+			PQclear(rows[i]);
+	if (dr == -2) {
+		snprintf(err, errlen, "%s", l.err);
 		goto out;
 	}
+	if (dr < 0) {
+		snprintf(err, errlen, "%s", cerr);
+		goto out;
+	}
+	if (whole_check(c, n, out->buf + start, (size_t)size, sha, err, errlen) < 0)
+		goto out;
+	out->len += (size_t)size;
+	out->buf[out->len] = 0;
 	ret = 1;
 out:
+	PQclear(res);
+	free(rows);
+	free(c);
+	return ret;
+}
+
+struct verify {
+	const unsigned char *data;
+	const size_t *off;
+	const struct blob_chunk *c;
+	unsigned char *bad;
+};
+
+static void verify_one(struct work *w, size_t i)
+{
+	struct verify *v = w->arg;
+	unsigned char d[32];
+	char hex[65];
+	sha256_buf(v->c[i].size ? v->data + v->off[i] : (const unsigned char *)"", v->c[i].size, d);
+	sha256_hex(d, hex);
+	v->bad[i] = strcmp(hex, v->c[i].sha256) != 0;
+}
+
+int blobstore_verify(struct db *db, int64_t id, const void *data, size_t len, char *err,
+		     size_t errlen)
+{
+	char ids[24];
+	snprintf(ids, sizeof ids, "%" PRId64, id);
+	const char *p[] = {ids};
+	PGresult *res =
+	    db_query(db, "SELECT size, chunks, sha256 FROM blobs WHERE id = $1::bigint", 1, p);
+	if (!res)
+		return fail(db, err, errlen, "read a blob");
+	if (PQntuples(res) != 1) {
+		PQclear(res);
+		snprintf(err, errlen, "there is no such blob");
+		return 0;
+	}
+	long long size = db_value_ll(res, 0, 0);
+	long long nchunks = db_value_ll(res, 0, 1);
+	char sha[BLOBSTORE_SHA_SIZE];
+	snprintf(sha, sizeof sha, "%s", db_value(res, 0, 2));
+	PQclear(res);
+	if (size != (long long)len || nchunks < 0) {
+		snprintf(err, errlen, "it has %zu bytes, the blob %lld", len, size);
+		return 0;
+	}
+	res = db_query(db,
+		       "SELECT seq, size, sha256 FROM blob_chunks WHERE blob_id = $1::bigint "
+		       "ORDER BY seq",
+		       1, p);
+	if (!res)
+		return fail(db, err, errlen, "read a blob");
+	size_t n = (size_t)nchunks;
+	int ret = 0;
+	struct blob_chunk *c = xcalloc(n ? n : 1, sizeof *c);
+	size_t *off = xcalloc(n ? n : 1, sizeof *off);
+	unsigned char *bad = xcalloc(n ? n : 1, 1);
+	size_t total = 0;
+	if (PQntuples(res) != (int)n) {
+		snprintf(err, errlen, "the blob has %d of its %zu chunks", PQntuples(res), n);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		c[i].size = (size_t)db_value_ll(res, (int)i, 1);
+		snprintf(c[i].sha256, sizeof c[i].sha256, "%s", db_value(res, (int)i, 2));
+		if (db_value_ll(res, (int)i, 0) != (long long)i || c[i].size > len - total) {
+			snprintf(err, errlen, "the blob's chunk %zu does not fit", i);
+			goto out;
+		}
+		off[i] = total;
+		total += c[i].size;
+	}
+	if (total != len) {
+		snprintf(err, errlen, "the blob's chunks hold %zu of its %zu bytes", total, len);
+		goto out;
+	}
+	struct verify v = {data, off, c, bad};
+	struct work w;
+	work_start(&w, n, verify_one, &v);
+	for (size_t i = 0; i < n; i++)
+		work_wait(&w, i);
+	work_end(&w);
+	for (size_t i = 0; i < n; i++)
+		if (bad[i]) {
+			snprintf(err, errlen, "chunk %zu does not match its SHA-256", i);
+			goto out;
+		}
+	if (whole_check(c, n, data, len, sha, err, errlen) < 0)
+		goto out;
+	ret = 1;
+out:
+	PQclear(res);
+	free(c);
+	free(off);
+	free(bad);
 	return ret;
 }
 

@@ -275,6 +275,12 @@ create python
 T=$SID
 cell "tamper: a file" "$T" 'open("t.txt", "w").write("t" * 100000)' '.status == "ok"'
 expect "tamper: pause" 200 '.status == "paused"' POST "/v1/sessions/$T/pause"
+# the worker keeps a copy of the image it stored, checked against the stored
+# hashes on a resume there; another worker has none and reads PostgreSQL: so
+# here, without the copy
+copy="/run/judge/ckpt-$SVC_WORKER_PID-copy/$(sql "SELECT image_id FROM sessions WHERE id = '$T'")"
+[ -f "$copy" ] && pass "tamper: the worker keeps a copy of the image" || fail "tamper: the worker keeps a copy" "$copy"
+rm -f "$copy"
 sql "UPDATE blob_chunks SET data = overlay(data placing '\\x00ff00ff'::bytea from 20) WHERE blob_id = (SELECT i.blob_id FROM session_images i JOIN sessions s ON s.image_id = i.id WHERE s.id = '$T') AND seq = 0"
 expect "tamper: resume is a clear JSON error" 503 '.error.code == "session_failed" and
 	(.error.message | test("damaged|SHA-256|inflate"))' POST "/v1/sessions/$T/resume"

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -277,6 +278,92 @@ static void ckpt_sweep(const char *box_root)
 		closedir(d);
 }
 
+/* The worker's copy of the last image it paused a session to, kept so that
+ * a resume here reads it from disk instead of PostgreSQL (it is used only
+ * when blobstore_verify finds it is still the stored image). One at most: it
+ * is as large as the session's memory and box_root may be a tmpfs. Its folder
+ * is named like a checkpoint's, so ckpt_sweep removes one a dead worker left. */
+static void image_copy_path(const struct sesshost *h, const char *image_id, char *path, size_t len)
+{
+	snprintf(path, len, "%s/ckpt-%d-copy%s%s", h->cfg->box_root, (int)getpid(),
+		 image_id ? "/" : "", image_id ? image_id : "");
+}
+
+/* A copy being written beside the image's store, on a thread of its own. */
+struct image_copy {
+	const struct strbuf *packed;
+	char tmp[PATH_MAX + 16];
+	int fd;
+	bool ok;
+	pthread_t thread;
+	bool started;
+};
+
+static void *image_copy_main(void *arg)
+{
+	struct image_copy *c = arg;
+	size_t done = 0;
+	while (done < c->packed->len) {
+		ssize_t n = write(c->fd, c->packed->buf + done, c->packed->len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	c->ok = close(c->fd) == 0 && done == c->packed->len;
+	return NULL;
+}
+
+/* Starts writing packed aside as the next copy (the copy before it is
+ * dropped); image_copy_end names it. Failing only costs a resume the
+ * database read. */
+static void image_copy_begin(const struct sesshost *h, struct image_copy *c,
+			     const struct strbuf *packed)
+{
+	char dir[PATH_MAX];
+	memset(c, 0, sizeof *c);
+	c->packed = packed;
+	image_copy_path(h, NULL, dir, sizeof dir);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	snprintf(c->tmp, sizeof c->tmp, "%s/tmp-XXXXXX", dir);
+	c->fd = mkstemp(c->tmp);
+	if (c->fd < 0)
+		return;
+	fcntl(c->fd, F_SETFD, FD_CLOEXEC);
+	if (pthread_create(&c->thread, NULL, image_copy_main, c) == 0) {
+		c->started = true;
+		return;
+	}
+	close(c->fd);
+	unlink(c->tmp);
+}
+
+/* Waits for the copy; keeps it as image_id's (NULL: the image was not
+ * stored, the copy goes). */
+static void image_copy_end(const struct sesshost *h, struct image_copy *c, const char *image_id)
+{
+	if (!c->started)
+		return;
+	pthread_join(c->thread, NULL);
+	c->started = false;
+	char path[PATH_MAX + 48];
+	if (image_id && c->ok) {
+		image_copy_path(h, image_id, path, sizeof path);
+		if (rename(c->tmp, path) == 0)
+			return;
+	}
+	unlink(c->tmp);
+}
+
 /* The memory section of an image that holds none: its only file says why. */
 #define NO_MEMORY_FILE "no-memory"
 
@@ -376,6 +463,10 @@ static void image_call(struct sesshost *h, struct hsess *s, const struct sess_ca
 	int64_t packed_ms = clock_mono_ms() - t0;
 	db = db_pool_get(h->pool, 10000);
 	const char *kind = pause ? "pause" : c->checkpoint ? "checkpoint" : "snapshot";
+	/* a copy for a resume on this worker, written while the image is stored */
+	struct image_copy copy = {.started = false};
+	if (pause)
+		image_copy_begin(h, &copy, &packed);
 	int rc =
 	    db ? sessimage_save(db, s->id, kind, c->image_name, contexts, &packed, out.image.files,
 				(long long)h->cfg->session_images_mb_per_key << 20,
@@ -384,6 +475,7 @@ static void image_call(struct sesshost *h, struct hsess *s, const struct sess_ca
 	       : -1;
 	if (!db)
 		snprintf(err, sizeof err, "no database connection");
+	image_copy_end(h, &copy, rc == 0 ? out.image.id : NULL);
 	if (rc == 1)
 		sess_reply_fail(&out, SERR_IMAGE_TOO_LARGE, "%s", err);
 	else if (rc < 0)
@@ -477,7 +569,13 @@ static int open_from_image(struct sesshost *h, struct hsess *s, char *err, size_
 	bool memory = false;
 	int64_t t0 = clock_mono_ms();
 	struct db *db = db_pool_get(h->pool, 10000);
-	int rc = db ? sessimage_load(db, s->image_id, &packed, &contexts, err, errlen) : -1;
+	char copy[PATH_MAX + 48];
+	bool from_copy = false;
+	image_copy_path(h, s->image_id, copy, sizeof copy);
+	int rc =
+	    db ? sessimage_load(db, s->image_id, copy, &packed, &contexts, &from_copy, err, errlen)
+	       : -1;
+	unlink(copy); /* used or not: the session's next pause is another image */
 	/* a resumed session's processes before its pause left their output
 	 * streams (proc:<id>:<pid>): new processes take ids after theirs */
 	long last_pid = rc == 1 ? sessproc_last_pid(db, s->id, err, errlen) : 0;
@@ -502,6 +600,7 @@ static int open_from_image(struct sesshost *h, struct hsess *s, char *err, size_
 	if (sessimage_unpack(s->env.sb, packed.buf, packed.len, dir[0] ? dir : NULL, &memory,
 			     &files, err, errlen) < 0)
 		goto out;
+	int64_t unpacked_ms = clock_mono_ms() - t0;
 	if (memory) {
 		/* an image that says why it holds no memory */
 		char path[PATH_MAX + 16];
@@ -524,10 +623,14 @@ static int open_from_image(struct sesshost *h, struct hsess *s, char *err, size_
 				   dir, &s->env.s, merr, sizeof merr) == 0 &&
 		    sessrun_contexts_adopt(&s->env, contexts, merr, sizeof merr) == 0) {
 			session_pids_after(s->env.s, last_pid);
+			int64_t all_ms = clock_mono_ms() - t0;
 			log_info("sessions: %s restored with its memory from image %s: %ld files, "
-				 "%zu bytes in %" PRId64 " ms (read and checked in %" PRId64 " ms)",
-				 s->id, s->image_id, files, packed.len, clock_mono_ms() - t0,
-				 loaded_ms);
+				 "%zu bytes in %" PRId64 " ms (read and checked in %" PRId64
+				 " ms from %s, unpacked in %" PRId64 " ms, restored in %" PRId64
+				 " ms)",
+				 s->id, s->image_id, files, packed.len, all_ms, loaded_ms,
+				 from_copy ? "this worker's copy" : "the database",
+				 unpacked_ms - loaded_ms, all_ms - unpacked_ms);
 			ret = 0;
 			goto out;
 		}
@@ -546,8 +649,9 @@ static int open_from_image(struct sesshost *h, struct hsess *s, char *err, size_
 	s->env.restored = true;
 	snprintf(s->env.restored_why, sizeof s->env.restored_why, "%.199s", why);
 	log_info("sessions: %s restored from image %s: %ld files, %zu bytes in %" PRId64
-		 " ms (read and checked in %" PRId64 " ms)",
-		 s->id, s->image_id, files, packed.len, clock_mono_ms() - t0, loaded_ms);
+		 " ms (read and checked in %" PRId64 " ms from %s)",
+		 s->id, s->image_id, files, packed.len, clock_mono_ms() - t0, loaded_ms,
+		 from_copy ? "this worker's copy" : "the database");
 	ret = 0;
 out:
 	ckpt_dir_remove(dir);
@@ -1249,6 +1353,11 @@ void sesshost_stop(struct sesshost *h)
 	if (left) {
 		log_warn("sessions: %ld sessions did not end in time", left);
 		return; /* their threads still use h: the process ends soon */
+	}
+	if (h->cfg) {
+		char copies[PATH_MAX];
+		image_copy_path(h, NULL, copies, sizeof copies);
+		ckpt_dir_remove(copies);
 	}
 	if (h->pool)
 		db_pool_free(h->pool);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/service/blobstore.h"
 #include "judge/store/db.h"
@@ -132,6 +133,34 @@ static bool memory_name_ok(const char *name, size_t len)
 	return true;
 }
 
+/* Appends exactly size bytes of file path to out. 0, or -1 with err. */
+static int read_into(const char *path, size_t size, struct strbuf *out, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	strbuf_grow(out, size + 1);
+	size_t done = 0;
+	while (done < size) {
+		ssize_t n = read(fd, out->buf + out->len + done, size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "cannot read '%s': %s", path,
+				 n < 0 ? strerror(errno) : "it shrank while read");
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	close(fd);
+	out->len += size;
+	out->buf[out->len] = 0;
+	return 0;
+}
+
 int sessimage_pack_memory(const char *dir, struct strbuf *out, char *err, size_t errlen)
 {
 	DIR *d = opendir(dir);
@@ -140,7 +169,6 @@ int sessimage_pack_memory(const char *dir, struct strbuf *out, char *err, size_t
 		return -1;
 	}
 	int ret = -1;
-	struct strbuf bytes = STRBUF_INIT;
 	strbuf_add(out, "M", 1);
 	struct dirent *e;
 	while ((e = readdir(d))) {
@@ -155,20 +183,15 @@ int sessimage_pack_memory(const char *dir, struct strbuf *out, char *err, size_t
 			snprintf(err, errlen, "unexpected file '%s' in the checkpoint", e->d_name);
 			goto out;
 		}
-		strbuf_reset(&bytes);
-		int rc = strbuf_read_file(&bytes, path, SIZE_MAX / 2);
-		if (rc < 0) {
-			snprintf(err, errlen, "cannot read '%s': %s", path, strerror(-rc));
-			goto out;
-		}
+		/* straight into the image: a memory file is most of its bytes */
 		put_entry(out, 'c', 0600, e->d_name);
-		put_u64(out, bytes.len);
-		strbuf_add(out, bytes.buf ? bytes.buf : "", bytes.len);
+		put_u64(out, (uint64_t)st.st_size);
+		if (read_into(path, (size_t)st.st_size, out, err, errlen) < 0)
+			goto out;
 	}
 	strbuf_add(out, "E", 1);
 	ret = 0;
 out:
-	strbuf_release(&bytes);
 	closedir(d);
 	return ret;
 }
@@ -432,9 +455,10 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 	return 0;
 }
 
-int sessimage_load(struct db *db, const char *image_id, struct strbuf *packed, cJSON **contexts,
-		   char *err, size_t errlen)
+int sessimage_load(struct db *db, const char *image_id, const char *cached, struct strbuf *packed,
+		   cJSON **contexts, bool *from_cache, char *err, size_t errlen)
 {
+	*from_cache = false;
 	const char *p[] = {image_id};
 	PGresult *res =
 	    db_query(db, "SELECT blob_id, contexts FROM session_images WHERE id = $1::uuid", 1, p);
@@ -448,6 +472,25 @@ int sessimage_load(struct db *db, const char *image_id, struct strbuf *packed, c
 	*contexts = cJSON_Parse(db_value(res, 0, 1));
 	PQclear(res);
 	char berr[400];
+	if (cached) {
+		/* the worker's own copy, when it is still the stored image */
+		size_t start = packed->len;
+		struct stat st;
+		if (stat(cached, &st) == 0 && S_ISREG(st.st_mode) &&
+		    read_into(cached, (size_t)st.st_size, packed, berr, sizeof berr) == 0) {
+			int cr = blobstore_verify(db, blob, packed->buf + start,
+						  packed->len - start, berr, sizeof berr);
+			if (cr == 1) {
+				*from_cache = true;
+				return 1;
+			}
+			log_warn("sessions: image %s: its copy '%s' is not used: %s", image_id,
+				 cached, berr);
+		}
+		packed->len = start;
+		if (packed->buf)
+			packed->buf[start] = 0;
+	}
 	int rc = blobstore_load(db, blob, packed, berr, sizeof berr);
 	if (rc == 1)
 		return 1;

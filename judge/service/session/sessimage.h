@@ -54,10 +54,13 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 		   long long cap_bytes, long taken_ms, char image_id[37], long long *stored,
 		   char *err, size_t errlen);
 /* Reads image image_id: its packed files into packed (checked by blobstore)
- * and its contexts into *contexts (caller owns it). Returns 1, 0 when there
- * is no such image, -1 with err. */
-int sessimage_load(struct db *db, const char *image_id, struct strbuf *packed, cJSON **contexts,
-		   char *err, size_t errlen);
+ * and its contexts into *contexts (caller owns it). cached (NULL: none) names
+ * a file that may hold the same packed bytes (the worker's copy of an image
+ * it stored): used when blobstore_verify says it is the stored image
+ * (*from_cache), else the image is read from the database. Returns 1, 0 when
+ * there is no such image, -1 with err. */
+int sessimage_load(struct db *db, const char *image_id, const char *cached, struct strbuf *packed,
+		   cJSON **contexts, bool *from_cache, char *err, size_t errlen);
 
 /* A snapshot of key as POST /v1/sessions {from_snapshot} needs it: 1 with
  * language (32 bytes), *limits, *network and *env (caller owns them; network
