@@ -1238,10 +1238,12 @@ void sessions_process_start_events(struct http_request *r, struct api *a, const 
 				   const cJSON *in, const struct sse_opts *framing)
 {
 	struct sess_call c;
-	if (parse_call(r, a, SCALL_PROCESS_START, in, &c) == 0)
+	if (parse_call(r, a, SCALL_PROCESS_START, in, &c) == 0) {
+		c.proc.relayed = true;
 		route_call_ex(r, a, id, &c, false, false, framing);
-	else
+	} else {
 		sess_call_release(&c);
+	}
 }
 
 void sessions_process_events(struct http_request *r, struct api *a, const char *id, const char *pid,

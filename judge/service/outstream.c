@@ -26,6 +26,7 @@ struct outstream {
 	unsigned long gen;	  /* counts begins: a batch of an older stream is not ours */
 	int64_t first_pending_ms; /* when the oldest waiting byte came */
 	bool flush_asked;	  /* outstream_flush waits: write all, held UTF-8 too */
+	bool now_asked;		  /* outstream_event_now: the next batch goes at once */
 	bool writing;		  /* the flusher holds a batch */
 	bool failed;		  /* some of this stream was dropped */
 	bool stop;
@@ -58,6 +59,7 @@ static void flush_batch(struct outstream *o, struct db **db)
 {
 	struct outbuf_event *ev = NULL;
 	bool at_end = o->flush_asked || o->stop;
+	o->now_asked = false;
 	size_t n = outbuf_take(&o->buf, at_end, &ev);
 	o->first_pending_ms = outbuf_pending(&o->buf) ? clock_mono_ms() : 0;
 	if (!n)
@@ -101,7 +103,8 @@ static void *flusher_main(void *arg)
 		if (!pending && o->stop)
 			break;
 		int64_t now = clock_mono_ms();
-		bool due = pending && (o->flush_asked || o->stop || pending >= OUTBUF_EVENT_BYTES ||
+		bool due = pending && (o->flush_asked || o->stop || o->now_asked ||
+				       pending >= OUTBUF_EVENT_BYTES ||
 				       now >= o->first_pending_ms + OUTSTREAM_FLUSH_MS);
 		if (due) {
 			flush_batch(o, &db);
@@ -206,15 +209,28 @@ void outstream_output(void *arg, int fd, const char *data, size_t len)
 	pthread_mutex_unlock(&o->lock);
 }
 
-void outstream_event(struct outstream *o, const char *event, const char *json)
+static void add_event(struct outstream *o, const char *event, const char *json, bool now)
 {
 	if (!o)
 		return;
 	pthread_mutex_lock(&o->lock);
 	size_t before = outbuf_pending(&o->buf);
 	outbuf_event(&o->buf, event, json);
+	o->now_asked |= now;
 	added(o, before);
+	if (now)
+		pthread_cond_signal(&o->wake);
 	pthread_mutex_unlock(&o->lock);
+}
+
+void outstream_event(struct outstream *o, const char *event, const char *json)
+{
+	add_event(o, event, json, false);
+}
+
+void outstream_event_now(struct outstream *o, const char *event, const char *json)
+{
+	add_event(o, event, json, true);
 }
 
 int outstream_flush(struct outstream *o, int timeout_ms)

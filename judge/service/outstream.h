@@ -61,6 +61,10 @@ void outstream_begin(struct outstream *o, const char *id);
 void outstream_output(void *o, int fd, const char *data, size_t len);
 /* Adds an event whose data is one JSON value on one line (test, done ...). */
 void outstream_event(struct outstream *o, const char *event, const char *json);
+/* The same, and the batch holding it goes at once, not OUTSTREAM_FLUSH_MS
+ * later (a reader waits for it: a process's start, whose pid E2B's
+ * background commands.run returns). Never blocks on PostgreSQL. */
+void outstream_event_now(struct outstream *o, const char *event, const char *json);
 /* Writes everything added to the current stream, waiting up to timeout_ms.
  * Returns 0 when all of it is in the table, -1 when some was dropped or
  * could not be written in time. */

@@ -250,6 +250,8 @@ cJSON *sesscall_store(const struct sess_call *c)
 			cJSON_AddNumberToObject(o, "timeout_ms", (double)c->proc.timeout_ms);
 		if (c->proc.tag[0])
 			add_text(o, "tag", c->proc.tag);
+		if (c->proc.relayed)
+			cJSON_AddTrueToObject(o, "relayed");
 		break;
 	case SCALL_PROCESS_SIGNAL:
 		cJSON_AddNumberToObject(o, "signal", c->proc.signal);
@@ -403,6 +405,7 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 		out->proc.stdin_open = bool_of(request, "stdin");
 		out->proc.timeout_ms = (long)num_of(request, "timeout_ms");
 		copy(out->proc.tag, sizeof out->proc.tag, str_of(request, "tag"));
+		out->proc.relayed = bool_of(request, "relayed");
 		if (!out->proc.argv || !out->proc.argv[0]) {
 			snprintf(err, errlen, "the process has no argv");
 			return -1;

@@ -178,6 +178,10 @@ struct sess_call {
 		long timeout_ms; /* start: its lifetime (0: the session's); wait: how long */
 		char tag[SESS_ID_MAX]; /* start: the caller's name for it, "" = none */
 		int signal;	       /* signal */
+		/* start: the caller relays its output on the same request (it waits
+		 * for the start event itself), so the answer need not wait until that
+		 * event is written */
+		bool relayed;
 	} proc;
 	char image_name[64]; /* snapshot: the caller's name for it ("" = none) */
 	bool idle;	     /* pause: the worker's own, of an idle session (idle_action) */

@@ -117,7 +117,7 @@ static void on_start(void *arg, const struct session_proc_info *info)
 	outstream_begin(h->out, stream);
 	char data[64];
 	snprintf(data, sizeof data, "{\"pid\":%ld}", info->pid);
-	outstream_event(h->out, "start", data);
+	outstream_event_now(h->out, "start", data);
 }
 
 static void on_output(void *arg, long pid, int fd, const char *data, size_t len)
@@ -251,8 +251,11 @@ static void start(struct sessproc *p, struct session *s, const struct sess_call 
 								     : SERR_BAD_REQUEST;
 		sess_reply_fail(out, e, "cannot start '%.200s': %s", c->proc.argv[0], err);
 	} else {
-		/* the start event is in the table before the caller learns the pid */
-		outstream_flush(h->out, 2000);
+		/* the start event is in the table before the caller learns the pid,
+		 * unless the caller waits for it in the stream anyway (on_start sent
+		 * it on its way) */
+		if (!c->proc.relayed)
+			outstream_flush(h->out, 2000);
 		hproc_put(h);
 		add_state(s, pid, 0, out);
 	}
