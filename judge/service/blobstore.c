@@ -493,10 +493,12 @@ static void load_release(void *arg, size_t i)
 	l->c[i].data = NULL;
 }
 
-int blobstore_load(struct db *db, int64_t id, struct strbuf *out, char *err, size_t errlen)
+/* Blob ids's size, chunk count and hash, and every chunk's (seq, size,
+ * sha256) in order, in one query, into *chunks: 1, 0 when there is no such
+ * blob, -1 with err. */
+static int read_layout(struct db *db, const char *ids, long long *size, long long *nchunks,
+		       char sha[BLOBSTORE_SHA_SIZE], PGresult **chunks, char *err, size_t errlen)
 {
-	char ids[24];
-	snprintf(ids, sizeof ids, "%" PRId64, id);
 	const char *p[] = {ids};
 	PGresult *res =
 	    db_query(db, "SELECT size, chunks, sha256 FROM blobs WHERE id = $1::bigint", 1, p);
@@ -506,18 +508,30 @@ int blobstore_load(struct db *db, int64_t id, struct strbuf *out, char *err, siz
 		PQclear(res);
 		return 0;
 	}
-	long long size = db_value_ll(res, 0, 0);
-	long long nchunks = db_value_ll(res, 0, 1);
-	char sha[BLOBSTORE_SHA_SIZE];
-	snprintf(sha, sizeof sha, "%s", db_value(res, 0, 2));
+	*size = db_value_ll(res, 0, 0);
+	*nchunks = db_value_ll(res, 0, 1);
+	snprintf(sha, BLOBSTORE_SHA_SIZE, "%s", db_value(res, 0, 2));
 	PQclear(res);
-	/* every chunk's size and hash first, in one query: where each goes */
-	res = db_query(db,
-		       "SELECT seq, size, sha256 FROM blob_chunks WHERE blob_id = $1::bigint "
-		       "ORDER BY seq",
-		       1, p);
-	if (!res)
+	*chunks = db_query(db,
+			   "SELECT seq, size, sha256 FROM blob_chunks WHERE blob_id = $1::bigint "
+			   "ORDER BY seq",
+			   1, p);
+	if (!*chunks)
 		return fail(db, err, errlen, "read a blob");
+	return 1;
+}
+
+int blobstore_load(struct db *db, int64_t id, struct strbuf *out, char *err, size_t errlen)
+{
+	char ids[24];
+	snprintf(ids, sizeof ids, "%" PRId64, id);
+	long long size, nchunks;
+	char sha[BLOBSTORE_SHA_SIZE];
+	PGresult *res;
+	/* every chunk's size and hash first: where each goes */
+	int found = read_layout(db, ids, &size, &nchunks, sha, &res, err, errlen);
+	if (found <= 0)
+		return found;
 	int ret = -1;
 	size_t n = (size_t)(nchunks > 0 ? nchunks : 0);
 	struct blob_chunk *c = xcalloc(n ? n : 1, sizeof *c);
@@ -597,31 +611,21 @@ int blobstore_verify(struct db *db, int64_t id, const void *data, size_t len, ch
 {
 	char ids[24];
 	snprintf(ids, sizeof ids, "%" PRId64, id);
-	const char *p[] = {ids};
-	PGresult *res =
-	    db_query(db, "SELECT size, chunks, sha256 FROM blobs WHERE id = $1::bigint", 1, p);
-	if (!res)
-		return fail(db, err, errlen, "read a blob");
-	if (PQntuples(res) != 1) {
-		PQclear(res);
+	long long size, nchunks;
+	char sha[BLOBSTORE_SHA_SIZE];
+	PGresult *res;
+	int found = read_layout(db, ids, &size, &nchunks, sha, &res, err, errlen);
+	if (found < 0)
+		return -1;
+	if (!found) {
 		snprintf(err, errlen, "there is no such blob");
 		return 0;
 	}
-	long long size = db_value_ll(res, 0, 0);
-	long long nchunks = db_value_ll(res, 0, 1);
-	char sha[BLOBSTORE_SHA_SIZE];
-	snprintf(sha, sizeof sha, "%s", db_value(res, 0, 2));
-	PQclear(res);
 	if (size != (long long)len || nchunks < 0) {
+		PQclear(res);
 		snprintf(err, errlen, "it has %zu bytes, the blob %lld", len, size);
 		return 0;
 	}
-	res = db_query(db,
-		       "SELECT seq, size, sha256 FROM blob_chunks WHERE blob_id = $1::bigint "
-		       "ORDER BY seq",
-		       1, p);
-	if (!res)
-		return fail(db, err, errlen, "read a blob");
 	size_t n = (size_t)nchunks;
 	int ret = 0;
 	struct blob_chunk *c = xcalloc(n ? n : 1, sizeof *c);

@@ -242,10 +242,9 @@ static bool ckpt_dir(const struct sesshost *h, char *dir, size_t len, char *err,
 	return false;
 }
 
-static void ckpt_dir_remove(char *dir)
+/* Removes the files of folder dir (a checkpoint's: no subfolders). */
+static void dir_empty(const char *dir)
 {
-	if (!dir[0])
-		return;
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	while (d && (e = readdir(d)))
@@ -253,6 +252,13 @@ static void ckpt_dir_remove(char *dir)
 			unlinkat(dirfd(d), e->d_name, 0);
 	if (d)
 		closedir(d);
+}
+
+static void ckpt_dir_remove(char *dir)
+{
+	if (!dir[0])
+		return;
+	dir_empty(dir);
 	rmdir(dir);
 	dir[0] = 0;
 }
@@ -327,13 +333,7 @@ static void image_copy_begin(const struct sesshost *h, struct image_copy *c,
 	image_copy_path(h, NULL, dir, sizeof dir);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return;
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && (e = readdir(d)))
-		if (e->d_name[0] != '.')
-			unlinkat(dirfd(d), e->d_name, 0);
-	if (d)
-		closedir(d);
+	dir_empty(dir);
 	snprintf(c->tmp, sizeof c->tmp, "%s/tmp-XXXXXX", dir);
 	c->fd = mkstemp(c->tmp);
 	if (c->fd < 0)
