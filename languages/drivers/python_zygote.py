@@ -344,7 +344,14 @@ def serve():
         except InterruptedError:
             continue
         if not msg:
-            os._exit(0)  # box_init closed its end: the sandbox ends
+            # box_init closed its end: the sandbox ends. The native backend's
+            # reapers are ours until their runs end: they must not be orphans
+            try:
+                while True:
+                    os.wait()
+            except ChildProcessError:
+                pass
+            os._exit(0)
         if msg[:4] == struct.pack("<I", NJOB_MAGIC):
             # reap the reapers of earlier runs (they end with their run)
             try:

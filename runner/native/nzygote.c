@@ -92,7 +92,8 @@ static void reap_some(void)
 }
 
 /* Drops a reference (lock held); the last one ends the zygote: its socket's
- * end makes it exit. */
+ * end makes it exit once the reapers of its runs in flight are done (killed,
+ * they would become our zombies: gVisor makes us the subreaper). */
 static void unref(struct nz *z)
 {
 	if (--z->refs > 0)
@@ -100,7 +101,6 @@ static void unref(struct nz *z)
 	if (z->sock >= 0)
 		close(z->sock);
 	if (z->pid > 0) {
-		kill(z->pid, SIGKILL);
 		int i = 0;
 		while (i < NZ_REAP_MAX && reap[i] > 0)
 			i++;
@@ -340,9 +340,15 @@ void nz_shutdown(void)
 			unref(table[i]);
 		table[i] = NULL;
 	}
+	/* no run is left: a zygote still there is stuck */
 	for (int i = 0; i < NZ_REAP_MAX; i++) {
-		if (reap[i] > 0)
-			waitpid(reap[i], NULL, 0);
+		if (reap[i] > 0 && waitpid(reap[i], NULL, WNOHANG) == 0) {
+			usleep(50 * 1000);
+			if (waitpid(reap[i], NULL, WNOHANG) == 0) {
+				kill(reap[i], SIGKILL);
+				waitpid(reap[i], NULL, 0);
+			}
+		}
 		reap[i] = 0;
 	}
 	pthread_mutex_unlock(&lock);
