@@ -6,6 +6,7 @@
  * that is the reference. Needs root and Python. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -434,6 +435,62 @@ Test(native_zygote, the_box_shadows_the_zygote_modules)
 	       sizeof(out));
 	cr_assert_str_eq(out, "warm\n1 True\n");
 	sandbox_close(a);
+}
+
+/* Runs of one key at once on two slots: one zygote forks both, and neither
+ * sees the other's processes or descriptors, nor outlives its run. */
+struct par {
+	struct sandbox *sb;
+	char out[512];
+	int status;
+};
+
+static void *par_run(void *arg)
+{
+	struct par *p = arg;
+	const char *src = WARM_MARK "import os, time\n"
+				    "time.sleep(0.5)\n"
+				    "print(sorted(p for p in os.listdir('/proc') if p.isdigit()),\n"
+				    "      sorted(os.listdir('/proc/self/fd')))\n";
+	struct run_result res;
+	run_result_init(&res);
+	struct run_spec s = {.argv = (const char *const *)py->run_argv,
+			     .env = (const char *const *)py->env,
+			     .ro_paths = (const char *const *)py->ro_paths,
+			     .zygote_argv = (const char *const *)py->zygote_argv};
+	struct limits_policy pol;
+	limits_policy_from_config(&cfg, &pol);
+	limits_run(&pol, NULL, NULL, NULL, &s.limits);
+	s.limits.wall_ms = 10000;
+	s.limits.processes = 64;
+	if (sandbox_write_file(p->sb, "main.py", src, strlen(src), 0644) == 0 &&
+	    sandbox_run(p->sb, &s, &res) == 0)
+		p->status = res.status;
+	else
+		p->status = -1;
+	snprintf(p->out, sizeof p->out, "%s", res.out.buf ? res.out.buf : "");
+	run_result_release(&res);
+	return NULL;
+}
+
+Test(native_zygote, runs_of_one_key_at_once_stay_apart)
+{
+	struct par a = {.sb = open_ws(1)}, b = {.sb = open_ws(2)};
+	warm_up(a.sb);
+	for (int round = 0; round < 3; round++) {
+		pthread_t ta, tb;
+		pthread_create(&ta, NULL, par_run, &a);
+		pthread_create(&tb, NULL, par_run, &b);
+		pthread_join(ta, NULL);
+		pthread_join(tb, NULL);
+		const char *want = "warm\n['1', '2'] ['0', '1', '2', '3']\n";
+		cr_assert_eq(a.status, RUN_OK, "%d", a.status);
+		cr_assert_eq(b.status, RUN_OK, "%d", b.status);
+		cr_assert_str_eq(a.out, want);
+		cr_assert_str_eq(b.out, want);
+	}
+	sandbox_close(a.sb);
+	sandbox_close(b.sb);
 }
 
 /* warm_start off: no zygote, every run fresh. */

@@ -8,7 +8,9 @@
 # and rusage; then it takes the next job. The child enters the run as box_init's
 # own child() does before execve, then becomes `python3 main.py`.
 # The native backend (runner/native/nzygote.c) starts it as root on the host and
-# sends jobs of another kind (NJOB): see native_job() below.
+# sends jobs of another kind (NJOB): see native_job() below. Those programs are
+# its children too, but it does not wait for each: it reports their ends as they
+# come (native_wait) and takes the next jobs meanwhile.
 import sys
 
 # what a fresh `python3 main.py` has, taken before this file imports anything
@@ -216,7 +218,7 @@ def native_enter(limits, last_cap, filt, filter_len, fds):
         err = caps_set(True)
         if err:
             native_fail(rep_fd, step, err)
-        # the uid change cleared it: the reaper's end is the run's end
+        # the uid change cleared it: the zygote's end is the run's end
         libc.prctl(PR_SET_PDEATHSIG, U(signal.SIGKILL), U(0), U(0), U(0))
         step = S_SECUREBITS
         must(libc.prctl(PR_SET_SECUREBITS, U(SECUREBITS), U(0), U(0), U(0)))
@@ -264,10 +266,14 @@ def native_enter(limits, last_cap, filt, filter_len, fds):
         native_fail(rep_fd, step, 22)
 
 
+# the native runs in flight: the program's pidfd -> (its pid, the run's report
+# pipe, its init's pidfd); the zygote is their parent and reports their ends
+RUNS = {}
+
+
 def native_job(sock, msg, fds):
-    """A job of the native backend: fork the reaper, which forks the program into
-    the run's pid namespace, waits for it and reports its end as ns_init would.
-    Returns argv in the program; None in the zygote."""
+    """A job of the native backend: fork the program into the run's pid namespace
+    (pid 2 there, as fresh); returns argv in the program, None in the zygote."""
     try:
         job = NJOB.unpack_from(msg)
         argc, envc, filter_len, last_cap = job[1:5]
@@ -284,51 +290,71 @@ def native_job(sock, msg, fds):
               and env == ["%s=%s" % kv for kv in os.environ.items()])
     except (ValueError, struct.error):
         ok = False
+    pid = -1
     if ok:
         try:
-            reaper = os.fork()
+            # our children's pid namespace, until the next job's: never fork
+            # when it failed (it would be another run's)
+            os.setns(fds[4], os.CLONE_NEWPID)
+            pid = os.fork()
         except OSError:
-            reaper = -1
-        if reaper == 0:
+            pid = -1
+        if pid == 0:
             sock.detach()
-            os.close(SOCK_FD)
-            return native_reaper(argv, last_cap, limits, filt, filter_len, fds)
+            others = [fd for run in RUNS.items() for fd in (run[0], run[1][1], run[1][2])]
+            for fd in others + [SOCK_FD]:
+                os.close(fd)
+            native_enter(limits, last_cap, filt, filter_len, fds)
+            return argv, -1
+    if pid > 0:
+        try:
+            RUNS[os.pidfd_open(pid)] = (pid, fds[3], fds[4])
+            fds = fds[:3] + fds[5:]
+        except OSError:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pid = 0
     for fd in fds:
         os.close(fd)
-    sock.send(struct.pack("=i", reaper if ok and reaper > 0 else 0))
+    sock.send(struct.pack("=i", max(pid, 0)))
     return None
 
 
-def native_reaper(argv, last_cap, limits, filt, filter_len, fds):
-    """The program's parent, outside the run (host root, in no namespace of it but
-    init's pid namespace for its child): forks the program, waits for it, writes
-    its end on the report pipe and kills init, which ends the run's processes."""
-    rep_fd, pidfd = fds[3], fds[4]
-    libc.prctl(PR_SET_DUMPABLE, U(0), U(0), U(0), U(0))
+def native_end(pidfd):
+    """A program of RUNS ended: its wait status and rusage on the report pipe as
+    ns_init would write them, then init is killed, which ends the run's other
+    processes as a fresh run's init does when it exits."""
+    pid, rep_fd, init_fd = RUNS.pop(pidfd)
     try:
-        os.setns(pidfd, os.CLONE_NEWPID)
-        pid = os.fork()
-    except OSError as e:
-        native_fail(rep_fd, S_SETNS, e.errno)
-    if pid == 0:
-        native_enter(limits, last_cap, filt, filter_len, fds)
-        return argv, -1
-    for fd in fds:
-        if fd not in (rep_fd, pidfd):
-            os.close(fd)
-    while True:
-        try:
-            _, status, ru = os.wait4(pid, 0)
-            break
-        except InterruptedError:
-            continue
-    try:
+        _, status, ru = os.wait4(pid, 0)
         os.write(rep_fd, REPORT.pack(NSINIT_EXIT, 0, 0, 0, status, ru.ru_maxrss))
-    finally:
-        try:
-            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-        finally:
-            os._exit(0)
+    except OSError:
+        pass
+    try:
+        signal.pidfd_send_signal(init_fd, signal.SIGKILL)
+    except OSError:
+        pass
+    for fd in (pidfd, rep_fd, init_fd):
+        os.close(fd)
+
+
+def native_wait(sock, block):
+    """Reports the ends of RUNS' programs that ended; returns whether a job waits
+    on sock. block: until every program of RUNS has ended (sock is not read)."""
+    import select
+    while RUNS:
+        p = select.poll()
+        if not block:
+            p.register(SOCK_FD, select.POLLIN)
+        for fd in RUNS:
+            p.register(fd, select.POLLIN)
+        ready = [fd for fd, _ in p.poll()]
+        for fd in ready:
+            if fd in RUNS:
+                native_end(fd)
+        if not block:
+            return SOCK_FD in ready
+    return True
 
 
 def serve():
@@ -339,26 +365,18 @@ def serve():
     gc.freeze()
     sock.send(b"R")  # box_init sends no job before this
     while True:
+        if RUNS and not native_wait(sock, False):
+            continue
         try:
             msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 16)
         except InterruptedError:
             continue
         if not msg:
             # box_init closed its end: the sandbox ends. The native backend's
-            # reapers are ours until their runs end: they must not be orphans
-            try:
-                while True:
-                    os.wait()
-            except ChildProcessError:
-                pass
+            # runs in flight are ours until they end: report them first
+            native_wait(sock, True)
             os._exit(0)
         if msg[:4] == struct.pack("<I", NJOB_MAGIC):
-            # reap the reapers of earlier runs (they end with their run)
-            try:
-                while os.waitpid(-1, os.WNOHANG)[0] > 0:
-                    pass
-            except ChildProcessError:
-                pass
             child = native_job(sock, msg, fds)
             if child:
                 return child

@@ -9,14 +9,15 @@
  * ready, reports NSINIT_READY and forks nothing. The worker then sends the
  * zygote one job (struct nz_job, then argv, env, the seccomp filter) with the
  * run's stdin, stdout, stderr, the report pipe, init's pidfd and (cgroup v1)
- * the cgroup join fds. The zygote forks the reaper, which enters init's pid
- * namespace for its children (setns) and forks the program: pid 2 of the run,
- * as fresh. The program joins the run's cgroup, then init's user, mount, ipc,
- * uts, net and cgroup namespaces, and does what ns_init and its program_main
- * do before execve, in the same order; then it becomes `python3 main.py`
- * (python_zygote.py). The reaper, outside the run, waits for it, writes its
- * end on the report pipe as ns_init would, and kills init, which ends every
- * process of the namespace as a fresh run's init does when it exits.
+ * the cgroup join fds. The zygote enters init's pid namespace for its children
+ * (setns: it stays in its own) and forks the program: pid 2 of the run, as fresh.
+ * The program joins the run's cgroup, then init's user, mount, ipc, uts, net and
+ * cgroup namespaces, and does what ns_init and its program_main do before
+ * execve, in the same order; then it becomes `python3 main.py`
+ * (python_zygote.py). The zygote, outside the run, reaps it (pidfds: it takes
+ * other jobs meanwhile), writes its end on the report pipe as ns_init would, and
+ * kills init, which ends every process of the namespace as a fresh run's init
+ * does when it exits.
  */
 #define _GNU_SOURCE
 #include "runner/native/nzygote.h"
@@ -72,8 +73,7 @@ struct nz {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nz *table[NZ_MAX];
-/* ended zygotes not yet reaped: they exit at once, but may still be holding
- * reapers of runs in flight, which become theirs (our) orphans */
+/* ended zygotes not yet reaped: they exit once their runs in flight are over */
 static pid_t reap[NZ_REAP_MAX];
 
 static bool vec_eq(char *const *a, const char *const *b)
@@ -92,8 +92,8 @@ static void reap_some(void)
 }
 
 /* Drops a reference (lock held); the last one ends the zygote: its socket's
- * end makes it exit once the reapers of its runs in flight are done (killed,
- * they would become our zombies: gVisor makes us the subreaper). */
+ * end makes it exit once it has reported the ends of its runs in flight (never
+ * killed while they run: they would not be reported). */
 static void unref(struct nz *z)
 {
 	if (--z->refs > 0)

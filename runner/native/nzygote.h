@@ -21,11 +21,11 @@ bool nz_eligible(const char *key, const struct run_spec *spec);
 struct nz *nz_get(const char *key, const struct run_spec *spec);
 
 /* Asks z to fork p's program into the namespaces of the waiting init (pidfd),
- * with fds stdin, stdout, stderr and the report pipe (fds[0..3]) and, on cgroup
- * v1, the cgroup join fds (cg_fds[0..ncg-1]). The program's reaper (outside
- * the namespaces) reports its end on the report pipe as ns_init would and then
- * kills init. Returns the reaper's pid (> 0), 0 when z declined the job, or
- * -errno (z is then retired). */
+ * with fds stdin, stdout, stderr and the report pipe (fds[0..3]) and the
+ * cgroup join fds (cg_fds[0..ncg-1]: v1 tasks, v2 cgroup.procs). The zygote
+ * (outside the namespaces) reports the program's end on the report pipe as
+ * ns_init would and then kills init. Returns the program's host pid (> 0), 0
+ * when z declined the job, or -errno (z is then retired). */
 int nz_fork(struct nz *z, const struct nsinit_plan *p, const int fds[4], int pidfd,
 	    const int *cg_fds, int ncg);
 
