@@ -49,6 +49,9 @@
 #define NZ_SOCK_FD  3
 #define NZ_MAX_FDS  (5 + CG_MAX_CTL)
 #define NZ_REAP_MAX 64
+/* another key's zygote used this recently is not replaced (the run starts
+ * fresh): more keys at once than NZ_MAX would start a zygote per run */
+#define NZ_EVICT_US (5 * 1000000LL)
 
 /* The job's head; python_zygote.py reads it as NJOB ("<IIIIiI8Q"). */
 struct nz_job {
@@ -229,6 +232,8 @@ struct nz *nz_get(const char *key, const struct run_spec *spec)
 			z->refs++;
 			got = z;
 		}
+	} else if (z && !same && !z->dead && clock_mono_us() - z->last_use < NZ_EVICT_US) {
+		/* every zygote is another key's and was used lately: none for this run */
 	} else {
 		/* another key's least recently used, a dead or a worn-out one: replaced */
 		if (z)
