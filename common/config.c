@@ -48,7 +48,7 @@ const struct config_key config_keys[] = {
 	S("sandbox", tool_sandbox, "native",
 	  "where compilers and output validators run when sandbox is gvisor: native or gvisor"),
 	S("sandbox", warm_start, "on",
-	  "on: a worker compiles through the language's warm compile server (compile_server), and gVisor sandboxes fork Python runs from a zygote; off: a fresh compiler per compile and a fresh process per run"),
+	  "on: a worker compiles through the language's warm compile server (compile_server), and Python runs fork from a zygote (gVisor: per sandbox; native: per key); off: a fresh compiler per compile and a fresh process per run"),
 	S("sandbox", cgroup_root, "auto",
 	  "auto, or the cgroup (v2 path, or v1 controller folder parent) under which runs go"),
 	S("sandbox", cgroup_parent, "judge",

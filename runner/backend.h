@@ -38,6 +38,10 @@ struct sandbox {
 	/* sandbox_set_reuse_key's copy, or NULL: which other workspaces may get the
 	 * gVisor sandbox that served this one (gvisor.c). */
 	char *reuse_key;
+	/* sandbox_set_reuse_key's copy whatever gvisor_reuse says, or NULL: the
+	 * native backend forks this key's runs from a zygote of its own
+	 * (native/nzygote.h); NULL = every run starts fresh. */
+	char *tenant_key;
 };
 
 /* One backend. sandbox.c calls a backend only through its table (backend_ops),

@@ -466,6 +466,8 @@ int sandbox_set_reuse_key(struct sandbox *sb, const char *key)
 		return -EINVAL;
 	free(sb->reuse_key);
 	sb->reuse_key = key && options.gvisor_reuse ? xstrdup(key) : NULL;
+	free(sb->tenant_key);
+	sb->tenant_key = key ? xstrdup(key) : NULL;
 	return 0;
 }
 
@@ -661,6 +663,7 @@ void sandbox_close(struct sandbox *sb)
 	if (rmdir(sb->box_path) < 0 && !sandbox_aborting())
 		log_warn("sandbox: cannot remove box '%s': %s", sb->box_path, strerror(errno));
 	free(sb->reuse_key);
+	free(sb->tenant_key);
 	free(sb);
 }
 

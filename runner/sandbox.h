@@ -221,8 +221,10 @@ int sandbox_open(enum sandbox_backend backend, int slot, long box_bytes, struct 
  * that served sb may serve later workspaces of the same key once sb is closed
  * (and sb may get one that served an earlier workspace of key), never one of
  * another key or without a key. The caller picks keys of one tenant (the
- * worker: "k<api key id>"; the CLI: "cli"). A no-op natively and when the
- * options' gvisor_reuse is off. Call it before the first run. 0, or -EINVAL
+ * worker: "k<api key id>"; the CLI: "cli"). gVisor ignores it when the
+ * options' gvisor_reuse is off; natively, with warm_start on, the key's Python
+ * runs fork from a zygote of that key only (docs/warm-start.md), none without a
+ * key. Call it before the first run. 0, or -EINVAL
  * (a key longer than 63 bytes, or empty). */
 int sandbox_set_reuse_key(struct sandbox *sb, const char *key);
 /* Writes a file into the box (name relative, no "..", no leading '/'). */

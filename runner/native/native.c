@@ -66,6 +66,7 @@
 #include "common/xalloc.h"
 #include "runner/capture.h"
 #include "runner/native/nsplan.h"
+#include "runner/native/nzygote.h"
 #include "runner/cg.h"
 #include "runner/native/init/clone_run.h"
 #include "runner/owner.h"
@@ -588,7 +589,31 @@ static void pump_setup(struct capture *cap, const struct run_spec *spec, struct 
 	cap->output_arg = spec->output_arg;
 }
 
-static int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
+/* A warm run's start (docs/warm-start.md, "Native"): init's NSINIT_READY on
+ * rep_fd (it builds the root meanwhile), then z forks the program into init's
+ * namespaces and cg with the run's descriptors (fds: stdin, stdout, stderr and
+ * report; the worker's copies, which the caller closes after). 0, or -1: the
+ * run is to start fresh (the caller kills init). */
+static int warm_start(struct nz *z, const struct nsinit_plan *p, int rep_fd, const int fds[4],
+		      int pidfd, const struct init_spawn *spawn, const struct cg *cg)
+{
+	struct pollfd pfd = {.fd = rep_fd, .events = POLLIN};
+	struct nsinit_report r;
+	int pr;
+	while ((pr = poll(&pfd, 1, 10000)) < 0 && errno == EINTR)
+		;
+	if (pr != 1 || !(pfd.revents & POLLIN) || read(rep_fd, &r, sizeof r) != (ssize_t)sizeof r ||
+	    r.type != NSINIT_READY)
+		return -1;
+	/* v1: the tasks files the clone child joins through; v2: cgroup.procs */
+	int v2_fd = cg->procs_fd[0];
+	const int *cg_fds = spawn->ncg_fds ? spawn->cg_fds : &v2_fd;
+	int ncg = spawn->ncg_fds ? spawn->ncg_fds : v2_fd >= 0;
+	return nz_fork(z, p, fds, pidfd, cg_fds, ncg) > 0 ? 0 : -1;
+}
+
+static int native_run_once(struct sandbox *sb, const struct run_spec *spec, struct run_result *res,
+			   bool try_warm, bool *again)
 {
 	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
 	int psync[2] = {-1, -1}, prep[2] = {-1, -1}, pidfd = -1, in_file = -1;
@@ -599,6 +624,7 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 	char err[512];
 	const struct run_limits *l = &spec->limits;
 	struct capture cap;
+	struct nz *z = NULL;
 	capture_init(&cap);
 
 	if (!ready)
@@ -615,6 +641,8 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 		sandbox_fail(res, "%s", err);
 		goto out;
 	}
+	if (try_warm && nz_eligible(sb->tenant_key, spec) && (z = nz_get(sb->tenant_key, spec)))
+		p->zygote = 1;
 
 	int rc;
 	if (run_cgroup(st, sb, l, &cg, err, sizeof err) < 0) {
@@ -647,17 +675,30 @@ static int native_run(struct sandbox *sb, const struct run_spec *spec, struct ru
 		sandbox_fail(res, "clone3: %s", strerror(clone_errno));
 		goto out;
 	}
-	close_fd(&pin[0]);
-	close_fd(&pout[1]);
-	close_fd(&perr[1]);
 	close_fd(&psync[0]);
-	close_fd(&prep[1]);
+	if (!z) {
+		close_fd(&pin[0]);
+		close_fd(&pout[1]);
+		close_fd(&perr[1]);
+		close_fd(&prep[1]);
+	}
 
 	if (release_init(pid, sb, &cg, in_cg, p, psync[1], prep[0], err, sizeof err) < 0) {
 		sandbox_fail(res, "%s", err);
 		goto kill;
 	}
 	close_fd(&psync[1]);
+	if (z) {
+		const int fds[4] = {pin[0], pout[1], perr[1], prep[1]};
+		if (warm_start(z, p, prep[0], fds, pidfd, &spawn, &cg) < 0) {
+			*again = true;
+			goto kill;
+		}
+		close_fd(&pin[0]);
+		close_fd(&pout[1]);
+		close_fd(&perr[1]);
+		close_fd(&prep[1]);
+	}
 	/* while the child builds its root: the previous run's cgroup goes, the
 	 * next run's is made */
 	remove_previous_cg(st);
@@ -702,8 +743,22 @@ out:
 	} else if (cg_made && (rc = cg_remove(&cg)) < 0) {
 		log_warn("native: cannot remove cgroup %s: %s", cg.name, strerror(-rc));
 	}
+	if (z)
+		nz_put(z);
 	free(p);
 	return 0;
+}
+
+/* A run; a warm one that could not start (docs/warm-start.md) starts fresh. */
+static int native_run(struct sandbox *sb, const struct run_spec *spec, struct run_result *res)
+{
+	bool again = false;
+	int rc = native_run_once(sb, spec, res, true, &again);
+	if (!again)
+		return rc;
+	run_result_release(res);
+	run_result_init(res);
+	return native_run_once(sb, spec, res, false, &again);
 }
 
 static int native_global_init(const struct sandbox_options *opts, char *err, size_t errlen)
@@ -772,6 +827,7 @@ static void native_global_shutdown(void)
 		netns_fd[i] = -1;
 	}
 	pthread_mutex_unlock(&netns_lock);
+	nz_shutdown();
 	scmp_release(&filter);
 	close_fd(&ns_init_fd);
 	ready = false;

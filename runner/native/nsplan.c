@@ -42,6 +42,7 @@ static const char *const step_names[] = {
     [S_CHDIR_BOX] = "chdir /box",
     [S_SECCOMP] = "installing the seccomp filter",
     [S_EXEC] = "execve",
+    [S_SETNS] = "joining the run's namespaces from the zygote",
 };
 
 static const char *const op_names[] = {
@@ -340,7 +341,7 @@ int nsplan_build(struct nsinit_plan *p, const struct sandbox *sb, const struct r
 void nsplan_explain(const struct nsinit_plan *p, const struct nsinit_report *r, char *buf,
 		    size_t len)
 {
-	const char *what = r->step >= 0 && r->step <= S_EXEC ? step_names[r->step] : "?";
+	const char *what = r->step >= 0 && r->step <= S_SETNS ? step_names[r->step] : "?";
 	if (r->step == S_OP && r->op >= 0 && r->op < p->nops) {
 		const struct op *o = &p->ops[r->op];
 		bool from = o->data != NSINIT_NONE && o->kind != OP_WRITE;

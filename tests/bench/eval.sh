@@ -12,7 +12,8 @@
 # samples, 200), T (1), BACKENDS ("native gvisor"), API (1: measure the API),
 # SLOTS (the API worker's worker_slots, cores). gVisor is measured twice: as
 # judge.ini says (warm_start = on: Python runs forked from a zygote,
-# docs/warm-start.md) and with warm_start = off ("gvisor cold", reference).
+# docs/warm-start.md) and with warm_start = off ("gvisor cold", reference); so is
+# native ("native cold").
 cd "$(dirname "$0")/../.." || exit 1
 export JUDGE=${1:-bin/judge}
 source tests/lib.sh
@@ -50,10 +51,12 @@ echo "samples per second, same machine, same run ($CORES cores; timeout ${T}s; e
 printf '%-22s %6s %9s %9s %7s  %6s  %s\n' "how" "n" "bare/s" "judge/s" "ratio" "target" "verdict"
 sed 's/^warm_start = .*/warm_start = off/' judge.ini >"$D/cold.ini"
 runs=$BACKENDS
+[[ " $BACKENDS " == *" native "* ]] && runs="$runs native-cold"
 [[ " $BACKENDS " == *" gvisor "* ]] && runs="$runs gvisor-cold"
 for b in $runs; do
 	cfg=()
 	[ "$b" = gvisor-cold ] && b=gvisor cfg=(--config "$D/cold.ini")
+	[ "$b" = native-cold ] && b=native cfg=(--config "$D/cold.ini")
 	label=$b
 	[ ${#cfg[@]} -gt 0 ] && label="$b cold"
 	if "$JUDGE" languages 2>/dev/null | grep -qE "^$b unavailable"; then

@@ -18,7 +18,9 @@
 # "gvisor") and = never ("gvisor(never)", reference: no target). A judge that does
 # not know gvisor_reuse runs both with its defaults (and says so). REUSE may name
 # "cold" too: gvisor_reuse = key with warm_start = off (no zygote, docs/warm-start.md),
-# a reference row beside "gvisor" (warm_start on) in the same run.
+# a reference row beside "gvisor" (warm_start on) in the same run. NATIVE_VARIANTS
+# ("-" by default) may add "cold": native with warm_start = off (no zygote), a
+# reference row "native(cold)" beside "native".
 # Targets: latency (issue 4): native p50 <= bare + 15 ms; gvisor p50 <= bare + 80 ms.
 # Throughput (issue 9), of bare in the same run: native python >= 75%, native c >= 70%,
 # gvisor python >= 35%, gvisor c >= 60%, CPU-bound >= 80% on both backends.
@@ -247,7 +249,7 @@ status=0
 T0=$EPOCHREALTIME
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 for sb in $BACKENDS; do
-	if [ "$sb" = gvisor ]; then vs=$REUSE; else vs=-; fi
+	if [ "$sb" = gvisor ]; then vs=$REUSE; else vs=${NATIVE_VARIANTS:--}; fi
 	for reuse in $vs; do
 		label=$sb
 		[ "$reuse" != - ] && [ "$reuse" != key ] && label="$sb($reuse)"
@@ -255,7 +257,9 @@ for sb in $BACKENDS; do
 		{
 			cat "$SVC_TMP/judge.ini"
 			printf '[sandbox]\nsandbox = %s\n' "$sb"
-			if [ "$reuse" = cold ]; then
+			if [ "$reuse" = cold ] && [ "$sb" = native ]; then
+				printf 'warm_start = off\n'
+			elif [ "$reuse" = cold ]; then
 				printf 'gvisor_reuse = key\nwarm_start = off\n'
 			elif [ "$reuse" != - ] && [ "$reuse_known" = 1 ]; then
 				printf 'gvisor_reuse = %s\n' "$reuse"

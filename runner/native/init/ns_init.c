@@ -392,6 +392,29 @@ static int program_main(void *arg)
 	fail(S_EXEC, -1, SYS3(SYS_execve, prog_argv[0], prog_argv, prog_env));
 }
 
+/* A warm run (plan.zygote): the root is ready and the worker's zygote forks the
+ * program into our namespaces (it joins them by our pidfd: it is not our child,
+ * and getppid() is 0 for it). We only reap what is reparented to us, as the
+ * fresh path's wait loop does, until the program's reaper (outside) or the
+ * worker kills us, which ends every process of the namespace. */
+static __attribute__((noreturn)) void zygote_wait(void)
+{
+	struct nsinit_report r = {.type = NSINIT_READY};
+	for (int fd = 0; fd < 3; fd++)
+		SYS1(SYS_close, fd);
+	caps_set(false);
+	/* a blocked SIGCHLD stays pending (the default action would discard it) */
+	uint64_t chld = 1ULL << (SIGCHLD - 1);
+	SYS4(SYS_rt_sigprocmask, SIG_BLOCK, &chld, NULL, 8);
+	SYS3(SYS_write, NSINIT_REPORT_FD, &r, sizeof r);
+	for (;;) {
+		int st;
+		while (SYS4(SYS_wait4, -1, &st, __WALL | WNOHANG, NULL) > 0)
+			;
+		SYS4(SYS_rt_sigtimedwait, &chld, NULL, NULL, 8);
+	}
+}
+
 void ns_main(void)
 {
 	/* first: a killed worker takes the run with it; nobody reads our memory */
@@ -402,6 +425,9 @@ void ns_main(void)
 	/* the plan arrives once the worker wrote our uid and gid maps */
 	must(S_PLAN, read_plan());
 	SYS1(SYS_close, NSINIT_PLAN_FD);
+	/* the program may report a failure before its execve, never after (it could
+	 * forge ns_init's reports) */
+	must(S_FDS, SYS3(SYS_fcntl, NSINIT_REPORT_FD, F_SETFD, FD_CLOEXEC));
 
 	must(S_CGROUPNS, SYS1(SYS_unshare, CLONE_NEWCGROUP));
 	must(S_SETGROUPS, SYS2(SYS_setgroups, 0, NULL));
@@ -436,6 +462,9 @@ void ns_main(void)
 	must(S_PIVOT, SYS1(SYS_chdir, "/"));
 	must(S_RO_ROOT, mount_at(NULL, "/", NULL,
 				 MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL));
+
+	if (plan.zygote)
+		zygote_wait();
 
 	/* vfork-like: the program borrows our memory (its own stack) until execve */
 	struct clone_args_v2 ca = {

@@ -17,7 +17,7 @@
 #define NSINIT_NONE	  UINT32_MAX /* an absent string */
 /* changes with the layout of struct nsinit_plan: a worker and an ns_init of
  * different builds refuse each other */
-#define NSINIT_VERSION 2
+#define NSINIT_VERSION 3
 
 /* ns_init's descriptors at its start (set up by the worker's clone child) */
 #define NSINIT_PLAN_FD	 3 /* the plan, and its end: the release */
@@ -57,6 +57,11 @@ struct nsinit_plan {
 	int last_cap;	   /* highest capability number of the kernel */
 	uint32_t newroot;  /* host folder where init mounts its root tmpfs */
 	uint32_t box_path; /* host path of the box (OP_BOXDIR's root), or NSINIT_NONE */
+	/* 1: a warm run (docs/warm-start.md): init builds the root, reports
+	 * NSINIT_READY and starts no program; the worker's zygote forks it into
+	 * init's namespaces (runner/native/nzygote.h). init then only reaps orphans
+	 * until it is killed (by the program's reaper, or the worker) */
+	uint32_t zygote;
 	char pool[NSINIT_POOL_BYTES] __attribute__((aligned(8)));
 };
 
@@ -88,9 +93,10 @@ enum nsinit_step {
 	S_CHDIR_BOX,
 	S_SECCOMP,
 	S_EXEC,
+	S_SETNS, /* a warm run's program joining init's namespaces */
 };
 
-enum nsinit_report_type { NSINIT_FAIL = 1, NSINIT_EXIT = 2 };
+enum nsinit_report_type { NSINIT_FAIL = 1, NSINIT_EXIT = 2, NSINIT_READY = 3 };
 
 /* What the clone child, ns_init and the program tell the worker on the report
  * pipe; one write each (< PIPE_BUF). */

@@ -1,0 +1,360 @@
+/* nzygote: the native backend's Python zygotes (docs/warm-start.md, "Native").
+ *
+ * How it works. A zygote is languages/drivers/python_zygote.py started by the
+ * worker (root, host namespaces, stdio /dev/null, cwd /, fd 3 one end of a
+ * SOCK_SEQPACKET socket) with the env of the runs it serves; it runs no user
+ * code, ever. One per (tenant key, zygote argv, env): keys never share one.
+ * A run that may be warm is started as always (native.c: clone, uid maps,
+ * cgroup, ns_init building the root), except that ns_init, once the root is
+ * ready, reports NSINIT_READY and forks nothing. The worker then sends the
+ * zygote one job (struct nz_job, then argv, env, the seccomp filter) with the
+ * run's stdin, stdout, stderr, the report pipe, init's pidfd and (cgroup v1)
+ * the cgroup join fds. The zygote enters init's pid namespace for its children
+ * (setns: it stays in its own) and forks the program: pid 2 of the run, as fresh.
+ * The program joins the run's cgroup, then init's user, mount, ipc, uts, net and
+ * cgroup namespaces, and does what ns_init and its program_main do before
+ * execve, in the same order; then it becomes `python3 main.py`
+ * (python_zygote.py). The zygote, outside the run, reaps it (pidfds: it takes
+ * other jobs meanwhile), writes its end on the report pipe as ns_init would, and
+ * kills init, which ends every process of the namespace as a fresh run's init
+ * does when it exits.
+ */
+#define _GNU_SOURCE
+#include "runner/native/nzygote.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "runner/cg.h"
+
+#define NZ_MAX	    8	  /* zygotes kept; the least recently used goes first */
+#define NZ_FORKS    50	  /* a zygote is replaced after this many runs */
+#define NZ_JOB_MAX  65536 /* larger jobs (argv + env + filter) start fresh */
+#define NZ_MAGIC    0x5A4E4A31u
+#define NZ_REPLY_MS 5000
+#define NZ_SOCK_FD  3
+#define NZ_MAX_FDS  (5 + CG_MAX_CTL)
+#define NZ_REAP_MAX 64
+/* another key's zygote used this recently is not replaced (the run starts
+ * fresh): more keys at once than NZ_MAX would start a zygote per run */
+#define NZ_EVICT_US (5 * 1000000LL)
+
+/* The job's head; python_zygote.py reads it as NJOB ("<IIIIiI8Q"). */
+struct nz_job {
+	uint32_t magic;
+	uint32_t argc, envc, filter_len;
+	int32_t last_cap;
+	uint32_t pad;
+	uint64_t rl[8]; /* FSIZE, NOFILE, STACK, CPU: cur, max each */
+};
+
+struct nz {
+	int refs; /* the table's, and one per nz_get */
+	char key[64];
+	char **argv, **env;
+	pid_t pid;
+	int sock;
+	bool ready, dead;
+	int forks;
+	int64_t last_use;
+	pthread_mutex_t io; /* one job and its reply at a time */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct nz *table[NZ_MAX];
+/* ended zygotes not yet reaped: they exit once their runs in flight are over */
+static pid_t reap[NZ_REAP_MAX];
+
+static bool vec_eq(char *const *a, const char *const *b)
+{
+	for (; *a && *b; a++, b++)
+		if (strcmp(*a, *b))
+			return false;
+	return !*a && !*b;
+}
+
+static void reap_some(void)
+{
+	for (int i = 0; i < NZ_REAP_MAX; i++)
+		if (reap[i] > 0 && waitpid(reap[i], NULL, WNOHANG) != 0)
+			reap[i] = 0;
+}
+
+/* Drops a reference (lock held); the last one ends the zygote: its socket's
+ * end makes it exit once it has reported the ends of its runs in flight (never
+ * killed while they run: they would not be reported). */
+static void unref(struct nz *z)
+{
+	if (--z->refs > 0)
+		return;
+	if (z->sock >= 0)
+		close(z->sock);
+	if (z->pid > 0) {
+		int i = 0;
+		while (i < NZ_REAP_MAX && reap[i] > 0)
+			i++;
+		if (i < NZ_REAP_MAX)
+			reap[i] = z->pid;
+		else
+			waitpid(z->pid, NULL, 0);
+	}
+	xstrvfree(z->argv);
+	xstrvfree(z->env);
+	pthread_mutex_destroy(&z->io);
+	free(z);
+}
+
+/* Starts a zygote of key for spec (lock held). NULL when it could not start. */
+static struct nz *start(const char *key, const struct run_spec *spec)
+{
+	int sv[2] = {-1, -1}, child = -1;
+	struct nz *z = NULL;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return NULL;
+	/* never fd 3 itself: a dup2 onto the same fd would keep its CLOEXEC */
+	child = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+	close(sv[1]);
+	if (child < 0) {
+		close(sv[0]);
+		return NULL;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, child, NZ_SOCK_FD);
+	posix_spawn_file_actions_addchdir_np(&fa, "/");
+	posix_spawnattr_init(&at);
+	sigset_t all, none;
+	sigfillset(&all);
+	sigemptyset(&none);
+	/* the signal state a fresh interpreter gets from ns_init */
+	posix_spawnattr_setsigdefault(&at, &all);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK |
+					  POSIX_SPAWN_SETSID);
+	pid_t pid;
+	int rc = posix_spawn(&pid, spec->zygote_argv[0], &fa, &at, (char *const *)spec->zygote_argv,
+			     (char *const *)spec->env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(child);
+	if (rc) {
+		log_warn("native: cannot start the zygote '%s': %s", spec->zygote_argv[0],
+			 strerror(rc));
+		close(sv[0]);
+		return NULL;
+	}
+	z = xcalloc(1, sizeof *z);
+	z->refs = 1;
+	snprintf(z->key, sizeof z->key, "%s", key);
+	z->argv = xstrvdup(spec->zygote_argv);
+	z->env = xstrvdup(spec->env);
+	z->pid = pid;
+	z->sock = sv[0];
+	z->last_use = clock_mono_us();
+	pthread_mutex_init(&z->io, NULL);
+	log_debug("native: zygote %d started for key '%s'", (int)pid, key);
+	return z;
+}
+
+/* Whether z said it is ready ("R"), without waiting (lock held). */
+static bool check_ready(struct nz *z)
+{
+	if (z->ready || z->dead)
+		return z->ready;
+	char c;
+	ssize_t n = recv(z->sock, &c, 1, MSG_DONTWAIT);
+	if (n == 1 && c == 'R')
+		z->ready = true;
+	else if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+		z->dead = true;
+	return z->ready;
+}
+
+bool nz_eligible(const char *key, const struct run_spec *spec)
+{
+	const struct sandbox_options *o = sandbox_options();
+	if (!key || !o || !o->warm_start || !spec->zygote_argv || !spec->zygote_argv[0] ||
+	    spec->net_ns_fd > 0 || spec->box_subdir || spec->trusted_tool)
+		return false;
+	const char *const *a = spec->argv;
+	return a && a[0] && a[1] && !strcmp(a[0], spec->zygote_argv[0]) && a[1][0] &&
+	       a[1][0] != '-';
+}
+
+struct nz *nz_get(const char *key, const struct run_spec *spec)
+{
+	struct nz *got = NULL;
+	pthread_mutex_lock(&lock);
+	reap_some();
+	int slot = -1, lru = -1;
+	for (int i = 0; i < NZ_MAX; i++) {
+		struct nz *z = table[i];
+		if (!z) {
+			if (slot < 0)
+				slot = i;
+			continue;
+		}
+		if (!strcmp(z->key, key) && vec_eq(z->argv, spec->zygote_argv) &&
+		    vec_eq(z->env, spec->env)) {
+			slot = i;
+			break;
+		}
+		if (lru < 0 || z->last_use < table[lru]->last_use)
+			lru = i;
+	}
+	if (slot < 0)
+		slot = lru;
+	struct nz *z = table[slot];
+	bool same = z && !strcmp(z->key, key) && vec_eq(z->argv, spec->zygote_argv) &&
+		    vec_eq(z->env, spec->env);
+	if (same && !z->dead && z->forks < NZ_FORKS) {
+		z->last_use = clock_mono_us();
+		if (check_ready(z)) {
+			z->forks++;
+			z->refs++;
+			got = z;
+		}
+	} else if (z && !same && !z->dead && clock_mono_us() - z->last_use < NZ_EVICT_US) {
+		/* every zygote is another key's and was used lately: none for this run */
+	} else {
+		/* another key's least recently used, a dead or a worn-out one: replaced */
+		if (z)
+			unref(z);
+		table[slot] = start(key, spec);
+	}
+	pthread_mutex_unlock(&lock);
+	return got;
+}
+
+void nz_put(struct nz *z)
+{
+	pthread_mutex_lock(&lock);
+	unref(z);
+	pthread_mutex_unlock(&lock);
+}
+
+/* Appends the n strings of p's pool from off to buf at *len (NUL-terminated). */
+static bool put_strs(char *buf, size_t *len, const struct nsinit_plan *p, uint32_t off, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const char *s = nsinit_str(p, off);
+		size_t l = strlen(s) + 1;
+		if (*len + l > NZ_JOB_MAX)
+			return false;
+		memcpy(buf + *len, s, l);
+		*len += l;
+		off += (uint32_t)l;
+	}
+	return true;
+}
+
+int nz_fork(struct nz *z, const struct nsinit_plan *p, const int fds[4], int pidfd,
+	    const int *cg_fds, int ncg)
+{
+	char *buf = xmalloc(NZ_JOB_MAX);
+	struct nz_job job = {
+	    .magic = NZ_MAGIC,
+	    .argc = p->argc,
+	    .envc = p->envc,
+	    .filter_len = p->filter_len,
+	    .last_cap = p->last_cap,
+	    .rl = {p->rl_fsize.rlim_cur, p->rl_fsize.rlim_max, p->rl_nofile.rlim_cur,
+		   p->rl_nofile.rlim_max, p->rl_stack.rlim_cur, p->rl_stack.rlim_max,
+		   p->rl_cpu.rlim_cur, p->rl_cpu.rlim_max},
+	};
+	size_t len = sizeof job, flen = (size_t)p->filter_len * 8;
+	int ret = 0;
+	memcpy(buf, &job, sizeof job);
+	if (!put_strs(buf, &len, p, p->argv, p->argc) || !put_strs(buf, &len, p, p->env, p->envc))
+		goto out;
+	while (len % 8)
+		buf[len++] = 0;
+	if (len + flen > NZ_JOB_MAX)
+		goto out;
+	memcpy(buf + len, p->pool + p->filter, flen);
+	len += flen;
+
+	int all[NZ_MAX_FDS], n = 0;
+	for (int i = 0; i < 4; i++)
+		all[n++] = fds[i];
+	all[n++] = pidfd;
+	for (int i = 0; i < ncg && n < NZ_MAX_FDS; i++)
+		all[n++] = cg_fds[i];
+	char cbuf[CMSG_SPACE(sizeof all)];
+	memset(cbuf, 0, sizeof cbuf);
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf,
+			    .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+	memcpy(CMSG_DATA(cm), all, sizeof(int) * (size_t)n);
+
+	pthread_mutex_lock(&z->io);
+	int32_t reply = 0;
+	if (sendmsg(z->sock, &mh, MSG_NOSIGNAL) != (ssize_t)len) {
+		ret = errno == EMSGSIZE ? 0 : -(errno ? errno : EIO);
+	} else {
+		struct pollfd pfd = {.fd = z->sock, .events = POLLIN};
+		int pr;
+		while ((pr = poll(&pfd, 1, NZ_REPLY_MS)) < 0 && errno == EINTR)
+			;
+		if (pr != 1 || recv(z->sock, &reply, sizeof reply, 0) != (ssize_t)sizeof reply)
+			ret = pr == 0 ? -ETIMEDOUT : -EPIPE;
+		else
+			ret = reply > 0 ? reply : 0;
+	}
+	pthread_mutex_unlock(&z->io);
+	if (ret < 0) {
+		log_warn("native: zygote %d failed (%s): retired", (int)z->pid, strerror(-ret));
+		pthread_mutex_lock(&lock);
+		z->dead = true;
+		pthread_mutex_unlock(&lock);
+	}
+out:
+	free(buf);
+	return ret;
+}
+
+void nz_shutdown(void)
+{
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < NZ_MAX; i++) {
+		if (table[i])
+			unref(table[i]);
+		table[i] = NULL;
+	}
+	/* no run is left: a zygote still there is stuck */
+	for (int i = 0; i < NZ_REAP_MAX; i++) {
+		if (reap[i] > 0 && waitpid(reap[i], NULL, WNOHANG) == 0) {
+			usleep(50 * 1000);
+			if (waitpid(reap[i], NULL, WNOHANG) == 0) {
+				kill(reap[i], SIGKILL);
+				waitpid(reap[i], NULL, 0);
+			}
+		}
+		reap[i] = 0;
+	}
+	pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,513 @@
+/* test_native_zygote: Python runs forked from the native backend's zygote of their
+ * key (warm_start on, docs/warm-start.md "Native"). A program run warm sees what a
+ * fresh `python3 main.py` sees (the same fingerprint, stderr, exit codes, signals,
+ * limits, stdin, namespaces, cgroup, seccomp), nothing a program did reaches the
+ * next one, and keys never share a zygote. A workspace without a key runs fresh:
+ * that is the reference. Needs root and Python. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/config.h"
+#include "common/strbuf.h"
+#include "judge/grading/lang.h"
+#include "judge/grading/limits.h"
+#include "runner/sandbox.h"
+
+static struct judge_config cfg;
+static struct lang_registry reg;
+static const struct lang *py;
+
+static void start(void)
+{
+	char err[512];
+	struct sandbox_options opts;
+	config_defaults(&cfg);
+	free(cfg.sandbox);
+	cfg.sandbox = strdup("native");
+	free(cfg.warm_start);
+	cfg.warm_start = strdup("on");
+	if (access("bin/ns_init", X_OK) == 0)
+		setenv("JUDGE_NS_INIT", "bin/ns_init", 0);
+	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof(err)), 0, "%s", err);
+	py = lang_find(&reg, "python");
+	cr_assert(py && py->zygote_argv, "python.ini names a zygote");
+	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof(err)), 0, "%s", err);
+	cr_assert(opts.warm_start);
+	cr_assert_eq(sandbox_global_init(&opts, err, sizeof(err)), 0, "init: %s", err);
+}
+
+static void stop(void)
+{
+	sandbox_global_shutdown();
+	lang_registry_release(&reg);
+	config_release(&cfg);
+}
+
+/* A workspace of key (NULL: none, every run fresh). */
+static struct sandbox *open_key(int slot, const char *key)
+{
+	char err[512];
+	struct sandbox *sb;
+	cr_assert_eq(sandbox_open(SANDBOX_NATIVE, slot, 16 << 20, &sb, err, sizeof(err)), 0,
+		     "open: %s", err);
+	cr_assert_eq(sandbox_set_reuse_key(sb, key), 0);
+	return sb;
+}
+
+static struct sandbox *open_ws(int slot)
+{
+	return open_key(slot, "zygote");
+}
+
+/* Runs src as main.py the way grading does (python.ini's run, env, folders,
+ * zygote); res is the caller's to release. */
+static void run_py(struct sandbox *sb, const char *src, const char *stdin_data, long cpu_ms,
+		   long mem_kb, struct run_result *res)
+{
+	cr_assert_eq(sandbox_write_file(sb, "main.py", src, strlen(src), 0644), 0);
+	struct run_spec s = {.argv = (const char *const *)py->run_argv,
+			     .env = (const char *const *)py->env,
+			     .ro_paths = (const char *const *)py->ro_paths,
+			     .warm_argv = (const char *const *)py->warm_argv,
+			     .zygote_argv = (const char *const *)py->zygote_argv,
+			     .stdin_data = stdin_data,
+			     .stdin_len = stdin_data ? strlen(stdin_data) : 0};
+	struct limits_policy pol;
+	limits_policy_from_config(&cfg, &pol);
+	limits_run(&pol, NULL, NULL, NULL, &s.limits);
+	s.limits.cpu_ms = cpu_ms ? cpu_ms : 3000;
+	s.limits.wall_ms = 10000;
+	s.limits.memory_kb = mem_kb ? mem_kb : 256 * 1024;
+	s.limits.processes = 64;
+	s.limits.stdout_bytes = 1 << 20;
+	s.limits.stderr_bytes = 64 << 10;
+	run_result_init(res);
+	cr_assert_eq(sandbox_run(sb, &s, res), 0);
+	cr_assert_neq(res->status, RUN_INTERNAL_ERROR, "%s", res->message);
+}
+
+/* A program that says whether it was forked from the zygote: its module's frame
+ * has a caller there (the zygote's run()), none in a fresh interpreter. */
+#define WARM_MARK "import sys as _s\nprint('warm' if _s._getframe().f_back else 'fresh')\n"
+
+/* Runs src, expecting status OK; its stdout in out. */
+static void run_ok(struct sandbox *sb, const char *src, char *out, size_t outlen)
+{
+	struct run_result res;
+	run_py(sb, src, NULL, 0, 0, &res);
+	cr_assert_eq(res.status, RUN_OK, "%s: %s", run_status_name(res.status), res.err.buf);
+	snprintf(out, outlen, "%s", res.out.buf);
+	run_result_release(&res);
+}
+
+/* Runs WARM_MARK until a run is forked from the zygote: the key's first Python
+ * run starts it, and runs start fresh until it is ready. */
+static void warm_up(struct sandbox *sb)
+{
+	char out[64] = "";
+	for (int i = 0; i < 50 && strcmp(out, "warm\n"); i++) {
+		if (i)
+			usleep(100 * 1000);
+		run_ok(sb, WARM_MARK, out, sizeof(out));
+	}
+	cr_assert_str_eq(out, "warm\n", "the zygote serves runs within 5 s");
+}
+
+TestSuite(native_zygote, .init = start, .fini = stop, .timeout = 180);
+
+/* Everything a program can leave in its interpreter, then the next program (same
+ * workspace, then the key's next workspace on another slot) looks for it. */
+static const char *const hostile =
+    WARM_MARK "import builtins, atexit, json, os, random, signal, sys, threading, time\n"
+	      "json.dumps = None\n"
+	      "sys.modules['os'].LEAK = 1\n"
+	      "sys.modules['leaked_module'] = sys\n"
+	      "sys.path.insert(0, '/leak')\n"
+	      "sys.setrecursionlimit(77)\n"
+	      "os.environ['LEAK'] = '1'\n"
+	      "random.seed(1)\n"
+	      "threading.Thread(target=lambda: time.sleep(60), daemon=True).start()\n"
+	      "atexit.register(lambda: print('atexit of the first'))\n"
+	      "signal.signal(signal.SIGTERM, lambda *a: None)\n"
+	      "signal.signal(signal.SIGUSR1, signal.SIG_IGN)\n"
+	      "open('/tmp/leak', 'w').write('x')\n"
+	      "os.umask(0)\n"
+	      "print('left', flush=True)\n"
+	      "builtins.len = lambda x: 42\n"
+	      "builtins.LEAK = 1\n";
+
+static const char *const checker = WARM_MARK
+    "import builtins, os, random, signal, sys, threading\n"
+    "bad = []\n"
+    "if len('ab') != 2 or hasattr(builtins, 'LEAK'): bad.append('builtins')\n"
+    "import json\n"
+    "if json.dumps is None: bad.append('json')\n"
+    "if hasattr(os, 'LEAK') or 'leaked_module' in sys.modules: bad.append('sys.modules')\n"
+    "if '/leak' in sys.path or sys.path[0] != '/box': bad.append('sys.path')\n"
+    "if sys.getrecursionlimit() != 1000: bad.append('recursionlimit')\n"
+    "if 'LEAK' in os.environ: bad.append('environ')\n"
+    "random.seed(1); seeded = random.random(); random.seed()\n"
+    "if threading.active_count() != 1: bad.append('thread')\n"
+    "if signal.getsignal(signal.SIGTERM) != signal.SIG_DFL: bad.append('SIGTERM')\n"
+    "if signal.getsignal(signal.SIGUSR1) != signal.SIG_DFL: bad.append('SIGUSR1')\n"
+    "if os.path.exists('/tmp/leak'): bad.append('/tmp')\n"
+    "u = os.umask(0o22)\n"
+    "if u != 0o22: bad.append('umask %o' % u)\n"
+    "print('clean' if not bad else 'LEAKED ' + ' '.join(bad))\n";
+
+Test(native_zygote, nothing_of_a_run_reaches_the_next)
+{
+	char out[4096];
+	struct sandbox *a = open_ws(1);
+	warm_up(a);
+	run_ok(a, hostile, out, sizeof(out));
+	cr_assert_str_eq(out, "warm\nleft\natexit of the first\n",
+			 "atexit handlers of a warm run run at its end");
+	run_ok(a, checker, out, sizeof(out));
+	cr_assert_str_eq(out, "warm\nclean\n", "same workspace");
+	run_ok(a, hostile, out, sizeof(out));
+	sandbox_close(a);
+	struct sandbox *b = open_ws(2);
+	run_ok(b, checker, out, sizeof(out));
+	cr_assert_str_eq(out, "warm\nclean\n", "the key's next workspace");
+	sandbox_close(b);
+}
+
+Test(native_zygote, random_differs_between_runs)
+{
+	char r1[256], r2[256], r3[256];
+	const char *src = "import random\nprint(random.random(), random.getrandbits(64))\n";
+	struct sandbox *a = open_ws(1);
+	warm_up(a);
+	run_ok(a, src, r1, sizeof(r1));
+	run_ok(a, src, r2, sizeof(r2));
+	run_ok(a, src, r3, sizeof(r3));
+	cr_assert_str_neq(r1, r2);
+	cr_assert_str_neq(r2, r3);
+	cr_assert_str_neq(r1, r3);
+	sandbox_close(a);
+}
+
+/* Keys never share a zygote: the hash secret is one per interpreter, so two runs
+ * of one zygote hash a string alike, and another key's runs differently. */
+Test(native_zygote, keys_never_share_a_zygote)
+{
+	char a1[128], a2[128], b1[128];
+	const char *src = WARM_MARK "print(hash('judge'))\n";
+	struct sandbox *a = open_key(1, "key-a"), *b = open_key(2, "key-b");
+	warm_up(a);
+	warm_up(b);
+	run_ok(a, src, a1, sizeof(a1));
+	run_ok(a, src, a2, sizeof(a2));
+	run_ok(b, src, b1, sizeof(b1));
+	cr_assert_str_eq(a1, a2, "one zygote per key");
+	cr_assert_str_neq(a1, b1, "keys do not share one");
+	sandbox_close(a);
+	sandbox_close(b);
+}
+
+/* What a program sees of its start, but its parent (outside the namespaces when
+ * warm: 0, not init's 1) and how it was started. */
+static const char *const fingerprint =
+    "import os, resource, signal, sys, threading\n"
+    "print(os.getpid(), sys.argv, sys.orig_argv, __name__, __file__, __spec__, __package__,\n"
+    "      __cached__)\n"
+    "print(type(__loader__).__name__, __loader__.name, __loader__.path, __doc__, __annotations__)\n"
+    "print(sorted(globals()), __builtins__ is __import__('builtins'))\n"
+    "print(sys.path, os.getcwd())\n"
+    "print(sys.flags, sys.executable, sys.prefix, sys.getrecursionlimit())\n"
+    "print(sorted(os.environ.items()))\n"
+    "print(os.getuid(), os.geteuid(), os.getgid(), os.getgroups(), os.getsid(0) == os.getpid(),\n"
+    "      os.getpgrp() == os.getpid(), os.uname().nodename, os.stat('/proc/self').st_uid)\n"
+    "print([(s.name, str(signal.getsignal(s))) for s in signal.valid_signals()\n"
+    "       if isinstance(s, signal.Signals) and s not in (signal.SIGKILL, signal.SIGSTOP)])\n"
+    "print(signal.pthread_sigmask(signal.SIG_BLOCK, []))\n"
+    "print([(n, resource.getrlimit(getattr(resource, n))) for n in dir(resource)\n"
+    "       if n.startswith('RLIMIT_')])\n"
+    "print(sorted(os.listdir('/proc/self/fd')), os.listdir('/tmp'))\n"
+    "print(sorted(p for p in os.listdir('/proc') if p.isdigit()))\n"
+    "print(open('/proc/self/cgroup').read(), open('/proc/self/uid_map').read(),\n"
+    "      open('/proc/self/gid_map').read(), open('/proc/self/setgroups').read())\n"
+    "print([l.split()[3:] for l in open('/proc/self/mountinfo')])\n"
+    "print(sorted(os.listdir('/proc/self/ns')), os.umask(0o22))\n"
+    "for f in (sys.stdin, sys.stdout, sys.stderr):\n"
+    "    print(f.fileno(), f.encoding, f.errors, f.line_buffering, f.isatty(), f.mode)\n"
+    "st = dict(l.split(':\\t', 1) for l in open('/proc/self/status').read().splitlines()\n"
+    "          if ':\\t' in l)\n"
+    "print([st.get(k) for k in ('Uid', 'Gid', 'Groups', 'CapInh', 'CapPrm', 'CapEff', 'CapBnd',\n"
+    "                           'CapAmb', 'NoNewPrivs', 'Seccomp', 'Seccomp_filters', 'Threads',\n"
+    "                           'NSpid', 'NStgid')])\n"
+    "print(threading.active_count(), repr(sys.stdin.read()))\n"
+    "print(hash('a') == hash('a'), (lambda: 0).__code__.co_filename)\n"
+    "print(os.getppid())\n"
+    "print(sorted(sys.modules))\n";
+
+/* Cuts the last line of r's stdout off into last. */
+static void cut_line(struct run_result *r, char *last, size_t len)
+{
+	char *nl = r->out.len > 1 ? memrchr(r->out.buf, '\n', r->out.len - 1) : NULL;
+	cr_assert(nl);
+	snprintf(last, len, "%s", nl + 1);
+	r->out.len = (size_t)(nl + 1 - r->out.buf);
+	r->out.buf[r->out.len] = 0;
+}
+
+Test(native_zygote, a_warm_run_sees_what_a_fresh_one_does)
+{
+	/* one slot for both: its host uid shows in uid_map and the mounts */
+	struct sandbox *w = open_ws(1);
+	struct run_result fresh, warm;
+	warm_up(w);
+	run_py(w, fingerprint, "line one\nline two\n", 0, 0, &warm);
+	sandbox_close(w);
+	struct sandbox *f = open_key(1, NULL);
+	run_py(f, fingerprint, "line one\nline two\n", 0, 0, &fresh);
+	cr_assert_eq(fresh.status, RUN_OK, "%s", fresh.err.buf);
+	cr_assert_eq(warm.status, RUN_OK, "%s", warm.err.buf);
+	static char fresh_mods[16384], warm_mods[16384];
+	char fresh_ppid[32], warm_ppid[32];
+	cut_line(&fresh, fresh_mods, sizeof(fresh_mods));
+	cut_line(&warm, warm_mods, sizeof(warm_mods));
+	cut_line(&fresh, fresh_ppid, sizeof(fresh_ppid));
+	cut_line(&warm, warm_ppid, sizeof(warm_ppid));
+	cr_assert_str_eq(warm.out.buf, fresh.out.buf);
+	cr_assert_str_eq(warm.err.buf, "");
+	cr_assert_str_eq(fresh_ppid, "1\n");
+	cr_assert_str_eq(warm_ppid, "0\n", "the reaper is outside the run's pid namespace");
+	/* sys.modules: what a fresh start has after importing the zygote's modules
+	 * (python.ini, after its script) too */
+	struct strbuf src = STRBUF_INIT;
+	strbuf_addstr(&src, "import os, resource, signal, sys, threading\n");
+	for (char **m = py->zygote_argv + 2; *m; m++)
+		strbuf_addf(&src, "import %s\n", *m);
+	strbuf_addstr(&src, "print(sorted(sys.modules))\n");
+	struct run_result pre;
+	run_py(f, src.buf, NULL, 0, 0, &pre);
+	cr_assert_eq(pre.status, RUN_OK, "%s", pre.err.buf);
+	cr_assert_str_eq(warm_mods, pre.out.buf);
+	cr_assert_str_neq(fresh_mods, pre.out.buf, "the zygote's modules are more");
+	run_result_release(&pre);
+	strbuf_release(&src);
+	run_result_release(&fresh);
+	run_result_release(&warm);
+	sandbox_close(f);
+}
+
+/* Runs src warm and fresh (a workspace without a key) and compares what the
+ * caller needs: status, exit code, signal, stdout, stderr. */
+static void same_end(const char *src, enum run_status want)
+{
+	struct sandbox *w = open_ws(1), *f = open_key(2, NULL);
+	struct run_result warm, fresh;
+	warm_up(w);
+	run_py(w, src, NULL, 0, 0, &warm);
+	run_py(f, src, NULL, 0, 0, &fresh);
+	cr_assert_eq(warm.status, want, "%s: %s", run_status_name(warm.status), warm.err.buf);
+	cr_assert_eq(fresh.status, warm.status);
+	cr_assert_eq(fresh.exit_code, warm.exit_code);
+	cr_assert_eq(fresh.signal, warm.signal);
+	cr_assert_str_eq(warm.out.buf, fresh.out.buf);
+	cr_assert_str_eq(warm.err.buf, fresh.err.buf);
+	run_result_release(&warm);
+	run_result_release(&fresh);
+	sandbox_close(f);
+	sandbox_close(w);
+}
+
+Test(native_zygote, exit_codes_tracebacks_output_at_exit_signals)
+{
+	same_end("import sys\nsys.exit(3)\n", RUN_RUNTIME_ERROR);
+	same_end("import sys\nsys.exit('bye')\n", RUN_RUNTIME_ERROR);
+	same_end("def f():\n    return 1 / 0\nprint('before')\nf()\n", RUN_RUNTIME_ERROR);
+	same_end("x = (\n", RUN_RUNTIME_ERROR); /* a syntax error: no Traceback header */
+	same_end("raise KeyboardInterrupt\n", RUN_RUNTIME_ERROR);
+	same_end("import sys\nsys.stdout.write('no newline')\nsys.stderr.write('err')\n", RUN_OK);
+	same_end("import atexit\natexit.register(print, 'at exit')\nprint('body', end='')\n",
+		 RUN_OK);
+	same_end("import os\nprint('x', end='')\nos.kill(os.getpid(), 9)\n", RUN_RUNTIME_ERROR);
+	same_end("import signal\nsignal.raise_signal(signal.SIGSEGV)\n", RUN_RUNTIME_ERROR);
+	same_end("import os\nos.abort()\n", RUN_RUNTIME_ERROR);
+	same_end("import sys\nsys.stdout.close()\nprint('x')\n", RUN_RUNTIME_ERROR);
+	same_end("import os\nos.setuid(0)\n", RUN_RUNTIME_ERROR);
+	same_end("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)\n",
+		 RUN_RUNTIME_ERROR);
+}
+
+Test(native_zygote, limits_hold_and_the_next_run_is_fine)
+{
+	struct sandbox *a = open_ws(1);
+	warm_up(a);
+	struct run_result res;
+	run_py(a, WARM_MARK "_s.stdout.flush()\nwhile True: pass\n", NULL, 500, 0, &res);
+	cr_assert_eq(res.status, RUN_TIMEOUT, "%s", run_status_name(res.status));
+	cr_assert_str_eq(res.out.buf, "warm\n");
+	run_result_release(&res);
+	run_py(a, WARM_MARK "_s.stdout.flush()\nx = bytearray(300 << 20)\n", NULL, 0, 64 * 1024,
+	       &res);
+	cr_assert_eq(res.status, RUN_MEMORY_LIMIT, "%s", run_status_name(res.status));
+	cr_assert_str_eq(res.out.buf, "warm\n");
+	run_result_release(&res);
+	run_py(a, WARM_MARK "import os\nfor i in range(100): os.fork()\n", NULL, 0, 0, &res);
+	cr_assert_neq(res.status, RUN_OK);
+	run_result_release(&res);
+	run_py(a,
+	       WARM_MARK "import os\nprint(len([p for p in os.listdir('/proc') if p.isdigit()]))\n",
+	       NULL, 0, 0, &res);
+	/* init and this program: nothing of the bomb is left */
+	cr_assert_str_eq(res.out.buf, "warm\n2\n");
+	run_result_release(&res);
+	sandbox_close(a);
+}
+
+Test(native_zygote, stdin_reaches_the_program)
+{
+	struct sandbox *a = open_ws(1);
+	warm_up(a);
+	struct run_result res;
+	run_py(a, WARM_MARK "import sys\nprint(sum(int(x) for x in sys.stdin.read().split()))\n",
+	       "1 2 3\n4\n", 0, 0, &res);
+	cr_assert_eq(res.status, RUN_OK);
+	cr_assert_str_eq(res.out.buf, "warm\n10\n");
+	run_result_release(&res);
+	run_py(a, WARM_MARK "print(input(), input())\n", "a\nb\n", 0, 0, &res);
+	cr_assert_str_eq(res.out.buf, "warm\na b\n");
+	run_result_release(&res);
+	sandbox_close(a);
+}
+
+/* The zygote and the program's reaper are outside the run's namespaces and
+ * root's on the host: a program cannot name, signal or trace them, and what it
+ * leaves running dies with its run. */
+Test(native_zygote, a_program_cannot_reach_the_zygote)
+{
+	char out[512];
+	struct sandbox *a = open_ws(1);
+	warm_up(a);
+	run_ok(a,
+	       WARM_MARK
+	       "import os, signal\n"
+	       "def tryit(f):\n"
+	       "    try:\n"
+	       "        f(); return 'reached'\n"
+	       "    except OSError as e:\n"
+	       "        return type(e).__name__\n"
+	       "print(os.getppid(), sorted(p for p in os.listdir('/proc') if p.isdigit()))\n"
+	       "print(tryit(lambda: open('/proc/1/mem', 'rb').read(1)),\n"
+	       "      tryit(lambda: os.kill(-1, signal.SIGKILL)))\n",
+	       out, sizeof(out));
+	cr_assert_str_eq(out, "warm\n0 ['1', '2']\nPermissionError ProcessLookupError\n");
+	/* a setsid double-fork survivor */
+	run_ok(a,
+	       WARM_MARK "import os, time\n"
+			 "if os.fork() == 0:\n"
+			 "    os.setsid()\n"
+			 "    if os.fork() == 0:\n"
+			 "        time.sleep(100)\n"
+			 "    os._exit(0)\n"
+			 "time.sleep(0.2)\n",
+	       out, sizeof(out));
+	run_ok(a,
+	       WARM_MARK "import os\nprint(len([p for p in os.listdir('/proc') if p.isdigit()]))\n",
+	       out, sizeof(out));
+	cr_assert_str_eq(out, "warm\n2\n");
+	sandbox_close(a);
+}
+
+/* A module of the box shadows the standard one of the same name, as in a fresh
+ * start, even when the zygote imported the standard one (json: python.ini). */
+Test(native_zygote, the_box_shadows_the_zygote_modules)
+{
+	char out[256];
+	struct sandbox *a = open_ws(1);
+	warm_up(a);
+	const char *mine = "def dumps(x):\n    return 'mine'\n";
+	cr_assert_eq(sandbox_write_file(a, "json.py", mine, strlen(mine), 0644), 0);
+	run_ok(a, WARM_MARK "import json\nprint(json.dumps(1))\n", out, sizeof(out));
+	cr_assert_str_eq(out, "warm\nmine\n");
+	sandbox_close(a);
+	a = open_ws(1);
+	run_ok(a, WARM_MARK "import json, sys\nprint(json.dumps(1), 'json' in sys.modules)\n", out,
+	       sizeof(out));
+	cr_assert_str_eq(out, "warm\n1 True\n");
+	sandbox_close(a);
+}
+
+/* Runs of one key at once on two slots: one zygote forks both, and neither
+ * sees the other's processes or descriptors, nor outlives its run. */
+struct par {
+	struct sandbox *sb;
+	char out[512];
+	int status;
+};
+
+static void *par_run(void *arg)
+{
+	struct par *p = arg;
+	const char *src = WARM_MARK "import os, time\n"
+				    "time.sleep(0.5)\n"
+				    "print(sorted(p for p in os.listdir('/proc') if p.isdigit()),\n"
+				    "      sorted(os.listdir('/proc/self/fd')))\n";
+	struct run_result res;
+	run_result_init(&res);
+	struct run_spec s = {.argv = (const char *const *)py->run_argv,
+			     .env = (const char *const *)py->env,
+			     .ro_paths = (const char *const *)py->ro_paths,
+			     .zygote_argv = (const char *const *)py->zygote_argv};
+	struct limits_policy pol;
+	limits_policy_from_config(&cfg, &pol);
+	limits_run(&pol, NULL, NULL, NULL, &s.limits);
+	s.limits.wall_ms = 10000;
+	s.limits.processes = 64;
+	if (sandbox_write_file(p->sb, "main.py", src, strlen(src), 0644) == 0 &&
+	    sandbox_run(p->sb, &s, &res) == 0)
+		p->status = res.status;
+	else
+		p->status = -1;
+	snprintf(p->out, sizeof p->out, "%s", res.out.buf ? res.out.buf : "");
+	run_result_release(&res);
+	return NULL;
+}
+
+Test(native_zygote, runs_of_one_key_at_once_stay_apart)
+{
+	struct par a = {.sb = open_ws(1)}, b = {.sb = open_ws(2)};
+	warm_up(a.sb);
+	for (int round = 0; round < 3; round++) {
+		pthread_t ta, tb;
+		pthread_create(&ta, NULL, par_run, &a);
+		pthread_create(&tb, NULL, par_run, &b);
+		pthread_join(ta, NULL);
+		pthread_join(tb, NULL);
+		const char *want = "warm\n['1', '2'] ['0', '1', '2', '3']\n";
+		cr_assert_eq(a.status, RUN_OK, "%d", a.status);
+		cr_assert_eq(b.status, RUN_OK, "%d", b.status);
+		cr_assert_str_eq(a.out, want);
+		cr_assert_str_eq(b.out, want);
+	}
+	sandbox_close(a.sb);
+	sandbox_close(b.sb);
+}
+
+/* warm_start off: no zygote, every run fresh. */
+Test(native_zygote, warm_start_off_runs_fresh)
+{
+	char err[512], out[64];
+	struct sandbox_options opts;
+	sandbox_global_shutdown();
+	free(cfg.warm_start);
+	cfg.warm_start = strdup("off");
+	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sandbox_global_init(&opts, err, sizeof(err)), 0, "init: %s", err);
+	struct sandbox *a = open_ws(1);
+	for (int i = 0; i < 5; i++) {
+		run_ok(a, WARM_MARK, out, sizeof(out));
+		cr_assert_str_eq(out, "fresh\n");
+		usleep(100 * 1000);
+	}
+	sandbox_close(a);
+}
