@@ -644,10 +644,23 @@ static void processes_in_the_session(void)
 	long s1 = proc_start(sleeper, false, 0, 1 << 20, &l);
 	long s2 = proc_start(sleeper, false, 300, 1 << 20, &l);
 	cr_assert_eq(session_proc_input(ses, s1, "x", 1), -EPIPE, "no stdin");
-	/* the session's cells see its processes: one sandbox */
-	expect_ok("import os\nany(b'sleep' in open(f'/proc/{p}/cmdline', 'rb').read() for p in "
-		  "os.listdir('/proc') if p.isdigit())",
-		  "True", "");
+	/* the session's cells see its processes: one sandbox (looked for up to
+	 * 5 s: on a loaded machine a first look once found none) */
+	expect_ok(
+	    "import os, time\n"
+	    "def seen():\n"
+	    "    for p in os.listdir('/proc'):\n"
+	    "        try:\n"
+	    "            if p.isdigit() and b'sleep' in open(f'/proc/{p}/cmdline', 'rb').read():\n"
+	    "                return True\n"
+	    "        except OSError:\n"
+	    "            pass\n"
+	    "    return False\n"
+	    "t = time.time()\n"
+	    "while not seen() and time.time() < t + 5:\n"
+	    "    time.sleep(0.05)\n"
+	    "seen()",
+	    "True", "");
 	cr_assert_eq(session_proc_signal(ses, s1, SIGTERM), 0);
 	cr_assert_eq(session_proc_get(ses, s1, 20000, &info), 0);
 	cr_assert(!info.running && !info.exited && info.signal == SIGTERM);
