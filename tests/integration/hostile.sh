@@ -89,7 +89,10 @@ for sb in $BACKENDS; do
 		".status == \"completed\" and $no_leak and (.stdout | test(\"x32 killed by signal 31\")) and (.stdout | test(\"done\"))" \
 		--lang c $H/x32_and_int80_syscalls.c
 
-	# a listener on the host's loopback
+	# a listener on the host's loopback; its port file is new for each
+	# sandbox (the background shell truncates it only when it starts, so an
+	# old file would be read as ready)
+	rm -f "$tmp/port"
 	python3 -c 'import socket,sys,time
 s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", 0)); s.listen(8); print(s.getsockname()[1], flush=True)
@@ -98,7 +101,7 @@ try:
     while True: s.accept()[0].close()
 except Exception: pass' >"$tmp/port" &
 	listener=$!
-	for _ in $(seq 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+	for _ in $(seq 300); do [ -s "$tmp/port" ] && break; sleep 0.1; done
 	hostile "loopback of the host is unreachable" "$sb" \
 		".status == \"completed\" and $no_leak and .stdout == \"blocked\\n\"" \
 		--lang c --stdin "$tmp/port" $H/connect_loopback.c
