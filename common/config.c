@@ -35,6 +35,8 @@ const struct config_key config_keys[] = {
 	I("sandbox", gvisor_pool, 0, 64, "2", "gVisor sandboxes started ahead of need per runtime"),
 	I("sandbox", session_pool, 0, 64, "1",
 	  "sessions started ahead of need per language (driver running, never reused)"),
+	I("sandbox", session_pool_max, 0, 64, "4",
+	  "under a burst of creates a language's pool grows up to this many (back to session_pool after a quiet minute)"),
 	S("sandbox", gvisor_platform, "ptrace",
 	  "how gVisor traps a program's system calls: ptrace, systrap or kvm (runsc --platform)"),
 	I("sandbox", gvisor_start_timeout_ms, 1000, 600000, "20000",

@@ -21,6 +21,7 @@ struct judge_config {
 	long box_uid;
 	long gvisor_pool;
 	long session_pool;
+	long session_pool_max;
 	char *gvisor_platform;
 	long gvisor_start_timeout_ms;
 	char *gvisor_reuse;

@@ -75,7 +75,8 @@ struct sandbox_options {
 	 * and /tmp are sized for the largest run it may serve. */
 	long long gvisor_memory_bytes; /* the largest memory limit of any run */
 	long long gvisor_tmp_bytes;    /* the size of /tmp of a run */
-	int session_pool; /* sessions started ahead of need per driver (prestart_prepare) */
+	int session_pool;     /* sessions started ahead of need per driver (prestart_prepare) */
+	int session_pool_max; /* how far a pool grows under a burst of creates */
 	/* Reuse of a gVisor sandbox by later workspaces of the same reuse key:
 	 * false = never (keys are ignored). A sandbox is recycled after
 	 * gvisor_reuse_runs runs, or gvisor_reuse_s seconds after its start. */

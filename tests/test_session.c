@@ -745,7 +745,7 @@ static void pool_hands_over(void)
 {
 	struct session_spec spec = spec_of("python");
 	prestart_prepare(backend, 32 << 20, &spec);
-	cr_assert(prestart_wait(backend, 32 << 20, &spec, 60000), "the pool filled");
+	cr_assert(prestart_wait(backend, 32 << 20, &spec, 1, 60000), "the pool filled");
 	/* a hit hands over the pooled sandbox's box, so the workspace's box path
 	 * changes (a cold start would use the one it has); speed is bench-session's */
 	char *before = strdup(sandbox_box_path(sb));
@@ -767,6 +767,47 @@ static void pool_hands_over(void)
 	sandbox_close(sb2);
 }
 
+/* A burst of creates: one that finds the pool empty grows it (up to
+ * session_pool_max), so the next creates back to back find sessions ready. */
+static void pool_grows_under_a_burst(void)
+{
+	struct session_spec spec = spec_of("python");
+	prestart_prepare(backend, 32 << 20, &spec);
+	cr_assert(prestart_wait(backend, 32 << 20, &spec, 1, 60000), "the pool filled");
+	enum { N = 2 };
+	struct sandbox *boxes[N] = {0};
+	struct session *started[N] = {0};
+	char err[512];
+	/* two creates back to back: the second finds none ready (or waits for
+	 * the one under way); either way it is a miss and the pool grows */
+	for (int i = 0; i < N; i++) {
+		cr_assert_eq(sandbox_open(backend, 20 + i, 32 << 20, &boxes[i], err, sizeof err), 0,
+			     "%s", err);
+		started[i] = start(boxes[i], "python");
+	}
+	cr_assert(prestart_wait(backend, 32 << 20, &spec, 2, 60000),
+		  "after a miss the pool holds two sessions (session_pool = 1)");
+	/* and the next two creates back to back are both handed over */
+	for (int i = 0; i < 2; i++) {
+		struct sandbox *b;
+		cr_assert_eq(sandbox_open(backend, 30 + i, 32 << 20, &b, err, sizeof err), 0, "%s",
+			     err);
+		char *before = strdup(sandbox_box_path(b));
+		struct session *s = start(b, "python");
+		cr_assert_str_neq(sandbox_box_path(b), before, "create %d came from the pool",
+				  i + 1);
+		free(before);
+		session_stop(s);
+		sandbox_close(b);
+	}
+	for (int i = 0; i < N; i++) {
+		if (started[i])
+			session_stop(started[i]);
+		if (boxes[i])
+			sandbox_close(boxes[i]);
+	}
+}
+
 static void setup_native_pool(void)
 {
 	init_backend(SANDBOX_NATIVE, 1);
@@ -780,6 +821,11 @@ static void setup_gvisor_pool(void)
 Test(session_native, pool_hands_over, .init = setup_native_pool)
 {
 	pool_hands_over();
+}
+
+Test(session_native, pool_grows_under_a_burst, .init = setup_native_pool)
+{
+	pool_grows_under_a_burst();
 }
 
 Test(session_gvisor, pool_hands_over, .init = setup_gvisor_pool)

@@ -253,6 +253,7 @@ int limits_sandbox_options(const struct judge_config *cfg, struct sandbox_option
 	out->box_uid = cfg->box_uid;
 	out->gvisor_pool = (int)cfg->gvisor_pool;
 	out->session_pool = (int)cfg->session_pool;
+	out->session_pool_max = (int)cfg->session_pool_max;
 	out->gvisor_start_timeout_ms = (int)cfg->gvisor_start_timeout_ms;
 	const char *reuse = cfg->gvisor_reuse ? cfg->gvisor_reuse : "key";
 	if (strcmp(reuse, "key") && strcmp(reuse, "never")) {

@@ -11,8 +11,16 @@
  * session's box, and the caller's own (fresh, empty) box is closed. A pooled
  * session serves one session only: it is never given back.
  *
- * The refill thread is also the parent of native drivers' init (PDEATHSIG is
- * per thread): it lives until prestart_stop.
+ * Bursts. A pool holds `size` (session_pool) sessions while creates are
+ * rare. A create that finds its pool empty raises that pool's target by one,
+ * up to session_pool_max, and waits for a start already under way rather than
+ * beginning its own (the pooled one is nearer its end); a pool without such a
+ * miss for POOL_SHRINK_MS steps back down, stopping a spare session. Two
+ * refill threads start sessions side by side (one could not keep up with
+ * back-to-back creates, docs/benchmarks.md).
+ *
+ * The refill threads are also the parents of native drivers' init (PDEATHSIG
+ * is per thread): they live until prestart_stop.
  */
 #define _GNU_SOURCE
 #include "runner/session/prestart.h"
@@ -32,6 +40,11 @@
 #define MAX_POOLS  16
 #define POOL_SLOT0 65000 /* slots 65000..65499: apart from the callers' */
 #define POOL_SLOTS 500
+#define REFILLERS  2
+/* a pool grown by misses steps back down after this long without one */
+#define POOL_SHRINK_MS 60000
+/* a create waits at most this long for a pooled start under way */
+#define TAKE_WAIT_MS 2000
 
 struct pooled {
 	struct pooled *next;
@@ -46,6 +59,9 @@ struct spool {
 	struct session_spec spec;
 	struct pooled *ready;
 	int nready, starting;
+	int target;	  /* sessions to keep: size, more after misses */
+	int waiting;	  /* creates waiting for a start under way */
+	int64_t miss_ms;  /* the last create that found none ready */
 	int64_t retry_ms; /* after a failed start: none before this time */
 };
 
@@ -54,9 +70,10 @@ static struct {
 	pthread_cond_t cond;
 	struct spool pools[MAX_POOLS];
 	int npools;
-	int size;
+	int size, max;
+	int nthreads;
 	bool running, stopping;
-	pthread_t thread;
+	pthread_t threads[REFILLERS];
 	unsigned next_slot;
 } sp = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
@@ -103,8 +120,30 @@ static struct spool *pool_needing(void)
 {
 	for (int i = 0; i < sp.npools; i++) {
 		struct spool *p = &sp.pools[i];
-		if (p->nready + p->starting < sp.size && p->retry_ms <= clock_mono_ms())
+		if (p->nready + p->starting < p->target + p->waiting &&
+		    p->retry_ms <= clock_mono_ms())
 			return p;
+	}
+	return NULL;
+}
+
+/* sp.lock held: a pool grown by misses and quiet since steps back down by
+ * one; its spare session, if one is ready, is handed back to stop. */
+static struct pooled *pool_shrinking(void)
+{
+	int64_t now = clock_mono_ms();
+	for (int i = 0; i < sp.npools; i++) {
+		struct spool *p = &sp.pools[i];
+		if (p->target <= sp.size || now - p->miss_ms < POOL_SHRINK_MS)
+			continue;
+		p->target--;
+		p->miss_ms = now; /* the next step one quiet period later */
+		if (p->nready > p->target) {
+			struct pooled *e = p->ready;
+			p->ready = e->next;
+			p->nready--;
+			return e;
+		}
 	}
 	return NULL;
 }
@@ -139,6 +178,13 @@ static void *refill_main(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&sp.lock);
 	while (!sp.stopping) {
+		struct pooled *spare = pool_shrinking();
+		if (spare) {
+			pthread_mutex_unlock(&sp.lock);
+			pooled_free(spare);
+			pthread_mutex_lock(&sp.lock);
+			continue;
+		}
 		struct spool *p = pool_needing();
 		if (!p) {
 			struct timespec ts = clock_mono_after(1000);
@@ -158,6 +204,7 @@ static void *refill_main(void *arg)
 		e->next = p->ready;
 		p->ready = e;
 		p->nready++;
+		pthread_cond_broadcast(&sp.cond); /* a create may be waiting for it */
 	}
 	pthread_mutex_unlock(&sp.lock);
 	return NULL;
@@ -172,9 +219,11 @@ void prestart_prepare(enum sandbox_backend backend, long box_bytes, const struct
 	char *key = key_of(backend, box_bytes, spec);
 	pthread_mutex_lock(&sp.lock);
 	sp.size = size;
+	sp.max = o->session_pool_max > size ? o->session_pool_max : size;
 	if (!pool_find(key) && sp.npools < MAX_POOLS) {
 		struct spool *p = &sp.pools[sp.npools++];
 		memset(p, 0, sizeof *p);
+		p->target = size;
 		p->key = key;
 		key = NULL;
 		p->backend = backend;
@@ -184,10 +233,14 @@ void prestart_prepare(enum sandbox_backend backend, long box_bytes, const struct
 	/* refill_main's timed waits are in CLOCK_MONOTONIC time: a cond of the
 	 * default clock (CLOCK_REALTIME) would see each deadline long past and
 	 * spin a core. Nothing waits on it before the thread starts. */
-	if (!sp.running && !sp.stopping && clock_cond_init(&sp.cond) == 0 &&
-	    pthread_create(&sp.thread, NULL, refill_main, NULL) == 0) {
-		sp.running = true;
-		sandbox_on_shutdown(prestart_stop);
+	if (!sp.running && !sp.stopping && clock_cond_init(&sp.cond) == 0) {
+		while (sp.nthreads < REFILLERS &&
+		       pthread_create(&sp.threads[sp.nthreads], NULL, refill_main, NULL) == 0)
+			sp.nthreads++;
+		if (sp.nthreads > 0) {
+			sp.running = true;
+			sandbox_on_shutdown(prestart_stop);
+		}
 	}
 	pthread_cond_broadcast(&sp.cond);
 	pthread_mutex_unlock(&sp.lock);
@@ -202,7 +255,23 @@ bool prestart_take(struct sandbox *sb, const struct session_spec *spec, struct s
 	char *key = key_of(sandbox_backend_of(sb), sandbox_box_bytes(sb), spec);
 	pthread_mutex_lock(&sp.lock);
 	struct spool *p = pool_find(key);
-	struct pooled *e = p ? p->ready : NULL;
+	if (p && !p->ready) {
+		/* a miss: the pool grows, and a start under way that no other
+		 * create waits for is this one's */
+		p->miss_ms = clock_mono_ms();
+		if (p->target < sp.max)
+			p->target++;
+		pthread_cond_broadcast(&sp.cond);
+		if (p->starting > p->waiting) {
+			p->waiting++;
+			struct timespec until = clock_mono_after(TAKE_WAIT_MS);
+			while (!p->ready && !sp.stopping && p->starting > 0 &&
+			       pthread_cond_timedwait(&sp.cond, &sp.lock, &until) == 0)
+				;
+			p->waiting--;
+		}
+	}
+	struct pooled *e = p && !sp.stopping ? p->ready : NULL;
 	if (e) {
 		p->ready = e->next;
 		p->nready--;
@@ -221,7 +290,7 @@ bool prestart_take(struct sandbox *sb, const struct session_spec *spec, struct s
 }
 
 bool prestart_wait(enum sandbox_backend backend, long box_bytes, const struct session_spec *spec,
-		   long timeout_ms)
+		   int count, long timeout_ms)
 {
 	char *key = key_of(backend, box_bytes, spec);
 	int64_t until = clock_mono_ms() + timeout_ms;
@@ -229,7 +298,7 @@ bool prestart_wait(enum sandbox_backend backend, long box_bytes, const struct se
 	while (!ready && clock_mono_ms() < until) {
 		pthread_mutex_lock(&sp.lock);
 		struct spool *p = pool_find(key);
-		ready = p && p->nready > 0;
+		ready = p && p->nready >= count;
 		pthread_mutex_unlock(&sp.lock);
 		if (!ready)
 			clock_sleep_ms(10);
@@ -245,8 +314,9 @@ void prestart_stop(void)
 	sp.stopping = true;
 	pthread_cond_broadcast(&sp.cond);
 	pthread_mutex_unlock(&sp.lock);
-	if (running)
-		pthread_join(sp.thread, NULL);
+	for (int i = 0; running && i < sp.nthreads; i++)
+		pthread_join(sp.threads[i], NULL);
+	sp.nthreads = 0;
 	for (int i = 0; i < sp.npools; i++) {
 		struct spool *p = &sp.pools[i];
 		while (p->ready) {

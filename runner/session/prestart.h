@@ -18,11 +18,11 @@ void prestart_prepare(enum sandbox_backend backend, long box_bytes,
  * pooled session's box and sandbox state become sb's (sb's own, empty box is
  * dropped). True with *out, false when none is ready (start one then). */
 bool prestart_take(struct sandbox *sb, const struct session_spec *spec, struct session **out);
-/* Waits until the pool of (backend, box_bytes, spec) holds a started session,
- * at most timeout_ms (tests and benchmarks: a worker that is not saturated).
- * True when it does. */
+/* Waits until the pool of (backend, box_bytes, spec) holds at least count
+ * started sessions, at most timeout_ms (tests and benchmarks: a worker that is
+ * not saturated). True when it does. */
 bool prestart_wait(enum sandbox_backend backend, long box_bytes, const struct session_spec *spec,
-		   long timeout_ms);
+		   int count, long timeout_ms);
 /* Stops the refill thread and every pooled session; registered with
  * sandbox_on_shutdown when the thread starts, so sandbox_global_shutdown
  * stops the pooled sessions' sandboxes before the backends. */

@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 	const char *code = strcmp(lang, "bash") ? "1 + 1" : "true";
 	for (int i = 0; i < n; i++) {
 		if (!cold)
-			prestart_wait(b, box, &spec, 60000);
+			prestart_wait(b, box, &spec, 1, 60000);
 		int64_t t0 = clock_mono_us();
 		struct sandbox *sb;
 		struct session *s;
