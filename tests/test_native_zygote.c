@@ -6,6 +6,7 @@
  * that is the reference. Needs root and Python. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,6 +324,64 @@ Test(native_zygote, a_program_cannot_reach_the_zygote)
 	       WARM_MARK "import os\nprint(len([p for p in os.listdir('/proc') if p.isdigit()]))\n",
 	       out, sizeof(out));
 	cr_assert_str_eq(out, "warm\n2\n");
+	sandbox_close(a);
+}
+
+/* The zygote's capability sets (hex, as /proc/PID/status prints them) when
+ * this process started one: CapPrm, CapEff, CapBnd, CapInh, CapAmb, Uid. */
+static bool zygote_status(char *caps, size_t len)
+{
+	char path[300], line[256], buf[4096];
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+	while (d && !found && (e = readdir(d))) {
+		snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		for (size_t i = 0; i < n; i++)
+			buf[i] = buf[i] ? buf[i] : ' ';
+		buf[n] = 0;
+		if (!strstr(buf, "python_zygote.py"))
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		int ppid = -1;
+		caps[0] = 0;
+		while (fgets(line, sizeof line, f)) {
+			if (!strncmp(line, "PPid:", 5))
+				ppid = atoi(line + 5);
+			if (!strncmp(line, "Cap", 3) || !strncmp(line, "Uid:", 4))
+				snprintf(caps + strlen(caps), len - strlen(caps), "%s", line);
+		}
+		fclose(f);
+		found = ppid == getpid(); /* not another suite's */
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* The zygote runs as uid 0 with CAP_SYS_ADMIN alone (nzygote.c, "Privileges"),
+ * and its runs are as they were. */
+Test(native_zygote, the_zygote_holds_cap_sys_admin_only)
+{
+	char out[64], caps[1024];
+	struct sandbox *a = open_ws(1);
+	warm_up(a);
+	run_ok(a, WARM_MARK "print(1)\n", out, sizeof(out));
+	cr_assert_str_eq(out, "warm\n1\n");
+	cr_assert(zygote_status(caps, sizeof caps), "a zygote of this process is running");
+	cr_assert(strstr(caps, "CapPrm:\t0000000000200000\n"), "%s", caps);
+	cr_assert(strstr(caps, "CapEff:\t0000000000200000\n"), "%s", caps);
+	cr_assert(strstr(caps, "CapBnd:\t0000000000200000\n"), "%s", caps);
+	cr_assert(strstr(caps, "CapInh:\t0000000000000000\n"), "%s", caps);
+	cr_assert(strstr(caps, "CapAmb:\t0000000000000000\n"), "%s", caps);
+	cr_assert(strstr(caps, "Uid:\t0\t0\t0\t0\n"), "%s", caps);
 	sandbox_close(a);
 }
 

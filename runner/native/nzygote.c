@@ -18,6 +18,14 @@
  * other jobs meanwhile), writes its end on the report pipe as ns_init would, and
  * kills init, which ends every process of the namespace as a fresh run's init
  * does when it exits.
+ *
+ * Privileges. The zygote keeps uid 0 and of its capabilities CAP_SYS_ADMIN
+ * only (the bounding set is emptied of the rest before its exec): entering a
+ * run's pid namespace takes CAP_SYS_ADMIN in its own namespace; everything
+ * else it and its children do before they are in the run's user namespace
+ * (enter it, kill init) is allowed to the namespaces' owner, uid 0, without a
+ * capability. No CAP_DAC_OVERRIDE, CAP_SYS_PTRACE, CAP_SYS_MODULE, CAP_NET_*,
+ * CAP_SETUID ... (tests/test_native_zygote.c checks its sets).
  */
 #define _GNU_SOURCE
 #include "runner/native/nzygote.h"
@@ -27,7 +35,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +50,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "runner/cg.h"
+#include "runner/native/init/clone_run.h"
 
 #define NZ_MAX	    8	  /* zygotes kept; the least recently used goes first */
 #define NZ_FORKS    50	  /* a zygote is replaced after this many runs */
@@ -118,46 +129,114 @@ static void unref(struct nz *z)
 	free(z);
 }
 
+/* What the zygote's clone child needs (in the starting thread's frame). */
+struct nz_spawn {
+	const char *path;
+	char *const *argv, *const *envp;
+	int sock;     /* becomes fd 3 */
+	int last_cap; /* the kernel's highest capability */
+	int err;      /* the child's errno when it could not exec */
+};
+
+#define NZ_SPAWN_STACK (16 * 1024)
+
+/* The kernel's struct sigaction for rt_sigaction, set to SIG_DFL */
+struct nz_ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+/* The clone child, from clone3 to the zygote's exec: on the worker's memory
+ * (CLONE_VM) while the starting thread waits (CLONE_VFORK), with every signal
+ * blocked, so system calls only (as native.c's spawn_child). It gets the signal
+ * state a fresh interpreter gets from ns_init, /dev/null on 0..2, the socket on
+ * 3 and nothing else, its own session, and a bounding set of CAP_SYS_ADMIN
+ * alone: as root, the exec leaves it those capabilities and no others. */
+__attribute__((no_sanitize("address", "undefined"))) static int spawn_zygote(void *arg)
+{
+	struct nz_spawn *s = arg;
+	struct nz_ksigaction dfl = {.handler = SIG_DFL};
+	for (int sig = 1; sig <= 64; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
+	int null = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || syscall(SYS_dup3, null, 0, 0) < 0 || syscall(SYS_dup3, null, 1, 0) < 0 ||
+	    syscall(SYS_dup3, null, 2, 0) < 0 || syscall(SYS_dup3, s->sock, NZ_SOCK_FD, 0) < 0 ||
+	    syscall(SYS_close_range, NZ_SOCK_FD + 1, ~0U, 0) < 0 || syscall(SYS_chdir, "/") < 0 ||
+	    syscall(SYS_setsid) < 0)
+		goto fail;
+	for (int c = 0; c <= s->last_cap; c++)
+		if (c != CAP_SYS_ADMIN && syscall(SYS_prctl, PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
+			goto fail;
+	syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	uint64_t none = 0;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof none);
+	syscall(SYS_execve, s->path, s->argv, s->envp);
+fail:
+	s->err = errno;
+	return 127;
+}
+
+/* The highest capability this kernel knows. */
+static int cap_last(void)
+{
+	static int last;
+	if (!last) {
+		FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
+		if (!f || fscanf(f, "%d", &last) != 1)
+			last = CAP_LAST_CAP;
+		if (f)
+			fclose(f);
+	}
+	return last;
+}
+
 /* Starts a zygote of key for spec (lock held). NULL when it could not start. */
 static struct nz *start(const char *key, const struct run_spec *spec)
 {
 	int sv[2] = {-1, -1}, child = -1;
 	struct nz *z = NULL;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return NULL;
-	/* never fd 3 itself: a dup2 onto the same fd would keep its CLOEXEC */
+	/* never fd 3 itself: a dup onto the same fd would keep its CLOEXEC */
 	child = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
 	close(sv[1]);
 	if (child < 0) {
 		close(sv[0]);
 		return NULL;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, child, NZ_SOCK_FD);
-	posix_spawn_file_actions_addchdir_np(&fa, "/");
-	posix_spawnattr_init(&at);
-	sigset_t all, none;
+	struct nz_spawn sp = {
+	    .path = spec->zygote_argv[0],
+	    .argv = (char *const *)spec->zygote_argv,
+	    .envp = (char *const *)spec->env,
+	    .sock = child,
+	    .last_cap = cap_last(),
+	};
+	char stack[NZ_SPAWN_STACK] __attribute__((aligned(16)));
+	struct clone_args_v2 ca = {
+	    .flags = CLONE_VM | CLONE_VFORK,
+	    .exit_signal = SIGCHLD,
+	    .stack = (uint64_t)(uintptr_t)stack,
+	    .stack_size = sizeof stack,
+	};
+	/* no handler of the worker may run in the child before its exec */
+	sigset_t all, old;
 	sigfillset(&all);
-	sigemptyset(&none);
-	/* the signal state a fresh interpreter gets from ns_init */
-	posix_spawnattr_setsigdefault(&at, &all);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK |
-					  POSIX_SPAWN_SETSID);
-	pid_t pid;
-	int rc = posix_spawn(&pid, spec->zygote_argv[0], &fa, &at, (char *const *)spec->zygote_argv,
-			     (char *const *)spec->env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	long rc = clone_run(&ca, spawn_zygote, &sp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(child);
-	if (rc) {
+	pid_t pid = rc > 0 ? (pid_t)rc : -1;
+	int err = rc < 0 ? (int)-rc : sp.err;
+	if (pid > 0 && sp.err) {
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	if (pid < 0) {
 		log_warn("native: cannot start the zygote '%s': %s", spec->zygote_argv[0],
-			 strerror(rc));
+			 strerror(err));
 		close(sv[0]);
 		return NULL;
 	}
