@@ -369,11 +369,18 @@ static void truncate_at(int dir, const char *name)
 	close(fd);
 }
 
-/* Removes everything in the folder dirfd (which it closes), never following
- * links; when truncate, empties each regular file first. What is gone
- * already counts as removed: a program of the session may remove or rewrite
- * the tree meanwhile, and then the caller tries again (remove_tree). */
-static int remove_children(int fd, int depth, bool truncate)
+/* What walk_children does to each entry of a folder: visit(dir, name, st,
+ * false) first; for a folder, when that returned 0, its entries, then
+ * visit(..., true). Returns 0 or -errno. */
+struct walk {
+	int (*visit)(int dir, const char *name, const struct stat *st, bool after, void *arg);
+	void *arg;
+};
+
+/* Walks the folder fd (which it closes) down to MAX_DEPTH, never following
+ * links. What is gone already is no error: a program of the session may
+ * change the tree meanwhile. Returns 0, or the first error. */
+static int walk_children(int fd, int depth, const struct walk *w)
 {
 	if (depth > MAX_DEPTH) {
 		close(fd);
@@ -392,28 +399,43 @@ static int remove_children(int fd, int depth, bool truncate)
 		struct stat st;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		int r = 0;
-		if (S_ISDIR(st.st_mode)) {
+		int r = w->visit(dirfd(d), e->d_name, &st, false, w->arg);
+		if (r == 0 && S_ISDIR(st.st_mode)) {
 			int sub = openat(dirfd(d), e->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub < 0)
 				r = errno == ENOENT ? 0 : -errno;
 			else
-				r = remove_children(sub, depth + 1, truncate);
-			if (r == 0 && unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0 &&
-			    errno != ENOENT)
-				r = -errno;
-		} else {
-			if (truncate && S_ISREG(st.st_mode))
-				truncate_at(dirfd(d), e->d_name);
-			if (unlinkat(dirfd(d), e->d_name, 0) < 0 && errno != ENOENT)
-				r = -errno;
+				r = walk_children(sub, depth + 1, w);
+			if (r == 0)
+				r = w->visit(dirfd(d), e->d_name, &st, true, w->arg);
 		}
-		if (r < 0 && !rc)
+		if (r < 0 && r != -ENOENT && !rc)
 			rc = r;
 	}
 	closedir(d);
 	return rc;
+}
+
+/* remove_children's visit: a folder unlinked after its entries, anything else
+ * at once (a regular file emptied first when *arg, the truncate flag). */
+static int remove_entry(int dir, const char *name, const struct stat *st, bool after, void *arg)
+{
+	if (S_ISDIR(st->st_mode))
+		return after && unlinkat(dir, name, AT_REMOVEDIR) < 0 ? -errno : 0;
+	if (*(const bool *)arg && S_ISREG(st->st_mode))
+		truncate_at(dir, name);
+	return unlinkat(dir, name, 0) < 0 ? -errno : 0;
+}
+
+/* Removes everything in the folder fd (which it closes), never following
+ * links; when truncate, empties each regular file first. What is gone
+ * already counts as removed: a program of the session may remove or rewrite
+ * the tree meanwhile, and then the caller tries again (remove_tree). */
+static int remove_children(int fd, bool truncate)
+{
+	struct walk w = {remove_entry, &truncate};
+	return walk_children(fd, 0, &w);
 }
 
 /* Whether rc may come from the tree changing under a removal: a folder
@@ -440,7 +462,7 @@ static int remove_tree(int dir, const char *last)
 		if (S_ISDIR(st.st_mode)) {
 			int sub =
 			    openat(dir, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			rc = sub < 0 ? -errno : remove_children(sub, 0, false);
+			rc = sub < 0 ? -errno : remove_children(sub, false);
 			if (rc == 0 && unlinkat(dir, last, AT_REMOVEDIR) < 0)
 				rc = -errno;
 		} else {
@@ -466,38 +488,27 @@ int sandbox_file_remove(struct sandbox *sb, const char *path)
 	return rc;
 }
 
-/* Chowns everything in the folder fd (which it closes), never following links. */
-static int chown_children(int fd, int depth, uid_t uid, gid_t gid)
+struct owner_ids {
+	uid_t uid;
+	gid_t gid;
+};
+
+/* chown_children's visit: each entry chowned before a folder's entries. */
+static int chown_entry(int dir, const char *name, const struct stat *st, bool after, void *arg)
 {
-	if (depth > MAX_DEPTH) {
-		close(fd);
-		return -ELOOP;
-	}
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	int rc = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		struct stat st;
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		int r =
-		    fchownat(dirfd(d), e->d_name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
-		if (r == 0 && S_ISDIR(st.st_mode)) {
-			int sub = openat(dirfd(d), e->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			r = sub < 0 ? -errno : chown_children(sub, depth + 1, uid, gid);
-		}
-		if (r < 0 && r != -ENOENT && !rc)
-			rc = r;
-	}
-	closedir(d);
-	return rc;
+	const struct owner_ids *o = arg;
+	(void)st;
+	if (after)
+		return 0;
+	return fchownat(dir, name, o->uid, o->gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+/* Chowns everything in the folder fd (which it closes), never following links. */
+static int chown_children(int fd, uid_t uid, gid_t gid)
+{
+	struct owner_ids o = {uid, gid};
+	struct walk w = {chown_entry, &o};
+	return walk_children(fd, 0, &w);
 }
 
 int sandbox_box_adopt_owner(struct sandbox *sb, uid_t uid, gid_t gid)
@@ -512,7 +523,7 @@ int sandbox_box_adopt_owner(struct sandbox *sb, uid_t uid, gid_t gid)
 		close(fd);
 		return -e;
 	}
-	int rc = chown_children(fd, 0, uid, gid);
+	int rc = chown_children(fd, uid, gid);
 	if (rc == 0) {
 		sb->host_uid = uid;
 		sb->host_gid = gid;
@@ -529,5 +540,5 @@ int sandbox_box_empty(struct sandbox *sb)
 	if (fd < 0)
 		return -errno;
 	sb->box_changes++;
-	return remove_children(fd, 0, true);
+	return remove_children(fd, true);
 }

@@ -71,20 +71,9 @@ TestSuite(native_zygote, .init = start, .fini = stop, .timeout = 180);
 
 Test(native_zygote, nothing_of_a_run_reaches_the_next)
 {
-	char out[4096];
 	struct sandbox *a = open_ws(1);
 	warm_up(a);
-	run_ok(a, hostile, out, sizeof(out));
-	cr_assert_str_eq(out, "warm\nleft\natexit of the first\n",
-			 "atexit handlers of a warm run run at its end");
-	run_ok(a, checker, out, sizeof(out));
-	cr_assert_str_eq(out, "warm\nclean\n", "same workspace");
-	run_ok(a, hostile, out, sizeof(out));
-	sandbox_close(a);
-	struct sandbox *b = open_ws(2);
-	run_ok(b, checker, out, sizeof(out));
-	cr_assert_str_eq(out, "warm\nclean\n", "the key's next workspace");
-	sandbox_close(b);
+	check_nothing_reaches_the_next(a);
 }
 
 Test(native_zygote, random_differs_between_runs)
@@ -216,32 +205,14 @@ static void same_end(const char *src, enum run_status want)
 	warm_up(w);
 	run_py(w, src, NULL, 0, 0, &warm);
 	run_py(f, src, NULL, 0, 0, &fresh);
-	cr_assert_eq(warm.status, want, "%s: %s", run_status_name(warm.status), warm.err.buf);
-	cr_assert_eq(fresh.status, warm.status);
-	cr_assert_eq(fresh.exit_code, warm.exit_code);
-	cr_assert_eq(fresh.signal, warm.signal);
-	cr_assert_str_eq(warm.out.buf, fresh.out.buf);
-	cr_assert_str_eq(warm.err.buf, fresh.err.buf);
-	run_result_release(&warm);
-	run_result_release(&fresh);
+	compare_ends(want, &warm, &fresh);
 	sandbox_close(f);
 	sandbox_close(w);
 }
 
 Test(native_zygote, exit_codes_tracebacks_output_at_exit_signals)
 {
-	same_end("import sys\nsys.exit(3)\n", RUN_RUNTIME_ERROR);
-	same_end("import sys\nsys.exit('bye')\n", RUN_RUNTIME_ERROR);
-	same_end("def f():\n    return 1 / 0\nprint('before')\nf()\n", RUN_RUNTIME_ERROR);
-	same_end("x = (\n", RUN_RUNTIME_ERROR); /* a syntax error: no Traceback header */
-	same_end("raise KeyboardInterrupt\n", RUN_RUNTIME_ERROR);
-	same_end("import sys\nsys.stdout.write('no newline')\nsys.stderr.write('err')\n", RUN_OK);
-	same_end("import atexit\natexit.register(print, 'at exit')\nprint('body', end='')\n",
-		 RUN_OK);
-	same_end("import os\nprint('x', end='')\nos.kill(os.getpid(), 9)\n", RUN_RUNTIME_ERROR);
-	same_end("import signal\nsignal.raise_signal(signal.SIGSEGV)\n", RUN_RUNTIME_ERROR);
-	same_end("import os\nos.abort()\n", RUN_RUNTIME_ERROR);
-	same_end("import sys\nsys.stdout.close()\nprint('x')\n", RUN_RUNTIME_ERROR);
+	check_same_ends(same_end);
 	same_end("import os\nos.setuid(0)\n", RUN_RUNTIME_ERROR);
 	same_end("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)\n",
 		 RUN_RUNTIME_ERROR);
@@ -249,44 +220,13 @@ Test(native_zygote, exit_codes_tracebacks_output_at_exit_signals)
 
 Test(native_zygote, limits_hold_and_the_next_run_is_fine)
 {
-	struct sandbox *a = open_ws(1);
-	warm_up(a);
-	struct run_result res;
-	run_py(a, WARM_MARK "_s.stdout.flush()\nwhile True: pass\n", NULL, 500, 0, &res);
-	cr_assert_eq(res.status, RUN_TIMEOUT, "%s", run_status_name(res.status));
-	cr_assert_str_eq(res.out.buf, "warm\n");
-	run_result_release(&res);
-	run_py(a, WARM_MARK "_s.stdout.flush()\nx = bytearray(300 << 20)\n", NULL, 0, 64 * 1024,
-	       &res);
-	cr_assert_eq(res.status, RUN_MEMORY_LIMIT, "%s", run_status_name(res.status));
-	cr_assert_str_eq(res.out.buf, "warm\n");
-	run_result_release(&res);
-	run_py(a, WARM_MARK "import os\nfor i in range(100): os.fork()\n", NULL, 0, 0, &res);
-	cr_assert_neq(res.status, RUN_OK);
-	run_result_release(&res);
-	run_py(a,
-	       WARM_MARK "import os\nprint(len([p for p in os.listdir('/proc') if p.isdigit()]))\n",
-	       NULL, 0, 0, &res);
-	/* init and this program: nothing of the bomb is left */
-	cr_assert_str_eq(res.out.buf, "warm\n2\n");
-	run_result_release(&res);
-	sandbox_close(a);
+	/* init and the program */
+	check_limits(false, 2);
 }
 
 Test(native_zygote, stdin_reaches_the_program)
 {
-	struct sandbox *a = open_ws(1);
-	warm_up(a);
-	struct run_result res;
-	run_py(a, WARM_MARK "import sys\nprint(sum(int(x) for x in sys.stdin.read().split()))\n",
-	       "1 2 3\n4\n", 0, 0, &res);
-	cr_assert_eq(res.status, RUN_OK);
-	cr_assert_str_eq(res.out.buf, "warm\n10\n");
-	run_result_release(&res);
-	run_py(a, WARM_MARK "print(input(), input())\n", "a\nb\n", 0, 0, &res);
-	cr_assert_str_eq(res.out.buf, "warm\na b\n");
-	run_result_release(&res);
-	sandbox_close(a);
+	check_stdin();
 }
 
 /* The zygote and the program's reaper are outside the run's namespaces and
@@ -310,20 +250,7 @@ Test(native_zygote, a_program_cannot_reach_the_zygote)
 	       "      tryit(lambda: os.kill(-1, signal.SIGKILL)))\n",
 	       out, sizeof(out));
 	cr_assert_str_eq(out, "warm\n0 ['1', '2']\nPermissionError ProcessLookupError\n");
-	/* a setsid double-fork survivor */
-	run_ok(a,
-	       WARM_MARK "import os, time\n"
-			 "if os.fork() == 0:\n"
-			 "    os.setsid()\n"
-			 "    if os.fork() == 0:\n"
-			 "        time.sleep(100)\n"
-			 "    os._exit(0)\n"
-			 "time.sleep(0.2)\n",
-	       out, sizeof(out));
-	run_ok(a,
-	       WARM_MARK "import os\nprint(len([p for p in os.listdir('/proc') if p.isdigit()]))\n",
-	       out, sizeof(out));
-	cr_assert_str_eq(out, "warm\n2\n");
+	check_survivor_dies(a, 2);
 	sandbox_close(a);
 }
 
@@ -385,23 +312,9 @@ Test(native_zygote, the_zygote_holds_cap_sys_admin_only)
 	sandbox_close(a);
 }
 
-/* A module of the box shadows the standard one of the same name, as in a fresh
- * start, even when the zygote imported the standard one (json: python.ini). */
 Test(native_zygote, the_box_shadows_the_zygote_modules)
 {
-	char out[256];
-	struct sandbox *a = open_ws(1);
-	warm_up(a);
-	const char *mine = "def dumps(x):\n    return 'mine'\n";
-	cr_assert_eq(sandbox_write_file(a, "json.py", mine, strlen(mine), 0644), 0);
-	run_ok(a, WARM_MARK "import json\nprint(json.dumps(1))\n", out, sizeof(out));
-	cr_assert_str_eq(out, "warm\nmine\n");
-	sandbox_close(a);
-	a = open_ws(1);
-	run_ok(a, WARM_MARK "import json, sys\nprint(json.dumps(1), 'json' in sys.modules)\n", out,
-	       sizeof(out));
-	cr_assert_str_eq(out, "warm\n1 True\n");
-	sandbox_close(a);
+	check_box_shadows_zygote_modules();
 }
 
 /* Runs of one key at once on two slots: one zygote forks both, and neither

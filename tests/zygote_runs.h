@@ -1,6 +1,9 @@
 /* zygote_runs.h: what test_gvisor_zygote and test_native_zygote share: a
- * Python run as grading makes it, the mark of a warm run, and the hostile
- * program with its checker. Included after the file's cfg and py. */
+ * Python run as grading makes it, the mark of a warm run, the hostile program
+ * with its checker, and the checks whose logic is the same under both
+ * backends (leftovers, exit ends, limits, stdin, survivors, shadowed modules).
+ * Included after the file's cfg, py and open_ws (a workspace of the key
+ * "zygote" on slot). */
 #pragma once
 
 /* Runs src as main.py the way grading does (python.ini's run, env, folders,
@@ -96,3 +99,157 @@ static const char *const checker = WARM_MARK
     "u = os.umask(0o22)\n"
     "if u != 0o22: bad.append('umask %o' % u)\n"
     "print('clean' if not bad else 'LEAKED ' + ' '.join(bad))\n";
+
+/* Runs the hostile program in warm workspace a (closed here), then the checker
+ * there and in the key's next workspace: both find nothing of it. */
+static void check_nothing_reaches_the_next(struct sandbox *a)
+{
+	char out[4096];
+	run_ok(a, hostile, out, sizeof(out));
+	cr_assert_str_eq(out, "warm\nleft\natexit of the first\n",
+			 "atexit handlers of a warm run run at its end");
+	run_ok(a, checker, out, sizeof(out));
+	cr_assert_str_eq(out, "warm\nclean\n", "same workspace");
+	run_ok(a, hostile, out, sizeof(out));
+	sandbox_close(a);
+	struct sandbox *b = open_ws(2);
+	run_ok(b, checker, out, sizeof(out));
+	cr_assert_str_eq(out, "warm\nclean\n", "the key's next workspace");
+	sandbox_close(b);
+}
+
+/* Asserts that a warm run ended as want and as the fresh run of it did:
+ * status, exit code, signal, stdout, stderr; releases both. */
+static void compare_ends(enum run_status want, struct run_result *warm, struct run_result *fresh)
+{
+	cr_assert_eq(warm->status, want, "%s: %s", run_status_name(warm->status), warm->err.buf);
+	cr_assert_eq(fresh->status, warm->status);
+	cr_assert_eq(fresh->exit_code, warm->exit_code);
+	cr_assert_eq(fresh->signal, warm->signal);
+	cr_assert_str_eq(warm->out.buf, fresh->out.buf);
+	cr_assert_str_eq(warm->err.buf, fresh->err.buf);
+	run_result_release(warm);
+	run_result_release(fresh);
+}
+
+/* The programs whose end a warm run must share with a fresh one under both
+ * backends (exit codes, tracebacks, output at exit, signals), each given to
+ * the file's same_end (which runs it both ways and calls compare_ends). */
+static void check_same_ends(void (*same_end)(const char *src, enum run_status want))
+{
+	same_end("import sys\nsys.exit(3)\n", RUN_RUNTIME_ERROR);
+	same_end("import sys\nsys.exit('bye')\n", RUN_RUNTIME_ERROR);
+	same_end("def f():\n    return 1 / 0\nprint('before')\nf()\n", RUN_RUNTIME_ERROR);
+	same_end("x = (\n", RUN_RUNTIME_ERROR); /* a syntax error: no Traceback header */
+	same_end("raise KeyboardInterrupt\n", RUN_RUNTIME_ERROR);
+	same_end("import sys\nsys.stdout.write('no newline')\nsys.stderr.write('err')\n", RUN_OK);
+	same_end("import atexit\natexit.register(print, 'at exit')\nprint('body', end='')\n",
+		 RUN_OK);
+	same_end("import os\nprint('x', end='')\nos.kill(os.getpid(), 9)\n", RUN_RUNTIME_ERROR);
+	same_end("import signal\nsignal.raise_signal(signal.SIGSEGV)\n", RUN_RUNTIME_ERROR);
+	same_end("import os\nos.abort()\n", RUN_RUNTIME_ERROR);
+	same_end("import sys\nsys.stdout.close()\nprint('x')\n", RUN_RUNTIME_ERROR);
+}
+
+/* Asserts that a warm run in a sees procs processes (with itself). */
+static void assert_procs_left(struct sandbox *a, int procs)
+{
+	char out[64], want[32];
+	run_ok(a, WARM_MARK "import os\nprint(len([p for p in os.listdir('/proc') if p.isdigit()]))\n",
+	       out, sizeof(out));
+	snprintf(want, sizeof(want), "warm\n%d\n", procs);
+	cr_assert_str_eq(out, want);
+}
+
+/* A new warm workspace on a's slot 1 in place of a (closed). */
+static struct sandbox *reopen_warm(struct sandbox *a)
+{
+	sandbox_close(a);
+	a = open_ws(1);
+	warm_up(a);
+	return a;
+}
+
+/* CPU time, memory and process limits hold in warm runs, and a fork bomb
+ * leaves nothing: the next run sees procs processes. With new_sandbox_each,
+ * each limit gets a new warm workspace (gVisor: a limit may cost the sandbox,
+ * and then the new one warms up first). */
+static void check_limits(bool new_sandbox_each, int procs)
+{
+	struct sandbox *a = open_ws(1);
+	warm_up(a);
+	struct run_result res;
+	run_py(a, WARM_MARK "_s.stdout.flush()\nwhile True: pass\n", NULL, 500, 0, &res);
+	cr_assert_eq(res.status, RUN_TIMEOUT, "%s", run_status_name(res.status));
+	cr_assert_str_eq(res.out.buf, "warm\n");
+	run_result_release(&res);
+	if (new_sandbox_each)
+		a = reopen_warm(a);
+	run_py(a, WARM_MARK "_s.stdout.flush()\nx = bytearray(300 << 20)\n", NULL, 0, 64 * 1024,
+	       &res);
+	cr_assert_eq(res.status, RUN_MEMORY_LIMIT, "%s", run_status_name(res.status));
+	cr_assert_str_eq(res.out.buf, "warm\n");
+	run_result_release(&res);
+	if (new_sandbox_each)
+		a = reopen_warm(a);
+	run_py(a, WARM_MARK "import os\nfor i in range(100): os.fork()\n", NULL, 0, 0, &res);
+	cr_assert_neq(res.status, RUN_OK);
+	run_result_release(&res);
+	if (new_sandbox_each)
+		warm_up(a);
+	assert_procs_left(a, procs);
+	sandbox_close(a);
+}
+
+/* A warm run reads its stdin whole and line by line. */
+static void check_stdin(void)
+{
+	struct sandbox *a = open_ws(1);
+	warm_up(a);
+	struct run_result res;
+	run_py(a, WARM_MARK "import sys\nprint(sum(int(x) for x in sys.stdin.read().split()))\n",
+	       "1 2 3\n4\n", 0, 0, &res);
+	cr_assert_eq(res.status, RUN_OK);
+	cr_assert_str_eq(res.out.buf, "warm\n10\n");
+	run_result_release(&res);
+	run_py(a, WARM_MARK "print(input(), input())\n", "a\nb\n", 0, 0, &res);
+	cr_assert_str_eq(res.out.buf, "warm\na b\n");
+	run_result_release(&res);
+	sandbox_close(a);
+}
+
+/* A setsid double-fork survivor of a warm run in a dies with its run: the
+ * next run sees procs processes. */
+static void check_survivor_dies(struct sandbox *a, int procs)
+{
+	char out[64];
+	run_ok(a,
+	       WARM_MARK "import os, time\n"
+			 "if os.fork() == 0:\n"
+			 "    os.setsid()\n"
+			 "    if os.fork() == 0:\n"
+			 "        time.sleep(100)\n"
+			 "    os._exit(0)\n"
+			 "time.sleep(0.2)\n",
+	       out, sizeof(out));
+	assert_procs_left(a, procs);
+}
+
+/* A module of the box shadows the standard one of the same name, as in a fresh
+ * start, even when the zygote imported the standard one (json: python.ini). */
+static void check_box_shadows_zygote_modules(void)
+{
+	char out[256];
+	struct sandbox *a = open_ws(1);
+	warm_up(a);
+	const char *mine = "def dumps(x):\n    return 'mine'\n";
+	cr_assert_eq(sandbox_write_file(a, "json.py", mine, strlen(mine), 0644), 0);
+	run_ok(a, WARM_MARK "import json\nprint(json.dumps(1))\n", out, sizeof(out));
+	cr_assert_str_eq(out, "warm\nmine\n");
+	sandbox_close(a);
+	a = open_ws(1);
+	run_ok(a, WARM_MARK "import json, sys\nprint(json.dumps(1), 'json' in sys.modules)\n", out,
+	       sizeof(out));
+	cr_assert_str_eq(out, "warm\n1 True\n");
+	sandbox_close(a);
+}

@@ -35,6 +35,8 @@
  * table until the answer's NOTIFY, its deadline, or the worker's loss (410
  * session_lost) resumes it. No thread waits per call. The typed answer is
  * rendered by sessrender.h.
+ *
+ * The module's files, one room each, are listed atop sessions_int.h.
  */
 #pragma once
 #include <cjson/cJSON.h>

@@ -7,7 +7,7 @@
  * "proc:<session id>:<pid>" (outstream.h) as it is printed: a writer of its
  * own, begun when the process starts (a `start` event first), ended when it
  * ends (a `done` event holding its end as a stored reply: serve renders it,
- * judge/api/sessions.c). The runner calls back from its reader thread, which
+ * judge/api/sessions_proc.c). The runner calls back from its reader thread, which
  * must not block: the writer of an ended process is closed by a short thread
  * of its own. Process calls run beside the session's cells (the host runs
  * each in a thread: sesshost.c), so a wait may block its caller up to the
