@@ -1,9 +1,11 @@
 /* http: libmicrohttpd glue: body gathering with a cap, suspend/resume, JSON responses. */
+#define _GNU_SOURCE
 #include "judge/api/http.h"
 
 #include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -347,6 +349,19 @@ bool http_stopping(struct http_request *r)
 	bool stopping = r->server->stopping;
 	pthread_mutex_unlock(&r->server->lock);
 	return stopping;
+}
+
+bool http_client_gone(struct http_request *r)
+{
+	const union MHD_ConnectionInfo *ci =
+	    r && r->conn ? MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD)
+			 : NULL;
+	if (!ci)
+		return false;
+	/* a client sends nothing more once its request is whole: a readable
+	 * end of stream (or an error) is its close */
+	struct pollfd p = {.fd = ci->connect_fd, .events = POLLRDHUP};
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
 long http_active(const struct http_server *s)

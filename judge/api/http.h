@@ -124,6 +124,10 @@ int http_start(struct http_server **out, const struct http_opts *opts, char *err
 void http_stop(struct http_server *s);
 /* True once http_stop() began: a resumed handler must answer now, not park again. */
 bool http_stopping(struct http_request *r);
+/* True when r's client closed its connection (its FIN or a reset arrived),
+ * without writing to it: how a long answer (a relayed stream) learns at once
+ * that nobody reads it any more. Call from r's handler or content reader. */
+bool http_client_gone(struct http_request *r);
 /* Number of requests being served now (also the suspended ones). */
 long http_active(const struct http_server *s);
 /* Connections closed so far because their headers or body came too late. */

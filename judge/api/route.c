@@ -51,6 +51,7 @@ static const char *const names[R_COUNT] = {
     [R_SESSION_PROCESS_SIGNAL] = "session_process_signal",
     [R_SESSION_PROCESS_EVENTS] = "session_process_events",
     [R_SESSION_PAUSE] = "session_pause",
+    [R_SESSION_INTERRUPT] = "session_interrupt",
     [R_SESSION_RESUME] = "session_resume",
     [R_SESSION_SNAPSHOT] = "session_snapshot",
     [R_SESSION_FORK] = "session_fork",
@@ -137,6 +138,7 @@ static enum route session_route(const char *url, const char **arg)
 		     {R_SESSION_CONTEXTS, "/contexts"},
 		     {R_SESSION_PROCESSES, "/processes"},
 		     {R_SESSION_PAUSE, "/pause"},
+		     {R_SESSION_INTERRUPT, "/interrupt"},
 		     {R_SESSION_RESUME, "/resume"},
 		     {R_SESSION_SNAPSHOT, "/snapshot"},
 		     {R_SESSION_FORK, "/fork"}};
@@ -287,6 +289,7 @@ const char *route_allow(enum route rt)
 	case R_SESSION_CONTEXT_RESTART:
 	case R_SESSION_PROCESS_SIGNAL:
 	case R_SESSION_PAUSE:
+	case R_SESSION_INTERRUPT:
 	case R_SESSION_RESUME:
 	case R_SESSION_SNAPSHOT:
 	case R_SESSION_FORK:

@@ -53,6 +53,7 @@ enum route {
 	R_SESSION_PROCESS_SIGNAL,  /* POST /v1/sessions/{id}/processes/{pid}/signal */
 	R_SESSION_PROCESS_EVENTS,  /* GET /v1/sessions/{id}/processes/{pid}/events */
 	R_SESSION_PAUSE,	   /* POST /v1/sessions/{id}/pause */
+	R_SESSION_INTERRUPT,	   /* POST /v1/sessions/{id}/interrupt */
 	R_SESSION_RESUME,	   /* POST /v1/sessions/{id}/resume */
 	R_SESSION_SNAPSHOT,	   /* POST /v1/sessions/{id}/snapshot */
 	R_SESSION_FORK,		   /* POST /v1/sessions/{id}/fork */

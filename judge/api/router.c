@@ -381,6 +381,7 @@ void router_request(struct http_request *r, void *arg)
 	case R_SESSION_PROCESS_SIGNAL:
 	case R_SESSION_PROCESS_EVENTS:
 	case R_SESSION_PAUSE:
+	case R_SESSION_INTERRUPT:
 	case R_SESSION_RESUME:
 	case R_SESSION_SNAPSHOT:
 	case R_SESSION_FORK:

@@ -374,6 +374,9 @@ void sessions_handle(struct http_request *r, struct api *a, enum route rt, const
 	case R_SESSION_PAUSE:
 		json_call(r, a, id, SCALL_PAUSE, in);
 		break;
+	case R_SESSION_INTERRUPT:
+		json_call(r, a, id, SCALL_INTERRUPT, in);
+		break;
 	case R_SESSION_SNAPSHOT:
 	case R_SESSION_FORK:
 		sessions_snapshot_call(r, a, id, in, rt == R_SESSION_FORK);

@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/log.h"
 #include "common/xalloc.h"
 #include "judge/api/api.h"
 #include "judge/api/http.h"
@@ -190,9 +191,36 @@ static char *cell_done(void *arg, const char *stored)
 	return data;
 }
 
+void sessions_call_unanswered(struct api *a, const char *sid, int64_t key, struct sess_call *c)
+{
+	char err[256];
+	struct sess_row row = {0};
+	int64_t call_id = 0;
+	struct db *db = api_db(a, 1000, err, sizeof err);
+	if (db && sessdb_call(db, sid, key, a->cfg->worker_timeout_s, c, &call_id, &row, err,
+			      sizeof err) < 0)
+		log_warn("sessions: cannot send %s to %s: %s", scall_kind_name(c->kind), sid, err);
+	if (db)
+		db_pool_put(a->pool, db);
+	sess_row_release(&row);
+}
+
+/* A streamed cell whose client left before its end is interrupted, as E2B's
+ * code interpreter does (e2b-dev/code-interpreter#213): else the session's
+ * next cell would wait behind it up to its limit. */
+static void cell_left(void *arg)
+{
+	struct sessions_ctx *c = arg;
+	struct sess_call call;
+	sess_call_init(&call, SCALL_INTERRUPT);
+	call.target = c->call_id;
+	sessions_call_unanswered(c->api, c->id, c->key, &call);
+	sess_call_release(&call);
+}
+
 /* Relays a streamed cell's output: stdout and stderr as printed, then result
  * or error, then done with the whole answer (migrations/0010_session_model.sql). */
-static void relay_cell(struct http_request *r, struct api *a, int64_t call_id,
+static void relay_cell(struct http_request *r, struct api *a, const char *sid, int64_t call_id,
 		       const struct sse_opts *framing)
 {
 	int64_t after = sse_last_event_id(http_header(r, "Last-Event-ID"));
@@ -201,12 +229,16 @@ static void relay_cell(struct http_request *r, struct api *a, int64_t call_id,
 	struct sessions_ctx *c = xcalloc(1, sizeof *c);
 	c->api = a;
 	c->t0_us = clock_mono_us();
+	snprintf(c->id, sizeof c->id, "%s", sid);
+	c->call_id = call_id;
+	c->key = sessions_key_of(a, r);
 	struct sse_opts o = framing ? *framing : (struct sse_opts){0};
 	o.stream = stream;
 	o.after = after > 0 && !framing ? after : 0;
 	o.done_data = cell_done;
 	o.arg = c;
 	o.arg_free = free;
+	o.on_left = cell_left;
 	if (sse_relay(r, a->sse, &o) < 0 && !r->responded)
 		http_error(r, 503, "unavailable", "cannot stream the output of call %" PRId64,
 			   call_id);
@@ -249,8 +281,10 @@ static void continue_held(struct sessions_ctx *c)
 		if (start) {
 			const struct sse_opts *framing = c->events;
 			int64_t call_id = c->call_id;
+			char sid[37];
+			snprintf(sid, sizeof sid, "%s", c->id);
 			sessions_ctx_end(c);
-			return relay_cell(r, a, call_id, framing);
+			return relay_cell(r, a, sid, call_id, framing);
 		}
 		/* its answer is stored with the stream's end: read it as a call's */
 		c->held = false;
@@ -259,6 +293,15 @@ static void continue_held(struct sessions_ctx *c)
 		c->w.id = sesshub_key(key);
 		return continue_call(c);
 	}
+}
+
+/* An interrupt of a session where no cell runs. */
+static void respond_interrupted(struct http_request *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddFalseToObject(o, "interrupted");
+	http_respond_json(r, 200, o);
+	cJSON_Delete(o);
 }
 
 /* DELETE of a paused session: no worker holds it, so serve ends it. */
@@ -299,6 +342,8 @@ void sessions_route_call_ex(struct http_request *r, struct api *a, const char *i
 		sessions_no_session(r, id);
 	else if (rc == 2 && row.status == SESS_PAUSED && call->kind == SCALL_CLOSE)
 		close_paused(r, a, id);
+	else if (rc == 2 && row.status == SESS_PAUSED && call->kind == SCALL_INTERRUPT)
+		respond_interrupted(r); /* nothing runs in a paused session: not resumed */
 	else if (rc == 2 && image && (row.status == SESS_PAUSED || row.status >= SESS_CLOSED))
 		http_error(r, 409, row.status == SESS_PAUSED ? "session_paused" : "session_closed",
 			   "session %s is %s%s%s", id, sess_status_name(row.status),
@@ -320,7 +365,7 @@ void sessions_route_call_ex(struct http_request *r, struct api *a, const char *i
 	} else if (rc == 2)
 		sessions_not_open(r, &row);
 	else if (call->kind == SCALL_EXECUTE && call->exec.stream && !events)
-		relay_cell(r, a, call_id, NULL);
+		relay_cell(r, a, id, call_id, NULL);
 	else {
 		struct sessions_ctx *c =
 		    sessions_ctx_new(r, a, id, clock_mono_ms() + call_wait_ms(a, call, &row));

@@ -83,20 +83,8 @@ static void watch_left(void *arg)
 	struct watch_left *wl = arg;
 	struct request_error e;
 	struct sess_call c;
-	char err[256];
-	if (sessreq_watch(SCALL_WATCH_STOP, wl->watcher, &c, &e) == 0) {
-		struct sess_row row = {0};
-		int64_t call_id = 0;
-		struct db *db = api_db(wl->a, 1000, err, sizeof err);
-		/* its answer is not waited for: nobody is there to read it */
-		if (db && sessdb_call(db, wl->sid, wl->key, wl->a->cfg->worker_timeout_s, &c,
-				      &call_id, &row, err, sizeof err) < 0)
-			log_warn("sessions: cannot end watcher %s of %s: %s", wl->watcher, wl->sid,
-				 err);
-		if (db)
-			db_pool_put(wl->a->pool, db);
-		sess_row_release(&row);
-	}
+	if (sessreq_watch(SCALL_WATCH_STOP, wl->watcher, &c, &e) == 0)
+		sessions_call_unanswered(wl->a, wl->sid, wl->key, &c);
 	sess_call_release(&c);
 }
 

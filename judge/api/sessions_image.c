@@ -39,7 +39,7 @@ int sessions_resume_paused(struct http_request *r, struct api *a, const char *id
 bool sessions_body_optional(enum route rt)
 {
 	return rt == R_SESSION_PAUSE || rt == R_SESSION_RESUME || rt == R_SESSION_SNAPSHOT ||
-	       rt == R_SESSION_FORK;
+	       rt == R_SESSION_FORK || rt == R_SESSION_INTERRUPT;
 }
 
 /* POST /snapshot and /fork {name?}: a snapshot call; a fork then creates. */

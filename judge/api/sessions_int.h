@@ -35,6 +35,7 @@ struct sessions_ctx {
 	char parent[37], snapshot_id[37];
 	char id[37];
 	int64_t call_id;
+	int64_t key;	       /* a relayed cell's: its interrupt when its client leaves */
 	struct sess_call call; /* what was stored (its answer is rendered with it) */
 	bool file_json;	       /* MCP: a file's bytes as JSON */
 	int64_t t0_us;
@@ -84,6 +85,9 @@ void sessions_route_call_ex(struct http_request *r, struct api *a, const char *i
 /* sessions_route_call_ex without fork or events. */
 void sessions_route_call(struct http_request *r, struct api *a, const char *id,
 			 struct sess_call *call, bool file_json);
+/* Stores call c for session sid of key, its answer not waited for: nobody is
+ * there to read it (a relay's client left). */
+void sessions_call_unanswered(struct api *a, const char *sid, int64_t key, struct sess_call *c);
 
 /* sessions_create.c */
 

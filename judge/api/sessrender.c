@@ -204,6 +204,10 @@ cJSON *sessrender_reply(const struct sess_call *c, const struct sess_reply *r)
 		cJSON_AddItemToObject(o, "events", ev ? ev : cJSON_CreateArray());
 		return o;
 	}
+	case SCALL_INTERRUPT:
+		o = cJSON_CreateObject();
+		cJSON_AddBoolToObject(o, "interrupted", r->interrupted > 0);
+		return o;
 	default:
 		return r->nprocs ? process_json(&r->procs[0]) : cJSON_CreateObject();
 	}

@@ -23,6 +23,8 @@
 #define READ_BYTES  (64 * 1024)
 /* After a failed read, the relay tries again this soon. */
 #define RETRY_MS 1000
+/* how often a relay with on_left looks whether its client closed the connection */
+#define LIVENESS_MS 500
 
 struct relay;
 
@@ -247,9 +249,14 @@ static long relay_read(void *arg, char *buf, size_t max)
 		int64_t now = clock_mono_ms();
 		/* register first, read second: a NOTIFY (or sse_cancel) in between is kept */
 		x->w.deadline_ms = x->next_keepalive_ms;
+		/* a relay that acts when its client leaves looks every LIVENESS_MS
+		 * (a keepalive's write finds a closed peer only at the second one) */
+		if (x->on_left && x->w.deadline_ms > now + LIVENESS_MS)
+			x->w.deadline_ms = now + LIVENESS_MS;
 		waiter_register(x->hub->waiters, &x->w);
 		if (x->ended || !x->r || http_stopping(x->r) ||
-		    __atomic_load_n(&x->cancelled, __ATOMIC_ACQUIRE)) {
+		    __atomic_load_n(&x->cancelled, __ATOMIC_ACQUIRE) ||
+		    (x->on_left && http_client_gone(x->r))) {
 			waiter_unregister(x->hub->waiters, &x->w);
 			return HTTP_STREAM_END;
 		}

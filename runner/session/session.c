@@ -288,6 +288,7 @@ struct cell_run {
 	struct cell_result *res;
 	long stdout_cap, stderr_cap;
 	bool replied, malformed;
+	bool interrupt; /* session_interrupt asked (under the session's lock) */
 };
 
 static void emit(struct cell_run *c, int fd, const char *data, size_t len)
@@ -829,7 +830,7 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 	session_unlock(s);
 	int64_t t0 = clock_mono_ms(), interrupt_at = 0;
 	enum run_status why = RUN_TIMEOUT;
-	bool deaf = false;
+	bool deaf = false, asked = false;
 	/* the mark dates what this cell starts, for the sweep below */
 	int sent = session_send_simple(s, SESSD_MARK, sid, NULL);
 	if (sent == 0)
@@ -839,7 +840,7 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 		session_wait_until(s, clock_mono_ms() + POLL_MS);
 		if (run.replied || run.malformed || c->ended || s->gone)
 			break;
-		bool drained = c->drained;
+		bool drained = c->drained, interrupt = run.interrupt;
 		session_unlock(s);
 		long cpu = 0, mem = 0;
 		if (sandbox_proc_usage(s->proc, &cpu, &mem) == 0) {
@@ -854,8 +855,12 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 			break;
 		}
 		bool over = res->out_truncated || res->cpu_ms > cpu_ms || now - t0 > wall_ms;
-		if (!interrupt_at && over) {
-			why = res->out_truncated ? RUN_OUTPUT_LIMIT : RUN_TIMEOUT;
+		if (!interrupt_at && (over || interrupt)) {
+			/* asked: the driver's answer (its KeyboardInterrupt) is the cell's */
+			asked = !over;
+			why = asked		   ? RUN_RUNTIME_ERROR
+			      : res->out_truncated ? RUN_OUTPUT_LIMIT
+						   : RUN_TIMEOUT;
 			interrupt_at = now;
 			session_send_signal(s, sid, SIGINT);
 		}
@@ -872,7 +877,7 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 		res->cpu_ms = cpu - cpu0;
 	res->wall_ms = (long)(clock_mono_ms() - t0);
 	if (replied) {
-		*st = interrupt_at ? why : RUN_OK;
+		*st = interrupt_at && !asked ? why : RUN_OK;
 		/* what the interrupted cell started in the driver's group ends with
 		 * it: a fork bomb's children born after the SIGINT never got it */
 		if (interrupt_at)
@@ -919,6 +924,20 @@ static void cell_run(struct session *s, struct context *c, const struct cell_spe
 	res->restarted = true;
 	if (session_ctx_launch(s, c, err, sizeof err) < 0)
 		log_warn("session: cannot restart the driver: %s", err);
+}
+
+int session_interrupt(struct session *s)
+{
+	int n = 0;
+	session_lock(s);
+	for (int i = 0; i < SESSION_MAX_CONTEXTS; i++)
+		if (s->ctx[i].cell && !s->ctx[i].cell->interrupt) {
+			s->ctx[i].cell->interrupt = true;
+			n++;
+		}
+	pthread_cond_broadcast(&s->cond); /* the cell's wait looks again now */
+	session_unlock(s);
+	return n;
 }
 
 int session_exec(struct session *s, const struct cell_spec *cell, struct cell_result *res)

@@ -136,6 +136,12 @@ int session_start(struct sandbox *sb, const struct session_spec *spec, struct se
  * fills res (init it with cell_result_init); returns 0, or -1 only on invalid
  * arguments (no such context). */
 int session_exec(struct session *s, const struct cell_spec *cell, struct cell_result *res);
+/* Interrupts the cells running now (any thread): their drivers get SIGINT as
+ * at a limit, but the cell ends as the driver answers it (Python: a
+ * KeyboardInterrupt error; its state kept), or, not answering within the
+ * grace, as a runtime error with the driver started again. Returns how many
+ * cells it interrupted (0: none was running). */
+int session_interrupt(struct session *s);
 /* Host memory of everything the session's sandbox holds (every driver and
  * process, and for gVisor its sentry and gofer), in KiB; -1 when unknown. */
 long session_memory_kb(struct session *s);

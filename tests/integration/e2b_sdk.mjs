@@ -138,6 +138,21 @@ await step('runCode: state persists', async () => {
 	const ex = await s.runCode('x * 10');
 	check('runCode x * 10: 10', ex.text === '10', JSON.stringify(ex.toJSON()));
 });
+await step('runCode timeoutMs: the abandoned cell is interrupted', async () => {
+	// the SDK aborts its request at timeoutMs; as E2B's code interpreter, the
+	// judge then interrupts the cell, so the next one does not wait behind it
+	// (to the session's cell limit, 30 s with judge.ini as shipped)
+	let err;
+	try {
+		await s.runCode('import time\nsleeper = 5\ntime.sleep(1000)', { timeoutMs: 2000 });
+	} catch (e) {
+		err = e;
+	}
+	check('runCode timeoutMs 2000 on a cell that sleeps: the SDK throws', !!err, String(err));
+	const ex = await s.runCode('x * 10 + sleeper', { timeoutMs: 15000 });
+	check('the next runCode answers well before the cell limit, the state kept (x, sleeper)',
+		ex.text === '15', JSON.stringify(ex.toJSON()));
+});
 await step('runCode envs', async () => {
 	let ex = await s.runCode("import os, subprocess\n(os.environ['GREETING'], subprocess.run(['sh', '-c', 'echo $GREETING'], capture_output=True, text=True).stdout)",
 		{ envs: { GREETING: 'hi there' } });

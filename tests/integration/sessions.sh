@@ -313,6 +313,40 @@ python3 tests/clients/sse_client.py "$U/v1/sessions/$PY/execute" --key "$KEY" --
 expect_json "SSE: an exception gives an error event" "$(jq -s . "$SSE")" \
 	'[.[] | select(.event == "error")][0].data | fromjson | .name == "ValueError"'
 
+# ---- interrupts ----
+expect "interrupt with no cell running: false" 200 '.interrupted == false' \
+	POST "/v1/sessions/$PY/interrupt" '{}'
+# a long cell (its own limit 20 s), interrupted once it runs: the driver's
+# KeyboardInterrupt is its answer, and the context keeps its state
+req POST "/v1/sessions/$PY/execute" \
+	"$(jq -nc '{code: "import time\nkept = 7\ntime.sleep(1000)", timeout_ms: 20000}')" \
+	>"$SVC_TMP/long.out" &
+long=$!
+hit=false
+for _ in $(seq 60); do
+	sleep 0.25
+	out=$(req POST "/v1/sessions/$PY/interrupt" '{}')
+	[ "$(jq -r .interrupted <<<"${out%$'\n'*}" 2>/dev/null)" = true ] && hit=true && break
+done
+wait "$long"
+[ "$hit" = true ] && pass "interrupt: the running cell is interrupted (interrupted: true)" ||
+	fail "interrupt: the running cell is interrupted" "last answer: $out"
+expect_json "interrupt: the cell ends as the driver's KeyboardInterrupt, not restarted" \
+	"$(sed '$d' "$SVC_TMP/long.out")" \
+	'.status == "error" and .error.name == "KeyboardInterrupt" and .restarted == false'
+cell "interrupt: the context's state is kept" "$PY" 'kept' '.result == "7"'
+# a streamed cell whose client leaves after its start is interrupted, as E2B's
+# code interpreter does: else it would hold the session to its limit (20 s)
+python3 tests/clients/sse_client.py "$U/v1/sessions/$PY/execute" --key "$KEY" --timeout 60 \
+	--close-after 1 \
+	--post "$(jq -nc '{code: "import time\nleft = 8\ntime.sleep(1000)", timeout_ms: 20000}')" \
+	>"$SSE" 2>&1
+cell "a streamed cell's client left: the next cell runs, the state kept" "$PY" 'left' \
+	'.result == "8"'
+expect "a streamed cell's client left: the cell was interrupted (its history)" 200 \
+	'[.calls[] | select(.kind == "execute" and (.code // "" | contains("left = 8")))][0] |
+	.status == "error"' GET "/v1/sessions/$PY/history"
+
 # ---- isolation ----
 EXPECT_REQ=req2
 req2() { local AUTH=("${AUTH2[@]}"); req "$@"; }
@@ -320,6 +354,7 @@ bad "another key: GET the session is 404" 404 not_found GET "/v1/sessions/$PY"
 bad "another key: execute is 404" 404 not_found POST "/v1/sessions/$PY/execute" '{"code": "x"}'
 bad "another key: its files are 404" 404 not_found GET "/v1/sessions/$PY/files/out/chart.png"
 bad "another key: close is 404" 404 not_found DELETE "/v1/sessions/$PY"
+bad "another key: interrupt is 404" 404 not_found POST "/v1/sessions/$PY/interrupt" '{}'
 expect "another key lists none of them" 200 '.sessions == []' GET "/v1/sessions?all=1"
 EXPECT_REQ=req
 cell "another session does not see the first's variables" "$SH" 'echo "${x:-unset}"' \

@@ -39,6 +39,7 @@ static const struct {
     [SCALL_WATCH_START] = {"watch_start", false},
     [SCALL_WATCH_EVENTS] = {"watch_events", false},
     [SCALL_WATCH_STOP] = {"watch_stop", false},
+    [SCALL_INTERRUPT] = {"interrupt", false},
 };
 
 const char *scall_kind_name(enum scall_kind k)
@@ -285,6 +286,10 @@ cJSON *sesscall_store(const struct sess_call *c)
 	case SCALL_WATCH_STOP:
 		add_text(o, "watcher", c->watch.id);
 		break;
+	case SCALL_INTERRUPT:
+		if (c->target)
+			cJSON_AddNumberToObject(o, "call", (double)c->target);
+		break;
 	default:
 		break;
 	}
@@ -397,6 +402,9 @@ int sesscall_load(enum scall_kind k, const cJSON *request, const void *body, siz
 	case SCALL_WATCH_EVENTS:
 	case SCALL_WATCH_STOP:
 		copy(out->watch.id, sizeof out->watch.id, str_of(request, "watcher"));
+		break;
+	case SCALL_INTERRUPT:
+		out->target = (int64_t)num_of(request, "call");
 		break;
 	case SCALL_PROCESS_START:
 		out->proc.argv = strv_of(request, "argv");
@@ -722,6 +730,9 @@ cJSON *sesscall_reply_store(enum scall_kind k, const struct sess_reply *r)
 	case SCALL_CLOSE:
 		add_text(o, "id", r->closed);
 		break;
+	case SCALL_INTERRUPT:
+		cJSON_AddNumberToObject(o, "interrupted", r->interrupted);
+		break;
 	case SCALL_WATCH_START:
 		add_text(o, "watcher", r->watch.id);
 		break;
@@ -812,6 +823,9 @@ int sesscall_reply_load(enum scall_kind k, const cJSON *response, const void *bo
 	}
 	case SCALL_CLOSE:
 		copy(out->closed, sizeof out->closed, str_of(o, "id"));
+		break;
+	case SCALL_INTERRUPT:
+		out->interrupted = (int)num_of(o, "interrupted");
 		break;
 	case SCALL_WATCH_START:
 		copy(out->watch.id, sizeof out->watch.id, str_of(o, "watcher"));

@@ -66,6 +66,7 @@ enum scall_kind {
 	SCALL_WATCH_START,  /* watch folder path (sesswatch.h): streamed, or kept for polling */
 	SCALL_WATCH_EVENTS, /* a polled watcher's events since the last call */
 	SCALL_WATCH_STOP,   /* end a watcher */
+	SCALL_INTERRUPT,    /* interrupt the running cell (of call `target`, 0: any) */
 	SCALL_KIND_COUNT
 };
 
@@ -186,6 +187,7 @@ struct sess_call {
 	char image_name[64]; /* snapshot: the caller's name for it ("" = none) */
 	bool idle;	     /* pause: the worker's own, of an idle session (idle_action) */
 	bool checkpoint;     /* snapshot: the worker's own periodic one (checkpoint_interval_s) */
+	int64_t target;	     /* interrupt: only while this call's cell runs (0: any cell) */
 };
 void sess_call_init(struct sess_call *c, enum scall_kind k);
 void sess_call_release(struct sess_call *c);
@@ -268,6 +270,7 @@ struct sess_reply {
 		size_t nentries;
 	} file;
 	char closed[37]; /* close: the session's id */
+	int interrupted; /* interrupt: the cells it interrupted */
 	struct {
 		char id[SESS_ID_MAX]; /* start: the new watcher's */
 		char *events;	      /* events: a JSON array [{name, type}] (text) */

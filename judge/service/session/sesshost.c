@@ -62,6 +62,7 @@ struct hsess {
 	size_t nq, aq;
 	pthread_cond_t cond;	   /* a call came, or stop */
 	bool stop;		   /* end after the current call */
+	int64_t running;	   /* the cell's call running now, 0 for none */
 	struct outstream *out;	   /* live output of streamed cells, opened at the first */
 	struct sessnet_policy net; /* its egress policy */
 	struct sessegress *egress; /* its egress proxy: NULL for none */
@@ -699,7 +700,18 @@ static void run_call(struct sesshost *h, struct hsess *s, const struct sess_call
 	s->env.on_output = stream ? outstream_output : NULL;
 	s->env.on_start = stream ? cell_started : NULL;
 	s->env.output_arg = stream ? s->out : NULL;
+	bool cell = c->kind == SCALL_EXECUTE;
+	if (cell) {
+		hs_lock(h);
+		s->running = c->id;
+		hs_unlock(h);
+	}
 	sessrun_call(&s->env, c, &out);
+	if (cell) {
+		hs_lock(h);
+		s->running = 0;
+		hs_unlock(h);
+	}
 	/* the output first: the answer's trigger writes result and done after it */
 	if (stream)
 		outstream_flush(s->out, 2000);
@@ -924,12 +936,27 @@ struct quick {
 	struct sess_call call;
 };
 
+/* An interrupt call: the session's running cell, if it is the one asked
+ * for, gets interrupted (under h's lock, so that the cell it names cannot end
+ * and another begin in between). */
+static void interrupt_call(struct sesshost *h, struct hsess *s, const struct sess_call *c,
+			   struct sess_reply *out)
+{
+	sess_reply_init(out);
+	hs_lock(h);
+	if (s->running && (!c->target || c->target == s->running))
+		out->interrupted = session_interrupt(s->env.s);
+	hs_unlock(h);
+}
+
 static void *quick_main(void *arg)
 {
 	struct quick *q = arg;
 	struct sess_reply out;
-	if (q->call.kind == SCALL_WATCH_START || q->call.kind == SCALL_WATCH_EVENTS ||
-	    q->call.kind == SCALL_WATCH_STOP)
+	if (q->call.kind == SCALL_INTERRUPT)
+		interrupt_call(q->h, q->s, &q->call, &out);
+	else if (q->call.kind == SCALL_WATCH_START || q->call.kind == SCALL_WATCH_EVENTS ||
+		 q->call.kind == SCALL_WATCH_STOP)
 		sesswatch_call(q->s->watches, q->s->env.sb, &q->call, &out);
 	else
 		sessproc_call(q->s->procs, q->s->env.s, &q->call, &out);
