@@ -783,8 +783,12 @@ static bool spare_make(void)
 	struct gv_restore none = {.image = NULL};
 	struct gv_entry *e = NULL;
 	char err[512];
+	/* below everything else: the pause that asked for it is still storing its
+	 * image, and a resume that comes first creates its own as before */
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 	if (entry_start(p, NULL, &none, &e, err, sizeof(err)) < 0)
 		log_warn("gvisor: cannot create a container for restores: %s", err);
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
 	pthread_mutex_lock(&gp.lock);
 	p->spare_starting = false;
 	if (e && (gp.stopping || p->spare)) {
@@ -1059,7 +1063,7 @@ static struct gv_entry *spare_take(const char *sig)
 }
 
 /* runsc restore of rs into the spare e: its box bound first, its processes
- * back to normal priority (the refill thread created it at nice 10). 0; or -1
+ * back to normal priority (the refill thread created it at nice 19). 0; or -1
  * with err, e discarded (the caller then creates a container as usual). */
 static int spare_restore(struct gv_entry *e, const struct gv_restore *rs, char *err, size_t errlen)
 {
