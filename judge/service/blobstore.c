@@ -332,20 +332,82 @@ static int fail(struct db *db, char *err, size_t errlen, const char *what)
 	return -1;
 }
 
-int blobstore_store(struct db *db, int64_t key, const void *data, size_t len, long long cap_bytes,
-		    int64_t *id, long long *stored, char *err, size_t errlen)
+/* The chunks' writers of one blob, one per connection: each takes the next
+ * chunk not yet taken, waits until it is encoded and inserts it. */
+struct writers {
+	pthread_mutex_t mu;
+	size_t next, n;
+	struct work *w;
+	struct blob_chunk *c;
+	const char *ids;
+	long long total;
+	bool failed;
+	char err[300];
+};
+
+struct writer {
+	struct writers *ws;
+	struct db *db;
+	pthread_t th;
+};
+
+static void *writer_main(void *arg)
+{
+	struct writer *wr = arg;
+	struct writers *ws = wr->ws;
+	for (;;) {
+		pthread_mutex_lock(&ws->mu);
+		size_t i = ws->failed ? ws->n : ws->next;
+		if (i < ws->n)
+			ws->next++;
+		pthread_mutex_unlock(&ws->mu);
+		if (i >= ws->n)
+			return NULL;
+		work_wait(ws->w, i);
+		struct blob_chunk *c = &ws->c[i];
+		char seq[24], size[24];
+		snprintf(seq, sizeof seq, "%zu", i);
+		snprintf(size, sizeof size, "%zu", c->size);
+		const char *q[] = {ws->ids, seq, size, c->sha256, (const char *)c->data};
+		const int lens[] = {-1, -1, -1, -1, (int)c->len};
+		PGresult *res = db_query_bin(
+		    wr->db,
+		    "INSERT INTO blob_chunks (blob_id, seq, size, sha256, data) VALUES "
+		    "($1::bigint, $2::int, $3::int, $4, $5::bytea)",
+		    5, q, lens, false);
+		pthread_mutex_lock(&ws->mu);
+		if (!res) {
+			if (!ws->failed)
+				snprintf(ws->err, sizeof ws->err, "cannot store a blob: %s",
+					 db_error(wr->db));
+			ws->failed = true;
+		} else {
+			ws->total += (long long)c->len;
+		}
+		pthread_mutex_unlock(&ws->mu);
+		if (!res)
+			return NULL;
+		PQclear(res);
+		free(c->data); /* written: what is held stays a few chunks */
+		c->data = NULL;
+	}
+}
+
+int blobstore_store(struct db *db, struct db *const *more, int nmore, int64_t key, const void *data,
+		    size_t len, long long cap_bytes, int64_t *id, long long *stored, char *err,
+		    size_t errlen)
 {
 	size_t n = (len + BLOBSTORE_CHUNK - 1) / BLOBSTORE_CHUNK;
 	struct blob_chunk *c = n ? xcalloc(n, sizeof *c) : NULL;
 	struct encode e = {data, len, BLOBSTORE_CHUNK, c};
 	struct work w;
-	char sha[BLOBSTORE_SHA_SIZE], k[24], sz[24], st[24], nc[24], ids[24];
+	char sha[BLOBSTORE_SHA_SIZE], k[24], sz[24], st[24], nc[24], ids[24], derr[256];
 	int ret = -1;
 	long long total = 0;
 	*id = 0;
 	*stored = 0;
 	/* the chunks are hashed and compressed on threads from now on, while
-	 * the transaction begins and the chunks done are written */
+	 * the blob's row is written and the chunks done go to PostgreSQL */
 	work_start(&w, n, encode_one, &e);
 	snprintf(k, sizeof k, "%" PRId64, key);
 	snprintf(sz, sizeof sz, "%zu", len);
@@ -369,7 +431,7 @@ int blobstore_store(struct db *db, int64_t key, const void *data, size_t len, lo
 		fail(db, err, errlen, "store a blob");
 		goto rollback;
 	}
-	long long used = db_value_ll(res, 0, 0);
+	long long used = db_value_ll(res, 0, 0), reserve = (long long)len;
 	PQclear(res);
 	/* a chunk is never stored larger than it is: within the cap at its
 	 * size, it is within it compressed; else the compressed bytes decide */
@@ -388,54 +450,69 @@ int blobstore_store(struct db *db, int64_t key, const void *data, size_t len, lo
 			ret = 1;
 			goto rollback;
 		}
+		reserve = total;
 		total = 0;
 	}
-	/* the row first (the chunks refer to it); its stored bytes and hash once
-	 * they are known, in the same transaction */
-	const char *p[] = {k, sz, nc};
+	/* the row first, committed unfinished (the chunks refer to it, from
+	 * several connections), its stored bytes reserved against the cap */
+	snprintf(st, sizeof st, "%lld", reserve);
+	const char *p[] = {k, sz, nc, st};
 	res = db_query(db,
-		       "INSERT INTO blobs (api_key_id, size, stored, chunks, sha256) VALUES "
-		       "(nullif($1::bigint, 0), $2::bigint, 0, $3::int, '') RETURNING id",
-		       3, p);
+		       "INSERT INTO blobs (api_key_id, size, stored, chunks, sha256, complete) "
+		       "VALUES (nullif($1::bigint, 0), $2::bigint, $4::bigint, $3::int, '', false) "
+		       "RETURNING id",
+		       4, p);
 	if (!res) {
 		fail(db, err, errlen, "store a blob");
 		goto rollback;
 	}
 	*id = db_value_ll(res, 0, 0);
 	PQclear(res);
-	snprintf(ids, sizeof ids, "%" PRId64, *id);
-	for (size_t i = 0; i < n; i++) {
-		work_wait(&w, i);
-		char seq[24], size[24];
-		snprintf(seq, sizeof seq, "%zu", i);
-		snprintf(size, sizeof size, "%zu", c[i].size);
-		const char *q[] = {ids, seq, size, c[i].sha256, (const char *)c[i].data};
-		const int lens[] = {-1, -1, -1, -1, (int)c[i].len};
-		res = db_query_bin(
-		    db,
-		    "INSERT INTO blob_chunks (blob_id, seq, size, sha256, data) VALUES "
-		    "($1::bigint, $2::int, $3::int, $4, $5::bytea)",
-		    5, q, lens, false);
-		if (!res) {
-			fail(db, err, errlen, "store a blob");
-			goto rollback;
-		}
-		PQclear(res);
-		total += (long long)c[i].len;
-		free(c[i].data); /* written: what is held stays a few chunks */
-		c[i].data = NULL;
+	if (db_commit(db) < 0) {
+		fail(db, err, errlen, "store a blob");
+		*id = 0;
+		goto out;
 	}
+	snprintf(ids, sizeof ids, "%" PRId64, *id);
+	/* PostgreSQL writes a chunk's TOAST and WAL on one backend: the chunks
+	 * go on this connection and the caller's others at once */
+	struct writers ws = {.n = n, .w = &w, .c = c, .ids = ids};
+	pthread_mutex_init(&ws.mu, NULL);
+	struct writer wr[1 + BLOBSTORE_WRITERS];
+	int nwr = 1;
+	wr[0] = (struct writer){&ws, db, 0};
+	for (int i = 0; i < nmore && nwr < 1 + BLOBSTORE_WRITERS; i++) {
+		wr[nwr] = (struct writer){&ws, more[i], 0};
+		if (more[i] && pthread_create(&wr[nwr].th, NULL, writer_main, &wr[nwr]) == 0)
+			nwr++;
+	}
+	writer_main(&wr[0]);
+	for (int i = 1; i < nwr; i++)
+		pthread_join(wr[i].th, NULL);
+	pthread_mutex_destroy(&ws.mu);
+	if (ws.failed) {
+		snprintf(err, errlen, "%s", ws.err);
+		goto drop;
+	}
+	total = ws.total;
 	whole_hash(c, n, sha);
 	snprintf(st, sizeof st, "%lld", total);
 	const char *u[] = {ids, st, sha};
-	if (db_exec(db, "UPDATE blobs SET stored = $2::bigint, sha256 = $3 WHERE id = $1::bigint",
-		    3, u) < 0 ||
-	    db_commit(db) < 0) {
+	if (db_exec(db,
+		    "UPDATE blobs SET stored = $2::bigint, sha256 = $3, complete = true WHERE id = "
+		    "$1::bigint",
+		    3, u) < 0) {
 		fail(db, err, errlen, "store a blob");
-		goto rollback;
+		goto drop;
 	}
 	*stored = total;
 	ret = 0;
+	goto out;
+drop:
+	/* what was written goes; a blob left here (the database gone) stays
+	 * unfinished, never loaded, until blobstore_sweep */
+	blobstore_delete(db, *id, derr, sizeof derr);
+	*id = 0;
 	goto out;
 rollback:
 	*id = 0;
@@ -500,8 +577,8 @@ static int read_layout(struct db *db, const char *ids, long long *size, long lon
 		       char sha[BLOBSTORE_SHA_SIZE], PGresult **chunks, char *err, size_t errlen)
 {
 	const char *p[] = {ids};
-	PGresult *res =
-	    db_query(db, "SELECT size, chunks, sha256 FROM blobs WHERE id = $1::bigint", 1, p);
+	PGresult *res = db_query(
+	    db, "SELECT size, chunks, sha256 FROM blobs WHERE id = $1::bigint AND complete", 1, p);
 	if (!res)
 		return fail(db, err, errlen, "read a blob");
 	if (PQntuples(res) != 1) {
@@ -590,18 +667,38 @@ out:
 }
 
 struct verify {
-	const unsigned char *data;
+	const struct blob_part *parts;
+	size_t nparts;
 	const size_t *off;
 	const struct blob_chunk *c;
 	unsigned char *bad;
 };
 
+/* Hashes len bytes from offset off of the parts (one after the other) into h. */
+static void parts_hash(struct sha256 *h, const struct blob_part *parts, size_t nparts, size_t off,
+		       size_t len)
+{
+	for (size_t k = 0; k < nparts && len; k++) {
+		if (off >= parts[k].len) {
+			off -= parts[k].len;
+			continue;
+		}
+		size_t n = parts[k].len - off < len ? parts[k].len - off : len;
+		sha256_update(h, (const unsigned char *)parts[k].p + off, n);
+		len -= n;
+		off = 0;
+	}
+}
+
 static void verify_one(struct work *w, size_t i)
 {
 	struct verify *v = w->arg;
+	struct sha256 h;
 	unsigned char d[32];
 	char hex[65];
-	sha256_buf(v->c[i].size ? v->data + v->off[i] : (const unsigned char *)"", v->c[i].size, d);
+	sha256_init(&h);
+	parts_hash(&h, v->parts, v->nparts, v->off[i], v->c[i].size);
+	sha256_final(&h, d);
 	sha256_hex(d, hex);
 	v->bad[i] = strcmp(hex, v->c[i].sha256) != 0;
 }
@@ -609,11 +706,21 @@ static void verify_one(struct work *w, size_t i)
 int blobstore_verify(struct db *db, int64_t id, const void *data, size_t len, char *err,
 		     size_t errlen)
 {
+	struct blob_part part = {data, len};
+	return blobstore_verify_parts(db, id, &part, 1, err, errlen);
+}
+
+int blobstore_verify_parts(struct db *db, int64_t id, const struct blob_part *parts, size_t nparts,
+			   char *err, size_t errlen)
+{
 	char ids[24];
 	snprintf(ids, sizeof ids, "%" PRId64, id);
 	long long size, nchunks;
 	char sha[BLOBSTORE_SHA_SIZE];
 	PGresult *res;
+	size_t len = 0;
+	for (size_t k = 0; k < nparts; k++)
+		len += parts[k].len;
 	int found = read_layout(db, ids, &size, &nchunks, sha, &res, err, errlen);
 	if (found < 0)
 		return -1;
@@ -650,7 +757,7 @@ int blobstore_verify(struct db *db, int64_t id, const void *data, size_t len, ch
 		snprintf(err, errlen, "the blob's chunks hold %zu of its %zu bytes", total, len);
 		goto out;
 	}
-	struct verify v = {data, off, c, bad};
+	struct verify v = {parts, nparts, off, c, bad};
 	struct work w;
 	work_start(&w, n, verify_one, &v);
 	for (size_t i = 0; i < n; i++)
@@ -661,8 +768,22 @@ int blobstore_verify(struct db *db, int64_t id, const void *data, size_t len, ch
 			snprintf(err, errlen, "chunk %zu does not match its SHA-256", i);
 			goto out;
 		}
-	if (whole_check(c, n, data, len, sha, err, errlen) < 0)
+	char hex[BLOBSTORE_SHA_SIZE];
+	if (!strncmp(sha, "c:", 2)) {
+		whole_hash(c, n, hex);
+	} else {
+		/* a blob of before: the hash of its bytes */
+		struct sha256 h;
+		unsigned char d[32];
+		sha256_init(&h);
+		parts_hash(&h, parts, nparts, 0, len);
+		sha256_final(&h, d);
+		sha256_hex(d, hex);
+	}
+	if (strcmp(hex, sha)) {
+		snprintf(err, errlen, "the blob does not match its SHA-256");
 		goto out;
+	}
 	ret = 1;
 out:
 	PQclear(res);
@@ -680,6 +801,21 @@ int blobstore_delete(struct db *db, int64_t id, char *err, size_t errlen)
 	if (db_exec(db, "DELETE FROM blobs WHERE id = $1::bigint", 1, p) < 0)
 		return fail(db, err, errlen, "delete a blob");
 	return 0;
+}
+
+int blobstore_sweep(struct db *db, char *err, size_t errlen)
+{
+	PGresult *res =
+	    db_query(db,
+		     "WITH d AS (DELETE FROM blobs WHERE NOT complete AND created < now() - "
+		     "interval '" BLOBSTORE_UNFINISHED_MAX "' RETURNING 1) SELECT count(*) "
+		     "FROM d",
+		     0, NULL);
+	if (!res)
+		return fail(db, err, errlen, "delete unfinished blobs");
+	int n = (int)db_value_ll(res, 0, 0);
+	PQclear(res);
+	return n;
 }
 
 int blobstore_used(struct db *db, int64_t key, long long *bytes, char *err, size_t errlen)

@@ -687,6 +687,8 @@ static int gvisor_proc_checkpoint(struct sandbox_proc *p, const char *dir, char 
 		gvpool_kill(gp->e);
 		return -2;
 	}
+	/* a resume here then skips `runsc create` */
+	gvpool_want_restore(gp->e->sig);
 	return 0;
 }
 

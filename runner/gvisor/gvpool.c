@@ -79,6 +79,10 @@ struct gv_pool {
 	unsigned long uses;
 	bool wanted;
 	int64_t retry_us; /* after a failed start: no refill before this time */
+	/* a container created (not started) for the next restore of this
+	 * runtime, so that a restore only runs `runsc restore` (gvpool_want_restore) */
+	struct gv_entry *spare;
+	bool spare_wanted, spare_starting;
 };
 
 static struct {
@@ -444,7 +448,8 @@ static void read_pid_file(struct gv_entry *e, const char *pidfile)
 
 /* Creates and starts one sandbox for pool p: ~170 ms, mostly runsc itself. netns:
  * the network namespace it joins (by path, --network=host), or NULL. */
-/* What a restored sandbox comes from (gvpool_restore). */
+/* What a restored sandbox comes from (gvpool_restore). Both NULL: a container
+ * only created, its box bound and its restore run when one comes (a spare). */
 struct gv_restore {
 	const char *image; /* the folder runsc checkpoint wrote */
 	const char *box;   /* the host folder bound at /.b/box-<box_seq> */
@@ -544,7 +549,7 @@ static int entry_start(struct gv_pool *p, const char *netns, const struct gv_res
 	gvhost_fmt(path, sizeof(path), "%s/config.json", e->dir);
 	if (oci_write_config(path, &op, err, errlen) < 0)
 		goto fail;
-	if (rs) {
+	if (rs && rs->box) {
 		/* the box under the name the restored sentry knows it by */
 		e->box_seq = rs->box_seq - 1;
 		if (gvpool_bind_box(e, rs->box, err, errlen) < 0)
@@ -599,6 +604,12 @@ static int entry_start(struct gv_pool *p, const char *netns, const struct gv_res
 		goto discard;
 	}
 	read_pid_file(e, pidfile);
+	if (rs && !rs->image) {
+		log_debug("gvisor: created %s for a restore in %lld ms", e->id,
+			  (long long)((clock_mono_us() - t0) / 1000));
+		*out = e;
+		return 0;
+	}
 	if (rs) {
 		/* init said 'R' and read its job before the checkpoint */
 		if (entry_restore(e, rs, rootopt, deadline, err, errlen) < 0)
@@ -756,6 +767,43 @@ static struct gv_pool *pool_needing(void)
 	return best;
 }
 
+/* Creates the spare of one pool that wants it (gvpool_want_restore); gp.lock
+ * held, released meanwhile. False when none wants one. */
+static bool spare_make(void)
+{
+	struct gv_pool *p = NULL;
+	for (int i = 0; i < gp.npools && !p; i++)
+		if (gp.pools[i].spare_wanted && !gp.pools[i].spare && !gp.pools[i].spare_starting)
+			p = &gp.pools[i];
+	if (!p)
+		return false;
+	p->spare_wanted = false;
+	p->spare_starting = true;
+	pthread_mutex_unlock(&gp.lock);
+	struct gv_restore none = {.image = NULL};
+	struct gv_entry *e = NULL;
+	char err[512];
+	/* below everything else: the pause that asked for it is still storing its
+	 * image, and a resume that comes first creates its own as before */
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
+	if (entry_start(p, NULL, &none, &e, err, sizeof(err)) < 0)
+		log_warn("gvisor: cannot create a container for restores: %s", err);
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
+	pthread_mutex_lock(&gp.lock);
+	p->spare_starting = false;
+	if (e && (gp.stopping || p->spare)) {
+		pthread_mutex_unlock(&gp.lock);
+		gvpool_discard(e);
+		pthread_mutex_lock(&gp.lock);
+	} else if (e) {
+		e->pool = NULL;
+		e->tainted = true; /* never parked: it will hold a session */
+		e->sig = xstrdup(p->sig);
+		p->spare = e;
+	}
+	return true;
+}
+
 static void *refill_main(void *arg)
 {
 	(void)arg;
@@ -763,6 +811,8 @@ static void *refill_main(void *arg)
 	setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
 	pthread_mutex_lock(&gp.lock);
 	while (!gp.stopping) {
+		if (spare_make())
+			continue;
 		struct gv_pool *p = pool_needing();
 		if (!p) {
 			pthread_cond_wait(&gp.refill_cond, &gp.lock);
@@ -985,6 +1035,57 @@ int gvpool_take_live(const struct run_spec *spec, bool live, struct gv_entry **o
 	return r;
 }
 
+void gvpool_want_restore(const char *sig)
+{
+	if (!gp.started || gp.env.pool_size <= 0 || !sig)
+		return;
+	pthread_mutex_lock(&gp.lock);
+	for (int i = 0; i < gp.npools; i++)
+		if (!strcmp(gp.pools[i].sig, sig) && !gp.pools[i].spare) {
+			gp.pools[i].spare_wanted = true;
+			pthread_cond_broadcast(&gp.refill_cond);
+		}
+	pthread_mutex_unlock(&gp.lock);
+}
+
+/* The spare of the pool of sig, taken (the caller's), or NULL. */
+static struct gv_entry *spare_take(const char *sig)
+{
+	struct gv_entry *e = NULL;
+	pthread_mutex_lock(&gp.lock);
+	for (int i = 0; i < gp.npools && !e; i++)
+		if (!strcmp(gp.pools[i].sig, sig)) {
+			e = gp.pools[i].spare;
+			gp.pools[i].spare = NULL;
+		}
+	pthread_mutex_unlock(&gp.lock);
+	return e;
+}
+
+/* runsc restore of rs into the spare e: its box bound first, its processes
+ * back to normal priority (the refill thread created it at nice 19). 0; or -1
+ * with err, e discarded (the caller then creates a container as usual). */
+static int spare_restore(struct gv_entry *e, const struct gv_restore *rs, char *err, size_t errlen)
+{
+	int64_t t0 = clock_mono_us();
+	int limit_ms =
+	    gp.env.start_timeout_ms > 0 ? gp.env.start_timeout_ms : GVPOOL_START_TIMEOUT_MS;
+	char rootopt[PATH_MAX + 8];
+	gvhost_fmt(rootopt, sizeof(rootopt), "--root=%s", gp.env.root);
+	entry_renice(e, 0);
+	e->box_seq = rs->box_seq - 1;
+	if (gvpool_bind_box(e, rs->box, err, errlen) < 0 ||
+	    entry_restore(e, rs, rootopt, t0 + (int64_t)limit_ms * 1000, err, errlen) < 0) {
+		log_warn("gvisor: the container created for restores did not restore: %s", err);
+		gvpool_discard(e);
+		return -1;
+	}
+	e->started_us = clock_mono_us();
+	log_debug("gvisor: restored %s (created ahead) in %lld ms", e->id,
+		  (e->started_us - t0) / 1000);
+	return 0;
+}
+
 int gvpool_restore(const struct run_spec *spec, const char *image, const char *box,
 		   unsigned box_seq, struct gv_entry **out, char *err, size_t errlen)
 {
@@ -1000,9 +1101,13 @@ int gvpool_restore(const struct run_spec *spec, const char *image, const char *b
 	tmp.shared = true;
 	struct gv_restore rs = {.image = image, .box = box, .box_seq = box_seq};
 	struct gv_entry *e = NULL;
-	int r = box_seq > 0 ? entry_start(&tmp, NULL, &rs, &e, err, errlen) : -1;
+	int r = -1;
 	if (box_seq == 0)
 		gvhost_fmt(err, errlen, "the checkpoint names no box");
+	else if ((e = spare_take(sig.buf)) && spare_restore(e, &rs, err, errlen) == 0)
+		r = 0;
+	else
+		e = NULL, r = entry_start(&tmp, NULL, &rs, &e, err, errlen);
 	if (r == 0) {
 		e->pool = NULL;
 		e->tainted = true; /* never parked: it held a session */
@@ -1119,6 +1224,10 @@ void gvpool_stop(void)
 			gvpool_discard(e);
 		}
 		p->nready = 0;
+		if (p->spare)
+			gvpool_discard(p->spare);
+		p->spare = NULL;
+		p->spare_wanted = false;
 	}
 	pthread_mutex_lock(&gp.lock);
 	pthread_cond_broadcast(&gp.reap_cond);

@@ -105,10 +105,16 @@ int gvpool_take_live(const struct run_spec *spec, bool live, struct gv_entry **o
 /* A live sandbox of spec's runtime restored from image (runsc checkpoint's
  * folder) with the host folder box bound where the checkpointed one had its
  * box (box_seq): runsc create with new pipes (e's fds: the restored program's
- * stdio), then runsc restore. Never pooled nor parked. 0 with *out, or -1
- * with err (runsc's message). */
+ * stdio), or the container gvpool_want_restore created, then runsc restore. Never pooled nor
+ * parked. 0 with *out, or -1 with err (runsc's message). */
 int gvpool_restore(const struct run_spec *spec, const char *image, const char *box,
 		   unsigned box_seq, struct gv_entry **out, char *err, size_t errlen);
+/* A restore of the runtime of signature sig (an entry's sig) may come: the
+ * refill thread creates a container for it (`runsc create`, not started), which
+ * the next gvpool_restore of that runtime takes, so it only runs `runsc
+ * restore`. At most one per runtime, kept until taken or gvpool_stop; none
+ * without a pool (pool_size 0) or before a live sandbox of sig was taken. */
+void gvpool_want_restore(const char *sig);
 /* SIGKILLs every process of e's container now, without waiting. */
 void gvpool_kill(struct gv_entry *e);
 /* Kills e, unmounts its box and hands it to the reapers, which free it. */

@@ -107,15 +107,17 @@ cell "copy: the variable is back" "$W" 'z' '.result == "9"'
 grep -q "$W restored with its memory .*from this worker's copy" "$SVC_TMP/worker.log" &&
 	pass "copy: the resume read the worker's copy" || fail "copy: the resume read the worker's copy"
 expect "copy: pause again" 200 '.status == "paused" and .memory == true' POST "/v1/sessions/$W/pause"
-wcopy="/run/judge/ckpt-$SVC_WORKER_PID-copy/$(sql "SELECT image_id FROM sessions WHERE id = '$W'")"
-if [ -f "$wcopy" ]; then
+# the copy is the checkpoint's folder (and the head-<image id>): its largest file damaged
+wdir="/run/judge/ckpt-$SVC_WORKER_PID-copy"
+wcopy="$wdir/$(ls -S "$wdir" | head -1)"
+if [ -f "$wdir/head-$(sql "SELECT image_id FROM sessions WHERE id = '$W'")" ] && [ -f "$wcopy" ]; then
 	printf '\x00\xff\x00\xff' | dd of="$wcopy" bs=1 seek=100000 conv=notrunc status=none
 	pass "copy: the worker's copy damaged"
 else
 	fail "copy: the worker keeps a copy" "$wcopy"
 fi
 cell "copy: a damaged copy: the stored image, variable and all" "$W" 'z' '.result == "9"'
-grep -q "its copy .* is not used: chunk 0 does not match" "$SVC_TMP/worker.log" &&
+grep -q "its copy .* is not used: chunk [0-9]* does not match" "$SVC_TMP/worker.log" &&
 	pass "copy: the damaged copy was refused" || fail "copy: the damaged copy was refused"
 req DELETE "/v1/sessions/$W" >/dev/null
 
@@ -125,7 +127,7 @@ T=$SID
 cell "tamper: a variable" "$T" 'y = 5' '.status == "ok"'
 expect "tamper: pause" 200 '.status == "paused" and .memory == true' POST "/v1/sessions/$T/pause"
 # as on another worker: without this worker's copy of the image
-rm -f "/run/judge/ckpt-$SVC_WORKER_PID-copy/$(sql "SELECT image_id FROM sessions WHERE id = '$T'")"
+rm -rf "/run/judge/ckpt-$SVC_WORKER_PID-copy"
 # the last chunk: the runsc image's end
 sql "UPDATE blob_chunks SET data = overlay(data placing '\\x00ff00ff'::bytea from 40) WHERE blob_id = (SELECT i.blob_id FROM session_images i JOIN sessions s ON s.image_id = i.id WHERE s.id = '$T') AND seq = (SELECT max(seq) FROM blob_chunks c JOIN session_images i ON i.blob_id = c.blob_id JOIN sessions s ON s.image_id = i.id WHERE s.id = '$T')"
 expect "tamper: resume is a clear JSON error" 503 '.error.code == "session_failed" and

@@ -278,9 +278,10 @@ expect "tamper: pause" 200 '.status == "paused"' POST "/v1/sessions/$T/pause"
 # the worker keeps a copy of the image it stored, checked against the stored
 # hashes on a resume there; another worker has none and reads PostgreSQL: so
 # here, without the copy
-copy="/run/judge/ckpt-$SVC_WORKER_PID-copy/$(sql "SELECT image_id FROM sessions WHERE id = '$T'")"
-[ -f "$copy" ] && pass "tamper: the worker keeps a copy of the image" || fail "tamper: the worker keeps a copy" "$copy"
-rm -f "$copy"
+copy="/run/judge/ckpt-$SVC_WORKER_PID-copy"
+[ -f "$copy/head-$(sql "SELECT image_id FROM sessions WHERE id = '$T'")" ] &&
+	pass "tamper: the worker keeps a copy of the image" || fail "tamper: the worker keeps a copy" "$copy"
+rm -rf "$copy"
 sql "UPDATE blob_chunks SET data = overlay(data placing '\\x00ff00ff'::bytea from 20) WHERE blob_id = (SELECT i.blob_id FROM session_images i JOIN sessions s ON s.image_id = i.id WHERE s.id = '$T') AND seq = 0"
 expect "tamper: resume is a clear JSON error" 503 '.error.code == "session_failed" and
 	(.error.message | test("damaged|SHA-256|inflate"))' POST "/v1/sessions/$T/resume"
@@ -293,6 +294,22 @@ sql "DELETE FROM blob_chunks WHERE blob_id = (SELECT i.blob_id FROM session_imag
 expect "truncate: the next call is a clear JSON error" 503 '.error.code == "session_failed" and
 	(.error.message | test("truncated"))' POST "/v1/sessions/$T2/execute" '{"code": "1"}'
 kill -0 "$SVC_WORKER_PID" 2>/dev/null && pass "the worker survives damaged images" || fail "worker alive"
+
+# ---- blobs not marked complete: never read; left unfinished, swept ----
+create python
+T3=$SID
+cell "unfinished: a file" "$T3" 'open("t.txt", "w").write("v")' '.status == "ok"'
+expect "unfinished: pause" 200 '.status == "paused"' POST "/v1/sessions/$T3/pause"
+sql "UPDATE blobs SET complete = false WHERE id = (SELECT i.blob_id FROM session_images i JOIN sessions s ON s.image_id = i.id WHERE s.id = '$T3')"
+expect "unfinished: a blob not marked complete is never read" 503 '.error.code == "session_failed" and
+	(.error.message | test("missing"))' POST "/v1/sessions/$T3/resume"
+ub=$(sql "INSERT INTO blobs (size, stored, chunks, sha256, complete, created) VALUES (1, 1, 0, '', false, now() - interval '11 minutes') RETURNING id")
+for _ in $(seq 40); do
+	[ "$(sql "SELECT count(*) FROM blobs WHERE id = $ub")" = 0 ] && break
+	sleep 0.5
+done
+[ "$(sql "SELECT count(*) FROM blobs WHERE id = $ub")" = 0 ] &&
+	pass "unfinished: an old unfinished blob is swept" || fail "unfinished: an old unfinished blob is swept" "blob $ub"
 
 # ---- a session that filled its disk ----
 as "$KEY3" create python '"limits": {"disk_mb": 4}'

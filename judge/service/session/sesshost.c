@@ -25,6 +25,7 @@
 #include "judge/service/outstream.h"
 #include "judge/service/session/sessdb.h"
 #include "judge/service/session/sessegress.h"
+#include "judge/service/blobstore.h"
 #include "judge/service/session/sessimage.h"
 #include "judge/service/session/sessnet.h"
 #include "judge/service/session/sessopen.h"
@@ -287,82 +288,49 @@ static void ckpt_sweep(const char *box_root)
 
 /* The worker's copy of the last image it paused a session to, kept so that
  * a resume here reads it from disk instead of PostgreSQL (it is used only
- * when blobstore_verify finds it is still the stored image). One at most: it
- * is as large as the session's memory and box_root may be a tmpfs. Its folder
- * is named like a checkpoint's, so ckpt_sweep removes one a dead worker left. */
-static void image_copy_path(const struct sesshost *h, const char *image_id, char *path, size_t len)
+ * when blobstore_verify_parts finds it is still the stored image). It is the
+ * checkpoint's folder itself, its files hard links (sessimage_copy_write), so
+ * keeping it copies no memory and a resume hands it to the restore as it is.
+ * One at most: it is as large as the session's memory and box_root may be a
+ * tmpfs. Its folder is named like a checkpoint's, so ckpt_sweep removes one a
+ * dead worker left. */
+static void image_copy_path(const struct sesshost *h, char *path, size_t len)
 {
-	snprintf(path, len, "%s/ckpt-%d-copy%s%s", h->cfg->box_root, (int)getpid(),
-		 image_id ? "/" : "", image_id ? image_id : "");
+	snprintf(path, len, "%s/ckpt-%d-copy", h->cfg->box_root, (int)getpid());
 }
 
-/* A copy being written beside the image's store, on a thread of its own. */
-struct image_copy {
-	const struct strbuf *packed;
-	char tmp[PATH_MAX + 16];
-	int fd;
-	bool ok;
-	pthread_t thread;
-	bool started;
-};
-
-static void *image_copy_main(void *arg)
-{
-	struct image_copy *c = arg;
-	size_t done = 0;
-	while (done < c->packed->len) {
-		ssize_t n = write(c->fd, c->packed->buf + done, c->packed->len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		done += (size_t)n;
-	}
-	c->ok = close(c->fd) == 0 && done == c->packed->len;
-	return NULL;
-}
-
-/* Starts writing packed aside as the next copy (the copy before it is
- * dropped); image_copy_end names it. Failing only costs a resume the
+/* Keeps packed, just stored as image_id, as the copy (the one before goes);
+ * dir: the checkpoint it holds ("" none). Failing only costs a resume the
  * database read. */
-static void image_copy_begin(const struct sesshost *h, struct image_copy *c,
-			     const struct strbuf *packed)
+static void image_copy_keep(const struct sesshost *h, const struct strbuf *packed, const char *dir,
+			    const char *image_id)
 {
-	char dir[PATH_MAX];
-	memset(c, 0, sizeof *c);
-	c->packed = packed;
-	image_copy_path(h, NULL, dir, sizeof dir);
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+	char tmp[PATH_MAX], root[PATH_MAX], old[PATH_MAX], head[64], err[300];
+	if (!ckpt_dir(h, tmp, sizeof tmp, err, sizeof err))
 		return;
-	dir_empty(dir);
-	snprintf(c->tmp, sizeof c->tmp, "%s/tmp-XXXXXX", dir);
-	c->fd = mkstemp(c->tmp);
-	if (c->fd < 0)
+	snprintf(head, sizeof head, "head-%s", image_id);
+	image_copy_path(h, root, sizeof root);
+	snprintf(old, sizeof old, "%s", root);
+	if (sessimage_copy_write(packed, dir[0] ? dir : NULL, tmp, head, err, sizeof err) < 0)
+		log_warn("sessions: no copy of image %s: %s", image_id, err);
+	else if (ckpt_dir_remove(old), rename(tmp, root) == 0)
 		return;
-	fcntl(c->fd, F_SETFD, FD_CLOEXEC);
-	if (pthread_create(&c->thread, NULL, image_copy_main, c) == 0) {
-		c->started = true;
-		return;
-	}
-	close(c->fd);
-	unlink(c->tmp);
+	ckpt_dir_remove(tmp);
 }
 
-/* Waits for the copy; keeps it as image_id's (NULL: the image was not
- * stored, the copy goes). */
-static void image_copy_end(const struct sesshost *h, struct image_copy *c, const char *image_id)
+/* Takes the copy of image_id when there is one: moved to a checkpoint folder
+ * of its own into dir (a pause meanwhile writes a new copy beside); "" when
+ * there is none. */
+static void image_copy_take(const struct sesshost *h, const char *image_id, char *dir, size_t len)
 {
-	if (!c->started)
+	char root[PATH_MAX], head[PATH_MAX + 64], err[300];
+	image_copy_path(h, root, sizeof root);
+	snprintf(head, sizeof head, "%s/head-%s", root, image_id);
+	dir[0] = 0;
+	if (access(head, F_OK) < 0 || !ckpt_dir(h, dir, len, err, sizeof err))
 		return;
-	pthread_join(c->thread, NULL);
-	c->started = false;
-	char path[PATH_MAX + 48];
-	if (image_id && c->ok) {
-		image_copy_path(h, image_id, path, sizeof path);
-		if (rename(c->tmp, path) == 0)
-			return;
-	}
-	unlink(c->tmp);
+	if (rename(root, dir) < 0)
+		ckpt_dir_remove(dir);
 }
 
 /* The memory section of an image that holds none: its only file says why. */
@@ -464,19 +432,23 @@ static void image_call(struct sesshost *h, struct hsess *s, const struct sess_ca
 	int64_t packed_ms = clock_mono_ms() - t0;
 	db = db_pool_get(h->pool, 10000);
 	const char *kind = pause ? "pause" : c->checkpoint ? "checkpoint" : "snapshot";
-	/* a copy for a resume on this worker, written while the image is stored */
-	struct image_copy copy = {.started = false};
-	if (pause)
-		image_copy_begin(h, &copy, &packed);
+	/* connections the pool has to spare write chunks too (none: one does) */
+	struct db *more[BLOBSTORE_WRITERS];
+	int nmore = 0;
+	while (db && nmore < BLOBSTORE_WRITERS && (more[nmore] = db_pool_get(h->pool, 0)))
+		nmore++;
 	int rc =
-	    db ? sessimage_save(db, s->id, kind, c->image_name, contexts, &packed, out.image.files,
-				(long long)h->cfg->session_images_mb_per_key << 20,
+	    db ? sessimage_save(db, more, nmore, s->id, kind, c->image_name, contexts, &packed,
+				out.image.files, (long long)h->cfg->session_images_mb_per_key << 20,
 				(long)(clock_mono_ms() - t0), out.image.id, &out.image.stored, err,
 				sizeof err)
 	       : -1;
+	for (int i = 0; i < nmore; i++)
+		db_pool_put(h->pool, more[i]);
 	if (!db)
 		snprintf(err, sizeof err, "no database connection");
-	image_copy_end(h, &copy, rc == 0 ? out.image.id : NULL);
+	if (pause && rc == 0)
+		image_copy_keep(h, &packed, dir, out.image.id); /* for a resume here */
 	if (rc == 1)
 		sess_reply_fail(&out, SERR_IMAGE_TOO_LARGE, "%s", err);
 	else if (rc < 0)
@@ -570,13 +542,16 @@ static int open_from_image(struct sesshost *h, struct hsess *s, char *err, size_
 	bool memory = false;
 	int64_t t0 = clock_mono_ms();
 	struct db *db = db_pool_get(h->pool, 10000);
-	char copy[PATH_MAX + 48];
+	char copy[PATH_MAX];
 	bool from_copy = false;
-	image_copy_path(h, s->image_id, copy, sizeof copy);
-	int rc =
-	    db ? sessimage_load(db, s->image_id, copy, &packed, &contexts, &from_copy, err, errlen)
-	       : -1;
-	unlink(copy); /* used or not: the session's next pause is another image */
+	image_copy_take(h, s->image_id, copy, sizeof copy);
+	int rc = db ? sessimage_load(db, s->image_id, copy[0] ? copy : NULL, &packed, &contexts,
+				     &from_copy, err, errlen)
+		    : -1;
+	if (from_copy)
+		snprintf(dir, sizeof dir, "%s", copy); /* its memory files, where they lie */
+	else
+		ckpt_dir_remove(copy); /* the session's next pause is another image */
 	/* a resumed session's processes before its pause left their output
 	 * streams (proc:<id>:<pid>): new processes take ids after theirs */
 	long last_pid = rc == 1 ? sessproc_last_pid(db, s->id, err, errlen) : 0;
@@ -596,10 +571,10 @@ static int open_from_image(struct sesshost *h, struct hsess *s, char *err, size_
 	const char *no = no_memory_why(h, s);
 	if (no)
 		snprintf(why, sizeof why, "%s", no);
-	else if (!ckpt_dir(h, dir, sizeof dir, why, sizeof why))
+	else if (!dir[0] && !ckpt_dir(h, dir, sizeof dir, why, sizeof why))
 		log_warn("sessions: %s: %s", s->id, why);
-	if (sessimage_unpack(s->env.sb, packed.buf, packed.len, dir[0] ? dir : NULL, &memory,
-			     &files, err, errlen) < 0)
+	if (sessimage_unpack(s->env.sb, packed.buf, packed.len, !no && dir[0] ? dir : NULL,
+			     from_copy, &memory, &files, err, errlen) < 0)
 		goto out;
 	int64_t unpacked_ms = clock_mono_ms() - t0;
 	if (memory) {
@@ -630,7 +605,9 @@ static int open_from_image(struct sesshost *h, struct hsess *s, char *err, size_
 				 " ms from %s, unpacked in %" PRId64 " ms, restored in %" PRId64
 				 " ms)",
 				 s->id, s->image_id, files, packed.len, all_ms, loaded_ms,
-				 from_copy ? "this worker's copy" : "the database",
+				 from_copy ? "this worker's copy (the bytes: its head; the memory "
+					     "read where it lies)"
+					   : "the database",
 				 unpacked_ms - loaded_ms, all_ms - unpacked_ms);
 			ret = 0;
 			goto out;
@@ -1383,7 +1360,7 @@ void sesshost_stop(struct sesshost *h)
 	}
 	if (h->cfg) {
 		char copies[PATH_MAX];
-		image_copy_path(h, NULL, copies, sizeof copies);
+		image_copy_path(h, copies, sizeof copies);
 		ckpt_dir_remove(copies);
 	}
 	if (h->pool)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -224,7 +225,8 @@ static bool take_u32(struct rd *r, uint32_t *v)
 
 /* The memory section after the files (sessimage_pack_memory's): its files
  * into dir, or skipped when dir is NULL. 0, or -1 with err. */
-static int unpack_memory(struct rd *r, const char *dir, size_t len, char *err, size_t errlen)
+static int unpack_memory(struct rd *r, const char *dir, bool beside, size_t len, char *err,
+			 size_t errlen)
 {
 	char name[80];
 	for (;;) {
@@ -241,6 +243,18 @@ static int unpack_memory(struct rd *r, const char *dir, size_t len, char *err, s
 		if (!take_u32(r, &lo) || !take_u32(r, &hi))
 			goto truncated;
 		uint64_t size = (uint64_t)hi << 32 | lo;
+		if (beside) {
+			/* its bytes are the file dir/name already, checked by the load */
+			char path[PATH_MAX];
+			struct stat st;
+			snprintf(path, sizeof path, "%s/%s", dir ? dir : ".", name);
+			if (dir && (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+				    (uint64_t)st.st_size != size)) {
+				snprintf(err, errlen, "the memory file '%s' is missing", path);
+				return -1;
+			}
+			continue;
+		}
 		if (size > r->left)
 			goto truncated;
 		if (dir) {
@@ -276,7 +290,7 @@ malformed:
 }
 
 int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, const char *memory_dir,
-		     bool *memory, long *files, char *err, size_t errlen)
+		     bool beside, bool *memory, long *files, char *err, size_t errlen)
 {
 	struct rd r = {data, len};
 	*files = 0;
@@ -334,7 +348,7 @@ int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, const cha
 	}
 	if (r.left && *r.p == 'M') {
 		take(&r, NULL, 1);
-		if (unpack_memory(&r, memory_dir, len, err, errlen) < 0)
+		if (unpack_memory(&r, memory_dir, beside, len, err, errlen) < 0)
 			return -1;
 		*memory = memory_dir != NULL;
 	}
@@ -351,16 +365,248 @@ malformed:
 	return -1;
 }
 
+/* Moves r past the files section (to its 'E'), checking only lengths. */
+static bool skip_files(struct rd *r)
+{
+	char magic[4];
+	if (!take(r, magic, 4) || memcmp(magic, MAGIC, 4))
+		return false;
+	for (;;) {
+		char type;
+		uint32_t mode, plen, lo, hi;
+		if (!take(r, &type, 1))
+			return false;
+		if (type == 'E')
+			return true;
+		if (!take_u32(r, &mode) || !take_u32(r, &plen) || !take(r, NULL, plen))
+			return false;
+		if (type == 'l') {
+			if (!take_u32(r, &lo) || !take(r, NULL, lo))
+				return false;
+		} else if (type == 'f') {
+			if (!take_u32(r, &lo) || !take_u32(r, &hi) ||
+			    !take(r, NULL, (size_t)((uint64_t)hi << 32 | lo)))
+				return false;
+		} else if (type != 'd') {
+			return false;
+		}
+	}
+}
+
+/* A memory entry's header at r ('c' taken): its name (NUL-ended) and size.
+ * False when malformed. */
+static bool memory_header(struct rd *r, char name[80], uint64_t *size)
+{
+	uint32_t mode, nlen, lo, hi;
+	if (!take_u32(r, &mode) || !take_u32(r, &nlen) || nlen >= 80 || !take(r, name, nlen) ||
+	    !memory_name_ok(name, nlen) || !take_u32(r, &lo) || !take_u32(r, &hi))
+		return false;
+	name[nlen] = 0;
+	*size = (uint64_t)hi << 32 | lo;
+	return true;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t w = write(fd, (const char *)p + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+int sessimage_copy_write(const struct strbuf *packed, const char *from_dir, const char *to_dir,
+			 const char *head, char *err, size_t errlen)
+{
+	struct rd r = {(const unsigned char *)packed->buf, packed->len};
+	struct strbuf h = STRBUF_INIT;
+	char path[PATH_MAX], from[PATH_MAX], name[80];
+	int ret = -1;
+	if (!packed->buf || !skip_files(&r))
+		goto malformed;
+	strbuf_add(&h, packed->buf, packed->len - r.left);
+	if (r.left && *r.p == 'M') {
+		take(&r, NULL, 1);
+		strbuf_add(&h, "M", 1);
+		for (;;) {
+			const unsigned char *at = r.p;
+			char type;
+			uint64_t size;
+			if (!take(&r, &type, 1))
+				goto malformed;
+			if (type == 'E') {
+				strbuf_add(&h, "E", 1);
+				break;
+			}
+			if (type != 'c' || !memory_header(&r, name, &size) || size > r.left)
+				goto malformed;
+			strbuf_add(&h, at, (size_t)(r.p - at));
+			snprintf(path, sizeof path, "%s/%s", to_dir, name);
+			snprintf(from, sizeof from, "%s/%s", from_dir ? from_dir : ".", name);
+			struct stat st;
+			/* the checkpoint's own file when it is the one packed: no copy */
+			if (!(from_dir && lstat(from, &st) == 0 && S_ISREG(st.st_mode) &&
+			      (uint64_t)st.st_size == size && link(from, path) == 0)) {
+				int fd =
+				    open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+					 0600);
+				bool ok = fd >= 0 && write_all(fd, r.p, (size_t)size) == 0;
+				if (fd >= 0 && close(fd) < 0)
+					ok = false;
+				if (!ok) {
+					snprintf(err, errlen, "cannot write '%s': %s", path,
+						 strerror(errno));
+					goto out;
+				}
+			}
+			take(&r, NULL, (size_t)size);
+		}
+	}
+	if (r.left)
+		goto malformed;
+	/* the head last: a copy without it is not one */
+	snprintf(path, sizeof path, "%s/%s.tmp", to_dir, head);
+	snprintf(from, sizeof from, "%s/%s", to_dir, head);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	bool ok = fd >= 0 && write_all(fd, h.buf, h.len) == 0;
+	if (fd >= 0 && close(fd) < 0)
+		ok = false;
+	if (!ok || rename(path, from) < 0) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+	goto out;
+malformed:
+	snprintf(err, errlen, "the image is malformed");
+out:
+	strbuf_release(&h);
+	return ret;
+}
+
+/* The memory files of a copy, mapped where they lie. */
+struct copy_maps {
+	struct blob_part *parts;
+	size_t n, cap;
+	void **maps;
+	size_t *lens;
+	size_t nmaps;
+};
+
+static void copy_maps_add(struct copy_maps *m, const void *p, size_t len)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 16;
+		m->parts = xrealloc(m->parts, m->cap * sizeof *m->parts);
+	}
+	m->parts[m->n].p = p;
+	m->parts[m->n].len = len;
+	m->n++;
+}
+
+static void copy_maps_release(struct copy_maps *m)
+{
+	for (size_t i = 0; i < m->nmaps; i++)
+		munmap(m->maps[i], m->lens[i]);
+	free(m->maps);
+	free(m->lens);
+	free(m->parts);
+}
+
+/* sessimage_copy_write's copy in dir, head its head file, checked against
+ * blob: the head into packed (at its end). 1 when it is the stored image, 0
+ * when not (err says why), -1 with err. */
+static int load_copy(struct db *db, int64_t blob, const char *dir, const char *head,
+		     struct strbuf *packed, char *err, size_t errlen)
+{
+	char path[PATH_MAX], name[80];
+	struct stat st;
+	struct copy_maps m = {0};
+	size_t start = packed->len;
+	int ret = 0;
+	snprintf(path, sizeof path, "%s/%s", dir, head);
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    read_into(path, (size_t)st.st_size, packed, err, errlen) < 0) {
+		snprintf(err, errlen, "there is no copy");
+		goto out;
+	}
+	const unsigned char *base = (const unsigned char *)packed->buf + start;
+	struct rd r = {base, packed->len - start};
+	if (!skip_files(&r))
+		goto malformed;
+	const unsigned char *from = base;
+	if (r.left && *r.p == 'M') {
+		take(&r, NULL, 1);
+		for (;;) {
+			char type;
+			uint64_t size;
+			if (!take(&r, &type, 1))
+				goto malformed;
+			if (type == 'E')
+				break;
+			if (type != 'c' || !memory_header(&r, name, &size))
+				goto malformed;
+			copy_maps_add(&m, from, (size_t)(r.p - from));
+			from = r.p;
+			snprintf(path, sizeof path, "%s/%s", dir, name);
+			int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			void *map = MAP_FAILED;
+			bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+				  (uint64_t)st.st_size == size;
+			if (ok && size > 0) {
+				/* read where it lies: the page cache holds it since the pause */
+				map = mmap(NULL, (size_t)size, PROT_READ,
+					   MAP_PRIVATE | MAP_POPULATE, fd, 0);
+				ok = map != MAP_FAILED;
+			}
+			if (fd >= 0)
+				close(fd);
+			if (!ok) {
+				snprintf(err, errlen, "its memory file '%s' is missing or changed",
+					 name);
+				goto out;
+			}
+			if (size > 0) {
+				m.maps = xrealloc(m.maps, (m.nmaps + 1) * sizeof *m.maps);
+				m.lens = xrealloc(m.lens, (m.nmaps + 1) * sizeof *m.lens);
+				m.maps[m.nmaps] = map;
+				m.lens[m.nmaps++] = (size_t)size;
+				copy_maps_add(&m, map, (size_t)size);
+			}
+		}
+	}
+	if (r.left)
+		goto malformed;
+	copy_maps_add(&m, from, (size_t)(r.p - from));
+	ret = blobstore_verify_parts(db, blob, m.parts, m.n, err, errlen);
+	goto out;
+malformed:
+	snprintf(err, errlen, "its head is malformed");
+out:
+	copy_maps_release(&m);
+	if (ret != 1) {
+		packed->len = start;
+		if (packed->buf)
+			packed->buf[start] = 0;
+	}
+	return ret;
+}
+
 static int fail(struct db *db, char *err, size_t errlen, const char *what)
 {
 	snprintf(err, errlen, "cannot %s: %s", what, db_error(db));
 	return -1;
 }
 
-int sessimage_save(struct db *db, const char *session_id, const char *kind, const char *name,
-		   const cJSON *contexts, const struct strbuf *packed, long files,
-		   long long cap_bytes, long taken_ms, char image_id[37], long long *stored,
-		   char *err, size_t errlen)
+int sessimage_save(struct db *db, struct db *const *more, int nmore, const char *session_id,
+		   const char *kind, const char *name, const cJSON *contexts,
+		   const struct strbuf *packed, long files, long long cap_bytes, long taken_ms,
+		   char image_id[37], long long *stored, char *err, size_t errlen)
 {
 	const char *p1[] = {session_id};
 	PGresult *res =
@@ -406,8 +652,8 @@ int sessimage_save(struct db *db, const char *session_id, const char *kind, cons
 			2, q) < 0)
 			return fail(db, err, errlen, "drop the earlier image");
 	}
-	int rc = blobstore_store(db, key, packed->buf ? packed->buf : "", packed->len, cap_bytes,
-				 &blob, stored, err, errlen);
+	int rc = blobstore_store(db, more, nmore, key, packed->buf ? packed->buf : "", packed->len,
+				 cap_bytes, &blob, stored, err, errlen);
 	if (rc != 0)
 		return rc;
 	char b[24], nf[24];
@@ -471,25 +717,18 @@ int sessimage_load(struct db *db, const char *image_id, const char *cached, stru
 	int64_t blob = db_value_ll(res, 0, 0);
 	*contexts = cJSON_Parse(db_value(res, 0, 1));
 	PQclear(res);
-	char berr[400];
+	char berr[400], head[64];
 	if (cached) {
 		/* the worker's own copy, when it is still the stored image */
-		size_t start = packed->len;
-		struct stat st;
-		if (stat(cached, &st) == 0 && S_ISREG(st.st_mode) &&
-		    read_into(cached, (size_t)st.st_size, packed, berr, sizeof berr) == 0) {
-			int cr = blobstore_verify(db, blob, packed->buf + start,
-						  packed->len - start, berr, sizeof berr);
-			if (cr == 1) {
-				*from_cache = true;
-				return 1;
-			}
-			log_warn("sessions: image %s: its copy '%s' is not used: %s", image_id,
-				 cached, berr);
+		snprintf(head, sizeof head, "head-%s", image_id);
+		int cr = load_copy(db, blob, cached, head, packed, berr, sizeof berr);
+		if (cr == 1) {
+			*from_cache = true;
+			return 1;
 		}
-		packed->len = start;
-		if (packed->buf)
-			packed->buf[start] = 0;
+		if (cr < 0 || strcmp(berr, "there is no copy"))
+			log_warn("sessions: image %s: its copy in '%s' is not used: %s", image_id,
+				 cached, berr);
 	}
 	int rc = blobstore_load(db, blob, packed, berr, sizeof berr);
 	if (rc == 1)
@@ -612,5 +851,6 @@ int sessimage_sweep(struct db *db, char *err, size_t errlen)
 		return fail(db, err, errlen, "delete the images of ended sessions");
 	int n = (int)db_value_ll(res, 0, 0);
 	PQclear(res);
-	return n;
+	int b = blobstore_sweep(db, err, errlen);
+	return b < 0 ? -1 : n + b;
 }

@@ -35,29 +35,40 @@ int sessimage_pack(struct sandbox *sb, struct strbuf *out, long *files, long *sk
 int sessimage_pack_memory(const char *dir, struct strbuf *out, char *err, size_t errlen);
 /* Unpacks len bytes at data (sessimage_pack's) into sb's box, and its memory
  * section, when it has one, into the folder memory_dir (*memory true then;
- * memory_dir NULL: skipped). Returns 0 with *files, or -1 with err (a
- * malformed image, or a box too small for it). */
+ * memory_dir NULL: skipped). beside: data is a copy's head (sessimage_load
+ * from_cache), whose memory files are in memory_dir already. Returns 0 with
+ * *files, or -1 with err (a malformed image, or a box too small for it). */
 int sessimage_unpack(struct sandbox *sb, const void *data, size_t len, const char *memory_dir,
-		     bool *memory, long *files, char *err, size_t errlen);
+		     bool beside, bool *memory, long *files, char *err, size_t errlen);
+/* Keeps packed (with its memory section) as a copy in the folder to_dir: each
+ * memory file a hard link of the one of the same name and size in from_dir
+ * (the checkpoint packed; may be NULL), else written; then the rest of the
+ * image, without those files' bytes, in to_dir/head, written last. No byte of
+ * memory is copied. 0, or -1 with err (to_dir then holds no usable copy). */
+int sessimage_copy_write(const struct strbuf *packed, const char *from_dir, const char *to_dir,
+			 const char *head, char *err, size_t errlen);
 
 /* Stores packed as an image of session_id ("pause" or "snapshot", name may be
  * ""), with the session's language, limits and network and contexts (may be
- * NULL), under the session's key, whose images may hold cap_bytes (0: no
+ * NULL), under the session's key (its chunks also on the nmore connections
+ * more: blobstore_store), whose images may hold cap_bytes (0: no
  * cap). A pause replaces the session's earlier pause image; a "checkpoint"
  * (the worker's periodic one) its earlier checkpoint, and becomes the
  * session's checkpoint_image_id, its checkpoint_at taken_ms before now (when
  * its state was taken: a call during the checkpoint is a use after it).
  * Returns 0 with image_id and *stored (compressed bytes), 1 over the cap (err
  * says so), -1 with err. */
-int sessimage_save(struct db *db, const char *session_id, const char *kind, const char *name,
-		   const cJSON *contexts, const struct strbuf *packed, long files,
-		   long long cap_bytes, long taken_ms, char image_id[37], long long *stored,
-		   char *err, size_t errlen);
+int sessimage_save(struct db *db, struct db *const *more, int nmore, const char *session_id,
+		   const char *kind, const char *name, const cJSON *contexts,
+		   const struct strbuf *packed, long files, long long cap_bytes, long taken_ms,
+		   char image_id[37], long long *stored, char *err, size_t errlen);
 /* Reads image image_id: its packed files into packed (checked by blobstore)
  * and its contexts into *contexts (caller owns it). cached (NULL: none) names
- * a file that may hold the same packed bytes (the worker's copy of an image
- * it stored): used when blobstore_verify says it is the stored image
- * (*from_cache), else the image is read from the database. Returns 1, 0 when
+ * a folder that may hold a copy of it (sessimage_copy_write's, head
+ * "head-<image_id>": the worker's copy of an image it stored): used when
+ * blobstore_verify_parts says its head and memory files, read where they lie,
+ * are the stored image (*from_cache: packed is then the head, its memory files
+ * in cached), else the image is read from the database. Returns 1, 0 when
  * there is no such image, -1 with err. */
 int sessimage_load(struct db *db, const char *image_id, const char *cached, struct strbuf *packed,
 		   cJSON **contexts, bool *from_cache, char *err, size_t errlen);
@@ -81,5 +92,6 @@ int sessimage_snapshot_delete(struct db *db, const char *image_id, int64_t key, 
 			      size_t errlen);
 /* Deletes the pause images of sessions that ended (closed, expired, lost,
  * failed) with their blobs, at most 100 a call: their bytes no longer count
- * against the key's cap. Returns how many, or -1 with err. */
+ * against the key's cap; and the blobs left unfinished (blobstore_sweep).
+ * Returns how many, or -1 with err. */
 int sessimage_sweep(struct db *db, char *err, size_t errlen);
