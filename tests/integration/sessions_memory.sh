@@ -44,12 +44,14 @@ x = 41
 open("notes.txt", "w").write("kept")
 import subprocess, time
 p = subprocess.Popen(["python3", "-c", """
-import signal, time
+import os, signal, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 n = 0
 while True:
     n += 1
-    open("/tmp/n", "w").write(str(n))
+    # whole or not at all: a reader never finds it just truncated
+    open("/tmp/n.new", "w").write(str(n))
+    os.replace("/tmp/n.new", "/tmp/n")
     time.sleep(0.05)
 """], start_new_session=True)
 time.sleep(0.3)
