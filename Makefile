@@ -180,6 +180,7 @@ bench-session: all
 # evaluation throughput (judge eval and /v1/evaluations) against bare python3
 bench-eval: deps all
 	@bash tests/bench/eval.sh $(BIN)
+	@bash tests/bench/humaneval.sh $(BIN)
 	@bash tests/bench/evalsets.sh $(BIN)
 
 # the session targets of issue 11 end to end (create, a trivial cell, idle memory, 50 open, npm cache)

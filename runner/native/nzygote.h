@@ -17,7 +17,8 @@ bool nz_eligible(const char *key, const struct run_spec *spec);
 /* The ready zygote of key for spec's zygote argv and env, with a use counted
  * (give it back with nz_put), or NULL: none ready yet. When there is none, one
  * is started (off this run: the run starts fresh, never waits for it). A
- * zygote is replaced after NZ_FORKS forks. Never blocks on a zygote's start. */
+ * zygote is replaced after NZ_FORKS forks by a successor of the same key, argv
+ * and env started NZ_AHEAD forks before. Never blocks on a zygote's start. */
 struct nz *nz_get(const char *key, const struct run_spec *spec);
 
 /* Asks z to fork p's program into the namespaces of the waiting init (pidfd),

