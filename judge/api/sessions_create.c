@@ -248,8 +248,8 @@ void sessions_create_token(struct http_request *r, struct api *a, const cJSON *b
 	int rc = db ? sessdb_create(db, sessions_key_of(a, r), cr.lang->name, lim, net,
 				    senv ? senv : cr.env, image[0] ? image : NULL, cr.idle_ttl_s,
 				    cr.idle_pause, a->cfg->session_max_lifetime_s,
-				    a->cfg->sessions_per_key, cr.metadata, access_token, id, err,
-				    sizeof err)
+				    a->cfg->sessions_per_key, cr.metadata, access_token,
+				    cr.checkpoint_interval_s, id, err, sizeof err)
 		    : -1;
 	if (db)
 		db_pool_put(a->pool, db);
@@ -321,7 +321,8 @@ void sessions_fork_create(struct sessions_ctx *c, const struct sess_reply *rep)
 			     sizeof err) == 1)
 		made = sessdb_create(db, sessions_key_of(a, r), lang, lim, net, env, rep->image.id,
 				     row.idle_ttl_s, row.idle_pause, a->cfg->session_max_lifetime_s,
-				     a->cfg->sessions_per_key, NULL, NULL, id, err, sizeof err);
+				     a->cfg->sessions_per_key, NULL, NULL,
+				     row.checkpoint_interval_s, id, err, sizeof err);
 	if (db)
 		db_pool_put(a->pool, db);
 	sess_row_release(&row);

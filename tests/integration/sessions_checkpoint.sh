@@ -49,12 +49,18 @@ TAKEN=$(jq '[.calls[] | select(.kind == "snapshot")] | length' <<<"${out%$'\n'*}
 expect "the checkpoint is in its history, the worker's own snapshot call" 200 \
 	'[.calls[] | select(.kind == "snapshot")] | length >= 1' GET "/v1/sessions/$S/history"
 expect "it is not one of the key's snapshots" 200 '.snapshots == []' GET /v1/snapshots
+svc_session '{"language": "python", "checkpoint_interval_s": 0}'
+O=$SID
+svc_cell "checkpoint_interval_s 0: a variable" "$O" 'o = 1' '.status == "ok"'
 svc_session '{"language": "python", "network": {"allow": ["example.com"]}}'
 N=$SID
 svc_cell "network: a variable" "$N" 'z = 1' '.status == "ok"'
 sleep 2
 [ "$(sql "SELECT checkpoint_at IS NULL FROM sessions WHERE id = '$N'")" = t ] &&
 	pass "network: never checkpointed (its memory is not kept)" || fail "network: checkpointed"
+[ "$(sql "SELECT checkpoint_at IS NULL FROM sessions WHERE id = '$O'")" = t ] &&
+	pass "a session's checkpoint_interval_s 0 takes none (judge.ini's is 1 s)" ||
+	fail "checkpoint_interval_s 0: checkpointed"
 # two intervals and more since: a checkpoint does not count as a use (each one
 # was taken again an interval later, and the idle deadline moved on)
 expect "an unused session is not checkpointed again" 200 \

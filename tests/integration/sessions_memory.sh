@@ -160,6 +160,23 @@ expect "idle: paused" 200 '.status == "paused"' GET "/v1/sessions/$I"
 cell "idle: the next call has the variable" "$I" 'w' '.result == "9" and .restarted == false'
 req DELETE "/v1/sessions/$I" >/dev/null
 
+# ---- a session's own checkpoints, where judge.ini takes none ----
+bad "checkpoint_interval_s out of range: 422" 422 invalid_field POST /v1/sessions \
+	'{"language": "python", "checkpoint_interval_s": -5}'
+create python '"checkpoint_interval_s": 1'
+K=$SID
+expect "checkpoint_interval_s is shown" 200 '.checkpoint_interval_s == 1' GET "/v1/sessions/$K"
+cell "own checkpoints: a variable" "$K" 'c = 3' '.status == "ok"'
+after_use="SELECT coalesce(checkpoint_at > last_used, false) FROM sessions WHERE id = '$K'"
+for _ in $(seq 60); do
+	[ "$(sql "$after_use")" = t ] && break
+	sleep 0.5
+done
+[ "$(sql "$after_use")" = t ] &&
+	pass "a session that asks for checkpoints is checkpointed (judge.ini's checkpoint_interval_s = 0)" ||
+	fail "a session that asks for checkpoints is checkpointed"
+req DELETE "/v1/sessions/$K" >/dev/null
+
 # ---- a session with network access: files only, and it says why ----
 create python '"network": {"allow": ["example.com"]}'
 N=$SID

@@ -73,8 +73,11 @@ int sess_status_parse(const char *s)
 										"s.metadata, "     \
 										"coalesce(s."      \
 										"resumed_memory::" \
-										"text, '')"
-#define ROW_NCOLS 17 /* the columns of ROW_COLS */
+										"text, ''), "      \
+										"coalesce(s."      \
+										"checkpoint_"      \
+										"interval_s, -1)"
+#define ROW_NCOLS 18 /* the columns of ROW_COLS */
 #define ROW_FROM  " FROM sessions s LEFT JOIN workers w ON w.id = s.worker_id "
 
 /* sql with every "$T" replaced by the timeout (a number, from judge.ini). */
@@ -136,6 +139,7 @@ static void row_read(const PGresult *res, int i, struct sess_row *r)
 	r->metadata = meta ? cJSON_Parse(meta) : NULL;
 	const char *mem = db_value(res, i, 16);
 	r->resumed_memory = mem && mem[0] ? mem[0] == 't' : -1;
+	r->checkpoint_interval_s = (long)db_value_ll(res, i, 17);
 }
 
 cJSON *sess_row_json(const struct sess_row *r)
@@ -162,6 +166,9 @@ cJSON *sess_row_json(const struct sess_row *r)
 		cJSON_AddItemToObject(o, "usage", cJSON_Duplicate(r->usage, 1));
 	if (cJSON_IsObject(r->metadata))
 		cJSON_AddItemToObject(o, "metadata", cJSON_Duplicate(r->metadata, 1));
+	if (r->checkpoint_interval_s >= 0)
+		cJSON_AddNumberToObject(o, "checkpoint_interval_s",
+					(double)r->checkpoint_interval_s);
 	if (r->status > SESS_READY)
 		cJSON_AddStringToObject(o, "reason", r->reason);
 	return o;
@@ -195,10 +202,12 @@ static void bytea_read(const char *text, struct strbuf *out)
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
 		  const cJSON *network, const cJSON *env, const char *image_id, long idle_ttl_s,
 		  bool idle_pause, long lifetime_s, long per_key, const cJSON *metadata,
-		  const char *access_token, char *id, char *err, size_t errlen)
+		  const char *access_token, long checkpoint_interval_s, char *id, char *err,
+		  size_t errlen)
 {
-	char k[24], ttl[24], life[24], cap[24];
+	char k[24], ttl[24], life[24], cap[24], ckpt[24];
 	snprintf(k, sizeof k, "%" PRId64, key);
+	snprintf(ckpt, sizeof ckpt, "%ld", checkpoint_interval_s);
 	snprintf(ttl, sizeof ttl, "%ld", idle_ttl_s);
 	snprintf(life, sizeof life, "%ld", lifetime_s);
 	snprintf(cap, sizeof cap, "%ld", per_key);
@@ -206,9 +215,9 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 	char *net = network ? cJSON_PrintUnformatted(network) : NULL;
 	char *envs = env ? cJSON_PrintUnformatted(env) : NULL;
 	char *meta = metadata ? cJSON_PrintUnformatted(metadata) : NULL;
-	const char *p[] = {k,	 language,    lim,	ttl,  life,
-			   cap,	 net,	      image_id, envs, idle_pause ? "pause" : "close",
-			   meta, access_token};
+	const char *p[] = {k,	 language,     lim,	 ttl,  life,
+			   cap,	 net,	       image_id, envs, idle_pause ? "pause" : "close",
+			   meta, access_token, ckpt};
 	int ret = -1;
 	if (db_begin(db) < 0) {
 		fail(db, err, errlen, "create session");
@@ -225,13 +234,15 @@ int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON 
 		    "$1::bigint AND status IN ('starting', 'ready')), "
 		    "ins AS (INSERT INTO sessions (api_key_id, language, limits, idle_ttl_s, "
 		    "expires_at, "
-		    "max_until, network, image_id, env, idle_action, metadata, access_token) "
+		    "max_until, network, image_id, env, idle_action, metadata, access_token, "
+		    "checkpoint_interval_s) "
 		    "SELECT nullif($1::bigint, 0), "
 		    "$2, $3::jsonb, $4::int, now() + make_interval(secs => $4::int), now() + "
 		    "make_interval(secs => $5::int), $7::jsonb, $8::uuid, $9::jsonb, $10, "
-		    "$11::jsonb, $12 FROM n WHERE n.c < $6::bigint RETURNING id) "
+		    "$11::jsonb, $12, nullif($13::int, -1) FROM n WHERE n.c < $6::bigint "
+		    "RETURNING id) "
 		    "SELECT id, pg_notify('" SESS_CHANNEL_NEW "', id::text) FROM ins",
-		    12, p);
+		    13, p);
 	if (!res) {
 		fail(db, err, errlen, "create session");
 		db_rollback(db);
@@ -770,8 +781,10 @@ int sessdb_checkpoint_due(struct db *db, int64_t worker, long interval_s, char *
 	    db,
 	    "WITH i AS (SELECT s.id FROM sessions s WHERE s.worker_id = $1::bigint AND s.status = "
 	    "'ready' AND s.max_until > now() AND (s.network IS NULL OR s.network->>'mode' = "
-	    "'none') AND coalesce(s.checkpoint_at, s.created) <= now() - make_interval(secs => "
-	    "$3::int) AND (s.checkpoint_at IS NULL OR s.last_used > s.checkpoint_at) AND NOT "
+	    "'none') AND coalesce(s.checkpoint_interval_s, $3::int) > 0 AND "
+	    "coalesce(s.checkpoint_at, s.created) <= now() - make_interval(secs => "
+	    "coalesce(s.checkpoint_interval_s, $3::int)) AND (s.checkpoint_at IS NULL OR "
+	    "s.last_used > s.checkpoint_at) AND NOT "
 	    "EXISTS (SELECT 1 FROM session_calls c WHERE c.session_id = s.id AND c.state <> "
 	    "'done') FOR UPDATE OF s SKIP LOCKED), "
 	    "ins AS (INSERT INTO session_calls (session_id, kind, request) SELECT id, 'snapshot', "

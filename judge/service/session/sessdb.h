@@ -71,6 +71,7 @@ struct sess_row {
 	cJSON *network;	    /* owned; its egress policy as sessnet_json stored it, NULL = none */
 	cJSON *metadata;    /* owned; {"key": "value"} its creator gave, NULL = none */
 	int resumed_memory; /* started from an image: 1 with its memory, 0 without; -1 not */
+	long checkpoint_interval_s; /* its own (0: none), -1: judge.ini's */
 };
 void sess_row_release(struct sess_row *r);
 /* The row as the API shows it: id, language, status, created_at, expires_at,
@@ -84,13 +85,15 @@ cJSON *sess_row_json(const struct sess_row *r);
  * with network its egress policy (sessnet_json; NULL: none), env its own
  * variables ({"NAME": "value"}; NULL: none), image_id the image its worker
  * restores first (sessimage.h; NULL: none), idle_pause its idle_action,
- * metadata its creator's {"key": "value"} (NULL: none) and access_token its
- * E2B sandbox's secret (NULL: none; never shown). Returns 0 with id (37 bytes), 1 when the key is
- * at its cap, -1 with err. */
+ * metadata its creator's {"key": "value"} (NULL: none), access_token its
+ * E2B sandbox's secret (NULL: none; never shown) and checkpoint_interval_s its
+ * own periodic checkpoints (-1: judge.ini's). Returns 0 with id (37 bytes), 1
+ * when the key is at its cap, -1 with err. */
 int sessdb_create(struct db *db, int64_t key, const char *language, const cJSON *limits,
 		  const cJSON *network, const cJSON *env, const char *image_id, long idle_ttl_s,
 		  bool idle_pause, long lifetime_s, long per_key, const cJSON *metadata,
-		  const char *access_token, char *id, char *err, size_t errlen);
+		  const char *access_token, long checkpoint_interval_s, char *id, char *err,
+		  size_t errlen);
 /* Makes paused session id of key starting again, for any worker to claim and
  * restore from its image. Returns 1 done, 0 no such session of key, 2 when it
  * is not paused (*row then holds it: the caller releases it), -1 with err. */
@@ -229,8 +232,9 @@ int sessdb_claim(struct db *db, int64_t worker, char *id, char *language, cJSON 
 int sessdb_pause_finish(struct db *db, int64_t call_id, const struct sess_reply *reply,
 			long retention_s, char *err, size_t errlen);
 /* Queues a periodic checkpoint (a snapshot call with checkpoint set) for each
- * ready session of worker used since its last one, interval_s ago or more,
- * with no network and no call in flight. Returns how many, or -1 with err. */
+ * ready session of worker used since its last one, its own interval (else
+ * interval_s, judge.ini's) ago or more, with no network and no call in
+ * flight; an interval of 0 takes none. Returns how many, or -1 with err. */
 int sessdb_checkpoint_due(struct db *db, int64_t worker, long interval_s, char *err, size_t errlen);
 /* How old session id's checkpoint was when it was moved to a new worker from
  * it (and forgets it): 1 with *age_s, 0 when it was not, -1 with err. */

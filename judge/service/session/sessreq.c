@@ -234,8 +234,9 @@ int sessreq_create(const struct judge_config *cfg, const struct lang_registry *l
 		   const cJSON *in, const struct sessreq_keycap *kc, struct sessreq_create *out,
 		   struct request_error *e)
 {
-	static const char *const keys[] = {"language", "idle_ttl", "idle_action", "limits",
-					   "network",  "env",	   "metadata",	  NULL};
+	static const char *const keys[] = {
+	    "language", "idle_ttl", "idle_action",	     "limits", "network",
+	    "env",	"metadata", "checkpoint_interval_s", NULL};
 	const char *name;
 	memset(out, 0, sizeof *out);
 	if (!cJSON_IsObject(in))
@@ -256,6 +257,9 @@ int sessreq_create(const struct judge_config *cfg, const struct lang_registry *l
 		return request_fail(e, 422, "invalid_field",
 				    "idle_action must be \"close\" or \"pause\"");
 	out->idle_pause = !strcmp(action, "pause");
+	out->checkpoint_interval_s = -1;
+	if (get_long(in, "checkpoint_interval_s", "", 0, 86400, &out->checkpoint_interval_s, e) < 0)
+		return -1;
 	if (create_limits(cfg, in, &out->limits, e) < 0)
 		return -1;
 	char msg[400];

@@ -28,6 +28,7 @@ struct sessreq_create {
 	struct sessnet_policy net;    /* within judge.ini's egress cap */
 	cJSON *env;	 /* {"NAME": "value"}, checked; NULL: none (the caller deletes it) */
 	cJSON *metadata; /* {"key": "value"}, checked; NULL: none (the caller deletes it) */
+	long checkpoint_interval_s; /* its own periodic checkpoints; -1: judge.ini's */
 };
 /* A session's metadata: at most this many pairs, of keys and values this long. */
 #define SESS_META_PAIRS 64
