@@ -588,7 +588,8 @@ Test(gvisor_leftovers, nothing_left_behind, .timeout = 120)
 
 /* A runsc whose `run` never returns (as with gvisor_platform = kvm where KVM
  * hangs): the run ends as internal_error within the start bound, and nothing the
- * fake started (the hung runsc, a child it forked) stays. */
+ * fake started (the hung runsc, a child it forked) stays; after two such starts
+ * in a row, the next run fails at once and says why. */
 Test(gvisor_start, hung_runsc_run_is_bounded_and_killed, .timeout = 60)
 {
 	char dir[] = "/tmp/judge-fake-runsc-XXXXXX", fake[PATH_MAX], real[PATH_MAX] = "";
@@ -636,6 +637,15 @@ Test(gvisor_start, hung_runsc_run_is_bounded_and_killed, .timeout = 60)
 	cr_assert(strstr(res.message, "gvisor sandbox did not start within 2 s"), "%s",
 		  res.message);
 	cr_assert_lt(took, 15000, "took %lld ms", took);
+	run_result_release(&res);
+	run(&s, &res);
+	cr_assert(strstr(res.message, "gvisor sandbox did not start within 2 s"), "%s",
+		  res.message);
+	run_result_release(&res);
+	run(&s, &res);
+	cr_assert_eq(res.status, RUN_INTERNAL_ERROR, "status %d: %s", res.status, res.message);
+	cr_assert(strstr(res.message, "do not start here: 2 starts in a row hung"), "%s",
+		  res.message);
 	run_result_release(&res);
 
 	static const char *const names[] = {"self", "child"};

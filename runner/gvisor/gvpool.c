@@ -65,6 +65,9 @@
 #define HOSTNET_FLAGS "--network=host", "--file-access-mounts=shared"
 #define LIVE_SIG      "live|"
 #define REAPERS	      2
+/* starts that hang in a row before they fail at once for a while (entry_start) */
+#define HUNG_TRIP    2
+#define HUNG_WAIT_MS 60000
 
 struct gv_pool {
 	char *sig;	  /* ro_paths and init_args joined: the pool's key */
@@ -101,6 +104,11 @@ static struct {
 	pthread_once_t cond_once; /* refill_cond measures on CLOCK_MONOTONIC from then on */
 	bool threads;
 	unsigned long serial;
+	/* starts that hung in a row (none got ready between them), the last
+	 * one's error, and until when starts now fail at once (entry_start) */
+	int hung;
+	char hung_why[256];
+	int64_t hung_until_ms;
 } gp = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .refill_cond = PTHREAD_COND_INITIALIZER,
@@ -497,8 +505,10 @@ static int entry_restore(struct gv_entry *e, const struct gv_restore *rs, const 
 	return 0;
 }
 
-static int entry_start(struct gv_pool *p, const char *netns, const struct gv_restore *rs,
-		       struct gv_entry **out, char *err, size_t errlen)
+/* One start; *hung when it failed for its deadline (runsc or init never got
+ * ready: a platform that hangs, as kvm does where it cannot run). */
+static int entry_start_once(struct gv_pool *p, const char *netns, const struct gv_restore *rs,
+			    struct gv_entry **out, bool *hung, char *err, size_t errlen)
 {
 	int ret = -1, in[2] = {-1, -1}, o[2] = {-1, -1}, e2[2] = {-1, -1};
 	struct gv_entry *e = xcalloc(1, sizeof(*e));
@@ -595,6 +605,7 @@ static int entry_start(struct gv_pool *p, const char *netns, const struct gv_res
 		read_pid_file(e, pidfile); /* runsc may have started the sandbox already */
 		gvhost_fmt(err, errlen, "gvisor sandbox did not start within %d s (runsc run hung)",
 			   limit_ms / 1000);
+		*hung = true;
 		goto discard;
 	}
 	if (st != 0) {
@@ -628,6 +639,7 @@ static int entry_start(struct gv_pool *p, const char *netns, const struct gv_res
 	if (pr == 0) {
 		gvhost_fmt(err, errlen, "gvisor sandbox did not start within %d s (init not ready)",
 			   limit_ms / 1000);
+		*hung = true;
 		goto discard;
 	}
 	if (pr != 1 || read(e->out_fd, &ready, 1) != 1 || ready != 'R') {
@@ -658,6 +670,46 @@ fail:
 	gvhost_rm_tree(e->dir);
 	entry_free(e);
 	return ret;
+}
+
+/* Starts a sandbox of p (entry_start_once), unless starts keep hanging: after
+ * HUNG_TRIP in a row, each start fails at once with why for HUNG_WAIT_MS, and
+ * then one is tried again (a runsc that cannot start, e.g. gvisor_platform =
+ * kvm where KVM hangs, would otherwise cost every run the whole start
+ * timeout: a `judge eval` of hundreds of samples, hours). A start that gets
+ * ready ends it. */
+static int entry_start(struct gv_pool *p, const char *netns, const struct gv_restore *rs,
+		       struct gv_entry **out, char *err, size_t errlen)
+{
+	int64_t now = clock_mono_ms();
+	pthread_mutex_lock(&gp.lock);
+	if (gp.hung >= HUNG_TRIP && now < gp.hung_until_ms) {
+		gvhost_fmt(err, errlen,
+			   "gvisor sandboxes do not start here: %d starts in a row hung (the last: "
+			   "%s); the next try in %lld s",
+			   gp.hung, gp.hung_why, (long long)(gp.hung_until_ms - now + 999) / 1000);
+		pthread_mutex_unlock(&gp.lock);
+		return -1;
+	}
+	pthread_mutex_unlock(&gp.lock);
+	bool hung = false;
+	int r = entry_start_once(p, netns, rs, out, &hung, err, errlen);
+	pthread_mutex_lock(&gp.lock);
+	if (r == 0) {
+		gp.hung = 0;
+	} else if (hung) {
+		gp.hung++;
+		gvhost_fmt(gp.hung_why, sizeof gp.hung_why, "%s", err);
+		if (gp.hung >= HUNG_TRIP) {
+			gp.hung_until_ms = clock_mono_ms() + HUNG_WAIT_MS;
+			log_error(
+			    "gvisor: %d sandbox starts in a row hung (%s): starts fail at once "
+			    "for %d s",
+			    gp.hung, err, HUNG_WAIT_MS / 1000);
+		}
+	}
+	pthread_mutex_unlock(&gp.lock);
+	return r;
 }
 
 /* ---- pools -------------------------------------------------------------- */
@@ -1137,6 +1189,7 @@ int gvpool_start(const struct gvpool_env *env, char *err, size_t errlen)
 	gp.env = *env;
 	gp.stopping = false;
 	gp.started = true;
+	gp.hung = 0; /* a new runsc, platform or timeout may start */
 	if (gp.env.pool_size > 0 && pthread_create(&gp.refiller, NULL, refill_main, NULL) != 0)
 		goto fail;
 	for (int i = 0; i < REAPERS; i++)
