@@ -156,6 +156,7 @@ Test(metrics, route_labels)
 						  "session_process_signal",
 						  "session_process_events",
 						  "session_pause",
+						  "session_interrupt",
 						  "session_resume",
 						  "session_snapshot",
 						  "session_fork",
