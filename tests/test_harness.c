@@ -210,6 +210,44 @@ Test(funcgrade, test_code_needs_the_end_record)
 	cr_assert_str_eq(funcgrade_eval_result(&res, buf, sizeof buf),
 			 "failed: AssertionError (line 9)");
 	model_result_release(&res);
+	model_result_init(&res);
+	funcgrade_fold_test_code(&r, RUN_RUNTIME_ERROR, &res);
+	cr_assert_eq(res.status, SUB_RUNTIME_ERROR);
+	cr_assert_str_eq(res.feedback.message, "AssertionError (line 9), then the program crashed");
+	model_result_release(&res);
+	funcgrade_records_release(&r);
+}
+
+/* A test-code run that ended badly is told whole: there is no call to name. */
+Test(funcgrade, test_code_crash_and_limits_read_whole)
+{
+	struct funcgrade_records r;
+	struct grade_result res;
+	/* an atexit handler's os._exit(3) after the checks passed */
+	const char ok[] = "\x1ejudge:" N " {\"end\":true}\n";
+	funcgrade_records_parse(&r, ok, sizeof ok - 1, N, 0);
+	model_result_init(&res);
+	funcgrade_fold_test_code(&r, RUN_RUNTIME_ERROR, &res);
+	cr_assert_eq(res.status, SUB_RUNTIME_ERROR);
+	cr_assert_str_eq(res.feedback.message, "the program crashed after its checks passed");
+	model_result_release(&res);
+	funcgrade_records_release(&r);
+	funcgrade_records_parse(&r, "", 0, N, 0);
+	model_result_init(&res);
+	funcgrade_fold_test_code(&r, RUN_RUNTIME_ERROR, &res);
+	cr_assert_eq(res.status, SUB_RUNTIME_ERROR);
+	cr_assert_str_eq(res.feedback.message, "the program crashed before its checks ended");
+	model_result_release(&res);
+	model_result_init(&res);
+	funcgrade_fold_test_code(&r, RUN_TIMEOUT, &res);
+	cr_assert_eq(res.status, SUB_TIMEOUT);
+	cr_assert_str_eq(res.feedback.message, "the program did not end within the time limit");
+	model_result_release(&res);
+	model_result_init(&res);
+	funcgrade_fold_test_code(&r, RUN_INTERNAL_ERROR, &res);
+	cr_assert_eq(res.status, SUB_INTERNAL_ERROR);
+	cr_assert(res.feedback.message[0] != ' ' && res.feedback.message[0] != ':');
+	model_result_release(&res);
 	funcgrade_records_release(&r);
 }
 

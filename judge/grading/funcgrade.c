@@ -230,6 +230,38 @@ void funcgrade_fold_function(const struct grade_request *req, const struct funcg
 		res->status = SUB_COMPLETED;
 }
 
+/* The verdict of a test-code run that did not end well: its limit, else a
+ * crash, told apart by how far the checks got (end: their record, or NULL).
+ * judge_missing()'s words follow a call, which test code has none of. */
+static enum sub_status test_code_ending(enum run_status run, const cJSON *end, struct strbuf *msg)
+{
+	switch (run) {
+	case RUN_TIMEOUT:
+		strbuf_addstr(msg, "the program did not end within the time limit");
+		return SUB_TIMEOUT;
+	case RUN_MEMORY_LIMIT:
+		strbuf_addstr(msg, "the program exceeded the memory limit");
+		return SUB_MEMORY_LIMIT;
+	case RUN_OUTPUT_LIMIT:
+		strbuf_addstr(msg, "the program exceeded the output limit");
+		return SUB_OUTPUT_LIMIT;
+	case RUN_INTERNAL_ERROR:
+		strbuf_addstr(msg, "the program's run failed in the judge");
+		return SUB_INTERNAL_ERROR;
+	default:
+		break;
+	}
+	if (!end) {
+		strbuf_addstr(msg, "the program crashed before its checks ended");
+	} else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(end, "end"))) {
+		strbuf_addstr(msg, "the program crashed after its checks passed");
+	} else {
+		show_error(msg, end);
+		strbuf_addstr(msg, ", then the program crashed");
+	}
+	return SUB_RUNTIME_ERROR;
+}
+
 void funcgrade_fold_test_code(const struct funcgrade_records *r, enum run_status run,
 			      struct grade_result *res)
 {
@@ -246,9 +278,7 @@ void funcgrade_fold_test_code(const struct funcgrade_records *r, enum run_status
 		res->status = SUB_WRONG_ANSWER;
 		strbuf_addstr(&msg, "the program exited before its checks ended");
 	} else {
-		res->status = judge_missing(run, NULL, &msg);
-		if (run == RUN_INTERNAL_ERROR)
-			res->status = SUB_INTERNAL_ERROR;
+		res->status = test_code_ending(run, end, &msg);
 	}
 	set_feedback(&res->feedback, &msg);
 	strbuf_release(&msg);

@@ -76,6 +76,32 @@ grep -q '^Total: 2$' "$TMP/odd.out" && grep -q '^Correct: 0$' "$TMP/odd.out" &&
 	pass "humaneval-x: not every problem has samples: Total and Correct, as the harness" ||
 	fail "humaneval-x Total/Correct" "$(cat "$TMP/odd.out")"
 
+# the exec harness ends with os._exit after the interpreter's visible exit steps:
+# threads joined before atexit handlers run, an unshut executor's atexit, a
+# handler's exit code, stdout closed by a handler (not flushed: exit 0)
+python3 - "$F/humaneval-x/humaneval_python.jsonl" >"$TMP/ends_python.jsonl" <<'PY'
+import json, sys
+p = json.loads(open(sys.argv[1]).readline())
+body = [
+    "    import atexit, os, threading, time\n    done = []\n    def late():\n        time.sleep(0.3)\n"
+    "        done.append(1)\n    threading.Thread(target=late).start()\n"
+    "    atexit.register(lambda: done or os._exit(3))\n",
+    "    import atexit, os\n    atexit.register(os._exit, 3)\n",
+    "    import concurrent.futures\n    global POOL\n    POOL = concurrent.futures.ThreadPoolExecutor(1)\n"
+    "    POOL.submit(sum, [1])\n",
+    "    import atexit, sys\n    atexit.register(lambda: sys.__stdout__.close())\n",
+    "    import os, threading, time\n    threading.Thread(target=lambda: (time.sleep(0.3), os._exit(3))).start()\n",
+]
+for i, b in enumerate(body):
+    print(json.dumps({"task_id": p["task_id"], "completion_id": i, "prompt": p["prompt"],
+                      "generation": b + "    return x + y\n"}))
+PY
+"$JUDGE" eval --sandbox "$SB" -j 2 --timeout "$T" --problems "$F/humaneval-x/humaneval_python.jsonl" \
+	--samples "$TMP/ends_python.jsonl" >"$TMP/ends.out" 2>&1
+expect_json "humaneval-x python: the program's exit steps as the interpreter's" \
+	"$(jq -s 'sort_by(.completion_id) | map(.passed)' "$TMP/ends_python_results.jsonl")" \
+	'. == [true, false, true, true, false]'
+
 # ---- MultiPL-E: completion files in, .results.json per problem, pass_k.py's CSV ----
 # statuses per completion (gen.py): right, wrong, endless, bad syntax, early
 # exit 0, right with text after the stop token

@@ -109,6 +109,54 @@ expect_json "test code: os._exit(0) fails" "$(tc oexit.py py)" \
 expect_json "test code node: passes" "$(tc add.js js)" '.status == "accepted"'
 expect_json "test code node: process.exit(0) fails" "$(tc exit.js js)" '.status == "wrong_answer"'
 
+# The Python harnesses end with os._exit after the interpreter's visible exit
+# steps (threads joined, atexit, flush): a program sees them as before
+cat >"$TMP/ends.py" <<'P'
+import atexit, concurrent.futures, sys, threading, time
+def late():
+    time.sleep(0.3)
+    print("thread", end="")
+threading.Thread(target=late).start()
+atexit.register(print, "atexit", end="")
+POOL = concurrent.futures.ThreadPoolExecutor(1)  # never shut down: its atexit does
+POOL.submit(lambda: (time.sleep(0.1), sys.__stdout__.write("task")))
+def add(a, b):
+    return a + b
+def twoSum(a, t):
+    return [0, 1]
+P
+printf 'import atexit, os\natexit.register(os._exit, 3)\ndef add(a, b):\n    return a + b\n' >"$TMP/atexit3.py"
+printf 'import atexit, sys\natexit.register(sys.exit, 3)\natexit.register(sys.stdout.close)\ndef add(a, b):\n    return a + b\n' \
+	>"$TMP/atexit_quiet.py"
+cat >"$TMP/alarm.py" <<'P'
+import signal, sys, threading, time
+signal.signal(signal.SIGALRM, lambda *a: sys.exit(4))
+signal.setitimer(signal.ITIMER_REAL, 0.1)
+threading.Thread(target=time.sleep, args=(0.5,)).start()
+def add(a, b):
+    return a + b
+P
+printf 'import atexit, signal\natexit.register(signal.raise_signal, signal.SIGTERM)\ndef add(a, b):\n    return a + b\n' \
+	>"$TMP/term.py"
+expect_json "test code end: threads joined, then executors' and atexit handlers, then flushed" \
+	"$(tc ends.py py)" '.status == "accepted" and .exit_code == 0 and .stdout == "taskthreadatexit"'
+expect_json "test code end: an atexit handler's os._exit(3) is a whole message" "$(tc atexit3.py py)" \
+	'.status == "runtime_error" and .exit_code == 3 and .feedback.message == "the program crashed after its checks passed"'
+expect_json "test code end: sys.exit in atexit is reported and ignored, a closed stdout is not flushed" \
+	"$(tc atexit_quiet.py py)" \
+	'.status == "accepted" and .exit_code == 0 and .stderr == "Exception ignored in atexit callback: <built-in function exit>\nSystemExit: 3\n"'
+expect_json "test code end: a signal handler's SystemExit while joining is reported, exit 0" "$(tc alarm.py py)" \
+	'.status == "accepted" and .exit_code == 0 and (.stderr | test("^Exception ignored in: <module .threading.[^\n]*\nTraceback[\\s\\S]*\nSystemExit: 4\n$"))'
+expect_json "test code end: a signal raised in atexit ends the run" "$(tc term.py py)" \
+	'.status == "runtime_error" and .signal == 15'
+printf '{"tests": [{"args": [[1, 2], 3], "expected": [0, 1]}]}\n' >"$TMP/one.json"
+fn1() { "$JUDGE" run --sandbox native --function "$1" --func-tests "$TMP/one.json" "$TMP/$2"; }
+expect_json "function end: threads joined, executors' and atexit handlers, flushed (fd 1 is stderr)" \
+	"$(fn1 twoSum ends.py)" '.status == "accepted" and .exit_code == 0 and .stderr == "taskthreadatexit"'
+sed 's/def add(a, b):/def twoSum(a, t):/; s/return a + b/return [0, 1]/' "$TMP/atexit3.py" >"$TMP/fn_atexit3.py"
+expect_json "function end: an atexit handler's exit code stays" "$(fn1 twoSum fn_atexit3.py)" \
+	'.exit_code == 3 and .tests[0].status == "accepted"'
+
 # usage errors: a message and exit 2
 "$JUDGE" run --function twoSum "$F/two_sum.py" >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "go together" "$TMP/err" && pass "usage: --function needs --func-tests" ||
