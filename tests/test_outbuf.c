@@ -126,10 +126,26 @@ Test(outbuf, backlog_drops_output_with_a_marker)
 	struct strbuf s = STRBUF_INIT;
 	outbuf_init(&b, 1 << 20, 8);
 	outbuf_output(&b, 1, "1234", 4);
-	outbuf_output(&b, 1, "56789", 5); /* would pass the backlog: dropped */
+	outbuf_output(&b, 1, "56789", 5); /* would pass the backlog: what fits */
 	outbuf_output(&b, 1, "x", 1);
 	take_all(&b, true, &s);
-	cr_assert_str_eq(s.buf, "stdout:\"1234\"|truncated:{\"reason\":\"backlog\",\"bytes\":4}|");
+	cr_assert_str_eq(s.buf,
+			 "stdout:\"12345678\"|truncated:{\"reason\":\"backlog\",\"bytes\":8}|");
+	strbuf_release(&s);
+	outbuf_release(&b);
+}
+
+/* One burst larger than the backlog bound, nothing waiting: the stream keeps
+ * the bound's worth, not nothing (a slow capture hands over 2 MiB at once) */
+Test(outbuf, a_burst_over_the_backlog_keeps_what_fits)
+{
+	struct outbuf b;
+	struct strbuf s = STRBUF_INIT;
+	outbuf_init(&b, 1 << 20, 8);
+	outbuf_output(&b, 1, "0123456789abcdef", 16);
+	take_all(&b, true, &s);
+	cr_assert_str_eq(s.buf,
+			 "stdout:\"01234567\"|truncated:{\"reason\":\"backlog\",\"bytes\":8}|");
 	strbuf_release(&s);
 	outbuf_release(&b);
 }

@@ -79,11 +79,16 @@ void outbuf_output(struct outbuf *b, int fd, const char *data, size_t len)
 	if (b->truncated || !len)
 		return;
 	const char *why = NULL;
-	if (b->pending + len > b->max_pending) {
-		why = "backlog"; /* PostgreSQL is behind: drop rather than wait */
-		len = 0;
-	} else if (b->accepted + len > b->max_bytes) {
-		why = "limit";
+	/* PostgreSQL is behind: keep what fits, drop the rest rather than wait
+	 * (a reader that emits a burst at once, as a slow capture does, would
+	 * otherwise lose all of it) */
+	size_t room = b->max_pending > b->pending ? b->max_pending - b->pending : 0;
+	if (len > room) {
+		why = "backlog";
+		len = room;
+	}
+	if (b->accepted + len > b->max_bytes) {
+		why = why ? why : "limit";
 		len = b->max_bytes - b->accepted;
 	}
 	while (len) {
