@@ -6,7 +6,9 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/config.h"
 #include "judge/grading/evalset.h"
@@ -334,6 +336,71 @@ Test(harness, test_program)
 	cr_assert_str_eq(h.stdin_data.buf, N "\n");
 	harness_release(&h);
 	model_request_release(&req);
+}
+
+/* The Python harnesses' end is written once (languages/harness/ending.py) and
+ * put in each by its include line: every one of them, as read, holds all of it
+ * before the call of _end, and no include line is left. */
+Test(harness, shared_ending)
+{
+	struct strbuf ending = STRBUF_INIT, t = STRBUF_INIT;
+	char err[256] = "";
+	cr_assert_eq(strbuf_read_file(&ending, "languages/harness/ending.py", 1 << 20), 0);
+	cr_assert(strstr(ending.buf, "\n    _exit(code)\n"));
+	const char *pys[] = {"function.py", "testcode.py", "exec.py"};
+	for (size_t i = 0; i < sizeof pys / sizeof *pys; i++) {
+		strbuf_reset(&t);
+		cr_assert_eq(
+		    harness_read_template("languages/harness", pys[i], &t, err, sizeof err), 0,
+		    "%s", err);
+		const char *at = strstr(t.buf, ending.buf);
+		cr_expect(at && !strstr(at + 1, ending.buf), "%s: ending.py once", pys[i]);
+		cr_expect(at && strstr(at + ending.len, "\n_main()\n_end()\n"), "%s: then the end",
+			  pys[i]);
+		cr_expect(!strstr(t.buf, "\n" HARNESS_INCLUDE), "%s: an include line stayed",
+			  pys[i]);
+	}
+	/* the harnesses as the runs get them */
+	struct grade_request req = fn_req("[{\"args\":[1]}]");
+	struct harness h;
+	cr_assert_eq(
+	    harness_make("languages/harness", mk_lang("python"), &req, N, &h, err, sizeof err), 0,
+	    "%s", err);
+	cr_expect(strstr(h.main_source.buf, ending.buf), "function.py as run");
+	harness_release(&h);
+	model_set(&req.test_code, "pass\n", 5);
+	cr_assert_eq(
+	    harness_make("languages/harness", mk_lang("python"), &req, N, &h, err, sizeof err), 0,
+	    "%s", err);
+	cr_expect(strstr(h.main_source.buf, ending.buf), "testcode.py as run");
+	harness_release(&h);
+	model_request_release(&req);
+	/* an include line anywhere, the last one without its newline; a missing file */
+	char dir[] = "/tmp/judge-harness.XXXXXX", path[64];
+	cr_assert_not_null(mkdtemp(dir));
+	const char *files[][2] = {{"t", "#judge:include a\nx\n#judge:include a"},
+				  {"a", "A\n"},
+				  {"u", "y\n#judge:include gone\n"}};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fputs(files[i][1], f);
+		fclose(f);
+	}
+	strbuf_reset(&t);
+	cr_assert_eq(harness_read_template(dir, "t", &t, err, sizeof err), 0, "%s", err);
+	cr_expect_str_eq(t.buf, "A\nx\nA\n");
+	strbuf_reset(&t);
+	cr_expect_eq(harness_read_template(dir, "u", &t, err, sizeof err), -1);
+	cr_expect(strstr(err, "/gone'"), "%s", err);
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+		unlink(path);
+	}
+	rmdir(dir);
+	strbuf_release(&t);
+	strbuf_release(&ending);
 }
 
 static int validate(const char *body, struct request_error *e, struct request_parsed *p)

@@ -14,11 +14,9 @@
 #include "common/xalloc.h"
 #include "judge/grading/compile.h"
 #include "judge/grading/funcgrade.h"
+#include "judge/grading/harness.h"
 #include "judge/grading/lang.h"
 #include "judge/grading/problem.h"
-
-/* Templates are small; anything larger is not ours. */
-#define HARNESS_MAX ((size_t)1 << 20)
 
 static const char *const rule_names[] = {
     [EVRUN_EXIT_ZERO] = "exit_zero", [EVRUN_SILENT] = "silent",
@@ -125,17 +123,16 @@ static int run_program(const struct grade_env *env, struct grade_plan *plan,
 		       struct grade_result *res, struct run_result *rr, char *err, size_t errlen)
 {
 	struct sandbox *sb = NULL;
-	struct strbuf harness = STRBUF_INIT, path = STRBUF_INIT, in = STRBUF_INIT;
+	struct strbuf harness = STRBUF_INIT, dir = STRBUF_INIT, name = STRBUF_INIT;
+	struct strbuf in = STRBUF_INIT;
 	int ret = -1, rc;
 	bool harnessed = rule == EVRUN_EXEC || rule == EVRUN_LCB || rule == EVRUN_EVALPLUS;
 	if (harnessed) {
 		/* each harnessed rule's harness is named after it */
-		strbuf_addf(&path, "%s/harness/%s.py", env->cfg->languages_dir, rule_names[rule]);
-		if ((rc = strbuf_read_file(&harness, path.buf, HARNESS_MAX)) < 0) {
-			snprintf(err, errlen, "cannot read harness '%s': %s", path.buf,
-				 strerror(-rc));
+		strbuf_addf(&dir, "%s/harness", env->cfg->languages_dir);
+		strbuf_addf(&name, "%s.py", rule_names[rule]);
+		if (harness_read_template(dir.buf, name.buf, &harness, err, errlen) < 0)
 			goto out;
-		}
 		strbuf_addf(&in, "%s\n", nonce);
 	}
 	if (sandbox_open(env->backend, env->slot, env->cfg->tmp_size_mb * 1024 * 1024, &sb, err,
@@ -187,7 +184,8 @@ static int run_program(const struct grade_env *env, struct grade_plan *plan,
 out:
 	sandbox_close(sb);
 	strbuf_release(&harness);
-	strbuf_release(&path);
+	strbuf_release(&dir);
+	strbuf_release(&name);
 	strbuf_release(&in);
 	return ret;
 }

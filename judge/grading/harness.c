@@ -40,8 +40,8 @@ bool harness_compiles_itself(const struct lang *lang)
 	return lang->harness_compiles;
 }
 
-static int read_template(const char *dir, const char *name, struct strbuf *out, char *err,
-			 size_t errlen)
+static int read_file(const char *dir, const char *name, struct strbuf *out, char *err,
+		     size_t errlen)
 {
 	struct strbuf path = STRBUF_INIT;
 	strbuf_addf(&path, "%s/%s", dir, name);
@@ -50,6 +50,29 @@ static int read_template(const char *dir, const char *name, struct strbuf *out, 
 		snprintf(err, errlen, "cannot read harness '%s': %s", path.buf, strerror(-rc));
 	strbuf_release(&path);
 	return rc < 0 ? -1 : 0;
+}
+
+int harness_read_template(const char *dir, const char *name, struct strbuf *out, char *err,
+			  size_t errlen)
+{
+	struct strbuf text = STRBUF_INIT;
+	int rc = read_file(dir, name, &text, err, errlen);
+	size_t n = strlen(HARNESS_INCLUDE);
+	for (const char *p = text.buf, *end = text.buf + text.len; rc == 0 && p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		if ((size_t)(eol - p) > n && !strncmp(p, HARNESS_INCLUDE, n)) {
+			/* one level: the included file goes in as it is */
+			char *inc = xstrndup(p + n, (size_t)(eol - p) - n);
+			rc = read_file(dir, inc, out, err, errlen);
+			free(inc);
+		} else {
+			strbuf_add(out, p, (size_t)(eol - p) + (nl != NULL));
+		}
+		p = nl ? nl + 1 : end;
+	}
+	strbuf_release(&text);
+	return rc;
 }
 
 /* {"nonce", "function", "tests": [[args...], ...]}: what the scripted
@@ -87,8 +110,8 @@ static int scripted(const char *dir, const struct lang *lang, const struct grade
 		    const char *nonce, struct harness *h, char *err, size_t errlen)
 {
 	bool tc = req->test_code != NULL;
-	if (read_template(dir, tc ? lang->testcode_template : lang->function_template,
-			  &h->main_source, err, errlen) < 0)
+	if (harness_read_template(dir, tc ? lang->testcode_template : lang->function_template,
+				  &h->main_source, err, errlen) < 0)
 		return -1;
 	h->user_file = xstrdup(tc ? lang->testcode_file : lang->function_file);
 	if (tc) {
@@ -114,7 +137,7 @@ int harness_make(const char *dir, const struct lang *lang, const struct grade_re
 	if (tc || lang->function_harness == LANG_HARNESS_SCRIPT)
 		return scripted(dir, lang, req, nonce, h, err, errlen);
 	struct strbuf prelude = STRBUF_INIT;
-	int rc = read_template(dir, lang->function_template, &prelude, err, errlen);
+	int rc = harness_read_template(dir, lang->function_template, &prelude, err, errlen);
 	if (rc == 0)
 		rc = lang->function_harness == LANG_HARNESS_STL
 			 ? harness_stl(prelude.buf, lang->function_file, req, &h->main_source, err,

@@ -41,6 +41,18 @@ bool harness_supports(const struct lang *lang, bool test_code);
  * so the language's compile step is left out. */
 bool harness_compiles_itself(const struct lang *lang);
 
+/* A template's line "#judge:include NAME" (at its start, the whole line) stands
+ * for the file NAME beside the template: a part that several harnesses share
+ * (languages/harness/ending.py) is written once, and each harness still goes
+ * into the box as one file. */
+#define HARNESS_INCLUDE "#judge:include "
+
+/* Reads the template name in dir (languages_dir/harness) into out (appending),
+ * its include lines replaced by the files they name. Every reader of a harness
+ * template reads it so. Returns 0, or -1 with a message in err. */
+int harness_read_template(const char *dir, const char *name, struct strbuf *out, char *err,
+			  size_t errlen);
+
 /* Builds the harness of req (req->func or req->test_code) in lang with nonce
  * (hex, no spaces). dir is languages_dir/harness. Returns 0, or -1 with a
  * message in err (unsupported language, unreadable template, a type that the

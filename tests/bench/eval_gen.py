@@ -8,7 +8,22 @@ import shutil
 import sys
 
 d, n = sys.argv[1], int(sys.argv[2])
-harness = os.path.join(os.path.dirname(__file__), "..", "..", "languages", "harness", "function.py")
+hdir = os.path.join(os.path.dirname(__file__), "..", "..", "languages", "harness")
+
+
+def template(name):
+    # as the judge reads it (harness_read_template): an include line is that file's text
+    out = []
+    with open(os.path.join(hdir, name)) as f:
+        for line in f:
+            if line.startswith("#judge:include "):
+                with open(os.path.join(hdir, line[len("#judge:include "):].rstrip("\n"))) as g:
+                    line = g.read()
+            out.append(line)
+    return "".join(out)
+
+
+harness = template("function.py")
 P = [
     ("twoSum", [[[2, 7, 11, 15], 9], [[3, 2, 4], 6], [[3, 3], 6]], [[0, 1], [1, 2], [0, 1]],
      "class Solution:\n    def twoSum(self, nums, target):\n        seen = {}\n        for i, x in enumerate(nums):\n            if target - x in seen:\n                return [seen[target - x], i]\n            seen[x] = i\n",
@@ -41,7 +56,8 @@ with open(os.path.join(d, "samples.jsonl"), "w") as f:
         f.write(json.dumps({"task_id": "B/" + name, "completion": src}) + "\n")
         sd = os.path.join(bare, str(i))
         os.makedirs(sd)
-        shutil.copy(harness, os.path.join(sd, "main.py"))
+        with open(os.path.join(sd, "main.py"), "w") as g:
+            g.write(harness)
         with open(os.path.join(sd, "solution.py"), "w") as g:
             g.write(src)
         with open(os.path.join(sd, "stdin"), "w") as g:

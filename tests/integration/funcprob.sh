@@ -149,6 +149,12 @@ expect_json "test code end: a signal handler's SystemExit while joining is repor
 	'.status == "accepted" and .exit_code == 0 and (.stderr | test("^Exception ignored in: <module .threading.[^\n]*\nTraceback[\\s\\S]*\nSystemExit: 4\n$"))'
 expect_json "test code end: a signal raised in atexit ends the run" "$(tc term.py py)" \
 	'.status == "runtime_error" and .signal == 15'
+# and then no teardown: an object still alive (here in sys.modules) is not
+# deleted, so its __del__'s os._exit(3) never runs
+printf 'import os, sys\nclass D:\n    def __del__(self, _exit=os._exit):\n        _exit(3)\nsys.modules["keep"] = D()\ndef add(a, b):\n    return a + b\n' \
+	>"$TMP/teardown.py"
+expect_json "test code end: no teardown, a live object's __del__ does not run" "$(tc teardown.py py)" \
+	'.status == "accepted" and .exit_code == 0'
 printf '{"tests": [{"args": [[1, 2], 3], "expected": [0, 1]}]}\n' >"$TMP/one.json"
 fn1() { "$JUDGE" run --sandbox native --function "$1" --func-tests "$TMP/one.json" "$TMP/$2"; }
 expect_json "function end: threads joined, executors' and atexit handlers, flushed (fd 1 is stderr)" \
@@ -156,6 +162,9 @@ expect_json "function end: threads joined, executors' and atexit handlers, flush
 sed 's/def add(a, b):/def twoSum(a, t):/; s/return a + b/return [0, 1]/' "$TMP/atexit3.py" >"$TMP/fn_atexit3.py"
 expect_json "function end: an atexit handler's exit code stays" "$(fn1 twoSum fn_atexit3.py)" \
 	'.exit_code == 3 and .tests[0].status == "accepted"'
+sed 's/def add(a, b):/def twoSum(a, t):/; s/return a + b/return [0, 1]/' "$TMP/teardown.py" >"$TMP/fn_teardown.py"
+expect_json "function end: no teardown, a live object's __del__ does not run" \
+	"$(fn1 twoSum fn_teardown.py)" '.status == "accepted" and .exit_code == 0'
 
 # usage errors: a message and exit 2
 "$JUDGE" run --function twoSum "$F/two_sum.py" >/dev/null 2>"$TMP/err"
