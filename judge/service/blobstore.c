@@ -118,6 +118,7 @@ struct encode {
 	const unsigned char *data;
 	size_t len, chunk;
 	struct blob_chunk *c;
+	bool borrow; /* a chunk stored as it is points into data, which outlives it */
 };
 
 static void encode_one(struct work *w, size_t i)
@@ -141,9 +142,15 @@ static void encode_one(struct work *w, size_t i)
 	if (!c->len || c->len >= c->size) {
 		/* as it is: its length equal to its size says so */
 		free(c->data);
+		c->len = c->size;
+		if (e->borrow && c->size) {
+			/* no copy of 1 MiB per chunk of a memory image */
+			c->data = (unsigned char *)p;
+			c->borrowed = true;
+			return;
+		}
 		c->data = xmalloc(c->size ? c->size : 1);
 		memcpy(c->data, p, c->size);
-		c->len = c->size;
 	}
 }
 
@@ -167,7 +174,7 @@ void blobstore_encode(const void *data, size_t len, size_t chunk, struct blob_ch
 		chunk = BLOBSTORE_CHUNK;
 	*n = (len + chunk - 1) / chunk;
 	*out = *n ? xcalloc(*n, sizeof **out) : NULL;
-	struct encode e = {data, len, chunk, *out};
+	struct encode e = {data, len, chunk, *out, false};
 	struct work w;
 	work_start(&w, *n, encode_one, &e);
 	for (size_t i = 0; i < *n; i++)
@@ -179,7 +186,8 @@ void blobstore_encode(const void *data, size_t len, size_t chunk, struct blob_ch
 void blobstore_chunks_free(struct blob_chunk *c, size_t n)
 {
 	for (size_t i = 0; c && i < n; i++)
-		free(c[i].data);
+		if (!c[i].borrowed)
+			free(c[i].data);
 	free(c);
 }
 
@@ -388,7 +396,8 @@ static void *writer_main(void *arg)
 		if (!res)
 			return NULL;
 		PQclear(res);
-		free(c->data); /* written: what is held stays a few chunks */
+		if (!c->borrowed)
+			free(c->data); /* written: what is held stays a few chunks */
 		c->data = NULL;
 	}
 }
@@ -399,7 +408,7 @@ int blobstore_store(struct db *db, struct db *const *more, int nmore, int64_t ke
 {
 	size_t n = (len + BLOBSTORE_CHUNK - 1) / BLOBSTORE_CHUNK;
 	struct blob_chunk *c = n ? xcalloc(n, sizeof *c) : NULL;
-	struct encode e = {data, len, BLOBSTORE_CHUNK, c};
+	struct encode e = {data, len, BLOBSTORE_CHUNK, c, true};
 	struct work w;
 	char sha[BLOBSTORE_SHA_SIZE], k[24], sz[24], st[24], nc[24], ids[24], derr[256];
 	int ret = -1;

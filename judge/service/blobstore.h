@@ -41,6 +41,7 @@ struct blob_chunk {
 	char sha256[65];     /* lower-case hex of those bytes */
 	unsigned char *data; /* zlib, or the bytes when len == size (malloc'd) */
 	size_t len;
+	bool borrowed; /* data points into the bytes stored (not malloc'd) */
 };
 
 /* Cuts len bytes at data into chunks of at most chunk bytes (0: BLOBSTORE_CHUNK),

@@ -143,6 +143,12 @@ static int read_into(const char *path, size_t size, struct strbuf *out, char *er
 		return -1;
 	}
 	strbuf_grow(out, size + 1);
+	/* a memory file is ~100 MiB: faulted in 2 MiB pages, not 4 KiB ones */
+	uintptr_t from =
+	    ((uintptr_t)(out->buf + out->len) + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
+	uintptr_t to = (uintptr_t)(out->buf + out->len + size) & ~(uintptr_t)((2u << 20) - 1);
+	if (to > from)
+		madvise((void *)from, to - from, MADV_HUGEPAGE);
 	size_t done = 0;
 	while (done < size) {
 		ssize_t n = read(fd, out->buf + out->len + done, size - done);
