@@ -10,7 +10,8 @@
 # Targets: native >= 70 % of bare, gvisor >= 35 %. The API row also shows the
 # CPU each part spent per sample. Env: N (1000), NG (gvisor
 # samples, 200), T (1), BACKENDS ("native gvisor"), API (1: measure the API),
-# SLOTS (the API worker's worker_slots, cores). gVisor is measured twice: as
+# SLOTS (the API worker's worker_slots, cores), API_COLD (1: the API row again
+# with warm_start = off, its CPU split beside). gVisor is measured twice: as
 # judge.ini says (warm_start = on: Python runs forked from a zygote,
 # docs/warm-start.md) and with warm_start = off ("gvisor cold", reference); so is
 # native ("native cold").
@@ -90,19 +91,29 @@ if [ "${API:-1}" = 1 ]; then
 	ticks() { awk -v f="$2" '{print $f + $(f + 1)}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 	pgticks() { local t=0 p; for p in $PGPID $(pgrep -P "$PGPID"); do t=$((t + $(ticks "$p" 14))); done; echo $t; }
 	cpu() { echo "$(ticks "$MAIN_PID" 14) $(ticks "$SVC_WORKER_PID" 14) $(ticks "$SVC_WORKER_PID" 16) $(pgticks)"; }
-	b1=$(bare "$N")
-	c0=$(cpu)
-	t0=$(now_ms)
-	id=$(curl -s "${AUTH[@]}" "${JSON[@]}" "$U/v1/evaluations" --data-binary @"$D/body.json" | jq -r .id)
-	[[ $id =~ ^[0-9]+$ ]] || { echo "POST /v1/evaluations failed"; exit 1; }
-	out=$(curl -s -m 700 "${AUTH[@]}" "$U/v1/evaluations/$id?wait=600")
-	j=$(($(now_ms) - t0))
-	c1=$(cpu)
-	b2=$(bare "$N")
-	row "API native" "$N" "$j" "$b1" "$b2" 70
-	echo "    $(jq -c '{status, done, pass_at_k}' <<<"$out")"
-	awk -v n="$N" -v hz="$(getconf CLK_TCK)" -v a="$c0" -v b="$c1" 'BEGIN {
-		split(a, x); split(b, y)
-		for (i = 1; i <= 4; i++) d[i] = (y[i] - x[i]) * 1000 / hz / n
-		printf "    CPU ms per sample: serve %.1f, worker %.1f, sandboxes %.1f, postgres %.1f\n", d[1], d[2], d[3], d[4] }'
+	# as judge.ini says (warm_start = on), then with warm_start = off ("API
+	# native cold"): the split before and after the zygote (issue 25)
+	for warm in on off; do
+		if [ "$warm" = off ]; then
+			[ "${API_COLD:-1}" = 1 ] || break
+			svc_stop "$SVC_WORKER_PID"
+			sed -i 's/^warm_start = .*/warm_start = off/' "$ini"
+			svc_worker "$ini" || { fail "the cold worker starts"; break; }
+		fi
+		b1=$(bare "$N")
+		c0=$(cpu)
+		t0=$(now_ms)
+		id=$(curl -s "${AUTH[@]}" "${JSON[@]}" "$U/v1/evaluations" --data-binary @"$D/body.json" | jq -r .id)
+		[[ $id =~ ^[0-9]+$ ]] || { echo "POST /v1/evaluations failed"; exit 1; }
+		out=$(curl -s -m 700 "${AUTH[@]}" "$U/v1/evaluations/$id?wait=600")
+		j=$(($(now_ms) - t0))
+		c1=$(cpu)
+		b2=$(bare "$N")
+		if [ "$warm" = on ]; then row "API native" "$N" "$j" "$b1" "$b2" 70; else row "API native cold" "$N" "$j" "$b1" "$b2" -; fi
+		echo "    $(jq -c '{status, done, pass_at_k}' <<<"$out")"
+		awk -v n="$N" -v hz="$(getconf CLK_TCK)" -v a="$c0" -v b="$c1" 'BEGIN {
+			split(a, x); split(b, y)
+			for (i = 1; i <= 4; i++) d[i] = (y[i] - x[i]) * 1000 / hz / n
+			printf "    CPU ms per sample: serve %.1f, worker %.1f, sandboxes %.1f, postgres %.1f\n", d[1], d[2], d[3], d[4] }'
+	done
 fi
