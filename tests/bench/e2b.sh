@@ -2,7 +2,8 @@
 # bench/e2b.sh BIN: `make bench-e2b`, issue 23's numbers through E2B's own SDK
 # (@e2b/code-interpreter from npm, unmodified) against a service of
 # tests/svc.sh, on each backend of BACKENDS (default "native gvisor"):
-# create -> first runCode result, runCode('x = 1'), commands.run('true'), with
+# create -> first runCode result, runCode('x = 1'), commands.run('true') (on a
+# settled sandbox, and again right after each create), with
 # a held-open bare python3 running the same cell and a bare `bash -c true`
 # measured in the same run as the baselines (bench/e2b.mjs). Numbers, not a
 # test: it asserts nothing about time (docs/benchmarks.md). N rounds (20).
@@ -48,5 +49,7 @@ for b in ${BACKENDS:-native gvisor}; do
 		"$(grep -c "ready in .* from the pool" "$SVC_TMP/worker-$b.log") of $(grep -c "sessions: .* ready in" "$SVC_TMP/worker-$b.log") sessions from the pool"
 	row "runCode('x = 1')" run_code_ms "bare cell p50 $(jq .bare_cell_ms.p50 <<<"$OUT") ms"
 	row "commands.run('true')" commands_run_ms "bare bash -c true p50 $(jq .bare_command_ms.p50 <<<"$OUT") ms"
+	row "runCode, after a create" run_code_after_create_ms "the pool refilling"
+	row "commands.run, after a create" commands_run_after_create_ms "the pool refilling"
 done
 finish
