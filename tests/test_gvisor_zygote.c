@@ -180,6 +180,14 @@ Test(gvisor_zygote, exit_codes_tracebacks_output_at_exit_signals)
 	check_same_ends(same_end);
 }
 
+Test(gvisor_zygote, a_file_left_open_is_written)
+{
+	struct sandbox *w = open_ws(1);
+	warm_up(w);
+	check_files_left_open(w);
+	sandbox_close(w);
+}
+
 Test(gvisor_zygote, limits_hold_and_the_next_run_is_fine)
 {
 	/* box_init, the zygote and the program */

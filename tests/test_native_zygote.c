@@ -218,6 +218,14 @@ Test(native_zygote, exit_codes_tracebacks_output_at_exit_signals)
 		 RUN_RUNTIME_ERROR);
 }
 
+Test(native_zygote, a_file_left_open_is_written)
+{
+	struct sandbox *w = open_ws(1);
+	warm_up(w);
+	check_files_left_open(w);
+	sandbox_close(w);
+}
+
 Test(native_zygote, limits_hold_and_the_next_run_is_fine)
 {
 	/* init and the program */

@@ -149,6 +149,36 @@ static void check_same_ends(void (*same_end)(const char *src, enum run_status wa
 	same_end("import signal\nsignal.raise_signal(signal.SIGSEGV)\n", RUN_RUNTIME_ERROR);
 	same_end("import os\nos.abort()\n", RUN_RUNTIME_ERROR);
 	same_end("import sys\nsys.stdout.close()\nprint('x')\n", RUN_RUNTIME_ERROR);
+	/* the end of a warm run skips the interpreter's teardown (python_zygote.py's
+	 * end): what the program made is still finalized as a fresh run's is */
+	same_end("class A:\n    def __del__(self):\n        print('del', self.n)\n"
+		 "a = A()\na.n = 1\nb = A()\nb.n = 2\nb.self = b\nprint('body')\n",
+		 RUN_OK);
+	same_end("import threading, time\n"
+		 "threading.Thread(target=lambda: (time.sleep(0.2), print('thread'))).start()\n"
+		 "print('main', end='')\n",
+		 RUN_OK);
+	same_end("import sys\nprint('out', end='')\nsys.stderr.write('err')\nraise SystemExit\n",
+		 RUN_OK);
+	same_end("import sys\nsys.exit((1 << 40) + 3)\n", RUN_RUNTIME_ERROR);
+	same_end("import sys\nsys.exit(1 << 70)\n", RUN_RUNTIME_ERROR);
+	same_end("import sys, io\nsys.stdout = io.TextIOWrapper(open(1, 'wb', closefd=False))\n"
+		 "print('replaced', end='')\n",
+		 RUN_OK);
+}
+
+/* A file a warm run leaves open (unflushed) is written at its end, as a fresh
+ * run's teardown closes it: the next run reads it. */
+static void check_files_left_open(struct sandbox *a)
+{
+	char out[256];
+	run_ok(a, WARM_MARK "f = open('left.txt', 'w')\nf.write('left open')\n"
+		  "class Keep:\n    pass\nk = Keep()\nk.f = open('cycle.txt', 'w')\n"
+		  "k.f.write('in a cycle')\nk.self = k\n",
+	       out, sizeof(out));
+	cr_assert_str_eq(out, "warm\n");
+	run_ok(a, "print(open('left.txt').read(), open('cycle.txt').read())\n", out, sizeof(out));
+	cr_assert_str_eq(out, "left open in a cycle\n");
 }
 
 /* Asserts that a warm run in a sees procs processes (with itself). */

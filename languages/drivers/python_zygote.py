@@ -27,13 +27,17 @@ for _name in sys.argv[1:]:
         pass
 KEPT_MODULES = frozenset(sys.modules)
 
+import atexit  # noqa: E402
 import builtins  # noqa: E402
 import ctypes  # noqa: E402
+import gc  # noqa: E402
+import io  # noqa: E402
 import os  # noqa: E402
 import resource  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import struct  # noqa: E402
+import traceback  # noqa: E402
 
 JOB = struct.Struct("<IIqqqqqqqIIIIIIqII16s")
 JOB_MAGIC = 0x314A4258
@@ -361,7 +365,6 @@ def serve():
     """Forks one child per job; returns in the child (its argv and error pipe),
     never in the zygote."""
     sock = socket.socket(fileno=SOCK_FD)
-    import gc
     gc.freeze()
     sock.send(b"R")  # box_init sends no job before this
     while True:
@@ -426,16 +429,127 @@ def serve():
                               int(ru.ru_stime * 1e6), ru.ru_maxrss))
 
 
+def exit_status(e):
+    """The exit status of an uncaught SystemExit, as CPython's
+    _Py_HandleSystemExit makes it (a code that is not an int is printed)."""
+    code, status = e.code, 1
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        if -(1 << 63) <= code < (1 << 63):
+            code &= 0xFFFFFFFF  # a C long cast to int
+            return code - (1 << 32) if code >= 1 << 31 else code
+        code, status = "OverflowError: Python int too large to convert to C long", -1
+    try:
+        err = sys.stderr
+        if err is None:
+            os.write(2, (str(code) + "\n").encode(errors="backslashreplace"))
+        else:
+            err.write(str(code) + "\n")
+    except BaseException:
+        pass
+    return status
+
+
+def report_unraisable(obj, e):
+    """As sys.unraisablehook's default reports an exception nobody can catch."""
+    try:
+        sys.stderr.write("Exception ignored in: %r\n" % (obj,))
+        traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+        sys.stderr.flush()
+    except BaseException:
+        pass
+
+
+def drop_programs_modules():
+    """What the interpreter's teardown does to the program's modules: out of
+    sys.modules, then their globals set to None, the last imported first, in
+    each the names with _ first (CPython's _PyModule_ClearDict)."""
+    for name in ("last_exc", "last_type", "last_value", "last_traceback"):
+        setattr(sys, name, None)
+    names = [n for n in sys.modules if n == "__main__" or n not in KEPT_MODULES]
+    mods = [sys.modules.pop(n) for n in names]
+    while mods:
+        d = getattr(mods.pop(), "__dict__", None)
+        if not isinstance(d, dict):
+            continue
+        for first in (True, False):
+            for k in list(d):
+                if isinstance(k, str) and k != "__builtins__" and k.startswith("_") == first:
+                    d[k] = None
+
+
+def programs_files(action, std):
+    """Calls action (flush, close) on every file object the program made that
+    is still open, text layers first (theirs flushes their buffer too); an
+    error is reported as their finalizer's would be."""
+    files = [o for o in gc.get_objects()
+             if isinstance(o, io.IOBase) and not any(o is f for f in std)]
+    files.sort(key=lambda f: not isinstance(f, io.TextIOBase))
+    for f in files:
+        try:
+            if not f.closed:
+                getattr(f, action)()
+        except BaseException as e:
+            report_unraisable(f, e)
+
+
+def end(status):
+    """Ends the run as Py_FinalizeEx would, for everything the program can see,
+    without tearing down the interpreter the zygote started: that teardown
+    writes to nearly every page the zygote shares with the child (refcounts),
+    and its copy-on-write faults were about half of a warm run's CPU. In
+    Py_FinalizeEx's order: threading._shutdown (non-daemon threads joined),
+    atexit handlers, sys.stdout and sys.stderr flushed (status 120 when that
+    fails); then the program's own objects as the teardown ends them: its
+    files flushed, its modules dropped (drop_programs_modules) and its garbage
+    collected (the zygote's objects are frozen, gc.freeze in serve), so their
+    __del__ methods run, then its files still open closed; os._exit.
+    Left out: the zygote's own modules and objects, which the program did not
+    make (this file's are bound before the program runs: it may replace them)."""
+    th = sys.modules.get("threading")
+    if th is not None:
+        try:
+            th._shutdown()
+        except BaseException as e:
+            report_unraisable(th, e)
+    atexit._run_exitfuncs()
+    for i, f in enumerate((sys.stdout, sys.stderr)):
+        try:
+            if f is not None and not f.closed:
+                f.flush()
+        except BaseException as e:
+            if i == 0:
+                report_unraisable(f, e)
+            status = 120
+    std = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
+    sys.stdin, sys.stdout, sys.stderr = std
+    # the program's files flushed first: the collector finalizes a cycle's
+    # objects in no set order, and a buffer closed before its text layer
+    # loses the text (the teardown flushes every buffered file before it)
+    programs_files("flush", std)
+    drop_programs_modules()
+    gc.collect()
+    programs_files("close", std)
+    for f in std[1:]:
+        try:
+            f.flush()
+        except BaseException:
+            pass
+    os._exit(status)
+
+
 def run(argv, errfd):
     main, source, script = become_main(argv)
     if errfd >= 0:
         os.close(errfd)  # box_init's "execve succeeded"
+    status, code, tb = 0, None, None
     try:
         code = compile(source, script, "exec")
         del source
         exec(code, main.__dict__)
-    except SystemExit:
-        raise
+    except SystemExit as e:
+        status = exit_status(e)
     except BaseException as e:
         # as CPython prints an uncaught exception: without this file's frame
         tb = e.__traceback__.tb_next if e.__traceback__ else None
@@ -450,7 +564,9 @@ def run(argv, errfd):
             sys.stdout.flush()
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGINT)
-        raise SystemExit(1)
+        status = 1
+    del main, code, tb  # the program's objects: the end drops them
+    end(status)
 
 
 if __name__ == "__main__":
