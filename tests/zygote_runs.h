@@ -162,6 +162,9 @@ static void check_same_ends(void (*same_end)(const char *src, enum run_status wa
 		 RUN_OK);
 	same_end("import sys\nsys.exit((1 << 40) + 3)\n", RUN_RUNTIME_ERROR);
 	same_end("import sys\nsys.exit(1 << 70)\n", RUN_RUNTIME_ERROR);
+	same_end("import os, gc, io, sys\nos._exit = print\ngc.collect = None\n"
+		 "io.IOBase = int\nprint('x')\nsys.exit(3)\n",
+		 RUN_RUNTIME_ERROR);
 	same_end("import sys, io\nsys.stdout = io.TextIOWrapper(open(1, 'wb', closefd=False))\n"
 		 "print('replaced', end='')\n",
 		 RUN_OK);

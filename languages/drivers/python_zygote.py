@@ -39,6 +39,11 @@ import socket  # noqa: E402
 import struct  # noqa: E402
 import traceback  # noqa: E402
 
+# what a run's end calls, bound before any program runs: a program that
+# replaces them (os._exit = print) changes nothing of how it ends
+_exit, _exitfuncs, _collect, _objects = os._exit, atexit._run_exitfuncs, gc.collect, gc.get_objects
+_IOBase, _TextIOBase, _print_exception = io.IOBase, io.TextIOBase, traceback.print_exception
+
 JOB = struct.Struct("<IIqqqqqqqIIIIIIqII16s")
 JOB_MAGIC = 0x314A4258
 SOCK_FD = 3
@@ -455,7 +460,7 @@ def report_unraisable(obj, e):
     """As sys.unraisablehook's default reports an exception nobody can catch."""
     try:
         sys.stderr.write("Exception ignored in: %r\n" % (obj,))
-        traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+        _print_exception(type(e), e, e.__traceback__, file=sys.stderr)
         sys.stderr.flush()
     except BaseException:
         pass
@@ -483,9 +488,9 @@ def programs_files(action, std):
     """Calls action (flush, close) on every file object the program made that
     is still open, text layers first (theirs flushes their buffer too); an
     error is reported as their finalizer's would be."""
-    files = [o for o in gc.get_objects()
-             if isinstance(o, io.IOBase) and not any(o is f for f in std)]
-    files.sort(key=lambda f: not isinstance(f, io.TextIOBase))
+    files = [o for o in _objects()
+             if isinstance(o, _IOBase) and not any(o is f for f in std)]
+    files.sort(key=lambda f: not isinstance(f, _TextIOBase))
     for f in files:
         try:
             if not f.closed:
@@ -513,7 +518,7 @@ def end(status):
             th._shutdown()
         except BaseException as e:
             report_unraisable(th, e)
-    atexit._run_exitfuncs()
+    _exitfuncs()
     for i, f in enumerate((sys.stdout, sys.stderr)):
         try:
             if f is not None and not f.closed:
@@ -529,14 +534,14 @@ def end(status):
     # loses the text (the teardown flushes every buffered file before it)
     programs_files("flush", std)
     drop_programs_modules()
-    gc.collect()
+    _collect()
     programs_files("close", std)
     for f in std[1:]:
         try:
             f.flush()
         except BaseException:
             pass
-    os._exit(status)
+    _exit(status)
 
 
 def run(argv, errfd):
