@@ -162,6 +162,11 @@ static void check_same_ends(void (*same_end)(const char *src, enum run_status wa
 		 RUN_OK);
 	same_end("import sys\nsys.exit((1 << 40) + 3)\n", RUN_RUNTIME_ERROR);
 	same_end("import sys\nsys.exit(1 << 70)\n", RUN_RUNTIME_ERROR);
+	/* a program holding many objects ends through the interpreter's teardown */
+	same_end("import sys\nx = [[i] for i in range(300000)]\nprint('big', end='')\n"
+		 "sys.exit('bye')\n",
+		 RUN_RUNTIME_ERROR);
+	same_end("x = [[i] for i in range(300000)]\nprint(len(x))\n", RUN_OK);
 	same_end("import os, gc, io, sys\nos._exit = print\ngc.collect = None\n"
 		 "io.IOBase = int\nprint('x')\nsys.exit(3)\n",
 		 RUN_RUNTIME_ERROR);

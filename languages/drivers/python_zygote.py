@@ -43,6 +43,13 @@ import traceback  # noqa: E402
 # replaces them (os._exit = print) changes nothing of how it ends
 _exit, _exitfuncs, _collect, _objects = os._exit, atexit._run_exitfuncs, gc.collect, gc.get_objects
 _IOBase, _TextIOBase, _print_exception = io.IOBase, io.TextIOBase, traceback.print_exception
+_blocks = sys.getallocatedblocks
+# a program that holds more objects than this at its end gets the interpreter's
+# own teardown: end() lists the program's objects (gc.get_objects, 8 bytes each),
+# memory a run near its limit may not have, and the teardown's faults are then
+# a small part of its CPU
+END_BLOCKS_MAX = 200000
+ZYGOTE_BLOCKS = 0  # pymalloc's blocks when the zygote is ready
 
 JOB = struct.Struct("<IIqqqqqqqIIIIIIqII16s")
 JOB_MAGIC = 0x314A4258
@@ -371,6 +378,8 @@ def serve():
     never in the zygote."""
     sock = socket.socket(fileno=SOCK_FD)
     gc.freeze()
+    global ZYGOTE_BLOCKS
+    ZYGOTE_BLOCKS = _blocks()
     sock.send(b"R")  # box_init sends no job before this
     while True:
         if RUNS and not native_wait(sock, False):
@@ -548,13 +557,13 @@ def run(argv, errfd):
     main, source, script = become_main(argv)
     if errfd >= 0:
         os.close(errfd)  # box_init's "execve succeeded"
-    status, code, tb = 0, None, None
+    exc, code, tb = None, None, None
     try:
         code = compile(source, script, "exec")
         del source
         exec(code, main.__dict__)
     except SystemExit as e:
-        status = exit_status(e)
+        exc = e
     except BaseException as e:
         # as CPython prints an uncaught exception: without this file's frame
         tb = e.__traceback__.tb_next if e.__traceback__ else None
@@ -564,13 +573,18 @@ def run(argv, errfd):
         sys.excepthook(type(e), e, tb)
         if isinstance(e, KeyboardInterrupt):
             # CPython ends by SIGINT after finalizing
-            import atexit
             atexit._run_exitfuncs()
             sys.stdout.flush()
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGINT)
-        status = 1
+        exc = SystemExit(1)
     del main, code, tb  # the program's objects: the end drops them
+    if _blocks() - ZYGOTE_BLOCKS > END_BLOCKS_MAX:
+        if exc is not None:
+            raise exc  # the interpreter's own end, as before end()
+        return
+    status = exit_status(exc) if exc is not None else 0
+    del exc
     end(status)
 
 
