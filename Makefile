@@ -212,4 +212,4 @@ format-check:
 clean:
 	rm -rf build bin
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(TEST_BINS:=.d)
