@@ -162,6 +162,9 @@ static void check_same_ends(void (*same_end)(const char *src, enum run_status wa
 		 RUN_OK);
 	same_end("import sys\nsys.exit((1 << 40) + 3)\n", RUN_RUNTIME_ERROR);
 	same_end("import sys\nsys.exit(1 << 70)\n", RUN_RUNTIME_ERROR);
+	same_end("import io, os, sys\nr, w = os.pipe()\nf = os.fdopen(w, 'w')\nf.write('x')\n"
+		 "os.close(w)\nt = io.TextIOWrapper(io.BytesIO())\nt.detach()\nprint('ok')\n",
+		 RUN_OK);
 	/* a program holding many objects ends through the interpreter's teardown */
 	same_end("import sys\nx = [[i] for i in range(300000)]\nprint('big', end='')\n"
 		 "sys.exit('bye')\n",

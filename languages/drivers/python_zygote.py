@@ -495,8 +495,9 @@ def drop_programs_modules():
 
 def programs_files(action, std):
     """Calls action (flush, close) on every file object the program made that
-    is still open, text layers first (theirs flushes their buffer too); an
-    error is reported as their finalizer's would be."""
+    is still open, text layers first (theirs flushes their buffer too). Errors
+    are ignored, as io's finalizer ignores them outside development mode (a
+    closed descriptor, a detached buffer)."""
     files = [o for o in _objects()
              if isinstance(o, _IOBase) and not any(o is f for f in std)]
     files.sort(key=lambda f: not isinstance(f, _TextIOBase))
@@ -504,8 +505,8 @@ def programs_files(action, std):
         try:
             if not f.closed:
                 getattr(f, action)()
-        except BaseException as e:
-            report_unraisable(f, e)
+        except BaseException:
+            pass
 
 
 def end(status):
