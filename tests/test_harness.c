@@ -338,14 +338,15 @@ Test(harness, test_program)
 	model_request_release(&req);
 }
 
-/* The Python harnesses' end is written once (languages/harness/ending.py) and
- * put in each by its include line: every one of them, as read, holds all of it
- * before the call of _end, and no include line is left. */
+/* The Python harnesses' end is written once (languages/drivers/python_ending.py,
+ * which the warm runs' zygote imports too) and put in each by its include line:
+ * every one of them, as read, holds all of it before the call of _end, and no
+ * include line is left. */
 Test(harness, shared_ending)
 {
 	struct strbuf ending = STRBUF_INIT, t = STRBUF_INIT;
 	char err[256] = "";
-	cr_assert_eq(strbuf_read_file(&ending, "languages/harness/ending.py", 1 << 20), 0);
+	cr_assert_eq(strbuf_read_file(&ending, "languages/drivers/python_ending.py", 1 << 20), 0);
 	cr_assert(strstr(ending.buf, "\n    _exit(code)\n"));
 	const char *pys[] = {"function.py", "testcode.py", "exec.py"};
 	for (size_t i = 0; i < sizeof pys / sizeof *pys; i++) {
@@ -354,7 +355,7 @@ Test(harness, shared_ending)
 		    harness_read_template("languages/harness", pys[i], &t, err, sizeof err), 0,
 		    "%s", err);
 		const char *at = strstr(t.buf, ending.buf);
-		cr_expect(at && !strstr(at + 1, ending.buf), "%s: ending.py once", pys[i]);
+		cr_expect(at && !strstr(at + 1, ending.buf), "%s: python_ending.py once", pys[i]);
 		cr_expect(at && strstr(at + ending.len, "\n_main()\n_end()\n"), "%s: then the end",
 			  pys[i]);
 		cr_expect(!strstr(t.buf, "\n" HARNESS_INCLUDE), "%s: an include line stayed",

@@ -176,6 +176,10 @@ static void check_same_ends(void (*same_end)(const char *src, enum run_status wa
 	same_end("import sys, io\nsys.stdout = io.TextIOWrapper(open(1, 'wb', closefd=False))\n"
 		 "print('replaced', end='')\n",
 		 RUN_OK);
+	/* reported as the interpreter reports them, without a frame of the end's */
+	same_end("import atexit, sys\natexit.register(sys.exit, 3)\nprint('body')\n", RUN_OK);
+	same_end("import threading\nthreading._register_atexit(lambda: 1 / 0)\nprint('body')\n",
+		 RUN_OK);
 }
 
 /* A file a warm run leaves open (unflushed) is written at its end, as a fresh

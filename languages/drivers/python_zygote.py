@@ -37,12 +37,14 @@ import resource  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import struct  # noqa: E402
-import traceback  # noqa: E402
+
+# the end's steps that the Python harnesses take too (beside this file)
+from python_ending import _finish  # noqa: E402
 
 # what a run's end calls, bound before any program runs: a program that
 # replaces them (os._exit = print) changes nothing of how it ends
-_exit, _exitfuncs, _collect, _objects = os._exit, atexit._run_exitfuncs, gc.collect, gc.get_objects
-_IOBase, _TextIOBase, _print_exception = io.IOBase, io.TextIOBase, traceback.print_exception
+_exit, _collect, _objects = os._exit, gc.collect, gc.get_objects
+_IOBase, _TextIOBase = io.IOBase, io.TextIOBase
 _blocks = sys.getallocatedblocks
 # a program that holds more objects than this at its end gets the interpreter's
 # own teardown: end() lists the program's objects (gc.get_objects, 8 bytes each),
@@ -465,16 +467,6 @@ def exit_status(e):
     return status
 
 
-def report_unraisable(obj, e):
-    """As sys.unraisablehook's default reports an exception nobody can catch."""
-    try:
-        sys.stderr.write("Exception ignored in: %r\n" % (obj,))
-        _print_exception(type(e), e, e.__traceback__, file=sys.stderr)
-        sys.stderr.flush()
-    except BaseException:
-        pass
-
-
 def drop_programs_modules():
     """What the interpreter's teardown does to the program's modules: out of
     sys.modules, then their globals set to None, the last imported first, in
@@ -514,29 +506,15 @@ def end(status):
     without tearing down the interpreter the zygote started: that teardown
     writes to nearly every page the zygote shares with the child (refcounts),
     and its copy-on-write faults were about half of a warm run's CPU. In
-    Py_FinalizeEx's order: threading._shutdown (non-daemon threads joined),
-    atexit handlers, sys.stdout and sys.stderr flushed (status 120 when that
-    fails); then the program's own objects as the teardown ends them: its
+    Py_FinalizeEx's order: python_ending's _finish (threading._shutdown,
+    atexit handlers, sys.stdout and sys.stderr flushed: status 120 when that
+    fails), as the harnesses end; then the program's own objects as the teardown ends them: its
     files flushed, its modules dropped (drop_programs_modules) and its garbage
     collected (the zygote's objects are frozen, gc.freeze in serve), so their
     __del__ methods run, then its files still open closed; os._exit.
     Left out: the zygote's own modules and objects, which the program did not
     make (this file's are bound before the program runs: it may replace them)."""
-    th = sys.modules.get("threading")
-    if th is not None:
-        try:
-            th._shutdown()
-        except BaseException as e:
-            report_unraisable(th, e)
-    _exitfuncs()
-    for i, f in enumerate((sys.stdout, sys.stderr)):
-        try:
-            if f is not None and not f.closed:
-                f.flush()
-        except BaseException as e:
-            if i == 0:
-                report_unraisable(f, e)
-            status = 120
+    status = _finish(status)
     std = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
     sys.stdin, sys.stdout, sys.stderr = std
     # the program's files flushed first: the collector finalizes a cycle's

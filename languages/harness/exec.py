@@ -19,8 +19,8 @@ import subprocess
 import sys
 import traceback
 
-# _end, which ends the run after _main: shared, its readers put ending.py here
-#judge:include ending.py
+# _end, which ends the run after _main: shared, its readers put python_ending.py here
+#judge:include ../drivers/python_ending.py
 
 
 class _Sink(io.StringIO):

