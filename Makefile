@@ -41,7 +41,7 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 STATEDIR ?= /var/lib/judge
 
-.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval bench-oneshot bench-compile bench-pause bench-e2b soak bench-soak format format-check clean fuzz install web FORCE
+.PHONY: all deps test unit-tests run bench bench-runner bench-session bench-sessions bench-eval bench-oneshot bench-compile bench-pause bench-e2b bench-forks soak bench-soak format format-check clean fuzz install web FORCE
 all: $(BIN) bin/box_init bin/ns_init bin/sessd
 
 # box_init: the first process of every gVisor sandbox (runner/gvisor/gvisor.c); static,
@@ -184,6 +184,11 @@ bench-eval: deps all
 	@bash tests/bench/evalsets.sh $(BIN)
 
 # the session targets of issue 11 end to end (create, a trivial cell, idle memory, 50 open, npm cache)
+# what a run forked from a started interpreter costs against a fresh start, where the
+# judge has no zygote (Node) or cannot gain more (Python under gVisor): docs/warm-start.md
+bench-forks: deps
+	@bash tests/bench/forks.sh
+
 bench-sessions: deps all
 	@bash tests/bench/sessions.sh $(BIN)
 
