@@ -7,11 +7,11 @@
 #     process tree per run; a CPU loop fresh against forked with and without V8's
 #     background compiles (the platform's threads do not survive a fork); Math.random
 #     in 3 children without and with the re-seed.
-#   python under gVisor (`runsc do`, ptrace as the judge runs it): fork + _exit and
-#     fork + hello from a Python holding the zygote's modules (forks/python_fork.py)
-#     against fresh `python3 main.py` in the same kind of sandbox, the machine's CPU
-#     per run (/proc/stat: keep the machine otherwise idle), a sandbox's own start
-#     (`runsc do true`) subtracted.
+#   under gVisor (`runsc do`, ptrace as the judge runs it), the machine's CPU per run
+#     (/proc/stat: keep the machine otherwise idle), a sandbox's own start (`runsc do
+#     true`) subtracted: node hellos fresh against forked (the started node's start
+#     included); fork + _exit and fork + hello from a Python holding the zygote's
+#     modules (forks/python_fork.py) against fresh `python3 main.py`.
 # Env: N (default 200).
 cd "$(dirname "$0")" || exit 1
 N=${N:-200}
@@ -45,13 +45,17 @@ same=$("$NODE" forks/node_zygote.js "$TMP/node_fork.node" same-random 3 2>/dev/n
 reseeded=$("$NODE" forks/node_zygote.js "$TMP/node_fork.node" random 3 2>/dev/null | sort -u | wc -l)
 echo "  Math.random in 3 children: $same distinct without the re-seed, $reseeded with it"
 
-echo "python under gVisor (runsc do, ptrace; N=$N):"
+echo "under gVisor (runsc do, ptrace; N=$N), machine CPU per run, a sandbox's start subtracted:"
 RUNSC=(runsc --platform=ptrace --network=none --ignore-cgroups do)
-cp forks/python_fork.py "$TMP/"
+cp forks/python_fork.py forks/node_zygote.js "$TMP/"
+chmod -R a+rX "$TMP"
 base=$(machine_ms "${RUNSC[@]}" true) || exit 1
+fresh=$(machine_ms "${RUNSC[@]}" sh -c "for i in \$(seq $N); do $NODE $TMP/main.js; done") || exit 1
+forked=$(machine_ms "${RUNSC[@]}" "$NODE" $FLAGS "$TMP/node_zygote.js" "$TMP/node_fork.node" hello "$N") || exit 1
+[ "$(grep -c '^hello$' "$TMP/out")" = "$N" ] || { echo "forked hellos under gVisor: $(grep -c '^hello$' "$TMP/out") of $N" >&2; exit 1; }
+echo "  node hello: fresh $(per $((fresh - base)) "$N") ms, forked $(per $((forked - base)) "$N") ms (a sandbox's start: $base ms)"
 fresh=$(machine_ms "${RUNSC[@]}" sh -c "for i in \$(seq $N); do $PY $TMP/main.py; done") || exit 1
 fexit=$(machine_ms "${RUNSC[@]}" "$PY" "$TMP/python_fork.py" "$N" exit) || exit 1
 fhello=$(machine_ms "${RUNSC[@]}" "$PY" "$TMP/python_fork.py" "$N" hello) || exit 1
-echo "  machine CPU per run, a sandbox's start ($base ms) subtracted: fresh python3 main.py" \
-	"$(per $((fresh - base)) "$N") ms; fork + _exit $(per $((fexit - base)) "$N") ms;" \
-	"fork + hello $(per $((fhello - base)) "$N") ms"
+echo "  python: fresh python3 main.py $(per $((fresh - base)) "$N") ms; fork + _exit" \
+	"$(per $((fexit - base)) "$N") ms; fork + hello $(per $((fhello - base)) "$N") ms"

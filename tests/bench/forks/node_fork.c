@@ -25,22 +25,19 @@ int napi_get_cb_info(napi_env, napi_callback_info, size_t *, napi_value *, napi_
 void *uv_default_loop(void);
 int uv_loop_fork(void *loop);
 
-/* every mapping marked "do not copy on fork" (smaps' VmFlags "dc") copied again */
+/* Every mapping copied on fork again. V8 marks its heap pages MADV_DONTFORK
+ * (smaps' VmFlags "dc"); gVisor's smaps does not show that flag, so every
+ * mapping is advised (those that cannot be, such as [vvar], refuse: no harm). */
 static void heap_forkable(void)
 {
-	FILE *f = fopen("/proc/self/smaps", "r");
+	FILE *f = fopen("/proc/self/maps", "r");
 	char line[512];
-	unsigned long lo = 0, hi = 0;
 	if (!f)
 		return;
 	while (fgets(line, sizeof line, f)) {
-		unsigned long a, b;
-		char c;
-		if (sscanf(line, "%lx-%lx %c", &a, &b, &c) == 3) {
-			lo = a, hi = b;
-		} else if (!strncmp(line, "VmFlags:", 8) && strstr(line, " dc")) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2)
 			madvise((void *)lo, hi - lo, MADV_DOFORK);
-		}
 	}
 	fclose(f);
 }
