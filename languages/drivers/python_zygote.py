@@ -508,10 +508,11 @@ def end(status):
     and its copy-on-write faults were about half of a warm run's CPU. In
     Py_FinalizeEx's order: python_ending's _finish (threading._shutdown,
     atexit handlers, sys.stdout and sys.stderr flushed: status 120 when that
-    fails), as the harnesses end; then the program's own objects as the teardown ends them: its
-    files flushed, its modules dropped (drop_programs_modules) and its garbage
-    collected (the zygote's objects are frozen, gc.freeze in serve), so their
-    __del__ methods run, then its files still open closed; os._exit.
+    fails), as the harnesses end; then the program's own objects as the
+    teardown ends them: its files flushed, its modules dropped
+    (drop_programs_modules) and its garbage collected (the zygote's objects
+    are frozen, gc.freeze in serve), so their __del__ methods run, then its
+    files still open closed; os._exit.
     Left out: the zygote's own modules and objects, which the program did not
     make (this file's are bound before the program runs: it may replace them)."""
     status = _finish(status)
