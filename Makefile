@@ -23,7 +23,7 @@ CPPFLAGS += -I. -I/usr/include/postgresql $(PKG_CFLAGS)
 LIBS := $(filter-out -lpq -lmicrohttpd -lcurl -larchive,$(PKG_LIBS)) -lz -lm
 
 # the folder tells the layer (docs/ARCHITECTURE.md): common/ < store/, runner/ < grading/ < service/ < api/, cli/
-SRCS := $(sort $(wildcard common/*.c runner/*.c runner/*/*.c judge/*/*.c judge/*/*/*.c))
+SRCS := $(sort $(filter-out runner/zygote/%,$(wildcard common/*.c runner/*.c runner/*/*.c judge/*/*.c judge/*/*/*.c)))
 # the SQL migrations are built into the binary (judge/store/migrate.h)
 MIGRATIONS := $(sort $(wildcard migrations/*.sql))
 # and so are web/'s OpenAPI document, /docs page, playground and dashboard (judge/api/docs.h)

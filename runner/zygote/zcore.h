@@ -1,0 +1,14 @@
+/* zcore: a zygote's serving loop in C (zcore.c). WORK IN PROGRESS (branch node-zygote). */
+#pragma once
+
+/* What zc_serve returns in a forked child: the run's argv (NULL-terminated) and
+ * box_init's error pipe (closing it says "exec'd"; -1 natively). */
+struct zc_child {
+	char **argv;
+	int errfd;
+};
+
+/* Says 'R' on fd 3, then serves jobs; returns 0 only in a forked child that has
+ * entered its run, -1 when it cannot start. exe: the runtime's path, which a
+ * job's argv[0] must be. before_fork runs in the zygote before each fork. */
+int zc_serve(const char *exe, void (*before_fork)(void), struct zc_child *out);
