@@ -5,6 +5,8 @@
  * WORK IN PROGRESS (branch node-zygote). */
 #define _GNU_SOURCE
 #include <elf.h>
+#include <execinfo.h>
+#include <signal.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -113,6 +115,15 @@ static int redirect(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
+static void on_abort(int sig)
+{
+	void *bt[64];
+	int n = backtrace(bt, 64);
+	dprintf(2, "DEBUG signal %d\n", sig);
+	backtrace_symbols_fd(bt, n, 2);
+	_exit(99);
+}
+
 static void forkable(void)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
@@ -142,6 +153,7 @@ static napi_value serve(napi_env env, napi_callback_info info)
 		_exit(1);
 	uv_loop_fork(uv_default_loop());
 	dl_iterate_phdr(redirect, NULL);
+	signal(SIGABRT, on_abort);
 	napi_value o, a, s, e;
 	napi_create_object(env, &o);
 	size_t argc = 0;
