@@ -108,6 +108,17 @@ for ini in languages/*.ini; do
 	fi
 done
 
+# the Node zygote's addon (docs/warm-start.md, "Node"): built here, beside the
+# drivers it is copied with
+addon=languages/drivers/node_zygote.node
+srcs=(languages/drivers/node_zygote.c runner/zygote/zcore.c runner/zygote/zcore.h)
+for s in "${srcs[@]}"; do
+	if [ ! -f "$addon" ] || [ "$s" -nt "$addon" ]; then
+		${CC:-cc} -O2 -Wall -Wextra -shared -fPIC -I. -o "$addon" "${srcs[@]:0:2}"
+		break
+	fi
+done
+
 # the session drivers, copied where any sandbox can read them: a tree under /tmp
 # (a CI clone) is hidden in sandboxes by their private /tmp, so it uses this copy
 # (judge/grading/lang.c, LANG_DRIVERS_COPY)

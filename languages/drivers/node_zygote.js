@@ -3,7 +3,6 @@
 // "Node"); its loop is C (runner/zygote/zcore.c through node_zygote.node beside
 // this file). It runs no user code. In a child, the run's argv: it becomes
 // `node <script>` and runs the script as node's own main does.
-// WORK IN PROGRESS (branch node-zygote).
 const zc = require(__dirname + '/node_zygote.node');
 const fs = require('fs');
 const v8 = require('v8');
@@ -29,13 +28,25 @@ process._preload_modules.length = 0;
 for (const k of Object.keys(require.cache)) delete require.cache[k];
 Object.defineProperty(process, 'pid', { ...Object.getOwnPropertyDescriptor(process, 'pid'), value: zc.pid() });
 
-// node's exit joins the platform's threads, which a forked child does not have:
-// the addon ends the child there, with the code of the last 'exit' event
+// node's own exit tears down the platform, whose threads a forked child does
+// not have: the child ends right after the 'exit' event, or, when the event
+// comes from an uncaught error, once node has printed its report (the addon)
+let fatal = false;
+const fatalException = process._fatalException;
+process._fatalException = function (...args) {
+  fatal = true;
+  zc.fatal();
+  return fatalException.apply(this, args);
+};
 const proto = Object.getPrototypeOf(process);
 const emit = proto.emit;
 proto.emit = function (ev, ...args) {
   const r = emit.call(this, ev, ...args);
-  if (ev === 'exit') zc.setCode(process.exitCode ?? args[0] ?? 0);
+  if (ev === 'exit') {
+    const code = process.exitCode ?? args[0] ?? 0;
+    if (fatal) zc.setCode(code);
+    else zc.end(code);
+  }
   return r;
 };
 zc.closeFd(errfd);

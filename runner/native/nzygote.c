@@ -1,4 +1,5 @@
-/* nzygote: the native backend's Python zygotes (docs/warm-start.md, "Native").
+/* nzygote: the native backend's zygotes (docs/warm-start.md, "Native"; Python's
+ * python_zygote.py, Node's node_zygote.js with runner/zygote/zcore.c).
  *
  * How it works. A zygote is languages/drivers/python_zygote.py started by the
  * worker (root, host namespaces, stdio /dev/null, cwd /, fd 3 one end of a
@@ -52,6 +53,7 @@
 #include "common/xalloc.h"
 #include "runner/cg.h"
 #include "runner/native/init/clone_run.h"
+#include "runner/native/nz_job.h"
 
 #define NZ_MAX	 8  /* zygotes kept; the least recently used goes first */
 #define NZ_FORKS 50 /* a zygote is replaced after this many runs */
@@ -59,7 +61,6 @@
  * runs meanwhile are not started fresh (a fresh run costs ~5 warm ones) */
 #define NZ_AHEAD    15
 #define NZ_JOB_MAX  65536 /* larger jobs (argv + env + filter) start fresh */
-#define NZ_MAGIC    0x5A4E4A31u
 #define NZ_REPLY_MS 5000
 #define NZ_SOCK_FD  3
 #define NZ_MAX_FDS  (5 + CG_MAX_CTL)
@@ -67,15 +68,6 @@
 /* another key's zygote used this recently is not replaced (the run starts
  * fresh): more keys at once than NZ_MAX would start a zygote per run */
 #define NZ_EVICT_US (5 * 1000000LL)
-
-/* The job's head; python_zygote.py reads it as NJOB ("<IIIIiI8Q"). */
-struct nz_job {
-	uint32_t magic;
-	uint32_t argc, envc, filter_len;
-	int32_t last_cap;
-	uint32_t pad;
-	uint64_t rl[8]; /* FSIZE, NOFILE, STACK, CPU: cur, max each */
-};
 
 struct nz {
 	int refs; /* the table's, and one per nz_get */

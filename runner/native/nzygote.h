@@ -1,4 +1,4 @@
-/* nzygote: the native backend's Python zygotes, one per tenant key, runtime and env
+/* nzygote: the native backend's zygotes, one per tenant key, runtime and env
  * (docs/warm-start.md, "Native"). */
 #pragma once
 

@@ -8,7 +8,8 @@
  * kills the run's init). zc_serve returns only in a forked child, which has
  * entered its run as a fresh program would have before its execve.
  *
- * WORK IN PROGRESS on branch node-zygote: not built by the Makefile of main. */
+ * Built into languages/drivers/node_zygote.node by languages/deps.sh, never into
+ * bin/judge (the Makefile leaves runner/zygote out). */
 #define _GNU_SOURCE
 #include "runner/zygote/zcore.h"
 
@@ -36,25 +37,15 @@
 
 #include "runner/gvisor/init/box_proto.h"
 #include "runner/native/init/ns_proto.h"
+#include "runner/native/nz_job.h"
 
 extern char **environ;
 
-#define ZC_SOCK_FD   3
-#define ZC_MAX_FDS   16
-#define ZC_MSG_MAX   (1 << 20)
-#define ZC_MAX_RUNS  64
-#define NZ_MAGIC     0x5A4E4A31u
-#define INSIDE_ID    1000 /* NSINIT_INSIDE_ID */
-#define SECUREBITS   (0x01 | 0x02 | 0x04 | 0x08 | 0x20)
-
-/* runner/native/nzygote.c's struct nz_job */
-struct nz_job {
-	uint32_t magic;
-	uint32_t argc, envc, filter_len;
-	int32_t last_cap;
-	uint32_t pad;
-	uint64_t rl[8]; /* FSIZE, NOFILE, STACK, CPU: cur, max each */
-};
+#define ZC_SOCK_FD  3
+#define ZC_MAX_FDS  16
+#define ZC_MSG_MAX  (1 << 20)
+#define ZC_MAX_RUNS 64
+#define SECUREBITS  (0x01 | 0x02 | 0x04 | 0x08 | 0x20)
 
 /* a native run in flight: the program's pidfd, pid, the run's report pipe, its init's pidfd */
 struct zc_run {
@@ -166,7 +157,8 @@ static void box_enter(const struct bx_job *job, const struct sock_fprog *filter,
 			close(fds[i]);
 	close(ZC_SOCK_FD);
 	if (job->cpu_ms > 0) {
-		struct rlimit rl = {(rlim_t)(job->cpu_ms / 1000 + 1), (rlim_t)(job->cpu_ms / 1000 + 2)};
+		struct rlimit rl = {(rlim_t)(job->cpu_ms / 1000 + 1),
+				    (rlim_t)(job->cpu_ms / 1000 + 2)};
 		setrlimit(RLIMIT_CPU, &rl);
 	}
 	if (job->processes > 0)
@@ -209,7 +201,8 @@ static int box_job(char *msg, size_t len, int *fds, int nfds, void (*before_fork
 		size_t flen = (size_t)job.filter_len * sizeof(struct sock_filter);
 		ok = job.magic == BX_JOB_MAGIC && flen <= len - sizeof job;
 		if (ok)
-			v = split_strs(msg + sizeof job, len - sizeof job - flen, job.argc + job.envc);
+			v = split_strs(msg + sizeof job, len - sizeof job - flen,
+				       job.argc + job.envc);
 		ok = v && job_fits(v, job.argc, v + job.argc, job.envc);
 	}
 	if (!ok) {
@@ -221,7 +214,8 @@ static int box_job(char *msg, size_t len, int *fds, int nfds, void (*before_fork
 	}
 	struct sock_fprog filter = {
 	    .len = (unsigned short)job.filter_len,
-	    .filter = (struct sock_filter *)(msg + len - job.filter_len * sizeof(struct sock_filter))};
+	    .filter =
+		(struct sock_filter *)(msg + len - job.filter_len * sizeof(struct sock_filter))};
 	if (before_fork)
 		before_fork();
 	pid_t pid = fork();
@@ -254,8 +248,8 @@ static int box_job(char *msg, size_t len, int *fds, int nfds, void (*before_fork
 
 static __attribute__((noreturn)) void native_fail(int rep_fd, int step, int err)
 {
-	struct nsinit_report r = {.type = NSINIT_FAIL, .step = step, .op = -1,
-				  .err = err ? err : EINVAL};
+	struct nsinit_report r = {
+	    .type = NSINIT_FAIL, .step = step, .op = -1, .err = err ? err : EINVAL};
 	(void)!write(rep_fd, &r, sizeof r);
 	_exit(127);
 }
@@ -290,15 +284,15 @@ static void native_enter(const struct nz_job *job, const struct sock_fprog *filt
 		MUST(write(fds[i], "0", 1));
 	step = S_SETNS;
 	MUST(setns(fds[4], CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
-				CLONE_NEWNET | CLONE_NEWCGROUP));
+			       CLONE_NEWNET | CLONE_NEWCGROUP));
 	step = S_SETGROUPS;
 	MUST(setgroups(0, NULL));
 	step = S_SETGID;
-	MUST(setresgid(INSIDE_ID, INSIDE_ID, INSIDE_ID));
+	MUST(setresgid(NSINIT_INSIDE_ID, NSINIT_INSIDE_ID, NSINIT_INSIDE_ID));
 	step = S_KEEPCAPS;
 	MUST(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0));
 	step = S_SETUID;
-	MUST(setresuid(INSIDE_ID, INSIDE_ID, INSIDE_ID));
+	MUST(setresuid(NSINIT_INSIDE_ID, NSINIT_INSIDE_ID, NSINIT_INSIDE_ID));
 	step = S_CAPSET;
 	if ((err = caps_set(true)))
 		native_fail(rep_fd, step, err);
@@ -360,7 +354,8 @@ static int native_job(char *msg, size_t len, int *fds, int nfds, void (*before_f
 		size_t flen = (size_t)job.filter_len * sizeof(struct sock_filter);
 		ok = flen <= len - sizeof job;
 		if (ok)
-			v = split_strs(msg + sizeof job, len - sizeof job - flen, job.argc + job.envc);
+			v = split_strs(msg + sizeof job, len - sizeof job - flen,
+				       job.argc + job.envc);
 		ok = v && job_fits(v, job.argc, v + job.argc, job.envc);
 	}
 	pid_t pid = -1;
@@ -413,8 +408,8 @@ static void native_end(int i)
 	int st = 0;
 	struct rusage ru = {0};
 	if (wait4(r.pid, &st, 0, &ru) == r.pid) {
-		struct nsinit_report rep = {.type = NSINIT_EXIT, .status = st,
-					    .maxrss_kb = ru.ru_maxrss};
+		struct nsinit_report rep = {
+		    .type = NSINIT_EXIT, .status = st, .maxrss_kb = ru.ru_maxrss};
 		(void)!write(r.rep_fd, &rep, sizeof rep);
 	}
 	sys_pidfd_send_signal(r.init_fd, SIGKILL);
@@ -455,7 +450,9 @@ int zc_serve(const char *exe, void (*before_fork)(void), struct zc_child *out)
 			continue;
 		char cbuf[CMSG_SPACE(sizeof(int) * ZC_MAX_FDS)];
 		struct iovec iov = {msg, sizeof msg};
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cbuf,
 				    .msg_controllen = sizeof cbuf};
 		ssize_t len = recvmsg(ZC_SOCK_FD, &mh, MSG_CMSG_CLOEXEC);
 		if (len < 0 && errno == EINTR)
@@ -465,7 +462,8 @@ int zc_serve(const char *exe, void (*before_fork)(void), struct zc_child *out)
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 				int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 				for (int i = 0; i < k && nfds < ZC_MAX_FDS; i++)
-					memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+					memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int),
+					       sizeof(int));
 			}
 		if (len <= 0) {
 			/* the other end closed: the runs in flight are ours until they end */

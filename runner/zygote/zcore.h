@@ -1,4 +1,4 @@
-/* zcore: a zygote's serving loop in C (zcore.c). WORK IN PROGRESS (branch node-zygote). */
+/* zcore: a zygote's serving loop in C (zcore.c). */
 #pragma once
 
 /* What zc_serve returns in a forked child: the run's argv (NULL-terminated) and

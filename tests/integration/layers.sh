@@ -18,6 +18,7 @@ declare -A may=(
 	[runner/session]="runner runner/session runner/session/init common"
 	[runner/session/init]="runner/session/init"
 	[runner/install]="runner runner/install common"
+	[runner/zygote]="runner/zygote runner/native runner/native/init runner/gvisor/init"
 	[judge/store]="judge/store common"
 	[judge/grading]="judge/grading runner runner/session runner/install common"
 	[judge/service]="judge/service judge/service/session judge/grading judge/store runner runner/session runner/install common"

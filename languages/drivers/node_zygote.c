@@ -1,14 +1,11 @@
 /* node_zygote.c: the Node addon of languages/drivers/node_zygote.js: zcore's
  * loop, with what a forked node needs (docs/warm-start.md, "Node"): every
  * mapping copied on fork (V8 marks its heap MADV_DONTFORK), libuv's loop re-made
- * in the child. N-API is a C ABI: its few calls are declared here.
- * WORK IN PROGRESS (branch node-zygote). */
+ * in the child, its end taken before node's own teardown (below). N-API is a C
+ * ABI: its few calls are declared here. Built by languages/deps.sh. */
 #define _GNU_SOURCE
 #include <elf.h>
-#include <execinfo.h>
-#include <signal.h>
 #include <link.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "runner/zygote/zcore.h"
+#include "runner/zygote/zcore.h" /* built from the tree's root: -I. */
 
 typedef struct napi_env__ *napi_env;
 typedef struct napi_value__ *napi_value;
@@ -36,43 +33,39 @@ int napi_get_undefined(napi_env, napi_value *);
 void *uv_default_loop(void);
 int uv_loop_fork(void *loop);
 
-/* The platform's threads of the zygote do not exist in a child, and node's exit
- * joins them (NodePlatform::Shutdown: SIGSEGV on their stale handles). In the
- * child, node's pthread_create and pthread_join are redirected (its GOT): the
- * first join of a thread the child did not create is node's teardown, after
- * the 'exit' event and the report of an uncaught error: the child ends there,
- * with the code node_zygote.js noted at that event (SIGABRT when none was). */
-static int exit_code = -1;
-static pthread_t made[256];
-static int nmade;
-static pthread_mutex_t made_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The end of a forked node. Its own exit tears down the platform, whose threads
+ * (the zygote's) a child does not have: the teardown aborts or hangs. So the
+ * child ends before it: node_zygote.js ends it right after the 'exit' event
+ * (end), except when the event comes from an uncaught error, which node
+ * reports after the event: then (fatal) node's fwrite and fputs are redirected
+ * (its GOT) and the child ends once the report's last line ("Node.js v...")
+ * is out, with the code noted at the event (set_code). */
+static int exit_code = 1;
+static bool fatal_seen;
 
-static int child_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+static void end_after(FILE *f, const void *text, size_t len)
 {
-	int rc = pthread_create(t, a, fn, arg);
-	pthread_mutex_lock(&made_lock);
-	if (rc == 0 && nmade < (int)(sizeof made / sizeof *made))
-		made[nmade++] = *t;
-	pthread_mutex_unlock(&made_lock);
-	return rc;
-}
-
-static int child_join(pthread_t t, void **ret)
-{
-	bool mine = false;
-	pthread_mutex_lock(&made_lock);
-	for (int i = 0; i < nmade; i++)
-		mine = mine || pthread_equal(made[i], t);
-	pthread_mutex_unlock(&made_lock);
-	if (mine)
-		return pthread_join(t, ret);
-	if (exit_code < 0) {
-		dprintf(2, "node_zygote: stale join before any exit event\n");
-		abort();
+	if (fatal_seen && len >= 9 && memmem(text, len, "Node.js v", 9)) {
+		fflush(f);
+		_exit(exit_code);
 	}
-	_exit(exit_code);
 }
 
+static size_t z_fwrite(const void *b, size_t sz, size_t n, FILE *f)
+{
+	size_t r = fwrite(b, sz, n, f);
+	end_after(f, b, sz * n);
+	return r;
+}
+
+static int z_fputs(const char *s, FILE *f)
+{
+	int r = fputs(s, f);
+	end_after(f, s, strlen(s));
+	return r;
+}
+
+/* node's own calls of fwrite and fputs (its GOT) go to the two above */
 static int redirect(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size, (void)data;
@@ -100,28 +93,17 @@ static int redirect(struct dl_phdr_info *info, size_t size, void *data)
 		return 1;
 	for (size_t i = 0; i < relsz / sizeof *rel; i++) {
 		const char *name = str + sym[ELF64_R_SYM(rel[i].r_info)].st_name;
-		void *to = !strcmp(name, "pthread_join")     ? (void *)child_join
-			   : !strcmp(name, "pthread_create") ? (void *)child_create
-							     : NULL;
+		void *to = !strcmp(name, "fwrite") ? (void *)z_fwrite
+			   : !strcmp(name, "fputs") ? (void *)z_fputs
+						    : NULL;
 		if (!to)
 			continue;
 		void **slot = (void **)(info->dlpi_addr + rel[i].r_offset);
 		uintptr_t page = (uintptr_t)slot & ~(uintptr_t)4095;
-		if (mprotect((void *)page, 4096, PROT_READ | PROT_WRITE) == 0) {
+		if (mprotect((void *)page, 4096, PROT_READ | PROT_WRITE) == 0)
 			*slot = to;
-			mprotect((void *)page, 4096, PROT_READ);
-		}
 	}
 	return 1;
-}
-
-static void on_abort(int sig)
-{
-	void *bt[64];
-	int n = backtrace(bt, 64);
-	dprintf(2, "DEBUG signal %d\n", sig);
-	backtrace_symbols_fd(bt, n, 2);
-	_exit(99);
 }
 
 static void forkable(void)
@@ -153,7 +135,6 @@ static napi_value serve(napi_env env, napi_callback_info info)
 		_exit(1);
 	uv_loop_fork(uv_default_loop());
 	dl_iterate_phdr(redirect, NULL);
-	signal(SIGABRT, on_abort);
 	napi_value o, a, s, e;
 	napi_create_object(env, &o);
 	size_t argc = 0;
@@ -189,6 +170,20 @@ static napi_value set_code(napi_env env, napi_callback_info info)
 	return u;
 }
 
+static napi_value fatal(napi_env env, napi_callback_info info)
+{
+	(void)info;
+	fatal_seen = true;
+	napi_value u;
+	napi_get_undefined(env, &u);
+	return u;
+}
+
+static napi_value end(napi_env env, napi_callback_info info)
+{
+	_exit(int_arg(env, info) & 0xff);
+}
+
 static napi_value pid(napi_env env, napi_callback_info info)
 {
 	(void)info;
@@ -212,7 +207,7 @@ napi_value napi_register_module_v1(napi_env env, napi_value exports)
 	static const struct {
 		const char *name;
 		napi_callback fn;
-	} fns[] = {{"serve", serve}, {"setCode", set_code}, {"closeFd", close_fd}, {"pid", pid}};
+	} fns[] = {{"serve", serve}, {"setCode", set_code}, {"fatal", fatal}, {"end", end}, {"closeFd", close_fd}, {"pid", pid}};
 	for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
 		napi_value f;
 		napi_create_function(env, fns[i].name, strlen(fns[i].name), fns[i].fn, NULL, &f);
