@@ -184,8 +184,8 @@ bench-eval: deps all
 	@bash tests/bench/evalsets.sh $(BIN)
 
 # the session targets of issue 11 end to end (create, a trivial cell, idle memory, 50 open, npm cache)
-# what a run forked from a started interpreter costs against a fresh start, where the
-# judge has no zygote (Node) or cannot gain more (Python under gVisor): docs/warm-start.md
+# gVisor's floor for a warm Python run: a fork from a started python against a fresh
+# start, under gVisor alone (docs/warm-start.md)
 bench-forks: deps
 	@bash tests/bench/forks.sh
 
