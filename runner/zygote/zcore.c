@@ -35,6 +35,7 @@
 #include <grp.h>
 #include <unistd.h>
 
+#include "runner/gvisor/init/box_enter.h"
 #include "runner/gvisor/init/box_proto.h"
 #include "runner/native/init/ns_proto.h"
 #include "runner/native/nz_job.h"
@@ -156,36 +157,9 @@ static void box_enter(const struct bx_job *job, const struct sock_fprog *filter,
 		if (fds[i] > 2 && fds[i] != errfd)
 			close(fds[i]);
 	close(ZC_SOCK_FD);
-	if (job->cpu_ms > 0) {
-		struct rlimit rl = {(rlim_t)(job->cpu_ms / 1000 + 1),
-				    (rlim_t)(job->cpu_ms / 1000 + 2)};
-		setrlimit(RLIMIT_CPU, &rl);
-	}
-	if (job->processes > 0)
-		set_limit(RLIMIT_NPROC, job->processes > 1 ? job->processes - 1 : 0);
-	if (job->file_bytes > 0)
-		set_limit(RLIMIT_FSIZE, job->file_bytes);
-	if (job->open_files > 0)
-		set_limit(RLIMIT_NOFILE, job->open_files);
-	if (job->stack_kb > 0)
-		set_limit(RLIMIT_STACK, job->stack_kb * 1024);
-	set_limit(RLIMIT_CORE, 0);
-	if (unshare(CLONE_NEWIPC) < 0)
-		box_fail(errfd, errno);
-	static const int caps[] = {CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID, CAP_KILL};
-	for (size_t c = 0; c < sizeof caps / sizeof *caps; c++)
-		prctl(PR_CAPBSET_DROP, caps[c], 0, 0, 0);
-	if (setgroups(0, NULL) < 0 || setresgid(job->gid, job->gid, job->gid) < 0 ||
-	    setresuid(job->uid, job->uid, job->uid) < 0)
-		box_fail(errfd, errno);
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct d[2];
-	memset(d, 0, sizeof d);
-	if (syscall(SYS_capset, &h, d) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    chdir("/box") < 0)
-		box_fail(errfd, errno);
-	if (filter->len > 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, filter) < 0)
-		box_fail(errfd, errno);
+	int err = bx_enter(job, filter);
+	if (err)
+		box_fail(errfd, err);
 }
 
 /* A gVisor job: fork, answer the pid, wait for the child, send its end. Returns

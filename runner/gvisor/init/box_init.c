@@ -58,6 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runner/gvisor/init/box_enter.h"
 #include "runner/gvisor/init/box_proto.h"
 
 #define POLL_MS 20
@@ -174,12 +175,6 @@ static void setup_failed(int step, int err)
 	_exit(0);
 }
 
-static void set_limit(int res, int64_t v)
-{
-	struct rlimit rl = {.rlim_cur = (rlim_t)v, .rlim_max = (rlim_t)v};
-	setrlimit(res, &rl);
-}
-
 /* The signals init forwards to the program (main installs forward for them). */
 static const int fwd_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
@@ -203,52 +198,7 @@ static void child(const struct bx_job *job, char **argv, char **envp,
 		(void)!write(errfd, &err, sizeof(err));
 		_exit(127);
 	}
-	if (job->cpu_ms > 0) {
-		/* backstop of the poll: SIGXCPU one second after the limit, SIGKILL after two */
-		struct rlimit rl = {.rlim_cur = (rlim_t)(job->cpu_ms / 1000 + 1),
-				    .rlim_max = (rlim_t)(job->cpu_ms / 1000 + 2)};
-		setrlimit(RLIMIT_CPU, &rl);
-	}
-	/* gVisor refuses a clone only when the count would pass the limit (Linux: reach
-	 * it); measured: RLIMIT_NPROC n lets n + 1 tasks of the uid exist. So n - 1. */
-	if (job->processes > 0)
-		set_limit(RLIMIT_NPROC, job->processes > 1 ? job->processes - 1 : 0);
-	if (job->file_bytes > 0)
-		set_limit(RLIMIT_FSIZE, job->file_bytes);
-	if (job->open_files > 0)
-		set_limit(RLIMIT_NOFILE, job->open_files);
-	if (job->stack_kb > 0)
-		set_limit(RLIMIT_STACK, job->stack_kb * 1024);
-	set_limit(RLIMIT_CORE, 0);
-	/* System V IPC objects live as long as their namespace: one per run, so none
-	 * outlives it into the next run of the session */
-	if (unshare(CLONE_NEWIPC) < 0) {
-		int err = errno;
-		(void)!write(errfd, &err, sizeof(err));
-		_exit(127);
-	}
-	/* the bounding set holds only what oci.c gives init; empty it (each call is a
-	 * trip through the sentry, so not all 64) */
-	static const int caps[] = {CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID, CAP_KILL};
-	for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++)
-		prctl(PR_CAPBSET_DROP, caps[c], 0, 0, 0);
-	int err = 0;
-	if (setgroups(0, NULL) < 0 || setresgid(job->gid, job->gid, job->gid) < 0 ||
-	    setresuid(job->uid, job->uid, job->uid) < 0)
-		err = errno;
-	if (!err) {
-		struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
-		struct __user_cap_data_struct d[2];
-		memset(d, 0, sizeof(d));
-		if (syscall(SYS_capset, &h, d) < 0)
-			err = errno;
-	}
-	if (!err && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		err = errno;
-	if (!err && chdir("/box") < 0)
-		err = errno;
-	if (!err && filter->len > 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, filter) < 0)
-		err = errno;
+	int err = bx_enter(job, filter);
 	if (!err) {
 		execve(argv[0], argv, envp);
 		err = errno;
