@@ -75,11 +75,13 @@ static struct sandbox *open_key(int slot, const char *key)
 	return sb;
 }
 
-static void run_js(struct sandbox *sb, const char *src, const char *stdin_data,
-		   struct run_result *res)
+/* Runs src as file (main.js when NULL) with node.ini's argv, or node file */
+static void run_file(struct sandbox *sb, const char *file, const char *src, const char *stdin_data,
+		     struct run_result *res)
 {
-	cr_assert_eq(sandbox_write_file(sb, "main.js", src, strlen(src), 0644), 0);
-	struct run_spec s = {.argv = (const char *const *)js->run_argv,
+	const char *other[] = {js->run_argv[0], file, NULL};
+	cr_assert_eq(sandbox_write_file(sb, file ? file : "main.js", src, strlen(src), 0644), 0);
+	struct run_spec s = {.argv = file ? other : (const char *const *)js->run_argv,
 			     .env = (const char *const *)js->env,
 			     .ro_paths = (const char *const *)js->ro_paths,
 			     .warm_argv = (const char *const *)js->warm_argv,
@@ -98,6 +100,12 @@ static void run_js(struct sandbox *sb, const char *src, const char *stdin_data,
 	run_result_init(res);
 	cr_assert_eq(sandbox_run(sb, &s, res), 0);
 	cr_assert_neq(res->status, RUN_INTERNAL_ERROR, "%s", res->message);
+}
+
+static void run_js(struct sandbox *sb, const char *src, const char *stdin_data,
+		   struct run_result *res)
+{
+	run_file(sb, NULL, src, stdin_data, res);
 }
 
 /* A forked child has one thread; a fresh node about a dozen */
@@ -247,6 +255,20 @@ static void nothing_of_a_run_reaches_the_next(void)
 	sandbox_close(a);
 }
 
+/* Only runs of the script the zygote's children run (node.ini's main.js) are
+ * forked: another script starts fresh, and is the one that runs. */
+static void another_script_starts_fresh(void)
+{
+	struct sandbox *a = open_key(1, "zygote");
+	struct run_result r;
+	warm_up(a);
+	run_file(a, "other.js", WARM_MARK "console.log(__filename);\n", NULL, &r);
+	cr_assert_eq(r.status, RUN_OK, "%s", r.err.buf);
+	cr_assert_str_eq(r.out.buf, "fresh\n/box/other.js\n");
+	run_result_release(&r);
+	sandbox_close(a);
+}
+
 /* every check under both backends */
 TestSuite(node_zygote, .init = start_native, .fini = stop, .timeout = 180);
 TestSuite(node_zygote_gvisor, .init = start_gvisor, .fini = stop, .timeout = 300);
@@ -282,4 +304,12 @@ Test(node_zygote_gvisor, random_differs_between_runs)
 Test(node_zygote_gvisor, nothing_of_a_run_reaches_the_next)
 {
 	nothing_of_a_run_reaches_the_next();
+}
+Test(node_zygote, another_script_starts_fresh)
+{
+	another_script_starts_fresh();
+}
+Test(node_zygote_gvisor, another_script_starts_fresh)
+{
+	another_script_starts_fresh();
 }

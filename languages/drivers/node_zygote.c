@@ -124,14 +124,20 @@ static void forkable(void)
 static napi_value serve(napi_env env, napi_callback_info info)
 {
 	(void)info;
-	char exe[4096];
+	/* argv[0] (the runtime) and the last argument (the script node will run as
+	 * the main module once the preload returns) of the zygote's command line */
+	static char cmd[8192];
 	FILE *f = fopen("/proc/self/cmdline", "r");
-	size_t n = f ? fread(exe, 1, sizeof exe - 1, f) : 0;
+	size_t n = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0;
 	if (f)
 		fclose(f);
-	exe[n] = 0;
+	cmd[n] = 0;
+	const char *script = NULL;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (!cmd[i])
+			script = cmd + i + 1;
 	struct zc_child c;
-	if (zc_serve(exe, forkable, &c) < 0)
+	if (!script || zc_serve(cmd, script, forkable, &c) < 0)
 		_exit(1);
 	uv_loop_fork(uv_default_loop());
 	dl_iterate_phdr(redirect, NULL);

@@ -81,7 +81,8 @@ static void note_fds(void)
 }
 
 static int nruns;
-static const char *self_exe; /* argv[0] the zygote was started with */
+static const char *self_exe;	/* argv[0] the zygote was started with */
+static const char *self_script; /* the script its children run, or NULL: any */
 
 static long sys_pidfd_open(pid_t pid)
 {
@@ -116,6 +117,11 @@ static char **split_strs(char *p, size_t len, uint32_t n)
 static bool job_fits(char **argv, uint32_t argc, char **env, uint32_t envc)
 {
 	if (argc < 2 || strcmp(argv[0], self_exe) || !argv[1][0] || argv[1][0] == '-')
+		return false;
+	/* a run's cwd is /box: its script as an absolute path */
+	if (self_script && strcmp(argv[1], self_script) &&
+	    (argv[1][0] == '/' || strncmp(self_script, "/box/", 5) ||
+	     strcmp(argv[1], self_script + 5)))
 		return false;
 	uint32_t i = 0;
 	for (; environ[i]; i++)
@@ -412,10 +418,11 @@ static bool native_wait(bool block)
 	return true;
 }
 
-int zc_serve(const char *exe, void (*before_fork)(void), struct zc_child *out)
+int zc_serve(const char *exe, const char *script, void (*before_fork)(void), struct zc_child *out)
 {
 	static char msg[ZC_MSG_MAX];
 	self_exe = exe;
+	self_script = script;
 	signal(SIGPIPE, SIG_IGN);
 	if (send(ZC_SOCK_FD, "R", 1, 0) != 1)
 		return -1;

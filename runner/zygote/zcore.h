@@ -10,5 +10,7 @@ struct zc_child {
 
 /* Says 'R' on fd 3, then serves jobs; returns 0 only in a forked child that has
  * entered its run, -1 when it cannot start. exe: the runtime's path, which a
- * job's argv[0] must be. before_fork runs in the zygote before each fork. */
-int zc_serve(const char *exe, void (*before_fork)(void), struct zc_child *out);
+ * job's argv[0] must be; script: the script its children will run (a job's
+ * argv[1], absolute or relative to /box, must name it), or NULL for any.
+ * before_fork runs in the zygote before each fork. */
+int zc_serve(const char *exe, const char *script, void (*before_fork)(void), struct zc_child *out);
