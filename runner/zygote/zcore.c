@@ -70,14 +70,29 @@ static bool same_file(int fd)
 	return fstat(fd, &st) == 0 && st.st_dev == zfds[fd].dev && st.st_ino == zfds[fd].ino;
 }
 
+static void note_fd(int fd)
+{
+	struct stat st;
+	if (fd >= 0 && fd < (int)(sizeof zfds / sizeof *zfds) && fstat(fd, &st) == 0)
+		zfds[fd].dev = st.st_dev, zfds[fd].ino = st.st_ino, zfds[fd].open = true;
+}
+
+/* /proc/self/fd's list (a few dozen), each fd's file noted: a fork's hot path,
+ * where every possible number would be a thousand system calls */
 static void note_fds(void)
 {
 	memset(zfds, 0, sizeof zfds);
-	for (int fd = 0; fd < (int)(sizeof zfds / sizeof *zfds); fd++) {
-		struct stat st;
-		if (fstat(fd, &st) == 0)
-			zfds[fd].dev = st.st_dev, zfds[fd].ino = st.st_ino, zfds[fd].open = true;
+	DIR *d = opendir("/proc/self/fd");
+	if (!d) {
+		for (int fd = 0; fd < (int)(sizeof zfds / sizeof *zfds); fd++)
+			note_fd(fd);
+		return;
 	}
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(d))
+			note_fd(atoi(e->d_name));
+	closedir(d);
 }
 
 static int nruns;
@@ -130,6 +145,25 @@ static bool job_fits(char **argv, uint32_t argc, char **env, uint32_t envc)
 	return i == envc;
 }
 
+/* A job's argv and env (after its head of head bytes), when they are well formed
+ * and fit this zygote (job_fits), with its seccomp filter (its last bytes) in
+ * *filter; NULL otherwise. */
+static char **job_args(char *msg, size_t len, size_t head, uint32_t argc, uint32_t envc,
+		       uint32_t filter_len, struct sock_fprog *filter)
+{
+	size_t flen = (size_t)filter_len * sizeof(struct sock_filter);
+	if (flen > len - head)
+		return NULL;
+	char **v = split_strs(msg + head, len - head - flen, argc + envc);
+	if (v && !job_fits(v, argc, v + argc, envc)) {
+		free(v);
+		return NULL;
+	}
+	*filter = (struct sock_fprog){.len = (unsigned short)filter_len,
+				      .filter = (struct sock_filter *)(msg + len - flen)};
+	return v;
+}
+
 static void send_int(int v)
 {
 	(void)!send(ZC_SOCK_FD, &v, sizeof v, 0);
@@ -141,12 +175,6 @@ static __attribute__((noreturn)) void box_fail(int errfd, int err)
 		err = EINVAL;
 	(void)!write(errfd, &err, sizeof err);
 	_exit(127);
-}
-
-static int set_limit(int res, int64_t v)
-{
-	struct rlimit rl = {(rlim_t)v, (rlim_t)v};
-	return setrlimit(res, &rl);
 }
 
 /* In the child of a gVisor job: box_init's child() before its execve */
@@ -174,28 +202,20 @@ static int box_job(char *msg, size_t len, int *fds, int nfds, void (*before_fork
 		   struct zc_child *out)
 {
 	struct bx_job job;
+	struct sock_fprog filter;
 	char **v = NULL;
-	bool ok = len >= sizeof job && nfds == 4;
-	if (ok) {
+	if (len >= sizeof job && nfds == 4) {
 		memcpy(&job, msg, sizeof job);
-		size_t flen = (size_t)job.filter_len * sizeof(struct sock_filter);
-		ok = job.magic == BX_JOB_MAGIC && flen <= len - sizeof job;
-		if (ok)
-			v = split_strs(msg + sizeof job, len - sizeof job - flen,
-				       job.argc + job.envc);
-		ok = v && job_fits(v, job.argc, v + job.argc, job.envc);
+		if (job.magic == BX_JOB_MAGIC)
+			v = job_args(msg, len, sizeof job, job.argc, job.envc, job.filter_len,
+				     &filter);
 	}
-	if (!ok) {
+	if (!v) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
-		free(v);
 		send_int(0);
 		return 1;
 	}
-	struct sock_fprog filter = {
-	    .len = (unsigned short)job.filter_len,
-	    .filter =
-		(struct sock_filter *)(msg + len - job.filter_len * sizeof(struct sock_filter))};
 	if (before_fork)
 		before_fork();
 	pid_t pid = fork();
@@ -295,7 +315,8 @@ static void native_enter(const struct nz_job *job, const struct sock_fprog *filt
 		struct rlimit rl = {(rlim_t)job->rl[2 * i], (rlim_t)job->rl[2 * i + 1]};
 		MUST(setrlimit(res[i], &rl));
 	}
-	MUST(set_limit(RLIMIT_CORE, 0));
+	struct rlimit no_core = {0, 0};
+	MUST(setrlimit(RLIMIT_CORE, &no_core));
 	step = S_FDS;
 	sigset_t none;
 	sigemptyset(&none);
@@ -327,29 +348,20 @@ static int native_job(char *msg, size_t len, int *fds, int nfds, void (*before_f
 		      struct zc_child *out)
 {
 	struct nz_job job;
+	struct sock_fprog filter;
 	char **v = NULL;
-	bool ok = len >= sizeof job && nfds >= 5 && nruns < ZC_MAX_RUNS;
-	if (ok) {
+	if (len >= sizeof job && nfds >= 5 && nruns < ZC_MAX_RUNS) {
 		memcpy(&job, msg, sizeof job);
-		size_t flen = (size_t)job.filter_len * sizeof(struct sock_filter);
-		ok = flen <= len - sizeof job;
-		if (ok)
-			v = split_strs(msg + sizeof job, len - sizeof job - flen,
-				       job.argc + job.envc);
-		ok = v && job_fits(v, job.argc, v + job.argc, job.envc);
+		v = job_args(msg, len, sizeof job, job.argc, job.envc, job.filter_len, &filter);
 	}
 	pid_t pid = -1;
-	if (ok && setns(fds[4], CLONE_NEWPID) == 0) {
+	if (v && setns(fds[4], CLONE_NEWPID) == 0) {
 		if (before_fork)
 			before_fork();
 		note_fds();
 		pid = fork();
 	}
 	if (pid == 0) {
-		struct sock_fprog filter = {
-		    .len = (unsigned short)job.filter_len,
-		    .filter = (struct sock_filter *)(msg + len -
-						     job.filter_len * sizeof(struct sock_filter))};
 		for (int i = 0; i < nruns; i++)
 			close(runs[i].pidfd), close(runs[i].rep_fd), close(runs[i].init_fd);
 		nruns = 0;
