@@ -35,11 +35,11 @@ int uv_loop_fork(void *loop);
 
 /* The end of a forked node. Its own exit tears down the platform, whose threads
  * (the zygote's) a child does not have: the teardown aborts or hangs. So the
- * child ends before it: node_zygote.js ends it right after the 'exit' event
- * (end), except when the event comes from an uncaught error, which node
- * reports after the event: then (fatal) node's fwrite and fputs are redirected
- * (its GOT) and the child ends once the report's last line ("Node.js v...")
- * is out, with the code noted at the event (set_code). */
+ * child ends before it: right after the 'exit' event (node_zygote.js calls
+ * exit_event), except when the event comes from an uncaught error (fatal was
+ * called first), which node reports after the event: then node's fwrite and
+ * fputs are redirected (its GOT) and the child ends once the report's last line
+ * ("Node.js v...") is out, with the code noted at the event. */
 static int exit_code = 1;
 static bool fatal_seen;
 
@@ -93,7 +93,7 @@ static int redirect(struct dl_phdr_info *info, size_t size, void *data)
 		return 1;
 	for (size_t i = 0; i < relsz / sizeof *rel; i++) {
 		const char *name = str + sym[ELF64_R_SYM(rel[i].r_info)].st_name;
-		void *to = !strcmp(name, "fwrite") ? (void *)z_fwrite
+		void *to = !strcmp(name, "fwrite")  ? (void *)z_fwrite
 			   : !strcmp(name, "fputs") ? (void *)z_fputs
 						    : NULL;
 		if (!to)
@@ -168,14 +168,6 @@ static int int_arg(napi_env env, napi_callback_info info)
 	return x;
 }
 
-static napi_value set_code(napi_env env, napi_callback_info info)
-{
-	exit_code = int_arg(env, info) & 0xff;
-	napi_value u;
-	napi_get_undefined(env, &u);
-	return u;
-}
-
 static napi_value fatal(napi_env env, napi_callback_info info)
 {
 	(void)info;
@@ -185,9 +177,16 @@ static napi_value fatal(napi_env env, napi_callback_info info)
 	return u;
 }
 
-static napi_value end(napi_env env, napi_callback_info info)
+/* exitEvent(code): the 'exit' event is over; the child ends now, or once the
+ * report of its uncaught error is out */
+static napi_value exit_event(napi_env env, napi_callback_info info)
 {
-	_exit(int_arg(env, info) & 0xff);
+	exit_code = int_arg(env, info) & 0xff;
+	if (!fatal_seen)
+		_exit(exit_code);
+	napi_value u;
+	napi_get_undefined(env, &u);
+	return u;
 }
 
 static napi_value pid(napi_env env, napi_callback_info info)
@@ -213,7 +212,11 @@ napi_value napi_register_module_v1(napi_env env, napi_value exports)
 	static const struct {
 		const char *name;
 		napi_callback fn;
-	} fns[] = {{"serve", serve}, {"setCode", set_code}, {"fatal", fatal}, {"end", end}, {"closeFd", close_fd}, {"pid", pid}};
+	} fns[] = {{"serve", serve},
+		   {"fatal", fatal},
+		   {"exitEvent", exit_event},
+		   {"closeFd", close_fd},
+		   {"pid", pid}};
 	for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
 		napi_value f;
 		napi_create_function(env, fns[i].name, strlen(fns[i].name), fns[i].fn, NULL, &f);

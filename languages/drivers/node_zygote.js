@@ -31,10 +31,8 @@ Object.defineProperty(process, 'pid', { ...Object.getOwnPropertyDescriptor(proce
 // node's own exit tears down the platform, whose threads a forked child does
 // not have: the child ends right after the 'exit' event, or, when the event
 // comes from an uncaught error, once node has printed its report (the addon)
-let fatal = false;
 const fatalException = process._fatalException;
 process._fatalException = function (...args) {
-  fatal = true;
   zc.fatal();
   return fatalException.apply(this, args);
 };
@@ -42,11 +40,7 @@ const proto = Object.getPrototypeOf(process);
 const emit = proto.emit;
 proto.emit = function (ev, ...args) {
   const r = emit.call(this, ev, ...args);
-  if (ev === 'exit') {
-    const code = process.exitCode ?? args[0] ?? 0;
-    if (fatal) zc.setCode(code);
-    else zc.end(code);
-  }
+  if (ev === 'exit') zc.exitEvent(process.exitCode ?? args[0] ?? 0);
   return r;
 };
 zc.closeFd(errfd);
