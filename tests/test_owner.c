@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,11 +121,28 @@ static bool execd(pid_t pid, const char *path)
 	return false;
 }
 
+/* A handle on pid that a reused pid cannot fool: pid_max is 32768 here and a
+ * busy test run wraps it, so a killed process's number may name a new one. */
+static int hold(pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	cr_assert(fd >= 0, "pidfd_open(%d): %s", (int)pid, strerror(errno));
+	return fd;
+}
+
+/* Whether the process held by pidfd has ended (a zombie counts) within 10 s:
+ * a loaded machine takes its time to run a killed process's exit. */
+static bool gone(int pidfd)
+{
+	struct pollfd p = {.fd = pidfd, .events = POLLIN};
+	return poll(&p, 1, 10000) == 1;
+}
+
 /* A process that owns what a worker's sandboxes would: a tmpfs box with a
  * file, a cgroup "judge-<id>-1" with a process inside, a process whose
  * arguments name its runsc --root. It writes its id on fd, then waits to be
  * killed (it dies with the test). */
-static pid_t fake_worker(int fd, pid_t *inmate, pid_t *runsc)
+static pid_t fake_worker(int fd, int *inmate, int *runsc)
 {
 	int p[2];
 	cr_assert_eq(pipe(p), 0);
@@ -179,35 +198,17 @@ static pid_t fake_worker(int fd, pid_t *inmate, pid_t *runsc)
 	 * owner's lock, and the owner would not look dead yet */
 	cr_assert(execd(in, "/bin/sleep") && execd(rs, "/bin/sh"),
 		  "the fake sandbox did not start");
-	*inmate = in;
-	*runsc = rs;
+	*inmate = hold(in);
+	*runsc = hold(rs);
 	dprintf(fd, "%s", id);
 	return pid;
-}
-
-static bool gone(pid_t pid)
-{
-	for (int i = 0; i < 200; i++) {
-		char path[64], st[512] = "";
-		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-		int f = open(path, O_RDONLY);
-		if (f < 0)
-			return true;
-		ssize_t n = read(f, st, sizeof st - 1);
-		close(f);
-		char *c = n > 0 ? strrchr(st, ')') : NULL;
-		if (c && c[2] == 'Z')
-			return true;
-		usleep(10000);
-	}
-	return false;
 }
 
 Test(owner, dead_owner_is_reclaimed_live_one_never)
 {
 	int p[2];
 	cr_assert_eq(pipe(p), 0);
-	pid_t inmate, runsc;
+	int inmate, runsc; /* pidfds */
 	pid_t w = fake_worker(p[1], &inmate, &runsc);
 	char id[64] = "";
 	cr_assert_gt(read(p[0], id, sizeof id - 1), 0);
@@ -220,7 +221,7 @@ Test(owner, dead_owner_is_reclaimed_live_one_never)
 	/* alive: nothing of it is touched */
 	cr_assert_eq(owner_reclaim_dead(root), 0);
 	cr_assert(is_dir(dir) && is_dir(cgpath) && access(box, F_OK) == 0);
-	cr_assert_eq(kill(inmate, 0), 0);
+	cr_assert(!poll(&(struct pollfd){.fd = inmate, .events = POLLIN}, 1, 0));
 
 	kill(w, SIGKILL);
 	waitpid(w, NULL, 0);
@@ -242,7 +243,7 @@ Test(owner, owners_side_by_side)
 {
 	int p[2];
 	cr_assert_eq(pipe(p), 0);
-	pid_t inmate, runsc;
+	int inmate, runsc; /* pidfds */
 	pid_t w = fake_worker(p[1], &inmate, &runsc);
 	char other[64] = "", err[512];
 	cr_assert_gt(read(p[0], other, sizeof other - 1), 0);
