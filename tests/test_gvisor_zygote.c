@@ -10,54 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/config.h"
-#include "common/strbuf.h"
-#include "judge/grading/lang.h"
-#include "judge/grading/limits.h"
-#include "runner/sandbox.h"
-
-static struct judge_config cfg;
-static struct lang_registry reg;
-static const struct lang *py;
+#include "tests/zygote_runs.h"
 
 static void start(void)
 {
-	char err[512];
-	struct sandbox_options opts;
-	config_defaults(&cfg);
-	free(cfg.sandbox);
-	cfg.sandbox = strdup("gvisor");
-	cfg.gvisor_pool = 0;
-	free(cfg.warm_start);
-	cfg.warm_start = strdup("on");
-	if (access("bin/box_init", X_OK) == 0)
-		setenv("JUDGE_BOX_INIT", "bin/box_init", 0);
-	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof(err)), 0, "%s", err);
-	py = lang_find(&reg, "python");
-	cr_assert(py && py->zygote_argv, "python.ini names a zygote");
-	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof(err)), 0, "%s", err);
-	cr_assert(opts.warm_start);
-	cr_assert_eq(sandbox_global_init(&opts, err, sizeof(err)), 0, "init: %s", err);
+	start_python(SANDBOX_GVISOR);
 }
-
-static void stop(void)
-{
-	sandbox_global_shutdown();
-	lang_registry_release(&reg);
-	config_release(&cfg);
-}
-
-static struct sandbox *open_ws(int slot)
-{
-	char err[512];
-	struct sandbox *sb;
-	cr_assert_eq(sandbox_open(SANDBOX_GVISOR, slot, 16 << 20, &sb, err, sizeof(err)), 0,
-		     "open: %s", err);
-	cr_assert_eq(sandbox_set_reuse_key(sb, "zygote"), 0);
-	return sb;
-}
-
-#include "tests/zygote_runs.h"
 
 TestSuite(gvisor_zygote, .init = start, .fini = stop, .timeout = 180);
 
@@ -73,17 +31,7 @@ Test(gvisor_zygote, nothing_of_a_run_reaches_the_next)
 
 Test(gvisor_zygote, random_differs_between_runs)
 {
-	char r1[256], r2[256], r3[256];
-	const char *src = "import random\nprint(random.random(), random.getrandbits(64))\n";
-	struct sandbox *a = open_ws(1);
-	run_ok(a, src, r1, sizeof(r1));
-	warm_up(a);
-	run_ok(a, src, r2, sizeof(r2));
-	run_ok(a, src, r3, sizeof(r3));
-	cr_assert_str_neq(r1, r2);
-	cr_assert_str_neq(r2, r3);
-	cr_assert_str_neq(r1, r3);
-	sandbox_close(a);
+	check_random_differs("import random\nprint(random.random(), random.getrandbits(64))\n");
 }
 
 /* What a program sees of its start, but its pid and parent (the zygote's child
@@ -142,7 +90,7 @@ Test(gvisor_zygote, a_warm_run_sees_what_a_fresh_one_does)
 	 * (python.ini, after its script) too; another sandbox's first run tells */
 	struct strbuf src = STRBUF_INIT;
 	strbuf_addstr(&src, "import os, resource, signal, sys, threading\n");
-	for (char **m = py->zygote_argv + 2; *m; m++)
+	for (char **m = zlang->zygote_argv + 2; *m; m++)
 		strbuf_addf(&src, "import %s\n", *m);
 	strbuf_addstr(&src, "print(sorted(sys.modules))\n");
 	struct sandbox *b = open_ws(2);
@@ -159,25 +107,9 @@ Test(gvisor_zygote, a_warm_run_sees_what_a_fresh_one_does)
 	sandbox_close(a);
 }
 
-/* Runs src fresh (a new workspace's sandbox: the key's one is busy) and warm and
- * compares what the caller needs: status, exit code, signal, stdout, stderr. */
-static void same_end(const char *src, enum run_status want)
-{
-	struct sandbox *w = open_ws(1);
-	struct run_result warm, fresh;
-	warm_up(w);
-	run_py(w, src, NULL, 0, 0, &warm);
-	/* a second workspace while the first is open: another sandbox, its first run */
-	struct sandbox *f = open_ws(2);
-	run_py(f, src, NULL, 0, 0, &fresh);
-	compare_ends(want, &warm, &fresh);
-	sandbox_close(f);
-	sandbox_close(w);
-}
-
 Test(gvisor_zygote, exit_codes_tracebacks_output_at_exit_signals)
 {
-	check_same_ends(same_end);
+	check_same_ends();
 }
 
 Test(gvisor_zygote, a_file_left_open_is_written)

@@ -13,59 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/config.h"
-#include "common/strbuf.h"
-#include "judge/grading/lang.h"
-#include "judge/grading/limits.h"
-#include "runner/sandbox.h"
-
-static struct judge_config cfg;
-static struct lang_registry reg;
-static const struct lang *py;
+#include "tests/zygote_runs.h"
 
 static void start(void)
 {
-	char err[512];
-	struct sandbox_options opts;
-	config_defaults(&cfg);
-	free(cfg.sandbox);
-	cfg.sandbox = strdup("native");
-	free(cfg.warm_start);
-	cfg.warm_start = strdup("on");
-	if (access("bin/ns_init", X_OK) == 0)
-		setenv("JUDGE_NS_INIT", "bin/ns_init", 0);
-	cr_assert_eq(lang_load_dir(&reg, "languages", err, sizeof(err)), 0, "%s", err);
-	py = lang_find(&reg, "python");
-	cr_assert(py && py->zygote_argv, "python.ini names a zygote");
-	cr_assert_eq(limits_sandbox_options(&cfg, &opts, err, sizeof(err)), 0, "%s", err);
-	cr_assert(opts.warm_start);
-	cr_assert_eq(sandbox_global_init(&opts, err, sizeof(err)), 0, "init: %s", err);
+	start_python(SANDBOX_NATIVE);
 }
-
-static void stop(void)
-{
-	sandbox_global_shutdown();
-	lang_registry_release(&reg);
-	config_release(&cfg);
-}
-
-/* A workspace of key (NULL: none, every run fresh). */
-static struct sandbox *open_key(int slot, const char *key)
-{
-	char err[512];
-	struct sandbox *sb;
-	cr_assert_eq(sandbox_open(SANDBOX_NATIVE, slot, 16 << 20, &sb, err, sizeof(err)), 0,
-		     "open: %s", err);
-	cr_assert_eq(sandbox_set_reuse_key(sb, key), 0);
-	return sb;
-}
-
-static struct sandbox *open_ws(int slot)
-{
-	return open_key(slot, "zygote");
-}
-
-#include "tests/zygote_runs.h"
 
 TestSuite(native_zygote, .init = start, .fini = stop, .timeout = 180);
 
@@ -78,17 +31,7 @@ Test(native_zygote, nothing_of_a_run_reaches_the_next)
 
 Test(native_zygote, random_differs_between_runs)
 {
-	char r1[256], r2[256], r3[256];
-	const char *src = "import random\nprint(random.random(), random.getrandbits(64))\n";
-	struct sandbox *a = open_ws(1);
-	warm_up(a);
-	run_ok(a, src, r1, sizeof(r1));
-	run_ok(a, src, r2, sizeof(r2));
-	run_ok(a, src, r3, sizeof(r3));
-	cr_assert_str_neq(r1, r2);
-	cr_assert_str_neq(r2, r3);
-	cr_assert_str_neq(r1, r3);
-	sandbox_close(a);
+	check_random_differs("import random\nprint(random.random(), random.getrandbits(64))\n");
 }
 
 /* Keys never share a zygote: the hash secret is one per interpreter, so two runs
@@ -181,7 +124,7 @@ Test(native_zygote, a_warm_run_sees_what_a_fresh_one_does)
 	 * (python.ini, after its script) too */
 	struct strbuf src = STRBUF_INIT;
 	strbuf_addstr(&src, "import os, resource, signal, sys, threading\n");
-	for (char **m = py->zygote_argv + 2; *m; m++)
+	for (char **m = zlang->zygote_argv + 2; *m; m++)
 		strbuf_addf(&src, "import %s\n", *m);
 	strbuf_addstr(&src, "print(sorted(sys.modules))\n");
 	struct run_result pre;
@@ -196,23 +139,9 @@ Test(native_zygote, a_warm_run_sees_what_a_fresh_one_does)
 	sandbox_close(f);
 }
 
-/* Runs src warm and fresh (a workspace without a key) and compares what the
- * caller needs: status, exit code, signal, stdout, stderr. */
-static void same_end(const char *src, enum run_status want)
-{
-	struct sandbox *w = open_ws(1), *f = open_key(2, NULL);
-	struct run_result warm, fresh;
-	warm_up(w);
-	run_py(w, src, NULL, 0, 0, &warm);
-	run_py(f, src, NULL, 0, 0, &fresh);
-	compare_ends(want, &warm, &fresh);
-	sandbox_close(f);
-	sandbox_close(w);
-}
-
 Test(native_zygote, exit_codes_tracebacks_output_at_exit_signals)
 {
-	check_same_ends(same_end);
+	check_same_ends();
 	same_end("import os\nos.setuid(0)\n", RUN_RUNTIME_ERROR);
 	same_end("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)\n",
 		 RUN_RUNTIME_ERROR);
@@ -342,15 +271,8 @@ static void *par_run(void *arg)
 				    "      sorted(os.listdir('/proc/self/fd')))\n";
 	struct run_result res;
 	run_result_init(&res);
-	struct run_spec s = {.argv = (const char *const *)py->run_argv,
-			     .env = (const char *const *)py->env,
-			     .ro_paths = (const char *const *)py->ro_paths,
-			     .zygote_argv = (const char *const *)py->zygote_argv};
-	struct limits_policy pol;
-	limits_policy_from_config(&cfg, &pol);
-	limits_run(&pol, NULL, NULL, NULL, &s.limits);
-	s.limits.wall_ms = 10000;
-	s.limits.processes = 64;
+	struct run_spec s;
+	zygote_spec(&s, NULL, 0, 0);
 	if (sandbox_write_file(p->sb, "main.py", src, strlen(src), 0644) == 0 &&
 	    sandbox_run(p->sb, &s, &res) == 0)
 		p->status = res.status;

@@ -1,63 +1,27 @@
-/* zygote_runs.h: what test_gvisor_zygote and test_native_zygote share: a
- * Python run as grading makes it, the mark of a warm run, the hostile program
- * with its checker, and the checks whose logic is the same under both
- * backends (leftovers, exit ends, limits, stdin, survivors, shadowed modules).
- * Included after the file's cfg, py and open_ws (a workspace of the key
- * "zygote" on slot). */
+/* zygote_runs.h: what test_gvisor_zygote and test_native_zygote share beyond
+ * zygote_setup.h: a Python run as grading makes it, the mark of a warm run,
+ * the hostile program with its checker, and the checks whose logic is the
+ * same under both backends (leftovers, exit ends, limits, stdin, survivors,
+ * shadowed modules). Included after the file's zygote_start call is defined. */
 #pragma once
-
-/* Runs src as main.py the way grading does (python.ini's run, env, folders,
- * zygote); res is the caller's to release. */
-static void run_py(struct sandbox *sb, const char *src, const char *stdin_data, long cpu_ms,
-		   long mem_kb, struct run_result *res)
-{
-	cr_assert_eq(sandbox_write_file(sb, "main.py", src, strlen(src), 0644), 0);
-	struct run_spec s = {.argv = (const char *const *)py->run_argv,
-			     .env = (const char *const *)py->env,
-			     .ro_paths = (const char *const *)py->ro_paths,
-			     .warm_argv = (const char *const *)py->warm_argv,
-			     .zygote_argv = (const char *const *)py->zygote_argv,
-			     .stdin_data = stdin_data,
-			     .stdin_len = stdin_data ? strlen(stdin_data) : 0};
-	struct limits_policy pol;
-	limits_policy_from_config(&cfg, &pol);
-	limits_run(&pol, NULL, NULL, NULL, &s.limits);
-	s.limits.cpu_ms = cpu_ms ? cpu_ms : 3000;
-	s.limits.wall_ms = 10000;
-	s.limits.memory_kb = mem_kb ? mem_kb : 256 * 1024;
-	s.limits.processes = 64;
-	s.limits.stdout_bytes = 1 << 20;
-	s.limits.stderr_bytes = 64 << 10;
-	run_result_init(res);
-	cr_assert_eq(sandbox_run(sb, &s, res), 0);
-	cr_assert_neq(res->status, RUN_INTERNAL_ERROR, "%s", res->message);
-}
 
 /* A program that says whether it was forked from the zygote: its module's frame
  * has a caller there (the zygote's run()), none in a fresh interpreter. */
 #define WARM_MARK "import sys as _s\nprint('warm' if _s._getframe().f_back else 'fresh')\n"
 
-/* Runs src, expecting status OK; its stdout in out. */
-static void run_ok(struct sandbox *sb, const char *src, char *out, size_t outlen)
+#include "tests/zygote_setup.h"
+
+/* Python under the backend: 3 s of CPU and 256 MiB unless a test says. */
+static void start_python(enum sandbox_backend b)
 {
-	struct run_result res;
-	run_py(sb, src, NULL, 0, 0, &res);
-	cr_assert_eq(res.status, RUN_OK, "%s: %s", run_status_name(res.status), res.err.buf);
-	snprintf(out, outlen, "%s", res.out.buf);
-	run_result_release(&res);
+	zygote_start(b, "python", 3000, 256 * 1024);
 }
 
-/* Runs WARM_MARK until a run is forked from the zygote (it starts after a
- * first Python run; runs start fresh until it is ready). */
-static void warm_up(struct sandbox *sb)
+/* Runs src as main.py the way grading does; res is the caller's to release. */
+static void run_py(struct sandbox *sb, const char *src, const char *stdin_data, long cpu_ms,
+		   long mem_kb, struct run_result *res)
 {
-	char out[64] = "";
-	for (int i = 0; i < 50 && strcmp(out, "warm\n"); i++) {
-		if (i)
-			usleep(100 * 1000);
-		run_ok(sb, WARM_MARK, out, sizeof(out));
-	}
-	cr_assert_str_eq(out, "warm\n", "the zygote serves runs within 5 s");
+	run_src(sb, NULL, src, stdin_data, cpu_ms, mem_kb, res);
 }
 
 /* Everything a program can leave in its interpreter, then the next program (same
@@ -118,24 +82,9 @@ static void check_nothing_reaches_the_next(struct sandbox *a)
 	sandbox_close(b);
 }
 
-/* Asserts that a warm run ended as want and as the fresh run of it did:
- * status, exit code, signal, stdout, stderr; releases both. */
-static void compare_ends(enum run_status want, struct run_result *warm, struct run_result *fresh)
-{
-	cr_assert_eq(warm->status, want, "%s: %s", run_status_name(warm->status), warm->err.buf);
-	cr_assert_eq(fresh->status, warm->status);
-	cr_assert_eq(fresh->exit_code, warm->exit_code);
-	cr_assert_eq(fresh->signal, warm->signal);
-	cr_assert_str_eq(warm->out.buf, fresh->out.buf);
-	cr_assert_str_eq(warm->err.buf, fresh->err.buf);
-	run_result_release(warm);
-	run_result_release(fresh);
-}
-
 /* The programs whose end a warm run must share with a fresh one under both
- * backends (exit codes, tracebacks, output at exit, signals), each given to
- * the file's same_end (which runs it both ways and calls compare_ends). */
-static void check_same_ends(void (*same_end)(const char *src, enum run_status want))
+ * backends (exit codes, tracebacks, output at exit, signals). */
+static void check_same_ends(void)
 {
 	same_end("import sys\nsys.exit(3)\n", RUN_RUNTIME_ERROR);
 	same_end("import sys\nsys.exit('bye')\n", RUN_RUNTIME_ERROR);
