@@ -65,10 +65,30 @@ static int z_fputs(const char *s, FILE *f)
 	return r;
 }
 
-/* node's own calls of fwrite and fputs (its GOT) go to the two above */
+/* V8 marks each heap mapping it makes MADV_DONTFORK; in the zygote that
+ * advice is dropped, so the mappings made before serve() are the only ones a
+ * fork would lose (forkable, once) */
+static int z_madvise(void *addr, size_t len, int advice)
+{
+	return advice == MADV_DONTFORK ? 0 : madvise(addr, len, advice);
+}
+
+/* One of node's imports sent elsewhere: its GOT slot for name holds to */
+struct got_redirect {
+	const char *name;
+	void *to;
+};
+
+static const struct got_redirect in_zygote[] = {{"madvise", (void *)z_madvise}, {NULL, NULL}};
+static const struct got_redirect in_child[] = {
+    {"fwrite", (void *)z_fwrite}, {"fputs", (void *)z_fputs}, {NULL, NULL}};
+
+/* Sends node's own calls (its GOT) of the functions in data (a got_redirect
+ * list) to their replacements */
 static int redirect(struct dl_phdr_info *info, size_t size, void *data)
 {
-	(void)size, (void)data;
+	(void)size;
+	const struct got_redirect *list = data;
 	if (info->dlpi_name && info->dlpi_name[0])
 		return 0; /* the executable only */
 	const ElfW(Dyn) *dyn = NULL;
@@ -93,9 +113,10 @@ static int redirect(struct dl_phdr_info *info, size_t size, void *data)
 		return 1;
 	for (size_t i = 0; i < relsz / sizeof *rel; i++) {
 		const char *name = str + sym[ELF64_R_SYM(rel[i].r_info)].st_name;
-		void *to = !strcmp(name, "fwrite")  ? (void *)z_fwrite
-			   : !strcmp(name, "fputs") ? (void *)z_fputs
-						    : NULL;
+		void *to = NULL;
+		for (const struct got_redirect *r = list; r->name && !to; r++)
+			if (!strcmp(name, r->name))
+				to = r->to;
 		if (!to)
 			continue;
 		void **slot = (void **)(info->dlpi_addr + rel[i].r_offset);
@@ -106,8 +127,15 @@ static int redirect(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
+/* Every mapping copied on fork, before the zygote's first one: under gVisor
+ * (ptrace) a pass over node's ~100 mappings costs ~3 ms, so not every fork
+ * (z_madvise keeps later mappings forkable) */
 static void forkable(void)
 {
+	static bool done;
+	if (done)
+		return;
+	done = true;
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[512];
 	if (!f)
@@ -137,10 +165,11 @@ static napi_value serve(napi_env env, napi_callback_info info)
 		if (!cmd[i])
 			script = cmd + i + 1;
 	struct zc_child c;
+	dl_iterate_phdr(redirect, (void *)in_zygote);
 	if (!script || zc_serve(cmd, script, forkable, &c) < 0)
 		_exit(1);
 	uv_loop_fork(uv_default_loop());
-	dl_iterate_phdr(redirect, NULL);
+	dl_iterate_phdr(redirect, (void *)in_child);
 	napi_value o, a, s, e;
 	napi_create_object(env, &o);
 	size_t argc = 0;
