@@ -108,16 +108,27 @@ for ini in languages/*.ini; do
 	fi
 done
 
-# the Node zygote's addon (docs/warm-start.md, "Node"): built here, beside the
-# drivers it is copied with
-addon=languages/drivers/node_zygote.node
-srcs=(languages/drivers/node_zygote.c runner/zygote/zcore.c runner/zygote/zcore.h)
-for s in "${srcs[@]}"; do
-	if [ ! -f "$addon" ] || [ "$s" -nt "$addon" ]; then
-		${CC:-cc} -O2 -Wall -Wextra -shared -fPIC -I. -o "$addon" "${srcs[@]:0:2}"
-		break
-	fi
-done
+# the zygotes' serving loop (runner/zygote/zcore.c, docs/warm-start.md): built
+# here, beside the drivers it is copied with, as Python's zcore.so (loaded by
+# python_zygote.py) and inside Node's addon
+build_beside() { # out, then its sources (the .c ones compiled)
+	local out=$1 s c=()
+	shift
+	for s in "$@"; do
+		if [[ $s == *.c ]]; then c+=("$s"); fi
+	done
+	for s in "$@"; do
+		if [ ! -f "$out" ] || [ "$s" -nt "$out" ]; then
+			${CC:-cc} -O2 -Wall -Wextra -shared -fPIC -I. -o "$out" "${c[@]}" || return 1
+			return 0
+		fi
+	done
+}
+zsrc=(runner/zygote/zcore.c runner/zygote/zcore.h runner/gvisor/init/box_enter.h
+	runner/native/nz_job.h)
+build_beside languages/drivers/zcore.so "${zsrc[@]}" || exit 1
+build_beside languages/drivers/node_zygote.node languages/drivers/node_zygote.c "${zsrc[@]}" ||
+	exit 1
 
 # the session drivers, copied where any sandbox can read them: a tree under /tmp
 # (a CI clone) is hidden in sandboxes by their private /tmp, so it uses this copy

@@ -1,16 +1,11 @@
 # python_zygote.py: a started Python 3.12 that forks one child per run (docs/warm-start.md).
-# box_init (runner/gvisor/init/box_init.c) starts it as root inside a gVisor sandbox
-# with the env of the runs it will serve; it never runs user code. Per run it gets,
-# on fd 3 (a SOCK_SEQPACKET socket), the job (box_proto.h's struct bx_job, token
-# zeroed, then argv, env and the seccomp filter) and four fds: stdin, stdout,
-# stderr and box_init's error pipe. It forks a child, replies with its pid, waits
-# for it (gVisor has no CLONE_PARENT: box_init cannot) and sends its wait status
-# and rusage; then it takes the next job. The child enters the run as box_init's
-# own child() does before execve, then becomes `python3 main.py`.
-# The native backend (runner/native/nzygote.c) starts it as root on the host and
-# sends jobs of another kind (NJOB): see native_job() below. Those programs are
-# its children too, but it does not wait for each: it reports their ends as they
-# come (native_wait) and takes the next jobs meanwhile.
+# box_init (runner/gvisor/init/box_init.c) starts it as root inside a gVisor sandbox,
+# the native backend (runner/native/nzygote.c) on the host, with the env of the runs
+# it will serve; it never runs user code. Its serving loop is zcore's
+# (runner/zygote/zcore.c, built beside this file as zcore.so): both protocols, the
+# fork, the child's entry into its run (box_init's or ns_init's steps before an
+# execve), the reports of the runs' ends. zcore returns only in a child that has
+# entered its run, which then becomes `python3 main.py` (become_main, run).
 import sys
 
 # what a fresh `python3 main.py` has, taken before this file imports anything
@@ -33,10 +28,7 @@ import ctypes  # noqa: E402
 import gc  # noqa: E402
 import io  # noqa: E402
 import os  # noqa: E402
-import resource  # noqa: E402
 import signal  # noqa: E402
-import socket  # noqa: E402
-import struct  # noqa: E402
 
 # the end's steps that the Python harnesses take too (beside this file)
 from python_ending import _finish  # noqa: E402
@@ -53,101 +45,14 @@ _blocks = sys.getallocatedblocks
 END_BLOCKS_MAX = 200000
 ZYGOTE_BLOCKS = 0  # pymalloc's blocks when the zygote is ready
 
-JOB = struct.Struct("<IIqqqqqqqIIIIIIqII16s")
-JOB_MAGIC = 0x314A4258
-SOCK_FD = 3
-# runner/native/nzygote.c's struct nz_job, and ns_proto.h's struct nsinit_report
-NJOB = struct.Struct("<IIIIiI8Q")
-NJOB_MAGIC = 0x5A4E4A31
-REPORT = struct.Struct("<iiiii4xq")
-NSINIT_FAIL, NSINIT_EXIT = 1, 2
-# ns_proto.h's enum nsinit_step, the steps a warm native program goes through
-(S_CGJOIN, S_SETGROUPS, S_SETGID, S_KEEPCAPS, S_SETUID, S_CAPSET, S_FDS) = (1, 6, 7, 8, 9, 10, 0)
-(S_SECUREBITS, S_CAPBSET, S_NNP, S_RLIMIT, S_CHDIR_BOX, S_SECCOMP, S_SETNS) = (
-    19, 20, 21, 22, 23, 24, 26)
-INSIDE_ID = 1000  # NSINIT_INSIDE_ID
 
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-libc.prctl.restype = ctypes.c_int
-SYS_CAPSET, SYS_CAPGET = 126, 125
-PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 24, 38, 22
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_KEEPCAPS, PR_SET_SECUREBITS = 1, 4, 8, 28
-PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
-# SECBIT_NOROOT, _LOCKED, NO_SETUID_FIXUP, _LOCKED, KEEP_CAPS_LOCKED (as ns_init)
-SECUREBITS = 0x01 | 0x02 | 0x04 | 0x08 | 0x20
-CAPS_DROPPED = (21, 7, 6, 5)  # CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID, CAP_KILL
-U = ctypes.c_ulong
-
-
-class SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-
-class CapHeader(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-
-def fail(errfd, err):
-    try:
-        os.write(errfd, struct.pack("=i", err or 1))
-    finally:
-        os._exit(127)
-
-
-def enter_run(job, filt, fds):
-    """In the child: the run's session, stdio, limits, IPC namespace, uid, no
-    capabilities, no_new_privs, /box and seccomp, in box_init's child() order."""
-    (_, _, cpu_ms, _, _, processes, file_bytes, open_files, stack_kb, uid, gid,
-     _, _, filter_len, _, _, _, _, _) = job
-    stdin_fd, out_fd, err_fd, errfd = fds
-    try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, ())
-        os.setsid()
-        os.dup2(stdin_fd, 0)
-        os.dup2(out_fd, 1)
-        os.dup2(err_fd, 2)
-        for fd in (stdin_fd, out_fd, err_fd, SOCK_FD):
-            if fd > 2 and fd != errfd:
-                os.close(fd)
-        if cpu_ms > 0:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_ms // 1000 + 1, cpu_ms // 1000 + 2))
-        if processes > 0:
-            n = processes - 1 if processes > 1 else 0
-            resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
-        if file_bytes > 0:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
-        if open_files > 0:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
-        if stack_kb > 0:
-            resource.setrlimit(resource.RLIMIT_STACK, (stack_kb * 1024, stack_kb * 1024))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        os.unshare(os.CLONE_NEWIPC)
-        for cap in CAPS_DROPPED:
-            libc.prctl(PR_CAPBSET_DROP, U(cap), U(0), U(0), U(0))
-        os.setgroups([])
-        os.setresgid(gid, gid, gid)
-        os.setresuid(uid, uid, uid)
-        hdr = CapHeader(0x20080522, 0)
-        data = (ctypes.c_uint32 * 6)()
-        if libc.syscall(ctypes.c_long(SYS_CAPSET), ctypes.byref(hdr), data) < 0:
-            fail(errfd, ctypes.get_errno())
-        if libc.prctl(PR_SET_NO_NEW_PRIVS, U(1), U(0), U(0), U(0)) < 0:
-            fail(errfd, ctypes.get_errno())
-        os.chdir("/box")
-        if filter_len:
-            buf = ctypes.create_string_buffer(filt, len(filt))
-            prog = SockFprog(filter_len, ctypes.addressof(buf))
-            if libc.prctl(PR_SET_SECCOMP, U(2), ctypes.byref(prog), U(0), U(0)) < 0:
-                fail(errfd, ctypes.get_errno())
-    except OSError as e:
-        fail(errfd, e.errno)
-    except BaseException:
-        fail(errfd, 22)
+class _Child(ctypes.Structure):
+    """zcore.h's struct zc_child: the run's argv, box_init's error pipe (-1 natively)"""
+    _fields_ = [("argv", ctypes.POINTER(ctypes.c_char_p)), ("errfd", ctypes.c_int)]
 
 
 def become_main(argv):
-    """In the child, after enter_run: the interpreter as `python3 <script>` left
+    """In the child, once it has entered its run: the interpreter as `python3 <script>` left
     it just before the script's first line. Returns the new __main__, the
     script's bytes and its absolute path; a script it cannot open ends the child
     with CPython's message and exit status 2."""
@@ -185,264 +90,30 @@ def become_main(argv):
     return main, source, script
 
 
-def native_fail(rep_fd, step, err):
-    """A warm native program's set-up failed: ns_init's report, exit 127."""
-    try:
-        os.write(rep_fd, REPORT.pack(NSINIT_FAIL, step, -1, err or 22, 0, 0))
-    finally:
-        os._exit(127)
-
-
-def caps_set(effective):
-    """Every permitted capability effective (True), or none at all (False)."""
-    hdr = CapHeader(0x20080522, 0)
-    data = (ctypes.c_uint32 * 6)()
-    if libc.syscall(ctypes.c_long(SYS_CAPGET), ctypes.byref(hdr), data) < 0:
-        return ctypes.get_errno()
-    for i in (0, 3):  # effective, permitted, inheritable per 32 capabilities
-        data[i] = data[i + 1] if effective else 0
-        if not effective:
-            data[i + 1] = data[i + 2] = 0
-    if libc.syscall(ctypes.c_long(SYS_CAPSET), ctypes.byref(hdr), data) < 0:
-        return ctypes.get_errno()
-    return 0
-
-
-def native_enter(limits, last_cap, filt, filter_len, fds):
-    """In the program (pid 2 of the run): its cgroup, then init's namespaces, then
-    what ns_init and its program_main do before execve, in their order."""
-    stdin_fd, out_fd, err_fd, rep_fd, pidfd = fds[:5]
-    step = S_CGJOIN
-
-    def must(rc):
-        if rc < 0:
-            native_fail(rep_fd, step, ctypes.get_errno())
-
-    try:
-        for fd in fds[5:]:
-            os.write(fd, b"0")
-        step = S_SETNS
-        os.setns(pidfd, os.CLONE_NEWUSER | os.CLONE_NEWNS | os.CLONE_NEWIPC
-                 | os.CLONE_NEWUTS | os.CLONE_NEWNET | os.CLONE_NEWCGROUP)
-        step = S_SETGROUPS
-        os.setgroups([])
-        step = S_SETGID
-        os.setresgid(INSIDE_ID, INSIDE_ID, INSIDE_ID)
-        step = S_KEEPCAPS
-        must(libc.prctl(PR_SET_KEEPCAPS, U(1), U(0), U(0), U(0)))
-        step = S_SETUID
-        os.setresuid(INSIDE_ID, INSIDE_ID, INSIDE_ID)
-        step = S_CAPSET
-        err = caps_set(True)
-        if err:
-            native_fail(rep_fd, step, err)
-        # the uid change cleared it: the zygote's end is the run's end
-        libc.prctl(PR_SET_PDEATHSIG, U(signal.SIGKILL), U(0), U(0), U(0))
-        step = S_SECUREBITS
-        must(libc.prctl(PR_SET_SECUREBITS, U(SECUREBITS), U(0), U(0), U(0)))
-        step = S_CAPBSET
-        for cap in range(last_cap + 1):
-            if libc.prctl(PR_CAPBSET_DROP, U(cap), U(0), U(0), U(0)) < 0 \
-                    and ctypes.get_errno() != 22:
-                native_fail(rep_fd, step, ctypes.get_errno())
-        libc.prctl(PR_CAP_AMBIENT, U(PR_CAP_AMBIENT_CLEAR_ALL), U(0), U(0), U(0))
-        step = S_CAPSET
-        err = caps_set(False)
-        if err:
-            native_fail(rep_fd, step, err)
-        step = S_NNP
-        must(libc.prctl(PR_SET_NO_NEW_PRIVS, U(1), U(0), U(0), U(0)))
-        step = S_RLIMIT
-        for i, res in enumerate((resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE,
-                                 resource.RLIMIT_STACK, resource.RLIMIT_CPU)):
-            resource.setrlimit(res, (limits[2 * i], limits[2 * i + 1]))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        step = S_FDS
-        signal.pthread_sigmask(signal.SIG_SETMASK, ())
-        os.dup2(stdin_fd, 0)
-        os.dup2(out_fd, 1)
-        os.dup2(err_fd, 2)
-        keep = os.dup(rep_fd) if rep_fd > 2 else rep_fd
-        os.closerange(3, keep)
-        os.closerange(keep + 1, 1 << 20)
-        os.set_inheritable(keep, False)
-        rep_fd = keep
-        step = S_CHDIR_BOX
-        os.chdir("/box")
-        # an execve without a change of uid leaves a process dumpable; the
-        # setresuid above made it not (its /proc files root's)
-        libc.prctl(PR_SET_DUMPABLE, U(1), U(0), U(0), U(0))
-        step = S_SECCOMP
-        if filter_len:
-            buf = ctypes.create_string_buffer(filt, len(filt))
-            prog = SockFprog(filter_len, ctypes.addressof(buf))
-            must(libc.prctl(PR_SET_SECCOMP, U(2), ctypes.byref(prog), U(0), U(0)))
-        os.close(rep_fd)
-    except OSError as e:
-        native_fail(rep_fd, step, e.errno)
-    except BaseException:
-        native_fail(rep_fd, step, 22)
-
-
-# the native runs in flight: the program's pidfd -> (its pid, the run's report
-# pipe, its init's pidfd); the zygote is their parent and reports their ends
-RUNS = {}
-
-
-def native_job(sock, msg, fds):
-    """A job of the native backend: fork the program into the run's pid namespace
-    (pid 2 there, as fresh); returns argv in the program, None in the zygote."""
-    try:
-        job = NJOB.unpack_from(msg)
-        argc, envc, filter_len, last_cap = job[1:5]
-        limits = job[6:]
-        if len(fds) < 5:
-            raise ValueError("bad job")
-        end = len(msg) - filter_len * 8
-        words = msg[NJOB.size:end].split(b"\0")[:argc + envc]
-        argv = [os.fsdecode(w) for w in words[:argc]]
-        env = [os.fsdecode(w) for w in words[argc:]]
-        filt = msg[end:]
-        ok = (len(argv) >= 2 and argv[0] == sys.orig_argv[0] and argv[1]
-              and not argv[1].startswith("-")
-              and env == ["%s=%s" % kv for kv in os.environ.items()])
-    except (ValueError, struct.error):
-        ok = False
-    pid = -1
-    if ok:
-        try:
-            # our children's pid namespace, until the next job's: never fork
-            # when it failed (it would be another run's)
-            os.setns(fds[4], os.CLONE_NEWPID)
-            pid = os.fork()
-        except OSError:
-            pid = -1
-        if pid == 0:
-            sock.detach()
-            others = [fd for run in RUNS.items() for fd in (run[0], run[1][1], run[1][2])]
-            for fd in others + [SOCK_FD]:
-                os.close(fd)
-            native_enter(limits, last_cap, filt, filter_len, fds)
-            return argv, -1
-    if pid > 0:
-        try:
-            RUNS[os.pidfd_open(pid)] = (pid, fds[3], fds[4])
-            fds = fds[:3] + fds[5:]
-        except OSError:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            pid = 0
-    for fd in fds:
-        os.close(fd)
-    sock.send(struct.pack("=i", max(pid, 0)))
-    return None
-
-
-def native_end(pidfd):
-    """A program of RUNS ended: its wait status and rusage on the report pipe as
-    ns_init would write them, then init is killed, which ends the run's other
-    processes as a fresh run's init does when it exits."""
-    pid, rep_fd, init_fd = RUNS.pop(pidfd)
-    try:
-        _, status, ru = os.wait4(pid, 0)
-        os.write(rep_fd, REPORT.pack(NSINIT_EXIT, 0, 0, 0, status, ru.ru_maxrss))
-    except OSError:
-        pass
-    try:
-        signal.pidfd_send_signal(init_fd, signal.SIGKILL)
-    except OSError:
-        pass
-    for fd in (pidfd, rep_fd, init_fd):
-        os.close(fd)
-
-
-def native_wait(sock, block):
-    """Reports the ends of RUNS' programs that ended; returns whether a job waits
-    on sock. block: until every program of RUNS has ended (sock is not read)."""
-    import select
-    while RUNS:
-        p = select.poll()
-        if not block:
-            p.register(SOCK_FD, select.POLLIN)
-        for fd in RUNS:
-            p.register(fd, select.POLLIN)
-        ready = [fd for fd, _ in p.poll()]
-        for fd in ready:
-            if fd in RUNS:
-                native_end(fd)
-        if not block:
-            return SOCK_FD in ready
-    return True
-
-
 def serve():
-    """Forks one child per job; returns in the child (its argv and error pipe),
-    never in the zygote."""
-    sock = socket.socket(fileno=SOCK_FD)
+    """zcore's loop: returns in a forked child that has entered its run (its
+    argv and box_init's error pipe), never in the zygote. The call holds the
+    GIL (PyDLL) and the fork is zcore's, so the child does what os.fork does
+    in a child (PyOS_AfterFork_Child: locks re-made, the at-fork hooks, such
+    as random's re-seed)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    zc = ctypes.PyDLL(os.path.join(here, "zcore.so"))
+    zc.zc_serve.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p)
+    zc.zc_serve.restype = ctypes.c_int
+    after_fork = ctypes.pythonapi.PyOS_AfterFork_Child
+    after_fork.restype = None
+    exe, child = os.fsencode(sys.orig_argv[0]), _Child()
     gc.freeze()
     global ZYGOTE_BLOCKS
     ZYGOTE_BLOCKS = _blocks()
-    sock.send(b"R")  # box_init sends no job before this
-    while True:
-        if RUNS and not native_wait(sock, False):
-            continue
-        try:
-            msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 16)
-        except InterruptedError:
-            continue
-        if not msg:
-            # box_init closed its end: the sandbox ends. The native backend's
-            # runs in flight are ours until they end: report them first
-            native_wait(sock, True)
-            os._exit(0)
-        if msg[:4] == struct.pack("<I", NJOB_MAGIC):
-            child = native_job(sock, msg, fds)
-            if child:
-                return child
-            continue
-        try:
-            job = JOB.unpack_from(msg)
-            argc, envc, filter_len = job[11], job[12], job[13]
-            if job[0] != JOB_MAGIC or len(fds) != 4:
-                raise ValueError("bad job")
-            strs = msg[JOB.size:len(msg) - filter_len * 8]
-            filt = msg[len(msg) - filter_len * 8:]
-            words = strs.split(b"\0")[:argc + envc]
-            argv = [os.fsdecode(w) for w in words[:argc]]
-            env = [os.fsdecode(w) for w in words[argc:]]
-            # only `<this python> <script> [args]` with the env it started with
-            ok = (len(argv) >= 2 and argv[0] == sys.orig_argv[0] and argv[1]
-                  and not argv[1].startswith("-")
-                  and env == ["%s=%s" % kv for kv in os.environ.items()])
-        except (ValueError, struct.error):
-            ok = False
-        if not ok:
-            for fd in fds:
-                os.close(fd)
-            sock.send(struct.pack("=i", 0))
-            continue
-        try:
-            pid = os.fork()
-        except OSError:
-            pid = -1
-        if pid == 0:
-            sock.detach()
-            enter_run(job, filt, fds)
-            return argv, fds[3]
-        for fd in fds:
-            os.close(fd)
-        sock.send(struct.pack("=i", pid if pid > 0 else 0))
-        if pid <= 0:
-            continue
-        # box_init kills the run's processes (never this one) at its limits
-        while True:
-            try:
-                _, status, ru = os.wait4(pid, 0)
-                break
-            except InterruptedError:
-                continue
-        sock.send(struct.pack("=iqqq", status, int(ru.ru_utime * 1e6),
-                              int(ru.ru_stime * 1e6), ru.ru_maxrss))
+    # any script: become_main opens the one a job names
+    if zc.zc_serve(exe, None, None, ctypes.byref(child)) < 0:
+        _exit(1)
+    after_fork()
+    argv = []
+    while child.argv[len(argv)] is not None:
+        argv.append(os.fsdecode(child.argv[len(argv)]))
+    return argv, child.errfd
 
 
 def exit_status(e):

@@ -1,6 +1,6 @@
-/* nz_job: the head of a native zygote's job (runner/native/nzygote.c sends it;
- * python_zygote.py reads it as NJOB "<IIIIiI8Q", runner/zygote/zcore.c as this
- * struct), then argv, env and the seccomp filter, with the run's fds. */
+/* nz_job: the head of a native zygote's job (runner/native/nzygote.c sends
+ * it, runner/zygote/zcore.c reads it), then argv, env and the seccomp filter,
+ * with the run's fds. */
 #pragma once
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
 /* nzygote: the native backend's zygotes (docs/warm-start.md, "Native"; Python's
- * python_zygote.py, Node's node_zygote.js with runner/zygote/zcore.c).
+ * python_zygote.py, Node's node_zygote.js, both served by runner/zygote/zcore.c).
  *
  * How it works. A zygote is languages/drivers/python_zygote.py started by the
  * worker (root, host namespaces, stdio /dev/null, cwd /, fd 3 one end of a
@@ -14,7 +14,7 @@
  * (setns: it stays in its own) and forks the program: pid 2 of the run, as fresh.
  * The program joins the run's cgroup, then init's user, mount, ipc, uts, net and
  * cgroup namespaces, and does what ns_init and its program_main do before
- * execve, in the same order; then it becomes `python3 main.py`
+ * execve, in the same order (zcore.c); then it becomes `python3 main.py`
  * (python_zygote.py). The zygote, outside the run, reaps it (pidfds: it takes
  * other jobs meanwhile), writes its end on the report pipe as ns_init would, and
  * kills init, which ends every process of the namespace as a fresh run's init

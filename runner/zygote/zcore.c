@@ -1,15 +1,16 @@
-/* zcore: a zygote's serving loop in C (docs/warm-start.md), for runtimes that
- * cannot do it themselves (Node: node_zygote.c binds it; the Python zygote does
- * the same in python_zygote.py). It speaks both protocols of that file:
- * box_init's (gVisor: struct bx_job and four fds; the zygote waits for the child
- * and sends its wait status and rusage) and the native backend's (nzygote.c:
- * struct nz_job and the run's fds; the child enters the run's namespaces; the
- * zygote reports the child's end on the run's report pipe as ns_init would and
- * kills the run's init). zc_serve returns only in a forked child, which has
- * entered its run as a fresh program would have before its execve.
+/* zcore: the zygotes' serving loop in C (docs/warm-start.md), for Python
+ * (python_zygote.py loads it as zcore.so through ctypes) and Node (node_zygote.c
+ * binds it). It speaks both protocols: box_init's (gVisor: struct bx_job and
+ * four fds; the zygote waits for the child and sends its wait status and
+ * rusage) and the native backend's (nzygote.c: struct nz_job and the run's fds;
+ * the child enters the run's namespaces; the zygote reports the child's end on
+ * the run's report pipe as ns_init would and kills the run's init). zc_serve
+ * returns only in a forked child, which has entered its run as a fresh program
+ * would have before its execve.
  *
- * Built into languages/drivers/node_zygote.node by languages/deps.sh, never into
- * bin/judge (the Makefile leaves runner/zygote out). */
+ * Built into languages/drivers/zcore.so and node_zygote.node by
+ * languages/deps.sh, never into bin/judge (the Makefile leaves runner/zygote
+ * out). */
 #define _GNU_SOURCE
 #include "runner/zygote/zcore.h"
 
@@ -269,8 +270,7 @@ static int caps_set(bool effective)
 }
 
 /* In the program of a native job (pid 2 of the run): its cgroup, init's
- * namespaces, then what ns_init's program_main does before execve, in order
- * (python_zygote.py's native_enter). */
+ * namespaces, then what ns_init's program_main does before execve, in order. */
 static void native_enter(const struct nz_job *job, const struct sock_fprog *filter, int *fds,
 			 int nfds)
 {
