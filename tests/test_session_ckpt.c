@@ -138,12 +138,14 @@ Test(ckpt_gvisor, variables_and_processes_survive)
 	cr_assert_eq(session_context_start(ses, &d, NULL, &bctx, err, sizeof err), 0, "%s", err);
 	ok_in(ses, 0, "x = 41\nopen('a.txt', 'w').write('kept')", NULL);
 	ok_in(ses, bctx, "export V=7", NULL);
-	/* counts in /tmp (the sandbox's memory) and ignores SIGTERM */
+	/* counts in /tmp (the sandbox's memory) and ignores SIGTERM; each count
+	 * replaces the file whole, so that a reader never finds it empty */
 	ok_in(ses, 0,
 	      "import subprocess\n"
-	      "p = subprocess.Popen(['python3', '-c', 'import signal, time\\n"
+	      "p = subprocess.Popen(['python3', '-c', 'import os, signal, time\\n"
 	      "signal.signal(signal.SIGTERM, signal.SIG_IGN)\\n"
-	      "n = 0\\nwhile True:\\n    n += 1\\n    open(\"/tmp/n\", \"w\").write(str(n))\\n"
+	      "n = 0\\nwhile True:\\n    n += 1\\n    open(\"/tmp/n.new\", \"w\").write(str(n))\\n"
+	      "    os.replace(\"/tmp/n.new\", \"/tmp/n\")\\n"
 	      "    time.sleep(0.05)'], start_new_session=True)\n"
 	      "import time\ntime.sleep(0.3)",
 	      NULL);
