@@ -36,7 +36,6 @@ static const struct {
     {"move_mount", EPERM},
     {"open_tree", EPERM},
     {"mount_setattr", EPERM},
-    {"unshare", EPERM},
     {"setns", EPERM},
     {"clone3", ENOSYS}, /* flags live in memory: make libc fall back to clone */
     {"keyctl", EPERM},
@@ -112,6 +111,13 @@ int scmp_build(struct scmp_filter *f, char *err, size_t errlen)
 			 SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns_flags[i], clone_ns_flags[i]))) < 0)
 			goto fail;
 	}
+	what = "unshare";
+	/* every unshare but exactly CLONE_NEWIPC, which a run's entry makes under the
+	 * filter when it inherits it from a zygote (zcore.c); a program cannot use it
+	 * (no CAP_SYS_ADMIN), and a new IPC namespace gives nothing */
+	if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
+				   SCMP_A0(SCMP_CMP_NE, CLONE_NEWIPC))) < 0)
+		goto fail;
 	what = "personality";
 	/* a program keeps the default personality: any other value (a change such as
 	 * READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE, and also the 0xffffffff query) is
