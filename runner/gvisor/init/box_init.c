@@ -440,20 +440,22 @@ static bool read_smaps(long pid, long *anon_kb, long *file_kb)
 }
 
 /* CPU (µs) of every live process but init, the sum of their anonymous memory
- * (kB), and the largest file-backed resident memory of one of them (kB).
+ * (kB), and the largest file-backed resident memory of one of them (kB); returns
+ * how many processes it found.
  * Memory is what the program allocated: gVisor maps file pages in eagerly (a
  * Node.js hello shows 128 MB resident, 108 MB of it its own binary), so file
  * pages would charge a runtime's size to every program. */
-static void poll_tree(long long *cpu_us, long *anon_kb, long *file_kb)
+static int poll_tree(long long *cpu_us, long *anon_kb, long *file_kb)
 {
 	static long tick;
+	int found = 0;
 	if (!tick)
 		tick = sysconf(_SC_CLK_TCK);
 	long long ticks = 0;
 	long anon = 0, file_max = 0;
 	DIR *d = opendir("/proc");
 	if (!d)
-		return;
+		return -1;
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		char *end;
@@ -465,6 +467,7 @@ static void poll_tree(long long *cpu_us, long *anon_kb, long *file_kb)
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
+		found++;
 		ssize_t n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
 		if (n <= 0)
@@ -490,6 +493,7 @@ static void poll_tree(long long *cpu_us, long *anon_kb, long *file_kb)
 	*anon_kb = anon;
 	if (file_kb && file_max > *file_kb)
 		*file_kb = file_max;
+	return found;
 }
 
 /* Runs a runtime once (e.g. python3 -c pass) as nobody, before any job exists, so
@@ -599,10 +603,15 @@ static size_t env_len(const struct job_in *in)
 }
 
 /* Detaches the run's /tmp and /dev/shm (what init mounted for it). */
+static bool tmp_up = true; /* at start: whatever the spec put at /tmp goes too */
+
 static void drop_tmp(void)
 {
+	if (!tmp_up)
+		return; /* each call is a trip through the sentry */
 	umount2("/dev/shm", MNT_DETACH);
 	umount2("/tmp", MNT_DETACH);
+	tmp_up = false;
 }
 
 /* Binds the job's box at /box when it is not there yet, a fresh /tmp and
@@ -641,7 +650,10 @@ static int prepare_job(const struct bx_job *job)
 	char opts[64];
 	snprintf(opts, sizeof(opts), "size=%lld,mode=1777", (long long)job->tmp_bytes);
 	drop_tmp();
-	mkdir("/dev/shm", 0755);
+	static bool shm_dir;
+	if (!shm_dir)
+		shm_dir = mkdir("/dev/shm", 0755) == 0 || errno == EEXIST;
+	tmp_up = true;
 	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0 ||
 	    mount("/tmp", "/dev/shm", NULL, MS_BIND, NULL) < 0)
 		setup_failed(STEP_MOUNT, errno);
@@ -667,6 +679,7 @@ struct watch {
 	long maxrss;
 	int main_status;
 	bool killed;
+	bool none_left; /* the look at /proc when the program ended found none of the run */
 };
 
 /* The program ended with wait status ws. */
@@ -679,10 +692,13 @@ static void main_ended(struct watch *w, int ws, bool *main_done)
 	siginfo_t si;
 	if (!w->killed && (z_pid > 0 || waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0)) {
 		long anon = 0;
-		poll_tree(&w->cpu_live, &anon, &st.file_rss_kb);
+		/* none found (a zygote's run, usually): none can appear, as nothing of
+		 * the run is left to fork; no second walk of /proc to kill them */
+		w->none_left = poll_tree(&w->cpu_live, &anon, &st.file_rss_kb) == 0;
 	}
 	/* the run is over: nothing of it may outlive the program */
-	kill_run();
+	if (!w->none_left)
+		kill_run();
 }
 
 /* Waits up to *to for a child's end (SIGCHLD) or, while the zygote holds the
@@ -763,7 +779,7 @@ static void watch_run(const struct bx_job *job, pid_t pid, long long t0, const s
 		}
 		if (main_done && z_pid > 0) {
 			/* only the zygote may be left: wait4 cannot tell, /proc can */
-			if (!kill_run())
+			if (w->none_left || !kill_run())
 				break;
 			struct timespec ms = {0, 1000000};
 			sigtimedwait(chld, NULL, &ms);
@@ -859,7 +875,9 @@ static void run_job(void)
 			     : w.cpu_dead + w.cpu_live;
 	/* gVisor (ptrace) charges a task for time it waits to be scheduled back into the
 	 * application; with many processes that sum exceeds what the CPUs could give */
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	static long ncpu; /* sysconf reads /sys at every call */
+	if (!ncpu)
+		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu > 0 && st.cpu_us > st.wall_us * ncpu)
 		st.cpu_us = st.wall_us * ncpu;
 	st.maxrss_kb = w.maxrss;
