@@ -203,16 +203,15 @@ static void box_enter(const struct bx_job *job, const struct sock_fprog *filter,
  * answers it may cache), about 2 ms of the sentry per run, measured; a forked
  * task shares its parent's checked filter. A job whose filter is another one
  * is declined (a filter cannot be taken back): box_init starts it fresh. */
-static struct sock_filter *held;
+static struct sock_filter *held; /* NULL: none held */
 static unsigned short held_len;
-static bool holding;
 
 enum { FILTER_HELD, FILTER_CHILD, FILTER_DECLINE };
 
 static int hold_filter(const struct sock_fprog *f)
 {
 	size_t bytes = (size_t)f->len * sizeof(struct sock_filter);
-	if (holding)
+	if (held)
 		return f->len == held_len && !memcmp(f->filter, held, bytes) ? FILTER_HELD
 									     : FILTER_DECLINE;
 	if (f->len == 0)
@@ -229,7 +228,6 @@ static int hold_filter(const struct sock_fprog *f)
 	}
 	memcpy(held, f->filter, bytes);
 	held_len = f->len;
-	holding = true;
 	return FILTER_HELD;
 }
 

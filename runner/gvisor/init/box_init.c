@@ -602,9 +602,9 @@ static size_t env_len(const struct job_in *in)
 	return n;
 }
 
-/* Detaches the run's /tmp and /dev/shm (what init mounted for it). */
 static bool tmp_up = true; /* at start: whatever the spec put at /tmp goes too */
 
+/* Detaches the run's /tmp and /dev/shm (what init mounted for it). */
 static void drop_tmp(void)
 {
 	if (!tmp_up)
