@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -439,20 +440,30 @@ static bool read_smaps(long pid, long *anon_kb, long *file_kb)
 	return true;
 }
 
+/* Processes whose smaps a walk of /proc reads after the walk (any more: at once). */
+#define POLL_PIDS 64
+
 /* CPU (µs) of every live process but init, the sum of their anonymous memory
  * (kB), and the largest file-backed resident memory of one of them (kB); returns
  * how many processes it found.
  * Memory is what the program allocated: gVisor maps file pages in eagerly (a
  * Node.js hello shows 128 MB resident, 108 MB of it its own binary), so file
- * pages would charge a runtime's size to every program. */
-static int poll_tree(long long *cpu_us, long *anon_kb, long *file_kb)
+ * pages would charge a runtime's size to every program.
+ * smaps_over_kb: smaps (the sentry writes ~50 kB of text for a Python, ~0.8 ms
+ * of its CPU) is read only when the processes' resident memory, file pages
+ * included (stat's rss, an upper bound of their anonymous memory), is above
+ * this; below it *anon_kb is 0 (unknown, but no more than the bound).
+ * LONG_MAX: never, -1: always. */
+static int poll_tree(long long *cpu_us, long *anon_kb, long *file_kb, long smaps_over_kb)
 {
 	static long tick;
 	int found = 0;
 	if (!tick)
 		tick = sysconf(_SC_CLK_TCK);
-	long long ticks = 0;
+	long long ticks = 0, rss_pages = 0;
 	long anon = 0, file_max = 0;
+	long later[POLL_PIDS];
+	int nlater = 0;
 	DIR *d = opendir("/proc");
 	if (!d)
 		return -1;
@@ -475,13 +486,26 @@ static int poll_tree(long long *cpu_us, long *anon_kb, long *file_kb)
 		buf[n] = 0;
 		char *p = strrchr(buf, ')');
 		unsigned long long ut = 0, stt = 0, cut = 0, cst = 0;
+		long rss = 0;
 		/* after ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt
-		 * cmajflt utime stime cutime cstime */
-		if (p && sscanf(p + 1,
-				" %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
-				&ut, &stt, &cut, &cst) == 4)
+		 * cmajflt utime stime cutime cstime priority nice num_threads itrealvalue
+		 * starttime vsize rss (pages) */
+		int got =
+		    p ? sscanf(p + 1,
+			       " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu"
+			       " %*d %*d %*d %*d %*u %*u %ld",
+			       &ut, &stt, &cut, &cst, &rss)
+		      : 0;
+		if (got >= 4)
 			ticks += (long long)(ut + stt + cut + cst);
+		/* no rss read: as if above any bound */
+		rss_pages += got == 5 ? rss : LONG_MAX / 8192;
+		if (nlater < POLL_PIDS) {
+			later[nlater++] = pid;
+			continue;
+		}
 		long a, f;
+		smaps_over_kb = -1; /* too many to keep: this one's smaps now, and all */
 		if (read_smaps(pid, &a, &f)) {
 			anon += a;
 			if (f > file_max)
@@ -489,6 +513,16 @@ static int poll_tree(long long *cpu_us, long *anon_kb, long *file_kb)
 		}
 	}
 	closedir(d);
+	if (smaps_over_kb < 0 || rss_pages * (getpagesize() / 1024) > smaps_over_kb) {
+		for (int i = 0; i < nlater; i++) {
+			long a, f;
+			if (read_smaps(later[i], &a, &f)) {
+				anon += a;
+				if (f > file_max)
+					file_max = f;
+			}
+		}
+	}
 	*cpu_us = ticks * 1000000LL / tick;
 	*anon_kb = anon;
 	if (file_kb && file_max > *file_kb)
@@ -694,7 +728,7 @@ static void main_ended(struct watch *w, int ws, bool *main_done)
 		long anon = 0;
 		/* none found (a zygote's run, usually): none can appear, as nothing of
 		 * the run is left to fork; no second walk of /proc to kill them */
-		w->none_left = poll_tree(&w->cpu_live, &anon, &st.file_rss_kb) == 0;
+		w->none_left = poll_tree(&w->cpu_live, &anon, &st.file_rss_kb, LONG_MAX) == 0;
 	}
 	/* the run is over: nothing of it may outlive the program */
 	if (!w->none_left)
@@ -734,7 +768,7 @@ static void watch_run(const struct bx_job *job, pid_t pid, long long t0, const s
 {
 	long long next_poll = t0 + POLL_MS * 1000LL, last_cpu = -1;
 	long interval_ms = POLL_MS;
-	bool main_done = false;
+	bool main_done = false, polled = false;
 	for (;;) {
 		struct rusage ru;
 		int ws;
@@ -791,7 +825,13 @@ static void watch_run(const struct bx_job *job, pid_t pid, long long t0, const s
 		if (now >= next_poll) {
 			long long cpu = 0;
 			long rss = 0;
-			poll_tree(&cpu, &rss, &st.file_rss_kb);
+			/* the first poll of a run reads no smaps while the tree's whole
+			 * resident memory is below the limit: a short run (a warm hello
+			 * under load) ends before the next one */
+			poll_tree(&cpu, &rss, &st.file_rss_kb,
+				  !polled ? (job->memory_kb > 0 ? (long)job->memory_kb : LONG_MAX)
+					  : -1);
+			polled = true;
 			cpu += w->cpu_dead;
 			w->cpu_polled = cpu;
 			if (rss > st.peak_tree_kb)
