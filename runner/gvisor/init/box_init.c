@@ -52,6 +52,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/sysinfo.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -443,6 +444,36 @@ static bool read_smaps(long pid, long *anon_kb, long *file_kb)
 	return true;
 }
 
+/* The sandbox's CPUs (sysconf reads /sys at every call). */
+static long cpus(void)
+{
+	static long n;
+	if (!n)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n;
+}
+
+/* Whether a poll elapsed_us into the run may skip its walk of /proc (opening a new
+ * process's /proc/PID/stat costs the sentry ~0.4 ms): while the tree cannot have
+ * used its CPU limit (the CPUs give no more than the elapsed time each) and the
+ * whole sandbox's memory (sysinfo: the sentry's memory file and mappings) is below
+ * the memory limit. A warm run under load ends before the poll after. */
+static bool walk_needless(const struct bx_job *job, long long elapsed_us)
+{
+	if (job->cpu_ms > 0 && job->cpu_ms * 1000 <= elapsed_us * cpus())
+		return false;
+	if (job->memory_kb > 0) {
+		struct sysinfo si;
+		if (sysinfo(&si) < 0 || si.totalram < si.freeram)
+			return false;
+		unsigned long long used = (unsigned long long)(si.totalram - si.freeram) *
+					  (si.mem_unit ? si.mem_unit : 1);
+		if (used / 1024 > (unsigned long long)job->memory_kb)
+			return false;
+	}
+	return true;
+}
+
 /* Processes whose smaps a walk of /proc reads after the walk (any more: at once). */
 #define POLL_PIDS 64
 
@@ -771,7 +802,7 @@ static void watch_run(const struct bx_job *job, pid_t pid, long long t0, const s
 {
 	long long next_poll = t0 + POLL_MS * 1000LL, last_cpu = -1;
 	long interval_ms = POLL_MS;
-	bool main_done = false, polled = false;
+	bool main_done = false, polled = false, walked = false;
 	for (;;) {
 		struct rusage ru;
 		int ws;
@@ -828,12 +859,17 @@ static void watch_run(const struct bx_job *job, pid_t pid, long long t0, const s
 		if (now >= next_poll) {
 			long long cpu = 0;
 			long rss = 0;
-			/* the first poll of a run reads no smaps while the tree's whole
-			 * resident memory is below the limit: a short run (a warm hello
-			 * under load) ends before the next one */
-			poll_tree(&cpu, &rss, &st.file_rss_kb,
-				  !polled ? (job->memory_kb > 0 ? (long)job->memory_kb : LONG_MAX)
-					  : -1);
+			/* the first walk of a run reads no smaps while the tree's whole
+			 * resident memory is below the limit, and the first poll walks
+			 * only when it must: a short run (a warm hello under load) ends
+			 * before the one after */
+			if (polled || !walk_needless(job, now - t0)) {
+				poll_tree(
+				    &cpu, &rss, &st.file_rss_kb,
+				    !walked ? (job->memory_kb > 0 ? (long)job->memory_kb : LONG_MAX)
+					    : -1);
+				walked = true;
+			}
 			polled = true;
 			cpu += w->cpu_dead;
 			w->cpu_polled = cpu;
@@ -918,9 +954,7 @@ static void run_job(void)
 			     : w.cpu_dead + w.cpu_live;
 	/* gVisor (ptrace) charges a task for time it waits to be scheduled back into the
 	 * application; with many processes that sum exceeds what the CPUs could give */
-	static long ncpu; /* sysconf reads /sys at every call */
-	if (!ncpu)
-		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long ncpu = cpus();
 	if (ncpu > 0 && st.cpu_us > st.wall_us * ncpu)
 		st.cpu_us = st.wall_us * ncpu;
 	st.maxrss_kb = w.maxrss;
