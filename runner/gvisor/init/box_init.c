@@ -483,7 +483,7 @@ static bool walk_needless(const struct bx_job *job, long long elapsed_us)
  * Memory is what the program allocated: gVisor maps file pages in eagerly (a
  * Node.js hello shows 128 MB resident, 108 MB of it its own binary), so file
  * pages would charge a runtime's size to every program.
- * smaps_over_kb: smaps (the sentry writes ~50 kB of text for a Python, ~0.8 ms
+ * smaps_over_kb: smaps (the sentry writes ~50 kB of text for a Python, ~0.6 ms
  * of its CPU) is read only when the processes' resident memory, file pages
  * included (stat's rss, an upper bound of their anonymous memory), is above
  * this; below it *anon_kb is 0 (unknown, but no more than the bound).
