@@ -237,6 +237,23 @@ fi
 for i in 1 2 3; do bare_one python "$W"; bare_one node "$W"; bare_one c "$W"; done
 cpu_bare_chunk 1 >/dev/null
 
+# settle: waits (at most 20 s) until the machine is quiet for a second. A worker
+# fills its sandbox pools at its start (every language's, sessions' too: ~4 s of
+# CPU here), which would otherwise land in the first latency samples and the
+# first throughput round.
+settle() {
+	local a b k tot idle
+	for _ in $(seq 20); do
+		read -ra a </proc/stat
+		sleep 1
+		read -ra b </proc/stat
+		tot=0
+		for k in 1 2 3 4 5 6 7 8; do tot=$((tot + b[k] - a[k])); done
+		idle=$(((b[4] - a[4] + b[5] - a[5]) * 100 / (tot > 0 ? tot : 1)))
+		[ "$idle" -ge 85 ] && return 0
+	done
+}
+
 # targets: latency (ms over bare p50) per backend, throughput (% of bare) per row
 lat_target() { [ "$1" = gvisor ] && echo 80 || echo 15; }
 tp_target() {
@@ -272,6 +289,7 @@ for sb in $BACKENDS; do
 			fi
 		} >"$SVC_TMP/$label.ini"
 		svc_worker "$SVC_TMP/$label.ini" || { echo "worker ($label) did not start" >&2; status=1; continue; }
+		settle
 		for lang in $LANGS; do
 			f=$SVC_TMP/$label.$lang
 			echo "measuring $label $lang (N=$N, M=$M, MC=$MC in $ROUNDS rounds, $CORES cores) ..." >&2
