@@ -474,6 +474,18 @@ static bool walk_needless(const struct bx_job *job, long long elapsed_us)
 	return true;
 }
 
+/* Adds pid's anonymous memory to *anon_kb and keeps the largest file-backed one in
+ * *file_max_kb (a process gone meanwhile adds nothing). */
+static void add_smaps(long pid, long *anon_kb, long *file_max_kb)
+{
+	long a, f;
+	if (!read_smaps(pid, &a, &f))
+		return;
+	*anon_kb += a;
+	if (f > *file_max_kb)
+		*file_max_kb = f;
+}
+
 /* Processes whose smaps a walk of /proc reads after the walk (any more: at once). */
 #define POLL_PIDS 64
 
@@ -538,25 +550,13 @@ static int poll_tree(long long *cpu_us, long *anon_kb, long *file_kb, long smaps
 			later[nlater++] = pid;
 			continue;
 		}
-		long a, f;
 		smaps_over_kb = -1; /* too many to keep: this one's smaps now, and all */
-		if (read_smaps(pid, &a, &f)) {
-			anon += a;
-			if (f > file_max)
-				file_max = f;
-		}
+		add_smaps(pid, &anon, &file_max);
 	}
 	closedir(d);
-	if (smaps_over_kb < 0 || rss_pages * (getpagesize() / 1024) > smaps_over_kb) {
-		for (int i = 0; i < nlater; i++) {
-			long a, f;
-			if (read_smaps(later[i], &a, &f)) {
-				anon += a;
-				if (f > file_max)
-					file_max = f;
-			}
-		}
-	}
+	if (smaps_over_kb < 0 || rss_pages * (getpagesize() / 1024) > smaps_over_kb)
+		for (int i = 0; i < nlater; i++)
+			add_smaps(later[i], &anon, &file_max);
 	*cpu_us = ticks * 1000000LL / tick;
 	*anon_kb = anon;
 	if (file_kb && file_max > *file_kb)
